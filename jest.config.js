@@ -1,0 +1,24 @@
+/** One jest run for the whole monorepo: unit, integration (*.int) and end-to-end (*.e2e) tests. */
+const workspaces = {
+  contracts: 'packages/contracts',
+  runtime: 'packages/runtime',
+  launcher: 'packages/launcher',
+  gateway: 'services/gateway',
+  partners: 'services/partners',
+  catalog: 'services/catalog',
+  sales: 'services/sales',
+  invoicing: 'services/invoicing',
+};
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/tests'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
+  moduleNameMapper: Object.fromEntries(
+    Object.entries(workspaces).map(([name, dir]) => [`^@bo/${name}$`, `<rootDir>/${dir}/src`]),
+  ),
+  testTimeout: 30_000,
+  maxWorkers: 2,
+  reporters: ['default', '<rootDir>/tests/support/summary-reporter.js'],
+};

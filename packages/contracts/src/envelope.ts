@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** Stable, machine-readable error codes carried in `body.code`. */
+export const errorCodes = [
+  'validation_failed',
+  'malformed_json',
+  'not_found',
+  'invalid_state',
+  'duplicate',
+  'unauthorized',
+  'forbidden',
+  'method_not_allowed',
+  'payload_too_large',
+  'unknown_action',
+  'idempotency_conflict',
+  'credit_limit_exceeded',
+  'service_unavailable',
+  'timeout',
+  'internal_error',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+
+export const fieldErrorSchema = z.object({ field: z.string(), message: z.string() });
+export type FieldError = z.infer<typeof fieldErrorSchema>;
+
+export const errorBodySchema = z.object({
+  message: z.string(),
+  code: z.enum(errorCodes),
+  errors: z.array(fieldErrorSchema).optional(),
+  request_id: z.string().optional(),
+});
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+export const corsHeaders = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'Content-Type, Authorization, language, Idempotency-Key, X-Request-Id',
+  'Access-Control-Allow-Methods': 'POST, OPTIONS',
+} as const;
+
+export const envelopeSchema = z.object({
+  statusCode: z.number().int(),
+  headers: z.record(z.string(), z.string()),
+  body: z.record(z.string(), z.unknown()),
+});
+export type Envelope = z.infer<typeof envelopeSchema>;
+
+/** What a service answers to an RPC request. */
+export type RpcReply =
+  | { ok: true; status: number; body: Record<string, unknown> }
+  | { ok: false; status: number; code: ErrorCode; message: string; errors?: FieldError[] };
+
+export function envelope(statusCode: number, body: Record<string, unknown>): Envelope {
+  return { statusCode, headers: { ...corsHeaders }, body };
+}

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+
+/**
+ * Field schemas shared by every domain. Ids and numbers arrive from existing clients both as JSON
+ * numbers and as numeric strings ("42"), so both are accepted; decimals are carried on as strings
+ * so that no binary floating point ever touches money.
+ */
+
+const INTEGER = /^-?\d+$/;
+const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
+
+export const orgIdField = z
+  .union([z.number(), z.string().trim().regex(INTEGER, 'must be an integer')])
+  .transform(Number)
+  .pipe(z.number().int('must be an integer').positive('must be a positive integer').max(2147483647));
+
+/** Integer ids (products, partners, invoices ...): a JSON integer or a string holding one. */
+export const intId = orgIdField;
+
+/** String ids (categories, warehouses, locations, stock moves). */
+export const stringId = z.union([z.string().trim().min(1, 'must not be empty').max(64), z.number().int()]).transform(String);
+
+export const userIdField = z.union([z.string().max(64), z.number().int()]).transform(String);
+
+export const text = (max = 255) => z.string().max(max, `must be at most ${max} characters`);
+export const optionalText = (max = 255) =>
+  z.union([text(max), z.null()]).optional().transform((v) => (v === null ? undefined : v));
+
+function decimalIn(opts: { min?: number; maxScale: number; max?: number; positive?: boolean }) {
+  return z
+    .union([z.number(), z.string().trim().regex(DECIMAL, 'must be a decimal number')])
+    .refine((v) => Number.isFinite(Number(v)), 'must be a finite number')
+    .transform((v) => (typeof v === 'number' ? numberToPlain(v) : normalizeDecimalString(v)))
+    .refine((v) => scaleOf(v) <= opts.maxScale, `must have at most ${opts.maxScale} decimal places`)
+    .refine((v) => opts.min === undefined || Number(v) >= opts.min, `must be at least ${opts.min}`)
+    .refine((v) => !opts.positive || Number(v) > 0, 'must be greater than 0')
+    .refine((v) => Math.abs(Number(v)) < (opts.max ?? 1e12), `must be less than ${opts.max ?? 1e12} in magnitude`);
+}
+
+/** Money amount: up to 2 decimal places, kept as an exact decimal string. */
+export const money = (opts: { min?: number; positive?: boolean } = {}) => decimalIn({ ...opts, maxScale: 2 });
+/** Unit price or quantity: up to 4 decimal places. */
+export const quantity = (opts: { min?: number; positive?: boolean } = {}) => decimalIn({ ...opts, maxScale: 4 });
+/** Percentages (tax rate, discount): 0 to 100 with up to 4 decimal places. */
+export const percentage = () =>
+  decimalIn({ min: 0, maxScale: 4 }).refine((v) => Number(v) <= 100, 'must be at most 100');
+
+export const dateField = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
+  .refine(isRealDate, 'is not a real calendar date');
+
+export const dateTimeField = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, 'must be a date-time written YYYY-MM-DDTHH:MM:SS')
+  .refine((v) => isRealDate(v.slice(0, 10)) && isRealTime(v.slice(11)), 'is not a real date-time');
+
+export const booleanField = z.boolean();
+
+export const pageRequest = {
+  page_number: z
+    .union([z.number(), z.string().regex(INTEGER, 'must be an integer')])
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1'))
+    .optional(),
+  page_size: z
+    .union([z.number(), z.string().regex(INTEGER, 'must be an integer')])
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100'))
+    .optional(),
+};
+
+export const paginationSchema = z.object({
+  page_number: z.number().int(),
+  page_size: z.number().int(),
+  total_items: z.number().int(),
+  total_pages: z.number().int(),
+  has_next: z.boolean(),
+  has_previous: z.boolean(),
+});
+export type Pagination = z.infer<typeof paginationSchema>;
+
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+
+/** Fields every request carries. */
+export const baseRequest = {
+  org_id: orgIdField,
+  userid: userIdField.optional(),
+};
+
+function isRealDate(v: string): boolean {
+  const [y, m, d] = v.split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d && y >= 1900 && y <= 9999;
+}
+
+function isRealTime(v: string): boolean {
+  const [h, mi, s] = v.split(':').map(Number) as [number, number, number];
+  return h < 24 && mi < 60 && s < 60;
+}
+
+function numberToPlain(n: number): string {
+  // JS prints the shortest string that round-trips, so 0.1 stays "0.1"; only exponent forms need care.
+  const s = String(n);
+  return /e/i.test(s) ? normalizeDecimalString(s) : s;
+}
+
+function normalizeDecimalString(s: string): string {
+  if (!/e/i.test(s)) return s.startsWith('.') ? `0${s}` : s.startsWith('-.') ? `-0${s.slice(1)}` : s;
+  const [mantissa, expPart] = s.toLowerCase().split('e') as [string, string];
+  const exp = Number(expPart);
+  const negative = mantissa.startsWith('-');
+  const digits = mantissa.replace('-', '');
+  const [intPart, fracPart = ''] = digits.split('.') as [string, string?];
+  const all = intPart + fracPart;
+  const point = intPart.length + exp;
+  let out: string;
+  if (point <= 0) out = `0.${'0'.repeat(-point)}${all}`;
+  else if (point >= all.length) out = all + '0'.repeat(point - all.length);
+  else out = `${all.slice(0, point)}.${all.slice(point)}`;
+  out = out.replace(/^0+(?=\d)/, '');
+  if (out.includes('.')) out = out.replace(/0+$/, '').replace(/\.$/, '');
+  return negative && out !== '0' ? `-${out}` : out;
+}
+
+function scaleOf(v: string): number {
+  const dot = v.indexOf('.');
+  return dot < 0 ? 0 : v.length - dot - 1;
+}

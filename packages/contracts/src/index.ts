@@ -1,0 +1,12 @@
+export * from './envelope';
+export * from './fields';
+export * from './lines';
+export * from './operation';
+export * from './events';
+export * from './validation';
+export * from './catalogue';
+export * from './openapi';
+export * as partners from './partners';
+export * as catalog from './catalog';
+export * as sales from './sales';
+export * as invoicing from './invoicing';

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+export const serviceNames = ['partners', 'catalog', 'sales', 'invoicing'] as const;
+export type ServiceName = (typeof serviceNames)[number];
+
+/** The HTTP path prefix of each service's domain. */
+export const domainPrefix: Record<ServiceName, string> = {
+  partners: '/crm',
+  catalog: '/inventory',
+  sales: '/sales',
+  invoicing: '/invoicing',
+};
+
+/**
+ * How an operation is picked among the operations sharing one path, strongest first:
+ * an `action` value, then a boolean flag set to true, then the presence of a field, then the default.
+ */
+export type Selector = { action: string } | { flag: string } | { present: string } | { default: true };
+
+export interface Operation<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+  /** RPC routing key, also the operation's id in docs and OpenAPI. */
+  name: string;
+  service: ServiceName;
+  summary: string;
+  /** Paths the spec shows, canonical first (without trailing slash). */
+  paths: readonly string[];
+  /** Accepted on every path of the service's domain as well (the spec shows no path for it). */
+  domainWide?: boolean;
+  select: Selector;
+  /** Writes honour `Idempotency-Key`. */
+  write: boolean;
+  request: Req;
+  reply: Res;
+}
+
+export function defineOperation<Req extends z.ZodType, Res extends z.ZodType>(op: Operation<Req, Res>): Operation<Req, Res> {
+  return op;
+}
+
+export type RequestOf<O> = O extends Operation<infer Req, z.ZodType> ? z.output<Req> : never;
+export type ReplyOf<O> = O extends Operation<z.ZodType, infer Res> ? z.input<Res> : never;
+
+export function selectorRank(select: Selector): number {
+  if ('action' in select) return 0;
+  if ('flag' in select) return 1;
+  if ('present' in select) return 2;
+  return 3;
+}
+
+export function describeSelector(select: Selector): string {
+  if ('action' in select) return `action "${select.action}"`;
+  if ('flag' in select) return `${select.flag}: true`;
+  if ('present' in select) return `with ${select.present}`;
+  return 'default';
+}

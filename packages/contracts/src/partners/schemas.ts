@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { baseRequest, intId, money, optionalText, pageRequest, paginationSchema, text } from '../fields';
+
+export const partnerTypes = ['customer', 'vendor', 'both'] as const;
+export const partnerTypeField = z.enum(partnerTypes);
+
+const email = z
+  .string()
+  .trim()
+  .max(254)
+  .refine((v) => v === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), 'must be a valid email address');
+const currency = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code')
+  .transform((v) => v.toUpperCase());
+
+/** Writable partner fields (spec 2.5), all optional; create makes two of them required. */
+const partnerFields = {
+  partnername: text(200).trim().min(1, 'must not be empty'),
+  display_name: optionalText(200),
+  partner_type: partnerTypeField,
+  email: email.nullable().optional(),
+  phone: optionalText(50),
+  address: optionalText(1000),
+  tax_number: optionalText(50),
+  credit_limit: money({ min: 0 }).optional(),
+  currency: currency.nullable().optional(),
+  payment_terms: optionalText(500),
+  contact_person: optionalText(200),
+  notes: optionalText(5000),
+};
+
+export const createPartnerRequest = z.object({
+  ...baseRequest,
+  action: z.literal('create'),
+  ...partnerFields,
+});
+
+export const editPartnerRequest = z.object({
+  ...baseRequest,
+  action: z.literal('edit'),
+  partner_id: intId,
+  ...partnerFields,
+  partnername: partnerFields.partnername.optional(),
+  partner_type: partnerTypeField.optional(),
+});
+
+export const deletePartnerRequest = z.object({
+  ...baseRequest,
+  action: z.literal('delete'),
+  partner_id: intId,
+});
+
+export const listPartnersRequest = z.object({
+  ...baseRequest,
+  partner_type: partnerTypeField.optional(),
+  search: z.string().max(200, 'must be at most 200 characters').optional(),
+  ...pageRequest,
+});
+
+export const partnerBalanceRequest = z.object({
+  ...baseRequest,
+  partner_id: intId,
+  include_transactions: z.boolean().optional(),
+});
+
+export const partnerRecord = z.object({
+  id: z.number().int(),
+  orgid: z.number().int(),
+  partnername: z.string(),
+  display_name: z.string(),
+  partner_type: partnerTypeField,
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  address: z.string().nullable(),
+  tax_number: z.string().nullable(),
+  credit_limit: z.number(),
+  balance: z.number(),
+  committed: z.number(),
+  currency: z.string().nullable(),
+  payment_terms: z.string().nullable(),
+  contact_person: z.string().nullable(),
+  notes: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type PartnerRecord = z.infer<typeof partnerRecord>;
+
+export const partnerTransactionTypes = ['invoice', 'credit_note', 'bill', 'vendor_credit', 'payment'] as const;
+
+export const partnerTransaction = z.object({
+  id: z.number().int(),
+  type: z.enum(partnerTransactionTypes),
+  document_number: z.string(),
+  date: z.string(),
+  amount: z.number(),
+  paid: z.number(),
+  due: z.number(),
+});
+
+export const partnerBalanceView = z.object({
+  id: z.number().int(),
+  partnername: z.string(),
+  display_name: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  balance: z.number(),
+  committed: z.number(),
+  credit_limit: z.number(),
+  available_credit: z.number(),
+  currency: z.string().nullable(),
+});
+
+export const partnerReply = z.object({ message: z.string(), partner: partnerRecord });
+export const messageReply = z.object({ message: z.string() });
+export const listPartnersReply = z.object({ message: z.string(), partners: z.array(partnerRecord), pagination: paginationSchema });
+export const partnerBalanceReply = z.object({
+  message: z.string(),
+  partner: partnerBalanceView,
+  transactions: z.array(partnerTransaction).optional(),
+});

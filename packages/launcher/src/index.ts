@@ -1,0 +1,2 @@
+export { System, type SystemOptions } from './system';
+export { serviceDefinitions } from './services';

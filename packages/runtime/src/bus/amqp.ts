@@ -1,0 +1,394 @@
+import { randomUUID } from 'node:crypto';
+import * as amqp from 'amqplib';
+import type { EventEnvelope, RpcReply } from '@bo/contracts';
+import { BusError } from '../errors';
+import type { Logger } from '../logger';
+import type { Bus, RequestMeta, RpcServer, Subscription } from './types';
+
+export interface AmqpBusOptions {
+  url: string;
+  prefix: string;
+  log: Logger;
+  rpcPrefetch?: number;
+  eventPrefetch?: number;
+  maxAttempts?: number;
+  retryBaseMs?: number;
+  /** How long the first connection may take before start-up fails (the broker may still be booting). */
+  connectTimeoutMs?: number;
+}
+
+const REPLY_TO = 'amq.rabbitmq.reply-to';
+
+interface Pending {
+  resolve(reply: RpcReply): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+interface Consumer {
+  channel: amqp.Channel;
+  tag: string;
+}
+
+/**
+ * RabbitMQ transport. One connection per process with Nagle off; RPC over direct reply-to with a
+ * per-message expiration equal to the caller's timeout; events on a topic exchange through a
+ * confirm channel; durable event queues with a retry queue (back-off by per-message TTL) and a
+ * dead-letter queue. On connection loss it reconnects with back-off, re-declares its topology and
+ * restores its consumers.
+ */
+export class AmqpBus implements Bus {
+  readonly kind = 'amqp' as const;
+  private conn?: amqp.ChannelModel;
+  private confirm?: amqp.ConfirmChannel;
+  private rpcClient?: Promise<amqp.Channel>;
+  private readonly pending = new Map<string, Pending>();
+  private readonly registrations: Array<() => Promise<void>> = [];
+  private consumers: Consumer[] = [];
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private consuming = true;
+  private closing = false;
+  private connecting?: Promise<void>;
+  private readonly declared = { queues: new Set<string>(), exchanges: new Set<string>() };
+
+  constructor(private readonly opts: AmqpBusOptions) {}
+
+  get rpcExchange(): string {
+    return `${this.opts.prefix}.rpc`;
+  }
+  get eventsExchange(): string {
+    return `${this.opts.prefix}.events`;
+  }
+
+  async connect(): Promise<void> {
+    const deadline = Date.now() + (this.opts.connectTimeoutMs ?? 30_000);
+    let delay = 200;
+    for (;;) {
+      try {
+        await this.open();
+        return;
+      } catch (err) {
+        if (Date.now() + delay > deadline) throw new BusError('unavailable', `RabbitMQ unreachable: ${(err as Error).message}`);
+        this.opts.log.warn({ err: (err as Error).message, delay }, 'RabbitMQ not reachable yet, retrying');
+        await sleep(delay);
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
+  }
+
+  private async open(): Promise<void> {
+    const conn = await amqp.connect(this.opts.url, { noDelay: true, clientProperties: { connection_name: this.opts.prefix } });
+    conn.on('error', (err: Error) => this.opts.log.warn({ err: err.message }, 'RabbitMQ connection error'));
+    conn.on('close', () => this.onConnectionLost(conn));
+    this.conn = conn;
+    this.confirm = await conn.createConfirmChannel();
+    this.watchChannel(this.confirm);
+    await this.confirm.assertExchange(this.rpcExchange, 'direct', { durable: true });
+    await this.confirm.assertExchange(this.eventsExchange, 'topic', { durable: true });
+    this.declared.exchanges.add(this.rpcExchange).add(this.eventsExchange);
+    this.consumers = [];
+    for (const register of this.registrations) await register();
+  }
+
+  /** A channel closed by an error poisons the connection's state; start over on a fresh one. */
+  private watchChannel(channel: amqp.Channel): void {
+    channel.on('error', (err: Error) => this.opts.log.warn({ err: err.message }, 'RabbitMQ channel error'));
+    channel.on('close', () => {
+      if (!this.closing && this.conn) this.conn.close().catch(() => undefined);
+    });
+  }
+
+  private onConnectionLost(conn: amqp.ChannelModel): void {
+    if (this.conn !== conn) return;
+    this.conn = undefined;
+    this.confirm = undefined;
+    this.rpcClient = undefined;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new BusError('unavailable', 'Connection to RabbitMQ lost'));
+      this.pending.delete(id);
+    }
+    if (this.closing) return;
+    this.opts.log.warn('RabbitMQ connection lost, reconnecting');
+    this.connecting ??= this.reconnect().finally(() => (this.connecting = undefined));
+  }
+
+  private async reconnect(): Promise<void> {
+    let delay = 200;
+    while (!this.closing) {
+      await sleep(delay);
+      try {
+        await this.open();
+        this.opts.log.info('RabbitMQ connection restored');
+        return;
+      } catch (err) {
+        this.opts.log.warn({ err: (err as Error).message, delay }, 'reconnect failed');
+        delay = Math.min(delay * 2, 10_000);
+      }
+    }
+  }
+
+  private requireConnection(): amqp.ChannelModel {
+    if (!this.conn) throw new BusError('unavailable', 'RabbitMQ is not connected');
+    return this.conn;
+  }
+
+  private clientChannel(): Promise<amqp.Channel> {
+    this.rpcClient ??= (async () => {
+      const ch = await this.requireConnection().createChannel();
+      this.watchChannel(ch);
+      ch.on('return', (msg: amqp.Message) => {
+        const p = this.pending.get(String(msg.properties.correlationId));
+        if (!p) return;
+        this.pending.delete(String(msg.properties.correlationId));
+        clearTimeout(p.timer);
+        p.reject(new BusError('unroutable', `No service serves ${msg.fields.routingKey}`));
+      });
+      await ch.consume(
+        REPLY_TO,
+        (msg) => {
+          if (!msg) return;
+          const p = this.pending.get(String(msg.properties.correlationId));
+          if (!p) return; // the caller gave up already
+          this.pending.delete(String(msg.properties.correlationId));
+          clearTimeout(p.timer);
+          try {
+            p.resolve(JSON.parse(msg.content.toString()) as RpcReply);
+          } catch (err) {
+            p.reject(err as Error);
+          }
+        },
+        { noAck: true },
+      );
+      return ch;
+    })().catch((err) => {
+      this.rpcClient = undefined;
+      throw err instanceof BusError ? err : new BusError('unavailable', (err as Error).message);
+    });
+    return this.rpcClient;
+  }
+
+  async request(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RpcReply> {
+    const channel = await this.clientChannel();
+    const correlationId = randomUUID();
+    return new Promise<RpcReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(correlationId);
+        reject(new BusError('timeout', `No reply to ${operation} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(correlationId, { resolve, reject, timer });
+      channel.publish(this.rpcExchange, operation, Buffer.from(JSON.stringify(payload)), {
+        correlationId,
+        replyTo: REPLY_TO,
+        // A request nobody waits for any more is dropped by the broker, never executed late.
+        expiration: String(timeoutMs),
+        mandatory: true,
+        persistent: false,
+        contentType: 'application/json',
+        type: operation,
+        headers: {
+          'x-org-id': meta.orgId,
+          'x-user-id': meta.userId,
+          'x-request-id': meta.requestId,
+          'x-idempotency-key': meta.idempotencyKey,
+          'x-deadline': Date.now() + timeoutMs,
+        },
+      });
+    });
+  }
+
+  async serve(service: string, operations: readonly string[], server: RpcServer): Promise<void> {
+    const queue = `${this.opts.prefix}.rpc.${service}`;
+    const register = async () => {
+      const ch = await this.requireConnection().createChannel();
+      this.watchChannel(ch);
+      await ch.assertQueue(queue, { durable: true });
+      this.declared.queues.add(queue);
+      for (const op of operations) await ch.bindQueue(queue, this.rpcExchange, op);
+      await ch.prefetch(this.opts.rpcPrefetch ?? 32);
+      if (!this.consuming) return;
+      const { consumerTag } = await ch.consume(queue, (msg) => {
+        if (msg) this.track(this.handleRpc(ch, msg, server));
+      });
+      this.consumers.push({ channel: ch, tag: consumerTag });
+    };
+    this.registrations.push(register);
+    if (this.conn) await register();
+  }
+
+  private async handleRpc(ch: amqp.Channel, msg: amqp.ConsumeMessage, server: RpcServer): Promise<void> {
+    const headers = msg.properties.headers ?? {};
+    const deadline = Number(headers['x-deadline'] ?? 0);
+    if (deadline && Date.now() > deadline) {
+      this.opts.log.warn({ operation: msg.fields.routingKey, request_id: headers['x-request-id'] }, 'dropping expired request');
+      safely(() => ch.ack(msg));
+      return;
+    }
+    const meta: RequestMeta = {
+      orgId: Number(headers['x-org-id']),
+      userId: headers['x-user-id'] === undefined ? undefined : String(headers['x-user-id']),
+      requestId: String(headers['x-request-id'] ?? randomUUID()),
+      idempotencyKey: headers['x-idempotency-key'] === undefined ? undefined : String(headers['x-idempotency-key']),
+    };
+    let reply: RpcReply;
+    try {
+      reply = await server(msg.fields.routingKey, JSON.parse(msg.content.toString()), meta);
+    } catch (err) {
+      this.opts.log.error({ err, request_id: meta.requestId }, 'RPC server failed');
+      reply = { ok: false, status: 500, code: 'internal_error', message: `Internal error (request id ${meta.requestId})` };
+    }
+    safely(() => {
+      if (msg.properties.replyTo) {
+        ch.sendToQueue(msg.properties.replyTo, Buffer.from(JSON.stringify(reply)), {
+          correlationId: msg.properties.correlationId,
+          contentType: 'application/json',
+        });
+      }
+      ch.ack(msg);
+    });
+  }
+
+  async publish(event: EventEnvelope): Promise<void> {
+    const channel = this.confirm;
+    if (!channel) throw new BusError('unavailable', 'RabbitMQ is not connected');
+    await new Promise<void>((resolve, reject) => {
+      channel.publish(this.eventsExchange, event.type, Buffer.from(JSON.stringify(event)), eventProperties(event, 1), (err) =>
+        err ? reject(new BusError('unavailable', `Event ${event.id} not confirmed`)) : resolve(),
+      );
+    });
+  }
+
+  async subscribe(sub: Subscription): Promise<void> {
+    const queue = `${this.opts.prefix}.${sub.name}`;
+    const retryQueue = `${queue}.retry`;
+    const deadQueue = `${queue}.dead`;
+    const register = async () => {
+      const ch = await this.requireConnection().createChannel();
+      this.watchChannel(ch);
+      await ch.assertQueue(queue, { durable: true });
+      // Retry: messages wait out their per-message TTL here, then dead-letter back to the main queue.
+      await ch.assertQueue(retryQueue, { durable: true, deadLetterExchange: '', deadLetterRoutingKey: queue });
+      await ch.assertQueue(deadQueue, { durable: true });
+      [queue, retryQueue, deadQueue].forEach((q) => this.declared.queues.add(q));
+      for (const type of sub.events) await ch.bindQueue(queue, this.eventsExchange, type);
+      await ch.prefetch(this.opts.eventPrefetch ?? 16);
+      if (!this.consuming) return;
+      const { consumerTag } = await ch.consume(queue, (msg) => {
+        if (msg) this.track(this.handleEvent(ch, msg, sub, retryQueue, deadQueue));
+      });
+      this.consumers.push({ channel: ch, tag: consumerTag });
+    };
+    this.registrations.push(register);
+    if (this.conn) await register();
+  }
+
+  private async handleEvent(ch: amqp.Channel, msg: amqp.ConsumeMessage, sub: Subscription, retryQueue: string, deadQueue: string): Promise<void> {
+    const attempt = Number(msg.properties.headers?.['x-attempt'] ?? 1);
+    let event: EventEnvelope;
+    try {
+      event = JSON.parse(msg.content.toString()) as EventEnvelope;
+    } catch {
+      this.opts.log.error({ consumer: sub.name }, 'unparseable event, dead-lettering');
+      await this.forward(deadQueue, msg, attempt, undefined);
+      safely(() => ch.ack(msg));
+      return;
+    }
+    try {
+      await sub.handler(event, { attempt });
+      safely(() => ch.ack(msg));
+    } catch (err) {
+      const max = this.opts.maxAttempts ?? 8;
+      const dead = attempt >= max;
+      this.opts.log[dead ? 'error' : 'warn'](
+        { err, consumer: sub.name, event_id: event.id, type: event.type, attempt },
+        dead ? 'event handler failed for the last time, dead-lettering' : 'event handler failed, will retry',
+      );
+      try {
+        const delay = Math.min((this.opts.retryBaseMs ?? 1000) * 2 ** (attempt - 1), 300_000);
+        await this.forward(dead ? deadQueue : retryQueue, msg, attempt + 1, dead ? undefined : delay);
+        safely(() => ch.ack(msg));
+      } catch {
+        // Could not park it: leave it unacked so the broker redelivers it after a reconnect.
+        safely(() => ch.nack(msg, false, true));
+      }
+    }
+  }
+
+  private async forward(queue: string, msg: amqp.ConsumeMessage, attempt: number, delayMs: number | undefined): Promise<void> {
+    const channel = this.confirm;
+    if (!channel) throw new BusError('unavailable', 'RabbitMQ is not connected');
+    await new Promise<void>((resolve, reject) => {
+      channel.sendToQueue(
+        queue,
+        msg.content,
+        {
+          ...msg.properties,
+          headers: { ...(msg.properties.headers ?? {}), 'x-attempt': attempt },
+          expiration: delayMs === undefined ? undefined : String(delayMs),
+          persistent: true,
+        },
+        (err) => (err ? reject(err) : resolve()),
+      );
+    });
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  async stopConsuming(): Promise<void> {
+    this.consuming = false;
+    await Promise.all(this.consumers.map((c) => c.channel.cancel(c.tag).catch(() => undefined)));
+    this.consumers = [];
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  async close(): Promise<void> {
+    await this.stopConsuming();
+    this.closing = true;
+    for (const [, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new BusError('unavailable', 'bus closed'));
+    }
+    this.pending.clear();
+    await this.conn?.close().catch(() => undefined);
+    this.conn = undefined;
+  }
+
+  /** Test helper: removes every queue and exchange this process declared. */
+  async destroyTopology(): Promise<void> {
+    const conn = await amqp.connect(this.opts.url);
+    try {
+      const ch = await conn.createChannel();
+      for (const q of this.declared.queues) await ch.deleteQueue(q).catch(() => undefined);
+      for (const e of this.declared.exchanges) await ch.deleteExchange(e).catch(() => undefined);
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
+  }
+}
+
+function eventProperties(event: EventEnvelope, attempt: number): amqp.Options.Publish {
+  return {
+    messageId: event.id,
+    type: event.type,
+    persistent: true,
+    contentType: 'application/json',
+    timestamp: Math.floor(Date.now() / 1000),
+    headers: { 'x-attempt': attempt, 'x-org-id': event.org_id },
+  };
+}
+
+/** Acks and replies on a channel that died with its connection fail; the broker redelivers instead. */
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    /* channel gone */
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

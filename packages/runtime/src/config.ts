@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {}
+
+/** Settings every process reads; each service may extend the schema. */
+export const baseConfigSchema = z.object({
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+  AMQP_URL: z.string().regex(/^amqps?:\/\//, 'must be an amqp:// URL').optional(),
+  BUS_PREFIX: z.string().regex(/^[a-z0-9_-]+$/i, 'may hold only letters, digits, "_" and "-"').default('bo'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  RPC_PREFETCH: z.coerce.number().int().min(1).max(1000).default(32),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  EVENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  EVENT_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600_000).default(1000),
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+});
+export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+/** Reads and validates environment variables; a bad value stops start-up with a message naming it. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`);
+  throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+}

@@ -1,0 +1,29 @@
+import type { ErrorCode, FieldError } from '@bo/contracts';
+
+/** An expected refusal: becomes a reply with this status and code, never a 500. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(message);
+  }
+}
+
+export const validationFailed = (message: string, errors?: FieldError[]) => new AppError(400, 'validation_failed', message, errors);
+export const notFound = (what: string, id: unknown) => new AppError(400, 'not_found', `${what} ${String(id)} not found`);
+export const invalidState = (message: string) => new AppError(400, 'invalid_state', message);
+export const duplicate = (message: string, field?: string) =>
+  new AppError(400, 'duplicate', message, field ? [{ field, message }] : undefined);
+
+/** Transport failures the gateway maps to 503 and 504. */
+export class BusError extends Error {
+  constructor(
+    readonly kind: 'unroutable' | 'timeout' | 'unavailable',
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,13 @@
+export * from './config';
+export * from './logger';
+export * from './errors';
+export * from './time';
+export * from './money';
+export * from './pagination';
+export * from './db';
+export * from './bus';
+export * from './outbox';
+export * from './inbox';
+export * from './service';
+export * from './main';
+export * as testing from './testing';

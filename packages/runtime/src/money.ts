@@ -1,0 +1,71 @@
+import Decimal from 'decimal.js';
+
+/** Exact decimal arithmetic; rounding is half-up as DESIGN.md fixes it. */
+export const Dec = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_UP });
+export type Dec = Decimal;
+
+export type DecimalLike = Decimal | string | number;
+
+export function dec(value: DecimalLike | null | undefined): Decimal {
+  return new Dec(value ?? 0);
+}
+
+export function round2(value: DecimalLike): Decimal {
+  return dec(value).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+}
+
+/** For JSON, which carries numbers: exact for amounts with few digits, as every stored one has. */
+export function toNumber(value: DecimalLike | null | undefined): number {
+  return Number(dec(value).toFixed());
+}
+
+export function sum(values: DecimalLike[]): Decimal {
+  return values.reduce<Decimal>((acc, v) => acc.plus(dec(v)), new Dec(0));
+}
+
+export interface LineInput {
+  quantity: DecimalLike;
+  price: DecimalLike;
+  discount?: DecimalLike | null;
+  tax_rate: DecimalLike;
+  tax_included: boolean;
+}
+
+export interface LineAmounts {
+  subtotal: Decimal;
+  tax_amount: Decimal;
+  total: Decimal;
+  /** What the discount took off, before tax or including it as the price did. */
+  discount_amount: Decimal;
+}
+
+/**
+ * Line arithmetic (spec 2.6, DESIGN.md section 4): subtotal = qty x price x (1 - discount/100),
+ * tax = subtotal x rate/100, total = subtotal + tax. With tax included the price holds the tax:
+ * total = qty x price x (1 - discount/100) and subtotal = total / (1 + rate/100).
+ * Each amount is rounded half-up to cents and total always equals subtotal + tax.
+ */
+export function computeLine(line: LineInput): LineAmounts {
+  const gross = dec(line.quantity).times(dec(line.price));
+  const net = gross.times(new Dec(1).minus(dec(line.discount).div(100)));
+  const rate = dec(line.tax_rate).div(100);
+  const discount_amount = round2(gross.minus(net));
+  if (line.tax_included) {
+    const total = round2(net);
+    const subtotal = round2(net.div(rate.plus(1)));
+    return { subtotal, tax_amount: total.minus(subtotal), total, discount_amount };
+  }
+  const subtotal = round2(net);
+  const tax_amount = round2(net.times(rate));
+  return { subtotal, tax_amount, total: subtotal.plus(tax_amount), discount_amount };
+}
+
+/** Document totals are sums of the rounded lines. */
+export function sumLines(lines: LineAmounts[]): LineAmounts {
+  return {
+    subtotal: sum(lines.map((l) => l.subtotal)),
+    tax_amount: sum(lines.map((l) => l.tax_amount)),
+    total: sum(lines.map((l) => l.total)),
+    discount_amount: sum(lines.map((l) => l.discount_amount)),
+  };
+}

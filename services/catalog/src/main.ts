@@ -1,0 +1,4 @@
+import { runServiceMain } from '@bo/runtime';
+import { catalogService } from './service';
+
+void runServiceMain(catalogService);

@@ -1,0 +1,8 @@
+import type { ServiceDefinition } from '@bo/runtime';
+
+/** Not built yet: answers pings only, so the gateway reports its operations as unavailable (503). */
+export const catalogService: ServiceDefinition = {
+  name: 'catalog',
+  migrations: [],
+  handlers: [],
+};

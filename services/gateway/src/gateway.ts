@@ -1,0 +1,33 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { migrate, type Bus, type Knex, type Logger } from '@bo/runtime';
+import type { GatewayConfig } from './config';
+import { createGatewayApp } from './http/app';
+import { gatewayMigrations } from './migrations';
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Migrates the gateway schema and listens; stop() stops accepting and waits for open requests. */
+export async function startGateway(deps: { db: Knex; bus: Bus; log: Logger; config: GatewayConfig }): Promise<RunningGateway> {
+  await migrate(deps.db, 'gateway', gatewayMigrations);
+  const app = createGatewayApp(deps);
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(deps.config.PORT, '0.0.0.0', (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  server.keepAliveTimeout = 65_000;
+  const port = (server.address() as AddressInfo).port;
+  deps.log.info({ port }, 'gateway listening');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { buildOpenApi, envelope, knownPaths, normalizePath, orgIdField, parseWith, resolveOperation, type Envelope, type Operation } from '@bo/contracts';
+import { BusError, type Bus, type Knex, type Logger } from '@bo/runtime';
+import { ApiKeyStore } from '../api-keys/api-keys';
+import type { GatewayConfig } from '../config';
+import { IdempotencyStore, requestHash } from '../idempotency/idempotency';
+import { checkHealth } from './health';
+import { errorEnvelope, sendEnvelope, setCors } from './reply';
+
+export interface GatewayDeps {
+  db: Knex;
+  bus: Bus;
+  log: Logger;
+  config: Pick<GatewayConfig, 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_MS' | 'RPC_TIMEOUT_MS' | 'HEALTH_SERVICES'>;
+}
+
+interface Locals {
+  requestId: string;
+}
+
+const KNOWN_PATHS = new Set(knownPaths());
+
+/** The HTTP edge: envelope, CORS, auth, routing from the operation catalogue, idempotency, RPC. */
+export function createGatewayApp(deps: GatewayDeps): express.Express {
+  const { db, bus, log, config } = deps;
+  const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
+  const idempotency = new IdempotencyStore(db);
+  const openapi = buildOpenApi();
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use((req, res, next) => {
+    const incoming = req.header('x-request-id');
+    const requestId = incoming && /^[\w.:-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    (res.locals as Locals).requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    setCors(res);
+    next();
+  });
+
+  app.options(/.*/, (_req, res) => {
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.status(204).end();
+  });
+
+  app.get('/health', async (_req, res) => {
+    const health = await checkHealth(bus, config.HEALTH_SERVICES);
+    res.status(health.healthy ? 200 : 503).json({ status: health.healthy ? 'ok' : 'degraded', services: health.services });
+  });
+
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+
+  app.use((req, res, next) => {
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST, OPTIONS');
+      return sendEnvelope(res, errorEnvelope(405, 'method_not_allowed', `Method ${req.method} is not allowed; use POST`));
+    }
+    if (!KNOWN_PATHS.has(normalizePath(req.path))) {
+      return sendEnvelope(res, errorEnvelope(404, 'not_found', `No operation at ${req.path}`));
+    }
+    next();
+  });
+
+  // Every POST body is read as JSON whatever its content type says: clients of the old API vary.
+  app.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true }));
+
+  app.post(/.*/, async (req, res) => {
+    const requestId = (res.locals as Locals).requestId;
+    const reqLog = log.child({ request_id: requestId, path: req.path });
+    try {
+      sendEnvelope(res, await handlePost(req, requestId, reqLog));
+    } catch (err) {
+      reqLog.error({ err }, 'gateway failure');
+      sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
+    }
+  });
+
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const requestId = (res.locals as Locals).requestId;
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') {
+      return sendEnvelope(res, errorEnvelope(413, 'payload_too_large', `Request body exceeds ${config.BODY_LIMIT_BYTES} bytes`));
+    }
+    if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      return sendEnvelope(res, errorEnvelope(400, 'malformed_json', 'Request body is not valid JSON'));
+    }
+    log.error({ err, request_id: requestId }, 'unexpected gateway error');
+    sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
+  });
+
+  async function handlePost(req: Request, requestId: string, reqLog: Logger): Promise<Envelope> {
+    const body: unknown = req.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return errorEnvelope(400, 'validation_failed', 'Request body must be a JSON object');
+    }
+    const fields = body as Record<string, unknown>;
+
+    const auth = req.header('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!match) return errorEnvelope(401, 'unauthorized', 'Missing API key: send Authorization: Bearer <key>');
+    const keyOrg = await keys.orgOf(match[1] as string);
+    if (keyOrg === undefined) return errorEnvelope(401, 'unauthorized', 'Unknown or revoked API key');
+
+    const org = parseWith(orgIdField, fields['org_id']);
+    if (!org.ok) {
+      const message = fields['org_id'] === undefined ? 'org_id is required' : 'org_id must be an integer id';
+      return errorEnvelope(400, 'validation_failed', message, { errors: [{ field: 'org_id', message }] });
+    }
+    if (org.value !== keyOrg) return errorEnvelope(403, 'forbidden', 'This API key does not belong to the organization in org_id');
+
+    const resolution = resolveOperation(req.path, fields);
+    if (resolution.kind === 'unknown_path') return errorEnvelope(404, 'not_found', `No operation at ${req.path}`);
+    if (resolution.kind === 'unknown_action') return errorEnvelope(400, 'unknown_action', resolution.message);
+    const op = resolution.operation;
+
+    const parsed = parseWith(op.request, fields);
+    if (!parsed.ok) return errorEnvelope(400, 'validation_failed', parsed.message, { errors: parsed.errors });
+
+    const key = req.header('idempotency-key');
+    if (key === undefined || !op.write) return call(op, fields, org.value, requestId, undefined, reqLog);
+    if (key.length === 0 || key.length > 255) {
+      return errorEnvelope(400, 'validation_failed', 'Idempotency-Key must be 1 to 255 characters');
+    }
+    const claim = await idempotency.claim(org.value, key, op.name, requestHash(op.name, fields));
+    if (claim.kind === 'replay') return claim.envelope;
+    if (claim.kind === 'mismatch') {
+      return errorEnvelope(400, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request');
+    }
+    if (claim.kind === 'in_progress') {
+      return errorEnvelope(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry later');
+    }
+    const result = await call(op, fields, org.value, requestId, key, reqLog).catch(async (err) => {
+      await idempotency.release(org.value, key);
+      throw err;
+    });
+    // Answers that say nothing happened for sure (unavailable, timed out, crashed) must stay retryable.
+    if (result.statusCode >= 500) await idempotency.release(org.value, key);
+    else await idempotency.complete(org.value, key, result);
+    return result;
+  }
+
+  async function call(op: Operation, body: Record<string, unknown>, orgId: number, requestId: string, idempotencyKey: string | undefined, reqLog: Logger): Promise<Envelope> {
+    const userId = body['userid'] === undefined || body['userid'] === null ? undefined : String(body['userid']);
+    try {
+      const reply = await bus.request(op.name, body, { orgId, userId, requestId, idempotencyKey }, config.RPC_TIMEOUT_MS);
+      if (reply.ok) return envelope(reply.status, reply.body);
+      return errorEnvelope(reply.status, reply.code, reply.message, {
+        errors: reply.errors,
+        request_id: reply.status >= 500 ? requestId : undefined,
+      });
+    } catch (err) {
+      if (err instanceof BusError) {
+        reqLog.warn({ operation: op.name, kind: err.kind }, err.message);
+        if (err.kind === 'timeout') return errorEnvelope(504, 'timeout', `The ${op.service} service did not answer in time`, { request_id: requestId });
+        return errorEnvelope(503, 'service_unavailable', `The ${op.service} service is unavailable`, { request_id: requestId });
+      }
+      throw err;
+    }
+  }
+
+  return app;
+}

@@ -1,0 +1,6 @@
+export * from './config';
+export * from './gateway';
+export * from './migrations';
+export { createGatewayApp } from './http/app';
+export { createApiKey, revokeApiKey, hashKey } from './api-keys/api-keys';
+export { canonicalJson, requestHash } from './idempotency/idempotency';

@@ -1,0 +1,30 @@
+import type { Migration } from '@bo/runtime';
+
+export const gatewayMigrations: Migration[] = [
+  {
+    name: '001_api_keys_and_idempotency',
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).createTable('api_keys', (t) => {
+        t.increments('id');
+        t.integer('org_id').notNullable();
+        // sha256 of the key: keys are 256 random bits, so a fast hash loses nothing to brute force.
+        t.string('key_hash', 64).notNullable().unique();
+        t.string('key_prefix', 16).notNullable();
+        t.string('label', 200);
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
+        t.timestamp('revoked_at', { useTz: true });
+      });
+      await trx.schema.withSchema(schema).createTable('idempotency_keys', (t) => {
+        t.integer('org_id').notNullable();
+        t.string('key', 255).notNullable();
+        t.string('operation', 100).notNullable();
+        t.string('request_hash', 64).notNullable();
+        t.integer('status_code');
+        t.jsonb('response');
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
+        t.timestamp('completed_at', { useTz: true });
+        t.primary(['org_id', 'key']);
+      });
+    },
+  },
+];

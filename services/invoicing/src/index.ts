@@ -1,0 +1,1 @@
+export { invoicingService } from './service';

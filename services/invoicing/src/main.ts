@@ -1,0 +1,4 @@
+import { runServiceMain } from '@bo/runtime';
+import { invoicingService } from './service';
+
+void runServiceMain(invoicingService);

@@ -1,0 +1,31 @@
+import type { invoicing, partners } from '@bo/contracts';
+import { dec, type Dec, type DecimalLike } from '@bo/runtime';
+
+type InvoiceType = (typeof invoicing.invoiceTypes)[number];
+type TransactionType = (typeof partners.partnerTransactionTypes)[number];
+
+/**
+ * Balance is what the partner owes the organization (DESIGN.md section 4): a sales invoice adds,
+ * a credit note to a customer subtracts, a vendor bill subtracts, a vendor credit adds.
+ */
+const SIGN: Record<InvoiceType, 1 | -1> = { invoiceout: 1, creditout: -1, invoicein: -1, creditin: 1 };
+
+const TRANSACTION_TYPE: Record<InvoiceType, TransactionType> = {
+  invoiceout: 'invoice',
+  creditout: 'credit_note',
+  invoicein: 'bill',
+  creditin: 'vendor_credit',
+};
+
+export function documentEffect(type: InvoiceType, total: DecimalLike): Dec {
+  return dec(total).times(SIGN[type]);
+}
+
+/** A payment settles its document, so it moves the balance back the other way. */
+export function paymentEffect(type: InvoiceType, amount: DecimalLike): Dec {
+  return dec(amount).times(-SIGN[type]);
+}
+
+export function transactionTypeOf(type: InvoiceType): TransactionType {
+  return TRANSACTION_TYPE[type];
+}

@@ -1,0 +1,4 @@
+import { runServiceMain } from '@bo/runtime';
+import { partnersService } from './service';
+
+void runServiceMain(partnersService);

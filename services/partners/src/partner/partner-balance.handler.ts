@@ -1,0 +1,51 @@
+import { partners } from '@bo/contracts';
+import { formatDate, handler, toNumber, dec } from '@bo/runtime';
+import { availableCredit } from './partner.record';
+import { findLivePartner } from './partner.repository';
+
+interface TransactionRow {
+  id: number;
+  type: (typeof partners.partnerTransactionTypes)[number];
+  document_number: string;
+  date: string;
+  amount: string;
+  paid: string;
+}
+
+export const partnerBalanceHandler = handler(partners.partnerBalance, async (req, ctx) => {
+  const row = await findLivePartner(ctx.db, ctx.orgId, req.partner_id);
+  const partner = {
+    id: row.id,
+    partnername: row.partnername,
+    display_name: row.display_name,
+    email: row.email,
+    phone: row.phone,
+    balance: toNumber(row.balance),
+    committed: toNumber(row.committed),
+    credit_limit: toNumber(row.credit_limit),
+    available_credit: availableCredit(row),
+    currency: row.currency,
+  };
+  if (!req.include_transactions) return { message: 'Partner balance retrieved successfully', partner };
+  // A document's paid amount is the sum of its payment rows; a payment is paid in full by itself.
+  const rows: TransactionRow[] = await ctx.db('partner_transactions as t')
+    .select('t.id', 't.type', 't.document_number', 't.date', 't.amount')
+    .select(
+      ctx.db.raw(
+        `case when t.source = 'payment' then t.amount else coalesce((select sum(p.amount) from partner_transactions p
+           where p.org_id = t.org_id and p.source = 'payment' and p.invoice_id = t.invoice_id), 0) end as paid`,
+      ),
+    )
+    .where({ 't.org_id': ctx.orgId, 't.partner_id': row.id })
+    .orderBy([{ column: 't.date' }, { column: 't.id' }]);
+  const transactions = rows.map((t) => ({
+    id: t.id,
+    type: t.type,
+    document_number: t.document_number,
+    date: formatDate(t.date) as string,
+    amount: toNumber(t.amount),
+    paid: toNumber(t.paid),
+    due: toNumber(dec(t.amount).minus(dec(t.paid))),
+  }));
+  return { message: 'Partner balance retrieved successfully', partner, transactions };
+});

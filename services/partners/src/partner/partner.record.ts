@@ -1,0 +1,57 @@
+import type { partners } from '@bo/contracts';
+import { dec, formatDateTime, toNumber } from '@bo/runtime';
+
+export interface PartnerRow {
+  id: number;
+  org_id: number;
+  partnername: string;
+  display_name: string;
+  partner_type: 'customer' | 'vendor' | 'both';
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  tax_number: string | null;
+  credit_limit: string;
+  balance: string;
+  committed: string;
+  currency: string | null;
+  payment_terms: string | null;
+  contact_person: string | null;
+  notes: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export function toPartnerRecord(row: PartnerRow): partners.PartnerRecord {
+  return {
+    id: row.id,
+    orgid: row.org_id,
+    partnername: row.partnername,
+    display_name: row.display_name,
+    partner_type: row.partner_type,
+    email: row.email,
+    phone: row.phone,
+    address: row.address,
+    tax_number: row.tax_number,
+    credit_limit: toNumber(row.credit_limit),
+    balance: toNumber(row.balance),
+    committed: toNumber(row.committed),
+    currency: row.currency,
+    payment_terms: row.payment_terms,
+    contact_person: row.contact_person,
+    notes: row.notes,
+    created_at: formatDateTime(row.created_at) as string,
+    updated_at: formatDateTime(row.updated_at) as string,
+  };
+}
+
+/** What the partner may still buy on credit: credit limit minus what it owes. */
+export function availableCredit(row: Pick<PartnerRow, 'credit_limit' | 'balance'>): number {
+  return toNumber(dec(row.credit_limit).minus(dec(row.balance)));
+}
+
+/** Types a list filter matches: a `both` partner is a customer and a vendor. */
+export function typesMatching(filter: 'customer' | 'vendor' | 'both'): string[] {
+  return filter === 'both' ? ['both'] : [filter, 'both'];
+}

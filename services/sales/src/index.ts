@@ -1,0 +1,1 @@
+export { salesService } from './service';

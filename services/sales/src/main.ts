@@ -1,0 +1,4 @@
+import { runServiceMain } from '@bo/runtime';
+import { salesService } from './service';
+
+void runServiceMain(salesService);
