@@ -69,4 +69,15 @@ export const runtimeMigrations: Migration[] = [
       });
     },
   },
+  {
+    name: '001_runtime_document_sequences',
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).createTable('document_sequences', (t) => {
+        t.integer('org_id').notNullable();
+        t.string('series', 20).notNullable();
+        t.bigInteger('last_value').notNullable();
+        t.primary(['org_id', 'series']);
+      });
+    },
+  },
 ];

@@ -7,6 +7,7 @@ export * from './pagination';
 export * from './db';
 export * from './bus';
 export * from './outbox';
+export * from './sequences';
 export * from './inbox';
 export * from './service';
 export * from './main';
