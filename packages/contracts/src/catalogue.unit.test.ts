@@ -1,0 +1,60 @@
+import { knownPaths, operations, resolveOperation } from './catalogue';
+import { buildOpenApi } from './openapi';
+
+function opName(path: string, body: Record<string, unknown>): string {
+  const r = resolveOperation(path, body);
+  return r.kind === 'operation' ? r.operation.name : r.kind;
+}
+
+describe('operation catalogue', () => {
+  it('routes the partner paths by action and by the presence of partner_id', () => {
+    expect(opName('/crm/partners', {})).toBe('partners.partner.list');
+    expect(opName('/crm/partners/', { partner_id: 3 })).toBe('partners.partner.balance');
+    expect(opName('/crm/editpatner', { action: 'create' })).toBe('partners.partner.create');
+    expect(opName('/crm/editpatner/', { action: 'edit' })).toBe('partners.partner.edit');
+    expect(opName('/crm/editpatner', { action: 'delete' })).toBe('partners.partner.delete');
+  });
+
+  it('names the allowed actions for an unknown or missing action', () => {
+    const unknown = resolveOperation('/crm/editpatner', { action: 'merge' });
+    expect(unknown).toMatchObject({ kind: 'unknown_action', allowed: ['create', 'edit', 'delete'] });
+    const missing = resolveOperation('/crm/editpatner', {});
+    expect(missing.kind).toBe('unknown_action');
+    if (missing.kind === 'unknown_action') expect(missing.message).toContain('action "create"');
+  });
+
+  it('answers unknown paths as unknown', () => {
+    expect(opName('/crm/nothing', {})).toBe('unknown_path');
+    expect(opName('/', {})).toBe('unknown_path');
+  });
+
+  it('picks product operations as the spec discriminates them', () => {
+    expect(opName('/inventory/editproduct/', { name: 'x' })).toBe('catalog.product.create');
+    expect(opName('/inventory/editproduct/', { product_id: 1 })).toBe('catalog.product.edit');
+    expect(opName('/inventory/editproduct/', { product_id: 1, delete: true })).toBe('catalog.product.delete');
+    expect(opName('/inventory/editproduct/', { action: 'create_variant' })).toBe('catalog.variant.create');
+  });
+
+  it('accepts domain-wide operations on every path of their domain only', () => {
+    expect(opName('/inventory/getproducts', { action: 'stock_adjustment' })).toBe('catalog.stock.adjust');
+    expect(opName('/sales/orderdetail', { action: 'convert_to_invoice' })).toBe('sales.quotation.convert');
+    expect(opName('/invoicing/getinvoice', { pause_recurring: true })).toBe('invoicing.recurring.pause');
+    expect(opName('/crm/partners', { action: 'stock_adjustment' })).toBe('partners.partner.list');
+  });
+
+  it('refuses two operation flags at once', () => {
+    expect(opName('/invoicing/invoice/new', { validate_invoice: true, cancel_invoice: true })).toBe('unknown_action');
+  });
+
+  it('gives every operation a unique name and every routed one a path of its domain', () => {
+    const names = operations.map((o) => o.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(knownPaths()).toEqual(expect.arrayContaining(['/crm/editpatner', '/inventory/getproducts', '/sales/addline', '/invoicing/listinvoices']));
+  });
+
+  it('documents every known path in the OpenAPI document', () => {
+    const doc = buildOpenApi() as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(knownPaths().sort());
+  });
+});
