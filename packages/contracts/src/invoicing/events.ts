@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { defineEvent } from '../events';
+import { invoiceStatuses, invoiceTypes } from './schemas';
+
+// Consumed by the partners ledger: field names and meanings are stable; fields may only be added.
+// Amounts are positive; the consumer applies the sign for the invoice type.
+const invoiceRef = {
+  invoice_id: z.number().int(),
+  invoicenumber: z.string(),
+  invoicetype: z.enum(invoiceTypes),
+  partner_id: z.number().int(),
+  invoicetotal: z.number(),
+  sourcetype: z.string().nullable(),
+  sourceid: z.string().nullable(),
+  sourcenumber: z.string().nullable(),
+};
+
+export const invoiceCreated = defineEvent({
+  type: 'invoicing.invoice.created', summary: 'An invoice was created (draft or proforma)',
+  data: z.object({ ...invoiceRef, invoicestatus: z.enum(invoiceStatuses), invoicedatetime: z.string(), subtotal: z.number().optional(), tax_amount: z.number().optional(), invoicedue: z.string().nullable().optional(), parent_id: z.number().int().nullable().optional() }),
+});
+export const invoiceValidated = defineEvent({
+  type: 'invoicing.invoice.validated', summary: 'An invoice was posted; moves the partner balance by its total',
+  data: z.object({ ...invoiceRef, journal_entry_id: z.number().int(), invoicedatetime: z.string(), invoicedue: z.string().nullable(), validated_at: z.string(), subtotal: z.number().optional(), tax_amount: z.number().optional() }),
+});
+export const invoiceCancelled = defineEvent({
+  type: 'invoicing.invoice.cancelled', summary: 'A draft or proforma invoice was cancelled',
+  data: z.object({ ...invoiceRef, cancelled_at: z.string() }),
+});
+export const invoicePaymentRegistered = defineEvent({
+  type: 'invoicing.invoice.payment_registered', summary: 'A payment was registered on an invoice; moves the partner balance back',
+  data: z.object({ ...invoiceRef, payment_id: z.number().int(), amount: z.number(), payment_date: z.string(), journal: z.string().nullable(), amount_paid: z.number(), due_amount: z.number(), journal_entry_id: z.number().int().optional() }),
+});
+export const invoicePaid = defineEvent({
+  type: 'invoicing.invoice.paid', summary: 'Nothing is due on an invoice any more',
+  data: z.object({ ...invoiceRef, paid_at: z.string() }),
+});
+
+export const invoicingEvents = [invoiceCreated, invoiceValidated, invoiceCancelled, invoicePaymentRegistered, invoicePaid];

@@ -1,0 +1,264 @@
+import { z } from 'zod';
+import { baseRequest, dateField, dateTimeField, intId, money, optionalText, pageRequest, paginationSchema } from '../fields';
+import { lineItemInput } from '../lines';
+
+export const invoiceTypes = ['invoiceout', 'creditout', 'invoicein', 'creditin'] as const;
+export const invoiceStatuses = ['draft', 'proforma', 'open', 'paid', 'cancelled', 'overdue'] as const;
+/** Statuses an invoice may be created in (DESIGN.md section 4). */
+export const creatableStatuses = ['draft', 'proforma'] as const;
+export const recurringFrequencies = ['daily', 'weekly', 'monthly', 'quarterly', 'yearly'] as const;
+export const recurringStatuses = ['active', 'paused', 'cancelled', 'completed'] as const;
+
+export type InvoiceType = (typeof invoiceTypes)[number];
+export type InvoiceStatus = (typeof invoiceStatuses)[number];
+export type RecurringFrequency = (typeof recurringFrequencies)[number];
+export type RecurringStatus = (typeof recurringStatuses)[number];
+
+/**
+ * `is_parent`, `next_run_date` and `status` are accepted because clients echo them, but the server
+ * decides them: a contract is created active, as a parent, with its first run on `start_date`.
+ */
+export const recurringInput = z.object({
+  enabled: z.boolean(),
+  is_parent: z.boolean().optional(),
+  frequency: z.enum(recurringFrequencies).optional(),
+  start_date: dateField.optional(),
+  next_run_date: dateField.nullable().optional(),
+  occurrences_count: z.number().int().min(0).max(10000).optional(),
+  status: z.enum(recurringStatuses).optional(),
+});
+
+/** An empty string means "no source" for clients that always send the three source fields. */
+const sourceText = optionalText(64).transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+export const invoiceHeader = {
+  ...baseRequest,
+  invoicetype: z.enum(invoiceTypes),
+  partner: intId,
+  invoicenumber: optionalText(50).transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim())),
+  invoicedatetime: dateTimeField.optional(),
+  invoicestatus: z.enum(creatableStatuses).optional(),
+  comments: optionalText(5000),
+  invoicereference: optionalText(200),
+  invoiceterms: optionalText(2000),
+  invoicedue: dateField.nullable().optional(),
+  // Accepted for compatibility; the server recomputes every amount from the lines.
+  subtotal: money().optional(),
+  tax_amount: money().optional(),
+  invoicetotal: money().optional(),
+  sourceid: sourceText,
+  sourcenumber: sourceText,
+  sourcetype: sourceText,
+  chartofaccounts: optionalText(100),
+  invoicejournal: optionalText(100),
+  tradeaccount: optionalText(100),
+  line_items: z.array(lineItemInput).max(500, 'must have at most 500 lines').optional(),
+};
+
+export const createInvoiceRequest = z.object({ ...invoiceHeader, recurring: recurringInput.optional() });
+
+export const createFromSourceRequest = z.object({
+  ...invoiceHeader,
+  sourcetype: z.string().trim().min(1).max(64),
+  sourceid: z.union([z.string().trim().min(1).max(64), z.number().int()]).transform(String),
+  sourcenumber: z.string().trim().min(1).max(64),
+});
+
+const byId = { ...baseRequest, id: intId };
+export const cancelInvoiceRequest = z.object({ ...byId, cancel_invoice: z.literal(true) });
+export const validateInvoiceRequest = z.object({ ...byId, validate_invoice: z.literal(true), override_credit_limit: z.boolean().optional() });
+export const registerPaymentRequest = z.object({
+  ...byId,
+  register_payment: z.literal(true),
+  amount: money({ positive: true }),
+  payment_date: dateField.optional(),
+  journal: optionalText(100),
+});
+export const pauseRecurringRequest = z.object({ ...byId, pause_recurring: z.literal(true) });
+export const resumeRecurringRequest = z.object({ ...byId, resume_recurring: z.literal(true) });
+export const cancelRecurringRequest = z.object({ ...byId, cancel_recurring: z.literal(true), cancellation_reason: optionalText(2000) });
+export const generateChildRequest = z.object({ ...byId, generate_child_invoice: z.literal(true) });
+
+export const listInvoicesRequest = z.object({
+  ...baseRequest,
+  include_items: z.boolean().optional(),
+  partner_ids: z.array(z.union([z.string().trim().regex(/^\d+$/, 'must be a partner id'), z.number().int().positive()]).transform(Number)).max(500).optional(),
+  status_filter: z.enum(invoiceStatuses).optional(),
+  date_from: dateField.optional(),
+  date_to: dateField.optional(),
+  amount_min: money().optional(),
+  amount_max: money().optional(),
+  sort_by: z.enum(['number', 'date', 'total', 'due']).optional(),
+  sort_order: z.enum(['asc', 'desc']).optional(),
+  search_key: z.string().max(200, 'must be at most 200 characters').optional(),
+  ...pageRequest,
+});
+
+export const addLineRequest = z.object({ ...baseRequest, invoice_id: intId }).extend(lineItemInput.shape);
+
+export const balancesRequest = z.object({ ...baseRequest, id: intId, include_items: z.boolean().optional() });
+
+// ---- replies ----
+
+export const invoiceLineRecord = z.object({
+  id: z.number().int(),
+  invoiceid: z.number().int(),
+  product_id: z.string(),
+  product_name: z.string().nullable(),
+  description: z.string().nullable(),
+  quantity: z.number(),
+  price: z.number(),
+  discount: z.number(),
+  tax_rate: z.number(),
+  tax_included: z.boolean(),
+  subtotal: z.number(),
+  tax_amount: z.number(),
+  total: z.number(),
+});
+export type InvoiceLineRecord = z.infer<typeof invoiceLineRecord>;
+
+export const recurringRecord = z.object({
+  enabled: z.boolean(),
+  is_parent: z.boolean(),
+  frequency: z.enum(recurringFrequencies).nullable(),
+  start_date: z.string().nullable(),
+  next_run_date: z.string().nullable(),
+  occurrences_count: z.number().int(),
+  generated_count: z.number().int(),
+  status: z.enum(recurringStatuses).nullable(),
+  cancellation_reason: z.string().nullable(),
+  parent_id: z.number().int().nullable(),
+});
+export type RecurringRecord = z.infer<typeof recurringRecord>;
+
+/** The invoice as create answers it (spec 2.7), plus the amounts paid and due. */
+export const invoiceRecord = z.object({
+  id: z.number().int(),
+  orgid: z.number().int(),
+  partner: z.number().int(),
+  invoicenumber: z.string(),
+  invoicetype: z.enum(invoiceTypes),
+  /** An integer when the creating user id is one (spec 2.7), else the id as sent. */
+  userid: z.union([z.number().int(), z.string()]).nullable(),
+  invoicestatus: z.enum(invoiceStatuses),
+  invoicedatetime: z.string(),
+  comments: z.string().nullable(),
+  invoicereference: z.string().nullable(),
+  invoiceterms: z.string().nullable(),
+  invoicedue: z.string().nullable(),
+  subtotal: z.number(),
+  tax_amount: z.number(),
+  invoicetotal: z.number(),
+  amount_paid: z.number(),
+  due_amount: z.number(),
+  sourceid: z.string().nullable(),
+  sourcenumber: z.string().nullable(),
+  sourcetype: z.string().nullable(),
+  chartofaccounts: z.string().nullable(),
+  invoicejournal: z.string().nullable(),
+  tradeaccount: z.string().nullable(),
+  recurring: recurringRecord,
+  line_items: z.array(invoiceLineRecord),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type InvoiceRecord = z.infer<typeof invoiceRecord>;
+
+export const invoiceReply = z.object({ message: z.string(), invoice: invoiceRecord });
+
+export const createFromSourceReply = z.object({ message: z.string(), created: z.boolean(), invoice: invoiceRecord });
+
+export const partnerRef = z.object({
+  id: z.number().int(),
+  partnername: z.string().nullable(),
+  display_name: z.string().nullable(),
+  imageUrl: z.string().nullable(),
+});
+
+export const invoiceListRecord = z.object({
+  id: z.number().int(),
+  orgid: z.number().int(),
+  invoicenumber: z.string(),
+  invoicetype: z.enum(invoiceTypes),
+  invoicestatus: z.enum(invoiceStatuses),
+  partner: partnerRef,
+  invoicedatetime: z.string(),
+  invoicedue: z.string().nullable(),
+  subtotal: z.number(),
+  tax_amount: z.number(),
+  invoicetotal: z.number(),
+  amount_paid: z.number(),
+  due_amount: z.number(),
+  creator: z.string(),
+  recurring: z.object({ enabled: z.boolean() }),
+  line_items: z.array(invoiceLineRecord).optional(),
+});
+
+export const listInvoicesReply = z.object({ message: z.string(), invoices: z.array(invoiceListRecord), pagination: paginationSchema });
+
+export const addLineReply = z.object({
+  message: z.string(),
+  line_item: invoiceLineRecord,
+  invoice: z.object({ id: z.number().int(), subtotal: z.number(), tax_amount: z.number(), invoicetotal: z.number() }),
+});
+
+export const statusReply = z.object({
+  message: z.string(),
+  invoice: z.object({ id: z.number().int(), invoicenumber: z.string(), invoicestatus: z.enum(invoiceStatuses) }),
+});
+
+export const validateReply = z.object({
+  message: z.string(),
+  invoice: z.object({
+    id: z.number().int(),
+    invoicenumber: z.string(),
+    invoicestatus: z.enum(invoiceStatuses),
+    journal_entry_id: z.number().int(),
+    invoicetotal: z.number(),
+    due_amount: z.number(),
+  }),
+});
+
+export const journalRef = z.object({ id: z.number().int(), journalname: z.string(), journaldate: z.string(), amount: z.number() });
+
+export const paymentReply = z.object({
+  message: z.string(),
+  invoice: z.object({
+    id: z.number().int(),
+    invoicenumber: z.string(),
+    invoicestatus: z.enum(invoiceStatuses),
+    invoicetotal: z.number(),
+    amount_paid: z.number(),
+    due_amount: z.number(),
+  }),
+  payment: z.object({
+    id: z.number().int(),
+    amount: z.number(),
+    payment_date: z.string(),
+    journal: z.string(),
+    journal_entry_id: z.number().int(),
+  }),
+});
+
+export const balancesReply = z.object({
+  message: z.string(),
+  invoices: z.array(
+    z.object({
+      id: z.number().int(),
+      invoicenumber: z.string(),
+      invoicetype: z.enum(invoiceTypes),
+      invoicestatus: z.enum(invoiceStatuses),
+      invoicetotal: z.number(),
+      amount_paid: z.number(),
+      due_amount: z.number(),
+      journals: z.array(journalRef),
+      payjournals: z.array(journalRef),
+      line_items: z.array(invoiceLineRecord).optional(),
+    }),
+  ),
+});
+
+const recurringInvoiceRef = z.object({ id: z.number().int(), invoicenumber: z.string(), recurring: recurringRecord });
+
+export const recurringReply = z.object({ message: z.string(), invoice: recurringInvoiceRef });
+export const generateReply = z.object({ message: z.string(), invoice: recurringInvoiceRef, child: invoiceRecord });
