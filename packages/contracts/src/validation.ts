@@ -15,14 +15,20 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): Parse
 function toFieldError(issue: z.core.$ZodIssue): FieldError {
   const field = issue.path.map(String).join('.') || 'body';
   const input = (issue as { input?: unknown }).input;
-  if (issue.code === 'invalid_type' && input === undefined) return { field, message: `${field} is required` };
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && input === undefined) {
+    return { field, message: `${field} is required` };
+  }
   if (issue.code === 'invalid_value' && 'values' in issue) {
     return { field, message: `${field} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` };
   }
   if (issue.code === 'invalid_type') {
     return { field, message: `${field} must be ${article(issue.expected)}, got ${describe(input)}` };
   }
-  if (issue.code === 'invalid_union') return { field, message: `${field} has an invalid value ${describe(input)}` };
+  if (issue.code === 'invalid_union') {
+    // A branch that accepted the type but refused the value says the most useful thing.
+    const specific = issue.errors.flat().find((i) => i.code !== 'invalid_type');
+    return { field, message: specific ? `${field} ${specific.message}` : `${field} has an invalid value: ${describe(input)}` };
+  }
   return { field, message: `${field} ${issue.message}` };
 }
 

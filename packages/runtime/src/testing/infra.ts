@@ -38,7 +38,8 @@ async function resolveService(envVar: string, fallback: string, port: number, im
 
 async function startContainer(image: string, port: number, what: string): Promise<string> {
   // Loaded only here: most machines never need it.
-  const { GenericContainer, Wait } = await import('testcontainers');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { GenericContainer, Wait } = require('testcontainers') as typeof import('testcontainers');
   const container = new GenericContainer(image);
   const env: Record<string, string> = what === 'PostgreSQL' ? { POSTGRES_HOST_AUTH_METHOD: 'trust' } : {};
   const started = await container

@@ -1,5 +1,6 @@
 import type { EventEnvelope, RpcReply } from '@bo/contracts';
 import { randomUUID } from 'node:crypto';
+import * as amqplib from 'amqplib';
 import { AmqpBus } from '../bus/amqp';
 import type { Subscription } from '../bus/types';
 import { baseConfigSchema } from '../config';
@@ -9,6 +10,9 @@ import { startService, type RunningService, type ServiceDefinition } from '../se
 import { createTestDatabase, testAmqpUrl, uniqueName } from './infra';
 
 export interface TestService {
+  /** The bus prefix of this test's queues and exchanges. */
+  prefix: string;
+  amqpUrl: string;
   /** The service's own pool (search_path = its schema), for asserting on stored rows. */
   db: Knex;
   /** A second bus connection acting as a client of the service. */
@@ -19,6 +23,8 @@ export interface TestService {
   publish(type: string, orgId: number, data: Record<string, unknown>, id?: string): Promise<EventEnvelope>;
   /** Collects events of the given types as a subscriber elsewhere would see them. */
   collect(types: string[]): Promise<EventEnvelope[]>;
+  /** Messages waiting in one of this test's queues, named without the prefix (`partners.ledger.dead`). */
+  queueDepth(name: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +50,8 @@ export async function startTestService(def: ServiceDefinition, env: Record<strin
   await client.connect();
   let collectors = 0;
   return {
+    prefix,
+    amqpUrl,
     db,
     client,
     running,
@@ -59,6 +67,15 @@ export async function startTestService(def: ServiceDefinition, env: Record<strin
       const sub: Subscription = { name: `test.collector${++collectors}`, events: types, handler: async (e) => void seen.push(e) };
       await client.subscribe(sub);
       return seen;
+    },
+    async queueDepth(name) {
+      const conn = await amqplib.connect(amqpUrl);
+      try {
+        const ch = await conn.createChannel();
+        return (await ch.checkQueue(`${prefix}.${name}`)).messageCount;
+      } finally {
+        await conn.close();
+      }
     },
     async stop() {
       await running.stop();

@@ -1,0 +1,149 @@
+import { testing } from '@bo/runtime';
+import { partnersService } from '../src/service';
+
+type Reply = Awaited<ReturnType<testing.TestService['call']>>;
+const body = (r: Reply) => {
+  if (!r.ok) throw new Error(`expected success, got ${r.status} ${r.message}`);
+  return r.body as Record<string, any>;
+};
+
+describe('partners service over PostgreSQL and RabbitMQ', () => {
+  let svc: testing.TestService;
+  beforeAll(async () => {
+    svc = await testing.startTestService(partnersService, { EVENT_MAX_ATTEMPTS: '3' });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  const create = async (fields: Record<string, unknown>, org = 1) =>
+    body(await svc.call('partners.partner.create', { action: 'create', partner_type: 'customer', ...fields }, org)).partner;
+
+  it('creates a partner with defaults and publishes partners.partner.created', async () => {
+    const seen = await svc.collect(['partners.partner.created']);
+    const partner = await create({ partnername: 'Globex', credit_limit: 500, currency: 'usd' });
+    expect(partner).toMatchObject({ partnername: 'Globex', display_name: 'Globex', balance: 0, credit_limit: 500, currency: 'USD', orgid: 1 });
+    await waitFor(() => seen.some((e) => e.data['id'] === partner.id));
+    const event = seen.find((e) => e.data['id'] === partner.id)!;
+    expect(event).toMatchObject({ type: 'partners.partner.created', org_id: 1, data: { partnername: 'Globex' } });
+  });
+
+  it('edits only the fields given and soft-deletes', async () => {
+    const p = await create({ partnername: 'Initech', email: 'a@initech.test', phone: '555' });
+    const edited = body(await svc.call('partners.partner.edit', { action: 'edit', partner_id: p.id, phone: '777' })).partner;
+    expect(edited).toMatchObject({ partnername: 'Initech', email: 'a@initech.test', phone: '777' });
+    body(await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id }));
+    const again = await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id });
+    expect(again).toMatchObject({ ok: false, status: 400, code: 'not_found' });
+    const row = await svc.db('partners').where({ id: p.id }).first();
+    expect(row.deleted_at).not.toBeNull();
+  });
+
+  it("never shows another organization's partner", async () => {
+    const p = await create({ partnername: 'Private' }, 2);
+    for (const [op, extra] of [
+      ['partners.partner.edit', { action: 'edit', partnername: 'Hacked' }],
+      ['partners.partner.delete', { action: 'delete' }],
+      ['partners.partner.balance', {}],
+      ['partners.partner.get', {}],
+    ] as const) {
+      expect(await svc.call(op, { ...extra, partner_id: p.id }, 1)).toMatchObject({ ok: false, code: 'not_found' });
+    }
+    const row = await svc.db('partners').where({ id: p.id }).first();
+    expect(row).toMatchObject({ partnername: 'Private', deleted_at: null });
+  });
+
+  describe('ledger fed by invoicing and sales events', () => {
+    let partnerId: number;
+    beforeAll(async () => {
+      partnerId = (await create({ partnername: 'Ledger Co', credit_limit: 1000 })).id;
+    });
+
+    const validated = (invoiceId: number, type: string, total: number) => ({
+      invoice_id: invoiceId,
+      invoicenumber: `DOC-${invoiceId}`,
+      invoicetype: type,
+      partner_id: partnerId,
+      invoicetotal: total,
+      journal_entry_id: invoiceId,
+      invoicedatetime: '2026-03-01T10:00:00',
+      invoicedue: '2026-03-31',
+      validated_at: '2026-03-01T10:00:00',
+      sourcetype: null,
+      sourceid: null,
+      sourcenumber: null,
+    });
+    const balanceView = async () => body(await svc.call('partners.partner.balance', { partner_id: partnerId, include_transactions: true }));
+
+    it('adds a validated invoice once even when the event is delivered twice', async () => {
+      const id = '11111111-1111-4111-8111-111111111111';
+      await svc.publish('invoicing.invoice.validated', 1, validated(101, 'invoiceout', 250.1), id);
+      await svc.publish('invoicing.invoice.validated', 1, validated(101, 'invoiceout', 250.1), id);
+      await waitFor(async () => (await balanceView()).partner.balance === 250.1);
+      await new Promise((r) => setTimeout(r, 300));
+      const view = await balanceView();
+      expect(view.partner).toMatchObject({ balance: 250.1, available_credit: 749.9 });
+      expect(view.transactions).toEqual([{ id: expect.any(Number), type: 'invoice', document_number: 'DOC-101', date: '2026-03-01', amount: 250.1, paid: 0, due: 250.1 }]);
+      expect(await svc.db('inbox').where({ event_id: id })).toHaveLength(1);
+    });
+
+    it('moves the balance back by payments and forward by credit notes the right way', async () => {
+      await svc.publish('invoicing.invoice.payment_registered', 1, {
+        ...validated(101, 'invoiceout', 250.1),
+        payment_id: 1,
+        amount: 100.05,
+        payment_date: '2026-03-05',
+        journal: 'BANK',
+        amount_paid: 100.05,
+        due_amount: 150.05,
+      });
+      await svc.publish('invoicing.invoice.validated', 1, validated(102, 'creditout', 50));
+      await waitFor(async () => (await balanceView()).partner.balance === 100.05);
+      const view = await balanceView();
+      expect(view.transactions.map((t: any) => [t.type, t.document_number, t.amount, t.paid, t.due])).toEqual([
+        ['invoice', 'DOC-101', 250.1, 100.05, 150.05],
+        ['credit_note', 'DOC-102', 50, 0, 50],
+        ['payment', 'DOC-101', 100.05, 100.05, 0],
+      ]);
+    });
+
+    it('raises committed on conversion and releases it on validation, in either order', async () => {
+      const converted = (invoiceId: number) => ({
+        quotation_id: invoiceId,
+        quotation_number: `QUO-${invoiceId}`,
+        invoice_id: invoiceId,
+        invoicenumber: `INV-${invoiceId}`,
+        invoicetype: 'invoiceout',
+        partner_id: partnerId,
+        subtotal: 100,
+        tax_amount: 15,
+        quotation_total: 115,
+        converted_at: '2026-03-01T10:00:00',
+      });
+      await svc.publish('sales.quotation.converted', 1, converted(201));
+      await waitFor(async () => (await balanceView()).partner.committed === 115);
+      await svc.publish('invoicing.invoice.cancelled', 1, { ...validated(201, 'invoiceout', 115), cancelled_at: '2026-03-02T00:00:00' });
+      await waitFor(async () => (await balanceView()).partner.committed === 0);
+
+      // The invoice validated before the conversion event arrived: nothing stays committed.
+      await svc.publish('invoicing.invoice.validated', 1, validated(202, 'invoiceout', 115));
+      await waitFor(async () => (await balanceView()).partner.balance === 215.05);
+      await svc.publish('sales.quotation.converted', 1, converted(202));
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await balanceView()).partner.committed).toBe(0);
+    });
+  });
+
+  it('dead-letters an event it can never apply, after its retries', async () => {
+    await svc.publish('invoicing.invoice.validated', 1, { invoice_id: 'not a number' });
+    await waitFor(async () => (await svc.queueDepth('partners.ledger.dead')) === 1, 15_000);
+  });
+});
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

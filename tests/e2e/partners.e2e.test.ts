@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { AmqpBus, createLogger } from '@bo/runtime';
+import { eventually, startTestSystem, type TestSystem } from '../support/system';
+
+describe('partners through the gateway', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startTestSystem({ services: ['partners'] });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  const create = async (fields: Record<string, unknown>, org: 1 | 2 = 1) => {
+    const r = await sys.post('/crm/editpatner', { org_id: String(org), userid: 'u1', action: 'create', partner_type: 'customer', ...fields }, { org });
+    expect(r.statusCode).toBe(200);
+    return r.body.partner as Record<string, any>;
+  };
+  const list = async (body: Record<string, unknown> = {}, org: 1 | 2 = 1) => (await sys.post('/crm/partners', { org_id: String(org), ...body }, { org })).body;
+  const countAll = async () => (await list({ page_size: 100 })).pagination.total_items as number;
+
+  it('creates a partner with every spec field and answers the spec record', async () => {
+    const p = await create({
+      partnername: 'Acme Corp',
+      partner_type: 'both',
+      email: 'billing@acme.test',
+      phone: '+1 555 0100',
+      address: '1 Road, Town',
+      tax_number: 'VAT123',
+      credit_limit: 1500.5,
+      currency: 'EUR',
+      payment_terms: 'Net 30',
+      contact_person: 'Wile E.',
+      notes: 'Prefers email',
+    });
+    expect(p).toEqual({
+      id: expect.any(Number),
+      orgid: 1,
+      partnername: 'Acme Corp',
+      display_name: 'Acme Corp',
+      partner_type: 'both',
+      email: 'billing@acme.test',
+      phone: '+1 555 0100',
+      address: '1 Road, Town',
+      tax_number: 'VAT123',
+      credit_limit: 1500.5,
+      balance: 0,
+      committed: 0,
+      currency: 'EUR',
+      payment_terms: 'Net 30',
+      contact_person: 'Wile E.',
+      notes: 'Prefers email',
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+      updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+    });
+  });
+
+  it('filters by type (a "both" partner is a customer and a vendor) and searches name, email and phone', async () => {
+    await create({ partnername: 'Vend Ltd', partner_type: 'vendor', email: 'sales@vend.test', phone: '999-1234' });
+    await create({ partnername: 'Buyer Inc', display_name: 'The Buyer', partner_type: 'customer' });
+    const names = (body: any) => body.partners.map((p: any) => p.partnername).sort();
+    expect(names(await list({ partner_type: 'vendor' }))).toEqual(['Acme Corp', 'Vend Ltd']);
+    expect(names(await list({ partner_type: 'customer' }))).toEqual(['Acme Corp', 'Buyer Inc']);
+    expect(names(await list({ partner_type: 'both' }))).toEqual(['Acme Corp']);
+    expect(names(await list({ search: 'VEND' }))).toEqual(['Vend Ltd']);
+    expect(names(await list({ search: 'the buy' }))).toEqual(['Buyer Inc']);
+    expect(names(await list({ search: '@acme.TEST' }))).toEqual(['Acme Corp']);
+    expect(names(await list({ search: '999-12' }))).toEqual(['Vend Ltd']);
+  });
+
+  it('matches LIKE wildcards and SQL text literally', async () => {
+    await create({ partnername: '100% Cotton' });
+    await create({ partnername: 'snake_case' });
+    const names = (body: any) => body.partners.map((p: any) => p.partnername);
+    expect(names(await list({ search: '%' }))).toEqual(['100% Cotton']);
+    expect(names(await list({ search: '_' }))).toEqual(['snake_case']);
+    expect(names(await list({ search: "'; drop table partners; --" }))).toEqual([]);
+    expect(names(await list({ search: '\\' }))).toEqual([]);
+    expect(await countAll()).toBe(5);
+  });
+
+  it('paginates newest first with the spec pagination object', async () => {
+    const page = await list({ page_size: 2, page_number: 2 });
+    expect(page.pagination).toEqual({ page_number: 2, page_size: 2, total_items: 5, total_pages: 3, has_next: true, has_previous: true });
+    expect(page.partners.map((p: any) => p.partnername)).toEqual(['Buyer Inc', 'Vend Ltd']);
+    const first = await list();
+    expect(first.pagination).toMatchObject({ page_number: 1, page_size: 25, has_previous: false, has_next: false });
+    for (const bad of [{ page_size: 101 }, { page_size: 0 }, { page_number: 0 }, { page_number: 'two' }]) {
+      const r = await sys.post('/crm/partners', { org_id: '1', ...bad });
+      expect(r.statusCode).toBe(400);
+      expect(r.body.code).toBe('validation_failed');
+    }
+  });
+
+  it('edits only the given fields and soft-deletes', async () => {
+    const p = await create({ partnername: 'Temp', email: 'temp@x.test', credit_limit: 10 });
+    const edited = await sys.post('/crm/editpatner', { org_id: '1', userid: 'u2', action: 'edit', partner_id: p.id, phone: '123', credit_limit: '20.25' });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.body.partner).toMatchObject({ partnername: 'Temp', email: 'temp@x.test', phone: '123', credit_limit: 20.25 });
+    const deleted = await sys.post('/crm/editpatner', { org_id: '1', userid: 'u2', action: 'delete', partner_id: p.id });
+    expect(deleted).toMatchObject({ statusCode: 200, body: { message: expect.any(String) } });
+    expect((await list({ search: 'Temp' })).partners).toEqual([]);
+    const balance = await sys.post('/crm/partners', { org_id: '1', partner_id: p.id });
+    expect(balance).toMatchObject({ statusCode: 400, body: { code: 'not_found' } });
+  });
+
+  it('shows the balance view with available credit and transactions', async () => {
+    const p = await create({ partnername: 'Balance Co', credit_limit: 300 });
+    const r = await sys.post('/crm/partners', { org_id: '1', partner_id: p.id, include_transactions: true });
+    expect(r.body.partner).toEqual({
+      id: p.id,
+      partnername: 'Balance Co',
+      display_name: 'Balance Co',
+      email: null,
+      phone: null,
+      balance: 0,
+      committed: 0,
+      credit_limit: 300,
+      available_credit: 300,
+      currency: null,
+    });
+    expect(r.body.transactions).toEqual([]);
+    const without = await sys.post('/crm/partners', { org_id: '1', partner_id: p.id });
+    expect(without.body.transactions).toBeUndefined();
+  });
+
+  it('refuses bad input with a 400 naming the field and changes nothing', async () => {
+    const before = await countAll();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ partner_type: 'customer' }, 'partnername'],
+      [{ partnername: 'X' , partner_type: undefined }, 'partner_type'],
+      [{ partnername: 123, partner_type: 'customer' }, 'partnername'],
+      [{ partnername: 'X', partner_type: 'friend' }, 'partner_type'],
+      [{ partnername: 'X', partner_type: 'customer', email: 'not-an-email' }, 'email'],
+      [{ partnername: 'X', partner_type: 'customer', credit_limit: -5 }, 'credit_limit'],
+      [{ partnername: 'X', partner_type: 'customer', credit_limit: '1.234' }, 'credit_limit'],
+      [{ partnername: 'X', partner_type: 'customer', currency: 'EURO' }, 'currency'],
+      [{ partnername: 'X'.repeat(201), partner_type: 'customer' }, 'partnername'],
+      [{ partnername: '   ', partner_type: 'customer' }, 'partnername'],
+    ];
+    for (const [fields, field] of cases) {
+      const r = await sys.post('/crm/editpatner', { org_id: '1', action: 'create', ...fields });
+      expect(r.statusCode).toBe(400);
+      expect(r.body.code).toBe('validation_failed');
+      expect(r.body.message).toContain(field);
+      expect(r.body.errors.map((e: any) => e.field)).toContain(field);
+    }
+    const p = (await list({ search: 'Acme' })).partners[0];
+    const badEdit = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', partner_id: p.id, partner_type: 'nobody', phone: '000' });
+    expect(badEdit.statusCode).toBe(400);
+    const missingId = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', phone: '000' });
+    expect(missingId.body.errors).toEqual([{ field: 'partner_id', message: 'partner_id is required' }]);
+    expect(await countAll()).toBe(before);
+    expect((await list({ search: 'Acme' })).partners[0].phone).toBe('+1 555 0100');
+  });
+
+  it("keeps each organization's partners to itself", async () => {
+    const theirs = await create({ partnername: 'Org Two Only' }, 2);
+    expect((await list({ search: 'Org Two' })).partners).toEqual([]);
+    expect((await list({}, 2)).partners.map((p: any) => p.partnername)).toEqual(['Org Two Only']);
+    for (const body of [
+      { partner_id: theirs.id },
+      { action: 'edit', partner_id: theirs.id, partnername: 'Stolen' },
+      { action: 'delete', partner_id: theirs.id },
+    ]) {
+      const path = 'action' in body ? '/crm/editpatner' : '/crm/partners';
+      const r = await sys.post(path, { org_id: '1', ...body });
+      expect(r).toMatchObject({ statusCode: 400, body: { code: 'not_found' } });
+    }
+    // Using org 2's id with org 1's key is refused outright.
+    expect((await sys.post('/crm/partners', { org_id: '2' })).statusCode).toBe(403);
+    expect((await list({}, 2)).partners[0]).toMatchObject({ partnername: 'Org Two Only' });
+  });
+
+  it('applies a redelivered invoicing event to the balance only once', async () => {
+    const p = await create({ partnername: 'Redelivery Ltd', credit_limit: 100 });
+    const bus = new AmqpBus({ url: sys.system.config.AMQP_URL!, prefix: sys.system.config.BUS_PREFIX, log: createLogger('test', 'silent') });
+    await bus.connect();
+    const event = {
+      id: randomUUID(),
+      type: 'invoicing.invoice.validated',
+      occurred_at: '2026-01-01T00:00:00',
+      org_id: 1,
+      data: {
+        invoice_id: 9001, invoicenumber: 'INV-09001', invoicetype: 'invoiceout', partner_id: p.id, invoicetotal: 40.4,
+        journal_entry_id: 1, invoicedatetime: '2026-01-01T00:00:00', invoicedue: null, validated_at: '2026-01-01T00:00:00',
+        sourcetype: null, sourceid: null, sourcenumber: null,
+      },
+    };
+    try {
+      await bus.publish(event);
+      await bus.publish(event);
+    } finally {
+      await bus.close();
+    }
+    const view = async () => (await sys.post('/crm/partners', { org_id: '1', partner_id: p.id, include_transactions: true })).body;
+    await eventually(async () => expect((await view()).partner.balance).toBe(40.4));
+    await new Promise((r) => setTimeout(r, 300));
+    const final = await view();
+    expect(final.partner).toMatchObject({ balance: 40.4, available_credit: 59.6 });
+    expect(final.transactions).toHaveLength(1);
+  });
+});
