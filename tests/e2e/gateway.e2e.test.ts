@@ -1,0 +1,169 @@
+import { createDb } from '@bo/runtime';
+import { revokeApiKey } from '@bo/gateway';
+import { corsHeaders } from '@bo/contracts';
+import { startTestSystem, type TestSystem } from '../support/system';
+
+const createBody = (name: string) => ({ org_id: '1', userid: 'u1', action: 'create', partnername: name, partner_type: 'customer' });
+
+describe('gateway: envelope, HTTP rules and auth', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    // Only partners runs, so catalog operations show what a missing service looks like.
+    sys = await startTestSystem({ services: ['partners'], env: { BODY_LIMIT_BYTES: '4096' } });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+  });
+  const partnerCount = async () => (await sys.post('/crm/partners', { org_id: '1', page_size: 100 })).body.pagination.total_items;
+
+  it('wraps every answer in the envelope, with HTTP status = statusCode and real CORS headers', async () => {
+    const ok = await sys.post('/crm/partners', { org_id: '1' });
+    expect(ok.httpStatus).toBe(200);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers).toEqual(corsHeaders);
+    expect(ok.raw.headers.get('access-control-allow-origin')).toBe('*');
+    expect(ok.raw.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
+    expect(ok.raw.headers.get('x-request-id')).toMatch(/[\w-]{8,}/);
+    const bad = await sys.post('/crm/editpatner', { org_id: '1', action: 'create' });
+    expect([bad.httpStatus, bad.statusCode]).toEqual([400, 400]);
+    expect(bad.headers).toEqual(corsHeaders);
+  });
+
+  it('answers a CORS preflight and refuses other methods with 405 in the envelope', async () => {
+    const pre = await fetch(`${sys.url}/crm/partners`, { method: 'OPTIONS', headers: { origin: 'http://app.test', 'access-control-request-method': 'POST' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-headers')).toContain('Authorization');
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+      const res = await fetch(`${sys.url}/crm/partners`, { method, headers: { authorization: `Bearer ${sys.keys[1]}` } });
+      expect(res.status).toBe(405);
+      const env = (await res.json()) as any;
+      expect(env).toMatchObject({ statusCode: 405, body: { code: 'method_not_allowed' }, headers: corsHeaders });
+    }
+  });
+
+  it('matches paths with or without the trailing slash and 404s unknown ones', async () => {
+    expect((await sys.post('/crm/partners/', { org_id: '1' })).statusCode).toBe(200);
+    expect((await sys.post('/crm/partners', { org_id: '1' })).statusCode).toBe(200);
+    const unknown = await sys.post('/crm/partnerz', { org_id: '1' });
+    expect([unknown.httpStatus, unknown.body.code]).toEqual([404, 'not_found']);
+  });
+
+  it('names the allowed actions for an unknown action', async () => {
+    const r = await sys.post('/crm/editpatner', { org_id: '1', action: 'merge' });
+    expect(r.statusCode).toBe(400);
+    expect(r.body).toMatchObject({ code: 'unknown_action', message: expect.stringContaining('create, edit, delete') });
+  });
+
+  it('requires a live API key of the organization named in org_id', async () => {
+    const before = await partnerCount();
+    const none = await sys.post('/crm/editpatner', createBody('NoKey'), { key: null });
+    expect([none.httpStatus, none.body.code]).toEqual([401, 'unauthorized']);
+    const wrong = await sys.post('/crm/editpatner', createBody('WrongKey'), { key: 'bo_not-a-real-key' });
+    expect([wrong.httpStatus, wrong.body.code]).toEqual([401, 'unauthorized']);
+    const otherOrg = await sys.post('/crm/editpatner', createBody('OtherOrg'), { org: 2 });
+    expect([otherOrg.httpStatus, otherOrg.body.code]).toEqual([403, 'forbidden']);
+    const noOrg = await sys.post('/crm/partners', {});
+    expect([noOrg.httpStatus, noOrg.body.message]).toEqual([400, 'org_id is required']);
+
+    const key = await sys.system.createApiKey(1);
+    expect((await sys.post('/crm/partners', { org_id: '1' }, { key })).statusCode).toBe(200);
+    const db = createDb(sys.databaseUrl, 'gateway', 1);
+    try {
+      expect(await revokeApiKey(db, key)).toBe(true);
+    } finally {
+      await db.destroy();
+    }
+    expect((await sys.post('/crm/partners', { org_id: '1' }, { key })).statusCode).toBe(401);
+    expect(await partnerCount()).toBe(before);
+  });
+
+  it('refuses malformed JSON, non-object bodies and bodies over the limit', async () => {
+    const before = await partnerCount();
+    const send = (body: string) =>
+      fetch(`${sys.url}/crm/editpatner`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${sys.keys[1]}` }, body });
+    const malformed = await send('{"org_id": "1", "action": "create",');
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as any).body.code).toBe('malformed_json');
+    const array = await send('[1,2]');
+    expect(array.status).toBe(400);
+    const huge = await send(JSON.stringify({ ...createBody('Huge'), notes: 'x'.repeat(10_000) }));
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as any).body.code).toBe('payload_too_large');
+    expect(await partnerCount()).toBe(before);
+  });
+
+  it('replays a write sent again with the same Idempotency-Key and refuses the key with another body', async () => {
+    const before = await partnerCount();
+    const headers = { 'idempotency-key': 'create-once-1' };
+    const first = await sys.post('/crm/editpatner', createBody('Once'), { headers });
+    const second = await sys.post('/crm/editpatner', createBody('Once'), { headers });
+    expect(first.statusCode).toBe(200);
+    expect(second.body).toEqual(first.body);
+    expect(await partnerCount()).toBe(before + 1);
+    const other = await sys.post('/crm/editpatner', createBody('Twice'), { headers });
+    expect([other.statusCode, other.body.code]).toEqual([400, 'idempotency_conflict']);
+    // Keys are per organization: org 2 may use the same key for its own request.
+    const org2 = await sys.post('/crm/editpatner', { ...createBody('Org2'), org_id: '2' }, { org: 2, headers });
+    expect(org2.statusCode).toBe(200);
+    expect(await partnerCount()).toBe(before + 1);
+  });
+
+  it('answers 503 for an operation whose service is not part of the running system', async () => {
+    const r = await sys.post('/inventory/getproducts', { org_id: '1' });
+    expect([r.httpStatus, r.body.code]).toEqual([503, 'service_unavailable']);
+    expect(r.body.request_id).toEqual(expect.any(String));
+  });
+
+  it('serves its OpenAPI 3.1 document, generated from the operation catalogue', async () => {
+    const doc = (await (await fetch(`${sys.url}/openapi.json`)).json()) as any;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/crm/partners', '/crm/editpatner', '/invoicing/invoice/new']));
+    expect(doc.paths['/crm/editpatner'].post.description).toContain('partners.partner.create');
+  });
+});
+
+describe('gateway: health of the whole system', () => {
+  it('is ok when every service answers its ping', async () => {
+    const sys = await startTestSystem();
+    try {
+      const res = await fetch(`${sys.url}/health`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ok', services: { partners: 'ok', catalog: 'ok', sales: 'ok', invoicing: 'ok' } });
+    } finally {
+      await sys.stop();
+    }
+  });
+});
+
+describe('gateway: a stopped service', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startTestSystem({ services: ['partners'], env: { RPC_TIMEOUT_MS: '800' } });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  it('is reported by /health while it is down', async () => {
+    await sys.system.stopService('partners');
+    const down = await fetch(`${sys.url}/health`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ status: 'degraded', services: { partners: 'timeout' } });
+    await sys.system.startService('partners');
+    const up = await fetch(`${sys.url}/health`);
+    expect(await up.json()).toEqual({ status: 'ok', services: { partners: 'ok' } });
+  });
+
+  it('times out with 504, and the request is not executed when the service comes back', async () => {
+    await sys.system.stopService('partners');
+    const started = Date.now();
+    const r = await sys.post('/crm/editpatner', createBody('Ghost'));
+    expect([r.httpStatus, r.body.code]).toEqual([504, 'timeout']);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await sys.system.startService('partners');
+    await new Promise((res) => setTimeout(res, 500));
+    const list = await sys.post('/crm/partners', { org_id: '1', search: 'Ghost' });
+    expect(list.statusCode).toBe(200);
+    expect(list.body.partners).toEqual([]);
+  });
+});
