@@ -1,0 +1,53 @@
+import { sales } from '@bo/contracts';
+import { duplicate, formatDate, formatDateTime, handler, isUniqueViolation, today, validationFailed } from '@bo/runtime';
+import { validUntilBeforeDate } from './quotation-lines';
+import { checkHeaderEdit, checkStatusMove, effectiveStatus } from './quotation-status';
+import { enforce, findQuotation, statusOf } from './quotation.repository';
+import type { QuotationRow } from './quotation.record';
+
+/**
+ * Changes the header fields given and moves the status as the state machine allows. Empty
+ * quotation_number means "keep it"; empty comments or reference clear them.
+ */
+export const editQuotationHandler = handler(sales.editQuotation, async (req, ctx) => {
+  const number = req.quotation_number?.trim() || undefined;
+  try {
+    return await ctx.db.transaction(async (trx) => {
+      const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
+      const now = today();
+      const current = statusOf(q, now);
+      const headerChange = number !== undefined || req.valid_until !== undefined || req.comments !== undefined || req.quotation_reference !== undefined;
+      if (headerChange) enforce(checkHeaderEdit(current), q);
+      if (req.quotation_status !== undefined) enforce(checkStatusMove(current, req.quotation_status), q);
+      if (req.valid_until !== undefined && validUntilBeforeDate(formatDateTime(q.quotation_date) as string, req.valid_until)) {
+        const message = `valid_until ${req.valid_until} is before the quotation date ${formatDate(q.quotation_date)}`;
+        throw validationFailed(message, [{ field: 'valid_until', message }]);
+      }
+      const changes: Partial<QuotationRow> = {};
+      if (number !== undefined) changes.quotation_number = number;
+      if (req.valid_until !== undefined) changes.valid_until = req.valid_until;
+      if (req.comments !== undefined) changes.comments = req.comments || null;
+      if (req.quotation_reference !== undefined) changes.quotation_reference = req.quotation_reference || null;
+      if (req.quotation_status !== undefined && req.quotation_status !== current) changes.status = req.quotation_status as QuotationRow['status'];
+      const [row] = (await trx('quotations')
+        .where({ id: q.id })
+        .update({ ...changes, updated_by: ctx.userId ?? null, updated_at: trx.fn.now() })
+        .returning('*')) as QuotationRow[];
+      const updated = row as QuotationRow;
+      return {
+        message: 'Quotation updated successfully',
+        quotation: {
+          id: updated.id,
+          quotation_number: updated.quotation_number,
+          quotation_status: effectiveStatus(updated.status, formatDate(updated.valid_until) as string, now),
+          valid_until: formatDate(updated.valid_until) as string,
+          comments: updated.comments,
+          quotation_reference: updated.quotation_reference,
+        },
+      };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, 'quotations_org_number_unique')) throw duplicate(`Quotation number ${number} already exists`, 'quotation_number');
+    throw err;
+  }
+});

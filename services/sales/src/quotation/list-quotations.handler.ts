@@ -1,0 +1,33 @@
+import { sales } from '@bo/contracts';
+import { handler, likeContains, pageWindow, paginationOf, today } from '@bo/runtime';
+import { EFFECTIVE_STATUS_SQL } from './quotation.repository';
+import { toListRecord, type ListRow } from './quotation.record';
+
+export const listQuotationsHandler = handler(sales.listQuotations, async (req, ctx) => {
+  const { size, offset } = pageWindow(req);
+  const now = today();
+  const filtered = ctx.db('quotations as q')
+    .leftJoin('partner_directory as p', (j) => j.on('p.org_id', 'q.org_id').andOn('p.id', 'q.partner_id'))
+    .where('q.org_id', ctx.orgId)
+    .modify((query) => {
+      // The filter uses the status readers see, so expired quotations are found as expired only.
+      if (req.status) query.whereRaw(`${EFFECTIVE_STATUS_SQL} = ?`, [now, req.status]);
+      if (req.quotation_type) query.where('q.quotation_type', req.quotation_type);
+      const search = req.search_key?.trim();
+      if (search) {
+        const pattern = likeContains(search);
+        query.where((w) => {
+          for (const column of ['q.quotation_number', 'p.partnername', 'p.display_name']) w.orWhereRaw(`?? ilike ? escape '\\'`, [column, pattern]);
+        });
+      }
+    });
+  const [rows, counted] = await Promise.all([
+    filtered.clone().select('q.*', 'p.partnername', 'p.display_name').orderBy('q.id', 'desc').limit(size).offset(offset),
+    filtered.clone().count<{ count: number }[]>({ count: '*' }),
+  ]);
+  return {
+    message: rows.length ? 'Quotations retrieved successfully' : 'No quotations found',
+    quotations: (rows as ListRow[]).map((r) => toListRecord(r, now)),
+    pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
+  };
+});

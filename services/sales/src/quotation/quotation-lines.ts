@@ -1,0 +1,69 @@
+import type { LineItemInput } from '@bo/contracts';
+import { computeLine, dec, sumLines, type Dec, type LineAmounts } from '@bo/runtime';
+
+/** Largest line and document totals accepted: they stay exact as JSON numbers and fit the columns. */
+export const MAX_LINE_TOTAL = dec('1e12');
+export const MAX_DOCUMENT_TOTAL = dec('1e14');
+
+export interface PricedLine {
+  product_id: string;
+  product_name: string | null;
+  description: string | null;
+  quantity: string;
+  price: string;
+  discount: string;
+  tax_rate: string;
+  tax_included: boolean;
+  amounts: LineAmounts;
+}
+
+/** The server's amounts for a line (DESIGN.md line arithmetic); whatever amounts the client sent are ignored. */
+export function priceLine(input: LineItemInput): PricedLine {
+  return {
+    product_id: input.product_id,
+    product_name: input.product_name || null,
+    description: input.description || null,
+    quantity: input.quantity,
+    price: input.price,
+    discount: input.discount ?? '0',
+    tax_rate: input.tax_rate,
+    tax_included: input.tax_included,
+    amounts: computeLine({ quantity: input.quantity, price: input.price, discount: input.discount, tax_rate: input.tax_rate, tax_included: input.tax_included }),
+  };
+}
+
+export function lineTooLarge(amounts: LineAmounts): boolean {
+  return amounts.total.abs().gte(MAX_LINE_TOTAL) || amounts.subtotal.abs().gte(MAX_LINE_TOTAL);
+}
+
+export interface DocumentTotals {
+  subtotal: Dec;
+  tax_amount: Dec;
+  discount_total: Dec;
+  total: Dec;
+}
+
+/** Document totals are sums of the rounded lines. */
+export function documentTotals(lines: LineAmounts[]): DocumentTotals {
+  const s = sumLines(lines);
+  return { subtotal: s.subtotal, tax_amount: s.tax_amount, discount_total: s.discount_amount, total: s.total };
+}
+
+/** Adds one line's amounts to stored totals, as add_line does under the quotation's row lock. */
+export function addToTotals(current: DocumentTotals, line: LineAmounts): DocumentTotals {
+  return {
+    subtotal: current.subtotal.plus(line.subtotal),
+    tax_amount: current.tax_amount.plus(line.tax_amount),
+    discount_total: current.discount_total.plus(line.discount_amount),
+    total: current.total.plus(line.total),
+  };
+}
+
+export function documentTooLarge(totals: DocumentTotals): boolean {
+  return totals.total.abs().gte(MAX_DOCUMENT_TOTAL) || totals.subtotal.abs().gte(MAX_DOCUMENT_TOTAL);
+}
+
+/** valid_until may not fall before the day of the quotation date. */
+export function validUntilBeforeDate(quotationDate: string, validUntil: string): boolean {
+  return validUntil < quotationDate.slice(0, 10);
+}

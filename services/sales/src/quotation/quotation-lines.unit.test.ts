@@ -1,0 +1,60 @@
+import type { LineItemInput } from '@bo/contracts';
+import { dec } from '@bo/runtime';
+import { addToTotals, documentTooLarge, documentTotals, lineTooLarge, priceLine, validUntilBeforeDate } from './quotation-lines';
+
+const line = (over: Partial<LineItemInput> = {}): LineItemInput => ({
+  product_id: '1', product_name: undefined, description: undefined, quantity: '5', price: '50', discount: '10', tax_rate: '15', tax_included: false, ...over,
+});
+
+describe('quotation line arithmetic', () => {
+  it("reproduces the spec's worked example: 5 x 50, 10% off, 15% tax", () => {
+    const { amounts } = priceLine(line());
+    expect(amounts.subtotal.toFixed(2)).toBe('225.00');
+    expect(amounts.tax_amount.toFixed(2)).toBe('33.75');
+    expect(amounts.total.toFixed(2)).toBe('258.75');
+    expect(amounts.discount_amount.toFixed(2)).toBe('25.00');
+  });
+
+  it('takes the tax out of a tax-included price', () => {
+    const { amounts } = priceLine(line({ quantity: '1', price: '115', discount: undefined, tax_included: true }));
+    expect(amounts.total.toFixed(2)).toBe('115.00');
+    expect(amounts.subtotal.toFixed(2)).toBe('100.00');
+    expect(amounts.tax_amount.toFixed(2)).toBe('15.00');
+  });
+
+  it('rounds half-up per line and sums the rounded lines', () => {
+    // 3 x 0.335 = 1.005 -> 1.01; tax 10% of 1.005 = 0.1005 -> 0.10
+    const a = priceLine(line({ quantity: '3', price: '0.335', discount: '0', tax_rate: '10' })).amounts;
+    expect(a.subtotal.toFixed(2)).toBe('1.01');
+    expect(a.tax_amount.toFixed(2)).toBe('0.10');
+    const totals = documentTotals([a, a, priceLine(line()).amounts]);
+    expect(totals.subtotal.toFixed(2)).toBe('227.02');
+    expect(totals.tax_amount.toFixed(2)).toBe('33.95');
+    expect(totals.total.toFixed(2)).toBe('260.97');
+    expect(totals.discount_total.toFixed(2)).toBe('25.00');
+  });
+
+  it('ignores amounts the client sent', () => {
+    const { amounts } = priceLine(line({ subtotal: '1', tax_amount: '1', total: '2' }));
+    expect(amounts.total.toFixed(2)).toBe('258.75');
+  });
+
+  it('adds a line to running totals exactly', () => {
+    const start = documentTotals([priceLine(line()).amounts]);
+    const next = addToTotals(start, priceLine(line({ quantity: '1', price: '0.1', discount: '0', tax_rate: '0' })).amounts);
+    expect(next.subtotal.toFixed(2)).toBe('225.10');
+    expect(next.total.toFixed(2)).toBe('258.85');
+  });
+
+  it('refuses amounts too large to stay exact', () => {
+    expect(lineTooLarge(priceLine(line({ quantity: '1000000', price: '1000000', discount: '0' })).amounts)).toBe(true);
+    expect(lineTooLarge(priceLine(line()).amounts)).toBe(false);
+    const big = { subtotal: dec('1e14'), tax_amount: dec(0), discount_total: dec(0), total: dec('1e14') };
+    expect(documentTooLarge(big)).toBe(true);
+  });
+
+  it('keeps valid_until on or after the quotation day', () => {
+    expect(validUntilBeforeDate('2024-05-10T15:00:00', '2024-05-10')).toBe(false);
+    expect(validUntilBeforeDate('2024-05-10T15:00:00', '2024-05-09')).toBe(true);
+  });
+});

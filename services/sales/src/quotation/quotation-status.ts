@@ -1,0 +1,70 @@
+import { sales } from '@bo/contracts';
+
+export type QuotationStatus = sales.QuotationStatus;
+/** What actions store; `expired` is only ever derived. */
+export type StoredStatus = Exclude<QuotationStatus, 'expired'>;
+
+/**
+ * DESIGN.md quotation moves: draft <-> sent -> accepted by edit; convert from draft, sent or
+ * accepted; cancel from anything not converted (or already cancelled); draft and sent expire once
+ * valid_until has passed. Lines can be added while draft or sent.
+ */
+const EDIT_MOVES: Record<QuotationStatus, readonly QuotationStatus[]> = {
+  draft: ['sent'],
+  sent: ['draft', 'accepted'],
+  accepted: [],
+  converted: [],
+  cancelled: [],
+  expired: [],
+};
+
+const EXPIRING: readonly QuotationStatus[] = ['draft', 'sent'];
+
+/** A quotation is valid through its valid_until day and expires the day after (dates are UTC). */
+export function isPastValidity(validUntil: string, today: string): boolean {
+  return validUntil < today;
+}
+
+export function effectiveStatus(stored: StoredStatus, validUntil: string, today: string): QuotationStatus {
+  return EXPIRING.includes(stored) && isPastValidity(validUntil, today) ? 'expired' : stored;
+}
+
+export type Verdict = { ok: true } | { ok: false; message: string };
+
+const ok: Verdict = { ok: true };
+const refuse = (message: string): Verdict => ({ ok: false, message });
+
+/** An edit asking for `to`; asking for the current status changes nothing and is allowed where edits are. */
+export function checkStatusMove(from: QuotationStatus, to: QuotationStatus): Verdict {
+  if (from === to && canEditHeader(from)) return ok;
+  if (EDIT_MOVES[from].includes(to)) return ok;
+  const allowed = EDIT_MOVES[from];
+  const hint = allowed.length ? `; from ${from} it can move to ${allowed.join(' or ')}` : '';
+  const how = to === 'converted' ? ' (use convert_to_invoice)' : to === 'cancelled' ? ' (use cancel_quotation)' : to === 'expired' ? ' (quotations expire by themselves after valid_until)' : '';
+  return refuse(`Cannot move a quotation in status ${from} to ${to}${how}${hint}`);
+}
+
+/** Header fields (number, validity, comments, reference) stay editable until the quotation is closed. */
+export function canEditHeader(status: QuotationStatus): boolean {
+  return status === 'draft' || status === 'sent' || status === 'accepted';
+}
+
+export function checkHeaderEdit(status: QuotationStatus): Verdict {
+  return canEditHeader(status) ? ok : refuse(`Cannot edit a quotation in status ${status}`);
+}
+
+export function checkAddLine(status: QuotationStatus): Verdict {
+  return status === 'draft' || status === 'sent' ? ok : refuse(`Cannot add lines to a quotation in status ${status}; only draft or sent quotations take lines`);
+}
+
+export function checkCancel(status: QuotationStatus): Verdict {
+  if (status === 'converted') return refuse('Cannot cancel a quotation in status converted: it has become an invoice; cancel the invoice instead');
+  if (status === 'cancelled') return refuse('Cannot cancel a quotation in status cancelled: it is already cancelled');
+  return ok;
+}
+
+export function checkConvert(status: QuotationStatus): Verdict {
+  return status === 'draft' || status === 'sent' || status === 'accepted'
+    ? ok
+    : refuse(`Cannot convert a quotation in status ${status}; only draft, sent or accepted quotations can be converted`);
+}

@@ -1,0 +1,18 @@
+import { sales } from '@bo/contracts';
+import { handler, toNumber } from '@bo/runtime';
+import { partnerCurrency } from '../partners/partner-directory';
+import { findQuotation } from './quotation.repository';
+
+/** The stored totals are kept up to date under the row lock by create and add_line. */
+export const quotationTotalHandler = handler(sales.quotationTotal, async (req, ctx) => {
+  const q = await findQuotation(ctx.db, ctx.orgId, req.quotation_id);
+  return {
+    message: 'Quotation total calculated successfully',
+    quotation_id: q.id,
+    subtotal: toNumber(q.subtotal),
+    tax_amount: toNumber(q.tax_amount),
+    discount_total: toNumber(q.discount_total),
+    quotation_total: toNumber(q.total),
+    currency: await partnerCurrency(ctx, q.partner_id),
+  };
+});

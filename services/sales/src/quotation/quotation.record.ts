@@ -1,0 +1,120 @@
+import type { sales } from '@bo/contracts';
+import { formatDate, formatDateTime, toNumber } from '@bo/runtime';
+import type { PricedLine } from './quotation-lines';
+import { effectiveStatus, type StoredStatus } from './quotation-status';
+
+export interface QuotationRow {
+  id: number;
+  org_id: number;
+  quotation_number: string;
+  quotation_type: sales.QuotationType;
+  status: StoredStatus;
+  partner_id: number;
+  quotation_date: Date;
+  valid_until: string;
+  comments: string | null;
+  quotation_reference: string | null;
+  subtotal: string;
+  tax_amount: string;
+  discount_total: string;
+  total: string;
+  line_count: number;
+  invoice_id: number | null;
+  invoicenumber: string | null;
+  invoicetype: string | null;
+  converted_at: Date | null;
+  convert_key: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface LineRow {
+  id: number;
+  org_id: number;
+  quotation_id: number;
+  product_id: string;
+  product_name: string | null;
+  description: string | null;
+  quantity: string;
+  price: string;
+  discount: string;
+  tax_rate: string;
+  tax_included: boolean;
+  subtotal: string;
+  tax_amount: string;
+  total: string;
+  discount_amount: string;
+}
+
+export interface ListRow extends QuotationRow {
+  partnername: string | null;
+  display_name: string | null;
+}
+
+export function toLineRecord(row: LineRow): sales.QuotationLineRecord {
+  return {
+    id: row.id,
+    quotation_id: row.quotation_id,
+    product_id: row.product_id,
+    product_name: row.product_name,
+    description: row.description,
+    quantity: toNumber(row.quantity),
+    price: toNumber(row.price),
+    discount: toNumber(row.discount),
+    tax_rate: toNumber(row.tax_rate),
+    tax_included: row.tax_included,
+    subtotal: toNumber(row.subtotal),
+    tax_amount: toNumber(row.tax_amount),
+    total: toNumber(row.total),
+  };
+}
+
+function header(row: QuotationRow, today: string) {
+  return {
+    id: row.id,
+    orgid: row.org_id,
+    quotation_number: row.quotation_number,
+    quotation_type: row.quotation_type,
+    quotation_status: effectiveStatus(row.status, formatDate(row.valid_until) as string, today),
+    quotation_date: formatDateTime(row.quotation_date) as string,
+    valid_until: formatDate(row.valid_until) as string,
+    comments: row.comments,
+    quotation_reference: row.quotation_reference,
+    subtotal: toNumber(row.subtotal),
+    tax_amount: toNumber(row.tax_amount),
+    discount_total: toNumber(row.discount_total),
+    quotation_total: toNumber(row.total),
+    invoice_id: row.invoice_id,
+    invoicenumber: row.invoicenumber,
+    created_at: formatDateTime(row.created_at) as string,
+    updated_at: formatDateTime(row.updated_at) as string,
+  };
+}
+
+export function toQuotationRecord(row: QuotationRow, lines: LineRow[], today: string): sales.QuotationRecord {
+  return { ...header(row, today), partner: String(row.partner_id), line_items: lines.map(toLineRecord) };
+}
+
+export function toListRecord(row: ListRow, today: string): sales.QuotationListRecord {
+  return { ...header(row, today), partner: { id: row.partner_id, partnername: row.partnername, display_name: row.display_name } };
+}
+
+/** The stored form of a priced line. */
+export function lineRow(orgId: number, quotationId: number, l: PricedLine): Omit<LineRow, 'id'> {
+  return {
+    org_id: orgId,
+    quotation_id: quotationId,
+    product_id: l.product_id,
+    product_name: l.product_name,
+    description: l.description,
+    quantity: l.quantity,
+    price: l.price,
+    discount: l.discount,
+    tax_rate: l.tax_rate,
+    tax_included: l.tax_included,
+    subtotal: l.amounts.subtotal.toFixed(2),
+    tax_amount: l.amounts.tax_amount.toFixed(2),
+    total: l.amounts.total.toFixed(2),
+    discount_amount: l.amounts.discount_amount.toFixed(2),
+  };
+}
