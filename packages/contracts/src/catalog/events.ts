@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { defineEvent } from '../events';
+import { productRecord, stockMoveSources } from './schemas';
+
+export const productCreated = defineEvent({
+  type: 'catalog.product.created',
+  summary: 'A product was created; data is the product record (stock included)',
+  data: productRecord,
+});
+export const productUpdated = defineEvent({
+  type: 'catalog.product.updated',
+  summary: 'A product was edited; data is the product record after the edit',
+  data: productRecord,
+});
+export const productDeleted = defineEvent({
+  type: 'catalog.product.deleted',
+  summary: 'A product was soft-deleted; data is the product record as it was',
+  data: productRecord,
+});
+
+export const stockAdjustedData = z.object({
+  stock_move_id: z.string(),
+  product_id: z.number().int(),
+  sku: z.string().nullable(),
+  source: z.enum(stockMoveSources),
+  adjustment_type: z.string(),
+  reference: z.string().nullable(),
+  notes: z.string().nullable(),
+  lines: z.array(
+    z.object({
+      location_id: z.string(),
+      warehouse_id: z.string(),
+      previous_stock: z.number(),
+      new_stock: z.number(),
+      change: z.number(),
+    }),
+  ),
+  /** The product's stock over every location after the move. */
+  stock: z.number(),
+  created_at: z.string(),
+});
+export type StockAdjustedData = z.infer<typeof stockAdjustedData>;
+
+export const stockAdjusted = defineEvent({
+  type: 'catalog.stock.adjusted',
+  summary: 'Stock quantities of a product changed by one stock move',
+  data: stockAdjustedData,
+});
+
+export const catalogEvents = [productCreated, productUpdated, productDeleted, stockAdjusted];

@@ -1,0 +1,222 @@
+import { z } from 'zod';
+import { baseRequest, intId, money, optionalText, pageRequest, paginationSchema, percentage, quantity, stringId, text } from '../fields';
+
+export const productTypes = ['inventory', 'service', 'consumable'] as const;
+export const productTypeField = z.enum(productTypes);
+
+/** Sort keys of the product list; the default is newest first. */
+export const productSortKeys = ['created_at', 'updated_at', 'name', 'sku', 'price', 'cost', 'stock', 'id'] as const;
+
+const name = text(200).trim().min(1, 'must not be empty');
+
+/** Writable product fields (spec 2.1); create makes `name` required. */
+const productFields = {
+  name,
+  description: optionalText(5000),
+  price: money({ min: 0 }).optional(),
+  cost: money({ min: 0 }).optional(),
+  // null on edit clears the category
+  category_id: stringId.nullable().optional(),
+  sku: optionalText(100),
+  barcode: optionalText(100),
+  image: optionalText(2000),
+  taxable: z.boolean().optional(),
+  tax_rate: percentage().optional(),
+  type: productTypeField.optional(),
+  uom: optionalText(50),
+  stock: quantity({ min: 0 }).optional(),
+  min_stock_level: quantity({ min: 0 }).nullable().optional(),
+  max_stock_level: quantity({ min: 0 }).nullable().optional(),
+};
+
+export const listProductsRequest = z.object({
+  ...baseRequest,
+  search: z.string().max(200, 'must be at most 200 characters').optional(),
+  category_id: stringId.optional(),
+  type: productTypeField.optional(),
+  sort_by: z.enum(productSortKeys).optional(),
+  sort_order: z.enum(['asc', 'desc']).optional(),
+  ...pageRequest,
+});
+
+export const createProductRequest = z.object({
+  ...baseRequest,
+  ...productFields,
+  warehouse_id: stringId.optional(),
+  location_id: stringId.optional(),
+});
+
+export const editProductRequest = z.object({
+  ...baseRequest,
+  product_id: intId,
+  ...productFields,
+  name: name.optional(),
+});
+
+export const deleteProductRequest = z.object({ ...baseRequest, product_id: intId, delete: z.literal(true) });
+
+export const createVariantRequest = z.object({
+  ...baseRequest,
+  action: z.literal('create_variant'),
+  parent_product_id: intId,
+  variant_name: name,
+  options: z.record(z.string().trim().min(1, 'option names must not be empty').max(100), z.string().max(200)).optional(),
+  price: money({ min: 0 }).optional(),
+  cost: money({ min: 0 }).optional(),
+  sku: optionalText(100),
+  barcode: optionalText(100),
+});
+
+const categoryFields = {
+  name,
+  code: optionalText(50),
+  parent_id: stringId.nullable().optional(),
+  taxable: z.boolean().optional(),
+  default_account: optionalText(100),
+};
+
+export const createCategoryRequest = z.object({ ...baseRequest, ...categoryFields });
+export const editCategoryRequest = z.object({ ...baseRequest, category_id: stringId, ...categoryFields, name: name.optional() });
+
+export const stockDetailsRequest = z.object({ ...baseRequest, action: z.literal('stock_details'), product_id: intId });
+
+export const adjustStockRequest = z.object({
+  ...baseRequest,
+  action: z.literal('stock_adjustment'),
+  product_id: intId,
+  qty_locations: z
+    .record(z.string().trim().min(1, 'location ids must not be empty').max(64), quantity({ min: 0 }))
+    .refine((v) => Object.keys(v).length > 0, 'must name at least one location')
+    .refine((v) => Object.keys(v).length <= 200, 'may name at most 200 locations'),
+  adjustment_type: optionalText(50),
+  reference: optionalText(200),
+  notes: optionalText(2000),
+});
+
+export const stockMovesRequest = z.object({ ...baseRequest, action: z.literal('stock_moves'), product_id: intId, ...pageRequest });
+export const listLocationsRequest = z.object({ ...baseRequest, action: z.literal('list_locations') });
+export const createWarehouseRequest = z.object({ ...baseRequest, action: z.literal('create_warehouse'), name, address: optionalText(1000) });
+export const createLocationRequest = z.object({ ...baseRequest, action: z.literal('create_location'), warehouse_id: stringId, name });
+
+// ---- records and replies ----
+
+export const productRecord = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  price: z.number(),
+  cost: z.number(),
+  /** The category's name (spec 2.1). */
+  category: z.string().nullable(),
+  category_id: z.string().nullable(),
+  /** Sum over every location. */
+  stock: z.number(),
+  sku: z.string().nullable(),
+  barcode: z.string().nullable(),
+  image: z.string().nullable(),
+  taxable: z.boolean(),
+  tax_rate: z.number(),
+  type: productTypeField,
+  uom: z.string().nullable(),
+  min_stock_level: z.number().nullable(),
+  max_stock_level: z.number().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ProductRecord = z.infer<typeof productRecord>;
+
+export const variantRecord = z.object({
+  id: z.number().int(),
+  parent_product_id: z.number().int(),
+  variant_name: z.string(),
+  options: z.record(z.string(), z.string()),
+  price: z.number(),
+  cost: z.number(),
+  sku: z.string().nullable(),
+  barcode: z.string().nullable(),
+  created_at: z.string(),
+});
+export type VariantRecord = z.infer<typeof variantRecord>;
+
+export const categoryRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  code: z.string().nullable(),
+  parent_id: z.string().nullable(),
+  taxable: z.boolean(),
+  default_account: z.string().nullable(),
+});
+export type CategoryRecord = z.infer<typeof categoryRecord>;
+
+export const locationRow = z.object({
+  warehouse_id: z.string(),
+  warehouse_name: z.string(),
+  location_id: z.string(),
+  location_name: z.string(),
+  is_default: z.boolean(),
+});
+export type LocationRow = z.infer<typeof locationRow>;
+
+export const warehouseRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  address: z.string().nullable(),
+  is_default: z.boolean(),
+  created_at: z.string(),
+});
+
+export const stockDetailRow = z.object({
+  warehouse_id: z.string(),
+  warehouse_name: z.string(),
+  location_id: z.string(),
+  location_name: z.string(),
+  stock_quantity: z.number(),
+});
+
+export const adjustmentDetail = z.object({
+  location_id: z.string(),
+  previous_stock: z.number(),
+  new_stock: z.number(),
+  change: z.number(),
+});
+
+export const stockMoveSources = ['initial', 'product_edit', 'adjustment'] as const;
+
+export const stockMoveRecord = z.object({
+  id: z.string(),
+  product_id: z.number().int(),
+  source: z.enum(stockMoveSources),
+  adjustment_type: z.string(),
+  reference: z.string().nullable(),
+  notes: z.string().nullable(),
+  created_by: z.string().nullable(),
+  created_at: z.string(),
+  /** Net change over every location of the move. */
+  total_change: z.number(),
+  lines: z.array(adjustmentDetail.extend({ location_name: z.string(), warehouse_id: z.string(), warehouse_name: z.string() })),
+});
+
+export const messageReply = z.object({ message: z.string() });
+export const productReply = z.object({ message: z.string(), product: productRecord });
+export const listProductsReply = z.object({ message: z.string(), products: z.array(productRecord), pagination: paginationSchema });
+export const variantReply = z.object({ message: z.string(), variant: variantRecord });
+export const categoryReply = z.object({ message: z.string(), category: categoryRecord });
+/** The edit answer omits parent_id, as the spec shows it. */
+export const editCategoryReply = z.object({ message: z.string(), category: categoryRecord.omit({ parent_id: true }) });
+export const stockDetailsReply = z.object({
+  message: z.string(),
+  product_id: z.number().int(),
+  product_name: z.string(),
+  current_stock: z.number(),
+  stock_details: z.array(stockDetailRow),
+  min_stock_level: z.number().nullable(),
+  max_stock_level: z.number().nullable(),
+  last_stock_check: z.string().nullable(),
+});
+export const adjustStockReply = z.object({ message: z.string(), stock_move_id: z.string(), details: z.array(adjustmentDetail) });
+export const stockMovesReply = z.object({ message: z.string(), product_id: z.number().int(), stock_moves: z.array(stockMoveRecord), pagination: paginationSchema });
+export const listLocationsReply = z.object({ message: z.string(), locations: z.array(locationRow) });
+export const createWarehouseReply = z.object({ message: z.string(), warehouse: warehouseRecord, location: locationRow });
+export const createLocationReply = z.object({ message: z.string(), location: locationRow });
+
+export type EditProductRequestOf = z.output<typeof editProductRequest>;

@@ -1,0 +1,58 @@
+import type { catalog } from '@bo/contracts';
+import { duplicate, isUniqueViolation, notFound, type Knex } from '@bo/runtime';
+import { parseStringId } from '../ids';
+
+export interface CategoryRow {
+  id: number;
+  org_id: number;
+  name: string;
+  code: string | null;
+  parent_id: number | null;
+  taxable: boolean;
+  default_account: string | null;
+}
+
+export function toCategoryRecord(row: CategoryRow): catalog.CategoryRecord {
+  return {
+    id: String(row.id),
+    name: row.name,
+    code: row.code,
+    parent_id: row.parent_id === null ? null : String(row.parent_id),
+    taxable: row.taxable,
+    default_account: row.default_account,
+  };
+}
+
+/** A category of the organization, optionally locked; another organization's is not found. */
+export async function findCategory(db: Knex, orgId: number, categoryId: string, opts: { lock?: boolean } = {}): Promise<CategoryRow> {
+  const id = parseStringId(categoryId);
+  if (id === null) throw notFound('Category', categoryId);
+  const query = db<CategoryRow>('categories').where({ org_id: orgId, id }).first();
+  const row = await (opts.lock ? query.forUpdate() : query);
+  if (!row) throw notFound('Category', categoryId);
+  return row;
+}
+
+/**
+ * Serializes changes to an organization's category tree: two edits that each look fine alone
+ * (A under B, B under A) must not both commit.
+ */
+export async function lockCategoryTree(trx: Knex.Transaction, orgId: number): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`catalog:category-tree:${orgId}`]);
+}
+
+/** Turns the code's unique index into the 400 a client can act on. */
+export async function withUniqueCode<T>(code: string | null | undefined, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (isUniqueViolation(err, 'categories_org_code')) throw duplicate(`Category code ${code} already exists`, 'code');
+    throw err;
+  }
+}
+
+/** Empty text means "none" for the optional category fields. */
+export function blankToNull(value: string | undefined): string | null {
+  const trimmed = value?.trim() ?? '';
+  return trimmed === '' ? null : trimmed;
+}

@@ -1,0 +1,95 @@
+import type { catalog } from '@bo/contracts';
+import { notFound, type Knex } from '@bo/runtime';
+import { parseStringId } from '../ids';
+
+export const DEFAULT_WAREHOUSE_NAME = 'Main Warehouse';
+export const DEFAULT_LOCATION_NAME = 'Stock';
+/** Every new warehouse gets a location of this name, so it can hold stock at once. */
+export const MAIN_LOCATION_NAME = 'Stock';
+
+export interface LocationJoinRow {
+  location_id: number;
+  location_name: string;
+  is_default: boolean;
+  warehouse_id: number;
+  warehouse_name: string;
+}
+
+export function toLocationRow(row: LocationJoinRow): catalog.LocationRow {
+  return {
+    warehouse_id: String(row.warehouse_id),
+    warehouse_name: row.warehouse_name,
+    location_id: String(row.location_id),
+    location_name: row.location_name,
+    is_default: row.is_default,
+  };
+}
+
+export function locationsQuery(db: Knex, orgId: number) {
+  return db('locations as l')
+    .join('warehouses as w', 'w.id', 'l.warehouse_id')
+    .where('l.org_id', orgId)
+    .select('l.id as location_id', 'l.name as location_name', 'l.is_default', 'w.id as warehouse_id', 'w.name as warehouse_name');
+}
+
+/**
+ * The organization's default location, made with its default warehouse on first use. Runs in its
+ * own short transaction so the defaults exist (committed) before any longer write uses them. Two
+ * first calls at once meet on the partial unique indexes: ON CONFLICT waits for the other insert
+ * and then finds its row, so there is never a second default.
+ */
+export async function ensureDefaultLocation(db: Knex, orgId: number): Promise<LocationJoinRow> {
+  const existing = await findDefaultLocation(db, orgId);
+  if (existing) return existing;
+  await db.transaction(async (trx) => {
+    await trx.raw(
+      `insert into warehouses (org_id, name, is_default) values (?, ?, true)
+       on conflict (org_id) where is_default do nothing`,
+      [orgId, DEFAULT_WAREHOUSE_NAME],
+    );
+    const warehouse = await trx('warehouses').where({ org_id: orgId, is_default: true }).first('id');
+    await trx.raw(
+      `insert into locations (org_id, warehouse_id, name, is_default) values (?, ?, ?, true)
+       on conflict (org_id) where is_default do nothing`,
+      [orgId, warehouse.id, DEFAULT_LOCATION_NAME],
+    );
+  });
+  const created = await findDefaultLocation(db, orgId);
+  if (!created) throw new Error(`default location of organization ${orgId} could not be created`);
+  return created;
+}
+
+async function findDefaultLocation(db: Knex, orgId: number): Promise<LocationJoinRow | undefined> {
+  return locationsQuery(db, orgId).where('l.is_default', true).first();
+}
+
+/** A location of the organization; another organization's location is not found. */
+export async function findLocation(db: Knex, orgId: number, locationId: string): Promise<LocationJoinRow> {
+  const id = parseStringId(locationId);
+  const row = id === null ? undefined : await locationsQuery(db, orgId).where('l.id', id).first();
+  if (!row) throw notFound('Location', locationId);
+  return row as LocationJoinRow;
+}
+
+export interface WarehouseRow {
+  id: number;
+  org_id: number;
+  name: string;
+  address: string | null;
+  is_default: boolean;
+  created_at: Date;
+}
+
+export async function findWarehouse(db: Knex, orgId: number, warehouseId: string): Promise<WarehouseRow> {
+  const id = parseStringId(warehouseId);
+  const row = id === null ? undefined : await db<WarehouseRow>('warehouses').where({ org_id: orgId, id }).first();
+  if (!row) throw notFound('Warehouse', warehouseId);
+  return row;
+}
+
+/** A warehouse's main location: its default one if it is the default warehouse, else its first. */
+export async function mainLocationOf(db: Knex, orgId: number, warehouseId: number): Promise<LocationJoinRow> {
+  const row = await locationsQuery(db, orgId).where('l.warehouse_id', warehouseId).orderBy([{ column: 'l.is_default', order: 'desc' }, { column: 'l.id' }]).first();
+  if (!row) throw notFound('Location in warehouse', warehouseId);
+  return row as LocationJoinRow;
+}

@@ -1,0 +1,64 @@
+import { catalog } from '@bo/contracts';
+import { dec, handler, recordEvent, validationFailed } from '@bo/runtime';
+import { findCategory } from '../category/category.repository';
+import { claimSku } from '../sku/sku.registry';
+import { cleanSku } from '../sku/sku';
+import { recordStockMove } from '../stock/stock.ledger';
+import { resolvePlacement } from './placement';
+import { carriesStock, stockLevelsProblem } from './product-rules';
+import { toProductRecord, type ProductRow } from './product.record';
+import { loadProductView } from './product.repository';
+
+export const createProductHandler = handler(catalog.createProduct, async (req, ctx) => {
+  const type = req.type ?? 'inventory';
+  const initialStock = req.stock !== undefined && !dec(req.stock).isZero() ? req.stock : null;
+  if (initialStock !== null && !carriesStock(type)) {
+    const message = `stock can only be given to inventory products, not to a ${type} product`;
+    throw validationFailed(message, [{ field: 'stock', message }]);
+  }
+  const levels = stockLevelsProblem(req.min_stock_level, req.max_stock_level);
+  if (levels) throw validationFailed(levels, [{ field: 'min_stock_level', message: levels }]);
+  const location = await resolvePlacement(ctx.db, ctx.orgId, req, initialStock !== null);
+
+  return ctx.db.transaction(async (trx) => {
+    const category = req.category_id ? await findCategory(trx, ctx.orgId, req.category_id) : null;
+    const sku = cleanSku(req.sku);
+    const [row] = (await trx('products')
+      .insert({
+        org_id: ctx.orgId,
+        name: req.name,
+        description: req.description ?? null,
+        price: req.price ?? '0',
+        cost: req.cost ?? '0',
+        category_id: category?.id ?? null,
+        sku,
+        barcode: req.barcode?.trim() || null,
+        image: req.image || null,
+        taxable: req.taxable ?? true,
+        tax_rate: req.tax_rate ?? '0',
+        type,
+        uom: req.uom || null,
+        min_stock_level: req.min_stock_level ?? null,
+        max_stock_level: req.max_stock_level ?? null,
+        created_by: ctx.userId ?? null,
+        updated_by: ctx.userId ?? null,
+      })
+      .returning('*')) as ProductRow[];
+    const product = row as ProductRow;
+    await claimSku(trx, ctx.orgId, sku, { kind: 'product', id: product.id });
+    if (initialStock !== null && location) {
+      await recordStockMove(trx, {
+        orgId: ctx.orgId,
+        product,
+        source: 'initial',
+        adjustmentType: 'initial',
+        reference: 'Initial stock',
+        userId: ctx.userId,
+        targets: [{ location, quantity: initialStock }],
+      });
+    }
+    const record = toProductRecord(await loadProductView(trx, ctx.orgId, product.id));
+    await recordEvent(trx, catalog.productCreated.type, ctx.orgId, record);
+    return { message: 'Product created successfully', product: record };
+  });
+});

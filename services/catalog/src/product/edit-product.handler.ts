@@ -1,0 +1,93 @@
+import { catalog } from '@bo/contracts';
+import { dec, handler, invalidState, recordEvent, validationFailed, type Knex } from '@bo/runtime';
+import { findCategory } from '../category/category.repository';
+import { ensureDefaultLocation, type LocationJoinRow } from '../location/location.repository';
+import { claimSku, releaseSku } from '../sku/sku.registry';
+import { cleanSku, skuKey } from '../sku/sku';
+import { defaultLocationTarget } from '../stock/adjustment';
+import { recordStockMove } from '../stock/stock.ledger';
+import { carriesStock, stockLevelsProblem } from './product-rules';
+import { toProductRecord, type ProductRow } from './product.record';
+import { findLiveProduct, loadProductView, totalStock } from './product.repository';
+
+type EditRequest = catalog.EditProductRequestOf;
+
+export const editProductHandler = handler(catalog.editProduct, async (req, ctx) => {
+  // Made outside the edit's transaction: the defaults must exist, committed, whoever else needs them.
+  const defaultLocation = req.stock !== undefined ? await ensureDefaultLocation(ctx.db, ctx.orgId) : null;
+  return ctx.db.transaction(async (trx) => {
+    const current = await findLiveProduct(trx, ctx.orgId, req.product_id, { lock: true });
+    const changes: Partial<Record<keyof ProductRow | 'updated_by', unknown>> = {};
+    for (const field of ['name', 'description', 'price', 'cost', 'taxable', 'tax_rate', 'type'] as const) {
+      if (req[field] !== undefined) changes[field] = req[field];
+    }
+    for (const field of ['image', 'uom'] as const) if (req[field] !== undefined) changes[field] = req[field] || null;
+    if (req.barcode !== undefined) changes.barcode = req.barcode.trim() || null;
+    if (req.category_id === null) changes.category_id = null;
+    if (req.category_id) changes.category_id = (await findCategory(trx, ctx.orgId, req.category_id)).id;
+
+    if (req.min_stock_level !== undefined) changes.min_stock_level = req.min_stock_level;
+    if (req.max_stock_level !== undefined) changes.max_stock_level = req.max_stock_level;
+    const levels = stockLevelsProblem(
+      req.min_stock_level === undefined ? current.min_stock_level : req.min_stock_level,
+      req.max_stock_level === undefined ? current.max_stock_level : req.max_stock_level,
+    );
+    if (levels) throw validationFailed(levels, [{ field: 'min_stock_level', message: levels }]);
+
+    if (req.sku !== undefined) {
+      const sku = cleanSku(req.sku);
+      if (skuKey(sku) !== skuKey(current.sku)) {
+        await releaseSku(trx, { kind: 'product', id: current.id });
+        await claimSku(trx, ctx.orgId, sku, { kind: 'product', id: current.id });
+      }
+      changes.sku = sku;
+    }
+
+    const type = req.type ?? current.type;
+    if (req.stock !== undefined && defaultLocation) await setTotalStock(trx, ctx, current, type, req, defaultLocation);
+    if (!carriesStock(type) && !dec(await totalStock(trx, current.id)).isZero()) {
+      throw invalidState(`Product ${current.id} still holds stock; adjust it to 0 before making it a ${type} product`);
+    }
+
+    await trx('products')
+      .where({ id: current.id })
+      .update({ ...changes, updated_by: ctx.userId ?? null, updated_at: trx.fn.now() } as never);
+    const record = toProductRecord(await loadProductView(trx, ctx.orgId, current.id));
+    await recordEvent(trx, catalog.productUpdated.type, ctx.orgId, record);
+    return { message: 'Product updated successfully', product: record };
+  });
+});
+
+/** `stock` on edit is the product's new total, reached by moving the default location only. */
+async function setTotalStock(
+  trx: Knex.Transaction,
+  ctx: { orgId: number; userId?: string },
+  product: ProductRow,
+  type: string,
+  req: EditRequest,
+  defaultLocation: LocationJoinRow,
+): Promise<void> {
+  const requested = req.stock as string;
+  if (!carriesStock(type) && !dec(requested).isZero()) {
+    const message = `stock can only be given to inventory products, not to a ${type} product`;
+    throw validationFailed(message, [{ field: 'stock', message }]);
+  }
+  const total = await totalStock(trx, product.id);
+  if (dec(total).equals(dec(requested))) return;
+  const atDefault = await trx('stock_quantities').where({ product_id: product.id, location_id: defaultLocation.location_id }).first('quantity');
+  const target = defaultLocationTarget(requested, total, atDefault?.quantity ?? '0');
+  if (target === null) {
+    const elsewhere = dec(total).minus(dec(atDefault?.quantity ?? '0')).toFixed();
+    const message = `stock ${requested} is below the ${elsewhere} held outside the default location; use stock_adjustment for those locations`;
+    throw validationFailed(message, [{ field: 'stock', message }]);
+  }
+  await recordStockMove(trx, {
+    orgId: ctx.orgId,
+    product,
+    source: 'product_edit',
+    adjustmentType: 'product_edit',
+    reference: 'Product edit',
+    userId: ctx.userId,
+    targets: [{ location: defaultLocation, quantity: target.toFixed() }],
+  });
+}

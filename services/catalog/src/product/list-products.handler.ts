@@ -1,0 +1,52 @@
+import { catalog } from '@bo/contracts';
+import { handler, likeContains, pageWindow, paginationOf, type Knex } from '@bo/runtime';
+import { findCategory } from '../category/category.repository';
+import { toProductRecord, type ProductView } from './product.record';
+import { productViews } from './product.repository';
+
+type SortKey = (typeof catalog.productSortKeys)[number];
+/** `stock` is the computed column of the select; the rest are product columns. */
+const sortColumn = (key: SortKey) => (key === 'stock' ? 'stock' : `p.${key}`);
+
+export const listProductsHandler = handler(catalog.listProducts, async (req, ctx) => {
+  const { size, offset } = pageWindow(req);
+  // A category filter includes its subcategories, as Odoo's "child of" does.
+  const category = req.category_id ? await findCategory(ctx.db, ctx.orgId, req.category_id) : null;
+  const filter = (q: Knex.QueryBuilder) => {
+    if (req.type) q.where('p.type', req.type);
+    if (category) {
+      q.whereRaw(
+        `p.category_id in (with recursive tree as (select id from categories where org_id = ? and id = ?
+           union all select c.id from categories c join tree t on c.parent_id = t.id where c.org_id = ?)
+         select id from tree)`,
+        [ctx.orgId, category.id, ctx.orgId],
+      );
+    }
+    const search = req.search?.trim();
+    if (search) {
+      const pattern = likeContains(search);
+      q.where((w) => {
+        for (const column of ['p.name', 'p.sku', 'p.barcode']) w.orWhereRaw(`?? ilike ? escape '\\'`, [column, pattern]);
+      });
+    }
+  };
+  const sortBy = req.sort_by ?? 'created_at';
+  const order = req.sort_order ?? (req.sort_by ? 'asc' : 'desc');
+  const counted = ctx.db('products as p').where('p.org_id', ctx.orgId).whereNull('p.deleted_at').modify(filter).count<{ count: number }[]>({ count: '*' });
+  const [rows, count] = await Promise.all([
+    productViews(ctx.db, ctx.orgId)
+      .modify(filter)
+      .orderBy([
+        { column: sortColumn(sortBy), order },
+        { column: 'p.id', order },
+      ])
+      .limit(size)
+      .offset(offset),
+    counted,
+  ]);
+  return {
+    message: rows.length ? 'Products retrieved successfully' : 'No products found',
+    products: (rows as ProductView[]).map(toProductRecord),
+    pagination: paginationOf(req, Number(count[0]?.count ?? 0)),
+  };
+});

@@ -1,0 +1,31 @@
+import { validationFailed, type Knex } from '@bo/runtime';
+import { ensureDefaultLocation, findLocation, findWarehouse, mainLocationOf, type LocationJoinRow } from '../location/location.repository';
+
+/**
+ * Where a new product's initial stock goes: the location named, else the main location of the
+ * warehouse named, else the organization's default location. Names are checked even when there is
+ * no stock to place, so a typo is a 400 rather than silently ignored.
+ */
+export async function resolvePlacement(
+  db: Knex,
+  orgId: number,
+  req: { warehouse_id?: string; location_id?: string },
+  needed: boolean,
+): Promise<LocationJoinRow | null> {
+  if (req.location_id !== undefined) {
+    const location = await findLocation(db, orgId, req.location_id);
+    if (req.warehouse_id !== undefined) {
+      const warehouse = await findWarehouse(db, orgId, req.warehouse_id);
+      if (warehouse.id !== location.warehouse_id) {
+        const message = `location_id ${req.location_id} is not in warehouse ${req.warehouse_id}`;
+        throw validationFailed(message, [{ field: 'location_id', message }]);
+      }
+    }
+    return location;
+  }
+  if (req.warehouse_id !== undefined) {
+    const warehouse = await findWarehouse(db, orgId, req.warehouse_id);
+    return mainLocationOf(db, orgId, warehouse.id);
+  }
+  return needed ? ensureDefaultLocation(db, orgId) : null;
+}

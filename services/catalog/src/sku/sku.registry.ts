@@ -1,0 +1,27 @@
+import { duplicate, isUniqueViolation, type Knex } from '@bo/runtime';
+import { skuKey } from './sku';
+
+export type SkuOwner = { kind: 'product' | 'variant'; id: number };
+
+/**
+ * Claims a SKU for a product or variant in the organization. The insert runs in a savepoint so a
+ * collision (including one with a concurrent transaction) becomes a clean 400 and the caller's
+ * transaction stays usable until it rolls back.
+ */
+export async function claimSku(trx: Knex.Transaction, orgId: number, sku: string | null, owner: SkuOwner): Promise<void> {
+  const key = skuKey(sku);
+  if (key === null) return;
+  try {
+    await trx.transaction(async (sp) => {
+      await sp('skus').insert({ org_id: orgId, sku_key: key, owner_kind: owner.kind, owner_id: owner.id });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, 'skus_pkey')) throw duplicate(`SKU ${sku?.trim()} already exists`, 'sku');
+    throw err;
+  }
+}
+
+/** Frees whatever SKU the owner holds, so a deleted or renamed article no longer blocks it. */
+export async function releaseSku(trx: Knex.Transaction, owner: SkuOwner): Promise<void> {
+  await trx('skus').where({ owner_kind: owner.kind, owner_id: owner.id }).delete();
+}

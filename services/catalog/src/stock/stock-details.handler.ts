@@ -1,0 +1,48 @@
+import { catalog } from '@bo/contracts';
+import { dec, formatDateTime, handler, sum, toNumber } from '@bo/runtime';
+import { findLiveProduct } from '../product/product.repository';
+
+interface QuantityRow {
+  warehouse_id: number;
+  warehouse_name: string;
+  location_id: number;
+  location_name: string;
+  quantity: string;
+}
+
+export const stockDetailsHandler = handler(catalog.stockDetails, async (req, ctx) => {
+  const product = await findLiveProduct(ctx.db, ctx.orgId, req.product_id);
+  // Both reads in one snapshot so the total and the rows agree.
+  return ctx.db.transaction(
+    async (trx) => {
+      const rows: QuantityRow[] = await trx('stock_quantities as q')
+        .join('locations as l', 'l.id', 'q.location_id')
+        .join('warehouses as w', 'w.id', 'l.warehouse_id')
+        .where('q.product_id', product.id)
+        .select('w.id as warehouse_id', 'w.name as warehouse_name', 'l.id as location_id', 'l.name as location_name', 'q.quantity')
+        .orderBy([{ column: 'w.id' }, { column: 'l.id' }]);
+      const last = await trx('stock_moves').where({ product_id: product.id }).max<{ at: Date | null }[]>({ at: 'created_at' });
+      const all = rows.map((r) => r.quantity);
+      return {
+        message: 'Stock details retrieved successfully',
+        product_id: product.id,
+        product_name: product.name,
+        current_stock: toNumber(sum(all)),
+        // One row per location holding the product; a location counted down to zero holds nothing.
+        stock_details: rows
+          .filter((r) => !dec(r.quantity).isZero())
+          .map((r) => ({
+            warehouse_id: String(r.warehouse_id),
+            warehouse_name: r.warehouse_name,
+            location_id: String(r.location_id),
+            location_name: r.location_name,
+            stock_quantity: toNumber(r.quantity),
+          })),
+        min_stock_level: product.min_stock_level === null ? null : toNumber(product.min_stock_level),
+        max_stock_level: product.max_stock_level === null ? null : toNumber(product.max_stock_level),
+        last_stock_check: formatDateTime(last[0]?.at ?? null),
+      };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
+});

@@ -1,0 +1,71 @@
+import { catalog } from '@bo/contracts';
+import { formatDateTime, handler, pageWindow, paginationOf, sum, toNumber } from '@bo/runtime';
+import { findLiveProduct } from '../product/product.repository';
+
+interface MoveRow {
+  id: number;
+  product_id: number;
+  source: (typeof catalog.stockMoveSources)[number];
+  adjustment_type: string;
+  reference: string | null;
+  notes: string | null;
+  created_by: string | null;
+  created_at: Date;
+}
+
+interface LineRow {
+  move_id: number;
+  location_id: number;
+  location_name: string;
+  warehouse_id: number;
+  warehouse_name: string;
+  previous_stock: string;
+  new_stock: string;
+  change: string;
+}
+
+export const stockMovesHandler = handler(catalog.stockMoves, async (req, ctx) => {
+  const product = await findLiveProduct(ctx.db, ctx.orgId, req.product_id);
+  const { size, offset } = pageWindow(req);
+  const moves = ctx.db('stock_moves').where({ org_id: ctx.orgId, product_id: product.id });
+  const [rows, counted] = await Promise.all([
+    moves.clone().select('*').orderBy('id', 'desc').limit(size).offset(offset),
+    moves.clone().count<{ count: number }[]>({ count: '*' }),
+  ]);
+  const lines: LineRow[] = rows.length
+    ? await ctx.db('stock_move_lines as m')
+        .join('locations as l', 'l.id', 'm.location_id')
+        .join('warehouses as w', 'w.id', 'l.warehouse_id')
+        .whereIn('m.move_id', rows.map((r) => r.id))
+        .select('m.move_id', 'm.location_id', 'l.name as location_name', 'w.id as warehouse_id', 'w.name as warehouse_name', 'm.previous_stock', 'm.new_stock', 'm.change')
+        .orderBy('m.id')
+    : [];
+  return {
+    message: rows.length ? 'Stock moves retrieved successfully' : 'No stock moves found',
+    product_id: product.id,
+    stock_moves: (rows as MoveRow[]).map((m) => {
+      const own = lines.filter((l) => Number(l.move_id) === Number(m.id));
+      return {
+        id: String(m.id),
+        product_id: m.product_id,
+        source: m.source,
+        adjustment_type: m.adjustment_type,
+        reference: m.reference,
+        notes: m.notes,
+        created_by: m.created_by,
+        created_at: formatDateTime(m.created_at) as string,
+        total_change: toNumber(sum(own.map((l) => l.change))),
+        lines: own.map((l) => ({
+          location_id: String(l.location_id),
+          location_name: l.location_name,
+          warehouse_id: String(l.warehouse_id),
+          warehouse_name: l.warehouse_name,
+          previous_stock: toNumber(l.previous_stock),
+          new_stock: toNumber(l.new_stock),
+          change: toNumber(l.change),
+        })),
+      };
+    }),
+    pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
+  };
+});

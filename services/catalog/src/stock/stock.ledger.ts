@@ -1,0 +1,92 @@
+import { catalog } from '@bo/contracts';
+import { formatDateTime, recordEvent, toNumber, type Knex } from '@bo/runtime';
+import type { LocationJoinRow } from '../location/location.repository';
+import type { ProductRow } from '../product/product.record';
+import { totalStock } from '../product/product.repository';
+import { computeAdjustment, type AdjustmentLine } from './adjustment';
+
+export interface StockMoveInput {
+  orgId: number;
+  /** Must be locked for update by the caller's transaction. */
+  product: ProductRow;
+  source: (typeof catalog.stockMoveSources)[number];
+  adjustmentType: string;
+  reference?: string | null;
+  notes?: string | null;
+  userId?: string | null;
+  targets: ReadonlyArray<{ location: LocationJoinRow; quantity: string }>;
+}
+
+export interface RecordedMove {
+  moveId: string;
+  lines: AdjustmentLine[];
+}
+
+/**
+ * Sets target quantities at locations as one append-only stock move: the move, a line per location,
+ * the new quantities and the `catalog.stock.adjusted` event commit together or not at all. The
+ * product row lock held by the caller is what makes read-then-write of the quantities safe.
+ */
+export async function recordStockMove(trx: Knex.Transaction, input: StockMoveInput): Promise<RecordedMove> {
+  const { orgId, product } = input;
+  const locationIds = input.targets.map((t) => t.location.location_id);
+  const currentRows: Array<{ location_id: number; quantity: string }> = await trx('stock_quantities')
+    .where({ product_id: product.id })
+    .whereIn('location_id', locationIds)
+    .select('location_id', 'quantity');
+  const current = new Map(currentRows.map((r) => [Number(r.location_id), r.quantity]));
+  const lines = computeAdjustment(
+    current,
+    input.targets.map((t) => [t.location.location_id, t.quantity]),
+  );
+
+  const [move] = await trx('stock_moves')
+    .insert({
+      org_id: orgId,
+      product_id: product.id,
+      source: input.source,
+      adjustment_type: input.adjustmentType,
+      reference: input.reference ?? null,
+      notes: input.notes ?? null,
+      created_by: input.userId ?? null,
+    })
+    .returning(['id', 'created_at']);
+  await trx('stock_move_lines').insert(
+    lines.map((l) => ({
+      move_id: move.id,
+      org_id: orgId,
+      product_id: product.id,
+      location_id: l.locationId,
+      previous_stock: l.previous.toFixed(),
+      new_stock: l.next.toFixed(),
+      change: l.change.toFixed(),
+    })),
+  );
+  await trx('stock_quantities')
+    .insert(lines.map((l) => ({ org_id: orgId, product_id: product.id, location_id: l.locationId, quantity: l.next.toFixed() })))
+    .onConflict(['product_id', 'location_id'])
+    .merge({ quantity: trx.raw('excluded.quantity'), updated_at: trx.fn.now() });
+
+  const warehouseOf = new Map(input.targets.map((t) => [t.location.location_id, t.location.warehouse_id]));
+  const moveId = String(move.id);
+  const data: catalog.StockAdjustedData = {
+    stock_move_id: moveId,
+    product_id: product.id,
+    sku: product.sku,
+    source: input.source,
+    adjustment_type: input.adjustmentType,
+    reference: input.reference ?? null,
+    notes: input.notes ?? null,
+    lines: lines.map((l) => ({
+      location_id: String(l.locationId),
+      warehouse_id: String(warehouseOf.get(l.locationId)),
+      previous_stock: toNumber(l.previous),
+      new_stock: toNumber(l.next),
+      change: toNumber(l.change),
+    })),
+    stock: toNumber(await totalStock(trx, product.id)),
+    created_at: formatDateTime(move.created_at) as string,
+  };
+  await recordEvent(trx, catalog.stockAdjusted.type, orgId, data);
+  return { moveId, lines };
+}

@@ -1,0 +1,70 @@
+import { catalog } from '@bo/contracts';
+import { duplicate, formatDateTime, handler, isUniqueViolation, toNumber, validationFailed } from '@bo/runtime';
+import { findLiveProduct } from '../product/product.repository';
+import { claimSku } from '../sku/sku.registry';
+import { cleanSku } from '../sku/sku';
+import { duplicateOptionName, optionsKey } from './options';
+
+interface VariantRow {
+  id: number;
+  parent_product_id: number;
+  variant_name: string;
+  options: Record<string, string>;
+  price: string;
+  cost: string;
+  sku: string | null;
+  barcode: string | null;
+  created_at: Date;
+}
+
+export const createVariantHandler = handler(catalog.createVariant, async (req, ctx) => {
+  const options = Object.fromEntries(Object.entries(req.options ?? {}).map(([k, v]) => [k.trim(), v.trim()]));
+  const clash = duplicateOptionName(req.options ?? {});
+  if (clash !== null) {
+    const message = `options names "${clash}" twice (names compare without case)`;
+    throw validationFailed(message, [{ field: 'options', message }]);
+  }
+  try {
+    return await ctx.db.transaction(async (trx) => {
+      // Locking the parent queues variant creation per product and keeps it from being deleted meanwhile.
+      const parent = await findLiveProduct(trx, ctx.orgId, req.parent_product_id, { lock: true });
+      const sku = cleanSku(req.sku);
+      const [row] = (await trx('variants')
+        .insert({
+          org_id: ctx.orgId,
+          parent_product_id: parent.id,
+          variant_name: req.variant_name,
+          options: JSON.stringify(options),
+          options_key: optionsKey(options),
+          // A variant without its own price or cost sells and costs as its product does.
+          price: req.price ?? parent.price,
+          cost: req.cost ?? parent.cost,
+          sku,
+          barcode: req.barcode?.trim() || null,
+          created_by: ctx.userId ?? null,
+        })
+        .returning('*')) as VariantRow[];
+      const v = row as VariantRow;
+      await claimSku(trx, ctx.orgId, sku, { kind: 'variant', id: v.id });
+      return {
+        message: 'Variant created successfully',
+        variant: {
+          id: v.id,
+          parent_product_id: v.parent_product_id,
+          variant_name: v.variant_name,
+          options: v.options,
+          price: toNumber(v.price),
+          cost: toNumber(v.cost),
+          sku: v.sku,
+          barcode: v.barcode,
+          created_at: formatDateTime(v.created_at) as string,
+        },
+      };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, 'variants_parent_options')) {
+      throw duplicate(`Product ${req.parent_product_id} already has a variant with options ${JSON.stringify(options)}`, 'options');
+    }
+    throw err;
+  }
+});
