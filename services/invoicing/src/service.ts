@@ -1,8 +1,43 @@
 import type { ServiceDefinition } from '@bo/runtime';
+import { addLineHandler } from './invoice/add-line.handler';
+import { cancelInvoiceHandler } from './invoice/cancel-invoice.handler';
+import { createFromSourceHandler } from './invoice/create-from-source.handler';
+import { createInvoiceHandler } from './invoice/create-invoice.handler';
+import { invoiceBalancesHandler } from './invoice/invoice-balances.handler';
+import { listInvoicesHandler } from './invoice/list-invoices.handler';
+import { registerPaymentHandler } from './invoice/register-payment.handler';
+import { validateInvoiceHandler } from './invoice/validate-invoice.handler';
+import { invoicingMigrations } from './migrations';
+import { partnerEventsConsumer } from './partners/partner-events.consumer';
+import { cancelRecurringHandler } from './recurring/cancel-recurring.handler';
+import { generateChildHandler } from './recurring/generate-child.handler';
+import { pauseRecurringHandler } from './recurring/pause-recurring.handler';
+import { resumeRecurringHandler } from './recurring/resume-recurring.handler';
+import { recurringScheduler } from './recurring/scheduler';
 
-/** Not built yet: answers pings only, so the gateway reports its operations as unavailable (503). */
+/** How often the recurring scheduler looks for due contracts (RECURRING_INTERVAL_MS, default one minute). */
+function schedulerInterval(): number {
+  const fromEnv = Number(process.env.RECURRING_INTERVAL_MS);
+  return Number.isInteger(fromEnv) && fromEnv >= 100 ? fromEnv : 60_000;
+}
+
 export const invoicingService: ServiceDefinition = {
   name: 'invoicing',
-  migrations: [],
-  handlers: [],
+  migrations: invoicingMigrations,
+  handlers: [
+    createInvoiceHandler,
+    createFromSourceHandler,
+    listInvoicesHandler,
+    addLineHandler,
+    cancelInvoiceHandler,
+    validateInvoiceHandler,
+    invoiceBalancesHandler,
+    registerPaymentHandler,
+    pauseRecurringHandler,
+    resumeRecurringHandler,
+    cancelRecurringHandler,
+    generateChildHandler,
+  ],
+  subscriptions: () => [partnerEventsConsumer],
+  background: (deps) => [recurringScheduler(deps, schedulerInterval())],
 };

@@ -1,0 +1,27 @@
+import { invoicing } from '@bo/contracts';
+import { handler, invalidState, toNumber } from '@bo/runtime';
+import { isEditable } from '../domain/status';
+import { toLineRecord, type LineRow } from './invoice.record';
+import { countLines, findInvoice } from './invoice.repository';
+import { lineColumns, refreshTotals } from './invoice.writer';
+
+const MAX_LINES = 500;
+
+export const addLineHandler = handler(invoicing.addInvoiceLine, async (req, ctx) => {
+  return ctx.db.transaction(async (trx) => {
+    // The lock serializes line adds with validation, so a posted invoice never gains a line.
+    const invoice = await findInvoice(trx, ctx.orgId, req.invoice_id, { lock: true });
+    if (!isEditable(invoice.invoicestatus)) {
+      throw invalidState(`Lines can only be added to draft or proforma invoices; invoice ${invoice.invoicenumber} is ${invoice.invoicestatus}`);
+    }
+    const count = await countLines(trx, invoice.id);
+    if (count >= MAX_LINES) throw invalidState(`Invoice ${invoice.invoicenumber} already has the maximum of ${MAX_LINES} lines`);
+    const [line] = (await trx('invoice_lines').insert(lineColumns(ctx.orgId, invoice.id, req)).returning('*')) as LineRow[];
+    const totals = await refreshTotals(trx, invoice.id);
+    return {
+      message: 'Line item added successfully',
+      line_item: toLineRecord(line as LineRow),
+      invoice: { id: totals.id, subtotal: toNumber(totals.subtotal), tax_amount: toNumber(totals.tax_amount), invoicetotal: toNumber(totals.invoicetotal) },
+    };
+  });
+});

@@ -1,0 +1,28 @@
+import { invoicing } from '@bo/contracts';
+import { duplicate, handler, isUniqueViolation, today } from '@bo/runtime';
+import { requirePartner } from '../partners/partner-directory';
+import { newInvoiceFrom } from './create-input';
+import { toInvoiceRecord } from './invoice.record';
+import { insertInvoice } from './invoice.writer';
+
+export const createInvoiceHandler = handler(invoicing.createInvoice, async (req, ctx) => {
+  const values = newInvoiceFrom(req, ctx.userId, new Date());
+  await requirePartner(ctx, req.partner);
+  const sourceTaken = () =>
+    duplicate(`An invoice for ${values.sourcetype} ${values.sourceid} already exists`, 'sourceid');
+  try {
+    const created = await ctx.db.transaction(async (trx) => {
+      if (values.sourceid) {
+        const existing = await trx('invoices').select('id').where({ org_id: ctx.orgId, sourcetype: values.sourcetype, sourceid: values.sourceid }).first();
+        if (existing) throw sourceTaken();
+      }
+      return insertInvoice(trx, ctx.orgId, values, req.line_items ?? []);
+    });
+    const invoice = toInvoiceRecord(created.row, created.lines, today());
+    const message = invoice.recurring.enabled ? 'Recurring invoice created successfully' : 'Invoice created successfully';
+    return { message, invoice };
+  } catch (err) {
+    if (isUniqueViolation(err, 'invoices_org_source')) throw sourceTaken();
+    throw err;
+  }
+});

@@ -1,0 +1,32 @@
+import { invoicing } from '@bo/contracts';
+import { formatDate, handler, toNumber, today } from '@bo/runtime';
+import { dueOf, statusOf, toLineRecord } from './invoice.record';
+import { findInvoice, linesOf } from './invoice.repository';
+
+interface EntryRow {
+  id: number;
+  kind: 'invoice' | 'payment';
+  journalname: string;
+  journaldate: string;
+  amount: string;
+}
+
+export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, async (req, ctx) => {
+  const invoice = await findInvoice(ctx.db, ctx.orgId, req.id);
+  const entries: EntryRow[] = await ctx.db('journal_entries').where({ org_id: ctx.orgId, invoice_id: invoice.id }).orderBy('id');
+  const asJournal = (e: EntryRow) => ({ id: e.id, journalname: e.journalname, journaldate: formatDate(e.journaldate) as string, amount: toNumber(e.amount) });
+  const record = {
+    id: invoice.id,
+    invoicenumber: invoice.invoicenumber,
+    invoicetype: invoice.invoicetype,
+    invoicestatus: statusOf(invoice, today()),
+    invoicetotal: toNumber(invoice.invoicetotal),
+    amount_paid: toNumber(invoice.amount_paid),
+    due_amount: dueOf(invoice),
+    journals: entries.filter((e) => e.kind === 'invoice').map(asJournal),
+    payjournals: entries.filter((e) => e.kind === 'payment').map(asJournal),
+  };
+  if (!req.include_items) return { message: 'Invoice balances retrieved successfully', invoices: [record] };
+  const lines = (await linesOf(ctx.db, [invoice.id])).get(invoice.id) ?? [];
+  return { message: 'Invoice balances retrieved successfully', invoices: [{ ...record, line_items: lines.map(toLineRecord) }] };
+});

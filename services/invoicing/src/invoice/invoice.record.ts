@@ -1,0 +1,154 @@
+import type { invoicing } from '@bo/contracts';
+import { dec, formatDate, formatDateTime, toNumber } from '@bo/runtime';
+import { effectiveStatus, type StoredStatus } from '../domain/status';
+
+export interface InvoiceRow {
+  id: number;
+  org_id: number;
+  invoicenumber: string;
+  invoicetype: invoicing.InvoiceType;
+  partner_id: number;
+  invoicestatus: StoredStatus;
+  invoicedatetime: Date;
+  invoicedue: string | null;
+  comments: string | null;
+  invoicereference: string | null;
+  invoiceterms: string | null;
+  subtotal: string;
+  tax_amount: string;
+  invoicetotal: string;
+  amount_paid: string;
+  sourceid: string | null;
+  sourcenumber: string | null;
+  sourcetype: string | null;
+  chartofaccounts: string | null;
+  invoicejournal: string | null;
+  tradeaccount: string | null;
+  created_by: string | null;
+  recurring_enabled: boolean;
+  recurring_frequency: invoicing.RecurringFrequency | null;
+  recurring_start_date: string | null;
+  recurring_next_run_date: string | null;
+  recurring_next_index: number;
+  recurring_occurrences: number;
+  recurring_generated: number;
+  recurring_status: invoicing.RecurringStatus | null;
+  recurring_cancellation_reason: string | null;
+  parent_id: number | null;
+  run_date: string | null;
+  created_at: Date;
+  updated_at: Date;
+  validated_at: Date | null;
+  cancelled_at: Date | null;
+  paid_at: Date | null;
+}
+
+export interface LineRow {
+  id: number;
+  org_id: number;
+  invoice_id: number;
+  product_id: string;
+  product_name: string | null;
+  description: string | null;
+  quantity: string;
+  price: string;
+  discount: string;
+  tax_rate: string;
+  tax_included: boolean;
+  subtotal: string;
+  tax_amount: string;
+  total: string;
+}
+
+export function dueOf(row: Pick<InvoiceRow, 'invoicetotal' | 'amount_paid'>): number {
+  return toNumber(dec(row.invoicetotal).minus(dec(row.amount_paid)));
+}
+
+export function statusOf(row: Pick<InvoiceRow, 'invoicestatus' | 'invoicedue'>, today: string): invoicing.InvoiceStatus {
+  return effectiveStatus(row.invoicestatus, row.invoicedue, today);
+}
+
+export function toLineRecord(row: LineRow): invoicing.InvoiceLineRecord {
+  return {
+    id: row.id,
+    invoiceid: row.invoice_id,
+    product_id: row.product_id,
+    product_name: row.product_name,
+    description: row.description,
+    quantity: toNumber(row.quantity),
+    price: toNumber(row.price),
+    discount: toNumber(row.discount),
+    tax_rate: toNumber(row.tax_rate),
+    tax_included: row.tax_included,
+    subtotal: toNumber(row.subtotal),
+    tax_amount: toNumber(row.tax_amount),
+    total: toNumber(row.total),
+  };
+}
+
+export function toRecurringRecord(row: InvoiceRow): invoicing.RecurringRecord {
+  return {
+    enabled: row.recurring_enabled,
+    is_parent: row.recurring_enabled,
+    frequency: row.recurring_frequency,
+    start_date: formatDate(row.recurring_start_date),
+    next_run_date: formatDate(row.recurring_next_run_date),
+    occurrences_count: row.recurring_occurrences,
+    generated_count: row.recurring_generated,
+    status: row.recurring_status,
+    cancellation_reason: row.recurring_cancellation_reason,
+    parent_id: row.parent_id,
+  };
+}
+
+/** Spec 2.7 gives `userid` as an integer; user ids that are not numbers are passed on as sent. */
+function userIdOut(id: string | null): number | string | null {
+  if (id === null) return null;
+  return /^\d{1,9}$/.test(id) ? Number(id) : id;
+}
+
+export function toInvoiceRecord(row: InvoiceRow, lines: LineRow[], today: string): invoicing.InvoiceRecord {
+  return {
+    id: row.id,
+    orgid: row.org_id,
+    partner: row.partner_id,
+    invoicenumber: row.invoicenumber,
+    invoicetype: row.invoicetype,
+    userid: userIdOut(row.created_by),
+    invoicestatus: statusOf(row, today),
+    invoicedatetime: formatDateTime(row.invoicedatetime) as string,
+    comments: row.comments,
+    invoicereference: row.invoicereference,
+    invoiceterms: row.invoiceterms,
+    invoicedue: formatDate(row.invoicedue),
+    subtotal: toNumber(row.subtotal),
+    tax_amount: toNumber(row.tax_amount),
+    invoicetotal: toNumber(row.invoicetotal),
+    amount_paid: toNumber(row.amount_paid),
+    due_amount: dueOf(row),
+    sourceid: row.sourceid,
+    sourcenumber: row.sourcenumber,
+    sourcetype: row.sourcetype,
+    chartofaccounts: row.chartofaccounts,
+    invoicejournal: row.invoicejournal,
+    tradeaccount: row.tradeaccount,
+    recurring: toRecurringRecord(row),
+    line_items: lines.map(toLineRecord),
+    created_at: formatDateTime(row.created_at) as string,
+    updated_at: formatDateTime(row.updated_at) as string,
+  };
+}
+
+/** The fields every invoice event carries (see the event contracts). */
+export function eventRef(row: InvoiceRow) {
+  return {
+    invoice_id: row.id,
+    invoicenumber: row.invoicenumber,
+    invoicetype: row.invoicetype,
+    partner_id: row.partner_id,
+    invoicetotal: toNumber(row.invoicetotal),
+    sourcetype: row.sourcetype,
+    sourceid: row.sourceid,
+    sourcenumber: row.sourcenumber,
+  };
+}

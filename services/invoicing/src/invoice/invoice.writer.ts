@@ -1,0 +1,131 @@
+import { invoicing } from '@bo/contracts';
+import { computeLine, duplicate, formatDateTime, isUniqueViolation, nextDocumentNumber, recordEvent, sumLines, toNumber, type Knex } from '@bo/runtime';
+import { NUMBER_PREFIX } from '../domain/numbering';
+import type { InvoiceRow, LineRow } from './invoice.record';
+import { isNumberTaken } from './invoice.repository';
+
+export interface LineValues {
+  product_id: string;
+  product_name?: string | null;
+  description?: string | null;
+  quantity: string;
+  price: string;
+  discount?: string | null;
+  tax_rate: string;
+  tax_included: boolean;
+}
+
+/** Header columns a new invoice takes from its request (or from its recurring parent). */
+export type NewInvoice = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'invoicestatus'> &
+  Partial<
+    Pick<
+      InvoiceRow,
+      | 'invoicedue'
+      | 'comments'
+      | 'invoicereference'
+      | 'invoiceterms'
+      | 'sourceid'
+      | 'sourcenumber'
+      | 'sourcetype'
+      | 'chartofaccounts'
+      | 'invoicejournal'
+      | 'tradeaccount'
+      | 'created_by'
+      | 'recurring_enabled'
+      | 'recurring_frequency'
+      | 'recurring_start_date'
+      | 'recurring_next_run_date'
+      | 'recurring_occurrences'
+      | 'recurring_status'
+      | 'parent_id'
+      | 'run_date'
+    >
+  > & { invoicedatetime: Date; invoicenumber?: string };
+
+/** The stored form of a line: the server's arithmetic, whatever amounts the client sent. */
+export function lineColumns(orgId: number, invoiceId: number, line: LineValues) {
+  const amounts = computeLine(line);
+  return {
+    org_id: orgId,
+    invoice_id: invoiceId,
+    product_id: line.product_id,
+    product_name: line.product_name ?? null,
+    description: line.description ?? null,
+    quantity: line.quantity,
+    price: line.price,
+    discount: line.discount ?? '0',
+    tax_rate: line.tax_rate,
+    tax_included: line.tax_included,
+    subtotal: amounts.subtotal.toFixed(2),
+    tax_amount: amounts.tax_amount.toFixed(2),
+    total: amounts.total.toFixed(2),
+  };
+}
+
+/** Document totals are sums of the rounded lines (DESIGN.md section 3). */
+export async function refreshTotals(trx: Knex.Transaction, invoiceId: number): Promise<InvoiceRow> {
+  const [row] = await trx('invoices')
+    .where({ id: invoiceId })
+    .update({
+      subtotal: trx.raw('(select coalesce(sum(subtotal), 0) from invoice_lines where invoice_id = ?)', [invoiceId]),
+      tax_amount: trx.raw('(select coalesce(sum(tax_amount), 0) from invoice_lines where invoice_id = ?)', [invoiceId]),
+      invoicetotal: trx.raw('(select coalesce(sum(total), 0) from invoice_lines where invoice_id = ?)', [invoiceId]),
+      updated_at: trx.fn.now(),
+    })
+    .returning('*');
+  return row as InvoiceRow;
+}
+
+/**
+ * Inserts an invoice with its lines and records `invoicing.invoice.created`, inside the caller's
+ * transaction. A supplied number is kept (a duplicate is 400); otherwise the next gapless number
+ * of the type's series, whose counter stays locked until the caller commits.
+ */
+export async function insertInvoice(trx: Knex.Transaction, orgId: number, values: NewInvoice, lines: LineValues[]): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
+  const { invoicenumber: supplied, ...header } = values;
+  if (supplied && (await isNumberTaken(trx, orgId, supplied))) throw duplicateNumber(supplied);
+  const invoicenumber = supplied ?? (await nextDocumentNumber(trx, orgId, NUMBER_PREFIX[values.invoicetype], (n) => isNumberTaken(trx, orgId, n)));
+  const amounts = sumLines(lines.map((l) => computeLine(l)));
+  let inserted: InvoiceRow;
+  try {
+    // A savepoint, so a lost race on the number or source leaves the caller's transaction usable.
+    inserted = await trx.transaction(async (sp) => {
+      const [row] = await sp('invoices')
+        .insert({
+          ...header,
+          org_id: orgId,
+          invoicenumber,
+          subtotal: amounts.subtotal.toFixed(2),
+          tax_amount: amounts.tax_amount.toFixed(2),
+          invoicetotal: amounts.total.toFixed(2),
+        })
+        .returning('*');
+      return row as InvoiceRow;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, 'invoices_org_number')) throw duplicateNumber(invoicenumber);
+    throw err;
+  }
+  const lineRows: LineRow[] = lines.length ? await trx('invoice_lines').insert(lines.map((l) => lineColumns(orgId, inserted.id, l))).returning('*') : [];
+  await recordEvent(trx, invoicing.invoiceCreated.type, orgId, {
+    invoice_id: inserted.id,
+    invoicenumber: inserted.invoicenumber,
+    invoicetype: inserted.invoicetype,
+    partner_id: inserted.partner_id,
+    invoicetotal: toNumber(inserted.invoicetotal),
+    sourcetype: inserted.sourcetype,
+    sourceid: inserted.sourceid,
+    sourcenumber: inserted.sourcenumber,
+    invoicestatus: inserted.invoicestatus,
+    invoicedatetime: formatDateTime(inserted.invoicedatetime) as string,
+    subtotal: toNumber(inserted.subtotal),
+    tax_amount: toNumber(inserted.tax_amount),
+    invoicedue: inserted.invoicedue,
+    parent_id: inserted.parent_id,
+  });
+  return { row: inserted, lines: lineRows.sort((a, b) => a.id - b.id) };
+}
+
+function duplicateNumber(invoicenumber: string) {
+  return duplicate(`Invoice number ${invoicenumber} already exists`, 'invoicenumber');
+}

@@ -1,0 +1,69 @@
+import { invoicing } from '@bo/contracts';
+import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, today, validationFailed } from '@bo/runtime';
+import { accountsFor, DEFAULT_PAYMENT_JOURNAL, paymentEntryLines } from '../domain/journal';
+import { canTakePayment } from '../domain/status';
+import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
+import { findInvoice } from './invoice.repository';
+import { postEntry } from './journal.repository';
+
+export const registerPaymentHandler = handler(invoicing.registerPayment, async (req, ctx) => {
+  return ctx.db.transaction(async (trx) => {
+    // Locked so two payments racing cannot together pay more than is due.
+    const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
+    const now = today();
+    const status = statusOf(invoice, now);
+    if (!canTakePayment(status)) {
+      throw invalidState(`A payment can only be registered on an open or overdue invoice; invoice ${invoice.invoicenumber} is ${status}`);
+    }
+    const due = dec(invoice.invoicetotal).minus(dec(invoice.amount_paid));
+    if (dec(req.amount).greaterThan(due)) {
+      const message = `Overpayment: amount ${dec(req.amount).toFixed(2)} exceeds the amount due ${due.toFixed(2)} on invoice ${invoice.invoicenumber}`;
+      throw validationFailed(message, [{ field: 'amount', message }]);
+    }
+    const paymentDate = req.payment_date ?? now;
+    const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;
+    const accounts = accountsFor(invoice.invoicetype, invoice);
+    const journalEntryId = await postEntry(
+      trx,
+      { org_id: ctx.orgId, invoice_id: invoice.id, kind: 'payment', journalname: journal, journaldate: paymentDate, reference: invoice.invoicenumber },
+      paymentEntryLines(invoice.invoicetype, req.amount, accounts.trade, journal),
+    );
+    const [payment] = (await trx('payments')
+      .insert({ org_id: ctx.orgId, invoice_id: invoice.id, amount: req.amount, payment_date: paymentDate, journal, journal_entry_id: journalEntryId, created_by: req.userid ?? ctx.userId ?? null })
+      .returning('id')) as Array<{ id: number }>;
+    const paidInFull = dec(req.amount).equals(due);
+    const [row] = (await trx('invoices')
+      .where({ id: invoice.id })
+      .update({
+        amount_paid: trx.raw('amount_paid + ?::numeric', [req.amount]),
+        updated_at: trx.fn.now(),
+        ...(paidInFull ? { invoicestatus: 'paid', paid_at: trx.fn.now() } : {}),
+      })
+      .returning('*')) as InvoiceRow[];
+    const updated = row as InvoiceRow;
+    const paymentId = (payment as { id: number }).id;
+    await recordEvent(trx, invoicing.invoicePaymentRegistered.type, ctx.orgId, {
+      ...eventRef(updated),
+      payment_id: paymentId,
+      amount: toNumber(req.amount),
+      payment_date: paymentDate,
+      journal,
+      amount_paid: toNumber(updated.amount_paid),
+      due_amount: dueOf(updated),
+      journal_entry_id: journalEntryId,
+    });
+    if (paidInFull) await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, { ...eventRef(updated), paid_at: formatDateTime(updated.paid_at) as string });
+    return {
+      message: paidInFull ? `Payment registered; invoice ${updated.invoicenumber} is paid` : 'Payment registered successfully',
+      invoice: {
+        id: updated.id,
+        invoicenumber: updated.invoicenumber,
+        invoicestatus: statusOf(updated, now),
+        invoicetotal: toNumber(updated.invoicetotal),
+        amount_paid: toNumber(updated.amount_paid),
+        due_amount: dueOf(updated),
+      },
+      payment: { id: paymentId, amount: toNumber(req.amount), payment_date: formatDate(paymentDate) as string, journal, journal_entry_id: journalEntryId },
+    };
+  });
+});

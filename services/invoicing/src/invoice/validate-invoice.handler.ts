@@ -1,0 +1,67 @@
+import { invoicing } from '@bo/contracts';
+import { AppError, dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, today } from '@bo/runtime';
+import { accountsFor, invoiceEntryLines } from '../domain/journal';
+import { partnerCredit } from '../partners/partner-directory';
+import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
+import { countLines, findInvoice } from './invoice.repository';
+import { postEntry } from './journal.repository';
+
+export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (req, ctx) => {
+  return ctx.db.transaction(async (trx) => {
+    const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
+    if (invoice.invoicestatus !== 'draft' && invoice.invoicestatus !== 'proforma') {
+      throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it is ${statusOf(invoice, today())}; only draft or proforma invoices can be validated`);
+    }
+    const count = await countLines(trx, invoice.id);
+    if (count === 0) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it has no lines`);
+
+    // Asked while the invoice is locked, so its total cannot grow between the check and the posting.
+    if (invoice.invoicetype === 'invoiceout' && !req.override_credit_limit) {
+      const credit = await partnerCredit(ctx, invoice.partner_id);
+      if (credit.credit_limit > 0 && dec(credit.balance).plus(dec(invoice.invoicetotal)).greaterThan(dec(credit.credit_limit))) {
+        throw new AppError(
+          400,
+          'credit_limit_exceeded',
+          `Credit limit exceeded for partner ${invoice.partner_id}: available credit is ${dec(credit.available_credit).toFixed(2)}, ` +
+            `invoice total is ${dec(invoice.invoicetotal).toFixed(2)}; send override_credit_limit: true to validate anyway`,
+        );
+      }
+    }
+
+    const accounts = accountsFor(invoice.invoicetype, invoice);
+    const invoiceDate = formatDate(invoice.invoicedatetime) as string;
+    const journalEntryId = await postEntry(
+      trx,
+      { org_id: ctx.orgId, invoice_id: invoice.id, kind: 'invoice', journalname: accounts.journal, journaldate: invoiceDate, reference: invoice.invoicenumber },
+      invoiceEntryLines(invoice.invoicetype, { subtotal: invoice.subtotal, tax_amount: invoice.tax_amount, total: invoice.invoicetotal }, accounts),
+    );
+    // A zero-total document has nothing to collect: it is settled as soon as it is posted.
+    const settled = dec(invoice.invoicetotal).isZero();
+    const [row] = (await trx('invoices')
+      .where({ id: invoice.id })
+      .update({ invoicestatus: settled ? 'paid' : 'open', validated_at: trx.fn.now(), updated_at: trx.fn.now(), ...(settled ? { paid_at: trx.fn.now() } : {}) })
+      .returning('*')) as InvoiceRow[];
+    const posted = row as InvoiceRow;
+    await recordEvent(trx, invoicing.invoiceValidated.type, ctx.orgId, {
+      ...eventRef(posted),
+      journal_entry_id: journalEntryId,
+      invoicedatetime: formatDateTime(posted.invoicedatetime) as string,
+      invoicedue: formatDate(posted.invoicedue),
+      validated_at: formatDateTime(posted.validated_at) as string,
+      subtotal: toNumber(posted.subtotal),
+      tax_amount: toNumber(posted.tax_amount),
+    });
+    if (settled) await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, { ...eventRef(posted), paid_at: formatDateTime(posted.paid_at) as string });
+    return {
+      message: `Invoice ${posted.invoicenumber} validated successfully`,
+      invoice: {
+        id: posted.id,
+        invoicenumber: posted.invoicenumber,
+        invoicestatus: statusOf(posted, today()),
+        journal_entry_id: journalEntryId,
+        invoicetotal: toNumber(posted.invoicetotal),
+        due_amount: dueOf(posted),
+      },
+    };
+  });
+});
