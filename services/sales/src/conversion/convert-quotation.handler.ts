@@ -1,4 +1,5 @@
 import { sales } from '@bo/contracts';
+import { actor } from '../actor';
 import { dec, formatDateTime, handler, invalidState, recordEvent, today, toNumber } from '@bo/runtime';
 import { checkConvert } from '../quotation/quotation-status';
 import { enforce, findQuotation, linesOf, statusOf } from '../quotation/quotation.repository';
@@ -38,7 +39,7 @@ export const convertQuotationHandler = handler(sales.convertQuotation, async (re
         invoicetype: invoice.invoicetype,
         converted_at: convertedAt,
         convert_key: ctx.idempotencyKey ?? null,
-        updated_by: ctx.userId ?? null,
+        updated_by: actor(req, ctx),
         updated_at: trx.fn.now(),
       });
     await recordEvent(trx, sales.quotationConverted.type, ctx.orgId, {

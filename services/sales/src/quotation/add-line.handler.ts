@@ -1,4 +1,5 @@
 import { sales } from '@bo/contracts';
+import { actor } from '../actor';
 import { dec, handler, invalidState, today, toNumber, validationFailed } from '@bo/runtime';
 import { addToTotals, documentTooLarge, lineTooLarge, MAX_LINE_TOTAL, priceLine } from './quotation-lines';
 import { checkAddLine } from './quotation-status';
@@ -31,7 +32,7 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, async (re
         discount_total: totals.discount_total.toFixed(2),
         total: totals.total.toFixed(2),
         line_count: q.line_count + 1,
-        updated_by: ctx.userId ?? null,
+        updated_by: actor(req, ctx),
         updated_at: trx.fn.now(),
       });
     return {

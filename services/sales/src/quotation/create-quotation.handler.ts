@@ -1,4 +1,5 @@
 import { sales } from '@bo/contracts';
+import { actor } from '../actor';
 import { duplicate, handler, isUniqueViolation, nextDocumentNumber, parseDateTime, today, validationFailed, type Knex } from '@bo/runtime';
 import { requireLivePartner } from '../partners/partner-directory';
 import { documentTooLarge, documentTotals, lineTooLarge, MAX_LINE_TOTAL, priceLine, validUntilBeforeDate, type PricedLine } from './quotation-lines';
@@ -39,8 +40,8 @@ export const createQuotationHandler = handler(sales.createQuotation, async (req,
             discount_total: totals.discount_total.toFixed(2),
             total: totals.total.toFixed(2),
             line_count: lines.length,
-            created_by: ctx.userId ?? null,
-            updated_by: ctx.userId ?? null,
+            created_by: actor(req, ctx),
+            updated_by: actor(req, ctx),
           })
           .returning('*')) as QuotationRow[];
         const quotation = row as QuotationRow;

@@ -1,4 +1,5 @@
 import { sales } from '@bo/contracts';
+import { actor } from '../actor';
 import { duplicate, formatDate, formatDateTime, handler, isUniqueViolation, today, validationFailed } from '@bo/runtime';
 import { validUntilBeforeDate } from './quotation-lines';
 import { checkHeaderEdit, checkStatusMove, effectiveStatus } from './quotation-status';
@@ -31,7 +32,7 @@ export const editQuotationHandler = handler(sales.editQuotation, async (req, ctx
       if (req.quotation_status !== undefined && req.quotation_status !== current) changes.status = req.quotation_status as QuotationRow['status'];
       const [row] = (await trx('quotations')
         .where({ id: q.id })
-        .update({ ...changes, updated_by: ctx.userId ?? null, updated_at: trx.fn.now() })
+        .update({ ...changes, updated_by: actor(req, ctx), updated_at: trx.fn.now() })
         .returning('*')) as QuotationRow[];
       const updated = row as QuotationRow;
       return {

@@ -1,0 +1,78 @@
+import type { partners, RpcReply } from '@bo/contracts';
+import { testing } from '@bo/runtime';
+
+export type Reply = Awaited<ReturnType<testing.TestService['call']>>;
+
+export const ok = (r: Reply): Record<string, any> => {
+  if (!r.ok) throw new Error(`expected success, got ${r.status} ${r.code}: ${r.message}`);
+  return r.body as Record<string, any>;
+};
+
+export function partnerRecord(orgid: number, id: number, over: Partial<partners.PartnerRecord> = {}): partners.PartnerRecord {
+  return {
+    id, orgid, partnername: `Partner ${id}`, display_name: `Partner ${id}`, partner_type: 'customer', email: null, phone: null, address: null,
+    tax_number: null, credit_limit: 0, balance: 0, committed: 0, currency: 'EUR', payment_terms: null, contact_person: null, notes: null,
+    created_at: '2026-01-01T00:00:00', updated_at: '2026-01-01T00:00:00', ...over,
+  };
+}
+
+/** Stands in for the partners service's internal lookup; knows the partners put in `known`. */
+export async function fakePartners(svc: testing.TestService) {
+  const known = new Map<string, partners.PartnerRecord>();
+  let calls = 0;
+  await svc.client.serve('partners', ['partners.partner.get'], async (_op, payload, meta): Promise<RpcReply> => {
+    calls++;
+    const id = Number((payload as { partner_id: number }).partner_id);
+    const p = known.get(`${meta.orgId}:${id}`);
+    return p ? { ok: true, status: 200, body: { message: 'Partner found', partner: p } } : { ok: false, status: 400, code: 'not_found', message: `Partner ${id} not found` };
+  });
+  return {
+    add: (p: partners.PartnerRecord) => void known.set(`${p.orgid}:${p.id}`, p),
+    calls: () => calls,
+  };
+}
+
+export interface FakeInvoice {
+  id: number; orgid: number; invoicenumber: string; invoicetype: string; partner: string; invoicestatus: string;
+  subtotal: number; tax_amount: number; invoicetotal: number;
+}
+
+/**
+ * Stands in for invoicing.invoice.create_from_source: one invoice per (org, sourcetype, sourceid),
+ * a repeat answers it with created: false, like the real operation.
+ */
+export async function fakeInvoicing(svc: testing.TestService) {
+  const invoices = new Map<string, FakeInvoice>();
+  const requests: Array<Record<string, any>> = [];
+  const state = { nextId: 1, delayMs: 0, refuse: undefined as undefined | { code: 'validation_failed' | 'not_found'; message: string } };
+  await svc.client.serve('invoicing', ['invoicing.invoice.create_from_source'], async (_op, payload, meta): Promise<RpcReply> => {
+    const req = payload as Record<string, any>;
+    requests.push(req);
+    if (state.refuse) return { ok: false, status: 400, ...state.refuse };
+    const key = `${meta.orgId}:${req.sourcetype}:${req.sourceid}`;
+    let invoice = invoices.get(key);
+    const created = !invoice;
+    if (!invoice) {
+      const id = state.nextId++;
+      invoice = {
+        id, orgid: meta.orgId, invoicenumber: `INV-${String(id).padStart(5, '0')}`, invoicetype: req.invoicetype, partner: String(req.partner),
+        invoicestatus: 'draft', subtotal: Number(req.subtotal), tax_amount: Number(req.tax_amount), invoicetotal: Number(req.invoicetotal),
+      };
+      invoices.set(key, invoice);
+    }
+    // Slow answers come after the work is done, as a real timeout would leave it.
+    if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
+    return { ok: true, status: 200, body: { message: created ? 'Invoice created' : 'Invoice already exists', created, invoice } };
+  });
+  return { invoices, requests, state };
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const daysFromToday = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
