@@ -1,0 +1,47 @@
+import type { RpcReply } from '@bo/contracts';
+import { testing } from '@bo/runtime';
+import { invoicingService } from '../src/service';
+
+export interface FakePartner {
+  org: number;
+  id: number;
+  partnername: string;
+  credit_limit: number;
+  balance: number;
+}
+
+/** Stands in for the partners service: answers its lookup and balance RPCs from a table the test controls. */
+export async function startWithFakePartners(partnersTable: FakePartner[]) {
+  const svc = await testing.startTestService(invoicingService);
+  const calls: string[] = [];
+  await svc.client.serve('partners', ['partners.partner.get', 'partners.partner.balance'], async (operation, payload, meta): Promise<RpcReply> => {
+    calls.push(operation);
+    const partnerId = Number((payload as { partner_id: number }).partner_id);
+    const p = partnersTable.find((x) => x.org === meta.orgId && x.id === partnerId);
+    if (!p) return { ok: false, status: 400, code: 'not_found', message: `Partner ${partnerId} not found` };
+    const record = {
+      id: p.id, orgid: p.org, partnername: p.partnername, display_name: p.partnername, partner_type: 'customer', email: null, phone: null,
+      address: null, tax_number: null, credit_limit: p.credit_limit, balance: p.balance, committed: 0, currency: null, payment_terms: null,
+      contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-01T00:00:00',
+    };
+    if (operation === 'partners.partner.get') return { ok: true, status: 200, body: { message: 'Partner found', partner: record } };
+    const view = {
+      id: p.id, partnername: p.partnername, display_name: p.partnername, email: null, phone: null, balance: p.balance, committed: 0,
+      credit_limit: p.credit_limit, available_credit: Math.round((p.credit_limit - p.balance) * 100) / 100, currency: null,
+    };
+    return { ok: true, status: 200, body: { message: 'Partner balance retrieved successfully', partner: view } };
+  });
+  return { svc, calls };
+}
+
+/** 5 x 50 less 10 %, 15 % tax: 225.00 + 33.75 = 258.75 (spec 2.6). */
+export const specLine = { product_id: 7, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
+/** 115 with 15 % tax included: 100.00 + 15.00. */
+export const taxIncludedLine = { product_id: '8', quantity: 1, price: 115, tax_rate: 15, tax_included: true };
+/** 3 x 0.1 must be exactly 0.30. */
+export const tenthsLine = { product_id: '9', quantity: 3, price: 0.1, tax_rate: 0, tax_included: false };
+
+export const body = (reply: RpcReply): Record<string, any> => {
+  if (!reply.ok) throw new Error(`expected success, got ${reply.status} ${reply.code}: ${reply.message}`);
+  return reply.body;
+};

@@ -1,0 +1,285 @@
+import type { testing } from '@bo/runtime';
+import { body, specLine, startWithFakePartners, taxIncludedLine, tenthsLine, type FakePartner } from './fixtures';
+
+const partnersTable: FakePartner[] = [
+  { org: 1, id: 10, partnername: 'Acme Corp', credit_limit: 0, balance: 0 },
+  { org: 1, id: 11, partnername: 'Globex', credit_limit: 1000, balance: 800 },
+  { org: 2, id: 20, partnername: 'Initech', credit_limit: 0, balance: 0 },
+  { org: 3, id: 30, partnername: 'Busy', credit_limit: 0, balance: 0 },
+];
+
+describe('invoicing service: invoices', () => {
+  let svc: testing.TestService;
+  let events: Awaited<ReturnType<testing.TestService['collect']>>;
+
+  beforeAll(async () => {
+    ({ svc } = await startWithFakePartners(partnersTable));
+    events = await svc.collect(['invoicing.invoice.*']);
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  const create = (payload: Record<string, unknown>, org = 1) => svc.call('invoicing.invoice.create', { userid: '5', invoicetype: 'invoiceout', partner: 10, ...payload }, org);
+  const invoiceCount = async (org = 1) => Number((await svc.db('invoices').where({ org_id: org }).count<{ c: number }[]>({ c: '*' }))[0]!.c);
+  const stored = (id: number) => svc.db('invoices').where({ id }).first();
+  const eventsOf = (type: string, invoiceId: number) => events.filter((e) => e.type === type && e.data.invoice_id === invoiceId);
+  const waitFor = async (check: () => boolean) => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(check()).toBe(true);
+  };
+
+  it('computes every amount on the server, whatever totals the client sent', async () => {
+    const reply = body(
+      await create({
+        invoicedatetime: '2025-03-01T10:00:00',
+        invoicedue: '2099-03-31',
+        subtotal: 1,
+        tax_amount: 1,
+        invoicetotal: 999,
+        line_items: [{ ...specLine, subtotal: 1, tax_amount: 2, total: 3 }, taxIncludedLine, tenthsLine],
+      }),
+    );
+    const inv = reply.invoice;
+    expect(inv).toMatchObject({
+      orgid: 1, partner: 10, invoicenumber: 'INV-00001', invoicetype: 'invoiceout', invoicestatus: 'draft', userid: 5,
+      invoicedatetime: '2025-03-01T10:00:00', invoicedue: '2099-03-31', subtotal: 325.3, tax_amount: 48.75, invoicetotal: 374.05, due_amount: 374.05,
+    });
+    expect(inv.line_items.map((l: any) => [l.subtotal, l.tax_amount, l.total])).toEqual([[225, 33.75, 258.75], [100, 15, 115], [0.3, 0, 0.3]]);
+    const row = await stored(inv.id);
+    expect([row.subtotal, row.tax_amount, row.invoicetotal]).toEqual(['325.30', '48.75', '374.05']);
+    await waitFor(() => eventsOf('invoicing.invoice.created', inv.id).length === 1);
+    expect(eventsOf('invoicing.invoice.created', inv.id)[0]!.data).toMatchObject({ invoicenumber: 'INV-00001', invoicetotal: 374.05, partner_id: 10, invoicestatus: 'draft' });
+  });
+
+  it('numbers each type in its own series and keeps a supplied number', async () => {
+    const numbers = [];
+    for (const invoicetype of ['creditout', 'invoicein', 'creditin']) numbers.push(body(await create({ invoicetype })).invoice.invoicenumber);
+    expect(numbers).toEqual(['CRN-00001', 'BILL-00001', 'RFD-00001']);
+    expect(body(await create({ invoicenumber: 'INV-00002', invoicestatus: 'proforma' })).invoice).toMatchObject({ invoicenumber: 'INV-00002', invoicestatus: 'proforma' });
+    // The series skips a number taken by hand.
+    expect(body(await create({})).invoice.invoicenumber).toBe('INV-00003');
+  });
+
+  it('refuses a duplicate number, a status other than draft or proforma, an unknown partner and a due date before the invoice date, changing nothing', async () => {
+    const before = await invoiceCount();
+    const dup = await create({ invoicenumber: 'INV-00001' });
+    expect(dup).toMatchObject({ ok: false, status: 400, code: 'duplicate' });
+    const open = await create({ invoicestatus: 'open' });
+    expect(open).toMatchObject({ ok: false, status: 400, code: 'validation_failed' });
+    expect(!open.ok && open.errors?.[0]?.field).toBe('invoicestatus');
+    expect(await create({ partner: 99 })).toMatchObject({ ok: false, code: 'not_found', message: 'Partner 99 not found' });
+    // Another organization's partner does not exist here.
+    expect(await create({ partner: 20 })).toMatchObject({ ok: false, code: 'not_found' });
+    const due = await create({ invoicedatetime: '2025-03-10T00:00:00', invoicedue: '2025-03-01' });
+    expect(due).toMatchObject({ ok: false, code: 'validation_failed' });
+    expect(await invoiceCount()).toBe(before);
+  });
+
+  it('gives 25 concurrent creates 25 distinct, gapless numbers', async () => {
+    const replies = await Promise.all(Array.from({ length: 25 }, () => create({ partner: 30, line_items: [tenthsLine] }, 3)));
+    const numbers = replies.map((r) => body(r).invoice.invoicenumber).sort();
+    expect(numbers).toEqual(Array.from({ length: 25 }, (_, i) => `INV-${String(i + 1).padStart(5, '0')}`));
+  });
+
+  it('adds lines while draft, recomputing the totals, and refuses them once posted', async () => {
+    const inv = body(await create({ line_items: [specLine] })).invoice;
+    const added = body(await svc.call('invoicing.invoice.add_line', { invoice_id: inv.id, ...taxIncludedLine, subtotal: 5, total: 5 }));
+    expect(added.line_item).toMatchObject({ invoiceid: inv.id, product_id: '8', quantity: 1, price: 115, discount: 0, tax_rate: 15, subtotal: 100, tax_amount: 15, total: 115 });
+    expect(added.invoice).toEqual({ id: inv.id, subtotal: 325, tax_amount: 48.75, invoicetotal: 373.75 });
+    body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+    const refused = await svc.call('invoicing.invoice.add_line', { invoice_id: inv.id, ...tenthsLine });
+    expect(refused).toMatchObject({ ok: false, status: 400, code: 'invalid_state' });
+    expect(await svc.db('invoice_lines').where({ invoice_id: inv.id }).count<{ c: number }[]>({ c: '*' })).toEqual([{ c: 2 }]);
+    expect((await stored(inv.id)).invoicetotal).toBe('373.75');
+  });
+
+  it('validates into a balanced journal entry and an event, once', async () => {
+    const inv = body(await create({ invoicedatetime: '2025-04-02T09:30:00', line_items: [specLine], tradeaccount: '1210 Receivables EU' })).invoice;
+    const v = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+    expect(v.invoice).toMatchObject({ id: inv.id, invoicestatus: 'open', invoicetotal: 258.75 });
+    const entry = await svc.db('journal_entries').where({ id: v.invoice.journal_entry_id }).first();
+    expect(entry).toMatchObject({ invoice_id: inv.id, kind: 'invoice', journalname: 'Sales Journal', journaldate: '2025-04-02', amount: '258.75' });
+    const lines = await svc.db('journal_lines').where({ entry_id: entry.id }).orderBy('id').select('account', 'debit', 'credit');
+    expect(lines).toEqual([
+      { account: '1210 Receivables EU', debit: '258.75', credit: '0.00' },
+      { account: '4000 Sales Revenue', debit: '0.00', credit: '225.00' },
+      { account: '2200 Tax Payable', debit: '0.00', credit: '33.75' },
+    ]);
+    await waitFor(() => eventsOf('invoicing.invoice.validated', inv.id).length === 1);
+    expect(eventsOf('invoicing.invoice.validated', inv.id)[0]!.data).toMatchObject({
+      invoicenumber: inv.invoicenumber, invoicetype: 'invoiceout', partner_id: 10, invoicetotal: 258.75, journal_entry_id: entry.id, invoicedatetime: '2025-04-02T09:30:00',
+    });
+    const again = await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id });
+    expect(again).toMatchObject({ ok: false, code: 'invalid_state' });
+    expect(await svc.db('journal_entries').where({ invoice_id: inv.id })).toHaveLength(1);
+  });
+
+  it('refuses to validate an invoice without lines', async () => {
+    const inv = body(await create({})).invoice;
+    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id })).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringMatching(/no lines/) });
+    expect((await stored(inv.id)).invoicestatus).toBe('draft');
+  });
+
+  it('refuses a sale beyond the credit limit, naming the available credit, unless overridden', async () => {
+    // Globex: limit 1000, balance 800, so 200.00 available; the invoice is 258.75.
+    const inv = body(await create({ partner: 11, line_items: [specLine] })).invoice;
+    const refused = await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id });
+    expect(refused).toMatchObject({ ok: false, status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('available credit is 200.00') });
+    expect((await stored(inv.id)).invoicestatus).toBe('draft');
+    expect(await svc.db('journal_entries').where({ invoice_id: inv.id })).toHaveLength(0);
+    const forced = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id, override_credit_limit: true }));
+    expect(forced.invoice.invoicestatus).toBe('open');
+    // A bill to the same partner is not a sale on credit: no check.
+    const bill = body(await create({ partner: 11, invoicetype: 'invoicein', line_items: [specLine] })).invoice;
+    expect(body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: bill.id })).invoice.invoicestatus).toBe('open');
+  });
+
+  it('cancels drafts and proformas only, saying why otherwise', async () => {
+    const draft = body(await create({ line_items: [specLine] })).invoice;
+    const proforma = body(await create({ invoicestatus: 'proforma' })).invoice;
+    expect(body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: draft.id })).invoice.invoicestatus).toBe('cancelled');
+    expect(body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: proforma.id })).invoice.invoicestatus).toBe('cancelled');
+    await waitFor(() => eventsOf('invoicing.invoice.cancelled', draft.id).length === 1);
+
+    const posted = body(await create({ line_items: [specLine] })).invoice;
+    body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: posted.id }));
+    const refused = await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: posted.id });
+    expect(refused).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('only draft or proforma invoices can be cancelled') });
+    expect((await stored(posted.id)).invoicestatus).toBe('open');
+    expect(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: draft.id })).toMatchObject({ ok: false, message: expect.stringContaining('already cancelled') });
+    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: draft.id })).toMatchObject({ ok: false, code: 'invalid_state' });
+  });
+
+  it('takes partial payments, refuses overpayment and is paid when nothing is due', async () => {
+    const inv = body(await create({ line_items: [specLine] })).invoice;
+    const draftPay = await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 10 });
+    expect(draftPay).toMatchObject({ ok: false, code: 'invalid_state' });
+    body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+
+    const first = body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: '100.10', payment_date: '2025-05-01', journal: 'Bank EUR' }));
+    expect(first.invoice).toMatchObject({ invoicestatus: 'open', amount_paid: 100.1, due_amount: 158.65 });
+    expect(first.payment).toMatchObject({ amount: 100.1, payment_date: '2025-05-01', journal: 'Bank EUR' });
+
+    const over = await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 158.66 });
+    expect(over).toMatchObject({ ok: false, status: 400, code: 'validation_failed', message: expect.stringContaining('exceeds the amount due 158.65') });
+    expect(await svc.db('payments').where({ invoice_id: inv.id })).toHaveLength(1);
+    expect((await stored(inv.id)).amount_paid).toBe('100.10');
+
+    const last = body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 158.65, payment_date: '2025-05-02' }));
+    expect(last.invoice).toMatchObject({ invoicestatus: 'paid', amount_paid: 258.75, due_amount: 0 });
+    expect(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 1 })).toMatchObject({ ok: false, code: 'invalid_state' });
+
+    const balances = body(await svc.call('invoicing.invoice.balances', { id: inv.id, include_items: true })).invoices[0];
+    expect(balances).toMatchObject({ invoicetotal: 258.75, amount_paid: 258.75, due_amount: 0, invoicestatus: 'paid' });
+    expect(balances.journals).toEqual([expect.objectContaining({ journalname: 'Sales Journal', amount: 258.75 })]);
+    expect(balances.payjournals.map((j: any) => [j.journalname, j.journaldate, j.amount])).toEqual([['Bank EUR', '2025-05-01', 100.1], ['Bank', '2025-05-02', 158.65]]);
+    expect(balances.line_items).toHaveLength(1);
+
+    await waitFor(() => eventsOf('invoicing.invoice.payment_registered', inv.id).length === 2 && eventsOf('invoicing.invoice.paid', inv.id).length === 1);
+    const paymentEvents = eventsOf('invoicing.invoice.payment_registered', inv.id).map((e) => e.data);
+    expect(paymentEvents.map((d) => [d.amount, d.amount_paid, d.due_amount])).toEqual([[100.1, 100.1, 158.65], [158.65, 258.75, 0]]);
+    expect(new Set(paymentEvents.map((d) => d.payment_id)).size).toBe(2);
+    const payLines = await svc.db('journal_lines').whereIn('entry_id', balances.payjournals.map((j: any) => j.id)).orderBy('id').select('account', 'debit', 'credit');
+    expect(payLines[0]).toEqual({ account: 'Bank EUR', debit: '100.10', credit: '0.00' });
+    expect(payLines[1]).toEqual({ account: '1200 Accounts Receivable', debit: '0.00', credit: '100.10' });
+  });
+
+  it('never lets two racing payments pay more than is due', async () => {
+    const inv = body(await create({ line_items: [tenthsLine] })).invoice;
+    body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+    const replies = await Promise.all([1, 2, 3].map(() => svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 0.2 })));
+    expect(replies.filter((r) => r.ok)).toHaveLength(1);
+    expect((await stored(inv.id)).amount_paid).toBe('0.20');
+  });
+
+  it('reads an open invoice past its due date as overdue everywhere, at once', async () => {
+    const inv = body(await create({ partner: 10, invoicedatetime: '2024-01-01T00:00:00', invoicedue: '2024-01-31', line_items: [specLine] })).invoice;
+    const v = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+    expect(v.invoice.invoicestatus).toBe('overdue');
+    const overdue = body(await svc.call('invoicing.invoice.list', { status_filter: 'overdue' })).invoices.map((i: any) => i.id);
+    expect(overdue).toContain(inv.id);
+    const open = body(await svc.call('invoicing.invoice.list', { status_filter: 'open', page_size: 100 })).invoices;
+    expect(open.map((i: any) => i.id)).not.toContain(inv.id);
+    expect(open.every((i: any) => i.invoicestatus === 'open')).toBe(true);
+    expect(body(await svc.call('invoicing.invoice.balances', { id: inv.id })).invoices[0].invoicestatus).toBe('overdue');
+    expect(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: inv.id })).toMatchObject({ ok: false, message: expect.stringContaining('overdue') });
+    const paid = body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 258.75 }));
+    expect(paid.invoice.invoicestatus).toBe('paid');
+  });
+
+  it('creates at most one invoice per source document, even racing', async () => {
+    const source = { sourcetype: 'quotation', sourceid: '77', sourcenumber: 'QUO-00077', line_items: [specLine], invoicetype: 'invoiceout', partner: 10 };
+    const replies = await Promise.all([1, 2, 3, 4, 5].map(() => svc.call('invoicing.invoice.create_from_source', source)));
+    const bodies = replies.map(body);
+    expect(bodies.filter((b) => b.created)).toHaveLength(1);
+    expect(new Set(bodies.map((b) => b.invoice.id)).size).toBe(1);
+    expect(bodies[0]!.invoice).toMatchObject({ orgid: 1, invoicestatus: 'draft', subtotal: 225, tax_amount: 33.75, invoicetotal: 258.75, sourcenumber: 'QUO-00077' });
+    expect(await svc.db('invoices').where({ sourcetype: 'quotation', sourceid: '77' })).toHaveLength(1);
+    const before = await invoiceCount();
+    expect(await create({ sourcetype: 'quotation', sourceid: '77', sourcenumber: 'QUO-00077' })).toMatchObject({ ok: false, code: 'duplicate' });
+    expect(await invoiceCount()).toBe(before);
+    // The numbers of the losers went back to the series: the next one follows without a gap.
+    const taken = (await svc.db('invoices').where({ org_id: 1 }).where('invoicenumber', 'like', 'INV-%').pluck('invoicenumber')).sort();
+    const next = body(await create({})).invoice.invoicenumber;
+    expect(next).toBe(`INV-${String(Number(taken[taken.length - 1]!.slice(4)) + 1).padStart(5, '0')}`);
+  });
+
+  it('lists with filters, search over numbers and partner names, sorting and pagination', async () => {
+    await svc.publish('partners.partner.created', 2, {
+      id: 20, orgid: 2, partnername: 'Initech', display_name: 'Initech Ltd', partner_type: 'customer', email: null, phone: null, address: null, tax_number: null,
+      credit_limit: 0, balance: 0, committed: 0, currency: null, payment_terms: null, contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-02T00:00:00',
+    });
+    // The read model follows partner events; the name search below depends on it.
+    for (let i = 0; i < 200; i++) {
+      const known = await svc.db('partner_directory').where({ org_id: 2, id: 20 }).first();
+      if (known?.display_name === 'Initech Ltd') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const a = body(await create({ partner: 20, invoicedatetime: '2025-01-10T00:00:00', line_items: [specLine] }, 2)).invoice;
+    const b = body(await create({ partner: 20, invoicedatetime: '2025-02-10T00:00:00', line_items: [tenthsLine] }, 2)).invoice;
+    const c = body(await create({ partner: 20, invoicedatetime: '2025-03-10T00:00:00', line_items: [taxIncludedLine], invoicetype: 'creditout' }, 2)).invoice;
+    const list = (q: Record<string, unknown>) => svc.call('invoicing.invoice.list', q, 2).then(body);
+
+    const all = await list({ include_items: true });
+    expect(all.invoices.map((i: any) => i.id)).toEqual([c.id, b.id, a.id]);
+    expect(all.invoices[2]).toMatchObject({
+      orgid: 2, invoicenumber: 'INV-00001', invoicetype: 'invoiceout', invoicestatus: 'draft', invoicedatetime: '2025-01-10T00:00:00', invoicetotal: 258.75, due_amount: 258.75, creator: '5',
+      recurring: { enabled: false }, partner: { id: 20, partnername: 'Initech', display_name: 'Initech Ltd', imageUrl: null },
+    });
+    expect(all.invoices[2].line_items).toHaveLength(1);
+    expect((await list({})).invoices[0].line_items).toBeUndefined();
+    expect(all.pagination).toEqual({ page_number: 1, page_size: 25, total_items: 3, total_pages: 1, has_next: false, has_previous: false });
+
+    expect((await list({ sort_by: 'total', sort_order: 'asc' })).invoices.map((i: any) => i.invoicetotal)).toEqual([0.3, 115, 258.75]);
+    expect((await list({ sort_by: 'number', sort_order: 'asc' })).invoices.map((i: any) => i.invoicenumber)).toEqual(['CRN-00001', 'INV-00001', 'INV-00002']);
+    expect((await list({ date_from: '2025-02-10', date_to: '2025-03-09' })).invoices.map((i: any) => i.id)).toEqual([b.id]);
+    expect((await list({ amount_min: 100, amount_max: 200 })).invoices.map((i: any) => i.id)).toEqual([c.id]);
+    expect((await list({ search_key: 'crn-' })).invoices.map((i: any) => i.id)).toEqual([c.id]);
+    expect((await list({ search_key: 'initech ltd' })).pagination.total_items).toBe(3);
+    expect((await list({ search_key: '%' })).pagination.total_items).toBe(0);
+    expect((await list({ partner_ids: ['20'], status_filter: 'draft' })).pagination.total_items).toBe(3);
+    expect((await list({ partner_ids: ['21'] })).pagination.total_items).toBe(0);
+    const page2 = await list({ page_size: 2, page_number: 2 });
+    expect(page2.invoices.map((i: any) => i.id)).toEqual([a.id]);
+    expect(page2.pagination).toMatchObject({ total_items: 3, total_pages: 2, has_next: false, has_previous: true });
+    expect(await svc.call('invoicing.invoice.list', { date_from: '2025-03-01', date_to: '2025-01-01' }, 2)).toMatchObject({ ok: false, code: 'validation_failed' });
+  });
+
+  it('keeps organizations apart', async () => {
+    const mine = body(await create({ line_items: [specLine] })).invoice;
+    for (const [op, payload] of [
+      ['invoicing.invoice.validate', { validate_invoice: true, id: mine.id }],
+      ['invoicing.invoice.cancel', { cancel_invoice: true, id: mine.id }],
+      ['invoicing.invoice.add_line', { invoice_id: mine.id, ...tenthsLine }],
+      ['invoicing.invoice.balances', { id: mine.id }],
+      ['invoicing.invoice.register_payment', { register_payment: true, id: mine.id, amount: 1 }],
+    ] as const) {
+      expect(await svc.call(op, payload, 2)).toMatchObject({ ok: false, status: 400, code: 'not_found', message: `Invoice ${mine.id} not found` });
+    }
+    const theirs = body(await svc.call('invoicing.invoice.list', { page_size: 100 }, 2)).invoices;
+    expect(theirs.every((i: any) => i.orgid === 2)).toBe(true);
+    const row = await stored(mine.id);
+    expect([row.invoicestatus, row.invoicetotal]).toEqual(['draft', '258.75']);
+  });
+});
