@@ -35,8 +35,8 @@ export function locationsQuery(db: Knex, orgId: number) {
 /**
  * The organization's default location, made with its default warehouse on first use. Runs in its
  * own short transaction so the defaults exist (committed) before any longer write uses them. Two
- * first calls at once meet on the partial unique indexes: ON CONFLICT waits for the other insert
- * and then finds its row, so there is never a second default.
+ * first calls at once meet on the unique indexes (one default per org, names unique): ON CONFLICT
+ * waits for the other insert and then finds its row, so there is never a second default.
  */
 export async function ensureDefaultLocation(db: Knex, orgId: number): Promise<LocationJoinRow> {
   const existing = await findDefaultLocation(db, orgId);
@@ -44,13 +44,13 @@ export async function ensureDefaultLocation(db: Knex, orgId: number): Promise<Lo
   await db.transaction(async (trx) => {
     await trx.raw(
       `insert into warehouses (org_id, name, is_default) values (?, ?, true)
-       on conflict (org_id) where is_default do nothing`,
+       on conflict do nothing`,
       [orgId, DEFAULT_WAREHOUSE_NAME],
     );
     const warehouse = await trx('warehouses').where({ org_id: orgId, is_default: true }).first('id');
     await trx.raw(
       `insert into locations (org_id, warehouse_id, name, is_default) values (?, ?, ?, true)
-       on conflict (org_id) where is_default do nothing`,
+       on conflict do nothing`,
       [orgId, warehouse.id, DEFAULT_LOCATION_NAME],
     );
   });

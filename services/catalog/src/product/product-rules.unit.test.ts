@@ -14,3 +14,9 @@ describe('product rules', () => {
     expect(carriesStock('consumable')).toBe(false);
   });
 });
+
+describe('stock level messages', () => {
+  it('writes stored decimals without trailing zeros', () => {
+    expect(stockLevelsProblem('1.0000', '0.5000')).toBe('min_stock_level 1 must not exceed max_stock_level 0.5');
+  });
+});

@@ -22,7 +22,7 @@ export const adjustStockHandler = handler(catalog.adjustStock, async (req, ctx) 
       adjustmentType: req.adjustment_type?.trim() || 'adjustment',
       reference: req.reference || null,
       notes: req.notes || null,
-      userId: ctx.userId,
+      userId: ctx.userId ?? req.userid,
       targets,
     });
     return {
