@@ -33,7 +33,7 @@ export async function fakePartners(svc: testing.TestService) {
 }
 
 export interface FakeInvoice {
-  id: number; orgid: number; invoicenumber: string; invoicetype: string; partner: string; invoicestatus: string;
+  id: number; orgid: number; invoicenumber: string; invoicetype: string; partner: number; invoicestatus: string;
   subtotal: number; tax_amount: number; invoicetotal: number;
 }
 
@@ -55,7 +55,7 @@ export async function fakeInvoicing(svc: testing.TestService) {
     if (!invoice) {
       const id = state.nextId++;
       invoice = {
-        id, orgid: meta.orgId, invoicenumber: `INV-${String(id).padStart(5, '0')}`, invoicetype: req.invoicetype, partner: String(req.partner),
+        id, orgid: meta.orgId, invoicenumber: `INV-${String(id).padStart(5, '0')}`, invoicetype: req.invoicetype, partner: Number(req.partner),
         invoicestatus: 'draft', subtotal: Number(req.subtotal), tax_amount: Number(req.tax_amount), invoicetotal: Number(req.invoicetotal),
       };
       invoices.set(key, invoice);

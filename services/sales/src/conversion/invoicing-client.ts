@@ -3,7 +3,27 @@ import { AppError, BusError, type HandlerContext } from '@bo/runtime';
 import { z } from 'zod';
 
 export type SourceInvoiceRequest = z.input<typeof invoicing.createInvoiceFromSource.request>;
-export type SourceInvoice = z.output<typeof invoicing.createInvoiceFromSource.reply>['invoice'];
+/**
+ * The part of invoicing's answer sales relies on; read leniently so invoicing may add to its
+ * invoice record without breaking conversions.
+ */
+const sourceInvoiceAnswer = z.object({
+  created: z.boolean(),
+  invoice: z
+    .object({
+      id: z.number().int(),
+      orgid: z.number().int(),
+      invoicenumber: z.string(),
+      invoicetype: z.enum(invoicing.invoiceTypes),
+      partner: z.union([z.number().int(), z.string()]),
+      invoicestatus: z.enum(invoicing.invoiceStatuses),
+      subtotal: z.number(),
+      tax_amount: z.number(),
+      invoicetotal: z.number(),
+    })
+    .loose(),
+});
+export type SourceInvoice = z.output<typeof sourceInvoiceAnswer>['invoice'];
 
 /**
  * Sales answers before the gateway gives up on it, so a slow invoicing service ends in a clear
@@ -38,7 +58,7 @@ export async function invoiceForSource(ctx: HandlerContext, request: SourceInvoi
     if (reply.status >= 500) throw new AppError(reply.status === 504 ? 504 : 503, reply.status === 504 ? 'timeout' : 'service_unavailable', `Invoicing could not create the invoice: ${reply.message}`);
     throw new AppError(reply.status, reply.code, `Invoicing refused the invoice: ${reply.message}`, reply.errors);
   }
-  const parsed = invoicing.createInvoiceFromSource.reply.safeParse(reply.body);
+  const parsed = sourceInvoiceAnswer.safeParse(reply.body);
   if (!parsed.success) throw new Error(`invoicing answered an unexpected body: ${parsed.error.message}`);
   return parsed.data.invoice;
 }
