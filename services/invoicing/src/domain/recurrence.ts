@@ -38,7 +38,7 @@ export function runDate(start: string, frequency: RecurringFrequency, k: number)
   }
   const monthIndex = m - 1 + period.months * k;
   const year = y + Math.floor(monthIndex / 12);
-  const month = (monthIndex % 12) + 1;
+  const month = (((monthIndex % 12) + 12) % 12) + 1;
   return fmt(year, month, Math.min(d, daysInMonth(year, month)));
 }
 

@@ -43,5 +43,7 @@ describe('recurring run dates', () => {
     expect(daysBetween('2024-02-01', '2024-03-01')).toBe(29);
     expect(daysBetween('2025-03-01', '2025-02-01')).toBe(-28);
     expect(addDays('2024-02-28', 30)).toBe('2024-03-29');
+    // Counting back works too (used to place a start date in the past).
+    expect(runDate('2025-01-31', 'monthly', -2)).toBe('2024-11-30');
   });
 });

@@ -1,0 +1,142 @@
+import { createLogger, today, type testing } from '@bo/runtime';
+import { runDate } from '../src/domain/recurrence';
+import { recurringScheduler, runDueContracts } from '../src/recurring/scheduler';
+import { body, specLine, startWithFakePartners, tenthsLine } from './fixtures';
+
+const log = createLogger('test', 'silent');
+
+describe('invoicing service: recurring contracts', () => {
+  let svc: testing.TestService;
+
+  beforeAll(async () => {
+    // The service's own scheduler must not run a pass of its own while these tests drive the clock.
+    process.env.RECURRING_INTERVAL_MS = '3600000';
+    ({ svc } = await startWithFakePartners([{ org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 }]));
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    delete process.env.RECURRING_INTERVAL_MS;
+  });
+
+  const createContract = (recurring: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    svc.call('invoicing.invoice.create', {
+      userid: '5', invoicetype: 'invoiceout', partner: 10, invoicedatetime: '2100-01-31T08:00:00', invoicedue: '2100-02-14',
+      line_items: [specLine, tenthsLine], recurring: { enabled: true, ...recurring }, ...extra,
+    });
+  const childrenOf = (parentId: number) => svc.db('invoices').where({ parent_id: parentId }).orderBy('run_date');
+
+  it('refuses a recurring contract without a frequency, creating nothing', async () => {
+    const before = await svc.db('invoices').count<{ c: number }[]>({ c: '*' });
+    const reply = await createContract({ start_date: '2100-01-31' });
+    expect(reply).toMatchObject({ ok: false, status: 400, code: 'validation_failed', message: 'invalid recurring configuration: frequency is required' });
+    expect(await svc.db('invoices').count<{ c: number }[]>({ c: '*' })).toEqual(before);
+  });
+
+  it('makes every due child, catching up missed periods across month ends and a leap day, then completes', async () => {
+    const created = body(await createContract({ frequency: 'monthly', start_date: '2100-01-31', occurrences_count: 4 }));
+    const parent = created.invoice;
+    expect(created.message).toBe('Recurring invoice created successfully');
+    expect(parent.recurring).toEqual({
+      enabled: true, is_parent: true, frequency: 'monthly', start_date: '2100-01-31', next_run_date: '2100-01-31',
+      occurrences_count: 4, generated_count: 0, status: 'active', cancellation_reason: null, parent_id: null,
+    });
+    // Nothing is due before the start date.
+    expect(await runDueContracts(svc.db, log, '2100-01-30')).toBe(0);
+    // 2100 is not a leap year: Jan 31, Feb 28, Mar 31 are due by Apr 15; Apr 30 is not.
+    expect(await runDueContracts(svc.db, log, '2100-04-15')).toBe(3);
+    const children = await childrenOf(parent.id);
+    expect(children.map((c) => [c.run_date, c.invoicedatetime.toISOString().slice(0, 10), c.invoicedue, c.invoicestatus, c.invoicetotal])).toEqual([
+      ['2100-01-31', '2100-01-31', '2100-02-14', 'draft', '259.05'],
+      ['2100-02-28', '2100-02-28', '2100-03-14', 'draft', '259.05'],
+      ['2100-03-31', '2100-03-31', '2100-04-14', 'draft', '259.05'],
+    ]);
+    expect(await svc.db('invoice_lines').whereIn('invoice_id', children.map((c) => c.id))).toHaveLength(6);
+    let stored = await svc.db('invoices').where({ id: parent.id }).first();
+    expect([stored.recurring_next_run_date, stored.recurring_generated, stored.recurring_status]).toEqual(['2100-04-30', 3, 'active']);
+    // A second pass on the same day has nothing to do.
+    expect(await runDueContracts(svc.db, log, '2100-04-15')).toBe(0);
+    expect(await runDueContracts(svc.db, log, '2100-12-31')).toBe(1);
+    stored = await svc.db('invoices').where({ id: parent.id }).first();
+    expect([stored.recurring_next_run_date, stored.recurring_generated, stored.recurring_status]).toEqual([null, 4, 'completed']);
+    expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual(['2100-01-31', '2100-02-28', '2100-03-31', '2100-04-30']);
+    const generate = await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id });
+    expect(generate).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringContaining('completed') });
+    expect(await childrenOf(parent.id)).toHaveLength(4);
+  });
+
+  it('lands on Feb 29 in a leap year', async () => {
+    const parent = body(await createContract({ frequency: 'monthly', start_date: '2104-01-31' }, { invoicedatetime: '2104-01-31T00:00:00', invoicedue: null })).invoice;
+    expect(await runDueContracts(svc.db, log, '2104-03-01')).toBe(2);
+    expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual(['2104-01-31', '2104-02-29']);
+    body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id }));
+  });
+
+  it('never makes a child twice when two schedulers race', async () => {
+    const parents = [];
+    for (const frequency of ['daily', 'weekly', 'monthly', 'quarterly']) {
+      parents.push(body(await createContract({ frequency, start_date: '2200-01-01' }, { invoicedatetime: '2200-01-01T00:00:00', invoicedue: null })).invoice);
+    }
+    const made = await Promise.all([runDueContracts(svc.db, log, '2200-03-01'), runDueContracts(svc.db, log, '2200-03-01'), runDueContracts(svc.db, log, '2200-03-01')]);
+    // Jan 1 .. Mar 1: 60 days, 9 weeks, 3 months, 1 quarter.
+    expect(made.reduce((a, b) => a + b, 0)).toBe(60 + 9 + 3 + 1);
+    const counts = await Promise.all(parents.map(async (p) => (await childrenOf(p.id)).length));
+    expect(counts).toEqual([60, 9, 3, 1]);
+    const duplicates = await svc.db.raw('select parent_id, run_date from invoices where parent_id is not null group by 1, 2 having count(*) > 1');
+    expect(duplicates.rows).toEqual([]);
+    const numbers = await svc.db('invoices').pluck('invoicenumber');
+    expect(new Set(numbers).size).toBe(numbers.length);
+    for (const p of parents) body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: p.id, cancellation_reason: 'test over' }));
+  });
+
+  it('pauses, resumes to the first date not in the past, generates on demand and cancels with a reason', async () => {
+    const now = today();
+    const start = runDate(now, 'monthly', -3);
+    const parent = body(await createContract({ frequency: 'monthly', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null })).invoice;
+
+    const paused = body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id }));
+    expect(paused).toMatchObject({ message: 'Recurring invoice paused successfully', invoice: { id: parent.id, invoicenumber: parent.invoicenumber, recurring: { status: 'paused' } } });
+    expect(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id })).toMatchObject({ ok: false, code: 'invalid_state' });
+    expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id })).toMatchObject({ ok: false, code: 'invalid_state' });
+    // A paused contract makes nothing even when periods are due.
+    await runDueContracts(svc.db, log, now);
+    expect(await childrenOf(parent.id)).toHaveLength(0);
+
+    const resumed = body(await svc.call('invoicing.recurring.resume', { resume_recurring: true, id: parent.id }));
+    expect(resumed.invoice.recurring.status).toBe('active');
+    expect(resumed.invoice.recurring.next_run_date >= now).toBe(true);
+    expect(resumed.invoice.recurring.next_run_date).toBe(runDate(start, 'monthly', runDate(start, 'monthly', 3) >= now ? 3 : 4));
+
+    const generated = body(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id }));
+    expect(generated.child).toMatchObject({ invoicestatus: 'draft', invoicetotal: 259.05, recurring: { enabled: false, parent_id: parent.id } });
+    expect(generated.child.invoicedatetime.slice(0, 10)).toBe(resumed.invoice.recurring.next_run_date);
+    expect(generated.invoice.recurring.generated_count).toBe(1);
+    expect(generated.invoice.recurring.next_run_date > resumed.invoice.recurring.next_run_date).toBe(true);
+
+    const cancelled = body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id, cancellation_reason: 'Customer ended the contract' }));
+    expect(cancelled.invoice.recurring).toMatchObject({ status: 'cancelled', cancellation_reason: 'Customer ended the contract', next_run_date: null });
+    expect(await svc.call('invoicing.recurring.resume', { resume_recurring: true, id: parent.id })).toMatchObject({ ok: false, code: 'invalid_state' });
+    await runDueContracts(svc.db, log, '2999-12-31');
+    expect(await childrenOf(parent.id)).toHaveLength(1);
+  });
+
+  it('refuses contract operations on an ordinary invoice and on another organization', async () => {
+    const plain = body(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10 })).invoice;
+    expect(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: plain.id })).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringContaining('not a recurring contract') });
+    const contract = body(await createContract({ frequency: 'yearly', start_date: '2300-01-01' })).invoice;
+    expect(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: contract.id }, 2)).toMatchObject({ ok: false, code: 'not_found' });
+    expect((await svc.db('invoices').where({ id: contract.id }).first()).recurring_status).toBe('active');
+  });
+
+  it('runs as a background task of the service', async () => {
+    const start = today();
+    const parent = body(await createContract({ frequency: 'yearly', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null })).invoice;
+    const task = recurringScheduler({ db: svc.db, log, relay: svc.running.relay }, 100);
+    task.start();
+    try {
+      for (let i = 0; i < 100 && (await childrenOf(parent.id)).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await task.stop();
+    }
+    expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual([start]);
+  });
+});
