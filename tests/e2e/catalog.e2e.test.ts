@@ -1,0 +1,193 @@
+import { catalog } from '@bo/contracts';
+import { createDb } from '@bo/runtime';
+import { startTestSystem, eventually, type TestSystem } from '../support/system';
+
+/** The catalog through the gateway: exact spec paths, envelope, selectors and isolation. */
+describe('catalog through the gateway', () => {
+  let sys: TestSystem;
+  let defaultLoc: string;
+  beforeAll(async () => {
+    sys = await startTestSystem({ services: ['catalog'] });
+    const listed = await sys.post('/inventory/ops/getdata', { org_id: '1', userid: 'u1', action: 'list_locations' });
+    defaultLoc = listed.body.locations[0].location_id;
+  });
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  const products = async (body: Record<string, unknown> = {}, org: 1 | 2 = 1) => (await sys.post('/inventory/getproducts', { org_id: String(org), ...body }, { org })).body;
+  const details = async (productId: number, org: 1 | 2 = 1) =>
+    (await sys.post('/inventory/ops/getdata', { org_id: String(org), userid: 'u1', action: 'stock_details', product_id: productId }, { org })).body;
+  const moves = async (productId: number) => (await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'stock_moves', product_id: productId })).body;
+
+  it('lists the default warehouse and location of a new organization', async () => {
+    const res = await sys.post('/inventory/ops/getdata', { org_id: '2', action: 'list_locations' }, { org: 2 });
+    expect(res.httpStatus).toBe(200);
+    expect(res.body).toEqual({
+      message: 'Locations retrieved successfully',
+      locations: [{ warehouse_id: expect.stringMatching(/^\d+$/), warehouse_name: 'Main Warehouse', location_id: expect.stringMatching(/^\d+$/), location_name: 'Stock', is_default: true }],
+    });
+  });
+
+  it('creates a category and a product with stock, then lists it with the category name and summed stock', async () => {
+    const cat = await sys.post('/inventory/categories', { org_id: '1', userid: 'u1', name: 'Hardware', code: 'HW', parent_id: null, taxable: true, default_account: '4000' });
+    expect(cat.statusCode).toBe(200);
+    expect(cat.body.category).toEqual({ id: expect.stringMatching(/^\d+$/), name: 'Hardware', code: 'HW', parent_id: null, taxable: true, default_account: '4000' });
+
+    const created = await sys.post('/inventory/editproduct/', {
+      org_id: '1', userid: 'u1', name: 'Drill', description: '18V', price: 89.9, cost: '41.25', category_id: cat.body.category.id,
+      sku: 'DR-18', barcode: '5901234123457', taxable: true, tax_rate: 16, type: 'inventory', uom: 'pcs', stock: 12,
+    });
+    expect(created.statusCode).toBe(200);
+    expect(created.body.message).toBe('Product created successfully');
+    expect(created.body.product).toMatchObject({
+      id: expect.any(Number), name: 'Drill', description: '18V', price: 89.9, cost: 41.25, category_id: cat.body.category.id, sku: 'DR-18',
+      barcode: '5901234123457', taxable: true, tax_rate: 16, type: 'inventory', uom: 'pcs', stock: 12, created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+    });
+    const id = created.body.product.id as number;
+
+    const wh = await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'create_warehouse', name: 'Depot' });
+    expect(wh.body.location.location_name).toBe('Stock');
+    // adjust stock is accepted on every /inventory path
+    const adj = await sys.post('/inventory/getproducts', { org_id: '1', userid: 'u1', action: 'stock_adjustment', product_id: id, qty_locations: { [wh.body.location.location_id]: 3 }, adjustment_type: 'increase', reference: 'PO-7', notes: 'delivery' });
+    expect(adj.statusCode).toBe(200);
+    expect(adj.body).toEqual({ message: 'Stock adjusted successfully', stock_move_id: expect.stringMatching(/^\d+$/), details: [{ location_id: wh.body.location.location_id, previous_stock: 0, new_stock: 3, change: 3 }] });
+
+    const listed = await products({ search: 'dr-18' });
+    expect(listed.products).toHaveLength(1);
+    expect(listed.products[0]).toMatchObject({ id, name: 'Drill', category: 'Hardware', stock: 15, price: 89.9, image: null });
+    expect(listed.pagination).toEqual({ page_number: 1, page_size: 25, total_items: 1, total_pages: 1, has_next: false, has_previous: false });
+
+    const d = await details(id);
+    expect(d).toMatchObject({ product_id: id, product_name: 'Drill', current_stock: 15, stock_details: [
+      { location_id: defaultLoc, warehouse_name: 'Main Warehouse', location_name: 'Stock', stock_quantity: 12 },
+      { location_id: wh.body.location.location_id, warehouse_name: 'Depot', location_name: 'Stock', stock_quantity: 3 },
+    ] });
+    const history = await moves(id);
+    expect(history.stock_moves.map((m: { source: string; adjustment_type: string; created_by: string | null; total_change: number }) => [m.source, m.adjustment_type, m.created_by, m.total_change])).toEqual([
+      ['adjustment', 'increase', 'u1', 3],
+      ['initial', 'initial', 'u1', 12],
+    ]);
+  });
+
+  it('edits a product (stock moves the default location), creates a variant and soft-deletes', async () => {
+    const p = (await sys.post('/inventory/editproduct', { org_id: '1', userid: 'u1', name: 'Nail', sku: 'NAIL', stock: 100, price: 0.05 })).body.product;
+    const edit = await sys.post('/inventory/editproduct/', { org_id: '1', userid: 'u1', product_id: p.id, name: 'Steel nail', stock: 80, min_stock_level: 20, max_stock_level: 500 });
+    expect(edit.statusCode).toBe(200);
+    expect(edit.body).toEqual({ message: 'Product updated successfully', product: expect.objectContaining({ id: p.id, name: 'Steel nail', stock: 80, min_stock_level: 20, max_stock_level: 500, updated_at: expect.any(String) }) });
+    expect((await details(p.id)).stock_details).toEqual([expect.objectContaining({ location_id: defaultLoc, stock_quantity: 80 })]);
+    expect((await details(p.id)).min_stock_level).toBe(20);
+
+    const variant = await sys.post('/inventory/editproduct/', { org_id: '1', userid: 'u1', action: 'create_variant', parent_product_id: p.id, variant_name: 'Steel nail 50mm', options: { length: '50mm' }, price: 0.07, cost: 0.02, sku: 'NAIL-50', barcode: '123' });
+    expect(variant.statusCode).toBe(200);
+    expect(variant.body.variant).toEqual(expect.objectContaining({ id: expect.any(Number), parent_product_id: p.id, variant_name: 'Steel nail 50mm', options: { length: '50mm' }, price: 0.07, cost: 0.02, sku: 'NAIL-50', barcode: '123' }));
+
+    const del = await sys.post('/inventory/editproduct', { org_id: '1', userid: 'u1', product_id: p.id, delete: true });
+    expect(del.body).toEqual({ message: 'Product deleted successfully' });
+    expect((await products({ search: 'nail' })).products).toEqual([]);
+    // its SKUs are free again
+    expect((await sys.post('/inventory/editproduct', { org_id: '1', name: 'Nail v2', sku: 'NAIL' })).statusCode).toBe(200);
+    expect((await sys.post('/inventory/editproduct', { org_id: '1', name: 'Nail v2 50', sku: 'NAIL-50' })).statusCode).toBe(200);
+    const gone = await details(p.id);
+    expect(gone).toMatchObject({ code: 'not_found', message: `Product ${p.id} not found` });
+  });
+
+  it('edits a category; the answer omits parent_id', async () => {
+    const parent = (await sys.post('/inventory/categories', { org_id: '1', name: 'Garden' })).body.category;
+    const child = (await sys.post('/inventory/categories', { org_id: '1', name: 'Hoses', parent_id: parent.id })).body.category;
+    const edit = await sys.post('/inventory/categories', { org_id: '1', userid: 'u1', category_id: child.id, name: 'Garden hoses', code: 'HOSE', taxable: false, default_account: '4010' });
+    expect(edit.statusCode).toBe(200);
+    expect(edit.body).toEqual({ message: 'Category updated successfully', category: { id: child.id, name: 'Garden hoses', code: 'HOSE', taxable: false, default_account: '4010' } });
+    const cycle = await sys.post('/inventory/categories', { org_id: '1', category_id: parent.id, parent_id: child.id });
+    expect(cycle.statusCode).toBe(400);
+    expect(cycle.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'parent_id' }] });
+  });
+
+  it('refuses bad input with 400 naming the cause, and changes nothing', async () => {
+    const p = (await sys.post('/inventory/editproduct', { org_id: '1', name: 'Glue', sku: 'GLUE', stock: 5 })).body.product;
+    const service = (await sys.post('/inventory/editproduct', { org_id: '1', name: 'Assembly', type: 'service', price: 50 })).body.product;
+    const listBefore = await products();
+    const detailsBefore = await details(p.id);
+    const movesBefore = await moves(p.id);
+
+    const dupe = await sys.post('/inventory/editproduct/', { org_id: '1', name: 'Glue 2', sku: 'GLUE', stock: 3 });
+    expect([dupe.httpStatus, dupe.statusCode, dupe.body.message, dupe.body.code]).toEqual([400, 400, 'SKU GLUE already exists', 'duplicate']);
+    const dupeEdit = await sys.post('/inventory/editproduct/', { org_id: '1', product_id: service.id, sku: 'glue' });
+    expect(dupeEdit.body).toMatchObject({ code: 'duplicate', message: 'SKU glue already exists' });
+    const badCategory = await sys.post('/inventory/editproduct/', { org_id: '1', name: 'X', category_id: '424242' });
+    expect(badCategory.body).toMatchObject({ code: 'not_found', message: 'Category 424242 not found' });
+    const badType = await sys.post('/inventory/editproduct/', { org_id: '1', name: 'X', type: 'digital' });
+    expect(badType.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'type', message: 'type must be one of "inventory", "service", "consumable"' }] });
+    const missingName = await sys.post('/inventory/editproduct/', { org_id: '1', price: 3 });
+    expect(missingName.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'name', message: 'name is required' }] });
+    const unknownLoc = await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'stock_adjustment', product_id: p.id, qty_locations: { [defaultLoc]: 50, '777777': 1 } });
+    expect(unknownLoc.body).toMatchObject({ code: 'not_found', message: 'Location 777777 not found' });
+    const negative = await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'stock_adjustment', product_id: p.id, qty_locations: { [defaultLoc]: -2 } });
+    expect(negative.body).toMatchObject({ code: 'validation_failed', errors: [{ field: `qty_locations.${defaultLoc}` }] });
+    const nonInventory = await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'stock_adjustment', product_id: service.id, qty_locations: { [defaultLoc]: 1 } });
+    expect(nonInventory.body).toMatchObject({ code: 'invalid_state' });
+    const unknownAction = await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'explode' });
+    expect(unknownAction.body.code).toBe('unknown_action');
+
+    expect(await products()).toEqual(listBefore);
+    expect(await details(p.id)).toEqual(detailsBefore);
+    expect(await moves(p.id)).toEqual(movesBefore);
+  });
+
+  it('keeps organizations apart: another org\'s product, category and location are not found', async () => {
+    const p = (await sys.post('/inventory/editproduct', { org_id: '1', name: 'Secret', sku: 'SECRET', stock: 2 })).body.product;
+    const cat = (await sys.post('/inventory/categories', { org_id: '1', name: 'Private' })).body.category;
+    const org2Loc = (await sys.post('/inventory/ops/getdata', { org_id: '2', action: 'list_locations' }, { org: 2 })).body.locations[0].location_id;
+
+    expect((await details(p.id, 2))).toMatchObject({ code: 'not_found' });
+    expect((await sys.post('/inventory/editproduct', { org_id: '2', product_id: p.id, name: 'Mine' }, { org: 2 })).body.code).toBe('not_found');
+    expect((await sys.post('/inventory/editproduct', { org_id: '2', product_id: p.id, delete: true }, { org: 2 })).body.code).toBe('not_found');
+    expect((await sys.post('/inventory/editproduct', { org_id: '2', name: 'X', category_id: cat.id }, { org: 2 })).body.code).toBe('not_found');
+    expect((await sys.post('/inventory/categories', { org_id: '2', category_id: cat.id, name: 'Mine' }, { org: 2 })).body.code).toBe('not_found');
+    expect((await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'stock_adjustment', product_id: p.id, qty_locations: { [org2Loc]: 9 } })).body).toMatchObject({ code: 'not_found', message: `Location ${org2Loc} not found` });
+    expect((await products({}, 2)).products.map((x: { name: string }) => x.name)).not.toContain('Secret');
+    // the same SKU is free in another organization
+    expect((await sys.post('/inventory/editproduct', { org_id: '2', name: 'Their secret', sku: 'SECRET' }, { org: 2 })).statusCode).toBe(200);
+    // and a key cannot speak for another organization
+    expect((await sys.post('/inventory/getproducts', { org_id: '2' })).httpStatus).toBe(403);
+    expect((await details(p.id)).current_stock).toBe(2);
+  });
+
+  it('30 concurrent adjustments through the gateway: the final quantity equals the sum of the moves', async () => {
+    const p = (await sys.post('/inventory/editproduct', { org_id: '1', name: 'Busy', sku: 'BUSY' })).body.product;
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => sys.post('/inventory/ops/getdata', { org_id: '1', action: 'stock_adjustment', product_id: p.id, qty_locations: { [defaultLoc]: (i + 1) * 2 } })),
+    );
+    expect(replies.map((r) => r.statusCode)).toEqual(Array(30).fill(200));
+    const all = await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'stock_moves', product_id: p.id, page_size: 100 });
+    expect(all.body.stock_moves).toHaveLength(30);
+    const ledger = all.body.stock_moves.reduce((acc: number, m: { total_change: number }) => acc + m.total_change, 0);
+    const d = await details(p.id);
+    expect(d.current_stock).toBe(ledger);
+    const chain = [...all.body.stock_moves].reverse();
+    for (let i = 1; i < chain.length; i++) expect(chain[i].lines[0].previous_stock).toBe(chain[i - 1].lines[0].new_stock);
+    expect(d.current_stock).toBe(chain[chain.length - 1].lines[0].new_stock);
+  });
+
+  it('publishes catalog events through the outbox', async () => {
+    const p = (await sys.post('/inventory/editproduct', { org_id: '1', name: 'Evented', sku: 'EVT', stock: 1 })).body.product;
+    // the outbox rows are marked published by the relay
+    const db = createDb(sys.databaseUrl, 'catalog', 1);
+    try {
+      await eventually(async () => {
+        const rows = await db('outbox').whereRaw("envelope->'data'->>'id' = ? or envelope->'data'->>'product_id' = ?", [String(p.id), String(p.id)]).select('type', 'published_at', 'envelope');
+        expect(rows.map((r: { type: string }) => r.type).sort()).toEqual(['catalog.product.created', 'catalog.stock.adjusted']);
+        expect(rows.every((r: { published_at: Date | null }) => r.published_at !== null)).toBe(true);
+        // each event's data holds to its published contract
+        for (const r of rows as Array<{ type: string; envelope: { data: unknown } }>) {
+          const def = catalog.catalogEvents.find((e) => e.type === r.type);
+          expect(def?.data.safeParse(r.envelope.data).success).toBe(true);
+        }
+        const adjusted = rows.find((r: { type: string }) => r.type === 'catalog.stock.adjusted');
+        expect(adjusted.envelope.data).toMatchObject({ product_id: p.id, source: 'initial', stock: 1, lines: [{ location_id: defaultLoc, previous_stock: 0, new_stock: 1, change: 1 }] });
+      });
+    } finally {
+      await db.destroy();
+    }
+  });
+});
