@@ -6,6 +6,7 @@ const partnersTable: FakePartner[] = [
   { org: 1, id: 11, partnername: 'Globex', credit_limit: 1000, balance: 800 },
   { org: 2, id: 20, partnername: 'Initech', credit_limit: 0, balance: 0 },
   { org: 3, id: 30, partnername: 'Busy', credit_limit: 0, balance: 0 },
+  { org: 1, id: 12, partnername: 'Gone Soon', credit_limit: 0, balance: 0 },
 ];
 
 describe('invoicing service: invoices', () => {
@@ -264,6 +265,18 @@ describe('invoicing service: invoices', () => {
     expect(page2.invoices.map((i: any) => i.id)).toEqual([a.id]);
     expect(page2.pagination).toMatchObject({ total_items: 3, total_pages: 2, has_next: false, has_previous: true });
     expect(await svc.call('invoicing.invoice.list', { date_from: '2025-03-01', date_to: '2025-01-01' }, 2)).toMatchObject({ ok: false, code: 'validation_failed' });
+  });
+
+  it('refuses a partner once its deletion event has arrived', async () => {
+    expect(body(await create({ partner: 12 })).invoice.partner).toBe(12);
+    await svc.publish('partners.partner.deleted', 1, {
+      id: 12, orgid: 1, partnername: 'Gone Soon', display_name: 'Gone Soon', partner_type: 'customer', email: null, phone: null, address: null, tax_number: null,
+      credit_limit: 0, balance: 0, committed: 0, currency: null, payment_terms: null, contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-01T00:00:00',
+    });
+    for (let i = 0; i < 200 && !(await svc.db('partner_directory').where({ org_id: 1, id: 12 }).first())?.deleted_at; i++) await new Promise((r) => setTimeout(r, 50));
+    const before = await invoiceCount();
+    expect(await create({ partner: 12 })).toMatchObject({ ok: false, code: 'not_found', message: 'Partner 12 not found' });
+    expect(await invoiceCount()).toBe(before);
   });
 
   it('keeps organizations apart', async () => {
