@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { baseRequest, dateField, dateTimeField, intId, optionalText, pageRequest, paginationSchema } from '../fields';
-import { invoiceStatuses, invoiceTypes } from '../invoicing';
+import { createInvoiceFromSource, invoiceStatuses, invoiceTypes } from '../invoicing';
 import { lineItemInput } from '../lines';
 
 export const quotationTypes = ['quotation', 'proforma', 'estimate'] as const;
@@ -152,3 +152,26 @@ export const convertedInvoice = z.object({
   invoicetotal: z.number(),
 });
 export const convertQuotationReply = z.object({ message: z.string(), invoice: convertedInvoice });
+
+/**
+ * What sales reads of invoicing's `create_from_source` answer: only the fields it relies on, so
+ * invoicing may grow its invoice record without breaking conversions.
+ */
+export const sourceInvoiceAnswer = z.object({
+  created: z.boolean(),
+  invoice: z
+    .object({
+      id: z.number().int(),
+      orgid: z.number().int(),
+      invoicenumber: z.string(),
+      invoicetype: z.enum(invoiceTypes),
+      partner: z.union([z.number().int(), z.string()]),
+      invoicestatus: z.enum(invoiceStatuses),
+      subtotal: z.number(),
+      tax_amount: z.number(),
+      invoicetotal: z.number(),
+    })
+    .loose(),
+});
+export type SourceInvoice = z.output<typeof sourceInvoiceAnswer>['invoice'];
+export type SourceInvoiceRequest = z.input<typeof createInvoiceFromSource.request>;

@@ -1,29 +1,8 @@
-import { invoicing, type RpcReply } from '@bo/contracts';
+import { invoicing, sales, type RpcReply } from '@bo/contracts';
 import { AppError, BusError, type HandlerContext } from '@bo/runtime';
-import { z } from 'zod';
 
-export type SourceInvoiceRequest = z.input<typeof invoicing.createInvoiceFromSource.request>;
-/**
- * The part of invoicing's answer sales relies on; read leniently so invoicing may add to its
- * invoice record without breaking conversions.
- */
-const sourceInvoiceAnswer = z.object({
-  created: z.boolean(),
-  invoice: z
-    .object({
-      id: z.number().int(),
-      orgid: z.number().int(),
-      invoicenumber: z.string(),
-      invoicetype: z.enum(invoicing.invoiceTypes),
-      partner: z.union([z.number().int(), z.string()]),
-      invoicestatus: z.enum(invoicing.invoiceStatuses),
-      subtotal: z.number(),
-      tax_amount: z.number(),
-      invoicetotal: z.number(),
-    })
-    .loose(),
-});
-export type SourceInvoice = z.output<typeof sourceInvoiceAnswer>['invoice'];
+export type SourceInvoice = sales.SourceInvoice;
+export type SourceInvoiceRequest = sales.SourceInvoiceRequest;
 
 /**
  * Sales answers before the gateway gives up on it, so a slow invoicing service ends in a clear
@@ -58,7 +37,7 @@ export async function invoiceForSource(ctx: HandlerContext, request: SourceInvoi
     if (reply.status >= 500) throw new AppError(reply.status === 504 ? 504 : 503, reply.status === 504 ? 'timeout' : 'service_unavailable', `Invoicing could not create the invoice: ${reply.message}`);
     throw new AppError(reply.status, reply.code, `Invoicing refused the invoice: ${reply.message}`, reply.errors);
   }
-  const parsed = sourceInvoiceAnswer.safeParse(reply.body);
+  const parsed = sales.sourceInvoiceAnswer.safeParse(reply.body);
   if (!parsed.success) throw new Error(`invoicing answered an unexpected body: ${parsed.error.message}`);
   return parsed.data.invoice;
 }
