@@ -8,6 +8,7 @@ import { catalogMigrations } from './migrations';
 import { createProductHandler } from './product/create-product.handler';
 import { deleteProductHandler } from './product/delete-product.handler';
 import { editProductHandler } from './product/edit-product.handler';
+import { getProductHandler } from './product/get-product.handler';
 import { listProductsHandler } from './product/list-products.handler';
 import { adjustStockHandler } from './stock/adjust-stock.handler';
 import { stockDetailsHandler } from './stock/stock-details.handler';
@@ -31,5 +32,6 @@ export const catalogService: ServiceDefinition = {
     listLocationsHandler,
     createWarehouseHandler,
     createLocationHandler,
+    getProductHandler,
   ],
 };

@@ -191,6 +191,14 @@ describe('catalog products (integration)', () => {
     expect(await snapshot(svc)).toEqual(before);
   });
 
+  it('answers the internal product lookup for live products of the organization only', async () => {
+    const p = ok(await create({ name: 'Lookup', sku: 'LOOK', price: 4.5, stock: 3 }));
+    expect(ok(await svc.call('catalog.product.get', { product_id: p.product.id }))).toEqual({ message: 'Product found', product: p.product });
+    expect(refusal(await svc.call('catalog.product.get', { product_id: p.product.id }, 2))).toMatchObject({ code: 'not_found' });
+    ok(await svc.call('catalog.product.delete', { product_id: p.product.id, delete: true }));
+    expect(refusal(await svc.call('catalog.product.get', { product_id: p.product.id }))).toMatchObject({ code: 'not_found' });
+  });
+
   it('lists with category name, summed stock, search, filters, sorting and pages, per organization', async () => {
     const org = 3;
     const parent = ok(await svc.call('catalog.category.create', { name: 'Drinks' }, org));

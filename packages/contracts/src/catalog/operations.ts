@@ -67,4 +67,11 @@ export const createLocation = defineOperation({
   request: s.createLocationRequest, reply: s.createLocationReply,
 });
 
-export const catalogOperations = [listProducts, createProduct, editProduct, deleteProduct, createVariant, createCategory, editCategory, stockDetails, adjustStock, stockMoves, listLocations, createWarehouse, createLocation];
+/** Internal: other services (quotation and invoice lines) look a live product up by id. */
+export const getProduct = defineOperation({
+  name: 'catalog.product.get', service: 'catalog', summary: 'Internal lookup of one live product (not routed over HTTP)',
+  paths: [], select: { default: true }, write: false,
+  request: s.getProductRequest, reply: s.productReply,
+});
+
+export const catalogOperations = [listProducts, createProduct, editProduct, deleteProduct, createVariant, createCategory, editCategory, stockDetails, adjustStock, stockMoves, listLocations, createWarehouse, createLocation, getProduct];

@@ -78,6 +78,8 @@ const categoryFields = {
 export const createCategoryRequest = z.object({ ...baseRequest, ...categoryFields });
 export const editCategoryRequest = z.object({ ...baseRequest, category_id: stringId, ...categoryFields, name: name.optional() });
 
+export const getProductRequest = z.object({ org_id: baseRequest.org_id, product_id: intId });
+
 export const stockDetailsRequest = z.object({ ...baseRequest, action: z.literal('stock_details'), product_id: intId });
 
 export const adjustStockRequest = z.object({
