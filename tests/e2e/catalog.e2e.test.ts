@@ -169,6 +169,16 @@ describe('catalog through the gateway', () => {
     expect(d.current_stock).toBe(chain[chain.length - 1].lines[0].new_stock);
   });
 
+  it('applies a retried adjustment with the same Idempotency-Key once', async () => {
+    const p = (await sys.post('/inventory/editproduct', { org_id: '1', name: 'Retried', sku: 'RETRY', stock: 1 })).body.product;
+    const body = { org_id: '1', action: 'stock_adjustment', product_id: p.id, qty_locations: { [defaultLoc]: 9 } };
+    const first = await sys.post('/inventory/ops/getdata', body, { headers: { 'Idempotency-Key': 'adj-retry-1' } });
+    const again = await sys.post('/inventory/ops/getdata', body, { headers: { 'Idempotency-Key': 'adj-retry-1' } });
+    expect(again.body).toEqual(first.body);
+    expect((await moves(p.id)).stock_moves).toHaveLength(2);
+    expect((await details(p.id)).current_stock).toBe(9);
+  });
+
   it('publishes catalog events through the outbox', async () => {
     const p = (await sys.post('/inventory/editproduct', { org_id: '1', name: 'Evented', sku: 'EVT', stock: 1 })).body.product;
     // the outbox rows are marked published by the relay
