@@ -77,7 +77,7 @@ export class AmqpBus implements Bus {
   }
 
   private async open(): Promise<void> {
-    const conn = await amqp.connect(this.opts.url, { noDelay: true, clientProperties: { connection_name: this.opts.prefix } });
+    const conn = await amqp.connect(withHeartbeat(this.opts.url), { noDelay: true, clientProperties: { connection_name: this.opts.prefix } });
     conn.on('error', (err: Error) => this.opts.log.warn({ err: err.message }, 'RabbitMQ connection error'));
     conn.on('close', () => this.onConnectionLost(conn));
     this.conn = conn;
@@ -339,7 +339,8 @@ export class AmqpBus implements Bus {
 
   async stopConsuming(): Promise<void> {
     this.consuming = false;
-    await Promise.all(this.consumers.map((c) => c.channel.cancel(c.tag).catch(() => undefined)));
+    // A channel on a dead connection never answers a cancel; do not wait for it.
+    await Promise.all(this.consumers.map((c) => withTimeout(c.channel.cancel(c.tag), 2000).catch(() => undefined)));
     this.consumers = [];
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
@@ -352,7 +353,7 @@ export class AmqpBus implements Bus {
       p.reject(new BusError('unavailable', 'bus closed'));
     }
     this.pending.clear();
-    await this.conn?.close().catch(() => undefined);
+    if (this.conn) await withTimeout(this.conn.close(), 2000).catch(() => undefined);
     this.conn = undefined;
   }
 
@@ -387,6 +388,20 @@ function safely(fn: () => void): void {
   } catch {
     /* channel gone */
   }
+}
+
+/** Heartbeats let a silently dead TCP connection be noticed within seconds instead of never. */
+function withHeartbeat(url: string): string {
+  if (/[?&]heartbeat=/.test(url)) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}heartbeat=10`;
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 function sleep(ms: number): Promise<void> {
