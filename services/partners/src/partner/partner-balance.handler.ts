@@ -1,5 +1,5 @@
-import { partners } from '@bo/contracts';
-import { formatDate, handler, toNumber, dec } from '@bo/runtime';
+import { partners, type RequestOf } from '@bo/contracts';
+import { dec, formatDate, handler, toNumber, type Knex } from '@bo/runtime';
 import { availableCredit } from './partner.record';
 import { findLivePartner } from './partner.repository';
 
@@ -12,8 +12,13 @@ interface TransactionRow {
   paid: string;
 }
 
-export const partnerBalanceHandler = handler(partners.partnerBalance, async (req, ctx) => {
-  const row = await findLivePartner(ctx.db, ctx.orgId, req.partner_id);
+export const partnerBalanceHandler = handler(partners.partnerBalance, (req, ctx) =>
+  // One snapshot for the balance and its transactions, so they always add up to each other.
+  ctx.db.transaction(async (trx) => balanceView(trx, req, ctx.orgId), { isolationLevel: 'repeatable read', readOnly: true }),
+);
+
+async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalance>, orgId: number) {
+  const row = await findLivePartner(db, orgId, req.partner_id);
   const partner = {
     id: row.id,
     partnername: row.partnername,
@@ -28,15 +33,15 @@ export const partnerBalanceHandler = handler(partners.partnerBalance, async (req
   };
   if (!req.include_transactions) return { message: 'Partner balance retrieved successfully', partner };
   // A document's paid amount is the sum of its payment rows; a payment is paid in full by itself.
-  const rows: TransactionRow[] = await ctx.db('partner_transactions as t')
+  const rows: TransactionRow[] = await db('partner_transactions as t')
     .select('t.id', 't.type', 't.document_number', 't.date', 't.amount')
     .select(
-      ctx.db.raw(
+      db.raw(
         `case when t.source = 'payment' then t.amount else coalesce((select sum(p.amount) from partner_transactions p
            where p.org_id = t.org_id and p.source = 'payment' and p.invoice_id = t.invoice_id), 0) end as paid`,
       ),
     )
-    .where({ 't.org_id': ctx.orgId, 't.partner_id': row.id })
+    .where({ 't.org_id': orgId, 't.partner_id': row.id })
     .orderBy([{ column: 't.date' }, { column: 't.id' }]);
   const transactions = rows.map((t) => ({
     id: t.id,
@@ -48,4 +53,4 @@ export const partnerBalanceHandler = handler(partners.partnerBalance, async (req
     due: toNumber(dec(t.amount).minus(dec(t.paid))),
   }));
   return { message: 'Partner balance retrieved successfully', partner, transactions };
-});
+}
