@@ -6,6 +6,7 @@ import {
   baseConfigSchema,
   createDb,
   createLogger,
+  serviceConfigSchema,
   startService,
   type BaseConfig,
   type Bus,
@@ -45,6 +46,7 @@ export class System {
   private readonly amqpBuses: AmqpBus[] = [];
   readonly config: BaseConfig;
   private readonly gatewayConfig: GatewayConfig;
+  private readonly env: Record<string, string>;
 
   constructor(private readonly opts: SystemOptions) {
     const env = {
@@ -56,7 +58,8 @@ export class System {
       HEALTH_SERVICES: (opts.services ?? serviceNames).join(','),
       ...opts.env,
     };
-    const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+    const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+    this.env = clean;
     this.config = baseConfigSchema.parse(clean);
     this.gatewayConfig = gatewayConfigSchema.parse(clean) as GatewayConfig;
   }
@@ -99,7 +102,9 @@ export class System {
     const log = createLogger(name, this.config.LOG_LEVEL);
     const bus = await this.newBus(name);
     const db = createDb(this.config.DATABASE_URL, name, this.config.DB_POOL_MAX);
-    const running = await startService(serviceDefinitions[name], { db, bus, log, config: this.config });
+    const def = serviceDefinitions[name];
+    const config = serviceConfigSchema(def).parse(this.env);
+    const running = await startService(def, { db, bus, log, config });
     this.handles.set(name, { running, bus, db });
   }
 

@@ -1,8 +1,8 @@
-import { baseConfigSchema, loadConfig, type BaseConfig } from './config';
+import { loadConfig, type BaseConfig } from './config';
 import { createBus } from './bus';
 import { createDb } from './db';
 import { createLogger, type Logger } from './logger';
-import { startService, type ServiceDefinition } from './service';
+import { serviceConfigSchema, startService, type ServiceDefinition } from './service';
 
 /** Stops cleanly on SIGINT/SIGTERM: the callback runs once, a second signal forces the exit. */
 export function onShutdown(log: Logger, stop: () => Promise<void>): void {
@@ -30,7 +30,7 @@ export function onShutdown(log: Logger, stop: () => Promise<void>): void {
 export async function runServiceMain(def: ServiceDefinition): Promise<void> {
   let config: BaseConfig;
   try {
-    config = loadConfig(baseConfigSchema);
+    config = loadConfig(serviceConfigSchema(def));
   } catch (err) {
     console.error((err as Error).message);
     process.exit(1);

@@ -1,7 +1,8 @@
+import type { z } from 'zod';
 import type { Operation, ReplyOf, RequestOf, RpcReply, ServiceName } from '@bo/contracts';
 import { parseWith } from '@bo/contracts';
 import type { Bus, RequestMeta } from './bus/types';
-import type { BaseConfig } from './config';
+import { baseConfigSchema, type BaseConfig } from './config';
 import { migrate, runtimeMigrations, type Knex, type Migration } from './db';
 import { AppError } from './errors';
 import { inboxSubscription, type InboxHandlerDef } from './inbox';
@@ -40,6 +41,8 @@ export interface BackgroundTask {
 
 export interface ServiceDefinition {
   name: ServiceName;
+  /** Settings of this service only, read from the environment beside the base ones. */
+  settings?: z.ZodObject;
   migrations: readonly Migration[];
   handlers: readonly BoundHandler[];
   subscriptions?: (deps: ServiceDeps) => InboxHandlerDef[];
@@ -51,6 +54,12 @@ export interface RunningService {
   relay: OutboxRelay;
   /** Stops taking work, lets handlers in flight finish and flushes the outbox. */
   stop(): Promise<void>;
+}
+
+/** The configuration schema of a service: the base settings plus its own. */
+export function serviceConfigSchema(def: Pick<ServiceDefinition, 'settings'>): z.ZodType<BaseConfig> {
+  // The service's own keys ride along on the config object; the service reads them with its schema.
+  return (def.settings ? baseConfigSchema.extend(def.settings.shape) : baseConfigSchema) as unknown as z.ZodType<BaseConfig>;
 }
 
 export const pingOperation = (service: string) => `${service}.ping`;

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ServiceDefinition } from '@bo/runtime';
 import { addLineHandler } from './invoice/add-line.handler';
 import { cancelInvoiceHandler } from './invoice/cancel-invoice.handler';
@@ -15,14 +16,14 @@ import { pauseRecurringHandler } from './recurring/pause-recurring.handler';
 import { resumeRecurringHandler } from './recurring/resume-recurring.handler';
 import { recurringScheduler } from './recurring/scheduler';
 
-/** How often the recurring scheduler looks for due contracts (RECURRING_INTERVAL_MS, default one minute). */
-function schedulerInterval(): number {
-  const fromEnv = Number(process.env.RECURRING_INTERVAL_MS);
-  return Number.isInteger(fromEnv) && fromEnv >= 100 ? fromEnv : 60_000;
-}
+const settings = z.object({
+  /** How often the recurring scheduler looks for due contracts. */
+  RECURRING_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
+});
 
 export const invoicingService: ServiceDefinition = {
   name: 'invoicing',
+  settings,
   migrations: invoicingMigrations,
   handlers: [
     createInvoiceHandler,
@@ -39,5 +40,5 @@ export const invoicingService: ServiceDefinition = {
     generateChildHandler,
   ],
   subscriptions: () => [partnerEventsConsumer],
-  background: (deps) => [recurringScheduler(deps, schedulerInterval())],
+  background: (deps) => [recurringScheduler(deps, settings.parse(deps.config).RECURRING_INTERVAL_MS)],
 };

@@ -11,8 +11,8 @@ export interface FakePartner {
 }
 
 /** Stands in for the partners service: answers its lookup and balance RPCs from a table the test controls. */
-export async function startWithFakePartners(partnersTable: FakePartner[]) {
-  const svc = await testing.startTestService(invoicingService);
+export async function startWithFakePartners(partnersTable: FakePartner[], env: Record<string, string> = {}) {
+  const svc = await testing.startTestService(invoicingService, env);
   const calls: string[] = [];
   await svc.client.serve('partners', ['partners.partner.get', 'partners.partner.balance'], async (operation, payload, meta): Promise<RpcReply> => {
     calls.push(operation);

@@ -10,12 +10,10 @@ describe('invoicing service: recurring contracts', () => {
 
   beforeAll(async () => {
     // The service's own scheduler must not run a pass of its own while these tests drive the clock.
-    process.env.RECURRING_INTERVAL_MS = '3600000';
-    ({ svc } = await startWithFakePartners([{ org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 }]));
+    ({ svc } = await startWithFakePartners([{ org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 }], { RECURRING_INTERVAL_MS: '3600000' }));
   });
   afterAll(async () => {
     await svc?.stop();
-    delete process.env.RECURRING_INTERVAL_MS;
   });
 
   const createContract = (recurring: Record<string, unknown>, extra: Record<string, unknown> = {}) =>

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import * as amqplib from 'amqplib';
 import { AmqpBus } from '../bus/amqp';
 import type { Subscription } from '../bus/types';
-import { baseConfigSchema } from '../config';
 import { createDb, type Knex } from '../db';
 import { createLogger } from '../logger';
-import { startService, type RunningService, type ServiceDefinition } from '../service';
+import type { RequestMeta } from '../bus/types';
+import { serviceConfigSchema, startService, type RunningService, type ServiceDefinition } from '../service';
 import { createTestDatabase, testAmqpUrl, uniqueName } from './infra';
 
 export interface TestService {
@@ -18,7 +18,8 @@ export interface TestService {
   /** A second bus connection acting as a client of the service. */
   client: AmqpBus;
   running: RunningService;
-  call(operation: string, payload: Record<string, unknown>, orgId?: number): Promise<RpcReply>;
+  /** Calls an operation as the gateway would: `userid` in the payload becomes the caller's user id. */
+  call(operation: string, payload: Record<string, unknown>, orgId?: number, meta?: Partial<RequestMeta>): Promise<RpcReply>;
   /** Publishes an event on the service's events exchange as another service would. */
   publish(type: string, orgId: number, data: Record<string, unknown>, id?: string): Promise<EventEnvelope>;
   /** Collects events of the given types as a subscriber elsewhere would see them. */
@@ -33,7 +34,7 @@ export async function startTestService(def: ServiceDefinition, env: Record<strin
   const database = await createTestDatabase();
   const amqpUrl = await testAmqpUrl();
   const prefix = uniqueName('it');
-  const config = baseConfigSchema.parse({
+  const config = serviceConfigSchema(def).parse({
     DATABASE_URL: database.url,
     AMQP_URL: amqpUrl,
     BUS_PREFIX: prefix,
@@ -55,8 +56,10 @@ export async function startTestService(def: ServiceDefinition, env: Record<strin
     db,
     client,
     running,
-    call: (operation, payload, orgId = 1) =>
-      client.request(operation, { org_id: String(orgId), ...payload }, { orgId, requestId: randomUUID() }, 5000),
+    call: (operation, payload, orgId = 1, meta = {}) => {
+      const userId = payload['userid'] === undefined ? undefined : String(payload['userid']);
+      return client.request(operation, { org_id: String(orgId), ...payload }, { orgId, userId, requestId: randomUUID(), ...meta }, 5000);
+    },
     async publish(type, orgId, data, id = randomUUID()) {
       const event = { id, type, occurred_at: new Date().toISOString().slice(0, 19), org_id: orgId, data };
       await client.publish(event);
