@@ -42,7 +42,9 @@ function option(args: string[], name: string): string | undefined {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    console.error(`apikey failed: ${(err as Error).message}`);
+    const refused = (err as { code?: string }).code === 'ECONNREFUSED';
+    const hint = refused && !process.env.DATABASE_URL ? ' (no DATABASE_URL: is `npm start` running with its embedded PostgreSQL?)' : '';
+    console.error(`apikey failed: ${(err as Error).message}${hint}`);
     process.exit(1);
   },
 );
