@@ -1,4 +1,4 @@
-import type { RpcReply } from '@bo/contracts';
+import { catalog, type RpcReply } from '@bo/contracts';
 import type { testing } from '@bo/runtime';
 
 type Svc = testing.TestService;
@@ -27,4 +27,47 @@ export async function snapshot(svc: Svc): Promise<Record<string, unknown[]>> {
 export async function defaultLocationId(svc: Svc, org = 1): Promise<string> {
   const body = ok(await svc.call('catalog.location.list', { action: 'list_locations' }, org));
   return body.locations.find((l: { is_default: boolean }) => l.is_default).location_id;
+}
+
+const replySchemas = new Map(catalog.catalogOperations.map((op) => [op.name, op.reply]));
+
+/**
+ * The service with every successful reply held to its operation's published reply schema. Parsing
+ * strips keys the schema does not know, so comparing the parsed reply with the real one also
+ * catches fields a handler sends but the contract (and so the OpenAPI document) does not show.
+ */
+export function checkingReplies(svc: Svc): Svc {
+  return {
+    ...svc,
+    async call(operation, payload, orgId, meta) {
+      const reply = await svc.call(operation, payload, orgId, meta);
+      if (reply.ok) expectToMatchSchema(replySchemas.get(operation), reply.body, `reply of ${operation}`);
+      return reply;
+    },
+  };
+}
+
+/** Every event the service wrote to its outbox, held to the data schema of its type. */
+export async function expectOutboxToMatchContracts(svc: Svc): Promise<number> {
+  const rows: Array<{ type: string; envelope: { data: unknown } }> = await svc.db('outbox').select('type', 'envelope');
+  for (const row of rows) {
+    expectToMatchSchema(catalog.catalogEvents.find((e) => e.type === row.type)?.data, row.envelope.data, `event ${row.type}`);
+  }
+  return rows.length;
+}
+
+function expectToMatchSchema(schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } } | undefined, value: unknown, what: string): void {
+  if (!schema) throw new Error(`${what}: no schema in the catalog contracts`);
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(`${what} breaks its contract: ${JSON.stringify(parsed.error)}\n${JSON.stringify(value)}`);
+  // JSON round trip: both sides as they travel, so an undefined key counts as absent on both
+  if (JSON.stringify(sortKeys(parsed.data)) !== JSON.stringify(sortKeys(value))) {
+    throw new Error(`${what} carries fields its contract does not show:\n${JSON.stringify(value)}\nvs contract\n${JSON.stringify(parsed.data)}`);
+  }
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  return v;
 }

@@ -1,11 +1,11 @@
 import { testing } from '@bo/runtime';
 import { catalogService } from '../src';
-import { ok, refusal, snapshot } from './helpers';
+import { checkingReplies, expectOutboxToMatchContracts, ok, refusal, snapshot } from './helpers';
 
 describe('catalog products (integration)', () => {
   let svc: testing.TestService;
   beforeAll(async () => {
-    svc = await testing.startTestService(catalogService);
+    svc = checkingReplies(await testing.startTestService(catalogService));
   });
   afterAll(async () => {
     await svc?.stop();
@@ -233,6 +233,11 @@ describe('catalog products (integration)', () => {
 
     expect(refusal(await svc.call('catalog.product.list', { category_id: parent.category.id }, 4))).toMatchObject({ code: 'not_found' });
     expect(refusal(await svc.call('catalog.product.list', { sort_by: 'colour' }, org))).toMatchObject({ code: 'validation_failed', errors: [{ field: 'sort_by' }] });
+  });
+
+  it('writes only events that hold to their published contracts', async () => {
+    // runs last, over every event the tests above made
+    expect(await expectOutboxToMatchContracts(svc)).toBeGreaterThan(0);
   });
 });
 

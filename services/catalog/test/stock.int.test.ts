@@ -1,13 +1,13 @@
 import { testing } from '@bo/runtime';
 import { catalogService } from '../src';
-import { defaultLocationId, ok, refusal, snapshot } from './helpers';
+import { checkingReplies, expectOutboxToMatchContracts, defaultLocationId, ok, refusal, snapshot } from './helpers';
 
 describe('catalog stock (integration)', () => {
   let svc: testing.TestService;
   let defaultLoc: string;
   let north: { warehouse_id: string; location_id: string };
   beforeAll(async () => {
-    svc = await testing.startTestService(catalogService);
+    svc = checkingReplies(await testing.startTestService(catalogService));
     defaultLoc = await defaultLocationId(svc);
     const wh = ok(await svc.call('catalog.warehouse.create', { action: 'create_warehouse', name: 'North' }));
     north = { warehouse_id: wh.warehouse.id, location_id: wh.location.location_id };
@@ -137,5 +137,10 @@ describe('catalog stock (integration)', () => {
     const details = ok(await svc.call('catalog.stock.details', { action: 'stock_details', product_id: p.id }));
     const total = quantities.reduce((acc, q) => acc + Number(q.quantity), 0);
     expect(details.current_stock).toBe(total);
+  });
+
+  it('writes only events that hold to their published contracts', async () => {
+    // runs last, over every event the tests above made
+    expect(await expectOutboxToMatchContracts(svc)).toBeGreaterThan(0);
   });
 });

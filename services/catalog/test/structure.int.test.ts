@@ -1,11 +1,11 @@
 import { testing } from '@bo/runtime';
 import { catalogService } from '../src';
-import { ok, refusal, snapshot } from './helpers';
+import { checkingReplies, expectOutboxToMatchContracts, ok, refusal, snapshot } from './helpers';
 
 describe('catalog categories, variants, warehouses and locations (integration)', () => {
   let svc: testing.TestService;
   beforeAll(async () => {
-    svc = await testing.startTestService(catalogService);
+    svc = checkingReplies(await testing.startTestService(catalogService));
   });
   afterAll(async () => {
     await svc?.stop();
@@ -117,5 +117,10 @@ describe('catalog categories, variants, warehouses and locations (integration)',
     const after = await snapshot(svc);
     const ofOrg8 = (s: Record<string, unknown[]>) => Object.fromEntries(Object.entries(s).map(([t, rows]) => [t, rows.filter((r) => (r as { org_id?: number }).org_id !== 9)]));
     expect(ofOrg8(after)).toEqual(ofOrg8(before));
+  });
+
+  it('writes only events that hold to their published contracts', async () => {
+    // runs last, over every event the tests above made
+    expect(await expectOutboxToMatchContracts(svc)).toBeGreaterThan(0);
   });
 });
