@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { testing } from '@bo/runtime';
 import { salesService } from '../src/service';
-import { daysFromToday, fakeInvoicing, fakePartners, ok, partnerRecord, waitFor, type Reply } from './support';
+import type { AmqpBus } from '@bo/runtime';
+import { contractCall, daysFromToday, fakeInvoicing, fakePartners, ok, partnerRecord, removeService, separateBus, waitFor, type Reply } from './support';
 
 const line = { product_id: 7, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
 const taxIncluded = { product_id: '8', description: 'Service', quantity: '2', price: '115', tax_rate: '15', tax_included: true };
@@ -9,14 +10,20 @@ const taxIncluded = { product_id: '8', description: 'Service', quantity: '2', pr
 describe('converting quotations to invoices', () => {
   let svc: testing.TestService;
   let invoicing: Awaited<ReturnType<typeof fakeInvoicing>>;
+  // The fake invoicing service has a connection of its own so that the last test can take it away.
+  let invoicingBus: AmqpBus;
+  let call: ReturnType<typeof contractCall>;
   beforeAll(async () => {
     // Sales waits 60% of this for invoicing: 1200 ms.
     svc = await testing.startTestService(salesService, { RPC_TIMEOUT_MS: '2000' });
+    call = contractCall(svc);
     const partners = await fakePartners(svc);
     partners.add(partnerRecord(1, 1, { partnername: 'Acme Corp', currency: 'USD' }));
-    invoicing = await fakeInvoicing(svc);
+    invoicingBus = await separateBus(svc);
+    invoicing = await fakeInvoicing(svc, invoicingBus);
   });
   afterAll(async () => {
+    await invoicingBus?.close();
     await svc?.stop();
   });
   afterEach(() => {
@@ -26,18 +33,13 @@ describe('converting quotations to invoices', () => {
 
   const createQuotation = async (fields: Record<string, unknown> = {}) =>
     ok(
-      await svc.call('sales.quotation.create', {
+      await call('sales.quotation.create', {
         action: 'create_quotation', partner: 1, quotation_type: 'quotation', quotation_date: `${daysFromToday(0)}T10:00:00`, valid_until: daysFromToday(10),
         line_items: [line, taxIncluded], ...fields,
       }),
     ).quotation;
   const convert = (id: number, opts: { key?: string; invoicetype?: string } = {}): Promise<Reply> =>
-    svc.client.request(
-      'sales.quotation.convert',
-      { org_id: '1', userid: 'u7', action: 'convert_to_invoice', quotation_id: id, invoicetype: opts.invoicetype ?? 'invoiceout' },
-      { orgId: 1, userId: 'u7', requestId: randomUUID(), idempotencyKey: opts.key },
-      8000,
-    );
+    call('sales.quotation.convert', { userid: 'u7', action: 'convert_to_invoice', quotation_id: id, invoicetype: opts.invoicetype ?? 'invoiceout' }, 1, { idempotencyKey: opts.key });
   const state = async (id: number) => ({
     quotation: await svc.db('quotations').where({ id }).first(),
     events: await svc.db('outbox').where({ type: 'sales.quotation.converted' }).count({ n: '*' }),
@@ -68,7 +70,7 @@ describe('converting quotations to invoices', () => {
         invoicetype: 'invoiceout', partner_id: 1, subtotal: 425, tax_amount: 63.75, quotation_total: 488.75, converted_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
       },
     });
-    const listed = ok(await svc.call('sales.quotation.list', { search_key: q.quotation_number })).quotations[0];
+    const listed = ok(await call('sales.quotation.list', { search_key: q.quotation_number })).quotations[0];
     expect(listed).toMatchObject({ quotation_status: 'converted', invoice_id: reply.invoice.id, invoicenumber: reply.invoice.invoicenumber });
 
     // A second, explicit convert is refused and asks invoicing nothing.
@@ -81,9 +83,9 @@ describe('converting quotations to invoices', () => {
     expect(await state(q.id)).toEqual(before);
     // A converted quotation is closed for lines, edits and cancellation.
     for (const r of [
-      await svc.call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...line }),
-      await svc.call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'late' }),
-      await svc.call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id }),
+      await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...line }),
+      await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'late' }),
+      await call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id }),
     ]) expect(r).toMatchObject({ ok: false, code: 'invalid_state' });
     expect(await state(q.id)).toEqual(before);
   });
@@ -135,7 +137,7 @@ describe('converting quotations to invoices', () => {
 
   it('refuses cancelled, expired and empty quotations and passes on an invoicing refusal, changing nothing', async () => {
     const cancelled = await createQuotation();
-    ok(await svc.call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: cancelled.id }));
+    ok(await call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: cancelled.id }));
     const expired = await createQuotation({ quotation_date: '2025-01-01T00:00:00', valid_until: '2025-01-15' });
     const empty = await createQuotation({ line_items: [] });
     const refusedByInvoicing = await createQuotation();
@@ -149,5 +151,18 @@ describe('converting quotations to invoices', () => {
     expect(await convert(refusedByInvoicing.id)).toMatchObject({ ok: false, status: 400, code: 'validation_failed', message: expect.stringContaining('partner is not a customer') });
     expect(await Promise.all([cancelled, expired, empty, refusedByInvoicing].map((q) => state(q.id)))).toEqual(before);
     expect(await convert(refusedByInvoicing.id, { invoicetype: 'proforma' })).toMatchObject({ ok: false, code: 'validation_failed', errors: [{ field: 'invoicetype' }] });
+  });
+
+  // Runs last: it takes the invoicing service away.
+  it('answers 503 when no invoicing service is there, leaving the quotation convertible', async () => {
+    const q = await createQuotation();
+    await removeService(svc, invoicingBus, 'invoicing');
+    const before = await state(q.id);
+    const r = await convert(q.id);
+    expect(r).toMatchObject({ ok: false, status: 503, code: 'service_unavailable', message: expect.stringContaining('invoicing service is unavailable') });
+    expect(await state(q.id)).toEqual(before);
+    expect(before.quotation).toMatchObject({ status: 'draft', invoice_id: null });
+    // Lines can still be added: nothing can have been made for it.
+    ok(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...line }));
   });
 });

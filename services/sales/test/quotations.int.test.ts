@@ -1,6 +1,6 @@
 import { testing } from '@bo/runtime';
 import { salesService } from '../src/service';
-import { daysFromToday, fakeInvoicing, fakePartners, ok, partnerRecord, waitFor } from './support';
+import { contractCall, daysFromToday, fakeInvoicing, fakePartners, ok, partnerRecord, waitFor } from './support';
 
 const TODAY = daysFromToday(0);
 const LATER = daysFromToday(30);
@@ -9,8 +9,10 @@ const specLine = { product_id: 7, product_name: 'Widget', description: 'Blue wid
 describe('sales quotations over PostgreSQL and RabbitMQ', () => {
   let svc: testing.TestService;
   let partners: Awaited<ReturnType<typeof fakePartners>>;
+  let call: ReturnType<typeof contractCall>;
   beforeAll(async () => {
     svc = await testing.startTestService(salesService);
+    call = contractCall(svc);
     partners = await fakePartners(svc);
     await fakeInvoicing(svc);
     partners.add(partnerRecord(1, 1, { partnername: 'Acme Corp', display_name: 'Acme', currency: 'USD' }));
@@ -23,7 +25,7 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
   });
 
   const create = (fields: Record<string, unknown> = {}, org = 1) =>
-    svc.call('sales.quotation.create', { action: 'create_quotation', partner: '1', quotation_type: 'quotation', quotation_date: `${TODAY}T09:30:00`, valid_until: LATER, ...fields }, org);
+    call('sales.quotation.create', { action: 'create_quotation', partner: '1', quotation_type: 'quotation', quotation_date: `${TODAY}T09:30:00`, valid_until: LATER, ...fields }, org);
   const createOk = async (fields: Record<string, unknown> = {}, org = 1) => ok(await create(fields, org)).quotation;
   const snapshot = async () => ({
     quotations: await svc.db('quotations').orderBy('id'),
@@ -110,7 +112,7 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
     const calls = partners.calls();
     const q = await createOk({ partner: 40 });
     expect(partners.calls()).toBe(calls); // known from events: no lookup
-    const total = ok(await svc.call('sales.quotation.total', { quotation_id: q.id, calculate_total: true }));
+    const total = ok(await call('sales.quotation.total', { quotation_id: q.id, calculate_total: true }));
     expect(total.currency).toBe('GBP');
     expect(await svc.db('partner_directory').where({ org_id: 1, id: 40 }).first()).toMatchObject({ partnername: 'Initech Global', deleted: false });
   });
@@ -118,21 +120,21 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
   describe('lines, edits, cancel and expiry', () => {
     it('adds lines to draft and sent quotations; totals follow', async () => {
       const q = await createOk({ line_items: [specLine] });
-      const added = ok(await svc.call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: 8, quantity: '1.5', price: '10.10', tax_rate: 20, tax_included: false, total: 999 }));
+      const added = ok(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: 8, quantity: '1.5', price: '10.10', tax_rate: 20, tax_included: false, total: 999 }));
       expect(added.line_item).toEqual({
         id: expect.any(Number), quotation_id: q.id, product_id: '8', product_name: null, description: null, quantity: 1.5, price: 10.1, discount: 0, tax_rate: 20,
         tax_included: false, subtotal: 15.15, tax_amount: 3.03, total: 18.18,
       });
       expect(added.totals).toEqual({ subtotal: 240.15, tax_amount: 36.78, discount_total: 25, quotation_total: 276.93 });
-      ok(await svc.call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'sent' }));
-      ok(await svc.call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: 9, quantity: 1, price: 1, tax_rate: 0, tax_included: false }));
-      const total = ok(await svc.call('sales.quotation.total', { quotation_id: q.id, calculate_total: true }));
+      ok(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'sent' }));
+      ok(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: 9, quantity: 1, price: 1, tax_rate: 0, tax_included: false }));
+      const total = ok(await call('sales.quotation.total', { quotation_id: q.id, calculate_total: true }));
       expect(total).toEqual({ message: expect.any(String), quotation_id: q.id, subtotal: 241.15, tax_amount: 36.78, discount_total: 25, quotation_total: 277.93, currency: 'USD' });
     });
 
     it('moves draft <-> sent -> accepted and refuses every other move, naming the status and changing nothing', async () => {
       const q = await createOk();
-      const edit = (fields: Record<string, unknown>) => svc.call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, ...fields });
+      const edit = (fields: Record<string, unknown>) => call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, ...fields });
       expect(ok(await edit({ quotation_status: 'sent' })).quotation.quotation_status).toBe('sent');
       expect(ok(await edit({ quotation_status: 'draft' })).quotation.quotation_status).toBe('draft');
       const before = await snapshot();
@@ -155,67 +157,67 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
         expect(r).toMatchObject({ ok: false, code: 'invalid_state' });
         expect(!r.ok && r.message).toContain('in status accepted');
       }
-      expect(await svc.call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({ ok: false, code: 'invalid_state' });
+      expect(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({ ok: false, code: 'invalid_state' });
       expect(await snapshot()).toEqual(before2);
     });
 
     it('cancels anything not converted once; a cancelled quotation takes no lines or edits', async () => {
       const q = await createOk({ line_items: [specLine] });
-      expect(ok(await svc.call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id })).message).toContain('cancelled');
+      expect(ok(await call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id })).message).toContain('cancelled');
       const before = await snapshot();
-      const again = await svc.call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id });
+      const again = await call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id });
       expect(again).toMatchObject({ ok: false, code: 'invalid_state' });
       expect(!again.ok && again.message).toContain('in status cancelled');
-      expect(await svc.call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({ ok: false, code: 'invalid_state' });
-      expect(await svc.call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'revive' })).toMatchObject({ ok: false, code: 'invalid_state' });
-      expect(await svc.call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'draft' })).toMatchObject({ ok: false, code: 'invalid_state' });
+      expect(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({ ok: false, code: 'invalid_state' });
+      expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'revive' })).toMatchObject({ ok: false, code: 'invalid_state' });
+      expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'draft' })).toMatchObject({ ok: false, code: 'invalid_state' });
       expect(await snapshot()).toEqual(before);
     });
 
     it('expires draft and sent quotations after valid_until, everywhere the status shows', async () => {
       const q = await createOk({ quotation_date: '2025-01-10T08:00:00', valid_until: '2025-01-31', quotation_reference: 'EXPIRY-TEST', line_items: [specLine] });
       expect(q.quotation_status).toBe('expired');
-      const listed = ok(await svc.call('sales.quotation.list', { status: 'expired', search_key: q.quotation_number }));
+      const listed = ok(await call('sales.quotation.list', { status: 'expired', search_key: q.quotation_number }));
       expect(listed.quotations.map((r: any) => [r.id, r.quotation_status])).toEqual([[q.id, 'expired']]);
-      expect(ok(await svc.call('sales.quotation.list', { status: 'draft', search_key: q.quotation_number })).quotations).toEqual([]);
+      expect(ok(await call('sales.quotation.list', { status: 'draft', search_key: q.quotation_number })).quotations).toEqual([]);
       const before = await snapshot();
       for (const r of [
-        await svc.call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine }),
-        await svc.call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, valid_until: LATER }),
-        await svc.call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'sent' }),
-        await svc.call('sales.quotation.convert', { action: 'convert_to_invoice', quotation_id: q.id, invoicetype: 'invoiceout' }),
+        await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine }),
+        await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, valid_until: LATER }),
+        await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'sent' }),
+        await call('sales.quotation.convert', { action: 'convert_to_invoice', quotation_id: q.id, invoicetype: 'invoiceout' }),
       ]) {
         expect(r).toMatchObject({ ok: false, code: 'invalid_state' });
         expect(!r.ok && r.message).toContain('in status expired');
       }
       expect(await snapshot()).toEqual(before);
-      ok(await svc.call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id }));
+      ok(await call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id }));
       expect((await svc.db('quotations').where({ id: q.id }).first()).status).toBe('cancelled');
     });
   });
 
   it('lists newest first with the partner object, search, filters and pagination', async () => {
-    const page = ok(await svc.call('sales.quotation.list', { page_size: 2 }));
+    const page = ok(await call('sales.quotation.list', { page_size: 2 }));
     const all = await svc.db('quotations').where({ org_id: 1 }).orderBy('id', 'desc');
     expect(page.pagination).toEqual({ page_number: 1, page_size: 2, total_items: all.length, total_pages: Math.ceil(all.length / 2), has_next: true, has_previous: false });
     expect(page.quotations.map((r: any) => r.id)).toEqual(all.slice(0, 2).map((r: any) => r.id));
-    const second = ok(await svc.call('sales.quotation.list', { page_size: 2, page_number: 2 }));
+    const second = ok(await call('sales.quotation.list', { page_size: 2, page_number: 2 }));
     expect(second.quotations.map((r: any) => r.id)).toEqual(all.slice(2, 4).map((r: any) => r.id));
 
-    const acme = ok(await svc.call('sales.quotation.list', { search_key: 'acme', page_size: 100 }));
+    const acme = ok(await call('sales.quotation.list', { search_key: 'acme', page_size: 100 }));
     expect(acme.quotations.length).toBe(all.filter((r: any) => r.partner_id === 1).length);
     expect(acme.quotations[0].partner).toEqual({ id: 1, partnername: 'Acme Corp', display_name: 'Acme' });
     expect(acme.quotations[0]).toHaveProperty('quotation_total');
-    const byNumber = ok(await svc.call('sales.quotation.list', { search_key: 'quo-00001' }));
+    const byNumber = ok(await call('sales.quotation.list', { search_key: 'quo-00001' }));
     expect(byNumber.quotations.map((r: any) => r.quotation_number)).toEqual(['QUO-00001']);
     // LIKE wildcards are literal: "100%_" matches Globex's name only.
-    expect(ok(await svc.call('sales.quotation.list', { search_key: '%' })).quotations).toEqual([]);
-    const proformas = ok(await svc.call('sales.quotation.list', { quotation_type: 'proforma' }));
+    expect(ok(await call('sales.quotation.list', { search_key: '%' })).quotations).toEqual([]);
+    const proformas = ok(await call('sales.quotation.list', { quotation_type: 'proforma' }));
     expect(proformas.quotations.map((r: any) => r.quotation_number)).toEqual(['PRO-00001']);
-    const cancelled = ok(await svc.call('sales.quotation.list', { status: 'cancelled' }));
+    const cancelled = ok(await call('sales.quotation.list', { status: 'cancelled' }));
     expect(cancelled.quotations.length).toBe(all.filter((r: any) => r.status === 'cancelled').length);
     expect(cancelled.quotations.every((r: any) => r.quotation_status === 'cancelled')).toBe(true);
-    expect(await svc.call('sales.quotation.list', { page_size: 101 })).toMatchObject({ ok: false, errors: [{ field: 'page_size' }] });
+    expect(await call('sales.quotation.list', { page_size: 101 })).toMatchObject({ ok: false, errors: [{ field: 'page_size' }] });
   });
 
   it("never shows or touches another organization's quotation", async () => {
@@ -228,12 +230,12 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       ['sales.quotation.convert', { action: 'convert_to_invoice', invoicetype: 'invoiceout' }],
       ['sales.quotation.total', { calculate_total: true }],
     ] as const) {
-      expect(await svc.call(op, { ...extra, quotation_id: theirs.id }, 1)).toMatchObject({ ok: false, status: 400, code: 'not_found', errors: [{ field: 'quotation_id' }] });
+      expect(await call(op, { ...extra, quotation_id: theirs.id }, 1)).toMatchObject({ ok: false, status: 400, code: 'not_found', errors: [{ field: 'quotation_id' }] });
     }
     expect(await snapshot()).toEqual(before);
-    const mine = ok(await svc.call('sales.quotation.list', { search_key: 'Other Org', page_size: 100 }, 1));
+    const mine = ok(await call('sales.quotation.list', { search_key: 'Other Org', page_size: 100 }, 1));
     expect(mine.quotations).toEqual([]);
-    const theirList = ok(await svc.call('sales.quotation.list', { page_size: 100 }, 2));
+    const theirList = ok(await call('sales.quotation.list', { page_size: 100 }, 2));
     expect(theirList.quotations.every((r: any) => r.orgid === 2)).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
-import type { partners, RpcReply } from '@bo/contracts';
-import { testing } from '@bo/runtime';
+import * as amqplib from 'amqplib';
+import { sales, type partners, type RpcReply } from '@bo/contracts';
+import { AmqpBus, createLogger, testing, type RequestMeta } from '@bo/runtime';
 
 export type Reply = Awaited<ReturnType<testing.TestService['call']>>;
 
@@ -7,6 +8,22 @@ export const ok = (r: Reply): Record<string, any> => {
   if (!r.ok) throw new Error(`expected success, got ${r.status} ${r.code}: ${r.message}`);
   return r.body as Record<string, any>;
 };
+
+const salesOperations = new Map(sales.salesOperations.map((op) => [op.name as string, op]));
+
+/**
+ * `svc.call` that holds every successful reply to the operation's contract: the reply schema must
+ * parse it and drop nothing (zod strips unknown keys, so a field the contract lacks shows as a diff).
+ */
+export function contractCall(svc: testing.TestService) {
+  return async (operation: string, payload: Record<string, unknown>, orgId = 1, meta: Partial<RequestMeta> = {}): Promise<Reply> => {
+    const reply = await svc.call(operation, payload, orgId, meta);
+    const op = salesOperations.get(operation);
+    if (!op) throw new Error(`${operation} is not a sales operation`);
+    if (reply.ok) expect(op.reply.parse(reply.body)).toEqual(reply.body);
+    return reply;
+  };
+}
 
 export function partnerRecord(orgid: number, id: number, over: Partial<partners.PartnerRecord> = {}): partners.PartnerRecord {
   return {
@@ -41,11 +58,11 @@ export interface FakeInvoice {
  * Stands in for invoicing.invoice.create_from_source: one invoice per (org, sourcetype, sourceid),
  * a repeat answers it with created: false, like the real operation.
  */
-export async function fakeInvoicing(svc: testing.TestService) {
+export async function fakeInvoicing(svc: testing.TestService, bus: AmqpBus = svc.client) {
   const invoices = new Map<string, FakeInvoice>();
   const requests: Array<Record<string, any>> = [];
   const state = { nextId: 1, delayMs: 0, refuse: undefined as undefined | { code: 'validation_failed' | 'not_found'; message: string } };
-  await svc.client.serve('invoicing', ['invoicing.invoice.create_from_source'], async (_op, payload, meta): Promise<RpcReply> => {
+  await bus.serve('invoicing', ['invoicing.invoice.create_from_source'], async (_op, payload, meta): Promise<RpcReply> => {
     const req = payload as Record<string, any>;
     requests.push(req);
     if (state.refuse) return { ok: false, status: 400, ...state.refuse };
@@ -65,6 +82,28 @@ export async function fakeInvoicing(svc: testing.TestService) {
     return { ok: true, status: 200, body: { message: created ? 'Invoice created' : 'Invoice already exists', created, invoice } };
   });
   return { invoices, requests, state };
+}
+
+/** A bus connection of its own, so a fake service on it can be taken away (see removeService). */
+export async function separateBus(svc: testing.TestService): Promise<AmqpBus> {
+  const bus = new AmqpBus({ url: svc.amqpUrl, prefix: svc.prefix, log: createLogger('fake', 'silent') });
+  await bus.connect();
+  return bus;
+}
+
+/**
+ * Takes a faked service away as if it had never been deployed: its connection closes and its RPC
+ * queue goes, so requests to it are unroutable. (The bus's destroyTopology would also delete the
+ * exchanges every other connection of the test uses.)
+ */
+export async function removeService(svc: testing.TestService, bus: AmqpBus, service: string): Promise<void> {
+  await bus.close();
+  const conn = await amqplib.connect(svc.amqpUrl);
+  try {
+    await (await conn.createChannel()).deleteQueue(`${svc.prefix}.rpc.${service}`);
+  } finally {
+    await conn.close();
+  }
 }
 
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
