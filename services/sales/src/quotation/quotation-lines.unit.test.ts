@@ -1,5 +1,5 @@
 import type { LineItemInput } from '@bo/contracts';
-import { dec } from '@bo/runtime';
+import { dec, toNumber } from '@bo/runtime';
 import { addToTotals, documentTooLarge, documentTotals, lineTooLarge, priceLine, validUntilBeforeDate } from './quotation-lines';
 
 const line = (over: Partial<LineItemInput> = {}): LineItemInput => ({
@@ -49,8 +49,13 @@ describe('quotation line arithmetic', () => {
   it('refuses amounts too large to stay exact', () => {
     expect(lineTooLarge(priceLine(line({ quantity: '1000000', price: '1000000', discount: '0' })).amounts)).toBe(true);
     expect(lineTooLarge(priceLine(line()).amounts)).toBe(false);
-    const big = { subtotal: dec('1e14'), tax_amount: dec(0), discount_total: dec(0), total: dec('1e14') };
-    expect(documentTooLarge(big)).toBe(true);
+    const totals = (v: string) => ({ subtotal: dec(v), tax_amount: dec(0), discount_total: dec(0), total: dec(v) });
+    // 99999999999999.99 would reach the client as 99999999999999.98; everything accepted arrives exact.
+    expect(String(toNumber('99999999999999.99'))).toBe('99999999999999.98');
+    expect(documentTooLarge(totals('99999999999999.99'))).toBe(true);
+    expect(documentTooLarge(totals('1e13'))).toBe(true);
+    expect(documentTooLarge(totals('9999999999999.99'))).toBe(false);
+    expect(String(JSON.parse(JSON.stringify(toNumber('9999999999999.99'))))).toBe('9999999999999.99');
   });
 
   it('keeps valid_until on or after the quotation day', () => {
