@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { handler, invalidState, toNumber } from '@bo/runtime';
+import { handler, invalidState, toNumber, validationFailed } from '@bo/runtime';
+import { lineTotalProblem } from '../domain/line-limits';
 import { isEditable } from '../domain/status';
 import { toLineRecord, type LineRow } from './invoice.record';
 import { countLines, findInvoice } from './invoice.repository';
@@ -8,6 +9,8 @@ import { lineColumns, refreshTotals } from './invoice.writer';
 const MAX_LINES = 500;
 
 export const addLineHandler = handler(invoicing.addInvoiceLine, async (req, ctx) => {
+  const tooLarge = lineTotalProblem(req);
+  if (tooLarge) throw validationFailed(tooLarge, [{ field: 'quantity', message: tooLarge }]);
   return ctx.db.transaction(async (trx) => {
     // The lock serializes line adds with validation, so a posted invoice never gains a line.
     const invoice = await findInvoice(trx, ctx.orgId, req.invoice_id, { lock: true });

@@ -1,5 +1,6 @@
 import type { invoicing, RequestOf } from '@bo/contracts';
 import { parseDateTime, validationFailed } from '@bo/runtime';
+import { lineTotalProblem } from '../domain/line-limits';
 import type { NewInvoice } from './invoice.writer';
 
 type CreateRequest = RequestOf<typeof invoicing.createInvoice> | RequestOf<typeof invoicing.createInvoiceFromSource>;
@@ -13,6 +14,12 @@ export function newInvoiceFrom(req: CreateRequest, userId: string | undefined, n
   if (req.invoicedue && req.invoicedue < invoiceDate) {
     throw validationFailed('invoicedue must not be before the invoice date', [{ field: 'invoicedue', message: `invoicedue ${req.invoicedue} is before the invoice date ${invoiceDate}` }]);
   }
+  const tooLarge = (req.line_items ?? []).flatMap((line, i) => {
+    const problem = lineTotalProblem(line);
+    const field = `line_items.${i}.quantity`;
+    return problem ? [{ field, message: `${field}: ${problem}` }] : [];
+  });
+  if (tooLarge.length) throw validationFailed(tooLarge.map((e) => e.message).join('; '), tooLarge);
   const values: NewInvoice = {
     invoicetype: req.invoicetype,
     partner_id: req.partner,

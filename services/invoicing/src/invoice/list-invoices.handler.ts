@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { formatDateTime, handler, likeContains, pageWindow, paginationOf, toNumber, today, validationFailed, type Knex } from '@bo/runtime';
+import { dec, formatDateTime, handler, likeContains, pageWindow, paginationOf, toNumber, today, validationFailed, type Knex } from '@bo/runtime';
 import { addDays } from '../domain/recurrence';
 import { dueOf, statusOf, toLineRecord, type InvoiceRow } from './invoice.record';
 import { linesOf } from './invoice.repository';
@@ -12,7 +12,7 @@ export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, c
   if (req.date_from && req.date_to && req.date_from > req.date_to) {
     throw validationFailed('date_from must not be after date_to', [{ field: 'date_from', message: 'date_from must not be after date_to' }]);
   }
-  if (req.amount_min !== undefined && req.amount_max !== undefined && Number(req.amount_min) > Number(req.amount_max)) {
+  if (req.amount_min !== undefined && req.amount_max !== undefined && dec(req.amount_min).greaterThan(dec(req.amount_max))) {
     throw validationFailed('amount_min must not be more than amount_max', [{ field: 'amount_min', message: 'amount_min must not be more than amount_max' }]);
   }
   const now = today();
