@@ -139,6 +139,19 @@ describe('catalog stock (integration)', () => {
     expect(details.current_stock).toBe(total);
   });
 
+  it('keeps the ledger append-only in the database itself', async () => {
+    const p = await product({ stock: 2 });
+    const before = await snapshot(svc);
+    await expect(svc.db('stock_moves').where({ product_id: p.id }).update({ notes: 'rewritten' })).rejects.toThrow(/append-only: UPDATE on stock_moves/);
+    await expect(svc.db('stock_move_lines').where({ product_id: p.id }).delete()).rejects.toThrow(/append-only: DELETE on stock_move_lines/);
+    await expect(svc.db.raw('truncate stock_move_lines')).rejects.toThrow(/append-only: TRUNCATE/);
+    const move = await svc.db('stock_moves').where({ product_id: p.id }).first();
+    await expect(
+      svc.db('stock_move_lines').insert({ move_id: move.id, org_id: 1, product_id: p.id, location_id: Number(defaultLoc), previous_stock: 2, new_stock: 5, change: 2 }),
+    ).rejects.toThrow(/stock_move_lines_consistent/);
+    expect(await snapshot(svc)).toEqual(before);
+  });
+
   it('writes only events that hold to their published contracts', async () => {
     // runs last, over every event the tests above made
     expect(await expectOutboxToMatchContracts(svc)).toBeGreaterThan(0);
