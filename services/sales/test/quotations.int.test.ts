@@ -170,6 +170,7 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       expect(!again.ok && again.message).toContain('in status cancelled');
       expect(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({ ok: false, code: 'invalid_state' });
       expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'revive' })).toMatchObject({ ok: false, code: 'invalid_state' });
+      expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, userid: 'u9' })).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringContaining('in status cancelled') });
       expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'draft' })).toMatchObject({ ok: false, code: 'invalid_state' });
       expect(await snapshot()).toEqual(before);
     });

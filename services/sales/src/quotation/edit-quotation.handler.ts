@@ -18,7 +18,8 @@ export const editQuotationHandler = handler(sales.editQuotation, async (req, ctx
       const now = today();
       const current = statusOf(q, now);
       const headerChange = number !== undefined || req.valid_until !== undefined || req.comments !== undefined || req.quotation_reference !== undefined;
-      if (headerChange) enforce(checkHeaderEdit(current), q);
+      // An edit naming no field still writes who touched it last, so a closed quotation refuses it too.
+      if (headerChange || req.quotation_status === undefined) enforce(checkHeaderEdit(current), q);
       if (req.quotation_status !== undefined) enforce(checkStatusMove(current, req.quotation_status), q);
       if (req.valid_until !== undefined && validUntilBeforeDate(formatDateTime(q.quotation_date) as string, req.valid_until)) {
         const message = `valid_until ${req.valid_until} is before the quotation date ${formatDate(q.quotation_date)}`;
