@@ -134,6 +134,96 @@ describe('catalog through the gateway', () => {
     expect(await moves(p.id)).toEqual(movesBefore);
   });
 
+  it('creates a location in a warehouse and places a new product\'s stock there', async () => {
+    const wh = (await sys.post('/inventory/ops/getdata', { org_id: '1', userid: 'u1', action: 'create_warehouse', name: 'Yard', address: 'Dock road 1' })).body;
+    expect(wh.warehouse).toEqual({ id: wh.location.warehouse_id, name: 'Yard', address: 'Dock road 1', is_default: false, created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/) });
+    const res = await sys.post('/inventory/ops/getdata/', { org_id: '1', userid: 'u1', action: 'create_location', warehouse_id: wh.warehouse.id, name: 'Rack 1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toEqual({
+      message: 'Location created successfully',
+      location: { warehouse_id: wh.warehouse.id, warehouse_name: 'Yard', location_id: expect.stringMatching(/^\d+$/), location_name: 'Rack 1', is_default: false },
+    });
+    const rack = res.body.location.location_id as string;
+    const listed = (await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'list_locations' })).body.locations;
+    expect(listed).toContainEqual(res.body.location);
+
+    const p = (await sys.post('/inventory/editproduct/', { org_id: '1', userid: 'u1', name: 'Sandbag', stock: '7.5', warehouse_id: wh.warehouse.id, location_id: rack })).body.product;
+    expect(p.stock).toBe(7.5);
+    expect((await details(p.id)).stock_details).toEqual([{ warehouse_id: wh.warehouse.id, warehouse_name: 'Yard', location_id: rack, location_name: 'Rack 1', stock_quantity: 7.5 }]);
+    // a location outside the warehouse named is refused, as is the default location under Yard
+    const mismatch = await sys.post('/inventory/editproduct/', { org_id: '1', name: 'Misplaced', stock: 1, warehouse_id: wh.warehouse.id, location_id: defaultLoc });
+    expect(mismatch.body).toMatchObject({ code: 'validation_failed', message: `location_id ${defaultLoc} is not in warehouse ${wh.warehouse.id}`, errors: [{ field: 'location_id' }] });
+    expect((await products({ search: 'Misplaced' })).products).toEqual([]);
+  });
+
+  it('filters, sorts and pages the product list through the gateway', async () => {
+    const post = (path: string, body: Record<string, unknown>) => sys.post(path, { org_id: '2', ...body }, { org: 2 });
+    const tools = (await post('/inventory/categories', { name: 'Tools e2e' })).body.category;
+    const saws = (await post('/inventory/categories', { name: 'Saws e2e', parent_id: tools.id })).body.category;
+    await post('/inventory/editproduct', { name: 'Zeta saw', category_id: saws.id, price: 30, stock: 2 });
+    await post('/inventory/editproduct', { name: 'Alpha hammer', category_id: tools.id, price: 12, stock: 9 });
+    await post('/inventory/editproduct', { name: 'Sharpening', category_id: tools.id, price: 20, type: 'service' });
+    const names = async (body: Record<string, unknown>) => (await products(body, 2)).products.map((p: { name: string }) => p.name);
+
+    expect(await names({ category_id: tools.id })).toEqual(['Sharpening', 'Alpha hammer', 'Zeta saw']);
+    expect(await names({ category_id: saws.id })).toEqual(['Zeta saw']);
+    expect(await names({ category_id: tools.id, type: 'service' })).toEqual(['Sharpening']);
+    expect(await names({ category_id: tools.id, sort_by: 'price' })).toEqual(['Alpha hammer', 'Sharpening', 'Zeta saw']);
+    expect(await names({ category_id: tools.id, sort_by: 'stock', sort_order: 'desc' })).toEqual(['Alpha hammer', 'Zeta saw', 'Sharpening']);
+    const page = await products({ category_id: tools.id, sort_by: 'name', page_size: '2', page_number: '2' }, 2);
+    expect(page.products.map((p: { name: string; category: string; stock: number }) => [p.name, p.category, p.stock])).toEqual([['Zeta saw', 'Saws e2e', 2]]);
+    expect(page.pagination).toEqual({ page_number: 2, page_size: 2, total_items: 3, total_pages: 2, has_next: false, has_previous: true });
+    // organization 1 cannot filter by organization 2's category
+    expect((await products({ category_id: tools.id }, 1))).toMatchObject({ code: 'not_found', message: `Category ${tools.id} not found` });
+  });
+
+  it('refuses unknown or foreign parents, duplicate codes, bad stock levels and stock on a service, changing nothing', async () => {
+    const p = (await sys.post('/inventory/editproduct', { org_id: '1', name: 'Anchor', sku: 'ANCHOR', stock: 4 })).body.product;
+    const cat = (await sys.post('/inventory/categories', { org_id: '1', name: 'Marine', code: 'MAR' })).body.category;
+    const theirs = (await sys.post('/inventory/editproduct', { org_id: '2', name: 'Buoy' }, { org: 2 })).body.product;
+    const theirCat = (await sys.post('/inventory/categories', { org_id: '2', name: 'Theirs' }, { org: 2 })).body.category;
+    const theirLoc = (await sys.post('/inventory/ops/getdata', { org_id: '2', action: 'list_locations' }, { org: 2 })).body.locations[0].location_id;
+    const side = (await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'create_warehouse', name: 'Pier' })).body.location.location_id;
+    await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'stock_adjustment', product_id: p.id, qty_locations: { [side]: 6 } });
+    const db = createDb(sys.databaseUrl, 'catalog', 1);
+    try {
+      const before = await catalogRows(db);
+      const variant = { org_id: '1', action: 'create_variant', variant_name: 'V', options: { size: 'S' } };
+      const answers = [
+        await sys.post('/inventory/editproduct/', { ...variant, parent_product_id: 999999 }),
+        await sys.post('/inventory/editproduct/', { ...variant, parent_product_id: theirs.id }),
+        await sys.post('/inventory/categories', { org_id: '1', name: 'Orphan', parent_id: '999999' }),
+        await sys.post('/inventory/categories', { org_id: '1', name: 'Adopted', parent_id: theirCat.id }),
+        await sys.post('/inventory/categories', { org_id: '1', name: 'Copy', code: 'mar' }),
+        await sys.post('/inventory/categories', { org_id: '1', category_id: cat.id, parent_id: cat.id }),
+        await sys.post('/inventory/editproduct/', { org_id: '1', name: 'Chain', min_stock_level: 10, max_stock_level: 5 }),
+        await sys.post('/inventory/editproduct/', { org_id: '1', product_id: p.id, min_stock_level: 10, max_stock_level: 5 }),
+        await sys.post('/inventory/editproduct/', { org_id: '1', name: 'Towing', type: 'service', stock: 3 }),
+        await sys.post('/inventory/editproduct/', { org_id: '1', name: 'Rope', stock: 3, location_id: theirLoc }),
+        await sys.post('/inventory/editproduct/', { org_id: '1', product_id: p.id, stock: 5 }),
+        await sys.post('/inventory/editproduct/', { org_id: '1', product_id: p.id, type: 'consumable' }),
+      ];
+      expect(answers.map((a) => [a.httpStatus, a.body.code, a.body.message])).toEqual([
+        [400, 'not_found', 'Product 999999 not found'],
+        [400, 'not_found', `Product ${theirs.id} not found`],
+        [400, 'not_found', 'Category 999999 not found'],
+        [400, 'not_found', `Category ${theirCat.id} not found`],
+        [400, 'duplicate', 'Category code mar already exists'],
+        [400, 'validation_failed', `parent_id ${cat.id} would make category ${cat.id} its own ancestor`],
+        [400, 'validation_failed', 'min_stock_level 10 must not exceed max_stock_level 5'],
+        [400, 'validation_failed', 'min_stock_level 10 must not exceed max_stock_level 5'],
+        [400, 'validation_failed', 'stock can only be given to inventory products, not to a service product'],
+        [400, 'not_found', `Location ${theirLoc} not found`],
+        [400, 'validation_failed', 'stock 5 is below the 6 held outside the default location; use stock_adjustment for those locations'],
+        [400, 'invalid_state', `Product ${p.id} still holds stock; adjust it to 0 before making it a consumable product`],
+      ]);
+      expect(await catalogRows(db)).toEqual(before);
+    } finally {
+      await db.destroy();
+    }
+    expect((await details(p.id)).current_stock).toBe(10);
+  });
+
   it('keeps organizations apart: another org\'s product, category and location are not found', async () => {
     const p = (await sys.post('/inventory/editproduct', { org_id: '1', name: 'Secret', sku: 'SECRET', stock: 2 })).body.product;
     const cat = (await sys.post('/inventory/categories', { org_id: '1', name: 'Private' })).body.category;
@@ -201,3 +291,13 @@ describe('catalog through the gateway', () => {
     }
   });
 });
+
+/** Every catalog row a request could touch, and which events exist (the relay stamps publish times). */
+async function catalogRows(db: ReturnType<typeof createDb>): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const t of ['products', 'variants', 'categories', 'warehouses', 'locations', 'skus', 'stock_quantities', 'stock_moves', 'stock_move_lines']) {
+    out[t] = await db(t).select('*').orderByRaw('1, 2');
+  }
+  out.outbox = await db('outbox').select('event_id', 'type').orderBy('id');
+  return out;
+}
