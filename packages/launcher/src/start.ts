@@ -17,21 +17,27 @@ const DEV_ORG = 1;
 async function main(): Promise<void> {
   const { DATABASE_URL, AMQP_URL } = process.env;
   if (DATABASE_URL && AMQP_URL) return startProcesses();
-  if (DATABASE_URL || AMQP_URL) {
-    console.error('Set both DATABASE_URL and AMQP_URL (one process per service), or neither (all in one process).');
+  if (AMQP_URL) {
+    console.error('AMQP_URL is set but DATABASE_URL is not: set both (one process per service), DATABASE_URL alone, or neither.');
     process.exit(1);
   }
-  return startEmbedded();
+  return startSingleProcess(DATABASE_URL);
 }
 
-async function startEmbedded(): Promise<void> {
+/** Everything in this process on the in-process bus, over the given database or an embedded one. */
+async function startSingleProcess(databaseUrl: string | undefined): Promise<void> {
   const log = createLogger('launcher', process.env.LOG_LEVEL ?? 'info');
   const pgPort = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
-  const db = await startEmbeddedPostgres(repoRoot, pgPort);
-  const system = await new System({ databaseUrl: db.url, port: Number(process.env.PORT ?? 3000), logLevel: process.env.LOG_LEVEL ?? 'warn' }).start();
+  const db = databaseUrl ? { url: databaseUrl, stop: async () => undefined } : await startEmbeddedPostgres(repoRoot, pgPort);
+  const system = await new System({
+    databaseUrl: db.url,
+    busPrefix: process.env.BUS_PREFIX,
+    port: Number(process.env.PORT ?? 3000),
+    logLevel: process.env.LOG_LEVEL ?? 'warn',
+  }).start();
   const key = await devApiKey(system);
   console.log(`\nBack-office API listening on ${system.url}`);
-  console.log(`Embedded PostgreSQL: ${db.url}`);
+  console.log(`${databaseUrl ? 'PostgreSQL' : 'Embedded PostgreSQL'}: ${db.url.replace(/:[^:@/]+@/, ':***@')}`);
   console.log(`Development organization: org_id "${DEV_ORG}"`);
   console.log(`Development API key (Authorization: Bearer ...):\n${key}\n`);
   onShutdown(log, async () => {
