@@ -117,6 +117,12 @@ describe('converting quotations to invoices', () => {
     expect(first).toMatchObject({ ok: false, status: 504, code: 'timeout' });
     expect(await state(q.id)).toMatchObject({ quotation: { status: 'draft', invoice_id: null } });
     expect(invoicing.invoices.size).toBe(invoicesBefore + 1); // invoicing did its work; only the answer was late
+    // That invoice has the lines of the attempt, and a retry answers it: no line may be added meanwhile.
+    const lines = await svc.db('quotation_lines').where({ quotation_id: q.id }).count({ n: '*' });
+    const extra = await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...line });
+    expect(extra).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('conversion to an invoice is unfinished') });
+    expect(await svc.db('quotation_lines').where({ quotation_id: q.id }).count({ n: '*' })).toEqual(lines);
+    expect(await state(q.id)).toMatchObject({ quotation: { status: 'draft', invoice_id: null, subtotal: '425.00' } });
     invoicing.state.delayMs = 0;
     const retry = ok(await convert(q.id));
     const made = invoicing.invoices.get(`1:quotation:${q.id}`)!;

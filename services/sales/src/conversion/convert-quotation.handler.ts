@@ -1,6 +1,6 @@
-import { sales } from '@bo/contracts';
+import { sales, type RequestOf } from '@bo/contracts';
 import { actor } from '../actor';
-import { dec, formatDateTime, handler, invalidState, recordEvent, today, toNumber } from '@bo/runtime';
+import { AppError, dec, formatDateTime, handler, invalidState, recordEvent, today, toNumber, type HandlerContext, type Knex } from '@bo/runtime';
 import { checkConvert } from '../quotation/quotation-status';
 import { enforce, findQuotation, linesOf, statusOf } from '../quotation/quotation.repository';
 import type { LineRow, QuotationRow } from '../quotation/quotation.record';
@@ -16,6 +16,15 @@ import { invoiceForSource, type SourceInvoice, type SourceInvoiceRequest } from 
  * Idempotency-Key as the conversion that succeeded: that retry answers the same invoice.
  */
 export const convertQuotationHandler = handler(sales.convertQuotation, async (req, ctx) => {
+  try {
+    return await convert(req, ctx);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'timeout') await markConversionUnfinished(ctx.db, ctx.orgId, req.quotation_id);
+    throw err;
+  }
+});
+
+async function convert(req: RequestOf<typeof sales.convertQuotation>, ctx: HandlerContext) {
   return ctx.db.transaction(async (trx) => {
     const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
     const status = statusOf(q, today());
@@ -57,7 +66,18 @@ export const convertQuotationHandler = handler(sales.convertQuotation, async (re
     } satisfies sales.QuotationConvertedData);
     return { message: `Quotation ${q.quotation_number} converted to invoice ${invoice.invoicenumber}`, invoice: invoiceView(invoice) };
   });
-});
+}
+
+/**
+ * Invoicing may have made the invoice and only answered late. The attempt rolled back, so the mark
+ * is written on its own, once the row lock is free; a later conversion finishes the job.
+ */
+async function markConversionUnfinished(db: Knex, orgId: number, quotationId: number): Promise<void> {
+  await db('quotations')
+    .where({ org_id: orgId, id: quotationId })
+    .whereIn('status', ['draft', 'sent', 'accepted'])
+    .update({ conversion_attempted_at: db.fn.now() });
+}
 
 const plain = (v: string) => dec(v).toFixed();
 

@@ -75,4 +75,14 @@ export const salesMigrations: Migration[] = [
       });
     },
   },
+  {
+    name: '002_conversion_attempted',
+    async up(trx, schema) {
+      // Set when invoicing answered a conversion too late: the invoice may exist with the lines of
+      // that moment, so the quotation takes no more lines until a retry finishes the conversion.
+      await trx.schema.withSchema(schema).alterTable('quotations', (t) => {
+        t.timestamp('conversion_attempted_at', { useTz: true });
+      });
+    },
+  },
 ];

@@ -53,8 +53,18 @@ export function checkHeaderEdit(status: QuotationStatus): Verdict {
   return canEditHeader(status) ? ok : refuse(`Cannot edit a quotation in status ${status}`);
 }
 
-export function checkAddLine(status: QuotationStatus): Verdict {
-  return status === 'draft' || status === 'sent' ? ok : refuse(`Cannot add lines to a quotation in status ${status}; only draft or sent quotations take lines`);
+/**
+ * Lines go on draft or sent quotations, and not while a conversion is unfinished: invoicing may
+ * have made the invoice with the lines of that attempt, and a retry answers that same invoice.
+ */
+export function checkAddLine(status: QuotationStatus, conversionUnfinished = false): Verdict {
+  if (status !== 'draft' && status !== 'sent') return refuse(`Cannot add lines to a quotation in status ${status}; only draft or sent quotations take lines`);
+  if (conversionUnfinished) {
+    return refuse(
+      `Cannot add lines to a quotation in status ${status} whose conversion to an invoice is unfinished (invoicing answered too late, so the invoice may exist with the current lines); convert it again to finish, or cancel it`,
+    );
+  }
+  return ok;
 }
 
 export function checkCancel(status: QuotationStatus): Verdict {

@@ -51,6 +51,15 @@ describe('quotation status machine', () => {
     for (const s of ['accepted', 'converted', 'cancelled', 'expired'] as const) expect(checkAddLine(s).ok).toBe(false);
   });
 
+  it('takes no lines while a conversion that invoicing answered too late is unfinished', () => {
+    expect(checkAddLine('draft', false).ok).toBe(true);
+    for (const s of ['draft', 'sent'] as const) {
+      const verdict = checkAddLine(s, true);
+      expect(verdict.ok).toBe(false);
+      if (!verdict.ok) expect(verdict.message).toContain(`in status ${s} whose conversion to an invoice is unfinished`);
+    }
+  });
+
   it('cancels anything but converted or cancelled quotations', () => {
     for (const s of ['draft', 'sent', 'accepted', 'expired'] as const) expect(checkCancel(s).ok).toBe(true);
     expect(checkCancel('converted').ok).toBe(false);

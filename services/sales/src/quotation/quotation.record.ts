@@ -24,6 +24,7 @@ export interface QuotationRow {
   invoicetype: string | null;
   converted_at: Date | null;
   convert_key: string | null;
+  conversion_attempted_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
