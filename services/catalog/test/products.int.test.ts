@@ -171,6 +171,17 @@ describe('catalog products (integration)', () => {
     expect(ok(await svc.call('catalog.product.edit', { product_id: id, category_id: null })).product).toMatchObject({ category_id: null, category: null });
   });
 
+  it('names the edited product (its new SKU) in the stock move of an edit that also changes the SKU', async () => {
+    const p = ok(await create({ name: 'Rename me', sku: 'OLD-SKU', stock: 1 }));
+    const events = await svc.collect(['catalog.stock.adjusted', 'catalog.product.updated']);
+    ok(await svc.call('catalog.product.edit', { product_id: p.product.id, sku: 'NEW-SKU', stock: 4 }));
+    await waitFor(() => events.length >= 2);
+    expect(events.map((e) => [e.type, e.data.sku])).toEqual([
+      ['catalog.stock.adjusted', 'NEW-SKU'],
+      ['catalog.product.updated', 'NEW-SKU'],
+    ]);
+  });
+
   it('refuses edits that cannot hold, changing nothing', async () => {
     const p = ok(await create({ name: 'Saw', stock: 2, min_stock_level: 1 }));
     const id = p.product.id as number;

@@ -43,15 +43,18 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
       changes.sku = sku;
     }
 
-    const type = req.type ?? current.type;
-    if (req.stock !== undefined && defaultLocation) await setTotalStock(trx, ctx, current, type, req, defaultLocation);
-    if (!carriesStock(type) && !dec(await totalStock(trx, current.id)).isZero()) {
-      throw invalidState(`Product ${current.id} still holds stock; adjust it to 0 before making it a ${type} product`);
+    // The fields change before the stock does, so the stock move's event names the product as edited
+    // (its new SKU); a refusal below still rolls both back.
+    const [updated] = (await trx('products')
+      .where({ id: current.id })
+      .update({ ...changes, updated_by: ctx.userId ?? null, updated_at: trx.fn.now() } as never)
+      .returning('*')) as ProductRow[];
+    const product = updated as ProductRow;
+    if (req.stock !== undefined && defaultLocation) await setTotalStock(trx, ctx, product, req, defaultLocation);
+    if (!carriesStock(product.type) && !dec(await totalStock(trx, product.id)).isZero()) {
+      throw invalidState(`Product ${product.id} still holds stock; adjust it to 0 before making it a ${product.type} product`);
     }
 
-    await trx('products')
-      .where({ id: current.id })
-      .update({ ...changes, updated_by: ctx.userId ?? null, updated_at: trx.fn.now() } as never);
     const record = toProductRecord(await loadProductView(trx, ctx.orgId, current.id));
     await recordEvent(trx, catalog.productUpdated.type, ctx.orgId, record);
     return { message: 'Product updated successfully', product: record };
@@ -63,13 +66,12 @@ async function setTotalStock(
   trx: Knex.Transaction,
   ctx: { orgId: number; userId?: string },
   product: ProductRow,
-  type: string,
   req: EditRequest,
   defaultLocation: LocationJoinRow,
 ): Promise<void> {
   const requested = req.stock as string;
-  if (!carriesStock(type) && !dec(requested).isZero()) {
-    const message = `stock can only be given to inventory products, not to a ${type} product`;
+  if (!carriesStock(product.type) && !dec(requested).isZero()) {
+    const message = `stock can only be given to inventory products, not to a ${product.type} product`;
     throw validationFailed(message, [{ field: 'stock', message }]);
   }
   const total = await totalStock(trx, product.id);
