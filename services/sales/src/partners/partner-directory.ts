@@ -76,12 +76,10 @@ export async function requireLivePartner(ctx: HandlerContext, partnerId: number)
   return stored;
 }
 
-/** The partner's currency for the total view; a deleted partner still has one. */
-export async function partnerCurrency(ctx: HandlerContext, partnerId: number): Promise<string | null> {
-  const known = await findInDirectory(ctx.db, ctx.orgId, partnerId);
-  if (known) return known.currency;
-  const record = await fetchPartner(ctx, partnerId).catch(() => undefined);
-  if (!record) return null;
-  await rememberPartner(ctx.db, record, false);
-  return record.currency;
+/**
+ * The partner's currency for the total view. Every quotation's partner is in the read model (create
+ * puts it there and rows are never removed); a deleted partner keeps its currency.
+ */
+export async function partnerCurrency(db: Knex, orgId: number, partnerId: number): Promise<string | null> {
+  return (await findInDirectory(db, orgId, partnerId))?.currency ?? null;
 }

@@ -13,6 +13,6 @@ export const quotationTotalHandler = handler(sales.quotationTotal, async (req, c
     tax_amount: toNumber(q.tax_amount),
     discount_total: toNumber(q.discount_total),
     quotation_total: toNumber(q.total),
-    currency: await partnerCurrency(ctx, q.partner_id),
+    currency: await partnerCurrency(ctx.db, ctx.orgId, q.partner_id),
   };
 });

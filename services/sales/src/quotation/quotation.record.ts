@@ -29,18 +29,11 @@ export interface QuotationRow {
   updated_at: Date;
 }
 
-export interface LineRow {
+/** A stored line: the priced line's fields, with its amounts as numeric strings. */
+export interface LineRow extends Omit<PricedLine, 'amounts'> {
   id: number;
   org_id: number;
   quotation_id: number;
-  product_id: string;
-  product_name: string | null;
-  description: string | null;
-  quantity: string;
-  price: string;
-  discount: string;
-  tax_rate: string;
-  tax_included: boolean;
   subtotal: string;
   tax_amount: string;
   total: string;
