@@ -130,6 +130,18 @@ describe('invoicing through the gateway', () => {
     await eventually(async () => expect((await balanceOf(partner.id)).partner.balance).toBe(373.75));
   });
 
+  it('lets only one of two sales racing for the last credit through', async () => {
+    const partner = await newPartner('Racing', { credit_limit: 200 });
+    const twoHundredLine = { product_id: '5', quantity: 2, price: 75, tax_rate: 0, tax_included: false };
+    const [a, b] = [await newInvoice({ partner: partner.id, line_items: [twoHundredLine] }), await newInvoice({ partner: partner.id, line_items: [twoHundredLine] })];
+    const replies = await Promise.all([a, b].map((inv) => sys.post('/invoicing/invoice/new', { org_id: '1', validate_invoice: true, id: inv.id })));
+    expect(replies.map((r) => r.statusCode).sort()).toEqual([200, 400]);
+    expect(replies.find((r) => r.statusCode === 400)?.body).toMatchObject({ code: 'credit_limit_exceeded', message: expect.stringContaining('available credit is 50.00') });
+    const statuses = await Promise.all([a, b].map(async (inv) => (await ok('/invoicing/getinvoice', { id: inv.id })).invoices[0].invoicestatus));
+    expect(statuses.sort()).toEqual(['draft', 'open']);
+    await eventually(async () => expect((await balanceOf(partner.id)).partner).toMatchObject({ balance: 150, available_credit: 50 }));
+  });
+
   it('answers refusals with 400s naming the cause, and cancels only drafts and proformas', async () => {
     const partner = await newPartner('Strict');
     const bad = await sys.post('/invoicing/invoice/new', { org_id: '1', invoicetype: 'invoice', partner: partner.id, invoicestatus: 'paid' });

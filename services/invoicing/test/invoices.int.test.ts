@@ -7,6 +7,7 @@ const partnersTable: FakePartner[] = [
   { org: 2, id: 20, partnername: 'Initech', credit_limit: 0, balance: 0 },
   { org: 3, id: 30, partnername: 'Busy', credit_limit: 0, balance: 0 },
   { org: 1, id: 12, partnername: 'Gone Soon', credit_limit: 0, balance: 0 },
+  { org: 1, id: 13, partnername: 'Stretched', credit_limit: 200, balance: 0 },
 ];
 
 describe('invoicing service: invoices', () => {
@@ -134,6 +135,29 @@ describe('invoicing service: invoices', () => {
     // A bill to the same partner is not a sale on credit: no check.
     const bill = body(await create({ partner: 11, invoicetype: 'invoicein', line_items: [specLine] })).invoice;
     expect(body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: bill.id })).invoice.invoicestatus).toBe('open');
+  });
+
+  it('lets only one of two sales racing for the last credit through, and counts its own postings before the partners ledger does', async () => {
+    // Stretched: limit 200. The fake partners service keeps answering balance 0, as the real one does
+    // until it has applied the validated event. Each sale of 115.00 fits alone; both together do not.
+    const a = body(await create({ partner: 13, line_items: [taxIncludedLine] })).invoice;
+    const b = body(await create({ partner: 13, line_items: [taxIncludedLine] })).invoice;
+    const replies = await Promise.all([a, b].map((inv) => svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id })));
+    expect(replies.filter((r) => r.ok)).toHaveLength(1);
+    const refused = replies.find((r) => !r.ok);
+    expect(refused).toMatchObject({ status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('available credit is 85.00') });
+    const rows = await svc.db('invoices').whereIn('id', [a.id, b.id]).orderBy('invoicestatus').pluck('invoicestatus');
+    expect(rows).toEqual(['draft', 'open']);
+    expect(await svc.db('journal_entries').whereIn('invoice_id', [a.id, b.id])).toHaveLength(1);
+
+    // Asked again later, the second is refused just the same: the partners service still says 0,
+    // but the sale posted here counts at once.
+    const loser = (await svc.db('invoices').whereIn('id', [a.id, b.id]).where({ invoicestatus: 'draft' }).first());
+    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: loser.id })).toMatchObject({ ok: false, code: 'credit_limit_exceeded' });
+    // Once the first sale is paid nothing is owed any more, and the second fits.
+    const winner = await svc.db('invoices').whereIn('id', [a.id, b.id]).where({ invoicestatus: 'open' }).first();
+    body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: winner.id, amount: 115 }));
+    expect(body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: loser.id })).invoice.invoicestatus).toBe('open');
   });
 
   it('cancels drafts and proformas only, saying why otherwise', async () => {

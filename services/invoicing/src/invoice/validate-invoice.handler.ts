@@ -1,7 +1,7 @@
 import { invoicing } from '@bo/contracts';
-import { AppError, dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, today } from '@bo/runtime';
+import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, today } from '@bo/runtime';
 import { accountsFor, invoiceEntryLines } from '../domain/journal';
-import { partnerCredit } from '../partners/partner-directory';
+import { assertCreditAvailable } from './credit-check';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { countLines, findInvoice } from './invoice.repository';
 import { postEntry } from './journal.repository';
@@ -15,18 +15,8 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (
     const count = await countLines(trx, invoice.id);
     if (count === 0) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it has no lines`);
 
-    // Asked while the invoice is locked, so its total cannot grow between the check and the posting.
-    if (invoice.invoicetype === 'invoiceout' && !req.override_credit_limit) {
-      const credit = await partnerCredit(ctx, invoice.partner_id);
-      if (credit.credit_limit > 0 && dec(credit.balance).plus(dec(invoice.invoicetotal)).greaterThan(dec(credit.credit_limit))) {
-        throw new AppError(
-          400,
-          'credit_limit_exceeded',
-          `Credit limit exceeded for partner ${invoice.partner_id}: available credit is ${dec(credit.available_credit).toFixed(2)}, ` +
-            `invoice total is ${dec(invoice.invoicetotal).toFixed(2)}; send override_credit_limit: true to validate anyway`,
-        );
-      }
-    }
+    // Checked while the invoice is locked, so its total cannot grow between the check and the posting.
+    if (invoice.invoicetype === 'invoiceout' && !req.override_credit_limit) await assertCreditAvailable(trx, ctx, invoice);
 
     const accounts = accountsFor(invoice.invoicetype, invoice);
     const invoiceDate = formatDate(invoice.invoicedatetime) as string;
