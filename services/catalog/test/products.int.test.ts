@@ -182,6 +182,17 @@ describe('catalog products (integration)', () => {
     ]);
   });
 
+  it('clears text fields given as null or empty on edit, freeing a cleared SKU', async () => {
+    const p = ok(await create({ name: 'Clearable', description: 'Long text', sku: 'CLR-1', barcode: '777', image: 'https://img.example/c.png', uom: 'kg' }));
+    const edited = ok(await svc.call('catalog.product.edit', { product_id: p.product.id, description: null, sku: null, barcode: '', image: null, uom: null }));
+    expect(edited.product).toMatchObject({ description: null, sku: null, barcode: null, image: null, uom: null, name: 'Clearable' });
+    expect(ok(await create({ name: 'Takes the SKU', sku: 'clr-1' })).product.sku).toBe('clr-1');
+    // absent fields stay as they are
+    const again = ok(await svc.call('catalog.product.edit', { product_id: p.product.id, barcode: '888' }));
+    expect(again.product).toMatchObject({ description: null, sku: null, barcode: '888' });
+    expect(ok(await create({ name: 'Blank description', description: '' })).product.description).toBeNull();
+  });
+
   it('refuses edits that cannot hold, changing nothing', async () => {
     const p = ok(await create({ name: 'Saw', stock: 2, min_stock_level: 1 }));
     const id = p.product.id as number;

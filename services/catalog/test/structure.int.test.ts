@@ -26,6 +26,13 @@ describe('catalog categories, variants, warehouses and locations (integration)',
     expect(String(row.parent_id)).toBe(root.category.id);
   });
 
+  it('clears a category code and account given as null on edit, freeing the code', async () => {
+    const c = ok(await category({ name: 'Coded', code: 'FREE-CODE', default_account: '4200' }));
+    const edited = ok(await editCategory({ category_id: c.category.id, code: null, default_account: null }));
+    expect(edited.category).toEqual({ id: c.category.id, name: 'Coded', code: null, taxable: true, default_account: null });
+    expect(ok(await category({ name: 'Recoded', code: 'free-code' })).category.code).toBe('free-code');
+  });
+
   it('refuses missing parents, cycles and duplicate codes, changing nothing', async () => {
     const a = ok(await category({ name: 'A', code: 'CAT-A' }));
     const b = ok(await category({ name: 'B', parent_id: a.category.id }));

@@ -9,21 +9,31 @@ export const productSortKeys = ['created_at', 'updated_at', 'name', 'sku', 'pric
 
 const name = text(200).trim().min(1, 'must not be empty');
 
+/**
+ * An optional text that `null` clears: null arrives as "", which every handler reads as "none", so
+ * `{"sku": null}` on an edit removes the SKU just as `{"category_id": null}` removes the category.
+ */
+const clearableText = (max: number) =>
+  z
+    .union([text(max), z.null()])
+    .optional()
+    .transform((v) => (v === null ? '' : v));
+
 /** Writable product fields (spec 2.1); create makes `name` required. */
 const productFields = {
   name,
-  description: optionalText(5000),
+  description: clearableText(5000),
   price: money({ min: 0 }).optional(),
   cost: money({ min: 0 }).optional(),
   // null on edit clears the category
   category_id: stringId.nullable().optional(),
-  sku: optionalText(100),
-  barcode: optionalText(100),
-  image: optionalText(2000),
+  sku: clearableText(100),
+  barcode: clearableText(100),
+  image: clearableText(2000),
   taxable: z.boolean().optional(),
   tax_rate: percentage().optional(),
   type: productTypeField.optional(),
-  uom: optionalText(50),
+  uom: clearableText(50),
   stock: quantity({ min: 0 }).optional(),
   min_stock_level: quantity({ min: 0 }).nullable().optional(),
   max_stock_level: quantity({ min: 0 }).nullable().optional(),
@@ -63,16 +73,16 @@ export const createVariantRequest = z.object({
   options: z.record(z.string().trim().min(1, 'option names must not be empty').max(100), z.string().max(200)).optional(),
   price: money({ min: 0 }).optional(),
   cost: money({ min: 0 }).optional(),
-  sku: optionalText(100),
-  barcode: optionalText(100),
+  sku: clearableText(100),
+  barcode: clearableText(100),
 });
 
 const categoryFields = {
   name,
-  code: optionalText(50),
+  code: clearableText(50),
   parent_id: stringId.nullable().optional(),
   taxable: z.boolean().optional(),
-  default_account: optionalText(100),
+  default_account: clearableText(100),
 };
 
 export const createCategoryRequest = z.object({ ...baseRequest, ...categoryFields });

@@ -27,7 +27,7 @@ export const createProductHandler = handler(catalog.createProduct, async (req, c
       .insert({
         org_id: ctx.orgId,
         name: req.name,
-        description: req.description ?? null,
+        description: req.description || null,
         price: req.price ?? '0',
         cost: req.cost ?? '0',
         category_id: category?.id ?? null,

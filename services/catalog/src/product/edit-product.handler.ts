@@ -18,10 +18,10 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
   return ctx.db.transaction(async (trx) => {
     const current = await findLiveProduct(trx, ctx.orgId, req.product_id, { lock: true });
     const changes: Partial<Record<keyof ProductRow | 'updated_by', unknown>> = {};
-    for (const field of ['name', 'description', 'price', 'cost', 'taxable', 'tax_rate', 'type'] as const) {
+    for (const field of ['name', 'price', 'cost', 'taxable', 'tax_rate', 'type'] as const) {
       if (req[field] !== undefined) changes[field] = req[field];
     }
-    for (const field of ['image', 'uom'] as const) if (req[field] !== undefined) changes[field] = req[field] || null;
+    for (const field of ['description', 'image', 'uom'] as const) if (req[field] !== undefined) changes[field] = req[field] || null;
     if (req.barcode !== undefined) changes.barcode = req.barcode.trim() || null;
     if (req.category_id === null) changes.category_id = null;
     if (req.category_id) changes.category_id = (await findCategory(trx, ctx.orgId, req.category_id)).id;
