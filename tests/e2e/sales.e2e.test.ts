@@ -112,6 +112,63 @@ describe('sales through the gateway', () => {
     await eventually(async () => expect(await balance()).toMatchObject({ committed: committedBefore, balance: 258.75 }));
   });
 
+  it('releases the committed amount when the converted invoice is cancelled', async () => {
+    const q = (await create()).body.quotation;
+    const committedBefore = (await balance()).committed;
+    const invoice = (await convert(q.id)).body.invoice;
+    await eventually(async () => expect((await balance()).committed).toBe(committedBefore + 258.75));
+    const cancelled = await sys.post('/invoicing/invoice/new', { org_id: '1', userid: 'u1', cancel_invoice: true, id: invoice.id });
+    expect(cancelled.statusCode).toBe(200);
+    await eventually(async () => expect((await balance()).committed).toBe(committedBefore));
+    expect(await quotationRow(q.id)).toMatchObject({ quotation_status: 'converted', invoice_id: invoice.id });
+  });
+
+  it('refuses bad input on every operation with a 400 naming the field, and unknown quotations as not_found, changing nothing', async () => {
+    const q = (await create()).body.quotation;
+    const before = await quotationRow(q.id);
+    const count = async () => (await sys.post('/sales/orderdetail', { org_id: '1' })).body.pagination.total_items;
+    const total = await count();
+    const writes: Array<[Record<string, unknown>, string]> = [
+      [{ action: 'create_quotation', partner: String(partnerId), quotation_type: 'quotation', quotation_date: today, valid_until: later }, 'quotation_date'],
+      [{ action: 'create_quotation', partner: String(partnerId), quotation_date: `${today}T10:00:00`, valid_until: later }, 'quotation_type'],
+      [{ action: 'create_quotation', partner: 'Acme', quotation_type: 'quotation', quotation_date: `${today}T10:00:00`, valid_until: later }, 'partner'],
+      [{ action: 'create_quotation', partner: String(partnerId), quotation_type: 'quotation', quotation_date: `${today}T10:00:00`, valid_until: later, line_items: [{ ...specLine, tax_rate: undefined }] }, 'line_items.0.tax_rate'],
+      [{ action: 'add_line', quotation_id: q.id, ...specLine, tax_included: undefined }, 'tax_included'],
+      [{ action: 'add_line', quotation_id: q.id, ...specLine, quantity: 'lots' }, 'quantity'],
+      [{ action: 'add_line', quotation_id: q.id, ...specLine, price: -1 }, 'price'],
+      [{ action: 'add_line', quotation_id: q.id, ...specLine, tax_rate: 101 }, 'tax_rate'],
+      [{ action: 'add_line', quotation_id: q.id, ...specLine, price: '1.23456' }, 'price'],
+      [{ action: 'add_line', quotation_id: 'first', ...specLine }, 'quotation_id'],
+      [{ action: 'edit_quotation', quotation_id: q.id, valid_until: '2026-02-30' }, 'valid_until'],
+      [{ action: 'edit_quotation', quotation_id: q.id, comments: 'x'.repeat(5001) }, 'comments'],
+      [{ action: 'edit_quotation', quotation_id: q.id, quotation_number: 'Q'.repeat(51) }, 'quotation_number'],
+      [{ action: 'edit_quotation', quotation_id: q.id, quotation_status: 'won' }, 'quotation_status'],
+      [{ action: 'convert_to_invoice', quotation_id: q.id, invoicetype: 'invoice' }, 'invoicetype'],
+      [{ action: 'convert_to_invoice', invoicetype: 'invoiceout' }, 'quotation_id'],
+      [{ action: 'cancel_quotation', quotation_id: -3 }, 'quotation_id'],
+    ];
+    for (const [body, field] of writes) {
+      const r = await sys.post('/sales/addline', { org_id: '1', userid: 'u1', ...body });
+      expect(r).toMatchObject({ httpStatus: 400, statusCode: 400, body: { code: 'validation_failed' } });
+      expect(r.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+    for (const [body, field] of [[{ status: 'open' }, 'status'], [{ quotation_type: 'order' }, 'quotation_type'], [{ page_number: 0 }, 'page_number'], [{ search_key: 'x'.repeat(201) }, 'search_key']] as const) {
+      const r = await sys.post('/sales/orderdetail', { org_id: '1', ...body });
+      expect(r).toMatchObject({ statusCode: 400, body: { code: 'validation_failed', errors: [{ field }] } });
+    }
+    for (const body of [
+      { action: 'add_line', quotation_id: 999999, ...specLine },
+      { action: 'edit_quotation', quotation_id: 999999, comments: 'x' },
+      { action: 'cancel_quotation', quotation_id: 999999 },
+      { action: 'convert_to_invoice', quotation_id: 999999, invoicetype: 'invoiceout' },
+      { quotation_id: 999999, calculate_total: true },
+    ]) {
+      expect(await sys.post('/sales/addline', { org_id: '1', ...body })).toMatchObject({ statusCode: 400, body: { code: 'not_found', errors: [{ field: 'quotation_id' }] } });
+    }
+    expect(await quotationRow(q.id)).toEqual(before);
+    expect(await count()).toBe(total);
+  });
+
   it('makes one invoice when conversions race, with or without an Idempotency-Key', async () => {
     const q = (await create()).body.quotation;
     const racing = await Promise.all(Array.from({ length: 5 }, () => convert(q.id)));
