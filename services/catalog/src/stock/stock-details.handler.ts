@@ -11,10 +11,10 @@ interface QuantityRow {
 }
 
 export const stockDetailsHandler = handler(catalog.stockDetails, async (req, ctx) => {
-  const product = await findLiveProduct(ctx.db, ctx.orgId, req.product_id);
-  // Both reads in one snapshot so the total and the rows agree.
+  // Every read in one snapshot so the product, the total, the rows and the last move agree.
   return ctx.db.transaction(
     async (trx) => {
+      const product = await findLiveProduct(trx, ctx.orgId, req.product_id);
       const rows: QuantityRow[] = await trx('stock_quantities as q')
         .join('locations as l', 'l.id', 'q.location_id')
         .join('warehouses as w', 'w.id', 'l.warehouse_id')

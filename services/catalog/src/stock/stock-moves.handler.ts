@@ -1,5 +1,5 @@
-import { catalog } from '@bo/contracts';
-import { formatDateTime, handler, pageWindow, paginationOf, sum, toNumber } from '@bo/runtime';
+import { catalog, type RequestOf } from '@bo/contracts';
+import { formatDateTime, handler, pageWindow, paginationOf, sum, toNumber, type Knex } from '@bo/runtime';
 import { findLiveProduct } from '../product/product.repository';
 
 interface MoveRow {
@@ -24,16 +24,19 @@ interface LineRow {
   change: string;
 }
 
-export const stockMovesHandler = handler(catalog.stockMoves, async (req, ctx) => {
-  const product = await findLiveProduct(ctx.db, ctx.orgId, req.product_id);
+export const stockMovesHandler = handler(catalog.stockMoves, async (req, ctx) =>
+  // One snapshot: the page, its lines and the total count describe the same history.
+  ctx.db.transaction((trx) => readMoves(trx, ctx.orgId, req), { isolationLevel: 'repeatable read', readOnly: true }),
+);
+
+async function readMoves(trx: Knex.Transaction, orgId: number, req: RequestOf<typeof catalog.stockMoves>) {
+  const product = await findLiveProduct(trx, orgId, req.product_id);
   const { size, offset } = pageWindow(req);
-  const moves = ctx.db('stock_moves').where({ org_id: ctx.orgId, product_id: product.id });
-  const [rows, counted] = await Promise.all([
-    moves.clone().select('*').orderBy('id', 'desc').limit(size).offset(offset),
-    moves.clone().count<{ count: number }[]>({ count: '*' }),
-  ]);
+  const moves = trx('stock_moves').where({ org_id: orgId, product_id: product.id });
+  const rows = await moves.clone().select('*').orderBy('id', 'desc').limit(size).offset(offset);
+  const counted = await moves.clone().count<{ count: number }[]>({ count: '*' });
   const lines: LineRow[] = rows.length
-    ? await ctx.db('stock_move_lines as m')
+    ? await trx('stock_move_lines as m')
         .join('locations as l', 'l.id', 'm.location_id')
         .join('warehouses as w', 'w.id', 'l.warehouse_id')
         .whereIn('m.move_id', rows.map((r) => r.id))
@@ -68,4 +71,4 @@ export const stockMovesHandler = handler(catalog.stockMoves, async (req, ctx) =>
     }),
     pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
   };
-});
+}
