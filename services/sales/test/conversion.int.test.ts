@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { testing } from '@bo/runtime';
+import { sales } from '@bo/contracts';
+import { testing, type AmqpBus } from '@bo/runtime';
 import { salesService } from '../src/service';
-import type { AmqpBus } from '@bo/runtime';
 import { contractCall, daysFromToday, fakeInvoicing, fakePartners, ok, partnerRecord, removeService, separateBus, waitFor, type Reply } from './support';
 
 const line = { product_id: 7, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
@@ -70,6 +70,9 @@ describe('converting quotations to invoices', () => {
         invoicetype: 'invoiceout', partner_id: 1, subtotal: 425, tax_amount: 63.75, quotation_total: 488.75, converted_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
       },
     });
+    // The partners service reads it with the published contract: it must parse and lose nothing.
+    const event = seen.find((e) => e.data['quotation_id'] === q.id)!;
+    expect(sales.quotationConverted.data.parse(event.data)).toEqual(event.data);
     const listed = ok(await call('sales.quotation.list', { search_key: q.quotation_number })).quotations[0];
     expect(listed).toMatchObject({ quotation_status: 'converted', invoice_id: reply.invoice.id, invoicenumber: reply.invoice.invoicenumber });
 
