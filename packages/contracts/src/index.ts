@@ -10,3 +10,4 @@ export * as partners from './partners';
 export * as catalog from './catalog';
 export * as sales from './sales';
 export * as invoicing from './invoicing';
+export * from './reference';

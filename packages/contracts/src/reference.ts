@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { events, operations } from './catalogue';
+import { describeSelector, domainPrefix } from './operation';
+
+/**
+ * The operation and event reference in docs/ is generated from here (`npm run docs`), and a test
+ * fails when the committed files differ, so the reference cannot drift from the contracts.
+ */
+export function operationsReference(): string {
+  const lines = [
+    '# Operations',
+    '',
+    '<!-- Generated from packages/contracts by `npm run docs`; do not edit by hand. -->',
+    '',
+    'Every operation is a POST of a JSON body to its path (trailing slash optional). Operations sharing a path',
+    'are told apart by `action`, then a boolean flag, then the presence of a field, then the default.',
+    'Operations marked "domain-wide" are accepted on every path of their domain; the canonical path is listed first.',
+    '',
+    '| operation | service | canonical path | selected by | domain-wide | write | summary |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const op of operations) {
+    if (op.paths.length === 0) continue;
+    const domain = op.domainWide ? `yes (${domainPrefix[op.service]}/*)` : 'no';
+    lines.push(`| \`${op.name}\` | ${op.service} | \`${op.paths[0]}\` | ${describeSelector(op.select)} | ${domain} | ${op.write ? 'yes' : 'no'} | ${op.summary} |`);
+  }
+  lines.push('', '## Internal operations (RPC only, no HTTP path)', '');
+  for (const op of operations.filter((o) => o.paths.length === 0)) lines.push(`- \`${op.name}\` (${op.service}): ${op.summary}`);
+  lines.push('', 'Request and reply schemas of each operation: `GET /openapi.json`.', '');
+  return lines.join('\n');
+}
+
+export function eventsReference(): string {
+  const lines = [
+    '# Events',
+    '',
+    '<!-- Generated from packages/contracts by `npm run docs`; do not edit by hand. -->',
+    '',
+    'Published through each service\'s outbox to the topic exchange `<BUS_PREFIX>.events` with the routing key',
+    'equal to the type, persistent, with publisher confirms. Body: `{ id (uuid), type, occurred_at (YYYY-MM-DDTHH:MM:SS, UTC), org_id, data }`.',
+    'Consumers record `id` in their inbox in the same transaction as the effect, so a redelivery has no second effect.',
+    '',
+  ];
+  for (const e of events) {
+    lines.push(`## \`${e.type}\``, '', e.summary, '', '| field | type | required |', '|---|---|---|');
+    const schema = z.toJSONSchema(e.data, { io: 'output', unrepresentable: 'any' }) as {
+      properties?: Record<string, { type?: string | string[]; anyOf?: Array<{ type?: string }>; enum?: unknown[] }>;
+      required?: string[];
+    };
+    const props = Object.entries(schema.properties ?? {});
+    if (props.length === 0) lines.push('| (any object) | | |');
+    for (const [name, prop] of props) lines.push(`| \`${name}\` | ${typeName(prop)} | ${schema.required?.includes(name) ? 'yes' : 'no'} |`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+function typeName(prop: { type?: string | string[]; anyOf?: Array<{ type?: string }>; enum?: unknown[] }): string {
+  if (prop.enum) return prop.enum.map((v) => `\`${String(v)}\``).join(' \\| ');
+  if (Array.isArray(prop.type)) return prop.type.join(' \\| ');
+  if (prop.type) return prop.type;
+  if (prop.anyOf) return prop.anyOf.map((p) => p.type ?? 'object').join(' \\| ');
+  return 'any';
+}
