@@ -32,18 +32,21 @@ export const listProductsHandler = handler(catalog.listProducts, async (req, ctx
   };
   const sortBy = req.sort_by ?? 'created_at';
   const order = req.sort_order ?? (req.sort_by ? 'asc' : 'desc');
-  const counted = ctx.db('products as p').where('p.org_id', ctx.orgId).whereNull('p.deleted_at').modify(filter).count<{ count: number }[]>({ count: '*' });
-  const [rows, count] = await Promise.all([
-    productViews(ctx.db, ctx.orgId)
-      .modify(filter)
-      .orderBy([
-        { column: sortColumn(sortBy), order },
-        { column: 'p.id', order },
-      ])
-      .limit(size)
-      .offset(offset),
-    counted,
-  ]);
+  // The page and the total from one snapshot, so pagination never disagrees with the rows shown.
+  const [rows, count] = await ctx.db.transaction(
+    async (trx) => [
+      await productViews(trx, ctx.orgId)
+        .modify(filter)
+        .orderBy([
+          { column: sortColumn(sortBy), order },
+          { column: 'p.id', order },
+        ])
+        .limit(size)
+        .offset(offset),
+      await trx('products as p').where('p.org_id', ctx.orgId).whereNull('p.deleted_at').modify(filter).count<{ count: number }[]>({ count: '*' }),
+    ],
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
   return {
     message: rows.length ? 'Products retrieved successfully' : 'No products found',
     products: (rows as ProductView[]).map(toProductRecord),
