@@ -1,7 +1,7 @@
-import { invoicing } from '@bo/contracts';
-import { formatDate, handler, toNumber, today } from '@bo/runtime';
+import { invoicing, type RequestOf } from '@bo/contracts';
+import { formatDate, handler, toNumber, today, type Knex } from '@bo/runtime';
 import { dueOf, statusOf, toLineRecord } from './invoice.record';
-import { findInvoice, linesOf } from './invoice.repository';
+import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
 
 interface EntryRow {
   id: number;
@@ -11,9 +11,14 @@ interface EntryRow {
   amount: string;
 }
 
-export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, async (req, ctx) => {
-  const invoice = await findInvoice(ctx.db, ctx.orgId, req.id);
-  const entries: EntryRow[] = await ctx.db('journal_entries').where({ org_id: ctx.orgId, invoice_id: invoice.id }).orderBy('id');
+export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, (req, ctx) =>
+  // One snapshot, so amount_paid always equals the sum of the payjournals shown beside it.
+  inSnapshot(ctx.db, (db) => balancesView(db, req, ctx.orgId)),
+);
+
+async function balancesView(db: Knex, req: RequestOf<typeof invoicing.invoiceBalances>, orgId: number) {
+  const invoice = await findInvoice(db, orgId, req.id);
+  const entries: EntryRow[] = await db('journal_entries').where({ org_id: orgId, invoice_id: invoice.id }).orderBy('id');
   const asJournal = (e: EntryRow) => ({ id: e.id, journalname: e.journalname, journaldate: formatDate(e.journaldate) as string, amount: toNumber(e.amount) });
   const record = {
     id: invoice.id,
@@ -27,6 +32,6 @@ export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, async (
     payjournals: entries.filter((e) => e.kind === 'payment').map(asJournal),
   };
   if (!req.include_items) return { message: 'Invoice balances retrieved successfully', invoices: [record] };
-  const lines = (await linesOf(ctx.db, [invoice.id])).get(invoice.id) ?? [];
+  const lines = (await linesOf(db, [invoice.id])).get(invoice.id) ?? [];
   return { message: 'Invoice balances retrieved successfully', invoices: [{ ...record, line_items: lines.map(toLineRecord) }] };
-});
+}

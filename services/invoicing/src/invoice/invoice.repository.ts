@@ -9,6 +9,11 @@ export async function findInvoice(db: Knex, orgId: number, id: number, opts: { l
   return row as InvoiceRow;
 }
 
+/** One consistent view for a reply that reads several statements: totals with their payments, a page with its count. */
+export function inSnapshot<T>(db: Knex, read: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(read, { isolationLevel: 'repeatable read', readOnly: true });
+}
+
 export async function linesOf(db: Knex, invoiceIds: number[]): Promise<Map<number, LineRow[]>> {
   const byInvoice = new Map<number, LineRow[]>(invoiceIds.map((id) => [id, []]));
   if (invoiceIds.length === 0) return byInvoice;

@@ -1,8 +1,8 @@
-import { invoicing } from '@bo/contracts';
+import { invoicing, type RequestOf } from '@bo/contracts';
 import { dec, formatDateTime, handler, likeContains, pageWindow, paginationOf, toNumber, today, validationFailed, type Knex } from '@bo/runtime';
 import { addDays } from '../domain/recurrence';
 import { dueOf, statusOf, toLineRecord, type InvoiceRow } from './invoice.record';
-import { linesOf } from './invoice.repository';
+import { inSnapshot, linesOf } from './invoice.repository';
 
 type ListRow = InvoiceRow & { p_partnername: string | null; p_display_name: string | null };
 
@@ -15,11 +15,16 @@ export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, c
   if (req.amount_min !== undefined && req.amount_max !== undefined && dec(req.amount_min).greaterThan(dec(req.amount_max))) {
     throw validationFailed('amount_min must not be more than amount_max', [{ field: 'amount_min', message: 'amount_min must not be more than amount_max' }]);
   }
+  // One snapshot, so the page and its total_items agree.
+  return inSnapshot(ctx.db, (db) => listPage(db, req, ctx.orgId));
+});
+
+async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>, orgId: number) {
   const now = today();
   const { size, offset } = pageWindow(req);
-  const filtered = ctx.db('invoices as i')
+  const filtered = db('invoices as i')
     .leftJoin('partner_directory as p', (j) => j.on('p.org_id', 'i.org_id').andOn('p.id', 'i.partner_id'))
-    .where('i.org_id', ctx.orgId)
+    .where('i.org_id', orgId)
     .modify((q: Knex.QueryBuilder) => {
       if (req.partner_ids?.length) q.whereIn('i.partner_id', req.partner_ids);
       if (req.status_filter) whereStatus(q, req.status_filter, now);
@@ -37,16 +42,14 @@ export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, c
     });
   const direction = req.sort_order ?? 'desc';
   const sortColumn = SORT_COLUMN[req.sort_by ?? 'date'];
-  const [rows, counted] = await Promise.all([
-    filtered
-      .clone()
-      .select('i.*', 'p.partnername as p_partnername', 'p.display_name as p_display_name')
-      .orderByRaw(`?? ${direction} nulls last, i.id ${direction}`, [sortColumn])
-      .limit(size)
-      .offset(offset) as Promise<ListRow[]>,
-    filtered.clone().count<{ count: number }[]>({ count: '*' }),
-  ]);
-  const lines = req.include_items ? await linesOf(ctx.db, rows.map((r) => r.id)) : undefined;
+  const rows: ListRow[] = await filtered
+    .clone()
+    .select('i.*', 'p.partnername as p_partnername', 'p.display_name as p_display_name')
+    .orderByRaw(`?? ${direction} nulls last, i.id ${direction}`, [sortColumn])
+    .limit(size)
+    .offset(offset);
+  const counted = await filtered.clone().count<{ count: number }[]>({ count: '*' });
+  const lines = req.include_items ? await linesOf(db, rows.map((r) => r.id)) : undefined;
   const invoices = rows.map((r) => ({
     id: r.id,
     orgid: r.org_id,
@@ -70,7 +73,7 @@ export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, c
     invoices,
     pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
   };
-});
+}
 
 /** `overdue` is not stored: it is an open invoice whose due date has passed, so `open` excludes those. */
 function whereStatus(q: Knex.QueryBuilder, status: invoicing.InvoiceStatus, now: string): void {
