@@ -112,6 +112,18 @@ describe('converting quotations to invoices', () => {
     expect(invoicing.requests.filter((r) => r.sourceid === String(q.id))).toHaveLength(1);
   });
 
+  it('lets either a cancel or a conversion racing it win, never both', async () => {
+    for (let round = 0; round < 3; round++) {
+      const q = await createQuotation();
+      const [converted, cancelled] = await Promise.all([convert(q.id), call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id })]);
+      expect([converted.ok, cancelled.ok].filter(Boolean)).toHaveLength(1);
+      const row = await svc.db('quotations').where({ id: q.id }).first();
+      const invoiceMade = [...invoicing.invoices.keys()].includes(`1:quotation:${q.id}`);
+      if (converted.ok) expect({ status: row.status, invoiceMade }).toEqual({ status: 'converted', invoiceMade: true });
+      else expect({ status: row.status, invoiceMade, refusal: !converted.ok && converted.code }).toEqual({ status: 'cancelled', invoiceMade: false, refusal: 'invalid_state' });
+    }
+  });
+
   it('answers the same invoice on a retry after invoicing timed out, never a second one', async () => {
     const q = await createQuotation();
     const invoicesBefore = invoicing.invoices.size;

@@ -132,6 +132,19 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       expect(total).toEqual({ message: expect.any(String), quotation_id: q.id, subtotal: 241.15, tax_amount: 36.78, discount_total: 25, quotation_total: 277.93, currency: 'USD' });
     });
 
+    it('keeps every line and its amounts when lines are added in parallel', async () => {
+      const q = await createOk();
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: i + 1, quantity: 1, price: '10.01', tax_rate: 10, tax_included: false })),
+      );
+      replies.forEach((r) => ok(r));
+      const totals = ok(await call('sales.quotation.total', { quotation_id: q.id, calculate_total: true }));
+      // Each line: 10.01 + 1.00 tax (1.001 rounded) = 11.01.
+      expect(totals).toMatchObject({ subtotal: 120.12, tax_amount: 12, quotation_total: 132.12 });
+      expect(await svc.db('quotations').where({ id: q.id }).first()).toMatchObject({ line_count: 12, total: '132.12' });
+      expect(await svc.db('quotation_lines').where({ quotation_id: q.id }).count({ n: '*' })).toEqual([{ n: 12 }]);
+    });
+
     it('moves draft <-> sent -> accepted and refuses every other move, naming the status and changing nothing', async () => {
       const q = await createOk();
       const edit = (fields: Record<string, unknown>) => call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, ...fields });
