@@ -117,6 +117,15 @@ describe('invoicing service: invoices', () => {
     expect(await svc.db('journal_entries').where({ invoice_id: inv.id })).toHaveLength(1);
   });
 
+  it('takes lines on a proforma and validates it into an open invoice', async () => {
+    const proforma = body(await create({ invoicestatus: 'proforma' })).invoice;
+    const added = body(await svc.call('invoicing.invoice.add_line', { invoice_id: proforma.id, ...tenthsLine }));
+    expect(added.invoice).toEqual({ id: proforma.id, subtotal: 0.3, tax_amount: 0, invoicetotal: 0.3 });
+    const v = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: proforma.id }));
+    expect(v.invoice).toMatchObject({ invoicestatus: 'open', invoicetotal: 0.3, due_amount: 0.3 });
+    expect(await svc.db('journal_entries').where({ invoice_id: proforma.id })).toHaveLength(1);
+  });
+
   it('refuses to validate an invoice without lines', async () => {
     const inv = body(await create({})).invoice;
     expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id })).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringMatching(/no lines/) });
@@ -278,6 +287,7 @@ describe('invoicing service: invoices', () => {
 
     expect((await list({ sort_by: 'total', sort_order: 'asc' })).invoices.map((i: any) => i.invoicetotal)).toEqual([0.3, 115, 258.75]);
     expect((await list({ sort_by: 'number', sort_order: 'asc' })).invoices.map((i: any) => i.invoicenumber)).toEqual(['CRN-00001', 'INV-00001', 'INV-00002']);
+    expect((await list({ sort_by: 'date', sort_order: 'asc' })).invoices.map((i: any) => i.id)).toEqual([a.id, b.id, c.id]);
     expect((await list({ date_from: '2025-02-10', date_to: '2025-03-09' })).invoices.map((i: any) => i.id)).toEqual([b.id]);
     expect((await list({ amount_min: 100, amount_max: 200 })).invoices.map((i: any) => i.id)).toEqual([c.id]);
     expect((await list({ search_key: 'crn-' })).invoices.map((i: any) => i.id)).toEqual([c.id]);
@@ -289,6 +299,15 @@ describe('invoicing service: invoices', () => {
     expect(page2.invoices.map((i: any) => i.id)).toEqual([a.id]);
     expect(page2.pagination).toMatchObject({ total_items: 3, total_pages: 2, has_next: false, has_previous: true });
     expect(await svc.call('invoicing.invoice.list', { date_from: '2025-03-01', date_to: '2025-01-01' }, 2)).toMatchObject({ ok: false, code: 'validation_failed' });
+    // By due date, either way, an invoice without one comes last.
+    const d = body(await create({ partner: 20, invoicedatetime: '2025-01-20T00:00:00', invoicedue: '2025-04-01' }, 2)).invoice;
+    const e = body(await create({ partner: 20, invoicedatetime: '2025-01-20T00:00:00', invoicedue: '2025-02-01' }, 2)).invoice;
+    expect((await list({ sort_by: 'due', sort_order: 'asc', page_size: 2 })).invoices.map((i: any) => i.id)).toEqual([e.id, d.id]);
+    const byDueDesc = (await list({ sort_by: 'due' })).invoices.map((i: any) => i.id);
+    expect(byDueDesc.slice(0, 2)).toEqual([d.id, e.id]);
+    expect(byDueDesc).toHaveLength(5);
+    for (const extra of [d, e]) body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: extra.id }, 2));
+    expect((await list({ status_filter: 'cancelled' })).invoices.map((i: any) => i.id).sort()).toEqual([d.id, e.id].sort());
   });
 
   it('refuses a partner once its deletion event has arrived', async () => {

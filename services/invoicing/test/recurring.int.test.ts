@@ -121,8 +121,28 @@ describe('invoicing service: recurring contracts', () => {
     const plain = body(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10 })).invoice;
     expect(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: plain.id })).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringContaining('not a recurring contract') });
     const contract = body(await createContract({ frequency: 'yearly', start_date: '2300-01-01' })).invoice;
-    expect(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: contract.id }, 2)).toMatchObject({ ok: false, code: 'not_found' });
-    expect((await svc.db('invoices').where({ id: contract.id }).first()).recurring_status).toBe('active');
+    for (const [operation, flag] of [
+      ['invoicing.recurring.pause', 'pause_recurring'],
+      ['invoicing.recurring.resume', 'resume_recurring'],
+      ['invoicing.recurring.cancel', 'cancel_recurring'],
+      ['invoicing.recurring.generate', 'generate_child_invoice'],
+    ] as const) {
+      expect(await svc.call(operation, { [flag]: true, id: contract.id }, 2)).toMatchObject({ ok: false, code: 'not_found', message: `Invoice ${contract.id} not found` });
+    }
+    const stored = await svc.db('invoices').where({ id: contract.id }).first();
+    expect([stored.recurring_status, stored.recurring_generated]).toEqual(['active', 0]);
+    expect(await childrenOf(contract.id)).toHaveLength(0);
+    body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: contract.id }));
+  });
+
+  it('ends the contract when its invoice is cancelled, and makes no child after that', async () => {
+    const contract = body(await createContract({ frequency: 'monthly', start_date: '2500-01-31' }, { invoicedatetime: '2500-01-31T00:00:00', invoicedue: null })).invoice;
+    body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: contract.id }));
+    const stored = await svc.db('invoices').where({ id: contract.id }).first();
+    expect([stored.invoicestatus, stored.recurring_status, stored.recurring_next_run_date]).toEqual(['cancelled', 'cancelled', null]);
+    await runDueContracts(svc.db, log, '2500-12-31');
+    expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: contract.id })).toMatchObject({ ok: false, code: 'invalid_state' });
+    expect(await childrenOf(contract.id)).toHaveLength(0);
   });
 
   it('runs as a background task of the service', async () => {
