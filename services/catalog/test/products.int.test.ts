@@ -112,6 +112,23 @@ describe('catalog products (integration)', () => {
     expect(await svc.db('products').where({ sku: 'RACE' })).toHaveLength(1);
   });
 
+  it('refuses two products swapping SKUs concurrently as duplicates, as in any serial order, never a deadlock', async () => {
+    for (let round = 0; round < 20; round++) {
+      const a = ok(await create({ name: `Swap A${round}`, sku: `SWAP-A${round}` })).product;
+      const b = ok(await create({ name: `Swap B${round}`, sku: `SWAP-B${round}` })).product;
+      const replies = await Promise.all([
+        svc.call('catalog.product.edit', { product_id: a.id, sku: `SWAP-B${round}` }),
+        svc.call('catalog.product.edit', { product_id: b.id, sku: `SWAP-A${round}` }),
+      ]);
+      // run one after the other, each edit finds its new SKU still held by the other product
+      expect(replies.map((r) => (r.ok ? 'ok' : `${r.status} ${r.code}`))).toEqual(['400 duplicate', '400 duplicate']);
+      const skus = await svc.db('skus').whereIn('owner_id', [a.id, b.id]).where({ owner_kind: 'product' }).orderBy('sku_key');
+      const products = await svc.db('products').whereIn('id', [a.id, b.id]);
+      // the registry and the products agree: every product's SKU is claimed by that product
+      expect(products.filter((p) => p.sku).map((p) => [p.sku.toLowerCase(), p.id]).sort()).toEqual(skus.map((s) => [s.sku_key, s.owner_id]).sort());
+    }
+  });
+
   it('refuses an unknown category, another org\'s category, bad stock levels and stock on a service, changing nothing', async () => {
     const foreign = ok(await svc.call('catalog.category.create', { name: 'Theirs' }, 2));
     const before = await snapshot(svc);

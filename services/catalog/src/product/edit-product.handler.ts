@@ -2,7 +2,7 @@ import { catalog } from '@bo/contracts';
 import { dec, handler, invalidState, recordEvent, validationFailed, type Knex } from '@bo/runtime';
 import { findCategory } from '../category/category.repository';
 import { ensureDefaultLocation, type LocationJoinRow } from '../location/location.repository';
-import { claimSku, releaseSku } from '../sku/sku.registry';
+import { moveSku } from '../sku/sku.registry';
 import { cleanSku, skuKey } from '../sku/sku';
 import { defaultLocationTarget } from '../stock/adjustment';
 import { recordStockMove } from '../stock/stock.ledger';
@@ -37,8 +37,7 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
     if (req.sku !== undefined) {
       const sku = cleanSku(req.sku);
       if (skuKey(sku) !== skuKey(current.sku)) {
-        await releaseSku(trx, { kind: 'product', id: current.id });
-        await claimSku(trx, ctx.orgId, sku, { kind: 'product', id: current.id });
+        await moveSku(trx, ctx.orgId, sku, { kind: 'product', id: current.id });
       }
       changes.sku = sku;
     }

@@ -25,3 +25,16 @@ export async function claimSku(trx: Knex.Transaction, orgId: number, sku: string
 export async function releaseSku(trx: Knex.Transaction, owner: SkuOwner): Promise<void> {
   await trx('skus').where({ owner_kind: owner.kind, owner_id: owner.id }).delete();
 }
+
+/**
+ * Moves an owner from its SKU to another. Such moves of one organization take turns (advisory
+ * lock): two edits swapping SKUs would each free one key and then wait on the key the other just
+ * freed, a deadlock Postgres breaks with an error. Taking turns, each finds its new SKU still held
+ * and is a clean duplicate, as it would be run one after the other. Creates only claim, so they
+ * never close such a cycle and need no turn.
+ */
+export async function moveSku(trx: Knex.Transaction, orgId: number, sku: string | null, owner: SkuOwner): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`catalog:sku-moves:${orgId}`]);
+  await releaseSku(trx, owner);
+  await claimSku(trx, orgId, sku, owner);
+}
