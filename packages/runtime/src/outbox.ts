@@ -61,7 +61,8 @@ export class OutboxRelay {
   }
 
   private async drainBatch(): Promise<number> {
-    return this.db.transaction(async (trx) => {
+    let failure: Error | undefined;
+    const published = await this.db.transaction(async (trx) => {
       const rows: Array<{ id: number; envelope: EventEnvelope }> = await trx('outbox')
         .select('id', 'envelope')
         .whereNull('published_at')
@@ -70,17 +71,20 @@ export class OutboxRelay {
         .forUpdate()
         .skipLocked();
       if (rows.length === 0) return 0;
+      const ids = rows.map((r) => r.id);
       try {
         await Promise.all(rows.map((r) => this.bus.publish(r.envelope)));
       } catch (err) {
-        await trx('outbox')
-          .whereIn('id', rows.map((r) => r.id))
-          .update({ attempts: trx.raw('attempts + 1'), last_error: (err as Error).message });
-        throw err;
+        // Commit the attempt, not the publication: the rows stay pending for the next drain.
+        failure = err as Error;
+        await trx('outbox').whereIn('id', ids).update({ attempts: trx.raw('attempts + 1'), last_error: failure.message });
+        return 0;
       }
-      await trx('outbox').whereIn('id', rows.map((r) => r.id)).update({ published_at: trx.fn.now() });
+      await trx('outbox').whereIn('id', ids).update({ published_at: trx.fn.now() });
       return rows.length;
     });
+    if (failure) throw failure;
+    return published;
   }
 
   /** Stops polling after publishing whatever is still waiting. */
