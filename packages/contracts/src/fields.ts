@@ -37,10 +37,13 @@ function decimalIn(opts: { min?: number; maxScale: number; max?: number; positiv
     .refine((v) => Math.abs(Number(v)) < (opts.max ?? 1e12), `must be less than ${opts.max ?? 1e12} in magnitude`);
 }
 
-/** Money amount: up to 2 decimal places, kept as an exact decimal string. */
+/** Money amount: up to 2 decimal places, below 10^12 (exact as a JSON number), kept as an exact decimal string. */
 export const money = (opts: { min?: number; positive?: boolean } = {}) => decimalIn({ ...opts, maxScale: 2 });
-/** Unit price or quantity: up to 4 decimal places. */
-export const quantity = (opts: { min?: number; positive?: boolean } = {}) => decimalIn({ ...opts, maxScale: 4 });
+/**
+ * Unit price or quantity: up to 4 decimal places, below 10^10 so that every value still fits the
+ * 15 significant digits a JSON number carries exactly.
+ */
+export const quantity = (opts: { min?: number; positive?: boolean } = {}) => decimalIn({ ...opts, maxScale: 4, max: 1e10 });
 /** Percentages (tax rate, discount): 0 to 100 with up to 4 decimal places. */
 export const percentage = () =>
   decimalIn({ min: 0, maxScale: 4 }).refine((v) => Number(v) <= 100, 'must be at most 100');

@@ -24,6 +24,9 @@ describe('field schemas', () => {
     expect(money().safeParse('abc').success).toBe(false);
     expect(money().safeParse(Number.NaN).success).toBe(false);
     expect(money().safeParse(1e15).success).toBe(false);
+    expect(money().parse('999999999999.99')).toBe('999999999999.99');
+    expect(quantity().safeParse('12345678901.0001').success).toBe(false);
+    expect(quantity().parse('9999999999.9999')).toBe('9999999999.9999');
     expect(percentage().safeParse(100.5).success).toBe(false);
     expect(percentage().parse('15')).toBe('15');
   });
