@@ -188,15 +188,26 @@ describe('catalog products (integration)', () => {
     expect(ok(await svc.call('catalog.product.edit', { product_id: id, category_id: null })).product).toMatchObject({ category_id: null, category: null });
   });
 
-  it('names the edited product (its new SKU) in the stock move of an edit that also changes the SKU', async () => {
+  it('names the edited product (its new SKU) in the event of an edit\'s stock move', async () => {
     const p = ok(await create({ name: 'Rename me', sku: 'OLD-SKU', stock: 1 }));
     const events = await svc.collect(['catalog.stock.adjusted', 'catalog.product.updated']);
     ok(await svc.call('catalog.product.edit', { product_id: p.product.id, sku: 'NEW-SKU', stock: 4 }));
     await waitFor(() => events.length >= 2);
     expect(events.map((e) => [e.type, e.data.sku])).toEqual([
-      ['catalog.stock.adjusted', 'NEW-SKU'],
       ['catalog.product.updated', 'NEW-SKU'],
+      ['catalog.stock.adjusted', 'NEW-SKU'],
     ]);
+  });
+
+  it('writes a product\'s own event before the event of the stock move it made', async () => {
+    const p = ok(await create({ name: 'Ordered', stock: 2 })).product;
+    ok(await svc.call('catalog.product.edit', { product_id: p.id, stock: 3 }));
+    const rows: Array<{ type: string }> = await svc.db('outbox')
+      .whereRaw("envelope->'data'->>'id' = ? or envelope->'data'->>'product_id' = ?", [String(p.id), String(p.id)])
+      .orderBy('id')
+      .select('type');
+    // the relay publishes in this order, so a consumer meets the product before any move of it
+    expect(rows.map((r) => r.type)).toEqual(['catalog.product.created', 'catalog.stock.adjusted', 'catalog.product.updated', 'catalog.stock.adjusted']);
   });
 
   it('clears text fields given as null or empty on edit, freeing a cleared SKU', async () => {

@@ -3,7 +3,7 @@ import { dec, handler, recordEvent, validationFailed } from '@bo/runtime';
 import { findCategory } from '../category/category.repository';
 import { claimSku } from '../sku/sku.registry';
 import { cleanSku } from '../sku/sku';
-import { recordStockMove } from '../stock/stock.ledger';
+import { recordStockAdjusted, recordStockMove } from '../stock/stock.ledger';
 import { resolvePlacement } from './placement';
 import { carriesStock, stockLevelsProblem } from './product-rules';
 import { toProductRecord, type ProductRow } from './product.record';
@@ -46,19 +46,21 @@ export const createProductHandler = handler(catalog.createProduct, async (req, c
       .returning('*')) as ProductRow[];
     const product = row as ProductRow;
     await claimSku(trx, ctx.orgId, sku, { kind: 'product', id: product.id });
-    if (initialStock !== null && location) {
-      await recordStockMove(trx, {
-        orgId: ctx.orgId,
-        product,
-        source: 'initial',
-        adjustmentType: 'initial',
-        reference: 'Initial stock',
-        userId: ctx.userId,
-        targets: [{ location, quantity: initialStock }],
-      });
-    }
+    const move =
+      initialStock !== null && location
+        ? await recordStockMove(trx, {
+            orgId: ctx.orgId,
+            product,
+            source: 'initial',
+            adjustmentType: 'initial',
+            reference: 'Initial stock',
+            userId: ctx.userId,
+            targets: [{ location, quantity: initialStock }],
+          })
+        : null;
     const record = toProductRecord(await loadProductView(trx, ctx.orgId, product.id));
     await recordEvent(trx, catalog.productCreated.type, ctx.orgId, record);
+    if (move) await recordStockAdjusted(trx, ctx.orgId, move);
     return { message: 'Product created successfully', product: record };
   });
 });

@@ -5,7 +5,7 @@ import { ensureDefaultLocation, type LocationJoinRow } from '../location/locatio
 import { moveSku } from '../sku/sku.registry';
 import { cleanSku, skuKey } from '../sku/sku';
 import { defaultLocationTarget } from '../stock/adjustment';
-import { recordStockMove } from '../stock/stock.ledger';
+import { recordStockAdjusted, recordStockMove, type RecordedMove } from '../stock/stock.ledger';
 import { carriesStock, stockLevelsProblem } from './product-rules';
 import { toProductRecord, type ProductRow } from './product.record';
 import { findLiveProduct, loadProductView, totalStock } from './product.repository';
@@ -49,13 +49,14 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
       .update({ ...changes, updated_by: ctx.userId ?? null, updated_at: trx.fn.now() } as never)
       .returning('*')) as ProductRow[];
     const product = updated as ProductRow;
-    if (req.stock !== undefined && defaultLocation) await setTotalStock(trx, ctx, product, req, defaultLocation);
+    const move = req.stock !== undefined && defaultLocation ? await setTotalStock(trx, ctx, product, req, defaultLocation) : null;
     if (!carriesStock(product.type) && !dec(await totalStock(trx, product.id)).isZero()) {
       throw invalidState(`Product ${product.id} still holds stock; adjust it to 0 before making it a ${product.type} product`);
     }
 
     const record = toProductRecord(await loadProductView(trx, ctx.orgId, current.id));
     await recordEvent(trx, catalog.productUpdated.type, ctx.orgId, record);
+    if (move) await recordStockAdjusted(trx, ctx.orgId, move);
     return { message: 'Product updated successfully', product: record };
   });
 });
@@ -67,14 +68,14 @@ async function setTotalStock(
   product: ProductRow,
   req: EditRequest,
   defaultLocation: LocationJoinRow,
-): Promise<void> {
+): Promise<RecordedMove | null> {
   const requested = req.stock as string;
   if (!carriesStock(product.type) && !dec(requested).isZero()) {
     const message = `stock can only be given to inventory products, not to a ${product.type} product`;
     throw validationFailed(message, [{ field: 'stock', message }]);
   }
   const total = await totalStock(trx, product.id);
-  if (dec(total).equals(dec(requested))) return;
+  if (dec(total).equals(dec(requested))) return null;
   const atDefault = await trx('stock_quantities').where({ product_id: product.id, location_id: defaultLocation.location_id }).first('quantity');
   const target = defaultLocationTarget(requested, total, atDefault?.quantity ?? '0');
   if (target === null) {
@@ -82,7 +83,7 @@ async function setTotalStock(
     const message = `stock ${requested} is below the ${elsewhere} held outside the default location; use stock_adjustment for those locations`;
     throw validationFailed(message, [{ field: 'stock', message }]);
   }
-  await recordStockMove(trx, {
+  return recordStockMove(trx, {
     orgId: ctx.orgId,
     product,
     source: 'product_edit',

@@ -3,7 +3,7 @@ import { handler, invalidState, toNumber } from '@bo/runtime';
 import { findLocation } from '../location/location.repository';
 import { carriesStock } from '../product/product-rules';
 import { findLiveProduct } from '../product/product.repository';
-import { recordStockMove } from './stock.ledger';
+import { recordStockAdjusted, recordStockMove } from './stock.ledger';
 
 export const adjustStockHandler = handler(catalog.adjustStock, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
@@ -25,6 +25,7 @@ export const adjustStockHandler = handler(catalog.adjustStock, async (req, ctx) 
       userId: ctx.userId ?? req.userid,
       targets,
     });
+    await recordStockAdjusted(trx, ctx.orgId, move);
     return {
       message: 'Stock adjusted successfully',
       stock_move_id: move.moveId,

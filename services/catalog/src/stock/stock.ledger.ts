@@ -20,12 +20,16 @@ export interface StockMoveInput {
 export interface RecordedMove {
   moveId: string;
   lines: AdjustmentLine[];
+  /** The `catalog.stock.adjusted` data, for `recordStockAdjusted`. */
+  event: catalog.StockAdjustedData;
 }
 
 /**
- * Sets target quantities at locations as one append-only stock move: the move, a line per location,
- * the new quantities and the `catalog.stock.adjusted` event commit together or not at all. The
- * product row lock held by the caller is what makes read-then-write of the quantities safe.
+ * Sets target quantities at locations as one append-only stock move: the move, a line per location
+ * and the new quantities, in the caller's transaction. The product row lock held by the caller is
+ * what makes read-then-write of the quantities safe. The caller then records the move's event with
+ * `recordStockAdjusted` in the same transaction, after its own product event, so a consumer learns
+ * of a product before any move of it.
  */
 export async function recordStockMove(trx: Knex.Transaction, input: StockMoveInput): Promise<RecordedMove> {
   const { orgId, product } = input;
@@ -87,6 +91,10 @@ export async function recordStockMove(trx: Knex.Transaction, input: StockMoveInp
     stock: toNumber(await totalStock(trx, product.id)),
     created_at: formatDateTime(move.created_at) as string,
   };
-  await recordEvent(trx, catalog.stockAdjusted.type, orgId, data);
-  return { moveId, lines };
+  return { moveId, lines, event: data };
+}
+
+/** The outbox entry of a recorded move; see `recordStockMove`. */
+export async function recordStockAdjusted(trx: Knex.Transaction, orgId: number, move: RecordedMove): Promise<void> {
+  await recordEvent(trx, catalog.stockAdjusted.type, orgId, move.event);
 }
