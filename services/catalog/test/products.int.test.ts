@@ -241,6 +241,22 @@ describe('catalog products (integration)', () => {
     expect(await snapshot(svc)).toEqual(before);
   });
 
+  it('joins only rows of the organization, even where a row points across organizations', async () => {
+    const theirs = ok(await svc.call('catalog.category.create', { name: 'Their secret category' }, 2)).category;
+    const p = ok(await create({ name: 'Cross-linked', stock: 1 })).product;
+    ok(await svc.call('catalog.location.list', { action: 'list_locations' }, 2));
+    const theirLoc = await svc.db('locations').where({ org_id: 2, is_default: true }).first();
+    // rows no handler writes: a product of org 1 pointing at org 2's category, its stock at org 2's location
+    await svc.db('products').where({ id: p.id }).update({ category_id: Number(theirs.id) });
+    await svc.db('stock_quantities').insert({ org_id: 2, product_id: p.id, location_id: theirLoc.id, quantity: '50' });
+    const listed = ok(await svc.call('catalog.product.list', { search: 'Cross-linked' })).products;
+    expect(listed.map((x: { category: string | null; stock: number }) => [x.category, x.stock])).toEqual([[null, 1]]);
+    const details = ok(await svc.call('catalog.stock.details', { action: 'stock_details', product_id: p.id }));
+    expect([details.current_stock, details.stock_details.map((d: { warehouse_name: string }) => d.warehouse_name)]).toEqual([1, ['Main Warehouse']]);
+    await svc.db('stock_quantities').where({ org_id: 2, product_id: p.id }).delete();
+    await svc.db('products').where({ id: p.id }).update({ category_id: null });
+  });
+
   it('answers the internal product lookup for live products of the organization only', async () => {
     const p = ok(await create({ name: 'Lookup', sku: 'LOOK', price: 4.5, stock: 3 }));
     expect(ok(await svc.call('catalog.product.get', { product_id: p.product.id }))).toEqual({ message: 'Product found', product: p.product });

@@ -27,7 +27,7 @@ export function toLocationRow(row: LocationJoinRow): catalog.LocationRow {
 
 export function locationsQuery(db: Knex, orgId: number) {
   return db('locations as l')
-    .join('warehouses as w', 'w.id', 'l.warehouse_id')
+    .join('warehouses as w', (j) => j.on('w.id', 'l.warehouse_id').andOn('w.org_id', 'l.org_id'))
     .where('l.org_id', orgId)
     .select('l.id as location_id', 'l.name as location_name', 'l.is_default', 'w.id as warehouse_id', 'w.name as warehouse_name');
 }

@@ -37,8 +37,9 @@ async function readMoves(trx: Knex.Transaction, orgId: number, req: RequestOf<ty
   const counted = await moves.clone().count<{ count: number }[]>({ count: '*' });
   const lines: LineRow[] = rows.length
     ? await trx('stock_move_lines as m')
-        .join('locations as l', 'l.id', 'm.location_id')
-        .join('warehouses as w', 'w.id', 'l.warehouse_id')
+        .join('locations as l', (j) => j.on('l.id', 'm.location_id').andOn('l.org_id', 'm.org_id'))
+        .join('warehouses as w', (j) => j.on('w.id', 'l.warehouse_id').andOn('w.org_id', 'l.org_id'))
+        .where('m.org_id', orgId)
         .whereIn('m.move_id', rows.map((r) => r.id))
         .select('m.move_id', 'm.location_id', 'l.name as location_name', 'w.id as warehouse_id', 'w.name as warehouse_name', 'm.previous_stock', 'm.new_stock', 'm.change')
         .orderBy('m.id')
