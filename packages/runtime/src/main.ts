@@ -1,6 +1,7 @@
+import type { z } from 'zod';
 import { loadConfig, type BaseConfig } from './config';
-import { createBus } from './bus';
-import { createDb } from './db';
+import { createBus, type Bus } from './bus';
+import { createDb, type Knex } from './db';
 import { createLogger, type Logger } from './logger';
 import { serviceConfigSchema, startService, type ServiceDefinition } from './service';
 
@@ -26,22 +27,30 @@ export function onShutdown(log: Logger, stop: () => Promise<void>): void {
   process.on('SIGTERM', () => handle('SIGTERM'));
 }
 
-/** Entry point of a service process: config from the environment, its own db pool and bus. */
-export async function runServiceMain(def: ServiceDefinition): Promise<void> {
-  let config: BaseConfig;
+/**
+ * Entry point of a process: validated config from the environment, its own pool (schema `name`)
+ * and bus; `start` returns what stops the work, then the bus and pool close. Bad config or a
+ * failed start exits 1 with the reason.
+ */
+export async function runProcess<C extends BaseConfig>(
+  name: string,
+  schema: z.ZodType<C>,
+  start: (deps: { config: C; log: Logger; db: Knex; bus: Bus }) => Promise<{ stop(): Promise<void> }>,
+): Promise<void> {
+  let config: C;
   try {
-    config = loadConfig(serviceConfigSchema(def));
+    config = loadConfig(schema);
   } catch (err) {
     console.error((err as Error).message);
     process.exit(1);
   }
-  const log = createLogger(def.name, config.LOG_LEVEL);
+  const log = createLogger(name, config.LOG_LEVEL);
   try {
-    const db = createDb(config.DATABASE_URL, def.name, config.DB_POOL_MAX);
+    const db = createDb(config.DATABASE_URL, name, config.DB_POOL_MAX);
     const bus = await createBus(config, log);
-    const service = await startService(def, { db, bus, log, config });
+    const running = await start({ config, log, db, bus });
     onShutdown(log, async () => {
-      await service.stop();
+      await running.stop();
       await bus.close();
       await db.destroy();
     });
@@ -49,4 +58,9 @@ export async function runServiceMain(def: ServiceDefinition): Promise<void> {
     log.fatal({ err }, 'start-up failed');
     process.exit(1);
   }
+}
+
+/** Entry point of a service process. */
+export function runServiceMain(def: ServiceDefinition): Promise<void> {
+  return runProcess(def.name, serviceConfigSchema(def), (deps) => startService(def, deps));
 }

@@ -42,49 +42,56 @@ async function onValidated(trx: Knex.Transaction, event: EventEnvelope, log: Log
   const data = invoicing.invoiceValidated.data.parse(event.data);
   await releaseCommitment(trx, event.org_id, data.invoice_id);
   if (!(await partnerExists(trx, event.org_id, data.partner_id, log))) return;
-  const effect = documentEffect(data.invoicetype, String(data.invoicetotal));
-  const inserted = await trx('partner_transactions')
-    .insert({
-      org_id: event.org_id,
-      partner_id: data.partner_id,
-      type: transactionTypeOf(data.invoicetype),
-      source: 'invoice',
-      source_id: data.invoice_id,
-      invoice_id: data.invoice_id,
-      document_number: data.invoicenumber,
-      date: data.invoicedatetime.slice(0, 10),
-      amount: String(data.invoicetotal),
-      balance_effect: effect.toFixed(),
-      event_id: event.id,
-    })
-    .onConflict(['org_id', 'source', 'source_id'])
-    .ignore()
-    .returning('id');
-  if (inserted.length) await moveBalance(trx, data.partner_id, 'balance', effect.toFixed());
+  await postTransaction(trx, event, {
+    partner_id: data.partner_id,
+    type: transactionTypeOf(data.invoicetype),
+    source: 'invoice',
+    source_id: data.invoice_id,
+    invoice_id: data.invoice_id,
+    document_number: data.invoicenumber,
+    date: data.invoicedatetime.slice(0, 10),
+    amount: String(data.invoicetotal),
+    effect: documentEffect(data.invoicetype, String(data.invoicetotal)).toFixed(),
+  });
 }
 
 async function onPayment(trx: Knex.Transaction, event: EventEnvelope, log: Logger): Promise<void> {
   const data = invoicing.invoicePaymentRegistered.data.parse(event.data);
   if (!(await partnerExists(trx, event.org_id, data.partner_id, log))) return;
-  const effect = paymentEffect(data.invoicetype, String(data.amount));
+  await postTransaction(trx, event, {
+    partner_id: data.partner_id,
+    type: 'payment',
+    source: 'payment',
+    source_id: data.payment_id,
+    invoice_id: data.invoice_id,
+    document_number: data.invoicenumber,
+    date: data.payment_date.slice(0, 10),
+    amount: String(data.amount),
+    effect: paymentEffect(data.invoicetype, String(data.amount)).toFixed(),
+  });
+}
+
+interface LedgerEntry {
+  partner_id: number;
+  type: string;
+  source: 'invoice' | 'payment';
+  source_id: number;
+  invoice_id: number;
+  document_number: string;
+  date: string;
+  amount: string;
+  effect: string;
+}
+
+/** Writes a transaction row and moves the balance by its effect, once per source document. */
+async function postTransaction(trx: Knex.Transaction, event: EventEnvelope, entry: LedgerEntry): Promise<void> {
+  const { effect, ...row } = entry;
   const inserted = await trx('partner_transactions')
-    .insert({
-      org_id: event.org_id,
-      partner_id: data.partner_id,
-      type: 'payment',
-      source: 'payment',
-      source_id: data.payment_id,
-      invoice_id: data.invoice_id,
-      document_number: data.invoicenumber,
-      date: data.payment_date.slice(0, 10),
-      amount: String(data.amount),
-      balance_effect: effect.toFixed(),
-      event_id: event.id,
-    })
+    .insert({ ...row, org_id: event.org_id, balance_effect: effect, event_id: event.id })
     .onConflict(['org_id', 'source', 'source_id'])
     .ignore()
     .returning('id');
-  if (inserted.length) await moveBalance(trx, data.partner_id, 'balance', effect.toFixed());
+  if (inserted.length) await moveBalance(trx, entry.partner_id, 'balance', effect);
 }
 
 async function onConverted(trx: Knex.Transaction, event: EventEnvelope, log: Logger): Promise<void> {
