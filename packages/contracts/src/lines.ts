@@ -20,17 +20,17 @@ export const lineItemInput = z.object({
 });
 export type LineItemInput = z.output<typeof lineItemInput>;
 
-export const lineItemRecord = z.object({
-  id: z.number().int(),
+/** Fields of a line as quotations and invoices answer it; each adds its id and its document's id. */
+export const lineRecordFields = {
   product_id: z.string(),
-  product_name: z.string().nullable().optional(),
+  product_name: z.string().nullable(),
   description: z.string().nullable(),
   quantity: z.number(),
   price: z.number(),
   discount: z.number(),
   tax_rate: z.number(),
-  tax_included: z.boolean().optional(),
+  tax_included: z.boolean(),
   subtotal: z.number(),
   tax_amount: z.number(),
   total: z.number(),
-});
+};

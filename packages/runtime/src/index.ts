@@ -3,6 +3,7 @@ export * from './logger';
 export * from './errors';
 export * from './time';
 export * from './money';
+export * from './lines';
 export * from './pagination';
 export * from './db';
 export * from './bus';

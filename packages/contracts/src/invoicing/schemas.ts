@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { baseRequest, dateField, dateTimeField, intId, money, optionalText, pageRequest, paginationSchema } from '../fields';
-import { lineItemInput } from '../lines';
+import { lineItemInput, lineRecordFields } from '../lines';
 
 export const invoiceTypes = ['invoiceout', 'creditout', 'invoicein', 'creditin'] as const;
 export const invoiceStatuses = ['draft', 'proforma', 'open', 'paid', 'cancelled', 'overdue'] as const;
@@ -104,17 +104,7 @@ export const balancesRequest = z.object({ ...baseRequest, id: intId, include_ite
 export const invoiceLineRecord = z.object({
   id: z.number().int(),
   invoiceid: z.number().int(),
-  product_id: z.string(),
-  product_name: z.string().nullable(),
-  description: z.string().nullable(),
-  quantity: z.number(),
-  price: z.number(),
-  discount: z.number(),
-  tax_rate: z.number(),
-  tax_included: z.boolean(),
-  subtotal: z.number(),
-  tax_amount: z.number(),
-  total: z.number(),
+  ...lineRecordFields,
 });
 export type InvoiceLineRecord = z.infer<typeof invoiceLineRecord>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { baseRequest, dateField, dateTimeField, intId, optionalText, pageRequest, paginationSchema } from '../fields';
 import { createInvoiceFromSource, invoiceStatuses, invoiceTypes } from '../invoicing';
-import { lineItemInput } from '../lines';
+import { lineItemInput, lineRecordFields } from '../lines';
 
 export const quotationTypes = ['quotation', 'proforma', 'estimate'] as const;
 export const quotationStatuses = ['draft', 'sent', 'accepted', 'converted', 'cancelled', 'expired'] as const;
@@ -67,17 +67,7 @@ export const convertQuotationRequest = z.object({
 export const quotationLineRecord = z.object({
   id: z.number().int(),
   quotation_id: z.number().int(),
-  product_id: z.string(),
-  product_name: z.string().nullable(),
-  description: z.string().nullable(),
-  quantity: z.number(),
-  price: z.number(),
-  discount: z.number(),
-  tax_rate: z.number(),
-  tax_included: z.boolean(),
-  subtotal: z.number(),
-  tax_amount: z.number(),
-  total: z.number(),
+  ...lineRecordFields,
 });
 export type QuotationLineRecord = z.infer<typeof quotationLineRecord>;
 

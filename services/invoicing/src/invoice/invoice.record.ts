@@ -1,5 +1,5 @@
 import type { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, toNumber } from '@bo/runtime';
+import { dec, formatDate, formatDateTime, lineFigures, toNumber, type StoredLine } from '@bo/runtime';
 import { effectiveStatus, type StoredStatus } from '../domain/status';
 
 export interface InvoiceRow {
@@ -43,21 +43,10 @@ export interface InvoiceRow {
   paid_at: Date | null;
 }
 
-export interface LineRow {
+export interface LineRow extends StoredLine {
   id: number;
   org_id: number;
   invoice_id: number;
-  product_id: string;
-  product_name: string | null;
-  description: string | null;
-  quantity: string;
-  price: string;
-  discount: string;
-  tax_rate: string;
-  tax_included: boolean;
-  subtotal: string;
-  tax_amount: string;
-  total: string;
 }
 
 export function dueOf(row: Pick<InvoiceRow, 'invoicetotal' | 'amount_paid'>): number {
@@ -69,21 +58,7 @@ export function statusOf(row: Pick<InvoiceRow, 'invoicestatus' | 'invoicedue'>, 
 }
 
 export function toLineRecord(row: LineRow): invoicing.InvoiceLineRecord {
-  return {
-    id: row.id,
-    invoiceid: row.invoice_id,
-    product_id: row.product_id,
-    product_name: row.product_name,
-    description: row.description,
-    quantity: toNumber(row.quantity),
-    price: toNumber(row.price),
-    discount: toNumber(row.discount),
-    tax_rate: toNumber(row.tax_rate),
-    tax_included: row.tax_included,
-    subtotal: toNumber(row.subtotal),
-    tax_amount: toNumber(row.tax_amount),
-    total: toNumber(row.total),
-  };
+  return { id: row.id, invoiceid: row.invoice_id, ...lineFigures(row) };
 }
 
 export function toRecurringRecord(row: InvoiceRow): invoicing.RecurringRecord {

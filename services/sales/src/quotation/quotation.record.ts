@@ -1,5 +1,5 @@
 import type { sales } from '@bo/contracts';
-import { formatDate, formatDateTime, toNumber } from '@bo/runtime';
+import { formatDate, formatDateTime, lineFigures, toNumber } from '@bo/runtime';
 import type { PricedLine } from './quotation-lines';
 import { effectiveStatus, type StoredStatus } from './quotation-status';
 
@@ -46,21 +46,7 @@ export interface ListRow extends QuotationRow {
 }
 
 export function toLineRecord(row: LineRow): sales.QuotationLineRecord {
-  return {
-    id: row.id,
-    quotation_id: row.quotation_id,
-    product_id: row.product_id,
-    product_name: row.product_name,
-    description: row.description,
-    quantity: toNumber(row.quantity),
-    price: toNumber(row.price),
-    discount: toNumber(row.discount),
-    tax_rate: toNumber(row.tax_rate),
-    tax_included: row.tax_included,
-    subtotal: toNumber(row.subtotal),
-    tax_amount: toNumber(row.tax_amount),
-    total: toNumber(row.total),
-  };
+  return { id: row.id, quotation_id: row.quotation_id, ...lineFigures(row) };
 }
 
 function header(row: QuotationRow, today: string) {

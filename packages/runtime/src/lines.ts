@@ -1,0 +1,33 @@
+import { toNumber } from './money';
+
+/** A document line as sales and invoicing store it: decimals as numeric strings, amounts computed by the server. */
+export interface StoredLine {
+  product_id: string;
+  product_name: string | null;
+  description: string | null;
+  quantity: string;
+  price: string;
+  discount: string;
+  tax_rate: string;
+  tax_included: boolean;
+  subtotal: string;
+  tax_amount: string;
+  total: string;
+}
+
+/** A stored line's fields as JSON answers carry them (spec 2.6 line item). */
+export function lineFigures(row: StoredLine) {
+  return {
+    product_id: row.product_id,
+    product_name: row.product_name,
+    description: row.description,
+    quantity: toNumber(row.quantity),
+    price: toNumber(row.price),
+    discount: toNumber(row.discount),
+    tax_rate: toNumber(row.tax_rate),
+    tax_included: row.tax_included,
+    subtotal: toNumber(row.subtotal),
+    tax_amount: toNumber(row.tax_amount),
+    total: toNumber(row.total),
+  };
+}
