@@ -27,14 +27,22 @@ export const optionalText = (max = 255) =>
   z.union([text(max), z.null()]).optional().transform((v) => (v === null ? undefined : v));
 
 function decimalIn(opts: { min?: number; maxScale: number; max?: number; positive?: boolean }) {
+  const max = opts.max ?? 1e12;
+  // Each check stops the ones after it, so a field gets one message, the most basic that applies.
   return z
-    .union([z.number(), z.string().trim().regex(DECIMAL, 'must be a decimal number')])
-    .refine((v) => Number.isFinite(Number(v)), 'must be a finite number')
+    .union([
+      z.number().refine(Number.isFinite, 'must be a finite number'),
+      z.string().trim().regex(DECIMAL, 'must be a decimal number'),
+    ])
     .transform((v) => (typeof v === 'number' ? numberToPlain(v) : normalizeDecimalString(v)))
-    .refine((v) => scaleOf(v) <= opts.maxScale, `must have at most ${opts.maxScale} decimal places`)
-    .refine((v) => opts.min === undefined || Number(v) >= opts.min, `must be at least ${opts.min}`)
-    .refine((v) => !opts.positive || Number(v) > 0, 'must be greater than 0')
-    .refine((v) => Math.abs(Number(v)) < (opts.max ?? 1e12), `must be less than ${opts.max ?? 1e12} in magnitude`);
+    .pipe(
+      z
+        .string()
+        .refine((v) => scaleOf(v) <= opts.maxScale, { message: `must have at most ${opts.maxScale} decimal places`, abort: true })
+        .refine((v) => opts.min === undefined || Number(v) >= opts.min, { message: `must be at least ${opts.min}`, abort: true })
+        .refine((v) => !opts.positive || Number(v) > 0, { message: 'must be greater than 0', abort: true })
+        .refine((v) => Math.abs(Number(v)) < max, { message: `must be less than ${max} in magnitude`, abort: true }),
+    );
 }
 
 /** Money amount: up to 2 decimal places, below 10^12 (exact as a JSON number), kept as an exact decimal string. */

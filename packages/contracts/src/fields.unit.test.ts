@@ -31,6 +31,16 @@ describe('field schemas', () => {
     expect(percentage().parse('15')).toBe('15');
   });
 
+  it('gives a bad decimal one message, the most basic that applies', () => {
+    const messages = (v: unknown) => {
+      const r = quantity({ min: 0, positive: true }).safeParse(v);
+      return r.success ? [] : r.error.issues.map((i) => i.message);
+    };
+    expect(messages('abc')).toHaveLength(1);
+    expect(messages(-1)).toEqual(['must be at least 0']);
+    expect(messages('0.00001')).toEqual(['must have at most 4 decimal places']);
+  });
+
   it('accepts only real dates and date-times in the documented forms', () => {
     expect(dateField.parse('2024-02-29')).toBe('2024-02-29');
     expect(dateField.safeParse('2023-02-29').success).toBe(false);

@@ -72,6 +72,8 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps): P
   relay.start();
 
   const byName = new Map(def.handlers.map((h) => [h.operation.name, h]));
+  // Under test every reply is checked against its contract, so a handler cannot drift from it unseen.
+  const checkReplies = process.env.NODE_ENV === 'test';
   const server = async (operation: string, payload: unknown, meta: RequestMeta): Promise<RpcReply> => {
     if (operation === pingOperation(def.name)) return { ok: true, status: 200, body: { message: 'pong', service: def.name } };
     const h = byName.get(operation);
@@ -85,6 +87,13 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps): P
     try {
       const body = await h.run(parsed.value, { ...meta, db, bus, log: reqLog, config });
       if (h.operation.write) relay.kick();
+      if (checkReplies) {
+        const checked = parseWith(h.operation.reply, body);
+        if (!checked.ok) {
+          reqLog.error({ errors: checked.errors }, 'reply does not match its contract');
+          return { ok: false, status: 500, code: 'internal_error', message: `Reply of ${operation} does not match its contract: ${checked.message}` };
+        }
+      }
       return { ok: true, status: 200, body };
     } catch (err) {
       if (err instanceof AppError) return { ok: false, status: err.status, code: err.code, message: err.message, errors: err.errors };
