@@ -83,6 +83,9 @@ describe('partners through the gateway', () => {
     const page = await list({ page_size: 2, page_number: 2 });
     expect(page.pagination).toEqual({ page_number: 2, page_size: 2, total_items: 5, total_pages: 3, has_next: true, has_previous: true });
     expect(page.partners.map((p: any) => p.partnername)).toEqual(['Buyer Inc', 'Vend Ltd']);
+    const beyond = await list({ page_size: 2, page_number: 9 });
+    expect(beyond.partners).toEqual([]);
+    expect(beyond.pagination).toEqual({ page_number: 9, page_size: 2, total_items: 5, total_pages: 3, has_next: false, has_previous: true });
     const first = await list();
     expect(first.pagination).toMatchObject({ page_number: 1, page_size: 25, has_previous: false, has_next: false });
     for (const bad of [{ page_size: 101 }, { page_size: 0 }, { page_number: 0 }, { page_number: 'two' }]) {

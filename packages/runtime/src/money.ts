@@ -14,8 +14,12 @@ export function round2(value: DecimalLike): Decimal {
   return dec(value).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
 }
 
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+
 /** For JSON, which carries numbers: exact for amounts with few digits, as every stored one has. */
 export function toNumber(value: DecimalLike | null | undefined): number {
+  // A plain decimal string (as PostgreSQL returns numerics) reads to the same double directly.
+  if (typeof value === 'string' && PLAIN_DECIMAL.test(value)) return Number(value);
   return Number(dec(value).toFixed());
 }
 

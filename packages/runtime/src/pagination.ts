@@ -1,3 +1,4 @@
+import type { Knex } from './db';
 import { DEFAULT_PAGE_SIZE, type Pagination } from '@bo/contracts';
 
 export interface PageRequest {
@@ -27,4 +28,26 @@ export function paginationOf(req: PageRequest, totalItems: number): Pagination {
 /** Escapes `%`, `_` and `\` so user text matches literally inside a LIKE pattern (ESCAPE '\'). */
 export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * One page of a filtered query and the total it pages through, in one statement (one snapshot and
+ * one round trip) via `count(*) over ()`; only a page past the end needs a second, counting query.
+ */
+export async function selectPage<Row>(
+  filtered: Knex.QueryBuilder,
+  req: PageRequest,
+  orderBy: Array<{ column: string; order: 'asc' | 'desc' }>,
+): Promise<{ rows: Row[]; total: number }> {
+  const { size, offset } = pageWindow(req);
+  const rows: Array<Row & { total_count: number }> = await filtered
+    .clone()
+    .select('*', filtered.client.raw('count(*) over () as total_count'))
+    .orderBy(orderBy)
+    .limit(size)
+    .offset(offset);
+  if (rows.length > 0) return { rows: rows.map(({ total_count: _, ...row }) => row as Row), total: Number(rows[0]?.total_count) };
+  if (offset === 0) return { rows: [], total: 0 };
+  const [counted] = await filtered.clone().count<Array<{ count: number }>>({ count: '*' });
+  return { rows: [], total: Number(counted?.count ?? 0) };
 }

@@ -32,18 +32,18 @@ export class ApiKeyStore {
     private readonly cacheMs: number,
   ) {}
 
+  /** Keyed by the key itself: it is in this process's memory with the request anyway, and hashing is the hot path. */
   async orgOf(key: string): Promise<number | undefined> {
-    const hash = hashKey(key);
-    const cached = this.cache.get(hash);
+    const cached = this.cache.get(key);
     if (cached && cached.until > Date.now()) return cached.orgId;
-    const row = await this.db('api_keys').select('org_id').where({ key_hash: hash }).whereNull('revoked_at').first();
+    const row = await this.db('api_keys').select('org_id').where({ key_hash: hashKey(key) }).whereNull('revoked_at').first();
     if (!row) {
-      this.cache.delete(hash);
+      this.cache.delete(key);
       return undefined;
     }
     if (this.cacheMs > 0) {
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, { orgId: row.org_id, until: Date.now() + this.cacheMs });
+      this.cache.set(key, { orgId: row.org_id, until: Date.now() + this.cacheMs });
     }
     return row.org_id as number;
   }

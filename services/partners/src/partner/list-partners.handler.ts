@@ -1,9 +1,8 @@
 import { partners } from '@bo/contracts';
-import { handler, likeContains, pageWindow, paginationOf } from '@bo/runtime';
+import { handler, likeContains, paginationOf, selectPage } from '@bo/runtime';
 import { toPartnerRecord, typesMatching, type PartnerRow } from './partner.record';
 
 export const listPartnersHandler = handler(partners.listPartners, async (req, ctx) => {
-  const { size, offset } = pageWindow(req);
   const filtered = ctx.db<PartnerRow>('partners')
     .where({ org_id: ctx.orgId })
     .whereNull('deleted_at')
@@ -19,13 +18,10 @@ export const listPartnersHandler = handler(partners.listPartners, async (req, ct
         });
       }
     });
-  const [rows, counted] = await Promise.all([
-    filtered.clone().select('*').orderBy('id', 'desc').limit(size).offset(offset),
-    filtered.clone().count<{ count: number }[]>({ count: '*' }),
-  ]);
+  const { rows, total } = await selectPage<PartnerRow>(filtered, req, [{ column: 'id', order: 'desc' }]);
   return {
     message: rows.length ? 'Partners retrieved successfully' : 'No partners found',
-    partners: (rows as PartnerRow[]).map(toPartnerRecord),
-    pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
+    partners: rows.map(toPartnerRecord),
+    pagination: paginationOf(req, total),
   };
 });
