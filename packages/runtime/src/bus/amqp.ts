@@ -3,7 +3,7 @@ import * as amqp from 'amqplib';
 import type { EventEnvelope, RpcReply } from '@bo/contracts';
 import { BusError } from '../errors';
 import type { Logger } from '../logger';
-import type { Bus, RequestMeta, RpcServer, Subscription } from './types';
+import { parseRawReply, toRawReply, type Bus, type RawReply, type RequestMeta, type RpcServer, type Subscription } from './types';
 
 export interface AmqpBusOptions {
   url: string;
@@ -20,7 +20,7 @@ export interface AmqpBusOptions {
 const REPLY_TO = 'amq.rabbitmq.reply-to';
 
 interface Pending {
-  resolve(reply: RpcReply): void;
+  resolve(reply: RawReply): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
 }
@@ -152,11 +152,8 @@ export class AmqpBus implements Bus {
           if (!p) return; // the caller gave up already
           this.pending.delete(String(msg.properties.correlationId));
           clearTimeout(p.timer);
-          try {
-            p.resolve(JSON.parse(msg.content.toString()) as RpcReply);
-          } catch (err) {
-            p.reject(err as Error);
-          }
+          const headers = msg.properties.headers ?? {};
+          p.resolve({ ok: headers['x-ok'] === true, status: Number(headers['x-status']), json: msg.content.toString() });
         },
         { noAck: true },
       );
@@ -169,9 +166,13 @@ export class AmqpBus implements Bus {
   }
 
   async request(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RpcReply> {
+    return parseRawReply(await this.requestRaw(operation, payload, meta, timeoutMs));
+  }
+
+  async requestRaw(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RawReply> {
     const channel = await this.clientChannel();
     const correlationId = randomUUID();
-    return new Promise<RpcReply>((resolve, reject) => {
+    return new Promise<RawReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(correlationId);
         reject(new BusError('timeout', `No reply to ${operation} within ${timeoutMs} ms`));
@@ -239,9 +240,12 @@ export class AmqpBus implements Bus {
     }
     safely(() => {
       if (msg.properties.replyTo) {
-        ch.sendToQueue(msg.properties.replyTo, Buffer.from(JSON.stringify(reply)), {
+        // Status travels in headers and the content is the body alone, so the gateway can forward it unparsed.
+        const raw = toRawReply(reply);
+        ch.sendToQueue(msg.properties.replyTo, Buffer.from(raw.json), {
           correlationId: msg.properties.correlationId,
           contentType: 'application/json',
+          headers: { 'x-ok': raw.ok, 'x-status': raw.status },
         });
       }
       ch.ack(msg);

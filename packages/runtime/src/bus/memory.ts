@@ -1,7 +1,7 @@
 import type { EventEnvelope, RpcReply } from '@bo/contracts';
 import { BusError } from '../errors';
 import type { Logger } from '../logger';
-import type { Bus, RequestMeta, RpcServer, Subscription } from './types';
+import { toRawReply, type Bus, type RawReply, type RequestMeta, type RpcServer, type Subscription } from './types';
 
 /**
  * The in-process transport: same contract as the RabbitMQ one, for the single-process default
@@ -34,6 +34,10 @@ export class MemoryBus implements Bus {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  async requestRaw(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RawReply> {
+    return toRawReply(await this.request(operation, payload, meta, timeoutMs));
   }
 
   async serve(_service: string, operations: readonly string[], server: RpcServer): Promise<void> {

@@ -8,6 +8,28 @@ export interface RequestMeta {
   idempotencyKey?: string;
 }
 
+/**
+ * A reply as it travelled: `json` holds the body (or, when not ok, `{ code, message, errors }`)
+ * still serialized, so a caller that only forwards it need not parse and re-serialize it.
+ */
+export interface RawReply {
+  ok: boolean;
+  status: number;
+  json: string;
+}
+
+export function parseRawReply(raw: RawReply): RpcReply {
+  const parsed = JSON.parse(raw.json) as Record<string, unknown>;
+  if (raw.ok) return { ok: true, status: raw.status, body: parsed };
+  return { ok: false, status: raw.status, ...(parsed as Omit<Extract<RpcReply, { ok: false }>, 'ok' | 'status'>) };
+}
+
+export function toRawReply(reply: RpcReply): RawReply {
+  if (reply.ok) return { ok: true, status: reply.status, json: JSON.stringify(reply.body) };
+  const { ok: _ok, status, ...error } = reply;
+  return { ok: false, status, json: JSON.stringify(error) };
+}
+
 export type RpcServer = (operation: string, payload: unknown, meta: RequestMeta) => Promise<RpcReply>;
 
 export interface EventDelivery {
@@ -31,6 +53,8 @@ export interface Bus {
   readonly kind: 'amqp' | 'memory';
   /** Sends an RPC and waits for its reply; rejects with BusError on no route, timeout or broker loss. */
   request(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RpcReply>;
+  /** The same, with the reply body left serialized (the gateway forwards it as it is). */
+  requestRaw(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RawReply>;
   /** Starts answering the given operations for a service. */
   serve(service: string, operations: readonly string[], server: RpcServer): Promise<void>;
   /** Publishes an event; resolves once the broker has confirmed it. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { buildOpenApi, envelope, knownPaths, normalizePath, orgIdField, parseWith, resolveOperation, type Envelope, type Operation } from '@bo/contracts';
-import { BusError, type Bus, type Knex, type Logger } from '@bo/runtime';
+import { buildOpenApi, corsHeaders, envelope, knownPaths, normalizePath, orgIdField, parseWith, resolveOperation, type Envelope, type Operation } from '@bo/contracts';
+import { BusError, parseRawReply, type Bus, type Knex, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayConfig } from '../config';
 import { IdempotencyStore, requestHash } from '../idempotency/idempotency';
@@ -20,6 +20,19 @@ interface Locals {
 }
 
 const KNOWN_PATHS = new Set(knownPaths());
+const CORS_JSON = JSON.stringify(corsHeaders);
+
+/** What the gateway answers: an envelope, or one already serialized around a service's body. */
+type Answer = Envelope | { statusCode: number; raw: string };
+
+function sendAnswer(res: Response, answer: Answer): void {
+  if ('raw' in answer) res.status(answer.statusCode).type('application/json').send(answer.raw);
+  else sendEnvelope(res, answer);
+}
+
+function toEnvelope(answer: Answer): Envelope {
+  return 'raw' in answer ? (JSON.parse(answer.raw) as Envelope) : answer;
+}
 
 /** The HTTP edge: envelope, CORS, auth, routing from the operation catalogue, idempotency, RPC. */
 export function createGatewayApp(deps: GatewayDeps): express.Express {
@@ -72,7 +85,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     const requestId = (res.locals as Locals).requestId;
     const reqLog = log.child({ request_id: requestId, path: req.path });
     try {
-      sendEnvelope(res, await handlePost(req, requestId, reqLog));
+      sendAnswer(res, await handlePost(req, requestId, reqLog));
     } catch (err) {
       reqLog.error({ err }, 'gateway failure');
       sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
@@ -92,7 +105,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
   });
 
-  async function handlePost(req: Request, requestId: string, reqLog: Logger): Promise<Envelope> {
+  async function handlePost(req: Request, requestId: string, reqLog: Logger): Promise<Answer> {
     const body: unknown = req.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       return errorEnvelope(400, 'validation_failed', 'Request body must be a JSON object');
@@ -139,14 +152,17 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     });
     // Answers that say nothing happened for sure (unavailable, timed out, crashed) must stay retryable.
     if (result.statusCode >= 500) await idempotency.release(org.value, key);
-    else await idempotency.complete(org.value, key, result);
+    else await idempotency.complete(org.value, key, toEnvelope(result));
     return result;
   }
 
-  async function call(op: Operation, body: Record<string, unknown>, orgId: number, requestId: string, idempotencyKey: string | undefined, reqLog: Logger): Promise<Envelope> {
+  async function call(op: Operation, body: Record<string, unknown>, orgId: number, requestId: string, idempotencyKey: string | undefined, reqLog: Logger): Promise<Answer> {
     const userId = body['userid'] === undefined || body['userid'] === null ? undefined : String(body['userid']);
     try {
-      const reply = await bus.request(op.name, body, { orgId, userId, requestId, idempotencyKey }, config.RPC_TIMEOUT_MS);
+      const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, idempotencyKey }, config.RPC_TIMEOUT_MS);
+      // The service's body is forwarded as it arrived: parsing it only to serialize it again is the gateway's largest cost.
+      if (raw.ok) return { statusCode: raw.status, raw: `{"statusCode":${raw.status},"headers":${CORS_JSON},"body":${raw.json}}` };
+      const reply = parseRawReply(raw);
       if (reply.ok) return envelope(reply.status, reply.body);
       return errorEnvelope(reply.status, reply.code, reply.message, {
         errors: reply.errors,
