@@ -7,6 +7,12 @@ type CreateRequest = RequestOf<typeof invoicing.createInvoice> | RequestOf<typeo
 
 export const RECURRING_FREQUENCY_REQUIRED = 'invalid recurring configuration: frequency is required';
 
+/**
+ * How far back a contract may start. The scheduler catches up every missed period, so a typo'd
+ * start (1925 for 2025) on a daily contract would otherwise make tens of thousands of invoices.
+ */
+export const MAX_BACKDATED_DAYS = 366;
+
 /** Turns a create request into the new invoice's columns, refusing what no field schema can see alone. */
 export function newInvoiceFrom(req: CreateRequest, userId: string | undefined, now: Date): NewInvoice {
   const invoicedatetime = req.invoicedatetime ? parseDateTime(req.invoicedatetime) : now;
@@ -42,6 +48,11 @@ export function newInvoiceFrom(req: CreateRequest, userId: string | undefined, n
   if (recurring?.enabled) {
     if (!recurring.frequency) throw validationFailed(RECURRING_FREQUENCY_REQUIRED, [{ field: 'recurring.frequency', message: RECURRING_FREQUENCY_REQUIRED }]);
     const start = recurring.start_date ?? invoiceDate;
+    const earliest = new Date(now.getTime() - MAX_BACKDATED_DAYS * 86_400_000).toISOString().slice(0, 10);
+    if (start < earliest) {
+      const message = `invalid recurring configuration: start_date ${start} is more than a year in the past (earliest ${earliest})`;
+      throw validationFailed(message, [{ field: 'recurring.start_date', message }]);
+    }
     Object.assign(values, {
       recurring_enabled: true,
       recurring_frequency: recurring.frequency,
