@@ -11,7 +11,7 @@ COPY services/partners/package.json services/partners/
 COPY services/catalog/package.json services/catalog/
 COPY services/sales/package.json services/sales/
 COPY services/invoicing/package.json services/invoicing/
-RUN npm ci
+RUN npm install --no-audit --no-fund
 COPY packages packages
 COPY services services
 RUN npx turbo run build && npm prune --omit=dev
