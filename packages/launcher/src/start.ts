@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serviceNames } from '@bo/contracts';
-import { createApiKey } from '@bo/gateway';
+import { createApiKey, hashKey } from '@bo/gateway';
 import { createDb, createLogger, onShutdown } from '@bo/runtime';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { repoRoot } from './paths';
@@ -55,7 +55,6 @@ async function devApiKey(system: System): Promise<string> {
   try {
     try {
       const saved = readFileSync(file, 'utf8').trim();
-      const { hashKey } = await import('@bo/gateway');
       const live = await db('api_keys').where({ key_hash: hashKey(saved) }).whereNull('revoked_at').first();
       if (live) return saved;
     } catch {
