@@ -1,5 +1,5 @@
 import type { LineItemInput } from '@bo/contracts';
-import { computeLine, dec, sumLines, type Dec, type LineAmounts } from '@bo/runtime';
+import { computeLine, dec, sumLines, type Dec, type LineAmounts, type StoredLine } from '@bo/runtime';
 
 /**
  * Largest line and document totals accepted. JSON carries amounts as binary doubles, which keep
@@ -9,15 +9,8 @@ import { computeLine, dec, sumLines, type Dec, type LineAmounts } from '@bo/runt
 export const MAX_LINE_TOTAL = dec('1e12');
 export const MAX_DOCUMENT_TOTAL = dec('1e13');
 
-export interface PricedLine {
-  product_id: string;
-  product_name: string | null;
-  description: string | null;
-  quantity: string;
-  price: string;
-  discount: string;
-  tax_rate: string;
-  tax_included: boolean;
+/** A line as entered, with the server's amounts beside it (stored, they become its amount columns). */
+export interface PricedLine extends Omit<StoredLine, 'subtotal' | 'tax_amount' | 'total'> {
   amounts: LineAmounts;
 }
 
