@@ -1,4 +1,4 @@
-import { createDb } from '@bo/runtime';
+import { AmqpBus, createDb, createLogger } from '@bo/runtime';
 import { revokeApiKey } from '@bo/gateway';
 import { corsHeaders } from '@bo/contracts';
 import { startTestSystem, type TestSystem } from '../support/system';
@@ -112,6 +112,24 @@ describe('gateway: envelope, HTTP rules and auth', () => {
     const r = await sys.post('/inventory/getproducts', { org_id: '1' });
     expect([r.httpStatus, r.body.code]).toEqual([503, 'service_unavailable']);
     expect(r.body.request_id).toEqual(expect.any(String));
+  });
+
+  it('answers a bug in a service with 500, a request id to quote and no stack trace', async () => {
+    // A stand-in catalog whose handler throws, served over the same RabbitMQ prefix.
+    const broken = new AmqpBus({ url: sys.system.config.AMQP_URL!, prefix: sys.system.config.BUS_PREFIX, log: createLogger('broken', 'silent') });
+    await broken.connect();
+    try {
+      await broken.serve('catalog', ['catalog.product.list'], async () => {
+        throw new Error('secret internal detail at /srv/app.js:42');
+      });
+      const r = await sys.post('/inventory/getproducts', { org_id: '1' }, { headers: { 'x-request-id': 'trace-me-123' } });
+      expect([r.httpStatus, r.body.code]).toEqual([500, 'internal_error']);
+      expect(r.body.request_id).toBe('trace-me-123');
+      expect(JSON.stringify(r.body)).not.toMatch(/secret|app\.js|stack/);
+    } finally {
+      await broken.close();
+      await broken.destroyTopology({ exchanges: false });
+    }
   });
 
   it('serves its OpenAPI 3.1 document, generated from the operation catalogue', async () => {

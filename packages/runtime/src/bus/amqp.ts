@@ -361,13 +361,16 @@ export class AmqpBus implements Bus {
     this.conn = undefined;
   }
 
-  /** Test helper: removes every queue and exchange this process declared. */
-  async destroyTopology(): Promise<void> {
+  /**
+   * Test helper: removes every queue and exchange this bus declared. A bus sharing another's
+   * prefix passes `{ exchanges: false }`, so the others keep working.
+   */
+  async destroyTopology(opts: { exchanges?: boolean } = {}): Promise<void> {
     const conn = await amqp.connect(this.opts.url);
     try {
       const ch = await conn.createChannel();
       for (const q of this.declared.queues) await ch.deleteQueue(q).catch(() => undefined);
-      for (const e of this.declared.exchanges) await ch.deleteExchange(e).catch(() => undefined);
+      if (opts.exchanges !== false) for (const e of this.declared.exchanges) await ch.deleteExchange(e).catch(() => undefined);
     } finally {
       await conn.close().catch(() => undefined);
     }
