@@ -126,7 +126,8 @@ export type RecurringRecord = z.infer<typeof recurringRecord>;
 export const invoiceRecord = z.object({
   id: z.number().int(),
   orgid: z.number().int(),
-  partner: z.number().int(),
+  /** The partner id as the string the request carries (spec 2.7 `partner`, string partner id), as the quotation's and the converted invoice's. */
+  partner: z.string(),
   invoicenumber: z.string(),
   invoicetype: z.enum(invoiceTypes),
   /** An integer when the creating user id is one (spec 2.7), else the id as sent. */

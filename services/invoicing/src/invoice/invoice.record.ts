@@ -86,7 +86,7 @@ export function toInvoiceRecord(row: InvoiceRow, lines: LineRow[], today: string
   return {
     id: row.id,
     orgid: row.org_id,
-    partner: row.partner_id,
+    partner: String(row.partner_id),
     invoicenumber: row.invoicenumber,
     invoicetype: row.invoicetype,
     userid: userIdOut(row.created_by),
