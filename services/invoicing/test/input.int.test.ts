@@ -68,6 +68,7 @@ describe('invoicing service: bad input', () => {
     ['a recurring start date that is no date', { recurring: { enabled: true, frequency: 'monthly', start_date: '2025-04-31' } }, 'recurring.start_date'],
     ['a recurring start date over a year in the past', { recurring: { enabled: true, frequency: 'daily', start_date: '1925-01-01' } }, 'recurring.start_date'],
     ['recurring without a frequency', { recurring: { enabled: true } }, 'recurring.frequency'],
+    ['recurring with an empty frequency', { recurring: { enabled: true, frequency: '' } }, 'recurring.frequency'],
   ];
   it.each(createCases)('refuses a create with %s', async (_name, payload, field) => {
     await expectRefused('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, ...payload }, field);

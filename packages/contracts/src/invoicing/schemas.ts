@@ -21,7 +21,11 @@ export type RecurringStatus = (typeof recurringStatuses)[number];
 export const recurringInput = z.object({
   enabled: z.boolean(),
   is_parent: z.boolean().optional(),
-  frequency: z.enum(recurringFrequencies).optional(),
+  // An empty frequency (a form's unset choice) is no frequency, so it gets spec 7.3's message, not an enum error.
+  frequency: z
+    .union([z.enum(recurringFrequencies), z.literal('')])
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
   start_date: dateField.optional(),
   next_run_date: dateField.nullable().optional(),
   occurrences_count: z.number().int().min(0).max(10000).optional(),
