@@ -62,6 +62,15 @@ export function serviceConfigSchema(def: Pick<ServiceDefinition, 'settings'>): z
   return (def.settings ? baseConfigSchema.extend(def.settings.shape) : baseConfigSchema) as unknown as z.ZodType<BaseConfig>;
 }
 
+/**
+ * How long a handler may wait on another service: well inside the gateway's own timeout, so the
+ * handler's clear answer (504 with what is safe to retry, 503) reaches the client instead of a
+ * bare gateway timeout with the work still running behind it.
+ */
+export function downstreamTimeoutMs(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>): number {
+  return Math.max(100, Math.floor(config.RPC_TIMEOUT_MS * 0.6));
+}
+
 export const pingOperation = (service: string) => `${service}.ping`;
 
 export async function startService(def: ServiceDefinition, deps: ServiceDeps): Promise<RunningService> {

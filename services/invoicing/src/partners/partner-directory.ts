@@ -1,5 +1,5 @@
 import { partners } from '@bo/contracts';
-import { AppError, BusError, notFound, type HandlerContext, type Knex } from '@bo/runtime';
+import { AppError, BusError, downstreamTimeoutMs, notFound, type HandlerContext, type Knex } from '@bo/runtime';
 
 export interface PartnerEntry {
   id: number;
@@ -7,8 +7,6 @@ export interface PartnerEntry {
   display_name: string;
   deleted_at: Date | null;
 }
-
-const PARTNER_RPC_TIMEOUT_MS = 5000;
 
 /**
  * Keeps the newest version of a partner: events may arrive out of order, so an older record never
@@ -63,7 +61,7 @@ async function askPartners(ctx: HandlerContext, operation: string, partnerId: nu
       operation,
       { org_id: ctx.orgId, partner_id: partnerId },
       { orgId: ctx.orgId, requestId: ctx.requestId, userId: ctx.userId },
-      PARTNER_RPC_TIMEOUT_MS,
+      downstreamTimeoutMs(ctx.config),
     );
   } catch (err) {
     if (err instanceof BusError) {

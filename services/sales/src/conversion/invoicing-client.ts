@@ -1,17 +1,8 @@
 import { invoicing, sales, type RpcReply } from '@bo/contracts';
-import { AppError, BusError, type HandlerContext } from '@bo/runtime';
+import { AppError, BusError, downstreamTimeoutMs, type HandlerContext } from '@bo/runtime';
 
 export type SourceInvoice = sales.SourceInvoice;
 export type SourceInvoiceRequest = sales.SourceInvoiceRequest;
-
-/**
- * Sales answers before the gateway gives up on it, so a slow invoicing service ends in a clear
- * 504 from here (quotation unchanged, safe to retry) rather than a gateway timeout with the
- * conversion still running behind it.
- */
-export function invoicingTimeoutMs(rpcTimeoutMs: number): number {
-  return Math.max(100, Math.floor(rpcTimeoutMs * 0.6));
-}
 
 /**
  * Asks invoicing for the draft invoice of this source. The operation is idempotent per
@@ -24,7 +15,7 @@ export async function invoiceForSource(ctx: HandlerContext, request: SourceInvoi
       invoicing.createInvoiceFromSource.name,
       request,
       { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey },
-      invoicingTimeoutMs(ctx.config.RPC_TIMEOUT_MS),
+      downstreamTimeoutMs(ctx.config),
     );
   } catch (err) {
     if (!(err instanceof BusError)) throw err;

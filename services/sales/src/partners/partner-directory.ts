@@ -1,5 +1,5 @@
 import { partners, type RpcReply } from '@bo/contracts';
-import { AppError, BusError, type HandlerContext, type Knex } from '@bo/runtime';
+import { AppError, BusError, type HandlerContext, type Knex, downstreamTimeoutMs } from '@bo/runtime';
 
 export interface DirectoryRow {
   org_id: number;
@@ -45,7 +45,7 @@ async function fetchPartner(ctx: HandlerContext, partnerId: number): Promise<par
       partners.getPartner.name,
       { org_id: String(ctx.orgId), partner_id: partnerId },
       { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId },
-      Math.max(100, Math.floor(ctx.config.RPC_TIMEOUT_MS / 2)),
+      downstreamTimeoutMs(ctx.config),
     );
   } catch (err) {
     if (err instanceof BusError) throw new AppError(503, 'service_unavailable', `The partners service could not be asked about partner ${partnerId}; retry later`);
