@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { createApiKey } from '@bo/gateway';
-import { createDb } from '@bo/runtime';
+import { createDb, deleteTopology } from '@bo/runtime';
 import { repoRoot } from './paths';
+import { systemTopology } from './services';
 
 /**
  * `npm run bench`: autocannon against the gateway for `list partners` and `create partner`, once
@@ -82,6 +83,7 @@ async function benchMode(mode: 'rabbitmq' | 'in-process', databaseUrl: string): 
   } finally {
     child.kill('SIGINT');
     await new Promise((r) => child.once('exit', r));
+    if (mode === 'rabbitmq') await deleteTopology(AMQP_URL, systemTopology(env.BUS_PREFIX));
   }
 }
 

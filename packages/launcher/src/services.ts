@@ -1,5 +1,5 @@
 import type { ServiceName } from '@bo/contracts';
-import type { ServiceDefinition } from '@bo/runtime';
+import { topologyNames, type ServiceDefinition } from '@bo/runtime';
 import { catalogService } from '@bo/catalog';
 import { invoicingService } from '@bo/invoicing';
 import { partnersService } from '@bo/partners';
@@ -12,3 +12,9 @@ export const serviceDefinitions: Record<ServiceName, ServiceDefinition> = {
   sales: salesService,
   invoicing: invoicingService,
 };
+
+/** Every queue and exchange the whole system declares under a prefix. */
+export function systemTopology(prefix: string) {
+  const defs = Object.values(serviceDefinitions);
+  return topologyNames(prefix, defs.map((d) => d.name), defs.flatMap((d) => (d.subscriptions ?? []).map((s) => s.name)));
+}

@@ -45,7 +45,8 @@ export interface ServiceDefinition {
   settings?: z.ZodObject;
   migrations: readonly Migration[];
   handlers: readonly BoundHandler[];
-  subscriptions?: (deps: ServiceDeps) => InboxHandlerDef[];
+  /** Events it consumes, each through the inbox. */
+  subscriptions?: readonly InboxHandlerDef[];
   background?: (deps: ServiceDeps & { relay: OutboxRelay }) => BackgroundTask[];
 }
 
@@ -111,7 +112,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps): P
     }
   };
   await bus.serve(def.name, [...byName.keys(), pingOperation(def.name)], server);
-  for (const sub of def.subscriptions?.(deps) ?? []) {
+  for (const sub of def.subscriptions ?? []) {
     await bus.subscribe(inboxSubscription(sub, db, log, () => relay.kick()));
   }
   const tasks = def.background?.({ ...deps, relay }) ?? [];

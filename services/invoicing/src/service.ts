@@ -39,6 +39,6 @@ export const invoicingService: ServiceDefinition = {
     cancelRecurringHandler,
     generateChildHandler,
   ],
-  subscriptions: () => [partnerEventsConsumer],
+  subscriptions: [partnerEventsConsumer],
   background: (deps) => [recurringScheduler(deps, settings.parse(deps.config).RECURRING_INTERVAL_MS)],
 };

@@ -12,5 +12,5 @@ export const partnersService: ServiceDefinition = {
   name: 'partners',
   migrations: partnersMigrations,
   handlers: [listPartnersHandler, partnerBalanceHandler, createPartnerHandler, editPartnerHandler, deletePartnerHandler, getPartnerHandler],
-  subscriptions: () => [ledgerConsumer],
+  subscriptions: [ledgerConsumer],
 };

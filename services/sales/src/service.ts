@@ -21,5 +21,5 @@ export const salesService: ServiceDefinition = {
     cancelQuotationHandler,
     convertQuotationHandler,
   ],
-  subscriptions: () => [partnersConsumer],
+  subscriptions: [partnersConsumer],
 };

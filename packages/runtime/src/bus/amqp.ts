@@ -37,6 +37,29 @@ interface Consumer {
  * dead-letter queue. On connection loss it reconnects with back-off, re-declares its topology and
  * restores its consumers.
  */
+/** The names a system with this prefix declares, for removing a whole run's topology. */
+export function topologyNames(prefix: string, services: readonly string[], subscriptions: readonly string[]) {
+  return {
+    exchanges: [`${prefix}.rpc`, `${prefix}.events`],
+    queues: [
+      ...services.map((s) => `${prefix}.rpc.${s}`),
+      ...subscriptions.flatMap((name) => [`${prefix}.${name}`, `${prefix}.${name}.retry`, `${prefix}.${name}.dead`]),
+    ],
+  };
+}
+
+/** Deletes the given queues and exchanges (test and benchmark clean-up). */
+export async function deleteTopology(url: string, names: { queues: readonly string[]; exchanges: readonly string[] }): Promise<void> {
+  const conn = await amqp.connect(url);
+  try {
+    const ch = await conn.createChannel();
+    for (const q of names.queues) await ch.deleteQueue(q).catch(() => undefined);
+    for (const e of names.exchanges) await ch.deleteExchange(e).catch(() => undefined);
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+}
+
 export class AmqpBus implements Bus {
   readonly kind = 'amqp' as const;
   private conn?: amqp.ChannelModel;
@@ -366,15 +389,12 @@ export class AmqpBus implements Bus {
    * prefix passes `{ exchanges: false }`, so the others keep working.
    */
   async destroyTopology(opts: { exchanges?: boolean } = {}): Promise<void> {
-    const conn = await amqp.connect(this.opts.url);
-    try {
-      const ch = await conn.createChannel();
-      for (const q of this.declared.queues) await ch.deleteQueue(q).catch(() => undefined);
-      if (opts.exchanges !== false) for (const e of this.declared.exchanges) await ch.deleteExchange(e).catch(() => undefined);
-    } finally {
-      await conn.close().catch(() => undefined);
-    }
+    await deleteTopology(this.opts.url, {
+      queues: [...this.declared.queues],
+      exchanges: opts.exchanges === false ? [] : [...this.declared.exchanges],
+    });
   }
+
 }
 
 function eventProperties(event: EventEnvelope, attempt: number): amqp.Options.Publish {

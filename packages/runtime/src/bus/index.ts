@@ -5,7 +5,7 @@ import { MemoryBus } from './memory';
 import type { Bus } from './types';
 
 export * from './types';
-export { AmqpBus } from './amqp';
+export { AmqpBus, deleteTopology, topologyNames } from './amqp';
 export { MemoryBus, topicMatches } from './memory';
 
 /** RabbitMQ when AMQP_URL is set, else the in-process transport. */
