@@ -126,6 +126,15 @@ export const recurringRecord = z.object({
 });
 export type RecurringRecord = z.infer<typeof recurringRecord>;
 
+/** An invoice's totals with what was paid and what is due, as every invoice view shows them. */
+const invoiceAmounts = {
+  subtotal: z.number(),
+  tax_amount: z.number(),
+  invoicetotal: z.number(),
+  amount_paid: z.number(),
+  due_amount: z.number(),
+};
+
 /** The invoice as create answers it (spec 2.7), plus the amounts paid and due. */
 export const invoiceRecord = z.object({
   id: z.number().int(),
@@ -142,11 +151,7 @@ export const invoiceRecord = z.object({
   invoicereference: z.string().nullable(),
   invoiceterms: z.string().nullable(),
   invoicedue: z.string().nullable(),
-  subtotal: z.number(),
-  tax_amount: z.number(),
-  invoicetotal: z.number(),
-  amount_paid: z.number(),
-  due_amount: z.number(),
+  ...invoiceAmounts,
   sourceid: z.string().nullable(),
   sourcenumber: z.string().nullable(),
   sourcetype: z.string().nullable(),
@@ -180,11 +185,7 @@ export const invoiceListRecord = z.object({
   partner: partnerRef,
   invoicedatetime: z.string(),
   invoicedue: z.string().nullable(),
-  subtotal: z.number(),
-  tax_amount: z.number(),
-  invoicetotal: z.number(),
-  amount_paid: z.number(),
-  due_amount: z.number(),
+  ...invoiceAmounts,
   creator: z.string(),
   recurring: z.object({ enabled: z.boolean() }),
   line_items: z.array(invoiceLineRecord).optional(),
