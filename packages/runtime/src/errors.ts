@@ -18,10 +18,14 @@ export const invalidState = (message: string) => new AppError(400, 'invalid_stat
 export const duplicate = (message: string, field?: string) =>
   new AppError(400, 'duplicate', message, field ? [{ field, message }] : undefined);
 
-/** Transport failures the gateway maps to 503 and 504. */
+/**
+ * Transport failures the gateway maps to 503 and 504. `unroutable` and `unavailable` mean the request
+ * never reached a service; `timeout` and `lost` (the connection dropped while the reply was awaited)
+ * mean it may have run: the outcome is unknown.
+ */
 export class BusError extends Error {
   constructor(
-    readonly kind: 'unroutable' | 'timeout' | 'unavailable',
+    readonly kind: 'unroutable' | 'timeout' | 'unavailable' | 'lost',
     message: string,
   ) {
     super(message);

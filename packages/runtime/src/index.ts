@@ -6,6 +6,7 @@ export * from './money';
 export * from './lines';
 export * from './pagination';
 export * from './db';
+export * from './runtime-migrations';
 export * from './bus';
 export * from './outbox';
 export * from './sequences';

@@ -3,7 +3,8 @@ import type { Operation, ReplyOf, RequestOf, RpcReply, ServiceName } from '@bo/c
 import { parseWith } from '@bo/contracts';
 import type { Bus, RequestMeta } from './bus/types';
 import { baseConfigSchema, type BaseConfig } from './config';
-import { migrate, runtimeMigrations, type Knex, type Migration } from './db';
+import { migrate, type Knex, type Migration } from './db';
+import { runtimeMigrations } from './runtime-migrations';
 import { AppError } from './errors';
 import { inboxSubscription, type InboxHandlerDef } from './inbox';
 import type { Logger } from './logger';

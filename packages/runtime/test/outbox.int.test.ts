@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@bo/contracts';
 import { AmqpBus } from '../src/bus/amqp';
-import { createDb, migrate, runtimeMigrations, type Knex } from '../src/db';
+import { createDb, migrate, type Knex } from '../src/db';
+import { runtimeMigrations } from '../src/runtime-migrations';
 import { createLogger } from '../src/logger';
 import { OutboxRelay, recordEvent } from '../src/outbox';
 import { createTestDatabase, testAmqpUrl, uniqueName, type TestDatabase } from '../src/testing/infra';

@@ -128,7 +128,7 @@ export class AmqpBus implements Bus {
     this.rpcClient = undefined;
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
-      p.reject(new BusError('unavailable', 'Connection to RabbitMQ lost'));
+      p.reject(new BusError('lost', 'Connection to RabbitMQ lost while waiting for the reply'));
       this.pending.delete(id);
     }
     if (this.closing) return;
@@ -201,6 +201,21 @@ export class AmqpBus implements Bus {
         reject(new BusError('timeout', `No reply to ${operation} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(correlationId, { resolve, reject, timer });
+      const fail = (err: unknown) => {
+        clearTimeout(timer);
+        this.pending.delete(correlationId);
+        reject(new BusError('unavailable', `Could not send ${operation}: ${(err as Error).message}`));
+      };
+      try {
+        this.publishRequest(channel, operation, payload, meta, timeoutMs, correlationId);
+      } catch (err) {
+        // A channel that closed under us throws here: the request was never sent.
+        fail(err);
+      }
+    });
+  }
+
+  private publishRequest(channel: amqp.Channel, operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number, correlationId: string): void {
       channel.publish(this.rpcExchange, operation, Buffer.from(JSON.stringify(payload)), {
         correlationId,
         replyTo: REPLY_TO,
@@ -215,10 +230,10 @@ export class AmqpBus implements Bus {
           'x-user-id': meta.userId,
           'x-request-id': meta.requestId,
           'x-idempotency-key': meta.idempotencyKey,
+          'x-operation-key': meta.operationKey,
           'x-deadline': Date.now() + timeoutMs,
         },
       });
-    });
   }
 
   async serve(service: string, operations: readonly string[], server: RpcServer): Promise<void> {
@@ -253,6 +268,7 @@ export class AmqpBus implements Bus {
       userId: headers['x-user-id'] === undefined ? undefined : String(headers['x-user-id']),
       requestId: String(headers['x-request-id'] ?? randomUUID()),
       idempotencyKey: headers['x-idempotency-key'] === undefined ? undefined : String(headers['x-idempotency-key']),
+      operationKey: headers['x-operation-key'] === undefined ? undefined : String(headers['x-operation-key']),
     };
     let reply: RpcReply;
     try {
@@ -377,7 +393,7 @@ export class AmqpBus implements Bus {
     this.closing = true;
     for (const [, p] of this.pending) {
       clearTimeout(p.timer);
-      p.reject(new BusError('unavailable', 'bus closed'));
+      p.reject(new BusError('lost', 'bus closed while waiting for the reply'));
     }
     this.pending.clear();
     if (this.conn) await withTimeout(this.conn.close(), 2000).catch(() => undefined);

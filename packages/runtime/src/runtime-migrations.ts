@@ -1,0 +1,58 @@
+import type { Migration } from './db';
+
+/** Tables the runtime keeps in every service schema: the outbox and the inbox. */
+export const runtimeMigrations: Migration[] = [
+  {
+    name: '000_runtime_outbox_inbox',
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).createTable('outbox', (t) => {
+        t.bigIncrements('id');
+        t.uuid('event_id').notNullable().unique();
+        t.text('type').notNullable();
+        t.integer('org_id').notNullable();
+        t.jsonb('envelope').notNullable();
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
+        t.timestamp('published_at', { useTz: true });
+        t.integer('attempts').notNullable().defaultTo(0);
+        t.text('last_error');
+      });
+      await trx.raw('create index outbox_unpublished on ??.outbox (id) where published_at is null', [schema]);
+      await trx.schema.withSchema(schema).createTable('inbox', (t) => {
+        t.text('consumer').notNullable();
+        t.uuid('event_id').notNullable();
+        t.text('type').notNullable();
+        t.timestamp('processed_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
+        t.primary(['consumer', 'event_id']);
+      });
+    },
+  },
+  {
+    name: '001_runtime_document_sequences',
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).createTable('document_sequences', (t) => {
+        t.integer('org_id').notNullable();
+        t.string('series', 20).notNullable();
+        t.bigInteger('last_value').notNullable();
+        t.primary(['org_id', 'series']);
+      });
+    },
+  },
+  {
+    name: '002_runtime_idempotency',
+    async up(trx, schema) {
+      // One row per write command that ran here (DESIGN.md section 3): written in the transaction of
+      // its effect, so a redelivered or retried command finds it and answers the same reply.
+      await trx.schema.withSchema(schema).createTable('idempotency', (t) => {
+        t.integer('org_id').notNullable();
+        t.string('key', 255).notNullable();
+        t.string('operation', 100).notNullable();
+        t.string('request_hash', 64).notNullable();
+        t.integer('status').notNullable();
+        t.text('reply').notNullable();
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
+        t.primary(['org_id', 'key']);
+      });
+      await trx.raw('create index idempotency_created on ??.idempotency (created_at)', [schema]);
+    },
+  },
+];
