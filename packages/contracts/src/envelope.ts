@@ -16,6 +16,8 @@ export const errorCodes = [
   'credit_limit_exceeded',
   'service_unavailable',
   'timeout',
+  /** A write whose effect could not be confirmed (reply lost, timeout): retrying with the same Idempotency-Key is safe. */
+  'outcome_unknown',
   'internal_error',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];

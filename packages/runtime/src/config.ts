@@ -14,6 +14,8 @@ export const baseConfigSchema = z.object({
   EVENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
   EVENT_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600_000).default(1000),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** How long a write's recorded reply answers a retry with the same Idempotency-Key (gateway and services). */
+  IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

@@ -11,6 +11,8 @@ export * from './bus';
 export * from './outbox';
 export * from './sequences';
 export * from './inbox';
+export * from './idempotency';
+export * from './db-errors';
 export * from './service';
 export * from './main';
 export * as testing from './testing';

@@ -5,27 +5,53 @@ import type { Bus, RequestMeta } from './bus/types';
 import { baseConfigSchema, type BaseConfig } from './config';
 import { migrate, type Knex, type Migration } from './db';
 import { runtimeMigrations } from './runtime-migrations';
+import { isDbUnavailable, isTransientConflict } from './db-errors';
 import { AppError } from './errors';
+import { AlreadyRecorded, findRecorded, recordReply, replayOf, requestHash, type OperationKey } from './idempotency';
 import { inboxSubscription, type InboxHandlerDef } from './inbox';
 import type { Logger } from './logger';
 import { OutboxRelay } from './outbox';
 
 /** What a handler gets besides its validated request. */
 export interface HandlerContext extends RequestMeta {
+  /**
+   * For a write carrying an operation key: the transaction its effect and recorded reply commit in
+   * (a handler's own `ctx.db.transaction` nests as a savepoint). Otherwise the service's pool.
+   */
   db: Knex;
   bus: Bus;
   log: Logger;
   config: BaseConfig;
+  /**
+   * Handlers with `transactions: 'own'` only: records the write's reply inside the handler's last
+   * transaction, beside its effect. Elsewhere it does nothing.
+   */
+  finish(trx: Knex.Transaction, body: Record<string, unknown>): Promise<void>;
+}
+
+export interface HandlerOptions {
+  /**
+   * `runtime` (default): a write runs in one transaction the runtime opens, which also records its
+   * reply. `own`: the handler opens its own transactions (so it can call another service with none
+   * open) and records its reply with `ctx.finish` in the last one; it must be safe to run again
+   * after any partial failure, as a redelivery or retry runs it again until a reply is recorded.
+   */
+  transactions?: 'runtime' | 'own';
 }
 
 export interface BoundHandler {
   operation: Operation;
+  options: HandlerOptions;
   run(request: unknown, ctx: HandlerContext): Promise<Record<string, unknown>>;
 }
 
 /** Binds a handler to its operation; the request type flows from the contract's zod schema. */
-export function handler<O extends Operation>(operation: O, run: (request: RequestOf<O>, ctx: HandlerContext) => Promise<ReplyOf<O>>): BoundHandler {
-  return { operation, run: run as BoundHandler['run'] };
+export function handler<O extends Operation>(
+  operation: O,
+  run: (request: RequestOf<O>, ctx: HandlerContext) => Promise<ReplyOf<O>>,
+  options: HandlerOptions = {},
+): BoundHandler {
+  return { operation, options, run: run as BoundHandler['run'] };
 }
 
 export interface ServiceDeps {
@@ -85,6 +111,62 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps): P
   const byName = new Map(def.handlers.map((h) => [h.operation.name, h]));
   // Under test every reply is checked against its contract, so a handler cannot drift from it unseen.
   const checkReplies = process.env.NODE_ENV === 'test';
+  const okReply = (h: BoundHandler, body: Record<string, unknown>): RpcReply => {
+    if (checkReplies) {
+      const checked = parseWith(h.operation.reply, body);
+      if (!checked.ok) throw new AppError(500, 'internal_error', `Reply of ${h.operation.name} does not match its contract: ${checked.message}`);
+    }
+    return { ok: true, status: 200, body };
+  };
+  const noFinish = async () => undefined;
+
+  /** A read, or a write with no operation key (an internal call): the handler alone. */
+  const runPlain = async (h: BoundHandler, request: unknown, ctx: HandlerContext) => okReply(h, await h.run(request, ctx));
+
+  /**
+   * A write with an operation key: answered from its record if it already took effect here; else
+   * run with the reply recorded beside the effect. A twin that committed first (a redelivery racing
+   * the original, a client retry) wins: this run rolls back and answers the twin's reply.
+   */
+  const runRecorded = async (h: BoundHandler, request: unknown, ctx: HandlerContext, key: OperationKey): Promise<RpcReply> => {
+    const prior = await findRecorded(db, key);
+    if (prior) return replayOf(prior, key);
+    try {
+      return await retryTransientConflicts(() =>
+        h.options.transactions === 'own'
+          ? runOwningTransactions(h, request, ctx, key)
+          : db.transaction(async (trx) => {
+              const reply = okReply(h, await h.run(request, { ...ctx, db: trx }));
+              if (!(await recordReply(trx, key, reply))) throw new AlreadyRecorded();
+              return reply;
+            }),
+      );
+    } catch (err) {
+      const twin = await findRecorded(db, key).catch(() => undefined);
+      if (twin) return replayOf(twin, key);
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      // A refusal is recorded too, so the key answers the same way however often it is retried.
+      const refusal = errorReply(err);
+      const recorded = await recordReply(db, key, refusal).catch(() => true);
+      if (!recorded) {
+        const first = await findRecorded(db, key);
+        if (first) return replayOf(first, key);
+      }
+      return refusal;
+    }
+  };
+
+  const runOwningTransactions = async (h: BoundHandler, request: unknown, ctx: HandlerContext, key: OperationKey): Promise<RpcReply> => {
+    let recorded: RpcReply | undefined;
+    const finish = async (trx: Knex.Transaction, body: Record<string, unknown>) => {
+      const reply = okReply(h, body);
+      if (!(await recordReply(trx, key, reply))) throw new AlreadyRecorded();
+      recorded = reply;
+    };
+    const body = await h.run(request, { ...ctx, finish });
+    return recorded ?? okReply(h, body);
+  };
+
   const server = async (operation: string, payload: unknown, meta: RequestMeta): Promise<RpcReply> => {
     if (operation === pingOperation(def.name)) return { ok: true, status: 200, body: { message: 'pong', service: def.name } };
     const h = byName.get(operation);
@@ -95,21 +177,17 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps): P
     if (!Number.isInteger(meta.orgId) || meta.orgId <= 0) {
       return { ok: false, status: 400, code: 'validation_failed', message: 'org_id is required' };
     }
+    const ctx: HandlerContext = { ...meta, db, bus, log: reqLog, config, finish: noFinish };
+    const key: OperationKey | undefined =
+      h.operation.write && meta.operationKey
+        ? { orgId: meta.orgId, key: meta.operationKey, operation, hash: requestHash(operation, payload), ttlHours: config.IDEMPOTENCY_TTL_HOURS }
+        : undefined;
     try {
-      const body = await h.run(parsed.value, { ...meta, db, bus, log: reqLog, config });
+      const reply = key ? await runRecorded(h, parsed.value, ctx, key) : await runPlain(h, parsed.value, ctx);
       if (h.operation.write) relay.kick();
-      if (checkReplies) {
-        const checked = parseWith(h.operation.reply, body);
-        if (!checked.ok) {
-          reqLog.error({ errors: checked.errors }, 'reply does not match its contract');
-          return { ok: false, status: 500, code: 'internal_error', message: `Reply of ${operation} does not match its contract: ${checked.message}` };
-        }
-      }
-      return { ok: true, status: 200, body };
+      return reply;
     } catch (err) {
-      if (err instanceof AppError) return { ok: false, status: err.status, code: err.code, message: err.message, errors: err.errors };
-      reqLog.error({ err }, 'handler failed');
-      return { ok: false, status: 500, code: 'internal_error', message: `Internal error (request id ${meta.requestId})` };
+      return failureReply(err, h.operation.write, reqLog, meta.requestId);
     }
   };
   await bus.serve(def.name, [...byName.keys(), pingOperation(def.name)], server);
@@ -130,4 +208,33 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps): P
       log.info(`${def.name} service stopped`);
     },
   };
+}
+
+function errorReply(err: AppError): RpcReply {
+  return { ok: false, status: err.status, code: err.code, message: err.message, errors: err.errors };
+}
+
+/** What a failed handler answers: its refusal, 503 for a database outage, else 500 (a bug). */
+function failureReply(err: unknown, write: boolean, log: Logger, requestId: string): RpcReply {
+  if (err instanceof AppError) return errorReply(err);
+  if (isDbUnavailable(err)) {
+    log.warn({ err: (err as Error).message }, 'database unavailable');
+    // A commit cut off by the outage may or may not have landed: a write's outcome is unknown.
+    return write
+      ? { ok: false, status: 503, code: 'outcome_unknown', message: 'The database became unavailable; the outcome is unknown. Retrying with the same Idempotency-Key is safe' }
+      : { ok: false, status: 503, code: 'service_unavailable', message: 'The database is unavailable; retry later' };
+  }
+  log.error({ err }, 'handler failed');
+  return { ok: false, status: 500, code: 'internal_error', message: `Internal error (request id ${requestId})` };
+}
+
+/** Runs a transaction again when PostgreSQL aborted it for a serialization failure or a deadlock. */
+async function retryTransientConflicts<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= attempts || !isTransientConflict(err)) throw err;
+    }
+  }
 }

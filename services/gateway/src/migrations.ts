@@ -27,4 +27,14 @@ export const gatewayMigrations: Migration[] = [
       });
     },
   },
+  {
+    name: '002_idempotency_leases',
+    async up(trx, schema) {
+      // A claim is a lease: a gateway that dies mid-request no longer blocks its key for 24 h.
+      await trx.schema.withSchema(schema).alterTable('idempotency_keys', (t) => {
+        t.timestamp('lease_until', { useTz: true });
+      });
+      await trx.raw('update ??.idempotency_keys set lease_until = now() where completed_at is null', [schema]);
+    },
+  },
 ];

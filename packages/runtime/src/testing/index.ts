@@ -1,2 +1,3 @@
 export * from './infra';
 export * from './service';
+export * from './redelivery';

@@ -12,6 +12,8 @@ import { createTestDatabase, testAmqpUrl, uniqueName } from './infra';
 export interface TestService {
   /** The bus prefix of this test's queues and exchanges. */
   prefix: string;
+  /** The service's PostgreSQL schema. */
+  schema: string;
   amqpUrl: string;
   /** The service's own pool (search_path = its schema), for asserting on stored rows. */
   db: Knex;
@@ -52,6 +54,7 @@ export async function startTestService(def: ServiceDefinition, env: Record<strin
   let collectors = 0;
   return {
     prefix,
+    schema: def.name,
     amqpUrl,
     db,
     client,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { buildOpenApi, corsHeaders, envelope, knownPaths, normalizePath, orgIdField, parseWith, resolveOperation, type Envelope, type Operation } from '@bo/contracts';
-import { BusError, parseRawReply, type Bus, type Knex, type Logger } from '@bo/runtime';
+import { BusError, isDbUnavailable, parseRawReply, requestHash, type Bus, type Knex, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayConfig } from '../config';
-import { IdempotencyStore, requestHash } from '../idempotency/idempotency';
+import { IdempotencyStore } from '../idempotency/idempotency';
 import { checkHealth } from './health';
 import { errorEnvelope, sendEnvelope, setCors } from './reply';
 
@@ -12,7 +12,7 @@ export interface GatewayDeps {
   db: Knex;
   bus: Bus;
   log: Logger;
-  config: Pick<GatewayConfig, 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_MS' | 'RPC_TIMEOUT_MS' | 'HEALTH_SERVICES'>;
+  config: Pick<GatewayConfig, 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_MS' | 'RPC_TIMEOUT_MS' | 'HEALTH_SERVICES' | 'IDEMPOTENCY_TTL_HOURS'>;
 }
 
 interface Locals {
@@ -38,7 +38,9 @@ function toEnvelope(answer: Answer): Envelope {
 export function createGatewayApp(deps: GatewayDeps): express.Express {
   const { db, bus, log, config } = deps;
   const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
-  const idempotency = new IdempotencyStore(db);
+  const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_HOURS);
+  // Longer than any RPC the lease covers, so only a dead gateway's claim ever runs out.
+  const leaseMs = config.RPC_TIMEOUT_MS * 2 + 1000;
   const openapi = buildOpenApi();
   const app = express();
   app.disable('x-powered-by');
@@ -85,8 +87,12 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     const requestId = (res.locals as Locals).requestId;
     const reqLog = log.child({ request_id: requestId, path: req.path });
     try {
-      sendAnswer(res, await handlePost(req, requestId, reqLog));
+      sendAnswer(res, await handlePost(req, res, requestId, reqLog));
     } catch (err) {
+      if (isDbUnavailable(err)) {
+        reqLog.warn({ err: (err as Error).message }, 'gateway database unavailable');
+        return sendEnvelope(res, errorEnvelope(503, 'service_unavailable', 'The service is unavailable; retry later', { request_id: requestId }));
+      }
       reqLog.error({ err }, 'gateway failure');
       sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
     }
@@ -105,7 +111,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
   });
 
-  async function handlePost(req: Request, requestId: string, reqLog: Logger): Promise<Answer> {
+  async function handlePost(req: Request, res: Response, requestId: string, reqLog: Logger): Promise<Answer> {
     const body: unknown = req.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       return errorEnvelope(400, 'validation_failed', 'Request body must be a JSON object');
@@ -133,12 +139,27 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     const parsed = parseWith(op.request, fields);
     if (!parsed.ok) return errorEnvelope(400, 'validation_failed', parsed.message, { errors: parsed.errors });
 
+    if (!op.write) return call(op, fields, org.value, requestId, {}, reqLog);
     const key = req.header('idempotency-key');
-    if (key === undefined || !op.write) return call(op, fields, org.value, requestId, undefined, reqLog);
+    if (key === undefined) {
+      // Every write is recorded under a key where it takes effect, so a broker redelivery never runs
+      // it twice. The key is told to the client: retrying an unknown outcome with it is safe.
+      const operationKey = randomUUID();
+      res.setHeader('Idempotency-Key', operationKey);
+      return call(op, fields, org.value, requestId, { operationKey }, reqLog);
+    }
     if (key.length === 0 || key.length > 255) {
       return errorEnvelope(400, 'validation_failed', 'Idempotency-Key must be 1 to 255 characters');
     }
-    const claim = await idempotency.claim(org.value, key, op.name, requestHash(op.name, fields));
+    res.setHeader('Idempotency-Key', key);
+    const sent = { idempotencyKey: key, operationKey: key };
+    const claim = await idempotency.claim(org.value, key, op.name, requestHash(op.name, fields), leaseMs).catch((err: unknown) => {
+      // The fast path is an optimisation: without it the service's own record still answers once.
+      if (!isDbUnavailable(err)) throw err;
+      reqLog.warn({ err: (err as Error).message }, 'idempotency fast path unavailable');
+      return undefined;
+    });
+    if (claim === undefined) return call(op, fields, org.value, requestId, sent, reqLog);
     if (claim.kind === 'replay') return claim.envelope;
     if (claim.kind === 'mismatch') {
       return errorEnvelope(400, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request');
@@ -146,20 +167,36 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     if (claim.kind === 'in_progress') {
       return errorEnvelope(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry later');
     }
-    const result = await call(op, fields, org.value, requestId, key, reqLog).catch(async (err) => {
-      await idempotency.release(org.value, key);
+    let result: Answer;
+    try {
+      result = await call(op, fields, org.value, requestId, sent, reqLog);
+    } catch (err) {
+      await idempotency.endLease(org.value, key).catch(() => undefined);
       throw err;
-    });
-    // Answers that say nothing happened for sure (unavailable, timed out, crashed) must stay retryable.
-    if (result.statusCode >= 500) await idempotency.release(org.value, key);
-    else await idempotency.complete(org.value, key, toEnvelope(result));
+    }
+    if (result.statusCode >= 500) {
+      await idempotency.endLease(org.value, key).catch(() => undefined);
+    } else {
+      const answer = toEnvelope(result);
+      // The service holds the authoritative record; failing to copy it here only costs a later retry an RPC.
+      await retry(() => idempotency.complete(org.value, key, answer), 3).catch((err: unknown) =>
+        reqLog.warn({ err: (err as Error).message }, 'could not record the answer in the idempotency fast path'),
+      );
+    }
     return result;
   }
 
-  async function call(op: Operation, body: Record<string, unknown>, orgId: number, requestId: string, idempotencyKey: string | undefined, reqLog: Logger): Promise<Answer> {
+  async function call(
+    op: Operation,
+    body: Record<string, unknown>,
+    orgId: number,
+    requestId: string,
+    keys: { idempotencyKey?: string; operationKey?: string },
+    reqLog: Logger,
+  ): Promise<Answer> {
     const userId = body['userid'] === undefined || body['userid'] === null ? undefined : String(body['userid']);
     try {
-      const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, idempotencyKey }, config.RPC_TIMEOUT_MS);
+      const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, ...keys }, config.RPC_TIMEOUT_MS);
       // The service's body is forwarded as it arrived: parsing it only to serialize it again is the gateway's largest cost.
       if (raw.ok) return { statusCode: raw.status, raw: `{"statusCode":${raw.status},"headers":${CORS_JSON},"body":${raw.json}}` };
       const reply = parseRawReply(raw);
@@ -169,14 +206,42 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
         request_id: reply.status >= 500 ? requestId : undefined,
       });
     } catch (err) {
-      if (err instanceof BusError) {
-        reqLog.warn({ operation: op.name, kind: err.kind }, err.message);
-        if (err.kind === 'timeout') return errorEnvelope(504, 'timeout', `The ${op.service} service did not answer in time`, { request_id: requestId });
-        return errorEnvelope(503, 'service_unavailable', `The ${op.service} service is unavailable`, { request_id: requestId });
-      }
-      throw err;
+      if (!(err instanceof BusError)) throw err;
+      reqLog.warn({ operation: op.name, kind: err.kind }, err.message);
+      return busFailure(op, err, requestId);
     }
   }
 
   return app;
+}
+
+/**
+ * What a transport failure means to the client. A request never sent (no route, broker down) did
+ * nothing. A write whose reply never came (timeout, connection lost) may have taken effect: the
+ * answer says the outcome is unknown and that a retry with the same Idempotency-Key is safe.
+ */
+function busFailure(op: Operation, err: BusError, requestId: string): Envelope {
+  const unknownOutcome = err.kind === 'timeout' || err.kind === 'lost';
+  if (op.write && unknownOutcome) {
+    const why = err.kind === 'timeout' ? 'did not answer in time' : 'connection was lost before it answered';
+    return errorEnvelope(
+      err.kind === 'timeout' ? 504 : 503,
+      'outcome_unknown',
+      `The ${op.service} service ${why}; the write may or may not have taken effect. Retrying with the same Idempotency-Key is safe: it returns the original result`,
+      { request_id: requestId },
+    );
+  }
+  if (err.kind === 'timeout') return errorEnvelope(504, 'timeout', `The ${op.service} service did not answer in time`, { request_id: requestId });
+  return errorEnvelope(503, 'service_unavailable', `The ${op.service} service is unavailable`, { request_id: requestId });
+}
+
+async function retry<T>(work: () => Promise<T>, attempts: number): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
 }

@@ -1,8 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Envelope } from '@bo/contracts';
 import type { Knex } from '@bo/runtime';
-
-const TTL_MS = 24 * 60 * 60 * 1000;
 
 export type Claim =
   | { kind: 'new' }
@@ -10,57 +7,66 @@ export type Claim =
   | { kind: 'mismatch' }
   | { kind: 'in_progress' };
 
-export function requestHash(operation: string, body: unknown): string {
-  return createHash('sha256').update(operation).update('\0').update(canonicalJson(body)).digest('hex');
-}
-
-/** JSON with sorted keys, so the same body written in another key order is the same request. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /**
- * `Idempotency-Key` on writes (DESIGN.md section 3): the first request with a key claims it; the same
- * key and body within 24 h replays the stored answer; another body is refused.
+ * The gateway's fast path for a client's `Idempotency-Key`: a finished request's answer is replayed
+ * without an RPC, and a request still running under the same key is refused with 409. Correctness
+ * does not rest on it: each service records the key with its reply where the effect happens, so a
+ * request this store lets through twice still takes effect once.
+ *
+ * A claim is a lease that expires, so a gateway that died mid-request cannot block its key. A key
+ * is never forgotten after an unknown outcome: its lease ends at once and the retry goes to the
+ * service, whose record answers the original result.
  */
 export class IdempotencyStore {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly ttlHours: number,
+  ) {}
 
-  async claim(orgId: number, key: string, operation: string, hash: string): Promise<Claim> {
+  async claim(orgId: number, key: string, operation: string, hash: string, leaseMs: number): Promise<Claim> {
     return this.db.transaction(async (trx) => {
       const inserted = await trx('idempotency_keys')
-        .insert({ org_id: orgId, key, operation, request_hash: hash })
+        .insert({ org_id: orgId, key, operation, request_hash: hash, lease_until: leaseEnd(trx, leaseMs) })
         .onConflict(['org_id', 'key'])
         .ignore()
         .returning('key');
       if (inserted.length > 0) return { kind: 'new' } as const;
-      const row = await trx('idempotency_keys').where({ org_id: orgId, key }).forUpdate().first();
+      const row = await trx('idempotency_keys')
+        .select('*', trx.raw('created_at <= now() - make_interval(hours => ?) as expired', [this.ttlHours]), trx.raw('coalesce(lease_until <= now(), true) as lease_over'))
+        .where({ org_id: orgId, key })
+        .forUpdate()
+        .first();
       if (!row) return { kind: 'in_progress' } as const;
-      if (Date.now() - new Date(row.created_at).getTime() > TTL_MS) {
+      if (row.expired) {
         await trx('idempotency_keys')
           .where({ org_id: orgId, key })
-          .update({ operation, request_hash: hash, status_code: null, response: null, created_at: trx.fn.now(), completed_at: null });
+          .update({ operation, request_hash: hash, status_code: null, response: null, created_at: trx.fn.now(), completed_at: null, lease_until: leaseEnd(trx, leaseMs) });
         return { kind: 'new' } as const;
       }
-      if (row.request_hash !== hash) return { kind: 'mismatch' } as const;
-      if (row.completed_at === null) return { kind: 'in_progress' } as const;
-      return { kind: 'replay', envelope: row.response as Envelope } as const;
+      if (row.request_hash !== hash || row.operation !== operation) return { kind: 'mismatch' } as const;
+      if (row.completed_at !== null) return { kind: 'replay', envelope: row.response as Envelope } as const;
+      if (!row.lease_over) return { kind: 'in_progress' } as const;
+      // The earlier attempt's outcome is unknown or its gateway died: this one takes the key over.
+      await trx('idempotency_keys').where({ org_id: orgId, key }).update({ lease_until: leaseEnd(trx, leaseMs) });
+      return { kind: 'new' } as const;
     });
   }
 
   async complete(orgId: number, key: string, envelope: Envelope): Promise<void> {
     await this.db('idempotency_keys')
       .where({ org_id: orgId, key })
-      .update({ status_code: envelope.statusCode, response: JSON.stringify(envelope), completed_at: this.db.fn.now() });
+      .update({ status_code: envelope.statusCode, response: JSON.stringify(envelope), completed_at: this.db.fn.now(), lease_until: null });
   }
 
-  /** Forgets a claim whose request failed before a service answered, so the client may retry it. */
-  async release(orgId: number, key: string): Promise<void> {
-    await this.db('idempotency_keys').where({ org_id: orgId, key }).whereNull('completed_at').delete();
+  /**
+   * Ends the lease of a request whose outcome the gateway could not learn: the key and its body
+   * stay (another body is still refused), and a retry is forwarded to the service at once.
+   */
+  async endLease(orgId: number, key: string): Promise<void> {
+    await this.db('idempotency_keys').where({ org_id: orgId, key }).whereNull('completed_at').update({ lease_until: this.db.fn.now() });
   }
+}
+
+function leaseEnd(db: Knex, leaseMs: number) {
+  return db.raw(`now() + make_interval(secs => ?)`, [leaseMs / 1000]);
 }

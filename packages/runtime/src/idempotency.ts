@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import type { RpcReply } from '@bo/contracts';
+import type { Knex } from './db';
+
+/**
+ * Idempotency where the effect happens (DESIGN.md section 3). Every write command carries an
+ * operation key (the client's Idempotency-Key, else one the gateway made for the HTTP request); the
+ * service records (org, key, operation, request hash, reply) in the transaction of the effect, so a
+ * redelivered or retried command finds the record and answers the same reply without a second effect.
+ */
+
+/** The request's fingerprint: the same key sent with another body or operation is refused. */
+export function requestHash(operation: string, body: unknown): string {
+  return createHash('sha256').update(operation).update('\0').update(canonicalJson(body)).digest('hex');
+}
+
+/**
+ * JSON with sorted keys, so the same body written in another key order is the same request. Only
+ * called on bodies that passed the shape check of parseWith, so the recursion depth is bounded.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export interface OperationKey {
+  orgId: number;
+  key: string;
+  operation: string;
+  hash: string;
+  /** Records older than this are forgotten: the key may be used again. */
+  ttlHours: number;
+}
+
+export interface RecordedReply {
+  operation: string;
+  hash: string;
+  reply: RpcReply;
+}
+
+interface Row {
+  operation: string;
+  request_hash: string;
+  reply: string;
+}
+
+/** The live record of a key, if a command with it already took effect here. */
+export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedReply | undefined> {
+  const row: Row | undefined = await db('idempotency')
+    .select('operation', 'request_hash', 'reply')
+    .where({ org_id: k.orgId, key: k.key })
+    .andWhere('created_at', '>', db.raw(`now() - make_interval(hours => ?)`, [k.ttlHours]))
+    .first();
+  return row && { operation: row.operation, hash: row.request_hash, reply: JSON.parse(row.reply) as RpcReply };
+}
+
+/**
+ * Records the reply inside the caller's transaction. False when a live record of the key exists:
+ * a twin of this command committed first, and the caller must roll back and answer its reply. A
+ * concurrent twin still running makes this wait on the key's index entry until it ends.
+ */
+export async function recordReply(db: Knex | Knex.Transaction, k: OperationKey, reply: RpcReply): Promise<boolean> {
+  const result = await db.raw(
+    `insert into idempotency (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
+     on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
+       status = excluded.status, reply = excluded.reply, created_at = now()
+     where idempotency.created_at <= now() - make_interval(hours => ?)
+     returning key`,
+    [k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), k.ttlHours],
+  );
+  return (result as { rowCount: number }).rowCount > 0;
+}
+
+/** The answer to a command whose key was recorded: the same reply, or a refusal if it is another request. */
+export function replayOf(recorded: RecordedReply, k: OperationKey): RpcReply {
+  if (recorded.operation === k.operation && recorded.hash === k.hash) return recorded.reply;
+  return {
+    ok: false,
+    status: 400,
+    code: 'idempotency_conflict',
+    message: 'This Idempotency-Key was already used with a different request',
+  };
+}
+
+/** Raised inside a transaction whose key a twin recorded first: roll back, then answer the twin's reply. */
+export class AlreadyRecorded extends Error {
+  constructor() {
+    super('operation key already recorded');
+  }
+}

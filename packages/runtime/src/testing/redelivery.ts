@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { RpcReply } from '@bo/contracts';
+import type { Knex } from '../db';
+import type { TestService } from './service';
+
+/** Bookkeeping that a command may touch without it being a second effect. */
+const BOOKKEEPING = new Set(['idempotency', 'inbox', 'schema_migrations']);
+
+/**
+ * Every row of every table of the service's schema (outbox included: a second event is a second
+ * effect), as one comparable value per table.
+ */
+export async function schemaSnapshot(db: Knex, schema: string): Promise<Record<string, { rows: number; digest: string }>> {
+  const tables: Array<{ table_name: string }> = (
+    await db.raw(`select table_name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE' order by table_name`, [schema])
+  ).rows;
+  const snapshot: Record<string, { rows: number; digest: string }> = {};
+  for (const { table_name: table } of tables) {
+    if (BOOKKEEPING.has(table)) continue;
+    // The relay marks outbox rows published in the background; which events exist is what counts.
+    const source = table === 'outbox' ? db.raw('(select event_id, type, envelope from ??.outbox)', [schema]) : db.raw('??.??', [schema, table]);
+    const { rows } = await db.raw(`select count(*)::int as rows, coalesce(md5(string_agg(t::text, '|' order by t::text)), '') as digest from ? t`, [source]);
+    snapshot[table] = rows[0];
+  }
+  return snapshot;
+}
+
+export interface Redelivered {
+  first: RpcReply;
+  again: RpcReply;
+}
+
+/**
+ * Delivers one write command, then the very same command again (same operation key, body and
+ * meta), as RabbitMQ does when a service dies after its commit and before its ack. Asserts nothing
+ * itself; the caller checks `first`, and that `again` equals it with the schema unchanged.
+ */
+export async function deliverTwice(
+  svc: TestService,
+  operation: string,
+  payload: Record<string, unknown>,
+  opts: { orgId?: number; together?: boolean } = {},
+): Promise<Redelivered & { afterFirst: Awaited<ReturnType<typeof schemaSnapshot>>; afterAgain: Awaited<ReturnType<typeof schemaSnapshot>> }> {
+  const meta = { operationKey: randomUUID(), requestId: randomUUID() };
+  const send = () => svc.call(operation, payload, opts.orgId ?? 1, meta);
+  if (opts.together) {
+    // The redelivery races the original: its channel died while the handler still ran.
+    const [first, again] = await Promise.all([send(), send()]);
+    const snap = await schemaSnapshot(svc.db, svc.schema);
+    return { first, again, afterFirst: snap, afterAgain: snap };
+  }
+  const first = await send();
+  const afterFirst = await schemaSnapshot(svc.db, svc.schema);
+  const again = await send();
+  const afterAgain = await schemaSnapshot(svc.db, svc.schema);
+  return { first, again, afterFirst, afterAgain };
+}
