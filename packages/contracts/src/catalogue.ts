@@ -4,6 +4,7 @@ import { invoicingEvents, invoicingOperations } from './invoicing';
 import { domainPrefix, type Operation, selectorRank, describeSelector } from './operation';
 import { partnersEvents, partnersOperations } from './partners';
 import { salesEvents, salesOperations } from './sales';
+import { printable } from './shape';
 
 /** Every operation of the system: the gateway routes from it and OpenAPI is generated from it. */
 export const operations: readonly Operation[] = [...partnersOperations, ...catalogOperations, ...salesOperations, ...invoicingOperations];
@@ -61,7 +62,7 @@ export function resolveOperation(path: string, body: Record<string, unknown>): R
     return {
       kind: 'unknown_action',
       allowed: actions,
-      message: `Unknown action ${JSON.stringify(action)} on ${normalizePath(path)}; allowed actions: ${actions.join(', ')}`,
+      message: `Unknown action ${describeAction(action)} on ${normalizePath(path)}; allowed actions: ${actions.join(', ')}`,
     };
   }
   const flagged = candidates.filter((op) => 'flag' in op.select && body[op.select.flag] === true);
@@ -80,4 +81,11 @@ export function resolveOperation(path: string, body: Record<string, unknown>): R
     allowed: actions,
     message: `${normalizePath(path)} needs one of: ${choices.join(', ')}`,
   };
+}
+
+/** The action a client sent, as a message may quote it: short, printable, and never serialized whole (it may be nested 100,000 deep). */
+function describeAction(action: unknown): string {
+  if (typeof action === 'string') return `"${printable(action, 64)}"`;
+  if (typeof action === 'number' || typeof action === 'boolean' || action === null) return String(action);
+  return Array.isArray(action) ? 'an array' : 'an object';
 }

@@ -23,6 +23,15 @@ describe('operation catalogue', () => {
     if (missing.kind === 'unknown_action') expect(missing.message).toContain('action "create"');
   });
 
+  it('quotes a hostile action short and printable, and never serializes a nested one', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const nested = resolveOperation('/crm/editpatner', { action: deep });
+    expect(nested.kind === 'unknown_action' && nested.message).toBe('Unknown action an array on /crm/editpatner; allowed actions: create, edit, delete');
+    const long = resolveOperation('/crm/editpatner', { action: `\u0000${'x'.repeat(100_000)}` });
+    expect(long.kind === 'unknown_action' && long.message).toMatch(/^Unknown action "\\u0000x{63}…" on \/crm\/editpatner/);
+  });
+
   it('answers unknown paths as unknown', () => {
     expect(opName('/crm/nothing', {})).toBe('unknown_path');
     expect(opName('/', {})).toBe('unknown_path');

@@ -9,8 +9,45 @@ import { z } from 'zod';
 const INTEGER = /^-?\d+$/;
 const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 
+/**
+ * Text a person types, and PostgreSQL can store. Every string a request carries is built from
+ * `plainString`, so this is the one place that says what a string field may hold:
+ * - no control character (C0, DEL, C1): NUL cannot be stored at all, the others are never typed;
+ *   multi-line text (notes, descriptions, addresses, terms) keeps tab, line feed and CRLF;
+ * - no unpaired UTF-16 surrogate (not Unicode: the driver would silently store U+FFFD instead) and
+ *   no noncharacter U+FFFE/U+FFFF (a byte-order mark read backwards, never text).
+ */
+export type TextKind = 'line' | 'multiline';
+
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+const CONTROL_IN_MULTILINE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\r(?!\n)/;
+// With the u flag a class of surrogates matches only a surrogate without its pair.
+const NOT_UNICODE_TEXT = /[\uD800-\uDFFF\uFFFE\uFFFF]/u;
+
+export const controlCharactersMessage: Record<TextKind, string> = {
+  line: 'must not contain control characters',
+  multiline: 'must not contain control characters other than tab and line breaks',
+};
+export const invalidUnicodeMessage = 'must not contain unpaired surrogates or noncharacters (U+FFFE, U+FFFF)';
+
+/** Why a string may not be stored as `kind` text, or undefined when it may. */
+export function textProblem(value: string, kind: TextKind = 'line'): string | undefined {
+  if ((kind === 'line' ? CONTROL : CONTROL_IN_MULTILINE).test(value)) return controlCharactersMessage[kind];
+  if (NOT_UNICODE_TEXT.test(value)) return invalidUnicodeMessage;
+  return undefined;
+}
+
+/** A string schema that refuses what `textProblem` refuses; chain trim/min/max/regex on it as on `z.string()`. */
+export function plainString(kind: TextKind = 'line') {
+  return z.string().superRefine((v, ctx) => {
+    const problem = textProblem(v, kind);
+    // A refused character stops the checks after it: the field gets this one message.
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, continue: false });
+  });
+}
+
 export const orgIdField = z
-  .union([z.number(), z.string().trim().regex(INTEGER, 'must be an integer')])
+  .union([z.number(), plainString().trim().regex(INTEGER, 'must be an integer')])
   .transform(Number)
   .pipe(z.number().int('must be an integer').positive('must be a positive integer').max(2147483647));
 
@@ -18,13 +55,17 @@ export const orgIdField = z
 export const intId = orgIdField;
 
 /** String ids (categories, warehouses, locations, stock moves). */
-export const stringId = z.union([z.string().trim().min(1, 'must not be empty').max(64), z.number().int()]).transform(String);
+export const stringId = z.union([plainString().trim().min(1, 'must not be empty').max(64), z.number().int()]).transform(String);
 
-export const userIdField = z.union([z.string().max(64), z.number().int()]).transform(String);
+export const userIdField = z.union([plainString().max(64), z.number().int()]).transform(String);
 
-export const text = (max = 255) => z.string().max(max, `must be at most ${max} characters`);
-export const optionalText = (max = 255) =>
-  z.union([text(max), z.null()]).optional().transform((v) => (v === null ? undefined : v));
+/** A single-line text field (names, codes, references); `'multiline'` for notes, descriptions, addresses, terms. */
+export const text = (max = 255, kind: TextKind = 'line') => plainString(kind).max(max, `must be at most ${max} characters`);
+export const optionalText = (max = 255, kind: TextKind = 'line') =>
+  z.union([text(max, kind), z.null()]).optional().transform((v) => (v === null ? undefined : v));
+
+/** A search term of a list (matched against names, numbers, emails). */
+export const searchText = () => text(200).optional();
 
 function decimalIn(opts: { min?: number; maxScale: number; max?: number; positive?: boolean }) {
   const max = opts.max ?? 1e12;
@@ -32,7 +73,7 @@ function decimalIn(opts: { min?: number; maxScale: number; max?: number; positiv
   return z
     .union([
       z.number().refine(Number.isFinite, 'must be a finite number'),
-      z.string().trim().regex(DECIMAL, 'must be a decimal number'),
+      plainString().trim().regex(DECIMAL, 'must be a decimal number'),
     ])
     .transform((v) => (typeof v === 'number' ? numberToPlain(v) : normalizeDecimalString(v)))
     .pipe(
@@ -56,13 +97,11 @@ export const quantity = (opts: { min?: number; positive?: boolean } = {}) => dec
 export const percentage = () =>
   decimalIn({ min: 0, maxScale: 4 }).refine((v) => Number(v) <= 100, 'must be at most 100');
 
-export const dateField = z
-  .string()
+export const dateField = plainString()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
   .refine(isRealDate, 'is not a real calendar date');
 
-export const dateTimeField = z
-  .string()
+export const dateTimeField = plainString()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, 'must be a date-time written YYYY-MM-DDTHH:MM:SS')
   .refine((v) => isRealDate(v.slice(0, 10)) && isRealTime(v.slice(11)), 'is not a real date-time');
 
@@ -70,12 +109,12 @@ export const booleanField = z.boolean();
 
 export const pageRequest = {
   page_number: z
-    .union([z.number(), z.string().regex(INTEGER, 'must be an integer')])
+    .union([z.number(), plainString().regex(INTEGER, 'must be an integer')])
     .transform(Number)
     .pipe(z.number().int().min(1, 'must be at least 1'))
     .optional(),
   page_size: z
-    .union([z.number(), z.string().regex(INTEGER, 'must be an integer')])
+    .union([z.number(), plainString().regex(INTEGER, 'must be an integer')])
     .transform(Number)
     .pipe(z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100'))
     .optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { dateField, dateTimeField, money, orgIdField, percentage, quantity } from './fields';
+import { operations } from './catalogue';
+import { dateField, dateTimeField, invalidUnicodeMessage, money, orgIdField, percentage, plainString, quantity, text, textProblem } from './fields';
 
 describe('field schemas', () => {
   it('reads org ids from numbers and numeric strings', () => {
@@ -49,5 +50,90 @@ describe('field schemas', () => {
     expect(dateTimeField.safeParse('2024-01-31T24:00:00').success).toBe(false);
     expect(dateTimeField.safeParse('2024-01-31').success).toBe(false);
     expect(z.object({ d: dateField }).safeParse({ d: 20240101 }).success).toBe(false);
+  });
+});
+
+describe('text a person types', () => {
+  const line = plainString();
+  const multi = plainString('multiline');
+  const refused = (s: z.ZodType, v: string) => {
+    const r = s.safeParse(v);
+    return r.success ? undefined : r.error.issues.map((i) => i.message);
+  };
+
+  it('keeps ordinary text, accents, emoji and other scripts', () => {
+    for (const v of ['Acme', 'Café Müller', 'Ĳssel ß', '日本語', 'مرحبا', '😀👍🏽', 'a\u00A0b', '', ' spaced ']) {
+      expect(line.parse(v)).toBe(v);
+      expect(multi.parse(v)).toBe(v);
+    }
+  });
+
+  it('refuses every control character in single-line text', () => {
+    for (let c = 0; c <= 0x9f; c++) {
+      if (c > 0x1f && c < 0x7f) continue;
+      expect(refused(line, `a${String.fromCharCode(c)}b`)).toEqual(['must not contain control characters']);
+    }
+  });
+
+  it('keeps tab, line feed and CRLF in multi-line text and refuses every other control character', () => {
+    expect(multi.parse('line 1\nline 2\r\n\tindented')).toBe('line 1\nline 2\r\n\tindented');
+    for (let c = 0; c <= 0x9f; c++) {
+      if ((c > 0x1f && c < 0x7f) || c === 0x09 || c === 0x0a) continue;
+      expect(refused(multi, `a${String.fromCharCode(c)}b`)).toEqual(['must not contain control characters other than tab and line breaks']);
+    }
+    expect(refused(multi, 'ends with CR\r')).toBeDefined();
+    expect(refused(multi, 'CR\rinside')).toBeDefined();
+  });
+
+  it('refuses unpaired surrogates and the noncharacters U+FFFE and U+FFFF, keeps pairs', () => {
+    for (const v of ['\uD800', 'a\uD83Db', '\uDE00x', 'x\uDE00\uD83D', '\uFFFE', 'a\uFFFF']) {
+      expect(refused(line, v)).toEqual([invalidUnicodeMessage]);
+      expect(refused(multi, v)).toEqual([invalidUnicodeMessage]);
+    }
+    expect(line.parse('\uD83D\uDE00')).toBe('😀');
+  });
+
+  it('gives one message per field: a refused character stops the length and format checks', () => {
+    expect(refused(text(3), 'abcdef\u0000')).toEqual(['must not contain control characters']);
+    expect(refused(dateField, '2024-01-01\u0000')).toEqual(['must not contain control characters']);
+    expect(refused(text(3), 'abcd')).toEqual(['must be at most 3 characters']);
+  });
+
+  it('names the problem of a string with textProblem', () => {
+    expect(textProblem('ok')).toBeUndefined();
+    expect(textProblem('a\tb')).toBe('must not contain control characters');
+    expect(textProblem('a\tb', 'multiline')).toBeUndefined();
+    expect(textProblem('\uD800', 'multiline')).toBe(invalidUnicodeMessage);
+  });
+});
+
+/** Every string schema reachable from `schema`, found by walking zod's definitions (keys of records too). */
+function stringSchemas(schema: z.ZodType, seen = new Set<unknown>()): z.ZodType[] {
+  if (seen.has(schema)) return [];
+  seen.add(schema);
+  const def = (schema as unknown as { _zod: { def: Record<string, any> } })._zod.def;
+  if (def.type === 'string') return [schema];
+  const children: z.ZodType[] = [];
+  if (def.type === 'object') children.push(...(Object.values(def.shape) as z.ZodType[]));
+  if (def.type === 'array') children.push(def.element);
+  if (def.type === 'record') children.push(def.keyType, def.valueType);
+  if (def.type === 'union') children.push(...def.options);
+  if (def.type === 'pipe') children.push(def.in, def.out);
+  if (def.innerType) children.push(def.innerType);
+  return children.flatMap((c) => stringSchemas(c, seen));
+}
+
+describe('every request string', () => {
+  it('is built on plainString: refuses NUL, a C1 control and a lone surrogate, whichever operation carries it', () => {
+    let count = 0;
+    for (const op of operations) {
+      for (const s of stringSchemas(op.request)) {
+        count++;
+        for (const bad of ['1\u0000', '1\u0085', '1\uD800']) {
+          expect({ op: op.name, bad, ok: s.safeParse(bad).success }).toEqual({ op: op.name, bad, ok: false });
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(50);
   });
 });

@@ -4,6 +4,7 @@ export * from './lines';
 export * from './operation';
 export * from './events';
 export * from './validation';
+export * from './shape';
 export * from './catalogue';
 export * from './openapi';
 export * as partners from './partners';

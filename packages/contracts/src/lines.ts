@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { money, optionalText, percentage, quantity } from './fields';
+import { money, optionalText, percentage, plainString, quantity } from './fields';
 
 /**
  * A document line as quotations and invoices receive it (spec 2.6). Client-sent amounts are
  * accepted but the server recomputes them; `product_id` arrives as a string or an integer.
  */
 export const lineItemInput = z.object({
-  product_id: z.union([z.string().trim().min(1).max(64), z.number().int()]).transform(String),
+  product_id: z.union([plainString().trim().min(1).max(64), z.number().int()]).transform(String),
   product_name: optionalText(200),
-  description: optionalText(2000),
+  description: optionalText(2000, 'multiline'),
   quantity: quantity({ positive: true }),
   price: quantity({ min: 0 }),
   discount: percentage().optional(),

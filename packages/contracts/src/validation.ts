@@ -1,19 +1,33 @@
 import { z } from 'zod';
 import type { FieldError } from './envelope';
+import { checkShape, fieldName, printable, requestShapeLimits, type ShapeLimits } from './shape';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string; errors: FieldError[] };
 
-/** Parses input against a schema and turns zod issues into field errors a person can read. */
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown): Parsed<z.output<S>> {
+/** Field errors an answer lists at most; a body of a thousand bad lines says so without a megabyte of messages. */
+export const MAX_REPORTED_ERRORS = 50;
+
+/**
+ * Parses input against a schema and turns zod issues into field errors a person can read.
+ * The input's shape (depth, array and object sizes) is checked first, without recursion, so a
+ * pathological body is refused before the schema, or anything after it, walks it; `limits: null`
+ * skips that for input the system produced itself.
+ */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, opts: { limits?: ShapeLimits | null } = {}): Parsed<z.output<S>> {
+  const limits = opts.limits === undefined ? requestShapeLimits : opts.limits;
+  const tooBig = limits ? checkShape(input, limits) : undefined;
+  if (tooBig) return { ok: false, message: `Invalid request: ${tooBig.message}`, errors: [tooBig] };
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
-  const errors = result.error.issues.map(toFieldError);
-  const message = `Invalid request: ${errors.map((e) => e.message).join('; ')}`;
+  const issues = result.error.issues;
+  const errors = issues.slice(0, MAX_REPORTED_ERRORS).map(toFieldError);
+  const more = issues.length > errors.length ? `; and ${issues.length - errors.length} more` : '';
+  const message = `Invalid request: ${errors.map((e) => e.message).join('; ')}${more}`;
   return { ok: false, message, errors };
 }
 
 function toFieldError(issue: z.core.$ZodIssue): FieldError {
-  const field = issue.path.map(String).join('.') || 'body';
+  const field = fieldName(issue.path);
   const input = (issue as { input?: unknown }).input;
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && input === undefined) {
     return { field, message: `${field} is required` };
@@ -29,6 +43,11 @@ function toFieldError(issue: z.core.$ZodIssue): FieldError {
     const specific = issue.errors.flat().find((i) => i.code !== 'invalid_type');
     return { field, message: specific ? `${field} ${specific.message}` : `${field} has an invalid value: ${describe(input)}` };
   }
+  if (issue.code === 'invalid_key') {
+    // An object key that becomes data (a location id, an option name): the field is the key, the message its check's.
+    const inner = issue.issues[0];
+    return { field, message: `${field} ${inner?.message ?? 'is not a valid key'}` };
+  }
   return { field, message: `${field} ${issue.message}` };
 }
 
@@ -39,6 +58,6 @@ function article(expected: string): string {
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return `a string "${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`;
+  if (typeof v === 'string') return `a string "${printable(v, 40)}"`;
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
 }

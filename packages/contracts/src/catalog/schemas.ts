@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseRequest, intId, money, optionalText, pageRequest, paginationSchema, percentage, quantity, stringId, text } from '../fields';
+import { baseRequest, intId, money, optionalText, pageRequest, paginationSchema, percentage, plainString, quantity, searchText, stringId, text, type TextKind } from '../fields';
 
 export const productTypes = ['inventory', 'service', 'consumable'] as const;
 export const productTypeField = z.enum(productTypes);
@@ -13,16 +13,16 @@ const name = text(200).trim().min(1, 'must not be empty');
  * An optional text that `null` clears: null arrives as "", which every handler reads as "none", so
  * `{"sku": null}` on an edit removes the SKU just as `{"category_id": null}` removes the category.
  */
-const clearableText = (max: number) =>
+const clearableText = (max: number, kind: TextKind = 'line') =>
   z
-    .union([text(max), z.null()])
+    .union([text(max, kind), z.null()])
     .optional()
     .transform((v) => (v === null ? '' : v));
 
 /** Writable product fields (spec 2.1); create makes `name` required. */
 const productFields = {
   name,
-  description: clearableText(5000),
+  description: clearableText(5000, 'multiline'),
   price: money({ min: 0 }).optional(),
   cost: money({ min: 0 }).optional(),
   // null on edit clears the category
@@ -41,7 +41,7 @@ const productFields = {
 
 export const listProductsRequest = z.object({
   ...baseRequest,
-  search: z.string().max(200, 'must be at most 200 characters').optional(),
+  search: searchText(),
   category_id: stringId.optional(),
   type: productTypeField.optional(),
   sort_by: z.enum(productSortKeys).optional(),
@@ -70,7 +70,7 @@ export const createVariantRequest = z.object({
   action: z.literal('create_variant'),
   parent_product_id: intId,
   variant_name: name,
-  options: z.record(z.string().trim().min(1, 'option names must not be empty').max(100), z.string().max(200)).optional(),
+  options: z.record(plainString().trim().min(1, 'option names must not be empty').max(100), text(200)).optional(),
   price: money({ min: 0 }).optional(),
   cost: money({ min: 0 }).optional(),
   sku: clearableText(100),
@@ -97,17 +97,17 @@ export const adjustStockRequest = z.object({
   action: z.literal('stock_adjustment'),
   product_id: intId,
   qty_locations: z
-    .record(z.string().trim().min(1, 'location ids must not be empty').max(64), quantity({ min: 0 }))
+    .record(plainString().trim().min(1, 'location ids must not be empty').max(64), quantity({ min: 0 }))
     .refine((v) => Object.keys(v).length > 0, 'must name at least one location')
     .refine((v) => Object.keys(v).length <= 200, 'may name at most 200 locations'),
   adjustment_type: optionalText(50),
   reference: optionalText(200),
-  notes: optionalText(2000),
+  notes: optionalText(2000, 'multiline'),
 });
 
 export const stockMovesRequest = z.object({ ...baseRequest, action: z.literal('stock_moves'), product_id: intId, ...pageRequest });
 export const listLocationsRequest = z.object({ ...baseRequest, action: z.literal('list_locations') });
-export const createWarehouseRequest = z.object({ ...baseRequest, action: z.literal('create_warehouse'), name, address: optionalText(1000) });
+export const createWarehouseRequest = z.object({ ...baseRequest, action: z.literal('create_warehouse'), name, address: optionalText(1000, 'multiline') });
 export const createLocationRequest = z.object({ ...baseRequest, action: z.literal('create_location'), warehouse_id: stringId, name });
 
 // ---- records and replies ----

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseRequest, dateField, dateTimeField, intId, money, optionalText, pageRequest, paginationSchema } from '../fields';
+import { baseRequest, dateField, dateTimeField, intId, money, optionalText, pageRequest, paginationSchema, plainString, searchText } from '../fields';
 import { lineItemInput, lineRecordFields } from '../lines';
 
 export const invoiceTypes = ['invoiceout', 'creditout', 'invoicein', 'creditin'] as const;
@@ -42,9 +42,9 @@ export const invoiceHeader = {
   invoicenumber: optionalText(50).transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim())),
   invoicedatetime: dateTimeField.optional(),
   invoicestatus: z.enum(creatableStatuses).optional(),
-  comments: optionalText(5000),
+  comments: optionalText(5000, 'multiline'),
   invoicereference: optionalText(200),
-  invoiceterms: optionalText(2000),
+  invoiceterms: optionalText(2000, 'multiline'),
   invoicedue: dateField.nullable().optional(),
   // Accepted for compatibility; the server recomputes every amount from the lines.
   subtotal: money().optional(),
@@ -63,9 +63,9 @@ export const createInvoiceRequest = z.object({ ...invoiceHeader, recurring: recu
 
 export const createFromSourceRequest = z.object({
   ...invoiceHeader,
-  sourcetype: z.string().trim().min(1).max(64),
-  sourceid: z.union([z.string().trim().min(1).max(64), z.number().int()]).transform(String),
-  sourcenumber: z.string().trim().min(1).max(64),
+  sourcetype: plainString().trim().min(1).max(64),
+  sourceid: z.union([plainString().trim().min(1).max(64), z.number().int()]).transform(String),
+  sourcenumber: plainString().trim().min(1).max(64),
 });
 
 const byId = { ...baseRequest, id: intId };
@@ -80,7 +80,7 @@ export const registerPaymentRequest = z.object({
 });
 export const pauseRecurringRequest = z.object({ ...byId, pause_recurring: z.literal(true) });
 export const resumeRecurringRequest = z.object({ ...byId, resume_recurring: z.literal(true) });
-export const cancelRecurringRequest = z.object({ ...byId, cancel_recurring: z.literal(true), cancellation_reason: optionalText(2000) });
+export const cancelRecurringRequest = z.object({ ...byId, cancel_recurring: z.literal(true), cancellation_reason: optionalText(2000, 'multiline') });
 export const generateChildRequest = z.object({ ...byId, generate_child_invoice: z.literal(true) });
 
 export const listInvoicesRequest = z.object({
@@ -95,7 +95,7 @@ export const listInvoicesRequest = z.object({
   amount_max: money().optional(),
   sort_by: z.enum(['number', 'date', 'total', 'due']).optional(),
   sort_order: z.enum(['asc', 'desc']).optional(),
-  search_key: z.string().max(200, 'must be at most 200 characters').optional(),
+  search_key: searchText(),
   ...pageRequest,
 });
 

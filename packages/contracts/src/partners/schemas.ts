@@ -1,16 +1,14 @@
 import { z } from 'zod';
-import { baseRequest, intId, money, optionalText, pageRequest, paginationSchema, text } from '../fields';
+import { baseRequest, intId, money, optionalText, pageRequest, paginationSchema, plainString, searchText, text } from '../fields';
 
 export const partnerTypes = ['customer', 'vendor', 'both'] as const;
 export const partnerTypeField = z.enum(partnerTypes);
 
-const email = z
-  .string()
+const email = plainString()
   .trim()
   .max(254)
   .refine((v) => v === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), 'must be a valid email address');
-const currency = z
-  .string()
+const currency = plainString()
   .trim()
   .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code')
   .transform((v) => v.toUpperCase());
@@ -22,13 +20,13 @@ const partnerFields = {
   partner_type: partnerTypeField,
   email: email.nullable().optional(),
   phone: optionalText(50),
-  address: optionalText(1000),
+  address: optionalText(1000, 'multiline'),
   tax_number: optionalText(50),
   credit_limit: money({ min: 0 }).optional(),
   currency: currency.nullable().optional(),
-  payment_terms: optionalText(500),
+  payment_terms: optionalText(500, 'multiline'),
   contact_person: optionalText(200),
-  notes: optionalText(5000),
+  notes: optionalText(5000, 'multiline'),
 };
 
 export const createPartnerRequest = z.object({
@@ -55,7 +53,7 @@ export const deletePartnerRequest = z.object({
 export const listPartnersRequest = z.object({
   ...baseRequest,
   partner_type: partnerTypeField.optional(),
-  search: z.string().max(200, 'must be at most 200 characters').optional(),
+  search: searchText(),
   ...pageRequest,
 });
 

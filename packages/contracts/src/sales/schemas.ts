@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseRequest, dateField, dateTimeField, intId, optionalText, pageRequest, paginationSchema } from '../fields';
+import { baseRequest, dateField, dateTimeField, intId, optionalText, pageRequest, paginationSchema, searchText } from '../fields';
 import { createInvoiceFromSource, invoiceStatuses, invoiceTypes } from '../invoicing';
 import { lineItemInput, lineRecordFields } from '../lines';
 
@@ -27,7 +27,7 @@ export const createQuotationRequest = z.object({
   quotation_status: z.enum(initialQuotationStatuses).optional(),
   quotation_date: dateTimeField,
   valid_until: dateField,
-  comments: optionalText(5000),
+  comments: optionalText(5000, 'multiline'),
   quotation_reference: optionalText(200),
   line_items: z.array(lineItemInput).max(MAX_QUOTATION_LINES, `must have at most ${MAX_QUOTATION_LINES} lines`).optional(),
 });
@@ -43,13 +43,13 @@ export const editQuotationRequest = z.object({
   quotation_number: quotationNumber,
   quotation_status: z.enum(quotationStatuses).optional(),
   valid_until: dateField.optional(),
-  comments: optionalText(5000),
+  comments: optionalText(5000, 'multiline'),
   quotation_reference: optionalText(200),
 });
 
 export const listQuotationsRequest = z.object({
   ...baseRequest,
-  search_key: z.string().max(200, 'must be at most 200 characters').optional(),
+  search_key: searchText(),
   status: z.enum(quotationStatuses).optional(),
   quotation_type: z.enum(quotationTypes).optional(),
   ...pageRequest,
