@@ -19,6 +19,8 @@ export function createDb(url: string, schema: string, poolMax = 10): Knex {
     searchPath: [schema, 'public'],
     pool: { min: 0, max: poolMax },
     acquireConnectionTimeout: 10_000,
+    // Knex prints pool errors with console.log; the failure reaches the caller, which logs it with context.
+    log: { warn: noop, error: noop, deprecate: noop, debug: noop },
   });
 }
 
@@ -42,3 +44,5 @@ export async function migrate(db: Knex, schema: string, migrations: readonly Mig
     return done;
   });
 }
+
+function noop(): void {}

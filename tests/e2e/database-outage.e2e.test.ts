@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
+
+/**
+ * PostgreSQL dropping every connection of the system (what a restart does to its clients) is an
+ * outage: 503, never 500, and the processes recover by themselves. A careful client retrying with
+ * the same Idempotency-Key gets each write done exactly once.
+ */
+describe('a database outage', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startTestSystem({ env: { RPC_TIMEOUT_MS: '3000' } });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  /** Terminates every connection to the system's database, as a server restart does to its clients. */
+  const dropConnections = async (): Promise<number> => {
+    const admin = new pg.Client({ connectionString: sys.databaseUrl });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query('select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+      return rows[0].n as number;
+    } finally {
+      await admin.end();
+    }
+  };
+
+  it('answers 503 (never 500) while connections are cut, and retried writes take effect once', async () => {
+    const statuses: number[] = [];
+    /** A careful client: the same key and body until the answer is not a 5xx (bounded). */
+    const write = async (name: string): Promise<ApiResponse> => {
+      const key = randomUUID();
+      for (let attempt = 0; ; attempt++) {
+        const r = await sys.post('/crm/editpatner', { org_id: '1', action: 'create', partnername: name, partner_type: 'customer' }, { headers: { 'Idempotency-Key': key } });
+        statuses.push(r.httpStatus);
+        if (r.httpStatus < 500 || attempt >= 60) return r;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    };
+    // Two seconds of connections cut every 50 ms, under 8 writers sending 5 partners each.
+    let cuts = 0;
+    const until = Date.now() + 2000;
+    const cutter = (async () => {
+      while (Date.now() < until) {
+        cuts += (await dropConnections()) > 0 ? 1 : 0;
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    })();
+    const names = Array.from({ length: 40 }, (_, i) => `Outage ${i} ${randomUUID().slice(0, 8)}`);
+    const results: ApiResponse[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        for (const name of names.filter((_, i) => i % 8 === w)) results.push(await write(name));
+      }),
+    );
+    await cutter;
+    expect(cuts).toBeGreaterThan(5);
+    expect(statuses.filter((s) => s >= 500 && s !== 503 && s !== 504)).toEqual([]);
+    expect(statuses.some((s) => s === 503)).toBe(true);
+    expect(results.map((r) => r.statusCode)).toEqual(results.map(() => 200));
+    // Exactly one partner per write, whatever the retries.
+    const listed = await sys.post('/crm/partners', { org_id: '1', search: 'Outage', page_size: 100 });
+    expect(listed.body.partners.map((p: { partnername: string }) => p.partnername).sort()).toEqual([...names].sort());
+  }, 60_000);
+});
