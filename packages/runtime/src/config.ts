@@ -16,6 +16,13 @@ export const baseConfigSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** How long a write's recorded reply answers a retry with the same Idempotency-Key (gateway and services). */
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  /** Published outbox rows are purged after this many hours. */
+  OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24),
+  /** Processed event ids are purged after this many hours; a redelivery older than that would apply again. */
+  INBOX_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24 * 7),
+  /** How often expired outbox, inbox and idempotency rows are purged, and how many per statement. */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
+  RETENTION_BATCH: z.coerce.number().int().min(1).max(100_000).default(500),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

@@ -13,6 +13,8 @@ export * from './sequences';
 export * from './inbox';
 export * from './idempotency';
 export * from './db-errors';
+export * from './periodic';
+export * from './retention';
 export * from './service';
 export * from './main';
 export * as testing from './testing';

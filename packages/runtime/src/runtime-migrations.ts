@@ -55,4 +55,42 @@ export const runtimeMigrations: Migration[] = [
       await trx.raw('create index idempotency_created on ??.idempotency (created_at)', [schema]);
     },
   },
+  {
+    name: '003_runtime_event_deliveries',
+    async up(trx, schema) {
+      // For the in-process bus, which holds nothing itself (RabbitMQ's durable queues do this there):
+      // one row per event a consumer of this schema has yet to handle, from the moment the bus took it
+      // until its handler succeeded, with the next attempt and when it is due. The next start resumes them.
+      await trx.schema.withSchema(schema).createTable('event_deliveries', (t) => {
+        t.text('consumer').notNullable();
+        t.uuid('event_id').notNullable();
+        t.text('type').notNullable();
+        t.jsonb('envelope').notNullable();
+        t.integer('attempt').notNullable();
+        t.timestamp('due_at', { useTz: true }).notNullable();
+        t.text('last_error');
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
+        t.primary(['consumer', 'event_id']);
+      });
+      // The events a consumer gave up on after EVENT_MAX_ATTEMPTS, kept for a person to look at.
+      await trx.schema.withSchema(schema).createTable('event_dead_letters', (t) => {
+        t.text('consumer').notNullable();
+        t.uuid('event_id').notNullable();
+        t.text('type').notNullable();
+        t.jsonb('envelope').notNullable();
+        t.integer('attempts').notNullable();
+        t.text('last_error');
+        t.timestamp('dead_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
+        t.primary(['consumer', 'event_id']);
+      });
+    },
+  },
+  {
+    name: '004_runtime_retention_indexes',
+    async up(trx, schema) {
+      // The retention purge finds expired rows by these, without scanning the tables.
+      await trx.raw('create index outbox_published on ??.outbox (published_at) where published_at is not null', [schema]);
+      await trx.raw('create index inbox_processed on ??.inbox (processed_at)', [schema]);
+    },
+  },
 ];

@@ -11,6 +11,8 @@ import { AlreadyRecorded, findRecorded, recordReply, replayOf, requestHash, type
 import { inboxSubscription, type InboxHandlerDef } from './inbox';
 import type { Logger } from './logger';
 import { OutboxRelay } from './outbox';
+import { periodicTask } from './periodic';
+import { purgeExpired, retentionWindows } from './retention';
 
 /** What a handler gets besides its validated request. */
 export interface HandlerContext extends RequestMeta {
@@ -194,7 +196,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps): P
   for (const sub of def.subscriptions ?? []) {
     await bus.subscribe(inboxSubscription(sub, db, log, () => relay.kick()));
   }
-  const tasks = def.background?.({ ...deps, relay }) ?? [];
+  const tasks = [...(def.background?.({ ...deps, relay }) ?? []), retentionTask(deps)];
   tasks.forEach((t) => t.start());
   log.info({ operations: byName.size }, `${def.name} service started`);
 
@@ -237,4 +239,12 @@ async function retryTransientConflicts<T>(work: () => Promise<T>, attempts = 3):
       if (attempt >= attempts || !isTransientConflict(err)) throw err;
     }
   }
+}
+
+/** Purges expired outbox, inbox and idempotency rows of the service's schema. */
+function retentionTask({ db, log, config }: ServiceDeps): BackgroundTask {
+  return periodicTask('retention', config.RETENTION_INTERVAL_MS, log, async () => {
+    const removed = await purgeExpired(db, retentionWindows(config));
+    if (Object.values(removed).some((n) => n > 0)) log.info({ removed }, 'expired rows purged');
+  });
 }

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { migrate, type Bus, type Knex, type Logger } from '@bo/runtime';
+import { gatewayKeyPurge, migrate, periodicTask, purgeExpired, retentionWindows, type Bus, type Knex, type Logger } from '@bo/runtime';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
 import { gatewayMigrations } from './migrations';
@@ -20,14 +20,21 @@ export async function startGateway(deps: { db: Knex; bus: Bus; log: Logger; conf
   });
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
+  // The fast-path keys are forgotten after the window the services keep their records.
+  const retention = periodicTask('retention', deps.config.RETENTION_INTERVAL_MS, deps.log, () =>
+    purgeExpired(deps.db, retentionWindows(deps.config), gatewayKeyPurge),
+  );
+  retention.start();
   deps.log.info({ port }, 'gateway listening');
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-      }),
+      });
+      await retention.stop();
+    },
   };
 }

@@ -1,5 +1,5 @@
 import type { BackgroundTask, Knex, Logger, OutboxRelay } from '@bo/runtime';
-import { today as todayUtc } from '@bo/runtime';
+import { periodicTask, today as todayUtc } from '@bo/runtime';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { makeNextChild } from './contract';
 
@@ -37,27 +37,8 @@ export async function runDueContracts(db: Knex, log: Logger, today: string = tod
 
 /** The scheduler inside the service: a pass at start-up, then one every interval. */
 export function recurringScheduler(deps: { db: Knex; log: Logger; relay: OutboxRelay }, intervalMs: number): BackgroundTask {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
   const log = deps.log.child({ task: 'recurring-scheduler' });
-  const pass = () => {
-    if (running) return;
-    running = runDueContracts(deps.db, log)
-      .then((made) => {
-        if (made > 0) deps.relay.kick();
-      })
-      .catch((err: unknown) => log.error({ err }, 'recurring pass failed; will retry'))
-      .finally(() => (running = undefined));
-  };
-  return {
-    start() {
-      pass();
-      timer = setInterval(pass, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return periodicTask('recurring-scheduler', intervalMs, deps.log, async () => {
+    if ((await runDueContracts(deps.db, log)) > 0) deps.relay.kick();
+  });
 }

@@ -1,0 +1,65 @@
+import type { BaseConfig } from './config';
+import type { Knex } from './db';
+
+/**
+ * Bounded growth: outbox, inbox and idempotency rows are kept for their window, then deleted in
+ * small batches, each its own short statement, so the purge never holds locks a write waits on.
+ */
+export interface RetentionWindows {
+  /** Published events stay this long (for looking into what was sent). */
+  outboxHours: number;
+  /** Processed event ids stay this long: a redelivery older than this would be applied again. */
+  inboxHours: number;
+  /** A write's recorded reply answers retries this long (IDEMPOTENCY_TTL_HOURS). */
+  idempotencyHours: number;
+  batchSize: number;
+}
+
+interface Purge {
+  table: string;
+  key: string;
+  expired: string;
+  hours: (w: RetentionWindows) => number;
+}
+
+/** What each service schema purges; the key is unique, so a batch names exactly its rows. */
+const PURGES: Purge[] = [
+  { table: 'outbox', key: 'id', expired: 'published_at is not null and published_at < now() - make_interval(hours => ?)', hours: (w) => w.outboxHours },
+  { table: 'inbox', key: 'ctid', expired: 'processed_at < now() - make_interval(hours => ?)', hours: (w) => w.inboxHours },
+  { table: 'idempotency', key: 'ctid', expired: 'created_at < now() - make_interval(hours => ?)', hours: (w) => w.idempotencyHours },
+];
+
+/** Deletes what is past its window, batch by batch; answers how many rows went, per table. */
+export async function purgeExpired(db: Knex, windows: RetentionWindows, purges: readonly Purge[] = PURGES): Promise<Record<string, number>> {
+  const removed: Record<string, number> = {};
+  for (const p of purges) {
+    let total = 0;
+    for (;;) {
+      const result = await db.raw(
+        `delete from ?? where ?? in (select ?? from ?? where ${p.expired} limit ?)`,
+        [p.table, p.key, p.key, p.table, p.hours(windows), windows.batchSize],
+      );
+      const count = (result as { rowCount: number }).rowCount;
+      total += count;
+      if (count < windows.batchSize) break;
+      // Let the writes waiting behind this batch go first.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    removed[p.table] = total;
+  }
+  return removed;
+}
+
+/** The gateway's fast-path keys, forgotten after the same window as the services' records. */
+export const gatewayKeyPurge: Purge[] = [
+  { table: 'idempotency_keys', key: 'ctid', expired: 'created_at < now() - make_interval(hours => ?)', hours: (w) => w.idempotencyHours },
+];
+
+export function retentionWindows(config: Pick<BaseConfig, 'OUTBOX_RETENTION_HOURS' | 'INBOX_RETENTION_HOURS' | 'IDEMPOTENCY_TTL_HOURS' | 'RETENTION_BATCH'>): RetentionWindows {
+  return {
+    outboxHours: config.OUTBOX_RETENTION_HOURS,
+    inboxHours: config.INBOX_RETENTION_HOURS,
+    idempotencyHours: config.IDEMPOTENCY_TTL_HOURS,
+    batchSize: config.RETENTION_BATCH,
+  };
+}
