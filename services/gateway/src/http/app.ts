@@ -179,9 +179,11 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     } else {
       const answer = toEnvelope(result);
       // The service holds the authoritative record; failing to copy it here only costs a later retry an RPC.
-      await retry(() => idempotency.complete(org.value, key, answer), 3).catch((err: unknown) =>
-        reqLog.warn({ err: (err as Error).message }, 'could not record the answer in the idempotency fast path'),
-      );
+      await retry(() => idempotency.complete(org.value, key, answer), 3).catch(async (err: unknown) => {
+        reqLog.warn({ err: (err as Error).message }, 'could not record the answer in the idempotency fast path');
+        // Ending the lease sends a retry straight to the service, whose record replays this answer.
+        await idempotency.endLease(org.value, key).catch(() => undefined);
+      });
     }
     return result;
   }

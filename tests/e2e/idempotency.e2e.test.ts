@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { createDb, requestHash, type Knex } from '@bo/runtime';
+import { startTestSystem, eventually, type TestSystem } from '../support/system';
+
+const createBody = (name: string) => ({ org_id: '1', userid: 'u1', action: 'create', partnername: name, partner_type: 'customer' });
+
+/**
+ * The gateway's idempotency store is a fast path; the service's record is the guarantee. These
+ * break the fast path and show a key is never stuck and a write never runs twice.
+ */
+describe('Idempotency-Key when the gateway fast path fails', () => {
+  let sys: TestSystem;
+  let gatewayDb: Knex;
+  beforeAll(async () => {
+    sys = await startTestSystem({ services: ['partners'], env: { RPC_TIMEOUT_MS: '1000' } });
+    gatewayDb = createDb(sys.databaseUrl, 'gateway', 2);
+  });
+  afterAll(async () => {
+    await gatewayDb?.destroy();
+    await sys?.stop();
+  });
+
+  const named = async (name: string) => (await sys.post('/crm/partners', { org_id: '1', search: name })).body.partners as Array<{ id: number }>;
+
+  it('answers a write without a key with the key it was recorded under, and a retry with it replays', async () => {
+    const name = `Keyless ${randomUUID().slice(0, 8)}`;
+    const first = await sys.post('/crm/editpatner', createBody(name));
+    const key = first.raw.headers.get('idempotency-key');
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    const retried = await sys.post('/crm/editpatner', createBody(name), { headers: { 'Idempotency-Key': key! } });
+    expect(retried.body).toEqual(first.body);
+    expect(await named(name)).toHaveLength(1);
+  });
+
+  it('lets a retry take over a key claimed by a gateway that died mid-request, once its lease ends', async () => {
+    const name = `Orphaned ${randomUUID().slice(0, 8)}`;
+    const key = randomUUID();
+    const body = createBody(name);
+    // What a gateway killed between its claim and the reply leaves behind.
+    await gatewayDb('idempotency_keys').insert({
+      org_id: 1, key, operation: 'partners.partner.create', request_hash: requestHash('partners.partner.create', body), lease_until: gatewayDb.raw(`now() + interval '1 second'`),
+    });
+    const during = await sys.post('/crm/editpatner', body, { headers: { 'Idempotency-Key': key } });
+    expect([during.statusCode, during.body.code]).toEqual([409, 'idempotency_conflict']);
+    const after = await eventually(async () => {
+      const r = await sys.post('/crm/editpatner', body, { headers: { 'Idempotency-Key': key } });
+      if (r.statusCode !== 200) throw new Error(`still ${r.statusCode}`);
+      return r;
+    }, 5000, 200);
+    expect(after.body.partner.partnername).toBe(name);
+    expect(await named(name)).toHaveLength(1);
+    // Another body under the key is still refused.
+    const other = await sys.post('/crm/editpatner', createBody('Else'), { headers: { 'Idempotency-Key': key } });
+    expect([other.statusCode, other.body.code]).toEqual([400, 'idempotency_conflict']);
+  });
+
+  it('answers 200 when the fast path cannot record the answer, and a retry replays the service record', async () => {
+    await gatewayDb.raw(`create or replace function gateway.refuse_completion() returns trigger language plpgsql as $$
+      begin if new.completed_at is not null then raise exception 'disk full'; end if; return new; end $$`);
+    await gatewayDb.raw('create trigger refuse_completion before update on gateway.idempotency_keys for each row execute function gateway.refuse_completion()');
+    try {
+      const name = `Unrecorded ${randomUUID().slice(0, 8)}`;
+      const key = randomUUID();
+      const first = await sys.post('/crm/editpatner', createBody(name), { headers: { 'Idempotency-Key': key } });
+      expect(first.statusCode).toBe(200);
+      // The gateway gave up its lease, so the retry goes to the service, whose record answers it.
+      const replay = await sys.post('/crm/editpatner', createBody(name), { headers: { 'Idempotency-Key': key } });
+      expect(replay.body).toEqual(first.body);
+      expect(await named(name)).toHaveLength(1);
+    } finally {
+      await gatewayDb.raw('drop trigger refuse_completion on gateway.idempotency_keys');
+    }
+  });
+
+  it('replays after a 5xx whose outcome was unknown: the retry is forwarded and answered once', async () => {
+    await sys.system.stopService('partners');
+    const name = `Unknown ${randomUUID().slice(0, 8)}`;
+    const key = randomUUID();
+    const down = await sys.post('/crm/editpatner', createBody(name), { headers: { 'Idempotency-Key': key } });
+    expect([down.statusCode, down.body.code]).toEqual([504, 'outcome_unknown']);
+    await sys.system.startService('partners');
+    const retried = await sys.post('/crm/editpatner', createBody(name), { headers: { 'Idempotency-Key': key } });
+    expect(retried.statusCode).toBe(200);
+    const again = await sys.post('/crm/editpatner', createBody(name), { headers: { 'Idempotency-Key': key } });
+    expect(again.body).toEqual(retried.body);
+    expect(await named(name)).toHaveLength(1);
+  });
+});
