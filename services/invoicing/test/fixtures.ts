@@ -14,8 +14,11 @@ export interface FakePartner {
 export async function startWithFakePartners(partnersTable: FakePartner[], env: Record<string, string> = {}) {
   const svc = await testing.startTestService(invoicingService, env);
   const calls: string[] = [];
+  /** How long the stand-in takes to answer a balance request, to play a slow partners service. */
+  const state = { balanceDelayMs: 0 };
   await svc.client.serve('partners', ['partners.partner.get', 'partners.partner.balance'], async (operation, payload, meta): Promise<RpcReply> => {
     calls.push(operation);
+    if (operation === 'partners.partner.balance' && state.balanceDelayMs) await new Promise((r) => setTimeout(r, state.balanceDelayMs));
     const partnerId = Number((payload as { partner_id: number }).partner_id);
     const p = partnersTable.find((x) => x.org === meta.orgId && x.id === partnerId);
     if (!p) return { ok: false, status: 400, code: 'not_found', message: `Partner ${partnerId} not found` };
@@ -31,7 +34,7 @@ export async function startWithFakePartners(partnersTable: FakePartner[], env: R
     };
     return { ok: true, status: 200, body: { message: 'Partner balance retrieved successfully', partner: view } };
   });
-  return { svc, calls };
+  return { svc, calls, state };
 }
 
 /** 5 x 50 less 10 %, 15 % tax: 225.00 + 33.75 = 258.75 (spec 2.6). */

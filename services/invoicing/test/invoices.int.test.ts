@@ -12,10 +12,12 @@ const partnersTable: FakePartner[] = [
 
 describe('invoicing service: invoices', () => {
   let svc: testing.TestService;
+  let partners: { balanceDelayMs: number };
+  let partnerCalls: string[];
   let events: Awaited<ReturnType<testing.TestService['collect']>>;
 
   beforeAll(async () => {
-    ({ svc } = await startWithFakePartners(partnersTable));
+    ({ svc, state: partners, calls: partnerCalls } = await startWithFakePartners(partnersTable));
     events = await svc.collect(['invoicing.invoice.*']);
   });
   afterAll(async () => {
@@ -167,6 +169,26 @@ describe('invoicing service: invoices', () => {
     const winner = await svc.db('invoices').whereIn('id', [a.id, b.id]).where({ invoicestatus: 'open' }).first();
     body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: winner.id, amount: 115 }));
     expect(body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: loser.id })).invoice.invoicestatus).toBe('open');
+  });
+
+  it('asks for the credit with no lock held: a slow partners service does not stall other writes to the invoice', async () => {
+    const inv = body(await create({ partner: 11, line_items: [tenthsLine] })).invoice;
+    partners.balanceDelayMs = 1500;
+    try {
+      const order: string[] = [];
+      const asked = partnerCalls.length;
+      const validating = svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }).then((r) => (order.push('validate'), r));
+      // Sent once the validation is waiting on partners: it must not queue behind it.
+      await waitFor(() => partnerCalls.length > asked);
+      const added = await svc.call('invoicing.invoice.add_line', { invoice_id: inv.id, ...tenthsLine }).then((r) => (order.push('add_line'), r));
+      const validated = await validating;
+      expect(order).toEqual(['add_line', 'validate']);
+      expect(body(added).invoice.invoicetotal).toBe(0.6);
+      // The validation locked the invoice after the line came in, so it posted the new total.
+      expect(body(validated).invoice).toMatchObject({ invoicestatus: 'open', invoicetotal: 0.6 });
+    } finally {
+      partners.balanceDelayMs = 0;
+    }
   });
 
   it('cancels drafts and proformas only, saying why otherwise', async () => {

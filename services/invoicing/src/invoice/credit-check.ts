@@ -1,22 +1,23 @@
-import { AppError, type HandlerContext, type Knex } from '@bo/runtime';
+import { AppError, type Knex } from '@bo/runtime';
 import { decideCredit, ownBalance } from '../domain/credit';
-import { partnerCredit } from '../partners/partner-directory';
+import type { PartnerCredit } from '../partners/partner-directory';
 import type { InvoiceRow } from './invoice.record';
 
 /**
  * Refuses a sale that would take the partner past its credit limit. The partner's row in
  * `partner_credit_locks` is locked until the caller commits, so checks for one partner run one at a
  * time; and what this service has posted counts at once (see decideCredit), so a sale validated a
- * moment ago is counted even before the partners ledger has applied its event.
+ * moment ago is counted even before the partners ledger has applied its event. The partners
+ * service's view is asked before the transaction: it lags the events anyway, and this service's
+ * own postings, read under the lock, cover what it has not seen yet.
  */
-export async function assertCreditAvailable(trx: Knex.Transaction, ctx: HandlerContext, invoice: InvoiceRow): Promise<void> {
+export async function assertCreditAvailable(trx: Knex.Transaction, invoice: InvoiceRow, credit: PartnerCredit): Promise<void> {
   // An upsert takes the row lock whether or not the row was there; nothing else ever locks it, and
   // the invoice is always locked first, so this cannot deadlock.
   await trx.raw('insert into partner_credit_locks (org_id, partner_id) values (?, ?) on conflict (org_id, partner_id) do update set partner_id = excluded.partner_id', [
     invoice.org_id,
     invoice.partner_id,
   ]);
-  const credit = await partnerCredit(ctx, invoice.partner_id);
   const dueByType = await trx('invoices')
     .where({ org_id: invoice.org_id, partner_id: invoice.partner_id, invoicestatus: 'open' })
     .groupBy('invoicetype')

@@ -1,12 +1,20 @@
 import { invoicing } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, today } from '@bo/runtime';
 import { accountsFor, invoiceEntryLines } from '../domain/journal';
+import { partnerCredit } from '../partners/partner-directory';
 import { assertCreditAvailable } from './credit-check';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { countLines, findInvoice } from './invoice.repository';
 import { postEntry } from './journal.repository';
 
+/**
+ * Opens its own transaction: the partner's credit is asked of the partners service before any lock
+ * is taken or connection held, so a slow partners service cannot stall other writes or drain the pool.
+ */
 export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (req, ctx) => {
+  // Neither type nor partner of an invoice ever changes, so the unlocked read decides whether to ask.
+  const unlocked = await findInvoice(ctx.db, ctx.orgId, req.id);
+  const credit = needsCreditCheck(unlocked.invoicetype, req.override_credit_limit) ? await partnerCredit(ctx, unlocked.partner_id) : undefined;
   return ctx.db.transaction(async (trx) => {
     const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
     if (invoice.invoicestatus !== 'draft' && invoice.invoicestatus !== 'proforma') {
@@ -16,7 +24,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (
     if (count === 0) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it has no lines`);
 
     // Checked while the invoice is locked, so its total cannot grow between the check and the posting.
-    if (invoice.invoicetype === 'invoiceout' && !req.override_credit_limit) await assertCreditAvailable(trx, ctx, invoice);
+    if (credit) await assertCreditAvailable(trx, invoice, credit);
 
     const accounts = accountsFor(invoice.invoicetype, invoice);
     const invoiceDate = formatDate(invoice.invoicedatetime) as string;
@@ -42,7 +50,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (
       tax_amount: toNumber(posted.tax_amount),
     });
     if (settled) await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, { ...eventRef(posted), paid_at: formatDateTime(posted.paid_at) as string });
-    return {
+    const reply = {
       message: `Invoice ${posted.invoicenumber} validated successfully`,
       invoice: {
         id: posted.id,
@@ -53,5 +61,12 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (
         due_amount: dueOf(posted),
       },
     };
+    await ctx.finish(trx, reply);
+    return reply;
   });
-});
+}, { transactions: 'own' });
+
+/** Only a sale is checked against the partner's credit, and only unless the caller overrides it. */
+function needsCreditCheck(type: string, override: boolean | undefined): boolean {
+  return type === 'invoiceout' && !override;
+}

@@ -45,8 +45,14 @@ export async function requirePartner(ctx: HandlerContext, partnerId: number): Pr
   await rememberPartner(ctx.db, ctx.orgId, record);
 }
 
+export interface PartnerCredit {
+  balance: number;
+  credit_limit: number;
+  available_credit: number;
+}
+
 /** The partner's balance and credit limit as the partners service has them now. */
-export async function partnerCredit(ctx: HandlerContext, partnerId: number): Promise<{ balance: number; credit_limit: number; available_credit: number }> {
+export async function partnerCredit(ctx: HandlerContext, partnerId: number): Promise<PartnerCredit> {
   const reply = await askPartners(ctx, partners.partnerBalance.name, partnerId);
   if (!reply.ok) {
     if (reply.code === 'not_found') throw notFound('Partner', partnerId);
