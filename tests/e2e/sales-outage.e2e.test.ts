@@ -4,13 +4,18 @@ const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 const line = { product_id: 7, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
 
-/** Conversion while the invoicing service is down: nothing half-done, and a retry once it is back makes one invoice. */
+/**
+ * Conversion while the invoicing service is down: the outcome is unknown, the quotation is frozen as
+ * it was sent, and the conversion completes once invoicing is back, by a retry or by itself, with
+ * one invoice per quotation.
+ */
 describe('sales conversion when invoicing is down', () => {
   let sys: TestSystem;
   let partnerId: number;
   beforeAll(async () => {
-    // The gateway waits 3 s; sales waits 60% of that (1.8 s) for invoicing, so sales answers first.
-    sys = await startTestSystem({ env: { RPC_TIMEOUT_MS: '3000' } });
+    // The gateway waits 2 s; sales waits 60% of that (1.2 s) for invoicing, so sales answers first.
+    // Sales' recovery task looks every 200 ms for conversions left with no attempt for 3 × 2 s.
+    sys = await startTestSystem({ env: { RPC_TIMEOUT_MS: '2000', CONVERSION_RECOVERY_MS: '200' } });
     const created = await sys.post('/crm/editpatner', { org_id: '1', userid: 'u1', action: 'create', partnername: 'Outage Buyer', partner_type: 'customer', currency: 'EUR' });
     expect(created.statusCode).toBe(200);
     partnerId = created.body.partner.id;
@@ -22,33 +27,51 @@ describe('sales conversion when invoicing is down', () => {
   const quotation = async (id: number) =>
     (await sys.post('/sales/orderdetail', { org_id: '1', page_size: 100 })).body.quotations.find((q: { id: number }) => q.id === id);
   const committed = async () => (await sys.post('/crm/partners', { org_id: '1', partner_id: partnerId })).body.partner.committed;
-
-  it('answers 504 with the quotation unchanged, takes no lines meanwhile, and converts once when invoicing is back', async () => {
-    const q = (
+  const create = async () =>
+    (
       await sys.post('/sales/addline', {
         org_id: '1', userid: 'u1', action: 'create_quotation', partner: String(partnerId), quotation_type: 'quotation', quotation_status: 'draft',
         quotation_date: `${today}T10:00:00`, valid_until: later, line_items: [line],
       })
     ).body.quotation;
-    const convert = () => sys.post('/sales/addline', { org_id: '1', userid: 'u1', action: 'convert_to_invoice', quotation_id: q.id, invoicetype: 'invoiceout' });
+  const convert = (id: number) => sys.post('/sales/addline', { org_id: '1', userid: 'u1', action: 'convert_to_invoice', quotation_id: id, invoicetype: 'invoiceout' });
+
+  it('answers 504 outcome_unknown, takes no change meanwhile, and converts each quotation once when invoicing is back: by a retry, or by itself', async () => {
+    const retried = await create();
+    const abandoned = await create();
 
     await sys.system.stopService('invoicing');
-    const down = await convert();
-    expect(down).toMatchObject({ httpStatus: 504, statusCode: 504, body: { code: 'timeout', message: expect.stringContaining('quotation is unchanged') } });
-    expect(await quotation(q.id)).toMatchObject({ quotation_status: 'draft', invoice_id: null, invoicenumber: null, quotation_total: 258.75 });
-    // Sales cannot tell a dead invoicing from a slow one that made the invoice: the lines stay as they were sent.
-    const extra = await sys.post('/sales/addline', { org_id: '1', userid: 'u1', action: 'add_line', quotation_id: q.id, ...line });
+    for (const q of [retried, abandoned]) {
+      const down = await convert(q.id);
+      expect(down).toMatchObject({ httpStatus: 504, statusCode: 504, body: { code: 'outcome_unknown', message: expect.stringContaining('pending') } });
+      expect(down.body.message).toContain('Retrying is safe');
+    }
+    expect(await quotation(retried.id)).toMatchObject({ quotation_status: 'draft', invoice_id: null, invoicenumber: null, quotation_total: 258.75 });
+    // Sales cannot tell a dead invoicing from a slow one that made the invoice: the quotation stays as it was sent.
+    const extra = await sys.post('/sales/addline', { org_id: '1', userid: 'u1', action: 'add_line', quotation_id: retried.id, ...line });
     expect(extra).toMatchObject({ statusCode: 400, body: { code: 'invalid_state', message: expect.stringContaining('unfinished') } });
-    expect((await quotation(q.id)).quotation_total).toBe(258.75);
+    const cancel = await sys.post('/sales/addline', { org_id: '1', userid: 'u1', action: 'cancel_quotation', quotation_id: retried.id });
+    expect(cancel).toMatchObject({ statusCode: 400, body: { code: 'invalid_state', message: expect.stringContaining('will complete') } });
+    expect((await quotation(retried.id)).quotation_total).toBe(258.75);
 
     await sys.system.startService('invoicing');
-    const back = await convert();
+    const back = await convert(retried.id);
     expect(back).toMatchObject({ statusCode: 200, body: { invoice: { invoicetype: 'invoiceout', invoicestatus: 'draft', partner: String(partnerId), invoicetotal: 258.75 } } });
     const invoice = back.body.invoice;
-    expect(await quotation(q.id)).toMatchObject({ quotation_status: 'converted', invoice_id: invoice.id, invoicenumber: invoice.invoicenumber });
-    // The request made while invoicing was down expired in its queue: one invoice in all.
+    expect(await quotation(retried.id)).toMatchObject({ quotation_status: 'converted', invoice_id: invoice.id, invoicenumber: invoice.invoicenumber });
+
+    // Nobody retries the other one: sales' recovery task converts it once its attempt is a few timeouts old.
+    const recovered = await eventually(async () => {
+      const q = await quotation(abandoned.id);
+      expect(q).toMatchObject({ quotation_status: 'converted', invoice_id: expect.any(Number) });
+      return q;
+    }, 20_000);
+    // The requests made while invoicing was down expired in its queue: one invoice per quotation.
     const invoices = await sys.post('/invoicing/listinvoices', { org_id: '1', page_size: 100 });
-    expect(invoices.body.invoices.map((i: { id: number }) => i.id)).toEqual([invoice.id]);
-    await eventually(async () => expect(await committed()).toBe(258.75));
-  });
+    const byId = (a: number, b: number) => a - b;
+    expect(invoices.body.invoices.map((i: { id: number }) => i.id).sort(byId)).toEqual([invoice.id, recovered.invoice_id].sort(byId));
+    await eventually(async () => expect(await committed()).toBe(2 * 258.75));
+    // Another convert of either is refused: a quotation converts once.
+    expect(await convert(abandoned.id)).toMatchObject({ statusCode: 400, body: { code: 'invalid_state', message: expect.stringContaining('already converted') } });
+  }, 60_000);
 });

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { ServiceDefinition } from '@bo/runtime';
+import { conversionRecovery } from './conversion/conversion-recovery';
 import { convertQuotationHandler } from './conversion/convert-quotation.handler';
 import { salesMigrations } from './migrations';
 import { partnersConsumer } from './partners/partners.consumer';
@@ -9,8 +11,17 @@ import { editQuotationHandler } from './quotation/edit-quotation.handler';
 import { listQuotationsHandler } from './quotation/list-quotations.handler';
 import { quotationTotalHandler } from './quotation/quotation-total.handler';
 
+const settings = z.object({
+  /**
+   * How often the recovery task looks for conversions left unfinished (frozen with no attempt for
+   * three RPC_TIMEOUT_MS) and finishes them.
+   */
+  CONVERSION_RECOVERY_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+});
+
 export const salesService: ServiceDefinition = {
   name: 'sales',
+  settings,
   migrations: salesMigrations,
   handlers: [
     listQuotationsHandler,
@@ -22,4 +33,5 @@ export const salesService: ServiceDefinition = {
     convertQuotationHandler,
   ],
   subscriptions: [partnersConsumer],
+  background: (deps) => [conversionRecovery(deps, settings.parse(deps.config).CONVERSION_RECOVERY_MS)],
 };

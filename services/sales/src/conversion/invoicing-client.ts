@@ -1,34 +1,47 @@
 import { invoicing, sales, type RpcReply } from '@bo/contracts';
-import { AppError, BusError, downstreamTimeoutMs, type HandlerContext } from '@bo/runtime';
+import { AppError, BusError, downstreamTimeoutMs, type BaseConfig, type Bus, type RequestMeta } from '@bo/runtime';
 
 export type SourceInvoice = sales.SourceInvoice;
 export type SourceInvoiceRequest = sales.SourceInvoiceRequest;
 
 /**
- * Asks invoicing for the draft invoice of this source. The operation is idempotent per
- * (sourcetype, sourceid): a repeat answers the invoice made the first time.
+ * What became of a request for the source's invoice, as far as sales can know:
+ * - `made`: invoicing answered the invoice (made now, or by an earlier request for this source);
+ * - `refused`: invoicing answered 4xx, so there is no invoice for the source (it answers an existing
+ *   one before any check could refuse);
+ * - `not_sent`: the request never left (no route, broker unreachable): this request made nothing;
+ * - `unknown`: no answer in time, connection lost, or a 5xx: the invoice may or may not exist.
  */
-export async function invoiceForSource(ctx: HandlerContext, request: SourceInvoiceRequest): Promise<SourceInvoice> {
+export type InvoicingOutcome =
+  | { kind: 'made'; invoice: SourceInvoice }
+  | { kind: 'refused'; error: AppError }
+  | { kind: 'not_sent'; reason: string }
+  | { kind: 'unknown'; status: 503 | 504; reason: string };
+
+/**
+ * Asks invoicing for the draft invoice of this source. The operation is idempotent per
+ * (sourcetype, sourceid): a repeat answers the invoice made the first time. It is sent without an
+ * operation key: the source is its key, and each attempt's request differs (its date).
+ */
+export async function invoiceForSource(
+  deps: { bus: Bus; config: BaseConfig },
+  meta: Omit<RequestMeta, 'idempotencyKey' | 'operationKey'>,
+  request: SourceInvoiceRequest,
+): Promise<InvoicingOutcome> {
   let reply: RpcReply;
   try {
-    reply = await ctx.bus.request(
-      invoicing.createInvoiceFromSource.name,
-      request,
-      { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey },
-      downstreamTimeoutMs(ctx.config),
-    );
+    reply = await deps.bus.request(invoicing.createInvoiceFromSource.name, request, meta, downstreamTimeoutMs(deps.config));
   } catch (err) {
     if (!(err instanceof BusError)) throw err;
-    if (err.kind === 'timeout') {
-      throw new AppError(504, 'timeout', 'The invoicing service did not answer in time; the quotation is unchanged and the conversion can be retried safely');
-    }
-    throw new AppError(503, 'service_unavailable', 'The invoicing service is unavailable; the quotation is unchanged, retry later');
+    if (err.kind === 'unroutable' || err.kind === 'unavailable') return { kind: 'not_sent', reason: 'the invoicing service is unavailable' };
+    if (err.kind === 'timeout') return { kind: 'unknown', status: 504, reason: 'the invoicing service did not answer in time' };
+    return { kind: 'unknown', status: 503, reason: 'the connection to the invoicing service was lost before it answered' };
   }
   if (!reply.ok) {
-    if (reply.status >= 500) throw new AppError(reply.status === 504 ? 504 : 503, reply.status === 504 ? 'timeout' : 'service_unavailable', `Invoicing could not create the invoice: ${reply.message}`);
-    throw new AppError(reply.status, reply.code, `Invoicing refused the invoice: ${reply.message}`, reply.errors);
+    if (reply.status >= 500) return { kind: 'unknown', status: reply.status === 504 ? 504 : 503, reason: `the invoicing service failed (${reply.message})` };
+    return { kind: 'refused', error: new AppError(reply.status, reply.code, `Invoicing refused the invoice: ${reply.message}`, reply.errors) };
   }
   const parsed = sales.sourceInvoiceAnswer.safeParse(reply.body);
   if (!parsed.success) throw new Error(`invoicing answered an unexpected body: ${parsed.error.message}`);
-  return parsed.data.invoice;
+  return { kind: 'made', invoice: parsed.data.invoice };
 }

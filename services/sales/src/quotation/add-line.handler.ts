@@ -3,7 +3,7 @@ import { actor } from '../actor';
 import { dec, handler, invalidState, today, toNumber, validationFailed } from '@bo/runtime';
 import { addToTotals, documentTooLarge, lineTooLarge, MAX_LINE_TOTAL, priceLine } from './quotation-lines';
 import { checkAddLine } from './quotation-status';
-import { enforce, findQuotation, statusOf } from './quotation.repository';
+import { conversionUnfinished, enforce, findQuotation, statusOf } from './quotation.repository';
 import { lineRow, toLineRecord, type LineRow } from './quotation.record';
 
 export const addQuotationLineHandler = handler(sales.addQuotationLine, async (req, ctx) => {
@@ -16,7 +16,7 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, async (re
   return ctx.db.transaction(async (trx) => {
     // The row lock serializes lines, edits and conversion of this quotation, so totals never lose a line.
     const q = await findQuotation(trx, ctx.orgId, quotation_id, { lock: true });
-    enforce(checkAddLine(statusOf(q, today()), q.conversion_attempted_at !== null), q);
+    enforce(checkAddLine(statusOf(q, today()), conversionUnfinished(q)), q);
     if (q.line_count >= sales.MAX_QUOTATION_LINES) throw invalidState(`Quotation ${q.quotation_number} already has ${sales.MAX_QUOTATION_LINES} lines, the most a quotation can hold`);
     const totals = addToTotals(
       { subtotal: dec(q.subtotal), tax_amount: dec(q.tax_amount), discount_total: dec(q.discount_total), total: dec(q.total) },

@@ -3,7 +3,7 @@ import { actor } from '../actor';
 import { duplicate, formatDate, formatDateTime, handler, isUniqueViolation, today, validationFailed } from '@bo/runtime';
 import { validUntilBeforeDate } from './quotation-lines';
 import { checkHeaderEdit, checkStatusMove, effectiveStatus } from './quotation-status';
-import { enforce, findQuotation, statusOf } from './quotation.repository';
+import { conversionUnfinished, enforce, findQuotation, statusOf } from './quotation.repository';
 import type { QuotationRow } from './quotation.record';
 
 /**
@@ -20,6 +20,8 @@ export const editQuotationHandler = handler(sales.editQuotation, async (req, ctx
       const headerChange = number !== undefined || req.valid_until !== undefined || req.comments !== undefined || req.quotation_reference !== undefined;
       // An edit naming no field still writes who touched it last, so a closed quotation refuses it too.
       if (headerChange || req.quotation_status === undefined) enforce(checkHeaderEdit(current), q);
+      // A quotation being converted takes no change at all until the conversion ends.
+      if (conversionUnfinished(q)) enforce(checkHeaderEdit(current, true), q);
       if (req.quotation_status !== undefined) enforce(checkStatusMove(current, req.quotation_status), q);
       if (req.valid_until !== undefined && validUntilBeforeDate(formatDateTime(q.quotation_date) as string, req.valid_until)) {
         const message = `valid_until ${req.valid_until} is before the quotation date ${formatDate(q.quotation_date)}`;

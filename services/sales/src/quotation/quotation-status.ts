@@ -49,28 +49,33 @@ export function canEditHeader(status: QuotationStatus): boolean {
   return status === 'draft' || status === 'sent' || status === 'accepted';
 }
 
-export function checkHeaderEdit(status: QuotationStatus): Verdict {
-  return canEditHeader(status) ? ok : refuse(`Cannot edit a quotation in status ${status}`);
+export function checkHeaderEdit(status: QuotationStatus, conversionUnfinished = false): Verdict {
+  if (!canEditHeader(status)) return refuse(`Cannot edit a quotation in status ${status}`);
+  return conversionUnfinished ? unfinished('edit', status) : ok;
 }
 
 /**
- * Lines go on draft or sent quotations, and not while a conversion is unfinished: invoicing may
- * have made the invoice with the lines of that attempt, and a retry answers that same invoice.
+ * While a conversion is unfinished the quotation changes only by that conversion ending. Invoicing
+ * may already have made the invoice from the quotation as it stood (lines, totals, number,
+ * reference, comments), and the conversion completes with that invoice, so a change meanwhile would
+ * be on the quotation but not on its invoice; a cancel would leave that invoice behind.
  */
-export function checkAddLine(status: QuotationStatus, conversionUnfinished = false): Verdict {
-  if (status !== 'draft' && status !== 'sent') return refuse(`Cannot add lines to a quotation in status ${status}; only draft or sent quotations take lines`);
-  if (conversionUnfinished) {
-    return refuse(
-      `Cannot add lines to a quotation in status ${status} whose conversion to an invoice is unfinished (invoicing answered too late, so the invoice may exist with the current lines); convert it again to finish, or cancel it`,
-    );
-  }
-  return ok;
+function unfinished(action: string, status: QuotationStatus): Verdict {
+  return refuse(
+    `Cannot ${action} a quotation in status ${status} whose conversion to an invoice is unfinished (the invoice may already exist with the quotation as it is); the conversion will complete, on a retry or by itself shortly`,
+  );
 }
 
-export function checkCancel(status: QuotationStatus): Verdict {
+/** Lines go on draft or sent quotations, and not while a conversion is unfinished. */
+export function checkAddLine(status: QuotationStatus, conversionUnfinished = false): Verdict {
+  if (status !== 'draft' && status !== 'sent') return refuse(`Cannot add lines to a quotation in status ${status}; only draft or sent quotations take lines`);
+  return conversionUnfinished ? unfinished('add lines to', status) : ok;
+}
+
+export function checkCancel(status: QuotationStatus, conversionUnfinished = false): Verdict {
   if (status === 'converted') return refuse('Cannot cancel a quotation in status converted: it has become an invoice; cancel the invoice instead');
   if (status === 'cancelled') return refuse('Cannot cancel a quotation in status cancelled: it is already cancelled');
-  return ok;
+  return conversionUnfinished ? unfinished('cancel', status) : ok;
 }
 
 export function checkConvert(status: QuotationStatus): Verdict {

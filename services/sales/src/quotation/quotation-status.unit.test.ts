@@ -51,13 +51,19 @@ describe('quotation status machine', () => {
     for (const s of ['accepted', 'converted', 'cancelled', 'expired'] as const) expect(checkAddLine(s).ok).toBe(false);
   });
 
-  it('takes no lines while a conversion that invoicing answered too late is unfinished', () => {
+  it('takes no lines, edits or cancel while a conversion is unfinished', () => {
     expect(checkAddLine('draft', false).ok).toBe(true);
     for (const s of ['draft', 'sent'] as const) {
       const verdict = checkAddLine(s, true);
       expect(verdict.ok).toBe(false);
       if (!verdict.ok) expect(verdict.message).toContain(`in status ${s} whose conversion to an invoice is unfinished`);
     }
+    for (const s of ['draft', 'sent', 'accepted'] as const) {
+      expect(checkHeaderEdit(s, true)).toEqual({ ok: false, message: expect.stringContaining(`Cannot edit a quotation in status ${s} whose conversion to an invoice is unfinished`) });
+      expect(checkCancel(s, true)).toEqual({ ok: false, message: expect.stringContaining('the conversion will complete') });
+    }
+    // Expiry does not unfreeze it: a pending conversion may already hold an invoice.
+    expect(checkCancel('expired', true).ok).toBe(false);
   });
 
   it('cancels anything but converted or cancelled quotations', () => {

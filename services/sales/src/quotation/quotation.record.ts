@@ -1,4 +1,4 @@
-import type { sales } from '@bo/contracts';
+import type { ReplyOf, sales } from '@bo/contracts';
 import { formatDate, formatDateTime, lineFigures, toNumber } from '@bo/runtime';
 import type { PricedLine } from './quotation-lines';
 import { effectiveStatus, type StoredStatus } from './quotation-status';
@@ -23,8 +23,14 @@ export interface QuotationRow {
   invoicenumber: string | null;
   invoicetype: string | null;
   converted_at: Date | null;
+  /** Conversion bookkeeping: see migration 003 and conversion/conversion.ts. */
   convert_key: string | null;
   conversion_attempted_at: Date | null;
+  convert_invoicetype: sales.SourceInvoiceRequest['invoicetype'] | null;
+  convert_user: string | null;
+  conversion_attempts: number;
+  conversion_lease_until: Date | null;
+  converted_invoice: ReplyOf<typeof sales.convertQuotation>['invoice'] | null;
   created_at: Date;
   updated_at: Date;
 }

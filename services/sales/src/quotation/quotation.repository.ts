@@ -1,6 +1,6 @@
 import { AppError, formatDate, invalidState, type Knex } from '@bo/runtime';
 import type { Verdict } from './quotation-status';
-import { effectiveStatus, type QuotationStatus } from './quotation-status';
+import { effectiveStatus, type QuotationStatus, type StoredStatus } from './quotation-status';
 import type { LineRow, QuotationRow } from './quotation.record';
 
 /** A quotation of the organization, optionally locked for update; another org's quotation is not found. */
@@ -20,6 +20,18 @@ export async function linesOf(db: Knex, quotationId: number): Promise<LineRow[]>
 
 export function statusOf(row: QuotationRow, today: string): QuotationStatus {
   return effectiveStatus(row.status, formatDate(row.valid_until) as string, today);
+}
+
+/** Stored statuses a conversion starts from; a frozen quotation keeps one of them until it ends. */
+export const CONVERTIBLE: readonly StoredStatus[] = ['draft', 'sent', 'accepted'];
+
+/**
+ * A conversion began (the quotation is frozen) and has not ended: invoicing may have made the
+ * invoice, so only that conversion completing, or invoicing refusing it, changes the quotation.
+ * An older quotation converted or cancelled before conversions froze it may keep the mark: ended.
+ */
+export function conversionUnfinished(row: QuotationRow): boolean {
+  return row.conversion_attempted_at !== null && CONVERTIBLE.includes(row.status);
 }
 
 /** Turns a refusal of the state machine into a 400 that names the quotation and its current status. */

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, type BackgroundTask, type OutboxRelay } from '@bo/runtime';
+import { CONVERTIBLE } from '../quotation/quotation.repository';
+import type { QuotationRow } from '../quotation/quotation.record';
+import { claimAttempt, conversionTiming, finishConversion, type Attempt, type ConversionDeps, type Driver } from './conversion';
+
+/** Bounded so one pass cannot run forever; the next pass takes the rest. */
+const MAX_PER_PASS = 100;
+
+/**
+ * Finishes conversions nobody finishes: a sales instance that died after invoicing answered, or a
+ * client that never retried after an unknown outcome. A quotation is taken once it has been frozen
+ * with no attempt for a few RPC timeouts (conversionTiming), claimed with FOR UPDATE SKIP LOCKED and
+ * then held by the attempt's lease, so several instances never work on one quotation at once. It is
+ * finished like a client's retry would: completed with the invoice, or unfrozen if invoicing refuses.
+ * Returns how many it completed.
+ */
+export async function recoverConversions(deps: ConversionDeps, shouldStop: () => boolean = () => false): Promise<number> {
+  const { staleMs } = conversionTiming(deps.config);
+  let completed = 0;
+  for (let i = 0; i < MAX_PER_PASS && !shouldStop(); i++) {
+    const attempt = await deps.db.transaction(async (trx): Promise<Attempt | undefined> => {
+      const q = (await trx<QuotationRow>('quotations')
+        .whereNotNull('conversion_attempted_at')
+        .whereIn('status', CONVERTIBLE)
+        // Frozen before conversions recorded what they asked for: only a client's convert can say.
+        .whereNotNull('convert_invoicetype')
+        .whereRaw('coalesce(conversion_lease_until, conversion_attempted_at) < now() - make_interval(secs => ?)', [staleMs / 1000])
+        .orderByRaw('coalesce(conversion_lease_until, conversion_attempted_at)')
+        .first()
+        .forUpdate()
+        .skipLocked()) as QuotationRow | undefined;
+      if (!q?.convert_invoicetype) return undefined;
+      const driver: Driver = { actor: q.convert_user, requestId: `conversion-recovery-${randomUUID()}`, finish: async () => undefined };
+      return claimAttempt(trx, q, q.convert_invoicetype, driver, deps.config);
+    });
+    if (!attempt) break;
+    const log = deps.log.child({ quotation_id: attempt.quotation.id, org_id: attempt.quotation.org_id });
+    try {
+      const reply = await finishConversion(deps, attempt);
+      completed += 1;
+      log.info({ invoice_id: reply.invoice.id }, 'conversion recovered: the quotation is converted');
+    } catch (err) {
+      // Each attempt ended itself: unfrozen on a refusal, released when still pending (taken again later).
+      if (err instanceof AppError && err.status < 500) log.info({ code: err.code, reason: err.message }, 'conversion recovery: ended without converting');
+      else log.warn({ err: (err as Error).message }, 'conversion recovery: still pending; will try again');
+    }
+  }
+  return completed;
+}
+
+/** The recovery inside the service: a pass at start-up, then one every interval; stop() waits for a pass in flight. */
+export function conversionRecovery(deps: ConversionDeps & { relay: OutboxRelay }, intervalMs: number): BackgroundTask {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopping = false;
+  const log = deps.log.child({ task: 'conversion-recovery' });
+  const pass = () => {
+    if (running || stopping) return;
+    running = recoverConversions({ ...deps, log }, () => stopping)
+      .then((completed) => {
+        if (completed > 0) deps.relay.kick();
+      })
+      .catch((err: unknown) => log.error({ err }, 'conversion recovery pass failed; will retry'))
+      .finally(() => (running = undefined));
+  };
+  return {
+    start() {
+      stopping = false;
+      pass();
+      timer = setInterval(pass, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,284 @@
+import { sales, type ReplyOf } from '@bo/contracts';
+import {
+  AlreadyRecorded,
+  AppError,
+  dec,
+  formatDateTime,
+  invalidState,
+  isTransientConflict,
+  recordEvent,
+  toNumber,
+  type BaseConfig,
+  type Bus,
+  type Knex,
+  type Logger,
+} from '@bo/runtime';
+import { CONVERTIBLE, findQuotation, linesOf } from '../quotation/quotation.repository';
+import type { LineRow, QuotationRow } from '../quotation/quotation.record';
+import { invoiceForSource, type SourceInvoice, type SourceInvoiceRequest } from './invoicing-client';
+
+/**
+ * A conversion in steps, none holding a transaction while invoicing is asked:
+ *
+ * 1. claim (a short transaction under the quotation's row lock): the quotation is frozen
+ *    (`conversion_attempted_at`, with what was asked in `convert_key`, `convert_invoicetype`,
+ *    `convert_user`), and this attempt takes a lease (`conversion_lease_until`) and a number
+ *    (`conversion_attempts`);
+ * 2. ask invoicing for the quotation's invoice, with no transaction open. Invoicing makes at most one
+ *    invoice per quotation and answers it again on a repeat, so asking again is always safe;
+ * 3. complete (a short transaction under the lock): converted, the invoice, the event and the
+ *    recorded reply commit together.
+ *
+ * Frozen, the quotation takes no change, so whatever invoicing made from it still matches it. When
+ * invoicing refuses (4xx) nothing was made and the quotation is unfrozen; when the outcome is
+ * unknown it stays frozen, and a retry or the recovery task (conversion-recovery.ts) completes it with
+ * the same invoice. The request handler and the recovery task both finish through this module.
+ */
+
+export type ConvertReply = ReplyOf<typeof sales.convertQuotation>;
+type InvoiceType = SourceInvoiceRequest['invoicetype'];
+
+export interface ConversionDeps {
+  db: Knex;
+  bus: Bus;
+  config: BaseConfig;
+  log: Logger;
+}
+
+/** Who drives an attempt: a client's convert command, or the recovery task. */
+export interface Driver {
+  /** The command's operation key; none for the recovery task. */
+  operationKey?: string;
+  actor: string | null;
+  requestId: string;
+  /** Records the reply in the transaction that completes the conversion (the runtime's ctx.finish). */
+  finish(trx: Knex.Transaction, reply: ConvertReply): Promise<void>;
+}
+
+/** An attempt that claimed the conversion: the quotation as frozen, and what invoicing is asked. */
+export interface Attempt {
+  quotation: QuotationRow;
+  /** This attempt froze the quotation (it was open before). */
+  froze: boolean;
+  /** Its number: it changes the row after the call only if no other attempt began since. */
+  number: number;
+  request: SourceInvoiceRequest;
+  driver: Driver;
+}
+
+/**
+ * How long an attempt holds the conversion (it gives up on invoicing well within this), and how long
+ * after the last attempt ended the recovery task takes over: a few RPC timeouts, so it does not
+ * race a client that is about to retry.
+ */
+export function conversionTiming(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>): { leaseMs: number; staleMs: number } {
+  return { leaseMs: config.RPC_TIMEOUT_MS, staleMs: 3 * config.RPC_TIMEOUT_MS };
+}
+
+/**
+ * An attempt of another request (or of the recovery task) holds the conversion right now: a request
+ * that did not start it is refused rather than racing it, so parallel conversions of one quotation
+ * get one success. The request that started it (its own key, e.g. a broker redelivery) may resume.
+ */
+export async function checkNotHeldByAnother(trx: Knex.Transaction, q: QuotationRow, operationKey: string | undefined): Promise<void> {
+  if (q.conversion_lease_until === null) return;
+  if (operationKey !== undefined && operationKey === q.convert_key) return;
+  const { rows } = await trx.raw('select ?::timestamptz > now() as held', [q.conversion_lease_until]);
+  if ((rows as Array<{ held: boolean }>)[0]?.held) {
+    throw invalidState(`Quotation ${q.quotation_number} is already being converted to an invoice by another request; a quotation converts once`);
+  }
+}
+
+/** Step 1, inside the caller's transaction that locked `q`: freezes it if open and takes the lease. */
+export async function claimAttempt(trx: Knex.Transaction, q: QuotationRow, invoicetype: InvoiceType, driver: Driver, config: BaseConfig): Promise<Attempt> {
+  const froze = q.conversion_attempted_at === null;
+  const [row] = (await trx('quotations')
+    .where({ id: q.id })
+    .update({
+      conversion_attempted_at: froze ? trx.fn.now() : q.conversion_attempted_at,
+      // Only the attempt that froze it is remembered: a later one resumes the same conversion.
+      convert_key: froze ? (driver.operationKey ?? null) : q.convert_key,
+      convert_invoicetype: q.convert_invoicetype ?? invoicetype,
+      convert_user: froze ? driver.actor : (q.convert_user ?? driver.actor),
+      conversion_attempts: q.conversion_attempts + 1,
+      conversion_lease_until: trx.raw('now() + make_interval(secs => ?)', [conversionTiming(config).leaseMs / 1000]),
+    })
+    .returning('*')) as QuotationRow[];
+  const frozen = row as QuotationRow;
+  const lines = await linesOf(trx, q.id);
+  const request = sourceRequest(frozen.org_id, driver.actor ?? undefined, frozen, lines, frozen.convert_invoicetype ?? invoicetype);
+  return { quotation: frozen, froze, number: frozen.conversion_attempts, request, driver };
+}
+
+/**
+ * A converted quotation: the request that started the conversion gets its answer (the conversion
+ * may have been completed by another attempt or the recovery task); any other is refused.
+ */
+export async function answerConverted(trx: Knex.Transaction, q: QuotationRow, driver: Driver): Promise<ConvertReply> {
+  if (driver.operationKey !== undefined && driver.operationKey === q.convert_key && q.converted_invoice) {
+    const reply = convertedReply(q, q.converted_invoice);
+    await driver.finish(trx, reply);
+    return reply;
+  }
+  throw invalidState(`Quotation ${q.quotation_number} is already converted to invoice ${q.invoicenumber}; a quotation converts once`);
+}
+
+/** Steps 2 and 3 for a claimed attempt; throws the refusal, or 503/504 `outcome_unknown` when pending. */
+export async function finishConversion(deps: ConversionDeps, attempt: Attempt): Promise<ConvertReply> {
+  const { quotation: q, driver } = attempt;
+  const log = deps.log.child({ quotation_id: q.id, attempt: attempt.number });
+  let invoice: SourceInvoice;
+  try {
+    const outcome = await invoiceForSource(deps, { orgId: q.org_id, userId: driver.actor ?? undefined, requestId: driver.requestId }, attempt.request);
+    if (outcome.kind === 'refused') {
+      // Invoicing answers an existing invoice before any check that could refuse: none exists.
+      await endAttempt(deps, attempt, 'unfreeze');
+      throw outcome.error;
+    }
+    if (outcome.kind === 'not_sent') {
+      // This request made nothing; an earlier attempt with an unknown outcome still may have.
+      await endAttempt(deps, attempt, attempt.froze ? 'unfreeze' : 'release');
+      if (attempt.froze) throw new AppError(503, 'service_unavailable', `The invoicing service is unavailable; quotation ${q.quotation_number} is unchanged, retry later`);
+      throw pending(q, 503, outcome.reason);
+    }
+    if (outcome.kind === 'unknown') {
+      await endAttempt(deps, attempt, 'release');
+      throw pending(q, outcome.status, outcome.reason);
+    }
+    invoice = outcome.invoice;
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    log.error({ err }, 'conversion: invoicing answered something unreadable; the conversion stays pending');
+    await endAttempt(deps, attempt, 'release');
+    throw pending(q, 503, 'the answer of the invoicing service could not be read');
+  }
+  try {
+    return await deps.db.transaction((trx) => complete(trx, attempt, invoice));
+  } catch (err) {
+    // A refusal, a twin that recorded first, or a conflict the runtime runs the command again for.
+    if (err instanceof AppError || err instanceof AlreadyRecorded || isTransientConflict(err)) throw err;
+    log.error({ err, invoice_id: invoice.id }, 'conversion: invoicing made the invoice but the quotation could not be marked converted; it stays pending');
+    await endAttempt(deps, attempt, 'release');
+    throw pending(q, 503, 'its completion could not be recorded');
+  }
+}
+
+/** Step 3: converted, with the invoice, the event and the recorded reply, in one transaction. */
+async function complete(trx: Knex.Transaction, attempt: Attempt, invoice: SourceInvoice): Promise<ConvertReply> {
+  const { driver } = attempt;
+  const q = await findQuotation(trx, attempt.quotation.org_id, attempt.quotation.id, { lock: true });
+  if (q.status === 'converted') return answerConverted(trx, q, driver);
+  // Frozen, it cannot have been cancelled; a quotation holding an invoice must never be.
+  if (!CONVERTIBLE.includes(q.status)) throw new Error(`quotation ${q.id} is ${q.status}, yet invoicing made invoice ${invoice.id} for it`);
+  const view = invoiceView(invoice);
+  const convertedAt = new Date();
+  await trx('quotations')
+    .where({ id: q.id })
+    .update({
+      status: 'converted',
+      invoice_id: view.id,
+      invoicenumber: view.invoicenumber,
+      invoicetype: view.invoicetype,
+      converted_at: convertedAt,
+      converted_invoice: JSON.stringify(view),
+      conversion_lease_until: trx.fn.now(),
+      updated_by: driver.actor,
+      updated_at: trx.fn.now(),
+    });
+  await recordEvent(trx, sales.quotationConverted.type, q.org_id, {
+    quotation_id: q.id,
+    quotation_number: q.quotation_number,
+    quotation_type: q.quotation_type,
+    invoice_id: view.id,
+    invoicenumber: view.invoicenumber,
+    invoicetype: view.invoicetype,
+    partner_id: q.partner_id,
+    subtotal: toNumber(q.subtotal),
+    tax_amount: toNumber(q.tax_amount),
+    quotation_total: toNumber(q.total),
+    converted_at: formatDateTime(convertedAt) as string,
+  } satisfies sales.QuotationConvertedData);
+  const reply = convertedReply(q, view);
+  await driver.finish(trx, reply);
+  return reply;
+}
+
+/**
+ * Ends an attempt that made no invoice (`unfreeze`: the quotation is open again) or whose outcome is
+ * unknown (`release`: still frozen, but free for a retry at once). Only if no attempt began since,
+ * and best effort: a lease that was not released runs out, a quotation left frozen is resumed.
+ */
+async function endAttempt(deps: ConversionDeps, attempt: Attempt, how: 'unfreeze' | 'release'): Promise<void> {
+  const changes =
+    how === 'unfreeze'
+      ? { conversion_attempted_at: null, convert_key: null, convert_invoicetype: null, convert_user: null, conversion_lease_until: null }
+      : { conversion_lease_until: deps.db.fn.now() };
+  await deps
+    .db('quotations')
+    .where({ id: attempt.quotation.id, conversion_attempts: attempt.number })
+    .whereIn('status', CONVERTIBLE)
+    .update(changes)
+    .catch((err: unknown) => deps.log.warn({ err, quotation_id: attempt.quotation.id, how }, 'conversion: could not end the attempt; it ends by itself'));
+}
+
+function pending(q: QuotationRow, status: 503 | 504, reason: string): AppError {
+  return new AppError(
+    status,
+    'outcome_unknown',
+    `The conversion of quotation ${q.quotation_number} to an invoice is pending: ${reason}, so the invoice may or may not exist yet. ` +
+      'Retrying is safe: it completes this conversion with the same invoice, never a second one; the conversion also completes by itself shortly',
+  );
+}
+
+function convertedReply(q: QuotationRow, invoice: ConvertReply['invoice']): ConvertReply {
+  return { message: `Quotation ${q.quotation_number} converted to invoice ${invoice.invoicenumber}`, invoice };
+}
+
+const plain = (v: string) => dec(v).toFixed();
+
+/** The draft invoice of the quotation: its partner, lines and totals, pointing back at it. */
+export function sourceRequest(orgId: number, userId: string | undefined, q: QuotationRow, lines: LineRow[], invoicetype: InvoiceType): SourceInvoiceRequest {
+  return {
+    org_id: String(orgId),
+    userid: userId,
+    invoicetype,
+    partner: q.partner_id,
+    invoicedatetime: formatDateTime(new Date()) as string,
+    invoicestatus: 'draft',
+    comments: q.comments ?? undefined,
+    invoicereference: q.quotation_reference || q.quotation_number,
+    subtotal: dec(q.subtotal).toFixed(2),
+    tax_amount: dec(q.tax_amount).toFixed(2),
+    invoicetotal: dec(q.total).toFixed(2),
+    sourcetype: 'quotation',
+    sourceid: String(q.id),
+    sourcenumber: q.quotation_number,
+    line_items: lines.map((l) => ({
+      product_id: l.product_id,
+      product_name: l.product_name ?? undefined,
+      description: l.description ?? undefined,
+      quantity: plain(l.quantity),
+      price: plain(l.price),
+      discount: plain(l.discount),
+      tax_rate: plain(l.tax_rate),
+      tax_included: l.tax_included,
+      subtotal: dec(l.subtotal).toFixed(2),
+      tax_amount: dec(l.tax_amount).toFixed(2),
+      total: dec(l.total).toFixed(2),
+    })),
+  };
+}
+
+function invoiceView(invoice: SourceInvoice): ConvertReply['invoice'] {
+  return {
+    id: invoice.id,
+    orgid: invoice.orgid,
+    invoicenumber: invoice.invoicenumber,
+    invoicetype: invoice.invoicetype,
+    partner: String(invoice.partner),
+    invoicestatus: invoice.invoicestatus,
+    subtotal: invoice.subtotal,
+    tax_amount: invoice.tax_amount,
+    invoicetotal: invoice.invoicetotal,
+  };
+}
