@@ -2,6 +2,12 @@ import type { ErrorCode, FieldError } from '@bo/contracts';
 
 /** An expected refusal: becomes a reply with this status and code, never a 500. */
 export class AppError extends Error {
+  /**
+   * A refusal that depends on another request still running (not on the record's settled state):
+   * it is not recorded under the operation key, so a retry with the key is decided afresh.
+   */
+  transient = false;
+
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
@@ -9,6 +15,11 @@ export class AppError extends Error {
     readonly errors?: FieldError[],
   ) {
     super(message);
+  }
+
+  asTransient(): this {
+    this.transient = true;
+    return this;
   }
 }
 

@@ -147,6 +147,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps): P
       const twin = await findRecorded(db, key).catch(() => undefined);
       if (twin) return replayOf(twin, key);
       if (!(err instanceof AppError) || err.status >= 500) throw err;
+      if (err.transient) return errorReply(err);
       // A refusal is recorded too, so the key answers the same way however often it is retried.
       const refusal = errorReply(err);
       const recorded = await recordReply(db, key, refusal).catch(() => true);

@@ -85,7 +85,7 @@ export async function checkNotHeldByAnother(trx: Knex.Transaction, q: QuotationR
   if (operationKey !== undefined && operationKey === q.convert_key) return;
   const { rows } = await trx.raw('select ?::timestamptz > now() as held', [q.conversion_lease_until]);
   if ((rows as Array<{ held: boolean }>)[0]?.held) {
-    throw invalidState(`Quotation ${q.quotation_number} is already being converted to an invoice by another request; a quotation converts once`);
+    throw invalidState(`Quotation ${q.quotation_number} is already being converted to an invoice by another request; a quotation converts once`).asTransient();
   }
 }
 

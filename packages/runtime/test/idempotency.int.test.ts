@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineOperation } from '@bo/contracts';
+import { AppError } from '../src/errors';
+import { handler, type ServiceDefinition } from '../src/service';
+import { startTestService, type TestService } from '../src/testing/service';
+
+/**
+ * The recording rules of the service host, on a stand-in service whose one table counts effects:
+ * a reply is recorded with its effect, a refusal is recorded, a transient refusal and a failure
+ * are not, and a failed transaction leaves no record and no effect.
+ */
+const bump = defineOperation({
+  name: 'partners.test.bump', service: 'partners', summary: 'test', paths: [], select: { default: true }, write: true,
+  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'refuse', 'busy', 'crash']) }),
+  reply: z.object({ message: z.string(), count: z.number() }),
+});
+
+const testService: ServiceDefinition = {
+  name: 'partners',
+  migrations: [{ name: '001_counter', up: async (trx, schema) => void (await trx.schema.withSchema(schema).createTable('bumps', (t) => t.increments('id'))) }],
+  handlers: [
+    handler(bump, async (req, ctx) => {
+      await ctx.db('bumps').insert({});
+      const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
+      if (req.outcome === 'refuse') throw new AppError(400, 'invalid_state', `refused at ${count}`);
+      if (req.outcome === 'busy') throw new AppError(400, 'invalid_state', `busy at ${count}`).asTransient();
+      if (req.outcome === 'crash') throw new Error('bug');
+      return { message: 'bumped', count };
+    }),
+  ],
+};
+
+describe('service host: replies recorded with their effect', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService(testService);
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  const send = (outcome: string, operationKey: string) => svc.call('partners.test.bump', { outcome }, 1, { operationKey });
+  const bumps = async () => Number((await svc.db('bumps').count({ n: '*' }))[0]!.n);
+
+  it('replays a success without running it again', async () => {
+    const key = randomUUID();
+    const first = await send('ok', key);
+    expect(first).toMatchObject({ ok: true, body: { count: expect.any(Number) } });
+    const before = await bumps();
+    expect(await send('ok', key)).toEqual(first);
+    expect(await bumps()).toBe(before);
+  });
+
+  it('rolls a refusal back and records it, so the key answers the same way', async () => {
+    const key = randomUUID();
+    const before = await bumps();
+    const first = await send('refuse', key);
+    expect(first).toMatchObject({ ok: false, status: 400, message: expect.stringContaining('refused') });
+    expect(await send('refuse', key)).toEqual(first);
+    expect(await bumps()).toBe(before);
+  });
+
+  it('does not record a transient refusal or a failure: the retry runs afresh', async () => {
+    for (const outcome of ['busy', 'crash']) {
+      const key = randomUUID();
+      const before = await bumps();
+      expect((await send(outcome, key)).ok).toBe(false);
+      expect(await bumps()).toBe(before);
+      expect(await svc.db('idempotency').where({ key })).toHaveLength(0);
+    }
+    // Nothing was recorded under the key, so the retry is decided afresh.
+    const key = randomUUID();
+    await send('busy', key);
+    expect(await send('ok', key)).toMatchObject({ ok: true });
+  });
+
+  it('runs a command once however many twins race it', async () => {
+    const key = randomUUID();
+    const before = await bumps();
+    const replies = await Promise.all(Array.from({ length: 6 }, () => send('ok', key)));
+    expect(new Set(replies.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(await bumps()).toBe(before + 1);
+  });
+});
