@@ -1,3 +1,4 @@
 export * from './infra';
 export * from './service';
 export * from './redelivery';
+export * from './tcp-proxy';

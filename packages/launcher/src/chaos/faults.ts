@@ -1,0 +1,188 @@
+import type { testing } from '@bo/runtime';
+import type { ChaosOptions } from './options';
+import type { Fleet } from './processes';
+import { waitReady } from './readiness';
+import type { BrokerInspector } from './broker';
+import { restartPostgres, restartRabbit } from './servers';
+
+type TcpProxy = testing.TcpProxy;
+
+/** What a fault can act on. */
+export interface FaultContext {
+  fleet: Fleet;
+  proxies: { postgres: TcpProxy; rabbitmq: TcpProxy };
+  options: ChaosOptions;
+}
+
+export interface Fault {
+  name: string;
+  /** Injects the fault and undoes it (restarts what it stopped); answers a note for the report. */
+  inject(ctx: FaultContext): Promise<string>;
+}
+
+export interface FaultRecord {
+  name: string;
+  /** Milliseconds since the load started. */
+  at: number;
+  injectMs: number;
+  note: string;
+  recovered: boolean;
+  recoverMs: number;
+  missing: string[];
+  error?: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** kill -9 of one process; it is started again after a short while, as an orchestrator would. */
+export function kill(name: string, downMs = 300): Fault {
+  return {
+    name: `kill -9 ${name}`,
+    async inject({ fleet }) {
+      const pid = fleet.pid(name);
+      await fleet.kill9(name);
+      await sleep(downMs);
+      fleet.start(name);
+      return `pid ${pid} killed, restarted after ${downMs} ms`;
+    },
+  };
+}
+
+/** Every established connection to the upstream reset at once. */
+export function proxyCut(upstream: 'postgres' | 'rabbitmq'): Fault {
+  return {
+    name: `cut ${upstream} connections`,
+    async inject({ proxies }) {
+      return `${proxies[upstream].cut()} connections reset`;
+    },
+  };
+}
+
+/** A server restart as the network sees it: every connection reset, new ones refused for a while. */
+export function proxyOutage(upstream: 'postgres' | 'rabbitmq', downMs: number): Fault {
+  return {
+    name: `${upstream} down ${downMs / 1000}s (proxy)`,
+    async inject({ proxies }) {
+      const proxy = proxies[upstream];
+      proxy.refuse(downMs);
+      const n = proxy.cut();
+      const before = proxy.stats().refused;
+      await sleep(downMs);
+      return `${n} connections reset, ${proxy.stats().refused - before} refused`;
+    },
+  };
+}
+
+/** Traffic stalls for a while (a partition), then the held connections are reset or flow on. */
+export function proxyBlackhole(upstream: 'postgres' | 'rabbitmq', ms: number, thenCut: boolean): Fault {
+  return {
+    name: `${upstream} blackhole ${ms / 1000}s${thenCut ? ' then cut' : ''}`,
+    async inject({ proxies }) {
+      const before = proxies[upstream].stats().cut;
+      await proxies[upstream].blackhole(ms, thenCut);
+      return thenCut ? `${proxies[upstream].stats().cut - before} connections reset after the stall` : 'traffic resumed';
+    },
+  };
+}
+
+export function realPostgresRestart(): Fault {
+  return {
+    name: 'postgres restart (real)',
+    async inject({ options }) {
+      await restartPostgres(options.commands);
+      return options.commands.postgresRestart;
+    },
+  };
+}
+
+export function realRabbitRestart(downMs: number): Fault {
+  return {
+    name: `rabbitmq stop/start (real, ${downMs / 1000}s down)`,
+    async inject({ options }) {
+      await restartRabbit(options.commands, downMs);
+      return `${options.commands.rabbitStop}; ${downMs} ms; ${options.commands.rabbitStart}`;
+    },
+  };
+}
+
+/**
+ * The faults of a run, interleaved so consecutive ones hit different parts. Every process is
+ * killed once; full mode restarts the real broker and database, short mode makes the same outage
+ * with the proxies (the servers are shared with other tests).
+ */
+export function faultPlan(mode: 'full' | 'short', fleet: Fleet): Fault[] {
+  const names = fleet.names;
+  const kills = names.map((n) => kill(n));
+  const byName = (n: string) => kills[names.indexOf(n)];
+  const take = (n: string): Fault[] => {
+    const f = byName(n);
+    return f ? [f] : [];
+  };
+  const rest = (used: string[]) => names.filter((n) => !used.includes(n)).map((n) => kill(n));
+  if (mode === 'full') {
+    const first = ['partners#1', 'invoicing#1', 'catalog#2', 'gateway', 'sales#1'];
+    return [
+      ...take('partners#1'),
+      proxyCut('postgres'),
+      ...take('invoicing#1'),
+      realRabbitRestart(5000),
+      ...take('catalog#2'),
+      proxyOutage('postgres', 3000),
+      ...take('gateway'),
+      realPostgresRestart(),
+      ...take('sales#1'),
+      proxyCut('rabbitmq'),
+      ...rest(first).slice(0, 1),
+      proxyBlackhole('rabbitmq', 4000, true),
+      ...rest(first).slice(1),
+      proxyBlackhole('postgres', 2000, false),
+    ];
+  }
+  const first = ['invoicing#1', 'gateway', 'sales#1', 'catalog#1', 'partners#1'];
+  return [
+    ...take('invoicing#1'),
+    proxyOutage('postgres', 3000),
+    ...take('gateway'),
+    proxyOutage('rabbitmq', 4000),
+    ...take('sales#1'),
+    ...take('catalog#1'),
+    proxyBlackhole('rabbitmq', 3000, true),
+    ...take('partners#1'),
+    proxyCut('postgres'),
+    ...rest(first),
+  ];
+}
+
+/**
+ * Injects the faults one at a time, spread evenly over `spreadMs` from `startedAt`: each waits for
+ * its slot (or for the previous fault's recovery, if that took longer), is injected, and is
+ * followed by a bounded wait until every process is up and consuming again.
+ */
+export async function runFaults(
+  plan: readonly Fault[],
+  ctx: FaultContext & { broker: BrokerInspector; gatewayUrl: string },
+  window: { startedAt: number; spreadMs: number },
+  log: (line: string) => void,
+): Promise<FaultRecord[]> {
+  const records: FaultRecord[] = [];
+  const spacing = window.spreadMs / (plan.length + 1);
+  for (const [i, fault] of plan.entries()) {
+    const slot = window.startedAt + spacing * (i + 1);
+    if (Date.now() < slot) await sleep(slot - Date.now());
+    const at = Date.now() - window.startedAt;
+    log(`fault ${i + 1}/${plan.length} at ${(at / 1000).toFixed(1)}s: ${fault.name}`);
+    const t0 = Date.now();
+    let note = '';
+    let error: string | undefined;
+    try {
+      note = await fault.inject(ctx);
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    const injectMs = Date.now() - t0;
+    const ready = await waitReady(ctx.fleet, ctx.broker, ctx.gatewayUrl, ctx.options.recoverTimeoutMs);
+    log(`  ${note || error}; ${ready.ok ? `healthy again after ${ready.ms} ms` : `NOT healthy after ${ready.ms} ms: ${ready.missing.join('; ')}`}`);
+    records.push({ name: fault.name, at, injectMs, note, recovered: ready.ok, recoverMs: ready.ms, missing: ready.missing, error });
+  }
+  return records;
+}

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { createApiKey } from '@bo/gateway';
+import { createDb, testing } from '@bo/runtime';
+import { BrokerInspector } from './broker';
+import { replayChecks, runChecks, stateChecks, type CheckContext } from './checks';
+import { CarefulClient, describeAttempts } from './client';
+import { createRunDatabase } from './database';
+import { waitDrained } from './drain';
+import { faultPlan, runFaults, type FaultRecord } from './faults';
+import { Load, rng } from './load';
+import type { ChaosOptions } from './options';
+import { Fleet, type ProcessSpec } from './processes';
+import { waitReady } from './readiness';
+import type { RunReport } from './report';
+
+const ORGS = [1, 2];
+/** Two instances of catalog and invoicing (competing consumers, two schedulers), one of the others. */
+const INSTANCES = [
+  ['partners', 1],
+  ['catalog', 2],
+  ['sales', 1],
+  ['invoicing', 2],
+] as const;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function hostPort(url: string, defaultPort: number): { host: string; port: number } {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || defaultPort) };
+}
+
+/**
+ * One chaos run: a fresh database and bus prefix, the processes behind two proxies, seed data,
+ * bounded load with faults spread over it, recovery and drain, every key re-sent, then the checks.
+ * Everything it made is removed afterwards unless `keep`.
+ */
+export async function runOnce(options: ChaosOptions, runNo: number, log: (line: string) => void): Promise<RunReport> {
+  const t0 = Date.now();
+  const phases: Record<string, number> = {};
+  let mark = Date.now();
+  const phase = (name: string) => {
+    phases[name] = (Date.now() - mark) / 1000;
+    mark = Date.now();
+  };
+  const id = `chaos_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const logDir = mkdtempSync(join(tmpdir(), `bo-${id}-`));
+  const random = rng(options.seed + runNo - 1);
+  log(`run ${runNo}: id ${id}, seed ${options.seed + runNo - 1}, logs in ${logDir}`);
+
+  const db = await createRunDatabase(options.databaseUrl, id);
+  const pgTarget = hostPort(options.databaseUrl, 5432);
+  const mqTarget = hostPort(options.amqpUrl, 5672);
+  const proxies = {
+    postgres: await new testing.TcpProxy({ targetHost: pgTarget.host, targetPort: pgTarget.port }).start(),
+    rabbitmq: await new testing.TcpProxy({ targetHost: mqTarget.host, targetPort: mqTarget.port }).start(),
+  };
+  const amqpVia = new URL(options.amqpUrl);
+  amqpVia.hostname = proxies.rabbitmq.host;
+  amqpVia.port = String(proxies.rabbitmq.port);
+  const port = await freePort();
+  const gatewayUrl = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? tmpdir(),
+    NODE_ENV: 'production',
+    DATABASE_URL: db.urlVia(proxies.postgres.host, proxies.postgres.port),
+    AMQP_URL: amqpVia.toString(),
+    BUS_PREFIX: id,
+    LOG_LEVEL: 'warn',
+    PORT: String(port),
+    RPC_TIMEOUT_MS: String(options.rpcTimeoutMs),
+    RECURRING_INTERVAL_MS: String(options.recurringIntervalMs),
+    EVENT_RETRY_BASE_MS: String(options.eventRetryBaseMs),
+    OUTBOX_POLL_MS: String(options.outboxPollMs),
+    DB_POOL_MAX: '4',
+    API_KEY_CACHE_MS: '5000',
+  };
+  const specs: ProcessSpec[] = [
+    ...INSTANCES.flatMap(([role, n]) => Array.from({ length: n }, (_, i) => ({ name: `${role}#${i + 1}`, role, env }))),
+    { name: 'gateway', role: 'gateway', env },
+  ];
+  const fleet = new Fleet(specs, logDir, log);
+  const broker = new BrokerInspector(options.amqpUrl, id);
+  const client = new CarefulClient({
+    baseUrl: gatewayUrl,
+    apiKeys: {},
+    attemptTimeoutMs: options.rpcTimeoutMs + 3000,
+    maxAttempts: 8,
+    budgetMs: 40_000,
+    keyPrefix: `k${runNo}${randomBytes(2).toString('hex')}`,
+  });
+  const report: RunReport = {
+    run: runNo,
+    id,
+    mode: options.mode,
+    seed: options.seed + runNo - 1,
+    ok: false,
+    phases,
+    writes: { total: 0, ok: 0, refused: 0, unknown: 0, unsettled: [], latencyMs: { p50: 0, p95: 0, max: 0 }, byOp: {} },
+    seen: {},
+    scenarios: {},
+    faults: [],
+    drain: { drained: false, ms: 0, state: { unpublished: {}, undelivered: {}, dueContracts: 0, queued: {} } },
+    checks: [],
+    logDir,
+    kept: options.keep,
+  };
+  try {
+    fleet.startAll();
+    const up = await waitReady(fleet, broker, gatewayUrl, 120_000);
+    if (!up.ok) throw new Error(`the system did not start: ${up.missing.join('; ')}`);
+    const keysDb = createDb(db.url, 'gateway', 1);
+    try {
+      for (const org of ORGS) client.setApiKey(org, (await createApiKey(keysDb, org, 'chaos')).key);
+    } finally {
+      await keysDb.destroy();
+    }
+    phase('startup');
+
+    const load = new Load(client, ORGS, random);
+    await load.seed();
+    phase('seed');
+
+    const loadStart = Date.now();
+    let faultsDone = false;
+    const shouldStop = () => client.writeCount >= options.maxWrites || (faultsDone && Date.now() - loadStart >= options.seconds * 1000);
+    const faultCtx = { fleet, proxies, options, broker, gatewayUrl };
+    const [faults] = await Promise.all([
+      runFaults(faultPlan(options.mode, fleet), faultCtx, { startedAt: loadStart, spreadMs: options.seconds * 1000 }, log).finally(() => (faultsDone = true)),
+      load.run({ shouldStop, concurrency: options.concurrency, maxRecurring: 12 }),
+    ]);
+    report.faults = faults as FaultRecord[];
+    report.scenarios = Object.fromEntries(load.scenarioCounts);
+    phase('load');
+    log(`load over: ${client.writeCount} writes`);
+
+    const ready = await waitReady(fleet, broker, gatewayUrl, options.recoverTimeoutMs);
+    if (!ready.ok) log(`not everything is up after the load: ${ready.missing.join('; ')}`);
+    report.drain = await waitDrained(db.pool, broker, options.drainTimeoutMs);
+    phase('drain');
+    log(`drain: ${report.drain.drained ? 'idle' : 'NOT idle'} after ${(report.drain.ms / 1000).toFixed(1)}s; re-sending every key`);
+
+    const ctx: CheckContext = { pool: db.pool, client, broker, fleet, faults: report.faults, orgs: ORGS, options };
+    const keyResults = await runChecks(replayChecks, ctx);
+    phase('replay');
+    const second = await waitDrained(db.pool, broker, options.drainTimeoutMs);
+    if (!second.drained) report.drain = second;
+    phase('drain2');
+    log('checking');
+    report.checks = [...keyResults, ...(await runChecks(stateChecks, ctx))];
+    phase('checks');
+  } catch (err) {
+    report.error = (err as Error).stack ?? String(err);
+  } finally {
+    summarizeWrites(report, client);
+    await fleet.stopAll().catch(() => undefined);
+    await proxies.postgres.close();
+    await proxies.rabbitmq.close();
+    if (!options.keep) {
+      await broker.destroyTopology().catch((err: Error) => log(`could not remove the queues: ${err.message}`));
+      await db.drop().catch((err: Error) => log(`could not drop ${id}: ${err.message}`));
+    } else {
+      await db.pool.end().catch(() => undefined);
+    }
+    await broker.close();
+    phase('teardown');
+    phases['total'] = (Date.now() - t0) / 1000;
+  }
+  report.ok = !report.error && report.checks.length > 0 && report.checks.every((c) => c.ok);
+  return report;
+}
+
+function summarizeWrites(report: RunReport, client: CarefulClient): void {
+  const byOp: RunReport['writes']['byOp'] = {};
+  for (const w of client.writes) {
+    const c = (byOp[w.op] ??= { ok: 0, refused: 0, unknown: 0, retried: 0 });
+    c[w.outcome] += 1;
+    if (w.attempts.length > 1) c.retried += 1;
+  }
+  const count = (o: string) => client.writes.filter((w) => w.outcome === o).length;
+  const ms = client.writes.flatMap((w) => w.attempts.filter((a) => typeof a.status === 'number' && a.status < 300).map((a) => a.ms)).sort((a, b) => a - b);
+  const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0;
+  const latencyMs = { p50: at(0.5), p95: at(0.95), max: ms[ms.length - 1] ?? 0 };
+  const unsettled = client.writes
+    .filter((w) => w.outcome === 'unknown')
+    .map((w) => `${w.op} ${w.key}: ${describeAttempts(w.attempts)}`);
+  report.writes = { total: client.writes.length, ok: count('ok'), refused: count('refused'), unknown: count('unknown'), unsettled, latencyMs, byOp };
+  report.seen = Object.fromEntries(client.seen);
+}

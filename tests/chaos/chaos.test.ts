@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testing } from '@bo/runtime';
+import { ensureBuilt, repoRoot } from './build';
+
+/**
+ * The short chaos run (`npm run chaos -- --short`) as part of `npm test`: the gateway and the four
+ * services as separate processes (two instances of catalog and invoicing) under careful-client
+ * load, with kill -9 of every process and outages made by the harness's TCP proxies only (the
+ * shared PostgreSQL and RabbitMQ are never restarted: other test files use them meanwhile). Every
+ * invariant of the suite must hold; the report is printed when one does not.
+ */
+interface Report {
+  ok: boolean;
+  error?: string;
+  phases: Record<string, number>;
+  checks: Array<{ name: string; ok: boolean; violations: Array<{ message: string }> }>;
+}
+
+describe('chaos (short): faults under load leave every invariant intact', () => {
+  it('passes a short run', async () => {
+    ensureBuilt();
+    const dir = mkdtempSync(join(tmpdir(), 'bo-chaos-test-'));
+    const json = join(dir, 'report.json');
+    const env = {
+      ...process.env,
+      CHAOS_DATABASE_URL: await testing.testPostgresUrl(),
+      CHAOS_AMQP_URL: await testing.testAmqpUrl(),
+    };
+    const main = join(repoRoot, 'packages', 'launcher', 'dist', 'chaos', 'main.js');
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, [main, '--short', '--json', json], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      child.on('exit', (c) => resolve({ code: c, output }));
+    });
+    let reports: Report[] = [];
+    try {
+      reports = JSON.parse(readFileSync(json, 'utf8')) as Report[];
+    } catch {
+      /* the run died before writing its report: the output says why */
+    }
+    if (code !== 0) console.log(output);
+    const failed = reports.flatMap((r) => [
+      ...(r.error ? [`run error: ${r.error.split('\n')[0]}`] : []),
+      ...r.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.violations.map((v) => v.message).join('; ')}`),
+    ]);
+    expect(failed).toEqual([]);
+    expect(code).toBe(0);
+    // The short variant must stay short (it runs in every npm test).
+    expect(reports[0]?.phases['total']).toBeLessThan(180);
+  }, 420_000);
+});
