@@ -107,6 +107,12 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
       return sendEnvelope(res, errorEnvelope(400, 'malformed_json', 'Request body is not valid JSON'));
     }
+    // Any other refusal of the body reader is the client's too (a corrupt gzip, deflate or brotli
+    // stream, a body cut short): the body parser marks those with a 4xx status.
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendEnvelope(res, errorEnvelope(400, 'malformed_json', 'Request body could not be read as JSON'));
+    }
     log.error({ err, request_id: requestId }, 'unexpected gateway error');
     sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
   });
