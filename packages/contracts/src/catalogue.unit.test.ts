@@ -67,3 +67,10 @@ describe('operation catalogue', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(knownPaths().sort());
   });
 });
+
+describe('request and reply schemas', () => {
+  it('never share a schema object, so the request limits of parseWith apply to every request', () => {
+    const replies = new Set(operations.map((op) => op.reply));
+    expect(operations.filter((op) => replies.has(op.request)).map((op) => op.name)).toEqual([]);
+  });
+});
