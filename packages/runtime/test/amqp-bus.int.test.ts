@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import * as amqplib from 'amqplib';
 import type { EventEnvelope } from '@bo/contracts';
-import { AmqpBus } from '../src/bus/amqp';
+import { AmqpBus, deleteTopology, topologyNames } from '../src/bus/amqp';
 import { createLogger } from '../src/logger';
 import { testAmqpUrl, uniqueName } from '../src/testing/infra';
 
@@ -15,13 +16,43 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
   }
 }
 
+/** Cuts the TCP connection under a bus, as a network failure or broker restart would. */
+function cutConnection(bus: AmqpBus): void {
+  type Internals = { connection: { conn: { connection: { stream: { destroy(e: Error): void } } } } };
+  (bus as unknown as Internals).connection.conn.connection.stream.destroy(new Error('network failure'));
+}
+
+function thing(type: string): EventEnvelope {
+  return { id: randomUUID(), type, occurred_at: '2026-01-01T00:00:00', org_id: 1, data: {} };
+}
+
+/** Runs `work` on a channel of its own connection (for looking at queues behind the buses' backs). */
+async function onChannel<T>(url: string, work: (ch: amqplib.Channel) => Promise<T>): Promise<T> {
+  const conn = await amqplib.connect(url);
+  try {
+    const ch = await conn.createChannel();
+    ch.on('error', () => undefined); // a missing queue closes the channel; the caller sees the rejection
+    return await work(ch);
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+}
+
+const queueDepth = (url: string, queue: string) => onChannel(url, async (ch) => (await ch.checkQueue(queue)).messageCount);
+const queueExists = (url: string, queue: string) =>
+  onChannel(url, (ch) => ch.checkQueue(queue).then(
+    () => true,
+    () => false,
+  ));
+
 describe('RabbitMQ bus', () => {
   let url: string;
+  let prefix: string;
   let server: AmqpBus;
   let client: AmqpBus;
   beforeEach(async () => {
     url = await testAmqpUrl();
-    const prefix = uniqueName('bus');
+    prefix = uniqueName('bus');
     server = new AmqpBus({ url, prefix, log, retryBaseMs: 20, maxAttempts: 3 });
     client = new AmqpBus({ url, prefix, log });
     await server.connect();
@@ -39,9 +70,38 @@ describe('RabbitMQ bus', () => {
       seen = { op, payload, m };
       return { ok: true, status: 200, body: { payload } as Record<string, unknown> };
     });
-    const reply = await client.request('svc.echo', { a: 1 }, { ...meta, userId: 'u9', idempotencyKey: 'k1' }, 2000);
+    const reply = await client.request('svc.echo', { a: 1 }, { ...meta, userId: 'u9', idempotencyKey: 'k1', operationKey: 'op1' }, 2000);
     expect(reply).toEqual({ ok: true, status: 200, body: { payload: { a: 1 } } });
-    expect(seen).toEqual({ op: 'svc.echo', payload: { a: 1 }, m: { orgId: 1, userId: 'u9', requestId: 'req-1', idempotencyKey: 'k1' } });
+    expect(seen).toEqual({ op: 'svc.echo', payload: { a: 1 }, m: { orgId: 1, userId: 'u9', requestId: 'req-1', idempotencyKey: 'k1', operationKey: 'op1' } });
+  });
+
+  /** Sends a request to an operation that takes a while; resolves once the service is running it. */
+  async function requestRunning(operation: string): Promise<{ outcome: Promise<unknown> }> {
+    let started = false;
+    await server.serve('svc', [operation], async () => {
+      started = true;
+      await new Promise((r) => setTimeout(r, 400));
+      return { ok: true, status: 200, body: {} };
+    });
+    const outcome = client.request(operation, {}, meta, 5000).catch((err: unknown) => err);
+    await until(() => started);
+    return { outcome };
+  }
+
+  it('fails a request whose connection drops while it waits as lost (it may have run), one never sent as unavailable', async () => {
+    const dropped = await requestRunning('svc.hang');
+    cutConnection(client);
+    expect(await dropped.outcome).toMatchObject({ kind: 'lost' });
+
+    const unconnected = new AmqpBus({ url, prefix, log });
+    await expect(unconnected.request('svc.hang', {}, meta, 1000)).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(unconnected.publish(thing('x.y'))).rejects.toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('fails a request still waiting when its bus closes as lost', async () => {
+    const waiting = await requestRunning('svc.hang2');
+    await client.close();
+    expect(await waiting.outcome).toMatchObject({ kind: 'lost' });
   });
 
   it('rejects at once when no service serves the operation, and after the timeout when none answers', async () => {
@@ -66,14 +126,82 @@ describe('RabbitMQ bus', () => {
     await client.publish(event);
     await until(() => got.length === 1 && failures === 3);
     expect(got[0]).toEqual(event);
+    await until(async () => (await queueDepth(url, `${prefix}.svc.failing.dead`)) === 1);
+    expect(failures).toBe(3);
+  });
+
+  it('lets a short retry overtake a long one: each back-off delay has its own retry queue', async () => {
+    const bus = new AmqpBus({ url, prefix, log, retryBaseMs: 50, maxAttempts: 10 });
+    await bus.connect();
+    try {
+      const seen: Array<{ id: string; attempt: number; at: number }> = [];
+      const succeedsAt = new Map<string, number>();
+      await bus.subscribe({
+        name: 'svc.tiers',
+        events: ['tier.*'],
+        handler: async (e, d) => {
+          seen.push({ id: e.id, attempt: d.attempt, at: Date.now() });
+          if (d.attempt < (succeedsAt.get(e.id) ?? 1)) throw new Error('not yet');
+        },
+      });
+      const attemptsOf = (id: string) => seen.filter((s) => s.id === id);
+      const longTier = `${prefix}.svc.tiers.retry.3200ms`;
+
+      // A arrives as its 7th attempt (as if it had failed six times) and fails: 50 ms x 2^6 = 3.2 s to wait.
+      const a = thing('tier.a');
+      succeedsAt.set(a.id, 8);
+      const conn = await amqplib.connect(url);
+      const confirm = await conn.createConfirmChannel();
+      confirm.publish(`${prefix}.events`, a.type, Buffer.from(JSON.stringify(a)), { persistent: true, headers: { 'x-attempt': 7 } });
+      await confirm.waitForConfirms();
+      await conn.close();
+      await until(async () => attemptsOf(a.id).length === 1 && (await queueDepth(url, longTier)) === 1);
+
+      // B fails its first attempt after A went to wait: 50 ms.
+      const b = thing('tier.b');
+      succeedsAt.set(b.id, 2);
+      await client.publish(b);
+      await until(() => attemptsOf(b.id).length === 2);
+      // B is back and handled while A is still waiting in its tier.
+      expect(attemptsOf(a.id)).toHaveLength(1);
+      expect(await queueDepth(url, longTier)).toBe(1);
+
+      await until(() => attemptsOf(a.id).length === 2);
+      const [aFailed, aRetried] = attemptsOf(a.id);
+      const [bFailed, bRetried] = attemptsOf(b.id);
+      expect([aFailed!.attempt, aRetried!.attempt, bFailed!.attempt, bRetried!.attempt]).toEqual([7, 8, 1, 2]);
+      expect(aRetried!.at - aFailed!.at).toBeGreaterThanOrEqual(3000);
+      expect(bRetried!.at - bFailed!.at).toBeLessThan(1500);
+      expect(bRetried!.at).toBeLessThan(aRetried!.at);
+    } finally {
+      await bus.close();
+      await bus.destroyTopology({ exchanges: false });
+    }
+  });
+
+  it('names every queue it declares, each retry tier included, so removing a topology leaves none behind', async () => {
+    await server.serve('svc', ['svc.named'], async () => ({ ok: true, status: 200, body: {} }));
+    await server.subscribe({ name: 'svc.named', events: ['named.*'], handler: async () => undefined });
+    const names = topologyNames(prefix, ['svc'], ['svc.named'], { retryBaseMs: 20 });
+    const tiers = [20, 40, 80, 160, 320, 640, 1280, 2560, 5120, 10240, 20480, 40960, 81920, 163840, 300000];
+    expect(names.queues).toEqual([
+      `${prefix}.rpc.svc`,
+      `${prefix}.svc.named`,
+      ...tiers.map((ms) => `${prefix}.svc.named.retry.${ms}ms`),
+      `${prefix}.svc.named.dead`,
+      `${prefix}.svc.named.retry`,
+    ]);
+    const declared = names.queues.filter((q) => q !== `${prefix}.svc.named.retry`);
+    for (const q of declared) expect(await queueExists(url, q)).toBe(true);
+    await deleteTopology(url, names);
+    for (const q of names.queues) expect(await queueExists(url, q)).toBe(false);
   });
 
   it('reconnects after losing its connection and restores its consumers', async () => {
     await server.serve('svc', ['svc.ping2'], async () => ({ ok: true, status: 200, body: { pong: true } }));
     const got: string[] = [];
     await server.subscribe({ name: 'svc.events', events: ['x.y'], handler: async (e) => void got.push(e.id) });
-    // Cut the TCP connection under the bus, as a network failure or broker restart would.
-    (server as unknown as { conn: { connection: { stream: { destroy(e: Error): void } } } }).conn.connection.stream.destroy(new Error('network failure'));
+    cutConnection(server);
     await until(async () => {
       try {
         return (await client.request('svc.ping2', {}, meta, 300)).ok;

@@ -1,0 +1,93 @@
+import type * as amqp from 'amqplib';
+import type { EventEnvelope } from '@bo/contracts';
+import type { Logger } from '../logger';
+import { retryDelayMs } from './backoff';
+import { safely, type AmqpConnection } from './connection';
+import type { Consumers } from './consumers';
+import type { EventPublisher } from './event-publisher';
+import type { ConsumerQueues } from './topology';
+import type { Subscription } from './types';
+
+export interface EventConsumerOptions {
+  queues: ConsumerQueues;
+  exchange: string;
+  prefetch: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  log: Logger;
+}
+
+/**
+ * A durable event consumer: its queue bound to each event type it takes, a retry queue per back-off
+ * delay and a dead-letter queue. A failed message is copied to the retry tier of its next delay
+ * (or, after the last attempt, to the dead letters) and only then acked, so it is never lost.
+ */
+export async function consumeEvents(
+  connection: AmqpConnection,
+  consumers: Consumers,
+  publisher: EventPublisher,
+  opts: EventConsumerOptions,
+  sub: Subscription,
+): Promise<void> {
+  const { queues } = opts;
+  await connection.register(async () => {
+    const ch = await connection.channel();
+    await ch.assertQueue(queues.main, { durable: true });
+    for (const tier of queues.retries) {
+      // Waits out the tier's delay, then dead-letters back to the main queue through the default exchange.
+      await ch.assertQueue(tier.queue, { durable: true, messageTtl: tier.delayMs, deadLetterExchange: '', deadLetterRoutingKey: queues.main });
+    }
+    await ch.assertQueue(queues.dead, { durable: true });
+    [queues.main, ...queues.retries.map((t) => t.queue), queues.dead].forEach((q) => connection.declared.queues.add(q));
+    for (const type of sub.events) await ch.bindQueue(queues.main, opts.exchange, type);
+    await ch.prefetch(opts.prefetch);
+    await consumers.consume(ch, queues.main, (msg) => handleEvent(ch, msg, sub, publisher, opts));
+  });
+}
+
+async function handleEvent(ch: amqp.Channel, msg: amqp.ConsumeMessage, sub: Subscription, publisher: EventPublisher, opts: EventConsumerOptions): Promise<void> {
+  const { queues, log } = opts;
+  const attempt = Number(msg.properties.headers?.['x-attempt'] ?? 1);
+  let event: EventEnvelope;
+  try {
+    event = JSON.parse(msg.content.toString()) as EventEnvelope;
+  } catch {
+    log.error({ consumer: sub.name }, 'unparseable event, dead-lettering');
+    await park(ch, msg, publisher, queues.dead, attempt);
+    return;
+  }
+  try {
+    await sub.handler(event, { attempt });
+    safely(() => ch.ack(msg));
+  } catch (err) {
+    const dead = attempt >= opts.maxAttempts;
+    log[dead ? 'error' : 'warn'](
+      { err, consumer: sub.name, event_id: event.id, type: event.type, attempt },
+      dead ? 'event handler failed for the last time, dead-lettering' : 'event handler failed, will retry',
+    );
+    await park(ch, msg, publisher, dead ? queues.dead : retryQueue(queues, retryDelayMs(attempt, opts.retryBaseMs)), attempt + 1);
+  }
+}
+
+/** The tier whose delay is this one; every delay the back-off gives has one. */
+function retryQueue(queues: ConsumerQueues, delayMs: number): string {
+  const tier = queues.retries.find((t) => t.delayMs === delayMs) ?? queues.retries[queues.retries.length - 1]!;
+  return tier.queue;
+}
+
+/** Copies the message to a retry tier or the dead letters with its next attempt number, then acks it. */
+async function park(ch: amqp.Channel, msg: amqp.ConsumeMessage, publisher: EventPublisher, queue: string, attempt: number): Promise<void> {
+  try {
+    await publisher.sendToQueue(queue, msg.content, {
+      ...msg.properties,
+      headers: { ...(msg.properties.headers ?? {}), 'x-attempt': attempt },
+      // The tier's queue-level TTL is the delay; a per-message one would only get in its way.
+      expiration: undefined,
+      persistent: true,
+    });
+    safely(() => ch.ack(msg));
+  } catch {
+    // Could not park it: leave it unacked so the broker redelivers it after a reconnect.
+    safely(() => ch.nack(msg, false, true));
+  }
+}
