@@ -1,12 +1,16 @@
 import type { EventEnvelope, RpcReply } from '@bo/contracts';
 import { BusError } from '../errors';
 import type { Logger } from '../logger';
-import { toRawReply, type Bus, type RawReply, type RequestMeta, type RpcServer, type Subscription } from './types';
+import { DEFAULT_MAX_ATTEMPTS, retryDelayMs } from './backoff';
+import { toRawReply, type Bus, type PendingDelivery, type RawReply, type RequestMeta, type RpcServer, type Subscription } from './types';
 
 /**
  * The in-process transport: same contract as the RabbitMQ one, for the single-process default
- * and fast unit tests. Events are delivered asynchronously with the same retry rules, but live
- * only in memory (the outbox still holds every event until it was handed over).
+ * and fast unit tests. Events are delivered asynchronously with the same retry rules. A
+ * subscription with a `store` has each event written there before publish resolves (the outbox
+ * forgets it then) and removed once handled or dead-lettered, so first deliveries and retries not
+ * made when the process stops are made after the next start, at their due time and with their
+ * attempt count. One without a store lives in memory only.
  */
 export class MemoryBus implements Bus {
   readonly kind = 'memory' as const;
@@ -14,6 +18,8 @@ export class MemoryBus implements Bus {
   private readonly subscriptions: Subscription[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Stored deliveries scheduled or running here, by consumer and event id: none is made twice at once. */
+  private readonly scheduled = new Set<string>();
   private consuming = true;
   readonly deadLetters: Array<{ subscription: string; event: EventEnvelope }> = [];
 
@@ -46,18 +52,42 @@ export class MemoryBus implements Bus {
 
   async publish(event: EventEnvelope): Promise<void> {
     const copy = JSON.parse(JSON.stringify(event)) as EventEnvelope;
-    for (const sub of this.subscriptions) {
-      if (sub.events.some((pattern) => topicMatches(pattern, event.type))) this.deliver(sub, copy, 1);
-    }
+    const matching = this.subscriptions.filter((sub) => sub.events.some((pattern) => topicMatches(pattern, event.type)));
+    const stored = await Promise.allSettled(
+      matching.map(async (sub) => {
+        if (!sub.store) return this.schedule(sub, copy, 1);
+        // Durable before accepted. Not delivered when pending already: that delivery is under way.
+        if (await sub.store.add(copy)) this.resume(sub, { event: copy, attempt: 1, dueAt: Date.now() });
+      }),
+    );
+    // The consumers that did store it get it; the outbox publishes it again for the others, and the
+    // ones that have it already find it pending and do nothing.
+    const failed = stored.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw new BusError('unavailable', `Event ${event.id} not stored: ${(failed.reason as Error)?.message}`);
   }
 
-  private deliver(sub: Subscription, event: EventEnvelope, attempt: number, delayMs = 0): void {
-    const run = () => {
+  async subscribe(subscription: Subscription): Promise<void> {
+    this.subscriptions.push(subscription);
+    // What an earlier run left undone resumes at its due time with its attempt count. Read after
+    // subscribing, so an event published meanwhile cannot fall between the two; should both this
+    // and publish find it, `scheduled` lets only one deliver it.
+    for (const delivery of (await subscription.store?.pending()) ?? []) this.resume(subscription, delivery);
+  }
+
+  /** Schedules a stored delivery unless it is scheduled already or the bus stopped (it waits in its store). */
+  private resume(sub: Subscription, delivery: PendingDelivery): void {
+    const key = deliveryKey(sub, delivery.event);
+    if (!this.consuming || this.scheduled.has(key)) return;
+    this.scheduled.add(key);
+    this.schedule(sub, delivery.event, delivery.attempt, Math.max(0, delivery.dueAt - Date.now()));
+  }
+
+  private schedule(sub: Subscription, event: EventEnvelope, attempt: number, delayMs = 0): void {
+    if (!this.consuming) return;
+    const timer = setTimeout(() => {
       this.timers.delete(timer);
-      if (!this.consuming) return;
-      this.track(this.attempt(sub, event, attempt));
-    };
-    const timer = setTimeout(run, delayMs);
+      if (this.consuming) this.track(this.attempt(sub, event, attempt));
+    }, delayMs);
     this.timers.add(timer);
   }
 
@@ -65,19 +95,35 @@ export class MemoryBus implements Bus {
     try {
       await sub.handler(event, { attempt });
     } catch (err) {
-      const max = this.opts.maxAttempts ?? 8;
+      const error = err instanceof Error ? err.message : String(err);
+      const max = this.opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
       if (attempt >= max) {
         this.opts.log.error({ err, consumer: sub.name, event_id: event.id }, 'event handler failed for the last time');
         this.deadLetters.push({ subscription: sub.name, event });
+        await this.record(sub, event, () => sub.store?.dead(event, attempt, error));
+        this.scheduled.delete(deliveryKey(sub, event));
         return;
       }
       this.opts.log.warn({ err, consumer: sub.name, event_id: event.id, attempt }, 'event handler failed, will retry');
-      this.deliver(sub, event, attempt + 1, Math.min((this.opts.retryBaseMs ?? 1000) * 2 ** (attempt - 1), 300_000));
+      const delay = retryDelayMs(attempt, this.opts.retryBaseMs);
+      await this.record(sub, event, () => sub.store?.retry(event.id, attempt + 1, Date.now() + delay, error));
+      this.schedule(sub, event, attempt + 1, delay);
+      return;
     }
+    await this.record(sub, event, () => sub.store?.done(event.id));
+    this.scheduled.delete(deliveryKey(sub, event));
   }
 
-  async subscribe(subscription: Subscription): Promise<void> {
-    this.subscriptions.push(subscription);
+  /**
+   * Writes a delivery's progress to its store. A failure to write changes nothing here: the stored
+   * row as it stands is delivered again after the next start (the inbox absorbs a repeat).
+   */
+  private async record(sub: Subscription, event: EventEnvelope, write: () => Promise<void> | undefined): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message, consumer: sub.name, event_id: event.id }, 'could not record the delivery in its store');
+    }
   }
 
   private track(work: Promise<unknown>): void {
@@ -87,10 +133,12 @@ export class MemoryBus implements Bus {
 
   async stopConsuming(): Promise<void> {
     this.consuming = false;
-    // Retries still waiting are dropped: in-process delivery is best effort once the process stops.
+    // Deliveries still waiting stay in their subscription's store, if it has one, for the next
+    // start; without a store they are dropped. Nothing is scheduled from here on.
     this.timers.forEach(clearTimeout);
     this.timers.clear();
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    this.scheduled.clear();
   }
 
   async close(): Promise<void> {
@@ -108,4 +156,8 @@ export function topicMatches(pattern: string, key: string): boolean {
     return j < k.length && (p[i] === '*' || p[i] === k[j]) && match(i + 1, j + 1);
   };
   return match(0, 0);
+}
+
+function deliveryKey(sub: Subscription, event: EventEnvelope): string {
+  return `${sub.name}\n${event.id}`;
 }

@@ -1,5 +1,45 @@
+import type { EventEnvelope } from '@bo/contracts';
 import { createLogger } from '../logger';
 import { MemoryBus, topicMatches } from './memory';
+import type { DeliveryStore, PendingDelivery, Subscription } from './types';
+
+/** A DeliveryStore in a plain map, standing in for the database one: it outlives the buses that use it. */
+function mapStore() {
+  const rows = new Map<string, PendingDelivery>();
+  const dead: Array<{ event: EventEnvelope; attempts: number }> = [];
+  const store: DeliveryStore = {
+    async add(event) {
+      if (rows.has(event.id)) return false;
+      rows.set(event.id, { event, attempt: 1, dueAt: Date.now() });
+      return true;
+    },
+    async retry(id, attempt, dueAt) {
+      const row = rows.get(id);
+      if (row) rows.set(id, { ...row, attempt, dueAt });
+    },
+    async done(id) {
+      rows.delete(id);
+    },
+    async dead(event, attempts) {
+      rows.delete(event.id);
+      dead.push({ event, attempts });
+    },
+    async pending() {
+      return [...rows.values()];
+    },
+  };
+  return { store, rows, dead };
+}
+
+const anEvent = (n = 1): EventEnvelope => ({ id: `00000000-0000-4000-8000-00000000000${n}`, type: 'e.happened', occurred_at: '', org_id: 1, data: {} });
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 
 describe('topic matching', () => {
   it('follows AMQP topic rules', () => {
@@ -41,9 +81,86 @@ describe('in-process bus', () => {
         throw new Error('boom');
       },
     });
-    await bus.publish({ id: '00000000-0000-4000-8000-000000000001', type: 'e.happened', occurred_at: '', org_id: 1, data: {} });
-    await new Promise((r) => setTimeout(r, 100));
+    await bus.publish(anEvent());
+    await until(() => bus.deadLetters.length === 1);
     expect(attempts).toEqual([1, 2, 3]);
-    expect(bus.deadLetters).toHaveLength(1);
+  });
+
+  describe('with a delivery store', () => {
+    const recording = (store: DeliveryStore, attempts: number[], fails: (attempt: number) => boolean): Subscription => ({
+      name: 'x',
+      events: ['e.#'],
+      store,
+      handler: async (_e, d) => {
+        attempts.push(d.attempt);
+        if (fails(d.attempt)) throw new Error('boom');
+      },
+    });
+
+    it('keeps a retry still waiting at stop, and a new bus makes it with its attempt count', async () => {
+      const { store, rows } = mapStore();
+      const first: number[] = [];
+      const before = new MemoryBus({ log, retryBaseMs: 60_000 });
+      await before.subscribe(recording(store, first, () => true));
+      await before.publish(anEvent());
+      await until(() => rows.get(anEvent().id)?.attempt === 2);
+      await before.stopConsuming();
+      expect(first).toEqual([1]);
+
+      rows.set(anEvent().id, { ...rows.get(anEvent().id)!, dueAt: Date.now() }); // the minute went by while stopped
+      const second: number[] = [];
+      const after = new MemoryBus({ log, retryBaseMs: 60_000 });
+      await after.subscribe(recording(store, second, () => false));
+      await until(() => rows.size === 0);
+      expect(second).toEqual([2]);
+      await after.close();
+    });
+
+    it('stores an event published after it stopped consuming, without delivering it', async () => {
+      const { store, rows } = mapStore();
+      const attempts: number[] = [];
+      const bus = new MemoryBus({ log });
+      await bus.subscribe(recording(store, attempts, () => false));
+      await bus.stopConsuming();
+      await bus.publish(anEvent());
+      expect([...rows.keys()]).toEqual([anEvent().id]);
+      await new MemoryBus({ log }).subscribe(recording(store, attempts, () => false));
+      await until(() => rows.size === 0);
+      expect(attempts).toEqual([1]);
+    });
+
+    it('delivers an event published again while it is pending once', async () => {
+      const { store, rows } = mapStore();
+      const attempts: number[] = [];
+      const bus = new MemoryBus({ log, retryBaseMs: 1 });
+      await bus.subscribe(recording(store, attempts, (a) => a < 3));
+      await Promise.all([bus.publish(anEvent()), bus.publish(anEvent())]);
+      await until(() => rows.size === 0);
+      expect(attempts).toEqual([1, 2, 3]);
+    });
+
+    it('moves an event that failed its last attempt to the store\'s dead letters', async () => {
+      const { store, rows, dead } = mapStore();
+      const bus = new MemoryBus({ log, maxAttempts: 2, retryBaseMs: 1 });
+      await bus.subscribe(recording(store, [], () => true));
+      await bus.publish(anEvent());
+      await until(() => dead.length === 1);
+      expect(dead[0]).toMatchObject({ attempts: 2, event: { id: anEvent().id } });
+      expect(rows.size).toBe(0);
+    });
+
+    it('refuses an event a store cannot take, and hands it to the consumers that did take it', async () => {
+      const good = mapStore();
+      const broken: DeliveryStore = { ...mapStore().store, add: () => Promise.reject(new Error('database down')) };
+      const handled: string[] = [];
+      const bus = new MemoryBus({ log });
+      await bus.subscribe({ name: 'x', events: ['e.#'], store: good.store, handler: async (e) => void handled.push(e.id) });
+      await bus.subscribe({ ...recording(broken, [], () => false), name: 'y' });
+      // The outbox keeps it and publishes it again; the consumer that stored it has it meanwhile.
+      await expect(bus.publish(anEvent(1))).rejects.toMatchObject({ kind: 'unavailable' });
+      await until(() => handled.length === 1);
+      await until(() => good.rows.size === 0);
+      await bus.close();
+    });
   });
 });

@@ -51,6 +51,37 @@ export interface Subscription {
   /** Event types (topic routing keys, wildcards allowed). */
   events: readonly string[];
   handler: EventHandler;
+  /**
+   * Where a transport that holds nothing itself (the in-process bus) keeps this consumer's
+   * deliveries not yet handled, so they outlive the process. RabbitMQ's durable queues make it
+   * unnecessary there; without it the in-process bus keeps them in memory only.
+   */
+  store?: DeliveryStore;
+}
+
+/** A delivery still to make: which attempt it will be and when it is due (epoch ms). */
+export interface PendingDelivery {
+  event: EventEnvelope;
+  attempt: number;
+  dueAt: number;
+}
+
+/**
+ * One consumer's deliveries not yet handled, kept durably: a row per event from the moment the bus
+ * accepts it until its handler succeeded or it was dead-lettered. Implemented over the consuming
+ * service's own schema, so the bus knows nothing of databases.
+ */
+export interface DeliveryStore {
+  /** Records an event's first delivery, due at once; false when it is pending already (published again). */
+  add(event: EventEnvelope): Promise<boolean>;
+  /** After a failure: the next attempt and when it is due. */
+  retry(eventId: string, attempt: number, dueAt: number, error: string): Promise<void>;
+  /** Handled: nothing left to deliver. */
+  done(eventId: string): Promise<void>;
+  /** Failed its last attempt: moved to the dead letters, where a person can see it. */
+  dead(event: EventEnvelope, attempts: number, error: string): Promise<void>;
+  /** Every delivery still to make, read when the consumer subscribes. */
+  pending(): Promise<PendingDelivery[]>;
 }
 
 /**
