@@ -1,0 +1,63 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { deleteTopology } from '@bo/runtime';
+import { freePort, stopChild } from '../system';
+import type { CeilingConfig, CeilingRoute } from './shared';
+
+/** The running stand-in: its gateway's URL and token, and its two processes. */
+export interface CeilingStandIn {
+  base: string;
+  token: string;
+  pids: number[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the ceiling stand-in: a worker process (as a service) and an HTTP process (as the
+ * gateway), each its own Node process as in the RabbitMQ mode, over the same broker.
+ */
+export async function startCeiling(amqpUrl: string, routes: CeilingRoute[]): Promise<CeilingStandIn> {
+  const prefix = `bench_ceiling_${Date.now().toString(36)}`;
+  const config: CeilingConfig = {
+    amqpUrl,
+    exchange: `${prefix}.rpc`,
+    queue: `${prefix}.rpc.worker`,
+    port: await freePort(),
+    token: `bo_${randomBytes(32).toString('hex')}`,
+    timeoutMs: 5000,
+    prefetch: 32,
+    routes,
+  };
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    await Promise.all(children.map((c) => stopChild(c, 'SIGTERM', 10_000)));
+    await deleteTopology(amqpUrl, { queues: [config.queue], exchanges: [config.exchange] }).catch(() => undefined);
+  };
+  try {
+    // The worker declares the queue and its bindings: requests published before would be returned.
+    children.push(await start('worker.js', config));
+    children.push(await start('http.js', config));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { base: `http://127.0.0.1:${config.port}`, token: config.token, pids: children.map((c) => c.pid as number), stop };
+}
+
+async function start(entry: string, config: CeilingConfig): Promise<ChildProcess> {
+  const child = fork(join(__dirname, entry), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`ceiling ${entry} not ready within 30 s`));
+    }, 30_000);
+    child.once('exit', (code) => reject(new Error(`ceiling ${entry} exited with ${code}`)));
+    child.once('message', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.send(config);
+  });
+  return child;
+}

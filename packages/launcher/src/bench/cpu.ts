@@ -1,0 +1,120 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * CPU accounting from /proc (Linux only; elsewhere every figure is undefined): the CPU time of a
+ * set of processes and their descendants, and the busy time of the whole machine, over a window.
+ */
+export interface CpuUsage {
+  /** CPU seconds the measured processes (and their children) used in the window. */
+  processSeconds: number;
+  /** CPU seconds the whole machine was busy in the window (every process, the kernel included). */
+  machineBusySeconds: number;
+}
+
+let hz: number | undefined;
+function ticksPerSecond(): number {
+  if (hz === undefined) {
+    try {
+      hz = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      hz = 100;
+    }
+  }
+  return hz;
+}
+
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces), or undefined if it is gone. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The given processes and every process descending from them, as they are now. */
+export function withDescendants(roots: readonly number[]): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (!fields) continue;
+    const ppid = Number(fields[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const all = new Set<number>();
+  const todo = [...roots];
+  while (todo.length) {
+    const pid = todo.pop() as number;
+    if (all.has(pid)) continue;
+    all.add(pid);
+    todo.push(...(children.get(pid) ?? []));
+  }
+  return [...all];
+}
+
+/** utime + stime of the processes, in ticks; a process that is gone counts 0. */
+function processTicks(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const f = statFields(pid);
+    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 once the pid and name are cut off.
+    if (f) ticks += Number(f[11]) + Number(f[12]);
+  }
+  return ticks;
+}
+
+function machineBusyTicks(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  const [, ...values] = line.trim().split(/\s+/);
+  // user nice system idle iowait irq softirq steal (guest time is already counted in user).
+  const n = values.slice(0, 8).map(Number);
+  const total = n.reduce((a, b) => a + b, 0);
+  return total - (n[3] ?? 0) - (n[4] ?? 0);
+}
+
+/** Starts measuring; the returned function ends the window. Undefined where /proc is missing. */
+export function startCpuMeter(roots: readonly number[]): (() => CpuUsage) | undefined {
+  try {
+    const perSecond = ticksPerSecond();
+    const pids = withDescendants(roots);
+    const p0 = processTicks(pids);
+    const m0 = machineBusyTicks();
+    return () => {
+      return { processSeconds: (processTicks(pids) - p0) / perSecond, machineBusySeconds: (machineBusyTicks() - m0) / perSecond };
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until the processes (and their children) have been idle for two intervals in a row, so
+ * that work a seeding or a previous run left behind (events still being published and consumed,
+ * read models catching up) does not run inside the next measured window. Gives up after `maxMs`;
+ * returns whether they went idle.
+ */
+export async function waitIdle(roots: readonly number[], opts: { maxMs?: number; intervalMs?: number; maxCores?: number } = {}): Promise<boolean> {
+  const { maxMs = 20_000, intervalMs = 250, maxCores = 0.05 } = opts;
+  let pids: number[];
+  try {
+    pids = withDescendants(roots);
+  } catch {
+    return true;
+  }
+  const perSecond = ticksPerSecond();
+  const deadline = Date.now() + maxMs;
+  let quiet = 0;
+  let last = processTicks(pids);
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, intervalMs));
+    const now = processTicks(pids);
+    const cores = (now - last) / perSecond / (intervalMs / 1000);
+    last = now;
+    quiet = cores <= maxCores ? quiet + 1 : 0;
+    if (quiet >= 2) return true;
+  }
+  return false;
+}

@@ -1,0 +1,126 @@
+import { Api, inParallel } from './api';
+import { ORG } from './system';
+
+/** What the bench's documents look like: three lines, one with a discount and one tax-included. */
+export const LINES = [
+  { product_id: '1', product_name: 'Widget', quantity: 2, price: 49.5, tax_rate: 15, tax_included: false },
+  { product_id: '2', product_name: 'Gadget', quantity: 1, price: 115, tax_rate: 15, tax_included: true },
+  { product_id: '3', product_name: 'Service hour', quantity: 3, price: 80, discount: 10, tax_rate: 0, tax_included: false },
+];
+
+export const ORG_ID = String(ORG);
+export const SEED_CONCURRENCY = 32;
+const PARTNERS = 50;
+const PRODUCTS = 50;
+
+/** The create-invoice request for a partner, as a string made by concatenation (cheap per request). */
+const invoiceHead = `{"org_id":"${ORG_ID}","userid":"bench","invoicetype":"invoiceout","partner":"`;
+const invoiceTail = `","line_items":${JSON.stringify(LINES)}}`;
+export const invoiceRequest = (partnerId: number) => invoiceHead + partnerId + invoiceTail;
+
+const INVOICE_ID = /"invoice":\{"id":(\d+)/;
+/** The invoice id of a create-invoice reply, read without parsing the whole envelope. */
+export function invoiceIdOf(body: string): number | undefined {
+  const m = INVOICE_ID.exec(body);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The records scenarios share within one mode, seeded through the gateway on first use, outside
+ * any measured window: partners, products and their location, and pools of draft and open invoices.
+ */
+export class Fixtures {
+  private partnersP?: Promise<number[]>;
+  private productsP?: Promise<{ ids: number[]; location: string }>;
+  /** Draft invoices not used yet, one validation each; the create-invoice scenario's replies feed it too. */
+  readonly drafts: number[] = [];
+  /** Invoices the validate scenario opened, for payments. */
+  readonly opened: number[] = [];
+  private lagSeq = 0;
+
+  constructor(readonly api: Api) {}
+
+  /** 50 customers, as the list scenario pages through (25 a page). */
+  partners(): Promise<number[]> {
+    this.partnersP ??= inParallel(PARTNERS, 8, async (i) => {
+      const body = await this.api.ok<{ partner: { id: number } }>('/crm/editpatner', {
+        org_id: ORG_ID,
+        userid: 'bench',
+        action: 'create',
+        partnername: `Seed ${i}`,
+        partner_type: 'customer',
+        email: `seed${i}@example.com`,
+        phone: '+1 555 0100',
+        currency: 'USD',
+      });
+      return body.partner.id;
+    });
+    return this.partnersP;
+  }
+
+  /** 50 products with 10 in stock at the default location. */
+  products(): Promise<{ ids: number[]; location: string }> {
+    this.productsP ??= (async () => {
+      const locations = await this.api.ok<{ locations: Array<{ location_id: string; is_default: boolean }> }>('/inventory/ops/getdata', { org_id: ORG_ID, action: 'list_locations' });
+      const location = (locations.locations.find((l) => l.is_default) ?? locations.locations[0])?.location_id;
+      if (!location) throw new Error('seeding: the organization has no stock location');
+      const ids = await inParallel(PRODUCTS, 8, async (i) => {
+        const body = await this.api.ok<{ product: { id: number } }>('/inventory/editproduct', {
+          org_id: ORG_ID,
+          userid: 'bench',
+          name: `Bench product ${i}`,
+          sku: `BENCH-${i}`,
+          price: 10,
+          cost: 4,
+          stock: 10,
+        });
+        return body.product.id;
+      });
+      return { ids, location };
+    })();
+    return this.productsP;
+  }
+
+  async createInvoice(partnerId: number): Promise<number> {
+    const body = await this.api.ok<{ invoice: { id: number } }>('/invoicing/invoice/new', JSON.parse(invoiceRequest(partnerId)) as Record<string, unknown>);
+    return body.invoice.id;
+  }
+
+  validate(id: number): Promise<unknown> {
+    return this.api.ok('/invoicing/invoice/new', { org_id: ORG_ID, id, validate_invoice: true });
+  }
+
+  /** Takes `n` drafts out of the pool, making the ones it lacks (spread over the seeded partners). */
+  async takeDrafts(n: number): Promise<number[]> {
+    const missing = n - this.drafts.length;
+    if (missing > 0) {
+      const partners = await this.partners();
+      const made = await inParallel(missing, SEED_CONCURRENCY, (i) => this.createInvoice(partners[i % partners.length] as number));
+      this.drafts.push(...made);
+    }
+    return this.drafts.splice(0, n);
+  }
+
+  /** `n` drafts each of a partner of its own, so the partner's balance moves only by that invoice. */
+  lagDrafts(n: number): Promise<Array<{ id: number; partnerId: number }>> {
+    return inParallel(n, SEED_CONCURRENCY, async () => {
+      const seq = this.lagSeq++;
+      const partner = await this.api.ok<{ partner: { id: number } }>('/crm/editpatner', {
+        org_id: ORG_ID,
+        userid: 'bench',
+        action: 'create',
+        partnername: `Lag probe ${seq}`,
+        partner_type: 'customer',
+      });
+      return { id: await this.createInvoice(partner.partner.id), partnerId: partner.partner.id };
+    });
+  }
+
+  /** `n` open invoices: the latest ones the validate scenario opened, else made and validated now. */
+  async openInvoices(n: number): Promise<number[]> {
+    const reuse = this.opened.slice(-n);
+    const drafts = await this.takeDrafts(n - reuse.length);
+    await inParallel(drafts.length, SEED_CONCURRENCY, (i) => this.validate(drafts[i] as number));
+    return [...reuse, ...drafts];
+  }
+}

@@ -1,0 +1,186 @@
+import { Api } from './api';
+import { waitIdle } from './cpu';
+import { startCeiling } from './ceiling/launch';
+import type { CeilingRoute } from './ceiling/shared';
+import { Fixtures } from './fixtures';
+import { measureIdempotencyCost, type IdempotencyCost } from './idempotency';
+import { runLoad, type LoadResult, type Sample, type Step } from './load';
+import { parseOptions, UsageError, type BenchOptions } from './options';
+import { attachRatios, evaluateTargets, formatReport, writeJson, type Report, type ScenarioResult } from './report';
+import { IDEMPOTENCY_COST, createScenarios, scenarioNames, type Scenario } from './scenarios';
+import { launchSystem } from './system';
+
+/** How many requests warm a run up (and, for one-use pools, measure the pace to size them by), and for how long at most. */
+const warmupRequests = (connections: number) => (connections === 1 ? 20 : connections * 8);
+const WARMUP_MAX_SECONDS = 3;
+
+/** What the ceiling imitates of a scenario: each step's path, request and reply. */
+interface CeilingSample {
+  title: string;
+  steps: Array<{ name: string; sample: Sample }>;
+}
+
+const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+/**
+ * `npm run bench`: the real system in each mode, every scenario at 32 connections and at 1, each
+ * compared with the ceiling stand-in measured in the same run (after the first mode, with the
+ * request and reply sizes that mode showed), and the cost of the service-level idempotency record.
+ */
+export async function main(argv: readonly string[]): Promise<void> {
+  let opts: BenchOptions;
+  try {
+    opts = parseOptions(argv, [...scenarioNames, IDEMPOTENCY_COST]);
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error((err as Error).message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const selected = (name: string) => !opts.only || opts.only.has(name);
+  const names: string[] = scenarioNames.filter(selected);
+  const runs = [
+    { connections: 32, seconds: opts.seconds },
+    { connections: 1, seconds: opts.secondsAt1 },
+  ];
+  const started = new Date();
+  log(`modes ${opts.modes.join(', ')}; scenarios ${[...names, ...(selected(IDEMPOTENCY_COST) ? [IDEMPOTENCY_COST] : [])].join(', ')}; ${opts.seconds} s at 32 connections, ${opts.secondsAt1} s at 1`);
+
+  const cleanups = new Set<() => Promise<void>>();
+  const onSignal = () => {
+    log('interrupted: stopping what the bench started');
+    void Promise.allSettled([...cleanups].map((c) => c())).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  const samples = new Map<string, CeilingSample>();
+  const results: ScenarioResult[] = [];
+  let ceiling: ScenarioResult[] = [];
+  let idempotency: IdempotencyCost[] = [];
+
+  for (const [index, mode] of opts.modes.entries()) {
+    log(`${mode}: starting the system`);
+    const sys = await launchSystem(mode, opts);
+    cleanups.add(sys.stop);
+    try {
+      const fixtures = new Fixtures(new Api(sys.base, sys.token));
+      const scenarios = createScenarios(fixtures, sys.databaseUrl).filter((s) => names.includes(s.name));
+      for (const scenario of scenarios) {
+        log(`${mode}: ${scenario.title}: seeding`);
+        await scenario.prepare();
+        for (const run of runs) {
+          const result = await measure(scenario, { ...run, base: sys.base, token: sys.token, cpuRoots: [sys.pid], samples, label: mode });
+          results.push({ ...result, mode, scenario: scenario.name, title: scenario.title, ceiling: scenario.ceiling, connections: run.connections });
+        }
+      }
+      if (mode === 'rabbitmq' && selected(IDEMPOTENCY_COST)) {
+        log(`${mode}: idempotency cost over the bus (no key / key, ${runs.map((r) => `${r.connections} conns ${r.seconds} s`).join(', ')})`);
+        idempotency = await measureIdempotencyCost({ amqpUrl: opts.amqpUrl, busPrefix: sys.busPrefix, runs });
+      }
+    } finally {
+      log(`${mode}: stopping the system`);
+      await sys.stop();
+      cleanups.delete(sys.stop);
+    }
+    // Between the modes: the stand-in imitates the sizes the first mode showed, and drift weighs on both modes alike.
+    if (index === 0 && samples.size > 0) ceiling = await measureCeiling(opts, samples, runs, cleanups);
+  }
+
+  attachRatios(results, ceiling);
+  const finished = new Date();
+  const report: Report = {
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    elapsedSeconds: (finished.getTime() - started.getTime()) / 1000,
+    settings: { seconds: opts.seconds, secondsAt1: opts.secondsAt1, modes: opts.modes, scenarios: names },
+    ceiling,
+    results,
+    idempotency,
+  };
+  const targets = evaluateTargets(report);
+  console.log(formatReport(report, targets));
+  if (opts.json) {
+    writeJson(opts.json, report, targets);
+    log(`results written to ${opts.json}`);
+  }
+  process.removeListener('SIGINT', onSignal);
+  process.removeListener('SIGTERM', onSignal);
+}
+
+interface MeasureContext {
+  connections: number;
+  seconds: number;
+  base: string;
+  token: string;
+  cpuRoots: number[];
+  /** Where the first successful request and reply of each ceiling's steps are kept. */
+  samples?: Map<string, CeilingSample>;
+  label: string;
+}
+
+/** A warm-up (which also keeps the samples the ceiling imitates), the pool seeding it calls for, then the measured run. */
+async function measure(scenario: Scenario, m: MeasureContext): Promise<LoadResult> {
+  const steps = scenario.steps();
+  const warm = warmupRequests(m.connections);
+  await scenario.beforeWarmup?.(warm);
+  const capture = new Map<string, Sample>();
+  const warmed = await runLoad({ base: m.base, token: m.token, steps, connections: m.connections, amount: warm, capSeconds: WARMUP_MAX_SECONDS, capture });
+  if (warmed.errors > 0) log(`${m.label}: ${scenario.name}: warm-up had ${warmed.errors} errors; first: ${warmed.firstError ?? 'n/a'}`);
+  if (m.samples && !m.samples.has(scenario.ceiling) && steps.every((s) => capture.has(s.name))) {
+    m.samples.set(scenario.ceiling, { title: scenario.title, steps: steps.map((s) => ({ name: s.name, sample: capture.get(s.name) as Sample })) });
+  }
+  const setup = (await scenario.beforeRun?.({ connections: m.connections, seconds: m.seconds, warmRate: warmed.rps })) ?? {};
+  const idleSince = Date.now();
+  const idle = await waitIdle(m.cpuRoots);
+  const waited = Date.now() - idleSince;
+  if (!idle) log(`${m.label}: ${scenario.name}: the processes did not go idle within 20 s; measuring anyway`);
+  else if (waited > 1000) log(`${m.label}: ${scenario.name}: waited ${(waited / 1000).toFixed(1)} s for the processes to go idle`);
+  log(`${m.label}: ${scenario.title}: ${m.connections} conns, ${setup.amount !== undefined ? `${setup.amount} requests (at most ${setup.capSeconds} s)` : `${m.seconds} s`}`);
+  try {
+    const result = await runLoad({
+      base: m.base,
+      token: m.token,
+      steps,
+      connections: m.connections,
+      ...(setup.amount !== undefined ? { amount: setup.amount, capSeconds: setup.capSeconds } : { seconds: m.seconds }),
+      cpuRoots: m.cpuRoots,
+    });
+    const lag = setup.lag ? await setup.lag.finish() : undefined;
+    return { ...result, ...(lag ? { lag } : {}) };
+  } catch (err) {
+    await setup.lag?.finish(0).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Every scenario's ceiling on the stand-in, with the request and reply each step showed in the real system. */
+async function measureCeiling(
+  opts: BenchOptions,
+  samples: Map<string, CeilingSample>,
+  runs: Array<{ connections: number; seconds: number }>,
+  cleanups: Set<() => Promise<void>>,
+): Promise<ScenarioResult[]> {
+  const path = (key: string, step: string) => `/ceiling/${key}/${step}`;
+  const routes: CeilingRoute[] = [...samples].flatMap(([key, c]) => c.steps.map((s) => ({ path: path(key, s.name), routingKey: `ceiling.${key}.${s.name}`, reply: s.sample.reply })));
+  log('ceiling: starting the stand-in');
+  const standIn = await startCeiling(opts.amqpUrl, routes);
+  cleanups.add(standIn.stop);
+  const out: ScenarioResult[] = [];
+  try {
+    for (const [key, c] of samples) {
+      const steps: Step[] = c.steps.map((s) => ({ name: s.name, path: path(key, s.name), body: s.sample.request }));
+      const scenario: Scenario = { name: key, title: c.title, ceiling: key, prepare: async () => undefined, steps: () => steps };
+      for (const run of runs) {
+        const result = await measure(scenario, { ...run, base: standIn.base, token: standIn.token, cpuRoots: standIn.pids, label: 'ceiling' });
+        out.push({ ...result, mode: 'ceiling', scenario: key, title: c.title, ceiling: key, connections: run.connections });
+      }
+    }
+  } finally {
+    await standIn.stop();
+    cleanups.delete(standIn.stop);
+  }
+  return out;
+}
+

@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+
+export const modes = ['rabbitmq', 'in-process'] as const;
+export type Mode = (typeof modes)[number];
+
+/** What `npm run bench` was asked to do. */
+export interface BenchOptions {
+  /** Length of each 32-connection run; 1-connection runs last half of it. */
+  seconds: number;
+  secondsAt1: number;
+  modes: Mode[];
+  /** Scenario names to run (every one when undefined). */
+  only?: ReadonlySet<string>;
+  /** Also write the results as JSON here. */
+  json?: string;
+  /** Admin URL of PostgreSQL: the bench makes (and drops) a database per mode on it. */
+  pgUrl: string;
+  amqpUrl: string;
+}
+
+export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|rabbitmq,in-process] [--json FILE]
+environment: BENCH_SECONDS (default 10: each 32-connection run; 1-connection runs last half),
+  BENCH_DATABASE_URL / BENCH_AMQP_URL (else TEST_DATABASE_URL / TEST_AMQP_URL, else local defaults)`;
+
+/** `names` are the scenarios that exist, for checking --only. */
+export function parseOptions(argv: readonly string[], names: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      only: { type: 'string' },
+      modes: { type: 'string' },
+      json: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) throw new UsageError(`${USAGE}\nscenarios: ${names.join(', ')}`);
+
+  const seconds = Number(env['BENCH_SECONDS'] ?? 10);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`BENCH_SECONDS must be a positive number of seconds, not "${env['BENCH_SECONDS']}"`);
+
+  const chosenModes = values.modes === undefined ? [...modes] : list(values.modes);
+  for (const m of chosenModes) {
+    if (!(modes as readonly string[]).includes(m)) throw new UsageError(`unknown mode "${m}"; modes: ${modes.join(', ')}`);
+  }
+  if (chosenModes.length === 0) throw new UsageError('--modes names no mode');
+
+  let only: Set<string> | undefined;
+  if (values.only !== undefined) {
+    only = new Set(list(values.only));
+    const unknown = [...only].filter((n) => !names.includes(n));
+    if (unknown.length) throw new UsageError(`unknown scenario ${unknown.map((n) => `"${n}"`).join(', ')}; scenarios: ${names.join(', ')}`);
+    if (only.size === 0) throw new UsageError('--only names no scenario');
+  }
+
+  return {
+    seconds,
+    secondsAt1: seconds / 2,
+    modes: [...new Set(chosenModes)] as Mode[],
+    only,
+    json: values.json,
+    pgUrl: env['BENCH_DATABASE_URL'] ?? env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    amqpUrl: env['BENCH_AMQP_URL'] ?? env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672',
+  };
+}
+
+/** A bad command line: printed without a stack trace. */
+export class UsageError extends Error {}
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
