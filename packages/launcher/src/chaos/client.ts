@@ -78,7 +78,7 @@ export function describeAttempts(attempts: readonly Attempt[]): string {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const backoff = (attempt: number) => Math.min(200 * 2 ** (attempt - 1), 3000) * (0.5 + Math.random());
+const backoff = (attempt: number) => Math.min(200 * 2 ** (attempt - 1), 4000) * (0.5 + Math.random());
 const retryable = (s: AttemptStatus) => s === 'network' || s === 'timeout' || (typeof s === 'number' && s >= 500);
 
 export class CarefulClient {

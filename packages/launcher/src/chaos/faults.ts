@@ -24,6 +24,8 @@ export interface FaultRecord {
   name: string;
   /** Milliseconds since the load started. */
   at: number;
+  /** When it was injected (epoch ms), to tell which answers came during or after it. */
+  startedAtMs: number;
   injectMs: number;
   note: string;
   recovered: boolean;
@@ -182,7 +184,7 @@ export async function runFaults(
     const injectMs = Date.now() - t0;
     const ready = await waitReady(ctx.fleet, ctx.broker, ctx.gatewayUrl, ctx.options.recoverTimeoutMs);
     log(`  ${note || error}; ${ready.ok ? `healthy again after ${ready.ms} ms` : `NOT healthy after ${ready.ms} ms: ${ready.missing.join('; ')}`}`);
-    records.push({ name: fault.name, at, injectMs, note, recovered: ready.ok, recoverMs: ready.ms, missing: ready.missing, error });
+    records.push({ name: fault.name, at, startedAtMs: t0, injectMs, note, recovered: ready.ok, recoverMs: ready.ms, missing: ready.missing, error });
   }
   return records;
 }

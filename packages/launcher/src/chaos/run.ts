@@ -97,7 +97,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     baseUrl: gatewayUrl,
     apiKeys: {},
     attemptTimeoutMs: options.rpcTimeoutMs + 3000,
-    maxAttempts: 8,
+    maxAttempts: 10,
     budgetMs: 40_000,
     keyPrefix: `k${runNo}${randomBytes(2).toString('hex')}`,
   });

@@ -36,8 +36,16 @@ export const keysCheck: Check = {
   title: 'no Idempotency-Key stuck; re-sending a key answers its first answer',
   async run(ctx) {
     const writes = ctx.client.writes;
+    // First every key once; then the ones still "in progress" all together, until the lease ran out.
     await pool(writes, 8, async (rec) => {
-      rec.replay = await ctx.client.replay(rec, ctx.options.stuckKeyMs);
+      rec.replay = await ctx.client.replay(rec, 0);
+    });
+    const waiting = writes.filter((rec) => rec.replay?.stuck);
+    const deadline = Date.now() + ctx.options.stuckKeyMs;
+    await pool(waiting, 32, async (rec) => {
+      const earlier = rec.replay?.attempts ?? [];
+      const again = await ctx.client.replay(rec, Math.max(0, deadline - Date.now()));
+      rec.replay = { ...again, attempts: [...earlier, ...again.attempts] };
     });
     const stuck: WriteRecord[] = [];
     const failing: WriteRecord[] = [];

@@ -1,6 +1,6 @@
 import { existingTables, queryEventually } from '../database';
 import { undeliveredEvents, workState } from '../drain';
-import { examples, type Check, type Violation } from './types';
+import { examples, nearestFault, type Check, type Violation } from './types';
 
 /** No answer was ever a 500: an outage is a 503/504 the client may retry, never an internal error. */
 export const no500Check: Check = {
@@ -11,17 +11,23 @@ export const no500Check: Check = {
     const fives = all.filter((e) => e.attempt.status === 500);
     const byOp = new Map<string, number>();
     for (const e of fives) byOp.set(e.write?.op ?? e.path, (byOp.get(e.write?.op ?? e.path) ?? 0) + 1);
+    const byFault = new Map<string, number>();
+    for (const e of fives) {
+      const f = nearestFault(ctx.faults, e.attempt.at + e.attempt.ms).replace(/ \+[\d.]+s$/, '');
+      byFault.set(f, (byFault.get(f) ?? 0) + 1);
+    }
     const other = new Map<string, number>();
     for (const e of all) if (e.attempt.status !== 500) other.set(`${e.attempt.status} ${e.attempt.code ?? ''}`.trim(), (other.get(`${e.attempt.status} ${e.attempt.code ?? ''}`.trim()) ?? 0) + 1);
     const violations: Violation[] = fives.length
       ? [
           {
-            message: `${fives.length} answers were 500 (${[...byOp].map(([op, n]) => `${n} x ${op}`).join(', ')})`,
+            message: `${fives.length} answers were 500 (${[...byOp].map(([op, n]) => `${n} x ${op}`).join(', ')}; after: ${[...byFault].map(([f, n]) => `${f} ${n}`).join(', ')})`,
             evidence: examples(fives, 8).map((e) => ({
+              answered_after: nearestFault(ctx.faults, e.attempt.at + e.attempt.ms),
               phase: e.phase,
               op: e.write?.op ?? e.path,
               key: e.write?.key,
-              at: new Date(e.attempt.at).toISOString(),
+              at: new Date(e.attempt.at + e.attempt.ms).toISOString(),
               request_id: e.attempt.requestId,
               code: e.attempt.code,
               message: e.attempt.message,

@@ -51,6 +51,12 @@ export function settled(rec: WriteRecord): { outcome: Outcome; reply?: Record<st
   return { outcome: 'unknown' };
 }
 
+/** The fault most recently injected before `at` (epoch ms), e.g. `kill -9 gateway +1.2s`. */
+export function nearestFault(faults: readonly FaultRecord[], at: number): string {
+  const f = [...faults].reverse().find((x) => x.startedAtMs <= at);
+  return f ? `${f.name} +${((at - f.startedAtMs) / 1000).toFixed(1)}s` : 'before any fault';
+}
+
 export function byOp(writes: readonly WriteRecord[], op: string): WriteRecord[] {
   return writes.filter((w) => w.op === op);
 }

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { describeAttempts, type WriteRecord } from '../client';
 import { queryEventually } from '../database';
 import { OPS } from '../load';
-import { byOp, examples, settled, type Check, type Violation } from './types';
+import type { FaultRecord } from '../faults';
+import { byOp, examples, nearestFault, settled, type Check, type Violation } from './types';
 
 /** Where a create-like write leaves its key: a table, the column holding it, and the id its reply names. */
 interface Marker {
@@ -27,10 +28,20 @@ const MARKERS: Marker[] = [
   { op: OPS.quotationAddLine.op, table: 'sales.quotation_lines', column: 'description', replyId: (r) => r['line_item']?.['id'] },
 ];
 
-const who = (rec: WriteRecord) => ({ key: rec.key, org: rec.org, attempts: describeAttempts(rec.attempts), replay: rec.replay?.status });
+/** A write as evidence: its key, what each attempt got, and the fault it was first sent after. */
+type Who = (rec: WriteRecord) => Record<string, unknown>;
+const whoWith =
+  (faults: readonly FaultRecord[]): Who =>
+  (rec) => ({
+    key: rec.key,
+    org: rec.org,
+    attempts: describeAttempts(rec.attempts),
+    replay: rec.replay?.status,
+    first_sent: rec.attempts[0] ? nearestFault(faults, rec.attempts[0].at) : undefined,
+  });
 
 /** Records carrying each key: a 2xx write exactly once (with the id it answered), a refused one never. */
-async function checkMarker(pool: pg.Pool, m: Marker, writes: WriteRecord[]): Promise<{ violations: Violation[]; line: string }> {
+async function checkMarker(pool: pg.Pool, m: Marker, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
   const recs = byOp(writes, m.op);
   const values = recs.map((r) => (m.prefix ?? '') + r.key);
   const rows = await queryEventually<{ marker: string; ids: Array<string | number> }>(
@@ -72,7 +83,7 @@ async function checkMarker(pool: pg.Pool, m: Marker, writes: WriteRecord[]): Pro
 }
 
 /** Payments per document: as many as distinct keys answered 2xx (plus at most the unsettled ones). */
-async function checkPayments(pool: pg.Pool, writes: WriteRecord[]): Promise<{ violations: Violation[]; line: string }> {
+async function checkPayments(pool: pg.Pool, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
   const recs = byOp(writes, OPS.payment.op);
   const perInvoice = new Map<number, WriteRecord[]>();
   for (const r of recs) perInvoice.set(Number(r.tags['invoiceId']), [...(perInvoice.get(Number(r.tags['invoiceId'])) ?? []), r]);
@@ -101,7 +112,7 @@ async function checkPayments(pool: pg.Pool, writes: WriteRecord[]): Promise<{ vi
       payments: ids.length,
       ok_keys: okN,
       unsettled_keys: unknownN,
-      keys: list.map((r, i) => `${r.key}:${s[i]?.outcome}${s[i]?.code ? `(${s[i]?.code})` : ''}`),
+      keys: list.map((r, i) => ({ ...who(r), outcome: s[i]?.outcome, code: s[i]?.code })),
       payment_ids: ids,
     });
     if (ids.length > okN + unknownN) extra.push(describe());
@@ -121,7 +132,7 @@ async function checkPayments(pool: pg.Pool, writes: WriteRecord[]): Promise<{ vi
 }
 
 /** Validations: a 2xx left the document posted once; a refusal left it unposted (unless another key posted it). */
-async function checkValidations(pool: pg.Pool, writes: WriteRecord[]): Promise<{ violations: Violation[]; line: string }> {
+async function checkValidations(pool: pg.Pool, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
   const recs = byOp(writes, OPS.invoiceValidate.op);
   const ids = [...new Set(recs.map((r) => Number(r.tags['invoiceId'])))];
   const rows = await queryEventually<{ id: number; invoicestatus: string; entries: string }>(
@@ -153,7 +164,7 @@ async function checkValidations(pool: pg.Pool, writes: WriteRecord[]): Promise<{
 }
 
 /** Conversions and cancels: the quotation ends as the 2xx answer said, and a refusal changed nothing. */
-async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[]): Promise<{ violations: Violation[]; line: string }> {
+async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
   const converts = byOp(writes, OPS.quotationConvert.op);
   const cancels = byOp(writes, OPS.quotationCancel.op);
   const ids = [...new Set([...converts, ...cancels].map((r) => Number(r.tags['quotationId'])))];
@@ -183,7 +194,7 @@ async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[]): Promis
 }
 
 /** Partner edits: the partner ends with the last 2xx edit's value (or a later unsettled one), never an older or a refused one. */
-async function checkPartnerEdits(pool: pg.Pool, writes: WriteRecord[]): Promise<{ violations: Violation[]; line: string }> {
+async function checkPartnerEdits(pool: pg.Pool, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
   const recs = byOp(writes, OPS.partnerEdit.op);
   const ids = [...new Set(recs.map((r) => Number(r.tags['partnerId'])))];
   const rows = await queryEventually<{ id: number; phone: string | null }>(pool, `select id, phone from partners.partners where id = any($1)`, [ids]);
@@ -213,12 +224,13 @@ export const writesCheck: Check = {
   title: 'every 2xx write present exactly once; no refused write took effect',
   async run(ctx) {
     const writes = ctx.client.writes;
+    const who = whoWith(ctx.faults);
     const parts = [
-      ...(await Promise.all(MARKERS.map((m) => checkMarker(ctx.pool, m, writes)))),
-      await checkPayments(ctx.pool, writes),
-      await checkValidations(ctx.pool, writes),
-      await checkQuotationMoves(ctx.pool, writes),
-      await checkPartnerEdits(ctx.pool, writes),
+      ...(await Promise.all(MARKERS.map((m) => checkMarker(ctx.pool, m, writes, who)))),
+      await checkPayments(ctx.pool, writes, who),
+      await checkValidations(ctx.pool, writes, who),
+      await checkQuotationMoves(ctx.pool, writes, who),
+      await checkPartnerEdits(ctx.pool, writes, who),
     ];
     return { summary: parts.map((p) => p.line).join('; '), violations: parts.flatMap((p) => p.violations) };
   },
