@@ -13,8 +13,11 @@ export const serviceDefinitions: Record<ServiceName, ServiceDefinition> = {
   invoicing: invoicingService,
 };
 
-/** Every queue and exchange the whole system declares under a prefix. */
-export function systemTopology(prefix: string) {
+/**
+ * Every queue and exchange the whole system declares under a prefix. The retry queues are named by
+ * their delay, so the EVENT_RETRY_BASE_MS the system ran with is needed to name them all.
+ */
+export function systemTopology(prefix: string, retryBaseMs = Number(process.env.EVENT_RETRY_BASE_MS ?? 1000)) {
   const defs = Object.values(serviceDefinitions);
-  return topologyNames(prefix, defs.map((d) => d.name), defs.flatMap((d) => (d.subscriptions ?? []).map((s) => s.name)));
+  return topologyNames(prefix, defs.map((d) => d.name), defs.flatMap((d) => (d.subscriptions ?? []).map((s) => s.name)), { retryBaseMs });
 }

@@ -89,7 +89,9 @@ export class System {
   }
 
   async start(): Promise<this> {
-    for (const name of this.opts.services ?? serviceNames) await this.startService(name);
+    // Every consumer subscribes before any service publishes: the in-process bus keeps no queues.
+    for (const name of this.opts.services ?? serviceNames) await this.startService(name, 'later');
+    for (const h of this.handles.values()) h.running.begin();
     const log = createLogger('gateway', this.config.LOG_LEVEL);
     this.gatewayBus = await this.newBus('gateway');
     this.gatewayDb = createDb(this.config.DATABASE_URL, 'gateway', this.config.DB_POOL_MAX);
@@ -97,14 +99,14 @@ export class System {
     return this;
   }
 
-  async startService(name: ServiceName): Promise<void> {
+  async startService(name: ServiceName, begin: 'now' | 'later' = 'now'): Promise<void> {
     if (this.handles.has(name)) return;
     const log = createLogger(name, this.config.LOG_LEVEL);
     const bus = await this.newBus(name);
     const db = createDb(this.config.DATABASE_URL, name, this.config.DB_POOL_MAX);
     const def = serviceDefinitions[name];
     const config = serviceConfigSchema(def).parse(this.env);
-    const running = await startService(def, { db, bus, log, config });
+    const running = await startService(def, { db, bus, log, config }, { begin });
     this.handles.set(name, { running, bus, db });
   }
 

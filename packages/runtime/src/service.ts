@@ -82,6 +82,8 @@ export interface ServiceDefinition {
 export interface RunningService {
   name: ServiceName;
   relay: OutboxRelay;
+  /** Starts publishing (outbox relay) and background tasks; see StartOptions. */
+  begin(): void;
   /** Stops taking work, lets handlers in flight finish and flushes the outbox. */
   stop(): Promise<void>;
 }
@@ -103,12 +105,20 @@ export function downstreamTimeoutMs(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>):
 
 export const pingOperation = (service: string) => `${service}.ping`;
 
-export async function startService(def: ServiceDefinition, deps: ServiceDeps): Promise<RunningService> {
+export interface StartOptions {
+  /**
+   * `later`: answer RPCs and subscribe, but publish nothing yet (outbox relay, background tasks)
+   * until `begin()`. The single-process system starts every service this way and then begins them
+   * all, because the in-process bus delivers an event only to consumers already subscribed.
+   */
+  begin?: 'now' | 'later';
+}
+
+export async function startService(def: ServiceDefinition, deps: ServiceDeps, opts: StartOptions = {}): Promise<RunningService> {
   const { db, bus, log, config } = deps;
   const applied = await migrate(db, def.name, [...runtimeMigrations, ...def.migrations]);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
   const relay = new OutboxRelay(db, bus, log, config.OUTBOX_POLL_MS);
-  relay.start();
 
   const byName = new Map(def.handlers.map((h) => [h.operation.name, h]));
   // Under test every reply is checked against its contract, so a handler cannot drift from it unseen.
@@ -198,12 +208,18 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps): P
     await bus.subscribe(inboxSubscription(sub, db, log, () => relay.kick()));
   }
   const tasks = [...(def.background?.({ ...deps, relay }) ?? []), retentionTask(deps)];
-  tasks.forEach((t) => t.start());
+  // Publishing starts once its own consumers are subscribed (events it sends itself reach them too).
+  const begin = () => {
+    relay.start();
+    tasks.forEach((t) => t.start());
+  };
+  if (opts.begin !== 'later') begin();
   log.info({ operations: byName.size }, `${def.name} service started`);
 
   return {
     name: def.name,
     relay,
+    begin,
     async stop() {
       await Promise.all(tasks.map((t) => t.stop()));
       await bus.stopConsuming();
