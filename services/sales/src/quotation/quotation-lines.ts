@@ -29,8 +29,9 @@ export function priceLine(input: LineItemInput): PricedLine {
   };
 }
 
+/** A line whose total, subtotal or discount reaches MAX_LINE_TOTAL: a 100% discount on a huge line is no smaller to store. */
 export function lineTooLarge(amounts: LineAmounts): boolean {
-  return amounts.total.abs().gte(MAX_LINE_TOTAL) || amounts.subtotal.abs().gte(MAX_LINE_TOTAL);
+  return [amounts.total, amounts.subtotal, amounts.discount_amount].some((a) => a.abs().gte(MAX_LINE_TOTAL));
 }
 
 export interface DocumentTotals {
@@ -57,7 +58,7 @@ export function addToTotals(current: DocumentTotals, line: LineAmounts): Documen
 }
 
 export function documentTooLarge(totals: DocumentTotals): boolean {
-  return totals.total.abs().gte(MAX_DOCUMENT_TOTAL) || totals.subtotal.abs().gte(MAX_DOCUMENT_TOTAL);
+  return [totals.total, totals.subtotal, totals.discount_total].some((a) => a.abs().gte(MAX_DOCUMENT_TOTAL));
 }
 
 /** valid_until may not fall before the day of the quotation date. */

@@ -49,12 +49,16 @@ describe('quotation line arithmetic', () => {
   it('refuses amounts too large to stay exact', () => {
     expect(lineTooLarge(priceLine(line({ quantity: '1000000', price: '1000000', discount: '0' })).amounts)).toBe(true);
     expect(lineTooLarge(priceLine(line()).amounts)).toBe(false);
+    // A full discount leaves nothing to pay but a discount amount no column holds (the fuzz suite's 500).
+    expect(lineTooLarge(priceLine(line({ quantity: '9999999999.9999', price: '9999999999.9999', discount: '100' })).amounts)).toBe(true);
+    expect(lineTooLarge(priceLine(line({ quantity: '1000', price: '999999', discount: '100' })).amounts)).toBe(false);
     const totals = (v: string) => ({ subtotal: dec(v), tax_amount: dec(0), discount_total: dec(0), total: dec(v) });
     // 99999999999999.99 would reach the client as 99999999999999.98; everything accepted arrives exact.
     expect(String(toNumber('99999999999999.99'))).toBe('99999999999999.98');
     expect(documentTooLarge(totals('99999999999999.99'))).toBe(true);
     expect(documentTooLarge(totals('1e13'))).toBe(true);
     expect(documentTooLarge(totals('9999999999999.99'))).toBe(false);
+    expect(documentTooLarge({ ...totals('0'), discount_total: dec('1e13') })).toBe(true);
     expect(String(JSON.parse(JSON.stringify(toNumber('9999999999999.99'))))).toBe('9999999999999.99');
   });
 
