@@ -5,6 +5,7 @@ import { buildOpenApi } from '@bo/contracts';
 import { startTestSystem, type TestSystem } from '../support/system';
 import { describeFailure, sendAll, settle, snapshot, type FuzzRequest, type FuzzResult } from './support/harness';
 import {
+  amountsAtBounds,
   hostileMutation,
   manyLines,
   objectFor,
@@ -63,7 +64,7 @@ function printStats(results: FuzzResult[], phase: string): void {
   if (process.env.FUZZ_STATS === 'messages') {
     const messages = new Map<string, number>();
     for (const r of results) {
-      if (!r.request.label.startsWith('valid') || r.status === 200) continue;
+      if (!/^(valid|bounds)/.test(r.request.label) || r.status === 200) continue;
       const k = `${r.request.label.split(' ')[1]}: ${String(r.envelope?.body?.message).replace(/\d+/g, 'N').slice(0, 160)}`;
       messages.set(k, (messages.get(k) ?? 0) + 1);
     }
@@ -214,10 +215,12 @@ describe('fuzzing every operation from the OpenAPI document', () => {
   it('answers every generated and hostile request to every operation with a well-formed envelope and never a 5xx', async () => {
     const requests = cases.flatMap((op) => {
       const lines = manyLines(op, poolsFor(op));
+      const bounds = amountsAtBounds(op);
       return [
         ...build(op, 'valid', VALID_PER_CASE),
         ...build(op, 'hostile', HOSTILE_PER_CASE, hostileMutation),
         ...(lines ? build(op, 'lines', 3, () => lines) : []),
+        ...(bounds ? build(op, 'bounds', 8, () => bounds) : []),
       ];
     });
     // Interleaved, so that writes and reads of every service run side by side.

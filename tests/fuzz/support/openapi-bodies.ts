@@ -306,6 +306,8 @@ export const numericEdges: fc.Arbitrary<unknown> = fc.constantFrom(
   new RawJson('1.0000000000000000000001'),
   new RawJson('0.1e1'),
   new RawJson('1E+2'),
+  9007199254740991,
+  -9007199254740991,
   9007199254740993,
   2147483647,
   2147483648,
@@ -482,6 +484,40 @@ export function hostileMutation(op: OperationCase): fc.Arbitrary<Mutation> {
     },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...all), fc.constantFrom(999, 1000, 1001, 5000)).map(([[n], size]) => set(`array of ${size} in`, n, bigArray(size))) },
   );
+}
+
+/** The largest value each decimal field accepts, by its name: quantities and unit prices below 10^10, money below 10^12, percentages up to 100. */
+function boundFor(name: string, negative: boolean): string | number {
+  if (name === 'tax_rate' || name === 'discount') return negative ? 0 : 100;
+  // A price is a 4-decimal unit price on a line but 2-decimal money on a product: this one is both.
+  if (name === 'price') return negative ? '0.01' : '9999999999.99';
+  if (/quantity|stock|qty/.test(name)) return negative ? '0.0001' : '9999999999.9999';
+  return negative ? '-999999999999.99' : '999999999999.99';
+}
+
+/** Every decimal of the body (and of its lines) at the edge of what it accepts: products and sums that may overflow a column. */
+export function amountsAtBounds(op: OperationCase): fc.Arbitrary<Mutation> | undefined {
+  const props = Object.entries(op.schema.properties ?? {}).filter(([, p]) => isDecimal(p)).map(([n]) => n);
+  const line = op.schema.properties?.['line_items']?.items;
+  const lineProps = Object.entries(line?.properties ?? {}).filter(([, p]) => isDecimal(p)).map(([n]) => n);
+  const records = Object.entries(op.schema.properties ?? {}).filter(([, p]) => typeof p.additionalProperties === 'object' && isDecimal(p.additionalProperties)).map(([n]) => n);
+  if (props.length + lineProps.length + records.length === 0) return undefined;
+  return fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 40 })).map(([negative, lines]): Mutation => ({
+    label: `amounts at their ${negative ? 'lower' : 'upper'} bounds`,
+    apply(b) {
+      const body = b.value as Record<string, unknown>;
+      for (const n of props) body[n] = boundFor(n, negative);
+      for (const n of records) {
+        const rec = body[n] && typeof body[n] === 'object' ? (body[n] as Record<string, unknown>) : { '1': 0 };
+        body[n] = Object.fromEntries(Object.keys(rec).map((k) => [k, boundFor(n, negative)]));
+      }
+      if (lineProps.length && Array.isArray(body['line_items'])) {
+        const first = (body['line_items'][0] ?? {}) as Record<string, unknown>;
+        const bounded = { ...first, ...Object.fromEntries(lineProps.map((n) => [n, boundFor(n, negative)])) };
+        body['line_items'] = new Array(lines).fill(bounded);
+      }
+    },
+  }));
 }
 
 /** Many lines (legal up to 500, refused past it) for the operations that take them. */
