@@ -97,6 +97,9 @@ describe('text a person types', () => {
     expect(refused(text(3), 'abcdef\u0000')).toEqual(['must not contain control characters']);
     expect(refused(dateField, '2024-01-01\u0000')).toEqual(['must not contain control characters']);
     expect(refused(text(3), 'abcd')).toEqual(['must be at most 3 characters']);
+    // Characters, as varchar(n) counts them, not UTF-16 units.
+    expect(text(3).parse('😀😀😀')).toBe('😀😀😀');
+    expect(refused(text(3), '😀😀😀😀')).toEqual(['must be at most 3 characters']);
   });
 
   it('names the problem of a string with textProblem', () => {
