@@ -25,11 +25,13 @@ export class BrokerInspector {
   private conn?: Amqp.ChannelModel;
   readonly topology: { queues: string[]; exchanges: string[] };
 
+  /** `retryBaseMs` is the processes' EVENT_RETRY_BASE_MS: the retry queues are named by their delays. */
   constructor(
     private readonly url: string,
     readonly prefix: string,
+    retryBaseMs: number,
   ) {
-    this.topology = systemTopology(prefix);
+    this.topology = systemTopology(prefix, retryBaseMs);
   }
 
   kindOf(queue: string): QueueKind {

@@ -108,51 +108,37 @@ export function realRabbitRestart(downMs: number): Fault {
 }
 
 /**
- * The faults of a run, interleaved so consecutive ones hit different parts. Every process is
- * killed once; full mode restarts the real broker and database, short mode makes the same outage
- * with the proxies (the servers are shared with other tests).
+ * The faults of a run: every process killed once, alternating with outages so consecutive faults
+ * hit different parts. Full mode restarts the real broker and database; short mode makes the same
+ * outages with the proxies (the servers may be shared with other tests).
  */
 export function faultPlan(mode: 'full' | 'short', fleet: Fleet): Fault[] {
-  const names = fleet.names;
+  const order =
+    mode === 'full'
+      ? ['partners#1', 'invoicing#1', 'catalog#2', 'gateway', 'sales#1', 'catalog#1', 'invoicing#2']
+      : ['invoicing#1', 'gateway', 'sales#1', 'catalog#1', 'partners#1', 'catalog#2', 'invoicing#2'];
+  const names = [...order.filter((n) => fleet.names.includes(n)), ...fleet.names.filter((n) => !order.includes(n))];
   const kills = names.map((n) => kill(n));
-  const byName = (n: string) => kills[names.indexOf(n)];
-  const take = (n: string): Fault[] => {
-    const f = byName(n);
-    return f ? [f] : [];
-  };
-  const rest = (used: string[]) => names.filter((n) => !used.includes(n)).map((n) => kill(n));
-  if (mode === 'full') {
-    const first = ['partners#1', 'invoicing#1', 'catalog#2', 'gateway', 'sales#1'];
-    return [
-      ...take('partners#1'),
-      proxyCut('postgres'),
-      ...take('invoicing#1'),
-      realRabbitRestart(5000),
-      ...take('catalog#2'),
-      proxyOutage('postgres', 3000),
-      ...take('gateway'),
-      realPostgresRestart(),
-      ...take('sales#1'),
-      proxyCut('rabbitmq'),
-      ...rest(first).slice(0, 1),
-      proxyBlackhole('rabbitmq', 4000, true),
-      ...rest(first).slice(1),
-      proxyBlackhole('postgres', 2000, false),
-    ];
+  const outages =
+    mode === 'full'
+      ? [
+          proxyCut('postgres'),
+          realRabbitRestart(5000),
+          proxyOutage('postgres', 3000),
+          realPostgresRestart(),
+          proxyCut('rabbitmq'),
+          proxyBlackhole('rabbitmq', 4000, true),
+          proxyBlackhole('postgres', 2000, false),
+        ]
+      : [proxyOutage('postgres', 3000), proxyOutage('rabbitmq', 4000), proxyBlackhole('rabbitmq', 3000, true), proxyCut('postgres')];
+  const plan: Fault[] = [];
+  for (let i = 0; i < Math.max(kills.length, outages.length); i++) {
+    const k = kills[i];
+    const o = outages[i];
+    if (k) plan.push(k);
+    if (o) plan.push(o);
   }
-  const first = ['invoicing#1', 'gateway', 'sales#1', 'catalog#1', 'partners#1'];
-  return [
-    ...take('invoicing#1'),
-    proxyOutage('postgres', 3000),
-    ...take('gateway'),
-    proxyOutage('rabbitmq', 4000),
-    ...take('sales#1'),
-    ...take('catalog#1'),
-    proxyBlackhole('rabbitmq', 3000, true),
-    ...take('partners#1'),
-    proxyCut('postgres'),
-    ...rest(first),
-  ];
+  return plan;
 }
 
 /**

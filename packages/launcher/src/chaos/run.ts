@@ -92,7 +92,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     { name: 'gateway', role: 'gateway', env },
   ];
   const fleet = new Fleet(specs, logDir, log);
-  const broker = new BrokerInspector(options.amqpUrl, id);
+  const broker = new BrokerInspector(options.amqpUrl, id, options.eventRetryBaseMs);
   const client = new CarefulClient({
     baseUrl: gatewayUrl,
     apiKeys: {},
