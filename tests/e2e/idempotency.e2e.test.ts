@@ -32,6 +32,14 @@ describe('Idempotency-Key when the gateway fast path fails', () => {
     expect(await named(name)).toHaveLength(1);
   });
 
+  it('refuses a key that is not 1 to 255 printable ASCII characters, changing nothing', async () => {
+    for (const key of ['x'.repeat(256), 'tab\there', 'ünïcode']) {
+      const r = await sys.post('/crm/editpatner', createBody(`Refused ${key.length}`), { headers: { 'Idempotency-Key': key } });
+      expect([key, r.statusCode, r.body.errors?.[0]?.field]).toEqual([key, 400, 'Idempotency-Key']);
+    }
+    expect(await named('Refused')).toEqual([]);
+  });
+
   it('lets a retry take over a key claimed by a gateway that died mid-request, once its lease ends', async () => {
     const name = `Orphaned ${randomUUID().slice(0, 8)}`;
     const key = randomUUID();

@@ -33,16 +33,8 @@ export interface Operation<Req extends z.ZodType = z.ZodType, Res extends z.ZodT
   reply: Res;
 }
 
-const replySchemas = new WeakSet<z.ZodType>();
-
 export function defineOperation<Req extends z.ZodType, Res extends z.ZodType>(op: Operation<Req, Res>): Operation<Req, Res> {
-  replySchemas.add(op.reply);
   return op;
-}
-
-/** Whether a schema is an operation's reply: the system's own output, which no request limit bounds (a list of every location). */
-export function isReplySchema(schema: z.ZodType): boolean {
-  return replySchemas.has(schema);
 }
 
 export type RequestOf<O> = O extends Operation<infer Req, z.ZodType> ? z.output<Req> : never;

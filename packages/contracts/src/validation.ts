@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { FieldError } from './envelope';
-import { isReplySchema } from './operation';
 import { checkShape, fieldName, printable, requestShapeLimits, type ShapeLimits } from './shape';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string; errors: FieldError[] };
@@ -11,12 +10,11 @@ export const MAX_REPORTED_ERRORS = 50;
 /**
  * Parses input against a schema and turns zod issues into field errors a person can read.
  * The input's shape (depth, array and object sizes) is checked first, without recursion, so a
- * pathological body is refused before the schema, or anything after it, walks it. Replies are the
- * system's own output and legitimately larger (every location of an organization), so an
- * operation's reply schema is checked without the limits, as is anything given `limits: null`.
+ * pathological body is refused before the schema, or anything after it, walks it. The system's own
+ * output (a reply may list every location of an organization) is checked with `limits: null`.
  */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, opts: { limits?: ShapeLimits | null } = {}): Parsed<z.output<S>> {
-  const limits = opts.limits !== undefined ? opts.limits : isReplySchema(schema) ? null : requestShapeLimits;
+  const limits = opts.limits === undefined ? requestShapeLimits : opts.limits;
   const tooBig = limits ? checkShape(input, limits) : undefined;
   if (tooBig) return { ok: false, message: `Invalid request: ${tooBig.message}`, errors: [tooBig] };
   const result = schema.safeParse(input, { reportInput: true });

@@ -154,8 +154,9 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       res.setHeader('Idempotency-Key', operationKey);
       return call(op, fields, org.value, requestId, { operationKey }, reqLog);
     }
-    if (key.length === 0 || key.length > 255) {
-      return errorEnvelope(400, 'validation_failed', 'Idempotency-Key must be 1 to 255 characters');
+    if (!/^[\x20-\x7e]{1,255}$/.test(key)) {
+      const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
+      return errorEnvelope(400, 'validation_failed', message, { errors: [{ field: 'Idempotency-Key', message }] });
     }
     res.setHeader('Idempotency-Key', key);
     const sent = { idempotencyKey: key, operationKey: key };
