@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { parseOptions } from './options';
+import { parseOptions, UsageError } from './options';
 import { formatRun, formatSummary, type RunReport } from './report';
 import { runOnce } from './run';
 
@@ -24,6 +24,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(err);
+  console.error(err instanceof UsageError ? err.message : err);
   process.exit(2);
 });

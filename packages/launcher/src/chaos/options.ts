@@ -11,7 +11,7 @@ export interface ChaosOptions {
   maxWrites: number;
   /** Workers sending load at once. */
   concurrency: number;
-  /** Keep the database, the queues and the logs of the run for inspection. */
+  /** Keep the database, the queues and the process logs of the run for inspection (a failed run keeps its logs anyway). */
   keep: boolean;
   /** Also write the report as JSON here. */
   jsonReport?: string;
@@ -34,14 +34,27 @@ export interface ChaosOptions {
 }
 
 const USAGE = `usage: npm run chaos -- [--short] [--runs N] [--seconds S] [--max-writes N] [--concurrency N] [--seed N] [--keep] [--json FILE]
-  --short        proxy cuts instead of real broker/database restarts, under 3 minutes (what npm test runs)
+  --short        proxy outages instead of real broker/database restarts, about 2 minutes (what npm test runs)
   --runs N       repeat the whole run N times (default 1); exits non-zero if any run finds a violation
   --seconds S    minimum load duration per run (default 120, short 50)
-  --keep         keep the database, queues and process logs of each run
+  --keep         keep the database, queues and process logs of each run (a failed run keeps its logs anyway)
+  --json FILE    also write the reports as JSON
 environment: CHAOS_DATABASE_URL / CHAOS_AMQP_URL (else TEST_*, else local defaults),
   CHAOS_PG_RESTART_CMD, CHAOS_RABBIT_STOP_CMD, CHAOS_RABBIT_START_CMD (full mode)`;
 
+/** A command line the suite cannot run; its message ends with the usage. */
+export class UsageError extends Error {}
+
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ChaosOptions {
+  try {
+    return fromArgs(argv, env);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+}
+
+function fromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ChaosOptions {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -65,7 +78,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const int = (v: string | undefined, fallback: number, name: string): number => {
     if (v === undefined) return fallback;
     const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer\n${USAGE}`);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer\n${USAGE}`);
     return n;
   };
   const rpcTimeoutMs = 3000;

@@ -24,6 +24,7 @@ export interface RunReport {
   drain: { drained: boolean; ms: number; state: WorkState };
   checks: CheckResult[];
   logDir: string;
+  logsKept: boolean;
   kept: boolean;
   error?: string;
 }
@@ -60,7 +61,7 @@ export function formatRun(r: RunReport): string {
       }
     }
   }
-  out.push(`process logs: ${r.logDir}${r.kept ? ' (database and queues kept)' : ''}`);
+  out.push(r.logsKept ? `process logs: ${r.logDir}${r.kept ? ' (database and queues kept)' : ''}` : 'process logs removed (the run passed; --keep keeps them)');
   return out.join('\n');
 }
 

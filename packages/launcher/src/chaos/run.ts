@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -115,6 +115,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     drain: { drained: false, ms: 0, state: { unpublished: {}, undelivered: {}, dueContracts: 0, queued: {} } },
     checks: [],
     logDir,
+    logsKept: true,
     kept: options.keep,
   };
   try {
@@ -179,6 +180,9 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     phases['total'] = (Date.now() - t0) / 1000;
   }
   report.ok = !report.error && report.checks.length > 0 && report.checks.every((c) => c.ok);
+  // A failed run keeps its process logs as evidence; a passed one keeps them only when asked to.
+  report.logsKept = !report.ok || options.keep;
+  if (!report.logsKept) rmSync(logDir, { recursive: true, force: true });
   return report;
 }
 
