@@ -124,7 +124,12 @@ async function checkPayments(pool: pg.Pool, writes: WriteRecord[], who: Who): Pr
     }
   }
   const violations: Violation[] = [];
-  if (extra.length) violations.push({ message: `payments: ${extra.length} documents hold more payments than keys that asked for one`, evidence: examples(extra) });
+  if (extra.length) {
+    violations.push({
+      message: `payments: ${extra.length} documents hold more payments than their keys answered 2xx (a payment took effect twice, or a refused one took effect)`,
+      evidence: examples(extra),
+    });
+  }
   if (lost.length) violations.push({ message: `payments: ${lost.length} documents hold fewer payments than keys answered 2xx`, evidence: examples(lost) });
   if (entryMismatch.length) violations.push({ message: `payments: ${entryMismatch.length} documents whose payment journal entries differ from their payments`, evidence: examples(entryMismatch) });
   if (missingIds.length) violations.push({ message: `payments: ${missingIds.length} answered payment ids not stored on their document`, evidence: examples(missingIds) });
