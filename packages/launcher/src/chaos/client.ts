@@ -54,6 +54,11 @@ export interface ClientOptions {
   maxAttempts: number;
   /** A write stops retrying after this long in all. */
   budgetMs: number;
+  /**
+   * How long a write keeps asking while its key answers 409 "in progress" (longer than the
+   * gateway's lease on a claimed key); then it is left unsettled for the key check to look at again.
+   */
+  conflictBudgetMs: number;
   keyPrefix: string;
 }
 
@@ -172,6 +177,7 @@ export class CarefulClient {
     this.writes.push(record);
     const started = Date.now();
     let failures = 0;
+    let firstConflict: number | undefined;
     for (;;) {
       const { answer, attempt } = await this.attempt(org, path, body, record.key, 'load', record);
       record.attempts.push(attempt);
@@ -185,8 +191,10 @@ export class CarefulClient {
         return record;
       }
       if (s !== 409) failures += 1;
+      else firstConflict ??= Date.now();
       const elapsed = Date.now() - started;
-      if (failures >= this.opts.maxAttempts || elapsed >= this.opts.budgetMs) {
+      const conflicted = firstConflict !== undefined && Date.now() - firstConflict >= this.opts.conflictBudgetMs;
+      if (failures >= this.opts.maxAttempts || elapsed >= this.opts.budgetMs || conflicted) {
         Object.assign(record, { outcome: 'unknown', status: typeof s === 'number' ? s : undefined, code: answer.code ?? (typeof s === 'string' ? s : undefined) });
         return record;
       }

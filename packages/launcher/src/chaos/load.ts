@@ -253,7 +253,22 @@ export class Load {
 
   private async convertScenario(w: OrgWorld, l: LoadLimits): Promise<void> {
     const id = await this.quotation(w, l);
-    const converted = await this.step('quotationConvert', w.org, () => ({ action: 'convert_to_invoice', quotation_id: id, invoicetype: 'invoiceout' }), { quotationId: id }, l);
+    const convert = () => this.step('quotationConvert', w.org, () => ({ action: 'convert_to_invoice', quotation_id: id, invoicetype: 'invoiceout' }), { quotationId: id }, l);
+    let converted: Record<string, any>;
+    try {
+      converted = await convert();
+    } catch (err) {
+      if (!(err instanceof Stop) || l.shouldStop()) throw err;
+      // The conversion did not answer 2xx: a client gives up on it (cancels the quotation), or
+      // adds a line and converts again under a new key. Neither may leave an invoice behind that
+      // the quotation does not point to, nor one without the quotation's lines.
+      if (this.random() < 0.5) {
+        await this.step('quotationCancel', w.org, () => ({ action: 'cancel_quotation', quotation_id: id }), { quotationId: id }, l);
+        return;
+      }
+      await this.step('quotationAddLine', w.org, (key) => ({ action: 'add_line', quotation_id: id, ...this.line(w, key) }), { quotationId: id }, l).catch(() => undefined);
+      converted = await convert();
+    }
     // Some converted invoices stay drafts, so partners carry committed amounts at the end.
     if (this.random() < 0.65) await this.validateAndPay(w, l, converted['invoice']['id'] as number);
   }

@@ -99,6 +99,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     attemptTimeoutMs: options.rpcTimeoutMs + 3000,
     maxAttempts: 10,
     budgetMs: 40_000,
+    conflictBudgetMs: options.rpcTimeoutMs * 2 + 2000,
     keyPrefix: `k${runNo}${randomBytes(2).toString('hex')}`,
   });
   const report: RunReport = {

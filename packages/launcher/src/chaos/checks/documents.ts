@@ -52,8 +52,9 @@ export const numbersCheck: Check = {
 };
 
 /**
- * Each quotation converted at most once, pointing to exactly one invoice made for it, and no
- * invoice made for a quotation that is not converted (an orphan draft from a failed conversion).
+ * Each quotation converted at most once, pointing to exactly one invoice made for it that carries
+ * exactly its lines, and no invoice made for a quotation that is not converted (an orphan draft
+ * from a failed conversion).
  */
 export const conversionsCheck: Check = {
   name: 'conversions',
@@ -90,7 +91,19 @@ export const conversionsCheck: Check = {
       `select i.id, i.sourceid from invoicing.invoices i where i.sourcetype = 'quotation'
           and not exists (select 1 from sales.quotations q where q.org_id = i.org_id and q.id::text = i.sourceid)`,
     );
+    // The invoice carries exactly the quotation's lines (the load never adds lines to a converted invoice).
+    const content = await queryEventually<Record<string, unknown>>(
+      ctx.pool,
+      `select * from (
+         select q.id as quotation_id, q.invoice_id, q.total as quotation_total, i.invoicetotal as invoice_total,
+                (select count(*) from sales.quotation_lines l where l.quotation_id = q.id) as quotation_lines,
+                (select count(*) from invoicing.invoice_lines l where l.invoice_id = i.id) as invoice_lines
+           from sales.quotations q join invoicing.invoices i on i.id = q.invoice_id and i.org_id = q.org_id
+          where q.status = 'converted') x
+        where quotation_total <> invoice_total or quotation_lines <> invoice_lines`,
+    );
     const violations: Violation[] = [];
+    if (content.length) violations.push({ message: `${content.length} converted quotations whose invoice does not carry exactly their lines`, evidence: examples(content) });
     if (many.length) violations.push({ message: `${many.length} quotations have more than one invoice`, evidence: examples(many) });
     if (dangling.length) violations.push({ message: `${dangling.length} converted quotations do not point to exactly the one invoice made for them`, evidence: examples(dangling) });
     if (orphans.length) violations.push({ message: `${orphans.length} quotations not converted have an invoice made for them (orphan drafts)`, evidence: examples(orphans) });

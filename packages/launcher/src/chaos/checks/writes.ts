@@ -178,6 +178,8 @@ async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Wh
   const bad: Violation[] = [];
   const wrong: unknown[] = [];
   const refusedButDone: unknown[] = [];
+  // A refusal "took effect" only if no other key for that quotation did it (a client may give up on one key and convert again under another).
+  const doneByAnother = (list: WriteRecord[], rec: WriteRecord) => list.some((o) => o !== rec && Number(o.tags['quotationId']) === Number(rec.tags['quotationId']) && settled(o).outcome !== 'refused');
   for (const rec of converts) {
     const row = q.get(Number(rec.tags['quotationId']));
     const s = settled(rec);
@@ -185,13 +187,15 @@ async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Wh
     if (s.outcome === 'ok' && (row?.status !== 'converted' || Number(row.invoice_id) !== Number(answered))) {
       wrong.push({ ...who(rec), quotation_id: rec.tags['quotationId'], status: row?.status, invoice_id: row?.invoice_id, answered_invoice_id: answered });
     }
-    if (s.outcome === 'refused' && row?.status === 'converted') refusedButDone.push({ ...who(rec), quotation_id: rec.tags['quotationId'], code: s.code, invoice_id: row.invoice_id });
+    if (s.outcome === 'refused' && row?.status === 'converted' && !doneByAnother(converts, rec)) {
+      refusedButDone.push({ ...who(rec), quotation_id: rec.tags['quotationId'], code: s.code, invoice_id: row.invoice_id });
+    }
   }
   for (const rec of cancels) {
     const row = q.get(Number(rec.tags['quotationId']));
     const s = settled(rec);
     if (s.outcome === 'ok' && row?.status !== 'cancelled') wrong.push({ ...who(rec), quotation_id: rec.tags['quotationId'], status: row?.status, expected: 'cancelled' });
-    if (s.outcome === 'refused' && row?.status === 'cancelled') refusedButDone.push({ ...who(rec), quotation_id: rec.tags['quotationId'], code: s.code });
+    if (s.outcome === 'refused' && row?.status === 'cancelled' && !doneByAnother(cancels, rec)) refusedButDone.push({ ...who(rec), quotation_id: rec.tags['quotationId'], code: s.code });
   }
   if (wrong.length) bad.push({ message: `quotations: ${wrong.length} convert/cancel answered 2xx but the quotation does not show it`, evidence: examples(wrong) });
   if (refusedButDone.length) bad.push({ message: `quotations: ${refusedButDone.length} convert/cancel answered a refusal but took effect`, evidence: examples(refusedButDone) });
