@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testing } from '@bo/runtime';
@@ -44,6 +44,7 @@ describe('chaos (short): faults under load leave every invariant intact', () => 
       /* the run died before writing its report: the output says why */
     }
     if (code !== 0) console.log(output);
+    else rmSync(dir, { recursive: true, force: true });
     const failed = reports.flatMap((r) => [
       ...(r.error ? [`run error: ${r.error.split('\n')[0]}`] : []),
       ...r.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.violations.map((v) => v.message).join('; ')}`),
