@@ -49,7 +49,18 @@ export type Envelope = z.infer<typeof envelopeSchema>;
 /** What a service answers to an RPC request. */
 export type RpcReply =
   | { ok: true; status: number; body: Record<string, unknown> }
-  | { ok: false; status: number; code: ErrorCode; message: string; errors?: FieldError[] };
+  | {
+      ok: false;
+      status: number;
+      code: ErrorCode;
+      message: string;
+      errors?: FieldError[];
+      /**
+       * The refusal depends on another request still running, not on settled state: no one stores
+       * it as the key's answer (the gateway's fast path included), so a retry is decided afresh.
+       */
+      transient?: boolean;
+    };
 
 export function envelope(statusCode: number, body: Record<string, unknown>): Envelope {
   return { statusCode, headers: { ...corsHeaders }, body };

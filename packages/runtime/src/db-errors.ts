@@ -3,16 +3,12 @@
  * connections is an outage the caller may retry (503), never an internal error (500).
  */
 
-/** SQLSTATE classes and codes that mean the database could not be reached or is going away. */
-const UNAVAILABLE_STATES = new Set([
-  '57P01', // admin_shutdown: the server is restarting
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now: starting up or shutting down
-  '53300', // too_many_connections
-  '53000', // insufficient_resources
-  '58000', // system_error
-  '58030', // io_error
-]);
+/**
+ * SQLSTATE classes that mean the database could not be reached, ran out of a resource or is going
+ * away: 08 connection exception, 53 insufficient resources (disk, memory, connections), 57P
+ * operator intervention (shutdown, crash, starting up, database dropped, idle timeout), 58 system error.
+ */
+const UNAVAILABLE_CLASSES = ['08', '53', '57P', '58'];
 
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
@@ -31,7 +27,7 @@ export function isDbUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as { code?: unknown; name?: unknown; message?: unknown; errors?: unknown };
   const code = typeof e.code === 'string' ? e.code : undefined;
-  if (code && (UNAVAILABLE_STATES.has(code) || code.startsWith('08') || UNAVAILABLE_ERRNOS.has(code))) return true;
+  if (code && (UNAVAILABLE_CLASSES.some((c) => code.startsWith(c)) || UNAVAILABLE_ERRNOS.has(code))) return true;
   if (e.name === 'KnexTimeoutError') return true;
   // Node reports a refused connection to several addresses as an AggregateError of errno errors.
   if (Array.isArray(e.errors) && e.errors.some(isDbUnavailable)) return true;

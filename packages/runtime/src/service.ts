@@ -231,12 +231,20 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
 }
 
 function errorReply(err: AppError): RpcReply {
-  return { ok: false, status: err.status, code: err.code, message: err.message, errors: err.errors };
+  return { ok: false, status: err.status, code: err.code, message: err.message, errors: err.errors, ...(err.transient ? { transient: true } : {}) };
 }
 
-/** What a failed handler answers: its refusal, 503 for a database outage, else 500 (a bug). */
+/** What a failed handler answers: its refusal, 503 for an outage or a conflict it could not settle, else 500 (a bug). */
 function failureReply(err: unknown, write: boolean, log: Logger, requestId: string): RpcReply {
   if (err instanceof AppError) return errorReply(err);
+  if (err instanceof AlreadyRecorded) {
+    // A twin recorded its reply, but reading it back failed (the database blinked): try again.
+    return { ok: false, status: 503, code: 'outcome_unknown', message: 'This request was already answered, but the answer could not be read back; retrying with the same Idempotency-Key is safe' };
+  }
+  if (isTransientConflict(err)) {
+    log.warn({ err: (err as Error).message }, 'transaction kept conflicting');
+    return { ok: false, status: 503, code: 'service_unavailable', message: 'The request kept conflicting with concurrent ones and did nothing; retry it' };
+  }
   if (isDbUnavailable(err)) {
     log.warn({ err: (err as Error).message }, 'database unavailable');
     // A commit cut off by the outage may or may not have landed: a write's outcome is unknown.

@@ -145,14 +145,14 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     const parsed = parseWith(op.request, fields);
     if (!parsed.ok) return errorEnvelope(400, 'validation_failed', parsed.message, { errors: parsed.errors });
 
-    if (!op.write) return call(op, fields, org.value, requestId, {}, reqLog);
+    if (!op.write) return (await call(op, fields, org.value, requestId, {}, reqLog)).answer;
     const key = req.header('idempotency-key');
     if (key === undefined) {
       // Every write is recorded under a key where it takes effect, so a broker redelivery never runs
       // it twice. The key is told to the client: retrying an unknown outcome with it is safe.
       const operationKey = randomUUID();
       res.setHeader('Idempotency-Key', operationKey);
-      return call(op, fields, org.value, requestId, { operationKey }, reqLog);
+      return (await call(op, fields, org.value, requestId, { operationKey }, reqLog)).answer;
     }
     if (!/^[\x20-\x7e]{1,255}$/.test(key)) {
       const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
@@ -166,7 +166,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       reqLog.warn({ err: (err as Error).message }, 'idempotency fast path unavailable');
       return undefined;
     });
-    if (claim === undefined) return call(op, fields, org.value, requestId, sent, reqLog);
+    if (claim === undefined) return (await call(op, fields, org.value, requestId, sent, reqLog)).answer;
     if (claim.kind === 'replay') return claim.envelope;
     if (claim.kind === 'mismatch') {
       return errorEnvelope(400, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request');
@@ -175,13 +175,14 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       return errorEnvelope(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry later');
     }
     let result: Answer;
+    let settled: boolean;
     try {
-      result = await call(op, fields, org.value, requestId, sent, reqLog);
+      ({ answer: result, settled } = await call(op, fields, org.value, requestId, sent, reqLog));
     } catch (err) {
       await idempotency.endLease(org.value, key).catch(() => undefined);
       throw err;
     }
-    if (result.statusCode >= 500) {
+    if (!settled) {
       await idempotency.endLease(org.value, key).catch(() => undefined);
     } else {
       const answer = toEnvelope(result);
@@ -202,22 +203,24 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     requestId: string,
     keys: { idempotencyKey?: string; operationKey?: string },
     reqLog: Logger,
-  ): Promise<Answer> {
+  ): Promise<{ answer: Answer; settled: boolean }> {
     const userId = body['userid'] === undefined || body['userid'] === null ? undefined : String(body['userid']);
     try {
       const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, ...keys }, config.RPC_TIMEOUT_MS);
       // The service's body is forwarded as it arrived: parsing it only to serialize it again is the gateway's largest cost.
-      if (raw.ok) return { statusCode: raw.status, raw: `{"statusCode":${raw.status},"headers":${CORS_JSON},"body":${raw.json}}` };
+      if (raw.ok) return { settled: true, answer: { statusCode: raw.status, raw: `{"statusCode":${raw.status},"headers":${CORS_JSON},"body":${raw.json}}` } };
       const reply = parseRawReply(raw);
-      if (reply.ok) return envelope(reply.status, reply.body);
-      return errorEnvelope(reply.status, reply.code, reply.message, {
+      if (reply.ok) return { settled: true, answer: envelope(reply.status, reply.body) };
+      const answer = errorEnvelope(reply.status, reply.code, reply.message, {
         errors: reply.errors,
         request_id: reply.status >= 500 ? requestId : undefined,
       });
+      // A 5xx, or a refusal that depends on another request still running, is not the key's answer.
+      return { settled: reply.status < 500 && !reply.transient, answer };
     } catch (err) {
       if (!(err instanceof BusError)) throw err;
       reqLog.warn({ operation: op.name, kind: err.kind }, err.message);
-      return busFailure(op, err, requestId);
+      return { settled: false, answer: busFailure(op, err, requestId) };
     }
   }
 

@@ -24,7 +24,7 @@ export const convertQuotationHandler = handler(
         if (q.convert_invoicetype !== null && q.convert_invoicetype !== req.invoicetype) {
           throw invalidState(
             `Quotation ${q.quotation_number} is being converted to an invoice of type ${q.convert_invoicetype}; convert it with that invoicetype to finish the conversion, which also completes by itself shortly`,
-          );
+          ).asTransient();
         }
       } else {
         enforce(checkConvert(statusOf(q, today())), q);

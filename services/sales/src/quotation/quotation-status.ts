@@ -29,7 +29,8 @@ export function effectiveStatus(stored: StoredStatus, validUntil: string, today:
   return EXPIRING.includes(stored) && isPastValidity(validUntil, today) ? 'expired' : stored;
 }
 
-export type Verdict = { ok: true } | { ok: false; message: string };
+/** `untilConversionEnds`: the refusal lasts only while a conversion is unfinished (a retry may be answered differently). */
+export type Verdict = { ok: true } | { ok: false; message: string; untilConversionEnds?: true };
 
 const ok: Verdict = { ok: true };
 const refuse = (message: string): Verdict => ({ ok: false, message });
@@ -61,9 +62,11 @@ export function checkHeaderEdit(status: QuotationStatus, conversionUnfinished = 
  * be on the quotation but not on its invoice; a cancel would leave that invoice behind.
  */
 function unfinished(action: string, status: QuotationStatus): Verdict {
-  return refuse(
-    `Cannot ${action} a quotation in status ${status} whose conversion to an invoice is unfinished (the invoice may already exist with the quotation as it is); the conversion will complete, on a retry or by itself shortly`,
-  );
+  return {
+    ok: false,
+    message: `Cannot ${action} a quotation in status ${status} whose conversion to an invoice is unfinished (the invoice may already exist with the quotation as it is); the conversion will complete, on a retry or by itself shortly`,
+    untilConversionEnds: true,
+  };
 }
 
 /** Lines go on draft or sent quotations, and not while a conversion is unfinished. */

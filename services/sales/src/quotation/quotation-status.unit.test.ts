@@ -59,8 +59,8 @@ describe('quotation status machine', () => {
       if (!verdict.ok) expect(verdict.message).toContain(`in status ${s} whose conversion to an invoice is unfinished`);
     }
     for (const s of ['draft', 'sent', 'accepted'] as const) {
-      expect(checkHeaderEdit(s, true)).toEqual({ ok: false, message: expect.stringContaining(`Cannot edit a quotation in status ${s} whose conversion to an invoice is unfinished`) });
-      expect(checkCancel(s, true)).toEqual({ ok: false, message: expect.stringContaining('the conversion will complete') });
+      expect(checkHeaderEdit(s, true)).toEqual({ ok: false, untilConversionEnds: true, message: expect.stringContaining(`Cannot edit a quotation in status ${s} whose conversion to an invoice is unfinished`) });
+      expect(checkCancel(s, true)).toEqual({ ok: false, untilConversionEnds: true, message: expect.stringContaining('the conversion will complete') });
     }
     // Expiry does not unfreeze it: a pending conversion may already hold an invoice.
     expect(checkCancel('expired', true).ok).toBe(false);

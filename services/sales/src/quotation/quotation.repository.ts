@@ -36,7 +36,10 @@ export function conversionUnfinished(row: QuotationRow): boolean {
 
 /** Turns a refusal of the state machine into a 400 that names the quotation and its current status. */
 export function enforce(verdict: Verdict, row: QuotationRow): void {
-  if (!verdict.ok) throw invalidState(`Quotation ${row.quotation_number}: ${verdict.message}`);
+  if (verdict.ok) return;
+  const refusal = invalidState(`Quotation ${row.quotation_number}: ${verdict.message}`);
+  // Not the key's settled answer: once the conversion ends, the same request may go through or be refused otherwise.
+  throw verdict.untilConversionEnds ? refusal.asTransient() : refusal;
 }
 
 /** SQL for the status a reader sees (one binding: today): draft and sent quotations past valid_until read as expired. */
