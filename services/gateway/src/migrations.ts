@@ -37,4 +37,15 @@ export const gatewayMigrations: Migration[] = [
       await trx.raw('update ??.idempotency_keys set lease_until = now() where completed_at is null', [schema]);
     },
   },
+  {
+    name: '003_idempotency_lease_token_and_age_index',
+    async up(trx, schema) {
+      // A claim names its holder, so a request whose lease ran out cannot end or answer its successor's.
+      await trx.schema.withSchema(schema).alterTable('idempotency_keys', (t) => {
+        t.uuid('lease_token');
+      });
+      // The retention purge finds expired keys without scanning the table.
+      await trx.raw('create index idempotency_keys_created on ??.idempotency_keys (created_at)', [schema]);
+    },
+  },
 ];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type * as amqp from 'amqplib';
 import { BusError } from '../errors';
-import type { AmqpConnection } from './connection';
+import { withTimeout, type AmqpConnection } from './connection';
 import type { RawReply, RequestMeta } from './types';
 
 const REPLY_TO = 'amq.rabbitmq.reply-to';
@@ -27,16 +27,21 @@ export class RpcClient {
   ) {}
 
   async request(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RawReply> {
-    const channel = await this.replyChannel();
+    const started = Date.now();
+    // The caller's time covers opening the channel too: a half-dead connection must not hold it longer.
+    const channel = await withTimeout(this.replyChannel(), timeoutMs).catch((err: unknown) => {
+      throw err instanceof BusError ? err : new BusError('unavailable', `No channel to send ${operation} on within ${timeoutMs} ms`);
+    });
+    const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
     const correlationId = randomUUID();
     return new Promise<RawReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(correlationId);
         reject(new BusError('timeout', `No reply to ${operation} within ${timeoutMs} ms`));
-      }, timeoutMs);
+      }, remainingMs);
       this.pending.set(correlationId, { resolve, reject, timer });
       try {
-        this.publishRequest(channel, operation, payload, meta, timeoutMs, correlationId);
+        this.publishRequest(channel, operation, payload, meta, remainingMs, correlationId);
       } catch (err) {
         // A channel that closed under us throws here: the request was never sent.
         this.settle(correlationId)?.reject(new BusError('unavailable', `Could not send ${operation}: ${(err as Error).message}`));

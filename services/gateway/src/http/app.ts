@@ -179,18 +179,18 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     try {
       ({ answer: result, settled } = await call(op, fields, org.value, requestId, sent, reqLog));
     } catch (err) {
-      await idempotency.endLease(org.value, key).catch(() => undefined);
+      await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
       throw err;
     }
     if (!settled) {
-      await idempotency.endLease(org.value, key).catch(() => undefined);
+      await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
     } else {
       const answer = toEnvelope(result);
       // The service holds the authoritative record; failing to copy it here only costs a later retry an RPC.
-      await retry(() => idempotency.complete(org.value, key, answer), 3).catch(async (err: unknown) => {
+      await retry(() => idempotency.complete(org.value, key, claim.token, answer), 3).catch(async (err: unknown) => {
         reqLog.warn({ err: (err as Error).message }, 'could not record the answer in the idempotency fast path');
         // Ending the lease sends a retry straight to the service, whose record replays this answer.
-        await idempotency.endLease(org.value, key).catch(() => undefined);
+        await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
       });
     }
     return result;

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { Envelope } from '@bo/contracts';
 import type { Knex } from '@bo/runtime';
 
 export type Claim =
-  | { kind: 'new' }
+  /** `token` names this claim: only its holder may complete the key or end the lease. */
+  | { kind: 'new'; token: string }
   | { kind: 'replay'; envelope: Envelope }
   | { kind: 'mismatch' }
   | { kind: 'in_progress' };
@@ -24,13 +26,14 @@ export class IdempotencyStore {
   ) {}
 
   async claim(orgId: number, key: string, operation: string, hash: string, leaseMs: number): Promise<Claim> {
+    const token = randomUUID();
     return this.db.transaction(async (trx) => {
       const inserted = await trx('idempotency_keys')
-        .insert({ org_id: orgId, key, operation, request_hash: hash, lease_until: leaseEnd(trx, leaseMs) })
+        .insert({ org_id: orgId, key, operation, request_hash: hash, lease_until: leaseEnd(trx, leaseMs), lease_token: token })
         .onConflict(['org_id', 'key'])
         .ignore()
         .returning('key');
-      if (inserted.length > 0) return { kind: 'new' } as const;
+      if (inserted.length > 0) return { kind: 'new', token } as const;
       const row = await trx('idempotency_keys')
         .select('*', trx.raw('created_at <= now() - make_interval(hours => ?) as expired', [this.ttlHours]), trx.raw('coalesce(lease_until <= now(), true) as lease_over'))
         .where({ org_id: orgId, key })
@@ -40,21 +43,22 @@ export class IdempotencyStore {
       if (row.expired) {
         await trx('idempotency_keys')
           .where({ org_id: orgId, key })
-          .update({ operation, request_hash: hash, status_code: null, response: null, created_at: trx.fn.now(), completed_at: null, lease_until: leaseEnd(trx, leaseMs) });
-        return { kind: 'new' } as const;
+          .update({ operation, request_hash: hash, status_code: null, response: null, created_at: trx.fn.now(), completed_at: null, lease_until: leaseEnd(trx, leaseMs), lease_token: token });
+        return { kind: 'new', token } as const;
       }
       if (row.request_hash !== hash || row.operation !== operation) return { kind: 'mismatch' } as const;
       if (row.completed_at !== null) return { kind: 'replay', envelope: row.response as Envelope } as const;
       if (!row.lease_over) return { kind: 'in_progress' } as const;
       // The earlier attempt's outcome is unknown or its gateway died: this one takes the key over.
-      await trx('idempotency_keys').where({ org_id: orgId, key }).update({ lease_until: leaseEnd(trx, leaseMs) });
-      return { kind: 'new' } as const;
+      await trx('idempotency_keys').where({ org_id: orgId, key }).update({ lease_until: leaseEnd(trx, leaseMs), lease_token: token });
+      return { kind: 'new', token } as const;
     });
   }
 
-  async complete(orgId: number, key: string, envelope: Envelope): Promise<void> {
+  /** Stores the answer, unless another request took the key over meanwhile (its own answer counts then). */
+  async complete(orgId: number, key: string, token: string, envelope: Envelope): Promise<void> {
     await this.db('idempotency_keys')
-      .where({ org_id: orgId, key })
+      .where({ org_id: orgId, key, lease_token: token })
       .update({ status_code: envelope.statusCode, response: JSON.stringify(envelope), completed_at: this.db.fn.now(), lease_until: null });
   }
 
@@ -62,8 +66,8 @@ export class IdempotencyStore {
    * Ends the lease of a request whose outcome the gateway could not learn: the key and its body
    * stay (another body is still refused), and a retry is forwarded to the service at once.
    */
-  async endLease(orgId: number, key: string): Promise<void> {
-    await this.db('idempotency_keys').where({ org_id: orgId, key }).whereNull('completed_at').update({ lease_until: this.db.fn.now() });
+  async endLease(orgId: number, key: string, token: string): Promise<void> {
+    await this.db('idempotency_keys').where({ org_id: orgId, key, lease_token: token }).whereNull('completed_at').update({ lease_until: this.db.fn.now() });
   }
 }
 

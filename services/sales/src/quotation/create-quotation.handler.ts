@@ -8,6 +8,10 @@ import { lineRow, toQuotationRecord, type LineRow, type QuotationRow } from './q
 const PREFIX: Record<sales.QuotationType, string> = { quotation: 'QUO-', proforma: 'PRO-', estimate: 'EST-' };
 const UNIQUE_NUMBER = 'quotations_org_number_unique';
 
+/**
+ * Opens its own transaction, after the partner check that may ask the partners service: no
+ * connection is held while a slow partners service answers.
+ */
 export const createQuotationHandler = handler(sales.createQuotation, async (req, ctx) => {
   if (validUntilBeforeDate(req.quotation_date, req.valid_until)) {
     const message = `valid_until ${req.valid_until} is before the quotation date ${req.quotation_date.slice(0, 10)}`;
@@ -48,7 +52,9 @@ export const createQuotationHandler = handler(sales.createQuotation, async (req,
         const stored = lines.length
           ? ((await trx('quotation_lines').insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l))).returning('*')) as LineRow[])
           : [];
-        return { message: 'Quotation created successfully', quotation: toQuotationRecord(quotation, stored, today()) };
+        const reply = { message: 'Quotation created successfully', quotation: toQuotationRecord(quotation, stored, today()) };
+        await ctx.finish(trx, reply);
+        return reply;
       });
     } catch (err) {
       if (!isUniqueViolation(err, UNIQUE_NUMBER)) throw err;
@@ -56,7 +62,7 @@ export const createQuotationHandler = handler(sales.createQuotation, async (req,
       if (attempt >= 3) throw err;
     }
   }
-});
+}, { transactions: 'own' });
 
 async function numberTaken(trx: Knex.Transaction, orgId: number, number: string): Promise<boolean> {
   return !!(await trx('quotations').select('id').where({ org_id: orgId, quotation_number: number }).first());
