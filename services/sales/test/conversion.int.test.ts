@@ -186,7 +186,8 @@ describe('converting quotations to invoices', () => {
       await cancel(q.id),
       await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'changed' }, 1, { operationKey: randomUUID() }),
     ]) {
-      expect(r).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('conversion to an invoice is unfinished') });
+      // Refused only while the conversion runs: not the settled answer of those commands' keys.
+      expect(r).toMatchObject({ ok: false, status: 400, code: 'invalid_state', transient: true, message: expect.stringContaining('conversion to an invoice is unfinished') });
     }
     // Another invoice type cannot finish what was started as invoiceout.
     expect(await convert(q.id, { invoicetype: 'creditout' })).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('type invoiceout') });
@@ -205,6 +206,25 @@ describe('converting quotations to invoices', () => {
     expect(ok(await convert(q.id, { key }))).toEqual(retry);
     expect(await convert(q.id)).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining(`already converted to invoice ${made.invoicenumber}`) });
     expect(await eventsOf(q.id)).toBe(1);
+  });
+
+  it('keeps a conversion pending when invoicing refuses a retry while the earlier attempt may still be making the invoice', async () => {
+    const q = await createQuotation();
+    invoicing.state.delayMs = 1800;
+    expect(await convert(q.id)).toMatchObject({ ok: false, status: 504, code: 'outcome_unknown' });
+    invoicing.state.delayMs = 0;
+    invoicing.state.refuse = { code: 'validation_failed', message: 'partner is not a customer' };
+    try {
+      // The first attempt's invoice may exist (here it does): the refusal must not reopen the quotation beside it.
+      expect(await convert(q.id)).toMatchObject({ ok: false, status: 503, code: 'outcome_unknown', message: expect.stringContaining('partner is not a customer') });
+      expect(await row(q.id)).toMatchObject({ status: 'draft', conversion_attempted_at: expect.any(Date) });
+      expect(await addLine(q.id)).toMatchObject({ ok: false, code: 'invalid_state' });
+    } finally {
+      invoicing.state.refuse = undefined;
+    }
+    const finished = ok(await convert(q.id));
+    expect(finished.invoice.id).toBe(invoicesFor(q.id)[0]!.id);
+    expect(invoicesFor(q.id)).toHaveLength(1);
   });
 
   it('passes on an invoicing refusal and unfreezes the quotation: nothing was made, lines are taken again', async () => {

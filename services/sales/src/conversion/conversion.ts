@@ -60,6 +60,11 @@ export interface Attempt {
   quotation: QuotationRow;
   /** This attempt froze the quotation (it was open before). */
   froze: boolean;
+  /**
+   * No earlier attempt can still be inside invoicing: this one froze the quotation, or the last one
+   * ended more than an RPC timeout ago (invoicing drops requests older than that).
+   */
+  earlierSettled: boolean;
   /** Its number: it changes the row after the call only if no other attempt began since. */
   number: number;
   request: SourceInvoiceRequest;
@@ -92,6 +97,7 @@ export async function checkNotHeldByAnother(trx: Knex.Transaction, q: QuotationR
 /** Step 1, inside the caller's transaction that locked `q`: freezes it if open and takes the lease. */
 export async function claimAttempt(trx: Knex.Transaction, q: QuotationRow, invoicetype: InvoiceType, driver: Driver, config: BaseConfig): Promise<Attempt> {
   const froze = q.conversion_attempted_at === null;
+  const earlierSettled = froze || q.conversion_lease_until === null || q.conversion_lease_until.getTime() < Date.now() - config.RPC_TIMEOUT_MS;
   const [row] = (await trx('quotations')
     .where({ id: q.id })
     .update({
@@ -107,7 +113,7 @@ export async function claimAttempt(trx: Knex.Transaction, q: QuotationRow, invoi
   const frozen = row as QuotationRow;
   const lines = await linesOf(trx, q.id);
   const request = sourceRequest(frozen.org_id, driver.actor ?? undefined, frozen, lines, frozen.convert_invoicetype ?? invoicetype);
-  return { quotation: frozen, froze, number: frozen.conversion_attempts, request, driver };
+  return { quotation: frozen, froze, earlierSettled, number: frozen.conversion_attempts, request, driver };
 }
 
 /**
@@ -131,9 +137,12 @@ export async function finishConversion(deps: ConversionDeps, attempt: Attempt): 
   try {
     const outcome = await invoiceForSource(deps, { orgId: q.org_id, userId: driver.actor ?? undefined, requestId: driver.requestId }, attempt.request);
     if (outcome.kind === 'refused') {
-      // Invoicing answers an existing invoice before any check that could refuse: none exists.
-      await endAttempt(deps, attempt, 'unfreeze');
-      throw outcome.error;
+      // Invoicing answers an existing invoice before any check that could refuse, so none exists —
+      // unless an earlier attempt is still inside invoicing, or another began since: then the
+      // refusal is not the conversion's answer, and the quotation stays frozen for a retry or recovery.
+      if (attempt.earlierSettled && (await endAttempt(deps, attempt, 'unfreeze'))) throw outcome.error;
+      await endAttempt(deps, attempt, 'release');
+      throw pending(q, 503, `invoicing refused this attempt (${outcome.error.message}) while another attempt may still be making the invoice`);
     }
     if (outcome.kind === 'not_sent') {
       // This request made nothing; an earlier attempt with an unknown outcome still may have.
@@ -207,18 +216,23 @@ async function complete(trx: Knex.Transaction, attempt: Attempt, invoice: Source
  * Ends an attempt that made no invoice (`unfreeze`: the quotation is open again) or whose outcome is
  * unknown (`release`: still frozen, but free for a retry at once). Only if no attempt began since,
  * and best effort: a lease that was not released runs out, a quotation left frozen is resumed.
+ * Answers whether it changed the quotation.
  */
-async function endAttempt(deps: ConversionDeps, attempt: Attempt, how: 'unfreeze' | 'release'): Promise<void> {
+async function endAttempt(deps: ConversionDeps, attempt: Attempt, how: 'unfreeze' | 'release'): Promise<boolean> {
   const changes =
     how === 'unfreeze'
       ? { conversion_attempted_at: null, convert_key: null, convert_invoicetype: null, convert_user: null, conversion_lease_until: null }
       : { conversion_lease_until: deps.db.fn.now() };
-  await deps
+  const changed = await deps
     .db('quotations')
     .where({ id: attempt.quotation.id, conversion_attempts: attempt.number })
     .whereIn('status', CONVERTIBLE)
     .update(changes)
-    .catch((err: unknown) => deps.log.warn({ err, quotation_id: attempt.quotation.id, how }, 'conversion: could not end the attempt; it ends by itself'));
+    .catch((err: unknown) => {
+      deps.log.warn({ err, quotation_id: attempt.quotation.id, how }, 'conversion: could not end the attempt; it ends by itself');
+      return 0;
+    });
+  return changed > 0;
 }
 
 function pending(q: QuotationRow, status: 503 | 504, reason: string): AppError {
