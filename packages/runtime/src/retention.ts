@@ -30,11 +30,17 @@ const PURGES: Purge[] = [
 ];
 
 /** Deletes what is past its window, batch by batch; answers how many rows went, per table. */
-export async function purgeExpired(db: Knex, windows: RetentionWindows, purges: readonly Purge[] = PURGES): Promise<Record<string, number>> {
+export async function purgeExpired(
+  db: Knex,
+  windows: RetentionWindows,
+  purges: readonly Purge[] = PURGES,
+  stopping: () => boolean = () => false,
+): Promise<Record<string, number>> {
   const removed: Record<string, number> = {};
   for (const p of purges) {
     let total = 0;
-    for (;;) {
+    // A shutdown waits for one batch at most, not for a backlog of them.
+    while (!stopping()) {
       const result = await db.raw(
         `delete from ?? where ?? in (select ?? from ?? where ${p.expired} limit ?)`,
         [p.table, p.key, p.key, p.table, p.hours(windows), windows.batchSize],

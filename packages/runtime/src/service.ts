@@ -269,8 +269,8 @@ async function retryTransientConflicts<T>(work: () => Promise<T>, attempts = 3):
 
 /** Purges expired outbox, inbox and idempotency rows of the service's schema. */
 function retentionTask({ db, log, config }: ServiceDeps): BackgroundTask {
-  return periodicTask('retention', config.RETENTION_INTERVAL_MS, log, async () => {
-    const removed = await purgeExpired(db, retentionWindows(config));
+  return periodicTask('retention', config.RETENTION_INTERVAL_MS, log, async (stopping) => {
+    const removed = await purgeExpired(db, retentionWindows(config), undefined, stopping);
     if (Object.values(removed).some((n) => n > 0)) log.info({ removed }, 'expired rows purged');
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type BackgroundTask, type OutboxRelay } from '@bo/runtime';
+import { AppError, periodicTask, type BackgroundTask, type OutboxRelay } from '@bo/runtime';
 import { CONVERTIBLE } from '../quotation/quotation.repository';
 import type { QuotationRow } from '../quotation/quotation.record';
 import { claimAttempt, conversionTiming, finishConversion, type Attempt, type ConversionDeps, type Driver } from './conversion';
@@ -51,30 +51,8 @@ export async function recoverConversions(deps: ConversionDeps, shouldStop: () =>
 
 /** The recovery inside the service: a pass at start-up, then one every interval; stop() waits for a pass in flight. */
 export function conversionRecovery(deps: ConversionDeps & { relay: OutboxRelay }, intervalMs: number): BackgroundTask {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopping = false;
   const log = deps.log.child({ task: 'conversion-recovery' });
-  const pass = () => {
-    if (running || stopping) return;
-    running = recoverConversions({ ...deps, log }, () => stopping)
-      .then((completed) => {
-        if (completed > 0) deps.relay.kick();
-      })
-      .catch((err: unknown) => log.error({ err }, 'conversion recovery pass failed; will retry'))
-      .finally(() => (running = undefined));
-  };
-  return {
-    start() {
-      stopping = false;
-      pass();
-      timer = setInterval(pass, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      stopping = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return periodicTask('conversion-recovery', intervalMs, deps.log, async (stopping) => {
+    if ((await recoverConversions({ ...deps, log }, stopping)) > 0) deps.relay.kick();
+  });
 }

@@ -1,0 +1,27 @@
+import { createLogger } from './logger';
+import { periodicTask } from './periodic';
+
+describe('periodic task', () => {
+  it('runs a pass at start, never two at once, and stop() waits for the pass in flight, which sees it stopping', async () => {
+    let passes = 0;
+    let sawStopping = false;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const task = periodicTask('test', 5, createLogger('test', 'silent'), async (stopping) => {
+      passes++;
+      await gate;
+      sawStopping = stopping();
+    });
+    task.start();
+    // Ticks that come while the first pass runs start nothing.
+    await new Promise((r) => setTimeout(r, 30));
+    expect(passes).toBe(1);
+    let stopped = false;
+    const stopping = task.stop().then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect({ stopped, sawStopping, passes }).toEqual({ stopped: true, sawStopping: true, passes: 1 });
+  });
+});
