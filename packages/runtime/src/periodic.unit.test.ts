@@ -12,9 +12,11 @@ describe('periodic task', () => {
       await gate;
       sawStopping = stopping();
     });
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
     task.start();
-    // Ticks that come while the first pass runs start nothing.
-    await new Promise((r) => setTimeout(r, 30));
+    // Six ticks come while the first pass runs: they start nothing.
+    jest.advanceTimersByTime(30);
+    jest.useRealTimers();
     expect(passes).toBe(1);
     let stopped = false;
     const stopping = task.stop().then(() => (stopped = true));
