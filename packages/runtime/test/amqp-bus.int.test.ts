@@ -170,8 +170,8 @@ describe('RabbitMQ bus', () => {
       const [aFailed, aRetried] = attemptsOf(a.id);
       const [bFailed, bRetried] = attemptsOf(b.id);
       expect([aFailed!.attempt, aRetried!.attempt, bFailed!.attempt, bRetried!.attempt]).toEqual([7, 8, 1, 2]);
+      // A waited out its whole tier (a lower bound, which load cannot break); B overtook it.
       expect(aRetried!.at - aFailed!.at).toBeGreaterThanOrEqual(3000);
-      expect(bRetried!.at - bFailed!.at).toBeLessThan(1500);
       expect(bRetried!.at).toBeLessThan(aRetried!.at);
     } finally {
       await bus.close();
@@ -215,14 +215,16 @@ describe('RabbitMQ bus', () => {
   });
 
   it('finishes handlers in flight when it stops consuming', async () => {
+    let started = false;
     let finished = false;
     await server.serve('svc', ['svc.work'], async () => {
+      started = true;
       await new Promise((r) => setTimeout(r, 300));
       finished = true;
       return { ok: true, status: 200, body: {} };
     });
     const pending = client.request('svc.work', {}, meta, 2000);
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => started);
     await server.stopConsuming();
     expect(finished).toBe(true);
     await expect(pending).resolves.toMatchObject({ ok: true });

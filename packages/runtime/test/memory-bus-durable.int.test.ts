@@ -129,13 +129,15 @@ describe('in-process bus with its deliveries in the database', () => {
 
   it('keeps what failed its last attempt among the dead letters, across a restart too', async () => {
     failing = true;
-    const first = await start(20, 3);
+    // A back-off long enough that the second attempt is still waiting when the service stops.
+    const first = await start(300, 3);
     const event = await first.db.transaction((trx) => recordEvent(trx, 'thing.happened', 1, { n: 3 }));
     first.service.relay.kick();
     await until(async () => ((await pending(event.id))?.attempt ?? 0) >= 2);
     await first.stop();
+    expect(await pending(event.id)).toMatchObject({ attempt: 2 });
 
-    const second = await start(20, 3);
+    const second = await start(300, 3);
     try {
       await until(async () => (await db('event_dead_letters').where({ consumer: CONSUMER, event_id: event.id })).length === 1);
       const [dead] = await db('event_dead_letters').where({ consumer: CONSUMER, event_id: event.id });

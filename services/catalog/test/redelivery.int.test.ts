@@ -41,7 +41,7 @@ describe('catalog: a redelivered write has no second effect', () => {
   it('applies a stock adjustment delivered twice at once as one move', async () => {
     const id = await product();
     const location = await defaultLocationId(svc);
-    const { first, again } = await testing.deliverTwice(svc, 'catalog.stock.adjust', { action: 'stock_adjustment', product_id: id, qty_locations: { [location]: 7 } }, { together: true });
+    const { first, again } = await testing.deliverTwins(svc, 'catalog.stock.adjust', { action: 'stock_adjustment', product_id: id, qty_locations: { [location]: 7 } });
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     const moves = await svc.db('stock_moves').where({ product_id: id });

@@ -52,7 +52,7 @@ describe('invoicing: a redelivered write has no second effect', () => {
 
   it('books one payment when the same payment command is delivered twice at once', async () => {
     const id = await open();
-    const { first, again } = await testing.deliverTwice(svc, 'invoicing.invoice.register_payment', { register_payment: true, id, amount: 50 }, { together: true });
+    const { first, again } = await testing.deliverTwins(svc, 'invoicing.invoice.register_payment', { register_payment: true, id, amount: 50 });
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(await svc.db('payments').where({ invoice_id: id })).toHaveLength(1);

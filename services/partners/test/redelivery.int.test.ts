@@ -34,7 +34,7 @@ describe('partners: a redelivered write has no second effect', () => {
 
   it('answers twins racing each other with one effect', async () => {
     const before = await svc.db('partners').count({ n: '*' });
-    const { first, again } = await testing.deliverTwice(svc, 'partners.partner.create', { action: 'create', partnername: 'Twins', partner_type: 'vendor' }, { together: true });
+    const { first, again } = await testing.deliverTwins(svc, 'partners.partner.create', { action: 'create', partnername: 'Twins', partner_type: 'vendor' });
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(Number((await svc.db('partners').count({ n: '*' }))[0]!.n)).toBe(Number(before[0]!.n) + 1);

@@ -125,7 +125,7 @@ describe('converting quotations to invoices', () => {
 
     // The redelivery racing the original (its channel died while the handler still ran).
     const raced = await createQuotation();
-    const together = await testing.deliverTwice(svc, 'sales.quotation.convert', { action: 'convert_to_invoice', quotation_id: raced.id, invoicetype: 'invoiceout' }, { together: true });
+    const together = await testing.deliverTwins(svc, 'sales.quotation.convert', { action: 'convert_to_invoice', quotation_id: raced.id, invoicetype: 'invoiceout' });
     expect(together.first).toMatchObject({ ok: true, status: 200 });
     expect(together.again).toEqual(together.first);
     expect(await eventsOf(raced.id)).toBe(1);

@@ -38,7 +38,7 @@ describe('sales: a redelivered write has no second effect', () => {
 
   it('adds one line when the same add_line is delivered twice at once', async () => {
     const id = await created();
-    const { first, again } = await testing.deliverTwice(svc, 'sales.quotation.add_line', { action: 'add_line', quotation_id: id, ...line }, { together: true });
+    const { first, again } = await testing.deliverTwins(svc, 'sales.quotation.add_line', { action: 'add_line', quotation_id: id, ...line });
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(await svc.db('quotation_lines').where({ quotation_id: id })).toHaveLength(2);

@@ -4,7 +4,7 @@ import type { Knex } from '../db';
 import type { TestService } from './service';
 
 /** Bookkeeping that a command may touch without it being a second effect. */
-const BOOKKEEPING = new Set(['idempotency', 'inbox', 'schema_migrations']);
+const BOOKKEEPING = new Set(['idempotency', 'inbox', 'schema_migrations', 'event_deliveries', 'event_dead_letters']);
 
 /**
  * Every row of every table of the service's schema (outbox included: a second event is a second
@@ -30,6 +30,8 @@ export interface Redelivered {
   again: RpcReply;
 }
 
+type Snapshot = Awaited<ReturnType<typeof schemaSnapshot>>;
+
 /**
  * Delivers one write command, then the very same command again (same operation key, body and
  * meta), as RabbitMQ does when a service dies after its commit and before its ack. Asserts nothing
@@ -39,19 +41,27 @@ export async function deliverTwice(
   svc: TestService,
   operation: string,
   payload: Record<string, unknown>,
-  opts: { orgId?: number; together?: boolean } = {},
-): Promise<Redelivered & { afterFirst: Awaited<ReturnType<typeof schemaSnapshot>>; afterAgain: Awaited<ReturnType<typeof schemaSnapshot>> }> {
-  const meta = { operationKey: randomUUID(), requestId: randomUUID() };
-  const send = () => svc.call(operation, payload, opts.orgId ?? 1, meta);
-  if (opts.together) {
-    // The redelivery races the original: its channel died while the handler still ran.
-    const [first, again] = await Promise.all([send(), send()]);
-    const snap = await schemaSnapshot(svc.db, svc.schema);
-    return { first, again, afterFirst: snap, afterAgain: snap };
-  }
+  opts: { orgId?: number } = {},
+): Promise<Redelivered & { afterFirst: Snapshot; afterAgain: Snapshot }> {
+  const send = sameCommand(svc, operation, payload, opts.orgId);
   const first = await send();
   const afterFirst = await schemaSnapshot(svc.db, svc.schema);
   const again = await send();
   const afterAgain = await schemaSnapshot(svc.db, svc.schema);
   return { first, again, afterFirst, afterAgain };
+}
+
+/**
+ * Delivers the same command twice at once: a redelivery racing the original, whose channel died
+ * while its handler still ran. The caller checks the answers agree and counts the effect itself.
+ */
+export async function deliverTwins(svc: TestService, operation: string, payload: Record<string, unknown>, opts: { orgId?: number } = {}): Promise<Redelivered> {
+  const send = sameCommand(svc, operation, payload, opts.orgId);
+  const [first, again] = await Promise.all([send(), send()]);
+  return { first, again };
+}
+
+function sameCommand(svc: TestService, operation: string, payload: Record<string, unknown>, orgId = 1): () => Promise<RpcReply> {
+  const meta = { operationKey: randomUUID(), requestId: randomUUID() };
+  return () => svc.call(operation, payload, orgId, meta);
 }
