@@ -3,3 +3,4 @@ export * from './gateway';
 export * from './migrations';
 export { createGatewayApp } from './http/app';
 export { createApiKey, revokeApiKey, hashKey } from './api-keys/api-keys';
+export { leaseMsFor } from './idempotency/idempotency';

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isDbUnavailable } from '@bo/runtime';
 
 /** A fresh database for one run, made and dropped through the real server (not the proxy). */
 export interface RunDatabase {
@@ -52,18 +53,10 @@ export async function queryEventually<R extends pg.QueryResultRow>(pool: pg.Pool
     try {
       return (await pool.query<R>(sql, params)).rows;
     } catch (err) {
-      if (Date.now() > deadline || !isConnectionError(err)) throw err;
+      if (Date.now() > deadline || !isDbUnavailable(err)) throw err;
       await new Promise((r) => setTimeout(r, 300));
     }
   }
-}
-
-function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(e.code ?? '') ||
-    /terminat|connection|shutting down|starting up/i.test(e.message ?? '')
-  );
 }
 
 /** Tables that exist in the run's database, as `schema.table`. */

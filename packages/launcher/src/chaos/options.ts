@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { leaseMsFor } from '@bo/gateway';
 
 /** How a chaos run is shaped: its mode, its bounds, and the settings the processes get. */
 export interface ChaosOptions {
@@ -99,8 +100,8 @@ function fromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ChaosOptions
     outboxPollMs: 500,
     recoverTimeoutMs: 60_000,
     drainTimeoutMs: short ? 40_000 : 90_000,
-    // The gateway's lease on a claimed key is 2 x RPC_TIMEOUT_MS + 1 s: give it that and some.
-    stuckKeyMs: rpcTimeoutMs * 2 + 6000,
+    // A claimed key is free once the gateway's lease ends: give it that and some.
+    stuckKeyMs: leaseMsFor(rpcTimeoutMs) + 5000,
     commands: {
       postgresRestart: env.CHAOS_PG_RESTART_CMD ?? 'pg_ctlcluster --skip-systemctl-redirect 15 main restart',
       rabbitStop: env.CHAOS_RABBIT_STOP_CMD ?? 'rabbitmqctl stop_app',

@@ -4,7 +4,7 @@ import { buildOpenApi, corsHeaders, envelope, knownPaths, normalizePath, orgIdFi
 import { BusError, isDbUnavailable, parseRawReply, requestHash, type Bus, type Knex, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayConfig } from '../config';
-import { IdempotencyStore } from '../idempotency/idempotency';
+import { IdempotencyStore, leaseMsFor } from '../idempotency/idempotency';
 import { checkHealth } from './health';
 import { errorEnvelope, sendEnvelope, setCors } from './reply';
 
@@ -39,8 +39,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   const { db, bus, log, config } = deps;
   const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
   const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_HOURS);
-  // Longer than any RPC the lease covers, so only a dead gateway's claim ever runs out.
-  const leaseMs = config.RPC_TIMEOUT_MS * 2 + 1000;
+  const leaseMs = leaseMsFor(config.RPC_TIMEOUT_MS);
   const openapi = buildOpenApi();
   const app = express();
   app.disable('x-powered-by');

@@ -74,3 +74,8 @@ export class IdempotencyStore {
 function leaseEnd(db: Knex, leaseMs: number) {
   return db.raw(`now() + make_interval(secs => ?)`, [leaseMs / 1000]);
 }
+
+/** How long a claim holds its key: longer than any RPC it covers, so only a dead gateway's claim runs out. */
+export function leaseMsFor(rpcTimeoutMs: number): number {
+  return rpcTimeoutMs * 2 + 1000;
+}

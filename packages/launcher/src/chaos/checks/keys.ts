@@ -1,17 +1,6 @@
+import { canonicalJson } from '@bo/runtime';
 import { describeAttempts, type WriteRecord } from '../client';
 import { examples, type Check } from './types';
-
-/** JSON with sorted keys, so two bodies compare by content. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.entries(value as Record<string, unknown>)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -66,7 +55,7 @@ export const keysCheck: Check = {
         continue;
       }
       if (r.status !== rec.status) differs.push({ rec, why: `first ${rec.status}${rec.code ? ` ${rec.code}` : ''}, now ${r.status}${r.code ? ` ${r.code}` : ''}` });
-      else if (rec.outcome === 'ok' && canonical(r.body) !== canonical(rec.reply)) differs.push({ rec, why: 'same status, another body' });
+      else if (rec.outcome === 'ok' && canonicalJson(r.body) !== canonicalJson(rec.reply)) differs.push({ rec, why: 'same status, another body' });
       else if (rec.outcome === 'refused' && r.code !== rec.code) differs.push({ rec, why: `first ${rec.code}, now ${r.code}` });
     }
     const violations = [];
