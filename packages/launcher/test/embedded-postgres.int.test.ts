@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { dataDirFor, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/embedded';
+import { freePort } from '../src/free-port';
 
 /**
  * `npm start`'s own PostgreSQL, started from a clone in a private (mode 700) directory: as root the
@@ -60,13 +60,3 @@ describe('embedded PostgreSQL', () => {
     expect(outcome).toEqual(expect.objectContaining({ message: expect.stringMatching(/was made by PostgreSQL 15, but the embedded PostgreSQL is \d+: move it away/) }));
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createApiKey } from '@bo/gateway';
 import { createDb, deleteTopology } from '@bo/runtime';
+import { freePort } from '../free-port';
 import { repoRoot } from '../paths';
 import { systemTopology } from '../services';
 import type { Mode } from './options';
@@ -108,12 +108,3 @@ async function waitHealthy(base: string, child: ChildProcess): Promise<void> {
   throw new Error('the system did not become healthy within 60 s');
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no free port'))));
-    });
-  });
-}

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { createApiKey } from '@bo/gateway';
 import { createDb, testing } from '@bo/runtime';
+import { freePort } from '../free-port';
 import { BrokerInspector } from './broker';
 import { replayChecks, runChecks, stateChecks, type CheckContext } from './checks';
 import { CarefulClient, describeAttempts } from './client';
@@ -25,16 +25,6 @@ const INSTANCES = [
   ['sales', 1],
   ['invoicing', 2],
 ] as const;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function hostPort(url: string, defaultPort: number): { host: string; port: number } {
   const u = new URL(url);

@@ -2,7 +2,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { deleteTopology } from '@bo/runtime';
-import { freePort, stopChild } from '../system';
+import { freePort } from '../../free-port';
+import { stopChild } from '../system';
 import type { CeilingConfig, CeilingRoute } from './shared';
 
 /** The running stand-in: its gateway's URL and token, and its two processes. */
