@@ -1,3 +1,4 @@
+import { operationsByName } from '@bo/contracts';
 import type { CarefulClient, WriteRecord } from './client';
 
 /**
@@ -11,20 +12,21 @@ import type { CarefulClient, WriteRecord } from './client';
  * `invoicereference`, quotation `quotation_reference`, line `description`.
  */
 
+/** The operations the load sends; each goes to its canonical path in the operation catalogue. */
 export const OPS = {
-  partnerCreate: { op: 'partners.partner.create', path: '/crm/editpatner' },
-  partnerEdit: { op: 'partners.partner.edit', path: '/crm/editpatner' },
-  warehouseCreate: { op: 'catalog.warehouse.create', path: '/inventory/ops/getdata' },
-  productCreate: { op: 'catalog.product.create', path: '/inventory/editproduct' },
-  stockAdjust: { op: 'catalog.stock.adjust', path: '/inventory/ops/getdata' },
-  invoiceCreate: { op: 'invoicing.invoice.create', path: '/invoicing/invoice/new' },
-  invoiceAddLine: { op: 'invoicing.invoice.add_line', path: '/invoicing/addline' },
-  invoiceValidate: { op: 'invoicing.invoice.validate', path: '/invoicing/invoice/new' },
-  payment: { op: 'invoicing.invoice.register_payment', path: '/invoicing/invoice/new' },
-  quotationCreate: { op: 'sales.quotation.create', path: '/sales/addline' },
-  quotationAddLine: { op: 'sales.quotation.add_line', path: '/sales/addline' },
-  quotationConvert: { op: 'sales.quotation.convert', path: '/sales/addline' },
-  quotationCancel: { op: 'sales.quotation.cancel', path: '/sales/addline' },
+  partnerCreate: 'partners.partner.create',
+  partnerEdit: 'partners.partner.edit',
+  warehouseCreate: 'catalog.warehouse.create',
+  productCreate: 'catalog.product.create',
+  stockAdjust: 'catalog.stock.adjust',
+  invoiceCreate: 'invoicing.invoice.create',
+  invoiceAddLine: 'invoicing.invoice.add_line',
+  invoiceValidate: 'invoicing.invoice.validate',
+  payment: 'invoicing.invoice.register_payment',
+  quotationCreate: 'sales.quotation.create',
+  quotationAddLine: 'sales.quotation.add_line',
+  quotationConvert: 'sales.quotation.convert',
+  quotationCancel: 'sales.quotation.cancel',
 } as const;
 type OpName = keyof typeof OPS;
 
@@ -90,7 +92,8 @@ export class Load {
   /** One write; a chain goes on only with its 2xx reply. */
   private async step(name: OpName, org: number, body: (key: string) => Record<string, unknown>, tags: Record<string, string | number> = {}, limits?: LoadLimits): Promise<Record<string, any>> {
     if (limits?.shouldStop()) throw new Stop('load over');
-    const { op, path } = OPS[name];
+    const op = OPS[name];
+    const path = canonicalPath(op);
     const rec: WriteRecord = await this.client.write(op, org, path, (key) => ({ org_id: String(org), userid: 'chaos', ...body(key) }), tags);
     if (rec.outcome !== 'ok' || !rec.reply) throw new Stop(`${name} ${rec.outcome}`);
     return rec.reply;
@@ -112,7 +115,7 @@ export class Load {
   /** Before any fault: per organization a second warehouse, customers, vendors and products. */
   async seed(): Promise<void> {
     for (const w of this.worlds) {
-      const listed = await this.client.read(w.org, OPS.warehouseCreate.path, { org_id: String(w.org), action: 'list_locations' });
+      const listed = await this.client.read(w.org, canonicalPath(OPS.warehouseCreate), { org_id: String(w.org), action: 'list_locations' });
       const rows = (listed.body?.['locations'] ?? []) as Array<{ location_id: string; is_default: boolean }>;
       const def = rows.find((r) => r.is_default) ?? rows[0];
       if (!def) throw new Error(`organization ${w.org} has no default location (list_locations answered ${listed.status})`);
@@ -301,4 +304,10 @@ export class Load {
       l,
     );
   }
+}
+
+function canonicalPath(operation: string): string {
+  const path = operationsByName.get(operation)?.paths[0];
+  if (!path) throw new Error(`no path for ${operation} in the operation catalogue`);
+  return path;
 }

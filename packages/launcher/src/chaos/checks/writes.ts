@@ -18,14 +18,14 @@ interface Marker {
 }
 
 const MARKERS: Marker[] = [
-  { op: OPS.partnerCreate.op, table: 'partners.partners', column: 'notes', replyId: (r) => r['partner']?.['id'] },
-  { op: OPS.warehouseCreate.op, table: 'catalog.warehouses', column: 'name', prefix: 'Chaos depot ', replyId: (r) => r['warehouse']?.['id'] },
-  { op: OPS.productCreate.op, table: 'catalog.products', column: 'description', replyId: (r) => r['product']?.['id'] },
-  { op: OPS.stockAdjust.op, table: 'catalog.stock_moves', column: 'reference', replyId: (r) => r['stock_move_id'] },
-  { op: OPS.invoiceCreate.op, table: 'invoicing.invoices', column: 'invoicereference', exclude: 'parent_id is not null', replyId: (r) => r['invoice']?.['id'] },
-  { op: OPS.invoiceAddLine.op, table: 'invoicing.invoice_lines', column: 'description', replyId: (r) => r['line_item']?.['id'] },
-  { op: OPS.quotationCreate.op, table: 'sales.quotations', column: 'quotation_reference', replyId: (r) => r['quotation']?.['id'] },
-  { op: OPS.quotationAddLine.op, table: 'sales.quotation_lines', column: 'description', replyId: (r) => r['line_item']?.['id'] },
+  { op: OPS.partnerCreate, table: 'partners.partners', column: 'notes', replyId: (r) => r['partner']?.['id'] },
+  { op: OPS.warehouseCreate, table: 'catalog.warehouses', column: 'name', prefix: 'Chaos depot ', replyId: (r) => r['warehouse']?.['id'] },
+  { op: OPS.productCreate, table: 'catalog.products', column: 'description', replyId: (r) => r['product']?.['id'] },
+  { op: OPS.stockAdjust, table: 'catalog.stock_moves', column: 'reference', replyId: (r) => r['stock_move_id'] },
+  { op: OPS.invoiceCreate, table: 'invoicing.invoices', column: 'invoicereference', exclude: 'parent_id is not null', replyId: (r) => r['invoice']?.['id'] },
+  { op: OPS.invoiceAddLine, table: 'invoicing.invoice_lines', column: 'description', replyId: (r) => r['line_item']?.['id'] },
+  { op: OPS.quotationCreate, table: 'sales.quotations', column: 'quotation_reference', replyId: (r) => r['quotation']?.['id'] },
+  { op: OPS.quotationAddLine, table: 'sales.quotation_lines', column: 'description', replyId: (r) => r['line_item']?.['id'] },
 ];
 
 /** A write as evidence: its key, what each attempt got, and the fault it was first sent after. */
@@ -84,7 +84,7 @@ async function checkMarker(pool: pg.Pool, m: Marker, writes: WriteRecord[], who:
 
 /** Payments per document: as many as distinct keys answered 2xx (plus at most the unsettled ones). */
 async function checkPayments(pool: pg.Pool, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
-  const recs = byOp(writes, OPS.payment.op);
+  const recs = byOp(writes, OPS.payment);
   const perInvoice = new Map<number, WriteRecord[]>();
   for (const r of recs) perInvoice.set(Number(r.tags['invoiceId']), [...(perInvoice.get(Number(r.tags['invoiceId'])) ?? []), r]);
   const rows = await queryEventually<{ invoice_id: number; ids: number[]; entries: string }>(
@@ -138,7 +138,7 @@ async function checkPayments(pool: pg.Pool, writes: WriteRecord[], who: Who): Pr
 
 /** Validations: a 2xx left the document posted once; a refusal left it unposted (unless another key posted it). */
 async function checkValidations(pool: pg.Pool, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
-  const recs = byOp(writes, OPS.invoiceValidate.op);
+  const recs = byOp(writes, OPS.invoiceValidate);
   const ids = [...new Set(recs.map((r) => Number(r.tags['invoiceId'])))];
   const rows = await queryEventually<{ id: number; invoicestatus: string; entries: string }>(
     pool,
@@ -170,8 +170,8 @@ async function checkValidations(pool: pg.Pool, writes: WriteRecord[], who: Who):
 
 /** Conversions and cancels: the quotation ends as the 2xx answer said, and a refusal changed nothing. */
 async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
-  const converts = byOp(writes, OPS.quotationConvert.op);
-  const cancels = byOp(writes, OPS.quotationCancel.op);
+  const converts = byOp(writes, OPS.quotationConvert);
+  const cancels = byOp(writes, OPS.quotationCancel);
   const ids = [...new Set([...converts, ...cancels].map((r) => Number(r.tags['quotationId'])))];
   const rows = await queryEventually<{ id: number; status: string; invoice_id: number | null }>(pool, `select id, status, invoice_id from sales.quotations where id = any($1)`, [ids]);
   const q = new Map(rows.map((r) => [Number(r.id), r]));
@@ -204,7 +204,7 @@ async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Wh
 
 /** Partner edits: the partner ends with the last 2xx edit's value (or a later unsettled one), never an older or a refused one. */
 async function checkPartnerEdits(pool: pg.Pool, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
-  const recs = byOp(writes, OPS.partnerEdit.op);
+  const recs = byOp(writes, OPS.partnerEdit);
   const ids = [...new Set(recs.map((r) => Number(r.tags['partnerId'])))];
   const rows = await queryEventually<{ id: number; phone: string | null }>(pool, `select id, phone from partners.partners where id = any($1)`, [ids]);
   const phone = new Map(rows.map((r) => [Number(r.id), r.phone]));
