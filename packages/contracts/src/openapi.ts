@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { corsHeaders, errorBodySchema } from './envelope';
 import { events, knownPaths, operations, resolveCandidates } from './catalogue';
-import { describeSelector, domainPrefix } from './operation';
+import { describeSelector, domainPrefix, type Operation } from './operation';
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -19,6 +19,58 @@ function envelopeOf(body: Record<string, unknown>): Record<string, unknown> {
       body,
     },
   };
+}
+
+type JsonSchema = Record<string, unknown>;
+
+const hasAction: JsonSchema = { required: ['action'] };
+const isTrue = (field: string): JsonSchema => ({ required: [field], properties: { [field]: { const: true } } });
+const isSet = (field: string): JsonSchema => ({ required: [field], properties: { [field]: { not: { type: 'null' } } } });
+
+/**
+ * The bodies for which the router (`resolveOperation`) picks another operation of the path before
+ * `op`, as JSON Schema: an `action` sent on a path that has actions, a flag set to true, a field
+ * present (not null) that an earlier candidate is selected by, an earlier default. An alternative
+ * excludes them with `not`, so a body matches exactly the alternative the gateway would run, not
+ * also its neighbours (a `{org_id, product_id, name}` body is an edit, never a create too).
+ */
+function shadowsOf(op: Operation, candidates: readonly Operation[]): JsonSchema[] {
+  if ('action' in op.select) return [];
+  const shadows: JsonSchema[] = candidates.some((c) => 'action' in c.select) ? [hasAction] : [];
+  const before = candidates.slice(0, candidates.indexOf(op));
+  for (const other of candidates) {
+    if (other === op) continue;
+    if ('flag' in other.select) shadows.push(isTrue(other.select.flag));
+    else if ('present' in other.select && before.includes(other)) shadows.push(isSet(other.select.present));
+    else if ('default' in other.select && before.includes(other)) shadows.push({});
+  }
+  return shadows;
+}
+
+/** One operation of a path as a `oneOf` alternative: its request schema, titled with its name, minus what selects a neighbour. */
+function alternativeOf(op: Operation, candidates: readonly Operation[]): JsonSchema {
+  const shadows = shadowsOf(op, candidates);
+  const alternative: JsonSchema = { title: op.name, ...schemaOf(op.request, 'input') };
+  if (shadows.length === 1) alternative['not'] = shadows[0];
+  if (shadows.length > 1) alternative['not'] = { anyOf: shadows };
+  return alternative;
+}
+
+/**
+ * Where every operation of a path is chosen by its `action` constant, the `action` value names the
+ * alternative: a discriminator mapping each value to its alternative (by JSON pointer, since the
+ * alternatives are inline), for generators and renderers that use one.
+ */
+function discriminatorOf(path: string, candidates: readonly Operation[]): JsonSchema | undefined {
+  if (!candidates.every((op) => 'action' in op.select)) return undefined;
+  const pointer = `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/post/requestBody/content/application~1json/schema/oneOf`;
+  const mapping = Object.fromEntries(candidates.map((op, i) => [(op.select as { action: string }).action, `${pointer}/${i}`]));
+  return { propertyName: 'action', mapping };
+}
+
+function requestSchemaOf(path: string, ops: readonly Operation[]): JsonSchema {
+  const discriminator = discriminatorOf(path, ops);
+  return { oneOf: ops.map((op) => alternativeOf(op, ops)), ...(discriminator ? { discriminator } : {}) };
 }
 
 /** OpenAPI 3.1 document generated from the operation catalogue, so it cannot drift from routing. */
@@ -41,12 +93,13 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
         ],
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: { oneOf: ops.map((op) => ({ title: op.name, ...schemaOf(op.request, 'input') })) } } },
+          content: { 'application/json': { schema: requestSchemaOf(path, ops) } },
         },
         responses: {
           '200': {
             description: 'Success, in the envelope',
-            content: { 'application/json': { schema: envelopeOf({ oneOf: ops.map((op) => ({ title: op.name, ...schemaOf(op.reply, 'input') })) }) } },
+            // anyOf: operations of one path may answer the same shape (create and edit both answer the record).
+            content: { 'application/json': { schema: envelopeOf({ anyOf: ops.map((op) => ({ title: op.name, ...schemaOf(op.reply, 'input') })) }) } },
           },
           default: {
             description: 'Error, in the envelope (400, 401, 403, 404, 405, 413, 500, 503, 504)',
