@@ -23,6 +23,10 @@ export const baseConfigSchema = z.object({
   /** How often expired outbox, inbox and idempotency rows are purged, and how many per statement. */
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
   RETENTION_BATCH: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** A service process serves GET /metrics on this port when set (the gateway serves it on its own port anyway). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** OTLP/HTTP collector base URL (traces go to <url>/v1/traces); tracing is off when unset. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().regex(/^https?:\/\//, 'must be an http:// or https:// URL').optional(),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

@@ -16,5 +16,6 @@ export * from './db-errors';
 export * from './periodic';
 export * from './retention';
 export * from './service';
+export * from './observability';
 export * from './main';
 export * as testing from './testing';

@@ -3,6 +3,8 @@ import { loadConfig, type BaseConfig } from './config';
 import { createBus, type Bus } from './bus';
 import { createDb, type Knex } from './db';
 import { createLogger, type Logger } from './logger';
+import { serveMetrics } from './observability/metrics-server';
+import { startTracing, stopTracing } from './observability/tracing';
 import { serviceConfigSchema, startService, type ServiceDefinition } from './service';
 
 /** Stops cleanly on SIGINT/SIGTERM: the callback runs once, a second signal forces the exit. */
@@ -46,13 +48,17 @@ export async function runProcess<C extends BaseConfig>(
   }
   const log = createLogger(name, config.LOG_LEVEL);
   try {
+    startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
     const db = createDb(config.DATABASE_URL, name, config.DB_POOL_MAX);
     const bus = await createBus(config, log);
     const running = await start({ config, log, db, bus });
+    const metricsServer = config.METRICS_PORT === undefined ? undefined : await serveMetrics(config.METRICS_PORT, log);
     onShutdown(log, async () => {
+      await metricsServer?.stop();
       await running.stop();
       await bus.close();
       await db.destroy();
+      await stopTracing();
     });
   } catch (err) {
     log.fatal({ err }, 'start-up failed');

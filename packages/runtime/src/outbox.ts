@@ -3,12 +3,14 @@ import type { EventEnvelope } from '@bo/contracts';
 import type { Bus } from './bus/types';
 import type { Knex } from './db';
 import type { Logger } from './logger';
+import { currentTraceContext, outsideTrace, traceContextFrom } from './observability/tracing';
 import { formatDateTime } from './time';
 
 /** Writes an event into the outbox inside the caller's transaction: it exists iff the change commits. */
 export async function recordEvent<D extends object>(trx: Knex.Transaction, type: string, orgId: number, data: D): Promise<EventEnvelope<D>> {
   const envelope = { id: randomUUID(), type, occurred_at: formatDateTime(new Date()) as string, org_id: orgId, data };
-  await trx('outbox').insert({ event_id: envelope.id, type, org_id: orgId, envelope: JSON.stringify(envelope) });
+  const trace = currentTraceContext();
+  await trx('outbox').insert({ event_id: envelope.id, type, org_id: orgId, envelope: JSON.stringify(envelope), traceparent: trace?.traceparent ?? null, tracestate: trace?.tracestate ?? null });
   return envelope;
 }
 
@@ -45,7 +47,7 @@ export class OutboxRelay {
       this.again = true;
       return;
     }
-    this.running = this.loop().finally(() => (this.running = undefined));
+    this.running = outsideTrace(() => this.loop()).finally(() => (this.running = undefined));
   }
 
   private async loop(): Promise<void> {
@@ -63,8 +65,8 @@ export class OutboxRelay {
   private async drainBatch(): Promise<number> {
     let failure: Error | undefined;
     const published = await this.db.transaction(async (trx) => {
-      const rows: Array<{ id: number; envelope: EventEnvelope }> = await trx('outbox')
-        .select('id', 'envelope')
+      const rows: Array<{ id: number; envelope: EventEnvelope; traceparent: string | null; tracestate: string | null }> = await trx('outbox')
+        .select('id', 'envelope', 'traceparent', 'tracestate')
         .whereNull('published_at')
         .orderBy('id')
         .limit(BATCH)
@@ -73,7 +75,7 @@ export class OutboxRelay {
       if (rows.length === 0) return 0;
       const ids = rows.map((r) => r.id);
       try {
-        await Promise.all(rows.map((r) => this.bus.publish(r.envelope)));
+        await Promise.all(rows.map((r) => this.bus.publish(r.envelope, { trace: traceContextFrom(r) })));
       } catch (err) {
         // Commit the attempt, not the publication: the rows stay pending for the next drain.
         failure = err as Error;

@@ -93,4 +93,15 @@ export const runtimeMigrations: Migration[] = [
       await trx.raw('create index inbox_processed on ??.inbox (processed_at)', [schema]);
     },
   },
+  {
+    name: '005_runtime_outbox_trace_context',
+    async up(trx, schema) {
+      // The W3C trace context an event was recorded in, so the relay publishes it in the trace of
+      // the request that caused it rather than its own. Null when tracing was off.
+      await trx.schema.withSchema(schema).alterTable('outbox', (t) => {
+        t.text('traceparent');
+        t.text('tracestate');
+      });
+    },
+  },
 ];

@@ -10,6 +10,7 @@ import { AppError } from './errors';
 import { AlreadyRecorded, findRecorded, recordReply, replayOf, requestHash, type OperationKey } from './idempotency';
 import { inboxSubscription, type InboxHandlerDef } from './inbox';
 import type { Logger } from './logger';
+import { observeService } from './observability/observe-service';
 import { OutboxRelay } from './outbox';
 import { periodicTask } from './periodic';
 import { purgeExpired, retentionWindows } from './retention';
@@ -115,9 +116,11 @@ export interface StartOptions {
 }
 
 export async function startService(def: ServiceDefinition, deps: ServiceDeps, opts: StartOptions = {}): Promise<RunningService> {
-  const { db, bus, log, config } = deps;
+  const { db, log, config } = deps;
   const applied = await migrate(db, def.name, [...runtimeMigrations, ...def.migrations]);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+  const observed = observeService(def.name, deps);
+  const bus = observed.bus;
   const relay = new OutboxRelay(db, bus, log, config.OUTBOX_POLL_MS);
 
   const byName = new Map(def.handlers.map((h) => [h.operation.name, h]));
@@ -208,7 +211,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
   for (const sub of def.subscriptions ?? []) {
     await bus.subscribe(inboxSubscription(sub, db, log, () => relay.kick()));
   }
-  const tasks = [...(def.background?.({ ...deps, relay }) ?? []), retentionTask(deps)];
+  const tasks = [...(def.background?.({ ...deps, bus, relay }) ?? []), retentionTask(deps)];
   // Publishing starts once its own consumers are subscribed (events it sends itself reach them too).
   const begin = () => {
     relay.start();
@@ -225,6 +228,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
       await Promise.all(tasks.map((t) => t.stop()));
       await bus.stopConsuming();
       await relay.stop();
+      observed.stop();
       log.info(`${def.name} service stopped`);
     },
   };

@@ -8,7 +8,7 @@ import { EventPublisher } from './event-publisher';
 import { RpcClient } from './rpc-client';
 import { serveRpc } from './rpc-server';
 import { consumerQueues, deleteTopology, eventsExchangeName, rpcExchangeName, rpcQueueName } from './topology';
-import { parseRawReply, type Bus, type RawReply, type RequestMeta, type RpcServer, type Subscription } from './types';
+import { parseRawReply, type Bus, type PublishOptions, type RawReply, type RequestMeta, type RpcServer, type Subscription } from './types';
 
 export { deleteTopology, topologyNames } from './topology';
 
@@ -69,8 +69,8 @@ export class AmqpBus implements Bus {
     return serveRpc(this.connection, this.consumers, opts, server);
   }
 
-  publish(event: EventEnvelope): Promise<void> {
-    return this.events.publish(event);
+  publish(event: EventEnvelope, opts?: PublishOptions): Promise<void> {
+    return this.events.publish(event, opts);
   }
 
   /** `sub.store` is not used: the broker's durable queues keep what is not handled yet. */

@@ -1,6 +1,7 @@
 import type * as amqp from 'amqplib';
 import type { EventEnvelope } from '@bo/contracts';
 import type { Logger } from '../logger';
+import { traceContextFrom } from '../observability/tracing';
 import { retryDelayMs } from './backoff';
 import { safely, type AmqpConnection } from './connection';
 import type { Consumers } from './consumers';
@@ -57,7 +58,7 @@ async function handleEvent(ch: amqp.Channel, msg: amqp.ConsumeMessage, sub: Subs
     return;
   }
   try {
-    await sub.handler(event, { attempt });
+    await sub.handler(event, { attempt, trace: traceContextFrom(msg.properties.headers) });
     safely(() => ch.ack(msg));
   } catch (err) {
     const dead = attempt >= opts.maxAttempts;

@@ -2,6 +2,7 @@ import type * as amqp from 'amqplib';
 import type { EventEnvelope } from '@bo/contracts';
 import { BusError } from '../errors';
 import type { AmqpConnection } from './connection';
+import type { PublishOptions } from './types';
 
 /**
  * Publishes on the connection's confirm channel and resolves only once the broker confirmed: the
@@ -15,14 +16,14 @@ export class EventPublisher {
   ) {}
 
   /** An event from the outbox, persistent, routed by its type. */
-  async publish(event: EventEnvelope): Promise<void> {
+  async publish(event: EventEnvelope, opts: PublishOptions = {}): Promise<void> {
     const properties: amqp.Options.Publish = {
       messageId: event.id,
       type: event.type,
       persistent: true,
       contentType: 'application/json',
       timestamp: Math.floor(Date.now() / 1000),
-      headers: { 'x-attempt': 1, 'x-org-id': event.org_id },
+      headers: { 'x-attempt': 1, 'x-org-id': event.org_id, traceparent: opts.trace?.traceparent, tracestate: opts.trace?.tracestate },
     };
     await this.confirmed(this.exchange, event.type, Buffer.from(JSON.stringify(event)), properties, `Event ${event.id}`);
   }

@@ -66,6 +66,8 @@ export class RpcClient {
         'x-idempotency-key': meta.idempotencyKey,
         'x-operation-key': meta.operationKey,
         'x-deadline': Date.now() + timeoutMs,
+        traceparent: meta.trace?.traceparent,
+        tracestate: meta.trace?.tracestate,
       },
     });
   }

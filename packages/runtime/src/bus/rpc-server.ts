@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type * as amqp from 'amqplib';
 import type { RpcReply } from '@bo/contracts';
 import type { Logger } from '../logger';
+import { traceContextFrom } from '../observability/tracing';
 import { safely, type AmqpConnection } from './connection';
 import type { Consumers } from './consumers';
 import { toRawReply, type RequestMeta, type RpcServer } from './types';
@@ -44,6 +45,7 @@ async function handleRequest(ch: amqp.Channel, msg: amqp.ConsumeMessage, server:
     requestId: String(headers['x-request-id'] ?? randomUUID()),
     idempotencyKey: optionalString(headers['x-idempotency-key']),
     operationKey: optionalString(headers['x-operation-key']),
+    trace: traceContextFrom(headers),
   };
   let reply: RpcReply;
   try {

@@ -1,4 +1,5 @@
 import type { EventEnvelope, RpcReply } from '@bo/contracts';
+import type { TraceContext } from '../observability/tracing';
 
 /** What travels with every RPC request besides its payload (AMQP headers on the wire). */
 export interface RequestMeta {
@@ -13,6 +14,8 @@ export interface RequestMeta {
    * returns the recorded reply and does nothing. Absent on reads and on internal calls.
    */
   operationKey?: string;
+  /** W3C trace context of the caller's span (headers `traceparent`, `tracestate`); set only while tracing is on. */
+  trace?: TraceContext;
 }
 
 /**
@@ -41,6 +44,13 @@ export type RpcServer = (operation: string, payload: unknown, meta: RequestMeta)
 
 export interface EventDelivery {
   attempt: number;
+  /** W3C trace context the event was published in (RabbitMQ headers), when tracing is on. */
+  trace?: TraceContext;
+}
+
+export interface PublishOptions {
+  /** W3C trace context to publish the event in (carried as message headers). */
+  trace?: TraceContext;
 }
 
 export type EventHandler = (event: EventEnvelope, delivery: EventDelivery) => Promise<void>;
@@ -96,7 +106,7 @@ export interface Bus {
   /** Starts answering the given operations for a service. */
   serve(service: string, operations: readonly string[], server: RpcServer): Promise<void>;
   /** Publishes an event; resolves once the broker has confirmed it. */
-  publish(event: EventEnvelope): Promise<void>;
+  publish(event: EventEnvelope, opts?: PublishOptions): Promise<void>;
   subscribe(subscription: Subscription): Promise<void>;
   /** Stops taking new messages and waits for the handlers in flight. */
   stopConsuming(): Promise<void>;
