@@ -3,6 +3,7 @@ const workspaces = {
   contracts: 'packages/contracts',
   runtime: 'packages/runtime',
   launcher: 'packages/launcher',
+  client: 'packages/client',
   gateway: 'services/gateway',
   partners: 'services/partners',
   catalog: 'services/catalog',

@@ -7,7 +7,10 @@ import { salesEvents, salesOperations } from './sales';
 import { printable } from './shape';
 
 /** Every operation of the system: the gateway routes from it and OpenAPI is generated from it. */
-export const operations: readonly Operation[] = [...partnersOperations, ...catalogOperations, ...salesOperations, ...invoicingOperations];
+const catalogue = [...partnersOperations, ...catalogOperations, ...salesOperations, ...invoicingOperations];
+export const operations: readonly Operation[] = catalogue;
+/** Every operation with its literal name, paths and selector in its type: the typed client is derived from it. */
+export type CatalogueOperation = (typeof catalogue)[number];
 export const events: readonly EventDef[] = [...partnersEvents, ...catalogEvents, ...salesEvents, ...invoicingEvents];
 
 export const operationsByName: ReadonlyMap<string, Operation> = new Map(operations.map((op) => [op.name, op]));

@@ -33,12 +33,19 @@ export interface Operation<Req extends z.ZodType = z.ZodType, Res extends z.ZodT
   reply: Res;
 }
 
-export function defineOperation<Req extends z.ZodType, Res extends z.ZodType>(op: Operation<Req, Res>): Operation<Req, Res> {
+/**
+ * Keeps an operation's literal name, paths and selector in its type (`const`), so the typed client
+ * (packages/client) derives one method per operation from the catalogue, with no list of its own.
+ */
+export function defineOperation<const Op extends Operation>(op: Op): Op {
   return op;
 }
 
 export type RequestOf<O> = O extends Operation<infer Req, z.ZodType> ? z.output<Req> : never;
 export type ReplyOf<O> = O extends Operation<z.ZodType, infer Res> ? z.input<Res> : never;
+/** What a caller may send (before the schema's transforms) and what it receives: the client's view. */
+export type RequestInputOf<O> = O extends Operation<infer Req, z.ZodType> ? z.input<Req> : never;
+export type ReplyOutputOf<O> = O extends Operation<z.ZodType, infer Res> ? z.output<Res> : never;
 
 export function selectorRank(select: Selector): number {
   if ('action' in select) return 0;

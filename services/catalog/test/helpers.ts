@@ -1,4 +1,4 @@
-import { catalog, type RpcReply } from '@bo/contracts';
+import { catalog, type Operation, type RpcReply } from '@bo/contracts';
 import type { testing } from '@bo/runtime';
 
 type Svc = testing.TestService;
@@ -29,7 +29,7 @@ export async function defaultLocationId(svc: Svc, org = 1): Promise<string> {
   return body.locations.find((l: { is_default: boolean }) => l.is_default).location_id;
 }
 
-const replySchemas = new Map(catalog.catalogOperations.map((op) => [op.name, op.reply]));
+const replySchemas = new Map<string, Operation['reply']>(catalog.catalogOperations.map((op) => [op.name, op.reply]));
 
 /**
  * The service with every successful reply held to its operation's published reply schema. Parsing

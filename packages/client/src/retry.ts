@@ -1,0 +1,56 @@
+/**
+ * When a call is sent again, and after how long. Only answers that say nothing took effect (or that
+ * the outcome is unknown, for a write carrying its Idempotency-Key) are retried: a refusal (4xx) would
+ * be refused again and a bug (500) is not cured by repetition.
+ */
+export interface RetryPolicy {
+  /** Tries in all, the first one included; 1 means never retry. */
+  attempts: number;
+  /** Wait before the first retry; each further retry waits twice as long, up to `maxDelayMs`. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Wait a random time between half the delay and the delay, so clients failed together do not retry together. */
+  jitter: boolean;
+  /** Told before each retry (logging, metrics). */
+  onRetry?: (retry: RetryNotice) => void;
+}
+
+export interface RetryNotice {
+  operation: string;
+  /** The attempt about to be made (2 for the first retry). */
+  attempt: number;
+  delayMs: number;
+  /** The status and code answered, or `network` when no answer came. */
+  reason: string;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4000, jitter: true };
+
+/** What one attempt ended with, as far as retrying is concerned. */
+export type AttemptOutcome =
+  | { kind: 'network' }
+  | { kind: 'answer'; status: number; /** The envelope's error code; undefined when the answer was not the API's envelope. */ code?: string };
+
+/** The gateway (or a service behind it) could not be reached or did not answer: nothing was refused. */
+const UNAVAILABLE_CODES = new Set(['service_unavailable', 'timeout', 'outcome_unknown']);
+
+/**
+ * Whether sending the call again is safe and may help. A write is always sent with an
+ * Idempotency-Key, so its retries replay one effect instead of repeating it.
+ */
+export function isRetryable(outcome: AttemptOutcome, write: boolean): boolean {
+  if (outcome.kind === 'network') return true;
+  const { status, code } = outcome;
+  // The key is still claimed by an earlier attempt whose answer is not known yet.
+  if (status === 409) return write && code === 'idempotency_conflict';
+  if (status === 503 || status === 504) return code === undefined || UNAVAILABLE_CODES.has(code);
+  // A proxy in front of the gateway that could not reach it answers 502 in its own format.
+  if (status === 502) return code === undefined;
+  return false;
+}
+
+/** The wait before attempt `attempt` (2 for the first retry): exponential, capped, optionally jittered. */
+export function retryDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+  const full = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 2));
+  return policy.jitter ? Math.round(full / 2 + (random() * full) / 2) : full;
+}

@@ -1,0 +1,40 @@
+import { defaultRetryPolicy, isRetryable, retryDelay, type AttemptOutcome } from './retry';
+
+const answer = (status: number, code?: string): AttemptOutcome => ({ kind: 'answer', status, code });
+
+describe('which outcomes are retried', () => {
+  it.each([
+    [answer(504, 'outcome_unknown'), true, true],
+    [answer(503, 'outcome_unknown'), true, true],
+    [answer(503, 'service_unavailable'), true, true],
+    [answer(504, 'timeout'), true, true],
+    [answer(409, 'idempotency_conflict'), true, false],
+    [{ kind: 'network' } as const, true, true],
+    [answer(502), true, true],
+    [answer(503), true, true],
+    [answer(400, 'validation_failed'), false, false],
+    [answer(400, 'idempotency_conflict'), false, false],
+    [answer(400, 'invalid_state'), false, false],
+    [answer(401, 'unauthorized'), false, false],
+    [answer(404, 'not_found'), false, false],
+    [answer(413, 'payload_too_large'), false, false],
+    [answer(500, 'internal_error'), false, false],
+    [answer(502, 'internal_error'), false, false],
+    [answer(503, 'internal_error'), false, false],
+  ])('%j: write %s, read %s', (outcome, write, read) => {
+    expect([isRetryable(outcome, true), isRetryable(outcome, false)]).toEqual([write, read]);
+  });
+});
+
+describe('back-off', () => {
+  const policy = { ...defaultRetryPolicy, baseDelayMs: 100, maxDelayMs: 1000 };
+
+  it('doubles from the base delay and stops at the cap', () => {
+    const plain = { ...policy, jitter: false };
+    expect([2, 3, 4, 5, 6, 7].map((attempt) => retryDelay(plain, attempt))).toEqual([100, 200, 400, 800, 1000, 1000]);
+  });
+
+  it('with jitter waits between half the delay and the delay', () => {
+    expect([0, 0.5, 1].map((r) => retryDelay(policy, 4, () => r))).toEqual([200, 300, 400]);
+  });
+});

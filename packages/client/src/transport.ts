@@ -1,0 +1,129 @@
+import type { FieldError, Operation } from '@bo/contracts';
+import { ApiError, NetworkError, type ApiErrorCode } from './errors';
+import { defaultRetryPolicy, isRetryable, retryDelay, type AttemptOutcome, type RetryPolicy } from './retry';
+
+export interface ClientOptions {
+  /** Where the gateway listens, e.g. `http://localhost:3000`. */
+  baseUrl: string;
+  /** An API key of the organization the calls are for (`npm run apikey -- <org_id>`); sent as a bearer token. */
+  apiKey?: string;
+  /** Replaces the global fetch (a proxy agent, instrumentation, tests). */
+  fetch?: typeof fetch;
+  /** Overrides of the retry policy, or `false` to send every call once. */
+  retry?: Partial<RetryPolicy> | false;
+  /** Sent with every call (e.g. `language`). */
+  headers?: Record<string, string>;
+}
+
+export interface CallOptions {
+  /** For writes: the key to send (made up per call when absent); reuse it to retry a call later. */
+  idempotencyKey?: string;
+  /** Sent as X-Request-Id, so the call can be found in the logs under an id of the caller's. */
+  requestId?: string;
+  signal?: AbortSignal;
+}
+
+interface Envelope {
+  statusCode: number;
+  body: Record<string, unknown>;
+}
+
+/** One call of an operation: the selector filled in, the key on writes, retries, the envelope unwrapped. */
+export class Transport {
+  private readonly baseUrl: string;
+  private readonly fetch: typeof fetch;
+  private readonly policy: RetryPolicy;
+
+  constructor(private readonly options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.policy = options.retry === false ? { ...defaultRetryPolicy, attempts: 1 } : { ...defaultRetryPolicy, ...options.retry };
+  }
+
+  async call(op: Operation, body: object, options: CallOptions = {}): Promise<unknown> {
+    const path = op.paths[0];
+    if (path === undefined) throw new Error(`${op.name} is internal: it has no HTTP path`);
+    const idempotencyKey = op.write ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+    const headers: Record<string, string> = { ...this.options.headers, 'content-type': 'application/json' };
+    if (this.options.apiKey) headers['authorization'] = `Bearer ${this.options.apiKey}`;
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    if (options.requestId) headers['x-request-id'] = options.requestId;
+    const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(withSelector(op, body)), signal: options.signal };
+
+    for (let attempt = 1; ; attempt++) {
+      const trace = { operation: op.name, idempotencyKey, attempts: attempt, requestId: options.requestId };
+      let outcome: AttemptOutcome;
+      let failure: ApiError | NetworkError;
+      try {
+        const res = await this.fetch(this.baseUrl + path, init);
+        const answer = await readAnswer(res);
+        const requestId = res.headers.get('x-request-id') ?? options.requestId;
+        if (answer.envelope && res.ok) return answer.envelope.body;
+        const error = answer.envelope ? errorOf(answer.envelope.body) : undefined;
+        outcome = { kind: 'answer', status: res.status, code: error?.code };
+        const refusal = error ?? { code: 'invalid_response' as const, message: `HTTP ${res.status} without the API's envelope${answer.text ? `: ${answer.text.slice(0, 200)}` : ''}` };
+        failure = new ApiError({ status: res.status, ...refusal }, { ...trace, requestId: error?.requestId ?? requestId });
+      } catch (err) {
+        // An abort is the caller's decision, not a failure to retry.
+        if (options.signal?.aborted) throw err;
+        outcome = { kind: 'network' };
+        failure = new NetworkError(err, trace);
+      }
+      if (attempt >= this.policy.attempts || !isRetryable(outcome, op.write)) throw failure;
+      const delayMs = retryDelay(this.policy, attempt + 1);
+      this.policy.onRetry?.({ operation: op.name, attempt: attempt + 1, delayMs, reason: outcome.kind === 'network' ? 'network' : `${outcome.status} ${outcome.code ?? ''}`.trim() });
+      await sleep(delayMs, options.signal);
+    }
+  }
+}
+
+/** The body with the field that picks the operation on its path (`action`, a flag) set. */
+function withSelector(op: Operation, body: object): object {
+  if ('action' in op.select) return { ...body, action: op.select.action };
+  if ('flag' in op.select) return { ...body, [op.select.flag]: true };
+  return body;
+}
+
+async function readAnswer(res: Response): Promise<{ envelope?: Envelope; text: string }> {
+  const text = await res.text();
+  try {
+    const json: unknown = JSON.parse(text);
+    if (isEnvelope(json)) return { envelope: json, text };
+  } catch {
+    // Not JSON: reported as an invalid response below.
+  }
+  return { text };
+}
+
+function isEnvelope(value: unknown): value is Envelope {
+  if (value === null || typeof value !== 'object') return false;
+  const { statusCode, body } = value as Record<string, unknown>;
+  return typeof statusCode === 'number' && body !== null && typeof body === 'object' && !Array.isArray(body);
+}
+
+/** The error body of an envelope (`request_id` is there on 5xx answers only). */
+function errorOf(body: Record<string, unknown>): { code: ApiErrorCode; message: string; errors?: FieldError[]; requestId?: string } | undefined {
+  const { code, message, errors, request_id: requestId } = body;
+  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
+  return {
+    code: code as ApiErrorCode,
+    message,
+    errors: Array.isArray(errors) ? (errors as FieldError[]) : undefined,
+    requestId: typeof requestId === 'string' ? requestId : undefined,
+  };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
