@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serviceNames } from '@bo/contracts';
 import { createApiKey, hashKey } from '@bo/gateway';
-import { createDb, createLogger, onShutdown } from '@bo/runtime';
+import { createDb, createLogger, onShutdown, stopTracing } from '@bo/runtime';
 import { startEmbeddedPostgres } from './embedded';
 import { repoRoot } from './paths';
 import { System } from './system';
@@ -34,6 +34,7 @@ async function startSingleProcess(databaseUrl: string | undefined): Promise<void
     busPrefix: process.env.BUS_PREFIX,
     port: Number(process.env.PORT ?? 3000),
     logLevel: process.env.LOG_LEVEL ?? 'warn',
+    env: process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT } : {},
   });
   let key: string;
   try {
@@ -52,6 +53,7 @@ async function startSingleProcess(databaseUrl: string | undefined): Promise<void
   onShutdown(log, async () => {
     await system.stop();
     await db.stop();
+    await stopTracing();
   });
 }
 

@@ -6,8 +6,10 @@ import {
   baseConfigSchema,
   createDb,
   createLogger,
+  flushTracing,
   serviceConfigSchema,
   startService,
+  startTracing,
   type BaseConfig,
   type Bus,
   type Knex,
@@ -89,6 +91,8 @@ export class System {
   }
 
   async start(): Promise<this> {
+    // One tracer setup for the whole process (a no-op unless an endpoint is set or a test set it up).
+    startTracing({ endpoint: this.config.OTEL_EXPORTER_OTLP_ENDPOINT });
     // Every consumer subscribes before any service publishes: the in-process bus keeps no queues.
     for (const name of this.opts.services ?? serviceNames) await this.startService(name, 'later');
     for (const h of this.handles.values()) h.running.begin();
@@ -137,6 +141,7 @@ export class System {
     if (this.gatewayBus && this.gatewayBus !== this.sharedBus) await this.gatewayBus.close();
     await this.sharedBus?.close();
     await this.gatewayDb?.destroy();
+    await flushTracing();
   }
 
   /** Test helper: deletes the queues and exchanges of this run's bus prefix. */

@@ -46,9 +46,10 @@ export async function runProcess<C extends BaseConfig>(
     console.error((err as Error).message);
     process.exit(1);
   }
+  // Before the logger, so its lines carry trace ids.
+  startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const log = createLogger(name, config.LOG_LEVEL);
   try {
-    startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
     const db = createDb(config.DATABASE_URL, name, config.DB_POOL_MAX);
     const bus = await createBus(config, log);
     const running = await start({ config, log, db, bus });

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gatewayKeyPurge, migrate, periodicTask, purgeExpired, retentionWindows, type Bus, type Knex, type Logger } from '@bo/runtime';
+import { gatewayKeyPurge, migrate, observeService, periodicTask, purgeExpired, retentionWindows, type Bus, type Knex, type Logger } from '@bo/runtime';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
 import { gatewayMigrations } from './migrations';
@@ -14,7 +14,8 @@ export interface RunningGateway {
 /** Migrates the gateway schema and listens; stop() stops accepting and waits for open requests. */
 export async function startGateway(deps: { db: Knex; bus: Bus; log: Logger; config: GatewayConfig }): Promise<RunningGateway> {
   await migrate(deps.db, 'gateway', gatewayMigrations);
-  const app = createGatewayApp(deps);
+  const observed = observeService('gateway', deps, { outbox: false });
+  const app = createGatewayApp({ ...deps, bus: observed.bus });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(deps.config.PORT, '0.0.0.0', (err?: Error) => (err ? reject(err) : resolve(s)));
   });
@@ -35,6 +36,7 @@ export async function startGateway(deps: { db: Knex; bus: Bus; log: Logger; conf
         server.closeIdleConnections();
       });
       await retention.stop();
+      observed.stop();
     },
   };
 }

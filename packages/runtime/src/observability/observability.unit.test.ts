@@ -109,12 +109,22 @@ describe('traced and measured bus', () => {
   });
 
   it('puts trace_id and span_id on log lines written inside a span, and none outside a trace', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger('a', 'info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
     const span = startSpan('a', 'logged', SpanKind.INTERNAL);
     withActiveSpan(span, () => {
-      expect(traceLogFields()).toEqual({ trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
-      expect(outsideTrace(() => traceLogFields())).toEqual({});
+      logger.info({ detail: 1 }, 'inside');
+      outsideTrace(() => logger.info('outside'));
     });
+    logger.info({ detail: 2 }, 'after');
     span.end();
+    const { traceId, spanId } = span.spanContext();
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'inside', detail: 1, trace_id: traceId, span_id: spanId }),
+      expect.not.objectContaining({ trace_id: expect.anything() }),
+      expect.not.objectContaining({ trace_id: expect.anything() }),
+    ]);
+    expect(lines[2]).toMatchObject({ msg: 'after', detail: 2 });
   });
 
   it('makes one trace of an RPC: client span in the caller, server span in the callee, and counts both', async () => {

@@ -137,13 +137,13 @@ export function outsideTrace<T>(work: () => T): T {
   return processor ? context.with(ROOT_CONTEXT, work) : work();
 }
 
-const NO_FIELDS = Object.freeze({});
-
-/** pino mixin: `trace_id` and `span_id` of the active span on every log line written inside one. */
+/**
+ * pino mixin: `trace_id` and `span_id` of the active span on every log line written inside one.
+ * A new object each time: pino merges the line's own fields into it.
+ */
 export function traceLogFields(): Record<string, string> {
-  if (!processor) return NO_FIELDS;
-  const span = trace.getSpan(context.active());
-  if (!span) return NO_FIELDS;
+  const span = processor ? trace.getSpan(context.active()) : undefined;
+  if (!span) return {};
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
 }

@@ -6,6 +6,7 @@ import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayConfig } from '../config';
 import { IdempotencyStore, leaseMsFor } from '../idempotency/idempotency';
 import { checkHealth } from './health';
+import { observeRequests, serveMetricsRoute, withRequestSpan, type Observed } from './observe';
 import { errorEnvelope, sendEnvelope, setCors } from './reply';
 
 export interface GatewayDeps {
@@ -45,6 +46,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  app.use(observeRequests(log));
   app.use((req, res, next) => {
     const incoming = req.header('x-request-id');
     const requestId = incoming && /^[\w.:-]{1,100}$/.test(incoming) ? incoming : randomUUID();
@@ -68,6 +70,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     res.json(openapi);
   });
 
+  app.get('/metrics', serveMetricsRoute);
+
   app.use((req, res, next) => {
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST, OPTIONS');
@@ -86,7 +90,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     const requestId = (res.locals as Locals).requestId;
     const reqLog = log.child({ request_id: requestId, path: req.path });
     try {
-      sendAnswer(res, await handlePost(req, res, requestId, reqLog));
+      sendAnswer(res, await withRequestSpan(res, () => handlePost(req, res, requestId, reqLog)));
     } catch (err) {
       if (isDbUnavailable(err)) {
         reqLog.warn({ err: (err as Error).message }, 'gateway database unavailable');
@@ -128,6 +132,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     if (!match) return errorEnvelope(401, 'unauthorized', 'Missing API key: send Authorization: Bearer <key>');
     const keyOrg = await keys.orgOf(match[1] as string);
     if (keyOrg === undefined) return errorEnvelope(401, 'unauthorized', 'Unknown or revoked API key');
+    (res.locals as Observed).orgId = keyOrg;
 
     const org = parseWith(orgIdField, fields['org_id']);
     if (!org.ok) {

@@ -1,0 +1,71 @@
+import type { NextFunction, Request, Response } from 'express';
+import { knownPaths, normalizePath } from '@bo/contracts';
+import { extractContext, metrics, renderMetrics, secondsSince, SpanKind, startSpan, traceContextFrom, tracingEnabled, withActiveSpan, type Logger, type Span } from '@bo/runtime';
+
+/** What a request carries for its access line and span (in res.locals). */
+export interface Observed {
+  requestId: string;
+  /** The organization of the API key, once it is known. */
+  orgId?: number;
+  span?: Span;
+}
+
+const ROUTES = new Set(knownPaths());
+/** The GET routes the gateway serves besides the operations; anything else is `other`, so labels stay bounded. */
+const OTHER_ROUTES = new Set(['/health', '/openapi.json', '/asyncapi.json', '/docs', '/metrics']);
+
+/** The route label of a path: an operation path or a known route as it is, never a raw unknown path. */
+export function routeLabel(path: string): string {
+  const normal = normalizePath(path);
+  return ROUTES.has(normal) || OTHER_ROUTES.has(normal) ? normal : 'other';
+}
+
+/** The access log line's fields. */
+export function accessLogFields(req: Pick<Request, 'method' | 'path'>, status: number, ms: number, locals: Observed) {
+  return { method: req.method, path: req.path, status, ms: Math.round(ms * 10) / 10, request_id: locals.requestId, org_id: locals.orgId };
+}
+
+/**
+ * First middleware: times every request; at its end observes the HTTP histogram, writes one access
+ * log line and ends the request's span (a server span continuing the client's `traceparent`, if it
+ * sent one). The POST handler runs inside that span (withRequestSpan), so RPCs continue it.
+ */
+export function observeRequests(log: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    const locals = res.locals as Observed;
+    if (tracingEnabled()) {
+      const route = routeLabel(req.path);
+      locals.span = startSpan('gateway', `${req.method} ${route}`, SpanKind.SERVER, extractContext(traceContextFrom(req.headers)), {
+        'http.request.method': req.method,
+        'http.route': route,
+        'url.path': req.path,
+      });
+    }
+    // `close` also comes when the client went away before the answer was complete.
+    res.once('close', () => {
+      const ms = performance.now() - started;
+      metrics.httpDuration.labels('gateway', req.method, routeLabel(req.path), String(res.statusCode)).observe(secondsSince(started));
+      log.info(accessLogFields(req, res.statusCode, ms, locals), 'request');
+      if (locals.span) {
+        locals.span.setAttribute('http.response.status_code', res.statusCode);
+        if (locals.requestId) locals.span.setAttribute('request.id', locals.requestId);
+        if (locals.orgId !== undefined) locals.span.setAttribute('org.id', locals.orgId);
+        locals.span.end();
+      }
+    });
+    next();
+  };
+}
+
+/** Runs the request's work with its span active (the span itself ends with the response). */
+export function withRequestSpan<T>(res: Response, work: () => Promise<T>): Promise<T> {
+  const span = (res.locals as Observed).span;
+  return span ? withActiveSpan(span, work) : work();
+}
+
+/** GET /metrics: this process's registry (in the single-process mode, every service's). */
+export async function serveMetricsRoute(_req: Request, res: Response): Promise<void> {
+  const { contentType, body } = await renderMetrics();
+  res.status(200).type(contentType).send(body);
+}
