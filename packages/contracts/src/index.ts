@@ -7,6 +7,8 @@ export * from './validation';
 export * from './shape';
 export * from './catalogue';
 export * from './openapi';
+export * from './asyncapi';
+export * from './consumers';
 export * as partners from './partners';
 export * as catalog from './catalog';
 export * as sales from './sales';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { corsHeaders, errorBodySchema } from './envelope';
 import { events, knownPaths, operations, resolveCandidates } from './catalogue';
-import { describeSelector, domainPrefix, type Operation } from './operation';
+import { describeSelector, domainPrefix, serviceNames, type Operation } from './operation';
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -84,6 +84,8 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
     paths[path] = {
       post: {
         operationId: path.replace(/\W+/g, '_').replace(/^_/, ''),
+        // One tag per domain, so a reader (and the /docs page) finds each domain's operations together.
+        tags: [...new Set(ops.map((op) => op.service))],
         summary: ops.map((op) => op.summary).join(' | '),
         description: `Operations on this path, chosen by \`action\`, a flag or a field:\n${description}\n\nThe trailing slash is optional.`,
         security: [{ bearerAuth: [] }],
@@ -116,6 +118,7 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
       version,
       description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}.`,
     },
+    tags: serviceNames.map((service) => ({ name: service, description: `Operations of the ${service} service` })),
     components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
     paths,
     'x-events': events.map((e) => ({ type: e.type, summary: e.summary, data: schemaOf(e.data, 'output') })),

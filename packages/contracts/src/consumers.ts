@@ -1,0 +1,57 @@
+import type { ServiceName } from './operation';
+import * as invoicing from './invoicing';
+import * as partners from './partners';
+import * as sales from './sales';
+
+/**
+ * A durable event consumer: its queue is `<prefix>.<name>`, bound to the events exchange by each
+ * event type it takes, and its inbox key is `name`. Declared here, beside the events, so the AsyncAPI
+ * document says who receives what; a launcher test fails when a service subscribes otherwise.
+ */
+export interface ConsumerDef {
+  name: string;
+  service: ServiceName;
+  summary: string;
+  events: readonly string[];
+}
+
+const partnerRecordEvents = [partners.partnerCreated.type, partners.partnerUpdated.type, partners.partnerDeleted.type];
+
+/** Every event consumer of the system. */
+export const consumers: readonly ConsumerDef[] = [
+  {
+    name: 'partners.ledger',
+    service: 'partners',
+    summary: "Moves partner balances and committed amounts (the partner ledger) from invoices, payments and quotation conversions",
+    events: [invoicing.invoiceValidated.type, invoicing.invoiceCancelled.type, invoicing.invoicePaymentRegistered.type, sales.quotationConverted.type],
+  },
+  {
+    name: 'sales.partner-directory',
+    service: 'sales',
+    summary: "Keeps sales' partner read model (names for lists and search, currency, deleted)",
+    events: partnerRecordEvents,
+  },
+  {
+    name: 'invoicing.partners',
+    service: 'invoicing',
+    summary: "Keeps invoicing's partner read model (names for lists and search, deleted)",
+    events: partnerRecordEvents,
+  },
+  {
+    name: 'catalog.documents',
+    service: 'catalog',
+    summary: 'Moves stock for the inventory lines of validated invoices, credit notes and bills (one ledger move per product, referencing the document)',
+    events: [invoicing.invoiceValidated.type],
+  },
+  {
+    name: 'invoicing.recurring-partners',
+    service: 'invoicing',
+    summary: 'Stops the recurring contracts of a deleted partner, with the reason',
+    events: [partners.partnerDeleted.type],
+  },
+];
+
+/** The service that publishes an event: the first segment of its type (`partners.partner.created`). */
+export function publisherOf(type: string): string {
+  return type.slice(0, type.indexOf('.'));
+}
