@@ -1,3 +1,4 @@
+import { createClient, type Client, type ClientOptions } from '@bo/client';
 import type { ServiceName } from '@bo/contracts';
 import { System } from '@bo/launcher';
 import { testing } from '@bo/runtime';
@@ -18,6 +19,10 @@ export interface TestSystem {
   keys: Record<1 | 2, string>;
   /** POSTs JSON through the gateway as organization 1 unless told otherwise. */
   post(path: string, body: Record<string, unknown>, opts?: { org?: 1 | 2; key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse>;
+  /** The typed client (packages/client) with organization 1's key; raw `post` is for tests about the wire itself. */
+  client: Client;
+  /** A typed client with the key of `org`, and other options (a retry policy) if given. */
+  clientOf(org: 1 | 2, options?: Partial<ClientOptions>): Client;
   stop(): Promise<void>;
 }
 
@@ -40,6 +45,7 @@ export async function startTestSystem(opts: { services?: ServiceName[]; env?: Re
   await system.start();
   const keys = { 1: await system.createApiKey(1), 2: await system.createApiKey(2) };
   const url = system.url;
+  const clientOf = (org: 1 | 2, options: Partial<ClientOptions> = {}) => createClient({ baseUrl: url, apiKey: keys[org], ...options });
   return {
     system,
     url,
@@ -55,6 +61,8 @@ export async function startTestSystem(opts: { services?: ServiceName[]; env?: Re
       const json = (await res.json()) as { statusCode: number; headers: Record<string, string>; body: Record<string, any> };
       return { httpStatus: res.status, statusCode: json.statusCode, headers: json.headers, body: json.body, raw: res };
     },
+    client: clientOf(1),
+    clientOf,
     async stop() {
       await system.stop();
       await system.destroyTopology();
