@@ -2,3 +2,4 @@ export * from './infra';
 export * from './service';
 export * from './redelivery';
 export * from './tcp-proxy';
+export * from './tracing';
