@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { events, operations } from './catalogue';
+import { consumers, publisherOf } from './consumers';
 import { describeSelector, domainPrefix } from './operation';
 
 /**
@@ -39,10 +40,13 @@ export function eventsReference(): string {
     'Published through each service\'s outbox to the topic exchange `<BUS_PREFIX>.events` with the routing key',
     'equal to the type, persistent, with publisher confirms. Body: `{ id (uuid), type, occurred_at (YYYY-MM-DDTHH:MM:SS, UTC), org_id, data }`.',
     'Consumers record `id` in their inbox in the same transaction as the effect, so a redelivery has no second effect.',
+    'Delivery is at least once and order is not guaranteed. `GET /asyncapi.json` (or `docs/asyncapi.json`) describes the same in AsyncAPI 3.0.',
     '',
   ];
   for (const e of events) {
-    lines.push(`## \`${e.type}\``, '', e.summary, '', '| field | type | required |', '|---|---|---|');
+    const takers = consumers.filter((c) => c.events.includes(e.type)).map((c) => `\`${c.name}\` (${c.service})`);
+    const flow = `Published by ${publisherOf(e.type)}; consumed by ${takers.length ? takers.join(', ') : 'none yet'}.`;
+    lines.push(`## \`${e.type}\``, '', e.summary, '', flow, '', '| field | type | required |', '|---|---|---|');
     const schema = z.toJSONSchema(e.data, { io: 'output', unrepresentable: 'any' }) as {
       properties?: Record<string, { type?: string | string[]; anyOf?: Array<{ type?: string }>; enum?: unknown[] }>;
       required?: string[];
