@@ -63,7 +63,7 @@ describe('pure parts', () => {
 
   it('names SQL spans by verb and table, never by values', () => {
     expect(sqlSpanName('insert into "outbox" ("event_id") values ($1)')).toBe('INSERT outbox');
-    expect(sqlSpanName('select "id" from "partners" where "org_id" = $1')).toBe('SELECT partners');
+    expect(sqlSpanName('select id from partners where org_id = $1')).toBe('SELECT partners');
     expect(sqlSpanName('update "sales"."quotations" set "status" = $1')).toBe('UPDATE quotations');
     expect(sqlSpanName('select 1')).toBe('SELECT');
   });

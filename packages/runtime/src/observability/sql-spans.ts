@@ -1,4 +1,5 @@
 import { context, trace, type Span } from '@opentelemetry/api';
+import { ATTR_DB_QUERY_TEXT, ATTR_DB_SYSTEM_NAME, DB_SYSTEM_NAME_VALUE_POSTGRESQL } from '@opentelemetry/semantic-conventions';
 import type { Knex } from '../db';
 import { markFailed, SpanKind, startSpan, tracingEnabled } from './tracing';
 
@@ -18,7 +19,7 @@ export function traceQueries(db: Knex, service: string): void {
   db.on('query', (q: QueryData) => {
     if (!q.__knexQueryUid || !trace.getSpan(context.active())) return;
     const sql = q.sql ?? '';
-    open.set(q.__knexQueryUid, startSpan(service, sqlSpanName(sql), SpanKind.CLIENT, context.active(), { 'db.system.name': 'postgresql', 'db.query.text': sql }));
+    open.set(q.__knexQueryUid, startSpan(service, sqlSpanName(sql), SpanKind.CLIENT, context.active(), { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL, [ATTR_DB_QUERY_TEXT]: sql }));
   });
   const end = (q: QueryData, err?: unknown) => {
     const span = q.__knexQueryUid ? open.get(q.__knexQueryUid) : undefined;
