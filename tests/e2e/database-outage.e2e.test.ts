@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
+import { startTestSystem, type TestSystem } from '../support/system';
 
 /**
  * PostgreSQL dropping every connection of the system (what a restart does to its clients) is an
@@ -31,19 +31,20 @@ describe('a database outage', () => {
   it('answers 503 (never 500) while connections are cut, and retried writes take effect once', async () => {
     const statuses: number[] = [];
     /**
-     * A careful client (docs/reliability.md): the same key and body again after a 5xx, and after a
-     * 409 (the key is still claimed: a lease the outage kept the gateway from releasing runs out
-     * within 2 x RPC_TIMEOUT_MS + 1 s), until a final answer; bounded.
+     * A careful client (docs/reliability.md), as the typed client is: the same key and body again
+     * after a 503/504, and after a 409 (the key is still claimed: a lease the outage kept the gateway
+     * from releasing runs out within 2 x RPC_TIMEOUT_MS + 1 s), until a final answer; bounded.
+     * Every answer's status is kept.
      */
-    const write = async (name: string): Promise<ApiResponse> => {
-      const key = randomUUID();
-      for (let attempt = 0; ; attempt++) {
-        const r = await sys.post('/crm/editpatner', { org_id: '1', action: 'create', partnername: name, partner_type: 'customer' }, { headers: { 'Idempotency-Key': key } });
-        statuses.push(r.httpStatus);
-        if ((r.httpStatus < 500 && r.httpStatus !== 409) || attempt >= 150) return r;
-        await new Promise((res) => setTimeout(res, 100));
-      }
-    };
+    const client = sys.clientOf(1, {
+      retry: { attempts: 150, baseDelayMs: 100, maxDelayMs: 100, jitter: false },
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        statuses.push(res.status);
+        return res;
+      },
+    });
+    const write = (name: string) => client.partners.partner.create({ org_id: '1', partnername: name, partner_type: 'customer' });
     // Two seconds of connections cut every 50 ms, under 8 writers sending 5 partners each.
     let cuts = 0;
     const until = Date.now() + 2000;
@@ -54,19 +55,19 @@ describe('a database outage', () => {
       }
     })();
     const names = Array.from({ length: 40 }, (_, i) => `Outage ${i} ${randomUUID().slice(0, 8)}`);
-    const results: ApiResponse[] = [];
+    const written: string[] = [];
     await Promise.all(
       Array.from({ length: 8 }, async (_, w) => {
-        for (const name of names.filter((_, i) => i % 8 === w)) results.push(await write(name));
+        for (const name of names.filter((_, i) => i % 8 === w)) written.push((await write(name)).partner.partnername);
       }),
     );
     await cutter;
     expect(cuts).toBeGreaterThan(5);
     expect(statuses.filter((s) => s >= 500 && s !== 503 && s !== 504)).toEqual([]);
     expect(statuses.some((s) => s === 503)).toBe(true);
-    expect(results.map((r) => r.statusCode)).toEqual(results.map(() => 200));
-    // Exactly one partner per write, whatever the retries.
-    const listed = await sys.post('/crm/partners', { org_id: '1', search: 'Outage', page_size: 100 });
-    expect(listed.body.partners.map((p: { partnername: string }) => p.partnername).sort()).toEqual([...names].sort());
+    // Every write succeeded in the end (a final refusal would have thrown), and exactly once, whatever the retries.
+    expect(written.sort()).toEqual([...names].sort());
+    const listed = await sys.client.partners.partner.list({ org_id: '1', search: 'Outage', page_size: 100 });
+    expect(listed.partners.map((p) => p.partnername).sort()).toEqual([...names].sort());
   }, 60_000);
 });

@@ -10,9 +10,9 @@ describe('system smoke', () => {
   });
 
   it('creates and lists a partner through the gateway over RabbitMQ', async () => {
-    const created = await sys.post('/crm/editpatner', { org_id: '1', userid: 'u1', action: 'create', partnername: 'Acme', partner_type: 'customer' });
-    expect(created.statusCode).toBe(200);
-    const listed = await sys.post('/crm/partners', { org_id: '1' });
-    expect(listed.body.partners.map((p: { partnername: string }) => p.partnername)).toEqual(['Acme']);
+    const created = await sys.client.partners.partner.create({ org_id: '1', userid: 'u1', partnername: 'Acme', partner_type: 'customer' });
+    expect(created.partner.partnername).toBe('Acme');
+    const listed = await sys.client.partners.partner.list({ org_id: '1' });
+    expect(listed.partners.map((p) => p.partnername)).toEqual(['Acme']);
   });
 });
