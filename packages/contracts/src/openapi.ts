@@ -23,9 +23,10 @@ function envelopeOf(body: Record<string, unknown>): Record<string, unknown> {
 
 type JsonSchema = Record<string, unknown>;
 
-const hasAction: JsonSchema = { required: ['action'] };
-const isTrue = (field: string): JsonSchema => ({ required: [field], properties: { [field]: { const: true } } });
-const isSet = (field: string): JsonSchema => ({ required: [field], properties: { [field]: { not: { type: 'null' } } } });
+// Titled, so a renderer can say what each excluded case is (Swagger UI shows `required` inside `not` as "any").
+const hasAction: JsonSchema = { title: 'with action', required: ['action'] };
+const isTrue = (field: string): JsonSchema => ({ title: `${field}: true`, required: [field], properties: { [field]: { const: true } } });
+const isSet = (field: string): JsonSchema => ({ title: `with ${field}`, required: [field], properties: { [field]: { not: { type: 'null' } } } });
 
 /**
  * The bodies for which the router (`resolveOperation`) picks another operation of the path before
@@ -42,7 +43,7 @@ function shadowsOf(op: Operation, candidates: readonly Operation[]): JsonSchema[
     if (other === op) continue;
     if ('flag' in other.select) shadows.push(isTrue(other.select.flag));
     else if ('present' in other.select && before.includes(other)) shadows.push(isSet(other.select.present));
-    else if ('default' in other.select && before.includes(other)) shadows.push({});
+    else if ('default' in other.select && before.includes(other)) shadows.push({ title: `${other.name} is the default` });
   }
   return shadows;
 }
@@ -51,8 +52,8 @@ function shadowsOf(op: Operation, candidates: readonly Operation[]): JsonSchema[
 function alternativeOf(op: Operation, candidates: readonly Operation[]): JsonSchema {
   const shadows = shadowsOf(op, candidates);
   const alternative: JsonSchema = { title: op.name, ...schemaOf(op.request, 'input') };
-  if (shadows.length === 1) alternative['not'] = shadows[0];
-  if (shadows.length > 1) alternative['not'] = { anyOf: shadows };
+  // Always an anyOf, even of one: Swagger UI shows a lone `not: {required}` as the type `never`.
+  if (shadows.length > 0) alternative['not'] = { description: 'Bodies that select another operation of this path', anyOf: shadows };
   return alternative;
 }
 
