@@ -92,6 +92,12 @@ describe('traces across the message hop', () => {
     const carried = heard.find((h) => h.event.type === invoicing.invoiceValidated.type && (h.event.data as { invoice_id?: number }).invoice_id === invoice.id);
     expect(carried?.trace?.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
 
+    // GET routes run in their span too: /health's pings are its children.
+    expect((await fetch(`${sys.url}/health`, { headers: { traceparent } })).status).toBe(200);
+    const health = await eventually(async () => one('gateway', SpanKind.SERVER, 'GET /health'));
+    const ping = one('gateway', SpanKind.CLIENT, 'call partners.ping');
+    expect(ping.parentSpanContext?.spanId).toBe(health.spanContext().spanId);
+
     // Four processes' worth of spans, one trace id.
     expect(new Set(inTrace().map(serviceOf))).toEqual(new Set(['gateway', 'catalog', 'partners', 'sales', 'invoicing']));
   });

@@ -8,13 +8,17 @@ interface QueryData {
   sql?: string;
 }
 
+/** Pools listened to already: a service started again on the same pool must not double its spans. */
+const traced = new WeakSet<Knex>();
+
 /**
  * A span per SQL statement run inside a traced request, from knex's query events (no require hooks
  * needed). Statements outside any span (pollers, purges, scrapes) make none, so they do not start
  * traces of their own every second. Nothing is listened to while tracing is off.
  */
 export function traceQueries(db: Knex, service: string): void {
-  if (!tracingEnabled()) return;
+  if (!tracingEnabled() || traced.has(db)) return;
+  traced.add(db);
   const open = new Map<string, Span>();
   db.on('query', (q: QueryData) => {
     if (!q.__knexQueryUid || !trace.getSpan(context.active())) return;

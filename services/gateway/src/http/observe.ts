@@ -54,7 +54,10 @@ export function observeRequests(log: Logger) {
         locals.span.end();
       }
     });
-    next();
+    // GET routes (/health's pings) run inside the span; POST bodies arrive on stream events that lose
+    // it, so the POST handler enters it again (withRequestSpan).
+    if (locals.span) withActiveSpan(locals.span, next);
+    else next();
   };
 }
 
