@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createDb, requestHash, type Knex } from '@bo/runtime';
-import type { ApiError } from '@bo/client';
-import { startTestSystem, type TestSystem } from '../support/system';
+import { refusal, startTestSystem, type TestSystem } from '../support/system';
 
 const createBody = (name: string) => ({ org_id: '1', userid: 'u1', action: 'create', partnername: name, partner_type: 'customer' }) as const;
 
@@ -22,9 +21,8 @@ describe('Idempotency-Key when the gateway fast path fails', () => {
   });
 
   const named = async (name: string) => (await sys.client.partners.partner.list({ org_id: '1', search: name })).partners;
-  /** Sends the create once and shows the answer, whatever it is: these tests are about the answers themselves. */
-  const createOnce = (name: string, idempotencyKey: string) =>
-    sys.clientOf(1, { retry: false }).partners.partner.create(createBody(name), { idempotencyKey }).catch((e: unknown) => e as ApiError);
+  /** Sends the create once (no retries: these tests are about the answers themselves) and expects it refused. */
+  const refusedOnce = (name: string, idempotencyKey: string) => refusal(sys.clientOf(1, { retry: false }).partners.partner.create(createBody(name), { idempotencyKey }));
 
   it('answers a write without a key with the key it was recorded under, and a retry with it replays', async () => {
     const name = `Keyless ${randomUUID().slice(0, 8)}`;
@@ -52,14 +50,14 @@ describe('Idempotency-Key when the gateway fast path fails', () => {
     await gatewayDb('idempotency_keys').insert({
       org_id: 1, key, operation: 'partners.partner.create', request_hash: requestHash('partners.partner.create', body), lease_until: gatewayDb.raw(`now() + interval '1 second'`),
     });
-    expect(await createOnce(name, key)).toMatchObject({ status: 409, code: 'idempotency_conflict', idempotencyKey: key });
+    expect(await refusedOnce(name, key)).toMatchObject({ status: 409, code: 'idempotency_conflict', idempotencyKey: key });
     // The client retries a 409 with the same key and body until the lease ends (bounded: 25 tries 200 ms apart).
     const patient = sys.clientOf(1, { retry: { attempts: 25, baseDelayMs: 200, maxDelayMs: 200, jitter: false } });
     const after = await patient.partners.partner.create(body, { idempotencyKey: key });
     expect(after.partner.partnername).toBe(name);
     expect(await named(name)).toHaveLength(1);
     // Another body under the key is still refused.
-    expect(await createOnce('Else', key)).toMatchObject({ status: 400, code: 'idempotency_conflict' });
+    expect(await refusedOnce('Else', key)).toMatchObject({ status: 400, code: 'idempotency_conflict' });
   });
 
   it('answers 200 when the fast path cannot record the answer, and a retry replays the service record', async () => {
@@ -84,7 +82,7 @@ describe('Idempotency-Key when the gateway fast path fails', () => {
     await sys.system.stopService('partners');
     const name = `Unknown ${randomUUID().slice(0, 8)}`;
     const key = randomUUID();
-    expect(await createOnce(name, key)).toMatchObject({ status: 504, code: 'outcome_unknown', idempotencyKey: key });
+    expect(await refusedOnce(name, key)).toMatchObject({ status: 504, code: 'outcome_unknown', idempotencyKey: key });
     await sys.system.startService('partners');
     const retried = await sys.client.partners.partner.create(createBody(name), { idempotencyKey: key });
     expect(retried.partner.partnername).toBe(name);

@@ -1,4 +1,4 @@
-import { eventually, startTestSystem, type TestSystem } from '../support/system';
+import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
 const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
@@ -35,7 +35,6 @@ describe('sales conversion when invoicing is down', () => {
   /** These tests look at each answer, so the client sends every call once. */
   const once = () => sys.clientOf(1, { retry: false });
   const convert = (id: number) => sys.client.sales.quotation.convert({ org_id: '1', userid: 'u1', quotation_id: id, invoicetype: 'invoiceout' });
-  const refusalOf = (call: Promise<unknown>) => call.then(() => undefined, (e: unknown) => e);
 
   it('answers 504 outcome_unknown, takes no change meanwhile, and converts each quotation once when invoicing is back: by a retry, or by itself', async () => {
     const retried = await create();
@@ -43,16 +42,16 @@ describe('sales conversion when invoicing is down', () => {
 
     await sys.system.stopService('invoicing');
     for (const q of [retried, abandoned]) {
-      const down = await refusalOf(once().sales.quotation.convert({ org_id: '1', userid: 'u1', quotation_id: q.id, invoicetype: 'invoiceout' }));
+      const down = await refusal(once().sales.quotation.convert({ org_id: '1', userid: 'u1', quotation_id: q.id, invoicetype: 'invoiceout' }));
       // Sales says the conversion is pending; on a loaded machine the gateway's own timeout may speak
       // first. Either way the client is told the same thing: the outcome is unknown, a retry is safe.
       expect(down).toMatchObject({ status: 504, code: 'outcome_unknown', message: expect.stringMatching(/Retrying (with the same Idempotency-Key )?is safe/) });
     }
     expect(await quotation(retried.id)).toMatchObject({ quotation_status: 'draft', invoice_id: null, invoicenumber: null, quotation_total: 258.75 });
     // Sales cannot tell a dead invoicing from a slow one that made the invoice: the quotation stays as it was sent.
-    const extra = refusalOf(sys.client.sales.quotation.addLine({ org_id: '1', userid: 'u1', quotation_id: retried.id, ...line }));
+    const extra = refusal(sys.client.sales.quotation.addLine({ org_id: '1', userid: 'u1', quotation_id: retried.id, ...line }));
     expect(await extra).toMatchObject({ status: 400, code: 'invalid_state', message: expect.stringContaining('unfinished') });
-    const cancel = refusalOf(sys.client.sales.quotation.cancel({ org_id: '1', userid: 'u1', quotation_id: retried.id }));
+    const cancel = refusal(sys.client.sales.quotation.cancel({ org_id: '1', userid: 'u1', quotation_id: retried.id }));
     expect(await cancel).toMatchObject({ status: 400, code: 'invalid_state', message: expect.stringContaining('will complete') });
     expect((await quotation(retried.id))?.quotation_total).toBe(258.75);
 
@@ -73,6 +72,6 @@ describe('sales conversion when invoicing is down', () => {
     expect(invoices.invoices.map((i) => i.id).sort(byId)).toEqual([invoice.id, recovered.invoice_id as number].sort(byId));
     await eventually(async () => expect(await committed()).toBe(2 * 258.75));
     // Another convert of either is refused: a quotation converts once.
-    expect(await refusalOf(convert(abandoned.id))).toMatchObject({ status: 400, code: 'invalid_state', message: expect.stringContaining('already converted') });
+    expect(await refusal(convert(abandoned.id))).toMatchObject({ status: 400, code: 'invalid_state', message: expect.stringContaining('already converted') });
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { createClient, type Client, type ClientOptions } from '@bo/client';
+import { ApiError, createClient, type Client, type ClientOptions } from '@bo/client';
 import type { ServiceName } from '@bo/contracts';
 import { System } from '@bo/launcher';
 import { testing } from '@bo/runtime';
@@ -82,4 +82,14 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000,
       await new Promise((r) => setTimeout(r, intervalMs));
     }
   }
+}
+
+/** The ApiError a call is refused with; fails the test if the call succeeds or fails otherwise. */
+export async function refusal(call: Promise<unknown>): Promise<ApiError> {
+  const outcome = await call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (outcome instanceof ApiError) return outcome;
+  throw new Error(outcome === undefined ? 'expected the call to be refused, but it succeeded' : `expected an ApiError, got ${String(outcome)}`);
 }
