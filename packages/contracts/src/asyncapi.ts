@@ -60,6 +60,8 @@ export function buildAsyncApi(version = '0.1.0'): Json {
         properties: {
           'x-org-id': { type: 'integer', description: 'Same as org_id' },
           'x-attempt': { type: 'integer', minimum: 1, description: 'Delivery attempt, raised by each retry' },
+          traceparent: { type: 'string', description: 'W3C trace context of the change that caused the event, when traced' },
+          tracestate: { type: 'string', description: 'W3C trace state, with traceparent' },
         },
       },
       payload: payloadOf(event.type, event.data),
