@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { invoicing, sales } from '@bo/contracts';
-import { AmqpBus, createLogger, SpanKind, testing, type EventEnvelope, type TraceContext } from '@bo/runtime';
+import { invoicing, sales, type EventEnvelope } from '@bo/contracts';
+import { AmqpBus, createLogger, SpanKind, testing, type TraceContext } from '@bo/runtime';
 import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
 /**
