@@ -2,7 +2,7 @@ import { eventually, refusal, startTestSystem, type TestSystem } from '../suppor
 
 const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
-const line = { product_id: 7, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
+const lineFields = { product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
 
 /**
  * Conversion while the invoicing service is down: the outcome is unknown, the quotation is frozen as
@@ -12,12 +12,15 @@ const line = { product_id: 7, product_name: 'Widget', quantity: 5, price: 50, di
 describe('sales conversion when invoicing is down', () => {
   let sys: TestSystem;
   let partnerId: number;
+  let line: typeof lineFields & { product_id: number };
   beforeAll(async () => {
     // The gateway waits 2 s; sales waits 60% of that (1.2 s) for invoicing, so sales answers first.
     // Sales' recovery task looks every 200 ms for conversions left with no attempt for 3 × 2 s.
     sys = await startTestSystem({ env: { RPC_TIMEOUT_MS: '2000', CONVERSION_RECOVERY_MS: '200' } });
     const created = await sys.client.partners.partner.create({ org_id: '1', userid: 'u1', partnername: 'Outage Buyer', partner_type: 'customer', currency: 'EUR' });
     partnerId = created.partner.id;
+    const { product } = await sys.client.catalog.product.create({ org_id: '1', name: 'Widget', price: 50, stock: 100 });
+    line = { product_id: product.id, ...lineFields };
   });
   afterAll(async () => {
     await sys?.stop();
