@@ -46,7 +46,7 @@ export function observeRequests(log: Logger) {
     res.once('close', () => {
       const ms = performance.now() - started;
       metrics.httpDuration.labels('gateway', req.method, routeLabel(req.path), String(res.statusCode)).observe(secondsSince(started));
-      log.info(accessLogFields(req, res.statusCode, ms, locals), 'request');
+      if (log.isLevelEnabled('info')) log.info(accessLogFields(req, res.statusCode, ms, locals), 'request');
       if (locals.span) {
         locals.span.setAttribute('http.response.status_code', res.statusCode);
         if (locals.requestId) locals.span.setAttribute('request.id', locals.requestId);
