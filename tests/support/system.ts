@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { ApiError, createClient, type Client, type ClientOptions } from '@bo/client';
 import type { ServiceName } from '@bo/contracts';
 import { System } from '@bo/launcher';
@@ -91,5 +92,5 @@ export async function refusal(call: Promise<unknown>): Promise<ApiError> {
     (err: unknown) => err,
   );
   if (outcome instanceof ApiError) return outcome;
-  throw new Error(outcome === undefined ? 'expected the call to be refused, but it succeeded' : `expected an ApiError, got ${String(outcome)}`);
+  throw new Error(outcome === undefined ? 'expected the call to be refused, but it succeeded' : `expected an ApiError, got ${inspect(outcome)}`);
 }

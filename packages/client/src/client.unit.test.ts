@@ -14,7 +14,8 @@ type Answer = { status: number; body: Record<string, unknown>; headers?: Record<
 function fakeFetch(...script: Answer[]) {
   const sent: Sent[] = [];
   const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    sent.push({ url: String(input), headers: { ...(init?.headers as Record<string, string>) }, body: JSON.parse(String(init?.body)) });
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    sent.push({ url, headers: { ...(init?.headers as Record<string, string>) }, body: JSON.parse(init?.body as string) as Record<string, unknown> });
     const answer = script.shift();
     if (answer === undefined) throw new Error('the script has no answer left');
     if (answer instanceof Error) throw answer;
@@ -22,7 +23,7 @@ function fakeFetch(...script: Answer[]) {
     const envelope = { statusCode: answer.status, headers: corsHeaders, body: answer.body };
     return new Response(JSON.stringify(envelope), { status: answer.status, headers: { 'x-request-id': `req-${sent.length}`, ...answer.headers } });
   };
-  return { fetch: fetch as typeof globalThis.fetch, sent };
+  return { fetch, sent };
 }
 
 const partner = { id: 7, orgid: 1, partnername: 'Acme' };

@@ -115,15 +115,21 @@ function errorOf(body: Record<string, unknown>): { code: ApiErrorCode; message: 
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(abortReason(signal));
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      reject(abortReason(signal!));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** What the caller aborted with (a DOMException unless it gave its own reason). */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(String(reason));
 }
