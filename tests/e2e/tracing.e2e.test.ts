@@ -38,7 +38,7 @@ describe('traces across the message hop', () => {
     return res.body;
   };
   const inTrace = () => spans.spans().filter((s) => s.spanContext().traceId === traceId);
-  const serviceOf = (s: { resource: { attributes: Record<string, unknown> } }) => s.resource.attributes['service.name'];
+  const serviceOf = (s: { resource: { attributes: Record<string, unknown> } }) => String(s.resource.attributes['service.name']);
   const one = (service: string, kind: SpanKind, name: string) => {
     const found = inTrace().filter((s) => serviceOf(s) === service && s.kind === kind && s.name === name);
     if (found.length === 0) throw new Error(`no ${service} span "${name}" in the trace; it has: ${inTrace().map((s) => `${serviceOf(s)}:${s.name}`).join(', ')}`);

@@ -147,13 +147,19 @@ async function readOutboxes(): Promise<OutboxSnapshot[]> {
   return read.filter((s): s is OutboxSnapshot => s !== undefined);
 }
 
+interface OutboxRow {
+  pending: number;
+  oldest: number;
+  dead: Array<{ consumer: string; count: number }>;
+}
+
 async function readOutbox(service: string, db: Knex): Promise<OutboxSnapshot> {
   // Both read the partial index of unpublished rows: as cheap as the backlog is small.
-  const { rows } = await db.raw(`
+  const { rows }: { rows: OutboxRow[] } = await db.raw(`
     select (select count(*)::int from outbox where published_at is null) as pending,
            (select coalesce(extract(epoch from now() - min(created_at)), 0)::float8 from outbox where published_at is null) as oldest,
            (select coalesce(json_agg(d), '[]') from (select consumer, count(*)::int as count from event_dead_letters group by consumer) d) as dead`);
-  const row = rows[0] as { pending: number; oldest: number; dead: Array<{ consumer: string; count: number }> };
+  const row = rows[0]!;
   return { service, pending: row.pending, oldestAgeSeconds: row.oldest, deadLetters: row.dead };
 }
 

@@ -1,7 +1,7 @@
 import { SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import type { EventEnvelope } from '@bo/contracts';
 import { BusError } from '../errors';
-import type { Bus, EventDelivery, PublishOptions, RawReply, RequestMeta, RpcServer, Subscription } from '../bus/types';
+import type { Bus, EventDelivery, PublishOptions, RequestMeta, RpcServer, Subscription } from '../bus/types';
 import { metrics, rpcOutcome, secondsSince } from './metrics';
 import { extractContext, injectContext, inSpan, otelContext, ROOT_CONTEXT, SpanKind, startSpan, tracingEnabled, type Span } from './tracing';
 
@@ -117,11 +117,6 @@ export class ObservedBus implements Bus {
 
   close(): Promise<void> {
     return this.inner.close();
-  }
-
-  /** The transport underneath (tests reach the in-process bus's dead letters through it). */
-  unwrap(): Bus {
-    return this.inner;
   }
 }
 
