@@ -17,8 +17,11 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 /** The field that picks the operation on its path, which the client fills in itself. */
 type SelectorField<O extends Operation> = O['select'] extends { action: string } ? 'action' : O['select'] extends { flag: infer F extends string } ? F : never;
 
+/** `T` with the fields `K` optional; distributes over a union, so a request schema may be one. */
+type OptionalFields<T, K extends PropertyKey> = T extends unknown ? Simplify<Omit<T, K> & Partial<Pick<T, K & keyof T>>> : never;
+
 /** The request as the caller writes it (numbers or numeric strings, as the API accepts); `action` and operation flags are optional. */
-export type RequestBody<O extends Operation> = Simplify<Omit<RequestInputOf<O>, SelectorField<O>> & Partial<Pick<RequestInputOf<O>, SelectorField<O> & keyof RequestInputOf<O>>>>;
+export type RequestBody<O extends Operation> = OptionalFields<RequestInputOf<O>, SelectorField<O>>;
 export type ReplyBody<O extends Operation> = ReplyOutputOf<O>;
 
 export type OperationMethod<O extends Operation> = (body: RequestBody<O>, options?: CallOptions) => Promise<ReplyBody<O>>;
