@@ -6,6 +6,7 @@ COPY package.json package-lock.json turbo.json tsconfig.base.json ./
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/launcher/package.json packages/launcher/
+COPY packages/client/package.json packages/client/
 COPY services/gateway/package.json services/gateway/
 COPY services/partners/package.json services/partners/
 COPY services/catalog/package.json services/catalog/
