@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@bo/contracts';
 import type { DeliveryStore, PendingDelivery, Subscription } from './bus/types';
 import type { Knex } from './db';
 import type { Logger } from './logger';
+import { inTransaction } from './transaction';
 
 export interface InboxHandlerDef {
   /** Durable consumer name, e.g. `partners.ledger`; also the inbox's consumer key. */
@@ -23,7 +24,7 @@ export function inboxSubscription(def: InboxHandlerDef, db: Knex, log: Logger, a
     store: deliveryStore(db, def.name),
     handler: async (event) => {
       const eventLog = log.child({ consumer: def.name, event_id: event.id, type: event.type });
-      const applied = await db.transaction(async (trx) => {
+      const applied = await inTransaction(db, async (trx) => {
         const inserted = await trx('inbox')
           .insert({ consumer: def.name, event_id: event.id, type: event.type })
           .onConflict(['consumer', 'event_id'])

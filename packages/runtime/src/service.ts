@@ -12,6 +12,7 @@ import { inboxSubscription, type InboxHandlerDef } from './inbox';
 import type { Logger } from './logger';
 import { observeService } from './observability/observe-service';
 import { OutboxRelay } from './outbox';
+import { inTransaction, withFlatTransactions } from './transaction';
 import { periodicTask } from './periodic';
 import { purgeExpired, retentionWindows } from './retention';
 
@@ -19,7 +20,8 @@ import { purgeExpired, retentionWindows } from './retention';
 export interface HandlerContext extends RequestMeta {
   /**
    * For a write carrying an operation key: the transaction its effect and recorded reply commit in
-   * (a handler's own `ctx.db.transaction` nests as a savepoint). Otherwise the service's pool.
+   * (a handler's own `ctx.db.transaction` runs in it without a savepoint unless one is needed, see
+   * inTransaction). Otherwise the service's pool.
    */
   db: Knex;
   bus: Bus;
@@ -135,6 +137,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     return { ok: true, status: 200, body };
   };
   const noFinish = async () => undefined;
+  const flatDb = withFlatTransactions(db);
 
   /** A read, or a write with no operation key (an internal call): the handler alone. */
   const runPlain = async (h: BoundHandler, request: unknown, ctx: HandlerContext) => okReply(h, await h.run(request, ctx));
@@ -151,7 +154,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
       return await retryTransientConflicts(() =>
         h.options.transactions === 'own'
           ? runOwningTransactions(h, request, ctx, key)
-          : db.transaction(async (trx) => {
+          : inTransaction(db, async (trx) => {
               const reply = okReply(h, await h.run(request, { ...ctx, db: trx }));
               if (!(await recordReply(trx, key, reply))) throw new AlreadyRecorded();
               return reply;
@@ -194,7 +197,8 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     if (!Number.isInteger(meta.orgId) || meta.orgId <= 0) {
       return { ok: false, status: 400, code: 'validation_failed', message: 'org_id is required' };
     }
-    const ctx: HandlerContext = { ...meta, db, bus, log: reqLog, config, finish: noFinish };
+    // A write's own transactions nest flat too (inTransaction); a read's pool is left as it is.
+    const ctx: HandlerContext = { ...meta, db: h.operation.write ? flatDb : db, bus, log: reqLog, config, finish: noFinish };
     const key: OperationKey | undefined =
       h.operation.write && meta.operationKey
         ? { orgId: meta.orgId, key: meta.operationKey, operation, hash: requestHash(operation, payload), ttlHours: config.IDEMPOTENCY_TTL_HOURS }
