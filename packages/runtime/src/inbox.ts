@@ -17,25 +17,21 @@ export interface InboxHandlerDef {
  * and a redelivered event finds its row and does nothing. Its deliveries not yet handled are kept in
  * the same schema for the in-process bus (see deliveryStore).
  */
-export function inboxSubscription(def: InboxHandlerDef, db: Knex, log: Logger, afterCommit: () => void): Subscription {
+export function inboxSubscription(def: InboxHandlerDef, db: Knex, log: Logger): Subscription {
   return {
     name: def.name,
     events: def.events,
     store: deliveryStore(db, def.name),
     handler: async (event) => {
       const eventLog = log.child({ consumer: def.name, event_id: event.id, type: event.type });
+      // Events the effect records go out once it committed (recordEvent); nothing else is owed here.
       const applied = await inTransaction(db, async (trx) => {
-        const inserted = await trx('inbox')
-          .insert({ consumer: def.name, event_id: event.id, type: event.type })
-          .onConflict(['consumer', 'event_id'])
-          .ignore()
-          .returning('event_id');
-        if (inserted.length === 0) return false;
+        const inserted = await trx.raw('insert into inbox (consumer, event_id, type) values (?, ?, ?) on conflict (consumer, event_id) do nothing returning event_id', [def.name, event.id, event.type]);
+        if ((inserted as { rowCount: number }).rowCount === 0) return false;
         await def.handle(trx, event, eventLog);
         return true;
       });
-      if (applied) afterCommit();
-      else eventLog.info('duplicate event ignored');
+      if (!applied) eventLog.info('duplicate event ignored');
     },
   };
 }

@@ -3,28 +3,70 @@ import type { EventEnvelope } from '@bo/contracts';
 import type { Bus } from './bus/types';
 import type { Knex } from './db';
 import type { Logger } from './logger';
-import { currentTraceContext, outsideTrace, traceContextFrom } from './observability/tracing';
+import { currentTraceContext, outsideTrace, traceContextFrom, type TraceContext } from './observability/tracing';
 import { formatDateTime } from './time';
 
-/** Writes an event into the outbox inside the caller's transaction: it exists iff the change commits. */
+/**
+ * How long an event its own writer publishes right after the commit is left to it before the
+ * relay's poll takes the row over: far above a broker confirm, so the two rarely both publish it
+ * (when they do, consumers absorb the twin), and short enough for a crash's leftovers.
+ */
+export const DIRECT_CLAIM_MS = 10_000;
+
+/** The relay publishing each service's events, by the knex configuration its transactions share. */
+const relays = new WeakMap<object, OutboxRelay>();
+
+/**
+ * Writes an event into the outbox inside the caller's transaction: it exists iff the change commits.
+ * Once the transaction committed, its events are published at once by the process that wrote them
+ * (no poll, no second transaction); the relay's poll publishes whatever that did not.
+ */
 export async function recordEvent<D extends object>(trx: Knex.Transaction, type: string, orgId: number, data: D): Promise<EventEnvelope<D>> {
   const envelope = { id: randomUUID(), type, occurred_at: formatDateTime(new Date()) as string, org_id: orgId, data };
   const trace = currentTraceContext();
-  await trx('outbox').insert({ event_id: envelope.id, type, org_id: orgId, envelope: JSON.stringify(envelope), traceparent: trace?.traceparent ?? null, tracestate: trace?.tracestate ?? null });
+  const relay = relays.get(configOf(trx));
+  // Not from inside a savepoint: it may still be rolled back while the transaction commits.
+  const committed = (trx as Partial<Knex.Transaction>).executionPromise;
+  const direct = relay && committed && !trx.parentTransaction ? relay : undefined;
+  await trx('outbox').insert({
+    event_id: envelope.id,
+    type,
+    org_id: orgId,
+    envelope: JSON.stringify(envelope),
+    traceparent: trace?.traceparent ?? null,
+    tracestate: trace?.tracestate ?? null,
+    claimed_until: direct ? trx.raw('clock_timestamp() + make_interval(secs => ?)', [DIRECT_CLAIM_MS / 1000]) : null,
+  });
+  if (direct) direct.publishOnCommit(trx, { envelope: envelope as EventEnvelope, trace });
+  else if (relay && committed) relay.kickOnCommit(rootOf(trx));
   return envelope;
+}
+
+interface Pending {
+  envelope: EventEnvelope;
+  trace?: TraceContext;
 }
 
 const BATCH = 200;
 
 /**
- * Publishes outbox rows in id order and marks them sent once the broker confirmed them. Rows are
- * claimed with SKIP LOCKED so several instances share the work; a crash between publish and mark
- * republishes, which consumers absorb through their inbox.
+ * Publishes outbox rows and marks them sent once the broker confirmed them, holding no transaction
+ * (nor pooled connection) while it waits. Events of a transaction of this process go out as soon as
+ * it committed (`publishOnCommit`); the poll, every `pollMs` and when kicked, takes the rest in id
+ * order: rows whose direct publication failed or never happened (a crash), and rows of transactions
+ * inside savepoints. A row is claimed for a while before it is published (by its writer's insert, or
+ * by the poll's update with SKIP LOCKED), so several instances share the work; a crash between
+ * publish and mark republishes, which consumers absorb through their inbox.
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
+  // Background work, kicked from inside requests: it must not join their traces.
+  private readonly poll = new Coalesced(() => outsideTrace(() => this.drain()));
+  private readonly marker = new Coalesced(() => outsideTrace(() => this.flushMarks()));
+  private readonly direct = new Set<Promise<void>>();
+  private readonly byTransaction = new WeakMap<Promise<unknown>, Pending[]>();
+  private readonly kickAfter = new WeakSet<Promise<unknown>>();
+  private marks: string[] = [];
   private stopped = false;
 
   constructor(
@@ -34,67 +76,153 @@ export class OutboxRelay {
     private readonly pollMs = 1000,
   ) {}
 
+  /** Starts polling and publishing events right after their commit. */
   start(): void {
+    relays.set(configOf(this.db), this);
     this.timer = setInterval(() => this.kick(), this.pollMs);
     this.timer.unref();
     this.kick();
   }
 
-  /** Asks for a drain soon; coalesces with one already running. */
+  /** Asks for a poll soon; coalesces with one already running. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = outsideTrace(() => this.loop()).finally(() => (this.running = undefined));
+    if (!this.stopped) this.poll.run();
   }
 
-  private async loop(): Promise<void> {
-    do {
-      this.again = false;
+  /** Publishes the event once the transaction (which claimed its row) commits; nothing if it rolls back. */
+  publishOnCommit(trx: Knex.Transaction, pending: Pending): void {
+    const committed = trx.executionPromise;
+    const list = this.byTransaction.get(committed);
+    if (list) {
+      list.push(pending);
+      return;
+    }
+    const events = [pending];
+    this.byTransaction.set(committed, events);
+    committed.then(
+      () => this.publishNow(events),
+      () => undefined,
+    );
+  }
+
+  /** Polls once the transaction commits (its events were recorded where a direct publication is not safe). */
+  kickOnCommit(trx: Knex.Transaction): void {
+    const committed = trx.executionPromise;
+    if (this.kickAfter.has(committed)) return;
+    this.kickAfter.add(committed);
+    committed.then(
+      () => this.kick(),
+      () => undefined,
+    );
+  }
+
+  private publishNow(events: Pending[]): void {
+    const ids = events.map((e) => e.envelope.id);
+    const work = outsideTrace(async () => {
       try {
-        while ((await this.drainBatch()) === BATCH);
+        await Promise.all(events.map((e) => this.bus.publish(e.envelope, { trace: e.trace })));
       } catch (err) {
-        this.log.warn({ err: (err as Error).message }, 'outbox relay could not publish; will retry');
+        this.log.warn({ err: (err as Error).message }, 'events not published after their commit; the outbox poll will retry');
+        // Their claim ends now, so the next poll takes them (a failure here leaves the claim to run out).
+        await this.db.raw('update outbox set claimed_until = null where event_id = any(?::uuid[]) and published_at is null', [ids]).catch(() => undefined);
         return;
       }
-    } while (this.again);
+      this.marks.push(...ids);
+      this.marker.run();
+    });
+    this.direct.add(work);
+    void work.finally(() => this.direct.delete(work));
+  }
+
+  /** Marks what was published directly, all that is waiting in one statement. */
+  private async flushMarks(): Promise<void> {
+    while (this.marks.length > 0) {
+      const ids = this.marks.splice(0, 1000);
+      try {
+        await this.db.raw('update outbox set published_at = now(), claimed_until = null where event_id = any(?::uuid[])', [ids]);
+      } catch (err) {
+        // Still claimed: once the claim runs out the poll publishes them again, and consumers absorb the twins.
+        this.log.warn({ err: (err as Error).message, events: ids.length }, 'published events could not be marked sent');
+      }
+    }
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while ((await this.drainBatch()) === BATCH);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'outbox relay could not publish; will retry');
+    }
   }
 
   private async drainBatch(): Promise<number> {
-    let failure: Error | undefined;
-    const published = await this.db.transaction(async (trx) => {
-      const rows: Array<{ id: number; envelope: EventEnvelope; traceparent: string | null; tracestate: string | null }> = await trx('outbox')
-        .select('id', 'envelope', 'traceparent', 'tracestate')
-        .whereNull('published_at')
-        .orderBy('id')
-        .limit(BATCH)
-        .forUpdate()
-        .skipLocked();
-      if (rows.length === 0) return 0;
-      const ids = rows.map((r) => r.id);
-      try {
-        await Promise.all(rows.map((r) => this.bus.publish(r.envelope, { trace: traceContextFrom(r) })));
-      } catch (err) {
-        // Commit the attempt, not the publication: the rows stay pending for the next drain.
-        failure = err as Error;
-        await trx('outbox').whereIn('id', ids).update({ attempts: trx.raw('attempts + 1'), last_error: failure.message });
-        return 0;
-      }
-      await trx('outbox').whereIn('id', ids).update({ published_at: trx.fn.now() });
-      return rows.length;
-    });
-    if (failure) throw failure;
-    return published;
+    const result = await this.db.raw(
+      `update outbox set claimed_until = clock_timestamp() + make_interval(secs => ?)
+       where id in (select id from outbox where published_at is null and (claimed_until is null or claimed_until <= clock_timestamp())
+                    order by id limit ? for update skip locked)
+       returning id, envelope, traceparent, tracestate`,
+      [DIRECT_CLAIM_MS / 1000, BATCH],
+    );
+    const rows = ((result as { rows: Array<{ id: number; envelope: EventEnvelope; traceparent: string | null; tracestate: string | null }> }).rows).sort((a, b) => a.id - b.id);
+    if (rows.length === 0) return 0;
+    const ids = rows.map((r) => r.id);
+    try {
+      await outsideTrace(() => Promise.all(rows.map((r) => this.bus.publish(r.envelope, { trace: traceContextFrom(r) }))));
+    } catch (err) {
+      // The rows stay pending, their claim ended, for the next poll.
+      await this.db.raw('update outbox set attempts = attempts + 1, last_error = ?, claimed_until = null where id = any(?::bigint[])', [(err as Error).message, ids]);
+      throw err;
+    }
+    await this.db.raw('update outbox set published_at = now(), claimed_until = null where id = any(?::bigint[])', [ids]);
+    return rows.length;
   }
 
   /** Stops polling after publishing whatever is still waiting. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.running;
-    this.again = false;
-    await this.loop();
+    if (relays.get(configOf(this.db)) === this) relays.delete(configOf(this.db));
     this.stopped = true;
+    while (this.direct.size > 0) await Promise.allSettled([...this.direct]);
+    await this.marker.idle();
+    await this.poll.idle();
+    await this.drain();
   }
+}
+
+/**
+ * Runs its work now, or once more after the run under way when asked meanwhile: requests coalesce
+ * and none is lost between the end of one run and the next (a request arriving as a run finishes
+ * starts another).
+ */
+class Coalesced {
+  private running?: Promise<void>;
+  private again = false;
+
+  constructor(private readonly work: () => Promise<void>) {}
+
+  run(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.again = false;
+    this.running = this.work().finally(() => {
+      this.running = undefined;
+      if (this.again) this.run();
+    });
+  }
+
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+}
+
+function configOf(db: Knex): object {
+  return (db.client as { config: object }).config;
+}
+
+function rootOf(trx: Knex.Transaction): Knex.Transaction {
+  let root = trx;
+  while (root.parentTransaction) root = root.parentTransaction;
+  return root;
 }

@@ -104,4 +104,14 @@ export const runtimeMigrations: Migration[] = [
       });
     },
   },
+  {
+    name: '006_runtime_outbox_claims',
+    async up(trx, schema) {
+      // Until when a row is left to whoever claimed it: the writer publishing it right after its
+      // commit, or a relay poll. The poll takes only unclaimed rows and rows whose claim ran out.
+      await trx.schema.withSchema(schema).alterTable('outbox', (t) => {
+        t.timestamp('claimed_until', { useTz: true });
+      });
+    },
+  },
 ];

@@ -205,7 +205,6 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
         : undefined;
     try {
       const reply = key ? await runRecorded(h, parsed.value, ctx, key) : await runPlain(h, parsed.value, ctx);
-      if (h.operation.write) relay.kick();
       return reply;
     } catch (err) {
       return failureReply(err, h.operation.write, reqLog, meta.requestId);
@@ -213,7 +212,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
   };
   await bus.serve(def.name, [...byName.keys(), pingOperation(def.name)], server);
   for (const sub of def.subscriptions ?? []) {
-    await bus.subscribe(inboxSubscription(sub, db, log, () => relay.kick()));
+    await bus.subscribe(inboxSubscription(sub, db, log));
   }
   const tasks = [...(def.background?.({ ...deps, bus, relay }) ?? []), retentionTask(deps)];
   // Publishing starts once its own consumers are subscribed (events it sends itself reach them too).

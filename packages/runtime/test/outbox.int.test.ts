@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@bo/contracts';
+import type { Bus } from '../src/bus/types';
 import { AmqpBus } from '../src/bus/amqp';
 import { createDb, migrate, type Knex } from '../src/db';
 import { runtimeMigrations } from '../src/runtime-migrations';
@@ -64,9 +66,105 @@ describe('outbox relay', () => {
   });
 });
 
-async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+describe('outbox: events published by their writer right after the commit', () => {
+  let database: TestDatabase;
+  let db: Knex;
+  let bus: AmqpBus;
+  let received: EventEnvelope[];
+  let relay: OutboxRelay;
+  /** Fails the next `failures` publications, then publishes as the bus does. */
+  let failures = 0;
+  let statements: string[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, 'svc', 4);
+    await migrate(db, 'svc', runtimeMigrations);
+    bus = new AmqpBus({ url: await testAmqpUrl(), prefix: uniqueName('ob'), log });
+    await bus.connect();
+    received = [];
+    await bus.subscribe({ name: 'observer', events: ['#'], handler: async (e) => void received.push(e) });
+    const flaky: Bus = Object.create(bus, {
+      publish: { value: (event: EventEnvelope) => (failures-- > 0 ? Promise.reject(new Error('broker said no')) : bus.publish(event)) },
+    });
+    db.on('query', (q: { sql: string }) => statements.push(q.sql));
+    // A poll far away: only the writer's publication, or a kick, can send anything.
+    relay = new OutboxRelay(db, flaky, log, 60_000);
+    relay.start();
+  });
+  afterAll(async () => {
+    await relay.stop();
+    await bus.close();
+    await bus.destroyTopology();
+    await db.destroy();
+    await database.drop();
+  });
+  beforeEach(() => {
+    statements = [];
+  });
+
+  const seen = (type: string) => received.filter((e) => e.type === type);
+  const row = async (id: string) => db('outbox').where({ event_id: id }).first();
+
+  it('sends a committed transaction\'s events without polling and marks them sent', async () => {
+    const [first, second] = await db.transaction(async (trx) => [await recordEvent(trx, 'direct.one', 1, { n: 1 }), await recordEvent(trx, 'direct.two', 1, { n: 2 })]);
+    await waitFor(() => seen('direct.one').length === 1 && seen('direct.two').length === 1);
+    expect(received.filter((e) => e.type.startsWith('direct.')).map((e) => e.id)).toEqual([first!.id, second!.id]);
+    await waitFor(async () => (await row(second!.id)).published_at !== null);
+    expect(await row(first!.id)).toMatchObject({ claimed_until: null, attempts: 0 });
+    // No relay pass ran: it would have claimed rows with an update returning them.
+    expect(statements.filter((s) => /returning id, envelope/.test(s))).toEqual([]);
+  });
+
+  it('sends nothing of a transaction that rolled back', async () => {
+    await db
+      .transaction(async (trx) => {
+        await recordEvent(trx, 'direct.rolled_back', 1, {});
+        throw new Error('abort');
+      })
+      .catch(() => undefined);
+    const after = await db.transaction((trx) => recordEvent(trx, 'direct.after', 1, {}));
+    await waitFor(() => seen('direct.after').length === 1);
+    await waitFor(async () => (await row(after.id)).published_at !== null);
+    expect(seen('direct.rolled_back')).toEqual([]);
+  });
+
+  it('leaves an event whose publication failed to the poll, which sends it', async () => {
+    failures = 1;
+    const event = await db.transaction((trx) => recordEvent(trx, 'direct.failed_once', 1, {}));
+    // Its claim is released at once, so the next pass takes it.
+    await waitFor(async () => (await row(event.id)).claimed_until === null);
+    expect(seen('direct.failed_once')).toEqual([]);
+    relay.kick();
+    await waitFor(async () => (await row(event.id)).published_at !== null);
+    expect(seen('direct.failed_once').map((e) => e.id)).toEqual([event.id]);
+  });
+
+  it('leaves an event recorded inside a savepoint to a poll made once the transaction committed', async () => {
+    const event = await db.transaction((trx) => trx.transaction((sp) => recordEvent(sp, 'direct.in_savepoint', 1, {})));
+    expect((await row(event.id)).claimed_until).toBeNull();
+    await waitFor(async () => (await row(event.id)).published_at !== null);
+    expect(seen('direct.in_savepoint').map((e) => e.id)).toEqual([event.id]);
+  });
+
+  it('does not poll a row while its writer\'s claim runs, and takes it once the claim ran out', async () => {
+    const claimed = { event_id: randomUUID(), type: 'direct.claimed', org_id: 1 };
+    await db('outbox').insert({ ...claimed, envelope: JSON.stringify({ id: claimed.event_id, type: claimed.type, occurred_at: '2026-01-01T00:00:00', org_id: 1, data: {} }), claimed_until: db.raw(`now() + interval '1 hour'`) });
+    const other = await db.transaction(async (trx) => {
+      // Recorded in a savepoint: published by a poll, which must skip the claimed row.
+      return trx.transaction((sp) => recordEvent(sp, 'direct.polled', 1, {}));
+    });
+    await waitFor(async () => (await row(other.id)).published_at !== null);
+    expect(await row(claimed.event_id)).toMatchObject({ published_at: null });
+    await db('outbox').where({ event_id: claimed.event_id }).update({ claimed_until: db.raw(`now() - interval '1 second'`) });
+    relay.kick();
+    await waitFor(async () => (await row(claimed.event_id)).published_at !== null);
+    expect(seen('direct.claimed').map((e) => e.id)).toEqual([claimed.event_id]);
+  });
+});
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }
