@@ -7,6 +7,7 @@ import type { GatewayConfig } from '../config';
 import { IdempotencyStore, leaseMsFor } from '../idempotency/idempotency';
 import { apiDocsRouter } from './api-docs';
 import { checkHealth } from './health';
+import { observeRequests, serveMetricsRoute, withRequestSpan, type Observed } from './observe';
 import { errorEnvelope, sendEnvelope, setCors } from './reply';
 
 export interface GatewayDeps {
@@ -46,6 +47,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  app.use(observeRequests(log));
   app.use((req, res, next) => {
     const incoming = req.header('x-request-id');
     const requestId = incoming && /^[\w.:-]{1,100}$/.test(incoming) ? incoming : randomUUID();
@@ -70,6 +72,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   });
   app.use(apiDocsRouter());
 
+  app.get('/metrics', serveMetricsRoute);
+
   app.use((req, res, next) => {
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST, OPTIONS');
@@ -88,7 +92,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     const requestId = (res.locals as Locals).requestId;
     const reqLog = log.child({ request_id: requestId, path: req.path });
     try {
-      sendAnswer(res, await handlePost(req, res, requestId, reqLog));
+      sendAnswer(res, await withRequestSpan(res, () => handlePost(req, res, requestId, reqLog)));
     } catch (err) {
       if (isDbUnavailable(err)) {
         reqLog.warn({ err: (err as Error).message }, 'gateway database unavailable');
@@ -130,6 +134,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     if (!match) return errorEnvelope(401, 'unauthorized', 'Missing API key: send Authorization: Bearer <key>');
     const keyOrg = await keys.orgOf(match[1] as string);
     if (keyOrg === undefined) return errorEnvelope(401, 'unauthorized', 'Unknown or revoked API key');
+    (res.locals as Observed).orgId = keyOrg;
 
     const org = parseWith(orgIdField, fields['org_id']);
     if (!org.ok) {
