@@ -143,16 +143,25 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
   const runPlain = async (h: BoundHandler, request: unknown, ctx: HandlerContext) => okReply(h, await h.run(request, ctx));
 
   /**
-   * A write with an operation key: answered from its record if it already took effect here; else
-   * run with the reply recorded beside the effect. A twin that committed first (a redelivery racing
-   * the original, a client retry) wins: this run rolls back and answers the twin's reply.
+   * A write with an operation key: run with the reply recorded beside the effect, or answered from
+   * the record if it already took effect here. A twin that committed first (a redelivery racing the
+   * original, a client retry) wins: this run rolls back and answers the twin's reply.
+   *
+   * In the runtime's one transaction the record is not looked up first: nearly every key is new, and
+   * a key already recorded makes the record's insert find it, so the run rolls back and answers the
+   * recorded reply, with nothing of it left (one statement and one pool checkout less per write).
+   * A handler owning its transactions may call another service before any of them, so its record is
+   * looked up first.
    */
   const runRecorded = async (h: BoundHandler, request: unknown, ctx: HandlerContext, key: OperationKey): Promise<RpcReply> => {
-    const prior = await findRecorded(db, key);
-    if (prior) return replayOf(prior, key);
+    const owning = h.options.transactions === 'own';
+    if (owning) {
+      const prior = await findRecorded(db, key);
+      if (prior) return replayOf(prior, key);
+    }
     try {
       return await retryTransientConflicts(() =>
-        h.options.transactions === 'own'
+        owning
           ? runOwningTransactions(h, request, ctx, key)
           : inTransaction(db, async (trx) => {
               const reply = okReply(h, await h.run(request, { ...ctx, db: trx }));
