@@ -27,13 +27,14 @@ export class IdempotencyStore {
 
   async claim(orgId: number, key: string, operation: string, hash: string, leaseMs: number): Promise<Claim> {
     const token = randomUUID();
+    // Nearly every key is new: one statement claims it, with no transaction around it.
+    const inserted = await this.db('idempotency_keys')
+      .insert({ org_id: orgId, key, operation, request_hash: hash, lease_until: leaseEnd(this.db, leaseMs), lease_token: token })
+      .onConflict(['org_id', 'key'])
+      .ignore()
+      .returning('key');
+    if (inserted.length > 0) return { kind: 'new', token };
     return this.db.transaction(async (trx) => {
-      const inserted = await trx('idempotency_keys')
-        .insert({ org_id: orgId, key, operation, request_hash: hash, lease_until: leaseEnd(trx, leaseMs), lease_token: token })
-        .onConflict(['org_id', 'key'])
-        .ignore()
-        .returning('key');
-      if (inserted.length > 0) return { kind: 'new', token } as const;
       const row = await trx('idempotency_keys')
         .select('*', trx.raw('created_at <= now() - make_interval(hours => ?) as expired', [this.ttlHours]), trx.raw('coalesce(lease_until <= now(), true) as lease_over'))
         .where({ org_id: orgId, key })
