@@ -74,6 +74,20 @@ describe('the typed client', () => {
     expect(fake.sent[2]?.headers['x-request-id']).toBe('mine-1');
   });
 
+  it.each([
+    ['an edit (product_id present)', { org_id: 1, name: 'Lamp', product_id: 3 }, 'catalog.product.edit', /with product_id/],
+    ['a delete (delete: true)', { org_id: 1, name: 'Lamp', delete: true }, 'catalog.product.delete', /delete: true/],
+    ['another action', { org_id: 1, name: 'Lamp', action: 'create_variant' }, 'catalog.variant.create', /action "create_variant"/],
+  ])('refuses, sending nothing, a create whose body would select %s on its shared path', async (_what, body, selected, selector) => {
+    const fake = fakeFetch(ok());
+    const { client } = clientWith(fake);
+    const call = client.catalog.product.create(body as never);
+    await expect(call).rejects.toThrow(TypeError);
+    await expect(call).rejects.toThrow(selected);
+    await expect(call).rejects.toThrow(selector);
+    expect(fake.sent).toHaveLength(0);
+  });
+
   it('sends a fresh UUID Idempotency-Key with each write, the caller’s when given, and none with a read', async () => {
     const fake = fakeFetch(ok(), ok(), ok(), ok({ message: 'listed', partners: [], pagination: {} }));
     const { client } = clientWith(fake);

@@ -1,4 +1,4 @@
-import type { FieldError, Operation } from '@bo/contracts';
+import { describeSelector, resolveOperation, type FieldError, type Operation } from '@bo/contracts';
 import { ApiError, NetworkError, type ApiErrorCode } from './errors';
 import { defaultRetryPolicy, isRetryable, retryDelay, type AttemptOutcome, type RetryPolicy } from './retry';
 
@@ -48,7 +48,9 @@ export class Transport {
     if (this.options.apiKey) headers['authorization'] = `Bearer ${this.options.apiKey}`;
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     if (options.requestId) headers['x-request-id'] = options.requestId;
-    const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(withSelector(op, body)), signal: options.signal };
+    const sent = withSelector(op, body);
+    assertSelects(op, path, sent);
+    const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(sent), signal: options.signal };
 
     for (let attempt = 1; ; attempt++) {
       const trace = { operation: op.name, idempotencyKey, attempts: attempt, requestId: options.requestId };
@@ -82,6 +84,23 @@ function withSelector(op: Operation, body: object): object {
   if ('action' in op.select) return { ...body, action: op.select.action };
   if ('flag' in op.select) return { ...body, [op.select.flag]: true };
   return body;
+}
+
+/**
+ * Throws, before anything is sent, when the gateway would route `body` to another operation than
+ * `op`: on a shared path a field of a neighbour's selector (`product_id` on a create, `delete: true`)
+ * picks that neighbour, so `product.create(obj)` with an `obj` carrying `product_id` would edit.
+ */
+function assertSelects(op: Operation, path: string, body: object): void {
+  const resolution = resolveOperation(path, body as Record<string, unknown>);
+  if (resolution.kind === 'operation' && resolution.operation.name === op.name) return;
+  const why =
+    resolution.kind === 'operation'
+      ? `selects ${resolution.operation.name} (${describeSelector(resolution.operation.select)}) there; remove that field, or call ${resolution.operation.name}`
+      : resolution.kind === 'unknown_action'
+        ? `is refused there: ${resolution.message}`
+        : 'is not a path the gateway routes';
+  throw new TypeError(`${op.name}: the body sent to ${path} ${why}`);
 }
 
 async function readAnswer(res: Response): Promise<{ envelope?: Envelope; text: string }> {
