@@ -8,7 +8,8 @@ interface Sent {
   body: Record<string, unknown>;
 }
 
-type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> } | { status: number; text: string } | Error;
+/** `hang`: no answer ever comes, as on a blackholed connection; only the request's signal ends it. */
+type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> } | { status: number; text: string } | Error | 'hang';
 
 /** A fetch that records what it was sent and answers from a script, one answer per call. */
 function fakeFetch(...script: Answer[]) {
@@ -19,11 +20,19 @@ function fakeFetch(...script: Answer[]) {
     const answer = script.shift();
     if (answer === undefined) throw new Error('the script has no answer left');
     if (answer instanceof Error) throw answer;
+    if (answer === 'hang') return hangUntilAborted(init?.signal);
     if ('text' in answer) return new Response(answer.text, { status: answer.status });
     const envelope = { statusCode: answer.status, headers: corsHeaders, body: answer.body };
     return new Response(JSON.stringify(envelope), { status: answer.status, headers: { 'x-request-id': `req-${sent.length}`, ...answer.headers } });
   };
   return { fetch, sent };
+}
+
+function hangUntilAborted(signal: AbortSignal | null | undefined): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (!signal) return;
+    signal.addEventListener('abort', () => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason))), { once: true });
+  });
 }
 
 const partner = { id: 7, orgid: 1, partnername: 'Acme' };
@@ -176,6 +185,40 @@ describe('the typed client', () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ attempts: 2, idempotencyKey: fake.sent[0]?.headers['idempotency-key'], operation: 'partners.partner.create' });
     expect((error as NetworkError).cause).toBeInstanceOf(TypeError);
+  });
+
+  it('gives up on an attempt that gets no answer within timeoutMs and retries the write with the same key and body', async () => {
+    const fake = fakeFetch('hang', ok());
+    const { client, retries } = clientWith(fake, { timeoutMs: 20 });
+    const created = await client.partners.partner.create(createBody, { idempotencyKey: 'k-blackholed' });
+    expect(created.partner.id).toBe(7);
+    expect(fake.sent.map((s) => [s.headers['idempotency-key'], s.body])).toEqual([
+      ['k-blackholed', { ...createBody, action: 'create' }],
+      ['k-blackholed', { ...createBody, action: 'create' }],
+    ]);
+    expect(retries.map((r) => r.reason)).toEqual(['network']);
+  });
+
+  it('throws a NetworkError saying the attempts timed out when none is answered', async () => {
+    const fake = fakeFetch('hang', 'hang');
+    const { client } = clientWith(fake, { timeoutMs: 20, retry: { attempts: 2, baseDelayMs: 1, jitter: false } });
+    const error = await client.partners.partner.list({ org_id: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ attempts: 2, message: expect.stringMatching(/no answer within 20 ms/) });
+  });
+
+  it('does not retry an attempt the caller aborted while it waited for the answer', async () => {
+    const controller = new AbortController();
+    const fake = fakeFetch('hang', ok());
+    const { client } = clientWith(fake, { timeoutMs: 60_000 });
+    const call = client.partners.partner.create(createBody, { signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await expect(call).rejects.toThrow('caller gave up');
+    expect(fake.sent).toHaveLength(1);
+  });
+
+  it.each([0, -5, Number.NaN])('refuses a timeoutMs of %s at construction', (timeoutMs) => {
+    expect(() => createClient({ baseUrl: 'http://gateway.test', timeoutMs })).toThrow(TypeError);
   });
 
   it('sends every call once when retries are off', async () => {

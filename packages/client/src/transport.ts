@@ -13,7 +13,16 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy> | false;
   /** Sent with every call (e.g. `language`). */
   headers?: Record<string, string>;
+  /**
+   * How long one attempt may wait for its answer before it is given up (and retried, a write with its
+   * key: its outcome is unknown). Above the gateway's own `RPC_TIMEOUT_MS` (5 s by default, after
+   * which it answers 504), so a live gateway answers first; this ends attempts on a connection that
+   * went silent, which would otherwise wait for the OS (minutes). Default 30 s.
+   */
+  timeoutMs?: number;
 }
+
+export const defaultTimeoutMs = 30_000;
 
 export interface CallOptions {
   /** For writes: the key to send (made up per call when absent); reuse it to retry a call later. */
@@ -33,8 +42,11 @@ export class Transport {
   private readonly baseUrl: string;
   private readonly fetch: typeof fetch;
   private readonly policy: RetryPolicy;
+  private readonly timeoutMs: number;
 
   constructor(private readonly options: ClientOptions) {
+    this.timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+    if (!(Number.isFinite(this.timeoutMs) && this.timeoutMs > 0)) throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${this.timeoutMs}`);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.policy = options.retry === false ? { ...defaultRetryPolicy, attempts: 1 } : { ...defaultRetryPolicy, ...options.retry };
@@ -50,14 +62,17 @@ export class Transport {
     if (options.requestId) headers['x-request-id'] = options.requestId;
     const sent = withSelector(op, body);
     assertSelects(op, path, sent);
-    const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(sent), signal: options.signal };
+    const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(sent) };
 
     for (let attempt = 1; ; attempt++) {
       const trace = { operation: op.name, idempotencyKey, attempts: attempt, requestId: options.requestId };
       let outcome: AttemptOutcome;
       let failure: ApiError | NetworkError;
+      // Per attempt, so a retry gets its full time; the answer's body is read under it too.
+      const timeout = AbortSignal.timeout(this.timeoutMs);
+      const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
       try {
-        const res = await this.fetch(this.baseUrl + path, init);
+        const res = await this.fetch(this.baseUrl + path, { ...init, signal });
         const answer = await readAnswer(res);
         const requestId = res.headers.get('x-request-id') ?? options.requestId;
         if (answer.envelope && res.ok) return answer.envelope.body;
@@ -69,7 +84,8 @@ export class Transport {
         // An abort is the caller's decision, not a failure to retry.
         if (options.signal?.aborted) throw err;
         outcome = { kind: 'network' };
-        failure = new NetworkError(err, trace);
+        const cause = timeout.aborted ? new Error(`no answer within ${this.timeoutMs} ms (timeoutMs)`, { cause: err }) : err;
+        failure = new NetworkError(cause, trace);
       }
       if (attempt >= this.policy.attempts || !isRetryable(outcome, op.write)) throw failure;
       const delayMs = retryDelay(this.policy, attempt + 1);
