@@ -217,6 +217,25 @@ describe('the typed client', () => {
     expect(fake.sent).toHaveLength(1);
   });
 
+  it.each([
+    ['attempts 0', { attempts: 0 }],
+    ['attempts NaN', { attempts: Number.NaN }],
+    ['attempts Infinity', { attempts: Number.POSITIVE_INFINITY }],
+    ['a negative baseDelayMs', { baseDelayMs: -1 }],
+    ['maxDelayMs NaN', { maxDelayMs: Number.NaN }],
+  ])('refuses at construction a retry policy with %s', (_what, retry) => {
+    expect(() => createClient({ baseUrl: 'http://gateway.test', retry: retry as never })).toThrow(TypeError);
+  });
+
+  it('keeps the defaults for retry fields given as undefined', async () => {
+    const busy = refusal(503, 'service_unavailable');
+    const fake = fakeFetch(busy, busy, busy, busy, ok());
+    const delays: number[] = [];
+    const { client } = clientWith(fake, { retry: { attempts: undefined, baseDelayMs: 1, maxDelayMs: undefined, jitter: false, onRetry: (r) => delays.push(r.delayMs) } });
+    await expect(client.partners.partner.create(createBody)).rejects.toMatchObject({ status: 503, attempts: 4 });
+    expect(delays).toEqual([1, 2, 4]);
+  });
+
   it.each([0, -5, Number.NaN])('refuses a timeoutMs of %s at construction', (timeoutMs) => {
     expect(() => createClient({ baseUrl: 'http://gateway.test', timeoutMs })).toThrow(TypeError);
   });

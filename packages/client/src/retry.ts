@@ -26,6 +26,23 @@ export interface RetryNotice {
 
 export const defaultRetryPolicy: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4000, jitter: true };
 
+/**
+ * The policy a client runs with: the defaults, overridden by the fields given. A field given as
+ * `undefined` keeps its default (spread alone would copy it, and `attempts: undefined` retried forever
+ * with NaN waits); a value that cannot work is refused here rather than on the first failure.
+ */
+export function retryPolicyOf(overrides: Partial<RetryPolicy> | false | undefined): RetryPolicy {
+  if (overrides === false) return { ...defaultRetryPolicy, attempts: 1 };
+  const given = Object.fromEntries(Object.entries(overrides ?? {}).filter(([, value]) => value !== undefined)) as Partial<RetryPolicy>;
+  const policy: RetryPolicy = { ...defaultRetryPolicy, ...given };
+  if (!(Number.isInteger(policy.attempts) && policy.attempts >= 1)) throw new TypeError(`retry.attempts must be a whole number of at least 1, got ${policy.attempts}`);
+  for (const field of ['baseDelayMs', 'maxDelayMs'] as const) {
+    const value = policy[field];
+    if (!(Number.isFinite(value) && value >= 0)) throw new TypeError(`retry.${field} must be a number of milliseconds of at least 0, got ${value}`);
+  }
+  return policy;
+}
+
 /** What one attempt ended with, as far as retrying is concerned. */
 export type AttemptOutcome =
   | { kind: 'network' }

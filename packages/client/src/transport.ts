@@ -1,6 +1,6 @@
 import { describeSelector, resolveOperation, type FieldError, type Operation } from '@bo/contracts';
 import { ApiError, NetworkError, type ApiErrorCode } from './errors';
-import { defaultRetryPolicy, isRetryable, retryDelay, type AttemptOutcome, type RetryPolicy } from './retry';
+import { isRetryable, retryDelay, retryPolicyOf, type AttemptOutcome, type RetryPolicy } from './retry';
 
 export interface ClientOptions {
   /** Where the gateway listens, e.g. `http://localhost:3000`. */
@@ -49,7 +49,7 @@ export class Transport {
     if (!(Number.isFinite(this.timeoutMs) && this.timeoutMs > 0)) throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${this.timeoutMs}`);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.policy = options.retry === false ? { ...defaultRetryPolicy, attempts: 1 } : { ...defaultRetryPolicy, ...options.retry };
+    this.policy = retryPolicyOf(options.retry);
   }
 
   async call(op: Operation, body: object, options: CallOptions = {}): Promise<unknown> {
