@@ -1,16 +1,22 @@
 import { z } from 'zod';
-import { money, optionalText, percentage, plainString, quantity } from './fields';
+import { money, optionalText, percentage, plainString, quantity, stringId } from './fields';
 
 /**
  * A document line as quotations and invoices receive it (spec 2.6). Client-sent amounts are
- * accepted but the server recomputes them; `product_id` arrives as a string or an integer.
+ * accepted but the server recomputes them; `product_id` arrives as a string or an integer and must
+ * name a live catalog product of the organization (a `service` product for work and fees).
+ * `variant_id` (a variant of that product) and `location_id` (where stock moves when the invoice
+ * is validated) are optional and checked the same way. Without `price`, `product_name` or
+ * `description` the line takes the catalog's (the variant's price when it names one).
  */
 export const lineItemInput = z.object({
   product_id: z.union([plainString().trim().min(1).max(64), z.number().int()]).transform(String),
+  variant_id: stringId.optional(),
+  location_id: stringId.optional(),
   product_name: optionalText(200),
   description: optionalText(2000, 'multiline'),
   quantity: quantity({ positive: true }),
-  price: quantity({ min: 0 }),
+  price: quantity({ min: 0 }).optional(),
   discount: percentage().optional(),
   tax_rate: percentage(),
   tax_included: z.boolean(),
@@ -23,7 +29,12 @@ export type LineItemInput = z.output<typeof lineItemInput>;
 /** Fields of a line as quotations and invoices answer it; each adds its id and its document's id. */
 export const lineRecordFields = {
   product_id: z.string(),
+  variant_id: z.string().nullable(),
+  location_id: z.string().nullable(),
   product_name: z.string().nullable(),
+  /** Snapshot of the catalog product (or variant) when the line was made; later catalog edits leave it. */
+  sku: z.string().nullable(),
+  uom: z.string().nullable(),
   description: z.string().nullable(),
   quantity: z.number(),
   price: z.number(),

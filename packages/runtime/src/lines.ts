@@ -3,7 +3,11 @@ import { toNumber } from './money';
 /** A document line as sales and invoicing store it: decimals as numeric strings, amounts computed by the server. */
 export interface StoredLine {
   product_id: string;
+  variant_id: string | null;
+  location_id: string | null;
   product_name: string | null;
+  sku: string | null;
+  uom: string | null;
   description: string | null;
   quantity: string;
   price: string;
@@ -19,7 +23,11 @@ export interface StoredLine {
 export function lineFigures(row: StoredLine) {
   return {
     product_id: row.product_id,
+    variant_id: row.variant_id,
+    location_id: row.location_id,
     product_name: row.product_name,
+    sku: row.sku,
+    uom: row.uom,
     description: row.description,
     quantity: toNumber(row.quantity),
     price: toNumber(row.price),

@@ -4,11 +4,12 @@ import { editCategoryHandler } from './category/edit-category.handler';
 import { createLocationHandler } from './location/create-location.handler';
 import { createWarehouseHandler } from './location/create-warehouse.handler';
 import { listLocationsHandler } from './location/list-locations.handler';
+import { documentStockConsumer } from './document/document-stock.consumer';
 import { catalogMigrations } from './migrations';
 import { createProductHandler } from './product/create-product.handler';
 import { deleteProductHandler } from './product/delete-product.handler';
 import { editProductHandler } from './product/edit-product.handler';
-import { getProductHandler } from './product/get-product.handler';
+import { lookupHandler } from './product/lookup.handler';
 import { listProductsHandler } from './product/list-products.handler';
 import { adjustStockHandler } from './stock/adjust-stock.handler';
 import { stockDetailsHandler } from './stock/stock-details.handler';
@@ -32,6 +33,7 @@ export const catalogService: ServiceDefinition = {
     listLocationsHandler,
     createWarehouseHandler,
     createLocationHandler,
-    getProductHandler,
+    lookupHandler,
   ],
+  subscriptions: [documentStockConsumer],
 };

@@ -257,12 +257,21 @@ describe('catalog products (integration)', () => {
     await svc.db('products').where({ id: p.id }).update({ category_id: null });
   });
 
-  it('answers the internal product lookup for live products of the organization only', async () => {
-    const p = ok(await create({ name: 'Lookup', sku: 'LOOK', price: 4.5, stock: 3 }));
-    expect(ok(await svc.call('catalog.product.get', { product_id: p.product.id }))).toEqual({ message: 'Product found', product: p.product });
-    expect(refusal(await svc.call('catalog.product.get', { product_id: p.product.id }, 2))).toMatchObject({ code: 'not_found' });
-    ok(await svc.call('catalog.product.delete', { product_id: p.product.id, delete: true }));
-    expect(refusal(await svc.call('catalog.product.get', { product_id: p.product.id }))).toMatchObject({ code: 'not_found' });
+  it('answers the internal lookup with the live products, variants and locations of the organization only', async () => {
+    const p = ok(await create({ name: 'Lookup', sku: 'LOOK', price: 4.5, stock: 3, uom: 'kg' })).product;
+    const v = ok(await svc.call('catalog.variant.create', { action: 'create_variant', parent_product_id: p.id, variant_name: 'Lookup XL', options: { size: 'XL' }, price: 5, sku: 'LOOK-XL' })).variant;
+    const loc = ok(await svc.call('catalog.location.list', { action: 'list_locations' })).locations[0].location_id;
+    const ask = (org = 1) => svc.call('catalog.lookup', { product_ids: [p.id, 999999], variant_ids: [v.id, 999998], location_ids: [loc, '999997', 'x'] }, org);
+    expect(ok(await ask())).toEqual({
+      message: 'Catalog records found',
+      products: [{ id: p.id, name: 'Lookup', description: null, price: 4.5, sku: 'LOOK', uom: 'kg', type: 'inventory', tax_rate: 0 }],
+      variants: [{ id: v.id, parent_product_id: p.id, variant_name: 'Lookup XL', price: 5, sku: 'LOOK-XL' }],
+      locations: [expect.objectContaining({ location_id: loc, is_default: true })],
+    });
+    expect(ok(await ask(2))).toMatchObject({ products: [], variants: [], locations: [] });
+    ok(await svc.call('catalog.product.delete', { product_id: p.id, delete: true }));
+    // A deleted product takes its variants with it.
+    expect(ok(await ask())).toMatchObject({ products: [], variants: [], locations: [expect.objectContaining({ location_id: loc })] });
   });
 
   it('lists with category name, summed stock, search, filters, sorting and pages, per organization', async () => {

@@ -12,7 +12,10 @@ export interface FakePartner {
 
 /** Stands in for the partners service: answers its lookup and balance RPCs from a table the test controls. */
 export async function startWithFakePartners(partnersTable: FakePartner[], env: Record<string, string> = {}) {
-  const svc = await testing.startTestService(invoicingService, env);
+  const started = await testing.startTestService(invoicingService, env);
+  // Lines name catalog products: a stand-in catalog answers them, and stops with the service.
+  const catalog = await testing.startCatalogStub(started);
+  const svc: testing.TestService = { ...started, stop: async () => (await catalog.stop(), started.stop()) };
   const calls: string[] = [];
   /** How long the stand-in takes to answer a balance request, to play a slow partners service. */
   const state = { balanceDelayMs: 0 };
@@ -30,11 +33,11 @@ export async function startWithFakePartners(partnersTable: FakePartner[], env: R
     if (operation === 'partners.partner.get') return { ok: true, status: 200, body: { message: 'Partner found', partner: record } };
     const view = {
       id: p.id, partnername: p.partnername, display_name: p.partnername, email: null, phone: null, balance: p.balance, committed: 0,
-      credit_limit: p.credit_limit, available_credit: Math.round((p.credit_limit - p.balance) * 100) / 100, currency: null,
+      credit_limit: p.credit_limit, available_credit: Math.round((p.credit_limit - p.balance) * 100) / 100, exposure: p.balance, currency: null,
     };
     return { ok: true, status: 200, body: { message: 'Partner balance retrieved successfully', partner: view } };
   });
-  return { svc, calls, state };
+  return { svc, calls, state, catalog };
 }
 
 /** 5 x 50 less 10 %, 15 % tax: 225.00 + 33.75 = 258.75 (spec 2.6). */

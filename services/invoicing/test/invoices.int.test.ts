@@ -1,4 +1,4 @@
-import type { testing } from '@bo/runtime';
+import { testing } from '@bo/runtime';
 import { body, specLine, startWithFakePartners, taxIncludedLine, tenthsLine, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [
@@ -8,6 +8,7 @@ const partnersTable: FakePartner[] = [
   { org: 3, id: 30, partnername: 'Busy', credit_limit: 0, balance: 0 },
   { org: 1, id: 12, partnername: 'Gone Soon', credit_limit: 0, balance: 0 },
   { org: 1, id: 13, partnername: 'Stretched', credit_limit: 200, balance: 0 },
+  { org: 1, id: 14, partnername: 'Committed', credit_limit: 300, balance: 50 },
 ];
 
 describe('invoicing service: invoices', () => {
@@ -15,12 +16,15 @@ describe('invoicing service: invoices', () => {
   let partners: { balanceDelayMs: number };
   let partnerCalls: string[];
   let events: Awaited<ReturnType<testing.TestService['collect']>>;
+  let catalog: testing.CatalogStub;
 
   beforeAll(async () => {
-    ({ svc, state: partners, calls: partnerCalls } = await startWithFakePartners(partnersTable));
+    ({ svc, state: partners, calls: partnerCalls, catalog } = await startWithFakePartners(partnersTable));
     events = await svc.collect(['invoicing.invoice.*']);
   });
+  const afterAllStops: Array<() => Promise<void>> = [];
   afterAll(async () => {
+    for (const stop of afterAllStops) await stop();
     await svc?.stop();
   });
 
@@ -134,11 +138,11 @@ describe('invoicing service: invoices', () => {
     expect((await stored(inv.id)).invoicestatus).toBe('draft');
   });
 
-  it('refuses a sale beyond the credit limit, naming the available credit, unless overridden', async () => {
+  it('refuses a sale beyond the credit limit, naming balance, committed and total, unless overridden', async () => {
     // Globex: limit 1000, balance 800, so 200.00 available; the invoice is 258.75.
     const inv = body(await create({ partner: 11, line_items: [specLine] })).invoice;
     const refused = await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id });
-    expect(refused).toMatchObject({ ok: false, status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('available credit is 200.00') });
+    expect(refused).toMatchObject({ ok: false, status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('balance 800.00 + committed 0.00 + this invoice 258.75 = 1058.75, above the credit limit 1000.00') });
     expect((await stored(inv.id)).invoicestatus).toBe('draft');
     expect(await svc.db('journal_entries').where({ invoice_id: inv.id })).toHaveLength(0);
     const forced = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id, override_credit_limit: true }));
@@ -156,7 +160,7 @@ describe('invoicing service: invoices', () => {
     const replies = await Promise.all([a, b].map((inv) => svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id })));
     expect(replies.filter((r) => r.ok)).toHaveLength(1);
     const refused = replies.find((r) => !r.ok);
-    expect(refused).toMatchObject({ status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('available credit is 85.00') });
+    expect(refused).toMatchObject({ status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('balance 115.00 + committed 0.00 + this invoice 115.00') });
     const rows = await svc.db('invoices').whereIn('id', [a.id, b.id]).orderBy('invoicestatus').pluck('invoicestatus');
     expect(rows).toEqual(['draft', 'open']);
     expect(await svc.db('journal_entries').whereIn('invoice_id', [a.id, b.id])).toHaveLength(1);
@@ -169,6 +173,18 @@ describe('invoicing service: invoices', () => {
     const winner = await svc.db('invoices').whereIn('id', [a.id, b.id]).where({ invoicestatus: 'open' }).first();
     body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: winner.id, amount: 115 }));
     expect(body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: loser.id })).invoice.invoicestatus).toBe('open');
+  });
+
+  it('counts what converted quotations of the partner have committed, but not the document itself', async () => {
+    // Committed: limit 300, balance 50. A converted quotation's draft invoice of 115 commits credit.
+    const converted = body(await svc.call('invoicing.invoice.create_from_source', { invoicetype: 'invoiceout', partner: 14, sourcetype: 'quotation', sourceid: '901', sourcenumber: 'QUO-901', line_items: [taxIncludedLine] })).invoice;
+    const sale = body(await create({ partner: 14, line_items: [taxIncludedLine, taxIncludedLine] })).invoice;
+    // 50 + 115 + 230 = 395 > 300.
+    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: sale.id })).toMatchObject({
+      ok: false, code: 'credit_limit_exceeded', message: expect.stringContaining('balance 50.00 + committed 115.00 + this invoice 230.00 = 395.00, above the credit limit 300.00'),
+    });
+    // The converted invoice itself does not count twice: 50 + 0 + 115 fits.
+    expect(body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: converted.id })).invoice.invoicestatus).toBe('open');
   });
 
   it('asks for the credit with no lock held: a slow partners service does not stall other writes to the invoice', async () => {
@@ -359,5 +375,51 @@ describe('invoicing service: invoices', () => {
     expect(theirs.every((i: any) => i.orgid === 2)).toBe(true);
     const row = await stored(mine.id);
     expect([row.invoicestatus, row.invoicetotal]).toEqual(['draft', '258.75']);
+  });
+
+  describe('lines know the catalog', () => {
+    const everything = async () => ({ invoices: await svc.db('invoices').orderBy('id'), lines: await svc.db('invoice_lines').orderBy('id'), outbox: await svc.db('outbox').count({ n: '*' }) });
+
+    it('keeps a snapshot of the product and puts the lines, variant and location in the validated event', async () => {
+      catalog.products.set(610, { name: 'Cable', sku: 'CAB-1', uom: 'm', price: 2.5, description: 'Copper cable', type: 'inventory' });
+      catalog.locations.add('31');
+      const inv = body(await create({ line_items: [{ product_id: 610, location_id: '31', quantity: 10, tax_rate: 0, tax_included: false }] })).invoice;
+      expect(inv.line_items).toEqual([expect.objectContaining({ product_id: '610', variant_id: null, location_id: '31', product_name: 'Cable', sku: 'CAB-1', uom: 'm', description: 'Copper cable', price: 2.5, total: 25 })]);
+      body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+      await waitFor(() => eventsOf('invoicing.invoice.validated', inv.id).length === 1);
+      expect(eventsOf('invoicing.invoice.validated', inv.id)[0]!.data.lines).toEqual([{ line_id: inv.line_items[0].id, product_id: '610', variant_id: null, location_id: '31', quantity: 10 }]);
+    });
+
+    it('refuses unknown products on create, add line and conversion, naming the line and field, writing nothing', async () => {
+      catalog.missing.add(611);
+      const draft = body(await create({ line_items: [specLine] })).invoice;
+      const before = await everything();
+      expect(await create({ line_items: [specLine, { ...specLine, product_id: 611 }] })).toMatchObject({ ok: false, status: 400, code: 'not_found', errors: [{ field: 'line_items.1.product_id' }] });
+      expect(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...specLine, product_id: '611' })).toMatchObject({ ok: false, status: 400, errors: [{ field: 'product_id' }] });
+      expect(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...specLine, location_id: '999' })).toMatchObject({ ok: false, status: 400, errors: [{ field: 'location_id' }] });
+      expect(await svc.call('invoicing.invoice.create_from_source', { invoicetype: 'invoiceout', partner: 10, sourcetype: 'quotation', sourceid: '902', sourcenumber: 'QUO-902', line_items: [{ ...specLine, product_id: 611 }] })).toMatchObject({
+        ok: false, status: 400, errors: [{ field: 'line_items.0.product_id' }],
+      });
+      expect(await everything()).toEqual(before);
+    });
+
+    it('answers 503 while catalog is down and records nothing under the key', async () => {
+      const draft = body(await create({ line_items: [specLine] })).invoice;
+      await catalog.stop();
+      try {
+        const before = await everything();
+        const meta = { operationKey: 'inv-catalog-down', requestId: 'r2' };
+        expect(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [specLine] }, 1, meta)).toMatchObject({ ok: false, status: 503, code: 'service_unavailable' });
+        expect(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...specLine })).toMatchObject({ ok: false, status: 503 });
+        expect(await everything()).toEqual(before);
+        expect(await svc.db('idempotency').where({ key: 'inv-catalog-down' })).toEqual([]);
+      } finally {
+        catalog = await testing.startCatalogStub(svc);
+      }
+      // The service's stop ends the first stand-in only; this one ends with the test.
+      const restarted = catalog;
+      afterAllStops.push(() => restarted.stop());
+      expect(body(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [specLine] }, 1, { operationKey: 'inv-catalog-down', requestId: 'r3' })).invoice.line_items).toHaveLength(1);
+    });
   });
 });

@@ -1,16 +1,21 @@
-import { createLogger, today, type testing } from '@bo/runtime';
+import { createLogger, today, type BaseConfig, type testing } from '@bo/runtime';
 import { runDate } from '../src/domain/recurrence';
-import { recurringScheduler, runDueContracts } from '../src/recurring/scheduler';
+import { childLineCheck } from '../src/recurring/child-lines';
+import { recurringScheduler, runDueContracts as runDue } from '../src/recurring/scheduler';
 import { body, specLine, startWithFakePartners, tenthsLine } from './fixtures';
 
 const log = createLogger('test', 'silent');
 
 describe('invoicing service: recurring contracts', () => {
   let svc: testing.TestService;
+  let catalog: testing.CatalogStub;
+  const config = { RPC_TIMEOUT_MS: 5000 } as BaseConfig;
+  /** A scheduler pass on the given day, its lines checked by the stand-in catalog. */
+  const runDueContracts = (db: testing.TestService['db'], logger: typeof log, day: string) => runDue(db, logger, day, childLineCheck({ bus: svc.client, config }));
 
   beforeAll(async () => {
     // The service's own scheduler must not run a pass of its own while these tests drive the clock.
-    ({ svc } = await startWithFakePartners([{ org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 }], { RECURRING_INTERVAL_MS: '3600000' }));
+    ({ svc, catalog } = await startWithFakePartners([{ org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 }], { RECURRING_INTERVAL_MS: '3600000' }));
   });
   afterAll(async () => {
     await svc?.stop();
@@ -35,28 +40,29 @@ describe('invoicing service: recurring contracts', () => {
     const parent = created.invoice;
     expect(created.message).toBe('Recurring invoice created successfully');
     expect(parent.recurring).toEqual({
-      enabled: true, is_parent: true, frequency: 'monthly', start_date: '2100-01-31', next_run_date: '2100-01-31',
+      // The parent bills January (from start_date): the first child bills the period after it.
+      enabled: true, is_parent: true, frequency: 'monthly', start_date: '2100-01-31', next_run_date: '2100-02-28',
       occurrences_count: 4, generated_count: 0, status: 'active', cancellation_reason: null, parent_id: null,
     });
-    // Nothing is due before the start date.
-    expect(await runDueContracts(svc.db, log, '2100-01-30')).toBe(0);
-    // 2100 is not a leap year: Jan 31, Feb 28, Mar 31 are due by Apr 15; Apr 30 is not.
-    expect(await runDueContracts(svc.db, log, '2100-04-15')).toBe(3);
+    // Nothing is due within the parent's own period: it is never billed twice.
+    expect(await runDueContracts(svc.db, log, '2100-01-31')).toBe(0);
+    expect(await runDueContracts(svc.db, log, '2100-02-27')).toBe(0);
+    // 2100 is not a leap year: Feb 28 and Mar 31 are due by Apr 15; Apr 30 is not.
+    expect(await runDueContracts(svc.db, log, '2100-04-15')).toBe(2);
     const children = await childrenOf(parent.id);
     expect(children.map((c) => [c.run_date, c.invoicedatetime.toISOString().slice(0, 10), c.invoicedue, c.invoicestatus, c.invoicetotal])).toEqual([
-      ['2100-01-31', '2100-01-31', '2100-02-14', 'draft', '259.05'],
       ['2100-02-28', '2100-02-28', '2100-03-14', 'draft', '259.05'],
       ['2100-03-31', '2100-03-31', '2100-04-14', 'draft', '259.05'],
     ]);
-    expect(await svc.db('invoice_lines').whereIn('invoice_id', children.map((c) => c.id))).toHaveLength(6);
+    expect(await svc.db('invoice_lines').whereIn('invoice_id', children.map((c) => c.id))).toHaveLength(4);
     let stored = await svc.db('invoices').where({ id: parent.id }).first();
-    expect([stored.recurring_next_run_date, stored.recurring_generated, stored.recurring_status]).toEqual(['2100-04-30', 3, 'active']);
+    expect([stored.recurring_next_run_date, stored.recurring_generated, stored.recurring_status]).toEqual(['2100-04-30', 2, 'active']);
     // A second pass on the same day has nothing to do.
     expect(await runDueContracts(svc.db, log, '2100-04-15')).toBe(0);
-    expect(await runDueContracts(svc.db, log, '2100-12-31')).toBe(1);
+    expect(await runDueContracts(svc.db, log, '2100-12-31')).toBe(2);
     stored = await svc.db('invoices').where({ id: parent.id }).first();
     expect([stored.recurring_next_run_date, stored.recurring_generated, stored.recurring_status]).toEqual([null, 4, 'completed']);
-    expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual(['2100-01-31', '2100-02-28', '2100-03-31', '2100-04-30']);
+    expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual(['2100-02-28', '2100-03-31', '2100-04-30', '2100-05-31']);
     const generate = await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id });
     expect(generate).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringContaining('completed') });
     expect(await childrenOf(parent.id)).toHaveLength(4);
@@ -64,8 +70,8 @@ describe('invoicing service: recurring contracts', () => {
 
   it('lands on Feb 29 in a leap year', async () => {
     const parent = body(await createContract({ frequency: 'monthly', start_date: '2104-01-31' }, { invoicedatetime: '2104-01-31T00:00:00', invoicedue: null })).invoice;
-    expect(await runDueContracts(svc.db, log, '2104-03-01')).toBe(2);
-    expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual(['2104-01-31', '2104-02-29']);
+    expect(await runDueContracts(svc.db, log, '2104-03-01')).toBe(1);
+    expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual(['2104-02-29']);
     body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id }));
   });
 
@@ -75,10 +81,10 @@ describe('invoicing service: recurring contracts', () => {
       parents.push(body(await createContract({ frequency, start_date: '2200-01-01' }, { invoicedatetime: '2200-01-01T00:00:00', invoicedue: null })).invoice);
     }
     const made = await Promise.all([runDueContracts(svc.db, log, '2200-03-01'), runDueContracts(svc.db, log, '2200-03-01'), runDueContracts(svc.db, log, '2200-03-01')]);
-    // Jan 1 .. Mar 1: 60 days, 9 weeks, 3 months, 1 quarter.
-    expect(made.reduce((a, b) => a + b, 0)).toBe(60 + 9 + 3 + 1);
+    // After the parents' own first periods, up to Mar 1: 59 days, 8 weeks, 2 months, no quarter.
+    expect(made.reduce((a, b) => a + b, 0)).toBe(59 + 8 + 2 + 0);
     const counts = await Promise.all(parents.map(async (p) => (await childrenOf(p.id)).length));
-    expect(counts).toEqual([60, 9, 3, 1]);
+    expect(counts).toEqual([59, 8, 2, 0]);
     const duplicates = await svc.db.raw('select parent_id, run_date from invoices where parent_id is not null group by 1, 2 having count(*) > 1');
     expect(duplicates.rows).toEqual([]);
     const numbers = await svc.db('invoices').pluck('invoicenumber');
@@ -146,15 +152,56 @@ describe('invoicing service: recurring contracts', () => {
   });
 
   it('runs as a background task of the service', async () => {
-    const start = today();
-    const parent = body(await createContract({ frequency: 'yearly', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null })).invoice;
-    const task = recurringScheduler({ db: svc.db, log, relay: svc.running.relay }, 100);
+    // Started yesterday, daily: the parent bills yesterday, the first child today.
+    const start = runDate(today(), 'daily', -1);
+    const parent = body(await createContract({ frequency: 'daily', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null })).invoice;
+    const task = recurringScheduler({ db: svc.db, bus: svc.client, config, log, relay: svc.running.relay }, 100);
     task.start();
     try {
       for (let i = 0; i < 100 && (await childrenOf(parent.id)).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     } finally {
       await task.stop();
     }
-    expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual([start]);
+    expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual([today()]);
+    body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id }));
+  });
+
+  it('generates by hand at most one period ahead of the schedule', async () => {
+    const start = today();
+    const parent = body(await createContract({ frequency: 'monthly', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null })).invoice;
+    // The parent bills this month; next month's child may be made now, ahead of its date.
+    const generated = body(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id }));
+    expect(generated.child.invoicedatetime.slice(0, 10)).toBe(runDate(start, 'monthly', 1));
+    // The month after that would be two periods ahead: refused, nothing made.
+    expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id })).toMatchObject({
+      ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('at most one period ahead'),
+    });
+    expect(await childrenOf(parent.id)).toHaveLength(1);
+    body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id }));
+  });
+
+  it('makes no child whose product left the catalog: generate is a 400 naming the line, the scheduler stops the contract', async () => {
+    catalog.products.set(880, { name: 'Hosting' });
+    const parent = body(await createContract({ frequency: 'monthly', start_date: '2600-01-31' }, { invoicedatetime: '2600-01-31T00:00:00', invoicedue: null, line_items: [specLine, { ...specLine, product_id: 880 }] })).invoice;
+    catalog.missing.add(880);
+    const before = await svc.db('invoices').count<{ n: number }[]>({ n: '*' });
+    expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id })).toMatchObject({
+      ok: false, status: 400, code: 'not_found', errors: [{ field: 'line_items.1.product_id' }],
+    });
+    expect(await svc.db('invoices').count<{ n: number }[]>({ n: '*' })).toEqual(before);
+    expect(await runDueContracts(svc.db, log, '2600-12-31')).toBe(0);
+    expect(await childrenOf(parent.id)).toHaveLength(0);
+    const stored = await svc.db('invoices').where({ id: parent.id }).first();
+    expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual(['cancelled', null, expect.stringContaining('line_items.1.product_id')]);
+  });
+
+  it('stops the contracts of a deleted partner, with the reason', async () => {
+    const parent = body(await createContract({ frequency: 'monthly', start_date: '2700-01-31' }, { invoicedatetime: '2700-01-31T00:00:00', invoicedue: null })).invoice;
+    body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id }));
+    const record = { id: 10, orgid: 1, partnername: 'Acme', display_name: 'Acme', partner_type: 'customer', email: null, phone: null, address: null, tax_number: null, credit_limit: 0, balance: 0, committed: 0, currency: null, payment_terms: null, contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-01T00:00:01' };
+    await svc.publish('partners.partner.deleted', 1, record);
+    for (let i = 0; i < 200 && (await svc.db('invoices').where({ id: parent.id }).first()).recurring_status !== 'cancelled'; i++) await new Promise((r) => setTimeout(r, 50));
+    const stored = await svc.db('invoices').where({ id: parent.id }).first();
+    expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual(['cancelled', null, 'Partner 10 was deleted']);
   });
 });

@@ -11,6 +11,7 @@ const RPC_TIMEOUT_MS = 2000;
 
 describe('converting quotations to invoices', () => {
   let svc: testing.TestService;
+  let catalog: testing.CatalogStub;
   let invoicing: Awaited<ReturnType<typeof fakeInvoicing>>;
   // The fake invoicing service has a connection of its own so that the last test can take it away.
   let invoicingBus: AmqpBus;
@@ -19,6 +20,7 @@ describe('converting quotations to invoices', () => {
     // Sales waits 60% of RPC_TIMEOUT_MS for invoicing (1200 ms); the recovery task looks every 100 ms
     // for conversions frozen with no attempt for 3 × RPC_TIMEOUT_MS.
     svc = await testing.startTestService(salesService, { RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS), CONVERSION_RECOVERY_MS: '100' });
+    catalog = await testing.startCatalogStub(svc);
     call = contractCall(svc);
     const partners = await fakePartners(svc);
     partners.add(partnerRecord(1, 1, { partnername: 'Acme Corp', currency: 'USD' }));
@@ -26,6 +28,7 @@ describe('converting quotations to invoices', () => {
     invoicing = await fakeInvoicing(svc, invoicingBus);
   });
   afterAll(async () => {
+    await catalog?.stop();
     await invoicingBus?.close();
     await svc?.stop();
   });
@@ -83,7 +86,7 @@ describe('converting quotations to invoices', () => {
     });
     expect(sent.line_items).toEqual([
       { product_id: '7', product_name: 'Widget', quantity: '5', price: '50', discount: '10', tax_rate: '15', tax_included: false, subtotal: '225.00', tax_amount: '33.75', total: '258.75' },
-      { product_id: '8', description: 'Service', quantity: '2', price: '115', discount: '0', tax_rate: '15', tax_included: true, subtotal: '200.00', tax_amount: '30.00', total: '230.00' },
+      { product_id: '8', product_name: 'Product 8', description: 'Service', quantity: '2', price: '115', discount: '0', tax_rate: '15', tax_included: true, subtotal: '200.00', tax_amount: '30.00', total: '230.00' },
     ]);
     expect(await row(q.id)).toMatchObject({ status: 'converted', invoice_id: reply.invoice.id, invoicenumber: reply.invoice.invoicenumber, invoicetype: 'invoiceout', updated_by: 'u7' });
     await waitFor(() => seen.some((e) => e.data['quotation_id'] === q.id));

@@ -8,10 +8,12 @@ const specLine = { product_id: 7, product_name: 'Widget', description: 'Blue wid
 
 describe('sales quotations over PostgreSQL and RabbitMQ', () => {
   let svc: testing.TestService;
+  let catalog: testing.CatalogStub;
   let partners: Awaited<ReturnType<typeof fakePartners>>;
   let call: ReturnType<typeof contractCall>;
   beforeAll(async () => {
     svc = await testing.startTestService(salesService);
+    catalog = await testing.startCatalogStub(svc);
     call = contractCall(svc);
     partners = await fakePartners(svc);
     await fakeInvoicing(svc);
@@ -21,6 +23,7 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
     partners.add(partnerRecord(3, 1, { partnername: 'Busy Co' }));
   });
   afterAll(async () => {
+    await catalog?.stop();
     await svc?.stop();
   });
 
@@ -41,7 +44,7 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       subtotal: 225, tax_amount: 33.75, discount_total: 25, quotation_total: 258.75, invoice_id: null, invoicenumber: null,
     });
     expect(q.line_items).toEqual([
-      { id: expect.any(Number), quotation_id: q.id, product_id: '7', product_name: 'Widget', description: 'Blue widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false, subtotal: 225, tax_amount: 33.75, total: 258.75 },
+      { id: expect.any(Number), quotation_id: q.id, product_id: '7', variant_id: null, location_id: null, product_name: 'Widget', sku: null, uom: null, description: 'Blue widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false, subtotal: 225, tax_amount: 33.75, total: 258.75 },
     ]);
     const row = await svc.db('quotations').where({ id: q.id }).first();
     expect(row).toMatchObject({ subtotal: '225.00', tax_amount: '33.75', total: '258.75', status: 'draft', created_by: 'u1' });
@@ -97,24 +100,26 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
     expect(await create({ line_items: [{ ...specLine, discount: 101 }] })).toMatchObject({ ok: false, errors: [{ field: 'line_items.0.discount' }] });
     expect(await create({ line_items: [{ ...specLine, quantity: '100000000', price: '100000' }] })).toMatchObject({ ok: false, errors: [{ field: 'line_items.0' }] });
     await svc.publish('partners.partner.deleted', 1, partnerRecord(1, 2, { partnername: 'Globex 100%_off', display_name: 'Globex' }));
-    await waitFor(async () => !!(await svc.db('partner_directory').where({ org_id: 1, id: 2, deleted: true }).first()));
+    await waitFor(async () => !!(await svc.db('partner_directory').where({ org_id: 1, id: 2 }).whereNotNull('deleted_at').first()));
     expect(await create({ partner: 2 })).toMatchObject({ ok: false, code: 'not_found', errors: [{ field: 'partner' }] });
     expect(await snapshot()).toEqual(before);
   });
 
-  it('keeps the partner read model from events, newest record winning, delete final', async () => {
-    const p = partnerRecord(1, 40, { partnername: 'Initech', updated_at: '2026-02-01T00:00:00' });
+  it('keeps the partner read model from events, the highest version winning even within one second, delete final', async () => {
+    // Every edit in the same second: only the version tells them apart.
+    const p = partnerRecord(1, 40, { partnername: 'Initech', updated_at: '2026-02-01T00:00:00', version: 1 });
     await svc.publish('partners.partner.created', 1, p);
-    await svc.publish('partners.partner.updated', 1, { ...p, partnername: 'Initech Global', currency: 'GBP', updated_at: '2026-02-02T00:00:00' });
+    await svc.publish('partners.partner.updated', 1, { ...p, partnername: 'Initech Global', currency: 'GBP', version: 3 });
     await waitFor(async () => (await svc.db('partner_directory').where({ org_id: 1, id: 40 }).first())?.partnername === 'Initech Global');
-    // An older record arriving late changes nothing.
-    await svc.publish('partners.partner.updated', 1, { ...p, partnername: 'Initech Old', updated_at: '2026-01-15T00:00:00' });
+    // An older version arriving late changes nothing.
+    const late = await svc.publish('partners.partner.updated', 1, { ...p, partnername: 'Initech Old', version: 2 });
+    await waitFor(async () => !!(await svc.db('inbox').where({ consumer: 'sales.partner-directory', event_id: late.id }).first()));
     const calls = partners.calls();
     const q = await createOk({ partner: 40 });
     expect(partners.calls()).toBe(calls); // known from events: no lookup
     const total = ok(await call('sales.quotation.total', { quotation_id: q.id, calculate_total: true }));
     expect(total.currency).toBe('GBP');
-    expect(await svc.db('partner_directory').where({ org_id: 1, id: 40 }).first()).toMatchObject({ partnername: 'Initech Global', deleted: false });
+    expect(await svc.db('partner_directory').where({ org_id: 1, id: 40 }).first()).toMatchObject({ partnername: 'Initech Global', currency: 'GBP', version: 3, deleted_at: null });
   });
 
   describe('lines, edits, cancel and expiry', () => {
@@ -122,7 +127,8 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       const q = await createOk({ line_items: [specLine] });
       const added = ok(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: 8, quantity: '1.5', price: '10.10', tax_rate: 20, tax_included: false, total: 999 }));
       expect(added.line_item).toEqual({
-        id: expect.any(Number), quotation_id: q.id, product_id: '8', product_name: null, description: null, quantity: 1.5, price: 10.1, discount: 0, tax_rate: 20,
+        // No name given: the line keeps the catalog's.
+        id: expect.any(Number), quotation_id: q.id, product_id: '8', variant_id: null, location_id: null, product_name: 'Product 8', sku: null, uom: null, description: null, quantity: 1.5, price: 10.1, discount: 0, tax_rate: 20,
         tax_included: false, subtotal: 15.15, tax_amount: 3.03, total: 18.18,
       });
       expect(added.totals).toEqual({ subtotal: 240.15, tax_amount: 36.78, discount_total: 25, quotation_total: 276.93 });
@@ -243,6 +249,7 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       ['sales.quotation.cancel', { action: 'cancel_quotation' }],
       ['sales.quotation.convert', { action: 'convert_to_invoice', invoicetype: 'invoiceout' }],
       ['sales.quotation.total', { calculate_total: true }],
+      ['sales.quotation.get', {}],
     ] as const) {
       expect(await call(op, { ...extra, quotation_id: theirs.id }, 1)).toMatchObject({ ok: false, status: 400, code: 'not_found', errors: [{ field: 'quotation_id' }] });
     }
@@ -251,5 +258,50 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
     expect(mine.quotations).toEqual([]);
     const theirList = ok(await call('sales.quotation.list', { page_size: 100 }, 2));
     expect(theirList.quotations.every((r: any) => r.orgid === 2)).toBe(true);
+  });
+
+  describe('lines know the catalog', () => {
+    it('keeps a snapshot of the product and takes its price and description when the line gives none', async () => {
+      catalog.products.set(501, { name: 'Drill', sku: 'DR-1', uom: 'pcs', price: 89.9, description: 'Cordless drill', type: 'inventory' });
+      catalog.locations.add('77');
+      const q = await createOk({ line_items: [{ product_id: 501, location_id: 77, quantity: 2, tax_rate: 0, tax_included: false }] });
+      expect(q.line_items).toEqual([expect.objectContaining({ product_id: '501', location_id: '77', product_name: 'Drill', sku: 'DR-1', uom: 'pcs', description: 'Cordless drill', price: 89.9, total: 179.8 })]);
+      // A later catalog edit never rewrites the document: it is read back as it was made.
+      catalog.products.set(501, { name: 'Drill v2', sku: 'DR-2', price: 99 });
+      const read = ok(await call('sales.quotation.get', { quotation_id: q.id })).quotation;
+      expect(read).toEqual({ ...q, quotation_status: read.quotation_status });
+      const added = ok(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: 501, quantity: 1, price: 80, tax_rate: 0, tax_included: false })).line_item;
+      expect(added).toMatchObject({ product_name: 'Drill v2', sku: 'DR-2', price: 80 });
+      expect(ok(await call('sales.quotation.get', { quotation_id: q.id })).quotation.line_items.map((l: any) => l.sku)).toEqual(['DR-1', 'DR-2']);
+    });
+
+    it('refuses unknown or deleted products, variants and locations, naming the line and field, writing nothing', async () => {
+      catalog.missing.add(666);
+      const q = await createOk({ line_items: [specLine] });
+      const before = await snapshot();
+      expect(await create({ line_items: [specLine, { ...specLine, product_id: 666 }, { ...specLine, product_id: 'abc' }] })).toMatchObject({
+        ok: false, status: 400, code: 'not_found', errors: [{ field: 'line_items.1.product_id' }, { field: 'line_items.2.product_id' }],
+      });
+      expect(await create({ line_items: [{ ...specLine, variant_id: 5 }, { ...specLine, location_id: '999' }] })).toMatchObject({
+        ok: false, status: 400, errors: [{ field: 'line_items.0.variant_id' }, { field: 'line_items.1.location_id' }],
+      });
+      expect(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine, product_id: 666 })).toMatchObject({
+        ok: false, status: 400, code: 'not_found', errors: [{ field: 'product_id' }],
+      });
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('answers 503 while catalog is down, records nothing, and the same key succeeds once it is back', async () => {
+      const q = await createOk({ line_items: [specLine] });
+      await catalog.stop();
+      const before = await snapshot();
+      const key = { operationKey: 'catalog-down-1', requestId: 'r1' };
+      const payload = { action: 'create_quotation', partner: '1', quotation_type: 'quotation', quotation_date: `${TODAY}T09:30:00`, valid_until: LATER, line_items: [specLine] };
+      expect(await svc.call('sales.quotation.create', payload, 1, key)).toMatchObject({ ok: false, status: 503, code: 'service_unavailable' });
+      expect(await svc.call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({ ok: false, status: 503 });
+      expect(await snapshot()).toEqual(before);
+      catalog = await testing.startCatalogStub(svc);
+      expect(ok(await svc.call('sales.quotation.create', payload, 1, key)).quotation.line_items).toHaveLength(1);
+    });
   });
 });

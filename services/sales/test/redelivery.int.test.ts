@@ -9,12 +9,15 @@ import { daysFromToday, fakePartners, ok, partnerRecord } from './support';
  */
 describe('sales: a redelivered write has no second effect', () => {
   let svc: testing.TestService;
+  let catalog: testing.CatalogStub;
   beforeAll(async () => {
     svc = await testing.startTestService(salesService);
+    catalog = await testing.startCatalogStub(svc);
     const partners = await fakePartners(svc);
     partners.add(partnerRecord(1, 1, { partnername: 'Acme Corp', currency: 'USD' }));
   });
   afterAll(async () => {
+    await catalog?.stop();
     await svc?.stop();
   });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineEvent } from '../events';
-import { productRecord, stockMoveSources } from './schemas';
+import { productRecord, stockMoveDocument, stockMoveSources } from './schemas';
 
 export const productCreated = defineEvent({
   type: 'catalog.product.created',
@@ -26,6 +26,8 @@ export const stockAdjustedData = z.object({
   adjustment_type: z.string(),
   reference: z.string().nullable(),
   notes: z.string().nullable(),
+  /** The validated document a `document` move follows (added field; absent or null otherwise). */
+  document: stockMoveDocument.optional(),
   lines: z.array(
     z.object({
       location_id: z.string(),
@@ -47,4 +49,23 @@ export const stockAdjusted = defineEvent({
   data: stockAdjustedData,
 });
 
-export const catalogEvents = [productCreated, productUpdated, productDeleted, stockAdjusted];
+export const stockNegativeData = z.object({
+  product_id: z.number().int(),
+  sku: z.string().nullable(),
+  location_id: z.string(),
+  warehouse_id: z.string(),
+  /** The location's quantity after the move, below zero. */
+  quantity: z.number(),
+  stock_move_id: z.string(),
+  document: stockMoveDocument,
+});
+
+export type StockNegativeData = z.infer<typeof stockNegativeData>;
+
+export const stockNegative = defineEvent({
+  type: 'catalog.stock.negative',
+  summary: 'A validated document took a location of a product below zero (stock sold or returned that the ledger did not hold)',
+  data: stockNegativeData,
+});
+
+export const catalogEvents = [productCreated, productUpdated, productDeleted, stockAdjusted, stockNegative];

@@ -67,11 +67,11 @@ export const createLocation = defineOperation({
   request: s.createLocationRequest, reply: s.createLocationReply,
 });
 
-/** Internal: other services (quotation and invoice lines) look a live product up by id. */
-export const getProduct = defineOperation({
-  name: 'catalog.product.get', service: 'catalog', summary: 'Internal lookup of one live product (not routed over HTTP)',
+/** Internal: sales and invoicing check the products, variants and locations their lines name, all in one call. */
+export const lookup = defineOperation({
+  name: 'catalog.lookup', service: 'catalog', summary: 'Internal lookup of live products, variants and locations by id (not routed over HTTP)',
   paths: [], select: { default: true }, write: false,
-  request: s.getProductRequest, reply: s.productReply,
+  request: s.lookupRequest, reply: s.lookupReply,
 });
 
-export const catalogOperations = [listProducts, createProduct, editProduct, deleteProduct, createVariant, createCategory, editCategory, stockDetails, adjustStock, stockMoves, listLocations, createWarehouse, createLocation, getProduct];
+export const catalogOperations = [listProducts, createProduct, editProduct, deleteProduct, createVariant, createCategory, editCategory, stockDetails, adjustStock, stockMoves, listLocations, createWarehouse, createLocation, lookup];

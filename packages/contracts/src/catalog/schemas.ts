@@ -88,7 +88,21 @@ const categoryFields = {
 export const createCategoryRequest = z.object({ ...baseRequest, ...categoryFields });
 export const editCategoryRequest = z.object({ ...baseRequest, category_id: stringId, ...categoryFields, name: name.optional() });
 
-export const getProductRequest = z.object({ org_id: baseRequest.org_id, product_id: intId });
+/** At most this many ids of each kind per lookup: a document's lines (500) fit in one call. */
+export const MAX_LOOKUP_IDS = 500;
+const lookupIds = <T extends z.ZodType>(of: T) => z.array(of).max(MAX_LOOKUP_IDS, `must have at most ${MAX_LOOKUP_IDS} ids`).optional();
+
+/**
+ * Internal lookup of many catalog records at once (quotation and invoice lines): only live records
+ * of the organization come back; the caller names what is missing. `default_location` adds the
+ * organization's default location.
+ */
+export const lookupRequest = z.object({
+  org_id: baseRequest.org_id,
+  product_ids: lookupIds(z.number().int().positive()),
+  variant_ids: lookupIds(z.number().int().positive()),
+  location_ids: lookupIds(stringId),
+});
 
 export const stockDetailsRequest = z.object({ ...baseRequest, action: z.literal('stock_details'), product_id: intId });
 
@@ -183,6 +197,8 @@ export const stockDetailRow = z.object({
   location_id: z.string(),
   location_name: z.string(),
   stock_quantity: z.number(),
+  /** Validated documents may take a location below zero (adjustments never do); this says so. */
+  negative: z.boolean(),
 });
 
 export const adjustmentDetail = z.object({
@@ -192,7 +208,12 @@ export const adjustmentDetail = z.object({
   change: z.number(),
 });
 
-export const stockMoveSources = ['initial', 'product_edit', 'adjustment'] as const;
+export const stockMoveSources = ['initial', 'product_edit', 'adjustment', 'document'] as const;
+
+/** The validated document a `document` move comes from; null for every other source. */
+export const stockMoveDocument = z
+  .object({ type: z.string(), id: z.number().int(), number: z.string() })
+  .nullable();
 
 export const stockMoveRecord = z.object({
   id: z.string(),
@@ -203,6 +224,7 @@ export const stockMoveRecord = z.object({
   notes: z.string().nullable(),
   created_by: z.string().nullable(),
   created_at: z.string(),
+  document: stockMoveDocument,
   /** Net change over every location of the move. */
   total_change: z.number(),
   lines: z.array(adjustmentDetail.extend({ location_name: z.string(), warehouse_id: z.string(), warehouse_name: z.string() })),
@@ -224,11 +246,23 @@ export const stockDetailsReply = z.object({
   min_stock_level: z.number().nullable(),
   max_stock_level: z.number().nullable(),
   last_stock_check: z.string().nullable(),
+  /** The latest stock moves of the product (newest first), each with its source document if any. */
+  recent_moves: z.array(stockMoveRecord),
 });
 export const adjustStockReply = z.object({ message: z.string(), stock_move_id: z.string(), details: z.array(adjustmentDetail) });
 export const stockMovesReply = z.object({ message: z.string(), product_id: z.number().int(), stock_moves: z.array(stockMoveRecord), pagination: paginationSchema });
 export const listLocationsReply = z.object({ message: z.string(), locations: z.array(locationRow) });
 export const createWarehouseReply = z.object({ message: z.string(), warehouse: warehouseRecord, location: locationRow });
 export const createLocationReply = z.object({ message: z.string(), location: locationRow });
+
+/** What a document line keeps of a product: enough for its snapshot and for stock to follow it. */
+export const lookupProduct = productRecord.pick({ id: true, name: true, description: true, price: true, sku: true, uom: true, type: true, tax_rate: true });
+export const lookupReply = z.object({
+  message: z.string(),
+  products: z.array(lookupProduct),
+  variants: z.array(variantRecord.pick({ id: true, parent_product_id: true, variant_name: true, price: true, sku: true })),
+  locations: z.array(locationRow),
+});
+export type LookupReply = z.infer<typeof lookupReply>;
 
 export type EditProductRequestOf = z.output<typeof editProductRequest>;

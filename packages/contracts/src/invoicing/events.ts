@@ -19,9 +19,22 @@ export const invoiceCreated = defineEvent({
   type: 'invoicing.invoice.created', summary: 'An invoice was created (draft or proforma)',
   data: z.object({ ...invoiceRef, invoicestatus: z.enum(invoiceStatuses), invoicedatetime: z.string(), subtotal: z.number().optional(), tax_amount: z.number().optional(), invoicedue: z.string().nullable().optional(), parent_id: z.number().int().nullable().optional() }),
 });
+/** A posted line as catalog needs it to move stock (added field: consumers of older events see none). */
+export const validatedLine = z.object({
+  line_id: z.number().int(),
+  product_id: z.string(),
+  variant_id: z.string().nullable(),
+  location_id: z.string().nullable(),
+  quantity: z.number(),
+});
+export type ValidatedLine = z.infer<typeof validatedLine>;
+
 export const invoiceValidated = defineEvent({
-  type: 'invoicing.invoice.validated', summary: 'An invoice was posted; moves the partner balance by its total',
-  data: z.object({ ...invoiceRef, journal_entry_id: z.number().int(), invoicedatetime: z.string(), invoicedue: z.string().nullable(), validated_at: z.string(), subtotal: z.number().optional(), tax_amount: z.number().optional() }),
+  type: 'invoicing.invoice.validated', summary: 'An invoice was posted; moves the partner balance by its total and stock by its lines',
+  data: z.object({
+    ...invoiceRef, journal_entry_id: z.number().int(), invoicedatetime: z.string(), invoicedue: z.string().nullable(), validated_at: z.string(), subtotal: z.number().optional(), tax_amount: z.number().optional(),
+    lines: z.array(validatedLine).optional(),
+  }),
 });
 export const invoiceCancelled = defineEvent({
   type: 'invoicing.invoice.cancelled', summary: 'A draft or proforma invoice was cancelled',

@@ -55,6 +55,7 @@ export const listQuotationsRequest = z.object({
   ...pageRequest,
 });
 
+export const getQuotationRequest = z.object({ ...baseRequest, quotation_id: intId });
 export const quotationTotalRequest = z.object({ ...baseRequest, quotation_id: intId, calculate_total: z.literal(true) });
 export const cancelQuotationRequest = z.object({ ...baseRequest, action: z.literal('cancel_quotation'), quotation_id: intId });
 export const convertQuotationRequest = z.object({
@@ -102,6 +103,7 @@ export const quotationListRecord = z.object({ ...quotationHeader, partner: partn
 export type QuotationListRecord = z.infer<typeof quotationListRecord>;
 
 export const createQuotationReply = z.object({ message: z.string(), quotation: quotationRecord });
+export const getQuotationReply = z.object({ message: z.string(), quotation: quotationRecord });
 export const addQuotationLineReply = z.object({
   message: z.string(),
   line_item: quotationLineRecord,

@@ -2,4 +2,5 @@ export * from './infra';
 export * from './service';
 export * from './redelivery';
 export * from './tcp-proxy';
+export * from './catalog-stub';
 export * from './tracing';

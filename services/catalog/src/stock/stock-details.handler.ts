@@ -1,6 +1,10 @@
 import { catalog } from '@bo/contracts';
 import { dec, formatDateTime, handler, sum, toNumber } from '@bo/runtime';
 import { findLiveProduct } from '../product/product.repository';
+import { loadMoves } from './stock-moves.handler';
+
+/** Moves stock details shows beside the quantities; the full history is `stock_moves`. */
+const RECENT_MOVES = 10;
 
 interface QuantityRow {
   warehouse_id: number;
@@ -28,7 +32,8 @@ export const stockDetailsHandler = handler(catalog.stockDetails, async (req, ctx
         product_id: product.id,
         product_name: product.name,
         current_stock: toNumber(sum(all)),
-        // One row per location holding the product; a location counted down to zero holds nothing.
+        // One row per location holding the product (or owing it: below zero after documents); a
+        // location counted down to zero holds nothing.
         stock_details: rows
           .filter((r) => !dec(r.quantity).isZero())
           .map((r) => ({
@@ -37,10 +42,12 @@ export const stockDetailsHandler = handler(catalog.stockDetails, async (req, ctx
             location_id: String(r.location_id),
             location_name: r.location_name,
             stock_quantity: toNumber(r.quantity),
+            negative: dec(r.quantity).isNegative(),
           })),
         min_stock_level: product.min_stock_level === null ? null : toNumber(product.min_stock_level),
         max_stock_level: product.max_stock_level === null ? null : toNumber(product.max_stock_level),
         last_stock_check: formatDateTime(last[0]?.at ?? null),
+        recent_moves: await loadMoves(trx, ctx.orgId, product.id, RECENT_MOVES),
       };
     },
     { isolationLevel: 'repeatable read', readOnly: true },

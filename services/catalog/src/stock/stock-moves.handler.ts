@@ -1,4 +1,4 @@
-import { catalog, type RequestOf } from '@bo/contracts';
+import { catalog, type ReplyOf, type RequestOf } from '@bo/contracts';
 import { formatDateTime, handler, pageWindow, paginationOf, sum, toNumber, type Knex } from '@bo/runtime';
 import { findLiveProduct } from '../product/product.repository';
 
@@ -11,6 +11,9 @@ interface MoveRow {
   notes: string | null;
   created_by: string | null;
   created_at: Date;
+  document_type: string | null;
+  document_id: number | null;
+  document_number: string | null;
 }
 
 interface LineRow {
@@ -32,9 +35,21 @@ export const stockMovesHandler = handler(catalog.stockMoves, async (req, ctx) =>
 async function readMoves(trx: Knex.Transaction, orgId: number, req: RequestOf<typeof catalog.stockMoves>) {
   const product = await findLiveProduct(trx, orgId, req.product_id);
   const { size, offset } = pageWindow(req);
-  const moves = trx('stock_moves').where({ org_id: orgId, product_id: product.id });
-  const rows = await moves.clone().select('*').orderBy('id', 'desc').limit(size).offset(offset);
-  const counted = await moves.clone().count<{ count: number }[]>({ count: '*' });
+  const stockMoves = await loadMoves(trx, orgId, product.id, size, offset);
+  const counted = await trx('stock_moves').where({ org_id: orgId, product_id: product.id }).count<{ count: number }[]>({ count: '*' });
+  return {
+    message: stockMoves.length ? 'Stock moves retrieved successfully' : 'No stock moves found',
+    product_id: product.id,
+    stock_moves: stockMoves,
+    pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
+  };
+}
+
+type MoveRecord = ReplyOf<typeof catalog.stockMoves>['stock_moves'][number];
+
+/** A product's moves, newest first, with their lines and source document; stock details shows the latest ones too. */
+export async function loadMoves(trx: Knex, orgId: number, productId: number, size: number, offset = 0): Promise<MoveRecord[]> {
+  const rows: MoveRow[] = await trx('stock_moves').where({ org_id: orgId, product_id: productId }).select('*').orderBy('id', 'desc').limit(size).offset(offset);
   const lines: LineRow[] = rows.length
     ? await trx('stock_move_lines as m')
         .join('locations as l', (j) => j.on('l.id', 'm.location_id').andOn('l.org_id', 'm.org_id'))
@@ -44,32 +59,28 @@ async function readMoves(trx: Knex.Transaction, orgId: number, req: RequestOf<ty
         .select('m.move_id', 'm.location_id', 'l.name as location_name', 'w.id as warehouse_id', 'w.name as warehouse_name', 'm.previous_stock', 'm.new_stock', 'm.change')
         .orderBy('m.id')
     : [];
-  return {
-    message: rows.length ? 'Stock moves retrieved successfully' : 'No stock moves found',
-    product_id: product.id,
-    stock_moves: (rows as MoveRow[]).map((m) => {
-      const own = lines.filter((l) => Number(l.move_id) === Number(m.id));
-      return {
-        id: String(m.id),
-        product_id: m.product_id,
-        source: m.source,
-        adjustment_type: m.adjustment_type,
-        reference: m.reference,
-        notes: m.notes,
-        created_by: m.created_by,
-        created_at: formatDateTime(m.created_at) as string,
-        total_change: toNumber(sum(own.map((l) => l.change))),
-        lines: own.map((l) => ({
-          location_id: String(l.location_id),
-          location_name: l.location_name,
-          warehouse_id: String(l.warehouse_id),
-          warehouse_name: l.warehouse_name,
-          previous_stock: toNumber(l.previous_stock),
-          new_stock: toNumber(l.new_stock),
-          change: toNumber(l.change),
-        })),
-      };
-    }),
-    pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
-  };
+  return rows.map((m) => {
+    const own = lines.filter((l) => Number(l.move_id) === Number(m.id));
+    return {
+      id: String(m.id),
+      product_id: m.product_id,
+      source: m.source,
+      adjustment_type: m.adjustment_type,
+      reference: m.reference,
+      notes: m.notes,
+      created_by: m.created_by,
+      created_at: formatDateTime(m.created_at) as string,
+      document: m.document_type === null ? null : { type: m.document_type, id: Number(m.document_id), number: m.document_number ?? '' },
+      total_change: toNumber(sum(own.map((l) => l.change))),
+      lines: own.map((l) => ({
+        location_id: String(l.location_id),
+        location_name: l.location_name,
+        warehouse_id: String(l.warehouse_id),
+        warehouse_name: l.warehouse_name,
+        previous_stock: toNumber(l.previous_stock),
+        new_stock: toNumber(l.new_stock),
+        change: toNumber(l.change),
+      })),
+    };
+  });
 }

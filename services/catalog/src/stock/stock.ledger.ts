@@ -14,8 +14,12 @@ export interface StockMoveInput {
   reference?: string | null;
   notes?: string | null;
   userId?: string | null;
+  /** The validated document a `document` move follows. */
+  document?: StockDocument | null;
   targets: ReadonlyArray<{ location: LocationJoinRow; quantity: string }>;
 }
+
+export type StockDocument = NonNullable<catalog.StockAdjustedData['document']>;
 
 export interface RecordedMove {
   moveId: string;
@@ -53,6 +57,9 @@ export async function recordStockMove(trx: Knex.Transaction, input: StockMoveInp
       reference: input.reference ?? null,
       notes: input.notes ?? null,
       created_by: input.userId ?? null,
+      document_type: input.document?.type ?? null,
+      document_id: input.document?.id ?? null,
+      document_number: input.document?.number ?? null,
     })
     .returning(['id', 'created_at']);
   await trx('stock_move_lines').insert(
@@ -81,6 +88,7 @@ export async function recordStockMove(trx: Knex.Transaction, input: StockMoveInp
     adjustment_type: input.adjustmentType,
     reference: input.reference ?? null,
     notes: input.notes ?? null,
+    document: input.document ?? null,
     lines: lines.map((l) => ({
       location_id: String(l.locationId),
       warehouse_id: String(warehouseOf.get(l.locationId)),

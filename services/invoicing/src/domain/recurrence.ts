@@ -61,3 +61,13 @@ export function addDays(date: string, days: number): string {
   const { y, m, d } = parseDate(date);
   return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
+
+/**
+ * Manual generation may bill the next period ahead of its run date, but only one period ahead: the
+ * child at `nextIndex` may be made once the period before it (run `nextIndex - 1`, the parent's own
+ * for the first child) has begun. Refused, it answers the date from which it may run.
+ */
+export function generateTooEarly(start: string, frequency: RecurringFrequency, nextIndex: number, today: string): string | null {
+  const currentPeriodStart = runDate(start, frequency, nextIndex - 1);
+  return currentPeriodStart > today ? currentPeriodStart : null;
+}

@@ -1,4 +1,4 @@
-import { addDays, daysBetween, firstRunIndexNotBefore, runDate } from './recurrence';
+import { generateTooEarly, addDays, daysBetween, firstRunIndexNotBefore, runDate } from './recurrence';
 
 describe('recurring run dates', () => {
   it('clamps month ends and returns to the day of the start date', () => {
@@ -45,5 +45,16 @@ describe('recurring run dates', () => {
     expect(addDays('2024-02-28', 30)).toBe('2024-03-29');
     // Counting back works too (used to place a start date in the past).
     expect(runDate('2025-01-31', 'monthly', -2)).toBe('2024-11-30');
+  });
+});
+
+describe('manual generation ahead of the schedule', () => {
+  it('bills the next period once the current one has begun, never two periods ahead', () => {
+    // Contract from Jan 31: the parent bills January; the first child (index 1) bills from Feb 28.
+    expect(generateTooEarly('2100-01-31', 'monthly', 1, '2100-01-31')).toBeNull();
+    expect(generateTooEarly('2100-01-31', 'monthly', 1, '2100-01-30')).toBe('2100-01-31');
+    // The child of March (index 2) only once February's period has begun.
+    expect(generateTooEarly('2100-01-31', 'monthly', 2, '2100-02-27')).toBe('2100-02-28');
+    expect(generateTooEarly('2100-01-31', 'monthly', 2, '2100-02-28')).toBeNull();
   });
 });

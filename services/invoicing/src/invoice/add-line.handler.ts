@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { handler, invalidState, toNumber, validationFailed } from '@bo/runtime';
+import { handler, invalidState, resolveCatalogLines, toNumber, validationFailed } from '@bo/runtime';
 import { lineTotalProblem } from '../domain/line-limits';
 import { isEditable } from '../domain/status';
 import { toLineRecord, type LineRow } from './invoice.record';
@@ -8,8 +8,10 @@ import { lineColumns, refreshTotals } from './invoice.writer';
 
 const MAX_LINES = 500;
 
+/** Opens its own transaction, after asking catalog about the line: no row lock is held meanwhile. */
 export const addLineHandler = handler(invoicing.addInvoiceLine, async (req, ctx) => {
-  const tooLarge = lineTotalProblem(req);
+  const [line] = await resolveCatalogLines(ctx, [req], (_i, field) => field);
+  const tooLarge = lineTotalProblem(line!);
   if (tooLarge) throw validationFailed(tooLarge, [{ field: 'quantity', message: tooLarge }]);
   return ctx.db.transaction(async (trx) => {
     // The lock serializes line adds with validation, so a posted invoice never gains a line.
@@ -19,12 +21,14 @@ export const addLineHandler = handler(invoicing.addInvoiceLine, async (req, ctx)
     }
     const count = await countLines(trx, invoice.id);
     if (count >= MAX_LINES) throw invalidState(`Invoice ${invoice.invoicenumber} already has the maximum of ${MAX_LINES} lines`);
-    const [line] = (await trx('invoice_lines').insert(lineColumns(ctx.orgId, invoice.id, req)).returning('*')) as LineRow[];
+    const [stored] = (await trx('invoice_lines').insert(lineColumns(ctx.orgId, invoice.id, line!)).returning('*')) as LineRow[];
     const totals = await refreshTotals(trx, invoice.id);
-    return {
+    const reply = {
       message: 'Line item added successfully',
-      line_item: toLineRecord(line as LineRow),
+      line_item: toLineRecord(stored as LineRow),
       invoice: { id: totals.id, subtotal: toNumber(totals.subtotal), tax_amount: toNumber(totals.tax_amount), invoicetotal: toNumber(totals.invoicetotal) },
     };
+    await ctx.finish(trx, reply);
+    return reply;
   });
-});
+}, { transactions: 'own' });

@@ -1,10 +1,11 @@
-import { AppError, type Knex } from '@bo/runtime';
+import { AppError, dec, type Knex } from '@bo/runtime';
 import { decideCredit, ownBalance } from '../domain/credit';
 import type { PartnerCredit } from '../partners/partner-directory';
 import type { InvoiceRow } from './invoice.record';
 
 /**
- * Refuses a sale that would take the partner past its credit limit. The partner's row in
+ * Refuses a sale whose credit exposure (balance + committed of other documents + its total) would
+ * pass the partner's credit limit. The partner's row in
  * `partner_credit_locks` is locked until the caller commits, so checks for one partner run one at a
  * time; and what this service has posted counts at once (see decideCredit), so a sale validated a
  * moment ago is counted even before the partners ledger has applied its event. The partners
@@ -22,12 +23,27 @@ export async function assertCreditAvailable(trx: Knex.Transaction, invoice: Invo
     .where({ org_id: invoice.org_id, partner_id: invoice.partner_id, invoicestatus: 'open' })
     .groupBy('invoicetype')
     .select('invoicetype', trx.raw('sum(invoicetotal - amount_paid) as due'));
-  const decision = decideCredit({ creditLimit: credit.credit_limit, partnersBalance: credit.balance, ownBalance: ownBalance(dueByType), total: invoice.invoicetotal });
+  // Committed: invoices made from converted quotations and not validated or cancelled yet. This
+  // service makes every such invoice, so its own drafts are the freshest view of the commitments
+  // the partners service counts from events (it may not have seen the latest conversion yet).
+  const committed = await trx('invoices')
+    .where({ org_id: invoice.org_id, partner_id: invoice.partner_id, sourcetype: 'quotation' })
+    .whereIn('invoicestatus', ['draft', 'proforma'])
+    .whereNot('id', invoice.id)
+    .sum<{ total: string | null }[]>({ total: 'invoicetotal' });
+  const decision = decideCredit({
+    creditLimit: credit.credit_limit,
+    partnersBalance: credit.balance,
+    ownBalance: ownBalance(dueByType),
+    committed: committed[0]?.total ?? '0',
+    total: invoice.invoicetotal,
+  });
   if (decision.allowed) return;
   throw new AppError(
     400,
     'credit_limit_exceeded',
-    `Credit limit exceeded for partner ${invoice.partner_id}: available credit is ${decision.available.toFixed(2)}, ` +
-      `invoice total is ${invoice.invoicetotal}; send override_credit_limit: true to validate anyway`,
+    `Credit limit exceeded for partner ${invoice.partner_id}: balance ${decision.balance.toFixed(2)} + committed ${decision.committed.toFixed(2)} ` +
+      `+ this invoice ${dec(invoice.invoicetotal).toFixed(2)} = ${decision.exposure.toFixed(2)}, above the credit limit ${dec(credit.credit_limit).toFixed(2)}; ` +
+      `send override_credit_limit: true to validate anyway`,
   );
 }

@@ -4,9 +4,14 @@ import { NUMBER_PREFIX } from '../domain/numbering';
 import type { InvoiceRow, LineRow } from './invoice.record';
 import { isNumberTaken } from './invoice.repository';
 
+/** A line to store: checked against the catalog first (create, add line, conversion) or copied from a parent. */
 export interface LineValues {
   product_id: string;
+  variant_id: string | null;
+  location_id: string | null;
   product_name?: string | null;
+  sku: string | null;
+  uom: string | null;
   description?: string | null;
   quantity: string;
   price: string;
@@ -35,6 +40,7 @@ export type NewInvoice = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'invoic
       | 'recurring_frequency'
       | 'recurring_start_date'
       | 'recurring_next_run_date'
+      | 'recurring_next_index'
       | 'recurring_occurrences'
       | 'recurring_status'
       | 'parent_id'
@@ -49,7 +55,11 @@ export function lineColumns(orgId: number, invoiceId: number, line: LineValues) 
     org_id: orgId,
     invoice_id: invoiceId,
     product_id: line.product_id,
+    variant_id: line.variant_id,
+    location_id: line.location_id,
     product_name: line.product_name ?? null,
+    sku: line.sku,
+    uom: line.uom,
     description: line.description ?? null,
     quantity: line.quantity,
     price: line.price,

@@ -12,6 +12,14 @@ interface TransactionRow {
   paid: string;
 }
 
+interface CommitmentRow {
+  invoice_id: number;
+  quotation_id: number | null;
+  quotation_number: string | null;
+  amount: string;
+  created_at: Date;
+}
+
 export const partnerBalanceHandler = handler(partners.partnerBalance, (req, ctx) =>
   // One snapshot for the balance and its transactions, so they always add up to each other.
   ctx.db.transaction(async (trx) => balanceView(trx, req, ctx.orgId), { isolationLevel: 'repeatable read', readOnly: true }),
@@ -29,6 +37,7 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
     committed: toNumber(row.committed),
     credit_limit: toNumber(row.credit_limit),
     available_credit: availableCredit(row),
+    exposure: toNumber(dec(row.balance).plus(dec(row.committed))),
     currency: row.currency,
   };
   if (!req.include_transactions) return { message: 'Partner balance retrieved successfully', partner };
@@ -43,7 +52,7 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
     )
     .where({ 't.org_id': orgId, 't.partner_id': row.id })
     .orderBy([{ column: 't.date' }, { column: 't.id' }]);
-  const transactions = rows.map((t) => ({
+  const posted = rows.map((t) => ({
     id: t.id,
     type: t.type,
     document_number: t.document_number,
@@ -52,5 +61,20 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
     paid: toNumber(t.paid),
     due: toNumber(dec(t.amount).minus(dec(t.paid))),
   }));
-  return { message: 'Partner balance retrieved successfully', partner, transactions };
+  // What `committed` is made of: each open commitment (a converted quotation whose invoice is not
+  // validated or cancelled yet), its id the quotation's and its number the quotation's.
+  const open: CommitmentRow[] = await db('commitments')
+    .where({ org_id: orgId, partner_id: row.id, status: 'open' })
+    .select('invoice_id', 'quotation_id', 'quotation_number', 'amount', 'created_at')
+    .orderBy([{ column: 'created_at' }, { column: 'invoice_id' }]);
+  const commitments = open.map((c) => ({
+    id: c.quotation_id ?? c.invoice_id,
+    type: 'commitment' as const,
+    document_number: c.quotation_number ?? '',
+    date: formatDate(c.created_at) as string,
+    amount: toNumber(c.amount),
+    paid: 0,
+    due: toNumber(c.amount),
+  }));
+  return { message: 'Partner balance retrieved successfully', partner, transactions: [...posted, ...commitments] };
 }

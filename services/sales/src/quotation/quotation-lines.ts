@@ -1,5 +1,4 @@
-import type { LineItemInput } from '@bo/contracts';
-import { computeLine, dec, sumLines, type Dec, type LineAmounts, type StoredLine } from '@bo/runtime';
+import { computeLine, dec, sumLines, type Dec, type LineAmounts, type ResolvedLine, type StoredLine } from '@bo/runtime';
 
 /**
  * Largest line and document totals accepted. JSON carries amounts as binary doubles, which keep
@@ -14,11 +13,18 @@ export interface PricedLine extends Omit<StoredLine, 'subtotal' | 'tax_amount' |
   amounts: LineAmounts;
 }
 
-/** The server's amounts for a line (DESIGN.md line arithmetic); whatever amounts the client sent are ignored. */
-export function priceLine(input: LineItemInput): PricedLine {
+/**
+ * The server's amounts for a line checked against the catalog (DESIGN.md line arithmetic); whatever
+ * amounts the client sent are ignored.
+ */
+export function priceLine(input: ResolvedLine): PricedLine {
   return {
     product_id: input.product_id,
+    variant_id: input.variant_id,
+    location_id: input.location_id,
     product_name: input.product_name || null,
+    sku: input.sku,
+    uom: input.uom,
     description: input.description || null,
     quantity: input.quantity,
     price: input.price,

@@ -1,0 +1,35 @@
+import type { invoicing } from '@bo/contracts';
+import { dec, type Dec } from '@bo/runtime';
+
+/**
+ * How a validated document moves stock (DESIGN.md "stock follows documents"): a customer invoice
+ * and a vendor credit note take goods out; a vendor bill and a customer credit note (a return)
+ * bring them in.
+ */
+export const STOCK_DIRECTION: Record<invoicing.InvoiceType, 1 | -1> = { invoiceout: -1, creditin: -1, invoicein: 1, creditout: 1 };
+
+/** One product's changes per location; `null` is the organization's default location. */
+export interface ProductMove {
+  productId: number;
+  changes: Map<string | null, Dec>;
+}
+
+/**
+ * Groups a document's lines into one move per product, adding the quantities of lines that name
+ * the same product (or its variants: stock is kept per product) and location. Ordered by product id,
+ * so two documents lock their products in the same order. Lines whose product id is no catalog id
+ * (documents from before lines were checked) move nothing.
+ */
+export function documentMoves(type: invoicing.InvoiceType, lines: ReadonlyArray<invoicing.ValidatedLine>): ProductMove[] {
+  const sign = STOCK_DIRECTION[type];
+  const byProduct = new Map<number, Map<string | null, Dec>>();
+  for (const line of lines) {
+    if (!/^[1-9]\d{0,9}$/.test(line.product_id)) continue;
+    const productId = Number(line.product_id);
+    const changes = byProduct.get(productId) ?? new Map<string | null, Dec>();
+    const change = dec(line.quantity).times(sign);
+    changes.set(line.location_id, (changes.get(line.location_id) ?? dec(0)).plus(change));
+    byProduct.set(productId, changes);
+  }
+  return [...byProduct.entries()].sort(([a], [b]) => a - b).map(([productId, changes]) => ({ productId, changes }));
+}

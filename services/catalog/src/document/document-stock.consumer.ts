@@ -1,0 +1,82 @@
+import { catalog, invoicing, type EventEnvelope } from '@bo/contracts';
+import { dec, recordEvent, toNumber, type InboxHandlerDef, type Knex, type Logger } from '@bo/runtime';
+import { parseStringId } from '../ids';
+import { ensureDefaultLocation, locationsQuery, type LocationJoinRow } from '../location/location.repository';
+import { carriesStock } from '../product/product-rules';
+import type { ProductRow } from '../product/product.record';
+import { recordStockAdjusted, recordStockMove, type StockDocument } from '../stock/stock.ledger';
+import { documentMoves, type ProductMove } from './document-moves';
+
+/**
+ * Stock follows validated invoices (DESIGN.md): each `invoicing.invoice.validated` becomes one
+ * ordinary ledger move per inventory product it names, referencing the document, in the inbox
+ * transaction, so a redelivered event moves nothing twice. Documents may take a location below
+ * zero (the goods left whatever the ledger held): the move is recorded and `catalog.stock.negative`
+ * says so.
+ */
+export const documentStockConsumer: InboxHandlerDef = {
+  name: 'catalog.documents',
+  events: [invoicing.invoiceValidated.type],
+  async handle(trx, event, log) {
+    const data = invoicing.invoiceValidated.data.parse(event.data);
+    const document: StockDocument = { type: data.invoicetype, id: data.invoice_id, number: data.invoicenumber };
+    for (const move of documentMoves(data.invoicetype, data.lines ?? [])) {
+      await applyMove(trx, event, document, move, log);
+    }
+  },
+};
+
+async function applyMove(trx: Knex.Transaction, event: EventEnvelope, document: StockDocument, move: ProductMove, log: Logger): Promise<void> {
+  const orgId = event.org_id;
+  // A product deleted since the document was made still had its goods moved; the lock queues this
+  // move behind any adjustment of the product, as every stock change does.
+  const product = await trx<ProductRow>('products').where({ org_id: orgId, id: move.productId }).forUpdate().first();
+  if (!product) {
+    log.warn({ product_id: move.productId, document }, 'validated document names a product this organization does not have; no stock moved');
+    return;
+  }
+  if (!carriesStock(product.type)) return;
+  const changes = new Map<number, { location: LocationJoinRow; change: ReturnType<typeof dec> }>();
+  for (const [locationId, change] of move.changes) {
+    const location = await locationFor(trx, orgId, locationId, log);
+    const prior = changes.get(location.location_id);
+    changes.set(location.location_id, { location, change: prior ? prior.change.plus(change) : change });
+  }
+  const current: Array<{ location_id: number; quantity: string }> = await trx('stock_quantities')
+    .where({ product_id: product.id })
+    .whereIn('location_id', [...changes.keys()])
+    .select('location_id', 'quantity');
+  const held = new Map(current.map((r) => [Number(r.location_id), r.quantity]));
+  const recorded = await recordStockMove(trx, {
+    orgId,
+    product,
+    source: 'document',
+    adjustmentType: document.type,
+    reference: document.number,
+    document,
+    targets: [...changes.values()].map(({ location, change }) => ({ location, quantity: dec(held.get(location.location_id) ?? '0').plus(change).toFixed() })),
+  });
+  await recordStockAdjusted(trx, orgId, recorded);
+  for (const line of recorded.lines.filter((l) => l.next.isNegative())) {
+    await recordEvent(trx, catalog.stockNegative.type, orgId, {
+      product_id: product.id,
+      sku: product.sku,
+      location_id: String(line.locationId),
+      warehouse_id: String(changes.get(line.locationId)?.location.warehouse_id),
+      quantity: toNumber(line.next),
+      stock_move_id: recorded.moveId,
+      document,
+    } satisfies catalog.StockNegativeData);
+  }
+}
+
+/** The line's location, or the organization's default one when it names none (or one gone since). */
+async function locationFor(trx: Knex.Transaction, orgId: number, locationId: string | null, log: Logger): Promise<LocationJoinRow> {
+  const id = locationId === null ? null : parseStringId(locationId);
+  if (id !== null) {
+    const row = (await locationsQuery(trx, orgId).where('l.id', id).first()) as LocationJoinRow | undefined;
+    if (row) return row;
+    log.warn({ location_id: locationId }, 'validated document names a location this organization does not have; the default location is used');
+  }
+  return ensureDefaultLocation(trx, orgId);
+}

@@ -1,0 +1,16 @@
+import { sales } from '@bo/contracts';
+import { handler, today } from '@bo/runtime';
+import { findQuotation, linesOf } from './quotation.repository';
+import { toQuotationRecord } from './quotation.record';
+
+/** A quotation read back whole, lines included, as create answered it (its status as of today). */
+export const getQuotationHandler = handler(sales.getQuotation, (req, ctx) =>
+  // One snapshot, so the header's totals and the lines agree even while a line is being added.
+  ctx.db.transaction(
+    async (trx) => {
+      const q = await findQuotation(trx, ctx.orgId, req.quotation_id);
+      return { message: 'Quotation retrieved successfully', quotation: toQuotationRecord(q, await linesOf(trx, q.id), today()) };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  ),
+);
