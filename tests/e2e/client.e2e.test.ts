@@ -35,13 +35,15 @@ describe('the typed client through the gateway', () => {
     await expect(createClient({ baseUrl: sys.url }).partners.partner.list({ org_id: 1 })).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
   });
 
-  it('retries a write whose outcome was unknown with the same key, and it takes effect once', async () => {
+  it('retries a write whose outcome was unknown with the same key and body, and it takes effect once', async () => {
     await sys.system.stopService('partners');
     let restarted = false;
     const retries: RetryNotice[] = [];
+    const attempts: { key: unknown; body: unknown }[] = [];
     const client = sys.clientOf(1, {
       // The first answer (504 outcome_unknown: nobody served the request) reaches the client only once partners is back.
       fetch: async (input, init) => {
+        attempts.push({ key: new Headers(init?.headers).get('idempotency-key'), body: init?.body });
         const res = await fetch(input, init);
         if (!restarted) {
           restarted = true;
@@ -54,6 +56,11 @@ describe('the typed client through the gateway', () => {
     const name = `Retried ${randomUUID().slice(0, 8)}`;
     const { partner } = await client.partners.partner.create({ org_id: 1, partnername: name, partner_type: 'customer' });
     expect(retries.map((r) => [r.attempt, r.reason])).toEqual([[2, '504 outcome_unknown']]);
+    // The retry is safe only because it is the same request under the same key: a fresh key would create a second partner if the first had run.
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]?.key).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
+    expect(attempts[1]).toEqual(attempts[0]);
+    expect(JSON.parse(attempts[0]?.body as string)).toEqual({ org_id: 1, partnername: name, partner_type: 'customer', action: 'create' });
     expect((await named(name)).map((p) => p.id)).toEqual([partner.id]);
   });
 });
