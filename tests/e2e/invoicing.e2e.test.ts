@@ -1,10 +1,13 @@
 import type { EventEnvelope } from '@bo/contracts';
 import { AmqpBus, createDb, createLogger, testing, type Knex } from '@bo/runtime';
+import { newProducts } from '../support/catalog';
 import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
-const specLine = { product_id: 7, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
-const taxIncludedLine = { product_id: '8', quantity: 1, price: 115, tax_rate: 15, tax_included: true };
-const tenthsLine = { product_id: '9', quantity: 3, price: 0.1, tax_rate: 0, tax_included: false };
+// Every line names a catalog product; beforeAll creates them and puts their ids here.
+const specLine = { product_id: 0 as number | string, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
+const taxIncludedLine = { product_id: '', quantity: 1, price: 115, tax_rate: 15, tax_included: true };
+const tenthsLine = { product_id: '', quantity: 3, price: 0.1, tax_rate: 0, tax_included: false };
+let org2Product = 0;
 
 describe('invoicing through the gateway', () => {
   let sys: TestSystem;
@@ -12,7 +15,10 @@ describe('invoicing through the gateway', () => {
   let bus: AmqpBus;
 
   beforeAll(async () => {
-    sys = await startTestSystem({ services: ['partners', 'invoicing'] });
+    sys = await startTestSystem({ services: ['partners', 'catalog', 'invoicing'] });
+    const [widget, gadget, tenths] = await newProducts(sys, ['Widget', 'Gadget', 'Tenths']);
+    [specLine.product_id, taxIncludedLine.product_id, tenthsLine.product_id] = [widget!, String(gadget), String(tenths)];
+    [org2Product] = (await newProducts(sys, ['Theirs'], { org: 2 })) as [number];
     invoicingDb = createDb(sys.databaseUrl, 'invoicing', 2);
     bus = new AmqpBus({ url: await testing.testAmqpUrl(), prefix: sys.system.config.BUS_PREFIX, log: createLogger('e2e', 'silent') });
     await bus.connect();
@@ -116,14 +122,14 @@ describe('invoicing through the gateway', () => {
     expect(b.transactions.filter((t: any) => t.type === 'invoice')).toHaveLength(1);
   });
 
-  it('refuses a sale beyond the credit limit with the available credit, unless overridden', async () => {
+  it('refuses a sale beyond the credit limit naming balance, committed and total, unless overridden', async () => {
     const partner = await newPartner('Limited', { credit_limit: 300 });
     const first = await newInvoice({ partner: partner.id, line_items: [specLine] });
     await ok('/invoicing/invoice/new', { validate_invoice: true, id: first.id });
     await eventually(async () => expect((await balanceOf(partner.id)).partner.balance).toBe(258.75));
     const second = await newInvoice({ partner: partner.id, line_items: [taxIncludedLine] });
     const refused = await sys.post('/invoicing/invoice/new', { org_id: '1', validate_invoice: true, id: second.id });
-    expect(refused).toMatchObject({ httpStatus: 400, statusCode: 400, body: { code: 'credit_limit_exceeded', message: expect.stringContaining('available credit is 41.25') } });
+    expect(refused).toMatchObject({ httpStatus: 400, statusCode: 400, body: { code: 'credit_limit_exceeded', message: expect.stringContaining('balance 258.75 + committed 0.00 + this invoice 115.00 = 373.75, above the credit limit 300.00') } });
     expect((await ok('/invoicing/getinvoice', { id: second.id })).invoices[0]).toMatchObject({ invoicestatus: 'draft', journals: [] });
     const forced = await ok('/invoicing/invoice/new', { validate_invoice: true, id: second.id, override_credit_limit: true });
     expect(forced.invoice.invoicestatus).toBe('open');
@@ -132,14 +138,14 @@ describe('invoicing through the gateway', () => {
 
   it('lets only one of two sales racing for the last credit through', async () => {
     const partner = await newPartner('Racing', { credit_limit: 200 });
-    const twoHundredLine = { product_id: '5', quantity: 2, price: 75, tax_rate: 0, tax_included: false };
+    const twoHundredLine = { product_id: tenthsLine.product_id, quantity: 2, price: 75, tax_rate: 0, tax_included: false };
     const [a, b] = [await newInvoice({ partner: partner.id, line_items: [twoHundredLine] }), await newInvoice({ partner: partner.id, line_items: [twoHundredLine] })];
     const replies = await Promise.all([a, b].map((inv) => sys.post('/invoicing/invoice/new', { org_id: '1', validate_invoice: true, id: inv.id })));
     expect(replies.map((r) => r.statusCode).sort()).toEqual([200, 400]);
-    expect(replies.find((r) => r.statusCode === 400)?.body).toMatchObject({ code: 'credit_limit_exceeded', message: expect.stringContaining('available credit is 50.00') });
+    expect(replies.find((r) => r.statusCode === 400)?.body).toMatchObject({ code: 'credit_limit_exceeded', message: expect.stringContaining('balance 150.00 + committed 0.00 + this invoice 150.00') });
     const statuses = await Promise.all([a, b].map(async (inv) => (await ok('/invoicing/getinvoice', { id: inv.id })).invoices[0].invoicestatus));
     expect(statuses.sort()).toEqual(['draft', 'open']);
-    await eventually(async () => expect((await balanceOf(partner.id)).partner).toMatchObject({ balance: 150, available_credit: 50 }));
+    await eventually(async () => expect((await balanceOf(partner.id)).partner).toMatchObject({ balance: 150, available_credit: 50, exposure: 150 }));
   });
 
   it('answers refusals with 400s naming the cause, and cancels only drafts and proformas', async () => {
@@ -186,21 +192,24 @@ describe('invoicing through the gateway', () => {
 
   it('runs a recurring contract through the gateway', async () => {
     const partner = await newPartner('Subscriber');
+    // Daily from yesterday: the parent bills yesterday, the first child today, the second tomorrow
+    // (one period ahead of the schedule, the most a hand-made child may run ahead).
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     const created = await ok('/invoicing/invoice/new', {
-      invoicetype: 'invoiceout', partner: partner.id, invoicedatetime: '2100-01-31T00:00:00', line_items: [tenthsLine],
-      recurring: { enabled: true, is_parent: true, frequency: 'monthly', start_date: '2100-01-31', occurrences_count: 2, status: 'active' },
+      invoicetype: 'invoiceout', partner: partner.id, invoicedatetime: `${day(-1)}T00:00:00`, line_items: [tenthsLine],
+      recurring: { enabled: true, is_parent: true, frequency: 'daily', start_date: day(-1), occurrences_count: 2, status: 'active' },
     });
-    expect(created.invoice.recurring).toMatchObject({ enabled: true, is_parent: true, frequency: 'monthly', next_run_date: '2100-01-31', status: 'active' });
+    expect(created.invoice.recurring).toMatchObject({ enabled: true, is_parent: true, frequency: 'daily', next_run_date: day(0), status: 'active' });
     const id = created.invoice.id;
     // The recurring operations are accepted on every invoicing path.
     const paused = await ok('/invoicing/getinvoice', { pause_recurring: true, id });
     expect(paused).toEqual({ message: expect.any(String), invoice: { id, invoicenumber: created.invoice.invoicenumber, recurring: expect.objectContaining({ status: 'paused' }) } });
     expect((await ok('/invoicing/listinvoices', { resume_recurring: true, id })).invoice.recurring.status).toBe('active');
     const first = await ok('/invoicing/invoice/new', { generate_child_invoice: true, id });
-    expect(first.child).toMatchObject({ invoicedatetime: '2100-01-31T00:00:00', invoicestatus: 'draft', invoicetotal: 0.3 });
-    expect(first.invoice.recurring).toMatchObject({ next_run_date: '2100-02-28', generated_count: 1 });
+    expect(first.child).toMatchObject({ invoicedatetime: `${day(0)}T00:00:00`, invoicestatus: 'draft', invoicetotal: 0.3 });
+    expect(first.invoice.recurring).toMatchObject({ next_run_date: day(1), generated_count: 1 });
     const second = await ok('/invoicing/invoice/new', { generate_child_invoice: true, id });
-    expect(second.child.invoicedatetime).toBe('2100-02-28T00:00:00');
+    expect(second.child.invoicedatetime).toBe(`${day(1)}T00:00:00`);
     expect(second.invoice.recurring).toMatchObject({ status: 'completed', next_run_date: null, generated_count: 2 });
     const refused = await sys.post('/invoicing/invoice/new', { org_id: '1', cancel_recurring: true, id, cancellation_reason: 'late' });
     expect(refused).toMatchObject({ statusCode: 400, body: { code: 'invalid_state' } });
@@ -209,9 +218,9 @@ describe('invoicing through the gateway', () => {
   });
 
   it('gives 25 concurrent creates through the gateway 25 gapless numbers', async () => {
-    const partner = await newPartner('Busy', {}, 2);
+    const partner = await newPartner('Busy', { partner_type: 'vendor' }, 2);
     const replies = await Promise.all(
-      Array.from({ length: 25 }, () => sys.post('/invoicing/invoice/new', { org_id: '2', invoicetype: 'invoicein', partner: partner.id, line_items: [tenthsLine] }, { org: 2 })),
+      Array.from({ length: 25 }, () => sys.post('/invoicing/invoice/new', { org_id: '2', invoicetype: 'invoicein', partner: partner.id, line_items: [{ ...tenthsLine, product_id: org2Product }] }, { org: 2 })),
     );
     expect(replies.map((r) => r.statusCode)).toEqual(Array(25).fill(200));
     expect(replies.map((r) => r.body.invoice.invoicenumber).sort()).toEqual(Array.from({ length: 25 }, (_, i) => `BILL-${String(i + 1).padStart(5, '0')}`));

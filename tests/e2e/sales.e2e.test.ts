@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { newProducts } from '../support/catalog';
 import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
 const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
-const specLine = { product_id: 7, product_name: 'Widget', description: 'Blue', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false, subtotal: 225, tax_amount: 33.75, total: 258.75 };
+// Lines name catalog products: beforeAll creates them and puts their ids here.
+let gadgetId = 0;
+const specLine = { product_id: 0, product_name: 'Widget', description: 'Blue', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false, subtotal: 225, tax_amount: 33.75, total: 258.75 };
 
 describe('sales through the gateway', () => {
   let sys: TestSystem;
@@ -16,6 +19,7 @@ describe('sales through the gateway', () => {
     });
     expect(created.statusCode).toBe(200);
     partnerId = created.body.partner.id;
+    [specLine.product_id, gadgetId] = (await newProducts(sys, ['Widget', 'Gadget'])) as [number, number];
   });
   afterAll(async () => {
     await sys?.stop();
@@ -47,11 +51,11 @@ describe('sales through the gateway', () => {
   it('adds lines, edits, totals and lists on the spec paths and on any /sales path', async () => {
     const q = (await create({ line_items: [] })).body.quotation;
     const added = await sys.post('/sales/addline', {
-      org_id: '1', userid: 'u1', action: 'add_line', quotation_id: q.id, product_id: '3', product_name: 'Gadget', quantity: 2, price: 115, tax_rate: 15, tax_included: true,
+      org_id: '1', userid: 'u1', action: 'add_line', quotation_id: q.id, product_id: String(gadgetId), product_name: 'Gadget', quantity: 2, price: 115, tax_rate: 15, tax_included: true,
     });
     expect(added.statusCode).toBe(200);
     expect(added.body.line_item).toEqual({
-      id: expect.any(Number), quotation_id: q.id, product_id: '3', product_name: 'Gadget', description: null, quantity: 2, price: 115, discount: 0, tax_rate: 15,
+      id: expect.any(Number), quotation_id: q.id, product_id: String(gadgetId), variant_id: null, location_id: null, product_name: 'Gadget', sku: null, uom: null, description: null, quantity: 2, price: 115, discount: 0, tax_rate: 15,
       tax_included: true, subtotal: 200, tax_amount: 30, total: 230,
     });
     await sys.post('/sales/addline', { org_id: '1', action: 'add_line', quotation_id: q.id, ...specLine });
@@ -203,7 +207,8 @@ describe('sales through the gateway', () => {
 
   it('numbers 20 concurrent creates without gaps', async () => {
     const p = await sys.post('/crm/editpatner', { org_id: '2', action: 'create', partnername: 'Busy Buyer', partner_type: 'both' }, { org: 2 });
-    const replies = await Promise.all(Array.from({ length: 20 }, () => create({ partner: p.body.partner.id, quotation_type: 'estimate' }, 2)));
+    const [theirProduct] = await newProducts(sys, ['Estimate item'], { org: 2 });
+    const replies = await Promise.all(Array.from({ length: 20 }, () => create({ partner: p.body.partner.id, quotation_type: 'estimate', line_items: [{ ...specLine, product_id: theirProduct }] }, 2)));
     expect(replies.every((r) => r.statusCode === 200)).toBe(true);
     expect(replies.map((r) => r.body.quotation.quotation_number).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `EST-${String(i + 1).padStart(5, '0')}`));
   });
@@ -220,7 +225,10 @@ describe('sales through the gateway', () => {
     ]) {
       expect(await asOrg2(body)).toMatchObject({ statusCode: 400, body: { code: 'not_found' } });
     }
-    expect(await create({}, 2)).toMatchObject({ statusCode: 400, body: { code: 'not_found', errors: [{ field: 'partner' }] } });
+    expect(await asOrg2({ quotation_id: mine.id }, '/sales/orderdetail')).toMatchObject({ statusCode: 400, body: { code: 'not_found', errors: [{ field: 'quotation_id' }] } });
+    // Org 1's product is unknown to org 2 as well.
+    expect(await create({}, 2)).toMatchObject({ statusCode: 400, body: { code: 'not_found', errors: [{ field: 'line_items.0.product_id' }] } });
+    expect(await create({ line_items: [] }, 2)).toMatchObject({ statusCode: 400, body: { code: 'not_found', errors: [{ field: 'partner' }] } });
     const theirs = await sys.post('/sales/orderdetail', { org_id: '2', page_size: 100 }, { org: 2 });
     expect(theirs.body.quotations.some((q: { id: number }) => q.id === mine.id)).toBe(false);
     expect(await sys.post('/sales/orderdetail', { org_id: '1' }, { org: 2 })).toMatchObject({ statusCode: 403 });
@@ -238,7 +246,7 @@ describe('sales through the gateway', () => {
     await db.connect();
     try {
       await eventually(async () => {
-        const { rows } = await db.query('select deleted from sales.partner_directory where org_id = 1 and id = $1', [p.id]);
+        const { rows } = await db.query('select deleted_at is not null as deleted from sales.partner_directory where org_id = 1 and id = $1', [p.id]);
         expect(rows[0]?.deleted).toBe(true);
       });
     } finally {
@@ -247,5 +255,34 @@ describe('sales through the gateway', () => {
     expect(await create({ partner: p.id })).toMatchObject({ statusCode: 400, body: { code: 'not_found', errors: [{ field: 'partner' }] } });
     const found = await sys.post('/sales/orderdetail', { org_id: '1', search_key: 'Renamed' });
     expect(found.body.quotations.map((x: { id: number }) => x.id)).toEqual([q.id]);
+  });
+
+  it('reads a quotation back whole on /sales/orderdetail, lines and snapshots included, whatever the catalog does later', async () => {
+    const [drill] = (await newProducts(sys, ['Drill'], { type: 'inventory' })) as [number];
+    await sys.post('/inventory/editproduct', { org_id: '1', product_id: drill, sku: 'DR-1', uom: 'pcs', price: 89.9 });
+    const created = (await create({ line_items: [{ product_id: drill, quantity: 2, tax_rate: 0, tax_included: false }] })).body.quotation;
+    expect(created.line_items).toEqual([expect.objectContaining({ product_id: String(drill), product_name: 'Drill', sku: 'DR-1', uom: 'pcs', price: 89.9, total: 179.8 })]);
+    await sys.post('/inventory/editproduct', { org_id: '1', product_id: drill, name: 'Drill v2', sku: 'DR-2', price: 99 });
+    const read = await sys.post('/sales/orderdetail', { org_id: '1', quotation_id: created.id });
+    expect(read).toMatchObject({ httpStatus: 200, statusCode: 200 });
+    expect(read.body.quotation).toEqual(created);
+    // The total operation on the same path still answers by its flag.
+    expect((await sys.post('/sales/orderdetail', { org_id: '1', quotation_id: created.id, calculate_total: true })).body.quotation_total).toBe(179.8);
+  });
+
+  it('refuses an unknown or deleted product on create and add line with a 400 naming the line, writing nothing', async () => {
+    const [gone] = (await newProducts(sys, ['Discontinued'])) as [number];
+    expect((await sys.post('/inventory/editproduct', { org_id: '1', product_id: gone, delete: true })).statusCode).toBe(200);
+    const q = (await create()).body.quotation;
+    const count = async () => (await sys.post('/sales/orderdetail', { org_id: '1' })).body.pagination.total_items;
+    const total = await count();
+    expect(await create({ line_items: [specLine, { ...specLine, product_id: gone }, { ...specLine, product_id: 987654 }] })).toMatchObject({
+      statusCode: 400, body: { code: 'not_found', errors: [{ field: 'line_items.1.product_id' }, { field: 'line_items.2.product_id' }] },
+    });
+    expect(await sys.post('/sales/addline', { org_id: '1', action: 'add_line', quotation_id: q.id, ...specLine, product_id: gone })).toMatchObject({
+      statusCode: 400, body: { code: 'not_found', errors: [{ field: 'product_id' }] },
+    });
+    expect(await count()).toBe(total);
+    expect((await sys.post('/sales/orderdetail', { org_id: '1', quotation_id: q.id })).body.quotation.line_items).toHaveLength(1);
   });
 });
