@@ -4,6 +4,7 @@ const workspaces = {
   runtime: 'packages/runtime',
   launcher: 'packages/launcher',
   client: 'packages/client',
+  documents: 'packages/documents',
   gateway: 'services/gateway',
   partners: 'services/partners',
   catalog: 'services/catalog',

@@ -1,0 +1,107 @@
+import { InvoiceService, type EInvoiceFormat, type FormatFactoryService, type Logger } from '@e-invoice-eu/core';
+import type { RenderableDocument } from '../model';
+import { invoiceData } from './invoice-data';
+import { eInvoiceRefusal, missingForEInvoice } from './requirements';
+
+/** A document that cannot become an e-invoice: `missing` names the absent fields (`seller.vat_id`…). */
+export class EInvoiceRefused extends Error {
+  constructor(
+    message: string,
+    readonly missing: string[] = [],
+  ) {
+    super(message);
+    this.name = 'EInvoiceRefused';
+  }
+}
+
+/** The library reports through a logger; its warnings concern spreadsheet mappings, not JSON input, so they are dropped. */
+const quiet: Logger = { log: () => undefined, warn: () => undefined, error: () => undefined };
+
+function check(doc: RenderableDocument): void {
+  const refusal = eInvoiceRefusal(doc);
+  if (refusal) throw new EInvoiceRefused(refusal);
+  const missing = missingForEInvoice(doc);
+  if (missing.length > 0) throw new EInvoiceRefused(`an e-invoice needs ${missing.join(', ')}`, missing);
+}
+
+type Tree = { [key: string]: unknown };
+
+/** Removes every `ram:ActualAmount@currencyID` from the CII tree the library is about to write. */
+function dropAllowanceCurrencies(node: unknown): void {
+  if (Array.isArray(node)) node.forEach(dropAllowanceCurrencies);
+  else if (node && typeof node === 'object') {
+    const tree = node as Tree;
+    delete tree['ram:ActualAmount@currencyID'];
+    Object.values(tree).forEach(dropAllowanceCurrencies);
+  }
+}
+
+/**
+ * Two fixes to the CII tree @e-invoice-eu/core writes (also the one inside Factur-X), made in its
+ * `postProcess(cii)` step: it copies the currency its input requires on allowance amounts into
+ * ram:ActualAmount, which CII forbids (CII-DT-031: only header totals carry one); and it drops the
+ * preceding invoice reference (BT-25, BT-26) of a credit note, which goes after the header
+ * monetary summation as ram:InvoiceReferencedDocument.
+ */
+function fixCii(cii: Tree, doc: RenderableDocument): void {
+  dropAllowanceCurrencies(cii);
+  const root = cii['rsm:CrossIndustryInvoice'] as Tree | undefined;
+  const transaction = root?.['rsm:SupplyChainTradeTransaction'] as Tree | undefined;
+  const settlement = transaction?.['ram:ApplicableHeaderTradeSettlement'] as Tree | undefined;
+  const credited = doc.credited_invoice;
+  if (settlement && credited && !settlement['ram:InvoiceReferencedDocument']) {
+    const date = credited.issue_date?.slice(0, 10).replaceAll('-', '');
+    settlement['ram:InvoiceReferencedDocument'] = {
+      'ram:IssuerAssignedID': credited.number,
+      ...(date ? { 'ram:FormattedIssueDateTime': { 'qdt:DateTimeString': date, 'qdt:DateTimeString@format': '102' } } : {}),
+    };
+  }
+}
+
+/**
+ * The library's service, with its CII writer's fix-up step extended by fixCii (the factory is
+ * wrapped, as the library offers no other hook); the EN 16931 tests fail should the hook go.
+ */
+function invoiceService(doc: RenderableDocument): InvoiceService {
+  const service = new InvoiceService(quiet);
+  const factory = (service as unknown as { formatFactoryService: FormatFactoryService }).formatFactoryService;
+  const create = factory.createFormatService.bind(factory);
+  factory.createFormatService = (format: string, logger: Logger): EInvoiceFormat => {
+    const formatter = create(format, logger) as EInvoiceFormat & { postProcess?: (cii: Tree) => void };
+    const postProcess = formatter.postProcess?.bind(formatter);
+    if (postProcess) {
+      formatter.postProcess = (cii: Tree) => {
+        postProcess(cii);
+        fixCii(cii, doc);
+      };
+    }
+    return formatter;
+  };
+  return service;
+}
+
+async function generate(doc: RenderableDocument, format: string, pdf?: Uint8Array): Promise<string | Uint8Array> {
+  check(doc);
+  return invoiceService(doc).generate(invoiceData(doc), {
+    format,
+    lang: 'en',
+    noWarnings: true,
+    ...(pdf ? { pdf: { buffer: pdf, filename: `${doc.number}.pdf`, mimetype: 'application/pdf' } } : {}),
+  });
+}
+
+/** UBL 2.1 Invoice, or CreditNote for credit notes, with the EN 16931 customization id. */
+export async function renderUbl(doc: RenderableDocument): Promise<string> {
+  return String(await generate(doc, 'UBL'));
+}
+
+/** UN/CEFACT CII D16B (type code 380 or 381), EN 16931. */
+export async function renderCii(doc: RenderableDocument): Promise<string> {
+  return String(await generate(doc, 'CII'));
+}
+
+/** Factur-X profile EN 16931: the given PDF made PDF/A-3 with the CII attached as factur-x.xml and its XMP metadata. */
+export async function renderFacturX(doc: RenderableDocument, pdf: Uint8Array): Promise<Uint8Array> {
+  const out = await generate(doc, 'Factur-X-EN16931', pdf);
+  return typeof out === 'string' ? Buffer.from(out) : out;
+}

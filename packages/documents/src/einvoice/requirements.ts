@@ -1,0 +1,33 @@
+import { invoiceKinds, type Party, type RenderableDocument } from '../model';
+
+/**
+ * What an EN 16931 e-invoice cannot do without, named by where it is missing: `seller.vat_id`,
+ * `buyer.country`… Seller and buyer names and countries are mandatory (BR-06, BR-07, BR-09, BR-11);
+ * the seller's VAT id is what BR-S-02 / BR-Z-02 ask for on standard and zero-rated lines (a tax
+ * registration id or tax representative would do too, but the profile keeps a VAT id); both
+ * parties' electronic addresses (BT-34, BT-49) are their emails, which @e-invoice-eu/core requires.
+ * The service translates `seller`/`buyer` to `organization`/`partner` for its 400.
+ */
+export function missingForEInvoice(doc: Pick<RenderableDocument, 'kind' | 'draft' | 'seller' | 'buyer' | 'lines'>): string[] {
+  const missing: string[] = [];
+  const need = (role: 'seller' | 'buyer', party: Party, field: keyof Party) => {
+    const value = party[field];
+    if (typeof value !== 'string' || value.trim() === '') missing.push(`${role}.${field}`);
+  };
+  need('seller', doc.seller, 'name');
+  need('seller', doc.seller, 'country');
+  need('seller', doc.seller, 'vat_id');
+  need('seller', doc.seller, 'email');
+  need('buyer', doc.buyer, 'name');
+  need('buyer', doc.buyer, 'country');
+  need('buyer', doc.buyer, 'email');
+  return missing;
+}
+
+/** Why a document cannot become an e-invoice at all, whatever its parties hold; null when it can. */
+export function eInvoiceRefusal(doc: Pick<RenderableDocument, 'kind' | 'draft' | 'lines'>): string | null {
+  if (!invoiceKinds.includes(doc.kind)) return `a ${doc.kind.replace('_', ' ')} is not an invoice; only PDF is available`;
+  if (doc.draft) return 'a draft is not an invoice yet: validate it first (a draft renders as PDF only)';
+  if (doc.lines.length === 0) return 'an invoice without lines cannot be an e-invoice (BR-16)';
+  return null;
+}

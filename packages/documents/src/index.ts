@@ -1,0 +1,7 @@
+export * from './model';
+export { unitCode } from './units';
+export { renderPdf, documentTitle } from './pdf/render-pdf';
+export { renderUbl, renderCii, renderFacturX, EInvoiceRefused } from './einvoice/render';
+export { missingForEInvoice, eInvoiceRefusal } from './einvoice/requirements';
+export { invoiceData, documentTypeCode, taxCategory, paymentMeansCode, taxBreakdown, EN16931_CUSTOMIZATION_ID } from './einvoice/invoice-data';
+export { netLine } from './einvoice/net-line';

@@ -1,0 +1,95 @@
+/**
+ * What a rendered document is made from: a plain model the services fill from their own records
+ * (invoicing from an invoice, sales from a quotation), so rendering knows no database, no service
+ * and no HTTP. Money and quantities are exact decimal strings as PostgreSQL returns numerics; the
+ * line amounts are the ones the service computed and stored, never recomputed here.
+ */
+
+/** Sales and invoicing documents as a reader knows them. */
+export const documentKinds = ['invoice', 'credit_note', 'vendor_bill', 'vendor_credit_note', 'quotation', 'proforma', 'estimate'] as const;
+export type DocumentKind = (typeof documentKinds)[number];
+
+/** Kinds that are invoices in the EN 16931 sense (an e-invoice can be made of them). */
+export const invoiceKinds: readonly DocumentKind[] = ['invoice', 'credit_note', 'vendor_bill', 'vendor_credit_note'];
+export const creditNoteKinds: readonly DocumentKind[] = ['credit_note', 'vendor_credit_note'];
+
+/** A party with a postal address, as the organization profile and the partner read model keep them. */
+export interface Party {
+  /** Legal (registration) name. */
+  name: string;
+  trading_name?: string | null;
+  /** Street lines, first to last; empty lines are ignored. */
+  address_lines?: readonly (string | null | undefined)[];
+  city?: string | null;
+  postal_code?: string | null;
+  /** State, province, county. */
+  region?: string | null;
+  /** ISO 3166-1 alpha-2. */
+  country?: string | null;
+  vat_id?: string | null;
+  /** Legal registration id (company register number). */
+  company_id?: string | null;
+  email?: string | null;
+  phone?: string | null;
+}
+
+export interface DocumentLine {
+  /** Product name (snapshot taken when the line was made). */
+  name: string;
+  description?: string | null;
+  sku?: string | null;
+  /** Unit of measure as the catalog names it (`hour`, `kg`, `piece`…); mapped to UN/ECE Rec 20 for e-invoices. */
+  unit?: string | null;
+  quantity: string;
+  /** Unit price as entered: before tax, or including it when `tax_included`. */
+  price: string;
+  /** Percentage 0–100. */
+  discount: string;
+  /** Percentage 0–100. */
+  tax_rate: string;
+  tax_included: boolean;
+  /** Net amount (before tax, after discount), rounded to cents by the service. */
+  subtotal: string;
+  tax_amount: string;
+  /** subtotal + tax_amount. */
+  total: string;
+}
+
+export interface PaymentAccount {
+  iban: string;
+  bic?: string | null;
+  /** Account holder, when not the seller's name. */
+  name?: string | null;
+}
+
+export interface RenderableDocument {
+  kind: DocumentKind;
+  number: string;
+  /** Draft documents render as PDF with a DRAFT marking and never as e-invoices. */
+  draft: boolean;
+  /** YYYY-MM-DD: the document date (also the fixed creation date of the PDF, for determinism). */
+  issue_date: string;
+  due_date?: string | null;
+  /** Quotations: the date the offer ends. */
+  valid_until?: string | null;
+  /** ISO 4217. */
+  currency: string;
+  payment_terms?: string | null;
+  notes?: string | null;
+  /** The buyer's reference (purchase order, their reference). */
+  reference?: string | null;
+  /** Credit notes: the invoice they credit, when known. */
+  credited_invoice?: { number: string; issue_date?: string | null } | null;
+  seller: Party;
+  buyer: Party;
+  lines: readonly DocumentLine[];
+  totals: { subtotal: string; tax_amount: string; total: string };
+  /** Paid so far (invoices); amount due = total - paid. */
+  amount_paid?: string | null;
+  /** Where to pay: the seller's account. */
+  payment_account?: PaymentAccount | null;
+  /** The rendering organization's logo (PNG bytes), shown at the top of the PDF. */
+  logo_png?: Uint8Array | null;
+  /** BCP 47 locale for number and date formatting; `en-GB` when absent. */
+  locale?: string | null;
+}

@@ -1,0 +1,299 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import PDFDocument from 'pdfkit';
+import { dec } from '../decimal';
+import { taxBreakdown } from '../einvoice/invoice-data';
+import type { DocumentKind, Party, RenderableDocument } from '../model';
+import { formatter, type Formatter } from './format';
+
+const titles: Record<DocumentKind, string> = {
+  invoice: 'Invoice',
+  credit_note: 'Credit note',
+  vendor_bill: 'Vendor bill',
+  vendor_credit_note: 'Vendor credit note',
+  quotation: 'Quotation',
+  proforma: 'Proforma invoice',
+  estimate: 'Estimate',
+};
+
+export function documentTitle(kind: DocumentKind): string {
+  return titles[kind];
+}
+
+/** DejaVu Sans covers Latin, Greek and Cyrillic (and more), so any partner's name prints; embedded as a subset. */
+let fonts: { regular: Buffer; bold: Buffer } | undefined;
+function loadFonts() {
+  if (!fonts) {
+    const dir = join(dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+    fonts = { regular: readFileSync(join(dir, 'DejaVuSans.ttf')), bold: readFileSync(join(dir, 'DejaVuSans-Bold.ttf')) };
+  }
+  return fonts;
+}
+
+const A4 = { width: 595.28, height: 841.89 };
+const MARGIN = 50;
+const CONTENT = A4.width - 2 * MARGIN;
+/** Where body content stops; the footer lives below. */
+const BODY_BOTTOM = A4.height - 90;
+const GREY = '#666666';
+const RULE = '#cccccc';
+
+/** The lines table: description takes what the figures leave. */
+const columns = [
+  { key: 'item', label: 'Item', width: 175, align: 'left' },
+  { key: 'qty', label: 'Qty', width: 45, align: 'right' },
+  { key: 'unit', label: 'Unit', width: 40, align: 'left' },
+  { key: 'price', label: 'Price', width: 70, align: 'right' },
+  { key: 'discount', label: 'Disc.', width: 40, align: 'right' },
+  { key: 'tax', label: 'Tax', width: 40, align: 'right' },
+  { key: 'total', label: 'Net amount', width: 85, align: 'right' },
+] as const;
+type ColumnKey = (typeof columns)[number]['key'];
+
+type Doc = PDFKit.PDFDocument;
+
+function addressLines(p: Party): string[] {
+  const cityLine = [p.postal_code, p.city].filter((v) => v && v.trim()).join(' ');
+  return [
+    ...(p.address_lines ?? []).filter((l): l is string => !!l && l.trim() !== ''),
+    cityLine,
+    [p.region, p.country].filter((v) => v && v.trim()).join(', '),
+  ].filter((l) => l !== '');
+}
+
+function partyBlock(doc: Doc, label: string, p: Party, x: number, y: number, width: number): number {
+  doc.font('bold').fontSize(8).fillColor(GREY).text(label.toUpperCase(), x, y, { width });
+  doc.font('bold').fontSize(10).fillColor('black').text(p.name, { width });
+  if (p.trading_name && p.trading_name !== p.name) doc.font('regular').fontSize(9).text(p.trading_name, { width });
+  doc.font('regular').fontSize(9);
+  for (const line of addressLines(p)) doc.text(line, { width });
+  if (p.vat_id) doc.text(`VAT: ${p.vat_id}`, { width });
+  if (p.company_id) doc.text(`Company id: ${p.company_id}`, { width });
+  if (p.email) doc.text(p.email, { width });
+  if (p.phone) doc.text(p.phone, { width });
+  return doc.y;
+}
+
+function header(doc: Doc, d: RenderableDocument, f: Formatter): number {
+  let top = MARGIN;
+  if (d.logo_png && d.logo_png.length > 0) {
+    doc.image(Buffer.from(d.logo_png), MARGIN, top, { fit: [140, 60] });
+  }
+  // The issuer's block sits top right, as on a letterhead.
+  const issuerBottom = partyBlock(doc, 'From', d.seller, MARGIN + CONTENT / 2 + 20, top, CONTENT / 2 - 20);
+  top = Math.max(top + 70, issuerBottom + 15);
+
+  doc.font('bold').fontSize(20).fillColor('black').text(`${d.draft ? 'DRAFT ' : ''}${documentTitle(d.kind)}`, MARGIN, top, { width: CONTENT / 2 });
+  doc.font('regular').fontSize(11).text(d.number, { width: CONTENT / 2 });
+  const meta: [string, string][] = [['Date', f.date(d.issue_date)]];
+  if (d.due_date) meta.push(['Due date', f.date(d.due_date)]);
+  if (d.valid_until) meta.push(['Valid until', f.date(d.valid_until)]);
+  if (d.reference) meta.push(['Reference', d.reference]);
+  if (d.credited_invoice) {
+    const on = d.credited_invoice.issue_date ? ` of ${f.date(d.credited_invoice.issue_date)}` : '';
+    meta.push(['Credits invoice', `${d.credited_invoice.number}${on}`]);
+  }
+  meta.push(['Currency', d.currency.toUpperCase()]);
+  doc.moveDown(0.5).fontSize(9);
+  for (const [label, value] of meta) {
+    const y = doc.y;
+    doc.fillColor(GREY).text(label, MARGIN, y, { width: 90 });
+    doc.fillColor('black').text(value, MARGIN + 90, y, { width: CONTENT / 2 - 90 });
+  }
+  const metaBottom = doc.y;
+  const buyerBottom = partyBlock(doc, 'Bill to', d.buyer, MARGIN + CONTENT / 2 + 20, top, CONTENT / 2 - 20);
+  return Math.max(metaBottom, buyerBottom) + 20;
+}
+
+function tableHeader(doc: Doc, y: number): number {
+  let x = MARGIN;
+  doc.font('bold').fontSize(8).fillColor(GREY);
+  for (const c of columns) {
+    doc.text(c.label, x + 2, y, { width: c.width - 4, align: c.align });
+    x += c.width;
+  }
+  const bottom = y + 14;
+  doc.moveTo(MARGIN, bottom).lineTo(MARGIN + CONTENT, bottom).strokeColor(RULE).lineWidth(0.7).stroke();
+  return bottom + 5;
+}
+
+function lineCells(line: RenderableDocument['lines'][number], f: Formatter): Record<ColumnKey, string> {
+  return {
+    item: line.name,
+    qty: f.number(line.quantity),
+    unit: line.unit ?? '',
+    price: `${f.price(line.price)}${line.tax_included ? ' *' : ''}`,
+    discount: dec(line.discount).isZero() ? '' : f.percent(line.discount),
+    tax: f.percent(line.tax_rate),
+    total: f.money(line.subtotal),
+  };
+}
+
+function linesTable(doc: Doc, d: RenderableDocument, f: Formatter, startY: number): number {
+  let y = tableHeader(doc, startY);
+  const itemWidth = columns[0].width - 4;
+  for (const line of d.lines) {
+    const details = [line.sku ? `SKU ${line.sku}` : '', line.description ?? ''].filter((s) => s.trim() !== '').join(' · ');
+    doc.font('regular').fontSize(9);
+    const nameHeight = doc.heightOfString(line.name, { width: itemWidth });
+    doc.fontSize(7.5);
+    const detailHeight = details ? doc.heightOfString(details, { width: itemWidth }) : 0;
+    const height = nameHeight + detailHeight + 6;
+    if (y + height > BODY_BOTTOM) {
+      doc.addPage();
+      y = tableHeader(doc, MARGIN);
+    }
+    const cells = lineCells(line, f);
+    let x = MARGIN;
+    for (const c of columns) {
+      doc.font('regular').fontSize(9).fillColor('black').text(cells[c.key], x + 2, y, { width: c.width - 4, align: c.align });
+      x += c.width;
+    }
+    if (details) doc.fontSize(7.5).fillColor(GREY).text(details, MARGIN + 2, y + nameHeight, { width: itemWidth });
+    y += height;
+    doc.moveTo(MARGIN, y - 2).lineTo(MARGIN + CONTENT, y - 2).strokeColor('#eeeeee').lineWidth(0.5).stroke();
+  }
+  if (d.lines.some((l) => l.tax_included)) {
+    doc.fontSize(7.5).fillColor(GREY).text('* price includes tax', MARGIN + 2, y + 2, { width: CONTENT });
+    y = doc.y;
+  }
+  return y + 10;
+}
+
+/** Starts a new page when the next block of `height` points would run into the footer. */
+function room(doc: Doc, y: number, height: number): number {
+  if (y + height <= BODY_BOTTOM) return y;
+  doc.addPage();
+  return MARGIN;
+}
+
+function summary(doc: Doc, d: RenderableDocument, f: Formatter, startY: number): number {
+  const breakdown = taxBreakdown(d.lines);
+  const paid = dec(d.amount_paid);
+  const rows: [string, string, boolean][] = [
+    ['Subtotal', f.money(d.totals.subtotal), false],
+    ['Tax', f.money(d.totals.tax_amount), false],
+    ['Total', f.money(d.totals.total), true],
+  ];
+  if (!paid.isZero()) {
+    rows.push(['Paid', f.money(paid.negated().toFixed(2)), false]);
+    rows.push(['Amount due', f.money(dec(d.totals.total).minus(paid).toFixed(2)), true]);
+  }
+  let y = room(doc, startY, Math.max(breakdown.length + 1, rows.length) * 14 + 20);
+  // Tax summary per rate on the left, totals on the right.
+  const left = [MARGIN, 70, 100, 90] as const;
+  doc.font('bold').fontSize(8).fillColor(GREY);
+  doc.text('Tax rate', left[0], y, { width: left[1] });
+  doc.text('Taxable', left[0] + left[1], y, { width: left[2], align: 'right' });
+  doc.text('Tax', left[0] + left[1] + left[2], y, { width: left[3], align: 'right' });
+  let ly = y + 13;
+  doc.font('regular').fontSize(9).fillColor('black');
+  for (const g of breakdown) {
+    doc.text(f.percent(g.rate), left[0], ly, { width: left[1] });
+    doc.text(f.money(g.taxable.toFixed(2)), left[0] + left[1], ly, { width: left[2], align: 'right' });
+    doc.text(f.money(g.tax.toFixed(2)), left[0] + left[1] + left[2], ly, { width: left[3], align: 'right' });
+    ly += 13;
+  }
+  const rx = MARGIN + CONTENT - 220;
+  for (const [label, value, strong] of rows) {
+    doc.font(strong ? 'bold' : 'regular').fontSize(strong ? 10.5 : 9.5).fillColor('black');
+    doc.text(label, rx, y, { width: 110 });
+    doc.text(value, rx + 110, y, { width: 110, align: 'right' });
+    y += strong ? 17 : 14;
+  }
+  return Math.max(ly, y) + 15;
+}
+
+function paymentAndNotes(doc: Doc, d: RenderableDocument, f: Formatter, startY: number): void {
+  const blocks: [string, string[]][] = [];
+  const payment: string[] = [];
+  if (d.payment_terms) payment.push(d.payment_terms);
+  if (d.due_date) payment.push(`Please pay by ${f.date(d.due_date)}, quoting ${d.number}.`);
+  if (d.payment_account?.iban) {
+    payment.push(`IBAN: ${d.payment_account.iban}${d.payment_account.bic ? `   BIC: ${d.payment_account.bic}` : ''}`);
+    payment.push(`Account holder: ${d.payment_account.name ?? d.seller.name}`);
+  }
+  if (payment.length > 0) blocks.push(['Payment', payment]);
+  if (d.notes) blocks.push(['Notes', [d.notes]]);
+  let y = startY;
+  for (const [label, lines] of blocks) {
+    const body = lines.join('\n');
+    doc.font('regular').fontSize(9);
+    y = room(doc, y, doc.heightOfString(body, { width: CONTENT }) + 16);
+    doc.font('bold').fontSize(8).fillColor(GREY).text(label.toUpperCase(), MARGIN, y, { width: CONTENT });
+    doc.font('regular').fontSize(9).fillColor('black').text(body, { width: CONTENT });
+    y = doc.y + 12;
+  }
+}
+
+/** Footer, page numbers and the DRAFT marking, drawn once every page exists (buffered pages). */
+function finishPages(doc: Doc, d: RenderableDocument): void {
+  const range = doc.bufferedPageRange();
+  const footer = [d.seller.name, d.seller.vat_id ? `VAT ${d.seller.vat_id}` : '', d.seller.company_id ?? '', d.seller.email ?? '', d.seller.phone ?? '']
+    .filter((s) => s.trim() !== '')
+    .join(' · ');
+  for (let i = range.start; i < range.start + range.count; i++) {
+    doc.switchToPage(i);
+    // Text below the bottom margin would start a new page; the footer is placed outside the flow.
+    const bottomMargin = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0;
+    if (d.draft) {
+      doc.save();
+      doc.rotate(-35, { origin: [A4.width / 2, A4.height / 2] });
+      doc.font('bold').fontSize(110).fillColor('#d9d9d9').fillOpacity(0.5);
+      doc.text('DRAFT', 0, A4.height / 2 - 60, { width: A4.width, align: 'center', lineBreak: false });
+      doc.restore();
+      doc.fillOpacity(1);
+    }
+    doc.moveTo(MARGIN, A4.height - 60).lineTo(MARGIN + CONTENT, A4.height - 60).strokeColor(RULE).lineWidth(0.5).stroke();
+    doc.font('regular').fontSize(7.5).fillColor(GREY);
+    doc.text(footer, MARGIN, A4.height - 52, { width: CONTENT - 80, lineBreak: false, ellipsis: true });
+    doc.text(`Page ${i - range.start + 1} of ${range.count}`, MARGIN + CONTENT - 80, A4.height - 52, { width: 80, align: 'right', lineBreak: false });
+    doc.page.margins.bottom = bottomMargin;
+  }
+}
+
+/**
+ * The document as an A4 PDF a person is glad to receive. Deterministic: the same input gives the
+ * same bytes (creation and modification dates are the document date, the file id derives from them,
+ * fonts are subset with stable tags), so tests and caches can compare renders.
+ */
+export function renderPdf(d: RenderableDocument): Promise<Buffer> {
+  const f = formatter(d.currency.toUpperCase(), d.locale ?? undefined);
+  const fixed = new Date(`${d.issue_date.slice(0, 10)}T00:00:00Z`);
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: MARGIN,
+    bufferPages: true,
+    autoFirstPage: true,
+    info: {
+      Title: `${documentTitle(d.kind)} ${d.number}`,
+      Author: d.seller.name,
+      Subject: `${documentTitle(d.kind)} ${d.number} for ${d.buyer.name}`,
+      Creator: 'backoffice',
+      Producer: 'backoffice (PDFKit)',
+      CreationDate: fixed,
+      ModDate: fixed,
+    },
+    lang: 'en',
+    displayTitle: true,
+  });
+  const { regular, bold } = loadFonts();
+  doc.registerFont('regular', regular);
+  doc.registerFont('bold', bold);
+  doc.font('regular');
+
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  let y = header(doc, d, f);
+  y = linesTable(doc, d, f, y);
+  y = summary(doc, d, f, y);
+  paymentAndNotes(doc, d, f, y);
+  finishPages(doc, d);
+  doc.end();
+  return done;
+}

@@ -1,0 +1,203 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EInvoiceRefused, renderCii, renderFacturX, renderPdf, renderUbl, type DocumentKind, type RenderableDocument } from '../src';
+import { fatalFailures, prepareRules } from '../../../tests/support/einvoice';
+import { pdfAttachments, pdfPages, pdfText, savePage1Png } from '../../../tests/support/pdf';
+import { cyrillicBuyer, greekBuyer, line, sampleDocument, seller } from './fixtures';
+
+const eur = (amount: string) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'EUR' }).format(Number(amount));
+
+/** Each invoice type of the system as the services hand it over: vendor documents have the partner as seller. */
+const byType: Record<string, RenderableDocument> = {
+  invoiceout: sampleDocument('invoice', { number: 'INV-000042' }),
+  creditout: sampleDocument('credit_note', {
+    number: 'CRN-000007',
+    buyer: cyrillicBuyer,
+    credited_invoice: { number: 'INV-000042', issue_date: '2026-11-02' },
+    amount_paid: '100.00',
+  }),
+  invoicein: sampleDocument('vendor_bill', { number: 'BILL-000003', seller: { ...greekBuyer }, buyer: seller, payment_account: null }),
+  creditin: sampleDocument('vendor_credit_note', {
+    number: 'RFD-000001',
+    seller: { ...cyrillicBuyer, vat_id: 'BG175074752' },
+    buyer: seller,
+    payment_account: null,
+    credited_invoice: { number: 'BILL-000003' },
+  }),
+};
+
+beforeAll(() => prepareRules(), 300_000);
+
+describe('PDF', () => {
+  test('shows the number, both parties in their own scripts, the lines, the tax summary, the totals and how to pay', async () => {
+    const doc = byType.invoiceout!;
+    const pdf = await renderPdf(doc);
+    savePage1Png(pdf, 'documents', 'invoice');
+    const text = pdfText(pdf);
+    expect(text).toContain('Invoice');
+    expect(text).toContain('INV-000042');
+    expect(text).toContain('Acme Ltd');
+    expect(text).toContain('Ελληνική Εταιρεία Α.Ε.');
+    expect(text).toContain('Οδός Αθηνάς 10');
+    for (const l of doc.lines) expect(text).toContain(l.name);
+    expect(text).toMatch(/Subtotal €847\.07/);
+    expect(text).toMatch(/Tax €156\.07/);
+    expect(text).toMatch(/Total €1,003\.14/);
+    expect(text).toContain(eur(doc.totals.total));
+    // The tax summary per rate: 20 % on 766.47 is 153.29.
+    expect(text).toMatch(/20 % €766\.47 €153\.29/);
+    expect(text).toMatch(/5\.5 % €50\.60 €2\.78/);
+    expect(text).toContain('€10.0001');
+    expect(text).toContain('2 December 2026');
+    expect(text).toContain('IBAN: IE29AIBK93115212345678');
+    expect(text).toContain('Net 30');
+    expect(text).toContain('Page 1 of 1');
+    expect(text).not.toContain('DRAFT');
+  });
+
+  test('a credit note names the invoice it credits and a Cyrillic buyer; what was paid leaves the amount due', async () => {
+    const text = pdfText(await renderPdf(byType.creditout!));
+    expect(text).toContain('Credit note');
+    expect(text).toContain('CRN-000007');
+    expect(text).toContain('ООО «Пример»');
+    expect(text).toContain('ул. Ленина, 1');
+    expect(text).toMatch(/Credits invoice INV-000042 of 2 November 2026/);
+    expect(text).toMatch(/Paid -€100\.00/);
+    expect(text).toMatch(/Amount due €903\.14/);
+  });
+
+  test('the same document renders to the same bytes; another date to other bytes', async () => {
+    const doc = byType.invoiceout!;
+    const [a, b] = await Promise.all([renderPdf(doc), renderPdf(doc)]);
+    expect(a.equals(b)).toBe(true);
+    const c = await renderPdf({ ...doc, issue_date: '2026-11-03' });
+    expect(c.equals(a)).toBe(false);
+  });
+
+  test('a draft is marked DRAFT', async () => {
+    const pdf = await renderPdf({ ...byType.invoiceout!, draft: true });
+    savePage1Png(pdf, 'documents', 'invoice-draft');
+    expect(pdfText(pdf)).toMatch(/DRAFT/);
+  });
+
+  test('lines that overflow a page continue on the next with the table header, and every page is numbered', async () => {
+    const lines = Array.from({ length: 70 }, (_, i) =>
+      line({ name: `Article ${i + 1}`, sku: `A-${i + 1}`, unit: 'piece', quantity: '1', price: '10', discount: '0', tax_rate: '20', tax_included: false }),
+    );
+    const pdf = await renderPdf(sampleDocument('invoice', { lines }));
+    const pages = pdfPages(pdf);
+    expect(pages).toBeGreaterThan(1);
+    const text = pdfText(pdf);
+    for (let p = 1; p <= pages; p++) expect(text).toContain(`Page ${p} of ${pages}`);
+    for (const l of lines) expect(text).toMatch(new RegExp(`${l.name}\\b`));
+    // Every page holding lines starts them under the table header (pdftotext separates pages by form feeds).
+    const pagesWithLines = text.split('\f').filter((page) => page.includes('Article'));
+    expect(pagesWithLines.length).toBeGreaterThan(1);
+    for (const page of pagesWithLines) expect(page).toMatch(/Item Qty Unit Price Disc\. Tax Net amount[\s\S]*Article/);
+    expect(text).toContain('€840.00');
+  });
+
+  test('a quotation shows its validity, in its own currency, and no payment request', async () => {
+    const pdf = await renderPdf(sampleDocument('quotation', { number: 'QUO-000001', currency: 'GBP', valid_until: '2026-12-31', due_date: null, payment_account: null, payment_terms: null }));
+    savePage1Png(pdf, 'documents', 'quotation');
+    const text = pdfText(pdf);
+    expect(text).toContain('Quotation');
+    expect(text).toContain('QUO-000001');
+    expect(text).toMatch(/Valid until 31 December 2026/);
+    expect(text).toContain('£1,003.14');
+    expect(text).not.toContain('€');
+    expect(text).not.toContain('Please pay');
+  });
+});
+
+describe('e-invoices pass the EN 16931 rules', () => {
+  test.each(Object.entries(byType))('%s as UBL', async (_type, doc) => {
+    const xml = await renderUbl(doc);
+    expect(fatalFailures('ubl', xml)).toBe('');
+    const credit = doc.kind === 'credit_note' || doc.kind === 'vendor_credit_note';
+    expect(xml).toMatch(credit ? /<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/ : /<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/);
+    expect(xml).toContain(`<cbc:${credit ? 'CreditNoteTypeCode' : 'InvoiceTypeCode'}>${credit ? '381' : '380'}</cbc:`);
+    expect(xml).toContain('<cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID>');
+    expect(xml).toContain(`<cbc:ID>${doc.number}</cbc:ID>`);
+    expect(xml).toContain(`<cbc:TaxInclusiveAmount currencyID="EUR">${doc.totals.total}</cbc:TaxInclusiveAmount>`);
+    if (doc.credited_invoice) expect(xml).toMatch(new RegExp(`<cac:InvoiceDocumentReference>\\s*<cbc:ID>${doc.credited_invoice.number}</cbc:ID>`));
+  });
+
+  test.each(Object.entries(byType))('%s as CII', async (_type, doc) => {
+    const xml = await renderCii(doc);
+    expect(fatalFailures('cii', xml)).toBe('');
+    const credit = doc.kind === 'credit_note' || doc.kind === 'vendor_credit_note';
+    expect(xml).toContain(`<ram:TypeCode>${credit ? '381' : '380'}</ram:TypeCode>`);
+    expect(xml).toMatch(/<ram:GuidelineSpecifiedDocumentContextParameter>\s*<ram:ID>urn:cen\.eu:en16931:2017<\/ram:ID>/);
+    expect(xml).toContain(`<ram:GrandTotalAmount>${doc.totals.total}</ram:GrandTotalAmount>`);
+    if (doc.credited_invoice) expect(xml).toMatch(new RegExp(`<ram:InvoiceReferencedDocument>\\s*<ram:IssuerAssignedID>${doc.credited_invoice.number}</ram:IssuerAssignedID>`));
+  });
+
+  test('mappings: S and Z categories, Rec 20 units, SEPA transfer with the IBAN, discounts as line allowances, tax-included prices as exact net prices', async () => {
+    const xml = await renderUbl(byType.invoiceout!);
+    expect(xml).toMatch(/<cac:TaxCategory>\s*<cbc:ID>S<\/cbc:ID>\s*<cbc:Percent>20<\/cbc:Percent>/);
+    expect(xml).toMatch(/<cac:TaxCategory>\s*<cbc:ID>Z<\/cbc:ID>\s*<cbc:Percent>0<\/cbc:Percent>/);
+    expect(xml).toContain('<cbc:InvoicedQuantity unitCode="HUR">7.5</cbc:InvoicedQuantity>');
+    expect(xml).toContain('<cbc:InvoicedQuantity unitCode="H87">3</cbc:InvoicedQuantity>');
+    expect(xml).toContain('<cbc:InvoicedQuantity unitCode="KGM">1.25</cbc:InvoicedQuantity>');
+    expect(xml).toContain('<cbc:InvoicedQuantity unitCode="C62">3</cbc:InvoicedQuantity>');
+    expect(xml).toMatch(/<cbc:PaymentMeansCode>58<\/cbc:PaymentMeansCode>[\s\S]*<cbc:ID>IE29AIBK93115212345678<\/cbc:ID>/);
+    // Widget: 3 x 19.99 = 59.97, 10 % off = 53.97 net; the allowance is the 6.00 between.
+    expect(xml).toMatch(/<cbc:AllowanceChargeReasonCode>95<\/cbc:AllowanceChargeReasonCode>\s*<cbc:AllowanceChargeReason>Discount 10%<\/cbc:AllowanceChargeReason>\s*<cbc:Amount currencyID="EUR">6\.00<\/cbc:Amount>/);
+    // Book: 2 x 12.50 including 5.5 % = 23.70 net, 11.85 each.
+    expect(xml).toMatch(/<cbc:LineExtensionAmount currencyID="EUR">23\.70<\/cbc:LineExtensionAmount>[\s\S]*?<cbc:PriceAmount currencyID="EUR">11\.85<\/cbc:PriceAmount>/);
+    // Coffee: 1.25 kg at 23.90 including 5.5 %, 5 % off: 28.32 before tax and discount has no exact price per kg in cents,
+    // so the price is stated for the 1.25 kg; the 1.42 allowance takes it to the 26.90 net.
+    expect(xml).toMatch(/<cbc:PriceAmount currencyID="EUR">28\.32<\/cbc:PriceAmount>\s*<cbc:BaseQuantity unitCode="KGM">1\.25<\/cbc:BaseQuantity>/);
+    expect(xml).toMatch(/<cbc:Amount currencyID="EUR">1\.42<\/cbc:Amount>/);
+    // 3 x 10.0001 rounds to 30.00, which is exactly 10 each.
+    expect(xml).toMatch(/<cbc:LineExtensionAmount currencyID="EUR">30\.00<\/cbc:LineExtensionAmount>[\s\S]*?<cbc:PriceAmount currencyID="EUR">10<\/cbc:PriceAmount>/);
+    const bill = await renderUbl(byType.invoicein!);
+    expect(bill).toContain('<cbc:PaymentMeansCode>1</cbc:PaymentMeansCode>');
+  });
+
+  test('Factur-X is the PDF as PDF/A-3 carrying the CII as factur-x.xml, profile EN 16931, which passes the rules', async () => {
+    const doc = byType.invoiceout!;
+    const fx = await renderFacturX(doc, await renderPdf(doc));
+    expect(pdfText(fx)).toContain('INV-000042');
+    const attachments = pdfAttachments(fx);
+    expect(Object.keys(attachments)).toEqual(['factur-x.xml']);
+    const xml = attachments['factur-x.xml']!.toString('utf8');
+    expect(xml).toContain('<ram:ID>INV-000042</ram:ID>');
+    expect(fatalFailures('cii', xml)).toBe('');
+    const dir = mkdtempSync(join(tmpdir(), 'fx-'));
+    writeFileSync(join(dir, 'fx.pdf'), fx);
+    const xmp = execFileSync('pdfinfo', ['-meta', join(dir, 'fx.pdf')], { encoding: 'utf8' });
+    expect(xmp).toMatch(/<pdfaid:part>3<\/pdfaid:part>/);
+    expect(xmp).toMatch(/ConformanceLevel>EN 16931</);
+  });
+});
+
+describe('refusals', () => {
+  const refusal = async (doc: RenderableDocument) => {
+    try {
+      await renderUbl(doc);
+    } catch (e) {
+      if (e instanceof EInvoiceRefused) return e;
+      throw e;
+    }
+    throw new Error('rendered');
+  };
+
+  test('a draft is not an e-invoice', async () => {
+    expect((await refusal({ ...byType.invoiceout!, draft: true })).message).toMatch(/draft/);
+  });
+
+  test.each<DocumentKind>(['quotation', 'proforma', 'estimate'])('a %s is not an e-invoice', async (kind) => {
+    expect((await refusal(sampleDocument(kind))).message).toMatch(/only PDF/);
+  });
+
+  test('missing seller and buyer data is listed field by field', async () => {
+    const doc = sampleDocument('invoice', { seller: { ...seller, vat_id: null, email: ' ' }, buyer: { name: 'Nobody' } });
+    const e = await refusal(doc);
+    expect(e.missing).toEqual(['seller.vat_id', 'seller.email', 'buyer.country', 'buyer.email']);
+    await expect(renderCii(doc)).rejects.toThrow(/seller\.vat_id, seller\.email, buyer\.country, buyer\.email/);
+  });
+});

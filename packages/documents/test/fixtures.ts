@@ -1,0 +1,80 @@
+import { computeLine, sumLines } from '@bo/runtime';
+import type { DocumentKind, DocumentLine, RenderableDocument } from '../src';
+
+/** PNG of 2 x 2 pixels (a tiny logo), so the PDF shows an embedded image. */
+export const tinyLogo = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGNkYPjPwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+type LineSpec = Omit<DocumentLine, 'subtotal' | 'tax_amount' | 'total'>;
+
+/** A line with the amounts the services store, computed by the services' own arithmetic. */
+export function line(spec: LineSpec): DocumentLine {
+  const a = computeLine(spec);
+  return { ...spec, subtotal: a.subtotal.toFixed(2), tax_amount: a.tax_amount.toFixed(2), total: a.total.toFixed(2) };
+}
+
+export const sampleLines: DocumentLine[] = [
+  line({ name: 'Consulting', sku: 'SRV-1', unit: 'hour', quantity: '7.5', price: '95.00', discount: '0', tax_rate: '20', tax_included: false }),
+  line({ name: 'Widget', sku: 'W-42', unit: 'piece', quantity: '3', price: '19.99', discount: '10', tax_rate: '20', tax_included: false, description: 'Blue, large' }),
+  line({ name: 'Book', unit: 'piece', quantity: '2', price: '12.50', discount: '0', tax_rate: '5.5', tax_included: true }),
+  line({ name: 'Coffee beans', sku: 'CB-1', unit: 'kg', quantity: '1.25', price: '23.90', discount: '5', tax_rate: '5.5', tax_included: true }),
+  line({ name: 'Export service', unit: null, quantity: '3', price: '10.0001', discount: '0', tax_rate: '0', tax_included: false }),
+];
+
+export const seller = {
+  name: 'Acme Ltd',
+  trading_name: 'Acme',
+  address_lines: ['1 Main Street', 'Unit 4'],
+  city: 'Dublin',
+  postal_code: 'D02 X285',
+  country: 'IE',
+  vat_id: 'IE6388047V',
+  company_id: '123456',
+  email: 'billing@acme.test',
+  phone: '+353 1 234 5678',
+};
+
+export const greekBuyer = {
+  name: 'Ελληνική Εταιρεία Α.Ε.',
+  address_lines: ['Οδός Αθηνάς 10'],
+  city: 'Αθήνα',
+  postal_code: '10551',
+  country: 'GR',
+  email: 'info@example.gr',
+  vat_id: 'EL094259216',
+};
+
+export const cyrillicBuyer = {
+  name: 'ООО «Пример»',
+  address_lines: ['ул. Ленина, 1'],
+  city: 'София',
+  postal_code: '1000',
+  country: 'BG',
+  email: 'office@example.bg',
+};
+
+export function sampleDocument(kind: DocumentKind, overrides: Partial<RenderableDocument> = {}): RenderableDocument {
+  const lines = overrides.lines ?? sampleLines;
+  const totals = sumLines(lines.map((l) => computeLine(l)));
+  return {
+    kind,
+    number: 'INV-000042',
+    draft: false,
+    issue_date: '2026-11-02',
+    due_date: '2026-12-02',
+    currency: 'EUR',
+    payment_terms: 'Net 30',
+    notes: 'Thank you for your business.',
+    reference: 'PO-7',
+    seller,
+    buyer: greekBuyer,
+    lines,
+    totals: { subtotal: totals.subtotal.toFixed(2), tax_amount: totals.tax_amount.toFixed(2), total: totals.total.toFixed(2) },
+    amount_paid: '0',
+    payment_account: { iban: 'IE29AIBK93115212345678', bic: 'AIBKIE2D' },
+    logo_png: tinyLogo,
+    ...overrides,
+  };
+}
