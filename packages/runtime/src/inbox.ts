@@ -16,24 +16,98 @@ export interface InboxHandlerDef {
  * Wraps a handler so each event id takes effect once: the inbox row and the effect commit together,
  * and a redelivered event finds its row and does nothing. Its deliveries not yet handled are kept in
  * the same schema for the in-process bus (see deliveryStore).
+ *
+ * Events that arrive while a transaction of this consumer is running wait for it and then go
+ * together into the next one (one BEGIN, one inbox insert, one COMMIT for all of them): under load a
+ * consumer pays the transaction once per batch instead of once per event, and a quiet one still
+ * applies each event at once. Should any event of a batch fail, the batch rolls back and each runs
+ * again alone, so only the failing one is retried; each event's delivery settles when its own
+ * effect committed.
  */
 export function inboxSubscription(def: InboxHandlerDef, db: Knex, log: Logger): Subscription {
+  const batches = new InboxBatches(def, db, log);
   return {
     name: def.name,
     events: def.events,
     store: deliveryStore(db, def.name),
-    handler: async (event) => {
-      const eventLog = log.child({ consumer: def.name, event_id: event.id, type: event.type });
-      // Events the effect records go out once it committed (recordEvent); nothing else is owed here.
-      const applied = await inTransaction(db, async (trx) => {
-        const inserted = await trx.raw('insert into inbox (consumer, event_id, type) values (?, ?, ?) on conflict (consumer, event_id) do nothing returning event_id', [def.name, event.id, event.type]);
-        if ((inserted as { rowCount: number }).rowCount === 0) return false;
-        await def.handle(trx, event, eventLog);
-        return true;
-      });
-      if (!applied) eventLog.info('duplicate event ignored');
-    },
+    handler: (event) => batches.apply(event),
   };
+}
+
+/** The most events one transaction applies (the RabbitMQ consumer has at most its prefetch unacked). */
+const MAX_BATCH = 64;
+
+interface Waiting {
+  event: EventEnvelope;
+  done(err?: unknown): void;
+}
+
+class InboxBatches {
+  private waiting: Waiting[] = [];
+  private running = false;
+
+  constructor(
+    private readonly def: InboxHandlerDef,
+    private readonly db: Knex,
+    private readonly log: Logger,
+  ) {}
+
+  /** Resolves once the event took effect (or was found applied already); rejects if its effect failed. */
+  apply(event: EventEnvelope): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ event, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.next();
+    });
+  }
+
+  private next(): void {
+    if (this.running || this.waiting.length === 0) return;
+    this.running = true;
+    const batch = this.waiting.splice(0, MAX_BATCH);
+    void this.run(batch).finally(() => {
+      this.running = false;
+      this.next();
+    });
+  }
+
+  private async run(batch: Waiting[]): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        await this.applyAll(batch.map((w) => w.event));
+        batch.forEach((w) => w.done());
+        return;
+      } catch {
+        // Rolled back whole: each on its own, so the others still take effect.
+      }
+    }
+    for (const w of batch) {
+      try {
+        await this.applyAll([w.event]);
+        w.done();
+      } catch (err) {
+        w.done(err ?? new Error('event handler failed'));
+      }
+    }
+  }
+
+  /** One transaction: the inbox rows of all, then the effect of each one not applied before, in order. */
+  private async applyAll(events: EventEnvelope[]): Promise<void> {
+    const { def } = this;
+    // Events the effects record go out once this commits (recordEvent); nothing else is owed here.
+    await inTransaction(this.db, async (trx) => {
+      const inserted = await trx.raw(
+        'insert into inbox (consumer, event_id, type) select ?, e.id, e.type from unnest(?::uuid[], ?::text[]) as e(id, type) on conflict (consumer, event_id) do nothing returning event_id',
+        [def.name, events.map((e) => e.id), events.map((e) => e.type)],
+      );
+      const fresh = new Set((inserted as { rows: Array<{ event_id: string }> }).rows.map((r) => r.event_id));
+      for (const event of events) {
+        const eventLog = this.log.child({ consumer: def.name, event_id: event.id, type: event.type });
+        // A twin delivered in the same batch finds the id taken by the first.
+        if (fresh.delete(event.id)) await def.handle(trx, event, eventLog);
+        else eventLog.info('duplicate event ignored');
+      }
+    });
+  }
 }
 
 /**

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { EventEnvelope } from '@bo/contracts';
+import { createDb, migrate, type Knex } from '../src/db';
+import { inboxSubscription } from '../src/inbox';
+import { createLogger } from '../src/logger';
+import { runtimeMigrations } from '../src/runtime-migrations';
+import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+
+const log = createLogger('test', 'silent');
+
+/** The inbox applies each event once; events waiting behind a running transaction share the next one. */
+describe('inbox', () => {
+  let database: TestDatabase;
+  let db: Knex;
+  let statements: string[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, 'svc', 3);
+    await migrate(db, 'svc', runtimeMigrations);
+    await db.raw('create table svc.effects (event_id uuid not null, n int not null)');
+    db.on('query', (q: { sql: string }) => statements.push(q.sql));
+  });
+  beforeEach(async () => {
+    await db('effects').delete();
+    statements = [];
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  const event = (n: number, id: string = randomUUID()): EventEnvelope => ({ id, type: 'thing.happened', occurred_at: '2026-01-01T00:00:00', org_id: 1, data: { n } });
+  const consumer = (name: string, failOn?: number) =>
+    inboxSubscription(
+      {
+        name,
+        events: ['thing.happened'],
+        async handle(trx, e) {
+          const n = (e.data as { n: number }).n;
+          await trx('effects').insert({ event_id: e.id, n });
+          if (n === failOn) throw new Error(`event ${n} refused`);
+        },
+      },
+      db,
+      log,
+    );
+  const effects = async () => (await db('effects').orderBy('n')).map((r: { n: number }) => r.n);
+  const begins = () => statements.filter((s) => /^BEGIN/i.test(s)).length;
+
+  it('applies the events that waited behind a transaction together in the next one, in order', async () => {
+    const sub = consumer('c.batch');
+    const first = sub.handler(event(1), { attempt: 1 });
+    const waiting = [2, 3, 4, 5].map((n) => sub.handler(event(n), { attempt: 1 }));
+    await Promise.all([first, ...waiting]);
+    expect(await effects()).toEqual([1, 2, 3, 4, 5]);
+    expect(begins()).toBe(2);
+    expect(await db('inbox').where({ consumer: 'c.batch' }).count({ n: '*' })).toEqual([{ n: 5 }]);
+  });
+
+  it('fails only the event whose effect failed; the others of its batch take effect', async () => {
+    const sub = consumer('c.failing', 3);
+    const first = sub.handler(event(1), { attempt: 1 });
+    const rest = [2, 3, 4].map((n) => sub.handler(event(n), { attempt: 1 }));
+    const outcomes = await Promise.allSettled([first, ...rest]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toEqual(new Error('event 3 refused'));
+    expect(await effects()).toEqual([1, 2, 4]);
+    // The failed one left no inbox row: its retry applies it.
+    expect((await db('inbox').where({ consumer: 'c.failing' })).length).toBe(3);
+  });
+
+  it('applies an event once, whether it comes again later or twice in one batch', async () => {
+    const sub = consumer('c.twins');
+    const id = randomUUID();
+    await sub.handler(event(1, id), { attempt: 1 });
+    const other = randomUUID();
+    const first = sub.handler(event(2), { attempt: 1 });
+    await Promise.all([first, sub.handler(event(1, id), { attempt: 2 }), sub.handler(event(3, other), { attempt: 1 }), sub.handler(event(3, other), { attempt: 1 })]);
+    expect(await effects()).toEqual([1, 2, 3]);
+  });
+});
