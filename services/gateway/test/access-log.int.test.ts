@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { createDb, createLogger, MemoryBus, migrate, testing, type Knex } from '@bo/runtime';
+import { createDb, createLogger, MemoryBus, metricsRegistry, migrate, testing, type Knex } from '@bo/runtime';
 import { createApiKey } from '../src/api-keys/api-keys';
 import { createGatewayApp } from '../src/http/app';
 import { gatewayMigrations } from '../src/migrations';
@@ -14,6 +14,9 @@ describe('gateway access log', () => {
   let server: Server;
   let url: string;
   let key: string;
+  /** The balance handler waits for this, so a test can abandon its request while the gateway waits. */
+  let balanceStarted: () => void = () => undefined;
+  let releaseBalance: () => void = () => undefined;
   const lines: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
@@ -30,6 +33,11 @@ describe('gateway access log', () => {
     const log = createLogger('gateway', 'info', sink);
     bus = new MemoryBus({ log });
     await bus.serve('partners', ['partners.partner.list'], async () => ({ ok: true, status: 200, body: { message: 'ok', partners: [], pagination: { page_number: 1, page_size: 20, total: 0 } } }));
+    await bus.serve('partners', ['partners.partner.balance'], async () => {
+      balanceStarted();
+      await new Promise<void>((resolve) => (releaseBalance = resolve));
+      return { ok: false, status: 404, body: { message: 'Partner not found', code: 'not_found' } };
+    });
     const app = createGatewayApp({
       db,
       bus,
@@ -78,5 +86,30 @@ describe('gateway access log', () => {
     expect(await accessLine('access-2')).toMatchObject({ method: 'POST', path: '/no/such/path', status: 404 });
     expect((await accessLine('access-2'))['org_id']).toBeUndefined();
     expect(await accessLine('access-3')).toMatchObject({ method: 'GET', path: '/crm/partners', status: 405 });
+  });
+  it('labels a request the client abandoned before its answer 499, in the access line and the histogram', async () => {
+    const sample = async () => {
+      const metric = await metricsRegistry.getSingleMetric('bo_http_request_duration_seconds')!.get();
+      const count = metric.values.find((v) => v.metricName === 'bo_http_request_duration_seconds_count' && v.labels['route'] === '/crm/partners' && v.labels['status'] === '499');
+      return count?.value ?? 0;
+    };
+    const before = await sample();
+    const started = new Promise<void>((resolve) => (balanceStarted = resolve));
+    const controller = new AbortController();
+    const request = fetch(`${url}/crm/partners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'x-request-id': 'access-abandoned', 'content-type': 'application/json' },
+      body: JSON.stringify({ org_id: 7, partner_id: 1 }),
+      signal: controller.signal,
+    });
+    try {
+      await started;
+      controller.abort();
+      await expect(request).rejects.toThrow();
+      expect(await accessLine('access-abandoned')).toMatchObject({ path: '/crm/partners', status: 499, org_id: 7 });
+      expect(await sample()).toBe(before + 1);
+    } finally {
+      releaseBalance();
+    }
   });
 });

@@ -20,6 +20,9 @@ export function routeLabel(path: string): string {
   return ROUTES.has(normal) || OTHER_ROUTES.has(normal) ? normal : 'other';
 }
 
+/** The status a request the client abandoned before its answer is recorded with. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** The access log line's fields. */
 export function accessLogFields(req: Pick<Request, 'method' | 'path'>, status: number, ms: number, locals: Observed) {
   return { method: req.method, path: req.path, status, ms: Math.round(ms * 10) / 10, request_id: locals.requestId, org_id: locals.orgId };
@@ -42,13 +45,15 @@ export function observeRequests(log: Logger) {
         'url.path': req.path,
       });
     }
-    // `close` also comes when the client went away before the answer was complete.
+    // `close` also comes when the client went away before the answer was complete: that request is
+    // counted and logged as 499 (nginx's "client closed request"), not as the status it never got.
     res.once('close', () => {
       const ms = performance.now() - started;
-      metrics.httpDuration.labels('gateway', req.method, routeLabel(req.path), String(res.statusCode)).observe(secondsSince(started));
-      if (log.isLevelEnabled('info')) log.info(accessLogFields(req, res.statusCode, ms, locals), 'request');
+      const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
+      metrics.httpDuration.labels('gateway', req.method, routeLabel(req.path), String(status)).observe(secondsSince(started));
+      if (log.isLevelEnabled('info')) log.info(accessLogFields(req, status, ms, locals), 'request');
       if (locals.span) {
-        locals.span.setAttribute('http.response.status_code', res.statusCode);
+        locals.span.setAttribute('http.response.status_code', status);
         if (locals.requestId) locals.span.setAttribute('request.id', locals.requestId);
         if (locals.orgId !== undefined) locals.span.setAttribute('org.id', locals.orgId);
         locals.span.end();
