@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RpcReply } from '@bo/contracts';
 import type { Knex } from './db';
+import { takeDeferredEvents } from './outbox';
 
 /**
  * Idempotency where the effect happens (DESIGN.md section 3). Every write command carries an
@@ -64,13 +65,15 @@ export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedR
  * concurrent twin still running makes this wait on the key's index entry until it ends.
  */
 export async function recordReply(db: Knex | Knex.Transaction, k: OperationKey, reply: RpcReply): Promise<boolean> {
+  // The transaction's events still waiting to be inserted go in the same statement (one round trip).
+  const events = takeDeferredEvents(db);
   const result = await db.raw(
-    `insert into idempotency (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
+    `${events ? `with events as (${events.sql}) ` : ''}insert into idempotency (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
      on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
        status = excluded.status, reply = excluded.reply, created_at = now()
      where idempotency.created_at <= now() - make_interval(hours => ?)
      returning key`,
-    [k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), k.ttlHours],
+    [...(events?.bindings ?? []), k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), k.ttlHours],
   );
   return (result as { rowCount: number }).rowCount > 0;
 }

@@ -19,27 +19,75 @@ const relays = new WeakMap<object, OutboxRelay>();
 /**
  * Writes an event into the outbox inside the caller's transaction: it exists iff the change commits.
  * Once the transaction committed, its events are published at once by the process that wrote them
- * (no poll, no second transaction); the relay's poll publishes whatever that did not.
+ * (no poll, no second transaction); the relay's poll publishes whatever that did not. In a
+ * transaction the runtime opened (inTransaction) the row is not inserted at once but with the
+ * statement that ends the work (the recorded reply, or one insert for all its events).
  */
 export async function recordEvent<D extends object>(trx: Knex.Transaction, type: string, orgId: number, data: D): Promise<EventEnvelope<D>> {
   const envelope = { id: randomUUID(), type, occurred_at: formatDateTime(new Date()) as string, org_id: orgId, data };
   const trace = currentTraceContext();
   const relay = relays.get(configOf(trx));
-  // Not from inside a savepoint: it may still be rolled back while the transaction commits.
   const committed = (trx as Partial<Knex.Transaction>).executionPromise;
-  const direct = relay && committed && !trx.parentTransaction ? relay : undefined;
-  await trx('outbox').insert({
-    event_id: envelope.id,
-    type,
-    org_id: orgId,
-    envelope: JSON.stringify(envelope),
-    traceparent: trace?.traceparent ?? null,
-    tracestate: trace?.tracestate ?? null,
-    claimed_until: direct ? trx.raw('clock_timestamp() + make_interval(secs => ?)', [DIRECT_CLAIM_MS / 1000]) : null,
-  });
+  // Not from inside a savepoint: it may still be rolled back while the transaction commits.
+  const whole = committed && !trx.parentTransaction ? committed : undefined;
+  const direct = relay && whole ? relay : undefined;
+  const row: OutboxRow = { event_id: envelope.id, type, org_id: orgId, envelope, traceparent: trace?.traceparent ?? null, tracestate: trace?.tracestate ?? null, claimed: !!direct };
+  const later = whole && deferred.get(whole);
+  if (later) later.push(row);
+  else {
+    const insert = outboxInsert([row]);
+    await trx.raw(insert.sql, insert.bindings);
+  }
   if (direct) direct.publishOnCommit(trx, { envelope: envelope as EventEnvelope, trace });
   else if (relay && committed) relay.kickOnCommit(rootOf(trx));
   return envelope;
+}
+
+/** An outbox row as recorded; `claimed` when its writer publishes it after the commit. */
+interface OutboxRow {
+  event_id: string;
+  type: string;
+  org_id: number;
+  envelope: object;
+  traceparent: string | null;
+  tracestate: string | null;
+  claimed: boolean;
+}
+
+/** Rows recorded in a transaction the runtime opened and not inserted yet, by that transaction. */
+const deferred = new WeakMap<Promise<unknown>, OutboxRow[]>();
+
+/** From now on the transaction's events wait for the statement that ends it (see takeDeferredEvents). */
+export function deferEvents(trx: Knex.Transaction): void {
+  deferred.set(trx.executionPromise, []);
+}
+
+/** The transaction's events not inserted yet, as the insert to run with its last statement (undefined if none). */
+export function takeDeferredEvents(trx: Knex | Knex.Transaction): { sql: string; bindings: Knex.RawBinding[] } | undefined {
+  const committed = (trx as Partial<Knex.Transaction>).executionPromise;
+  const rows = committed && deferred.get(committed);
+  if (!rows || rows.length === 0) return undefined;
+  deferred.set(committed, []);
+  return outboxInsert(rows);
+}
+
+/** Inserts whatever the transaction's events still wait for; run last in the transaction. */
+export async function flushDeferredEvents(trx: Knex.Transaction): Promise<void> {
+  const insert = takeDeferredEvents(trx);
+  if (insert) await trx.raw(insert.sql, insert.bindings);
+}
+
+/** One statement inserting the rows in order (it also serves as a CTE of a larger statement). */
+function outboxInsert(rows: OutboxRow[]): { sql: string; bindings: Knex.RawBinding[] } {
+  return {
+    sql: `insert into outbox (event_id, type, org_id, envelope, traceparent, tracestate, claimed_until)
+          select e.event_id, e.type, e.org_id, e.envelope, e.traceparent, e.tracestate,
+                 case when e.claimed then clock_timestamp() + make_interval(secs => ?) end
+          from rows from (jsonb_to_recordset(?::jsonb) as (event_id uuid, type text, org_id int, envelope jsonb, traceparent text, tracestate text, claimed boolean))
+               with ordinality as e(event_id, type, org_id, envelope, traceparent, tracestate, claimed, ord)
+          order by e.ord`,
+    bindings: [DIRECT_CLAIM_MS / 1000, JSON.stringify(rows)],
+  };
 }
 
 interface Pending {
@@ -48,6 +96,9 @@ interface Pending {
 }
 
 const BATCH = 200;
+
+/** How long after its confirm a directly published event is marked sent, at most. */
+const MARK_DELAY_MS = 100;
 
 /**
  * Publishes outbox rows and marks them sent once the broker confirmed them, holding no transaction
@@ -67,6 +118,7 @@ export class OutboxRelay {
   private readonly byTransaction = new WeakMap<Promise<unknown>, Pending[]>();
   private readonly kickAfter = new WeakSet<Promise<unknown>>();
   private marks: string[] = [];
+  private markTimer?: NodeJS.Timeout;
   private stopped = false;
 
   constructor(
@@ -128,10 +180,19 @@ export class OutboxRelay {
         return;
       }
       this.marks.push(...ids);
-      this.marker.run();
+      this.scheduleMarks();
     });
     this.direct.add(work);
     void work.finally(() => this.direct.delete(work));
+  }
+
+  /** A little later, so the events of many transactions are marked by one statement (their claim covers the wait). */
+  private scheduleMarks(): void {
+    if (this.markTimer) return;
+    this.markTimer = setTimeout(() => {
+      this.markTimer = undefined;
+      this.marker.run();
+    }, MARK_DELAY_MS);
   }
 
   /** Marks what was published directly, all that is waiting in one statement. */
@@ -183,6 +244,9 @@ export class OutboxRelay {
     if (relays.get(configOf(this.db)) === this) relays.delete(configOf(this.db));
     this.stopped = true;
     while (this.direct.size > 0) await Promise.allSettled([...this.direct]);
+    clearTimeout(this.markTimer);
+    this.markTimer = undefined;
+    this.marker.run();
     await this.marker.idle();
     await this.poll.idle();
     await this.drain();

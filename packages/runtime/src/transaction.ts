@@ -1,4 +1,5 @@
 import type { Knex } from './db';
+import { deferEvents, flushDeferredEvents } from './outbox';
 
 /**
  * One transaction whose nested `transaction()` calls do not become savepoints.
@@ -18,9 +19,12 @@ export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) =
   try {
     return await db.transaction(async (trx) => {
       const flat = flatView(trx, state);
+      // Its events join the statement that ends it (the recorded reply), else one insert at the end.
+      deferEvents(flat);
       let result: T;
       try {
         result = await work(flat);
+        if (!state.failed) await flushDeferredEvents(flat);
       } catch (err) {
         // The nested failure went straight out: rolling back the whole is what a savepoint would have led to.
         if (state.failed && err !== state.failure) throw new NeedsSavepoints();

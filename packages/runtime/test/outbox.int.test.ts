@@ -5,7 +5,9 @@ import { AmqpBus } from '../src/bus/amqp';
 import { createDb, migrate, type Knex } from '../src/db';
 import { runtimeMigrations } from '../src/runtime-migrations';
 import { createLogger } from '../src/logger';
+import { recordReply } from '../src/idempotency';
 import { OutboxRelay, recordEvent } from '../src/outbox';
+import { inTransaction } from '../src/transaction';
 import { createTestDatabase, testAmqpUrl, uniqueName, type TestDatabase } from '../src/testing/infra';
 
 const log = createLogger('test', 'silent');
@@ -141,9 +143,37 @@ describe('outbox: events published by their writer right after the commit', () =
 
   it('leaves an event recorded inside a savepoint to a poll made once the transaction committed', async () => {
     const event = await db.transaction((trx) => trx.transaction((sp) => recordEvent(sp, 'direct.in_savepoint', 1, {})));
-    expect((await row(event.id)).claimed_until).toBeNull();
     await waitFor(async () => (await row(event.id)).published_at !== null);
     expect(seen('direct.in_savepoint').map((e) => e.id)).toEqual([event.id]);
+    // A relay pass took it: the writer did not publish it itself.
+    expect(statements.filter((s) => /returning id, envelope/.test(s)).length).toBeGreaterThan(0);
+  });
+
+  it('inserts the events of a transaction the runtime opened with its last statement, and sends them', async () => {
+    const key = { orgId: 1, key: randomUUID(), operation: 'op', hash: 'h', ttlHours: 24 };
+    const [first, second] = await inTransaction(db, async (trx) => {
+      const events = [await recordEvent(trx, 'deferred.one', 1, { n: 1 }), await recordEvent(trx, 'deferred.two', 1, { n: 2 })];
+      expect(await recordReply(trx, key, { ok: true, status: 200, body: {} })).toBe(true);
+      return events;
+    });
+    const inserts = statements.filter((s) => /insert into outbox/i.test(s));
+    expect(inserts).toHaveLength(1);
+    expect(inserts[0]).toMatch(/insert into idempotency/i);
+    await waitFor(async () => (await row(second!.id))?.published_at != null);
+    expect(received.filter((e) => e.type.startsWith('deferred.')).map((e) => e.id)).toEqual([first!.id, second!.id]);
+    expect(await db('idempotency').where({ key: key.key })).toHaveLength(1);
+  });
+
+  it('inserts them in one statement at the end when nothing else ends the transaction, and none of a rolled-back one', async () => {
+    await inTransaction(db, async (trx) => {
+      await recordEvent(trx, 'deferred.dropped', 1, {});
+      throw new Error('abort');
+    }).catch(() => undefined);
+    const events = await inTransaction(db, async (trx) => [await recordEvent(trx, 'deferred.a', 1, {}), await recordEvent(trx, 'deferred.b', 1, {})]);
+    expect(statements.filter((s) => /insert into outbox/i.test(s))).toHaveLength(1);
+    await waitFor(async () => (await row(events[1]!.id))?.published_at != null);
+    expect(seen('deferred.a').map((e) => e.id)).toEqual([events[0]!.id]);
+    expect(await db('outbox').where({ type: 'deferred.dropped' })).toEqual([]);
   });
 
   it('does not poll a row while its writer\'s claim runs, and takes it once the claim ran out', async () => {
