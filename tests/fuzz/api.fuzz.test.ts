@@ -136,8 +136,10 @@ describe('fuzzing every operation from the OpenAPI document', () => {
     const quotation = async (partnerId: number, extra: Record<string, unknown> = {}) =>
       (await ok('/sales/addline', { action: 'create_quotation', partner: partnerId, quotation_type: 'quotation', quotation_date: `${today}T09:00:00`, valid_until: later(30), line_items: [line], ...extra }))
         .quotation.id as number;
-    for (const [i, p] of pools.partner.entries()) pools.quotation.push(await quotation(p as number, { quotation_status: i % 2 ? 'sent' : 'draft' }));
-    for (let i = 0; i < 3; i++) victims.quotation.push(await quotation(pools.partner[i] as number));
+    // Quotations go to customers (or partners that are both), as the partner-role rules require.
+    const buyers = pools.partner.filter((_, i) => [0, 2, 3].includes(i));
+    for (const [i, p] of buyers.entries()) pools.quotation.push(await quotation(p as number, { quotation_status: i % 2 ? 'sent' : 'draft' }));
+    for (let i = 0; i < 3; i++) victims.quotation.push(await quotation(buyers[i] as number));
     const converted = await quotation(pools.partner[0] as number);
     pools.quotation.push(converted);
     const conversion = await sys.post('/sales/addline', { org_id: 1, action: 'convert_to_invoice', quotation_id: converted, invoicetype: 'invoiceout' });

@@ -1,7 +1,10 @@
 import { Api, inParallel } from './api';
 import { ORG } from './system';
 
-/** What the bench's documents look like: three lines, one with a discount and one tax-included. */
+/**
+ * What the bench's documents look like: three lines, one with a discount and one tax-included. Each
+ * names a catalog product (a `service`, so validations move no stock): seeding sets the ids.
+ */
 export const LINES = [
   { product_id: '1', product_name: 'Widget', quantity: 2, price: 49.5, tax_rate: 15, tax_included: false },
   { product_id: '2', product_name: 'Gadget', quantity: 1, price: 115, tax_rate: 15, tax_included: true },
@@ -15,8 +18,14 @@ const PRODUCTS = 50;
 
 /** The create-invoice request for a partner, as a string made by concatenation (cheap per request). */
 const invoiceHead = `{"org_id":"${ORG_ID}","userid":"bench","invoicetype":"invoiceout","partner":"`;
-const invoiceTail = `","line_items":${JSON.stringify(LINES)}}`;
+let invoiceTail = `","line_items":${JSON.stringify(LINES)}}`;
 export const invoiceRequest = (partnerId: number) => invoiceHead + partnerId + invoiceTail;
+
+/** Points the lines at seeded catalog products (once per mode, before any document is made). */
+function useLineProducts(ids: readonly number[]): void {
+  LINES.forEach((line, i) => (line.product_id = String(ids[i])));
+  invoiceTail = `","line_items":${JSON.stringify(LINES)}}`;
+}
 
 const INVOICE_ID = /"invoice":\{"id":(\d+)/;
 /** The invoice id of a create-invoice reply, read without parsing the whole envelope. */
@@ -40,9 +49,12 @@ export class Fixtures {
 
   constructor(readonly api: Api) {}
 
-  /** 50 customers, as the list scenario pages through (25 a page). */
+  /**
+   * 50 customers, as the list scenario pages through (25 a page). Every scenario making documents
+   * seeds them first, so the catalog products its lines name are seeded with them.
+   */
   partners(): Promise<number[]> {
-    this.partnersP ??= inParallel(PARTNERS, 8, async (i) => {
+    this.partnersP ??= this.lineProducts().then(() => inParallel(PARTNERS, 8, async (i) => {
       const body = await this.api.ok<{ partner: { id: number } }>('/crm/editpatner', {
         org_id: ORG_ID,
         userid: 'bench',
@@ -54,8 +66,16 @@ export class Fixtures {
         currency: 'USD',
       });
       return body.partner.id;
-    });
+    }));
     return this.partnersP;
+  }
+
+  private async lineProducts(): Promise<void> {
+    const ids = await inParallel(LINES.length, LINES.length, async (i) => {
+      const body = await this.api.ok<{ product: { id: number } }>('/inventory/editproduct', { org_id: ORG_ID, userid: 'bench', name: LINES[i]!.product_name, type: 'service' });
+      return body.product.id;
+    });
+    useLineProducts(ids);
   }
 
   /** 50 products with 10 in stock at the default location. */

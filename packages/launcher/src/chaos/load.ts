@@ -31,7 +31,8 @@ export const OPS = {
 type OpName = keyof typeof OPS;
 
 /** The recurring contracts the load makes: daily, started two days ago, three children each. */
-export const RECURRING = { frequency: 'daily', daysBack: 2, occurrences: 3 } as const;
+// Started three days ago: the parent bills that day, its three children the days after, today's the last.
+export const RECURRING = { frequency: 'daily', daysBack: 3, occurrences: 3 } as const;
 
 interface OrgWorld {
   org: number;

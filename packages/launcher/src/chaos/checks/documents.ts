@@ -115,8 +115,9 @@ export const conversionsCheck: Check = {
 const DAY = 86_400_000;
 
 /**
- * The scheduler made every child of the load's recurring contracts (daily, started two days ago,
- * three occurrences) exactly once: one child per run date, counters and status to match.
+ * The scheduler made every child of the load's recurring contracts (daily, started three days ago,
+ * three occurrences) exactly once: one child per run date, counters and status to match. The parent
+ * bills the start date's period, so the first child runs the day after it.
  */
 export const recurringCheck: Check = {
   name: 'recurring',
@@ -136,7 +137,7 @@ export const recurringCheck: Check = {
     const wrong: unknown[] = [];
     let children = 0;
     for (const p of parents) {
-      const due = Math.min(p.occurrences, Math.floor((today - Date.parse(p.start)) / DAY) + 1);
+      const due = Math.min(p.occurrences, Math.floor((today - Date.parse(p.start)) / DAY));
       const n = Number(p.children);
       children += n;
       const complete = n === p.occurrences ? p.status === 'completed' : p.status === 'active';

@@ -4,7 +4,7 @@ import { examples, type Check, type Violation } from './types';
 const q4 = (v: unknown) => Math.round(Number(v ?? 0) * 10_000);
 
 /**
- * Stock equals its ledger: per product and location the quantity is the sum of the move lines'
+ * Stock equals its ledger, and a validated document moves each product once: per product and location the quantity is the sum of the move lines'
  * changes and the last line's new stock; each line starts where the previous one of that product
  * and location ended (no move computed from a stale quantity); the API's product stock is the sum
  * over locations.
@@ -59,7 +59,14 @@ export const stockCheck: Check = {
         if (!res.body?.['pagination']?.['has_next']) break;
       }
     }
+    // Stock follows validated documents exactly once: one ledger move per document and product.
+    const twice = await queryEventually<Record<string, unknown>>(
+      ctx.pool,
+      `select org_id, document_type, document_id, product_id, count(*)::int as moves from catalog.stock_moves
+        where source = 'document' group by 1, 2, 3, 4 having count(*) > 1 limit 20`,
+    );
     const violations: Violation[] = [];
+    if (twice.length) violations.push({ message: `${twice.length} documents moved a product's stock more than once`, evidence: examples(twice) });
     if (wrong.length) violations.push({ message: `${wrong.length} product locations whose quantity is not the sum of their moves`, evidence: examples(wrong) });
     if (broken.length) violations.push({ message: `${broken.length} move lines do not start where the previous move of their product and location ended`, evidence: examples(broken) });
     if (apiWrong.length) violations.push({ message: `${apiWrong.length} products listed by the API with a stock other than their ledger's`, evidence: examples(apiWrong) });
