@@ -6,6 +6,7 @@ import { createLogger, type Logger } from './logger';
 import { serveMetrics } from './observability/metrics-server';
 import { startTracing, stopTracing } from './observability/tracing';
 import { serviceConfigSchema, startService, type ServiceDefinition } from './service';
+import { startRetryingLockTimeouts } from './startup';
 
 /** Stops cleanly on SIGINT/SIGTERM: the callback runs once, a second signal forces the exit. */
 export function onShutdown(log: Logger, stop: () => Promise<void>): void {
@@ -52,7 +53,8 @@ export async function runProcess<C extends BaseConfig>(
   try {
     const db = createDb(config.DATABASE_URL, name, config.DB_POOL_MAX);
     const bus = await createBus(config, log);
-    const running = await start({ config, log, db, bus });
+    // A migration that timed out on a table lock (live instances' transactions) is tried again.
+    const running = await startRetryingLockTimeouts(() => start({ config, log, db, bus }), log);
     const metricsServer = config.METRICS_PORT === undefined ? undefined : await serveMetrics(config.METRICS_PORT, log);
     onShutdown(log, async () => {
       await metricsServer?.stop();

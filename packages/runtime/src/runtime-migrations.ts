@@ -1,4 +1,17 @@
-import type { Migration } from './db';
+import type { Knex, Migration } from './db';
+
+/**
+ * Runs an ALTER of a live table with a bounded wait for its ACCESS EXCLUSIVE lock. While the ALTER
+ * waits (for running instances' transactions on the table), every new insert queues behind it: a
+ * service's writes would stall as long as it waited. After 5 s it fails with 55P03 instead, the
+ * migration transaction rolls back, and start-up tries again (runProcess). The limit is lifted after
+ * the ALTER, so later migrations wait as they always did.
+ */
+async function withLockTimeout(trx: Knex.Transaction, alter: () => PromiseLike<unknown>): Promise<void> {
+  await trx.raw(`set local lock_timeout = '5s'`);
+  await alter();
+  await trx.raw('set local lock_timeout to default');
+}
 
 /** Tables the runtime keeps in every service schema: the outbox and the inbox. */
 export const runtimeMigrations: Migration[] = [
@@ -98,10 +111,12 @@ export const runtimeMigrations: Migration[] = [
     async up(trx, schema) {
       // The W3C trace context an event was recorded in, so the relay publishes it in the trace of
       // the request that caused it rather than its own. Null when tracing was off.
-      await trx.schema.withSchema(schema).alterTable('outbox', (t) => {
-        t.text('traceparent');
-        t.text('tracestate');
-      });
+      await withLockTimeout(trx, () =>
+        trx.schema.withSchema(schema).alterTable('outbox', (t) => {
+          t.text('traceparent');
+          t.text('tracestate');
+        }),
+      );
     },
   },
   {
@@ -109,9 +124,11 @@ export const runtimeMigrations: Migration[] = [
     async up(trx, schema) {
       // Until when a row is left to whoever claimed it: the writer publishing it right after its
       // commit, or a relay poll. The poll takes only unclaimed rows and rows whose claim ran out.
-      await trx.schema.withSchema(schema).alterTable('outbox', (t) => {
-        t.timestamp('claimed_until', { useTz: true });
-      });
+      await withLockTimeout(trx, () =>
+        trx.schema.withSchema(schema).alterTable('outbox', (t) => {
+          t.timestamp('claimed_until', { useTz: true });
+        }),
+      );
     },
   },
 ];
