@@ -42,6 +42,19 @@ describe('gateway: envelope, HTTP rules and auth', () => {
     }
   });
 
+  it('serves /metrics without CORS headers, so a page of another origin cannot read its cross-tenant volumes', async () => {
+    const origin = { origin: 'http://elsewhere.test' };
+    const res = await fetch(`${sys.url}/metrics`, { headers: origin });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('bo_http_request_duration_seconds');
+    const pre = await fetch(`${sys.url}/metrics`, { method: 'OPTIONS', headers: { ...origin, 'access-control-request-method': 'GET' } });
+    for (const answer of [res, pre]) {
+      expect([...answer.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    }
+    // Everything else keeps them.
+    expect((await fetch(`${sys.url}/health`, { headers: origin })).headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('matches paths with or without the trailing slash and 404s unknown ones', async () => {
     expect((await sys.post('/crm/partners/', { org_id: '1' })).statusCode).toBe(200);
     expect((await sys.post('/crm/partners', { org_id: '1' })).statusCode).toBe(200);

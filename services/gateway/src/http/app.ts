@@ -37,6 +37,14 @@ function toEnvelope(answer: Answer): Envelope {
 }
 
 /** The HTTP edge: envelope, CORS, auth, routing from the operation catalogue, idempotency, RPC. */
+/**
+ * /metrics shows every organization's request volumes: it carries no CORS headers, so a page of
+ * another origin cannot read it in a visitor's browser (Prometheus does not need them).
+ */
+function isMetricsPath(path: string): boolean {
+  return normalizePath(path) === '/metrics';
+}
+
 export function createGatewayApp(deps: GatewayDeps): express.Express {
   const { db, bus, log, config } = deps;
   const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
@@ -53,12 +61,12 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     const requestId = incoming && /^[\w.:-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     (res.locals as Locals).requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
-    setCors(res);
+    if (!isMetricsPath(req.path)) setCors(res);
     next();
   });
 
-  app.options(/.*/, (_req, res) => {
-    res.setHeader('Access-Control-Max-Age', '600');
+  app.options(/.*/, (req, res) => {
+    if (!isMetricsPath(req.path)) res.setHeader('Access-Control-Max-Age', '600');
     res.status(204).end();
   });
 
