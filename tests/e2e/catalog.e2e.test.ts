@@ -147,7 +147,7 @@ describe('catalog through the gateway', () => {
 
     const p = await createProduct({ org_id: '1', userid: 'u1', name: 'Sandbag', stock: '7.5', warehouse_id: wh.warehouse.id, location_id: rack });
     expect(p.stock).toBe(7.5);
-    expect((await details(p.id)).stock_details).toEqual([{ warehouse_id: wh.warehouse.id, warehouse_name: 'Yard', location_id: rack, location_name: 'Rack 1', stock_quantity: 7.5 }]);
+    expect((await details(p.id)).stock_details).toEqual([{ warehouse_id: wh.warehouse.id, warehouse_name: 'Yard', location_id: rack, location_name: 'Rack 1', stock_quantity: 7.5, negative: false }]);
     // a location outside the warehouse named is refused, as is the default location under Yard
     const mismatch = await refusal(org1.catalog.product.create({ org_id: '1', name: 'Misplaced', stock: 1, warehouse_id: wh.warehouse.id, location_id: defaultLoc }));
     expect(mismatch).toMatchObject({ code: 'validation_failed', message: `location_id ${defaultLoc} is not in warehouse ${wh.warehouse.id}`, errors: [{ field: 'location_id' }] });
