@@ -95,9 +95,13 @@ class InboxBatches {
     const { def } = this;
     // Events the effects record go out once this commits (recordEvent); nothing else is owed here.
     await inTransaction(this.db, async (trx) => {
+      const ids = events.map((e) => e.id);
+      // The in-process bus's pending deliveries of these events leave with their effect (deliveryStore.done).
       const inserted = await trx.raw(
-        'insert into inbox (consumer, event_id, type) select ?, e.id, e.type from unnest(?::uuid[], ?::text[]) as e(id, type) on conflict (consumer, event_id) do nothing returning event_id',
-        [def.name, events.map((e) => e.id), events.map((e) => e.type)],
+        `with delivered as (delete from event_deliveries where consumer = ? and event_id = any(?::uuid[]))
+         insert into inbox (consumer, event_id, type) select ?, e.id, e.type from unnest(?::uuid[], ?::text[]) as e(id, type)
+         on conflict (consumer, event_id) do nothing returning event_id`,
+        [def.name, ids, def.name, ids, events.map((e) => e.type)],
       );
       const fresh = new Set((inserted as { rows: Array<{ event_id: string }> }).rows.map((r) => r.event_id));
       for (const event of events) {
@@ -116,8 +120,8 @@ class InboxBatches {
  * accepts an event (before the outbox forgets it) until its handler succeeded, carrying the next
  * attempt and when it is due; a row in `event_dead_letters` for each event given up after
  * EVENT_MAX_ATTEMPTS. The next start reads the pending rows and delivers them at their due time.
- * The rows leave after the effect committed, so a crash in between delivers the event again and
- * the inbox absorbs it.
+ * A row leaves in the transaction of the event's effect (the inbox insert deletes it), so it is
+ * gone exactly when the effect committed.
  */
 export function deliveryStore(db: Knex, consumer: string): DeliveryStore {
   const pending = () => db('event_deliveries').where({ consumer });
@@ -133,8 +137,8 @@ export function deliveryStore(db: Knex, consumer: string): DeliveryStore {
     async retry(eventId, attempt, dueAt, error) {
       await pending().where({ event_id: eventId }).update({ attempt, due_at: new Date(dueAt), last_error: storable(error) });
     },
-    async done(eventId) {
-      await pending().where({ event_id: eventId }).delete();
+    async done() {
+      // Nothing left to do: the inbox transaction deleted the row together with the effect.
     },
     async dead(event, attempts, error) {
       await db.transaction(async (trx) => {

@@ -69,6 +69,17 @@ describe('inbox', () => {
     expect((await db('inbox').where({ consumer: 'c.failing' })).length).toBe(3);
   });
 
+  it('removes an event\'s pending in-process delivery in the transaction of its effect, and keeps it when the effect failed', async () => {
+    const sub = consumer('c.store', 2);
+    const [ok, failing] = [event(1), event(2)];
+    for (const e of [ok, failing]) expect(await sub.store!.add(e)).toBe(true);
+    await sub.handler(ok, { attempt: 1 });
+    await expect(sub.handler(failing, { attempt: 1 })).rejects.toThrow('event 2 refused');
+    const pending = (await db('event_deliveries').where({ consumer: 'c.store' })).map((r: { event_id: string }) => r.event_id);
+    expect(pending).toEqual([failing.id]);
+    expect(await effects()).toEqual([1]);
+  });
+
   it('applies an event once, whether it comes again later or twice in one batch', async () => {
     const sub = consumer('c.twins');
     const id = randomUUID();
