@@ -36,7 +36,7 @@ describe('gateway access log', () => {
     await bus.serve('partners', ['partners.partner.balance'], async () => {
       balanceStarted();
       await new Promise<void>((resolve) => (releaseBalance = resolve));
-      return { ok: false, status: 404, body: { message: 'Partner not found', code: 'not_found' } };
+      return { ok: false, status: 404, code: 'not_found', message: 'Partner not found' } as const;
     });
     const app = createGatewayApp({
       db,
@@ -90,7 +90,8 @@ describe('gateway access log', () => {
   it('labels a request the client abandoned before its answer 499, in the access line and the histogram', async () => {
     const sample = async () => {
       const metric = await metricsRegistry.getSingleMetric('bo_http_request_duration_seconds')!.get();
-      const count = metric.values.find((v) => v.metricName === 'bo_http_request_duration_seconds_count' && v.labels['route'] === '/crm/partners' && v.labels['status'] === '499');
+      const values = metric.values as Array<{ metricName?: string; labels: Record<string, string | number | undefined>; value: number }>;
+      const count = values.find((v) => v.metricName === 'bo_http_request_duration_seconds_count' && v.labels['route'] === '/crm/partners' && v.labels['status'] === '499');
       return count?.value ?? 0;
     };
     const before = await sample();
