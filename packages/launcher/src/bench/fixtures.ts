@@ -41,6 +41,7 @@ export function invoiceIdOf(body: string): number | undefined {
 export class Fixtures {
   private partnersP?: Promise<number[]>;
   private productsP?: Promise<{ ids: number[]; location: string }>;
+  private linesP?: Promise<void>;
   /** Draft invoices not used yet, one validation each; the create-invoice scenario's replies feed it too. */
   readonly drafts: number[] = [];
   /** Invoices the validate scenario opened, for payments. */
@@ -70,12 +71,12 @@ export class Fixtures {
     return this.partnersP;
   }
 
-  private async lineProducts(): Promise<void> {
-    const ids = await inParallel(LINES.length, LINES.length, async (i) => {
+  private lineProducts(): Promise<void> {
+    this.linesP ??= inParallel(LINES.length, LINES.length, async (i) => {
       const body = await this.api.ok<{ product: { id: number } }>('/inventory/editproduct', { org_id: ORG_ID, userid: 'bench', name: LINES[i]!.product_name, type: 'service' });
       return body.product.id;
-    });
-    useLineProducts(ids);
+    }).then(useLineProducts);
+    return this.linesP;
   }
 
   /** 50 products with 10 in stock at the default location. */
@@ -102,6 +103,7 @@ export class Fixtures {
   }
 
   async createInvoice(partnerId: number): Promise<number> {
+    await this.lineProducts();
     const body = await this.api.ok<{ invoice: { id: number } }>('/invoicing/invoice/new', JSON.parse(invoiceRequest(partnerId)) as Record<string, unknown>);
     return body.invoice.id;
   }
