@@ -5,7 +5,8 @@ import { eventually, startTestSystem, type TestSystem } from '../support/system'
 describe('partners through the gateway', () => {
   let sys: TestSystem;
   beforeAll(async () => {
-    sys = await startTestSystem({ services: ['partners'] });
+    // All services: a delete asks sales and invoicing whether the partner still has open documents.
+    sys = await startTestSystem();
   });
   afterAll(async () => {
     await sys?.stop();
@@ -42,6 +43,12 @@ describe('partners through the gateway', () => {
       email: 'billing@acme.test',
       phone: '+1 555 0100',
       address: '1 Road, Town',
+      address_line1: null,
+      address_line2: null,
+      city: null,
+      postal_code: null,
+      region: null,
+      country: null,
       tax_number: 'VAT123',
       credit_limit: 1500.5,
       balance: 0,
@@ -50,6 +57,7 @@ describe('partners through the gateway', () => {
       payment_terms: 'Net 30',
       contact_person: 'Wile E.',
       notes: 'Prefers email',
+      version: 1,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
       updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
     });
@@ -107,6 +115,19 @@ describe('partners through the gateway', () => {
     expect(balance).toMatchObject({ statusCode: 400, body: { code: 'not_found' } });
   });
 
+  it('takes a structured address and country beside the free-text address, on create and edit, and returns it everywhere', async () => {
+    const p = await create({ partnername: 'Addressed GmbH', address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', city: 'Berlin', postal_code: '10115', country: 'de' });
+    expect(p).toMatchObject({ address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', address_line2: null, city: 'Berlin', postal_code: '10115', region: null, country: 'DE', version: 1 });
+    const edited = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', partner_id: p.id, address_line2: 'Hinterhaus', region: 'Berlin', postal_code: '' });
+    expect(edited.body.partner).toMatchObject({ address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', address_line2: 'Hinterhaus', region: 'Berlin', postal_code: null, country: 'DE', version: 2 });
+    expect((await list({ search: 'Addressed' })).partners).toEqual([edited.body.partner]);
+    const bad = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', partner_id: p.id, country: 'Germany' });
+    expect(bad).toMatchObject({ statusCode: 400, body: { code: 'validation_failed', errors: [{ field: 'country' }] } });
+    expect((await list({ search: 'Addressed' })).partners[0]).toMatchObject({ country: 'DE', version: 2 });
+    // Keep the counts the tests below expect.
+    expect((await sys.post('/crm/editpatner', { org_id: '1', action: 'delete', partner_id: p.id })).statusCode).toBe(200);
+  });
+
   it('shows the balance view with available credit and transactions', async () => {
     const p = await create({ partnername: 'Balance Co', credit_limit: 300 });
     const r = await sys.post('/crm/partners', { org_id: '1', partner_id: p.id, include_transactions: true });
@@ -120,6 +141,7 @@ describe('partners through the gateway', () => {
       committed: 0,
       credit_limit: 300,
       available_credit: 300,
+      exposure: 0,
       currency: null,
     });
     expect(r.body.transactions).toEqual([]);

@@ -1,5 +1,6 @@
 import type { ServiceName } from './operation';
 import * as invoicing from './invoicing';
+import * as organization from './organization';
 import * as partners from './partners';
 import * as sales from './sales';
 
@@ -28,14 +29,26 @@ export const consumers: readonly ConsumerDef[] = [
   {
     name: 'sales.partner-directory',
     service: 'sales',
-    summary: "Keeps sales' partner read model (names for lists and search, currency, deleted)",
+    summary: "Keeps sales' partner read model (names for lists and search, type for the role rules, currency, deleted), newest version winning",
     events: partnerRecordEvents,
   },
   {
     name: 'invoicing.partners',
     service: 'invoicing',
-    summary: "Keeps invoicing's partner read model (names for lists and search, deleted)",
+    summary: "Keeps invoicing's partner read model (names for lists and search, type for the role rules, deleted), newest version winning",
     events: partnerRecordEvents,
+  },
+  {
+    name: 'sales.organization',
+    service: 'sales',
+    summary: "Keeps the organization's time zone, which dates quotations' expiry",
+    events: [organization.organizationUpdated.type],
+  },
+  {
+    name: 'invoicing.organization',
+    service: 'invoicing',
+    summary: "Keeps the organization's time zone, which dates overdue, the recurring scheduler's due day and default invoice and payment dates",
+    events: [organization.organizationUpdated.type],
   },
   {
     name: 'catalog.documents',

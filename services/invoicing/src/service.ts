@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ServiceDefinition } from '@bo/runtime';
+import { organizationSettingsConsumer, partnerDirectoryConsumer, type ServiceDefinition } from '@bo/runtime';
 import { addLineHandler } from './invoice/add-line.handler';
 import { cancelInvoiceHandler } from './invoice/cancel-invoice.handler';
 import { createFromSourceHandler } from './invoice/create-from-source.handler';
@@ -9,11 +9,12 @@ import { listInvoicesHandler } from './invoice/list-invoices.handler';
 import { registerPaymentHandler } from './invoice/register-payment.handler';
 import { validateInvoiceHandler } from './invoice/validate-invoice.handler';
 import { invoicingMigrations } from './migrations';
-import { partnerEventsConsumer } from './partners/partner-events.consumer';
+import { openInvoicesHandler } from './partners/open-invoices.handler';
 import { cancelRecurringHandler } from './recurring/cancel-recurring.handler';
 import { generateChildHandler } from './recurring/generate-child.handler';
 import { pauseRecurringHandler } from './recurring/pause-recurring.handler';
 import { resumeRecurringHandler } from './recurring/resume-recurring.handler';
+import { recurringPartnersConsumer } from './recurring/partner-deleted.consumer';
 import { recurringScheduler } from './recurring/scheduler';
 
 const settings = z.object({
@@ -38,7 +39,8 @@ export const invoicingService: ServiceDefinition = {
     resumeRecurringHandler,
     cancelRecurringHandler,
     generateChildHandler,
+    openInvoicesHandler,
   ],
-  subscriptions: [partnerEventsConsumer],
+  subscriptions: [partnerDirectoryConsumer('invoicing.partners'), organizationSettingsConsumer('invoicing.organization'), recurringPartnersConsumer],
   background: (deps) => [recurringScheduler(deps, settings.parse(deps.config).RECURRING_INTERVAL_MS)],
 };

@@ -8,6 +8,8 @@ export interface FakePartner {
   partnername: string;
   credit_limit: number;
   balance: number;
+  /** `both` unless said: these tests bill and buy from the same stand-in partners. */
+  partner_type?: 'customer' | 'vendor' | 'both';
 }
 
 /** Stands in for the partners service: answers its lookup and balance RPCs from a table the test controls. */
@@ -26,7 +28,7 @@ export async function startWithFakePartners(partnersTable: FakePartner[], env: R
     const p = partnersTable.find((x) => x.org === meta.orgId && x.id === partnerId);
     if (!p) return { ok: false, status: 400, code: 'not_found', message: `Partner ${partnerId} not found` };
     const record = {
-      id: p.id, orgid: p.org, partnername: p.partnername, display_name: p.partnername, partner_type: 'customer', email: null, phone: null,
+      id: p.id, orgid: p.org, partnername: p.partnername, display_name: p.partnername, partner_type: p.partner_type ?? 'both', email: null, phone: null,
       address: null, tax_number: null, credit_limit: p.credit_limit, balance: p.balance, committed: 0, currency: null, payment_terms: null,
       contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-01T00:00:00',
     };

@@ -1,6 +1,8 @@
 import type { ServiceDefinition } from '@bo/runtime';
 import { ledgerConsumer } from './ledger/ledger.consumer';
 import { partnersMigrations } from './migrations';
+import { getProfileHandler } from './organization/get-profile.handler';
+import { setProfileHandler } from './organization/set-profile.handler';
 import { createPartnerHandler } from './partner/create-partner.handler';
 import { deletePartnerHandler } from './partner/delete-partner.handler';
 import { editPartnerHandler } from './partner/edit-partner.handler';
@@ -11,6 +13,6 @@ import { partnerBalanceHandler } from './partner/partner-balance.handler';
 export const partnersService: ServiceDefinition = {
   name: 'partners',
   migrations: partnersMigrations,
-  handlers: [listPartnersHandler, partnerBalanceHandler, createPartnerHandler, editPartnerHandler, deletePartnerHandler, getPartnerHandler],
+  handlers: [listPartnersHandler, partnerBalanceHandler, createPartnerHandler, editPartnerHandler, deletePartnerHandler, getPartnerHandler, getProfileHandler, setProfileHandler],
   subscriptions: [ledgerConsumer],
 };

@@ -1,5 +1,6 @@
 import { testing } from '@bo/runtime';
 import { partnersService } from '../src/service';
+import { fakeDocumentServices } from './fake-documents';
 
 type Reply = Awaited<ReturnType<testing.TestService['call']>>;
 const body = (r: Reply) => {
@@ -9,8 +10,10 @@ const body = (r: Reply) => {
 
 describe('partners service over PostgreSQL and RabbitMQ', () => {
   let svc: testing.TestService;
+  let documents: Awaited<ReturnType<typeof fakeDocumentServices>>;
   beforeAll(async () => {
     svc = await testing.startTestService(partnersService, { EVENT_MAX_ATTEMPTS: '3' });
+    documents = await fakeDocumentServices(svc);
   });
   afterAll(async () => {
     await svc?.stop();
@@ -122,8 +125,13 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       });
       await svc.publish('sales.quotation.converted', 1, converted(201));
       await waitFor(async () => (await balanceView()).partner.committed === 115);
+      // The commitment lists as a transaction, and exposure adds it to the balance.
+      const open = await balanceView();
+      expect(open.partner.exposure).toBe(open.partner.balance + 115);
+      expect(open.transactions.filter((t: any) => t.type === 'commitment')).toEqual([{ id: 201, type: 'commitment', document_number: 'QUO-201', date: expect.any(String), amount: 115, paid: 0, due: 115 }]);
       await svc.publish('invoicing.invoice.cancelled', 1, { ...validated(201, 'invoiceout', 115), cancelled_at: '2026-03-02T00:00:00' });
       await waitFor(async () => (await balanceView()).partner.committed === 0);
+      expect((await balanceView()).transactions.filter((t: any) => t.type === 'commitment')).toEqual([]);
 
       // The invoice validated before the conversion event arrived: nothing stays committed.
       await svc.publish('invoicing.invoice.validated', 1, validated(202, 'invoiceout', 115));
@@ -131,6 +139,76 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       await svc.publish('sales.quotation.converted', 1, converted(202));
       await new Promise((r) => setTimeout(r, 500));
       expect((await balanceView()).partner.committed).toBe(0);
+    });
+  });
+
+  it('keeps a structured address beside the free-text one, and counts every change in version', async () => {
+    const seen = await svc.collect(['partners.partner.created', 'partners.partner.updated', 'partners.partner.deleted']);
+    const p = await create({ partnername: 'Hooli', address: '1 Main St\nSpringfield', address_line1: ' 1 Main St ', city: 'Springfield', postal_code: '12345', region: 'IL', country: 'us' });
+    expect(p).toMatchObject({ address: '1 Main St\nSpringfield', address_line1: '1 Main St', address_line2: null, city: 'Springfield', postal_code: '12345', region: 'IL', country: 'US', version: 1 });
+    const edited = body(await svc.call('partners.partner.edit', { action: 'edit', partner_id: p.id, address_line2: 'Suite 4', region: '', country: 'CA' })).partner;
+    expect(edited).toMatchObject({ address_line1: '1 Main St', address_line2: 'Suite 4', region: null, country: 'CA', version: 2 });
+    const listed = body(await svc.call('partners.partner.list', { search: 'Hooli' })).partners;
+    expect(listed).toEqual([edited]);
+    expect(body(await svc.call('partners.partner.get', { partner_id: p.id })).partner).toEqual(edited);
+    body(await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id }));
+    await waitFor(() => seen.filter((e) => e.data['id'] === p.id).length === 3);
+    const events = seen.filter((e) => e.data['id'] === p.id);
+    expect(events.map((e) => [e.type, e.data['version'], e.data['country']])).toEqual([
+      ['partners.partner.created', 1, 'US'],
+      ['partners.partner.updated', 2, 'CA'],
+      ['partners.partner.deleted', 3, 'CA'],
+    ]);
+  });
+
+  it('refuses a country that is not an ISO 3166-1 alpha-2 code', async () => {
+    for (const country of ['XX', 'USA', 'UK']) {
+      const reply = await svc.call('partners.partner.create', { action: 'create', partner_type: 'customer', partnername: 'Nowhere', country });
+      expect(reply).toMatchObject({ ok: false, status: 400, code: 'validation_failed', errors: [{ field: 'country' }] });
+    }
+    expect(await svc.db('partners').where({ partnername: 'Nowhere' })).toHaveLength(0);
+  });
+
+  describe('deleting a partner', () => {
+    const validatedFor = (partnerId: number, invoiceId: number, total: number) => ({
+      invoice_id: invoiceId, invoicenumber: `INV-${invoiceId}`, invoicetype: 'invoiceout', partner_id: partnerId, invoicetotal: total,
+      journal_entry_id: invoiceId, invoicedatetime: '2026-03-01T10:00:00', invoicedue: null, validated_at: '2026-03-01T10:00:00',
+      sourcetype: null, sourceid: null, sourcenumber: null,
+    });
+
+    it('is refused while the partner owes money, naming the balance, and allowed once it is settled', async () => {
+      const p = await create({ partnername: 'Owes Co' });
+      await svc.publish('invoicing.invoice.validated', 1, validatedFor(p.id, 9001, 80));
+      await waitFor(async () => body(await svc.call('partners.partner.balance', { partner_id: p.id })).partner.balance === 80);
+      const refused = await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id });
+      expect(refused).toMatchObject({ ok: false, status: 400, code: 'validation_failed', message: `Partner ${p.id} cannot be deleted: its balance is 80.00, not zero`, errors: [{ field: 'partner_id' }] });
+      expect((await svc.db('partners').where({ id: p.id }).first()).deleted_at).toBeNull();
+      await svc.publish('invoicing.invoice.payment_registered', 1, { ...validatedFor(p.id, 9001, 80), payment_id: 9001, amount: 80, payment_date: '2026-03-02', journal: null, amount_paid: 80, due_amount: 0 });
+      await waitFor(async () => body(await svc.call('partners.partner.balance', { partner_id: p.id })).partner.balance === 0);
+      body(await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id }));
+    });
+
+    it('is refused while sales or invoicing hold open documents or active contracts, naming them', async () => {
+      const p = await create({ partnername: 'Busy Co' });
+      documents.set('sales', 1, p.id, { open_documents: 1, active_contracts: 0, documents: [{ kind: 'quotation', id: 5, number: 'QUO-00005', type: 'quotation', status: 'sent' }] });
+      documents.set('invoicing', 1, p.id, {
+        open_documents: 1,
+        active_contracts: 1,
+        documents: [
+          { kind: 'invoice', id: 7, number: 'INV-00007', type: 'invoiceout', status: 'draft' },
+          { kind: 'recurring_contract', id: 8, number: 'INV-00008', type: 'invoiceout', status: 'active' },
+        ],
+      });
+      const refused = await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id });
+      expect(refused).toMatchObject({
+        ok: false,
+        status: 400,
+        message: `Partner ${p.id} cannot be deleted: it has 2 open documents: QUO-00005 (sent), INV-00007 (draft); it has 1 active recurring contract: INV-00008 (active)`,
+      });
+      expect(documents.asked()).toEqual(expect.arrayContaining([`sales:1:${p.id}`, `invoicing:1:${p.id}`]));
+      documents.set('sales', 1, p.id, { open_documents: 0, active_contracts: 0, documents: [] });
+      documents.set('invoicing', 1, p.id, { open_documents: 0, active_contracts: 0, documents: [] });
+      body(await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id }));
     });
   });
 

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import type { ServiceDefinition } from '@bo/runtime';
+import { organizationSettingsConsumer, partnerDirectoryConsumer, type ServiceDefinition } from '@bo/runtime';
 import { conversionRecovery } from './conversion/conversion-recovery';
 import { convertQuotationHandler } from './conversion/convert-quotation.handler';
 import { salesMigrations } from './migrations';
-import { partnersConsumer } from './partners/partners.consumer';
+import { openQuotationsHandler } from './partner/open-quotations.handler';
 import { addQuotationLineHandler } from './quotation/add-line.handler';
 import { cancelQuotationHandler } from './quotation/cancel-quotation.handler';
 import { createQuotationHandler } from './quotation/create-quotation.handler';
 import { editQuotationHandler } from './quotation/edit-quotation.handler';
+import { getQuotationHandler } from './quotation/get-quotation.handler';
 import { listQuotationsHandler } from './quotation/list-quotations.handler';
 import { quotationTotalHandler } from './quotation/quotation-total.handler';
 
@@ -25,13 +26,15 @@ export const salesService: ServiceDefinition = {
   migrations: salesMigrations,
   handlers: [
     listQuotationsHandler,
+    getQuotationHandler,
     createQuotationHandler,
     addQuotationLineHandler,
     editQuotationHandler,
     quotationTotalHandler,
     cancelQuotationHandler,
     convertQuotationHandler,
+    openQuotationsHandler,
   ],
-  subscriptions: [partnersConsumer],
+  subscriptions: [partnerDirectoryConsumer('sales.partner-directory'), organizationSettingsConsumer('sales.organization')],
   background: (deps) => [conversionRecovery(deps, settings.parse(deps.config).CONVERSION_RECOVERY_MS)],
 };

@@ -1,5 +1,6 @@
 import { defineOperation } from '../operation';
 import * as s from './schemas';
+import * as partnerSchemas from '../partners/schemas';
 
 export const createInvoice = defineOperation({
   name: 'invoicing.invoice.create', service: 'invoicing', summary: 'Create an invoice, credit note or bill (also a recurring contract)',
@@ -55,4 +56,11 @@ export const createInvoiceFromSource = defineOperation({
   paths: [], select: { default: true }, write: true, request: s.createFromSourceRequest, reply: s.createFromSourceReply,
 });
 
-export const invoicingOperations = [createInvoice, listInvoices, addInvoiceLine, cancelInvoice, validateInvoice, invoiceBalances, registerPayment, pauseRecurring, resumeRecurring, cancelRecurring, generateChildInvoice, createInvoiceFromSource];
+/** Internal: the partner's open invoices (draft, proforma, or posted with something due) and active recurring contracts, asked by partners before a delete (not routed over HTTP). */
+export const partnerOpenInvoices = defineOperation({
+  name: 'invoicing.partner.open_documents', service: 'invoicing', summary: "Internal: a partner's open invoices (draft, proforma, or posted with something due) and active recurring contracts, asked before the partner is deleted",
+  paths: [], select: { default: true }, write: false,
+  request: partnerSchemas.openDocumentsRequest, reply: partnerSchemas.openDocumentsReply,
+});
+
+export const invoicingOperations = [createInvoice, listInvoices, addInvoiceLine, cancelInvoice, validateInvoice, invoiceBalances, registerPayment, pauseRecurring, resumeRecurring, cancelRecurring, generateChildInvoice, createInvoiceFromSource, partnerOpenInvoices];

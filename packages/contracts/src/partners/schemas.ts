@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseRequest, intId, money, optionalText, pageRequest, paginationSchema, plainString, searchText, text } from '../fields';
+import { countryField } from '../organization/schemas';
 
 export const partnerTypes = ['customer', 'vendor', 'both'] as const;
 export const partnerTypeField = z.enum(partnerTypes);
@@ -21,6 +22,13 @@ const partnerFields = {
   email: email.nullable().optional(),
   phone: optionalText(50),
   address: optionalText(1000, 'multiline'),
+  // Structured address beside the free-text one (which keeps working); an empty string clears a field.
+  address_line1: optionalText(200),
+  address_line2: optionalText(200),
+  city: optionalText(100),
+  postal_code: optionalText(20),
+  region: optionalText(100),
+  country: z.union([z.literal(''), countryField, z.null()]).optional(),
   tax_number: optionalText(50),
   credit_limit: money({ min: 0 }).optional(),
   currency: currency.nullable().optional(),
@@ -72,6 +80,12 @@ export const partnerRecord = z.object({
   email: z.string().nullable(),
   phone: z.string().nullable(),
   address: z.string().nullable(),
+  address_line1: z.string().nullable(),
+  address_line2: z.string().nullable(),
+  city: z.string().nullable(),
+  postal_code: z.string().nullable(),
+  region: z.string().nullable(),
+  country: z.string().nullable(),
   tax_number: z.string().nullable(),
   credit_limit: z.number(),
   balance: z.number(),
@@ -80,12 +94,15 @@ export const partnerRecord = z.object({
   payment_terms: z.string().nullable(),
   contact_person: z.string().nullable(),
   notes: z.string().nullable(),
+  /** Increases by one with every change (create, edit, delete), so read models keep the newest record. */
+  version: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type PartnerRecord = z.infer<typeof partnerRecord>;
 
-export const partnerTransactionTypes = ['invoice', 'credit_note', 'bill', 'vendor_credit', 'payment'] as const;
+/** `commitment`: a converted quotation whose invoice is not validated or cancelled yet (its amount is `committed`, not `balance`). */
+export const partnerTransactionTypes = ['invoice', 'credit_note', 'bill', 'vendor_credit', 'payment', 'commitment'] as const;
 
 export const partnerTransaction = z.object({
   id: z.number().int(),
@@ -106,7 +123,10 @@ export const partnerBalanceView = z.object({
   balance: z.number(),
   committed: z.number(),
   credit_limit: z.number(),
+  /** credit_limit − balance (spec 2.5); a credit_limit of 0 means no limit, so nothing is refused whatever this says. */
   available_credit: z.number(),
+  /** balance + committed: what invoice validation weighs against credit_limit (before the document's own total). */
+  exposure: z.number(),
   currency: z.string().nullable(),
 });
 
@@ -118,3 +138,24 @@ export const partnerBalanceReply = z.object({
   partner: partnerBalanceView,
   transactions: z.array(partnerTransaction).optional(),
 });
+
+/**
+ * Internal: what still ties a partner to sales or invoicing, asked by the partners service before a
+ * delete (docs/partners.md). Lists are capped; the counts are complete.
+ */
+export const openDocumentsRequest = z.object({ org_id: baseRequest.org_id, partner_id: intId });
+export const openDocument = z.object({
+  kind: z.enum(['quotation', 'invoice', 'recurring_contract']),
+  id: z.number().int(),
+  number: z.string(),
+  type: z.string(),
+  status: z.string(),
+});
+export const openDocumentsReply = z.object({
+  message: z.string(),
+  open_documents: z.number().int(),
+  active_contracts: z.number().int(),
+  /** At most 20 of each kind, oldest first. */
+  documents: z.array(openDocument),
+});
+export type OpenDocumentsReply = z.infer<typeof openDocumentsReply>;

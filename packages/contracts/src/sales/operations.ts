@@ -1,5 +1,6 @@
 import { defineOperation } from '../operation';
 import * as s from './schemas';
+import * as partnerSchemas from '../partners/schemas';
 
 // Canonical paths: create, add_line, edit, cancel and convert on /sales/addline; list and total on
 // /sales/orderdetail. Operations the spec shows no path for are accepted on every /sales/* path.
@@ -24,6 +25,11 @@ export const listQuotations = defineOperation({
   paths: ['/sales/orderdetail'], select: { default: true }, write: false,
   request: s.listQuotationsRequest, reply: s.listQuotationsReply,
 });
+export const getQuotation = defineOperation({
+  name: 'sales.quotation.get', service: 'sales', summary: 'Read one quotation back whole: header, totals and lines',
+  paths: ['/sales/orderdetail'], select: { present: 'quotation_id' }, write: false,
+  request: s.getQuotationRequest, reply: s.getQuotationReply,
+});
 export const quotationTotal = defineOperation({
   name: 'sales.quotation.total', service: 'sales', summary: 'Totals of a quotation in the partner currency',
   paths: ['/sales/orderdetail'], domainWide: true, select: { flag: 'calculate_total' }, write: false,
@@ -40,4 +46,11 @@ export const convertQuotation = defineOperation({
   request: s.convertQuotationRequest, reply: s.convertQuotationReply,
 });
 
-export const salesOperations = [listQuotations, createQuotation, addQuotationLine, editQuotation, quotationTotal, cancelQuotation, convertQuotation];
+/** Internal: the partner's open quotations (draft, sent or accepted, not expired, or being converted), asked by partners before a delete (not routed over HTTP). */
+export const partnerOpenQuotations = defineOperation({
+  name: 'sales.partner.open_documents', service: 'sales', summary: "Internal: a partner's open quotations (draft, sent or accepted, not expired, or being converted), asked before the partner is deleted",
+  paths: [], select: { default: true }, write: false,
+  request: partnerSchemas.openDocumentsRequest, reply: partnerSchemas.openDocumentsReply,
+});
+
+export const salesOperations = [listQuotations, getQuotation, createQuotation, addQuotationLine, editQuotation, quotationTotal, cancelQuotation, convertQuotation, partnerOpenQuotations];

@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { formatDateTime, handler, invalidState, recordEvent, today } from '@bo/runtime';
+import { formatDateTime, handler, invalidState, recordEvent, organizationToday } from '@bo/runtime';
 import { cancelRefusal } from '../domain/status';
 import { eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice } from './invoice.repository';
@@ -7,7 +7,7 @@ import { findInvoice } from './invoice.repository';
 export const cancelInvoiceHandler = handler(invoicing.cancelInvoice, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
     const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
-    const refusal = cancelRefusal(statusOf(invoice, today()));
+    const refusal = cancelRefusal(statusOf(invoice, await organizationToday(trx, ctx.orgId)));
     if (refusal) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be cancelled: ${refusal}`);
     const [row] = (await trx('invoices')
       .where({ id: invoice.id })

@@ -1,7 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { handler, isUniqueViolation, today, type HandlerContext } from '@bo/runtime';
-import { requirePartner } from '../partners/partner-directory';
-import { newInvoiceFrom } from './create-input';
+import { handler, isUniqueViolation, organizationNow, organizationToday, parseDateTime, requireLivePartner, requirePartnerRole, resolveCatalogLines, type HandlerContext } from '@bo/runtime';
+import { lineField, newInvoiceFrom } from './create-input';
 import { toInvoiceRecord, type InvoiceRow } from './invoice.record';
 import { linesOf } from './invoice.repository';
 import { insertInvoice } from './invoice.writer';
@@ -13,11 +12,14 @@ import { insertInvoice } from './invoice.writer';
 export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource, async (req, ctx) => {
   const first = await existing(ctx, req.sourcetype, req.sourceid);
   if (first) return first;
-  const values = newInvoiceFrom(req, ctx.userId, new Date());
-  await requirePartner(ctx, req.partner);
+  // The quotation's lines keep their name, description and price; catalog confirms the products still exist.
+  const lines = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
+  const now = await organizationNow(ctx.db, ctx.orgId);
+  const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
+  requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
   try {
-    const created = await ctx.db.transaction((trx) => insertInvoice(trx, ctx.orgId, { ...values, invoicestatus: req.invoicestatus ?? 'draft' }, req.line_items ?? []));
-    return { message: 'Invoice created successfully', created: true, invoice: toInvoiceRecord(created.row, created.lines, today()) };
+    const created = await ctx.db.transaction((trx) => insertInvoice(trx, ctx.orgId, { ...values, invoicestatus: req.invoicestatus ?? 'draft' }, lines));
+    return { message: 'Invoice created successfully', created: true, invoice: toInvoiceRecord(created.row, created.lines, now.date) };
   } catch (err) {
     // The loser of a race rolled back whole (its number returns to the series) and reads the winner's.
     if (!isUniqueViolation(err, 'invoices_org_source')) throw err;
@@ -31,5 +33,5 @@ async function existing(ctx: HandlerContext, sourcetype: string, sourceid: strin
   const row: InvoiceRow | undefined = await ctx.db('invoices').where({ org_id: ctx.orgId, sourcetype, sourceid }).first();
   if (!row) return undefined;
   const lines = (await linesOf(ctx.db, [row.id])).get(row.id) ?? [];
-  return { message: 'Invoice already exists for this source', created: false, invoice: toInvoiceRecord(row, lines, today()) };
+  return { message: 'Invoice already exists for this source', created: false, invoice: toInvoiceRecord(row, lines, await organizationToday(ctx.db, ctx.orgId)) };
 }

@@ -1,9 +1,13 @@
 import type { invoicing, RequestOf } from '@bo/contracts';
-import { parseDateTime, validationFailed } from '@bo/runtime';
+import { parseDateTime, validationFailed, type ResolvedLine } from '@bo/runtime';
 import { lineTotalProblem } from '../domain/line-limits';
+import { runDate } from '../domain/recurrence';
 import type { NewInvoice } from './invoice.writer';
 
 type CreateRequest = RequestOf<typeof invoicing.createInvoice> | RequestOf<typeof invoicing.createInvoiceFromSource>;
+
+/** How a refusal names a field of a document's line: `line_items.2.product_id`. */
+export const lineField = (index: number, field: string) => `line_items.${index}.${field}`;
 
 export const RECURRING_FREQUENCY_REQUIRED = 'invalid recurring configuration: frequency is required';
 
@@ -13,14 +17,17 @@ export const RECURRING_FREQUENCY_REQUIRED = 'invalid recurring configuration: fr
  */
 export const MAX_BACKDATED_DAYS = 366;
 
-/** Turns a create request into the new invoice's columns, refusing what no field schema can see alone. */
-export function newInvoiceFrom(req: CreateRequest, userId: string | undefined, now: Date): NewInvoice {
+/**
+ * Turns a create request, its lines checked against the catalog, into the new invoice's columns,
+ * refusing what no field schema can see alone.
+ */
+export function newInvoiceFrom(req: CreateRequest, lines: readonly ResolvedLine[], userId: string | undefined, now: Date): NewInvoice {
   const invoicedatetime = req.invoicedatetime ? parseDateTime(req.invoicedatetime) : now;
   const invoiceDate = invoicedatetime.toISOString().slice(0, 10);
   if (req.invoicedue && req.invoicedue < invoiceDate) {
     throw validationFailed('invoicedue must not be before the invoice date', [{ field: 'invoicedue', message: `invoicedue ${req.invoicedue} is before the invoice date ${invoiceDate}` }]);
   }
-  const tooLarge = (req.line_items ?? []).flatMap((line, i) => {
+  const tooLarge = lines.flatMap((line, i) => {
     const problem = lineTotalProblem(line);
     const field = `line_items.${i}.quantity`;
     return problem ? [{ field, message: `${field}: ${problem}` }] : [];
@@ -53,11 +60,14 @@ export function newInvoiceFrom(req: CreateRequest, userId: string | undefined, n
       const message = `invalid recurring configuration: start_date ${start} is more than a year in the past (earliest ${earliest})`;
       throw validationFailed(message, [{ field: 'recurring.start_date', message }]);
     }
+    // The parent invoice bills the first period (from start_date); the first child the one after,
+    // so no period is billed twice.
     Object.assign(values, {
       recurring_enabled: true,
       recurring_frequency: recurring.frequency,
       recurring_start_date: start,
-      recurring_next_run_date: start,
+      recurring_next_run_date: runDate(start, recurring.frequency, 1),
+      recurring_next_index: 1,
       recurring_occurrences: recurring.occurrences_count ?? 0,
       recurring_status: 'active',
     } satisfies Partial<NewInvoice>);

@@ -1,14 +1,16 @@
 import { invoicing } from '@bo/contracts';
-import { duplicate, handler, isUniqueViolation, today } from '@bo/runtime';
-import { requirePartner } from '../partners/partner-directory';
-import { newInvoiceFrom } from './create-input';
+import { duplicate, handler, isUniqueViolation, organizationNow, parseDateTime, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/runtime';
+import { lineField, newInvoiceFrom } from './create-input';
 import { toInvoiceRecord } from './invoice.record';
 import { insertInvoice } from './invoice.writer';
 
-/** Opens its own transaction, after the partner check that may ask the partners service. */
+/** Opens its own transaction, after the catalog and partner checks that ask other services. */
 export const createInvoiceHandler = handler(invoicing.createInvoice, async (req, ctx) => {
-  const values = newInvoiceFrom(req, ctx.userId, new Date());
-  await requirePartner(ctx, req.partner);
+  const lines = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
+  // Dates are the organization's wall clock: a new invoice is dated now in its time zone.
+  const now = await organizationNow(ctx.db, ctx.orgId);
+  const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
+  requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
   const sourceTaken = () =>
     duplicate(`An invoice for ${values.sourcetype} ${values.sourceid} already exists`, 'sourceid');
   try {
@@ -17,8 +19,8 @@ export const createInvoiceHandler = handler(invoicing.createInvoice, async (req,
         const existing = await trx('invoices').select('id').where({ org_id: ctx.orgId, sourcetype: values.sourcetype, sourceid: values.sourceid }).first();
         if (existing) throw sourceTaken();
       }
-      const created = await insertInvoice(trx, ctx.orgId, values, req.line_items ?? []);
-      const invoice = toInvoiceRecord(created.row, created.lines, today());
+      const created = await insertInvoice(trx, ctx.orgId, values, lines);
+      const invoice = toInvoiceRecord(created.row, created.lines, now.date);
       const reply = { message: invoice.recurring.enabled ? 'Recurring invoice created successfully' : 'Invoice created successfully', invoice };
       await ctx.finish(trx, reply);
       return reply;

@@ -1,5 +1,5 @@
 import { invoicing, type RequestOf } from '@bo/contracts';
-import { formatDate, handler, toNumber, today, type Knex } from '@bo/runtime';
+import { formatDate, handler, toNumber, organizationToday, type Knex } from '@bo/runtime';
 import { dueOf, statusOf, toLineRecord } from './invoice.record';
 import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
 
@@ -24,7 +24,7 @@ async function balancesView(db: Knex, req: RequestOf<typeof invoicing.invoiceBal
     id: invoice.id,
     invoicenumber: invoice.invoicenumber,
     invoicetype: invoice.invoicetype,
-    invoicestatus: statusOf(invoice, today()),
+    invoicestatus: statusOf(invoice, await organizationToday(db, orgId)),
     invoicetotal: toNumber(invoice.invoicetotal),
     amount_paid: toNumber(invoice.amount_paid),
     due_amount: dueOf(invoice),

@@ -1,5 +1,5 @@
 import { invoicing, type RequestOf } from '@bo/contracts';
-import { dec, formatDateTime, handler, likeContains, pageWindow, paginationOf, toNumber, today, validationFailed, type Knex } from '@bo/runtime';
+import { dec, formatDateTime, handler, likeContains, pageWindow, paginationOf, toNumber, organizationToday, validationFailed, type Knex } from '@bo/runtime';
 import { addDays } from '../domain/recurrence';
 import { dueOf, statusOf, toLineRecord, type InvoiceRow } from './invoice.record';
 import { inSnapshot, linesOf } from './invoice.repository';
@@ -20,7 +20,7 @@ export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, c
 });
 
 async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>, orgId: number) {
-  const now = today();
+  const now = await organizationToday(db, orgId);
   const { size, offset } = pageWindow(req);
   const filtered = db('invoices as i')
     .leftJoin('partner_directory as p', (j) => j.on('p.org_id', 'i.org_id').andOn('p.id', 'i.partner_id'))

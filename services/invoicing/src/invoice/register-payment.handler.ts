@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, today, validationFailed } from '@bo/runtime';
+import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, organizationToday, validationFailed } from '@bo/runtime';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL, paymentEntryLines } from '../domain/journal';
 import { canTakePayment } from '../domain/status';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
@@ -10,7 +10,7 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
   return ctx.db.transaction(async (trx) => {
     // Locked so two payments racing cannot together pay more than is due.
     const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
-    const now = today();
+    const now = await organizationToday(trx, ctx.orgId);
     const status = statusOf(invoice, now);
     if (!canTakePayment(status)) {
       throw invalidState(`A payment can only be registered on an open or overdue invoice; invoice ${invoice.invoicenumber} is ${status}`);

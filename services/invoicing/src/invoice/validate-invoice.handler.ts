@@ -1,10 +1,10 @@
 import { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, today } from '@bo/runtime';
+import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, organizationToday } from '@bo/runtime';
 import { accountsFor, invoiceEntryLines } from '../domain/journal';
 import { partnerCredit } from '../partners/partner-directory';
 import { assertCreditAvailable } from './credit-check';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
-import { countLines, findInvoice } from './invoice.repository';
+import { findInvoice, linesOf } from './invoice.repository';
 import { postEntry } from './journal.repository';
 
 /**
@@ -18,10 +18,10 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (
   return ctx.db.transaction(async (trx) => {
     const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
     if (invoice.invoicestatus !== 'draft' && invoice.invoicestatus !== 'proforma') {
-      throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it is ${statusOf(invoice, today())}; only draft or proforma invoices can be validated`);
+      throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it is ${statusOf(invoice, await organizationToday(trx, ctx.orgId))}; only draft or proforma invoices can be validated`);
     }
-    const count = await countLines(trx, invoice.id);
-    if (count === 0) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it has no lines`);
+    const lines = (await linesOf(trx, [invoice.id])).get(invoice.id) ?? [];
+    if (lines.length === 0) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it has no lines`);
 
     // Checked while the invoice is locked, so its total cannot grow between the check and the posting.
     if (credit) await assertCreditAvailable(trx, invoice, credit);
@@ -48,6 +48,8 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (
       validated_at: formatDateTime(posted.validated_at) as string,
       subtotal: toNumber(posted.subtotal),
       tax_amount: toNumber(posted.tax_amount),
+      // Catalog moves stock by these (DESIGN.md "stock follows documents").
+      lines: lines.map((l) => ({ line_id: l.id, product_id: l.product_id, variant_id: l.variant_id, location_id: l.location_id, quantity: toNumber(l.quantity) })),
     });
     if (settled) await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, { ...eventRef(posted), paid_at: formatDateTime(posted.paid_at) as string });
     const reply = {
@@ -55,7 +57,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (
       invoice: {
         id: posted.id,
         invoicenumber: posted.invoicenumber,
-        invoicestatus: statusOf(posted, today()),
+        invoicestatus: statusOf(posted, await organizationToday(trx, ctx.orgId)),
         journal_entry_id: journalEntryId,
         invoicetotal: toNumber(posted.invoicetotal),
         due_amount: dueOf(posted),

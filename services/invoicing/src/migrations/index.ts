@@ -1,4 +1,4 @@
-import type { Migration } from '@bo/runtime';
+import { organizationSettingsMigration, type Migration } from '@bo/runtime';
 
 export const invoicingMigrations: Migration[] = [
   {
@@ -142,4 +142,33 @@ export const invoicingMigrations: Migration[] = [
       await trx.raw(`create index invoices_partner_open on ??.invoices (org_id, partner_id) where invoicestatus = 'open'`, [schema]);
     },
   },
+  {
+    // Lines know the catalog: each keeps what it named (variant, stock location) and a snapshot of the
+    // product (SKU, unit of measure) taken when the line was made, so catalog edits never rewrite it.
+    name: '003_line_catalog_snapshot',
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).alterTable('invoice_lines', (t) => {
+        t.string('variant_id', 64);
+        t.string('location_id', 64);
+        t.string('sku', 100);
+        t.string('uom', 50);
+      });
+    },
+  },
+  {
+    // The shared partner read model (runtime read-models/partner-directory.ts): the newest record by
+    // the partner's version instead of a timestamp cut to the second, and its type for the role
+    // rules. Rows kept before have no type: the first use asks partners again.
+    name: '004_partner_directory_versions',
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).alterTable('partner_directory', (t) => {
+        t.string('partner_type', 16);
+        t.string('currency', 3);
+        t.integer('version').notNullable().defaultTo(0);
+        t.dropColumn('source_updated_at');
+      });
+    },
+  },
+  // The organization's time zone, from partners.organization.updated (overdue, scheduler, dates).
+  organizationSettingsMigration('005_organization_settings'),
 ];

@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { handler, invalidState, today } from '@bo/runtime';
+import { handler, invalidState, organizationToday } from '@bo/runtime';
 import { firstRunIndexNotBefore, runDate } from '../domain/recurrence';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { contractReply, lockContract } from './contract';
@@ -11,7 +11,7 @@ export const resumeRecurringHandler = handler(invoicing.resumeRecurring, async (
     if (contract.recurring_status !== 'paused') throw invalidState(`Recurring contract ${contract.invoicenumber} is ${contract.recurring_status}; only a paused contract can be resumed`);
     const start = contract.recurring_start_date as string;
     const frequency = contract.recurring_frequency!;
-    const index = firstRunIndexNotBefore(start, frequency, contract.recurring_next_index, today());
+    const index = firstRunIndexNotBefore(start, frequency, contract.recurring_next_index, await organizationToday(trx, ctx.orgId));
     const [row] = (await trx('invoices')
       .where({ id: contract.id })
       .update({ recurring_status: 'active', recurring_next_index: index, recurring_next_run_date: runDate(start, frequency, index), updated_at: trx.fn.now() })

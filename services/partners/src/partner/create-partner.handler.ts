@@ -1,6 +1,6 @@
 import { partners } from '@bo/contracts';
 import { handler, recordEvent } from '@bo/runtime';
-import { toPartnerRecord, type PartnerRow } from './partner.record';
+import { structuredAddress, toPartnerRecord, type PartnerRow } from './partner.record';
 
 export const createPartnerHandler = handler(partners.createPartner, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
@@ -13,6 +13,7 @@ export const createPartnerHandler = handler(partners.createPartner, async (req, 
         email: req.email || null,
         phone: req.phone ?? null,
         address: req.address ?? null,
+        ...structuredAddress(req),
         tax_number: req.tax_number ?? null,
         credit_limit: req.credit_limit ?? '0',
         currency: req.currency ?? null,

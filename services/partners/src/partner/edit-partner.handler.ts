@@ -1,6 +1,6 @@
 import { partners } from '@bo/contracts';
 import { handler, recordEvent } from '@bo/runtime';
-import { toPartnerRecord, type PartnerRow } from './partner.record';
+import { structuredAddress, toPartnerRecord, type PartnerRow } from './partner.record';
 import { findLivePartner } from './partner.repository';
 
 export const editPartnerHandler = handler(partners.editPartner, async (req, ctx) => {
@@ -11,10 +11,11 @@ export const editPartnerHandler = handler(partners.editPartner, async (req, ctx)
     for (const field of copy) if (req[field] !== undefined) changes[field] = req[field];
     if (req.email !== undefined) changes.email = req.email || null;
     if (req.currency !== undefined) changes.currency = req.currency;
+    Object.assign(changes, structuredAddress(req));
     if (req.display_name !== undefined) changes.display_name = req.display_name.trim() || (req.partnername ?? current.partnername);
     const [row] = await trx<PartnerRow>('partners')
       .where({ id: current.id })
-      .update({ ...changes, updated_by: ctx.userId ?? null, updated_at: trx.fn.now() } as never)
+      .update({ ...changes, version: trx.raw('version + 1'), updated_by: ctx.userId ?? null, updated_at: trx.fn.now() } as never)
       .returning('*');
     const partner = toPartnerRecord(row as PartnerRow);
     await recordEvent(trx, partners.partnerUpdated.type, ctx.orgId, partner);

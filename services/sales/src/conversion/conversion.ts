@@ -257,7 +257,7 @@ export function sourceRequest(orgId: number, userId: string | undefined, q: Quot
     userid: userId,
     invoicetype,
     partner: q.partner_id,
-    invoicedatetime: formatDateTime(new Date()) as string,
+    // No invoicedatetime: invoicing dates the invoice now, in the organization's time zone.
     invoicestatus: 'draft',
     comments: q.comments ?? undefined,
     invoicereference: q.quotation_reference || q.quotation_number,
@@ -269,6 +269,8 @@ export function sourceRequest(orgId: number, userId: string | undefined, q: Quot
     sourcenumber: q.quotation_number,
     line_items: lines.map((l) => ({
       product_id: l.product_id,
+      variant_id: l.variant_id ?? undefined,
+      location_id: l.location_id ?? undefined,
       product_name: l.product_name ?? undefined,
       description: l.description ?? undefined,
       quantity: plain(l.quantity),

@@ -1,5 +1,5 @@
 import { sales } from '@bo/contracts';
-import { handler, invalidState, today } from '@bo/runtime';
+import { handler, invalidState, organizationToday } from '@bo/runtime';
 import { actor } from '../actor';
 import { checkConvert } from '../quotation/quotation-status';
 import { conversionUnfinished, enforce, findQuotation, statusOf } from '../quotation/quotation.repository';
@@ -27,7 +27,7 @@ export const convertQuotationHandler = handler(
           ).asTransient();
         }
       } else {
-        enforce(checkConvert(statusOf(q, today())), q);
+        enforce(checkConvert(statusOf(q, await organizationToday(trx, ctx.orgId))), q);
         if (q.line_count === 0) throw invalidState(`Quotation ${q.quotation_number} has no lines; add a line before converting it`);
       }
       return { attempt: await claimAttempt(trx, q, req.invoicetype, driver, ctx.config) };

@@ -1,4 +1,4 @@
-import type { Migration } from '@bo/runtime';
+import { organizationSettingsMigration, type Migration } from '@bo/runtime';
 
 export const salesMigrations: Migration[] = [
   {
@@ -118,4 +118,37 @@ export const salesMigrations: Migration[] = [
       );
     },
   },
+  {
+    // Lines know the catalog: each keeps what it named (variant, stock location) and a snapshot of the
+    // product (SKU, unit of measure) taken when the line was made, so catalog edits never rewrite it.
+    name: '004_line_catalog_snapshot',
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).alterTable('quotation_lines', (t) => {
+        t.string('variant_id', 64);
+        t.string('location_id', 64);
+        t.string('sku', 100);
+        t.string('uom', 50);
+      });
+    },
+  },
+  {
+    // The shared partner read model (runtime read-models/partner-directory.ts): the newest record by
+    // the partner's version instead of a timestamp cut to the second, its type for the role rules,
+    // and the deletion time. Rows kept before have no type: the first use asks partners again.
+    name: '005_partner_directory_versions',
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).alterTable('partner_directory', (t) => {
+        t.string('partner_type', 16);
+        t.integer('version').notNullable().defaultTo(0);
+        t.timestamp('deleted_at', { useTz: true });
+      });
+      await trx.raw('update ??.partner_directory set deleted_at = now() where deleted', [schema]);
+      await trx.schema.withSchema(schema).alterTable('partner_directory', (t) => {
+        t.dropColumn('deleted');
+        t.dropColumn('source_updated_at');
+      });
+    },
+  },
+  // The organization's time zone, from partners.organization.updated (quotation expiry, dates).
+  organizationSettingsMigration('006_organization_settings'),
 ];

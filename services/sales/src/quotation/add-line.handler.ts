@@ -1,14 +1,16 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import { dec, handler, invalidState, today, toNumber, validationFailed } from '@bo/runtime';
+import { dec, handler, invalidState, resolveCatalogLines, organizationToday, toNumber, validationFailed } from '@bo/runtime';
 import { addToTotals, documentTooLarge, lineTooLarge, MAX_LINE_TOTAL, priceLine } from './quotation-lines';
 import { checkAddLine } from './quotation-status';
 import { conversionUnfinished, enforce, findQuotation, statusOf } from './quotation.repository';
 import { lineRow, toLineRecord, type LineRow } from './quotation.record';
 
+/** Opens its own transaction, after asking catalog about the line: no row lock is held meanwhile. */
 export const addQuotationLineHandler = handler(sales.addQuotationLine, async (req, ctx) => {
   const { quotation_id, org_id: _org, userid: _user, action: _action, ...input } = req;
-  const line = priceLine(input);
+  const [resolved] = await resolveCatalogLines(ctx, [input], (_i, field) => field);
+  const line = priceLine(resolved!);
   if (lineTooLarge(line.amounts)) {
     const message = `line total must be less than ${MAX_LINE_TOTAL.toFixed()}`;
     throw validationFailed(message, [{ field: 'quantity', message }]);
@@ -16,7 +18,7 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, async (re
   return ctx.db.transaction(async (trx) => {
     // The row lock serializes lines, edits and conversion of this quotation, so totals never lose a line.
     const q = await findQuotation(trx, ctx.orgId, quotation_id, { lock: true });
-    enforce(checkAddLine(statusOf(q, today()), conversionUnfinished(q)), q);
+    enforce(checkAddLine(statusOf(q, await organizationToday(trx, ctx.orgId)), conversionUnfinished(q)), q);
     if (q.line_count >= sales.MAX_QUOTATION_LINES) throw invalidState(`Quotation ${q.quotation_number} already has ${sales.MAX_QUOTATION_LINES} lines, the most a quotation can hold`);
     const totals = addToTotals(
       { subtotal: dec(q.subtotal), tax_amount: dec(q.tax_amount), discount_total: dec(q.discount_total), total: dec(q.total) },
@@ -35,7 +37,7 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, async (re
         updated_by: actor(req, ctx),
         updated_at: trx.fn.now(),
       });
-    return {
+    const reply = {
       message: 'Line added successfully',
       line_item: toLineRecord(stored as LineRow),
       totals: {
@@ -45,5 +47,7 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, async (re
         quotation_total: toNumber(totals.total),
       },
     };
+    await ctx.finish(trx, reply);
+    return reply;
   });
-});
+}, { transactions: 'own' });

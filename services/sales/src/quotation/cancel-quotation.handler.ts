@@ -1,6 +1,6 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import { handler, today } from '@bo/runtime';
+import { handler, organizationToday } from '@bo/runtime';
 import { checkCancel } from './quotation-status';
 import { conversionUnfinished, enforce, findQuotation, statusOf } from './quotation.repository';
 
@@ -10,7 +10,7 @@ export const cancelQuotationHandler = handler(sales.cancelQuotation, async (req,
     // so a cancel either comes first and the conversion is refused, or finds it frozen and is
     // refused itself: never both, and never an invoice left behind for a cancelled quotation.
     const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
-    enforce(checkCancel(statusOf(q, today()), conversionUnfinished(q)), q);
+    enforce(checkCancel(statusOf(q, await organizationToday(trx, ctx.orgId)), conversionUnfinished(q)), q);
     await trx('quotations').where({ id: q.id }).update({ status: 'cancelled', cancelled_at: trx.fn.now(), updated_by: actor(req, ctx), updated_at: trx.fn.now() });
     return { message: `Quotation ${q.quotation_number} cancelled successfully` };
   });

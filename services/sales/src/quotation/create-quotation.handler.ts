@@ -1,7 +1,6 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import { duplicate, handler, isUniqueViolation, nextDocumentNumber, parseDateTime, today, validationFailed, type Knex } from '@bo/runtime';
-import { requireLivePartner } from '../partners/partner-directory';
+import { duplicate, handler, isUniqueViolation, nextDocumentNumber, organizationToday, parseDateTime, requireLivePartner, requirePartnerRole, resolveCatalogLines, validationFailed, type Knex } from '@bo/runtime';
 import { documentTooLarge, documentTotals, lineTooLarge, MAX_LINE_TOTAL, priceLine, validUntilBeforeDate, type PricedLine } from './quotation-lines';
 import { lineRow, toQuotationRecord, type LineRow, type QuotationRow } from './quotation.record';
 
@@ -9,17 +8,18 @@ const PREFIX: Record<sales.QuotationType, string> = { quotation: 'QUO-', proform
 const UNIQUE_NUMBER = 'quotations_org_number_unique';
 
 /**
- * Opens its own transaction, after the partner check that may ask the partners service: no
- * connection is held while a slow partners service answers.
+ * Opens its own transaction, after the partner and catalog checks that ask other services: no
+ * connection is held while a slow partners or catalog service answers.
  */
 export const createQuotationHandler = handler(sales.createQuotation, async (req, ctx) => {
   if (validUntilBeforeDate(req.quotation_date, req.valid_until)) {
     const message = `valid_until ${req.valid_until} is before the quotation date ${req.quotation_date.slice(0, 10)}`;
     throw validationFailed(message, [{ field: 'valid_until', message }]);
   }
-  const lines = (req.line_items ?? []).map(priceLine);
+  const resolved = await resolveCatalogLines(ctx, req.line_items ?? [], (i, field) => `line_items.${i}.${field}`);
+  const lines = resolved.map(priceLine);
   checkSizes(lines);
-  await requireLivePartner(ctx, req.partner);
+  requirePartnerRole(await requireLivePartner(ctx, req.partner), req.quotation_type);
   const supplied = req.quotation_number?.trim() || undefined;
 
   // A generated number can only collide with a number typed by hand in a concurrent request: take the next one.
@@ -52,7 +52,7 @@ export const createQuotationHandler = handler(sales.createQuotation, async (req,
         const stored = lines.length
           ? ((await trx('quotation_lines').insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l))).returning('*')) as LineRow[])
           : [];
-        const reply = { message: 'Quotation created successfully', quotation: toQuotationRecord(quotation, stored, today()) };
+        const reply = { message: 'Quotation created successfully', quotation: toQuotationRecord(quotation, stored, await organizationToday(trx, ctx.orgId)) };
         await ctx.finish(trx, reply);
         return reply;
       });

@@ -1,6 +1,6 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import { duplicate, formatDate, formatDateTime, handler, isUniqueViolation, today, validationFailed } from '@bo/runtime';
+import { duplicate, formatDate, formatDateTime, handler, isUniqueViolation, organizationToday, validationFailed } from '@bo/runtime';
 import { validUntilBeforeDate } from './quotation-lines';
 import { checkHeaderEdit, checkStatusMove, effectiveStatus } from './quotation-status';
 import { conversionUnfinished, enforce, findQuotation, statusOf } from './quotation.repository';
@@ -15,7 +15,7 @@ export const editQuotationHandler = handler(sales.editQuotation, async (req, ctx
   try {
     return await ctx.db.transaction(async (trx) => {
       const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
-      const now = today();
+      const now = await organizationToday(trx, ctx.orgId);
       const current = statusOf(q, now);
       const headerChange = number !== undefined || req.valid_until !== undefined || req.comments !== undefined || req.quotation_reference !== undefined;
       // An edit naming no field still writes who touched it last, so a closed quotation refuses it too.

@@ -1,5 +1,5 @@
 import { sales } from '@bo/contracts';
-import { handler, today } from '@bo/runtime';
+import { handler, organizationToday } from '@bo/runtime';
 import { findQuotation, linesOf } from './quotation.repository';
 import { toQuotationRecord } from './quotation.record';
 
@@ -9,7 +9,7 @@ export const getQuotationHandler = handler(sales.getQuotation, (req, ctx) =>
   ctx.db.transaction(
     async (trx) => {
       const q = await findQuotation(trx, ctx.orgId, req.quotation_id);
-      return { message: 'Quotation retrieved successfully', quotation: toQuotationRecord(q, await linesOf(trx, q.id), today()) };
+      return { message: 'Quotation retrieved successfully', quotation: toQuotationRecord(q, await linesOf(trx, q.id), await organizationToday(trx, ctx.orgId)) };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   ),

@@ -1,11 +1,11 @@
 import { sales } from '@bo/contracts';
-import { handler, likeContains, pageWindow, paginationOf, today } from '@bo/runtime';
+import { handler, likeContains, organizationToday, pageWindow, paginationOf } from '@bo/runtime';
 import { EFFECTIVE_STATUS_SQL } from './quotation.repository';
 import { toListRecord, type ListRow } from './quotation.record';
 
 export const listQuotationsHandler = handler(sales.listQuotations, async (req, ctx) => {
   const { size, offset } = pageWindow(req);
-  const now = today();
+  const now = await organizationToday(ctx.db, ctx.orgId);
   const filtered = ctx.db('quotations as q')
     .leftJoin('partner_directory as p', (j) => j.on('p.org_id', 'q.org_id').andOn('p.id', 'q.partner_id'))
     .where('q.org_id', ctx.orgId)

@@ -1,6 +1,5 @@
 import { sales } from '@bo/contracts';
-import { handler, toNumber } from '@bo/runtime';
-import { partnerCurrency } from '../partners/partner-directory';
+import { findPartner, handler, toNumber } from '@bo/runtime';
 import { findQuotation } from './quotation.repository';
 
 /** The stored totals are kept up to date under the row lock by create and add_line. */
@@ -13,6 +12,7 @@ export const quotationTotalHandler = handler(sales.quotationTotal, async (req, c
     tax_amount: toNumber(q.tax_amount),
     discount_total: toNumber(q.discount_total),
     quotation_total: toNumber(q.total),
-    currency: await partnerCurrency(ctx.db, ctx.orgId, q.partner_id),
+    // Every quotation's partner is in the read model (create put it there); a deleted one keeps its currency.
+    currency: (await findPartner(ctx.db, ctx.orgId, q.partner_id))?.currency ?? null,
   };
 });

@@ -1,0 +1,83 @@
+/**
+ * Checks of the standard codes an organization and its partners carry. Pure and shared: the
+ * gateway and the services validate with the same schemas, so one copy of each list lives here.
+ */
+
+/** ISO 3166-1 alpha-2: the 249 officially assigned codes (no user-assigned or reserved ones such as XK, EU, UK). */
+export const countryCodes: ReadonlySet<string> = new Set(
+  (
+    'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +
+    'CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR ' +
+    'GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP ' +
+    'KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT ' +
+    'MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW ' +
+    'SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG ' +
+    'UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'
+  ).split(' '),
+);
+
+export function isCountryCode(code: string): boolean {
+  return countryCodes.has(code);
+}
+
+/** ISO 4217 codes of currencies in use, as the runtime's ICU data knows them. */
+const currencyCodes: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+export function isCurrencyCode(code: string): boolean {
+  return currencyCodes.has(code);
+}
+
+const IANA_NAME = /^(UTC|[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*)$/;
+
+/** An IANA time zone name Intl knows (`Europe/Paris`, `UTC`); offsets such as `+02:00` are not names. */
+export function isTimeZone(zone: string): boolean {
+  if (!IANA_NAME.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An IBAN with its spaces removed and upper-cased, the form it is stored in. */
+export function normalizeIban(iban: string): string {
+  return iban.replace(/\s+/g, '').toUpperCase();
+}
+
+/** ISO 13616: country, two check digits, up to 30 letters or digits, and the mod-97 checksum equals 1. */
+export function isValidIban(normalized: string): boolean {
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(normalized) || !isCountryCode(normalized.slice(0, 2))) return false;
+  const rearranged = normalized.slice(4) + normalized.slice(0, 4);
+  let remainder = 0;
+  for (const ch of rearranged) {
+    const value = ch >= 'A' ? String(ch.charCodeAt(0) - 55) : ch;
+    for (const digit of value) remainder = (remainder * 10 + Number(digit)) % 97;
+  }
+  return remainder === 1;
+}
+
+/** ISO 9362 BIC: bank (4 letters), country, location (2), optional branch (3). */
+export function isValidBic(bic: string): boolean {
+  return /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(bic) && isCountryCode(bic.slice(4, 6));
+}
+
+/** The largest logo accepted, in bytes (decoded). */
+export const MAX_LOGO_BYTES = 256 * 1024;
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** Bytes a standard base64 string decodes to, from its length and padding alone. */
+export function base64DecodedLength(b64: string): number {
+  const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  return (b64.length / 4) * 3 - padding;
+}
+
+/** Why a base64 string is not an acceptable logo, or undefined when it is. */
+export function logoProblem(b64: string): string | undefined {
+  if (b64.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) return 'must be standard base64 (A-Z, a-z, 0-9, +, /, = padding)';
+  const size = base64DecodedLength(b64);
+  if (size > MAX_LOGO_BYTES) return `must be a PNG of at most ${MAX_LOGO_BYTES} bytes (256 kB); this one is ${size} bytes`;
+  const head = atob(b64.slice(0, 12));
+  if (size < PNG_SIGNATURE.length || PNG_SIGNATURE.some((byte, i) => head.charCodeAt(i) !== byte)) return 'must be a PNG image (it does not start with the PNG signature)';
+  return undefined;
+}

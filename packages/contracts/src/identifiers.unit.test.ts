@@ -1,0 +1,54 @@
+import { base64DecodedLength, isCountryCode, isCurrencyCode, isTimeZone, isValidBic, isValidIban, logoProblem, MAX_LOGO_BYTES, normalizeIban } from './identifiers';
+
+const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const png = (size: number) => Buffer.concat([PNG_HEAD, Buffer.alloc(size - PNG_HEAD.length, 7)]).toString('base64');
+
+describe('standard codes', () => {
+  it('knows the ISO 3166-1 alpha-2 list, not reserved or user-assigned codes', () => {
+    for (const code of ['FR', 'NZ', 'US', 'JP', 'AX', 'SS', 'BQ']) expect(isCountryCode(code)).toBe(true);
+    for (const code of ['UK', 'EU', 'XK', 'ZZ', 'fr', 'FRA', '']) expect(isCountryCode(code)).toBe(false);
+  });
+
+  it('knows ISO 4217 currencies in use', () => {
+    for (const code of ['EUR', 'USD', 'JPY', 'NZD']) expect(isCurrencyCode(code)).toBe(true);
+    for (const code of ['EURO', 'ABC', 'eur']) expect(isCurrencyCode(code)).toBe(false);
+  });
+
+  it('knows IANA time zone names, not offsets or inventions', () => {
+    for (const zone of ['Europe/Paris', 'Pacific/Auckland', 'America/Argentina/Buenos_Aires', 'UTC', 'Etc/GMT+5']) expect(isTimeZone(zone)).toBe(true);
+    for (const zone of ['Mars/Olympus_Mons', '+02:00', 'Europe/', '', 'Europe Paris']) expect(isTimeZone(zone)).toBe(false);
+  });
+
+  it('checks the IBAN mod-97 checksum', () => {
+    expect(isValidIban(normalizeIban('GB82 WEST 1234 5698 7654 32'))).toBe(true);
+    expect(isValidIban(normalizeIban('de89 3704 0044 0532 0130 00'))).toBe(true);
+    expect(isValidIban(normalizeIban('GB82 WEST 1234 5698 7654 33'))).toBe(false);
+    expect(isValidIban(normalizeIban('XX82 WEST 1234 5698 7654 32'))).toBe(false);
+    expect(isValidIban('GB82')).toBe(false);
+  });
+
+  it('checks the BIC shape and its country', () => {
+    expect(isValidBic('DEUTDEFF')).toBe(true);
+    expect(isValidBic('DEUTDEFF500')).toBe(true);
+    expect(isValidBic('DEUTXXFF')).toBe(false);
+    expect(isValidBic('DEUTDEFF5')).toBe(false);
+  });
+});
+
+describe('logo', () => {
+  it('accepts a PNG up to 256 kB', () => {
+    expect(logoProblem(png(100))).toBeUndefined();
+    expect(logoProblem(png(MAX_LOGO_BYTES))).toBeUndefined();
+    expect(base64DecodedLength(png(MAX_LOGO_BYTES))).toBe(MAX_LOGO_BYTES);
+  });
+
+  it('refuses a larger one, naming its size', () => {
+    expect(logoProblem(png(MAX_LOGO_BYTES + 1))).toMatch(/at most 262144 bytes.*262145/);
+  });
+
+  it('refuses what is not a PNG or not base64', () => {
+    expect(logoProblem(Buffer.from('GIF89a-not-a-png').toString('base64'))).toMatch(/PNG signature/);
+    expect(logoProblem('not base64!')).toMatch(/base64/);
+    expect(logoProblem(PNG_HEAD.subarray(0, 4).toString('base64'))).toMatch(/PNG signature/);
+  });
+});

@@ -1,0 +1,26 @@
+import { defineOperation } from '../operation';
+import * as s from './schemas';
+
+export const getProfile = defineOperation({
+  name: 'partners.organization.get',
+  service: 'partners',
+  summary: "The organization's profile (legal data, address, bank, currency, time zone, logo); empty fields are null",
+  paths: ['/organization/getprofile'],
+  select: { default: true },
+  write: false,
+  request: s.getProfileRequest,
+  reply: s.profileReply,
+});
+
+export const setProfile = defineOperation({
+  name: 'partners.organization.set',
+  service: 'partners',
+  summary: "Set the fields given of the organization's profile; null or \"\" clears a field",
+  paths: ['/organization/setprofile'],
+  select: { default: true },
+  write: true,
+  request: s.setProfileRequest,
+  reply: s.profileReply,
+});
+
+export const organizationOperations = [getProfile, setProfile];

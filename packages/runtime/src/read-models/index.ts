@@ -1,0 +1,4 @@
+export * from './versioned';
+export * from './partner-directory';
+export * from './partner-roles';
+export * from './organization-settings';

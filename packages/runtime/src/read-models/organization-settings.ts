@@ -1,0 +1,100 @@
+import { organization } from '@bo/contracts';
+import type { Knex, Migration } from '../db';
+import type { InboxHandlerDef } from '../inbox';
+import { currentTime, localDate, localDateTime } from '../time';
+import { keepNewest } from './versioned';
+
+/**
+ * What sales and invoicing keep of the organization profile (owned by partners): its time zone,
+ * which decides every "today" (overdue, expiry, the recurring scheduler, default dates). An
+ * organization whose profile they have not seen is on UTC.
+ */
+export interface OrganizationSettings {
+  org_id: number;
+  time_zone: string | null;
+  version: number;
+}
+
+/** The read model's table, the same in every service keeping it; add it to the service's migrations. */
+export function organizationSettingsMigration(name: string): Migration {
+  return {
+    name,
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).createTable('organization_settings', (t) => {
+        t.integer('org_id').primary();
+        t.string('time_zone', 64);
+        t.integer('version').notNullable();
+      });
+    },
+  };
+}
+
+export async function rememberOrganization(db: Knex, profile: organization.ProfileSummary): Promise<void> {
+  await keepNewest(db, { table: 'organization_settings', key: ['org_id'] }, { org_id: profile.org_id, time_zone: profile.time_zone }, profile.version);
+}
+
+export async function organizationTimeZone(db: Knex, orgId: number): Promise<string | null> {
+  const row = await db<OrganizationSettings>('organization_settings').select('time_zone').where({ org_id: orgId }).first();
+  return row?.time_zone ?? null;
+}
+
+/** The organization's clock reading: the instant, and its local date and date-time. */
+export interface LocalNow {
+  instant: Date;
+  /** `YYYY-MM-DD` in the organization's time zone. */
+  date: string;
+  /** `YYYY-MM-DDTHH:MM:SS` in the organization's time zone: the default date-time of a new document. */
+  dateTime: string;
+}
+
+export async function organizationNow(db: Knex, orgId: number, instant: Date = currentTime()): Promise<LocalNow> {
+  const zone = await organizationTimeZone(db, orgId);
+  return { instant, date: localDate(instant, zone), dateTime: localDateTime(instant, zone) };
+}
+
+/** The organization's today (`YYYY-MM-DD`, its time zone, UTC when unset). */
+export async function organizationToday(db: Knex, orgId: number, instant: Date = currentTime()): Promise<string> {
+  return (await organizationNow(db, orgId, instant)).date;
+}
+
+/** Today of every organization at one instant: `zones` maps each zone in use to its date, `utc` is the date of organizations on none. */
+export interface TodayByZone {
+  instant: Date;
+  utc: string;
+  zones: Map<string, string>;
+}
+
+/** Today in every time zone some organization is on, for work spanning organizations (the recurring scheduler). */
+export async function todayByZone(db: Knex, instant: Date = currentTime()): Promise<TodayByZone> {
+  const rows: Array<{ time_zone: string }> = await db('organization_settings').distinct('time_zone').whereNotNull('time_zone');
+  return { instant, utc: localDate(instant), zones: new Map(rows.map((r) => [r.time_zone, localDate(instant, r.time_zone)])) };
+}
+
+/**
+ * SQL for "today" of the organization in `orgIdColumn`, from a `todayByZone` reading (bindings in
+ * order): the date of its zone, or the UTC date when it has none.
+ */
+export function organizationTodaySql(orgIdColumn: string, today: Omit<TodayByZone, 'instant'>): { sql: string; bindings: Knex.Value[] } {
+  if (today.zones.size === 0) return { sql: '?::date', bindings: [today.utc] };
+  const values = [...today.zones].map(() => '(?, ?::date)').join(', ');
+  return {
+    sql: `coalesce((select org_zone_today.local_date from organization_settings org_zone join (values ${values}) as org_zone_today(time_zone, local_date) on org_zone_today.time_zone = org_zone.time_zone where org_zone.org_id = ??), ?::date)`,
+    bindings: [...[...today.zones].flat(), orgIdColumn, today.utc],
+  };
+}
+
+/** The consumer keeping a service's organization settings from `partners.organization.updated`, exactly once (inbox). */
+export function organizationSettingsConsumer(name: string): InboxHandlerDef {
+  return {
+    name,
+    events: [organization.organizationUpdated.type],
+    async handle(trx, event, log) {
+      const parsed = organization.organizationUpdated.data.safeParse(event.data);
+      if (!parsed.success || parsed.data.org_id !== event.org_id) {
+        log.error({ issues: parsed.success ? undefined : parsed.error.issues }, 'organization event with an unexpected profile; ignored');
+        return;
+      }
+      await rememberOrganization(trx, parsed.data);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { partners, type RpcReply } from '@bo/contracts';
+import { z } from 'zod';
+import { BusError, AppError } from '../errors';
+import type { Knex } from '../db';
+import type { InboxHandlerDef } from '../inbox';
+import { downstreamTimeoutMs, type HandlerContext } from '../service';
+import { keepNewest, type VersionedTable } from './versioned';
+
+/**
+ * The partner read model sales and invoicing keep (names for lists and search, type for the role
+ * rules, currency, deleted), in a `partner_directory` table of each service's schema with the
+ * columns below (each service's migrations create it). Fed by partners.partner.* events, and by the
+ * partners service's answer for a partner whose created event has not arrived yet.
+ */
+export interface DirectoryPartner {
+  org_id: number;
+  id: number;
+  partnername: string;
+  display_name: string;
+  /** Null only in rows kept before types were (they are asked of the partners service again). */
+  partner_type: (typeof partners.partnerTypes)[number] | null;
+  currency: string | null;
+  deleted_at: Date | null;
+  version: number;
+}
+
+const DIRECTORY: VersionedTable = { table: 'partner_directory', key: ['org_id', 'id'], final: 'deleted_at' };
+
+/**
+ * What the read model takes of a partner record (an event's data or the partners service's answer):
+ * only the fields it keeps, so a record with fields added later, or from before versions (version 0),
+ * still applies.
+ */
+const keptRecord = partners.partnerRecord
+  .pick({ id: true, orgid: true, partnername: true, display_name: true, partner_type: true, currency: true })
+  .extend({ version: z.number().int().min(0).default(0) });
+type KeptRecord = z.input<typeof keptRecord>;
+const lookupReply = z.object({ partner: keptRecord });
+
+/** Applies a partner record: the newest version wins, and a deletion is final, so order does not matter. */
+export async function rememberPartner(db: Knex, record: KeptRecord, deleted = false): Promise<void> {
+  await keepNewest(
+    db,
+    DIRECTORY,
+    {
+      org_id: record.orgid,
+      id: record.id,
+      partnername: record.partnername,
+      display_name: record.display_name,
+      partner_type: record.partner_type,
+      currency: record.currency,
+      deleted_at: deleted ? new Date() : null,
+    },
+    record.version ?? 0,
+  );
+}
+
+export async function findPartner(db: Knex, orgId: number, partnerId: number): Promise<DirectoryPartner | undefined> {
+  return db<DirectoryPartner>('partner_directory').where({ org_id: orgId, id: partnerId }).first();
+}
+
+export type LivePartner = DirectoryPartner & { partner_type: NonNullable<DirectoryPartner['partner_type']> };
+
+function partnerNotFound(partnerId: number, field: string): AppError {
+  const message = `Partner ${partnerId} not found`;
+  return new AppError(400, 'not_found', message, [{ field, message }]);
+}
+
+/**
+ * A live partner of the organization: from the read model, else (not seen yet, or kept without its
+ * type) asked of the partners service and remembered. Unknown, deleted or another organization's:
+ * not found, naming `field`. Call it with no transaction open: it may wait on the partners service.
+ */
+export async function requireLivePartner(ctx: HandlerContext, partnerId: number, field = 'partner'): Promise<LivePartner> {
+  const known = await findPartner(ctx.db, ctx.orgId, partnerId);
+  if (known?.deleted_at) throw partnerNotFound(partnerId, field);
+  if (known?.partner_type) return known as LivePartner;
+  const record = await fetchPartner(ctx, partnerId);
+  if (!record) throw partnerNotFound(partnerId, field);
+  await rememberPartner(ctx.db, record);
+  const stored = await findPartner(ctx.db, ctx.orgId, partnerId);
+  // A delete event may have landed between the answer and the write.
+  if (!stored?.partner_type || stored.deleted_at) throw partnerNotFound(partnerId, field);
+  return stored as LivePartner;
+}
+
+/** Asks the partners service for a live partner; undefined when it has none. */
+async function fetchPartner(ctx: HandlerContext, partnerId: number): Promise<KeptRecord | undefined> {
+  let reply: RpcReply;
+  try {
+    reply = await ctx.bus.request(
+      partners.getPartner.name,
+      { org_id: String(ctx.orgId), partner_id: partnerId },
+      { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId },
+      downstreamTimeoutMs(ctx.config),
+    );
+  } catch (err) {
+    if (err instanceof BusError) {
+      const timeout = err.kind === 'timeout';
+      throw new AppError(timeout ? 504 : 503, timeout ? 'timeout' : 'service_unavailable', `The partners service could not be asked about partner ${partnerId}: ${err.message}; nothing was written, retry later`);
+    }
+    throw err;
+  }
+  if (reply.ok) {
+    const parsed = lookupReply.safeParse(reply.body);
+    if (!parsed.success) throw new Error(`partners.partner.get answered an unexpected body: ${parsed.error.message}`);
+    return parsed.data.partner;
+  }
+  if (reply.code === 'not_found') return undefined;
+  throw new AppError(reply.status >= 500 ? 503 : reply.status, reply.status >= 500 ? 'service_unavailable' : reply.code, reply.message);
+}
+
+/** The consumer keeping a service's partner directory from partners events, exactly once (inbox). */
+export function partnerDirectoryConsumer(name: string): InboxHandlerDef {
+  return {
+    name,
+    events: [partners.partnerCreated.type, partners.partnerUpdated.type, partners.partnerDeleted.type],
+    async handle(trx, event, log) {
+      const parsed = keptRecord.safeParse(event.data);
+      if (!parsed.success) {
+        log.error({ issues: parsed.error.issues }, 'partner event with an unexpected record; ignored');
+        return;
+      }
+      if (parsed.data.orgid !== event.org_id) {
+        log.error({ orgid: parsed.data.orgid }, 'partner event whose record belongs to another organization; ignored');
+        return;
+      }
+      await rememberPartner(trx, parsed.data, event.type === partners.partnerDeleted.type);
+    },
+  };
+}

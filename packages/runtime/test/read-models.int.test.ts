@@ -1,0 +1,82 @@
+import { createDb, migrate, type Knex } from '../src/db';
+import { organizationSettingsMigration, organizationToday, organizationTodaySql, rememberOrganization, todayByZone } from '../src/read-models/organization-settings';
+import { findPartner, rememberPartner } from '../src/read-models/partner-directory';
+import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+
+/** The shared read models sales and invoicing keep, over real PostgreSQL. */
+describe('shared read models', () => {
+  let database: TestDatabase;
+  let db: Knex;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, 'readmodels');
+    await migrate(db, 'readmodels', [
+      {
+        name: '001_partner_directory',
+        async up(trx, schema) {
+          await trx.schema.withSchema(schema).createTable('partner_directory', (t) => {
+            t.integer('org_id').notNullable();
+            t.integer('id').notNullable();
+            t.string('partnername', 200).notNullable();
+            t.string('display_name', 200).notNullable();
+            t.string('partner_type', 16);
+            t.string('currency', 3);
+            t.integer('version').notNullable();
+            t.timestamp('deleted_at', { useTz: true });
+            t.primary(['org_id', 'id']);
+          });
+        },
+      },
+      organizationSettingsMigration('002_organization_settings'),
+    ]);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  const record = (version: number, partnername: string, extra: Record<string, unknown> = {}) => ({
+    id: 5, orgid: 1, partnername, display_name: partnername, partner_type: 'customer' as const, currency: 'EUR', version, ...extra,
+  });
+
+  it('keeps the highest version of a partner whatever the order, even for edits in the same second', async () => {
+    await rememberPartner(db, record(1, 'Created'));
+    await rememberPartner(db, record(3, 'Third edit', { partner_type: 'both', currency: 'USD' }));
+    await rememberPartner(db, record(2, 'Second edit'));
+    expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit', partner_type: 'both', currency: 'USD', version: 3, deleted_at: null });
+    // The same version again (a redelivery or an RPC answer) changes nothing.
+    await rememberPartner(db, record(3, 'Third edit', { partner_type: 'both', currency: 'USD' }));
+    expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit', version: 3 });
+  });
+
+  it('keeps a deletion final, even when an older edit arrives after it', async () => {
+    await rememberPartner(db, record(4, 'Deleted'), true);
+    await rememberPartner(db, record(2, 'Late edit'));
+    await rememberPartner(db, record(5, 'Impossible later edit'));
+    const row = await findPartner(db, 1, 5);
+    expect(row?.deleted_at).toBeInstanceOf(Date);
+    expect(await findPartner(db, 2, 5)).toBeUndefined();
+  });
+
+  it("keeps the newest organization time zone and reads each organization's today in it", async () => {
+    const instant = new Date('2026-03-10T11:30:00Z');
+    const profile = (version: number, time_zone: string | null) => ({ org_id: 1, version, time_zone }) as Parameters<typeof rememberOrganization>[1];
+    await rememberOrganization(db, profile(2, 'Pacific/Auckland'));
+    await rememberOrganization(db, profile(1, 'Pacific/Honolulu'));
+    await rememberOrganization(db, { ...profile(1, 'Pacific/Honolulu'), org_id: 2 });
+    expect(await organizationToday(db, 1, instant)).toBe('2026-03-11');
+    expect(await organizationToday(db, 2, new Date('2026-03-11T09:30:00Z'))).toBe('2026-03-10');
+    expect(await organizationToday(db, 3, instant)).toBe('2026-03-10');
+
+    const byZone = await todayByZone(db, instant);
+    expect(byZone.utc).toBe('2026-03-10');
+    expect([...byZone.zones].sort()).toEqual([['Pacific/Auckland', '2026-03-11'], ['Pacific/Honolulu', '2026-03-10']]);
+    // The same reading in SQL, per organization: the scheduler's due day.
+    const today = organizationTodaySql('o.org', byZone);
+    const rows = await db.raw(`select o.org, (${today.sql})::text as today from (values (1), (2), (3)) as o(org) order by o.org`, today.bindings);
+    expect(rows.rows).toEqual([{ org: 1, today: '2026-03-11' }, { org: 2, today: '2026-03-10' }, { org: 3, today: '2026-03-10' }]);
+
+    await rememberOrganization(db, profile(3, null));
+    expect(await organizationToday(db, 1, instant)).toBe('2026-03-10');
+  });
+});

@@ -1,0 +1,47 @@
+import { organization } from '@bo/contracts';
+import { formatDateTime } from '@bo/runtime';
+
+export interface ProfileRow {
+  org_id: number;
+  version: number;
+  legal_name: string | null;
+  trading_name: string | null;
+  address_line1: string | null;
+  address_line2: string | null;
+  city: string | null;
+  postal_code: string | null;
+  country: string | null;
+  vat_id: string | null;
+  company_id: string | null;
+  email: string | null;
+  phone: string | null;
+  iban: string | null;
+  bic: string | null;
+  default_currency: string | null;
+  time_zone: string | null;
+  logo_png: Buffer | null;
+  logo_sha256: string | null;
+  updated_by: string | null;
+  updated_at: Date;
+}
+
+/** The text fields a set copies as given (the logo is stored as bytes). */
+export const TEXT_FIELDS = organization.profileFieldNames.filter((f) => f !== 'logo_png');
+
+/** The profile without the logo's bytes: the event's data. */
+export function toProfileSummary(orgId: number, row: ProfileRow | undefined): organization.ProfileSummary {
+  const text = Object.fromEntries(TEXT_FIELDS.map((f) => [f, row?.[f] ?? null])) as Record<(typeof TEXT_FIELDS)[number], string | null>;
+  return {
+    org_id: orgId,
+    version: row?.version ?? 0,
+    ...text,
+    logo_sha256: row?.logo_sha256 ?? null,
+    logo_bytes: row?.logo_png ? row.logo_png.length : null,
+    updated_at: row ? formatDateTime(row.updated_at) : null,
+  };
+}
+
+/** The whole profile; an organization that never set one reads as all nulls at version 0. */
+export function toProfileRecord(orgId: number, row: ProfileRow | undefined): organization.ProfileRecord {
+  return { ...toProfileSummary(orgId, row), logo_png: row?.logo_png ? row.logo_png.toString('base64') : null };
+}

@@ -1,0 +1,31 @@
+import { deleteBlockers } from './delete-blockers';
+
+const none = { message: '', open_documents: 0, active_contracts: 0, documents: [] };
+
+describe('partner delete blockers', () => {
+  it('lets a partner with nothing open and a zero balance go', () => {
+    expect(deleteBlockers(3, '0.00', [none, none])).toBeUndefined();
+  });
+
+  it('names a non-zero balance either way', () => {
+    expect(deleteBlockers(3, '12.5', [none])).toBe('Partner 3 cannot be deleted: its balance is 12.50, not zero');
+    expect(deleteBlockers(3, '-0.01', [none])).toMatch(/balance is -0.01/);
+  });
+
+  it('names the open documents and contracts of every service, and how many more there are', () => {
+    const sales = { ...none, open_documents: 1, documents: [{ kind: 'quotation' as const, id: 1, number: 'QUO-00001', type: 'quotation', status: 'sent' }] };
+    const invoicing = {
+      ...none,
+      open_documents: 3,
+      active_contracts: 1,
+      documents: [
+        { kind: 'invoice' as const, id: 4, number: 'INV-00004', type: 'invoiceout', status: 'draft' },
+        { kind: 'invoice' as const, id: 5, number: 'INV-00005', type: 'invoiceout', status: 'open' },
+        { kind: 'recurring_contract' as const, id: 6, number: 'INV-00006', type: 'invoiceout', status: 'active' },
+      ],
+    };
+    expect(deleteBlockers(9, '0', [sales, invoicing])).toBe(
+      'Partner 9 cannot be deleted: it has 4 open documents: QUO-00001 (sent), INV-00004 (draft), INV-00005 (open) and 1 more; it has 1 active recurring contract: INV-00006 (active)',
+    );
+  });
+});

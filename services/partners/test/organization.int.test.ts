@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { testing } from '@bo/runtime';
+import { partnersService } from '../src/service';
+
+type Reply = Awaited<ReturnType<testing.TestService['call']>>;
+const body = (r: Reply) => {
+  if (!r.ok) throw new Error(`expected success, got ${r.status} ${r.message}`);
+  return r.body as Record<string, any>;
+};
+
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR and the rest')]);
+
+describe('organization profile (partners service)', () => {
+  let svc: testing.TestService;
+  beforeAll(async () => {
+    svc = await testing.startTestService(partnersService);
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  const set = (fields: Record<string, unknown>, org = 1) => svc.call('partners.organization.set', fields, org);
+  const get = async (org = 1) => body(await svc.call('partners.organization.get', {}, org)).organization;
+
+  it('reads as an empty profile before it is ever set', async () => {
+    expect(await get(7)).toMatchObject({ org_id: 7, version: 0, legal_name: null, time_zone: null, logo_png: null, logo_sha256: null, updated_at: null });
+  });
+
+  it('sets the fields given, normalizes codes, and announces the profile without the logo bytes', async () => {
+    const seen = await svc.collect(['partners.organization.updated']);
+    const profile = body(
+      await set({
+        legal_name: 'Kiwi Widgets Limited',
+        trading_name: 'Kiwi Widgets',
+        address_line1: '1 Queen Street',
+        city: 'Auckland',
+        postal_code: '1010',
+        country: 'nz',
+        vat_id: 'NZ123456789',
+        company_id: '1234567',
+        email: 'accounts@kiwi.test',
+        phone: '+64 9 000 0000',
+        iban: 'gb82 west 1234 5698 7654 32',
+        bic: 'deutdeff',
+        default_currency: 'nzd',
+        time_zone: 'Pacific/Auckland',
+        logo_png: PNG.toString('base64'),
+      }),
+    ).organization;
+    expect(profile).toMatchObject({
+      org_id: 1, version: 1, country: 'NZ', iban: 'GB82WEST12345698765432', bic: 'DEUTDEFF', default_currency: 'NZD', time_zone: 'Pacific/Auckland',
+      logo_png: PNG.toString('base64'), logo_sha256: createHash('sha256').update(PNG).digest('hex'), logo_bytes: PNG.length,
+    });
+    expect(await get()).toEqual(profile);
+    await waitFor(() => seen.length === 1);
+    const { logo_png: _bytes, ...summary } = profile;
+    expect(seen[0]).toMatchObject({ type: 'partners.organization.updated', org_id: 1, data: summary });
+    expect(seen[0]!.data).not.toHaveProperty('logo_png');
+  });
+
+  it('changes only what a later set names; null or "" clears; each set adds one to the version', async () => {
+    const before = await get();
+    const after = body(await set({ trading_name: null, phone: '', time_zone: 'Pacific/Honolulu' })).organization;
+    expect(after).toEqual({ ...before, trading_name: null, phone: null, time_zone: 'Pacific/Honolulu', version: before.version + 1, updated_at: expect.any(String) });
+    const cleared = body(await set({ logo_png: null })).organization;
+    expect(cleared).toMatchObject({ logo_png: null, logo_sha256: null, logo_bytes: null, version: before.version + 2 });
+  });
+
+  it('loses no set when several run at once', async () => {
+    const start = (await get(3)).version;
+    await Promise.all(Array.from({ length: 8 }, (_, i) => set({ phone: `+1 555 000${i}` }, 3).then(body)));
+    expect((await get(3)).version).toBe(start + 8);
+  });
+
+  it('refuses bad codes, checksums and logos, naming the field, and changes nothing', async () => {
+    const before = await get();
+    const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+      [{ country: 'XX' }, 'country', /ISO 3166-1/],
+      [{ default_currency: 'EURO' }, 'default_currency', /ISO 4217/],
+      [{ time_zone: 'Mars/Olympus_Mons' }, 'time_zone', /IANA/],
+      [{ time_zone: '+02:00' }, 'time_zone', /IANA/],
+      [{ iban: 'GB82 WEST 1234 5698 7654 33' }, 'iban', /IBAN/],
+      [{ bic: 'DEUT' }, 'bic', /BIC/],
+      [{ email: 'not an email' }, 'email', /email/],
+      [{ logo_png: Buffer.from('GIF89a....').toString('base64') }, 'logo_png', /PNG/],
+      [{ logo_png: Buffer.concat([PNG, Buffer.alloc(256 * 1024)]).toString('base64') }, 'logo_png', /at most 262144 bytes/],
+    ];
+    for (const [fields, field, message] of cases) {
+      const reply = await set(fields);
+      expect(reply).toMatchObject({ ok: false, status: 400, code: 'validation_failed', errors: [{ field }] });
+      expect(!reply.ok && reply.message).toMatch(message);
+    }
+    expect(await get()).toEqual(before);
+  });
+
+  it('keeps organizations apart', async () => {
+    body(await set({ legal_name: 'Other Org' }, 2));
+    expect((await get()).legal_name).toBe('Kiwi Widgets Limited');
+    expect((await get(2)).legal_name).toBe('Other Org');
+  });
+});
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { startTestSystem, type TestSystem } from '../support/system';
+
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('\0\0\0\rIHDR logo bytes')]);
+
+describe('organization profile through the gateway', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startTestSystem({ services: ['partners'] });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  const get = async (org: 1 | 2 = 1) => (await sys.post('/organization/getprofile', { org_id: String(org) }, { org })).body.organization;
+  const set = (fields: Record<string, unknown>, org: 1 | 2 = 1, headers?: Record<string, string>) =>
+    sys.post('/organization/setprofile', { org_id: String(org), userid: 'u1', ...fields }, { org, headers });
+
+  it('answers an empty profile before one is set', async () => {
+    const r = await sys.post('/organization/getprofile/', { org_id: '1' });
+    expect(r).toMatchObject({ httpStatus: 200, statusCode: 200 });
+    expect(r.body.organization).toEqual({
+      org_id: 1, version: 0, legal_name: null, trading_name: null, address_line1: null, address_line2: null, city: null, postal_code: null,
+      country: null, vat_id: null, company_id: null, email: null, phone: null, iban: null, bic: null, default_currency: null, time_zone: null,
+      logo_png: null, logo_sha256: null, logo_bytes: null, updated_at: null,
+    });
+  });
+
+  it('sets every field, normalized, reads it back, and replays a retried set without a second version', async () => {
+    const fields = {
+      legal_name: 'Widgets Europe SAS', trading_name: 'Widgets', address_line1: '10 rue de la Paix', address_line2: '2e étage', city: 'Paris',
+      postal_code: '75002', country: 'fr', vat_id: 'FR40303265045', company_id: '303 265 045', email: 'compta@widgets.test', phone: '+33 1 00 00 00 00',
+      iban: 'FR14 2004 1010 0505 0001 3M02 606', bic: 'BNPAFRPP', default_currency: 'eur', time_zone: 'Europe/Paris', logo_png: PNG.toString('base64'),
+    };
+    const first = await set(fields, 1, { 'Idempotency-Key': 'profile-1' });
+    expect(first.statusCode).toBe(200);
+    expect(first.body.organization).toEqual({
+      ...fields, org_id: 1, version: 1, country: 'FR', default_currency: 'EUR', iban: 'FR1420041010050500013M02606',
+      logo_sha256: createHash('sha256').update(PNG).digest('hex'), logo_bytes: PNG.length, updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+    });
+    const again = await set(fields, 1, { 'Idempotency-Key': 'profile-1' });
+    expect(again.body).toEqual(first.body);
+    expect(await get()).toEqual(first.body.organization);
+  });
+
+  it('changes only the fields sent; null or "" clears one', async () => {
+    const before = await get();
+    const r = await set({ trading_name: '', logo_png: null, time_zone: 'America/Los_Angeles' });
+    expect(r.body.organization).toEqual({
+      ...before, trading_name: null, logo_png: null, logo_sha256: null, logo_bytes: null, time_zone: 'America/Los_Angeles', version: before.version + 1,
+      updated_at: expect.any(String),
+    });
+  });
+
+  it('refuses invalid codes, a bad IBAN checksum and anything but a PNG of at most 256 kB, naming the field and changing nothing', async () => {
+    const before = await get();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ country: 'EU' }, 'country'],
+      [{ default_currency: 'XYZ' }, 'default_currency'],
+      [{ time_zone: 'Europe/Atlantis' }, 'time_zone'],
+      [{ time_zone: 'GMT+2' }, 'time_zone'],
+      [{ iban: 'FR14 2004 1010 0505 0001 3M02 607' }, 'iban'],
+      [{ bic: 'BNPA1234' }, 'bic'],
+      [{ email: 'compta@' }, 'email'],
+      [{ legal_name: 'x'.repeat(201) }, 'legal_name'],
+      [{ logo_png: Buffer.from('<svg/>').toString('base64') }, 'logo_png'],
+      [{ logo_png: 'not base64 at all' }, 'logo_png'],
+      [{ logo_png: Buffer.concat([PNG, Buffer.alloc(256 * 1024)]).toString('base64') }, 'logo_png'],
+    ];
+    for (const [fields, field] of cases) {
+      const r = await set(fields);
+      expect(r.statusCode).toBe(400);
+      expect(r.body).toMatchObject({ code: 'validation_failed', errors: [{ field }] });
+      expect(r.body.message).toContain(field);
+    }
+    expect(await get()).toEqual(before);
+  });
+
+  it("keeps each organization's profile to itself", async () => {
+    expect((await set({ legal_name: 'Second Org Ltd', country: 'GB' }, 2)).statusCode).toBe(200);
+    expect((await get(2)).legal_name).toBe('Second Org Ltd');
+    expect((await get(1)).legal_name).toBe('Widgets Europe SAS');
+    // Org 1's key cannot read or write org 2's profile.
+    expect((await sys.post('/organization/getprofile', { org_id: '2' })).statusCode).toBe(403);
+    expect((await sys.post('/organization/setprofile', { org_id: '2', legal_name: 'Hijack' })).statusCode).toBe(403);
+    expect((await get(2)).legal_name).toBe('Second Org Ltd');
+  });
+
+  it('is described in the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${sys.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/organization/getprofile', '/organization/setprofile']));
+  });
+});
