@@ -76,6 +76,11 @@ describe('shared read models', () => {
     const rows = await db.raw(`select o.org, (${today.sql})::text as today from (values (1), (2), (3)) as o(org) order by o.org`, today.bindings);
     expect(rows.rows).toEqual([{ org: 1, today: '2026-03-11' }, { org: 2, today: '2026-03-10' }, { org: 3, today: '2026-03-10' }]);
 
+    // A zone this runtime does not know reads as UTC instead of failing.
+    await rememberOrganization(db, { ...profile(1, 'Mars/Olympus_Mons'), org_id: 4 });
+    expect(await organizationToday(db, 4, instant)).toBe('2026-03-10');
+    expect([...(await todayByZone(db, instant)).zones.keys()].sort()).toEqual(['Pacific/Auckland', 'Pacific/Honolulu']);
+
     await rememberOrganization(db, profile(3, null));
     expect(await organizationToday(db, 1, instant)).toBe('2026-03-10');
   });

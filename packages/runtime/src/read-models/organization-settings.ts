@@ -1,4 +1,4 @@
-import { organization } from '@bo/contracts';
+import { isTimeZone, organization } from '@bo/contracts';
 import type { Knex, Migration } from '../db';
 import type { InboxHandlerDef } from '../inbox';
 import { currentTime, localDate, localDateTime } from '../time';
@@ -33,9 +33,13 @@ export async function rememberOrganization(db: Knex, profile: organization.Profi
   await keepNewest(db, { table: 'organization_settings', key: ['org_id'] }, { org_id: profile.org_id, time_zone: profile.time_zone }, profile.version);
 }
 
+/**
+ * The organization's time zone, null for UTC. A zone this runtime's Intl does not know (the profile
+ * was set by a process with newer time zone data) counts as UTC rather than failing every request.
+ */
 export async function organizationTimeZone(db: Knex, orgId: number): Promise<string | null> {
   const row = await db<OrganizationSettings>('organization_settings').select('time_zone').where({ org_id: orgId }).first();
-  return row?.time_zone ?? null;
+  return row?.time_zone && isTimeZone(row.time_zone) ? row.time_zone : null;
 }
 
 /** The organization's clock reading: the instant, and its local date and date-time. */
@@ -67,7 +71,8 @@ export interface TodayByZone {
 /** Today in every time zone some organization is on, for work spanning organizations (the recurring scheduler). */
 export async function todayByZone(db: Knex, instant: Date = currentTime()): Promise<TodayByZone> {
   const rows: Array<{ time_zone: string }> = await db('organization_settings').distinct('time_zone').whereNotNull('time_zone');
-  return { instant, utc: localDate(instant), zones: new Map(rows.map((r) => [r.time_zone, localDate(instant, r.time_zone)])) };
+  const known = rows.filter((r) => isTimeZone(r.time_zone));
+  return { instant, utc: localDate(instant), zones: new Map(known.map((r) => [r.time_zone, localDate(instant, r.time_zone)])) };
 }
 
 /**
