@@ -10,6 +10,7 @@ export * from './catalogue';
 export * from './openapi';
 export * from './asyncapi';
 export * from './consumers';
+export * from './documents';
 export * as partners from './partners';
 export * as organization from './organization';
 export * as catalog from './catalog';

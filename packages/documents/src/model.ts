@@ -67,12 +67,14 @@ export interface RenderableDocument {
   number: string;
   /** Draft documents render as PDF with a DRAFT marking and never as e-invoices. */
   draft: boolean;
+  /** Cancelled documents render as PDF marked CANCELLED and never as e-invoices. */
+  cancelled?: boolean;
   /** YYYY-MM-DD: the document date (also the fixed creation date of the PDF, for determinism). */
   issue_date: string;
   due_date?: string | null;
   /** Quotations: the date the offer ends. */
   valid_until?: string | null;
-  /** ISO 4217. */
+  /** ISO 4217; empty when unknown (the PDF then shows plain amounts, and no e-invoice can be made). */
   currency: string;
   payment_terms?: string | null;
   notes?: string | null;

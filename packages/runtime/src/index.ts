@@ -5,6 +5,7 @@ export * from './time';
 export * from './money';
 export * from './lines';
 export * from './catalog-lines';
+export * from './document-parties';
 export * from './pagination';
 export * from './db';
 export * from './runtime-migrations';

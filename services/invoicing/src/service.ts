@@ -7,6 +7,7 @@ import { createInvoiceHandler } from './invoice/create-invoice.handler';
 import { invoiceBalancesHandler } from './invoice/invoice-balances.handler';
 import { listInvoicesHandler } from './invoice/list-invoices.handler';
 import { registerPaymentHandler } from './invoice/register-payment.handler';
+import { renderInvoiceHandler } from './invoice/render-invoice.handler';
 import { validateInvoiceHandler } from './invoice/validate-invoice.handler';
 import { invoicingMigrations } from './migrations';
 import { openInvoicesHandler } from './partners/open-invoices.handler';
@@ -34,6 +35,7 @@ export const invoicingService: ServiceDefinition = {
     cancelInvoiceHandler,
     validateInvoiceHandler,
     invoiceBalancesHandler,
+    renderInvoiceHandler,
     registerPaymentHandler,
     pauseRecurringHandler,
     resumeRecurringHandler,

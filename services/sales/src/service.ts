@@ -9,6 +9,7 @@ import { cancelQuotationHandler } from './quotation/cancel-quotation.handler';
 import { createQuotationHandler } from './quotation/create-quotation.handler';
 import { editQuotationHandler } from './quotation/edit-quotation.handler';
 import { getQuotationHandler } from './quotation/get-quotation.handler';
+import { renderQuotationHandler } from './quotation/render-quotation.handler';
 import { listQuotationsHandler } from './quotation/list-quotations.handler';
 import { quotationTotalHandler } from './quotation/quotation-total.handler';
 
@@ -27,6 +28,7 @@ export const salesService: ServiceDefinition = {
   handlers: [
     listQuotationsHandler,
     getQuotationHandler,
+    renderQuotationHandler,
     createQuotationHandler,
     addQuotationLineHandler,
     editQuotationHandler,

@@ -2,3 +2,4 @@
 export * from './schemas';
 export * from './operations';
 export * from './events';
+export * from './render';

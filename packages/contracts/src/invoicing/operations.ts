@@ -1,5 +1,6 @@
 import { defineOperation } from '../operation';
 import * as s from './schemas';
+import { renderInvoice } from './render';
 import * as partnerSchemas from '../partners/schemas';
 
 export const createInvoice = defineOperation({
@@ -63,4 +64,4 @@ export const partnerOpenInvoices = defineOperation({
   request: partnerSchemas.openDocumentsRequest, reply: partnerSchemas.openDocumentsReply,
 });
 
-export const invoicingOperations = [createInvoice, listInvoices, addInvoiceLine, cancelInvoice, validateInvoice, invoiceBalances, registerPayment, pauseRecurring, resumeRecurring, cancelRecurring, generateChildInvoice, createInvoiceFromSource, partnerOpenInvoices];
+export const invoicingOperations = [createInvoice, listInvoices, addInvoiceLine, cancelInvoice, validateInvoice, invoiceBalances, renderInvoice, registerPayment, pauseRecurring, resumeRecurring, cancelRecurring, generateChildInvoice, createInvoiceFromSource, partnerOpenInvoices];

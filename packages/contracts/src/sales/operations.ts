@@ -1,5 +1,6 @@
 import { defineOperation } from '../operation';
 import * as s from './schemas';
+import { renderQuotation } from './render';
 import * as partnerSchemas from '../partners/schemas';
 
 // Canonical paths: create, add_line, edit, cancel and convert on /sales/addline; list and total on
@@ -53,4 +54,5 @@ export const partnerOpenQuotations = defineOperation({
   request: partnerSchemas.openDocumentsRequest, reply: partnerSchemas.openDocumentsReply,
 });
 
-export const salesOperations = [listQuotations, getQuotation, createQuotation, addQuotationLine, editQuotation, quotationTotal, cancelQuotation, convertQuotation, partnerOpenQuotations];
+// renderQuotation before getQuotation: both are picked by a field present, and a render request names the quotation too.
+export const salesOperations = [listQuotations, renderQuotation, getQuotation, createQuotation, addQuotationLine, editQuotation, quotationTotal, cancelQuotation, convertQuotation, partnerOpenQuotations];

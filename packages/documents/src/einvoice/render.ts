@@ -17,7 +17,8 @@ export class EInvoiceRefused extends Error {
 /** The library reports through a logger; its warnings concern spreadsheet mappings, not JSON input, so they are dropped. */
 const quiet: Logger = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-function check(doc: RenderableDocument): void {
+/** Throws EInvoiceRefused unless the document can be an e-invoice (kind, status, lines, parties). */
+export function assertEInvoice(doc: RenderableDocument): void {
   const refusal = eInvoiceRefusal(doc);
   if (refusal) throw new EInvoiceRefused(refusal);
   const missing = missingForEInvoice(doc);
@@ -81,7 +82,7 @@ function invoiceService(doc: RenderableDocument): InvoiceService {
 }
 
 async function generate(doc: RenderableDocument, format: string, pdf?: Uint8Array): Promise<string | Uint8Array> {
-  check(doc);
+  assertEInvoice(doc);
   return invoiceService(doc).generate(invoiceData(doc), {
     format,
     lang: 'en',

@@ -8,8 +8,10 @@ import { invoiceKinds, type Party, type RenderableDocument } from '../model';
  * parties' electronic addresses (BT-34, BT-49) are their emails, which @e-invoice-eu/core requires.
  * The service translates `seller`/`buyer` to `organization`/`partner` for its 400.
  */
-export function missingForEInvoice(doc: Pick<RenderableDocument, 'kind' | 'draft' | 'seller' | 'buyer' | 'lines'>): string[] {
+export function missingForEInvoice(doc: Pick<RenderableDocument, 'kind' | 'draft' | 'seller' | 'buyer' | 'lines' | 'currency'>): string[] {
   const missing: string[] = [];
+  // BT-5: an e-invoice states its currency; the services leave it empty when neither partner nor organization has one.
+  if (!doc.currency?.trim()) missing.push('currency');
   const need = (role: 'seller' | 'buyer', party: Party, field: keyof Party) => {
     const value = party[field];
     if (typeof value !== 'string' || value.trim() === '') missing.push(`${role}.${field}`);
@@ -25,9 +27,10 @@ export function missingForEInvoice(doc: Pick<RenderableDocument, 'kind' | 'draft
 }
 
 /** Why a document cannot become an e-invoice at all, whatever its parties hold; null when it can. */
-export function eInvoiceRefusal(doc: Pick<RenderableDocument, 'kind' | 'draft' | 'lines'>): string | null {
+export function eInvoiceRefusal(doc: Pick<RenderableDocument, 'kind' | 'draft' | 'cancelled' | 'lines'>): string | null {
   if (!invoiceKinds.includes(doc.kind)) return `a ${doc.kind.replace('_', ' ')} is not an invoice; only PDF is available`;
   if (doc.draft) return 'a draft is not an invoice yet: validate it first (a draft renders as PDF only)';
+  if (doc.cancelled) return 'a cancelled invoice is no e-invoice (it renders as PDF marked CANCELLED)';
   if (doc.lines.length === 0) return 'an invoice without lines cannot be an e-invoice (BR-16)';
   return null;
 }

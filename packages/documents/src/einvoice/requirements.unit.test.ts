@@ -2,6 +2,7 @@ import { eInvoiceRefusal, missingForEInvoice } from './requirements';
 
 const complete = {
   kind: 'invoice' as const,
+  currency: 'EUR',
   draft: false,
   lines: [],
   seller: { name: 'Acme', country: 'IE', vat_id: 'IE1', email: 'a@acme.test' },
@@ -28,4 +29,8 @@ describe('e-invoice requirements', () => {
     expect(eInvoiceRefusal(complete)).toMatch(/without lines/);
     expect(eInvoiceRefusal({ ...complete, lines: [{} as never] })).toBeNull();
   });
+});
+
+test('a document without a currency cannot be an e-invoice', () => {
+  expect(missingForEInvoice({ ...complete, currency: '' })).toEqual(['currency']);
 });

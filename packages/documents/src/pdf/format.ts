@@ -17,8 +17,10 @@ type DecimalFormat = { format(value: string): string };
 
 export function formatter(currency: string, locale = 'en-GB'): Formatter {
   // The string overload of format() is in the runtime, not yet in TypeScript's lib for ES2022.
-  const moneyFmt = new Intl.NumberFormat(locale, { style: 'currency', currency }) as unknown as DecimalFormat;
-  const priceFmt = new Intl.NumberFormat(locale, { style: 'currency', currency, maximumFractionDigits: 4 }) as unknown as DecimalFormat;
+  // Without a currency amounts are plain numbers with cents, rather than a guessed symbol.
+  const style: Intl.NumberFormatOptions = currency ? { style: 'currency', currency } : { minimumFractionDigits: 2 };
+  const moneyFmt = new Intl.NumberFormat(locale, style) as unknown as DecimalFormat;
+  const priceFmt = new Intl.NumberFormat(locale, { ...style, maximumFractionDigits: 4 }) as unknown as DecimalFormat;
   const numberFmt = new Intl.NumberFormat(locale, { maximumFractionDigits: 6 }) as unknown as DecimalFormat;
   const dateFmt = new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
   return {

@@ -77,13 +77,17 @@ function partyBlock(doc: Doc, label: string, p: Party, x: number, y: number, wid
 function header(doc: Doc, d: RenderableDocument, f: Formatter): number {
   let top = MARGIN;
   if (d.logo_png && d.logo_png.length > 0) {
-    doc.image(Buffer.from(d.logo_png), MARGIN, top, { fit: [140, 60] });
+    try {
+      doc.image(Buffer.from(d.logo_png), MARGIN, top, { fit: [140, 60] });
+    } catch {
+      // The profile checks the PNG signature only: a logo PDFKit cannot decode is left out rather than failing the document.
+    }
   }
   // The issuer's block sits top right, as on a letterhead.
   const issuerBottom = partyBlock(doc, 'From', d.seller, MARGIN + CONTENT / 2 + 20, top, CONTENT / 2 - 20);
   top = Math.max(top + 70, issuerBottom + 15);
 
-  doc.font('bold').fontSize(20).fillColor('black').text(`${d.draft ? 'DRAFT ' : ''}${documentTitle(d.kind)}`, MARGIN, top, { width: CONTENT / 2 });
+  doc.font('bold').fontSize(20).fillColor('black').text(`${marking(d) ? `${marking(d)} ` : ''}${documentTitle(d.kind)}`, MARGIN, top, { width: CONTENT / 2 });
   doc.font('regular').fontSize(11).text(d.number, { width: CONTENT / 2 });
   const meta: [string, string][] = [['Date', f.date(d.issue_date)]];
   if (d.due_date) meta.push(['Due date', f.date(d.due_date)]);
@@ -93,7 +97,7 @@ function header(doc: Doc, d: RenderableDocument, f: Formatter): number {
     const on = d.credited_invoice.issue_date ? ` of ${f.date(d.credited_invoice.issue_date)}` : '';
     meta.push(['Credits invoice', `${d.credited_invoice.number}${on}`]);
   }
-  meta.push(['Currency', d.currency.toUpperCase()]);
+  if (d.currency) meta.push(['Currency', d.currency.toUpperCase()]);
   doc.moveDown(0.5).fontSize(9);
   for (const [label, value] of meta) {
     const y = doc.y;
@@ -226,7 +230,25 @@ function paymentAndNotes(doc: Doc, d: RenderableDocument, f: Formatter, startY: 
   }
 }
 
-/** Footer, page numbers and the DRAFT marking, drawn once every page exists (buffered pages). */
+/** What a document that is not (or no longer) in force says across every page. */
+function marking(d: RenderableDocument): string | null {
+  if (d.cancelled) return 'CANCELLED';
+  return d.draft ? 'DRAFT' : null;
+}
+
+/** The marking across a page, drawn first so the content stays on top of it. */
+function watermark(doc: Doc, mark: string): void {
+  doc.save();
+  doc.rotate(-35, { origin: [A4.width / 2, A4.height / 2] });
+  doc.font('bold').fontSize(mark.length > 5 ? 80 : 110).fillColor('#e6e6e6');
+  doc.text(mark, 0, A4.height / 2 - 60, { width: A4.width, align: 'center', lineBreak: false });
+  doc.restore();
+  doc.font('regular').fontSize(9).fillColor('black');
+  doc.x = MARGIN;
+  doc.y = MARGIN;
+}
+
+/** Footer and page numbers, drawn once every page exists (buffered pages). */
 function finishPages(doc: Doc, d: RenderableDocument): void {
   const range = doc.bufferedPageRange();
   const footer = [d.seller.name, d.seller.vat_id ? `VAT ${d.seller.vat_id}` : '', d.seller.company_id ?? '', d.seller.email ?? '', d.seller.phone ?? '']
@@ -237,14 +259,6 @@ function finishPages(doc: Doc, d: RenderableDocument): void {
     // Text below the bottom margin would start a new page; the footer is placed outside the flow.
     const bottomMargin = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    if (d.draft) {
-      doc.save();
-      doc.rotate(-35, { origin: [A4.width / 2, A4.height / 2] });
-      doc.font('bold').fontSize(110).fillColor('#d9d9d9').fillOpacity(0.5);
-      doc.text('DRAFT', 0, A4.height / 2 - 60, { width: A4.width, align: 'center', lineBreak: false });
-      doc.restore();
-      doc.fillOpacity(1);
-    }
     doc.moveTo(MARGIN, A4.height - 60).lineTo(MARGIN + CONTENT, A4.height - 60).strokeColor(RULE).lineWidth(0.5).stroke();
     doc.font('regular').fontSize(7.5).fillColor(GREY);
     doc.text(footer, MARGIN, A4.height - 52, { width: CONTENT - 80, lineBreak: false, ellipsis: true });
@@ -282,6 +296,11 @@ export function renderPdf(d: RenderableDocument): Promise<Buffer> {
   doc.registerFont('regular', regular);
   doc.registerFont('bold', bold);
   doc.font('regular');
+  const mark = marking(d);
+  if (mark) {
+    watermark(doc, mark);
+    doc.on('pageAdded', () => watermark(doc, mark));
+  }
 
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {

@@ -1,0 +1,22 @@
+import { renderedDocumentReply, renderFormatField, renderFormats } from '../documents';
+import { baseRequest, intId } from '../fields';
+import { defineOperation } from '../operation';
+import { z } from 'zod';
+
+export const renderInvoiceRequest = z.object({ ...baseRequest, id: intId, format: renderFormatField(renderFormats) });
+
+/**
+ * On /invoicing/getinvoice a `format` asks for the invoice as a file instead of its balances: a
+ * PDF (drafts marked DRAFT), or for a validated invoice with a complete seller and buyer an
+ * EN 16931 e-invoice (UBL, CII, Factur-X).
+ */
+export const renderInvoice = defineOperation({
+  name: 'invoicing.invoice.render',
+  service: 'invoicing',
+  summary: 'The invoice as a PDF, or as an EN 16931 e-invoice: UBL 2.1, CII D16B or Factur-X (with format)',
+  paths: ['/invoicing/getinvoice'],
+  select: { present: 'format' },
+  write: false,
+  request: renderInvoiceRequest,
+  reply: renderedDocumentReply,
+});

@@ -1,0 +1,142 @@
+import type { organization, partners } from '@bo/contracts';
+import type { EInvoiceRefused } from './einvoice/render';
+import type { DocumentLine, Party, RenderableDocument } from './model';
+
+/**
+ * Parties from the records the services receive: the organization profile (partners service,
+ * `partners.organization.get`) and a partner record (`partners.partner.get`). The structured
+ * address is used when the partner has one, else the free-text address, line by line.
+ */
+export function organizationParty(p: organization.ProfileRecord): Party {
+  return {
+    name: p.legal_name ?? p.trading_name ?? '',
+    trading_name: p.trading_name,
+    address_lines: [p.address_line1, p.address_line2],
+    city: p.city,
+    postal_code: p.postal_code,
+    country: p.country,
+    vat_id: p.vat_id,
+    company_id: p.company_id,
+    email: p.email,
+    phone: p.phone,
+  };
+}
+
+export function partnerParty(p: partners.PartnerRecord): Party {
+  const structured = [p.address_line1, p.address_line2, p.city, p.postal_code].some((v) => v && v.trim() !== '');
+  return {
+    name: p.partnername,
+    trading_name: p.display_name,
+    address_lines: structured ? [p.address_line1, p.address_line2] : (p.address ?? '').split(/\r?\n/),
+    city: p.city,
+    postal_code: p.postal_code,
+    region: p.region,
+    country: p.country,
+    vat_id: p.tax_number,
+    email: p.email,
+    phone: p.phone,
+  };
+}
+
+/** The organization's logo, decoded from the profile's base64; null without one. */
+export function organizationLogo(p: organization.ProfileRecord): Uint8Array | null {
+  return p.logo_png ? Buffer.from(p.logo_png, 'base64') : null;
+}
+
+/** Where each party field comes from, so a refusal names the field the user sets. */
+const organizationFields: Record<keyof Party, string> = {
+  name: 'legal_name',
+  trading_name: 'trading_name',
+  address_lines: 'address_line1',
+  city: 'city',
+  postal_code: 'postal_code',
+  region: 'region',
+  country: 'country',
+  vat_id: 'vat_id',
+  company_id: 'company_id',
+  email: 'email',
+  phone: 'phone',
+};
+const partnerFields: Record<keyof Party, string> = {
+  ...organizationFields,
+  name: 'partnername',
+  trading_name: 'display_name',
+  vat_id: 'tax_number',
+  company_id: 'company_id',
+};
+
+export type PartySource = 'organization' | 'partner';
+
+/**
+ * `seller.vat_id`, `buyer.country`… as the user knows them: `organization.vat_id`, `partner.country`.
+ * Who the seller is depends on the document: the organization on what it issues, the partner on
+ * vendor bills and vendor credit notes.
+ */
+export function sourceFieldNames(missing: readonly string[], seller: PartySource): string[] {
+  const buyer: PartySource = seller === 'organization' ? 'partner' : 'organization';
+  return missing.map((path) => {
+    // The document's currency is the partner's, else the organization's default: the default is what to set.
+    if (path === 'currency') return 'organization.default_currency';
+    const [role, field] = path.split('.') as ['seller' | 'buyer', keyof Party];
+    const source = role === 'seller' ? seller : buyer;
+    return `${source}.${(source === 'organization' ? organizationFields : partnerFields)[field] ?? field}`;
+  });
+}
+
+/** The party that issues the document: the organization, except on what vendors sent it. */
+export function sellerSource(kind: RenderableDocument['kind']): PartySource {
+  return kind === 'vendor_bill' || kind === 'vendor_credit_note' ? 'partner' : 'organization';
+}
+
+/** A stored line as sales and invoicing keep it (numerics as strings), with its catalog snapshot. */
+export interface StoredDocumentLine {
+  product_id: string;
+  product_name: string | null;
+  description: string | null;
+  sku: string | null;
+  uom: string | null;
+  quantity: string;
+  price: string;
+  discount: string;
+  tax_rate: string;
+  tax_included: boolean;
+  subtotal: string;
+  tax_amount: string;
+  total: string;
+}
+
+export function documentLines(rows: readonly StoredDocumentLine[]): DocumentLine[] {
+  return rows.map((r) => ({
+    // A line made before snapshots has no name: its description, else the product id, names it.
+    name: r.product_name ?? r.description ?? `Product ${r.product_id}`,
+    description: r.product_name ? r.description : null,
+    sku: r.sku,
+    unit: r.uom,
+    quantity: r.quantity,
+    price: r.price,
+    discount: r.discount,
+    tax_rate: r.tax_rate,
+    tax_included: r.tax_included,
+    subtotal: r.subtotal,
+    tax_amount: r.tax_amount,
+    total: r.total,
+  }));
+}
+
+/** A refusal as the envelope's 400 carries it: the message, and one error per missing field named as the user sets it. */
+export interface RefusalBody {
+  /** `invalid_state` when the document cannot be an e-invoice (draft, quotation…), `validation_failed` when data is missing. */
+  code: 'invalid_state' | 'validation_failed';
+  message: string;
+  errors?: { field: string; message: string }[];
+}
+
+export function refusalBody(refusal: EInvoiceRefused, kind: RenderableDocument['kind']): RefusalBody {
+  if (refusal.missing.length === 0) return { code: 'invalid_state', message: `No e-invoice: ${refusal.message}` };
+  const fields = sourceFieldNames(refusal.missing, sellerSource(kind));
+  return {
+    code: 'validation_failed',
+    message: `An e-invoice needs ${fields.join(', ')}: set them on the organization profile or the partner`,
+    errors: fields.map((field) => ({ field, message: `${field} is required for an e-invoice` })),
+  };
+}

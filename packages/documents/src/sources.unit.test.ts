@@ -1,0 +1,36 @@
+import { documentLines, refusalBody, sourceFieldNames } from './sources';
+import { EInvoiceRefused } from './einvoice/render';
+
+describe('sources', () => {
+  test('missing fields are named as the user sets them: the organization issues invoices, vendors issue bills', () => {
+    const missing = ['seller.vat_id', 'seller.name', 'buyer.country', 'buyer.vat_id', 'currency'];
+    expect(sourceFieldNames(missing, 'organization')).toEqual([
+      'organization.vat_id',
+      'organization.legal_name',
+      'partner.country',
+      'partner.tax_number',
+      'organization.default_currency',
+    ]);
+    expect(sourceFieldNames(missing, 'partner')).toEqual(['partner.tax_number', 'partner.partnername', 'organization.country', 'organization.vat_id', 'organization.default_currency']);
+  });
+
+  test('a refusal with missing data is a validation failure listing each field; one without is an invalid state', () => {
+    const missing = refusalBody(new EInvoiceRefused('x', ['buyer.country']), 'invoice');
+    expect(missing).toEqual({
+      code: 'validation_failed',
+      message: 'An e-invoice needs partner.country: set them on the organization profile or the partner',
+      errors: [{ field: 'partner.country', message: 'partner.country is required for an e-invoice' }],
+    });
+    expect(refusalBody(new EInvoiceRefused('a draft is not an invoice yet'), 'invoice')).toEqual({ code: 'invalid_state', message: 'No e-invoice: a draft is not an invoice yet' });
+  });
+
+  test('stored lines keep their snapshot; a line without one is named by its description or product', () => {
+    const stored = { product_id: '7', sku: null, uom: null, quantity: '1', price: '1', discount: '0', tax_rate: '0', tax_included: false, subtotal: '1', tax_amount: '0', total: '1' };
+    const [a, b, c] = documentLines([
+      { ...stored, product_name: 'Widget', description: 'blue' },
+      { ...stored, product_name: null, description: 'Old line' },
+      { ...stored, product_name: null, description: null },
+    ]);
+    expect([a?.name, a?.description, b?.name, b?.description, c?.name]).toEqual(['Widget', 'blue', 'Old line', null, 'Product 7']);
+  });
+});

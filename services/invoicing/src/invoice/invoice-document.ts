@@ -1,0 +1,65 @@
+import type { invoicing } from '@bo/contracts';
+import { documentLines, organizationLogo, organizationParty, partnerParty, type DocumentKind, type Party, type RenderableDocument } from '@bo/documents';
+import { formatDate, formatDateTime, type DocumentParties } from '@bo/runtime';
+import type { InvoiceRow, LineRow } from './invoice.record';
+
+/**
+ * Invoice types as documents: what the organization issues (invoiceout, creditout) has it as the
+ * seller; what vendors sent it (invoicein, creditin) has the vendor as the seller and the
+ * organization as the buyer, so a vendor bill's e-invoice reads like the one the vendor sent.
+ */
+const kinds: Record<invoicing.InvoiceType, DocumentKind> = {
+  invoiceout: 'invoice',
+  creditout: 'credit_note',
+  invoicein: 'vendor_bill',
+  creditin: 'vendor_credit_note',
+};
+
+/** A source type naming an invoice: a credit note made from one says which it credits. */
+const INVOICE_SOURCE = /^(invoice|invoiceout|invoicein)$/i;
+
+/** The id of the invoice a credit note says it credits (sourcetype `invoice` with a numeric sourceid), if any. */
+export function creditedInvoiceId(row: Pick<InvoiceRow, 'invoicetype' | 'sourcetype' | 'sourceid'>): number | null {
+  if (row.invoicetype !== 'creditout' && row.invoicetype !== 'creditin') return null;
+  if (!row.sourcetype || !INVOICE_SOURCE.test(row.sourcetype) || !row.sourceid || !/^[1-9]\d{0,9}$/.test(row.sourceid)) return null;
+  return Number(row.sourceid);
+}
+
+export interface InvoiceDocumentInput {
+  invoice: InvoiceRow;
+  lines: readonly LineRow[];
+  parties: DocumentParties;
+  /** The partner's name from the read model, for a partner the partners service no longer has. */
+  partnerName: string | null;
+  /** The invoice a credit note credits: found by its source id, else its source number alone. */
+  credited: { number: string; issue_date: string | null } | null;
+}
+
+export function invoiceDocument({ invoice, lines, parties, partnerName, credited }: InvoiceDocumentInput): RenderableDocument {
+  const kind = invoice.invoicetype === 'invoiceout' && invoice.invoicestatus === 'proforma' ? 'proforma' : kinds[invoice.invoicetype];
+  const org = organizationParty(parties.organization);
+  const partner: Party = parties.partner ? partnerParty(parties.partner) : { name: partnerName ?? `Partner ${invoice.partner_id}` };
+  const issued = invoice.invoicetype === 'invoiceout' || invoice.invoicetype === 'creditout';
+  const profile = parties.organization;
+  return {
+    kind,
+    number: invoice.invoicenumber,
+    draft: invoice.invoicestatus === 'draft',
+    cancelled: invoice.invoicestatus === 'cancelled',
+    issue_date: (formatDateTime(invoice.invoicedatetime) as string).slice(0, 10),
+    due_date: formatDate(invoice.invoicedue),
+    currency: parties.partner?.currency ?? profile.default_currency ?? '',
+    payment_terms: invoice.invoiceterms,
+    notes: invoice.comments,
+    reference: invoice.invoicereference,
+    credited_invoice: credited,
+    seller: issued ? org : partner,
+    buyer: issued ? partner : org,
+    lines: documentLines(lines),
+    totals: { subtotal: invoice.subtotal, tax_amount: invoice.tax_amount, total: invoice.invoicetotal },
+    amount_paid: invoice.amount_paid,
+    // The organization's account is where its customers pay; a vendor's account is not known here.
+    payment_account: issued && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
+    logo_png: organizationLogo(profile),
+  };
+}

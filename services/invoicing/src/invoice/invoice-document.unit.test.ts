@@ -1,0 +1,67 @@
+import type { organization, partners } from '@bo/contracts';
+import { creditedInvoiceId, invoiceDocument, type InvoiceDocumentInput } from './invoice-document';
+import type { InvoiceRow, LineRow } from './invoice.record';
+
+const profile = {
+  org_id: 1, version: 3, legal_name: 'Acme Ltd', trading_name: 'Acme', address_line1: '1 Main St', address_line2: null, city: 'Dublin', postal_code: 'D02',
+  country: 'IE', vat_id: 'IE1', company_id: null, email: 'a@acme.test', phone: null, iban: 'IE29AIBK93115212345678', bic: 'AIBKIE2D',
+  default_currency: 'EUR', time_zone: null, logo_png: Buffer.from('png').toString('base64'), logo_sha256: 'x', logo_bytes: 3, updated_at: null,
+} satisfies organization.ProfileRecord;
+
+const partner = {
+  id: 9, partnername: 'Client SA', display_name: 'Client', address: 'Old street 1\n75001 Paris', address_line1: null, address_line2: null, city: null,
+  postal_code: null, region: null, country: 'FR', email: 'c@client.test', phone: null, tax_number: 'FR1', currency: 'USD',
+} as unknown as partners.PartnerRecord;
+
+const row = (fields: Partial<InvoiceRow>): InvoiceRow =>
+  ({
+    id: 5, invoicenumber: 'INV-00005', invoicetype: 'invoiceout', partner_id: 9, invoicestatus: 'open', invoicedatetime: new Date('2026-11-02T23:30:00Z'),
+    invoicedue: '2026-12-02', comments: null, invoicereference: 'PO-1', invoiceterms: 'Net 30', subtotal: '100.00', tax_amount: '20.00',
+    invoicetotal: '120.00', amount_paid: '20.00', sourcetype: null, sourceid: null, sourcenumber: null, ...fields,
+  }) as InvoiceRow;
+
+const input = (fields: Partial<InvoiceRow>, extra: Partial<InvoiceDocumentInput> = {}): InvoiceDocumentInput => ({
+  invoice: row(fields), lines: [] as LineRow[], parties: { organization: profile, partner }, partnerName: 'Client SA', credited: null, ...extra,
+});
+
+describe('invoiceDocument', () => {
+  test('what the organization issues has it as seller, its account to pay into and its logo; the partner as buyer in its currency', () => {
+    const d = invoiceDocument(input({}));
+    expect(d).toMatchObject({ kind: 'invoice', number: 'INV-00005', draft: false, cancelled: false, issue_date: '2026-11-02', due_date: '2026-12-02', currency: 'USD' });
+    expect(d.seller.name).toBe('Acme Ltd');
+    expect(d.buyer).toMatchObject({ name: 'Client SA', vat_id: 'FR1', country: 'FR', address_lines: ['Old street 1', '75001 Paris'] });
+    expect(d.payment_account).toEqual({ iban: 'IE29AIBK93115212345678', bic: 'AIBKIE2D', name: 'Acme Ltd' });
+    expect(Buffer.from(d.logo_png!).toString()).toBe('png');
+    expect(d.amount_paid).toBe('20.00');
+  });
+
+  test('a vendor bill has the vendor as seller, the organization as buyer, and no account to pay into', () => {
+    const d = invoiceDocument(input({ invoicetype: 'invoicein' }));
+    expect(d.kind).toBe('vendor_bill');
+    expect([d.seller.name, d.buyer.name]).toEqual(['Client SA', 'Acme Ltd']);
+    expect(d.payment_account).toBeNull();
+    expect(invoiceDocument(input({ invoicetype: 'creditin' })).kind).toBe('vendor_credit_note');
+  });
+
+  test('statuses: proforma is its own kind, drafts and cancelled invoices are marked', () => {
+    expect(invoiceDocument(input({ invoicestatus: 'proforma' })).kind).toBe('proforma');
+    expect(invoiceDocument(input({ invoicestatus: 'draft' })).draft).toBe(true);
+    expect(invoiceDocument(input({ invoicestatus: 'cancelled' })).cancelled).toBe(true);
+  });
+
+  test('a deleted partner keeps its name from the read model; the currency falls back to the organization default', () => {
+    const d = invoiceDocument(input({}, { parties: { organization: profile, partner: null } }));
+    expect(d.buyer).toEqual({ name: 'Client SA' });
+    expect(d.currency).toBe('EUR');
+  });
+});
+
+describe('creditedInvoiceId', () => {
+  test('a credit note from an invoice names it by its id; anything else names none', () => {
+    expect(creditedInvoiceId({ invoicetype: 'creditout', sourcetype: 'invoice', sourceid: '12' })).toBe(12);
+    expect(creditedInvoiceId({ invoicetype: 'creditin', sourcetype: 'Invoice', sourceid: '3' })).toBe(3);
+    expect(creditedInvoiceId({ invoicetype: 'invoiceout', sourcetype: 'invoice', sourceid: '12' })).toBeNull();
+    expect(creditedInvoiceId({ invoicetype: 'creditout', sourcetype: 'quotation', sourceid: '12' })).toBeNull();
+    expect(creditedInvoiceId({ invoicetype: 'creditout', sourcetype: 'invoice', sourceid: 'abc' })).toBeNull();
+  });
+});

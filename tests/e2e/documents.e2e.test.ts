@@ -1,0 +1,202 @@
+import { tinyLogo } from '../../packages/documents/test/fixtures';
+import { fatalFailures, prepareRules } from '../support/einvoice';
+import { pdfAttachments, pdfText, savePage1Png } from '../support/pdf';
+import { startTestSystem, type TestSystem } from '../support/system';
+
+/**
+ * Rendered documents through the gateway (docs/documents.md): every invoice type as PDF, UBL, CII
+ * and Factur-X, checked with the official EN 16931 rules and poppler's pdftotext; a quotation as
+ * PDF; and the refusals that say what to fix.
+ */
+describe('documents through the gateway', () => {
+  let sys: TestSystem;
+  const products: Record<string, string> = {};
+  let greek = 0;
+  let russian = 0;
+  let vendor = 0;
+  let nowhere = 0;
+
+  const ok = async (path: string, payload: Record<string, unknown>, org: 1 | 2 = 1) => {
+    const res = await sys.post(path, { org_id: String(org), userid: '7', ...payload }, { org });
+    if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const partner = async (fields: Record<string, unknown>, org: 1 | 2 = 1) => ((await ok('/crm/editpatner', { action: 'create', ...fields }, org)).partner as { id: number }).id;
+  const product = async (name: string, fields: Record<string, unknown>, org: 1 | 2 = 1) => String((await ok('/inventory/editproduct', { name, type: 'service', ...fields }, org)).product.id);
+
+  /** Lines with a discount, three tax rates (one zero) and tax-included prices. */
+  const lines = () => [
+    { product_id: products.consulting, quantity: 7.5, price: 95, tax_rate: 20, tax_included: false },
+    { product_id: products.widget, quantity: 3, price: 19.99, discount: 10, tax_rate: 20, tax_included: false, description: 'Blue, large' },
+    { product_id: products.book, quantity: 2, price: 12.5, tax_rate: 5.5, tax_included: true },
+    { product_id: products.coffee, quantity: 1.25, price: 23.9, discount: 5, tax_rate: 5.5, tax_included: true },
+    { product_id: products.export, quantity: 3, price: 10, tax_rate: 0, tax_included: false },
+  ];
+  const invoice = async (fields: Record<string, unknown>, opts: { validate?: boolean; org?: 1 | 2 } = {}) => {
+    const created = (await ok('/invoicing/invoice/new', { invoicedatetime: '2026-11-02T09:30:00', invoicedue: '2026-12-02', invoiceterms: 'Net 30', line_items: lines(), ...fields }, opts.org)).invoice;
+    if (opts.validate ?? true) await ok('/invoicing/invoice/new', { validate_invoice: true, id: created.id }, opts.org);
+    return created as { id: number; invoicenumber: string; invoicetotal: number };
+  };
+  const render = (id: number, format: string, org: 1 | 2 = 1) => sys.post('/invoicing/getinvoice', { org_id: String(org), id, format }, { org });
+  const rendered = async (id: number, format: string) => {
+    const res = await render(id, format);
+    if (res.statusCode !== 200) throw new Error(`render ${format} answered ${res.statusCode}: ${JSON.stringify(res.body)}`);
+    return { body: res.body, content: Buffer.from(res.body.content_base64 as string, 'base64') };
+  };
+
+  beforeAll(async () => {
+    prepareRules();
+    sys = await startTestSystem();
+    await ok('/organization/setprofile', {
+      legal_name: 'Acme Ltd', trading_name: 'Acme', address_line1: '1 Main Street', city: 'Dublin', postal_code: 'D02 X285', country: 'IE',
+      vat_id: 'IE6388047V', company_id: '123456', email: 'billing@acme.test', phone: '+353 1 234 5678', iban: 'IE29 AIBK 9311 5212 3456 78',
+      bic: 'AIBKIE2D', default_currency: 'EUR', logo_png: tinyLogo.toString('base64'),
+    });
+    products.consulting = await product('Consulting', { sku: 'SRV-1', uom: 'hour' });
+    products.widget = await product('Widget', { sku: 'W-42', uom: 'piece' });
+    products.book = await product('Book', { uom: 'piece' });
+    products.coffee = await product('Coffee beans', { sku: 'CB-1', uom: 'kg' });
+    products.export = await product('Export service', {});
+    greek = await partner({
+      partnername: 'Ελληνική Εταιρεία Α.Ε.', partner_type: 'customer', address_line1: 'Οδός Αθηνάς 10', city: 'Αθήνα', postal_code: '10551', country: 'GR',
+      email: 'info@example.gr', tax_number: 'EL094259216', currency: 'EUR',
+    });
+    russian = await partner({ partnername: 'ООО «Пример»', partner_type: 'customer', address_line1: 'ул. Ленина, 1', city: 'София', postal_code: '1000', country: 'BG', email: 'office@example.bg' });
+    vendor = await partner({ partnername: 'Поставщик ЕООД', partner_type: 'vendor', address: 'бул. Витоша 5\n1000 София', country: 'BG', email: 'sales@vendor.bg', tax_number: 'BG175074752' });
+    nowhere = await partner({ partnername: 'Nowhere Ltd', partner_type: 'customer' });
+  }, 300_000);
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  it('renders a validated customer invoice as a PDF a person reads: number, both parties in their scripts, totals, and page 1 as an artifact', async () => {
+    const inv = await invoice({ invoicetype: 'invoiceout', partner: String(greek), comments: 'Thank you for your business.' });
+    const { body, content } = await rendered(inv.id, 'pdf');
+    expect(body).toMatchObject({ id: inv.id, number: inv.invoicenumber, format: 'pdf', filename: `${inv.invoicenumber}.pdf`, content_type: 'application/pdf' });
+    expect(content.subarray(0, 5).toString()).toBe('%PDF-');
+    savePage1Png(content, 'documents', 'e2e-invoice');
+    const text = pdfText(content);
+    for (const expected of [inv.invoicenumber, 'Acme Ltd', 'Ελληνική Εταιρεία Α.Ε.', 'Οδός Αθηνάς 10', 'Consulting', 'SKU W-42 · Blue, large', 'IBAN: IE29AIBK93115212345678', 'Net 30', 'Page 1 of 1']) {
+      expect(text).toContain(expected);
+    }
+    expect(inv.invoicetotal).toBe(1003.14);
+    expect(text).toMatch(/Total €1,003\.14/);
+    expect(text).toMatch(/20 % €766\.47 €153\.29/);
+    // The same invoice renders to the same bytes.
+    expect((await rendered(inv.id, 'pdf')).content.equals(content)).toBe(true);
+  });
+
+  it('makes every invoice type a UBL and a CII that pass the EN 16931 rules, credit notes referring to the invoice they credit', async () => {
+    const out = await invoice({ invoicetype: 'invoiceout', partner: String(greek) });
+    const credit = await invoice({ invoicetype: 'creditout', partner: String(greek), sourcetype: 'invoice', sourceid: String(out.id), sourcenumber: out.invoicenumber });
+    const bill = await invoice({ invoicetype: 'invoicein', partner: String(vendor), invoicenumber: 'V-2026-118' });
+    const vendorCredit = await invoice({ invoicetype: 'creditin', partner: String(vendor), sourcetype: 'invoice', sourceid: String(bill.id) });
+    const cases = [
+      { doc: out, code: '380', seller: 'Acme Ltd', buyer: 'Ελληνική Εταιρεία Α.Ε.' },
+      { doc: credit, code: '381', seller: 'Acme Ltd', buyer: 'Ελληνική Εταιρεία Α.Ε.', credits: out.invoicenumber },
+      { doc: bill, code: '380', seller: 'Поставщик ЕООД', buyer: 'Acme Ltd' },
+      { doc: vendorCredit, code: '381', seller: 'Поставщик ЕООД', buyer: 'Acme Ltd', credits: bill.invoicenumber },
+    ];
+    for (const c of cases) {
+      const ubl = await rendered(c.doc.id, 'ubl');
+      expect(ubl.body).toMatchObject({ filename: `${c.doc.invoicenumber}.ubl.xml`, content_type: 'application/xml' });
+      const ublXml = ubl.content.toString('utf8');
+      expect(fatalFailures('ubl', ublXml)).toBe('');
+      expect(ublXml).toContain(c.code === '381' ? '<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>' : '<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>');
+      expect(ublXml).toMatch(new RegExp(`<cac:AccountingSupplierParty>[\\s\\S]*<cbc:RegistrationName>${c.seller}</cbc:RegistrationName>[\\s\\S]*</cac:AccountingSupplierParty>`));
+      expect(ublXml).toMatch(new RegExp(`<cac:AccountingCustomerParty>[\\s\\S]*<cbc:RegistrationName>${c.buyer}</cbc:RegistrationName>[\\s\\S]*</cac:AccountingCustomerParty>`));
+      expect(ublXml).toContain('<cbc:TaxInclusiveAmount currencyID="EUR">1003.14</cbc:TaxInclusiveAmount>');
+      const cii = (await rendered(c.doc.id, 'cii')).content.toString('utf8');
+      expect(fatalFailures('cii', cii)).toBe('');
+      expect(cii).toContain(`<ram:TypeCode>${c.code}</ram:TypeCode>`);
+      if (c.credits) {
+        expect(ublXml).toMatch(new RegExp(`<cac:InvoiceDocumentReference>\\s*<cbc:ID>${c.credits}</cbc:ID>\\s*<cbc:IssueDate>2026-11-02</cbc:IssueDate>`));
+        expect(cii).toMatch(new RegExp(`<ram:InvoiceReferencedDocument>\\s*<ram:IssuerAssignedID>${c.credits}</ram:IssuerAssignedID>`));
+      }
+    }
+  }, 120_000);
+
+  it('makes Factur-X: the PDF as PDF/A-3 carrying the CII as factur-x.xml, which passes the rules', async () => {
+    const inv = await invoice({ invoicetype: 'invoiceout', partner: String(russian) });
+    const { body, content } = await rendered(inv.id, 'facturx');
+    expect(body).toMatchObject({ filename: `${inv.invoicenumber}.facturx.pdf`, content_type: 'application/pdf' });
+    expect(pdfText(content)).toContain('ООО «Пример»');
+    const attachments = pdfAttachments(content);
+    expect(Object.keys(attachments)).toEqual(['factur-x.xml']);
+    const xml = attachments['factur-x.xml']!.toString('utf8');
+    expect(xml).toContain(`<ram:ID>${inv.invoicenumber}</ram:ID>`);
+    expect(fatalFailures('cii', xml)).toBe('');
+  });
+
+  it('renders a draft as PDF marked DRAFT, and refuses it as an e-invoice', async () => {
+    const draft = await invoice({ invoicetype: 'invoiceout', partner: String(greek) }, { validate: false });
+    const { content } = await rendered(draft.id, 'pdf');
+    savePage1Png(content, 'documents', 'e2e-draft');
+    expect(pdfText(content)).toMatch(/DRAFT Invoice/);
+    for (const format of ['ubl', 'cii', 'facturx']) {
+      const res = await render(draft.id, format);
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toMatchObject({ code: 'invalid_state', message: expect.stringMatching(/draft is not an invoice yet: validate it first/) });
+    }
+  });
+
+  it('names exactly the seller and buyer fields an e-invoice lacks', async () => {
+    const inv = await invoice({ invoicetype: 'invoiceout', partner: String(nowhere) });
+    const res = await render(inv.id, 'ubl');
+    expect(res.statusCode).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['partner.country', 'partner.email']);
+    expect(res.body.message).toContain('partner.country, partner.email');
+    // The PDF needs none of it.
+    expect((await render(inv.id, 'pdf')).statusCode).toBe(200);
+
+    // Organization 2 has no profile at all: what its seller side lacks is listed, and its partner has no currency either.
+    const [service] = [await product('Work', {}, 2)];
+    const theirs = await partner({ partnername: 'Client of two', partner_type: 'customer', country: 'FR', email: 'c@two.test' }, 2);
+    const created = (await ok('/invoicing/invoice/new', { invoicetype: 'invoiceout', partner: String(theirs), line_items: [{ product_id: service, quantity: 1, price: 10, tax_rate: 20, tax_included: false }] }, 2)).invoice;
+    await ok('/invoicing/invoice/new', { validate_invoice: true, id: created.id }, 2);
+    const refused = await render(created.id, 'cii', 2);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body.errors.map((e: { field: string }) => e.field)).toEqual([
+      'organization.default_currency',
+      'organization.legal_name',
+      'organization.country',
+      'organization.vat_id',
+      'organization.email',
+    ]);
+  });
+
+  it('refuses an unknown format naming the choices, and another organization\'s invoice as not found', async () => {
+    const inv = await invoice({ invoicetype: 'invoiceout', partner: String(greek) });
+    const res = await render(inv.id, 'docx');
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'format', message: 'format must be one of "pdf", "ubl", "cii", "facturx"' }] });
+    const foreign = await render(inv.id, 'pdf', 2);
+    expect(foreign.statusCode).toBe(400);
+    expect(foreign.body.code).toBe('not_found');
+  });
+
+  it('renders a quotation as PDF on /sales/orderdetail, and nothing else', async () => {
+    const q = (await ok('/sales/addline', {
+      action: 'create_quotation', partner: String(greek), quotation_type: 'quotation', quotation_status: 'sent',
+      quotation_date: '2026-11-02T10:00:00', valid_until: '2026-12-31', line_items: lines(),
+    })).quotation as { id: number; quotation_number: string };
+    const res = await sys.post('/sales/orderdetail', { org_id: '1', quotation_id: q.id, format: 'pdf' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatchObject({ id: q.id, number: q.quotation_number, format: 'pdf', filename: `${q.quotation_number}.pdf`, content_type: 'application/pdf' });
+    const content = Buffer.from(res.body.content_base64, 'base64');
+    savePage1Png(content, 'documents', 'e2e-quotation');
+    const text = pdfText(content);
+    expect(text).toContain('Quotation');
+    expect(text).toContain(q.quotation_number);
+    expect(text).toContain('Ελληνική Εταιρεία Α.Ε.');
+    expect(text).toMatch(/Valid until 31 December 2026/);
+    expect(text).toMatch(/Total €1,003\.14/);
+    expect(text).not.toContain('DRAFT');
+    // Without a format the quotation is read back as before.
+    expect((await sys.post('/sales/orderdetail', { org_id: '1', quotation_id: q.id })).body.quotation.id).toBe(q.id);
+    const ubl = await sys.post('/sales/orderdetail', { org_id: '1', quotation_id: q.id, format: 'ubl' });
+    expect(ubl.statusCode).toBe(400);
+    expect(ubl.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'format', message: 'format must be one of "pdf"' }] });
+  });
+});
