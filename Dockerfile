@@ -1,12 +1,19 @@
 # One image for every process of the system; docker-compose.yml picks the entry point per container.
-FROM node:20-bookworm-slim AS build
+# Node 24 is the current LTS line; the exact release and npm version are pinned so two builds of one
+# commit install the same tree. The install is `npm install` against the committed lockfile, not
+# `npm ci`: npm 11 leaves other platforms' optional packages out of this lockfile, which `npm ci`
+# then calls out of sync (npm/cli#4828); `npm install` keeps every locked version all the same.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV TURBO_TELEMETRY_DISABLED=1
+RUN npm install -g npm@11.19.1 --no-audit --no-fund
 COPY package.json package-lock.json turbo.json tsconfig.base.json ./
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/launcher/package.json packages/launcher/
 COPY packages/client/package.json packages/client/
+COPY packages/documents/package.json packages/documents/
 COPY services/gateway/package.json services/gateway/
 COPY services/partners/package.json services/partners/
 COPY services/catalog/package.json services/catalog/
@@ -17,7 +24,7 @@ COPY packages packages
 COPY services services
 RUN npx turbo run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app /app
