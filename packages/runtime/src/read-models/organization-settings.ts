@@ -70,9 +70,9 @@ export interface TodayByZone {
 
 /** Today in every time zone some organization is on, for work spanning organizations (the recurring scheduler). */
 export async function todayByZone(db: Knex, instant: Date = currentTime()): Promise<TodayByZone> {
-  const rows: Array<{ time_zone: string }> = await db('organization_settings').distinct('time_zone').whereNotNull('time_zone');
-  const known = rows.filter((r) => isTimeZone(r.time_zone));
-  return { instant, utc: localDate(instant), zones: new Map(known.map((r) => [r.time_zone, localDate(instant, r.time_zone)])) };
+  const rows = await db<OrganizationSettings>('organization_settings').distinct('time_zone').whereNotNull('time_zone');
+  const known = rows.flatMap((r) => (r.time_zone && isTimeZone(r.time_zone) ? [r.time_zone] : []));
+  return { instant, utc: localDate(instant), zones: new Map(known.map((zone) => [zone, localDate(instant, zone)])) };
 }
 
 /**

@@ -11,9 +11,11 @@ const LISTED = 20;
 export const openInvoicesHandler = handler(invoicing.partnerOpenInvoices, async (req, ctx) => {
   const today = await organizationToday(ctx.db, ctx.orgId);
   const ofPartner = () => ctx.db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, partner_id: req.partner_id });
-  const open = ofPartner().where((w) =>
-    w.whereIn('invoicestatus', ['draft', 'proforma']).orWhere((o) => o.where('invoicestatus', 'open').whereRaw('invoicetotal > amount_paid')),
-  );
+  const open = ofPartner().where((w) => {
+    void w.whereIn('invoicestatus', ['draft', 'proforma']).orWhere((o) => {
+      void o.where('invoicestatus', 'open').whereRaw('invoicetotal > amount_paid');
+    });
+  });
   const contracts = ofPartner().where({ recurring_enabled: true, recurring_status: 'active' });
   const [openRows, openCount, contractRows, contractCount] = await Promise.all([
     open.clone().orderBy('id').limit(LISTED),

@@ -14,7 +14,9 @@ export const openQuotationsHandler = handler(sales.partnerOpenQuotations, async 
   const open = ctx.db('quotations as q')
     .where({ 'q.org_id': ctx.orgId, 'q.partner_id': req.partner_id })
     .whereIn('q.status', CONVERTIBLE)
-    .where((w) => w.whereRaw(`${EFFECTIVE_STATUS_SQL} <> 'expired'`, [now]).orWhereNotNull('q.conversion_attempted_at'));
+    .where((w) => {
+      void w.whereRaw(`${EFFECTIVE_STATUS_SQL} <> 'expired'`, [now]).orWhereNotNull('q.conversion_attempted_at');
+    });
   const [rows, counted] = await Promise.all([
     open.clone().select('q.id', 'q.quotation_number', 'q.quotation_type', 'q.status').orderBy('q.id').limit(LISTED),
     open.clone().count<{ count: string }[]>({ count: '*' }),
