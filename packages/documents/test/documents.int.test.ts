@@ -82,11 +82,18 @@ describe('PDF', () => {
     expect(pdfText(pdf)).toMatch(/DRAFT/);
   });
 
+  test('a cancelled invoice is marked CANCELLED and is no e-invoice', async () => {
+    const doc = { ...byType.invoiceout!, cancelled: true };
+    expect(pdfText(await renderPdf(doc))).toMatch(/CANCELLED Invoice/);
+    await expect(renderUbl(doc)).rejects.toThrow(/cancelled invoice is no e-invoice/);
+  });
+
   test('lines that overflow a page continue on the next with the table header, and every page is numbered', async () => {
     const lines = Array.from({ length: 70 }, (_, i) =>
       line({ name: `Article ${i + 1}`, sku: `A-${i + 1}`, unit: 'piece', quantity: '1', price: '10', discount: '0', tax_rate: '20', tax_included: false }),
     );
     const pdf = await renderPdf(sampleDocument('invoice', { lines }));
+    savePage1Png(pdf, 'documents', 'overflow');
     const pages = pdfPages(pdf);
     expect(pages).toBeGreaterThan(1);
     const text = pdfText(pdf);
@@ -96,6 +103,7 @@ describe('PDF', () => {
     const pagesWithLines = text.split('\f').filter((page) => page.includes('Article'));
     expect(pagesWithLines.length).toBeGreaterThan(1);
     for (const page of pagesWithLines) expect(page).toMatch(/Item Qty Unit Price Disc\. Tax Net amount[\s\S]*Article/);
+    for (const page of pagesWithLines.slice(1)) expect(page).toContain('Invoice INV-000042 (continued)');
     expect(text).toContain('€840.00');
   });
 

@@ -145,7 +145,9 @@ function linesTable(doc: Doc, d: RenderableDocument, f: Formatter, startY: numbe
     const height = nameHeight + detailHeight + 6;
     if (y + height > BODY_BOTTOM) {
       doc.addPage();
-      y = tableHeader(doc, MARGIN);
+      // A loose page still says which document it belongs to.
+      doc.font('regular').fontSize(8).fillColor(GREY).text(`${documentTitle(d.kind)} ${d.number} (continued)`, MARGIN, MARGIN, { width: CONTENT });
+      y = tableHeader(doc, MARGIN + 18);
     }
     const cells = lineCells(line, f);
     let x = MARGIN;
