@@ -19,7 +19,10 @@ const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
  */
 export type TextKind = 'line' | 'multiline';
 
+// Control characters are what these two patterns exist to find (see above).
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+// eslint-disable-next-line no-control-regex
 const CONTROL_IN_MULTILINE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\r(?!\n)/;
 // With the u flag a class of surrogates matches only a surrogate without its pair.
 const NOT_UNICODE_TEXT = /[\uD800-\uDFFF\uFFFE\uFFFF]/u;
@@ -58,6 +61,16 @@ export const intId = orgIdField;
 export const stringId = z.union([plainString().trim().min(1, 'must not be empty').max(64), z.number().int()]).transform(String);
 
 export const userIdField = z.union([plainString().max(64), z.number().int()]).transform(String);
+
+/**
+ * A body's `userid` as request metadata carries it, read before (or without) the schema: text and
+ * numbers as they print; any other JSON value as its JSON text (`userIdField` refuses it anyway).
+ */
+export function userIdText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
 
 /** A single-line text field (names, codes, references); `'multiline'` for notes, descriptions, addresses, terms. */
 export const text = (max = 255, kind: TextKind = 'line') => plainString(kind).max(max, `must be at most ${max} characters`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { operations } from './catalogue';
-import { dateField, dateTimeField, invalidUnicodeMessage, money, orgIdField, percentage, plainString, quantity, text, textProblem } from './fields';
+import { dateField, dateTimeField, invalidUnicodeMessage, money, orgIdField, percentage, plainString, quantity, text, textProblem, userIdText } from './fields';
 
 describe('field schemas', () => {
   it('reads org ids from numbers and numeric strings', () => {
@@ -9,6 +9,14 @@ describe('field schemas', () => {
     expect(orgIdField.safeParse('4x2').success).toBe(false);
     expect(orgIdField.safeParse(0).success).toBe(false);
     expect(orgIdField.safeParse(1.5).success).toBe(false);
+  });
+
+  it('carries a body userid into request metadata as text, and no userid as none', () => {
+    expect(userIdText('u7')).toBe('u7');
+    expect(userIdText(7)).toBe('7');
+    expect(userIdText(undefined)).toBeUndefined();
+    expect(userIdText(null)).toBeUndefined();
+    expect(userIdText({ a: 1 })).toBe('{"a":1}');
   });
 
   it('keeps money exact as a decimal string', () => {
@@ -117,7 +125,7 @@ function stringSchemas(schema: z.ZodType, seen = new Set<unknown>()): z.ZodType[
   const def = (schema as unknown as { _zod: { def: Record<string, any> } })._zod.def;
   if (def.type === 'string') return [schema];
   const children: z.ZodType[] = [];
-  if (def.type === 'object') children.push(...(Object.values(def.shape) as z.ZodType[]));
+  if (def.type === 'object') children.push(...Object.values<z.ZodType>(def.shape));
   if (def.type === 'array') children.push(def.element);
   if (def.type === 'record') children.push(def.keyType, def.valueType);
   if (def.type === 'union') children.push(...def.options);

@@ -63,6 +63,8 @@ export function fieldName(path: ReadonlyArray<PropertyKey>): string {
   return path.length === 0 ? 'body' : path.map((k) => printable(String(k), 64)).join('.');
 }
 
+// Finding control characters, to write them as escapes, is this pattern's job.
+// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001F\u007F-\u009F\uD800-\uDFFF\uFFFE\uFFFF]/gu;
 
 /**

@@ -58,6 +58,18 @@ function article(expected: string): string {
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return `a string "${printable(v, 40)}"`;
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
+  switch (typeof v) {
+    case 'string':
+      return `a string "${printable(v, 40)}"`;
+    // The rest but objects print as themselves (JSON only ever brings numbers and booleans here).
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'symbol':
+    case 'undefined':
+    case 'function':
+      return `${typeof v} ${String(v)}`;
+    default:
+      return 'an object';
+  }
 }

@@ -1,4 +1,4 @@
-import type { EventEnvelope, RpcReply } from '@bo/contracts';
+import { userIdText, type EventEnvelope, type RpcReply } from '@bo/contracts';
 import { randomUUID } from 'node:crypto';
 import * as amqplib from 'amqplib';
 import { AmqpBus } from '../bus/amqp';
@@ -60,7 +60,7 @@ export async function startTestService(def: ServiceDefinition, env: Record<strin
     client,
     running,
     call: (operation, payload, orgId = 1, meta = {}) => {
-      const userId = payload['userid'] === undefined ? undefined : String(payload['userid']);
+      const userId = userIdText(payload['userid']);
       return client.request(operation, { org_id: String(orgId), ...payload }, { orgId, userId, requestId: randomUUID(), ...meta }, 5000);
     },
     async publish(type, orgId, data, id = randomUUID()) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { buildOpenApi, corsHeaders, envelope, knownPaths, normalizePath, orgIdField, parseWith, resolveOperation, type Envelope, type Operation } from '@bo/contracts';
+import { buildOpenApi, corsHeaders, envelope, knownPaths, normalizePath, orgIdField, parseWith, resolveOperation, userIdText, type Envelope, type Operation } from '@bo/contracts';
 import { BusError, isDbUnavailable, parseRawReply, requestHash, type Bus, type Knex, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayConfig } from '../config';
@@ -218,7 +218,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     keys: { idempotencyKey?: string; operationKey?: string },
     reqLog: Logger,
   ): Promise<{ answer: Answer; settled: boolean }> {
-    const userId = body['userid'] === undefined || body['userid'] === null ? undefined : String(body['userid']);
+    const userId = userIdText(body['userid']);
     try {
       const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, ...keys }, config.RPC_TIMEOUT_MS);
       // The service's body is forwarded as it arrived: parsing it only to serialize it again is the gateway's largest cost.
