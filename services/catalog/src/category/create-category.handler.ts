@@ -8,7 +8,7 @@ export const createCategoryHandler = handler(catalog.createCategory, async (req,
     ctx.db.transaction(async (trx) => {
       await lockCategoryTree(trx, ctx.orgId);
       const parent = req.parent_id ? await findCategory(trx, ctx.orgId, req.parent_id) : null;
-      const [row] = await trx('categories')
+      const [row] = (await trx('categories')
         .insert({
           org_id: ctx.orgId,
           name: req.name,
@@ -19,7 +19,7 @@ export const createCategoryHandler = handler(catalog.createCategory, async (req,
           created_by: ctx.userId ?? null,
           updated_by: ctx.userId ?? null,
         })
-        .returning('*');
+        .returning('*')) as CategoryRow[];
       return { message: 'Category created successfully', category: toCategoryRecord(row as CategoryRow) };
     }),
   );

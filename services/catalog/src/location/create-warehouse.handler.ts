@@ -1,6 +1,6 @@
 import { catalog } from '@bo/contracts';
 import { duplicate, formatDateTime, handler, isUniqueViolation } from '@bo/runtime';
-import { ensureDefaultLocation, MAIN_LOCATION_NAME, toLocationRow, type WarehouseRow } from './location.repository';
+import { ensureDefaultLocation, MAIN_LOCATION_NAME, toLocationRow, type LocationRecordRow, type WarehouseRow } from './location.repository';
 
 export const createWarehouseHandler = handler(catalog.createWarehouse, async (req, ctx) => {
   // The default comes first, so a first call still leaves the organization with its default.
@@ -11,9 +11,10 @@ export const createWarehouseHandler = handler(catalog.createWarehouse, async (re
         .insert({ org_id: ctx.orgId, name: req.name, address: req.address || null, created_by: ctx.userId ?? null })
         .returning('*')) as WarehouseRow[];
       const w = warehouse as WarehouseRow;
-      const [location] = await trx('locations')
+      const [inserted] = (await trx('locations')
         .insert({ org_id: ctx.orgId, warehouse_id: w.id, name: MAIN_LOCATION_NAME, created_by: ctx.userId ?? null })
-        .returning('*');
+        .returning('*')) as LocationRecordRow[];
+      const location = inserted as LocationRecordRow;
       return {
         message: 'Warehouse created successfully',
         warehouse: { id: String(w.id), name: w.name, address: w.address, is_default: w.is_default, created_at: formatDateTime(w.created_at) as string },

@@ -15,6 +15,15 @@ export interface LocationJoinRow {
   warehouse_name: string;
 }
 
+/** A `locations` row as the table stores it. */
+export interface LocationRecordRow {
+  id: number;
+  org_id: number;
+  warehouse_id: number;
+  name: string;
+  is_default: boolean;
+}
+
 export function toLocationRow(row: LocationJoinRow): catalog.LocationRow {
   return {
     warehouse_id: String(row.warehouse_id),
@@ -47,7 +56,9 @@ export async function ensureDefaultLocation(db: Knex, orgId: number): Promise<Lo
        on conflict do nothing`,
       [orgId, DEFAULT_WAREHOUSE_NAME],
     );
-    const warehouse = await trx('warehouses').where({ org_id: orgId, is_default: true }).first('id');
+    const warehouse = await trx('warehouses').where({ org_id: orgId, is_default: true }).first<{ id: number } | undefined>('id');
+    // Found whether this call or a concurrent one inserted it (see above), so only a bug gets here.
+    if (!warehouse) throw new Error(`default warehouse of organization ${orgId} could not be created`);
     await trx.raw(
       `insert into locations (org_id, warehouse_id, name, is_default) values (?, ?, ?, true)
        on conflict do nothing`,
@@ -60,15 +71,15 @@ export async function ensureDefaultLocation(db: Knex, orgId: number): Promise<Lo
 }
 
 async function findDefaultLocation(db: Knex, orgId: number): Promise<LocationJoinRow | undefined> {
-  return locationsQuery(db, orgId).where('l.is_default', true).first();
+  return (await locationsQuery(db, orgId).where('l.is_default', true).first()) as LocationJoinRow | undefined;
 }
 
 /** A location of the organization; another organization's location is not found. */
 export async function findLocation(db: Knex, orgId: number, locationId: string): Promise<LocationJoinRow> {
   const id = parseStringId(locationId);
-  const row = id === null ? undefined : await locationsQuery(db, orgId).where('l.id', id).first();
+  const row = id === null ? undefined : ((await locationsQuery(db, orgId).where('l.id', id).first()) as LocationJoinRow | undefined);
   if (!row) throw notFound('Location', locationId);
-  return row as LocationJoinRow;
+  return row;
 }
 
 export interface WarehouseRow {
@@ -89,7 +100,7 @@ export async function findWarehouse(db: Knex, orgId: number, warehouseId: string
 
 /** A warehouse's main location: its default one if it is the default warehouse, else its first. */
 export async function mainLocationOf(db: Knex, orgId: number, warehouseId: number): Promise<LocationJoinRow> {
-  const row = await locationsQuery(db, orgId).where('l.warehouse_id', warehouseId).orderBy([{ column: 'l.is_default', order: 'desc' }, { column: 'l.id' }]).first();
+  const row = (await locationsQuery(db, orgId).where('l.warehouse_id', warehouseId).orderBy([{ column: 'l.is_default', order: 'desc' }, { column: 'l.id' }]).first()) as LocationJoinRow | undefined;
   if (!row) throw notFound('Location in warehouse', warehouseId);
-  return row as LocationJoinRow;
+  return row;
 }

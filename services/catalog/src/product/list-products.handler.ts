@@ -35,21 +35,21 @@ export const listProductsHandler = handler(catalog.listProducts, async (req, ctx
   // The page and the total from one snapshot, so pagination never disagrees with the rows shown.
   const [rows, count] = await ctx.db.transaction(
     async (trx) => [
-      await productViews(trx, ctx.orgId)
+      (await productViews(trx, ctx.orgId)
         .modify(filter)
         .orderBy([
           { column: sortColumn(sortBy), order },
           { column: 'p.id', order },
         ])
         .limit(size)
-        .offset(offset),
+        .offset(offset)) as ProductView[],
       await trx('products as p').where('p.org_id', ctx.orgId).whereNull('p.deleted_at').modify(filter).count<{ count: number }[]>({ count: '*' }),
     ],
     { isolationLevel: 'repeatable read', readOnly: true },
   );
   return {
     message: rows.length ? 'Products retrieved successfully' : 'No products found',
-    products: (rows as ProductView[]).map(toProductRecord),
+    products: rows.map(toProductRecord),
     pagination: paginationOf(req, Number(count[0]?.count ?? 0)),
   };
 });
