@@ -29,4 +29,10 @@ async function main(service: string | undefined): Promise<number> {
   }
 }
 
-main(process.argv[2]).then((code) => process.exit(code));
+main(process.argv[2]).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

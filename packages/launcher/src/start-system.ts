@@ -28,7 +28,7 @@ export async function main(): Promise<void> {
 async function startSingleProcess(databaseUrl: string | undefined): Promise<void> {
   const log = createLogger('launcher', process.env.LOG_LEVEL ?? 'info');
   const pgPort = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
-  const db = databaseUrl ? { url: databaseUrl, dataDir: undefined, stop: async () => undefined } : await startEmbeddedPostgres(repoRoot, pgPort);
+  const db = databaseUrl ? { url: databaseUrl, dataDir: undefined, stop: () => Promise.resolve() } : await startEmbeddedPostgres(repoRoot, pgPort);
   const system = new System({
     databaseUrl: db.url,
     busPrefix: process.env.BUS_PREFIX,
@@ -66,7 +66,7 @@ async function devApiKey(system: System): Promise<string> {
   try {
     try {
       const saved = readFileSync(file, 'utf8').trim();
-      const live = await db('api_keys').where({ key_hash: hashKey(saved) }).whereNull('revoked_at').first();
+      const live = await db('api_keys').where({ key_hash: hashKey(saved) }).whereNull('revoked_at').first<{ id: number } | undefined>('id');
       if (live) return saved;
     } catch {
       /* no saved key yet */

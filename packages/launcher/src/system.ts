@@ -63,7 +63,7 @@ export class System {
     const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
     this.env = clean;
     this.config = baseConfigSchema.parse(clean);
-    this.gatewayConfig = gatewayConfigSchema.parse(clean) as GatewayConfig;
+    this.gatewayConfig = gatewayConfigSchema.parse(clean);
   }
 
   get url(): string {

@@ -40,12 +40,12 @@ export async function selectPage<Row>(
   orderBy: Array<{ column: string; order: 'asc' | 'desc' }>,
 ): Promise<{ rows: Row[]; total: number }> {
   const { size, offset } = pageWindow(req);
-  const rows: Array<Row & { total_count: number }> = await filtered
+  const rows = (await filtered
     .clone()
     .select('*', filtered.client.raw('count(*) over () as total_count'))
     .orderBy(orderBy)
     .limit(size)
-    .offset(offset);
+    .offset(offset)) as Array<Row & { total_count: number }>;
   if (rows.length > 0) return { rows: rows.map(({ total_count: _, ...row }) => row as Row), total: Number(rows[0]?.total_count) };
   if (offset === 0) return { rows: [], total: 0 };
   const [counted] = await filtered.clone().count<Array<{ count: number }>>({ count: '*' });

@@ -41,11 +41,11 @@ export async function purgeExpired(
     let total = 0;
     // A shutdown waits for one batch at most, not for a backlog of them.
     while (!stopping()) {
-      const result = await db.raw(
+      const result = await db.raw<{ rowCount: number }>(
         `delete from ?? where ?? in (select ?? from ?? where ${p.expired} limit ?)`,
         [p.table, p.key, p.key, p.table, p.hours(windows), windows.batchSize],
       );
-      const count = (result as { rowCount: number }).rowCount;
+      const count = result.rowCount;
       total += count;
       if (count < windows.batchSize) break;
       // Let the writes waiting behind this batch go first.

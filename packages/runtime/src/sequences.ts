@@ -17,7 +17,7 @@ export async function nextDocumentNumber(
       .insert({ org_id: orgId, series: prefix, last_value: 1 })
       .onConflict(['org_id', 'series'])
       .merge({ last_value: trx.raw('document_sequences.last_value + 1') })
-      .returning('last_value');
+      .returning<Array<{ last_value: number }>>('last_value');
     const candidate = formatDocumentNumber(prefix, Number((row as { last_value: number }).last_value), width);
     if (!(await isTaken(candidate))) return candidate;
   }

@@ -68,7 +68,7 @@ describe('RabbitMQ bus', () => {
     let seen: unknown;
     await server.serve('svc', ['svc.echo'], async (op, payload, m) => {
       seen = { op, payload, m };
-      return { ok: true, status: 200, body: { payload } as Record<string, unknown> };
+      return { ok: true, status: 200, body: { payload } };
     });
     const reply = await client.request('svc.echo', { a: 1 }, { ...meta, userId: 'u9', idempotencyKey: 'k1', operationKey: 'op1' }, 2000);
     expect(reply).toEqual({ ok: true, status: 200, body: { payload: { a: 1 } } });

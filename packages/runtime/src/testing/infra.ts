@@ -32,6 +32,7 @@ async function resolveService(envVar: string, fallback: string, port: number, im
     throw new Error(
       `${what} is needed for integration tests: set ${envVar}, or run it on 127.0.0.1:${port}, ` +
         `or provide a Docker engine for testcontainers (${(err as Error).message})`,
+      { cause: err },
     );
   }
 }

@@ -13,7 +13,7 @@ export async function createApiKey(db: Knex, orgId: number, label?: string): Pro
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
   const [row] = await db('api_keys')
     .insert({ org_id: orgId, key_hash: hashKey(key), key_prefix: key.slice(0, 10), label: label ?? null })
-    .returning('id');
+    .returning<Array<{ id: number }>>('id');
   return { id: (row as { id: number }).id, key };
 }
 
@@ -36,7 +36,7 @@ export class ApiKeyStore {
   async orgOf(key: string): Promise<number | undefined> {
     const cached = this.cache.get(key);
     if (cached && cached.until > Date.now()) return cached.orgId;
-    const row = await this.db('api_keys').select('org_id').where({ key_hash: hashKey(key) }).whereNull('revoked_at').first();
+    const row = await this.db('api_keys').select('org_id').where({ key_hash: hashKey(key) }).whereNull('revoked_at').first<{ org_id: number } | undefined>();
     if (!row) {
       this.cache.delete(key);
       return undefined;
@@ -45,6 +45,6 @@ export class ApiKeyStore {
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(key, { orgId: row.org_id, until: Date.now() + this.cacheMs });
     }
-    return row.org_id as number;
+    return row.org_id;
   }
 }
