@@ -176,6 +176,23 @@ describe('documents through the gateway', () => {
     expect(foreign.body.code).toBe('not_found');
   });
 
+  it.each([
+    ['proforma', 'Proforma invoice'],
+    ['estimate', 'Estimate'],
+  ])('renders a %s as a PDF titled as one', async (quotation_type, title) => {
+    const q = (await ok('/sales/addline', {
+      action: 'create_quotation', partner: String(greek), quotation_type, quotation_status: 'sent',
+      quotation_date: '2026-11-02T10:00:00', valid_until: '2026-12-31', line_items: lines(),
+    })).quotation as { id: number; quotation_number: string };
+    const res = await sys.post('/sales/orderdetail', { org_id: '1', quotation_id: q.id, format: 'pdf' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatchObject({ id: q.id, number: q.quotation_number, filename: `${q.quotation_number}.pdf`, content_type: 'application/pdf' });
+    const text = pdfText(Buffer.from(res.body.content_base64, 'base64'));
+    expect(text).toContain(title);
+    expect(text).toContain(q.quotation_number);
+    expect(text).toMatch(/Total €1,003\.14/);
+  });
+
   it('renders a quotation as PDF on /sales/orderdetail, and nothing else', async () => {
     const q = (await ok('/sales/addline', {
       action: 'create_quotation', partner: String(greek), quotation_type: 'quotation', quotation_status: 'sent',
