@@ -3,7 +3,8 @@ import type { EventEnvelope } from '@bo/contracts';
 import type { Logger } from '../logger';
 import { traceContextFrom } from '../observability/tracing';
 import { retryDelayMs } from './backoff';
-import { safely, type AmqpConnection } from './connection';
+import { ChannelAcks } from './acks';
+import type { AmqpConnection } from './connection';
 import type { Consumers } from './consumers';
 import type { EventPublisher } from './event-publisher';
 import type { ConsumerQueues } from './topology';
@@ -42,31 +43,33 @@ export async function consumeEvents(
     [queues.main, ...queues.retries.map((t) => t.queue), queues.dead].forEach((q) => connection.declared.queues.add(q));
     for (const type of sub.events) await ch.bindQueue(queues.main, opts.exchange, type);
     await ch.prefetch(opts.prefetch);
-    await consumers.consume(ch, queues.main, (msg) => handleEvent(ch, msg, sub, publisher, opts));
+    const acks = new ChannelAcks(ch);
+    await consumers.consume(ch, queues.main, (msg) => handleEvent(acks, msg, sub, publisher, opts));
   });
 }
 
-async function handleEvent(ch: amqp.Channel, msg: amqp.ConsumeMessage, sub: Subscription, publisher: EventPublisher, opts: EventConsumerOptions): Promise<void> {
+async function handleEvent(acks: ChannelAcks, msg: amqp.ConsumeMessage, sub: Subscription, publisher: EventPublisher, opts: EventConsumerOptions): Promise<void> {
   const { queues, log } = opts;
+  acks.received(msg);
   const attempt = Number(msg.properties.headers?.['x-attempt'] ?? 1);
   let event: EventEnvelope;
   try {
     event = JSON.parse(msg.content.toString()) as EventEnvelope;
   } catch {
     log.error({ consumer: sub.name }, 'unparseable event, dead-lettering');
-    await park(ch, msg, publisher, queues.dead, attempt);
+    await park(acks, msg, publisher, queues.dead, attempt);
     return;
   }
   try {
     await sub.handler(event, { attempt, trace: traceContextFrom(msg.properties.headers) });
-    safely(() => ch.ack(msg));
+    await acks.ack(msg);
   } catch (err) {
     const dead = attempt >= opts.maxAttempts;
     log[dead ? 'error' : 'warn'](
       { err, consumer: sub.name, event_id: event.id, type: event.type, attempt },
       dead ? 'event handler failed for the last time, dead-lettering' : 'event handler failed, will retry',
     );
-    await park(ch, msg, publisher, dead ? queues.dead : retryQueue(queues, retryDelayMs(attempt, opts.retryBaseMs)), attempt + 1);
+    await park(acks, msg, publisher, dead ? queues.dead : retryQueue(queues, retryDelayMs(attempt, opts.retryBaseMs)), attempt + 1);
   }
 }
 
@@ -77,7 +80,7 @@ function retryQueue(queues: ConsumerQueues, delayMs: number): string {
 }
 
 /** Copies the message to a retry tier or the dead letters with its next attempt number, then acks it. */
-async function park(ch: amqp.Channel, msg: amqp.ConsumeMessage, publisher: EventPublisher, queue: string, attempt: number): Promise<void> {
+async function park(acks: ChannelAcks, msg: amqp.ConsumeMessage, publisher: EventPublisher, queue: string, attempt: number): Promise<void> {
   try {
     await publisher.sendToQueue(queue, msg.content, {
       ...msg.properties,
@@ -86,9 +89,10 @@ async function park(ch: amqp.Channel, msg: amqp.ConsumeMessage, publisher: Event
       expiration: undefined,
       persistent: true,
     });
-    safely(() => ch.ack(msg));
   } catch {
-    // Could not park it: leave it unacked so the broker redelivers it after a reconnect.
-    safely(() => ch.nack(msg, false, true));
+    // Could not park it: give it back so the broker redelivers it.
+    acks.nack(msg);
+    return;
   }
+  await acks.ack(msg);
 }
