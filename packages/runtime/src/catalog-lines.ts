@@ -76,7 +76,7 @@ export async function resolveCatalogLines<L extends CatalogLine>(
       sku: variant?.sku ?? product?.sku ?? null,
       uom: product?.uom ?? null,
     };
-    return { ...line, ...snapshot } as ResolvedLine<L>;
+    return { ...line, ...snapshot };
   });
   if (errors.length) throw new AppError(400, 'not_found', `Unknown catalog records: ${errors.map((e) => e.message).join('; ')}`, errors);
   return resolved;
@@ -112,8 +112,11 @@ async function lookup(
     throw err;
   }
   if (!reply.ok) {
-    if (reply.status >= 500) throw unavailable(reply.message);
-    throw new Error(`catalog.lookup refused a well-formed request: ${reply.status} ${reply.message}`);
+    // A 400 says what of the lines catalog refuses (an id of the wrong form, too many ids): the
+    // caller's request is refused the same way, with catalog's errors. Any other refusal is no
+    // verdict on the lines, so the request wrote nothing and may be retried.
+    if (reply.status === 400) throw new AppError(400, reply.code, `The catalog refused the lines: ${reply.message}`, reply.errors);
+    throw unavailable(`${reply.status} ${reply.message}`);
   }
   const parsed = catalog.lookup.reply.safeParse(reply.body);
   if (!parsed.success) throw new Error(`catalog.lookup answered an unexpected body: ${parsed.error.message}`);
