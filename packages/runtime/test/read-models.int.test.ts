@@ -44,9 +44,13 @@ describe('shared read models', () => {
     await rememberPartner(db, record(3, 'Third edit', { partner_type: 'both', currency: 'USD' }));
     await rememberPartner(db, record(2, 'Second edit'));
     expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit', partner_type: 'both', currency: 'USD', version: 3, deleted_at: null });
-    // The same version again (a redelivery or an RPC answer) changes nothing.
-    await rememberPartner(db, record(3, 'Third edit', { partner_type: 'both', currency: 'USD' }));
-    expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit', version: 3 });
+    // An equal version is the same change (a redelivery, or the partners service's answer for it):
+    // it is applied again, so what arrives last at that version is kept, and the version stays.
+    await rememberPartner(db, record(3, 'Third edit, as answered', { partner_type: 'customer', currency: 'EUR' }));
+    expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit, as answered', partner_type: 'customer', currency: 'EUR', version: 3 });
+    // A lower version still changes nothing after it.
+    await rememberPartner(db, record(2, 'Second edit again'));
+    expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit, as answered', version: 3 });
   });
 
   it('keeps a deletion final, even when an older edit arrives after it', async () => {
