@@ -15,7 +15,10 @@ describe('invoicing service: recurring contracts', () => {
 
   beforeAll(async () => {
     // The service's own scheduler must not run a pass of its own while these tests drive the clock.
-    ({ svc, catalog } = await startWithFakePartners([{ org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 }], { RECURRING_INTERVAL_MS: '3600000' }));
+    ({ svc, catalog } = await startWithFakePartners([
+      { org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 },
+      { org: 1, id: 11, partnername: 'Gone Ltd', credit_limit: 0, balance: 0 },
+    ], { RECURRING_INTERVAL_MS: '3600000' }));
   });
   afterAll(async () => {
     await svc?.stop();
@@ -195,13 +198,29 @@ describe('invoicing service: recurring contracts', () => {
     expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual(['cancelled', null, expect.stringContaining('line_items.1.product_id')]);
   });
 
-  it('stops the contracts of a deleted partner, with the reason', async () => {
-    const parent = body(await createContract({ frequency: 'monthly', start_date: '2700-01-31' }, { invoicedatetime: '2700-01-31T00:00:00', invoicedue: null })).invoice;
-    body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id }));
+  it('skips and stops a contract whose partner the read model marks deleted, even without the recurring consumer', async () => {
+    const parent = body(await createContract({ frequency: 'monthly', start_date: '2750-01-31' }, { partner: 11, invoicedatetime: '2750-01-31T00:00:00', invoicedue: null })).invoice;
+    // The partner directory saw the deletion; the recurring-partners consumer has not (yet) stopped the contract.
+    await svc.db('partner_directory').where({ org_id: 1, id: 11 }).update({ deleted_at: new Date() });
+    expect((await svc.db('invoices').where({ id: parent.id }).first()).recurring_status).toBe('active');
+    expect(await runDueContracts(svc.db, log, '2750-12-31')).toBe(0);
+    expect(await childrenOf(parent.id)).toHaveLength(0);
+    const stored = await svc.db('invoices').where({ id: parent.id }).first();
+    expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual(['cancelled', null, 'Partner 11 was deleted']);
+  });
+
+  it('stops the active and paused contracts of a deleted partner, with the reason', async () => {
+    const paused = body(await createContract({ frequency: 'monthly', start_date: '2700-01-31' }, { invoicedatetime: '2700-01-31T00:00:00', invoicedue: null })).invoice;
+    body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: paused.id }));
+    const active = body(await createContract({ frequency: 'monthly', start_date: '2700-01-31' }, { invoicedatetime: '2700-01-31T00:00:00', invoicedue: null })).invoice;
+    expect((await svc.db('invoices').where({ id: active.id }).first()).recurring_status).toBe('active');
     const record = { id: 10, orgid: 1, partnername: 'Acme', display_name: 'Acme', partner_type: 'customer', email: null, phone: null, address: null, tax_number: null, credit_limit: 0, balance: 0, committed: 0, currency: null, payment_terms: null, contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-01T00:00:01' };
     await svc.publish('partners.partner.deleted', 1, record);
-    for (let i = 0; i < 200 && (await svc.db('invoices').where({ id: parent.id }).first()).recurring_status !== 'cancelled'; i++) await new Promise((r) => setTimeout(r, 50));
-    const stored = await svc.db('invoices').where({ id: parent.id }).first();
-    expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual(['cancelled', null, 'Partner 10 was deleted']);
+    const statuses = async () => (await svc.db('invoices').whereIn('id', [paused.id, active.id]).select('recurring_status')).map((r: { recurring_status: string }) => r.recurring_status);
+    for (let i = 0; i < 200 && (await statuses()).some((s) => s !== 'cancelled'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (const id of [paused.id, active.id]) {
+      const stored = await svc.db('invoices').where({ id }).first();
+      expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual(['cancelled', null, 'Partner 10 was deleted']);
+    }
   });
 });

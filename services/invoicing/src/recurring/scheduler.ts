@@ -1,5 +1,5 @@
 import type { BackgroundTask, BaseConfig, Bus, Knex, Logger, OutboxRelay } from '@bo/runtime';
-import { AppError, organizationToday, organizationTodaySql, periodicTask, todayByZone, type TodayByZone } from '@bo/runtime';
+import { AppError, findPartner, organizationToday, organizationTodaySql, periodicTask, todayByZone, type TodayByZone } from '@bo/runtime';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { linesOf } from '../invoice/invoice.repository';
 import { childLineCheck, type ChildLineCheck } from './child-lines';
@@ -23,8 +23,8 @@ const due = (db: Knex, today: string | TodayByZone) => {
  * are checked against the catalog with no transaction open, and the child is made under the
  * contract's lock only if the contract is still due on the same date: several instances never make
  * the same child twice. Missed periods are caught up: a contract stays due until its next run date
- * is in the future. A contract whose lines name a product gone from the catalog stops, with the
- * reason; a catalog that cannot be asked ends the pass (the next one tries again).
+ * is in the future. A contract whose partner the read model marks deleted, or whose lines name a
+ * product gone from the catalog, stops, with the reason; a catalog that cannot be asked ends the pass (the next one tries again).
  */
 export async function runDueContracts(db: Knex, log: Logger, today: string | TodayByZone, checkLines: ChildLineCheck): Promise<number> {
   let made = 0;
@@ -37,6 +37,14 @@ export async function runDueContracts(db: Knex, log: Logger, today: string | Tod
         .skipLocked(),
     )) as InvoiceRow | undefined;
     if (!candidate) break;
+    // The partner-deleted consumer stops these contracts; the read model is checked too, so a partner
+    // deleted while that consumer is behind (or its event dead-lettered) is never billed again.
+    const partner = await findPartner(db, candidate.org_id, candidate.partner_id);
+    if (partner?.deleted_at) {
+      await stopContract(db, candidate, `Partner ${candidate.partner_id} was deleted`);
+      log.warn({ parent_id: candidate.id, partner_id: candidate.partner_id }, 'recurring contract stopped: its partner was deleted');
+      continue;
+    }
     try {
       await checkLines(candidate.org_id, (await linesOf(db, [candidate.id])).get(candidate.id) ?? []);
     } catch (err) {
