@@ -1,4 +1,6 @@
+import type { invoicing } from '@bo/contracts';
 import { organizationSettingsMigration, type Migration } from '@bo/runtime';
+import { runDate } from '../domain/recurrence';
 
 export const invoicingMigrations: Migration[] = [
   {
@@ -171,4 +173,22 @@ export const invoicingMigrations: Migration[] = [
   },
   // The organization's time zone, from partners.organization.updated (overdue, scheduler, dates).
   organizationSettingsMigration('005_organization_settings'),
+  {
+    // Contracts made before the parent invoice billed the first period had their first child due on
+    // start_date (index 0), so that period would be billed twice. Those that made no child yet move to
+    // the period after the parent's, dated by the same runDate the code uses (month ends clamped the
+    // same way); a paused one keeps its pause and resumes from there.
+    name: '006_recurring_first_period',
+    async up(trx, schema) {
+      const { rows } = await trx.raw<{ rows: Array<{ id: number; frequency: invoicing.RecurringFrequency; start: string }> }>(
+        `select id, recurring_frequency as frequency, recurring_start_date::text as start from ??.invoices
+          where recurring_enabled and recurring_status in ('active', 'paused') and recurring_generated = 0 and recurring_next_index = 0
+            and recurring_frequency is not null and recurring_start_date is not null`,
+        [schema],
+      );
+      for (const row of rows) {
+        await trx.withSchema(schema).table('invoices').where({ id: row.id }).update({ recurring_next_index: 1, recurring_next_run_date: runDate(row.start, row.frequency, 1) });
+      }
+    },
+  },
 ];
