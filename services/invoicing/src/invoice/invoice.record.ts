@@ -47,6 +47,8 @@ export interface LineRow extends StoredLine {
   id: number;
   org_id: number;
   invoice_id: number;
+  /** False only for lines made before lines were checked against the catalog (migration 007): they move no stock. */
+  catalog_checked: boolean;
 }
 
 export function dueOf(row: Pick<InvoiceRow, 'invoicetotal' | 'amount_paid'>): number {

@@ -48,8 +48,9 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, async (
       validated_at: formatDateTime(posted.validated_at) as string,
       subtotal: toNumber(posted.subtotal),
       tax_amount: toNumber(posted.tax_amount),
-      // Catalog moves stock by these (DESIGN.md "stock follows documents").
-      lines: lines.map((l) => ({ line_id: l.id, product_id: l.product_id, variant_id: l.variant_id, location_id: l.location_id, quantity: toNumber(l.quantity) })),
+      // Catalog moves stock by these (DESIGN.md "stock follows documents"); a line never checked
+      // against the catalog may name another product's id, so it moves nothing.
+      lines: lines.filter((l) => l.catalog_checked).map((l) => ({ line_id: l.id, product_id: l.product_id, variant_id: l.variant_id, location_id: l.location_id, quantity: toNumber(l.quantity) })),
     });
     if (settled) await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, { ...eventRef(posted), paid_at: formatDateTime(posted.paid_at) as string });
     const reply = {

@@ -1,0 +1,69 @@
+import { createDb, migrate, testing, type Knex } from '@bo/runtime';
+import { invoicingMigrations } from '../src/migrations';
+
+/** Data migrations over rows as earlier versions of the service left them, on real PostgreSQL. */
+describe('invoicing migrations over data of earlier versions', () => {
+  const schema = 'invoicing';
+  let database: testing.TestDatabase;
+  let db: Knex;
+  const names = invoicingMigrations.map((m) => m.name);
+  const upTo = (name: string) => invoicingMigrations.slice(0, names.indexOf(name));
+
+  beforeAll(async () => {
+    database = await testing.createTestDatabase();
+    db = createDb(database.url, schema);
+    // The schema as it was before the migrations under test.
+    await migrate(db, schema, upTo('006_recurring_first_period'));
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  let seq = 0;
+  const invoice = async (values: Record<string, unknown>): Promise<number> => {
+    seq += 1;
+    const [row] = await db('invoices')
+      .insert({ org_id: 1, invoicenumber: `OLD-${seq}`, invoicetype: 'invoiceout', partner_id: 10, invoicestatus: 'draft', invoicedatetime: '2026-01-31T08:00:00Z', ...values })
+      .returning<Array<{ id: number }>>('id');
+    return row!.id;
+  };
+  /** A contract as the service made it before the parent billed the first period: its first child due on start_date. */
+  const oldContract = (frequency: string, start: string, extra: Record<string, unknown> = {}) =>
+    invoice({ recurring_enabled: true, recurring_frequency: frequency, recurring_start_date: start, recurring_next_run_date: start, recurring_next_index: 0, recurring_status: 'active', ...extra });
+  const contract = async (id: number) =>
+    db('invoices').where({ id }).first<{ recurring_next_index: number; next: string | null; recurring_status: string }>('recurring_next_index', db.raw('recurring_next_run_date::text as next'), 'recurring_status');
+
+  it('moves old contracts that billed nothing yet to the period after the parent, month ends clamped as the code does; lines made before the catalog check move no stock', async () => {
+    const monthlyEnd = await oldContract('monthly', '2026-01-31');
+    const leapYearly = await oldContract('yearly', '2028-02-29');
+    const weekly = await oldContract('weekly', '2026-12-29');
+    const quarterly = await oldContract('quarterly', '2026-11-30', { recurring_status: 'paused' });
+    // Left alone: one that made a child already, a cancelled one, an ordinary invoice.
+    const started = await oldContract('monthly', '2026-01-15', { recurring_next_index: 2, recurring_generated: 1, recurring_next_run_date: '2026-03-15' });
+    const cancelled = await oldContract('monthly', '2026-01-15', { recurring_status: 'cancelled', recurring_next_run_date: null });
+    const plain = await invoice({});
+
+    const lineOf = (invoiceId: number, over: Record<string, unknown>) => ({ org_id: 1, invoice_id: invoiceId, quantity: '1', price: '10', tax_rate: '0', tax_included: false, subtotal: '10', tax_amount: '0', total: '10', ...over });
+    const [unchecked, snapshotted] = await db('invoice_lines')
+      .insert([lineOf(plain, { product_id: 'widget-from-before' }), lineOf(plain, { product_id: '7', sku: 'W-7', uom: 'pcs' })])
+      .returning<Array<{ id: number }>>('id');
+
+    await migrate(db, schema, invoicingMigrations);
+
+    expect(await contract(monthlyEnd)).toEqual({ recurring_next_index: 1, next: '2026-02-28', recurring_status: 'active' });
+    expect(await contract(leapYearly)).toEqual({ recurring_next_index: 1, next: '2029-02-28', recurring_status: 'active' });
+    expect(await contract(weekly)).toEqual({ recurring_next_index: 1, next: '2027-01-05', recurring_status: 'active' });
+    expect(await contract(quarterly)).toEqual({ recurring_next_index: 1, next: '2027-02-28', recurring_status: 'paused' });
+    expect(await contract(started)).toEqual({ recurring_next_index: 2, next: '2026-03-15', recurring_status: 'active' });
+    expect(await contract(cancelled)).toEqual({ recurring_next_index: 0, next: null, recurring_status: 'cancelled' });
+    expect(await contract(plain)).toEqual({ recurring_next_index: 0, next: null, recurring_status: null });
+
+    const checked = async (id: number) => (await db('invoice_lines').where({ id }).first<{ catalog_checked: boolean }>('catalog_checked'))?.catalog_checked;
+    expect(await checked(unchecked!.id)).toBe(false);
+    expect(await checked(snapshotted!.id)).toBe(true);
+    // Every line made from now on was checked against the catalog first.
+    const [fresh] = await db('invoice_lines').insert(lineOf(plain, { product_id: '8' })).returning<Array<{ id: number }>>('id');
+    expect(await checked(fresh!.id)).toBe(true);
+  });
+});
