@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@bo/contracts';
 import type { DeliveryStore, PendingDelivery, Subscription } from './bus/types';
 import type { Knex } from './db';
 import type { Logger } from './logger';
+import { Batched } from './batched';
 import { inTransaction } from './transaction';
 
 export interface InboxHandlerDef {
@@ -37,14 +38,9 @@ export function inboxSubscription(def: InboxHandlerDef, db: Knex, log: Logger): 
 /** The most events one transaction applies (the RabbitMQ consumer has at most its prefetch unacked). */
 const MAX_BATCH = 64;
 
-interface Waiting {
-  event: EventEnvelope;
-  done(err?: unknown): void;
-}
-
+/** Events applied together in one transaction; each answers its own failure, or undefined. */
 class InboxBatches {
-  private waiting: Waiting[] = [];
-  private running = false;
+  private readonly batches = new Batched<EventEnvelope, unknown>((events) => this.run(events), MAX_BATCH);
 
   constructor(
     private readonly def: InboxHandlerDef,
@@ -53,41 +49,30 @@ class InboxBatches {
   ) {}
 
   /** Resolves once the event took effect (or was found applied already); rejects if its effect failed. */
-  apply(event: EventEnvelope): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ event, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      this.next();
-    });
+  async apply(event: EventEnvelope): Promise<void> {
+    const failure = await this.batches.run(event);
+    if (failure !== undefined) throw failure;
   }
 
-  private next(): void {
-    if (this.running || this.waiting.length === 0) return;
-    this.running = true;
-    const batch = this.waiting.splice(0, MAX_BATCH);
-    void this.run(batch).finally(() => {
-      this.running = false;
-      this.next();
-    });
-  }
-
-  private async run(batch: Waiting[]): Promise<void> {
-    if (batch.length > 1) {
+  private async run(events: EventEnvelope[]): Promise<unknown[]> {
+    if (events.length > 1) {
       try {
-        await this.applyAll(batch.map((w) => w.event));
-        batch.forEach((w) => w.done());
-        return;
+        await this.applyAll(events);
+        return events.map(() => undefined);
       } catch {
         // Rolled back whole: each on its own, so the others still take effect.
       }
     }
-    for (const w of batch) {
+    const failures: unknown[] = [];
+    for (const event of events) {
       try {
-        await this.applyAll([w.event]);
-        w.done();
+        await this.applyAll([event]);
+        failures.push(undefined);
       } catch (err) {
-        w.done(err ?? new Error('event handler failed'));
+        failures.push(err ?? new Error('event handler failed'));
       }
     }
+    return failures;
   }
 
   /** One transaction: the inbox rows of all, then the effect of each one not applied before, in order. */
@@ -125,15 +110,20 @@ class InboxBatches {
  */
 export function deliveryStore(db: Knex, consumer: string): DeliveryStore {
   const pending = () => db('event_deliveries').where({ consumer });
+  // Events published while an insert runs are stored together by the next one.
+  const adds = new Batched<EventEnvelope, boolean>(async (events) => {
+    const result = await db.raw(
+      `insert into event_deliveries (consumer, event_id, type, envelope, attempt, due_at)
+       select ?, e.id, e.type, e.envelope, 1, ? from jsonb_to_recordset(?::jsonb) as e(id uuid, type text, envelope jsonb)
+       on conflict (consumer, event_id) do nothing returning event_id`,
+      [consumer, new Date(), JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, envelope: e })))],
+    );
+    const stored = new Set((result as { rows: Array<{ event_id: string }> }).rows.map((r) => r.event_id));
+    // Pending already (published again) is false; so is the second copy of an event given twice.
+    return events.map((e) => stored.delete(e.id));
+  }, 200);
   return {
-    async add(event) {
-      const inserted = await db('event_deliveries')
-        .insert({ consumer, event_id: event.id, type: event.type, envelope: JSON.stringify(event), attempt: 1, due_at: new Date() })
-        .onConflict(['consumer', 'event_id'])
-        .ignore()
-        .returning('event_id');
-      return inserted.length > 0;
-    },
+    add: (event) => adds.run(event),
     async retry(eventId, attempt, dueAt, error) {
       await pending().where({ event_id: eventId }).update({ attempt, due_at: new Date(dueAt), last_error: storable(error) });
     },
