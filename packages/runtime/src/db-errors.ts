@@ -39,3 +39,14 @@ export function isTransientConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | undefined)?.code;
   return code === '40001' || code === '40P01';
 }
+
+/** Runs a transaction again when PostgreSQL aborted it for a serialization failure or a deadlock. */
+export async function retryTransientConflicts<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= attempts || !isTransientConflict(err)) throw err;
+    }
+  }
+}

@@ -3,6 +3,7 @@ import type { DeliveryStore, PendingDelivery, Subscription } from './bus/types';
 import type { Knex } from './db';
 import type { Logger } from './logger';
 import { Batched } from './batched';
+import { retryTransientConflicts } from './db-errors';
 import { inTransaction } from './transaction';
 
 export interface InboxHandlerDef {
@@ -55,9 +56,11 @@ class InboxBatches {
   }
 
   private async run(events: EventEnvelope[]): Promise<unknown[]> {
+    // A deadlock or serialization failure (a batch locks the rows of several events, in event order)
+    // runs the transaction again at once rather than through the broker's retry delay.
     if (events.length > 1) {
       try {
-        await this.applyAll(events);
+        await retryTransientConflicts(() => this.applyAll(events));
         return events.map(() => undefined);
       } catch {
         // Rolled back whole: each on its own, so the others still take effect.
@@ -66,7 +69,7 @@ class InboxBatches {
     const failures: unknown[] = [];
     for (const event of events) {
       try {
-        await this.applyAll([event]);
+        await retryTransientConflicts(() => this.applyAll([event]));
         failures.push(undefined);
       } catch (err) {
         failures.push(err ?? new Error('event handler failed'));

@@ -5,7 +5,7 @@ import type { Bus, RequestMeta } from './bus/types';
 import { baseConfigSchema, type BaseConfig } from './config';
 import { migrate, type Knex, type Migration } from './db';
 import { runtimeMigrations } from './runtime-migrations';
-import { isDbUnavailable, isTransientConflict } from './db-errors';
+import { isDbUnavailable, isTransientConflict, retryTransientConflicts } from './db-errors';
 import { AppError } from './errors';
 import { AlreadyRecorded, findRecorded, recordReply, replayOf, requestHash, type OperationKey } from './idempotency';
 import { inboxSubscription, type InboxHandlerDef } from './inbox';
@@ -270,17 +270,6 @@ function failureReply(err: unknown, write: boolean, log: Logger, requestId: stri
   }
   log.error({ err }, 'handler failed');
   return { ok: false, status: 500, code: 'internal_error', message: `Internal error (request id ${requestId})` };
-}
-
-/** Runs a transaction again when PostgreSQL aborted it for a serialization failure or a deadlock. */
-async function retryTransientConflicts<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (attempt >= attempts || !isTransientConflict(err)) throw err;
-    }
-  }
 }
 
 /** Purges expired outbox, inbox and idempotency rows of the service's schema. */

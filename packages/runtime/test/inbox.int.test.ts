@@ -82,6 +82,24 @@ describe('inbox', () => {
     expect(await effects()).toEqual([1]);
   });
 
+  it('runs a transaction PostgreSQL aborted for a deadlock again at once, instead of failing the event', async () => {
+    let deadlocks = 1;
+    const sub = inboxSubscription(
+      {
+        name: 'c.deadlock',
+        events: ['thing.happened'],
+        async handle(trx, e) {
+          await trx('effects').insert({ event_id: e.id, n: (e.data as { n: number }).n });
+          if (deadlocks-- > 0) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+        },
+      },
+      db,
+      log,
+    );
+    await sub.handler(event(7), { attempt: 1 });
+    expect(await effects()).toEqual([7]);
+  });
+
   it('applies an event once, whether it comes again later or twice in one batch', async () => {
     const sub = consumer('c.twins');
     const id = randomUUID();
