@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { corruptRgbaPng, makePng, oversizedPng } from '../support/png';
 import { startTestSystem, type TestSystem } from '../support/system';
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('\0\0\0\rIHDR logo bytes')]);
+const PNG = makePng({ width: 2, height: 2 });
 
 describe('organization profile through the gateway', () => {
   let sys: TestSystem;
@@ -66,6 +67,8 @@ describe('organization profile through the gateway', () => {
       [{ logo_png: Buffer.from('<svg/>').toString('base64') }, 'logo_png'],
       [{ logo_png: 'not base64 at all' }, 'logo_png'],
       [{ logo_png: Buffer.concat([PNG, Buffer.alloc(256 * 1024)]).toString('base64') }, 'logo_png'],
+      [{ logo_png: corruptRgbaPng.toString('base64') }, 'logo_png'],
+      [{ logo_png: oversizedPng.toString('base64') }, 'logo_png'],
     ];
     for (const [fields, field] of cases) {
       const r = await set(fields);

@@ -1,3 +1,5 @@
+import { pngProblem } from './png';
+
 /**
  * Checks of the standard codes an organization and its partners carry. Pure and shared: the
  * gateway and the services validate with the same schemas, so one copy of each list lives here.
@@ -64,7 +66,6 @@ export function isValidBic(bic: string): boolean {
 
 /** The largest logo accepted, in bytes (decoded). */
 export const MAX_LOGO_BYTES = 256 * 1024;
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** Bytes a standard base64 string decodes to, from its length and padding alone. */
 export function base64DecodedLength(b64: string): number {
@@ -77,7 +78,6 @@ export function logoProblem(b64: string): string | undefined {
   if (b64.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) return 'must be standard base64 (A-Z, a-z, 0-9, +, /, = padding)';
   const size = base64DecodedLength(b64);
   if (size > MAX_LOGO_BYTES) return `must be a PNG of at most ${MAX_LOGO_BYTES} bytes (256 kB); this one is ${size} bytes`;
-  const head = atob(b64.slice(0, 12));
-  if (size < PNG_SIGNATURE.length || PNG_SIGNATURE.some((byte, i) => head.charCodeAt(i) !== byte)) return 'must be a PNG image (it does not start with the PNG signature)';
-  return undefined;
+  // Decoded and checked through: a PNG the PDF renderer cannot draw must not get as far as a render.
+  return pngProblem(Buffer.from(b64, 'base64'));
 }

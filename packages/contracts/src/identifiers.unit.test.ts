@@ -1,7 +1,13 @@
 import { base64DecodedLength, isCountryCode, isCurrencyCode, isTimeZone, isValidBic, isValidIban, logoProblem, MAX_LOGO_BYTES, normalizeIban } from './identifiers';
+import { corruptRgbaPng, makePng, oversizedPng, pngChunk } from './png.fixtures';
 
 const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const png = (size: number) => Buffer.concat([PNG_HEAD, Buffer.alloc(size - PNG_HEAD.length, 7)]).toString('base64');
+/** A valid 2 x 2 PNG grown to `size` bytes with an ancillary chunk (which readers skip). */
+const png = (size: number) => {
+  const plain = makePng({ width: 2, height: 2 });
+  const padding = pngChunk('tEXt', Buffer.alloc(size - plain.length - 12, 0x61));
+  return Buffer.concat([plain.subarray(0, 33), padding, plain.subarray(33)]).toString('base64');
+};
 
 describe('standard codes', () => {
   it('knows the ISO 3166-1 alpha-2 list, not reserved or user-assigned codes', () => {
@@ -50,5 +56,10 @@ describe('logo', () => {
     expect(logoProblem(Buffer.from('GIF89a-not-a-png').toString('base64'))).toMatch(/PNG signature/);
     expect(logoProblem('not base64!')).toMatch(/base64/);
     expect(logoProblem(PNG_HEAD.subarray(0, 4).toString('base64'))).toMatch(/PNG signature/);
+  });
+
+  it('refuses a PNG the PDF renderer would choke on: corrupt image data, a header claiming 30000 x 30000 pixels', () => {
+    expect(logoProblem(corruptRgbaPng.toString('base64'))).toMatch(/image data that does not decompress/);
+    expect(logoProblem(oversizedPng.toString('base64'))).toMatch(/at most 4096 x 4096 pixels; this one says 30000 x 30000/);
   });
 });

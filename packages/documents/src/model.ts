@@ -95,3 +95,9 @@ export interface RenderableDocument {
   /** BCP 47 locale for number and date formatting; `en-GB` when absent. */
   locale?: string | null;
 }
+
+/** How a render reports what it left out without failing (a logo it cannot draw). */
+export interface RenderOptions {
+  /** Told each thing left out, in a sentence; the services log it as a warning. */
+  warn?: (message: string) => void;
+}

@@ -2,9 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { EInvoiceRefused, renderCii, renderFacturX, renderPdf, renderUbl, type DocumentKind, type RenderableDocument } from '../src';
 import { fatalFailures, prepareRules } from '../../../tests/support/einvoice';
 import { pdfAttachments, pdfPages, pdfText, savePage1Png } from '../../../tests/support/pdf';
+import { corruptRgbaPng, makePng, oversizedPng, pngChunk } from '../../../tests/support/png';
 import { cyrillicBuyer, greekBuyer, line, sampleDocument, seller } from './fixtures';
 
 const eur = (amount: string) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'EUR' }).format(Number(amount));
@@ -74,6 +76,30 @@ describe('PDF', () => {
     expect(a.equals(b)).toBe(true);
     const c = await renderPdf({ ...doc, issue_date: '2026-11-03' });
     expect(c.equals(a)).toBe(false);
+  });
+
+  test.each([
+    ['an RGBA PNG whose image data is not zlib', corruptRgbaPng, /does not decompress/],
+    ['a PNG whose header claims 30000 x 30000 pixels', oversizedPng, /at most 4096 x 4096 pixels/],
+  ])('a logo PDFKit cannot draw (%s) is left out with a warning, and the document still renders', async (_what, logo, reason) => {
+    const warnings: string[] = [];
+    const pdf = await renderPdf({ ...byType.invoiceout!, logo_png: logo }, { warn: (m) => warnings.push(m) });
+    expect(pdfText(pdf)).toMatch(/Total €1,003\.14/);
+    expect(warnings).toEqual([expect.stringMatching(reason)]);
+    expect(warnings[0]).toMatch(/logo is left out of INV-000042/);
+  });
+
+  test('a drawable logo of any kind PDFKit decodes itself (RGBA, interlaced, indexed with transparency) is drawn without a warning', async () => {
+    const palette = [pngChunk('PLTE', Buffer.from([0, 0, 0, 255, 0, 0])), pngChunk('tRNS', Buffer.from([0]))];
+    // 5 x 3 RGBA in Adam7 passes 1 to 7: 1, 1, 0, 1, 3 pixels in a row; 2 rows of 2; 1 row of 5; a filter byte each row.
+    const interlacedBytes = 5 + 5 + 5 + 13 + 2 * 9 + 21;
+    const logos = [makePng({ width: 5, height: 3, colourType: 6 }), makePng({ width: 5, height: 3, colourType: 6, interlaced: true, idat: deflateSync(Buffer.alloc(interlacedBytes)) }), makePng({ width: 5, height: 3, colourType: 3, before: palette })];
+    for (const logo of logos) {
+      const warnings: string[] = [];
+      const pdf = await renderPdf({ ...byType.invoiceout!, logo_png: logo }, { warn: (m) => warnings.push(m) });
+      expect(warnings).toEqual([]);
+      expect(pdf.includes('/Subtype /Image')).toBe(true);
+    }
   });
 
   test('a draft is marked DRAFT', async () => {

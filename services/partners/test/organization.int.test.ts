@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { testing } from '@bo/runtime';
+import { corruptRgbaPng, makePng, oversizedPng } from '../../../tests/support/png';
 import { partnersService } from '../src/service';
 
 type Reply = Awaited<ReturnType<testing.TestService['call']>>;
@@ -8,7 +9,7 @@ const body = (r: Reply) => {
   return r.body as Record<string, any>;
 };
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR and the rest')]);
+const PNG = makePng({ width: 2, height: 2 });
 
 describe('organization profile (partners service)', () => {
   let svc: testing.TestService;
@@ -84,6 +85,9 @@ describe('organization profile (partners service)', () => {
       [{ email: 'not an email' }, 'email', /email/],
       [{ logo_png: Buffer.from('GIF89a....').toString('base64') }, 'logo_png', /PNG/],
       [{ logo_png: Buffer.concat([PNG, Buffer.alloc(256 * 1024)]).toString('base64') }, 'logo_png', /at most 262144 bytes/],
+      // What PDFKit would die on when drawing it: image data that does not inflate, a header claiming 30000 x 30000 pixels.
+      [{ logo_png: corruptRgbaPng.toString('base64') }, 'logo_png', /image data that does not decompress/],
+      [{ logo_png: oversizedPng.toString('base64') }, 'logo_png', /at most 4096 x 4096 pixels/],
     ];
     for (const [fields, field, message] of cases) {
       const reply = await set(fields);

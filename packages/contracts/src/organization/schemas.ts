@@ -30,7 +30,7 @@ const bicField = plainString()
   .trim()
   .transform((v) => v.toUpperCase())
   .refine(isValidBic, 'must be a BIC of 8 or 11 characters (bank, country, location, optional branch)');
-// Checked without decoding: the size from the length, the signature from the first bytes.
+// The size from the length first, then decoded and checked through (png.ts): PDFs draw it later.
 const logoField = z.string().superRefine((v, ctx) => {
   const problem = logoProblem(v);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import { dec } from '../decimal';
 import { taxBreakdown } from '../einvoice/invoice-data';
-import type { DocumentKind, Party, RenderableDocument } from '../model';
+import { pngProblem } from '@bo/contracts';
+import type { DocumentKind, Party, RenderableDocument, RenderOptions } from '../model';
 import { formatter, type Formatter } from './format';
 
 const titles: Record<DocumentKind, string> = {
@@ -51,6 +52,7 @@ const columns = [
 type ColumnKey = (typeof columns)[number]['key'];
 
 type Doc = PDFKit.PDFDocument;
+type Warn = NonNullable<RenderOptions['warn']>;
 
 function addressLines(p: Party): string[] {
   const cityLine = [p.postal_code, p.city].filter((v) => v && v.trim()).join(' ');
@@ -74,15 +76,25 @@ function partyBlock(doc: Doc, label: string, p: Party, x: number, y: number, wid
   return doc.y;
 }
 
-function header(doc: Doc, d: RenderableDocument, f: Formatter): number {
-  let top = MARGIN;
-  if (d.logo_png && d.logo_png.length > 0) {
-    try {
-      doc.image(Buffer.from(d.logo_png), MARGIN, top, { fit: [140, 60] });
-    } catch {
-      // The profile checks the PNG signature only: a logo PDFKit cannot decode is left out rather than failing the document.
-    }
+/**
+ * The logo when PDFKit can draw it safely, else null with the warning said. The profile checks a
+ * logo when it is set, but one stored before that check could still be bad, and PDFKit decodes
+ * some PNGs in a zlib callback that takes the process down on bad data: it is checked again here.
+ */
+function drawableLogo(d: RenderableDocument, warn: Warn): Buffer | null {
+  if (!d.logo_png || d.logo_png.length === 0) return null;
+  const problem = pngProblem(d.logo_png);
+  if (problem) {
+    warn(`the organization's logo is left out of ${d.number}: it ${problem}`);
+    return null;
   }
+  return Buffer.from(d.logo_png);
+}
+
+function header(doc: Doc, d: RenderableDocument, f: Formatter, warn: Warn): number {
+  let top = MARGIN;
+  const logo = drawableLogo(d, warn);
+  if (logo) doc.image(logo, MARGIN, top, { fit: [140, 60] });
   // The issuer's block sits top right, as on a letterhead.
   const issuerBottom = partyBlock(doc, 'From', d.seller, MARGIN + CONTENT / 2 + 20, top, CONTENT / 2 - 20);
   top = Math.max(top + 70, issuerBottom + 15);
@@ -274,7 +286,8 @@ function finishPages(doc: Doc, d: RenderableDocument): void {
  * same bytes (creation and modification dates are the document date, the file id derives from them,
  * fonts are subset with stable tags), so tests and caches can compare renders.
  */
-export function renderPdf(d: RenderableDocument): Promise<Buffer> {
+export function renderPdf(d: RenderableDocument, options: RenderOptions = {}): Promise<Buffer> {
+  const warn = options.warn ?? (() => undefined);
   const f = formatter(d.currency.toUpperCase(), d.locale ?? undefined);
   const fixed = new Date(`${d.issue_date.slice(0, 10)}T00:00:00Z`);
   const doc = new PDFDocument({
@@ -310,7 +323,7 @@ export function renderPdf(d: RenderableDocument): Promise<Buffer> {
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  let y = header(doc, d, f);
+  let y = header(doc, d, f, warn);
   y = linesTable(doc, d, f, y);
   y = summary(doc, d, f, y);
   paymentAndNotes(doc, d, f, y);

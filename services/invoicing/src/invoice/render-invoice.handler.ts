@@ -27,7 +27,7 @@ export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req,
   const parties = await documentParties(ctx, invoice.partner_id);
   const doc = invoiceDocument({ invoice, lines, parties, partnerName, credited });
   try {
-    const file = await renderDocument(doc, req.format);
+    const file = await renderDocument(doc, req.format, { warn: (message) => ctx.log.warn({ invoice_id: invoice.id }, message) });
     return {
       message: `Invoice ${invoice.invoicenumber} rendered as ${req.format}`,
       id: invoice.id,
