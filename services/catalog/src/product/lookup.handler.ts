@@ -29,9 +29,9 @@ export const lookupHandler = handler(catalog.lookup, async (req, ctx) => {
         .whereIn('v.id', variantIds)
         .whereNull('v.deleted_at')
         .whereNull('p.deleted_at')
-        .select('v.id', 'v.parent_product_id', 'v.variant_name', 'v.price', 'v.sku')
+        .select<VariantRow[]>('v.id', 'v.parent_product_id', 'v.variant_name', 'v.price', 'v.sku')
     : [];
-  const locations: LocationJoinRow[] = locationIds.length ? await locationsQuery(ctx.db, ctx.orgId).whereIn('l.id', locationIds) : [];
+  const locations: LocationJoinRow[] = locationIds.length ? ((await locationsQuery(ctx.db, ctx.orgId).whereIn('l.id', locationIds)) as LocationJoinRow[]) : [];
   return {
     message: 'Catalog records found',
     products: products.map((p) => ({ id: p.id, name: p.name, description: p.description, price: toNumber(p.price), sku: p.sku, uom: p.uom, type: p.type, tax_rate: toNumber(p.tax_rate) })),

@@ -38,17 +38,17 @@ export interface RecordedMove {
 export async function recordStockMove(trx: Knex.Transaction, input: StockMoveInput): Promise<RecordedMove> {
   const { orgId, product } = input;
   const locationIds = input.targets.map((t) => t.location.location_id);
-  const currentRows: Array<{ location_id: number; quantity: string }> = await trx('stock_quantities')
+  const currentRows = await trx('stock_quantities')
     .where({ product_id: product.id })
     .whereIn('location_id', locationIds)
-    .select('location_id', 'quantity');
+    .select<Array<{ location_id: number; quantity: string }>>('location_id', 'quantity');
   const current = new Map(currentRows.map((r) => [Number(r.location_id), r.quantity]));
   const lines = computeAdjustment(
     current,
     input.targets.map((t) => [t.location.location_id, t.quantity]),
   );
 
-  const [move] = await trx('stock_moves')
+  const [inserted] = await trx('stock_moves')
     .insert({
       org_id: orgId,
       product_id: product.id,
@@ -61,7 +61,9 @@ export async function recordStockMove(trx: Knex.Transaction, input: StockMoveInp
       document_id: input.document?.id ?? null,
       document_number: input.document?.number ?? null,
     })
-    .returning(['id', 'created_at']);
+    .returning<Array<{ id: number; created_at: Date }>>(['id', 'created_at']);
+  // One row inserted, so exactly one returned.
+  const move = inserted as { id: number; created_at: Date };
   await trx('stock_move_lines').insert(
     lines.map((l) => ({
       move_id: move.id,

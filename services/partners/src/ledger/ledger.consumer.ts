@@ -27,7 +27,7 @@ export const ledgerConsumer: InboxHandlerDef = {
 };
 
 async function partnerExists(trx: Knex.Transaction, orgId: number, partnerId: number, log: Logger): Promise<boolean> {
-  const row = await trx('partners').select('id').where({ org_id: orgId, id: partnerId }).first();
+  const row = await trx('partners').select('id').where({ org_id: orgId, id: partnerId }).first<{ id: number } | undefined>();
   if (!row) log.error({ partner_id: partnerId }, 'event names a partner this organization does not have; ignored');
   return !!row;
 }

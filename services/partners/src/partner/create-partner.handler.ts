@@ -23,7 +23,7 @@ export const createPartnerHandler = handler(partners.createPartner, async (req, 
         created_by: ctx.userId ?? null,
         updated_by: ctx.userId ?? null,
       })
-      .returning('*');
+      .returning<PartnerRow[]>('*');
     const partner = toPartnerRecord(row as PartnerRow);
     await recordEvent(trx, partners.partnerCreated.type, ctx.orgId, partner);
     return { message: 'Partner created successfully', partner };

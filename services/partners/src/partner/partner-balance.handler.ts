@@ -42,9 +42,9 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
   };
   if (!req.include_transactions) return { message: 'Partner balance retrieved successfully', partner };
   // A document's paid amount is the sum of its payment rows; a payment is paid in full by itself.
-  const rows: TransactionRow[] = await db('partner_transactions as t')
+  const rows = await db('partner_transactions as t')
     .select('t.id', 't.type', 't.document_number', 't.date', 't.amount')
-    .select(
+    .select<TransactionRow[]>(
       db.raw(
         `case when t.source = 'payment' then t.amount else coalesce((select sum(p.amount) from partner_transactions p
            where p.org_id = t.org_id and p.source = 'payment' and p.invoice_id = t.invoice_id), 0) end as paid`,
@@ -63,9 +63,9 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
   }));
   // What `committed` is made of: each open commitment (a converted quotation whose invoice is not
   // validated or cancelled yet), its id the quotation's and its number the quotation's.
-  const open: CommitmentRow[] = await db('commitments')
+  const open = await db('commitments')
     .where({ org_id: orgId, partner_id: row.id, status: 'open' })
-    .select('invoice_id', 'quotation_id', 'quotation_number', 'amount', 'created_at')
+    .select<CommitmentRow[]>('invoice_id', 'quotation_id', 'quotation_number', 'amount', 'created_at')
     .orderBy([{ column: 'created_at' }, { column: 'invoice_id' }]);
   const commitments = open.map((c) => ({
     id: c.quotation_id ?? c.invoice_id,
