@@ -400,6 +400,22 @@ describe('invoicing service: invoices', () => {
       expect(eventsOf('invoicing.invoice.validated', inv.id)[0]!.data.lines).toEqual([{ line_id: inv.line_items[0].id, product_id: '612', variant_id: null, location_id: null, quantity: 4 }]);
     });
 
+    it("keeps a source line's snapshot on conversion whatever the catalog says now; catalog only confirms the product exists", async () => {
+      catalog.products.set(614, { name: 'Renamed since', sku: 'NEW-614', uom: 'kg', description: 'Catalog text now', price: 99 });
+      const source = (sourceid: string, line: Record<string, unknown>) =>
+        svc.call('invoicing.invoice.create_from_source', { invoicetype: 'invoiceout', partner: 10, sourcetype: 'quotation', sourceid, sourcenumber: `QUO-${sourceid}`, line_items: [line] });
+      const quoted = { product_id: '614', quantity: 2, price: 5, tax_rate: 0, tax_included: false };
+      const kept = body(await source('914', { ...quoted, product_name: 'As quoted', snapshot: { product_name: 'As quoted', description: null, sku: 'OLD-614', uom: null } })).invoice;
+      expect(kept.line_items).toEqual([expect.objectContaining({ product_id: '614', product_name: 'As quoted', description: null, sku: 'OLD-614', uom: null, price: 5, total: 10 })]);
+      // A sender without snapshots (from before them) still converts, taking the catalog's.
+      const legacy = body(await source('915', quoted)).invoice;
+      expect(legacy.line_items).toEqual([expect.objectContaining({ product_name: 'Renamed since', description: 'Catalog text now', sku: 'NEW-614', uom: 'kg', price: 5 })]);
+      catalog.missing.add(614);
+      expect(await source('916', { ...quoted, snapshot: { product_name: 'As quoted', description: null, sku: 'OLD-614', uom: null } })).toMatchObject({
+        ok: false, status: 400, code: 'not_found', errors: [{ field: 'line_items.0.product_id' }],
+      });
+    });
+
     it('refuses unknown products on create, add line and conversion, naming the line and field, writing nothing', async () => {
       catalog.missing.add(611);
       const draft = body(await create({ line_items: [specLine] })).invoice;

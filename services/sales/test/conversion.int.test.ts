@@ -85,8 +85,15 @@ describe('converting quotations to invoices', () => {
       subtotal: '425.00', tax_amount: '63.75', invoicetotal: '488.75', sourcetype: 'quotation', sourceid: String(q.id), sourcenumber: q.quotation_number,
     });
     expect(sent.line_items).toEqual([
-      { product_id: '7', product_name: 'Widget', quantity: '5', price: '50', discount: '10', tax_rate: '15', tax_included: false, subtotal: '225.00', tax_amount: '33.75', total: '258.75' },
-      { product_id: '8', product_name: 'Product 8', description: 'Service', quantity: '2', price: '115', discount: '0', tax_rate: '15', tax_included: true, subtotal: '200.00', tax_amount: '30.00', total: '230.00' },
+      {
+        product_id: '7', product_name: 'Widget', quantity: '5', price: '50', discount: '10', tax_rate: '15', tax_included: false, subtotal: '225.00', tax_amount: '33.75', total: '258.75',
+        snapshot: { product_name: 'Widget', description: null, sku: null, uom: null },
+      },
+      {
+        product_id: '8', product_name: 'Product 8', description: 'Service', quantity: '2', price: '115', discount: '0', tax_rate: '15', tax_included: true, subtotal: '200.00', tax_amount: '30.00', total: '230.00',
+        // The quotation's snapshot travels with the line, so the invoice keeps it whatever catalog says at conversion.
+        snapshot: { product_name: 'Product 8', description: 'Service', sku: null, uom: null },
+      },
     ]);
     expect(await row(q.id)).toMatchObject({ status: 'converted', invoice_id: reply.invoice.id, invoicenumber: reply.invoice.invoicenumber, invoicetype: 'invoiceout', updated_by: 'u7' });
     await waitFor(() => seen.some((e) => e.data['quotation_id'] === q.id));

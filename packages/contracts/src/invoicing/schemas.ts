@@ -61,8 +61,25 @@ export const invoiceHeader = {
 
 export const createInvoiceRequest = z.object({ ...invoiceHeader, recurring: recurringInput.optional() });
 
+/**
+ * A source document's line: as entered, with the catalog snapshot the source kept when the line was
+ * made. The invoice keeps that snapshot (what the customer accepted), catalog only confirming that
+ * the records still exist. Optional, so a sender from before it still converts (taking the catalog's).
+ */
+export const sourceLineItem = lineItemInput.extend({
+  snapshot: z
+    .object({
+      product_name: z.string().max(200).nullable(),
+      description: z.string().max(2000).nullable(),
+      sku: z.string().max(100).nullable(),
+      uom: z.string().max(50).nullable(),
+    })
+    .optional(),
+});
+
 export const createFromSourceRequest = z.object({
   ...invoiceHeader,
+  line_items: z.array(sourceLineItem).max(500, 'must have at most 500 lines').optional(),
   sourcetype: plainString().trim().min(1).max(64),
   sourceid: z.union([plainString().trim().min(1).max(64), z.number().int()]).transform(String),
   sourcenumber: plainString().trim().min(1).max(64),

@@ -12,8 +12,11 @@ import { insertInvoice } from './invoice.writer';
 export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource, async (req, ctx) => {
   const first = await existing(ctx, req.sourcetype, req.sourceid);
   if (first) return first;
-  // The quotation's lines keep their name, description and price; catalog confirms the products still exist.
-  const lines = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
+  // Catalog confirms the products, variants and locations still exist; the invoice shows exactly what
+  // the customer accepted: the quotation's price and its snapshot (name, description, SKU, unit,
+  // nulls included), not the catalog as it is now. Only a sender without snapshots takes the catalog's.
+  const checked = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
+  const lines = checked.map(({ snapshot, ...line }) => (snapshot ? { ...line, ...snapshot } : line));
   const now = await organizationNow(ctx.db, ctx.orgId);
   const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
   requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
@@ -30,7 +33,7 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
 });
 
 async function existing(ctx: HandlerContext, sourcetype: string, sourceid: string) {
-  const row: InvoiceRow | undefined = await ctx.db('invoices').where({ org_id: ctx.orgId, sourcetype, sourceid }).first();
+  const row = await ctx.db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, sourcetype, sourceid }).first();
   if (!row) return undefined;
   const lines = (await linesOf(ctx.db, [row.id])).get(row.id) ?? [];
   return { message: 'Invoice already exists for this source', created: false, invoice: toInvoiceRecord(row, lines, await organizationToday(ctx.db, ctx.orgId)) };

@@ -88,8 +88,8 @@ export function conversionTiming(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>): { 
 export async function checkNotHeldByAnother(trx: Knex.Transaction, q: QuotationRow, operationKey: string | undefined): Promise<void> {
   if (q.conversion_lease_until === null) return;
   if (operationKey !== undefined && operationKey === q.convert_key) return;
-  const { rows } = await trx.raw('select ?::timestamptz > now() as held', [q.conversion_lease_until]);
-  if ((rows as Array<{ held: boolean }>)[0]?.held) {
+  const { rows } = await trx.raw<{ rows: Array<{ held: boolean }> }>('select ?::timestamptz > now() as held', [q.conversion_lease_until]);
+  if (rows[0]?.held) {
     throw invalidState(`Quotation ${q.quotation_number} is already being converted to an invoice by another request; a quotation converts once`).asTransient();
   }
 }
@@ -273,6 +273,8 @@ export function sourceRequest(orgId: number, userId: string | undefined, q: Quot
       location_id: l.location_id ?? undefined,
       product_name: l.product_name ?? undefined,
       description: l.description ?? undefined,
+      // What the customer accepted: the invoice keeps it whatever the catalog says now.
+      snapshot: { product_name: l.product_name, description: l.description, sku: l.sku, uom: l.uom },
       quantity: plain(l.quantity),
       price: plain(l.price),
       discount: plain(l.discount),
