@@ -16,7 +16,7 @@ export const createInvoiceHandler = handler(invoicing.createInvoice, async (req,
   try {
     const created = await ctx.db.transaction(async (trx) => {
       if (values.sourceid) {
-        const existing = await trx('invoices').select('id').where({ org_id: ctx.orgId, sourcetype: values.sourcetype, sourceid: values.sourceid }).first();
+        const existing = await trx('invoices').select('id').where({ org_id: ctx.orgId, sourcetype: values.sourcetype, sourceid: values.sourceid }).first<{ id: number } | undefined>();
         if (existing) throw sourceTaken();
       }
       const created = await insertInvoice(trx, ctx.orgId, values, lines);

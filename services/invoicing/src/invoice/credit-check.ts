@@ -22,7 +22,7 @@ export async function assertCreditAvailable(trx: Knex.Transaction, invoice: Invo
   const dueByType = await trx('invoices')
     .where({ org_id: invoice.org_id, partner_id: invoice.partner_id, invoicestatus: 'open' })
     .groupBy('invoicetype')
-    .select('invoicetype', trx.raw('sum(invoicetotal - amount_paid) as due'));
+    .select<Array<Pick<InvoiceRow, 'invoicetype'> & { due: string }>>('invoicetype', trx.raw('sum(invoicetotal - amount_paid) as due'));
   // Committed: invoices made from converted quotations and not validated or cancelled yet. This
   // service makes every such invoice, so its own drafts are the freshest view of the commitments
   // the partners service counts from events (it may not have seen the latest conversion yet).

@@ -5,6 +5,8 @@ import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
 
 interface EntryRow {
   id: number;
+  org_id: number;
+  invoice_id: number;
   kind: 'invoice' | 'payment';
   journalname: string;
   journaldate: string;
@@ -18,7 +20,7 @@ export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, (req, c
 
 async function balancesView(db: Knex, req: RequestOf<typeof invoicing.invoiceBalances>, orgId: number) {
   const invoice = await findInvoice(db, orgId, req.id);
-  const entries: EntryRow[] = await db('journal_entries').where({ org_id: orgId, invoice_id: invoice.id }).orderBy('id');
+  const entries = await db<EntryRow>('journal_entries').where({ org_id: orgId, invoice_id: invoice.id }).orderBy('id');
   const asJournal = (e: EntryRow) => ({ id: e.id, journalname: e.journalname, journaldate: formatDate(e.journaldate) as string, amount: toNumber(e.amount) });
   const record = {
     id: invoice.id,

@@ -6,7 +6,7 @@ export async function findInvoice(db: Knex, orgId: number, id: number, opts: { l
   const query = db<InvoiceRow>('invoices').where({ org_id: orgId, id }).first();
   const row = await (opts.lock ? query.forUpdate() : query);
   if (!row) throw notFound('Invoice', id);
-  return row as InvoiceRow;
+  return row;
 }
 
 /** One consistent view for a reply that reads several statements: totals with their payments, a page with its count. */
@@ -17,7 +17,7 @@ export function inSnapshot<T>(db: Knex, read: (trx: Knex.Transaction) => Promise
 export async function linesOf(db: Knex, invoiceIds: number[]): Promise<Map<number, LineRow[]>> {
   const byInvoice = new Map<number, LineRow[]>(invoiceIds.map((id) => [id, []]));
   if (invoiceIds.length === 0) return byInvoice;
-  const rows: LineRow[] = await db('invoice_lines').whereIn('invoice_id', invoiceIds).orderBy('id');
+  const rows = await db<LineRow>('invoice_lines').whereIn('invoice_id', invoiceIds).orderBy('id');
   for (const r of rows) byInvoice.get(r.invoice_id)?.push(r);
   return byInvoice;
 }

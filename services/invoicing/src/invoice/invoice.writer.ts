@@ -82,7 +82,7 @@ export async function refreshTotals(trx: Knex.Transaction, invoiceId: number): P
       invoicetotal: trx.raw('(select coalesce(sum(total), 0) from invoice_lines where invoice_id = ?)', [invoiceId]),
       updated_at: trx.fn.now(),
     })
-    .returning('*');
+    .returning<InvoiceRow[]>('*');
   return row as InvoiceRow;
 }
 
@@ -99,7 +99,7 @@ export async function insertInvoice(trx: Knex.Transaction, orgId: number, values
   let inserted: InvoiceRow;
   try {
     // A savepoint, so a lost race on the number or source leaves the caller's transaction usable.
-    inserted = await trx.transaction(async (sp) => {
+    inserted = await trx.transaction(async (sp): Promise<InvoiceRow> => {
       const [row] = await sp('invoices')
         .insert({
           ...header,
@@ -109,14 +109,14 @@ export async function insertInvoice(trx: Knex.Transaction, orgId: number, values
           tax_amount: amounts.tax_amount.toFixed(2),
           invoicetotal: amounts.total.toFixed(2),
         })
-        .returning('*');
+        .returning<InvoiceRow[]>('*');
       return row as InvoiceRow;
     });
   } catch (err) {
     if (isUniqueViolation(err, 'invoices_org_number')) throw duplicateNumber(invoicenumber);
     throw err;
   }
-  const lineRows: LineRow[] = lines.length ? await trx('invoice_lines').insert(lines.map((l) => lineColumns(orgId, inserted.id, l))).returning('*') : [];
+  const lineRows = lines.length ? await trx('invoice_lines').insert(lines.map((l) => lineColumns(orgId, inserted.id, l))).returning<LineRow[]>('*') : [];
   await recordEvent(trx, invoicing.invoiceCreated.type, orgId, {
     invoice_id: inserted.id,
     invoicenumber: inserted.invoicenumber,

@@ -9,7 +9,8 @@ export async function postEntry(
 ): Promise<number> {
   if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);
   const amount = round2(sum(lines.map((l) => l.debit))).toFixed(2);
-  const [row] = await trx('journal_entries').insert({ ...entry, amount }).returning('id');
+  const [row] = await trx('journal_entries').insert({ ...entry, amount }).returning<Array<{ id: number }>>('id');
+  // One row inserted, so exactly one returned.
   const id = (row as { id: number }).id;
   if (lines.length) {
     await trx('journal_lines').insert(

@@ -42,9 +42,9 @@ async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>,
     });
   const direction = req.sort_order ?? 'desc';
   const sortColumn = SORT_COLUMN[req.sort_by ?? 'date'];
-  const rows: ListRow[] = await filtered
+  const rows = await filtered
     .clone()
-    .select('i.*', 'p.partnername as p_partnername', 'p.display_name as p_display_name')
+    .select<ListRow[]>('i.*', 'p.partnername as p_partnername', 'p.display_name as p_display_name')
     .orderByRaw(`?? ${direction} nulls last, i.id ${direction}`, [sortColumn])
     .limit(size)
     .offset(offset);
@@ -80,7 +80,9 @@ function whereStatus(q: Knex.QueryBuilder, status: invoicing.InvoiceStatus, now:
   if (status === 'overdue') {
     q.where('i.invoicestatus', 'open').where('i.invoicedue', '<', now);
   } else if (status === 'open') {
-    q.where('i.invoicestatus', 'open').where((w) => w.whereNull('i.invoicedue').orWhere('i.invoicedue', '>=', now));
+    q.where('i.invoicestatus', 'open').where((w) => {
+      w.whereNull('i.invoicedue').orWhere('i.invoicedue', '>=', now);
+    });
   } else {
     q.where('i.invoicestatus', status);
   }

@@ -28,9 +28,9 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       { org_id: ctx.orgId, invoice_id: invoice.id, kind: 'payment', journalname: journal, journaldate: paymentDate, reference: invoice.invoicenumber },
       paymentEntryLines(invoice.invoicetype, req.amount, accounts.trade, journal),
     );
-    const [payment] = (await trx('payments')
+    const [payment] = await trx('payments')
       .insert({ org_id: ctx.orgId, invoice_id: invoice.id, amount: req.amount, payment_date: paymentDate, journal, journal_entry_id: journalEntryId, created_by: req.userid ?? ctx.userId ?? null })
-      .returning('id')) as Array<{ id: number }>;
+      .returning<Array<{ id: number }>>('id');
     const paidInFull = dec(req.amount).equals(due);
     const [row] = (await trx('invoices')
       .where({ id: invoice.id })

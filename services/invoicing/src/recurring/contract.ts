@@ -1,6 +1,6 @@
 import { invalidState, type Knex } from '@bo/runtime';
 import { addDays, daysBetween, runDate } from '../domain/recurrence';
-import { toInvoiceRecord, toRecurringRecord, type InvoiceRow, type LineRow } from '../invoice/invoice.record';
+import { toInvoiceRecord, toRecurringRecord, type InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice, linesOf } from '../invoice/invoice.repository';
 import { insertInvoice } from '../invoice/invoice.writer';
 
@@ -23,7 +23,7 @@ export function contractReply(message: string, row: InvoiceRow) {
 export async function makeNextChild(trx: Knex.Transaction, parent: InvoiceRow, todayDate: string) {
   const runOn = parent.recurring_next_run_date as string;
   const parentDate = parent.invoicedatetime.toISOString().slice(0, 10);
-  const parentLines = ((await linesOf(trx, [parent.id])).get(parent.id) ?? []) as LineRow[];
+  const parentLines = (await linesOf(trx, [parent.id])).get(parent.id) ?? [];
   const child = await insertInvoice(
     trx,
     parent.org_id,

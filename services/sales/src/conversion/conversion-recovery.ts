@@ -20,7 +20,7 @@ export async function recoverConversions(deps: ConversionDeps, shouldStop: () =>
   let completed = 0;
   for (let i = 0; i < MAX_PER_PASS && !shouldStop(); i++) {
     const attempt = await deps.db.transaction(async (trx): Promise<Attempt | undefined> => {
-      const q = (await trx<QuotationRow>('quotations')
+      const q = await trx<QuotationRow>('quotations')
         .whereNotNull('conversion_attempted_at')
         .whereIn('status', CONVERTIBLE)
         // Frozen before conversions recorded what they asked for: only a client's convert can say.
@@ -29,9 +29,9 @@ export async function recoverConversions(deps: ConversionDeps, shouldStop: () =>
         .orderByRaw('coalesce(conversion_lease_until, conversion_attempted_at)')
         .first()
         .forUpdate()
-        .skipLocked()) as QuotationRow | undefined;
+        .skipLocked();
       if (!q?.convert_invoicetype) return undefined;
-      const driver: Driver = { actor: q.convert_user, requestId: `conversion-recovery-${randomUUID()}`, finish: async () => undefined };
+      const driver: Driver = { actor: q.convert_user, requestId: `conversion-recovery-${randomUUID()}`, finish: () => Promise.resolve() };
       return claimAttempt(trx, q, q.convert_invoicetype, driver, deps.config);
     });
     if (!attempt) break;

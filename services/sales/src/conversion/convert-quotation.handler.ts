@@ -14,7 +14,7 @@ import { answerConverted, checkNotHeldByAnother, claimAttempt, finishConversion,
 export const convertQuotationHandler = handler(
   sales.convertQuotation,
   async (req, ctx) => {
-    const driver: Driver = { operationKey: ctx.operationKey, actor: actor(req, ctx), requestId: ctx.requestId, finish: ctx.finish };
+    const driver: Driver = { operationKey: ctx.operationKey, actor: actor(req, ctx), requestId: ctx.requestId, finish: (trx, reply) => ctx.finish(trx, reply) };
     const begun = await ctx.db.transaction(async (trx): Promise<{ answer: ConvertReply } | { attempt: Attempt }> => {
       const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
       if (q.status === 'converted') return { answer: await answerConverted(trx, q, driver) };

@@ -22,12 +22,12 @@ export const listQuotationsHandler = handler(sales.listQuotations, async (req, c
       }
     });
   const [rows, counted] = await Promise.all([
-    filtered.clone().select('q.*', 'p.partnername', 'p.display_name').orderBy('q.id', 'desc').limit(size).offset(offset),
+    filtered.clone().select<ListRow[]>('q.*', 'p.partnername', 'p.display_name').orderBy('q.id', 'desc').limit(size).offset(offset),
     filtered.clone().count<{ count: number }[]>({ count: '*' }),
   ]);
   return {
     message: rows.length ? 'Quotations retrieved successfully' : 'No quotations found',
-    quotations: (rows as ListRow[]).map((r) => toListRecord(r, now)),
+    quotations: rows.map((r) => toListRecord(r, now)),
     pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
   };
 });
