@@ -88,7 +88,7 @@ export interface RenderableDocument {
   totals: { subtotal: string; tax_amount: string; total: string };
   /** Paid so far (invoices); amount due = total - paid. */
   amount_paid?: string | null;
-  /** Where to pay: the seller's account. */
+  /** Where the buyer pays: the seller's account. Never shown on credit notes, where the seller owes the buyer. */
   payment_account?: PaymentAccount | null;
   /** The rendering organization's logo (PNG bytes), shown at the top of the PDF. */
   logo_png?: Uint8Array | null;

@@ -66,8 +66,17 @@ describe('PDF', () => {
     expect(text).toContain('ООО «Пример»');
     expect(text).toContain('ул. Ленина, 1');
     expect(text).toMatch(/Credits invoice INV-000042 of 2 November 2026/);
-    expect(text).toMatch(/Paid -€100\.00/);
-    expect(text).toMatch(/Amount due €903\.14/);
+    expect(text).toMatch(/Refunded -€100\.00/);
+    expect(text).toMatch(/Still to refund €903\.14/);
+  });
+
+  test('a credit note asks nobody to pay: the amount is credited, and no account of the seller is shown', async () => {
+    // The fixture still carries the seller's account: a credit note must not show it whatever it is given.
+    expect(byType.creditout!.payment_account?.iban).toBe('IE29AIBK93115212345678');
+    const text = pdfText(await renderPdf(byType.creditout!));
+    expect(text).toMatch(/Amount credited €1,003\.14/);
+    expect(text).toMatch(/Amount credited: €1,003\.14\. Nothing to pay: it is refunded or set against open invoices by 2 December 2026\./);
+    for (const absent of ['Please pay', 'IBAN', 'IE29AIBK93115212345678', 'Amount due', 'Account holder']) expect(text).not.toContain(absent);
   });
 
   test('the same document renders to the same bytes; another date to other bytes', async () => {
@@ -190,6 +199,18 @@ describe('e-invoices pass the EN 16931 rules', () => {
     expect(xml).toMatch(/<cbc:LineExtensionAmount currencyID="EUR">30\.00<\/cbc:LineExtensionAmount>[\s\S]*?<cbc:PriceAmount currencyID="EUR">10<\/cbc:PriceAmount>/);
     const bill = await renderUbl(byType.invoicein!);
     expect(bill).toContain('<cbc:PaymentMeansCode>1</cbc:PaymentMeansCode>');
+  });
+
+  test('a credit note names no payment means and no account of the seller, and says the amount is credited, not due', async () => {
+    const ubl = await renderUbl(byType.creditout!);
+    const cii = await renderCii(byType.creditout!);
+    for (const xml of [ubl, cii]) {
+      expect(xml).not.toContain('IE29AIBK93115212345678');
+      expect(xml).not.toMatch(/PaymentMeans/);
+      expect(xml).toContain('Amount credited to the buyer, refunded or set against open invoices by 2026-12-02; nothing to pay');
+      expect(xml).not.toContain('Due 2026-12-02');
+    }
+    expect(cii).not.toContain('DueDateDateTime');
   });
 
   test('Factur-X is the PDF as PDF/A-3 carrying the CII as factur-x.xml, profile EN 16931, which passes the rules', async () => {

@@ -21,8 +21,8 @@ export function taxCategory(rate: string): 'S' | 'Z' {
  * UNCL 4461: 58 (SEPA credit transfer) with the seller's IBAN; without an account the means is not
  * stated (1), since credit transfer (30) would require an account (BR-61).
  */
-export function paymentMeansCode(doc: Pick<RenderableDocument, 'payment_account'>): '58' | '1' {
-  return doc.payment_account?.iban ? '58' : '1';
+export function paymentMeansCode(doc: Pick<RenderableDocument, 'kind' | 'payment_account'>): '58' | '1' {
+  return payeeAccount(doc)?.iban ? '58' : '1';
 }
 
 type Json = Record<string, unknown>;
@@ -120,9 +120,24 @@ export function taxBreakdown(lines: readonly DocumentLine[]): { category: 'S' | 
   return [...groups.values()].sort((a, b) => dec(b.rate).comparedTo(dec(a.rate)));
 }
 
-/** BT-20: always stated, so a credit note (UBL CreditNote has no due date) still says when (BR-CO-25). */
+/**
+ * Where the buyer pays the seller (BG-16, BG-17): only on an invoice. On a credit note the seller
+ * owes the buyer, so the seller's account is no payee account, and the buyer's is not known.
+ */
+export function payeeAccount(doc: Pick<RenderableDocument, 'kind' | 'payment_account'>): RenderableDocument['payment_account'] {
+  return creditNoteKinds.includes(doc.kind) ? null : (doc.payment_account ?? null);
+}
+
+/**
+ * BT-20: always stated, so a credit note (UBL CreditNote has no due date) still says when (BR-CO-25);
+ * a credit note says the amount is credited, not that it is due.
+ */
 function paymentTermsNote(doc: RenderableDocument): string {
   const terms = text(doc.payment_terms);
+  if (creditNoteKinds.includes(doc.kind)) {
+    const by = doc.due_date ? ` by ${doc.due_date}` : '';
+    return [terms, `Amount credited to the buyer, refunded or set against open invoices${by}; nothing to pay`].filter(Boolean).join('. ');
+  }
   const due = doc.due_date ? `Due ${doc.due_date}` : undefined;
   return [terms, due].filter(Boolean).join('. ') || 'Payable on receipt';
 }
@@ -137,13 +152,15 @@ export function invoiceData(doc: RenderableDocument): Invoice {
   const subtotal = dec(doc.totals.subtotal);
   const paid = dec(doc.amount_paid);
   const total = dec(doc.totals.total);
-  const account = doc.payment_account;
+  const account = payeeAccount(doc);
+  const credit = creditNoteKinds.includes(doc.kind);
   const breakdown = taxBreakdown(doc.lines);
   const data = compact({
     'cbc:CustomizationID': EN16931_CUSTOMIZATION_ID,
     'cbc:ID': doc.number,
     'cbc:IssueDate': doc.issue_date,
-    'cbc:DueDate': doc.due_date ?? undefined,
+    // BT-9 is when the buyer pays; a credit note's date of refund is in its payment terms instead.
+    'cbc:DueDate': credit ? undefined : (doc.due_date ?? undefined),
     'cbc:InvoiceTypeCode': documentTypeCode(doc.kind),
     'cbc:Note': text(doc.notes) ? [text(doc.notes)] : undefined,
     'cbc:DocumentCurrencyCode': currency,
@@ -153,7 +170,10 @@ export function invoiceData(doc: RenderableDocument): Invoice {
       : undefined,
     'cac:AccountingSupplierParty': { 'cac:Party': party(doc.seller, 'seller') },
     'cac:AccountingCustomerParty': { 'cac:Party': party(doc.buyer, 'buyer') },
-    'cac:PaymentMeans': [
+    // A credit note states no payment means: the payment instructions (BG-16) tell the buyer how to pay.
+    'cac:PaymentMeans': credit
+      ? undefined
+      : [
       compact({
         'cbc:PaymentMeansCode': paymentMeansCode(doc),
         'cbc:PaymentID': doc.number,

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import { dec } from '../decimal';
-import { taxBreakdown } from '../einvoice/invoice-data';
+import { payeeAccount, taxBreakdown } from '../einvoice/invoice-data';
 import { pngProblem } from '@bo/contracts';
-import type { DocumentKind, Party, RenderableDocument, RenderOptions } from '../model';
+import { creditNoteKinds, type DocumentKind, type Party, type RenderableDocument, type RenderOptions } from '../model';
 import { formatter, type Formatter } from './format';
 
 const titles: Record<DocumentKind, string> = {
@@ -188,14 +188,16 @@ function room(doc: Doc, y: number, height: number): number {
 function summary(doc: Doc, d: RenderableDocument, f: Formatter, startY: number): number {
   const breakdown = taxBreakdown(d.lines);
   const paid = dec(d.amount_paid);
+  // A credit note is money the seller owes the reader: credited and refunded, never due.
+  const credit = creditNoteKinds.includes(d.kind);
   const rows: [string, string, boolean][] = [
     ['Subtotal', f.money(d.totals.subtotal), false],
     ['Tax', f.money(d.totals.tax_amount), false],
-    ['Total', f.money(d.totals.total), true],
+    [credit ? 'Amount credited' : 'Total', f.money(d.totals.total), true],
   ];
   if (!paid.isZero()) {
-    rows.push(['Paid', f.money(paid.negated().toFixed(2)), false]);
-    rows.push(['Amount due', f.money(dec(d.totals.total).minus(paid).toFixed(2)), true]);
+    rows.push([credit ? 'Refunded' : 'Paid', f.money(paid.negated().toFixed(2)), false]);
+    rows.push([credit ? 'Still to refund' : 'Amount due', f.money(dec(d.totals.total).minus(paid).toFixed(2)), true]);
   }
   let y = room(doc, startY, Math.max(breakdown.length + 1, rows.length) * 14 + 20);
   // Tax summary per rate on the left, totals on the right.
@@ -226,12 +228,20 @@ function paymentAndNotes(doc: Doc, d: RenderableDocument, f: Formatter, startY: 
   const blocks: [string, string[]][] = [];
   const payment: string[] = [];
   if (d.payment_terms) payment.push(d.payment_terms);
-  if (d.due_date) payment.push(`Please pay by ${f.date(d.due_date)}, quoting ${d.number}.`);
-  if (d.payment_account?.iban) {
-    payment.push(`IBAN: ${d.payment_account.iban}${d.payment_account.bic ? `   BIC: ${d.payment_account.bic}` : ''}`);
-    payment.push(`Account holder: ${d.payment_account.name ?? d.seller.name}`);
+  if (creditNoteKinds.includes(d.kind)) {
+    // Nothing to pay: the seller refunds the amount or sets it against open invoices.
+    const by = d.due_date ? ` by ${f.date(d.due_date)}` : '';
+    payment.push(`Amount credited: ${f.money(d.totals.total)}. Nothing to pay: it is refunded or set against open invoices${by}.`);
+    blocks.push(['Credit', payment]);
+  } else {
+    if (d.due_date) payment.push(`Please pay by ${f.date(d.due_date)}, quoting ${d.number}.`);
+    const account = payeeAccount(d);
+    if (account?.iban) {
+      payment.push(`IBAN: ${account.iban}${account.bic ? `   BIC: ${account.bic}` : ''}`);
+      payment.push(`Account holder: ${account.name ?? d.seller.name}`);
+    }
+    if (payment.length > 0) blocks.push(['Payment', payment]);
   }
-  if (payment.length > 0) blocks.push(['Payment', payment]);
   if (d.notes) blocks.push(['Notes', [d.notes]]);
   let y = startY;
   for (const [label, lines] of blocks) {

@@ -58,8 +58,9 @@ export function invoiceDocument({ invoice, lines, parties, partnerName, credited
     lines: documentLines(lines),
     totals: { subtotal: invoice.subtotal, tax_amount: invoice.tax_amount, total: invoice.invoicetotal },
     amount_paid: invoice.amount_paid,
-    // The organization's account is where its customers pay; a vendor's account is not known here.
-    payment_account: issued && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
+    // Only an invoice the organization issues is paid into its account. On its credit notes it owes
+    // the customer; on vendor bills the payee is the vendor, whose account is not known here.
+    payment_account: invoice.invoicetype === 'invoiceout' && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
     logo_png: organizationLogo(profile),
   };
 }

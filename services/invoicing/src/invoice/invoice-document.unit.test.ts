@@ -35,6 +35,13 @@ describe('invoiceDocument', () => {
     expect(d.amount_paid).toBe('20.00');
   });
 
+  test('a credit note the organization issues names no account to pay into: it owes the customer', () => {
+    const d = invoiceDocument(input({ invoicetype: 'creditout' }));
+    expect(d.kind).toBe('credit_note');
+    expect(d.seller.name).toBe('Acme Ltd');
+    expect(d.payment_account).toBeNull();
+  });
+
   test('a vendor bill has the vendor as seller, the organization as buyer, and no account to pay into', () => {
     const d = invoiceDocument(input({ invoicetype: 'invoicein' }));
     expect(d.kind).toBe('vendor_bill');
