@@ -32,7 +32,7 @@ export interface WriteRecord {
   outcome: Outcome;
   status?: number;
   code?: string;
-  reply?: Record<string, any>;
+  reply?: Record<string, unknown>;
   /** Set by the key check after recovery: what re-sending the key answered. */
   replay?: ReplayResult;
 }
@@ -41,7 +41,7 @@ export interface ReplayResult {
   attempts: Attempt[];
   status: AttemptStatus;
   code?: string;
-  body?: Record<string, any>;
+  body?: Record<string, unknown>;
   /** Still 409 "in progress" when the wait ran out. */
   stuck: boolean;
 }
@@ -65,7 +65,7 @@ export interface ClientOptions {
 export interface HttpAnswer {
   status: AttemptStatus;
   code?: string;
-  body?: Record<string, any>;
+  body?: Record<string, unknown>;
   requestId?: string;
   echoedKey?: string;
 }
@@ -80,6 +80,19 @@ export function describeAttempts(attempts: readonly Attempt[]): string {
     else runs.push([label, 1]);
   }
   return runs.map(([label, n]) => (n > 1 ? `${label} x${n}` : label)).join(', ');
+}
+
+/**
+ * A field of a JSON answer by its path (`field(reply, 'invoice', 'id')`); undefined where the path
+ * leaves the objects, as `reply['invoice']?.['id']` would read it.
+ */
+export function field(value: unknown, ...path: string[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (typeof at !== 'object' || at === null) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -122,9 +135,9 @@ export class CarefulClient {
         signal: AbortSignal.timeout(this.opts.attemptTimeoutMs),
       });
       const text = await res.text();
-      let env: { body?: Record<string, any> } | undefined;
+      let env: { body?: Record<string, unknown> } | undefined;
       try {
-        env = JSON.parse(text) as { body?: Record<string, any> };
+        env = JSON.parse(text) as { body?: Record<string, unknown> };
       } catch {
         env = undefined;
       }

@@ -54,8 +54,8 @@ export function kill(name: string, downMs = 300): Fault {
 export function proxyCut(upstream: 'postgres' | 'rabbitmq'): Fault {
   return {
     name: `cut ${upstream} connections`,
-    async inject({ proxies }) {
-      return `${proxies[upstream].cut()} connections reset`;
+    inject({ proxies }) {
+      return Promise.resolve(`${proxies[upstream].cut()} connections reset`);
     },
   };
 }

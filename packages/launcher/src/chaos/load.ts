@@ -1,5 +1,5 @@
 import { operationsByName } from '@bo/contracts';
-import type { CarefulClient, WriteRecord } from './client';
+import { field, type CarefulClient, type WriteRecord } from './client';
 
 /**
  * The write mix: partners, products and stock, invoices, credit notes and vendor bills with lines,
@@ -29,6 +29,19 @@ export const OPS = {
   quotationCancel: 'sales.quotation.cancel',
 } as const;
 type OpName = keyof typeof OPS;
+
+/** What a 2xx reply carries at a path (an id, a location): a reply without it breaks its contract, and the run. */
+function numberAt(reply: Record<string, unknown>, ...path: string[]): number {
+  const value = field(reply, ...path);
+  if (typeof value !== 'number') throw new Error(`2xx reply without a number at ${path.join('.')}: ${JSON.stringify(reply).slice(0, 300)}`);
+  return value;
+}
+
+function stringAt(reply: Record<string, unknown>, ...path: string[]): string {
+  const value = field(reply, ...path);
+  if (typeof value !== 'string') throw new Error(`2xx reply without a string at ${path.join('.')}: ${JSON.stringify(reply).slice(0, 300)}`);
+  return value;
+}
 
 /** The recurring contracts the load makes: daily, started two days ago, three children each. */
 // Started three days ago: the parent bills that day, its three children the days after, today's the last.
@@ -91,7 +104,7 @@ export class Load {
   }
 
   /** One write; a chain goes on only with its 2xx reply. */
-  private async step(name: OpName, org: number, body: (key: string) => Record<string, unknown>, tags: Record<string, string | number> = {}, limits?: LoadLimits): Promise<Record<string, any>> {
+  private async step(name: OpName, org: number, body: (key: string) => Record<string, unknown>, tags: Record<string, string | number> = {}, limits?: LoadLimits): Promise<Record<string, unknown>> {
     if (limits?.shouldStop()) throw new Stop('load over');
     const op = OPS[name];
     const path = canonicalPath(op);
@@ -122,7 +135,7 @@ export class Load {
       if (!def) throw new Error(`organization ${w.org} has no default location (list_locations answered ${listed.status})`);
       w.locations.push(def.location_id);
       const wh = await this.step('warehouseCreate', w.org, (key) => ({ action: 'create_warehouse', name: `Chaos depot ${key}` }));
-      w.locations.push(String(wh['location']['location_id']));
+      w.locations.push(stringAt(wh, 'location', 'location_id'));
       for (let i = 0; i < 3; i++) await this.createPartner(w, 'customer');
       for (let i = 0; i < 2; i++) await this.createPartner(w, 'vendor');
       await this.createPartner(w, 'both');
@@ -139,7 +152,7 @@ export class Load {
       {},
       limits,
     );
-    const id = reply['partner']['id'] as number;
+    const id = numberAt(reply, 'partner', 'id');
     if (type !== 'vendor') w.customers.push(id);
     if (type !== 'customer') w.vendors.push(id);
     return id;
@@ -153,7 +166,7 @@ export class Load {
       {},
       limits,
     );
-    const id = reply['product']['id'] as number;
+    const id = numberAt(reply, 'product', 'id');
     w.products.push(id);
     return id;
   }
@@ -214,7 +227,7 @@ export class Load {
       { partnerId: partner },
       l,
     );
-    const invoiceId = created['invoice']['id'] as number;
+    const invoiceId = numberAt(created, 'invoice', 'id');
     if (this.random() < 0.6) {
       await this.step('invoiceAddLine', w.org, (key) => ({ invoice_id: invoiceId, ...this.line(w, key) }), { invoiceId }, l);
     }
@@ -223,12 +236,12 @@ export class Load {
 
   private async validateAndPay(w: OrgWorld, l: LoadLimits, invoiceId: number): Promise<void> {
     const validated = await this.step('invoiceValidate', w.org, () => ({ validate_invoice: true, id: invoiceId }), { invoiceId }, l);
-    let due = Number(validated['invoice']['due_amount']);
+    let due = Number(field(validated, 'invoice', 'due_amount'));
     const payments = Math.floor(this.random() * 3);
     for (let i = 0; i < payments && due > 0; i++) {
       const amount = this.random() < 0.35 ? due : Math.max(0.01, Math.round(due * (0.2 + this.random() * 0.4) * 100) / 100);
       const paid = await this.step('payment', w.org, () => ({ register_payment: true, id: invoiceId, amount, journal: 'Bank' }), { invoiceId }, l);
-      due = Number(paid['invoice']['due_amount']);
+      due = Number(field(paid, 'invoice', 'due_amount'));
     }
   }
 
@@ -250,7 +263,7 @@ export class Load {
       { partnerId: partner },
       l,
     );
-    const id = created['quotation']['id'] as number;
+    const id = numberAt(created, 'quotation', 'id');
     await this.step('quotationAddLine', w.org, (key) => ({ action: 'add_line', quotation_id: id, ...this.line(w, key) }), { quotationId: id }, l);
     return id;
   }
@@ -258,7 +271,7 @@ export class Load {
   private async convertScenario(w: OrgWorld, l: LoadLimits): Promise<void> {
     const id = await this.quotation(w, l);
     const convert = () => this.step('quotationConvert', w.org, () => ({ action: 'convert_to_invoice', quotation_id: id, invoicetype: 'invoiceout' }), { quotationId: id }, l);
-    let converted: Record<string, any>;
+    let converted: Record<string, unknown>;
     try {
       converted = await convert();
     } catch (err) {
@@ -274,7 +287,7 @@ export class Load {
       converted = await convert();
     }
     // Some converted invoices stay drafts, so partners carry committed amounts at the end.
-    if (this.random() < 0.65) await this.validateAndPay(w, l, converted['invoice']['id'] as number);
+    if (this.random() < 0.65) await this.validateAndPay(w, l, numberAt(converted, 'invoice', 'id'));
   }
 
   private async cancelScenario(w: OrgWorld, l: LoadLimits): Promise<void> {

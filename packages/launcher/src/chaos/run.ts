@@ -10,7 +10,7 @@ import { replayChecks, runChecks, stateChecks, type CheckContext } from './check
 import { CarefulClient, describeAttempts } from './client';
 import { createRunDatabase } from './database';
 import { waitDrained } from './drain';
-import { faultPlan, runFaults, type FaultRecord } from './faults';
+import { faultPlan, runFaults } from './faults';
 import { Load, rng } from './load';
 import type { ChaosOptions } from './options';
 import { Fleet, type ProcessSpec } from './processes';
@@ -133,7 +133,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
       runFaults(faultPlan(options.mode, fleet), faultCtx, { startedAt: loadStart, spreadMs: options.seconds * 1000 }, log).finally(() => (faultsDone = true)),
       load.run({ shouldStop, concurrency: options.concurrency, maxRecurring: 12 }),
     ]);
-    report.faults = faults as FaultRecord[];
+    report.faults = faults;
     report.scenarios = Object.fromEntries(load.scenarioCounts);
     phase('load');
     log(`load over: ${client.writeCount} writes`);

@@ -1,3 +1,4 @@
+import { field } from '../client';
 import { queryEventually } from '../database';
 import { cents, examples, type Check, type Violation } from './types';
 
@@ -105,7 +106,7 @@ export const ledgerCheck: Check = {
             apiWrong.push({ org, partner_id: p.id, api_balance: p.balance, expected_balance: r?.expected_balance, api_committed: p.committed, expected_committed: r?.expected_committed });
           }
         }
-        if (!res.body?.['pagination']?.['has_next']) break;
+        if (!field(res.body, 'pagination', 'has_next')) break;
       }
     }
 

@@ -1,3 +1,4 @@
+import { field } from '../client';
 import { queryEventually } from '../database';
 import { examples, type Check, type Violation } from './types';
 
@@ -56,7 +57,7 @@ export const stockCheck: Check = {
           const ledger = perProduct.get(`${org}/${p.id}`) ?? 0;
           if (q4(p.stock) !== ledger) apiWrong.push({ org, product_id: p.id, api_stock: p.stock, ledger_sum: ledger / 10_000 });
         }
-        if (!res.body?.['pagination']?.['has_next']) break;
+        if (!field(res.body, 'pagination', 'has_next')) break;
       }
     }
     // Stock follows validated documents exactly once: one ledger move per document and product.

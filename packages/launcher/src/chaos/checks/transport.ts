@@ -6,7 +6,7 @@ import { examples, nearestFault, type Check, type Violation } from './types';
 export const no500Check: Check = {
   name: 'no-500',
   title: 'no 500 answered, during the faults or after',
-  async run(ctx) {
+  run(ctx) {
     const all = ctx.client.serverErrors;
     const fives = all.filter((e) => e.attempt.status === 500);
     const byOp = new Map<string, number>();
@@ -35,7 +35,7 @@ export const no500Check: Check = {
           },
         ]
       : [];
-    return { summary: `other 5xx seen (retryable): ${[...other].map(([k, n]) => `${n} x ${k}`).join(', ') || 'none'}`, violations };
+    return Promise.resolve({ summary: `other 5xx seen (retryable): ${[...other].map(([k, n]) => `${n} x ${k}`).join(', ') || 'none'}`, violations });
   },
 };
 
@@ -43,7 +43,7 @@ export const no500Check: Check = {
 export const processesCheck: Check = {
   name: 'processes',
   title: 'no process died by itself; every fault recovered',
-  async run(ctx) {
+  run(ctx) {
     const violations: Violation[] = [];
     const exits = ctx.fleet.unexpectedExits();
     if (exits.length) {
@@ -60,7 +60,7 @@ export const processesCheck: Check = {
       violations.push({ message: `${ctx.client.keyEchoMismatches.length} answers echoed another Idempotency-Key than the one sent`, evidence: examples(ctx.client.keyEchoMismatches) });
     }
     const slowest = Math.max(0, ...ctx.faults.map((f) => f.recoverMs));
-    return { summary: `${ctx.fleet.exits.length} exits (${exits.length} unexpected), ${ctx.faults.length} faults, slowest recovery ${slowest} ms`, violations };
+    return Promise.resolve({ summary: `${ctx.fleet.exits.length} exits (${exits.length} unexpected), ${ctx.faults.length} faults, slowest recovery ${slowest} ms`, violations });
   },
 };
 

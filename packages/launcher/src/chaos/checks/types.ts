@@ -43,7 +43,7 @@ export interface Check {
  * A write's outcome once the key check has re-sent it: a write whose retries ran out during the
  * faults is settled by what its key answers after recovery.
  */
-export function settled(rec: WriteRecord): { outcome: Outcome; reply?: Record<string, any>; code?: string } {
+export function settled(rec: WriteRecord): { outcome: Outcome; reply?: Record<string, unknown>; code?: string } {
   if (rec.outcome !== 'unknown') return { outcome: rec.outcome, reply: rec.reply, code: rec.code };
   const s = rec.replay?.status;
   if (typeof s === 'number' && s < 300) return { outcome: 'ok', reply: rec.replay?.body };

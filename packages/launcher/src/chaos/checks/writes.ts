@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { describeAttempts, type WriteRecord } from '../client';
+import { describeAttempts, field, type WriteRecord } from '../client';
 import { queryEventually } from '../database';
 import { OPS } from '../load';
 import type { FaultRecord } from '../faults';
@@ -14,19 +14,24 @@ interface Marker {
   prefix?: string;
   /** Rows that copy a marker without being made by its write (recurring children copy the parent's texts). */
   exclude?: string;
-  replyId(reply: Record<string, any>): unknown;
+  replyId(reply: Record<string, unknown>): unknown;
 }
 
 const MARKERS: Marker[] = [
-  { op: OPS.partnerCreate, table: 'partners.partners', column: 'notes', replyId: (r) => r['partner']?.['id'] },
-  { op: OPS.warehouseCreate, table: 'catalog.warehouses', column: 'name', prefix: 'Chaos depot ', replyId: (r) => r['warehouse']?.['id'] },
-  { op: OPS.productCreate, table: 'catalog.products', column: 'description', replyId: (r) => r['product']?.['id'] },
+  { op: OPS.partnerCreate, table: 'partners.partners', column: 'notes', replyId: (r) => field(r, 'partner', 'id') },
+  { op: OPS.warehouseCreate, table: 'catalog.warehouses', column: 'name', prefix: 'Chaos depot ', replyId: (r) => field(r, 'warehouse', 'id') },
+  { op: OPS.productCreate, table: 'catalog.products', column: 'description', replyId: (r) => field(r, 'product', 'id') },
   { op: OPS.stockAdjust, table: 'catalog.stock_moves', column: 'reference', replyId: (r) => r['stock_move_id'] },
-  { op: OPS.invoiceCreate, table: 'invoicing.invoices', column: 'invoicereference', exclude: 'parent_id is not null', replyId: (r) => r['invoice']?.['id'] },
-  { op: OPS.invoiceAddLine, table: 'invoicing.invoice_lines', column: 'description', replyId: (r) => r['line_item']?.['id'] },
-  { op: OPS.quotationCreate, table: 'sales.quotations', column: 'quotation_reference', replyId: (r) => r['quotation']?.['id'] },
-  { op: OPS.quotationAddLine, table: 'sales.quotation_lines', column: 'description', replyId: (r) => r['line_item']?.['id'] },
+  { op: OPS.invoiceCreate, table: 'invoicing.invoices', column: 'invoicereference', exclude: 'parent_id is not null', replyId: (r) => field(r, 'invoice', 'id') },
+  { op: OPS.invoiceAddLine, table: 'invoicing.invoice_lines', column: 'description', replyId: (r) => field(r, 'line_item', 'id') },
+  { op: OPS.quotationCreate, table: 'sales.quotations', column: 'quotation_reference', replyId: (r) => field(r, 'quotation', 'id') },
+  { op: OPS.quotationAddLine, table: 'sales.quotation_lines', column: 'description', replyId: (r) => field(r, 'line_item', 'id') },
 ];
+
+/** An answered id as the stored ids are compared (text); anything else cannot match one. */
+const idText = (id: unknown): string => (typeof id === 'string' || typeof id === 'number' ? String(id) : JSON.stringify(id));
+
+const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** A write as evidence: its key, what each attempt got, and the fault it was first sent after. */
 type Who = (rec: WriteRecord) => Record<string, unknown>;
@@ -66,7 +71,7 @@ async function checkMarker(pool: pg.Pool, m: Marker, writes: WriteRecord[], who:
       ok += 1;
       if (ids.length === 0) lost.push(who(rec));
       const id = s.reply ? m.replyId(s.reply) : undefined;
-      if (ids.length > 0 && id !== undefined && !ids.includes(String(id))) wrongId.push({ ...who(rec), answered: id, stored: ids });
+      if (ids.length > 0 && id !== undefined && !ids.includes(idText(id))) wrongId.push({ ...who(rec), answered: id, stored: ids });
     } else if (s.outcome === 'refused') {
       if (ids.length > 0) refusedButDone.push({ ...who(rec), code: s.code, ids });
     } else if (ids.length > 0) unknownDone += 1;
@@ -119,7 +124,7 @@ async function checkPayments(pool: pg.Pool, writes: WriteRecord[], who: Who): Pr
     if (ids.length < okN) lost.push(describe());
     if (row && Number(row.entries) !== ids.length) entryMismatch.push({ invoice_id: invoiceId, payments: ids.length, payment_journal_entries: Number(row.entries) });
     for (const [i, r] of list.entries()) {
-      const pid = s[i]?.outcome === 'ok' ? s[i]?.reply?.['payment']?.['id'] : undefined;
+      const pid = s[i]?.outcome === 'ok' ? field(s[i]?.reply, 'payment', 'id') : undefined;
       if (pid !== undefined && !ids.includes(Number(pid))) missingIds.push({ key: r.key, invoice_id: invoiceId, answered_payment_id: pid, stored: ids });
     }
   }
@@ -158,7 +163,7 @@ async function checkValidations(pool: pg.Pool, writes: WriteRecord[], who: Who):
     if (row && Number(row.entries) > 1) doublePosted.push({ invoice_id: id, journal_entries: Number(row.entries), keys: list.map((r) => r.key) });
     if (s.some((x) => x.outcome === 'ok') && !posted) notPosted.push({ invoice_id: id, status: row?.invoicestatus, keys: list.map((r) => r.key) });
     if (posted && !s.some((x) => x.outcome !== 'refused')) {
-      refusedButPosted.push({ invoice_id: id, status: row?.invoicestatus, keys: list.map((r, i) => ({ ...who(r), code: s[i]?.code, message: (s[i]?.reply?.['message'] as string | undefined)?.slice(0, 120) })) });
+      refusedButPosted.push({ invoice_id: id, status: row?.invoicestatus, keys: list.map((r, i) => ({ ...who(r), code: s[i]?.code, message: textOf(field(s[i]?.reply, 'message'))?.slice(0, 120) })) });
     }
   }
   const violations: Violation[] = [];
@@ -183,7 +188,7 @@ async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Wh
   for (const rec of converts) {
     const row = q.get(Number(rec.tags['quotationId']));
     const s = settled(rec);
-    const answered = s.reply?.['invoice']?.['id'];
+    const answered = field(s.reply, 'invoice', 'id');
     if (s.outcome === 'ok' && (row?.status !== 'converted' || Number(row.invoice_id) !== Number(answered))) {
       wrong.push({ ...who(rec), quotation_id: rec.tags['quotationId'], status: row?.status, invoice_id: row?.invoice_id, answered_invoice_id: answered });
     }
@@ -203,7 +208,7 @@ async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Wh
 }
 
 /** Partner edits: the partner ends with the last 2xx edit's value (or a later unsettled one), never an older or a refused one. */
-async function checkPartnerEdits(pool: pg.Pool, writes: WriteRecord[], who: Who): Promise<{ violations: Violation[]; line: string }> {
+async function checkPartnerEdits(pool: pg.Pool, writes: WriteRecord[]): Promise<{ violations: Violation[]; line: string }> {
   const recs = byOp(writes, OPS.partnerEdit);
   const ids = [...new Set(recs.map((r) => Number(r.tags['partnerId'])))];
   const rows = await queryEventually<{ id: number; phone: string | null }>(pool, `select id, phone from partners.partners where id = any($1)`, [ids]);
@@ -239,7 +244,7 @@ export const writesCheck: Check = {
       await checkPayments(ctx.pool, writes, who),
       await checkValidations(ctx.pool, writes, who),
       await checkQuotationMoves(ctx.pool, writes, who),
-      await checkPartnerEdits(ctx.pool, writes, who),
+      await checkPartnerEdits(ctx.pool, writes),
     ];
     return { summary: parts.map((p) => p.line).join('; '), violations: parts.flatMap((p) => p.violations) };
   },
