@@ -51,11 +51,11 @@ interface Row {
 
 /** The live record of a key, if a command with it already took effect here. */
 export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedReply | undefined> {
-  const row: Row | undefined = await db('idempotency')
+  const row = (await db('idempotency')
     .select('operation', 'request_hash', 'reply')
     .where({ org_id: k.orgId, key: k.key })
     .andWhere('created_at', '>', db.raw(`now() - make_interval(hours => ?)`, [k.ttlHours]))
-    .first();
+    .first()) as Row | undefined;
   return row && { operation: row.operation, hash: row.request_hash, reply: JSON.parse(row.reply) as RpcReply };
 }
 
@@ -67,7 +67,7 @@ export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedR
 export async function recordReply(db: Knex | Knex.Transaction, k: OperationKey, reply: RpcReply): Promise<boolean> {
   // The transaction's events still waiting to be inserted go in the same statement (one round trip).
   const events = takeDeferredEvents(db);
-  const result = await db.raw(
+  const result: unknown = await db.raw(
     `${events ? `with events as (${events.sql}) ` : ''}insert into idempotency (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
      on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
        status = excluded.status, reply = excluded.reply, created_at = now()

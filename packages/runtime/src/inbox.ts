@@ -52,7 +52,7 @@ class InboxBatches {
   /** Resolves once the event took effect (or was found applied already); rejects if its effect failed. */
   async apply(event: EventEnvelope): Promise<void> {
     const failure = await this.batches.run(event);
-    if (failure !== undefined) throw failure;
+    if (failure !== undefined) throw failure as Error;
   }
 
   private async run(events: EventEnvelope[]): Promise<unknown[]> {
@@ -85,7 +85,7 @@ class InboxBatches {
     await inTransaction(this.db, async (trx) => {
       const ids = events.map((e) => e.id);
       // The in-process bus's pending deliveries of these events leave with their effect (deliveryStore.done).
-      const inserted = await trx.raw(
+      const inserted: unknown = await trx.raw(
         `with delivered as (delete from event_deliveries where consumer = ? and event_id = any(?::uuid[]))
          insert into inbox (consumer, event_id, type) select ?, e.id, e.type from unnest(?::uuid[], ?::text[]) as e(id, type)
          on conflict (consumer, event_id) do nothing returning event_id`,
@@ -115,7 +115,7 @@ export function deliveryStore(db: Knex, consumer: string): DeliveryStore {
   const pending = () => db('event_deliveries').where({ consumer });
   // Events published while an insert runs are stored together by the next one.
   const adds = new Batched<EventEnvelope, boolean>(async (events) => {
-    const result = await db.raw(
+    const result: unknown = await db.raw(
       `insert into event_deliveries (consumer, event_id, type, envelope, attempt, due_at)
        select ?, e.id, e.type, e.envelope, 1, ? from jsonb_to_recordset(?::jsonb) as e(id uuid, type text, envelope jsonb)
        on conflict (consumer, event_id) do nothing returning event_id`,
@@ -143,7 +143,7 @@ export function deliveryStore(db: Knex, consumer: string): DeliveryStore {
       });
     },
     async pending() {
-      const rows: Array<{ envelope: EventEnvelope; attempt: number; due_at: Date }> = await pending().select('envelope', 'attempt', 'due_at').orderBy('due_at');
+      const rows = (await pending().select('envelope', 'attempt', 'due_at').orderBy('due_at')) as Array<{ envelope: EventEnvelope; attempt: number; due_at: Date }>;
       return rows.map((r): PendingDelivery => ({ event: r.envelope, attempt: r.attempt, dueAt: r.due_at.getTime() }));
     },
   };
@@ -151,5 +151,5 @@ export function deliveryStore(db: Knex, consumer: string): DeliveryStore {
 
 /** An error message as text PostgreSQL takes (no NUL) and of a sane length. */
 function storable(message: string): string {
-  return message.replace(/\u0000/g, '').slice(0, 2000);
+  return message.replaceAll('\u0000', '').slice(0, 2000);
 }

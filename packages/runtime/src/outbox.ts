@@ -217,7 +217,7 @@ export class OutboxRelay {
   }
 
   private async drainBatch(): Promise<number> {
-    const result = await this.db.raw(
+    const result: unknown = await this.db.raw(
       `update outbox set claimed_until = clock_timestamp() + make_interval(secs => ?)
        where id in (select id from outbox where published_at is null and (claimed_until is null or claimed_until <= clock_timestamp())
                     order by id limit ? for update skip locked)

@@ -136,7 +136,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     }
     return { ok: true, status: 200, body };
   };
-  const noFinish = async () => undefined;
+  const noFinish = () => Promise.resolve();
   const flatDb = withFlatTransactions(db);
 
   /** A read, or a write with no operation key (an internal call): the handler alone. */

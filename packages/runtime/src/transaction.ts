@@ -48,10 +48,10 @@ const flatPools = new WeakMap<Knex, Knex>();
 export function withFlatTransactions(db: Knex): Knex {
   let pool = flatPools.get(db);
   if (!pool) {
-    const transaction = (container: unknown, config?: Knex.TransactionConfig) =>
-      typeof container === 'function' ? inTransaction(db, container as (trx: Knex.Transaction) => Promise<unknown>, config) : db.transaction(container as undefined, config);
+    const transaction = (container: unknown, config?: Knex.TransactionConfig): Promise<unknown> =>
+      typeof container === 'function' ? inTransaction(db, container as (trx: Knex.Transaction) => Promise<unknown>, config) : (db.transaction(container as undefined, config) as Promise<unknown>);
     pool = new Proxy(db, {
-      get: (target, prop) => (prop === 'transaction' ? transaction : Reflect.get(target, prop, target)),
+      get: (target, prop): unknown => (prop === 'transaction' ? transaction : Reflect.get(target, prop, target)),
     });
     flatPools.set(db, pool);
   }
@@ -79,7 +79,7 @@ class FlatRunAbandoned extends Error {
 
 /** The transaction as the work sees it: itself, except that `transaction()` and `savepoint()` nest flat. */
 function flatView(trx: Knex.Transaction, state: FlatState): Knex.Transaction {
-  const client = trx.client as { query(conn: unknown, obj: unknown): Promise<unknown> };
+  const client = trx.client as { query: (this: unknown, conn: unknown, obj: unknown) => Promise<unknown> };
   const query = client.query;
   client.query = function (conn, obj) {
     // Builder and raw statements come as objects; the transaction's own BEGIN/COMMIT/ROLLBACK as strings.
@@ -99,7 +99,7 @@ function flatView(trx: Knex.Transaction, state: FlatState): Knex.Transaction {
     }
   };
   const view: Knex.Transaction = new Proxy(trx, {
-    get(target, prop) {
+    get(target, prop): unknown {
       if (prop === 'transaction' || prop === 'savepoint') return nested;
       return Reflect.get(target, prop, target);
     },

@@ -35,11 +35,11 @@ export class IdempotencyStore {
       .returning('key');
     if (inserted.length > 0) return { kind: 'new', token };
     return this.db.transaction(async (trx) => {
-      const row = await trx('idempotency_keys')
+      const row = (await trx('idempotency_keys')
         .select('*', trx.raw('created_at <= now() - make_interval(hours => ?) as expired', [this.ttlHours]), trx.raw('coalesce(lease_until <= now(), true) as lease_over'))
         .where({ org_id: orgId, key })
         .forUpdate()
-        .first();
+        .first()) as KeyRow | undefined;
       if (!row) return { kind: 'in_progress' } as const;
       if (row.expired) {
         await trx('idempotency_keys')
@@ -70,6 +70,16 @@ export class IdempotencyStore {
   async endLease(orgId: number, key: string, token: string): Promise<void> {
     await this.db('idempotency_keys').where({ org_id: orgId, key, lease_token: token }).whereNull('completed_at').update({ lease_until: this.db.fn.now() });
   }
+}
+
+/** A key's row as the claim reads it, with whether its record expired and whether its lease is over. */
+interface KeyRow {
+  operation: string;
+  request_hash: string;
+  completed_at: Date | null;
+  response: Envelope | null;
+  expired: boolean;
+  lease_over: boolean;
 }
 
 function leaseEnd(db: Knex, leaseMs: number) {
