@@ -178,7 +178,7 @@ describe('fuzzing every operation from the OpenAPI document', () => {
       // Now and then the whole request as organization 2, whose key is its own: the seeded ids are not its.
       if (!mutation && v.org2 === 0) {
         org = 2;
-        (value as Record<string, unknown>)['org_id'] = 2;
+        value['org_id'] = 2;
       }
       muts.forEach((m) => m.apply(body));
       const headers: Record<string, string> = {};

@@ -73,6 +73,8 @@ export async function sendAll(url: string, keys: Record<1 | 2, string>, requests
   return results;
 }
 
+// Finding control characters, to write them as escapes, is this pattern's job.
+// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069\uD800-\uDFFF\uFFFE\uFFFF]/gu;
 
 /** Text made safe for a terminal and a test report: control and bidi characters and lone surrogates as \uXXXX. */

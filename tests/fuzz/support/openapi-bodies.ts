@@ -219,7 +219,7 @@ export function valueFor(name: string, schema: JsonSchema, pools: Pools): fc.Arb
     const opts = branches(schema);
     const nonNull = opts.filter((b) => b.type !== 'null');
     const arbs = nonNull.map((b) => ({ weight: 4, arbitrary: valueFor(name, b, pools) }));
-    if (nonNull.length < opts.length) arbs.push({ weight: 1, arbitrary: fc.constant(null) as fc.Arbitrary<unknown> });
+    if (nonNull.length < opts.length) arbs.push({ weight: 1, arbitrary: fc.constant(null) });
     return fc.oneof(...arbs);
   }
   switch (schema.type) {
@@ -255,7 +255,7 @@ export function objectFor(schema: JsonSchema, pools: Pools): fc.Arbitrary<Record
   const props = schema.properties ?? {};
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, prop] of Object.entries(props)) model[name] = valueFor(name, prop, pools);
-  return fc.record(model, { requiredKeys: schema.required ?? [] }) as fc.Arbitrary<Record<string, unknown>>;
+  return fc.record(model, { requiredKeys: schema.required ?? [] });
 }
 
 // ---- hostile values ----
@@ -309,7 +309,8 @@ export const numericEdges: fc.Arbitrary<unknown> = fc.constantFrom(
   new RawJson('1E+2'),
   9007199254740991,
   -9007199254740991,
-  9007199254740993,
+  // 2^53, the first integer past the safe range (a literal 2^53 + 1 is this same number in JavaScript).
+  9007199254740992,
   2147483647,
   2147483648,
   -2147483649,
