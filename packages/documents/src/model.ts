@@ -31,6 +31,8 @@ export interface Party {
   company_id?: string | null;
   email?: string | null;
   phone?: string | null;
+  /** The record is deleted: only its name is left, and nobody can complete it for an e-invoice. */
+  deleted?: boolean;
 }
 
 export interface DocumentLine {

@@ -44,7 +44,7 @@ export function organizationLogo(p: organization.ProfileRecord): Uint8Array | nu
 }
 
 /** Where each party field comes from, so a refusal names the field the user sets. */
-const organizationFields: Record<keyof Party, string> = {
+const organizationFields: Record<Exclude<keyof Party, 'deleted'>, string> = {
   name: 'legal_name',
   trading_name: 'trading_name',
   address_lines: 'address_line1',
@@ -57,7 +57,7 @@ const organizationFields: Record<keyof Party, string> = {
   email: 'email',
   phone: 'phone',
 };
-const partnerFields: Record<keyof Party, string> = {
+const partnerFields: Record<Exclude<keyof Party, 'deleted'>, string> = {
   ...organizationFields,
   name: 'partnername',
   trading_name: 'display_name',
@@ -77,7 +77,7 @@ export function sourceFieldNames(missing: readonly string[], seller: PartySource
   return missing.map((path) => {
     // The document's currency is the partner's, else the organization's default: the default is what to set.
     if (path === 'currency') return 'organization.default_currency';
-    const [role, field] = path.split('.') as ['seller' | 'buyer', keyof Party];
+    const [role, field] = path.split('.') as ['seller' | 'buyer', Exclude<keyof Party, 'deleted'>];
     const source = role === 'seller' ? seller : buyer;
     return `${source}.${(source === 'organization' ? organizationFields : partnerFields)[field] ?? field}`;
   });
@@ -132,6 +132,12 @@ export interface RefusalBody {
 }
 
 export function refusalBody(refusal: EInvoiceRefused, kind: RenderableDocument['kind']): RefusalBody {
+  if (refusal.deleted) {
+    const seller = sellerSource(kind);
+    const source = refusal.deleted === 'seller' ? seller : seller === 'organization' ? 'partner' : 'organization';
+    const message = `the ${source} is deleted, so the data an e-invoice needs (country, email…) can no longer be set on it; the PDF is still available`;
+    return { code: 'invalid_state', message: `No e-invoice: ${message}`, errors: [{ field: source, message }] };
+  }
   if (refusal.missing.length === 0) return { code: 'invalid_state', message: `No e-invoice: ${refusal.message}` };
   const fields = sourceFieldNames(refusal.missing, sellerSource(kind));
   return {

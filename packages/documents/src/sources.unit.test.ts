@@ -24,6 +24,15 @@ describe('sources', () => {
     expect(refusalBody(new EInvoiceRefused('a draft is not an invoice yet'), 'invoice')).toEqual({ code: 'invalid_state', message: 'No e-invoice: a draft is not an invoice yet' });
   });
 
+  test('a deleted partner is named as deleted, not by the fields nobody can set on it any more', () => {
+    const invoice = refusalBody(new EInvoiceRefused('x', [], 'buyer'), 'invoice');
+    expect(invoice).toMatchObject({ code: 'invalid_state', errors: [{ field: 'partner', message: expect.stringMatching(/partner is deleted.*PDF is still available/) }] });
+    expect(invoice.message).toMatch(/^No e-invoice: the partner is deleted/);
+    expect(JSON.stringify(invoice)).not.toMatch(/partner\.(country|email)/);
+    // On a vendor bill the vendor is the seller: still the partner.
+    expect(refusalBody(new EInvoiceRefused('x', [], 'seller'), 'vendor_bill').errors).toEqual([{ field: 'partner', message: expect.any(String) }]);
+  });
+
   test('stored lines keep their snapshot; a line without one is named by its description or product', () => {
     const stored = { product_id: '7', sku: null, uom: null, quantity: '1', price: '1', discount: '0', tax_rate: '0', tax_included: false, subtotal: '1', tax_amount: '0', total: '1' };
     const [a, b, c] = documentLines([

@@ -249,6 +249,12 @@ describe('refusals', () => {
     expect((await refusal(sampleDocument(kind))).message).toMatch(/only PDF/);
   });
 
+  test('a deleted buyer or seller is the reason, not the fields it lacks', async () => {
+    const e = await refusal(sampleDocument('invoice', { buyer: { name: 'Gone Ltd', deleted: true } }));
+    expect([e.deleted, e.missing]).toEqual(['buyer', []]);
+    expect((await refusal({ ...byType.invoicein!, seller: { name: 'Old vendor', deleted: true } })).deleted).toBe('seller');
+  });
+
   test('missing seller and buyer data is listed field by field', async () => {
     const doc = sampleDocument('invoice', { seller: { ...seller, vat_id: null, email: ' ' }, buyer: { name: 'Nobody' } });
     const e = await refusal(doc);

@@ -8,6 +8,8 @@ export class EInvoiceRefused extends Error {
   constructor(
     message: string,
     readonly missing: string[] = [],
+    /** The party whose record is deleted, when that is why. */
+    readonly deleted?: 'seller' | 'buyer',
   ) {
     super(message);
     this.name = 'EInvoiceRefused';
@@ -21,6 +23,9 @@ const quiet: Logger = { log: () => undefined, warn: () => undefined, error: () =
 export function assertEInvoice(doc: RenderableDocument): void {
   const refusal = eInvoiceRefusal(doc);
   if (refusal) throw new EInvoiceRefused(refusal);
+  // A deleted party's fields cannot be set any more: naming them would send the user to a record they cannot edit.
+  const deleted = doc.seller.deleted ? 'seller' : doc.buyer.deleted ? 'buyer' : undefined;
+  if (deleted) throw new EInvoiceRefused(`the ${deleted} is deleted, so its data can no longer be completed`, [], deleted);
   const missing = missingForEInvoice(doc);
   if (missing.length > 0) throw new EInvoiceRefused(`an e-invoice needs ${missing.join(', ')}`, missing);
 }

@@ -38,7 +38,7 @@ export interface InvoiceDocumentInput {
 export function invoiceDocument({ invoice, lines, parties, partnerName, credited }: InvoiceDocumentInput): RenderableDocument {
   const kind = invoice.invoicetype === 'invoiceout' && invoice.invoicestatus === 'proforma' ? 'proforma' : kinds[invoice.invoicetype];
   const org = organizationParty(parties.organization);
-  const partner: Party = parties.partner ? partnerParty(parties.partner) : { name: partnerName ?? `Partner ${invoice.partner_id}` };
+  const partner: Party = parties.partner ? partnerParty(parties.partner) : { name: partnerName ?? `Partner ${invoice.partner_id}`, deleted: true };
   const issued = invoice.invoicetype === 'invoiceout' || invoice.invoicetype === 'creditout';
   const profile = parties.organization;
   return {

@@ -58,7 +58,7 @@ describe('invoiceDocument', () => {
 
   test('a deleted partner keeps its name from the read model; the currency falls back to the organization default', () => {
     const d = invoiceDocument(input({}, { parties: { organization: profile, partner: null } }));
-    expect(d.buyer).toEqual({ name: 'Client SA' });
+    expect(d.buyer).toEqual({ name: 'Client SA', deleted: true });
     expect(d.currency).toBe('EUR');
   });
 });
