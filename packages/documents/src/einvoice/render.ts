@@ -64,25 +64,40 @@ function fixCii(cii: Tree, doc: RenderableDocument): void {
   }
 }
 
+/** A format service as the library makes it: the CII writers (CII, Factur-X) have the postProcess step. */
+type FormatService = EInvoiceFormat & { postProcess?: (cii: Tree) => void };
+
+/**
+ * Extends a CII writer's fix-up step with fixCii. The UBL writer has no such step and needs none;
+ * a CII writer without it means the library changed under us, which must fail loudly rather than
+ * silently write CII the rules refuse.
+ */
+export function withCiiFixes(service: EInvoiceFormat, format: string, doc: RenderableDocument): EInvoiceFormat {
+  if (format.toUpperCase() === 'UBL') return service;
+  const formatter = service as FormatService;
+  const postProcess = formatter.postProcess;
+  if (typeof postProcess !== 'function') {
+    throw new Error(`@e-invoice-eu/core's ${format} writer has no postProcess(cii) step any more: the CII fixes (CII-DT-031, BT-25) cannot be applied; adapt render.ts to the library`);
+  }
+  formatter.postProcess = (cii: Tree) => {
+    postProcess.call(formatter, cii);
+    fixCii(cii, doc);
+  };
+  return formatter;
+}
+
 /**
  * The library's service, with its CII writer's fix-up step extended by fixCii (the factory is
- * wrapped, as the library offers no other hook); the EN 16931 tests fail should the hook go.
+ * wrapped, as the library offers no other hook); an upgrade that moves either throws here.
  */
 function invoiceService(doc: RenderableDocument): InvoiceService {
   const service = new InvoiceService(quiet);
-  const factory = (service as unknown as { formatFactoryService: FormatFactoryService }).formatFactoryService;
+  const factory = (service as unknown as { formatFactoryService?: FormatFactoryService }).formatFactoryService;
+  if (!factory || typeof factory.createFormatService !== 'function') {
+    throw new Error("@e-invoice-eu/core's InvoiceService has no formatFactoryService.createFormatService any more: the CII fixes cannot be hooked in; adapt render.ts to the library");
+  }
   const create = factory.createFormatService.bind(factory);
-  factory.createFormatService = (format: string, logger: Logger): EInvoiceFormat => {
-    const formatter = create(format, logger) as EInvoiceFormat & { postProcess?: (cii: Tree) => void };
-    const postProcess = formatter.postProcess?.bind(formatter);
-    if (postProcess) {
-      formatter.postProcess = (cii: Tree) => {
-        postProcess(cii);
-        fixCii(cii, doc);
-      };
-    }
-    return formatter;
-  };
+  factory.createFormatService = (format: string, logger: Logger): EInvoiceFormat => withCiiFixes(create(format, logger), format, doc);
   return service;
 }
 
