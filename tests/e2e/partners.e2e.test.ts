@@ -1,24 +1,36 @@
 import { randomUUID } from 'node:crypto';
+import type { Client, OperationNamed, RequestBody } from '@bo/client';
 import { AmqpBus, createLogger } from '@bo/runtime';
-import { eventually, startTestSystem, type TestSystem } from '../support/system';
+import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
+type CreateBody = RequestBody<OperationNamed<'partners.partner.create'>>;
+/** What a test writes of a new partner; org_id comes from the organization, partner_type defaults to customer. */
+type PartnerFields = Omit<CreateBody, 'org_id' | 'partner_type'> & Partial<Pick<CreateBody, 'partner_type'>>;
+type ListQuery = Omit<RequestBody<OperationNamed<'partners.partner.list'>>, 'org_id'>;
+
+/** Partners through the gateway with the typed client; raw HTTP where a body the types forbid is the point. */
 describe('partners through the gateway', () => {
   let sys: TestSystem;
+  let org1: Client;
+  let org2: Client;
   beforeAll(async () => {
     // All services: a delete asks sales and invoicing whether the partner still has open documents.
     sys = await startTestSystem();
+    org1 = sys.client;
+    org2 = sys.clientOf(2);
   });
   afterAll(async () => {
     await sys?.stop();
   });
 
-  const create = async (fields: Record<string, unknown>, org: 1 | 2 = 1) => {
-    const r = await sys.post('/crm/editpatner', { org_id: String(org), userid: 'u1', action: 'create', partner_type: 'customer', ...fields }, { org });
-    expect(r.statusCode).toBe(200);
-    return r.body.partner as Record<string, any>;
-  };
-  const list = async (body: Record<string, unknown> = {}, org: 1 | 2 = 1) => (await sys.post('/crm/partners', { org_id: String(org), ...body }, { org })).body;
-  const countAll = async () => (await list({ page_size: 100 })).pagination.total_items as number;
+  const clientOf = (org: 1 | 2) => (org === 1 ? org1 : org2);
+  const create = async (fields: PartnerFields, org: 1 | 2 = 1) =>
+    (await clientOf(org).partners.partner.create({ org_id: String(org), userid: 'u1', partner_type: 'customer', ...fields })).partner;
+  const list = (query: ListQuery = {}, org: 1 | 2 = 1) => clientOf(org).partners.partner.list({ org_id: String(org), ...query });
+  const balance = (partnerId: number, includeTransactions?: boolean) =>
+    org1.partners.partner.balance({ org_id: '1', partner_id: partnerId, ...(includeTransactions === undefined ? {} : { include_transactions: includeTransactions }) });
+  const countAll = async () => (await list({ page_size: 100 })).pagination.total_items;
+  const names = (listed: { partners: Array<{ partnername: string }> }) => listed.partners.map((p) => p.partnername);
 
   it('creates a partner with every spec field and answers the spec record', async () => {
     const p = await create({
@@ -66,10 +78,10 @@ describe('partners through the gateway', () => {
   it('filters by type (a "both" partner is a customer and a vendor) and searches name, email and phone', async () => {
     await create({ partnername: 'Vend Ltd', partner_type: 'vendor', email: 'sales@vend.test', phone: '999-1234' });
     await create({ partnername: 'Buyer Inc', display_name: 'The Buyer', partner_type: 'customer' });
-    const names = (body: any) => body.partners.map((p: any) => p.partnername).sort();
-    expect(names(await list({ partner_type: 'vendor' }))).toEqual(['Acme Corp', 'Vend Ltd']);
-    expect(names(await list({ partner_type: 'customer' }))).toEqual(['Acme Corp', 'Buyer Inc']);
-    expect(names(await list({ partner_type: 'both' }))).toEqual(['Acme Corp']);
+    const sorted = (listed: { partners: Array<{ partnername: string }> }) => names(listed).sort();
+    expect(sorted(await list({ partner_type: 'vendor' }))).toEqual(['Acme Corp', 'Vend Ltd']);
+    expect(sorted(await list({ partner_type: 'customer' }))).toEqual(['Acme Corp', 'Buyer Inc']);
+    expect(sorted(await list({ partner_type: 'both' }))).toEqual(['Acme Corp']);
     expect(names(await list({ search: 'VEND' }))).toEqual(['Vend Ltd']);
     expect(names(await list({ search: 'the buy' }))).toEqual(['Buyer Inc']);
     expect(names(await list({ search: '@acme.TEST' }))).toEqual(['Acme Corp']);
@@ -79,7 +91,6 @@ describe('partners through the gateway', () => {
   it('matches LIKE wildcards and SQL text literally', async () => {
     await create({ partnername: '100% Cotton' });
     await create({ partnername: 'snake_case' });
-    const names = (body: any) => body.partners.map((p: any) => p.partnername);
     expect(names(await list({ search: '%' }))).toEqual(['100% Cotton']);
     expect(names(await list({ search: '_' }))).toEqual(['snake_case']);
     expect(names(await list({ search: "'; drop table partners; --" }))).toEqual([]);
@@ -90,48 +101,48 @@ describe('partners through the gateway', () => {
   it('paginates newest first with the spec pagination object', async () => {
     const page = await list({ page_size: 2, page_number: 2 });
     expect(page.pagination).toEqual({ page_number: 2, page_size: 2, total_items: 5, total_pages: 3, has_next: true, has_previous: true });
-    expect(page.partners.map((p: any) => p.partnername)).toEqual(['Buyer Inc', 'Vend Ltd']);
+    expect(names(page)).toEqual(['Buyer Inc', 'Vend Ltd']);
     const beyond = await list({ page_size: 2, page_number: 9 });
     expect(beyond.partners).toEqual([]);
     expect(beyond.pagination).toEqual({ page_number: 9, page_size: 2, total_items: 5, total_pages: 3, has_next: false, has_previous: true });
     const first = await list();
     expect(first.pagination).toMatchObject({ page_number: 1, page_size: 25, has_previous: false, has_next: false });
-    for (const bad of [{ page_size: 101 }, { page_size: 0 }, { page_number: 0 }, { page_number: 'two' }]) {
-      const r = await sys.post('/crm/partners', { org_id: '1', ...bad });
-      expect(r.statusCode).toBe(400);
-      expect(r.body.code).toBe('validation_failed');
+    for (const bad of [{ page_size: 101 }, { page_size: 0 }, { page_number: 0 }]) {
+      expect(await refusal(list(bad))).toMatchObject({ status: 400, code: 'validation_failed' });
     }
+    // raw: the body is invalid on purpose (a page number that is not a number)
+    const r = await sys.post('/crm/partners', { org_id: '1', page_number: 'two' });
+    expect(r.statusCode).toBe(400);
+    expect(r.body.code).toBe('validation_failed');
   });
 
   it('edits only the given fields and soft-deletes', async () => {
     const p = await create({ partnername: 'Temp', email: 'temp@x.test', credit_limit: 10 });
-    const edited = await sys.post('/crm/editpatner', { org_id: '1', userid: 'u2', action: 'edit', partner_id: p.id, phone: '123', credit_limit: '20.25' });
-    expect(edited.statusCode).toBe(200);
-    expect(edited.body.partner).toMatchObject({ partnername: 'Temp', email: 'temp@x.test', phone: '123', credit_limit: 20.25 });
-    const deleted = await sys.post('/crm/editpatner', { org_id: '1', userid: 'u2', action: 'delete', partner_id: p.id });
-    expect(deleted).toMatchObject({ statusCode: 200, body: { message: expect.any(String) } });
+    const edited = await org1.partners.partner.edit({ org_id: '1', userid: 'u2', partner_id: p.id, phone: '123', credit_limit: '20.25' });
+    expect(edited.partner).toMatchObject({ partnername: 'Temp', email: 'temp@x.test', phone: '123', credit_limit: 20.25 });
+    const deleted = await org1.partners.partner.delete({ org_id: '1', userid: 'u2', partner_id: p.id });
+    expect(deleted).toMatchObject({ message: expect.any(String) });
     expect((await list({ search: 'Temp' })).partners).toEqual([]);
-    const balance = await sys.post('/crm/partners', { org_id: '1', partner_id: p.id });
-    expect(balance).toMatchObject({ statusCode: 400, body: { code: 'not_found' } });
+    expect(await refusal(balance(p.id))).toMatchObject({ status: 400, code: 'not_found' });
   });
 
   it('takes a structured address and country beside the free-text address, on create and edit, and returns it everywhere', async () => {
     const p = await create({ partnername: 'Addressed GmbH', address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', city: 'Berlin', postal_code: '10115', country: 'de' });
     expect(p).toMatchObject({ address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', address_line2: null, city: 'Berlin', postal_code: '10115', region: null, country: 'DE', version: 1 });
-    const edited = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', partner_id: p.id, address_line2: 'Hinterhaus', region: 'Berlin', postal_code: '' });
-    expect(edited.body.partner).toMatchObject({ address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', address_line2: 'Hinterhaus', region: 'Berlin', postal_code: null, country: 'DE', version: 2 });
-    expect((await list({ search: 'Addressed' })).partners).toEqual([edited.body.partner]);
-    const bad = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', partner_id: p.id, country: 'Germany' });
-    expect(bad).toMatchObject({ statusCode: 400, body: { code: 'validation_failed', errors: [{ field: 'country' }] } });
+    const edited = await org1.partners.partner.edit({ org_id: '1', partner_id: p.id, address_line2: 'Hinterhaus', region: 'Berlin', postal_code: '' });
+    expect(edited.partner).toMatchObject({ address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', address_line2: 'Hinterhaus', region: 'Berlin', postal_code: null, country: 'DE', version: 2 });
+    expect((await list({ search: 'Addressed' })).partners).toEqual([edited.partner]);
+    const bad = await refusal(org1.partners.partner.edit({ org_id: '1', partner_id: p.id, country: 'Germany' }));
+    expect(bad).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'country' }] });
     expect((await list({ search: 'Addressed' })).partners[0]).toMatchObject({ country: 'DE', version: 2 });
     // Keep the counts the tests below expect.
-    expect((await sys.post('/crm/editpatner', { org_id: '1', action: 'delete', partner_id: p.id })).statusCode).toBe(200);
+    await org1.partners.partner.delete({ org_id: '1', partner_id: p.id });
   });
 
   it('shows the balance view with available credit and transactions', async () => {
     const p = await create({ partnername: 'Balance Co', credit_limit: 300 });
-    const r = await sys.post('/crm/partners', { org_id: '1', partner_id: p.id, include_transactions: true });
-    expect(r.body.partner).toEqual({
+    const r = await balance(p.id, true);
+    expect(r.partner).toEqual({
       id: p.id,
       partnername: 'Balance Co',
       display_name: 'Balance Co',
@@ -144,56 +155,64 @@ describe('partners through the gateway', () => {
       exposure: 0,
       currency: null,
     });
-    expect(r.body.transactions).toEqual([]);
-    const without = await sys.post('/crm/partners', { org_id: '1', partner_id: p.id });
-    expect(without.body.transactions).toBeUndefined();
+    expect(r.transactions).toEqual([]);
+    const without = await balance(p.id);
+    expect(without.transactions).toBeUndefined();
   });
 
   it('refuses bad input with a 400 naming the field and changes nothing', async () => {
     const before = await countAll();
-    const cases: Array<[Record<string, unknown>, string]> = [
+    // raw: the bodies are invalid on purpose (a required field missing, a wrong type, a type outside the enum)
+    const malformed: Array<[Record<string, unknown>, string]> = [
       [{ partner_type: 'customer' }, 'partnername'],
       [{ partnername: 'X' , partner_type: undefined }, 'partner_type'],
       [{ partnername: 123, partner_type: 'customer' }, 'partnername'],
       [{ partnername: 'X', partner_type: 'friend' }, 'partner_type'],
-      [{ partnername: 'X', partner_type: 'customer', email: 'not-an-email' }, 'email'],
-      [{ partnername: 'X', partner_type: 'customer', credit_limit: -5 }, 'credit_limit'],
-      [{ partnername: 'X', partner_type: 'customer', credit_limit: '1.234' }, 'credit_limit'],
-      [{ partnername: 'X', partner_type: 'customer', currency: 'EURO' }, 'currency'],
-      [{ partnername: 'X'.repeat(201), partner_type: 'customer' }, 'partnername'],
-      [{ partnername: '   ', partner_type: 'customer' }, 'partnername'],
     ];
-    for (const [fields, field] of cases) {
+    for (const [fields, field] of malformed) {
       const r = await sys.post('/crm/editpatner', { org_id: '1', action: 'create', ...fields });
       expect(r.statusCode).toBe(400);
       expect(r.body.code).toBe('validation_failed');
       expect(r.body.message).toContain(field);
       expect(r.body.errors.map((e: any) => e.field)).toContain(field);
     }
-    const p = (await list({ search: 'Acme' })).partners[0];
+    const cases: Array<[CreateBody, string]> = [
+      [{ org_id: '1', partnername: 'X', partner_type: 'customer', email: 'not-an-email' }, 'email'],
+      [{ org_id: '1', partnername: 'X', partner_type: 'customer', credit_limit: -5 }, 'credit_limit'],
+      [{ org_id: '1', partnername: 'X', partner_type: 'customer', credit_limit: '1.234' }, 'credit_limit'],
+      [{ org_id: '1', partnername: 'X', partner_type: 'customer', currency: 'EURO' }, 'currency'],
+      [{ org_id: '1', partnername: 'X'.repeat(201), partner_type: 'customer' }, 'partnername'],
+      [{ org_id: '1', partnername: '   ', partner_type: 'customer' }, 'partnername'],
+    ];
+    for (const [body, field] of cases) {
+      const refused = await refusal(org1.partners.partner.create(body));
+      expect(refused).toMatchObject({ status: 400, code: 'validation_failed' });
+      expect(refused.message).toContain(field);
+      expect(refused.errors.map((e) => e.field)).toContain(field);
+    }
+    const p = (await list({ search: 'Acme' })).partners[0]!;
+    // raw: the bodies are invalid on purpose (a type outside the enum; an edit without partner_id)
     const badEdit = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', partner_id: p.id, partner_type: 'nobody', phone: '000' });
     expect(badEdit.statusCode).toBe(400);
     const missingId = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', phone: '000' });
     expect(missingId.body.errors).toEqual([{ field: 'partner_id', message: 'partner_id is required' }]);
     expect(await countAll()).toBe(before);
-    expect((await list({ search: 'Acme' })).partners[0].phone).toBe('+1 555 0100');
+    expect((await list({ search: 'Acme' })).partners[0]?.phone).toBe('+1 555 0100');
   });
 
   it("keeps each organization's partners to itself", async () => {
     const theirs = await create({ partnername: 'Org Two Only' }, 2);
     expect((await list({ search: 'Org Two' })).partners).toEqual([]);
-    expect((await list({}, 2)).partners.map((p: any) => p.partnername)).toEqual(['Org Two Only']);
-    for (const body of [
-      { partner_id: theirs.id },
-      { action: 'edit', partner_id: theirs.id, partnername: 'Stolen' },
-      { action: 'delete', partner_id: theirs.id },
+    expect(names(await list({}, 2))).toEqual(['Org Two Only']);
+    for (const call of [
+      () => balance(theirs.id),
+      () => org1.partners.partner.edit({ org_id: '1', partner_id: theirs.id, partnername: 'Stolen' }),
+      () => org1.partners.partner.delete({ org_id: '1', partner_id: theirs.id }),
     ]) {
-      const path = 'action' in body ? '/crm/editpatner' : '/crm/partners';
-      const r = await sys.post(path, { org_id: '1', ...body });
-      expect(r).toMatchObject({ statusCode: 400, body: { code: 'not_found' } });
+      expect(await refusal(call())).toMatchObject({ status: 400, code: 'not_found' });
     }
     // Using org 2's id with org 1's key is refused outright.
-    expect((await sys.post('/crm/partners', { org_id: '2' })).statusCode).toBe(403);
+    expect(await refusal(org1.partners.partner.list({ org_id: '2' }))).toMatchObject({ status: 403 });
     expect((await list({}, 2)).partners[0]).toMatchObject({ partnername: 'Org Two Only' });
   });
 
@@ -218,7 +237,7 @@ describe('partners through the gateway', () => {
     } finally {
       await bus.close();
     }
-    const view = async () => (await sys.post('/crm/partners', { org_id: '1', partner_id: p.id, include_transactions: true })).body;
+    const view = () => balance(p.id, true);
     await eventually(async () => expect((await view()).partner.balance).toBe(40.4));
     await new Promise((r) => setTimeout(r, 300));
     const final = await view();
