@@ -213,6 +213,18 @@ describe('e-invoices pass the EN 16931 rules', () => {
     expect(cii).not.toContain('DueDateDateTime');
   });
 
+  test('tax rounded line by line: 240 lines of 1.00 including 20 % (0.96 from the category tax) pass BR-CO-17; 300 (1.20) are refused with why, as PDF they still render', async () => {
+    const sticker = (n: number) => Array.from({ length: n }, () => line({ name: 'Sticker', quantity: '1', price: '1.00', discount: '0', tax_rate: '20', tax_included: true }));
+    const near = sampleDocument('invoice', { lines: sticker(240) });
+    expect(near.totals).toEqual({ subtotal: '199.20', tax_amount: '40.80', total: '240.00' });
+    expect(fatalFailures('ubl', await renderUbl(near))).toBe('');
+    expect(fatalFailures('cii', await renderCii(near))).toBe('');
+    const over = sampleDocument('invoice', { lines: sticker(300) });
+    await expect(renderUbl(over)).rejects.toThrow(/the 20 % lines carry 51\.00 EUR of tax .* 20 % of their 249\.00 is 49\.80: 1\.20 apart, and EN 16931 \(BR-CO-17\) accepts less than 1\.00/);
+    await expect(renderCii(over)).rejects.toBeInstanceOf(EInvoiceRefused);
+    expect(pdfText(await renderPdf(over))).toMatch(/Total €300\.00/);
+  }, 120_000);
+
   test('Factur-X is the PDF as PDF/A-3 carrying the CII as factur-x.xml, profile EN 16931, which passes the rules', async () => {
     const doc = byType.invoiceout!;
     const fx = await renderFacturX(doc, await renderPdf(doc));

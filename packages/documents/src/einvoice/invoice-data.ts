@@ -121,6 +121,27 @@ export function taxBreakdown(lines: readonly DocumentLine[]): { category: 'S' | 
 }
 
 /**
+ * BR-CO-17: a category's tax must be its taxable amount times its rate, rounded to cents, give or
+ * take less than one currency unit (the UBL rules test |difference| < 1, the CII ones <= 1; the
+ * stricter holds for both); a zero rate's tax must round to zero. The service rounds each line's
+ * tax to cents, and those roundings add up, up to half a cent per line, whether prices include tax
+ * or not (500 lines at 1.00 including 20 % carry 85.00 tax on 415.00, where 20 % is 83.00). Such a
+ * document cannot be a valid e-invoice; this says why for each category that fails, empty if none.
+ */
+export function taxRoundingProblems(lines: readonly DocumentLine[], currency: string): string[] {
+  return taxBreakdown(lines).flatMap((g) => {
+    const expected = g.taxable.abs().times(dec(g.rate).div(100)).toDecimalPlaces(2);
+    const off = g.tax.abs().minus(expected).abs();
+    const ok = dec(g.rate).isZero() ? g.tax.abs().lt(0.5) : off.lt(1);
+    if (ok) return [];
+    return [
+      `the ${plain(g.rate)} % lines carry ${cents(g.tax)} ${currency} of tax summed line by line, while ${plain(g.rate)} % of their ${cents(g.taxable)} is ${cents(expected)}: ` +
+        `${cents(off)} apart, and EN 16931 (BR-CO-17) accepts less than 1.00 (each line's tax is rounded to cents and over many lines the roundings add up; split the invoice into smaller ones)`,
+    ];
+  });
+}
+
+/**
  * Where the buyer pays the seller (BG-16, BG-17): only on an invoice. On a credit note the seller
  * owes the buyer, so the seller's account is no payee account, and the buyer's is not known.
  */

@@ -1,6 +1,6 @@
 import { InvoiceService, type EInvoiceFormat, type FormatFactoryService, type Logger } from '@e-invoice-eu/core';
 import type { RenderableDocument } from '../model';
-import { invoiceData } from './invoice-data';
+import { invoiceData, taxRoundingProblems } from './invoice-data';
 import { eInvoiceRefusal, missingForEInvoice } from './requirements';
 
 /** A document that cannot become an e-invoice: `missing` names the absent fields (`seller.vat_id`…). */
@@ -19,7 +19,7 @@ export class EInvoiceRefused extends Error {
 /** The library reports through a logger; its warnings concern spreadsheet mappings, not JSON input, so they are dropped. */
 const quiet: Logger = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** Throws EInvoiceRefused unless the document can be an e-invoice (kind, status, lines, parties). */
+/** Throws EInvoiceRefused unless the document can be an e-invoice (kind, status, lines, parties, tax rounding). */
 export function assertEInvoice(doc: RenderableDocument): void {
   const refusal = eInvoiceRefusal(doc);
   if (refusal) throw new EInvoiceRefused(refusal);
@@ -28,6 +28,8 @@ export function assertEInvoice(doc: RenderableDocument): void {
   if (deleted) throw new EInvoiceRefused(`the ${deleted} is deleted, so its data can no longer be completed`, [], deleted);
   const missing = missingForEInvoice(doc);
   if (missing.length > 0) throw new EInvoiceRefused(`an e-invoice needs ${missing.join(', ')}`, missing);
+  const rounding = taxRoundingProblems(doc.lines, doc.currency.toUpperCase());
+  if (rounding.length > 0) throw new EInvoiceRefused(`${rounding.join('; ')}. The PDF is still available`);
 }
 
 type Tree = { [key: string]: unknown };
