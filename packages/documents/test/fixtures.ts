@@ -1,11 +1,15 @@
+import { deflateSync } from 'node:zlib';
 import { computeLine, sumLines } from '@bo/runtime';
 import type { DocumentKind, DocumentLine, RenderableDocument } from '../src';
+import { makePng } from '../../../tests/support/png';
 
-/** PNG of 2 x 2 pixels (a tiny logo), so the PDF shows an embedded image. */
-export const tinyLogo = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGNkYPjPwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
-  'base64',
-);
+/** PNG of 2 x 2 RGB pixels (a tiny logo: red, green / blue, white), so the PDF shows an embedded image. */
+export const tinyLogo = makePng({
+  width: 2,
+  height: 2,
+  colourType: 2,
+  idat: deflateSync(Buffer.from([0, 255, 0, 0, 0, 255, 0, 0, 0, 0, 255, 255, 255, 255])),
+});
 
 type LineSpec = Omit<DocumentLine, 'subtotal' | 'tax_amount' | 'total'>;
 
