@@ -1,6 +1,7 @@
 import type { RenderFormat } from '@bo/contracts';
-import { assertEInvoice, renderCii, renderFacturX, renderUbl } from './einvoice/render';
+import { assertEInvoice, EInvoiceRefused, renderCii, renderFacturX, renderUbl } from './einvoice/render';
 import type { RenderableDocument, RenderOptions } from './model';
+import { undrawable } from './pdf/fonts';
 import { renderPdf } from './pdf/render-pdf';
 
 export interface RenderedFile {
@@ -12,6 +13,16 @@ export interface RenderedFile {
 /** A document number as a file name: letters, digits, dot, dash and underscore; anything else becomes `_`. */
 export function fileStem(number: string): string {
   return number.replace(/[^A-Za-z0-9._-]/g, '_') || 'document';
+}
+
+/**
+ * Factur-X is PDF/A-3, which forbids references to .notdef: a character the embedded fonts cannot
+ * draw (CJK, Devanagari…) makes it no PDF/A. The plain PDF draws such characters as empty boxes.
+ */
+function assertDrawable(doc: RenderableDocument): void {
+  const found = undrawable(doc);
+  if (found.length === 0) return;
+  throw new EInvoiceRefused(`${found.map((u) => u.field).join(', ')} hold characters the PDF's fonts cannot draw, which PDF/A forbids`, [], undefined, found);
 }
 
 /** The document in one of the formats; e-invoice formats throw EInvoiceRefused when the document cannot be one. */
@@ -27,6 +38,7 @@ export async function renderDocument(doc: RenderableDocument, format: RenderForm
     case 'facturx':
       // Checked before the PDF is drawn, so a refusal costs nothing.
       assertEInvoice(doc);
+      assertDrawable(doc);
       return { filename: `${stem}.facturx.pdf`, content_type: 'application/pdf', content: Buffer.from(await renderFacturX(doc, await renderPdf(doc, options))) };
   }
 }

@@ -78,6 +78,8 @@ export function sourceFieldNames(missing: readonly string[], seller: PartySource
     // The document's currency is the partner's, else the organization's default: the default is what to set.
     if (path === 'currency') return 'organization.default_currency';
     const [role, field] = path.split('.') as ['seller' | 'buyer', Exclude<keyof Party, 'deleted'>];
+    // Fields of the document itself (`lines[2].name`, `notes`) are named as they are.
+    if (role !== 'seller' && role !== 'buyer') return path;
     const source = role === 'seller' ? seller : buyer;
     return `${source}.${(source === 'organization' ? organizationFields : partnerFields)[field] ?? field}`;
   });
@@ -137,6 +139,17 @@ export function refusalBody(refusal: EInvoiceRefused, kind: RenderableDocument['
     const source = refusal.deleted === 'seller' ? seller : seller === 'organization' ? 'partner' : 'organization';
     const message = `the ${source} is deleted, so the data an e-invoice needs (country, email…) can no longer be set on it; the PDF is still available`;
     return { code: 'invalid_state', message: `No e-invoice: ${message}`, errors: [{ field: source, message }] };
+  }
+  if (refusal.undrawable.length > 0) {
+    const fields = sourceFieldNames(refusal.undrawable.map((u) => u.field), sellerSource(kind));
+    return {
+      code: 'validation_failed',
+      message: `Factur-X is PDF/A, which cannot show characters its fonts lack: ${fields.join(', ')} hold some (the fonts cover Latin, Greek and Cyrillic); use ubl or cii, or pdf, which shows them as empty boxes`,
+      errors: refusal.undrawable.map((u, i) => ({
+        field: fields[i]!,
+        message: `${fields[i]} holds characters the PDF's fonts cannot draw (${u.characters.join(' ')}), which PDF/A forbids`,
+      })),
+    };
   }
   if (refusal.missing.length === 0) return { code: 'invalid_state', message: `No e-invoice: ${refusal.message}` };
   const fields = sourceFieldNames(refusal.missing, sellerSource(kind));

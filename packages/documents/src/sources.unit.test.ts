@@ -33,6 +33,16 @@ describe('sources', () => {
     expect(refusalBody(new EInvoiceRefused('x', [], 'seller'), 'vendor_bill').errors).toEqual([{ field: 'partner', message: expect.any(String) }]);
   });
 
+  test('characters the fonts cannot draw refuse Factur-X naming each field as the user sets it', () => {
+    const body = refusalBody(new EInvoiceRefused('x', [], undefined, [{ field: 'buyer.name', characters: ['株'] }, { field: 'lines[0].name', characters: ['茶'] }]), 'invoice');
+    expect(body.code).toBe('validation_failed');
+    expect(body.message).toMatch(/^Factur-X is PDF\/A, which cannot show characters its fonts lack: partner\.partnername, lines\[0\]\.name hold some/);
+    expect(body.errors).toEqual([
+      { field: 'partner.partnername', message: "partner.partnername holds characters the PDF's fonts cannot draw (株), which PDF/A forbids" },
+      { field: 'lines[0].name', message: "lines[0].name holds characters the PDF's fonts cannot draw (茶), which PDF/A forbids" },
+    ]);
+  });
+
   test('stored lines keep their snapshot; a line without one is named by its description or product', () => {
     const stored = { product_id: '7', sku: null, uom: null, quantity: '1', price: '1', discount: '0', tax_rate: '0', tax_included: false, subtotal: '1', tax_amount: '0', total: '1' };
     const [a, b, c] = documentLines([

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { EInvoiceRefused, renderCii, renderFacturX, renderPdf, renderUbl, type DocumentKind, type RenderableDocument } from '../src';
+import { EInvoiceRefused, refusalBody, renderCii, renderDocument, renderFacturX, renderPdf, renderUbl, type DocumentKind, type RenderableDocument } from '../src';
 import { fatalFailures, prepareRules } from '../../../tests/support/einvoice';
 import { pdfAttachments, pdfPages, pdfText, savePage1Png } from '../../../tests/support/pdf';
 import { corruptRgbaPng, makePng, oversizedPng, pngChunk } from '../../../tests/support/png';
@@ -265,6 +265,22 @@ describe('refusals', () => {
     const e = await refusal(sampleDocument('invoice', { buyer: { name: 'Gone Ltd', deleted: true } }));
     expect([e.deleted, e.missing]).toEqual(['buyer', []]);
     expect((await refusal({ ...byType.invoicein!, seller: { name: 'Old vendor', deleted: true } })).deleted).toBe('seller');
+  });
+
+  test('a CJK partner name: Factur-X (PDF/A, no .notdef allowed) is refused naming the field; the PDF renders with a warning, UBL as usual', async () => {
+    const doc = sampleDocument('invoice', { buyer: { ...greekBuyer, name: '株式会社テスト', address_lines: ['千代田区 1-1'] } });
+    const refused = await renderDocument(doc, 'facturx').then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(EInvoiceRefused);
+    expect((refused as EInvoiceRefused).undrawable.map((u) => u.field)).toEqual(['buyer.name', 'buyer.address_lines']);
+    expect(refusalBody(refused as EInvoiceRefused, 'invoice').errors?.map((e) => e.field)).toEqual(['partner.partnername', 'partner.address_line1']);
+    const warnings: string[] = [];
+    const pdf = await renderDocument(doc, 'pdf', { warn: (m) => warnings.push(m) });
+    expect(pdfText(pdf.content)).toContain('INV-000042');
+    expect(warnings).toEqual([expect.stringMatching(/^buyer\.name of INV-000042 holds characters the embedded fonts cannot draw \(株 式 会 社 テ ス ト\)/), expect.stringMatching(/^buyer\.address_lines/)]);
+    expect(fatalFailures('ubl', (await renderDocument(doc, 'ubl')).content.toString('utf8'))).toBe('');
   });
 
   test('missing seller and buyer data is listed field by field', async () => {

@@ -10,6 +10,8 @@ export class EInvoiceRefused extends Error {
     readonly missing: string[] = [],
     /** The party whose record is deleted, when that is why. */
     readonly deleted?: 'seller' | 'buyer',
+    /** Fields with characters the PDF's fonts cannot draw, which PDF/A (Factur-X) forbids. */
+    readonly undrawable: { field: string; characters: string[] }[] = [],
   ) {
     super(message);
     this.name = 'EInvoiceRefused';

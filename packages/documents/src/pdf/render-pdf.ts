@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import { dec } from '../decimal';
 import { payeeAccount, taxBreakdown } from '../einvoice/invoice-data';
 import { pngProblem } from '@bo/contracts';
 import { creditNoteKinds, type DocumentKind, type Party, type RenderableDocument, type RenderOptions } from '../model';
+import { loadFonts, undrawable } from './fonts';
 import { formatter, type Formatter } from './format';
 
 const titles: Record<DocumentKind, string> = {
@@ -19,16 +18,6 @@ const titles: Record<DocumentKind, string> = {
 
 export function documentTitle(kind: DocumentKind): string {
   return titles[kind];
-}
-
-/** DejaVu Sans covers Latin, Greek and Cyrillic (and more), so any partner's name prints; embedded as a subset. */
-let fonts: { regular: Buffer; bold: Buffer } | undefined;
-function loadFonts() {
-  if (!fonts) {
-    const dir = join(dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-    fonts = { regular: readFileSync(join(dir, 'DejaVuSans.ttf')), bold: readFileSync(join(dir, 'DejaVuSans-Bold.ttf')) };
-  }
-  return fonts;
 }
 
 const A4 = { width: 595.28, height: 841.89 };
@@ -318,6 +307,7 @@ export function renderPdf(d: RenderableDocument, options: RenderOptions = {}): P
     displayTitle: true,
   });
   const { regular, bold } = loadFonts();
+  for (const u of undrawable(d)) warn(`${u.field} of ${d.number} holds characters the embedded fonts cannot draw (${u.characters.join(' ')}): the PDF shows them as empty boxes`);
   doc.registerFont('regular', regular);
   doc.registerFont('bold', bold);
   doc.font('regular');
