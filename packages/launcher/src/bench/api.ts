@@ -6,7 +6,7 @@ export class Api {
   ) {}
 
   /** POSTs and returns the envelope's body; anything but a 200 throws, naming the path and the reply. */
-  async ok<B = Record<string, any>>(path: string, body: Record<string, unknown>): Promise<B> {
+  async ok<B = Record<string, unknown>>(path: string, body: Record<string, unknown>): Promise<B> {
     const res = await fetch(this.base + path, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${this.token}` },

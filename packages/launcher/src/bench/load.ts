@@ -105,12 +105,12 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         connections: spec.connections,
         ...(spec.amount !== undefined ? { amount: spec.amount } : { duration: spec.seconds ?? 10 }),
         timeout: 10,
-        requests: requests as autocannon.Request[],
+        requests,
       },
       (err, result) => {
         if (cap) clearTimeout(cap);
         const cpu = endCpu?.();
-        if (err) return reject(err);
+        if (err) return reject(err instanceof Error ? err : new Error(String(err)));
         const ok = result['2xx'];
         const seconds = result.duration;
         resolve({

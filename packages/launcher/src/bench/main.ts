@@ -171,7 +171,7 @@ async function measureCeiling(
   try {
     for (const [key, c] of samples) {
       const steps: Step[] = c.steps.map((s) => ({ name: s.name, path: path(key, s.name), body: s.sample.request }));
-      const scenario: Scenario = { name: key, title: c.title, ceiling: key, prepare: async () => undefined, steps: () => steps };
+      const scenario: Scenario = { name: key, title: c.title, ceiling: key, prepare: () => Promise.resolve(), steps: () => steps };
       for (const run of runs) {
         const result = await measure(scenario, { ...run, base: standIn.base, token: standIn.token, cpuRoots: standIn.pids, label: 'ceiling' });
         out.push({ ...result, mode: 'ceiling', scenario: key, title: c.title, ceiling: key, connections: run.connections });

@@ -106,7 +106,7 @@ export function evaluateTargets(report: Pick<Report, 'results' | 'settings'>): T
         .filter((r) => r.mode === 'in-process' && r.connections === 32)
         .map((mem) => ({ mem, mq: find('rabbitmq', mem.scenario, 32) }))
         .filter((p) => p.mq?.cpu && p.mem.cpu)
-        .map((p) => ({ scenario: p.mem.scenario, factor: (p.mq!.cpu!.machineMsPerRequest as number) / p.mem.cpu!.machineMsPerRequest }));
+        .map((p) => ({ scenario: p.mem.scenario, factor: p.mq!.cpu!.machineMsPerRequest / p.mem.cpu!.machineMsPerRequest }));
       if (pairs.length === 0) return undefined;
       const worst = pairs.reduce((a, b) => (b.factor < a.factor ? b : a));
       const slower = pairs.filter((p) => p.factor < 1);

@@ -90,7 +90,7 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     name: 'create-partner',
     title: 'create partner',
     ceiling: 'create-partner',
-    prepare: async () => undefined,
+    prepare: () => Promise.resolve(),
     steps: () => [{ name: 'create', path: '/crm/editpatner', body: createPartnerBody }],
   };
 
@@ -98,7 +98,7 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     name: 'create-partner-key',
     title: 'create partner, Idempotency-Key',
     ceiling: 'create-partner',
-    prepare: async () => undefined,
+    prepare: () => Promise.resolve(),
     steps: () => [{ name: 'create', path: '/crm/editpatner', body: createPartnerBody, headers: () => ({ 'idempotency-key': randomUUID() }) }],
   };
 

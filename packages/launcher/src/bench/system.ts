@@ -19,7 +19,7 @@ export interface LaunchedSystem {
   busPrefix: string;
   /** The launcher process; the services of the RabbitMQ mode are its children. */
   pid: number;
-  stop(): Promise<void>;
+  readonly stop: () => Promise<void>;
 }
 
 /**

@@ -46,8 +46,9 @@ export class MemoryBus implements Bus {
     return toRawReply(await this.request(operation, payload, meta, timeoutMs));
   }
 
-  async serve(_service: string, operations: readonly string[], server: RpcServer): Promise<void> {
+  serve(_service: string, operations: readonly string[], server: RpcServer): Promise<void> {
     for (const op of operations) this.servers.set(op, server);
+    return Promise.resolve();
   }
 
   async publish(event: EventEnvelope): Promise<void> {

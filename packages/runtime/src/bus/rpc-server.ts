@@ -55,11 +55,12 @@ async function handleRequest(ch: amqp.Channel, msg: amqp.ConsumeMessage, server:
     reply = { ok: false, status: 500, code: 'internal_error', message: `Internal error (request id ${meta.requestId})` };
   }
   safely(() => {
-    if (msg.properties.replyTo) {
+    const { replyTo, correlationId } = msg.properties as { replyTo?: string; correlationId?: string };
+    if (replyTo) {
       // Status travels in headers and the content is the body alone, so the gateway can forward it unparsed.
       const raw = toRawReply(reply);
-      ch.sendToQueue(msg.properties.replyTo, Buffer.from(raw.json), {
-        correlationId: msg.properties.correlationId,
+      ch.sendToQueue(replyTo, Buffer.from(raw.json), {
+        correlationId,
         contentType: 'application/json',
         headers: { 'x-ok': raw.ok, 'x-status': raw.status },
       });
@@ -69,5 +70,8 @@ async function handleRequest(ch: amqp.Channel, msg: amqp.ConsumeMessage, server:
 }
 
 function optionalString(value: unknown): string | undefined {
-  return value === undefined ? undefined : String(value);
+  if (value === undefined || value === null) return undefined;
+  // amqplib hands a header back as a Buffer when the sender wrote it as bytes.
+  if (Buffer.isBuffer(value)) return value.toString();
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { corsHeaders } from '@bo/contracts';
+import { corsHeaders, userIdText } from '@bo/contracts';
 import { connectionUrl, exitWith, loadAmqplib, loadExpress, ready, receiveConfig } from './shared';
 
 const REPLY_TO = 'amq.rabbitmq.reply-to';
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       type: routingKey,
       headers: {
         'x-org-id': 1,
-        'x-user-id': body['userid'] === undefined ? undefined : String(body['userid']),
+        'x-user-id': userIdText(body['userid']),
         'x-request-id': randomUUID(),
         'x-deadline': Date.now() + config.timeoutMs,
       },

@@ -11,7 +11,7 @@ export interface CeilingStandIn {
   base: string;
   token: string;
   pids: number[];
-  stop(): Promise<void>;
+  readonly stop: () => Promise<void>;
 }
 
 /**

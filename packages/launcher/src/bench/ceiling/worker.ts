@@ -20,9 +20,10 @@ async function main(): Promise<void> {
     (msg) => {
       if (!msg) return;
       const reply = replies.get(msg.fields.routingKey);
-      if (msg.properties.replyTo) {
-        ch.sendToQueue(msg.properties.replyTo, reply ?? Buffer.from('{"message":"unknown route"}'), {
-          correlationId: msg.properties.correlationId,
+      const { replyTo, correlationId } = msg.properties as { replyTo?: string; correlationId?: string };
+      if (replyTo) {
+        ch.sendToQueue(replyTo, reply ?? Buffer.from('{"message":"unknown route"}'), {
+          correlationId,
           contentType: 'application/json',
           headers: reply ? { 'x-ok': true, 'x-status': 200 } : { 'x-ok': false, 'x-status': 500 },
         });
