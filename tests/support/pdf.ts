@@ -49,3 +49,23 @@ export function savePage1Png(pdf: Uint8Array, folder: string, name: string): str
   withFile(pdf, (file) => execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', file, prefix], { stdio: 'pipe' }));
   return `${prefix}.png`;
 }
+
+export interface PdfWord {
+  page: number;
+  text: string;
+  /** Points from the top of the page. */
+  yMin: number;
+  yMax: number;
+}
+
+/** Every word with its box, as `pdftotext -bbox` finds them (coordinates in points from the top left). */
+export function pdfWords(pdf: Uint8Array): PdfWord[] {
+  const html = withFile(pdf, (file) => execFileSync('pdftotext', ['-bbox', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
+  const words: PdfWord[] = [];
+  let page = 0;
+  for (const m of html.matchAll(/<page [^>]*>|<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g)) {
+    if (m[0].startsWith('<page')) page++;
+    else words.push({ page, text: m[3]!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"'), yMin: Number(m[1]), yMax: Number(m[2]) });
+  }
+  return words;
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { EInvoiceRefused, refusalBody, renderCii, renderDocument, renderFacturX, renderPdf, renderUbl, type DocumentKind, type RenderableDocument } from '../src';
 import { fatalFailures, prepareRules } from '../../../tests/support/einvoice';
-import { pdfAttachments, pdfPages, pdfText, savePage1Png } from '../../../tests/support/pdf';
+import { pdfAttachments, pdfPages, pdfText, pdfWords, savePage1Png } from '../../../tests/support/pdf';
 import { corruptRgbaPng, makePng, oversizedPng, pngChunk } from '../../../tests/support/png';
 import { cyrillicBuyer, greekBuyer, line, sampleDocument, seller } from './fixtures';
 
@@ -140,6 +140,38 @@ describe('PDF', () => {
     for (const page of pagesWithLines) expect(page).toMatch(/Item Qty Unit Price Disc\. Tax Net amount[\s\S]*Article/);
     for (const page of pagesWithLines.slice(1)) expect(page).toContain('Invoice INV-000042 (continued)');
     expect(text).toContain('€840.00');
+  });
+
+  test('a line with a 2000-character description taller than a page continues on the next pages under the table header, all above the footer', async () => {
+    const description = Array.from({ length: 100 }, (_, i) => `Step ${String(i + 1).padStart(3, '0')} of the job`).join('\n');
+    expect(description.length).toBe(1999);
+    const lines = [
+      line({ name: 'Warm-up', unit: 'hour', quantity: '1', price: '10', discount: '0', tax_rate: '20', tax_included: false }),
+      line({ name: 'Long job', unit: 'hours of very careful work', quantity: '1', price: '10', discount: '0', tax_rate: '20', tax_included: false, description }),
+      line({ name: 'Wrap-up', unit: 'hour', quantity: '1', price: '10', discount: '0', tax_rate: '20', tax_included: false }),
+    ];
+    const pdf = await renderPdf(sampleDocument('invoice', { lines, notes: 'Notes after it all. '.repeat(300) }));
+    const pages = pdfPages(pdf);
+    expect(pages).toBeGreaterThan(2);
+    const words = pdfWords(pdf);
+    // The footer rule is 60 points above the page's bottom edge, its text below it; the body stops 30 points above the rule.
+    const footerRule = 841.89 - 60;
+    const overFooter = words.filter((w) => w.yMax > footerRule - 30 && w.yMin < footerRule);
+    expect(overFooter).toEqual([]);
+    const footer = words.filter((w) => w.yMin > footerRule);
+    for (let p = 1; p <= pages; p++) {
+      const text = footer.filter((w) => w.page === p).map((w) => w.text).join(' ');
+      expect(text).toBe(`Acme Ltd · VAT IE6388047V · 123456 · billing@acme.test · +353 1 234 5678 Page ${p} of ${pages}`);
+    }
+    // Every step is there, once and in order, and the row after it follows.
+    const body = words.filter((w) => w.yMin < footerRule).map((w) => w.text).join(' ');
+    const steps = [...body.matchAll(/Step (\d{3}) of the job/g)].map((m) => Number(m[1]));
+    expect(steps).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(body.indexOf('Wrap-up')).toBeGreaterThan(body.indexOf('Step 100'));
+    const text = pdfText(pdf);
+    const continued = text.split('\f').filter((page) => page.includes('Step')).slice(1);
+    expect(continued.length).toBeGreaterThan(0);
+    for (const page of continued) expect(page).toMatch(/^\s*Invoice INV-000042 \(continued\)\s+Item Qty Unit Price Disc\. Tax Net amount\s+Step/);
   });
 
   test('a quotation shows its validity, in its own currency, and no payment request', async () => {

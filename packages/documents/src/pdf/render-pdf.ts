@@ -134,34 +134,80 @@ function lineCells(line: RenderableDocument['lines'][number], f: Formatter): Rec
   };
 }
 
+/** A new page for the lines table: which document it continues, then the table header again. */
+function continuedTablePage(doc: Doc, d: RenderableDocument): number {
+  doc.addPage();
+  // A loose page still says which document it belongs to.
+  doc.font('regular').fontSize(8).fillColor(GREY).text(`${documentTitle(d.kind)} ${d.number} (continued)`, MARGIN, MARGIN, { width: CONTENT });
+  return tableHeader(doc, MARGIN + 18);
+}
+
+const DETAIL_SIZE = 7.5;
+
+/**
+ * The longest start of `text` that fits in `height` points at the details' size, cut after a
+ * space or line break when there is one in its second half; the rest is what remains.
+ */
+function fitDetails(doc: Doc, text: string, width: number, height: number): [string, string] {
+  doc.font('regular').fontSize(DETAIL_SIZE);
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (doc.heightOfString(text.slice(0, mid), { width }) <= height) lo = mid;
+    else hi = mid - 1;
+  }
+  const cut = Math.max(text.lastIndexOf(' ', lo), text.lastIndexOf('\n', lo));
+  const end = lo < text.length && cut > lo / 2 ? cut + 1 : lo;
+  return [text.slice(0, end), text.slice(end).replace(/^\n/, '')];
+}
+
 function linesTable(doc: Doc, d: RenderableDocument, f: Formatter, startY: number): number {
   let y = tableHeader(doc, startY);
+  // Where the rows of a continuation page start: the space a row may take at most.
+  const pageTop = MARGIN + 18 + 19;
   const itemWidth = columns[0].width - 4;
   for (const line of d.lines) {
     const details = [line.sku ? `SKU ${line.sku}` : '', line.description ?? ''].filter((s) => s.trim() !== '').join(' · ');
-    doc.font('regular').fontSize(9);
-    const nameHeight = doc.heightOfString(line.name, { width: itemWidth });
-    doc.fontSize(7.5);
-    const detailHeight = details ? doc.heightOfString(details, { width: itemWidth }) : 0;
-    const height = nameHeight + detailHeight + 6;
-    if (y + height > BODY_BOTTOM) {
-      doc.addPage();
-      // A loose page still says which document it belongs to.
-      doc.font('regular').fontSize(8).fillColor(GREY).text(`${documentTitle(d.kind)} ${d.number} (continued)`, MARGIN, MARGIN, { width: CONTENT });
-      y = tableHeader(doc, MARGIN + 18);
-    }
     const cells = lineCells(line, f);
+    // Every cell can wrap (a long unit, a price with many digits): the row is as tall as its tallest.
+    doc.font('regular').fontSize(9);
+    const heights = columns.map((c) => doc.heightOfString(cells[c.key], { width: c.width - 4 }));
+    const nameHeight = heights[0]!;
+    const cellsHeight = Math.max(...heights);
+    doc.fontSize(DETAIL_SIZE);
+    const detailHeight = details ? doc.heightOfString(details, { width: itemWidth }) : 0;
+    const height = Math.max(nameHeight + detailHeight, cellsHeight) + 6;
+    const fitsHere = y + height <= BODY_BOTTOM;
+    // A row taller than a whole page starts here if its figures and a line of details fit, else on the next page.
+    if (!fitsHere && (height <= BODY_BOTTOM - pageTop || y + Math.max(cellsHeight, nameHeight + 3 * DETAIL_SIZE) + 6 > BODY_BOTTOM)) {
+      y = continuedTablePage(doc, d);
+    }
     let x = MARGIN;
     for (const c of columns) {
       doc.font('regular').fontSize(9).fillColor('black').text(cells[c.key], x + 2, y, { width: c.width - 4, align: c.align });
       x += c.width;
     }
-    if (details) doc.fontSize(7.5).fillColor(GREY).text(details, MARGIN + 2, y + nameHeight, { width: itemWidth });
-    y += height;
+    let bottom = y + cellsHeight;
+    // Details flow down the item column, continuing on as many pages as they need, under the table header each time.
+    let rest = details;
+    let top = y + nameHeight;
+    while (rest) {
+      const [part, remaining] = fitDetails(doc, rest, itemWidth, BODY_BOTTOM - 6 - top);
+      if (part) doc.font('regular').fontSize(DETAIL_SIZE).fillColor(GREY).text(part, MARGIN + 2, top, { width: itemWidth });
+      bottom = Math.max(bottom, part ? top + doc.heightOfString(part, { width: itemWidth }) : top);
+      rest = remaining;
+      if (rest) {
+        top = continuedTablePage(doc, d);
+        bottom = top;
+      }
+    }
+    y = bottom + 6;
     doc.moveTo(MARGIN, y - 2).lineTo(MARGIN + CONTENT, y - 2).strokeColor('#eeeeee').lineWidth(0.5).stroke();
   }
   if (d.lines.some((l) => l.tax_included)) {
-    doc.fontSize(7.5).fillColor(GREY).text('* price includes tax', MARGIN + 2, y + 2, { width: CONTENT });
+    y = room(doc, y, 14);
+    doc.font('regular').fontSize(DETAIL_SIZE).fillColor(GREY).text('* price includes tax', MARGIN + 2, y + 2, { width: CONTENT });
     y = doc.y;
   }
   return y + 10;
@@ -291,7 +337,8 @@ export function renderPdf(d: RenderableDocument, options: RenderOptions = {}): P
   const fixed = new Date(`${d.issue_date.slice(0, 10)}T00:00:00Z`);
   const doc = new PDFDocument({
     size: 'A4',
-    margin: MARGIN,
+    // The bottom margin is where the body stops: text that flows on (long notes) breaks to a new page above the footer.
+    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: A4.height - BODY_BOTTOM },
     bufferPages: true,
     autoFirstPage: true,
     info: {
