@@ -1,4 +1,7 @@
+import type { OperationNamed, RequestBody } from '@bo/client';
 import { refusal, startTestSystem, type TestSystem } from '../support/system';
+
+type QuotedLine = NonNullable<RequestBody<OperationNamed<'sales.quotation.create'>>['line_items']>[number];
 
 const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
@@ -21,11 +24,11 @@ describe('conversion and the catalog', () => {
 
   const product = async (name: string, sku: string) =>
     (await sys.client.catalog.product.create({ org_id: '1', userid: 'u1', name, sku, uom: 'box', description: `${name} as sold`, price: 12, type: 'service' })).product.id;
-  const quote = async (lines: Array<Record<string, unknown>>) =>
+  const quote = async (lines: Array<Pick<QuotedLine, 'product_id'> & Partial<QuotedLine>>) =>
     (
       await sys.client.sales.quotation.create({
         org_id: '1', userid: 'u1', partner, quotation_type: 'quotation', quotation_status: 'draft', quotation_date: `${today}T10:00:00`, valid_until: later,
-        line_items: lines.map((l) => ({ quantity: 2, tax_rate: 0, tax_included: false, ...l })) as never,
+        line_items: lines.map((l) => ({ quantity: 2, tax_rate: 0, tax_included: false, ...l })),
       })
     ).quotation;
   const convert = (quotationId: number) => sys.client.sales.quotation.convert({ org_id: '1', userid: 'u1', quotation_id: quotationId, invoicetype: 'invoiceout' });
