@@ -1,7 +1,7 @@
 import { tinyLogo } from '../../packages/documents/test/fixtures';
 import { fatalFailures, prepareRules } from '../support/einvoice';
 import { pdfAttachments, pdfText, savePage1Png } from '../support/pdf';
-import { startTestSystem, type TestSystem } from '../support/system';
+import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
 /**
  * Rendered documents through the gateway (docs/documents.md): every invoice type as PDF, UBL, CII
@@ -138,6 +138,36 @@ describe('documents through the gateway', () => {
       expect(res.statusCode).toBe(400);
       expect(res.body).toMatchObject({ code: 'invalid_state', message: expect.stringMatching(/draft is not an invoice yet: validate it first/) });
     }
+  });
+
+  it('renders a credit note as money credited to the customer: no request to pay, no account of the organization', async () => {
+    const out = await invoice({ invoicetype: 'invoiceout', partner: String(greek) });
+    const credit = await invoice({ invoicetype: 'creditout', partner: String(greek), sourcetype: 'invoice', sourceid: String(out.id) });
+    const text = pdfText((await rendered(credit.id, 'pdf')).content);
+    expect(text).toMatch(/Amount credited €1,003\.14/);
+    for (const absent of ['Please pay', 'IBAN', 'IE29AIBK93115212345678']) expect(text).not.toContain(absent);
+    const ubl = (await rendered(credit.id, 'ubl')).content.toString('utf8');
+    expect(ubl).not.toContain('IE29AIBK93115212345678');
+    expect(fatalFailures('ubl', ubl)).toBe('');
+    // The invoice itself still says where to pay.
+    expect(pdfText((await rendered(out.id, 'pdf')).content)).toContain('IBAN: IE29AIBK93115212345678');
+  });
+
+  it('refuses the e-invoice of an invoice whose partner is deleted by saying so, not by naming fields nobody can set; the PDF still renders', async () => {
+    const gone = await partner({ partnername: 'Gone Ltd', partner_type: 'customer', country: 'FR', email: 'gone@example.fr' });
+    const inv = await invoice({ invoicetype: 'invoiceout', partner: String(gone) });
+    await ok('/invoicing/invoice/new', { register_payment: true, id: inv.id, amount: 1003.14, payment_date: '2026-11-03', journal: 'Bank' });
+    // The partners service learns of the payment from an event: the delete goes through once the balance is settled there.
+    await eventually(async () => {
+      const res = await sys.post('/crm/editpatner', { org_id: '1', userid: '7', action: 'delete', partner_id: gone });
+      if (res.statusCode !== 200) throw new Error(`delete answered ${res.statusCode}: ${JSON.stringify(res.body)}`);
+    });
+    const res = await render(inv.id, 'ubl');
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid_state', errors: [{ field: 'partner', message: expect.stringMatching(/partner is deleted/) }] });
+    expect(JSON.stringify(res.body)).not.toMatch(/partner\.(country|email)/);
+    const pdf = await rendered(inv.id, 'pdf');
+    expect(pdfText(pdf.content)).toContain('Gone Ltd');
   });
 
   it('names exactly the seller and buyer fields an e-invoice lacks', async () => {
