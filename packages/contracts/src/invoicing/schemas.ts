@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { baseRequest, dateField, dateTimeField, intId, money, optionalText, pageRequest, paginationSchema, plainString, searchText } from '../fields';
+import {
+  baseRequest,
+  dateField,
+  dateTimeField,
+  intId,
+  money,
+  optionalText,
+  pageRequest,
+  paginationSchema,
+  plainString,
+  searchText,
+} from '../fields';
 import { lineItemInput, lineRecordFields } from '../lines';
 
 export const invoiceTypes = ['invoiceout', 'creditout', 'invoicein', 'creditin'] as const;
@@ -69,10 +80,10 @@ export const createInvoiceRequest = z.object({ ...invoiceHeader, recurring: recu
 export const sourceLineItem = lineItemInput.extend({
   snapshot: z
     .object({
-      product_name: z.string().max(200).nullable(),
-      description: z.string().max(2000).nullable(),
-      sku: z.string().max(100).nullable(),
-      uom: z.string().max(50).nullable(),
+      product_name: plainString().max(200).nullable(),
+      description: plainString('multiline').max(2000).nullable(),
+      sku: plainString().max(100).nullable(),
+      uom: plainString().max(50).nullable(),
     })
     .optional(),
 });
@@ -87,7 +98,11 @@ export const createFromSourceRequest = z.object({
 
 const byId = { ...baseRequest, id: intId };
 export const cancelInvoiceRequest = z.object({ ...byId, cancel_invoice: z.literal(true) });
-export const validateInvoiceRequest = z.object({ ...byId, validate_invoice: z.literal(true), override_credit_limit: z.boolean().optional() });
+export const validateInvoiceRequest = z.object({
+  ...byId,
+  validate_invoice: z.literal(true),
+  override_credit_limit: z.boolean().optional(),
+});
 export const registerPaymentRequest = z.object({
   ...byId,
   register_payment: z.literal(true),
@@ -97,7 +112,11 @@ export const registerPaymentRequest = z.object({
 });
 export const pauseRecurringRequest = z.object({ ...byId, pause_recurring: z.literal(true) });
 export const resumeRecurringRequest = z.object({ ...byId, resume_recurring: z.literal(true) });
-export const cancelRecurringRequest = z.object({ ...byId, cancel_recurring: z.literal(true), cancellation_reason: optionalText(2000, 'multiline') });
+export const cancelRecurringRequest = z.object({
+  ...byId,
+  cancel_recurring: z.literal(true),
+  cancellation_reason: optionalText(2000, 'multiline'),
+});
 export const generateChildRequest = z.object({ ...byId, generate_child_invoice: z.literal(true) });
 
 export const listInvoicesRequest = z.object({
