@@ -17,9 +17,7 @@ module.exports = {
   roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
-  moduleNameMapper: Object.fromEntries(
-    Object.entries(workspaces).map(([name, dir]) => [`^@bo/${name}$`, `<rootDir>/${dir}/src`]),
-  ),
+  moduleNameMapper: Object.fromEntries(Object.entries(workspaces).map(([name, dir]) => [`^@bo/${name}$`, `<rootDir>/${dir}/src`])),
   testTimeout: 30_000,
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/tests/support/summary-reporter.js'],

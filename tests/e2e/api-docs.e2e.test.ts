@@ -12,9 +12,11 @@ const ARTIFACTS = join(__dirname, '..', '..', 'artifacts');
 function chromiumPath(): string {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
   try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim().split('\n')[0] as string;
+    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0] as string;
   } catch {
-    throw new Error('No chromium found: install Debian\'s `chromium` package (apt-get install -y chromium) or set CHROMIUM_PATH');
+    throw new Error("No chromium found: install Debian's `chromium` package (apt-get install -y chromium) or set CHROMIUM_PATH");
   }
 }
 
@@ -52,7 +54,9 @@ describe('API reference page at /docs, in a real browser', () => {
     expect(response?.status()).toBe(200);
     await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
 
-    const shown = await page.$$eval('.opblock-summary-path', (els) => els.map((el) => (el.getAttribute('data-path') ?? el.textContent ?? '').replace(/\u200b/g, '').trim()));
+    const shown = await page.$$eval('.opblock-summary-path', (els) =>
+      els.map((el) => (el.getAttribute('data-path') ?? el.textContent ?? '').replace(/\u200b/g, '').trim()),
+    );
     const tags = await page.$$eval('.opblock-tag', (els) => els.map((el) => el.getAttribute('data-tag')));
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'api-docs.png'), fullPage: true });

@@ -24,50 +24,124 @@ describe('catalog through the gateway', () => {
 
   const clientOf = (org: 1 | 2) => (org === 1 ? org1 : org2);
   const products = (query: ProductQuery = {}, org: 1 | 2 = 1) => clientOf(org).catalog.product.list({ org_id: String(org), ...query });
-  const details = (productId: number, org: 1 | 2 = 1) => clientOf(org).catalog.stock.details({ org_id: String(org), userid: 'u1', product_id: productId });
+  const details = (productId: number, org: 1 | 2 = 1) =>
+    clientOf(org).catalog.stock.details({ org_id: String(org), userid: 'u1', product_id: productId });
   const moves = (productId: number) => org1.catalog.stock.moves({ org_id: '1', product_id: productId });
-  const createProduct = async (body: RequestBody<OperationNamed<'catalog.product.create'>>, org: 1 | 2 = 1) => (await clientOf(org).catalog.product.create(body)).product;
+  const createProduct = async (body: RequestBody<OperationNamed<'catalog.product.create'>>, org: 1 | 2 = 1) =>
+    (await clientOf(org).catalog.product.create(body)).product;
 
   it('lists the default warehouse and location of a new organization', async () => {
     const res = await org2.catalog.location.list({ org_id: '2' });
     expect(res).toEqual({
       message: 'Locations retrieved successfully',
-      locations: [{ warehouse_id: expect.stringMatching(/^\d+$/), warehouse_name: 'Main Warehouse', location_id: expect.stringMatching(/^\d+$/), location_name: 'Stock', is_default: true }],
+      locations: [
+        {
+          warehouse_id: expect.stringMatching(/^\d+$/),
+          warehouse_name: 'Main Warehouse',
+          location_id: expect.stringMatching(/^\d+$/),
+          location_name: 'Stock',
+          is_default: true,
+        },
+      ],
     });
   });
 
   it('creates a category and a product with stock, then lists it with the category name and summed stock', async () => {
-    const cat = await org1.catalog.category.create({ org_id: '1', userid: 'u1', name: 'Hardware', code: 'HW', parent_id: null, taxable: true, default_account: '4000' });
-    expect(cat.category).toEqual({ id: expect.stringMatching(/^\d+$/), name: 'Hardware', code: 'HW', parent_id: null, taxable: true, default_account: '4000' });
+    const cat = await org1.catalog.category.create({
+      org_id: '1',
+      userid: 'u1',
+      name: 'Hardware',
+      code: 'HW',
+      parent_id: null,
+      taxable: true,
+      default_account: '4000',
+    });
+    expect(cat.category).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      name: 'Hardware',
+      code: 'HW',
+      parent_id: null,
+      taxable: true,
+      default_account: '4000',
+    });
 
     const created = await org1.catalog.product.create({
-      org_id: '1', userid: 'u1', name: 'Drill', description: '18V', price: 89.9, cost: '41.25', category_id: cat.category.id,
-      sku: 'DR-18', barcode: '5901234123457', taxable: true, tax_rate: 16, type: 'inventory', uom: 'pcs', stock: 12,
+      org_id: '1',
+      userid: 'u1',
+      name: 'Drill',
+      description: '18V',
+      price: 89.9,
+      cost: '41.25',
+      category_id: cat.category.id,
+      sku: 'DR-18',
+      barcode: '5901234123457',
+      taxable: true,
+      tax_rate: 16,
+      type: 'inventory',
+      uom: 'pcs',
+      stock: 12,
     });
     expect(created.message).toBe('Product created successfully');
     expect(created.product).toMatchObject({
-      id: expect.any(Number), name: 'Drill', description: '18V', price: 89.9, cost: 41.25, category_id: cat.category.id, sku: 'DR-18',
-      barcode: '5901234123457', taxable: true, tax_rate: 16, type: 'inventory', uom: 'pcs', stock: 12, created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+      id: expect.any(Number),
+      name: 'Drill',
+      description: '18V',
+      price: 89.9,
+      cost: 41.25,
+      category_id: cat.category.id,
+      sku: 'DR-18',
+      barcode: '5901234123457',
+      taxable: true,
+      tax_rate: 16,
+      type: 'inventory',
+      uom: 'pcs',
+      stock: 12,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
     });
     const id = created.product.id;
 
     const wh = await org1.catalog.warehouse.create({ org_id: '1', name: 'Depot' });
     expect(wh.location.location_name).toBe('Stock');
     // adjust stock is accepted on every /inventory path (a path quirk of the spec, so sent raw)
-    const adj = await sys.post('/inventory/getproducts', { org_id: '1', userid: 'u1', action: 'stock_adjustment', product_id: id, qty_locations: { [wh.location.location_id]: 3 }, adjustment_type: 'increase', reference: 'PO-7', notes: 'delivery' });
+    const adj = await sys.post('/inventory/getproducts', {
+      org_id: '1',
+      userid: 'u1',
+      action: 'stock_adjustment',
+      product_id: id,
+      qty_locations: { [wh.location.location_id]: 3 },
+      adjustment_type: 'increase',
+      reference: 'PO-7',
+      notes: 'delivery',
+    });
     expect(adj.statusCode).toBe(200);
-    expect(adj.body).toEqual({ message: 'Stock adjusted successfully', stock_move_id: expect.stringMatching(/^\d+$/), details: [{ location_id: wh.location.location_id, previous_stock: 0, new_stock: 3, change: 3 }] });
+    expect(adj.body).toEqual({
+      message: 'Stock adjusted successfully',
+      stock_move_id: expect.stringMatching(/^\d+$/),
+      details: [{ location_id: wh.location.location_id, previous_stock: 0, new_stock: 3, change: 3 }],
+    });
 
     const listed = await products({ search: 'dr-18' });
     expect(listed.products).toHaveLength(1);
     expect(listed.products[0]).toMatchObject({ id, name: 'Drill', category: 'Hardware', stock: 15, price: 89.9, image: null });
-    expect(listed.pagination).toEqual({ page_number: 1, page_size: 25, total_items: 1, total_pages: 1, has_next: false, has_previous: false });
+    expect(listed.pagination).toEqual({
+      page_number: 1,
+      page_size: 25,
+      total_items: 1,
+      total_pages: 1,
+      has_next: false,
+      has_previous: false,
+    });
 
     const d = await details(id);
-    expect(d).toMatchObject({ product_id: id, product_name: 'Drill', current_stock: 15, stock_details: [
-      { location_id: defaultLoc, warehouse_name: 'Main Warehouse', location_name: 'Stock', stock_quantity: 12 },
-      { location_id: wh.location.location_id, warehouse_name: 'Depot', location_name: 'Stock', stock_quantity: 3 },
-    ] });
+    expect(d).toMatchObject({
+      product_id: id,
+      product_name: 'Drill',
+      current_stock: 15,
+      stock_details: [
+        { location_id: defaultLoc, warehouse_name: 'Main Warehouse', location_name: 'Stock', stock_quantity: 12 },
+        { location_id: wh.location.location_id, warehouse_name: 'Depot', location_name: 'Stock', stock_quantity: 3 },
+      ],
+    });
     const history = await moves(id);
     expect(history.stock_moves.map((m) => [m.source, m.adjustment_type, m.created_by, m.total_change])).toEqual([
       ['adjustment', 'increase', 'u1', 3],
@@ -77,13 +151,52 @@ describe('catalog through the gateway', () => {
 
   it('edits a product (stock moves the default location), creates a variant and soft-deletes', async () => {
     const p = await createProduct({ org_id: '1', userid: 'u1', name: 'Nail', sku: 'NAIL', stock: 100, price: 0.05 });
-    const edit = await org1.catalog.product.edit({ org_id: '1', userid: 'u1', product_id: p.id, name: 'Steel nail', stock: 80, min_stock_level: 20, max_stock_level: 500 });
-    expect(edit).toEqual({ message: 'Product updated successfully', product: expect.objectContaining({ id: p.id, name: 'Steel nail', stock: 80, min_stock_level: 20, max_stock_level: 500, updated_at: expect.any(String) }) });
+    const edit = await org1.catalog.product.edit({
+      org_id: '1',
+      userid: 'u1',
+      product_id: p.id,
+      name: 'Steel nail',
+      stock: 80,
+      min_stock_level: 20,
+      max_stock_level: 500,
+    });
+    expect(edit).toEqual({
+      message: 'Product updated successfully',
+      product: expect.objectContaining({
+        id: p.id,
+        name: 'Steel nail',
+        stock: 80,
+        min_stock_level: 20,
+        max_stock_level: 500,
+        updated_at: expect.any(String),
+      }),
+    });
     expect((await details(p.id)).stock_details).toEqual([expect.objectContaining({ location_id: defaultLoc, stock_quantity: 80 })]);
     expect((await details(p.id)).min_stock_level).toBe(20);
 
-    const variant = await org1.catalog.variant.create({ org_id: '1', userid: 'u1', parent_product_id: p.id, variant_name: 'Steel nail 50mm', options: { length: '50mm' }, price: 0.07, cost: 0.02, sku: 'NAIL-50', barcode: '123' });
-    expect(variant.variant).toEqual(expect.objectContaining({ id: expect.any(Number), parent_product_id: p.id, variant_name: 'Steel nail 50mm', options: { length: '50mm' }, price: 0.07, cost: 0.02, sku: 'NAIL-50', barcode: '123' }));
+    const variant = await org1.catalog.variant.create({
+      org_id: '1',
+      userid: 'u1',
+      parent_product_id: p.id,
+      variant_name: 'Steel nail 50mm',
+      options: { length: '50mm' },
+      price: 0.07,
+      cost: 0.02,
+      sku: 'NAIL-50',
+      barcode: '123',
+    });
+    expect(variant.variant).toEqual(
+      expect.objectContaining({
+        id: expect.any(Number),
+        parent_product_id: p.id,
+        variant_name: 'Steel nail 50mm',
+        options: { length: '50mm' },
+        price: 0.07,
+        cost: 0.02,
+        sku: 'NAIL-50',
+        barcode: '123',
+      }),
+    );
 
     const del = await org1.catalog.product.delete({ org_id: '1', userid: 'u1', product_id: p.id });
     expect(del).toEqual({ message: 'Product deleted successfully' });
@@ -97,8 +210,19 @@ describe('catalog through the gateway', () => {
   it('edits a category; the answer omits parent_id', async () => {
     const parent = (await org1.catalog.category.create({ org_id: '1', name: 'Garden' })).category;
     const child = (await org1.catalog.category.create({ org_id: '1', name: 'Hoses', parent_id: parent.id })).category;
-    const edit = await org1.catalog.category.edit({ org_id: '1', userid: 'u1', category_id: child.id, name: 'Garden hoses', code: 'HOSE', taxable: false, default_account: '4010' });
-    expect(edit).toEqual({ message: 'Category updated successfully', category: { id: child.id, name: 'Garden hoses', code: 'HOSE', taxable: false, default_account: '4010' } });
+    const edit = await org1.catalog.category.edit({
+      org_id: '1',
+      userid: 'u1',
+      category_id: child.id,
+      name: 'Garden hoses',
+      code: 'HOSE',
+      taxable: false,
+      default_account: '4010',
+    });
+    expect(edit).toEqual({
+      message: 'Category updated successfully',
+      category: { id: child.id, name: 'Garden hoses', code: 'HOSE', taxable: false, default_account: '4010' },
+    });
     const cycle = await refusal(org1.catalog.category.edit({ org_id: '1', category_id: parent.id, parent_id: child.id }));
     expect(cycle).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'parent_id' }] });
   });
@@ -109,7 +233,8 @@ describe('catalog through the gateway', () => {
     const listBefore = await products();
     const detailsBefore = await details(p.id);
     const movesBefore = await moves(p.id);
-    const adjust = (productId: number, qty: Record<string, number>) => refusal(org1.catalog.stock.adjust({ org_id: '1', product_id: productId, qty_locations: qty }));
+    const adjust = (productId: number, qty: Record<string, number>) =>
+      refusal(org1.catalog.stock.adjust({ org_id: '1', product_id: productId, qty_locations: qty }));
 
     const dupe = await refusal(org1.catalog.product.create({ org_id: '1', name: 'Glue 2', sku: 'GLUE', stock: 3 }));
     expect(dupe).toMatchObject({ status: 400, code: 'duplicate', message: 'SKU GLUE already exists' });
@@ -119,11 +244,20 @@ describe('catalog through the gateway', () => {
     expect(badCategory).toMatchObject({ code: 'not_found', message: 'Category 424242 not found' });
     // Bodies the client's types refuse to build go raw: the gateway must refuse them too.
     const badType = await sys.post('/inventory/editproduct/', { org_id: '1', name: 'X', type: 'digital' });
-    expect(badType.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'type', message: 'type must be one of "inventory", "service", "consumable"' }] });
+    expect(badType.body).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'type', message: 'type must be one of "inventory", "service", "consumable"' }],
+    });
     const missingName = await sys.post('/inventory/editproduct/', { org_id: '1', price: 3 });
     expect(missingName.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'name', message: 'name is required' }] });
-    expect(await adjust(p.id, { [defaultLoc]: 50, '777777': 1 })).toMatchObject({ code: 'not_found', message: 'Location 777777 not found' });
-    expect(await adjust(p.id, { [defaultLoc]: -2 })).toMatchObject({ code: 'validation_failed', errors: [{ field: `qty_locations.${defaultLoc}` }] });
+    expect(await adjust(p.id, { [defaultLoc]: 50, '777777': 1 })).toMatchObject({
+      code: 'not_found',
+      message: 'Location 777777 not found',
+    });
+    expect(await adjust(p.id, { [defaultLoc]: -2 })).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: `qty_locations.${defaultLoc}` }],
+    });
     expect(await adjust(service.id, { [defaultLoc]: 1 })).toMatchObject({ code: 'invalid_state' });
     const unknownAction = await sys.post('/inventory/ops/getdata', { org_id: '1', action: 'explode' });
     expect(unknownAction.body.code).toBe('unknown_action');
@@ -133,24 +267,58 @@ describe('catalog through the gateway', () => {
     expect(await moves(p.id)).toEqual(movesBefore);
   });
 
-  it('creates a location in a warehouse and places a new product\'s stock there', async () => {
+  it("creates a location in a warehouse and places a new product's stock there", async () => {
     const wh = await org1.catalog.warehouse.create({ org_id: '1', userid: 'u1', name: 'Yard', address: 'Dock road 1' });
-    expect(wh.warehouse).toEqual({ id: wh.location.warehouse_id, name: 'Yard', address: 'Dock road 1', is_default: false, created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/) });
+    expect(wh.warehouse).toEqual({
+      id: wh.location.warehouse_id,
+      name: 'Yard',
+      address: 'Dock road 1',
+      is_default: false,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+    });
     const res = await org1.catalog.location.create({ org_id: '1', userid: 'u1', warehouse_id: wh.warehouse.id, name: 'Rack 1' });
     expect(res).toEqual({
       message: 'Location created successfully',
-      location: { warehouse_id: wh.warehouse.id, warehouse_name: 'Yard', location_id: expect.stringMatching(/^\d+$/), location_name: 'Rack 1', is_default: false },
+      location: {
+        warehouse_id: wh.warehouse.id,
+        warehouse_name: 'Yard',
+        location_id: expect.stringMatching(/^\d+$/),
+        location_name: 'Rack 1',
+        is_default: false,
+      },
     });
     const rack = res.location.location_id;
     const listed = (await org1.catalog.location.list({ org_id: '1' })).locations;
     expect(listed).toContainEqual(res.location);
 
-    const p = await createProduct({ org_id: '1', userid: 'u1', name: 'Sandbag', stock: '7.5', warehouse_id: wh.warehouse.id, location_id: rack });
+    const p = await createProduct({
+      org_id: '1',
+      userid: 'u1',
+      name: 'Sandbag',
+      stock: '7.5',
+      warehouse_id: wh.warehouse.id,
+      location_id: rack,
+    });
     expect(p.stock).toBe(7.5);
-    expect((await details(p.id)).stock_details).toEqual([{ warehouse_id: wh.warehouse.id, warehouse_name: 'Yard', location_id: rack, location_name: 'Rack 1', stock_quantity: 7.5, negative: false }]);
+    expect((await details(p.id)).stock_details).toEqual([
+      {
+        warehouse_id: wh.warehouse.id,
+        warehouse_name: 'Yard',
+        location_id: rack,
+        location_name: 'Rack 1',
+        stock_quantity: 7.5,
+        negative: false,
+      },
+    ]);
     // a location outside the warehouse named is refused, as is the default location under Yard
-    const mismatch = await refusal(org1.catalog.product.create({ org_id: '1', name: 'Misplaced', stock: 1, warehouse_id: wh.warehouse.id, location_id: defaultLoc }));
-    expect(mismatch).toMatchObject({ code: 'validation_failed', message: `location_id ${defaultLoc} is not in warehouse ${wh.warehouse.id}`, errors: [{ field: 'location_id' }] });
+    const mismatch = await refusal(
+      org1.catalog.product.create({ org_id: '1', name: 'Misplaced', stock: 1, warehouse_id: wh.warehouse.id, location_id: defaultLoc }),
+    );
+    expect(mismatch).toMatchObject({
+      code: 'validation_failed',
+      message: `location_id ${defaultLoc} is not in warehouse ${wh.warehouse.id}`,
+      errors: [{ field: 'location_id' }],
+    });
     expect((await products({ search: 'Misplaced' })).products).toEqual([]);
   });
 
@@ -166,12 +334,19 @@ describe('catalog through the gateway', () => {
     expect(await names({ category_id: saws.id })).toEqual(['Zeta saw']);
     expect(await names({ category_id: tools.id, type: 'service' })).toEqual(['Sharpening']);
     expect(await names({ category_id: tools.id, sort_by: 'price' })).toEqual(['Alpha hammer', 'Sharpening', 'Zeta saw']);
-    expect(await names({ category_id: tools.id, sort_by: 'stock', sort_order: 'desc' })).toEqual(['Alpha hammer', 'Zeta saw', 'Sharpening']);
+    expect(await names({ category_id: tools.id, sort_by: 'stock', sort_order: 'desc' })).toEqual([
+      'Alpha hammer',
+      'Zeta saw',
+      'Sharpening',
+    ]);
     const page = await products({ category_id: tools.id, sort_by: 'name', page_size: '2', page_number: '2' }, 2);
     expect(page.products.map((p) => [p.name, p.category, p.stock])).toEqual([['Zeta saw', 'Saws e2e', 2]]);
     expect(page.pagination).toEqual({ page_number: 2, page_size: 2, total_items: 3, total_pages: 2, has_next: false, has_previous: true });
     // organization 1 cannot filter by organization 2's category
-    expect(await refusal(products({ category_id: tools.id }, 1))).toMatchObject({ code: 'not_found', message: `Category ${tools.id} not found` });
+    expect(await refusal(products({ category_id: tools.id }, 1))).toMatchObject({
+      code: 'not_found',
+      message: `Category ${tools.id} not found`,
+    });
   });
 
   it('refuses unknown or foreign parents, duplicate codes, bad stock levels and stock on a service, changing nothing', async () => {
@@ -225,7 +400,7 @@ describe('catalog through the gateway', () => {
     expect((await details(p.id)).current_stock).toBe(10);
   });
 
-  it('keeps organizations apart: another org\'s product, category and location are not found', async () => {
+  it("keeps organizations apart: another org's product, category and location are not found", async () => {
     const p = await createProduct({ org_id: '1', name: 'Secret', sku: 'SECRET', stock: 2 });
     const cat = (await org1.catalog.category.create({ org_id: '1', name: 'Private' })).category;
     const org2Loc = (await org2.catalog.location.list({ org_id: '2' })).locations[0]!.location_id;
@@ -233,8 +408,12 @@ describe('catalog through the gateway', () => {
     expect(await refusal(details(p.id, 2))).toMatchObject({ code: 'not_found' });
     expect(await refusal(org2.catalog.product.edit({ org_id: '2', product_id: p.id, name: 'Mine' }))).toMatchObject({ code: 'not_found' });
     expect(await refusal(org2.catalog.product.delete({ org_id: '2', product_id: p.id }))).toMatchObject({ code: 'not_found' });
-    expect(await refusal(org2.catalog.product.create({ org_id: '2', name: 'X', category_id: cat.id }))).toMatchObject({ code: 'not_found' });
-    expect(await refusal(org2.catalog.category.edit({ org_id: '2', category_id: cat.id, name: 'Mine' }))).toMatchObject({ code: 'not_found' });
+    expect(await refusal(org2.catalog.product.create({ org_id: '2', name: 'X', category_id: cat.id }))).toMatchObject({
+      code: 'not_found',
+    });
+    expect(await refusal(org2.catalog.category.edit({ org_id: '2', category_id: cat.id, name: 'Mine' }))).toMatchObject({
+      code: 'not_found',
+    });
     const foreignLocation = refusal(org1.catalog.stock.adjust({ org_id: '1', product_id: p.id, qty_locations: { [org2Loc]: 9 } }));
     expect(await foreignLocation).toMatchObject({ code: 'not_found', message: `Location ${org2Loc} not found` });
     expect((await products({}, 2)).products.map((x) => x.name)).not.toContain('Secret');
@@ -249,7 +428,9 @@ describe('catalog through the gateway', () => {
     const p = await createProduct({ org_id: '1', name: 'Busy', sku: 'BUSY' });
     // Each call succeeds or the test fails with its refusal.
     await Promise.all(
-      Array.from({ length: 30 }, (_, i) => org1.catalog.stock.adjust({ org_id: '1', product_id: p.id, qty_locations: { [defaultLoc]: (i + 1) * 2 } })),
+      Array.from({ length: 30 }, (_, i) =>
+        org1.catalog.stock.adjust({ org_id: '1', product_id: p.id, qty_locations: { [defaultLoc]: (i + 1) * 2 } }),
+      ),
     );
     const all = await org1.catalog.stock.moves({ org_id: '1', product_id: p.id, page_size: 100 });
     expect(all.stock_moves).toHaveLength(30);
@@ -277,7 +458,9 @@ describe('catalog through the gateway', () => {
     const db = createDb(sys.databaseUrl, 'catalog', 1);
     try {
       await eventually(async () => {
-        const rows = await db('outbox').whereRaw("envelope->'data'->>'id' = ? or envelope->'data'->>'product_id' = ?", [String(p.id), String(p.id)]).select('type', 'published_at', 'envelope');
+        const rows = await db('outbox')
+          .whereRaw("envelope->'data'->>'id' = ? or envelope->'data'->>'product_id' = ?", [String(p.id), String(p.id)])
+          .select('type', 'published_at', 'envelope');
         expect(rows.map((r: { type: string }) => r.type).sort()).toEqual(['catalog.product.created', 'catalog.stock.adjusted']);
         expect(rows.every((r: { published_at: Date | null }) => r.published_at !== null)).toBe(true);
         // each event's data holds to its published contract
@@ -286,7 +469,12 @@ describe('catalog through the gateway', () => {
           expect(def?.data.safeParse(r.envelope.data).success).toBe(true);
         }
         const adjusted = rows.find((r: { type: string }) => r.type === 'catalog.stock.adjusted');
-        expect(adjusted.envelope.data).toMatchObject({ product_id: p.id, source: 'initial', stock: 1, lines: [{ location_id: defaultLoc, previous_stock: 0, new_stock: 1, change: 1 }] });
+        expect(adjusted.envelope.data).toMatchObject({
+          product_id: p.id,
+          source: 'initial',
+          stock: 1,
+          lines: [{ location_id: defaultLoc, previous_stock: 0, new_stock: 1, change: 1 }],
+        });
       });
     } finally {
       await db.destroy();
@@ -297,7 +485,17 @@ describe('catalog through the gateway', () => {
 /** Every catalog row a request could touch, and which events exist (the relay stamps publish times). */
 async function catalogRows(db: ReturnType<typeof createDb>): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
-  for (const t of ['products', 'variants', 'categories', 'warehouses', 'locations', 'skus', 'stock_quantities', 'stock_moves', 'stock_move_lines']) {
+  for (const t of [
+    'products',
+    'variants',
+    'categories',
+    'warehouses',
+    'locations',
+    'skus',
+    'stock_quantities',
+    'stock_moves',
+    'stock_move_lines',
+  ]) {
     out[t] = await db(t).select('*').orderByRaw('1, 2');
   }
   out.outbox = await db('outbox').select('event_id', 'type').orderBy('id');

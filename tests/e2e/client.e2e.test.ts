@@ -16,7 +16,13 @@ describe('the typed client through the gateway', () => {
 
   it('creates and reads with typed requests and replies', async () => {
     const name = `Typed ${randomUUID().slice(0, 8)}`;
-    const { partner } = await sys.client.partners.partner.create({ org_id: 1, userid: 'u1', partnername: name, partner_type: 'customer', credit_limit: '1500.50' });
+    const { partner } = await sys.client.partners.partner.create({
+      org_id: 1,
+      userid: 'u1',
+      partnername: name,
+      partner_type: 'customer',
+      credit_limit: '1500.50',
+    });
     expect(partner).toMatchObject({ id: expect.any(Number), partnername: name, credit_limit: 1500.5 });
     const balance = await sys.client.partners.partner.balance({ org_id: '1', partner_id: partner.id });
     expect(balance.partner).toMatchObject({ id: partner.id, available_credit: 1500.5 });
@@ -24,15 +30,24 @@ describe('the typed client through the gateway', () => {
   });
 
   it('throws a refusal as an ApiError with its code, field errors, request id and the key it sent', async () => {
-    const error = await sys.client.partners.partner.create({ org_id: 1, partnername: ' ', partner_type: 'vendor' }, { idempotencyKey: 'client-e2e-refused' }).catch((e: unknown) => e);
+    const error = await sys.client.partners.partner
+      .create({ org_id: 1, partnername: ' ', partner_type: 'vendor' }, { idempotencyKey: 'client-e2e-refused' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({
-      status: 400, code: 'validation_failed', errors: [{ field: 'partnername', message: expect.any(String) }],
-      requestId: expect.any(String), idempotencyKey: 'client-e2e-refused', attempts: 1,
+      status: 400,
+      code: 'validation_failed',
+      errors: [{ field: 'partnername', message: expect.any(String) }],
+      requestId: expect.any(String),
+      idempotencyKey: 'client-e2e-refused',
+      attempts: 1,
     });
     const other = createClient({ baseUrl: sys.url, apiKey: sys.keys[2] });
     await expect(other.partners.partner.list({ org_id: 1 })).rejects.toMatchObject({ status: 403, code: 'forbidden' });
-    await expect(createClient({ baseUrl: sys.url }).partners.partner.list({ org_id: 1 })).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
+    await expect(createClient({ baseUrl: sys.url }).partners.partner.list({ org_id: 1 })).rejects.toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+    });
   });
 
   it('retries a write whose outcome was unknown with the same key and body, and it takes effect once', async () => {

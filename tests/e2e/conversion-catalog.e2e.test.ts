@@ -16,22 +16,43 @@ describe('conversion and the catalog', () => {
   let partner: string;
   beforeAll(async () => {
     sys = await startTestSystem();
-    partner = String((await sys.client.partners.partner.create({ org_id: '1', userid: 'u1', partnername: 'Quoted Buyer', partner_type: 'customer' })).partner.id);
+    partner = String(
+      (await sys.client.partners.partner.create({ org_id: '1', userid: 'u1', partnername: 'Quoted Buyer', partner_type: 'customer' }))
+        .partner.id,
+    );
   });
   afterAll(async () => {
     await sys?.stop();
   });
 
   const product = async (name: string, sku: string) =>
-    (await sys.client.catalog.product.create({ org_id: '1', userid: 'u1', name, sku, uom: 'box', description: `${name} as sold`, price: 12, type: 'service' })).product.id;
+    (
+      await sys.client.catalog.product.create({
+        org_id: '1',
+        userid: 'u1',
+        name,
+        sku,
+        uom: 'box',
+        description: `${name} as sold`,
+        price: 12,
+        type: 'service',
+      })
+    ).product.id;
   const quote = async (lines: Array<Pick<QuotedLine, 'product_id'> & Partial<QuotedLine>>) =>
     (
       await sys.client.sales.quotation.create({
-        org_id: '1', userid: 'u1', partner, quotation_type: 'quotation', quotation_status: 'draft', quotation_date: `${today}T10:00:00`, valid_until: later,
+        org_id: '1',
+        userid: 'u1',
+        partner,
+        quotation_type: 'quotation',
+        quotation_status: 'draft',
+        quotation_date: `${today}T10:00:00`,
+        valid_until: later,
         line_items: lines.map((l) => ({ quantity: 2, tax_rate: 0, tax_included: false, ...l })),
       })
     ).quotation;
-  const convert = (quotationId: number) => sys.client.sales.quotation.convert({ org_id: '1', userid: 'u1', quotation_id: quotationId, invoicetype: 'invoiceout' });
+  const convert = (quotationId: number) =>
+    sys.client.sales.quotation.convert({ org_id: '1', userid: 'u1', quotation_id: quotationId, invoicetype: 'invoiceout' });
   const invoiceCount = async () => (await sys.client.invoicing.invoice.list({ org_id: '1', page_size: 100 })).pagination.total_items;
 
   it('keeps the quoted snapshot on the invoice after the product was renamed and given another SKU', async () => {
@@ -41,7 +62,16 @@ describe('conversion and the catalog', () => {
       ['Gadget', 'GAD-1', 'box', 'Gadget as sold', 12],
       ['Gadget, gift wrapped', 'GAD-1', 'box', 'Wrapped in red', 12],
     ]);
-    await sys.client.catalog.product.edit({ org_id: '1', userid: 'u1', product_id: id, name: 'Gadget Pro', sku: 'GAD-2', uom: 'piece', description: 'Another text', price: 20 });
+    await sys.client.catalog.product.edit({
+      org_id: '1',
+      userid: 'u1',
+      product_id: id,
+      name: 'Gadget Pro',
+      sku: 'GAD-2',
+      uom: 'piece',
+      description: 'Another text',
+      price: 20,
+    });
 
     const { invoice } = await convert(q.id);
     const [stored] = (await sys.client.invoicing.invoice.balances({ org_id: '1', id: invoice.id, include_items: true })).invoices;
@@ -62,8 +92,26 @@ describe('conversion and the catalog', () => {
     // Not frozen by an unfinished conversion: it takes changes, and converts once the line is fixed.
     const { quotation } = await sys.client.sales.quotation.get({ org_id: '1', quotation_id: q.id });
     expect(quotation).toMatchObject({ quotation_status: 'draft', invoice_id: null });
-    await sys.client.sales.quotation.edit({ org_id: '1', userid: 'u1', action: 'edit_quotation', quotation_id: q.id, comments: 'Gone product replaced' });
-    await sys.client.sales.quotation.addLine({ org_id: '1', userid: 'u1', action: 'add_line', quotation_id: q.id, product_id: kept, quantity: 1, tax_rate: 0, tax_included: false });
-    expect((await sys.client.sales.quotation.get({ org_id: '1', quotation_id: q.id })).quotation).toMatchObject({ comments: 'Gone product replaced', line_items: [{}, {}, {}] });
+    await sys.client.sales.quotation.edit({
+      org_id: '1',
+      userid: 'u1',
+      action: 'edit_quotation',
+      quotation_id: q.id,
+      comments: 'Gone product replaced',
+    });
+    await sys.client.sales.quotation.addLine({
+      org_id: '1',
+      userid: 'u1',
+      action: 'add_line',
+      quotation_id: q.id,
+      product_id: kept,
+      quantity: 1,
+      tax_rate: 0,
+      tax_included: false,
+    });
+    expect((await sys.client.sales.quotation.get({ org_id: '1', quotation_id: q.id })).quotation).toMatchObject({
+      comments: 'Gone product replaced',
+      line_items: [{}, {}, {}],
+    });
   });
 });

@@ -21,7 +21,9 @@ describe('a database outage', () => {
     const admin = new pg.Client({ connectionString: sys.databaseUrl });
     await admin.connect();
     try {
-      const { rows } = await admin.query('select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+      const { rows } = await admin.query(
+        'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+      );
       return rows[0].n as number;
     } finally {
       await admin.end();

@@ -21,8 +21,10 @@ describe('documents through the gateway', () => {
     if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const partner = async (fields: Record<string, unknown>, org: 1 | 2 = 1) => ((await ok('/crm/editpatner', { action: 'create', ...fields }, org)).partner as { id: number }).id;
-  const product = async (name: string, fields: Record<string, unknown>, org: 1 | 2 = 1) => String((await ok('/inventory/editproduct', { name, type: 'service', ...fields }, org)).product.id);
+  const partner = async (fields: Record<string, unknown>, org: 1 | 2 = 1) =>
+    ((await ok('/crm/editpatner', { action: 'create', ...fields }, org)).partner as { id: number }).id;
+  const product = async (name: string, fields: Record<string, unknown>, org: 1 | 2 = 1) =>
+    String((await ok('/inventory/editproduct', { name, type: 'service', ...fields }, org)).product.id);
 
   /** Lines with a discount, three tax rates (one zero) and tax-included prices. */
   const lines = () => [
@@ -33,11 +35,18 @@ describe('documents through the gateway', () => {
     { product_id: products.export, quantity: 3, price: 10, tax_rate: 0, tax_included: false },
   ];
   const invoice = async (fields: Record<string, unknown>, opts: { validate?: boolean; org?: 1 | 2 } = {}) => {
-    const created = (await ok('/invoicing/invoice/new', { invoicedatetime: '2026-11-02T09:30:00', invoicedue: '2026-12-02', invoiceterms: 'Net 30', line_items: lines(), ...fields }, opts.org)).invoice;
+    const created = (
+      await ok(
+        '/invoicing/invoice/new',
+        { invoicedatetime: '2026-11-02T09:30:00', invoicedue: '2026-12-02', invoiceterms: 'Net 30', line_items: lines(), ...fields },
+        opts.org,
+      )
+    ).invoice;
     if (opts.validate ?? true) await ok('/invoicing/invoice/new', { validate_invoice: true, id: created.id }, opts.org);
     return created as { id: number; invoicenumber: string; invoicetotal: number };
   };
-  const render = (id: number, format: string, org: 1 | 2 = 1) => sys.post('/invoicing/getinvoice', { org_id: String(org), id, format }, { org });
+  const render = (id: number, format: string, org: 1 | 2 = 1) =>
+    sys.post('/invoicing/getinvoice', { org_id: String(org), id, format }, { org });
   const rendered = async (id: number, format: string) => {
     const res = await render(id, format);
     if (res.statusCode !== 200) throw new Error(`render ${format} answered ${res.statusCode}: ${JSON.stringify(res.body)}`);
@@ -48,9 +57,20 @@ describe('documents through the gateway', () => {
     prepareRules();
     sys = await startTestSystem();
     await ok('/organization/setprofile', {
-      legal_name: 'Acme Ltd', trading_name: 'Acme', address_line1: '1 Main Street', city: 'Dublin', postal_code: 'D02 X285', country: 'IE',
-      vat_id: 'IE6388047V', company_id: '123456', email: 'billing@acme.test', phone: '+353 1 234 5678', iban: 'IE29 AIBK 9311 5212 3456 78',
-      bic: 'AIBKIE2D', default_currency: 'EUR', logo_png: tinyLogo.toString('base64'),
+      legal_name: 'Acme Ltd',
+      trading_name: 'Acme',
+      address_line1: '1 Main Street',
+      city: 'Dublin',
+      postal_code: 'D02 X285',
+      country: 'IE',
+      vat_id: 'IE6388047V',
+      company_id: '123456',
+      email: 'billing@acme.test',
+      phone: '+353 1 234 5678',
+      iban: 'IE29 AIBK 9311 5212 3456 78',
+      bic: 'AIBKIE2D',
+      default_currency: 'EUR',
+      logo_png: tinyLogo.toString('base64'),
     });
     products.consulting = await product('Consulting', { sku: 'SRV-1', uom: 'hour' });
     products.widget = await product('Widget', { sku: 'W-42', uom: 'piece' });
@@ -58,11 +78,33 @@ describe('documents through the gateway', () => {
     products.coffee = await product('Coffee beans', { sku: 'CB-1', uom: 'kg' });
     products.export = await product('Export service', {});
     greek = await partner({
-      partnername: 'Ελληνική Εταιρεία Α.Ε.', partner_type: 'customer', address_line1: 'Οδός Αθηνάς 10', city: 'Αθήνα', postal_code: '10551', country: 'GR',
-      email: 'info@example.gr', tax_number: 'EL094259216', currency: 'EUR',
+      partnername: 'Ελληνική Εταιρεία Α.Ε.',
+      partner_type: 'customer',
+      address_line1: 'Οδός Αθηνάς 10',
+      city: 'Αθήνα',
+      postal_code: '10551',
+      country: 'GR',
+      email: 'info@example.gr',
+      tax_number: 'EL094259216',
+      currency: 'EUR',
     });
-    russian = await partner({ partnername: 'ООО «Пример»', partner_type: 'customer', address_line1: 'ул. Ленина, 1', city: 'София', postal_code: '1000', country: 'BG', email: 'office@example.bg' });
-    vendor = await partner({ partnername: 'Поставщик ЕООД', partner_type: 'vendor', address: 'бул. Витоша 5\n1000 София', country: 'BG', email: 'sales@vendor.bg', tax_number: 'BG175074752' });
+    russian = await partner({
+      partnername: 'ООО «Пример»',
+      partner_type: 'customer',
+      address_line1: 'ул. Ленина, 1',
+      city: 'София',
+      postal_code: '1000',
+      country: 'BG',
+      email: 'office@example.bg',
+    });
+    vendor = await partner({
+      partnername: 'Поставщик ЕООД',
+      partner_type: 'vendor',
+      address: 'бул. Витоша 5\n1000 София',
+      country: 'BG',
+      email: 'sales@vendor.bg',
+      tax_number: 'BG175074752',
+    });
     nowhere = await partner({ partnername: 'Nowhere Ltd', partner_type: 'customer' });
   }, 300_000);
   afterAll(async () => {
@@ -72,11 +114,27 @@ describe('documents through the gateway', () => {
   it('renders a validated customer invoice as a PDF a person reads: number, both parties in their scripts, totals, and page 1 as an artifact', async () => {
     const inv = await invoice({ invoicetype: 'invoiceout', partner: String(greek), comments: 'Thank you for your business.' });
     const { body, content } = await rendered(inv.id, 'pdf');
-    expect(body).toMatchObject({ id: inv.id, number: inv.invoicenumber, format: 'pdf', filename: `${inv.invoicenumber}.pdf`, content_type: 'application/pdf' });
+    expect(body).toMatchObject({
+      id: inv.id,
+      number: inv.invoicenumber,
+      format: 'pdf',
+      filename: `${inv.invoicenumber}.pdf`,
+      content_type: 'application/pdf',
+    });
     expect(content.subarray(0, 5).toString()).toBe('%PDF-');
     savePage1Png(content, 'documents', 'e2e-invoice');
     const text = pdfText(content);
-    for (const expected of [inv.invoicenumber, 'Acme Ltd', 'Ελληνική Εταιρεία Α.Ε.', 'Οδός Αθηνάς 10', 'Consulting', 'SKU W-42 · Blue, large', 'IBAN: IE29AIBK93115212345678', 'Net 30', 'Page 1 of 1']) {
+    for (const expected of [
+      inv.invoicenumber,
+      'Acme Ltd',
+      'Ελληνική Εταιρεία Α.Ε.',
+      'Οδός Αθηνάς 10',
+      'Consulting',
+      'SKU W-42 · Blue, large',
+      'IBAN: IE29AIBK93115212345678',
+      'Net 30',
+      'Page 1 of 1',
+    ]) {
       expect(text).toContain(expected);
     }
     expect(inv.invoicetotal).toBe(1003.14);
@@ -88,9 +146,20 @@ describe('documents through the gateway', () => {
 
   it('makes every invoice type a UBL and a CII that pass the EN 16931 rules, credit notes referring to the invoice they credit', async () => {
     const out = await invoice({ invoicetype: 'invoiceout', partner: String(greek) });
-    const credit = await invoice({ invoicetype: 'creditout', partner: String(greek), sourcetype: 'invoice', sourceid: String(out.id), sourcenumber: out.invoicenumber });
+    const credit = await invoice({
+      invoicetype: 'creditout',
+      partner: String(greek),
+      sourcetype: 'invoice',
+      sourceid: String(out.id),
+      sourcenumber: out.invoicenumber,
+    });
     const bill = await invoice({ invoicetype: 'invoicein', partner: String(vendor), invoicenumber: 'V-2026-118' });
-    const vendorCredit = await invoice({ invoicetype: 'creditin', partner: String(vendor), sourcetype: 'invoice', sourceid: String(bill.id) });
+    const vendorCredit = await invoice({
+      invoicetype: 'creditin',
+      partner: String(vendor),
+      sourcetype: 'invoice',
+      sourceid: String(bill.id),
+    });
     const cases = [
       { doc: out, code: '380', seller: 'Acme Ltd', buyer: 'Ελληνική Εταιρεία Α.Ε.' },
       { doc: credit, code: '381', seller: 'Acme Ltd', buyer: 'Ελληνική Εταιρεία Α.Ε.', credits: out.invoicenumber },
@@ -102,15 +171,27 @@ describe('documents through the gateway', () => {
       expect(ubl.body).toMatchObject({ filename: `${c.doc.invoicenumber}.ubl.xml`, content_type: 'application/xml' });
       const ublXml = ubl.content.toString('utf8');
       expect(fatalFailures('ubl', ublXml)).toBe('');
-      expect(ublXml).toContain(c.code === '381' ? '<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>' : '<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>');
-      expect(ublXml).toMatch(new RegExp(`<cac:AccountingSupplierParty>[\\s\\S]*<cbc:RegistrationName>${c.seller}</cbc:RegistrationName>[\\s\\S]*</cac:AccountingSupplierParty>`));
-      expect(ublXml).toMatch(new RegExp(`<cac:AccountingCustomerParty>[\\s\\S]*<cbc:RegistrationName>${c.buyer}</cbc:RegistrationName>[\\s\\S]*</cac:AccountingCustomerParty>`));
+      expect(ublXml).toContain(
+        c.code === '381' ? '<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>' : '<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>',
+      );
+      expect(ublXml).toMatch(
+        new RegExp(
+          `<cac:AccountingSupplierParty>[\\s\\S]*<cbc:RegistrationName>${c.seller}</cbc:RegistrationName>[\\s\\S]*</cac:AccountingSupplierParty>`,
+        ),
+      );
+      expect(ublXml).toMatch(
+        new RegExp(
+          `<cac:AccountingCustomerParty>[\\s\\S]*<cbc:RegistrationName>${c.buyer}</cbc:RegistrationName>[\\s\\S]*</cac:AccountingCustomerParty>`,
+        ),
+      );
       expect(ublXml).toContain('<cbc:TaxInclusiveAmount currencyID="EUR">1003.14</cbc:TaxInclusiveAmount>');
       const cii = (await rendered(c.doc.id, 'cii')).content.toString('utf8');
       expect(fatalFailures('cii', cii)).toBe('');
       expect(cii).toContain(`<ram:TypeCode>${c.code}</ram:TypeCode>`);
       if (c.credits) {
-        expect(ublXml).toMatch(new RegExp(`<cac:InvoiceDocumentReference>\\s*<cbc:ID>${c.credits}</cbc:ID>\\s*<cbc:IssueDate>2026-11-02</cbc:IssueDate>`));
+        expect(ublXml).toMatch(
+          new RegExp(`<cac:InvoiceDocumentReference>\\s*<cbc:ID>${c.credits}</cbc:ID>\\s*<cbc:IssueDate>2026-11-02</cbc:IssueDate>`),
+        );
         expect(cii).toMatch(new RegExp(`<ram:InvoiceReferencedDocument>\\s*<ram:IssuerAssignedID>${c.credits}</ram:IssuerAssignedID>`));
       }
     }
@@ -136,7 +217,10 @@ describe('documents through the gateway', () => {
     for (const format of ['ubl', 'cii', 'facturx']) {
       const res = await render(draft.id, format);
       expect(res.statusCode).toBe(400);
-      expect(res.body).toMatchObject({ code: 'invalid_state', message: expect.stringMatching(/draft is not an invoice yet: validate it first/) });
+      expect(res.body).toMatchObject({
+        code: 'invalid_state',
+        message: expect.stringMatching(/draft is not an invoice yet: validate it first/),
+      });
     }
   });
 
@@ -156,7 +240,13 @@ describe('documents through the gateway', () => {
   it('refuses the e-invoice of an invoice whose partner is deleted by saying so, not by naming fields nobody can set; the PDF still renders', async () => {
     const gone = await partner({ partnername: 'Gone Ltd', partner_type: 'customer', country: 'FR', email: 'gone@example.fr' });
     const inv = await invoice({ invoicetype: 'invoiceout', partner: String(gone) });
-    await ok('/invoicing/invoice/new', { register_payment: true, id: inv.id, amount: 1003.14, payment_date: '2026-11-03', journal: 'Bank' });
+    await ok('/invoicing/invoice/new', {
+      register_payment: true,
+      id: inv.id,
+      amount: 1003.14,
+      payment_date: '2026-11-03',
+      journal: 'Bank',
+    });
     // The partners service learns of the payment from an event: the delete goes through once the balance is settled there.
     await eventually(async () => {
       const res = await sys.post('/crm/editpatner', { org_id: '1', userid: '7', action: 'delete', partner_id: gone });
@@ -164,7 +254,10 @@ describe('documents through the gateway', () => {
     });
     const res = await render(inv.id, 'ubl');
     expect(res.statusCode).toBe(400);
-    expect(res.body).toMatchObject({ code: 'invalid_state', errors: [{ field: 'partner', message: expect.stringMatching(/partner is deleted/) }] });
+    expect(res.body).toMatchObject({
+      code: 'invalid_state',
+      errors: [{ field: 'partner', message: expect.stringMatching(/partner is deleted/) }],
+    });
     expect(JSON.stringify(res.body)).not.toMatch(/partner\.(country|email)/);
     const pdf = await rendered(inv.id, 'pdf');
     expect(pdfText(pdf.content)).toContain('Gone Ltd');
@@ -183,7 +276,17 @@ describe('documents through the gateway', () => {
     // Organization 2 has no profile at all: what its seller side lacks is listed, and its partner has no currency either.
     const [service] = [await product('Work', {}, 2)];
     const theirs = await partner({ partnername: 'Client of two', partner_type: 'customer', country: 'FR', email: 'c@two.test' }, 2);
-    const created = (await ok('/invoicing/invoice/new', { invoicetype: 'invoiceout', partner: String(theirs), line_items: [{ product_id: service, quantity: 1, price: 10, tax_rate: 20, tax_included: false }] }, 2)).invoice;
+    const created = (
+      await ok(
+        '/invoicing/invoice/new',
+        {
+          invoicetype: 'invoiceout',
+          partner: String(theirs),
+          line_items: [{ product_id: service, quantity: 1, price: 10, tax_rate: 20, tax_included: false }],
+        },
+        2,
+      )
+    ).invoice;
     await ok('/invoicing/invoice/new', { validate_invoice: true, id: created.id }, 2);
     const refused = await render(created.id, 'cii', 2);
     expect(refused.statusCode).toBe(400);
@@ -196,11 +299,14 @@ describe('documents through the gateway', () => {
     ]);
   });
 
-  it('refuses an unknown format naming the choices, and another organization\'s invoice as not found', async () => {
+  it("refuses an unknown format naming the choices, and another organization's invoice as not found", async () => {
     const inv = await invoice({ invoicetype: 'invoiceout', partner: String(greek) });
     const res = await render(inv.id, 'docx');
     expect(res.statusCode).toBe(400);
-    expect(res.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'format', message: 'format must be one of "pdf", "ubl", "cii", "facturx"' }] });
+    expect(res.body).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'format', message: 'format must be one of "pdf", "ubl", "cii", "facturx"' }],
+    });
     const foreign = await render(inv.id, 'pdf', 2);
     expect(foreign.statusCode).toBe(400);
     expect(foreign.body.code).toBe('not_found');
@@ -210,13 +316,25 @@ describe('documents through the gateway', () => {
     ['proforma', 'Proforma invoice'],
     ['estimate', 'Estimate'],
   ])('renders a %s as a PDF titled as one', async (quotation_type, title) => {
-    const q = (await ok('/sales/addline', {
-      action: 'create_quotation', partner: String(greek), quotation_type, quotation_status: 'sent',
-      quotation_date: '2026-11-02T10:00:00', valid_until: '2026-12-31', line_items: lines(),
-    })).quotation as { id: number; quotation_number: string };
+    const q = (
+      await ok('/sales/addline', {
+        action: 'create_quotation',
+        partner: String(greek),
+        quotation_type,
+        quotation_status: 'sent',
+        quotation_date: '2026-11-02T10:00:00',
+        valid_until: '2026-12-31',
+        line_items: lines(),
+      })
+    ).quotation as { id: number; quotation_number: string };
     const res = await sys.post('/sales/orderdetail', { org_id: '1', quotation_id: q.id, format: 'pdf' });
     expect(res.statusCode).toBe(200);
-    expect(res.body).toMatchObject({ id: q.id, number: q.quotation_number, filename: `${q.quotation_number}.pdf`, content_type: 'application/pdf' });
+    expect(res.body).toMatchObject({
+      id: q.id,
+      number: q.quotation_number,
+      filename: `${q.quotation_number}.pdf`,
+      content_type: 'application/pdf',
+    });
     const text = pdfText(Buffer.from(res.body.content_base64, 'base64'));
     expect(text).toContain(title);
     expect(text).toContain(q.quotation_number);
@@ -224,13 +342,26 @@ describe('documents through the gateway', () => {
   });
 
   it('renders a quotation as PDF on /sales/orderdetail, and nothing else', async () => {
-    const q = (await ok('/sales/addline', {
-      action: 'create_quotation', partner: String(greek), quotation_type: 'quotation', quotation_status: 'sent',
-      quotation_date: '2026-11-02T10:00:00', valid_until: '2026-12-31', line_items: lines(),
-    })).quotation as { id: number; quotation_number: string };
+    const q = (
+      await ok('/sales/addline', {
+        action: 'create_quotation',
+        partner: String(greek),
+        quotation_type: 'quotation',
+        quotation_status: 'sent',
+        quotation_date: '2026-11-02T10:00:00',
+        valid_until: '2026-12-31',
+        line_items: lines(),
+      })
+    ).quotation as { id: number; quotation_number: string };
     const res = await sys.post('/sales/orderdetail', { org_id: '1', quotation_id: q.id, format: 'pdf' });
     expect(res.statusCode).toBe(200);
-    expect(res.body).toMatchObject({ id: q.id, number: q.quotation_number, format: 'pdf', filename: `${q.quotation_number}.pdf`, content_type: 'application/pdf' });
+    expect(res.body).toMatchObject({
+      id: q.id,
+      number: q.quotation_number,
+      format: 'pdf',
+      filename: `${q.quotation_number}.pdf`,
+      content_type: 'application/pdf',
+    });
     const content = Buffer.from(res.body.content_base64, 'base64');
     savePage1Png(content, 'documents', 'e2e-quotation');
     const text = pdfText(content);

@@ -4,7 +4,8 @@ import { corsHeaders } from '@bo/contracts';
 import { createClient } from '@bo/client';
 import { refusal, startTestSystem, type TestSystem } from '../support/system';
 
-const createBody = (name: string) => ({ org_id: '1', userid: 'u1', action: 'create', partnername: name, partner_type: 'customer' }) as const;
+const createBody = (name: string) =>
+  ({ org_id: '1', userid: 'u1', action: 'create', partnername: name, partner_type: 'customer' }) as const;
 
 describe('gateway: envelope, HTTP rules and auth', () => {
   let sys: TestSystem;
@@ -31,7 +32,10 @@ describe('gateway: envelope, HTTP rules and auth', () => {
   });
 
   it('answers a CORS preflight and refuses other methods with 405 in the envelope', async () => {
-    const pre = await fetch(`${sys.url}/crm/partners`, { method: 'OPTIONS', headers: { origin: 'http://app.test', 'access-control-request-method': 'POST' } });
+    const pre = await fetch(`${sys.url}/crm/partners`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://app.test', 'access-control-request-method': 'POST' },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-headers')).toContain('Authorization');
     for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
@@ -72,8 +76,14 @@ describe('gateway: envelope, HTTP rules and auth', () => {
     const before = await partnerCount();
     const withKey = (apiKey?: string) => createClient({ baseUrl: sys.url, apiKey });
     expect(await refusal(withKey().partners.partner.create(createBody('NoKey')))).toMatchObject({ status: 401, code: 'unauthorized' });
-    expect(await refusal(withKey('bo_not-a-real-key').partners.partner.create(createBody('WrongKey')))).toMatchObject({ status: 401, code: 'unauthorized' });
-    expect(await refusal(sys.clientOf(2).partners.partner.create(createBody('OtherOrg')))).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(await refusal(withKey('bo_not-a-real-key').partners.partner.create(createBody('WrongKey')))).toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+    });
+    expect(await refusal(sys.clientOf(2).partners.partner.create(createBody('OtherOrg')))).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
     // A body without org_id is what the client's types do not let through: sent raw.
     const noOrg = await sys.post('/crm/partners', {});
     expect([noOrg.httpStatus, noOrg.body.message]).toEqual([400, 'org_id is required']);
@@ -93,7 +103,11 @@ describe('gateway: envelope, HTTP rules and auth', () => {
   it('refuses malformed JSON, non-object bodies and bodies over the limit', async () => {
     const before = await partnerCount();
     const send = (body: string) =>
-      fetch(`${sys.url}/crm/editpatner`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${sys.keys[1]}` }, body });
+      fetch(`${sys.url}/crm/editpatner`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${sys.keys[1]}` },
+        body,
+      });
     const malformed = await send('{"org_id": "1", "action": "create",');
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as any).body.code).toBe('malformed_json');
@@ -129,7 +143,11 @@ describe('gateway: envelope, HTTP rules and auth', () => {
 
   it('answers a bug in a service with 500, a request id to quote and no stack trace', async () => {
     // A stand-in catalog whose handler throws, served over the same RabbitMQ prefix.
-    const broken = new AmqpBus({ url: sys.system.config.AMQP_URL!, prefix: sys.system.config.BUS_PREFIX, log: createLogger('broken', 'silent') });
+    const broken = new AmqpBus({
+      url: sys.system.config.AMQP_URL!,
+      prefix: sys.system.config.BUS_PREFIX,
+      log: createLogger('broken', 'silent'),
+    });
     await broken.connect();
     try {
       await broken.serve('catalog', ['catalog.product.list'], async () => {
@@ -188,7 +206,12 @@ describe('gateway: a stopped service', () => {
   it('answers a write it timed out on with 504 outcome_unknown; the request is not executed late, and a retry with its key runs once', async () => {
     await sys.system.stopService('partners');
     const r = await refusal(sys.clientOf(1, { retry: false }).partners.partner.create(createBody('Ghost')));
-    expect(r).toMatchObject({ status: 504, code: 'outcome_unknown', message: expect.stringContaining('same Idempotency-Key'), idempotencyKey: expect.any(String) });
+    expect(r).toMatchObject({
+      status: 504,
+      code: 'outcome_unknown',
+      message: expect.stringContaining('same Idempotency-Key'),
+      idempotencyKey: expect.any(String),
+    });
     const idempotencyKey = r.idempotencyKey!;
     await sys.system.startService('partners');
     // The queue is first in, first out: once a later write was answered, the expired one was dropped, not run.

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createDb, requestHash, type Knex } from '@bo/runtime';
 import { refusal, startTestSystem, type TestSystem } from '../support/system';
 
-const createBody = (name: string) => ({ org_id: '1', userid: 'u1', action: 'create', partnername: name, partner_type: 'customer' }) as const;
+const createBody = (name: string) =>
+  ({ org_id: '1', userid: 'u1', action: 'create', partnername: name, partner_type: 'customer' }) as const;
 
 /**
  * The gateway's idempotency store is a fast path; the service's record is the guarantee. These
@@ -22,7 +23,8 @@ describe('Idempotency-Key when the gateway fast path fails', () => {
 
   const named = async (name: string) => (await sys.client.partners.partner.list({ org_id: '1', search: name })).partners;
   /** Sends the create once (no retries: these tests are about the answers themselves) and expects it refused. */
-  const refusedOnce = (name: string, idempotencyKey: string) => refusal(sys.clientOf(1, { retry: false }).partners.partner.create(createBody(name), { idempotencyKey }));
+  const refusedOnce = (name: string, idempotencyKey: string) =>
+    refusal(sys.clientOf(1, { retry: false }).partners.partner.create(createBody(name), { idempotencyKey }));
 
   it('answers a write without a key with the key it was recorded under, and a retry with it replays', async () => {
     const name = `Keyless ${randomUUID().slice(0, 8)}`;
@@ -48,7 +50,11 @@ describe('Idempotency-Key when the gateway fast path fails', () => {
     const body = createBody(name);
     // What a gateway killed between its claim and the reply leaves behind.
     await gatewayDb('idempotency_keys').insert({
-      org_id: 1, key, operation: 'partners.partner.create', request_hash: requestHash('partners.partner.create', body), lease_until: gatewayDb.raw(`now() + interval '1 second'`),
+      org_id: 1,
+      key,
+      operation: 'partners.partner.create',
+      request_hash: requestHash('partners.partner.create', body),
+      lease_until: gatewayDb.raw(`now() + interval '1 second'`),
     });
     expect(await refusedOnce(name, key)).toMatchObject({ status: 409, code: 'idempotency_conflict', idempotencyKey: key });
     // The client retries a 409 with the same key and body until the lease ends (bounded: 25 tries 200 ms apart).
@@ -63,7 +69,9 @@ describe('Idempotency-Key when the gateway fast path fails', () => {
   it('answers 200 when the fast path cannot record the answer, and a retry replays the service record', async () => {
     await gatewayDb.raw(`create or replace function gateway.refuse_completion() returns trigger language plpgsql as $$
       begin if new.completed_at is not null then raise exception 'disk full'; end if; return new; end $$`);
-    await gatewayDb.raw('create trigger refuse_completion before update on gateway.idempotency_keys for each row execute function gateway.refuse_completion()');
+    await gatewayDb.raw(
+      'create trigger refuse_completion before update on gateway.idempotency_keys for each row execute function gateway.refuse_completion()',
+    );
     try {
       const name = `Unrecorded ${randomUUID().slice(0, 8)}`;
       const key = randomUUID();

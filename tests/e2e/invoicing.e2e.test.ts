@@ -5,7 +5,15 @@ import { newProducts } from '../support/catalog';
 import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
 // Every line names a catalog product; beforeAll creates them and puts their ids here.
-const specLine = { product_id: 0 as number | string, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
+const specLine = {
+  product_id: 0 as number | string,
+  product_name: 'Widget',
+  quantity: 5,
+  price: 50,
+  discount: 10,
+  tax_rate: 15,
+  tax_included: false,
+};
 const taxIncludedLine = { product_id: '', quantity: 1, price: 115, tax_rate: 15, tax_included: true };
 const tenthsLine = { product_id: '', quantity: 3, price: 0.1, tax_rate: 0, tax_included: false };
 let org2Product = 0;
@@ -46,17 +54,34 @@ describe('invoicing through the gateway', () => {
     return res.body;
   };
   const newPartner = async (partnername: string, extra: PartnerFields = {}, org: 1 | 2 = 1) =>
-    (await clientOf(org).partners.partner.create({ org_id: String(org), userid: '7', partnername, partner_type: 'customer', ...extra })).partner;
+    (await clientOf(org).partners.partner.create({ org_id: String(org), userid: '7', partnername, partner_type: 'customer', ...extra }))
+      .partner;
   const newInvoice = async (fields: InvoiceFields, org: 1 | 2 = 1) =>
-    (await clientOf(org).invoicing.invoice.create({ org_id: String(org), userid: '7', invoicetype: 'invoiceout', invoicedatetime: '2025-06-01T10:00:00', ...fields })).invoice;
+    (
+      await clientOf(org).invoicing.invoice.create({
+        org_id: String(org),
+        userid: '7',
+        invoicetype: 'invoiceout',
+        invoicedatetime: '2025-06-01T10:00:00',
+        ...fields,
+      })
+    ).invoice;
   const validate = (id: number, extra: { override_credit_limit?: boolean } = {}) => invoicing().validate({ ...as7, id, ...extra });
-  const balanceOf = (partnerId: number) => sys.client.partners.partner.balance({ ...as7, partner_id: partnerId, include_transactions: true });
+  const balanceOf = (partnerId: number) =>
+    sys.client.partners.partner.balance({ ...as7, partner_id: partnerId, include_transactions: true });
   const invoiceOf = async (id: number, include_items?: boolean) => (await invoicing().balances({ ...as7, id, include_items })).invoices[0]!;
 
   it('creates, validates and pays an invoice, and the partner balance follows', async () => {
     const partner = await newPartner('Acme Corp');
     const invoice = await newInvoice({ partner: String(partner.id), invoicetotal: 1, line_items: [specLine, taxIncludedLine, tenthsLine] });
-    expect(invoice).toMatchObject({ invoicenumber: 'INV-00001', invoicestatus: 'draft', subtotal: 325.3, tax_amount: 48.75, invoicetotal: 374.05, userid: 7 });
+    expect(invoice).toMatchObject({
+      invoicenumber: 'INV-00001',
+      invoicestatus: 'draft',
+      subtotal: 325.3,
+      tax_amount: 48.75,
+      invoicetotal: 374.05,
+      userid: 7,
+    });
 
     const validated = await validate(invoice.id);
     expect(validated.invoice).toMatchObject({ id: invoice.id, invoicestatus: 'open', journal_entry_id: expect.any(Number) });
@@ -66,7 +91,9 @@ describe('invoicing through the gateway', () => {
       return b;
     });
     expect(afterValidation.partner.available_credit).toBe(-374.05);
-    expect(afterValidation.transactions).toEqual([{ id: expect.any(Number), type: 'invoice', document_number: 'INV-00001', date: '2025-06-01', amount: 374.05, paid: 0, due: 374.05 }]);
+    expect(afterValidation.transactions).toEqual([
+      { id: expect.any(Number), type: 'invoice', document_number: 'INV-00001', date: '2025-06-01', amount: 374.05, paid: 0, due: 374.05 },
+    ]);
 
     const paid = await invoicing().registerPayment({ ...as7, id: invoice.id, amount: 74.05, payment_date: '2025-06-10', journal: 'Bank' });
     expect(paid.invoice).toMatchObject({ invoicestatus: 'open', amount_paid: 74.05, due_amount: 300 });
@@ -81,7 +108,13 @@ describe('invoicing through the gateway', () => {
     ]);
 
     const balances = await invoiceOf(invoice.id, true);
-    expect(balances).toMatchObject({ id: invoice.id, invoicenumber: 'INV-00001', invoicetotal: 374.05, amount_paid: 74.05, due_amount: 300 });
+    expect(balances).toMatchObject({
+      id: invoice.id,
+      invoicenumber: 'INV-00001',
+      invoicetotal: 374.05,
+      amount_paid: 74.05,
+      due_amount: 300,
+    });
     expect(balances.journals).toHaveLength(1);
     expect(balances.payjournals).toEqual([{ id: expect.any(Number), journalname: 'Bank', journaldate: '2025-06-10', amount: 74.05 }]);
     expect(balances.line_items?.map((l) => l.total)).toEqual([258.75, 115, 0.3]);
@@ -120,7 +153,10 @@ describe('invoicing through the gateway', () => {
     const invoice = await newInvoice({ partner: partner.id, line_items: [tenthsLine] });
     await validate(invoice.id);
     await eventually(async () => expect((await balanceOf(partner.id)).partner.balance).toBe(0.3));
-    const row = await invoicingDb('outbox').where({ type: 'invoicing.invoice.validated' }).whereRaw(`(envelope->'data'->>'invoice_id')::int = ?`, [invoice.id]).first();
+    const row = await invoicingDb('outbox')
+      .where({ type: 'invoicing.invoice.validated' })
+      .whereRaw(`(envelope->'data'->>'invoice_id')::int = ?`, [invoice.id])
+      .first();
     const validatedEvent = row.envelope as EventEnvelope;
     await bus.publish(validatedEvent);
     await bus.publish(validatedEvent);
@@ -142,7 +178,11 @@ describe('invoicing through the gateway', () => {
     await eventually(async () => expect((await balanceOf(partner.id)).partner.balance).toBe(258.75));
     const second = await newInvoice({ partner: partner.id, line_items: [taxIncludedLine] });
     const refused = await refusal(invoicing().validate({ org_id: '1', id: second.id }));
-    expect(refused).toMatchObject({ status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('balance 258.75 + committed 0.00 + this invoice 115.00 = 373.75, above the credit limit 300.00') });
+    expect(refused).toMatchObject({
+      status: 400,
+      code: 'credit_limit_exceeded',
+      message: expect.stringContaining('balance 258.75 + committed 0.00 + this invoice 115.00 = 373.75, above the credit limit 300.00'),
+    });
     expect(await invoiceOf(second.id)).toMatchObject({ invoicestatus: 'draft', journals: [] });
     const forced = await validate(second.id, { override_credit_limit: true });
     expect(forced.invoice.invoicestatus).toBe('open');
@@ -152,26 +192,45 @@ describe('invoicing through the gateway', () => {
   it('lets only one of two sales racing for the last credit through', async () => {
     const partner = await newPartner('Racing', { credit_limit: 200 });
     const twoHundredLine = { product_id: tenthsLine.product_id, quantity: 2, price: 75, tax_rate: 0, tax_included: false };
-    const [a, b] = [await newInvoice({ partner: partner.id, line_items: [twoHundredLine] }), await newInvoice({ partner: partner.id, line_items: [twoHundredLine] })];
+    const [a, b] = [
+      await newInvoice({ partner: partner.id, line_items: [twoHundredLine] }),
+      await newInvoice({ partner: partner.id, line_items: [twoHundredLine] }),
+    ];
     // Each sent once: the race is between the two first attempts.
     const once = sys.clientOf(1, { retry: false });
     const replies = await Promise.allSettled([a, b].map((inv) => once.invoicing.invoice.validate({ org_id: '1', id: inv.id })));
     expect(replies.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const refused = replies.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    expect(refused).toMatchObject([{ name: 'ApiError', status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('balance 150.00 + committed 0.00 + this invoice 150.00') }]);
+    expect(refused).toMatchObject([
+      {
+        name: 'ApiError',
+        status: 400,
+        code: 'credit_limit_exceeded',
+        message: expect.stringContaining('balance 150.00 + committed 0.00 + this invoice 150.00'),
+      },
+    ]);
     const statuses = await Promise.all([a, b].map(async (inv) => (await invoiceOf(inv.id)).invoicestatus));
     expect(statuses.sort()).toEqual(['draft', 'open']);
-    await eventually(async () => expect((await balanceOf(partner.id)).partner).toMatchObject({ balance: 150, available_credit: 50, exposure: 150 }));
+    await eventually(async () =>
+      expect((await balanceOf(partner.id)).partner).toMatchObject({ balance: 150, available_credit: 50, exposure: 150 }),
+    );
   });
 
   it('answers refusals with 400s naming the cause, and cancels only drafts and proformas', async () => {
     const partner = await newPartner('Strict');
     // A type and a status the request types do not allow: sent raw, the gateway must refuse them too.
-    const bad = await sys.post('/invoicing/invoice/new', { org_id: '1', invoicetype: 'invoice', partner: partner.id, invoicestatus: 'paid' });
+    const bad = await sys.post('/invoicing/invoice/new', {
+      org_id: '1',
+      invoicetype: 'invoice',
+      partner: partner.id,
+      invoicestatus: 'paid',
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.body.code).toBe('validation_failed');
     expect(bad.body.errors.map((e: any) => e.field).sort()).toEqual(['invoicestatus', 'invoicetype']);
-    const noFrequency = await refusal(invoicing().create({ org_id: '1', invoicetype: 'invoiceout', partner: partner.id, recurring: { enabled: true } }));
+    const noFrequency = await refusal(
+      invoicing().create({ org_id: '1', invoicetype: 'invoiceout', partner: partner.id, recurring: { enabled: true } }),
+    );
     expect(noFrequency).toMatchObject({ status: 400, message: 'invalid recurring configuration: frequency is required' });
     const unknownPartner = await refusal(invoicing().create({ org_id: '1', invoicetype: 'invoiceout', partner: 999999 }));
     expect(unknownPartner).toMatchObject({ status: 400, code: 'not_found' });
@@ -180,7 +239,11 @@ describe('invoicing through the gateway', () => {
     const posted = await newInvoice({ partner: partner.id, line_items: [specLine] });
     await validate(posted.id);
     const cancel = await refusal(invoicing().cancel({ org_id: '1', id: posted.id }));
-    expect(cancel).toMatchObject({ status: 400, code: 'invalid_state', message: expect.stringContaining('only draft or proforma invoices can be cancelled') });
+    expect(cancel).toMatchObject({
+      status: 400,
+      code: 'invalid_state',
+      message: expect.stringContaining('only draft or proforma invoices can be cancelled'),
+    });
     const proforma = await newInvoice({ partner: partner.id, invoicestatus: 'proforma' });
     expect((await invoicing().cancel({ ...as7, id: proforma.id })).message).toMatch(/cancelled/);
     const listed = await invoicing().list({ ...as7, partner_ids: [String(partner.id)], sort_by: 'number', sort_order: 'asc' });
@@ -201,11 +264,25 @@ describe('invoicing through the gateway', () => {
     });
     expect(listed.invoices).toHaveLength(1);
     expect(listed.invoices[0]).toMatchObject({
-      id: late.id, orgid: 1, invoicestatus: 'overdue', invoicedatetime: '2024-01-05T00:00:00', invoicetotal: 258.75, due_amount: 258.75, creator: '7',
-      partner: { id: partner.id, partnername: 'Listed Co', display_name: 'Listed', imageUrl: null }, recurring: { enabled: false },
+      id: late.id,
+      orgid: 1,
+      invoicestatus: 'overdue',
+      invoicedatetime: '2024-01-05T00:00:00',
+      invoicetotal: 258.75,
+      due_amount: 258.75,
+      creator: '7',
+      partner: { id: partner.id, partnername: 'Listed Co', display_name: 'Listed', imageUrl: null },
+      recurring: { enabled: false },
     });
     expect(listed.invoices[0].line_items).toHaveLength(1);
-    expect(listed.pagination).toEqual({ page_number: 1, page_size: 25, total_items: 1, total_pages: 1, has_next: false, has_previous: false });
+    expect(listed.pagination).toEqual({
+      page_number: 1,
+      page_size: 25,
+      total_items: 1,
+      total_pages: 1,
+      has_next: false,
+      has_previous: false,
+    });
   });
 
   it('runs a recurring contract through the gateway', async () => {
@@ -214,14 +291,27 @@ describe('invoicing through the gateway', () => {
     // (one period ahead of the schedule, the most a hand-made child may run ahead).
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     const created = await invoicing().create({
-      ...as7, invoicetype: 'invoiceout', partner: partner.id, invoicedatetime: `${day(-1)}T00:00:00`, line_items: [tenthsLine],
+      ...as7,
+      invoicetype: 'invoiceout',
+      partner: partner.id,
+      invoicedatetime: `${day(-1)}T00:00:00`,
+      line_items: [tenthsLine],
       recurring: { enabled: true, is_parent: true, frequency: 'daily', start_date: day(-1), occurrences_count: 2, status: 'active' },
     });
-    expect(created.invoice.recurring).toMatchObject({ enabled: true, is_parent: true, frequency: 'daily', next_run_date: day(0), status: 'active' });
+    expect(created.invoice.recurring).toMatchObject({
+      enabled: true,
+      is_parent: true,
+      frequency: 'daily',
+      next_run_date: day(0),
+      status: 'active',
+    });
     const id = created.invoice.id;
     // The recurring operations are accepted on every invoicing path: these two go raw to paths the client does not use.
     const paused = await okRaw('/invoicing/getinvoice', { pause_recurring: true, id });
-    expect(paused).toEqual({ message: expect.any(String), invoice: { id, invoicenumber: created.invoice.invoicenumber, recurring: expect.objectContaining({ status: 'paused' }) } });
+    expect(paused).toEqual({
+      message: expect.any(String),
+      invoice: { id, invoicenumber: created.invoice.invoicenumber, recurring: expect.objectContaining({ status: 'paused' }) },
+    });
     expect((await okRaw('/invoicing/listinvoices', { resume_recurring: true, id })).invoice.recurring.status).toBe('active');
     const first = await sys.client.invoicing.recurring.generate({ ...as7, id });
     expect(first.child).toMatchObject({ invoicedatetime: `${day(0)}T00:00:00`, invoicestatus: 'draft', invoicetotal: 0.3 });
@@ -240,9 +330,18 @@ describe('invoicing through the gateway', () => {
     // Each sent once, so every create must succeed at its first attempt.
     const once = sys.clientOf(2, { retry: false });
     const replies = await Promise.all(
-      Array.from({ length: 25 }, () => once.invoicing.invoice.create({ org_id: '2', invoicetype: 'invoicein', partner: partner.id, line_items: [{ ...tenthsLine, product_id: org2Product }] })),
+      Array.from({ length: 25 }, () =>
+        once.invoicing.invoice.create({
+          org_id: '2',
+          invoicetype: 'invoicein',
+          partner: partner.id,
+          line_items: [{ ...tenthsLine, product_id: org2Product }],
+        }),
+      ),
     );
-    expect(replies.map((r) => r.invoice.invoicenumber).sort()).toEqual(Array.from({ length: 25 }, (_, i) => `BILL-${String(i + 1).padStart(5, '0')}`));
+    expect(replies.map((r) => r.invoice.invoicenumber).sort()).toEqual(
+      Array.from({ length: 25 }, (_, i) => `BILL-${String(i + 1).padStart(5, '0')}`),
+    );
   });
 
   it('keeps organizations apart', async () => {
@@ -251,7 +350,10 @@ describe('invoicing through the gateway', () => {
     const org2 = sys.clientOf(2);
     expect(await refusal(org2.invoicing.invoice.validate({ org_id: '2', id: mine.id }))).toMatchObject({ status: 400, code: 'not_found' });
     expect(await refusal(org2.invoicing.invoice.balances({ org_id: '2', id: mine.id }))).toMatchObject({ status: 400, code: 'not_found' });
-    expect(await refusal(org2.invoicing.invoice.create({ org_id: '2', invoicetype: 'invoiceout', partner: partner.id }))).toMatchObject({ status: 400, code: 'not_found' });
+    expect(await refusal(org2.invoicing.invoice.create({ org_id: '2', invoicetype: 'invoiceout', partner: partner.id }))).toMatchObject({
+      status: 400,
+      code: 'not_found',
+    });
     const theirs = await org2.invoicing.invoice.list({ org_id: '2', userid: '7', page_size: 100 });
     expect(theirs.invoices.map((i) => i.id)).not.toContain(mine.id);
     expect(theirs.invoices.every((i) => i.orgid === 2)).toBe(true);

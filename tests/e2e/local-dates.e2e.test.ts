@@ -26,27 +26,57 @@ describe('dates in the organization time zone', () => {
   /** What every call of an organization carries. */
   const as = (org: number) => ({ org_id: String(org), userid: 'u1' });
   const customer = async (org: number) =>
-    (await api(org).partners.partner.create({ ...as(org), partner_type: 'customer', partnername: `Customer ${Math.random().toString(36).slice(2, 8)}` })).partner.id;
+    (
+      await api(org).partners.partner.create({
+        ...as(org),
+        partner_type: 'customer',
+        partnername: `Customer ${Math.random().toString(36).slice(2, 8)}`,
+      })
+    ).partner.id;
   const line = (org: number) => ({ product_id: products.get(org)!, quantity: 1, price: 100, tax_rate: 0, tax_included: false });
   const postedInvoice = async (org: number, invoicedue: string) => {
     const partner = await customer(org);
-    const inv = (await api(org).invoicing.invoice.create({ ...as(org), invoicetype: 'invoiceout', partner, invoicedatetime: '2026-03-01T10:00:00', invoicedue, line_items: [line(org)] })).invoice;
+    const inv = (
+      await api(org).invoicing.invoice.create({
+        ...as(org),
+        invoicetype: 'invoiceout',
+        partner,
+        invoicedatetime: '2026-03-01T10:00:00',
+        invoicedue,
+        line_items: [line(org)],
+      })
+    ).invoice;
     await api(org).invoicing.invoice.validate({ ...as(org), id: inv.id });
     return inv.id;
   };
-  const invoiceStatus = async (org: number, id: number) => (await api(org).invoicing.invoice.balances({ ...as(org), id })).invoices[0]?.invoicestatus;
+  const invoiceStatus = async (org: number, id: number) =>
+    (await api(org).invoicing.invoice.balances({ ...as(org), id })).invoices[0]?.invoicestatus;
   const quotation = async (org: number, valid_until: string) =>
-    (await api(org).sales.quotation.create({
-      ...as(org), partner: await customer(org), quotation_type: 'quotation', quotation_date: '2026-03-01T10:00:00', valid_until, line_items: [line(org)],
-    })).quotation;
+    (
+      await api(org).sales.quotation.create({
+        ...as(org),
+        partner: await customer(org),
+        quotation_type: 'quotation',
+        quotation_date: '2026-03-01T10:00:00',
+        valid_until,
+        line_items: [line(org)],
+      })
+    ).quotation;
   const quotationStatus = async (org: number, id: number) =>
     (await api(org).sales.quotation.list({ ...as(org), page_size: 100 })).quotations.find((q) => q.id === id)?.quotation_status;
   /** A monthly contract for a partner of its own, starting 2026-02-11: a child falls due on 2026-03-11. */
   const contract = async (org: number) => {
     const partner = await customer(org);
-    const parent = (await api(org).invoicing.invoice.create({
-      ...as(org), invoicetype: 'invoiceout', partner, invoicedatetime: '2026-02-11T09:00:00', line_items: [line(org)], recurring: { enabled: true, frequency: 'monthly', start_date: '2026-02-11' },
-    })).invoice;
+    const parent = (
+      await api(org).invoicing.invoice.create({
+        ...as(org),
+        invoicetype: 'invoiceout',
+        partner,
+        invoicedatetime: '2026-02-11T09:00:00',
+        line_items: [line(org)],
+        recurring: { enabled: true, frequency: 'monthly', start_date: '2026-02-11' },
+      })
+    ).invoice;
     return { partner, parent: parent.id };
   };
   /** The dates of the children made for a contract (its partner has no other invoice). */
@@ -67,7 +97,10 @@ describe('dates in the organization time zone', () => {
     // A third organization, beyond the two the test system keys itself.
     clients.set(UTC_ORG, createClient({ baseUrl: sys.url, apiKey: await sys.system.createApiKey(UTC_ORG) }));
     for (const org of [AUCKLAND, HONOLULU, UTC_ORG]) {
-      products.set(org, (await api(org).catalog.product.create({ ...as(org), name: 'Support plan', type: 'service', price: 100 })).product.id);
+      products.set(
+        org,
+        (await api(org).catalog.product.create({ ...as(org), name: 'Support plan', type: 'service', price: 100 })).product.id,
+      );
     }
     await api(AUCKLAND).partners.organization.set({ ...as(AUCKLAND), legal_name: 'Kiwi Ltd', time_zone: 'Pacific/Auckland' });
     await api(HONOLULU).partners.organization.set({ ...as(HONOLULU), legal_name: 'Aloha LLC', time_zone: 'Pacific/Honolulu' });
@@ -101,9 +134,18 @@ describe('dates in the organization time zone', () => {
     it("dates new invoices, conversions and payments at Auckland's wall clock", async () => {
       await eventually(async () => expect(await invoiceStatus(AUCKLAND, await postedInvoice(AUCKLAND, '2026-03-10'))).toBe('overdue'));
       const partner = await customer(AUCKLAND);
-      const draft = (await api(AUCKLAND).invoicing.invoice.create({ ...as(AUCKLAND), invoicetype: 'invoiceout', partner, line_items: [line(AUCKLAND)] })).invoice;
+      const draft = (
+        await api(AUCKLAND).invoicing.invoice.create({ ...as(AUCKLAND), invoicetype: 'invoiceout', partner, line_items: [line(AUCKLAND)] })
+      ).invoice;
       expect(draft.invoicedatetime).toBe('2026-03-11T00:30:00');
-      const utcDraft = (await api(UTC_ORG).invoicing.invoice.create({ ...as(UTC_ORG), invoicetype: 'invoiceout', partner: await customer(UTC_ORG), line_items: [line(UTC_ORG)] })).invoice;
+      const utcDraft = (
+        await api(UTC_ORG).invoicing.invoice.create({
+          ...as(UTC_ORG),
+          invoicetype: 'invoiceout',
+          partner: await customer(UTC_ORG),
+          line_items: [line(UTC_ORG)],
+        })
+      ).invoice;
       expect(utcDraft.invoicedatetime).toBe('2026-03-10T11:30:00');
 
       await api(AUCKLAND).invoicing.invoice.validate({ ...as(AUCKLAND), id: draft.id });
@@ -112,7 +154,8 @@ describe('dates in the organization time zone', () => {
 
       const q = await quotation(AUCKLAND, '2026-12-31');
       const converted = await api(AUCKLAND).sales.quotation.convert({ ...as(AUCKLAND), quotation_id: q.id, invoicetype: 'invoiceout' });
-      const invoice = (await api(AUCKLAND).invoicing.invoice.list({ ...as(AUCKLAND), search_key: converted.invoice.invoicenumber })).invoices[0];
+      const invoice = (await api(AUCKLAND).invoicing.invoice.list({ ...as(AUCKLAND), search_key: converted.invoice.invoicenumber }))
+        .invoices[0];
       expect(invoice?.invoicedatetime).toBe('2026-03-11T00:30:00');
     });
 
@@ -142,14 +185,17 @@ describe('dates in the organization time zone', () => {
       await eventually(async () => expect(await quotationStatus(HONOLULU, honolulu.id)).toBe('draft'));
       expect(await quotationStatus(UTC_ORG, utc.id)).toBe('expired');
       // Lines still go on: it has not expired where the organization is.
-      const addLine = (org: number, quotationId: number) => api(org).sales.quotation.addLine({ ...as(org), quotation_id: quotationId, ...line(org) });
+      const addLine = (org: number, quotationId: number) =>
+        api(org).sales.quotation.addLine({ ...as(org), quotation_id: quotationId, ...line(org) });
       expect((await addLine(HONOLULU, honolulu.id)).totals.quotation_total).toBe(200);
       expect(await refusal(addLine(UTC_ORG, utc.id))).toMatchObject({ status: 400 });
     });
 
     it("dates new invoices and payments at Honolulu's wall clock, the day before UTC's", async () => {
       const partner = await customer(HONOLULU);
-      const draft = (await api(HONOLULU).invoicing.invoice.create({ ...as(HONOLULU), invoicetype: 'invoiceout', partner, line_items: [line(HONOLULU)] })).invoice;
+      const draft = (
+        await api(HONOLULU).invoicing.invoice.create({ ...as(HONOLULU), invoicetype: 'invoiceout', partner, line_items: [line(HONOLULU)] })
+      ).invoice;
       expect(draft.invoicedatetime).toBe('2026-03-10T23:30:00');
       await api(HONOLULU).invoicing.invoice.validate({ ...as(HONOLULU), id: draft.id });
       const paid = await api(HONOLULU).invoicing.invoice.registerPayment({ ...as(HONOLULU), id: draft.id, amount: 100 });

@@ -16,7 +16,10 @@ describe('metrics', () => {
   let output = '';
 
   beforeAll(async () => {
-    sys = await startTestSystem({ services: ['catalog', 'sales', 'invoicing'], env: { HEALTH_SERVICES: 'partners,catalog,sales,invoicing' } });
+    sys = await startTestSystem({
+      services: ['catalog', 'sales', 'invoicing'],
+      env: { HEALTH_SERVICES: 'partners,catalog,sales,invoicing' },
+    });
     const port = await freePort();
     partnersMetrics = `http://127.0.0.1:${port}/metrics`;
     partners = spawn(process.execPath, [join(__dirname, '../../services/partners/dist/main.js')], {
@@ -34,11 +37,15 @@ describe('metrics', () => {
     partners.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     partners.stderr?.on('data', (d: Buffer) => (output += d.toString()));
     // Up once it answers RPCs through the gateway and serves its metrics.
-    await eventually(async () => {
-      const health = await fetch(`${sys.url}/health`);
-      expect(await health.json()).toMatchObject({ services: { partners: 'ok' } });
-      expect((await fetch(partnersMetrics)).status).toBe(200);
-    }, 20_000, 200);
+    await eventually(
+      async () => {
+        const health = await fetch(`${sys.url}/health`);
+        expect(await health.json()).toMatchObject({ services: { partners: 'ok' } });
+        expect((await fetch(partnersMetrics)).status).toBe(200);
+      },
+      20_000,
+      200,
+    );
   }, 60_000);
   afterAll(async () => {
     if (partners && partners.exitCode === null) {
@@ -75,24 +82,40 @@ describe('metrics', () => {
     const handler = { service: 'partners', operation: 'partners.partner.create', outcome: 'ok' };
     const consumed = { service: 'sales', consumer: 'sales.partner-directory', outcome: 'ok' };
 
-    const created = await sys.post('/crm/editpatner', { org_id: '1', userid: 'u1', action: 'create', partnername: 'Measured Ltd', partner_type: 'customer' });
+    const created = await sys.post('/crm/editpatner', {
+      org_id: '1',
+      userid: 'u1',
+      action: 'create',
+      partnername: 'Measured Ltd',
+      partner_type: 'customer',
+    });
     expect(created.statusCode).toBe(200);
 
     await eventually(async () => {
       const gateway = await scrape(`${sys.url}/metrics`);
-      expect(value(gateway, 'bo_http_request_duration_seconds_count', http)).toBe(value(gatewayBefore, 'bo_http_request_duration_seconds_count', http) + 1);
-      expect(value(gateway, 'bo_rpc_client_duration_seconds_count', rpc)).toBe(value(gatewayBefore, 'bo_rpc_client_duration_seconds_count', rpc) + 1);
+      expect(value(gateway, 'bo_http_request_duration_seconds_count', http)).toBe(
+        value(gatewayBefore, 'bo_http_request_duration_seconds_count', http) + 1,
+      );
+      expect(value(gateway, 'bo_rpc_client_duration_seconds_count', rpc)).toBe(
+        value(gatewayBefore, 'bo_rpc_client_duration_seconds_count', rpc) + 1,
+      );
       // The services of this process report through the gateway's endpoint: sales consumed the partner's event.
-      expect(value(gateway, 'bo_events_consumed_total', consumed)).toBeGreaterThan(value(gatewayBefore, 'bo_events_consumed_total', consumed));
+      expect(value(gateway, 'bo_events_consumed_total', consumed)).toBeGreaterThan(
+        value(gatewayBefore, 'bo_events_consumed_total', consumed),
+      );
       expect(gateway).toMatch(/^bo_outbox_pending_events\{service="sales"\} \d+$/m);
       expect(gateway).toMatch(/^bo_db_pool_connections\{service="gateway",state="free"\} \d+$/m);
       expect(gateway).toMatch(/^process_resident_memory_bytes \d+/m);
     });
     await eventually(async () => {
       const partnersNow = await scrape(partnersMetrics);
-      expect(value(partnersNow, 'bo_rpc_handler_duration_seconds_count', handler)).toBe(value(partnersBefore, 'bo_rpc_handler_duration_seconds_count', handler) + 1);
+      expect(value(partnersNow, 'bo_rpc_handler_duration_seconds_count', handler)).toBe(
+        value(partnersBefore, 'bo_rpc_handler_duration_seconds_count', handler) + 1,
+      );
       // Its partner.created event left through the outbox: published, and nothing left pending.
-      expect(value(partnersNow, 'bo_events_published_total', { service: 'partners', outcome: 'ok' })).toBeGreaterThan(value(partnersBefore, 'bo_events_published_total', { service: 'partners', outcome: 'ok' }));
+      expect(value(partnersNow, 'bo_events_published_total', { service: 'partners', outcome: 'ok' })).toBeGreaterThan(
+        value(partnersBefore, 'bo_events_published_total', { service: 'partners', outcome: 'ok' }),
+      );
       expect(partnersNow).toMatch(/^bo_outbox_pending_events\{service="partners"\} 0$/m);
       expect(partnersNow).toMatch(/^bo_outbox_oldest_pending_age_seconds\{service="partners"\} 0$/m);
       expect(partnersNow).toMatch(/^bo_db_pool_connections\{service="partners",state="used"\} \d+$/m);

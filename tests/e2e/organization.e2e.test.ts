@@ -27,23 +27,61 @@ describe('organization profile through the gateway', () => {
     const r = await sys.post('/organization/getprofile/', { org_id: '1' });
     expect(r).toMatchObject({ httpStatus: 200, statusCode: 200 });
     expect(r.body.organization).toEqual({
-      org_id: 1, version: 0, legal_name: null, trading_name: null, address_line1: null, address_line2: null, city: null, postal_code: null,
-      country: null, vat_id: null, company_id: null, email: null, phone: null, iban: null, bic: null, default_currency: null, time_zone: null,
-      logo_png: null, logo_sha256: null, logo_bytes: null, updated_at: null,
+      org_id: 1,
+      version: 0,
+      legal_name: null,
+      trading_name: null,
+      address_line1: null,
+      address_line2: null,
+      city: null,
+      postal_code: null,
+      country: null,
+      vat_id: null,
+      company_id: null,
+      email: null,
+      phone: null,
+      iban: null,
+      bic: null,
+      default_currency: null,
+      time_zone: null,
+      logo_png: null,
+      logo_sha256: null,
+      logo_bytes: null,
+      updated_at: null,
     });
     expect(await get()).toEqual(r.body.organization);
   });
 
   it('sets every field, normalized, reads it back, and replays a retried set without a second version', async () => {
     const fields = {
-      legal_name: 'Widgets Europe SAS', trading_name: 'Widgets', address_line1: '10 rue de la Paix', address_line2: '2e étage', city: 'Paris',
-      postal_code: '75002', country: 'fr', vat_id: 'FR40303265045', company_id: '303 265 045', email: 'compta@widgets.test', phone: '+33 1 00 00 00 00',
-      iban: 'FR14 2004 1010 0505 0001 3M02 606', bic: 'BNPAFRPP', default_currency: 'eur', time_zone: 'Europe/Paris', logo_png: PNG.toString('base64'),
+      legal_name: 'Widgets Europe SAS',
+      trading_name: 'Widgets',
+      address_line1: '10 rue de la Paix',
+      address_line2: '2e étage',
+      city: 'Paris',
+      postal_code: '75002',
+      country: 'fr',
+      vat_id: 'FR40303265045',
+      company_id: '303 265 045',
+      email: 'compta@widgets.test',
+      phone: '+33 1 00 00 00 00',
+      iban: 'FR14 2004 1010 0505 0001 3M02 606',
+      bic: 'BNPAFRPP',
+      default_currency: 'eur',
+      time_zone: 'Europe/Paris',
+      logo_png: PNG.toString('base64'),
     };
     const first = await set(fields, 1, 'profile-1');
     expect(first.organization).toEqual({
-      ...fields, org_id: 1, version: 1, country: 'FR', default_currency: 'EUR', iban: 'FR1420041010050500013M02606',
-      logo_sha256: createHash('sha256').update(PNG).digest('hex'), logo_bytes: PNG.length, updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+      ...fields,
+      org_id: 1,
+      version: 1,
+      country: 'FR',
+      default_currency: 'EUR',
+      iban: 'FR1420041010050500013M02606',
+      logo_sha256: createHash('sha256').update(PNG).digest('hex'),
+      logo_bytes: PNG.length,
+      updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
     });
     const again = await set(fields, 1, 'profile-1');
     expect(again).toEqual(first);
@@ -54,7 +92,13 @@ describe('organization profile through the gateway', () => {
     const before = await get();
     const r = await set({ trading_name: '', logo_png: null, time_zone: 'America/Los_Angeles' });
     expect(r.organization).toEqual({
-      ...before, trading_name: null, logo_png: null, logo_sha256: null, logo_bytes: null, time_zone: 'America/Los_Angeles', version: before.version + 1,
+      ...before,
+      trading_name: null,
+      logo_png: null,
+      logo_sha256: null,
+      logo_bytes: null,
+      time_zone: 'America/Los_Angeles',
+      version: before.version + 1,
       updated_at: expect.any(String),
     });
   });
@@ -85,7 +129,11 @@ describe('organization profile through the gateway', () => {
   });
 
   it("keeps each organization's profile to itself", async () => {
-    expect((await set({ legal_name: 'Second Org Ltd', country: 'GB' }, 2)).organization).toMatchObject({ org_id: 2, legal_name: 'Second Org Ltd', country: 'GB' });
+    expect((await set({ legal_name: 'Second Org Ltd', country: 'GB' }, 2)).organization).toMatchObject({
+      org_id: 2,
+      legal_name: 'Second Org Ltd',
+      country: 'GB',
+    });
     expect((await get(2)).legal_name).toBe('Second Org Ltd');
     expect((await get(1)).legal_name).toBe('Widgets Europe SAS');
     // Org 1's key cannot read or write org 2's profile.

@@ -26,11 +26,20 @@ describe('partner rules through the gateway', () => {
   const partner = async (partner_type: PartnerType, partnername = `${partner_type} ${Math.random().toString(36).slice(2, 8)}`) =>
     (await api.partners.partner.create({ org_id: '1', userid: 'u1', partnername, partner_type })).partner;
   const invoice = async (partnerId: number, invoicetype: InvoiceBody['invoicetype'], extra: Partial<InvoiceBody> = {}) =>
-    (await api.invoicing.invoice.create({ org_id: '1', userid: 'u1', invoicetype, partner: partnerId, line_items: [line], ...extra })).invoice;
+    (await api.invoicing.invoice.create({ org_id: '1', userid: 'u1', invoicetype, partner: partnerId, line_items: [line], ...extra }))
+      .invoice;
   const quotation = async (partnerId: number, quotation_type: QuotationType = 'quotation') =>
-    (await api.sales.quotation.create({
-      org_id: '1', userid: 'u1', partner: partnerId, quotation_type, quotation_date: '2026-01-05T10:00:00', valid_until: '2999-12-31', line_items: [line],
-    })).quotation;
+    (
+      await api.sales.quotation.create({
+        org_id: '1',
+        userid: 'u1',
+        partner: partnerId,
+        quotation_type,
+        quotation_date: '2026-01-05T10:00:00',
+        valid_until: '2999-12-31',
+        line_items: [line],
+      })
+    ).quotation;
   const counts = async () => ({
     invoices: (await api.invoicing.invoice.list({ org_id: '1', page_size: 1 })).pagination.total_items,
     quotations: (await api.sales.quotation.list({ org_id: '1', page_size: 1 })).pagination.total_items,
@@ -44,8 +53,10 @@ describe('partner rules through the gateway', () => {
       const both = await partner('both');
       const vendor = await partner('vendor');
       for (const p of [customer, both]) {
-        for (const type of ['quotation', 'proforma', 'estimate'] as const) expect(await quotation(p.id, type)).toMatchObject({ partner: String(p.id), quotation_type: type });
-        for (const type of ['invoiceout', 'creditout'] as const) expect(await invoice(p.id, type)).toMatchObject({ partner: String(p.id), invoicetype: type });
+        for (const type of ['quotation', 'proforma', 'estimate'] as const)
+          expect(await quotation(p.id, type)).toMatchObject({ partner: String(p.id), quotation_type: type });
+        for (const type of ['invoiceout', 'creditout'] as const)
+          expect(await invoice(p.id, type)).toMatchObject({ partner: String(p.id), invoicetype: type });
       }
       const before = await counts();
       for (const type of ['quotation', 'proforma', 'estimate'] as const) {
@@ -66,7 +77,9 @@ describe('partner rules through the gateway', () => {
       const vendor = await partner('vendor');
       const both = await partner('both');
       const customer = await partner('customer');
-      for (const p of [vendor, both]) for (const type of ['invoicein', 'creditin'] as const) expect(await invoice(p.id, type)).toMatchObject({ partner: String(p.id), invoicetype: type });
+      for (const p of [vendor, both])
+        for (const type of ['invoicein', 'creditin'] as const)
+          expect(await invoice(p.id, type)).toMatchObject({ partner: String(p.id), invoicetype: type });
       const before = await counts();
       for (const type of ['invoicein', 'creditin'] as const) {
         const r = await refusal(invoice(customer.id, type));
@@ -81,7 +94,9 @@ describe('partner rules through the gateway', () => {
       const p = await partner('customer');
       expect(await invoice(p.id, 'invoiceout')).toMatchObject({ partner: String(p.id) });
       expect(await quotation(p.id)).toMatchObject({ partner: String(p.id) });
-      expect((await api.partners.partner.edit({ org_id: '1', partner_id: p.id, partner_type: 'vendor' })).partner.partner_type).toBe('vendor');
+      expect((await api.partners.partner.edit({ org_id: '1', partner_id: p.id, partner_type: 'vendor' })).partner.partner_type).toBe(
+        'vendor',
+      );
       await eventually(async () => expect(await refusal(invoice(p.id, 'invoiceout'))).toMatchObject({ status: 400 }));
       await eventually(async () => expect(await refusal(quotation(p.id))).toMatchObject({ status: 400 }));
       expect(await invoice(p.id, 'invoicein')).toMatchObject({ partner: String(p.id), invoicetype: 'invoicein' });
@@ -128,7 +143,9 @@ describe('partner rules through the gateway', () => {
       await eventually(async () => expect((await balance(p.id)).partner.balance).toBe(100));
       const refused = await refusal(remove(p.id));
       expect(refused.status).toBe(400);
-      expect(refused.message).toBe(`Partner ${p.id} cannot be deleted: its balance is 100.00, not zero; it has 1 open document: ${inv.invoicenumber} (open)`);
+      expect(refused.message).toBe(
+        `Partner ${p.id} cannot be deleted: its balance is 100.00, not zero; it has 1 open document: ${inv.invoicenumber} (open)`,
+      );
       await api.invoicing.invoice.registerPayment({ org_id: '1', id: inv.id, amount: 100, payment_date: '2026-01-06' });
       await eventually(async () => expect((await balance(p.id)).partner.balance).toBe(0));
       await remove(p.id);
@@ -139,10 +156,16 @@ describe('partner rules through the gateway', () => {
       const contract = await invoice(p.id, 'invoiceout', { recurring: { enabled: true, frequency: 'yearly', start_date: '2999-01-01' } });
       await api.invoicing.invoice.validate({ org_id: '1', id: contract.id, override_credit_limit: true });
       await api.invoicing.invoice.registerPayment({ org_id: '1', id: contract.id, amount: 100 });
-      await eventually(async () => expect((await api.partners.partner.balance({ org_id: '1', partner_id: p.id, include_transactions: true })).transactions).toHaveLength(2));
+      await eventually(async () =>
+        expect(
+          (await api.partners.partner.balance({ org_id: '1', partner_id: p.id, include_transactions: true })).transactions,
+        ).toHaveLength(2),
+      );
       const refused = await refusal(remove(p.id));
       expect(refused.status).toBe(400);
-      expect(refused.message).toBe(`Partner ${p.id} cannot be deleted: it has 1 active recurring contract: ${contract.invoicenumber} (active)`);
+      expect(refused.message).toBe(
+        `Partner ${p.id} cannot be deleted: it has 1 active recurring contract: ${contract.invoicenumber} (active)`,
+      );
       await api.invoicing.recurring.cancel({ org_id: '1', id: contract.id });
       await remove(p.id);
     });

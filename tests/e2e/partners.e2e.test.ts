@@ -28,7 +28,11 @@ describe('partners through the gateway', () => {
     (await clientOf(org).partners.partner.create({ org_id: String(org), userid: 'u1', partner_type: 'customer', ...fields })).partner;
   const list = (query: ListQuery = {}, org: 1 | 2 = 1) => clientOf(org).partners.partner.list({ org_id: String(org), ...query });
   const balance = (partnerId: number, includeTransactions?: boolean) =>
-    org1.partners.partner.balance({ org_id: '1', partner_id: partnerId, ...(includeTransactions === undefined ? {} : { include_transactions: includeTransactions }) });
+    org1.partners.partner.balance({
+      org_id: '1',
+      partner_id: partnerId,
+      ...(includeTransactions === undefined ? {} : { include_transactions: includeTransactions }),
+    });
   const countAll = async () => (await list({ page_size: 100 })).pagination.total_items;
   const names = (listed: { partners: Array<{ partnername: string }> }) => listed.partners.map((p) => p.partnername);
 
@@ -104,7 +108,14 @@ describe('partners through the gateway', () => {
     expect(names(page)).toEqual(['Buyer Inc', 'Vend Ltd']);
     const beyond = await list({ page_size: 2, page_number: 9 });
     expect(beyond.partners).toEqual([]);
-    expect(beyond.pagination).toEqual({ page_number: 9, page_size: 2, total_items: 5, total_pages: 3, has_next: false, has_previous: true });
+    expect(beyond.pagination).toEqual({
+      page_number: 9,
+      page_size: 2,
+      total_items: 5,
+      total_pages: 3,
+      has_next: false,
+      has_previous: true,
+    });
     const first = await list();
     expect(first.pagination).toMatchObject({ page_number: 1, page_size: 25, has_previous: false, has_next: false });
     for (const bad of [{ page_size: 101 }, { page_size: 0 }, { page_number: 0 }]) {
@@ -127,10 +138,40 @@ describe('partners through the gateway', () => {
   });
 
   it('takes a structured address and country beside the free-text address, on create and edit, and returns it everywhere', async () => {
-    const p = await create({ partnername: 'Addressed GmbH', address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', city: 'Berlin', postal_code: '10115', country: 'de' });
-    expect(p).toMatchObject({ address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', address_line2: null, city: 'Berlin', postal_code: '10115', region: null, country: 'DE', version: 1 });
-    const edited = await org1.partners.partner.edit({ org_id: '1', partner_id: p.id, address_line2: 'Hinterhaus', region: 'Berlin', postal_code: '' });
-    expect(edited.partner).toMatchObject({ address: 'Hauptstr. 1, 10115 Berlin', address_line1: 'Hauptstr. 1', address_line2: 'Hinterhaus', region: 'Berlin', postal_code: null, country: 'DE', version: 2 });
+    const p = await create({
+      partnername: 'Addressed GmbH',
+      address: 'Hauptstr. 1, 10115 Berlin',
+      address_line1: 'Hauptstr. 1',
+      city: 'Berlin',
+      postal_code: '10115',
+      country: 'de',
+    });
+    expect(p).toMatchObject({
+      address: 'Hauptstr. 1, 10115 Berlin',
+      address_line1: 'Hauptstr. 1',
+      address_line2: null,
+      city: 'Berlin',
+      postal_code: '10115',
+      region: null,
+      country: 'DE',
+      version: 1,
+    });
+    const edited = await org1.partners.partner.edit({
+      org_id: '1',
+      partner_id: p.id,
+      address_line2: 'Hinterhaus',
+      region: 'Berlin',
+      postal_code: '',
+    });
+    expect(edited.partner).toMatchObject({
+      address: 'Hauptstr. 1, 10115 Berlin',
+      address_line1: 'Hauptstr. 1',
+      address_line2: 'Hinterhaus',
+      region: 'Berlin',
+      postal_code: null,
+      country: 'DE',
+      version: 2,
+    });
     expect((await list({ search: 'Addressed' })).partners).toEqual([edited.partner]);
     const bad = await refusal(org1.partners.partner.edit({ org_id: '1', partner_id: p.id, country: 'Germany' }));
     expect(bad).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'country' }] });
@@ -165,7 +206,7 @@ describe('partners through the gateway', () => {
     // raw: the bodies are invalid on purpose (a required field missing, a wrong type, a type outside the enum)
     const malformed: Array<[Record<string, unknown>, string]> = [
       [{ partner_type: 'customer' }, 'partnername'],
-      [{ partnername: 'X' , partner_type: undefined }, 'partner_type'],
+      [{ partnername: 'X', partner_type: undefined }, 'partner_type'],
       [{ partnername: 123, partner_type: 'customer' }, 'partnername'],
       [{ partnername: 'X', partner_type: 'friend' }, 'partner_type'],
     ];
@@ -192,7 +233,13 @@ describe('partners through the gateway', () => {
     }
     const p = (await list({ search: 'Acme' })).partners[0]!;
     // raw: the bodies are invalid on purpose (a type outside the enum; an edit without partner_id)
-    const badEdit = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', partner_id: p.id, partner_type: 'nobody', phone: '000' });
+    const badEdit = await sys.post('/crm/editpatner', {
+      org_id: '1',
+      action: 'edit',
+      partner_id: p.id,
+      partner_type: 'nobody',
+      phone: '000',
+    });
     expect(badEdit.statusCode).toBe(400);
     const missingId = await sys.post('/crm/editpatner', { org_id: '1', action: 'edit', phone: '000' });
     expect(missingId.body.errors).toEqual([{ field: 'partner_id', message: 'partner_id is required' }]);
@@ -218,7 +265,11 @@ describe('partners through the gateway', () => {
 
   it('applies a redelivered invoicing event to the balance only once', async () => {
     const p = await create({ partnername: 'Redelivery Ltd', credit_limit: 100 });
-    const bus = new AmqpBus({ url: sys.system.config.AMQP_URL!, prefix: sys.system.config.BUS_PREFIX, log: createLogger('test', 'silent') });
+    const bus = new AmqpBus({
+      url: sys.system.config.AMQP_URL!,
+      prefix: sys.system.config.BUS_PREFIX,
+      log: createLogger('test', 'silent'),
+    });
     await bus.connect();
     const event = {
       id: randomUUID(),
@@ -226,9 +277,18 @@ describe('partners through the gateway', () => {
       occurred_at: '2026-01-01T00:00:00',
       org_id: 1,
       data: {
-        invoice_id: 9001, invoicenumber: 'INV-09001', invoicetype: 'invoiceout', partner_id: p.id, invoicetotal: 40.4,
-        journal_entry_id: 1, invoicedatetime: '2026-01-01T00:00:00', invoicedue: null, validated_at: '2026-01-01T00:00:00',
-        sourcetype: null, sourceid: null, sourcenumber: null,
+        invoice_id: 9001,
+        invoicenumber: 'INV-09001',
+        invoicetype: 'invoiceout',
+        partner_id: p.id,
+        invoicetotal: 40.4,
+        journal_entry_id: 1,
+        invoicedatetime: '2026-01-01T00:00:00',
+        invoicedue: null,
+        validated_at: '2026-01-01T00:00:00',
+        sourcetype: null,
+        sourceid: null,
+        sourcenumber: null,
       },
     };
     // A marker event published after the duplicate: once its effect shows, the duplicate ahead of it

@@ -8,7 +8,19 @@ const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 // Lines name catalog products: beforeAll creates them and puts their ids here.
 let gadgetId = 0;
-const specLine = { product_id: 0, product_name: 'Widget', description: 'Blue', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false, subtotal: 225, tax_amount: 33.75, total: 258.75 };
+const specLine = {
+  product_id: 0,
+  product_name: 'Widget',
+  description: 'Blue',
+  quantity: 5,
+  price: 50,
+  discount: 10,
+  tax_rate: 15,
+  tax_included: false,
+  subtotal: 225,
+  tax_amount: 33.75,
+  total: 258.75,
+};
 
 type QuotationRequest = RequestBody<OperationNamed<'sales.quotation.create'>>;
 type QuotationFields = Partial<QuotationRequest>;
@@ -22,7 +34,13 @@ describe('sales through the gateway', () => {
     sys = await startTestSystem();
     org2 = sys.clientOf(2);
     const created = await sys.client.partners.partner.create({
-      org_id: '1', userid: 'u1', partnername: 'Acme Corporation', display_name: 'Acme', partner_type: 'customer', currency: 'USD', credit_limit: 100000,
+      org_id: '1',
+      userid: 'u1',
+      partnername: 'Acme Corporation',
+      display_name: 'Acme',
+      partner_type: 'customer',
+      currency: 'USD',
+      credit_limit: 100000,
     });
     partnerId = created.partner.id;
     [specLine.product_id, gadgetId] = (await newProducts(sys, ['Widget', 'Gadget'])) as [number, number];
@@ -34,8 +52,15 @@ describe('sales through the gateway', () => {
   const clientOf = (org: 1 | 2) => (org === 1 ? sys.client : org2);
   const sales = () => sys.client.sales.quotation;
   const createBody = (fields: QuotationFields = {}, org: 1 | 2 = 1): QuotationRequest => ({
-    org_id: String(org), userid: 'u1', partner: String(partnerId), quotation_type: 'quotation', quotation_status: 'draft',
-    quotation_date: `${today}T10:00:00`, valid_until: later, line_items: [specLine], ...fields,
+    org_id: String(org),
+    userid: 'u1',
+    partner: String(partnerId),
+    quotation_type: 'quotation',
+    quotation_status: 'draft',
+    quotation_date: `${today}T10:00:00`,
+    valid_until: later,
+    line_items: [specLine],
+    ...fields,
   });
   const create = (fields: QuotationFields = {}, org: 1 | 2 = 1) => clientOf(org).sales.quotation.create(createBody(fields, org));
   const createQuotation = async (fields: QuotationFields = {}) => (await create(fields)).quotation;
@@ -49,9 +74,19 @@ describe('sales through the gateway', () => {
     const r = await create({ comments: 'First', quotation_reference: 'PO-1' });
     expect(r.message).toEqual(expect.any(String));
     expect(r.quotation).toMatchObject({
-      orgid: 1, partner: String(partnerId), quotation_number: 'QUO-00001', quotation_type: 'quotation', quotation_status: 'draft',
-      quotation_date: `${today}T10:00:00`, valid_until: later, comments: 'First', quotation_reference: 'PO-1',
-      subtotal: 225, tax_amount: 33.75, quotation_total: 258.75, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+      orgid: 1,
+      partner: String(partnerId),
+      quotation_number: 'QUO-00001',
+      quotation_type: 'quotation',
+      quotation_status: 'draft',
+      quotation_date: `${today}T10:00:00`,
+      valid_until: later,
+      comments: 'First',
+      quotation_reference: 'PO-1',
+      subtotal: 225,
+      tax_amount: 33.75,
+      quotation_total: 258.75,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
     });
     expect(r.quotation.line_items[0]).toMatchObject({ subtotal: 225, tax_amount: 33.75, total: 258.75 });
   });
@@ -59,31 +94,89 @@ describe('sales through the gateway', () => {
   it('adds lines, edits, totals and lists on the spec paths and on any /sales path', async () => {
     const q = await createQuotation({ line_items: [] });
     const added = await sales().addLine({
-      org_id: '1', userid: 'u1', quotation_id: q.id, product_id: String(gadgetId), product_name: 'Gadget', quantity: 2, price: 115, tax_rate: 15, tax_included: true,
+      org_id: '1',
+      userid: 'u1',
+      quotation_id: q.id,
+      product_id: String(gadgetId),
+      product_name: 'Gadget',
+      quantity: 2,
+      price: 115,
+      tax_rate: 15,
+      tax_included: true,
     });
     expect(added.line_item).toEqual({
-      id: expect.any(Number), quotation_id: q.id, product_id: String(gadgetId), variant_id: null, location_id: null, product_name: 'Gadget', sku: null, uom: null, description: null, quantity: 2, price: 115, discount: 0, tax_rate: 15,
-      tax_included: true, subtotal: 200, tax_amount: 30, total: 230,
+      id: expect.any(Number),
+      quotation_id: q.id,
+      product_id: String(gadgetId),
+      variant_id: null,
+      location_id: null,
+      product_name: 'Gadget',
+      sku: null,
+      uom: null,
+      description: null,
+      quantity: 2,
+      price: 115,
+      discount: 0,
+      tax_rate: 15,
+      tax_included: true,
+      subtotal: 200,
+      tax_amount: 30,
+      total: 230,
     });
     await sales().addLine({ org_id: '1', quotation_id: q.id, ...specLine });
     const total = await sales().total({ org_id: '1', quotation_id: q.id });
-    expect(total).toEqual({ message: expect.any(String), quotation_id: q.id, subtotal: 425, tax_amount: 63.75, discount_total: 25, quotation_total: 488.75, currency: 'USD' });
+    expect(total).toEqual({
+      message: expect.any(String),
+      quotation_id: q.id,
+      subtotal: 425,
+      tax_amount: 63.75,
+      discount_total: 25,
+      quotation_total: 488.75,
+      currency: 'USD',
+    });
     // The paths below are the point: the total on the create path, the edit and the list on the spec's trailing-slash list path, sent raw.
     const elsewhere = await sys.post('/sales/addline', { org_id: '1', quotation_id: q.id, calculate_total: true });
     expect(elsewhere.body.quotation_total).toBe(488.75);
 
-    const edited = await sys.post('/sales/orderdetail/', { org_id: '1', userid: 'u1', action: 'edit_quotation', quotation_id: q.id, quotation_status: 'sent', comments: 'Sent by mail' });
+    const edited = await sys.post('/sales/orderdetail/', {
+      org_id: '1',
+      userid: 'u1',
+      action: 'edit_quotation',
+      quotation_id: q.id,
+      quotation_status: 'sent',
+      comments: 'Sent by mail',
+    });
     expect(edited.statusCode).toBe(200);
-    expect(edited.body.quotation).toMatchObject({ id: q.id, quotation_number: q.quotation_number, quotation_status: 'sent', valid_until: later, comments: 'Sent by mail' });
+    expect(edited.body.quotation).toMatchObject({
+      id: q.id,
+      quotation_number: q.quotation_number,
+      quotation_status: 'sent',
+      valid_until: later,
+      comments: 'Sent by mail',
+    });
     const refused = await refusal(sales().edit({ org_id: '1', quotation_id: q.id, quotation_status: 'converted' }));
     expect(refused).toMatchObject({ status: 400, code: 'invalid_state' });
     expect(refused.message).toContain('in status sent');
     expect((await quotationRow(q.id))?.quotation_status).toBe('sent');
-    expect((await sales().edit({ org_id: '1', quotation_id: q.id, quotation_status: 'accepted' })).quotation.quotation_status).toBe('accepted');
+    expect((await sales().edit({ org_id: '1', quotation_id: q.id, quotation_status: 'accepted' })).quotation.quotation_status).toBe(
+      'accepted',
+    );
 
     const listed = await sys.post('/sales/orderdetail/', { org_id: '1', userid: 'u1', search_key: 'acme', status: 'accepted' });
-    expect(listed.body.pagination).toEqual({ page_number: 1, page_size: 25, total_items: 1, total_pages: 1, has_next: false, has_previous: false });
-    expect(listed.body.quotations[0]).toMatchObject({ id: q.id, partner: { id: partnerId, partnername: 'Acme Corporation', display_name: 'Acme' }, quotation_total: 488.75, quotation_status: 'accepted' });
+    expect(listed.body.pagination).toEqual({
+      page_number: 1,
+      page_size: 25,
+      total_items: 1,
+      total_pages: 1,
+      has_next: false,
+      has_previous: false,
+    });
+    expect(listed.body.quotations[0]).toMatchObject({
+      id: q.id,
+      partner: { id: partnerId, partnername: 'Acme Corporation', display_name: 'Acme' },
+      quotation_total: 488.75,
+      quotation_status: 'accepted',
+    });
   });
 
   it('refuses bad input with a 400 naming the field, changing nothing', async () => {
@@ -92,11 +185,22 @@ describe('sales through the gateway', () => {
     const { partner: _partner, ...withoutPartner } = createBody();
     const missing = await sys.post('/sales/addline', { action: 'create_quotation', ...withoutPartner });
     expect(missing).toMatchObject({ statusCode: 400, body: { code: 'validation_failed', errors: [{ field: 'partner' }] } });
-    expect(await refusal(create({ valid_until: '2000-01-01' }))).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'valid_until' }] });
+    expect(await refusal(create({ valid_until: '2000-01-01' }))).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      errors: [{ field: 'valid_until' }],
+    });
     expect(await refusal(create({ partner: '999999' }))).toMatchObject({ status: 400, code: 'not_found' });
-    expect(await refusal(create({ quotation_number: 'QUO-00001' }))).toMatchObject({ status: 400, code: 'duplicate', errors: [{ field: 'quotation_number' }] });
+    expect(await refusal(create({ quotation_number: 'QUO-00001' }))).toMatchObject({
+      status: 400,
+      code: 'duplicate',
+      errors: [{ field: 'quotation_number' }],
+    });
     // An action no operation has: raw, as no method of the client sends it.
-    expect(await sys.post('/sales/addline', { org_id: '1', action: 'fly' })).toMatchObject({ statusCode: 400, body: { code: 'unknown_action' } });
+    expect(await sys.post('/sales/addline', { org_id: '1', action: 'fly' })).toMatchObject({
+      statusCode: 400,
+      body: { code: 'unknown_action' },
+    });
     expect(await count()).toBe(before);
   });
 
@@ -105,10 +209,21 @@ describe('sales through the gateway', () => {
     const committedBefore = (await balance()).committed;
     const { invoice } = await convert(q.id);
     expect(invoice).toEqual({
-      id: expect.any(Number), orgid: 1, invoicenumber: expect.stringMatching(/^INV-\d{5}$/), invoicetype: 'invoiceout', partner: String(partnerId), invoicestatus: 'draft',
-      subtotal: 225, tax_amount: 33.75, invoicetotal: 258.75,
+      id: expect.any(Number),
+      orgid: 1,
+      invoicenumber: expect.stringMatching(/^INV-\d{5}$/),
+      invoicetype: 'invoiceout',
+      partner: String(partnerId),
+      invoicestatus: 'draft',
+      subtotal: 225,
+      tax_amount: 33.75,
+      invoicetotal: 258.75,
     });
-    expect(await quotationRow(q.id)).toMatchObject({ quotation_status: 'converted', invoice_id: invoice.id, invoicenumber: invoice.invoicenumber });
+    expect(await quotationRow(q.id)).toMatchObject({
+      quotation_status: 'converted',
+      invoice_id: invoice.id,
+      invoicenumber: invoice.invoicenumber,
+    });
     const stored = await sys.client.invoicing.invoice.balances({ org_id: '1', id: invoice.id, include_items: true });
     expect(JSON.stringify(stored)).toContain(invoice.invoicenumber);
     await eventually(async () => expect((await balance()).committed).toBe(committedBefore + 258.75));
@@ -138,10 +253,35 @@ describe('sales through the gateway', () => {
     const total = await count();
     // Invalid values and missing fields, most of which the types forbid: sent raw, one table.
     const writes: Array<[Record<string, unknown>, string]> = [
-      [{ action: 'create_quotation', partner: String(partnerId), quotation_type: 'quotation', quotation_date: today, valid_until: later }, 'quotation_date'],
-      [{ action: 'create_quotation', partner: String(partnerId), quotation_date: `${today}T10:00:00`, valid_until: later }, 'quotation_type'],
-      [{ action: 'create_quotation', partner: 'Acme', quotation_type: 'quotation', quotation_date: `${today}T10:00:00`, valid_until: later }, 'partner'],
-      [{ action: 'create_quotation', partner: String(partnerId), quotation_type: 'quotation', quotation_date: `${today}T10:00:00`, valid_until: later, line_items: [{ ...specLine, tax_rate: undefined }] }, 'line_items.0.tax_rate'],
+      [
+        { action: 'create_quotation', partner: String(partnerId), quotation_type: 'quotation', quotation_date: today, valid_until: later },
+        'quotation_date',
+      ],
+      [
+        { action: 'create_quotation', partner: String(partnerId), quotation_date: `${today}T10:00:00`, valid_until: later },
+        'quotation_type',
+      ],
+      [
+        {
+          action: 'create_quotation',
+          partner: 'Acme',
+          quotation_type: 'quotation',
+          quotation_date: `${today}T10:00:00`,
+          valid_until: later,
+        },
+        'partner',
+      ],
+      [
+        {
+          action: 'create_quotation',
+          partner: String(partnerId),
+          quotation_type: 'quotation',
+          quotation_date: `${today}T10:00:00`,
+          valid_until: later,
+          line_items: [{ ...specLine, tax_rate: undefined }],
+        },
+        'line_items.0.tax_rate',
+      ],
       [{ action: 'add_line', quotation_id: q.id, ...specLine, tax_included: undefined }, 'tax_included'],
       [{ action: 'add_line', quotation_id: q.id, ...specLine, quantity: 'lots' }, 'quantity'],
       [{ action: 'add_line', quotation_id: q.id, ...specLine, price: -1 }, 'price'],
@@ -161,7 +301,12 @@ describe('sales through the gateway', () => {
       expect(r).toMatchObject({ httpStatus: 400, statusCode: 400, body: { code: 'validation_failed' } });
       expect(r.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     }
-    for (const [body, field] of [[{ status: 'open' }, 'status'], [{ quotation_type: 'order' }, 'quotation_type'], [{ page_number: 0 }, 'page_number'], [{ search_key: 'x'.repeat(201) }, 'search_key']] as const) {
+    for (const [body, field] of [
+      [{ status: 'open' }, 'status'],
+      [{ quotation_type: 'order' }, 'quotation_type'],
+      [{ page_number: 0 }, 'page_number'],
+      [{ search_key: 'x'.repeat(201) }, 'search_key'],
+    ] as const) {
       const r = await sys.post('/sales/orderdetail', { org_id: '1', ...body });
       expect(r).toMatchObject({ statusCode: 400, body: { code: 'validation_failed', errors: [{ field }] } });
     }
@@ -186,7 +331,9 @@ describe('sales through the gateway', () => {
     const racing = await Promise.allSettled(Array.from({ length: 5 }, () => convert(q.id, once)));
     const converted = racing.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     expect(converted).toHaveLength(1);
-    expect(racing.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))).toMatchObject(Array(4).fill({ name: 'ApiError', status: 400, code: 'invalid_state' }));
+    expect(racing.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))).toMatchObject(
+      Array(4).fill({ name: 'ApiError', status: 400, code: 'invalid_state' }),
+    );
 
     const keyed = await createQuotation();
     const key = randomUUID();
@@ -195,7 +342,9 @@ describe('sales through the gateway', () => {
     expect(winners.length).toBeGreaterThanOrEqual(1);
     expect(new Set(winners.map((r) => r.invoice.id)).size).toBe(1);
     // The others found the key still claimed by the first.
-    expect(sameKey.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))).toMatchObject(Array(3 - winners.length).fill({ name: 'ApiError', status: 409 }));
+    expect(sameKey.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))).toMatchObject(
+      Array(3 - winners.length).fill({ name: 'ApiError', status: 409 }),
+    );
     const retried = await convert(keyed.id, once, key);
     expect(retried.invoice).toEqual(winners[0]!.invoice);
 
@@ -222,9 +371,15 @@ describe('sales through the gateway', () => {
     // Each sent once, so every create must succeed at its first attempt.
     const once = sys.clientOf(2, { retry: false });
     const replies = await Promise.all(
-      Array.from({ length: 20 }, () => once.sales.quotation.create(createBody({ partner: p.partner.id, quotation_type: 'estimate', line_items: [{ ...specLine, product_id: theirProduct }] }, 2))),
+      Array.from({ length: 20 }, () =>
+        once.sales.quotation.create(
+          createBody({ partner: p.partner.id, quotation_type: 'estimate', line_items: [{ ...specLine, product_id: theirProduct }] }, 2),
+        ),
+      ),
     );
-    expect(replies.map((r) => r.quotation.quotation_number).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `EST-${String(i + 1).padStart(5, '0')}`));
+    expect(replies.map((r) => r.quotation.quotation_number).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `EST-${String(i + 1).padStart(5, '0')}`),
+    );
   });
 
   it("keeps organizations apart: another org's quotation and partner are not found", async () => {
@@ -239,7 +394,11 @@ describe('sales through the gateway', () => {
     ]) {
       expect(await refusal(call())).toMatchObject({ status: 400, code: 'not_found' });
     }
-    expect(await refusal(theirSales.get({ org_id: '2', quotation_id: mine.id }))).toMatchObject({ status: 400, code: 'not_found', errors: [{ field: 'quotation_id' }] });
+    expect(await refusal(theirSales.get({ org_id: '2', quotation_id: mine.id }))).toMatchObject({
+      status: 400,
+      code: 'not_found',
+      errors: [{ field: 'quotation_id' }],
+    });
     // Org 1's product is unknown to org 2 as well.
     expect(await refusal(create({}, 2))).toMatchObject({ status: 400, code: 'not_found', errors: [{ field: 'line_items.0.product_id' }] });
     expect(await refusal(create({ line_items: [] }, 2))).toMatchObject({ status: 400, code: 'not_found', errors: [{ field: 'partner' }] });
@@ -263,7 +422,10 @@ describe('sales through the gateway', () => {
     await db.connect();
     try {
       await eventually(async () => {
-        const { rows } = await db.query('select deleted_at is not null as deleted from sales.partner_directory where org_id = 1 and id = $1', [p.id]);
+        const { rows } = await db.query(
+          'select deleted_at is not null as deleted from sales.partner_directory where org_id = 1 and id = $1',
+          [p.id],
+        );
         expect(rows[0]?.deleted).toBe(true);
       });
     } finally {
@@ -278,7 +440,9 @@ describe('sales through the gateway', () => {
     const [drill] = (await newProducts(sys, ['Drill'], { type: 'inventory' })) as [number];
     await sys.client.catalog.product.edit({ org_id: '1', product_id: drill, sku: 'DR-1', uom: 'pcs', price: 89.9 });
     const created = await createQuotation({ line_items: [{ product_id: drill, quantity: 2, tax_rate: 0, tax_included: false }] });
-    expect(created.line_items).toEqual([expect.objectContaining({ product_id: String(drill), product_name: 'Drill', sku: 'DR-1', uom: 'pcs', price: 89.9, total: 179.8 })]);
+    expect(created.line_items).toEqual([
+      expect.objectContaining({ product_id: String(drill), product_name: 'Drill', sku: 'DR-1', uom: 'pcs', price: 89.9, total: 179.8 }),
+    ]);
     await sys.client.catalog.product.edit({ org_id: '1', product_id: drill, name: 'Drill v2', sku: 'DR-2', price: 99 });
     const read = await sales().get({ org_id: '1', quotation_id: created.id });
     expect(read.quotation).toEqual(created);
@@ -291,11 +455,17 @@ describe('sales through the gateway', () => {
     await sys.client.catalog.product.delete({ org_id: '1', product_id: gone });
     const q = await createQuotation();
     const total = await count();
-    expect(await refusal(create({ line_items: [specLine, { ...specLine, product_id: gone }, { ...specLine, product_id: 987654 }] }))).toMatchObject({
-      status: 400, code: 'not_found', errors: [{ field: 'line_items.1.product_id' }, { field: 'line_items.2.product_id' }],
+    expect(
+      await refusal(create({ line_items: [specLine, { ...specLine, product_id: gone }, { ...specLine, product_id: 987654 }] })),
+    ).toMatchObject({
+      status: 400,
+      code: 'not_found',
+      errors: [{ field: 'line_items.1.product_id' }, { field: 'line_items.2.product_id' }],
     });
     expect(await refusal(sales().addLine({ org_id: '1', quotation_id: q.id, ...specLine, product_id: gone }))).toMatchObject({
-      status: 400, code: 'not_found', errors: [{ field: 'product_id' }],
+      status: 400,
+      code: 'not_found',
+      errors: [{ field: 'product_id' }],
     });
     expect(await count()).toBe(total);
     expect((await sales().get({ org_id: '1', quotation_id: q.id })).quotation.line_items).toHaveLength(1);

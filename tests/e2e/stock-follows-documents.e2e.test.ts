@@ -40,17 +40,34 @@ describe('stock follows validated documents', () => {
 
   type InvoiceType = RequestBody<OperationNamed<'invoicing.invoice.create'>>['invoicetype'];
   const invoicing = () => sys.client.invoicing.invoice;
-  const inventoryProduct = async (name: string, stock: number) => (await sys.client.catalog.product.create({ ...as7, name, type: 'inventory', stock })).product.id;
-  const line = (productId: number, quantity: number, extra: { location_id?: string; price?: number } = {}) => ({ product_id: productId, quantity, price: 10, tax_rate: 0, tax_included: false, ...extra });
+  const inventoryProduct = async (name: string, stock: number) =>
+    (await sys.client.catalog.product.create({ ...as7, name, type: 'inventory', stock })).product.id;
+  const line = (productId: number, quantity: number, extra: { location_id?: string; price?: number } = {}) => ({
+    product_id: productId,
+    quantity,
+    price: 10,
+    tax_rate: 0,
+    tax_included: false,
+    ...extra,
+  });
   const invoice = async (invoicetype: InvoiceType, partner: number, lines: Array<ReturnType<typeof line>>) =>
     (await invoicing().create({ ...as7, invoicetype, partner, line_items: lines })).invoice;
   const validate = (id: number) => invoicing().validate({ ...as7, id });
   const stock = async (productId: number) => {
     const details = await sys.client.catalog.stock.details({ ...as7, product_id: productId });
-    return { total: details.current_stock, at: Object.fromEntries(details.stock_details.map((d) => [d.location_id, d.stock_quantity])), details };
+    return {
+      total: details.current_stock,
+      at: Object.fromEntries(details.stock_details.map((d) => [d.location_id, d.stock_quantity])),
+      details,
+    };
   };
   const validatedEvent = async (invoiceId: number): Promise<EventEnvelope> =>
-    (await invoicingDb('outbox').where({ type: 'invoicing.invoice.validated' }).whereRaw("(envelope->'data'->>'invoice_id')::int = ?", [invoiceId]).first()).envelope;
+    (
+      await invoicingDb('outbox')
+        .where({ type: 'invoicing.invoice.validated' })
+        .whereRaw("(envelope->'data'->>'invoice_id')::int = ?", [invoiceId])
+        .first()
+    ).envelope;
 
   it('lowers the stock of a customer invoice at the line location, once even when the event is delivered twice', async () => {
     const widget = await inventoryProduct('Widget', 10);
@@ -67,7 +84,11 @@ describe('stock follows validated documents', () => {
     await eventually(async () => expect((await stock(widget)).at).toEqual({ [defaultLoc]: 5, [northLoc]: 3 }));
     const { details } = await stock(widget);
     expect(details.recent_moves.filter((m) => m.reference === sale.invoicenumber)).toEqual([
-      expect.objectContaining({ source: 'document', document: { type: 'invoiceout', id: sale.id, number: sale.invoicenumber }, total_change: -4 }),
+      expect.objectContaining({
+        source: 'document',
+        document: { type: 'invoiceout', id: sale.id, number: sale.invoicenumber },
+        total_change: -4,
+      }),
     ]);
   });
 
@@ -99,12 +120,20 @@ describe('stock follows validated documents', () => {
       // Validation does not need catalog: the event waits in catalog's queue.
       await validate(sale.id);
       // And a new line cannot be checked meanwhile: 503, nothing written (sent once, so the 503 is seen rather than retried).
-      const refused = await refusal(sys.clientOf(1, { retry: false }).invoicing.invoice.create({ org_id: '1', invoicetype: 'invoiceout', partner: customer, line_items: [line(gear, 1)] }));
+      const refused = await refusal(
+        sys
+          .clientOf(1, { retry: false })
+          .invoicing.invoice.create({ org_id: '1', invoicetype: 'invoiceout', partner: customer, line_items: [line(gear, 1)] }),
+      );
       expect(refused).toMatchObject({ status: 503, code: 'service_unavailable' });
     } finally {
       await sys.system.startService('catalog');
     }
-    await eventually(async () => expect((await stock(gear)).details.stock_details).toEqual([expect.objectContaining({ location_id: defaultLoc, stock_quantity: -2, negative: true })]));
+    await eventually(async () =>
+      expect((await stock(gear)).details.stock_details).toEqual([
+        expect.objectContaining({ location_id: defaultLoc, stock_quantity: -2, negative: true }),
+      ]),
+    );
     // Adjustments still may not go below zero.
     const adjust = await refusal(sys.client.catalog.stock.adjust({ org_id: '1', product_id: gear, qty_locations: { [defaultLoc]: -1 } }));
     expect(adjust.status).toBe(400);
@@ -114,14 +143,19 @@ describe('stock follows validated documents', () => {
     const [gone] = (await newProducts(sys, ['Retired'])) as [number];
     const [kept] = (await newProducts(sys, ['Kept'])) as [number];
     const contract = await invoicing().create({
-      ...as7, invoicetype: 'invoiceout', partner: customer, line_items: [line(kept, 1), line(gone, 1)],
+      ...as7,
+      invoicetype: 'invoiceout',
+      partner: customer,
+      line_items: [line(kept, 1), line(gone, 1)],
       recurring: { enabled: true, frequency: 'monthly', start_date: new Date().toISOString().slice(0, 10) },
     });
     const draft = await invoice('invoiceout', customer, [line(kept, 1)]);
     await sys.client.catalog.product.delete({ ...as7, product_id: gone });
     const count = async () => (await invoicing().list({ ...as7, page_size: 100 })).pagination.total_items;
     const before = await count();
-    const created = await refusal(invoicing().create({ org_id: '1', invoicetype: 'invoiceout', partner: customer, line_items: [line(kept, 1), line(gone, 1)] }));
+    const created = await refusal(
+      invoicing().create({ org_id: '1', invoicetype: 'invoiceout', partner: customer, line_items: [line(kept, 1), line(gone, 1)] }),
+    );
     expect(created).toMatchObject({ status: 400, code: 'not_found', errors: [{ field: 'line_items.1.product_id' }] });
     const added = await refusal(invoicing().addLine({ org_id: '1', invoice_id: draft.id, ...line(999999, 1) }));
     expect(added).toMatchObject({ status: 400, code: 'not_found', errors: [{ field: 'product_id' }] });
@@ -135,7 +169,11 @@ describe('stock follows validated documents', () => {
     const [hosting] = (await newProducts(sys, ['Hosting'])) as [number];
     const start = new Date().toISOString().slice(0, 10);
     const created = await invoicing().create({
-      ...as7, invoicetype: 'invoiceout', partner: customer, invoicedatetime: `${start}T00:00:00`, line_items: [line(hosting, 1)],
+      ...as7,
+      invoicetype: 'invoiceout',
+      partner: customer,
+      invoicedatetime: `${start}T00:00:00`,
+      line_items: [line(hosting, 1)],
       recurring: { enabled: true, frequency: 'yearly', start_date: start },
     });
     const nextYear = `${Number(start.slice(0, 4)) + 1}${start.slice(4)}`.replace(/-02-29$/, '-02-28');
@@ -143,26 +181,40 @@ describe('stock follows validated documents', () => {
     const generated = await sys.client.invoicing.recurring.generate({ ...as7, id: created.invoice.id });
     expect(generated.child.invoicedatetime.slice(0, 10)).toBe(nextYear);
     // Two periods ahead is refused.
-    expect(await refusal(sys.client.invoicing.recurring.generate({ org_id: '1', id: created.invoice.id }))).toMatchObject({ status: 400, code: 'invalid_state' });
+    expect(await refusal(sys.client.invoicing.recurring.generate({ org_id: '1', id: created.invoice.id }))).toMatchObject({
+      status: 400,
+      code: 'invalid_state',
+    });
   });
 
-  it("refuses a sale whose exposure passes the credit limit, naming balance, committed and total; the balance view shows exposure and the commitment", async () => {
-    const partner = (await sys.client.partners.partner.create({ ...as7, partnername: 'Committed Co', partner_type: 'customer', credit_limit: 500 })).partner.id;
+  it('refuses a sale whose exposure passes the credit limit, naming balance, committed and total; the balance view shows exposure and the commitment', async () => {
+    const partner = (
+      await sys.client.partners.partner.create({ ...as7, partnername: 'Committed Co', partner_type: 'customer', credit_limit: 500 })
+    ).partner.id;
     const [service] = (await newProducts(sys, ['Consulting'])) as [number];
     const today = new Date().toISOString().slice(0, 10);
     const { quotation } = await sys.client.sales.quotation.create({
-      ...as7, partner, quotation_type: 'quotation', quotation_date: `${today}T09:00:00`, valid_until: today, line_items: [line(service, 30)],
+      ...as7,
+      partner,
+      quotation_type: 'quotation',
+      quotation_date: `${today}T09:00:00`,
+      valid_until: today,
+      line_items: [line(service, 30)],
     });
     const converted = await sys.client.sales.quotation.convert({ ...as7, quotation_id: quotation.id, invoicetype: 'invoiceout' });
     const sale = await invoice('invoiceout', partner, [line(service, 25, { price: 10.35 })]);
     const refused = await refusal(invoicing().validate({ org_id: '1', id: sale.id }));
     expect(refused).toMatchObject({
-      status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('balance 0.00 + committed 300.00 + this invoice 258.75 = 558.75, above the credit limit 500.00'),
+      status: 400,
+      code: 'credit_limit_exceeded',
+      message: expect.stringContaining('balance 0.00 + committed 300.00 + this invoice 258.75 = 558.75, above the credit limit 500.00'),
     });
     await eventually(async () => {
       const view = await sys.client.partners.partner.balance({ ...as7, partner_id: partner, include_transactions: true });
       expect(view.partner).toMatchObject({ balance: 0, committed: 300, exposure: 300, credit_limit: 500, available_credit: 500 });
-      expect(view.transactions).toEqual([expect.objectContaining({ type: 'commitment', document_number: quotation.quotation_number, amount: 300, paid: 0, due: 300 })]);
+      expect(view.transactions).toEqual([
+        expect.objectContaining({ type: 'commitment', document_number: quotation.quotation_number, amount: 300, paid: 0, due: 300 }),
+      ]);
     });
     // Validating the converted invoice itself does not count it twice: 0 + 0 + 300 fits.
     await validate(converted.invoice.id);

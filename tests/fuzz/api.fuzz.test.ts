@@ -40,7 +40,18 @@ const today = new Date().toISOString().slice(0, 10);
 const later = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 /** Idempotency keys at and past the edges: what an HTTP header can carry (latin-1 bytes, tabs), 255 and 256 characters. */
-const oddKeys = ['k'.repeat(255), 'k'.repeat(256), ' ', 'a\tb', 'caf\u00e9', '\u00ff\u0085\u00a0', "'; drop table idempotency; --", '../../x', '%00', '*'];
+const oddKeys = [
+  'k'.repeat(255),
+  'k'.repeat(256),
+  ' ',
+  'a\tb',
+  'caf\u00e9',
+  '\u00ff\u0085\u00a0',
+  "'; drop table idempotency; --",
+  '../../x',
+  '%00',
+  '*',
+];
 
 function seedFor(name: string, phase: string): number {
   let h = SEED;
@@ -112,43 +123,89 @@ describe('fuzzing every operation from the OpenAPI document', () => {
 
     // A few real records of each kind, so that generated ids sometimes hit rows that exist.
     const partner = async (name: string, type: string) =>
-      (await ok('/crm/editpatner', { action: 'create', partnername: name, partner_type: type, credit_limit: 1_000_000, currency: 'USD' })).partner.id as number;
-    for (const [i, type] of ['customer', 'vendor', 'both', 'customer', 'vendor'].entries()) pools.partner.push(await partner(`Fuzz partner ${i}`, type));
+      (await ok('/crm/editpatner', { action: 'create', partnername: name, partner_type: type, credit_limit: 1_000_000, currency: 'USD' }))
+        .partner.id as number;
+    for (const [i, type] of ['customer', 'vendor', 'both', 'customer', 'vendor'].entries())
+      pools.partner.push(await partner(`Fuzz partner ${i}`, type));
     for (let i = 0; i < 3; i++) victims.partner.push(await partner(`Fuzz victim ${i}`, 'customer'));
     const category = (await ok('/inventory/categories', { name: 'Fuzz tools', code: 'FZ' })).category;
     pools.category.push(category.id, (await ok('/inventory/categories', { name: 'Fuzz sub', parent_id: category.id })).category.id);
     const warehouse = await ok('/inventory/ops/getdata', { action: 'create_warehouse', name: 'Fuzz depot', address: '1 Road\nTown' });
-    pools.location.push((await ok('/inventory/ops/getdata', { action: 'create_location', warehouse_id: warehouse.warehouse.id, name: 'Shelf B' })).location.location_id);
-    for (const loc of (await ok('/inventory/ops/getdata', { action: 'list_locations' })).locations as Array<{ warehouse_id: string; location_id: string }>) {
+    pools.location.push(
+      (await ok('/inventory/ops/getdata', { action: 'create_location', warehouse_id: warehouse.warehouse.id, name: 'Shelf B' })).location
+        .location_id,
+    );
+    for (const loc of (await ok('/inventory/ops/getdata', { action: 'list_locations' })).locations as Array<{
+      warehouse_id: string;
+      location_id: string;
+    }>) {
       if (!pools.location.includes(loc.location_id)) pools.location.push(loc.location_id);
       if (!pools.warehouse.includes(loc.warehouse_id)) pools.warehouse.push(loc.warehouse_id);
     }
     const product = async (name: string, extra: Record<string, unknown> = {}) =>
-      (await ok('/inventory/editproduct', { name, price: 12.5, cost: 4, stock: 100, category_id: category.id, ...extra })).product.id as number;
+      (await ok('/inventory/editproduct', { name, price: 12.5, cost: 4, stock: 100, category_id: category.id, ...extra })).product
+        .id as number;
     for (let i = 0; i < 5; i++) pools.product.push(await product(`Fuzz hammer ${i}`, { sku: `FZ-${i}` }));
     pools.product.push(await product('Fuzz service', { type: 'service', stock: undefined }));
     for (let i = 0; i < 3; i++) victims.product.push(await product(`Fuzz victim ${i}`));
     const hammer = pools.product[0] as number;
-    await ok('/inventory/editproduct', { action: 'create_variant', parent_product_id: hammer, variant_name: 'Fuzz hammer XL', options: { size: 'XL' }, sku: 'FZ-0-XL' });
-    await ok('/inventory/ops/getdata', { action: 'stock_adjustment', product_id: hammer, qty_locations: { [warehouse.location.location_id]: 7 } });
+    await ok('/inventory/editproduct', {
+      action: 'create_variant',
+      parent_product_id: hammer,
+      variant_name: 'Fuzz hammer XL',
+      options: { size: 'XL' },
+      sku: 'FZ-0-XL',
+    });
+    await ok('/inventory/ops/getdata', {
+      action: 'stock_adjustment',
+      product_id: hammer,
+      qty_locations: { [warehouse.location.location_id]: 7 },
+    });
 
     const line = { product_id: hammer, product_name: 'Fuzz hammer', quantity: 2, price: 12.5, tax_rate: 15, tax_included: false };
     const quotation = async (partnerId: number, extra: Record<string, unknown> = {}) =>
-      (await ok('/sales/addline', { action: 'create_quotation', partner: partnerId, quotation_type: 'quotation', quotation_date: `${today}T09:00:00`, valid_until: later(30), line_items: [line], ...extra }))
-        .quotation.id as number;
+      (
+        await ok('/sales/addline', {
+          action: 'create_quotation',
+          partner: partnerId,
+          quotation_type: 'quotation',
+          quotation_date: `${today}T09:00:00`,
+          valid_until: later(30),
+          line_items: [line],
+          ...extra,
+        })
+      ).quotation.id as number;
     // Quotations go to customers (or partners that are both), as the partner-role rules require.
     const buyers = pools.partner.filter((_, i) => [0, 2, 3].includes(i));
-    for (const [i, p] of buyers.entries()) pools.quotation.push(await quotation(p as number, { quotation_status: i % 2 ? 'sent' : 'draft' }));
+    for (const [i, p] of buyers.entries())
+      pools.quotation.push(await quotation(p as number, { quotation_status: i % 2 ? 'sent' : 'draft' }));
     for (let i = 0; i < 3; i++) victims.quotation.push(await quotation(buyers[i] as number));
     const converted = await quotation(pools.partner[0] as number);
     pools.quotation.push(converted);
-    const conversion = await sys.post('/sales/addline', { org_id: 1, action: 'convert_to_invoice', quotation_id: converted, invoicetype: 'invoiceout' });
+    const conversion = await sys.post('/sales/addline', {
+      org_id: 1,
+      action: 'convert_to_invoice',
+      quotation_id: converted,
+      invoicetype: 'invoiceout',
+    });
     if (conversion.statusCode === 200) pools.invoice.push(conversion.body.invoice.id);
 
     const invoice = async (extra: Record<string, unknown> = {}) =>
-      (await ok('/invoicing/invoice/new', { invoicetype: 'invoiceout', partner: pools.partner[0], invoicedatetime: `${today}T10:00:00`, line_items: [line], ...extra })).invoice.id as number;
+      (
+        await ok('/invoicing/invoice/new', {
+          invoicetype: 'invoiceout',
+          partner: pools.partner[0],
+          invoicedatetime: `${today}T10:00:00`,
+          line_items: [line],
+          ...extra,
+        })
+      ).invoice.id as number;
     for (let i = 0; i < 3; i++) pools.invoice.push(await invoice());
-    for (const [type, p] of [['invoicein', 1], ['invoiceout', 2], ['creditout', 0]] as const) {
+    for (const [type, p] of [
+      ['invoicein', 1],
+      ['invoiceout', 2],
+      ['creditout', 0],
+    ] as const) {
       const open = await invoice({ invoicetype: type, partner: pools.partner[p] });
       await ok('/invoicing/invoice/new', { id: open, validate_invoice: true });
       if (type !== 'creditout') await ok('/invoicing/invoice/new', { id: open, register_payment: true, amount: 5 });
@@ -170,8 +227,17 @@ describe('fuzzing every operation from the OpenAPI document', () => {
   /** Requests for one case: a valid-looking body with `mutations` applied, posted as the body's org. */
   function build(op: OperationCase, phase: string, count: number, mutation?: (op: OperationCase) => fc.Arbitrary<Mutation>): FuzzRequest[] {
     const mutations = mutation ? fc.array(mutation(op), { minLength: 1, maxLength: 2 }) : fc.constant([] as Mutation[]);
-    const variant = fc.record({ slash: fc.integer({ min: 0, max: 9 }), key: fc.integer({ min: 0, max: 19 }), reuse: fc.constantFrom('fz-a', 'fz-b'), oddKey: fc.constantFrom(...oddKeys), org2: fc.integer({ min: 0, max: 19 }) });
-    const samples = fc.sample(fc.tuple(objectFor(op.schema, poolsFor(op)), mutations, variant), { numRuns: count, seed: seedFor(op.name + op.path, phase) });
+    const variant = fc.record({
+      slash: fc.integer({ min: 0, max: 9 }),
+      key: fc.integer({ min: 0, max: 19 }),
+      reuse: fc.constantFrom('fz-a', 'fz-b'),
+      oddKey: fc.constantFrom(...oddKeys),
+      org2: fc.integer({ min: 0, max: 19 }),
+    });
+    const samples = fc.sample(fc.tuple(objectFor(op.schema, poolsFor(op)), mutations, variant), {
+      numRuns: count,
+      seed: seedFor(op.name + op.path, phase),
+    });
     return samples.map(([value, muts, v]) => {
       const body: Body = { value };
       let org: 1 | 2 = 1;
@@ -196,7 +262,12 @@ describe('fuzzing every operation from the OpenAPI document', () => {
   it('derives a case for every operation on every path', () => {
     const served = new Set(cases.map((c) => c.name));
     const routed = buildOpenApi()['x-operations'] as Array<{ name: string; paths: string[] }>;
-    expect(routed.filter((o) => o.paths.length > 0).map((o) => o.name).filter((n) => !served.has(n))).toEqual([]);
+    expect(
+      routed
+        .filter((o) => o.paths.length > 0)
+        .map((o) => o.name)
+        .filter((n) => !served.has(n)),
+    ).toEqual([]);
     expect(cases.length).toBeGreaterThanOrEqual(50);
   });
 
@@ -226,7 +297,10 @@ describe('fuzzing every operation from the OpenAPI document', () => {
       ];
     });
     // Interleaved, so that writes and reads of every service run side by side.
-    const shuffled = fc.sample(fc.shuffledSubarray(requests, { minLength: requests.length }), { numRuns: 1, seed: SEED })[0] as FuzzRequest[];
+    const shuffled = fc.sample(fc.shuffledSubarray(requests, { minLength: requests.length }), {
+      numRuns: 1,
+      seed: SEED,
+    })[0] as FuzzRequest[];
     const results = await sendAll(sys.url, sys.keys, shuffled, CONCURRENCY);
     sent += results.length;
     printStats(results, 'all requests');

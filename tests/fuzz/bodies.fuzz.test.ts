@@ -56,7 +56,10 @@ describe('pathological bodies through the gateway', () => {
       const r = await raw('/crm/editpatner', body, headers);
       expect([r.status, r.body.code]).toEqual([400, 'validation_failed']);
       expect(r.body.errors).toEqual([
-        { field: expect.stringMatching(/^extra\.a\.a\./), message: expect.stringMatching(new RegExp(`is nested deeper than ${requestShapeLimits.maxDepth} levels$`)) },
+        {
+          field: expect.stringMatching(/^extra\.a\.a\./),
+          message: expect.stringMatching(new RegExp(`is nested deeper than ${requestShapeLimits.maxDepth} levels$`)),
+        },
       ]);
     }
     // What the shape check spares: the recursive request hash of the Idempotency-Key (and the
@@ -85,12 +88,16 @@ describe('pathological bodies through the gateway', () => {
   it('refuses arrays and objects past the size limits, and keeps the legitimate largest requests', async () => {
     const ids = (n: number) => `[${Array.from({ length: n }, (_, i) => i + 1).join(',')}]`;
     const tooMany = await raw('/invoicing/listinvoices', `{"org_id":1,"partner_ids":${ids(requestShapeLimits.maxArrayItems + 1)}}`);
-    expect(tooMany.body.errors).toEqual([{ field: 'partner_ids', message: `partner_ids must have at most ${requestShapeLimits.maxArrayItems} items` }]);
+    expect(tooMany.body.errors).toEqual([
+      { field: 'partner_ids', message: `partner_ids must have at most ${requestShapeLimits.maxArrayItems} items` },
+    ]);
     expect((await raw('/invoicing/listinvoices', `{"org_id":1,"partner_ids":${ids(500)}}`)).status).toBe(200);
     const flat = await raw('/invoicing/listinvoices', `{"org_id":1,"partner_ids":[${new Array(400_000).fill('0').join(',')}]}`);
     expect(flat.body.errors[0].field).toBe('partner_ids');
     const wide = `{"org_id":1,${Array.from({ length: 20_000 }, (_, i) => `"k${i}":${i}`).join(',')}}`;
-    expect((await raw('/crm/partners', wide)).body.errors).toEqual([{ field: 'body', message: `body must have at most ${requestShapeLimits.maxObjectKeys} fields` }]);
+    expect((await raw('/crm/partners', wide)).body.errors).toEqual([
+      { field: 'body', message: `body must have at most ${requestShapeLimits.maxObjectKeys} fields` },
+    ]);
 
     const created = await raw('/crm/editpatner', `{${partner}}`);
     // Every line names a catalog product; 500 lines naming one product are checked in one lookup.
@@ -116,7 +123,11 @@ describe('pathological bodies through the gateway', () => {
       ['overlong UTF-8 NUL', Buffer.concat([Buffer.from('{"org_id":1,"search":"'), Buffer.from([0xc0, 0x80]), Buffer.from('"}')]), {}],
       ['UTF-16 body', Buffer.from('{"org_id":1}', 'utf16le'), { 'content-type': 'application/json; charset=utf-16' }],
       ['unknown charset', '{"org_id":1}', { 'content-type': 'application/json; charset=klingon' }],
-      ['latin1 charset', Buffer.from('{"org_id":1,"search":"caf\xe9"}', 'latin1'), { 'content-type': 'application/json; charset=iso-8859-1' }],
+      [
+        'latin1 charset',
+        Buffer.from('{"org_id":1,"search":"caf\xe9"}', 'latin1'),
+        { 'content-type': 'application/json; charset=iso-8859-1' },
+      ],
       ['form content type', 'org_id=1', { 'content-type': 'application/x-www-form-urlencoded' }],
       ['gzip garbage', Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' }],
       ['deflate garbage', Buffer.from([1, 2, 3, 4, 5]), { 'content-encoding': 'deflate' }],
@@ -129,7 +140,14 @@ describe('pathological bodies through the gateway', () => {
     const statuses: Record<string, number> = {};
     // raw() checks every answer is a well-formed envelope below 500.
     for (const [name, body, headers] of cases) statuses[name] = (await raw('/crm/partners', body, headers, name)).status;
-    expect(statuses).toMatchObject({ truncated: 400, 'NUL escape': 400, 'lone surrogate escape': 400, 'gzip garbage': 400, 'gzip bomb': 413, 'over the limit': 413 });
+    expect(statuses).toMatchObject({
+      truncated: 400,
+      'NUL escape': 400,
+      'lone surrogate escape': 400,
+      'gzip garbage': 400,
+      'gzip bomb': 413,
+      'over the limit': 413,
+    });
     // A body that only looks different but is valid JSON in a valid encoding is served.
     expect((await raw('/crm/partners', gzipSync(Buffer.from('{"org_id":1}')), { 'content-encoding': 'gzip' })).status).toBe(200);
   });
@@ -138,7 +156,9 @@ describe('pathological bodies through the gateway', () => {
     await new Promise<void>((resolve, reject) => {
       const url = new URL(sys.url);
       const socket = connect(Number(url.port), url.hostname, () => {
-        socket.write(`POST /crm/partners HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${sys.keys[1]}\r\nContent-Length: 100000\r\n\r\n{"org_id":1,`);
+        socket.write(
+          `POST /crm/partners HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${sys.keys[1]}\r\nContent-Length: 100000\r\n\r\n{"org_id":1,`,
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();
@@ -155,12 +175,19 @@ describe('pathological bodies through the gateway', () => {
         fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.stringify(v)),
         fc.json({ maxDepth: 4 }).map((j) => j.slice(0, Math.max(1, j.length - 1))),
         fc.string({ unit: 'binary', maxLength: 200 }),
-        fc.record({ org_id: fc.constantFrom(1, '1', 2, 0, -1, 1.5, '1e400', null), search: fc.string({ unit: 'binary', maxLength: 30 }) }).map((v) => JSON.stringify(v)),
+        fc
+          .record({ org_id: fc.constantFrom(1, '1', 2, 0, -1, 1.5, '1e400', null), search: fc.string({ unit: 'binary', maxLength: 30 }) })
+          .map((v) => JSON.stringify(v)),
       ),
       { numRuns: 400, seed: 42 },
     );
     const paths = ['/crm/partners', '/crm/editpatner', '/invoicing/invoice/new', '/invoicing/listinvoices'];
-    const requests: FuzzRequest[] = bodies.map((body, i) => ({ path: paths[i % paths.length] as string, body, org: 1, label: 'random body' }));
+    const requests: FuzzRequest[] = bodies.map((body, i) => ({
+      path: paths[i % paths.length] as string,
+      body,
+      org: 1,
+      label: 'random body',
+    }));
     const results = await sendAll(sys.url, sys.keys, requests, 8);
     expect(results.filter((r) => r.problems.length).map(describeFailure)).toEqual([]);
   });

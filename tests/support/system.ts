@@ -19,7 +19,11 @@ export interface TestSystem {
   /** API keys of two organizations, 1 and 2, for isolation tests. */
   keys: Record<1 | 2, string>;
   /** POSTs JSON through the gateway as organization 1 unless told otherwise. */
-  post(path: string, body: Record<string, unknown>, opts?: { org?: 1 | 2; key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse>;
+  post(
+    path: string,
+    body: Record<string, unknown>,
+    opts?: { org?: 1 | 2; key?: string | null; headers?: Record<string, string> },
+  ): Promise<ApiResponse>;
   /** The typed client (packages/client) with organization 1's key; raw `post` is for tests about the wire itself. */
   client: Client;
   /** A typed client with the key of `org`, and other options (a retry policy) if given. */
@@ -92,5 +96,7 @@ export async function refusal(call: Promise<unknown>): Promise<ApiError> {
     (err: unknown) => err,
   );
   if (outcome instanceof ApiError) return outcome;
-  throw new Error(outcome === undefined ? 'expected the call to be refused, but it succeeded' : `expected an ApiError, got ${inspect(outcome)}`);
+  throw new Error(
+    outcome === undefined ? 'expected the call to be refused, but it succeeded' : `expected an ApiError, got ${inspect(outcome)}`,
+  );
 }

@@ -15,7 +15,11 @@ export type OperationNamed<N extends OperationName> = Extract<PublicOperation, {
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /** The field that picks the operation on its path, which the client fills in itself. */
-type SelectorField<O extends Operation> = O['select'] extends { action: string } ? 'action' : O['select'] extends { flag: infer F extends string } ? F : never;
+type SelectorField<O extends Operation> = O['select'] extends { action: string }
+  ? 'action'
+  : O['select'] extends { flag: infer F extends string }
+    ? F
+    : never;
 
 /** `T` with the fields `K` optional; distributes over a union, so a request schema may be one. */
 type OptionalFields<T, K extends PropertyKey> = T extends unknown ? Simplify<Omit<T, K> & Partial<Pick<T, K & keyof T>>> : never;
@@ -31,16 +35,25 @@ type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${
 
 /** The operations named `Prefix` + one of `Names`: a namespace per first segment, a method per last one. */
 type Level<Names extends string, Prefix extends string> = {
-  [Head in Names extends `${infer H}.${string}` ? H : never]: Level<Names extends `${Head}.${infer Rest}` ? Rest : never, `${Prefix}${Head}.`>;
+  [Head in Names extends `${infer H}.${string}` ? H : never]: Level<
+    Names extends `${Head}.${infer Rest}` ? Rest : never,
+    `${Prefix}${Head}.`
+  >;
 } & {
-  [Last in Names extends `${string}.${string}` ? never : Names as CamelCase<Last>]: OperationMethod<OperationNamed<`${Prefix}${Last}` & OperationName>>;
+  [Last in Names extends `${string}.${string}` ? never : Names as CamelCase<Last>]: OperationMethod<
+    OperationNamed<`${Prefix}${Last}` & OperationName>
+  >;
 };
 
 export type OperationTree = Level<OperationName, ''>;
 
 export type Client = OperationTree & {
   /** Calls an operation by its catalogue name, for code that picks the operation at run time. */
-  call<N extends OperationName>(name: N, body: RequestBody<OperationNamed<N>>, options?: CallOptions): Promise<ReplyBody<OperationNamed<N>>>;
+  call<N extends OperationName>(
+    name: N,
+    body: RequestBody<OperationNamed<N>>,
+    options?: CallOptions,
+  ): Promise<ReplyBody<OperationNamed<N>>>;
 };
 
 export function camelCase(segment: string): string {
@@ -64,7 +77,8 @@ export function createClient(options: ClientOptions): Client {
     const method = path.pop() as string;
     let node = tree;
     for (const segment of path) node = (node[segment] ??= {}) as Record<string, unknown>;
-    if (node[method] !== undefined || (path.length === 0 && method === 'call')) throw new Error(`Operation ${op.name} clashes with another method of the client`);
+    if (node[method] !== undefined || (path.length === 0 && method === 'call'))
+      throw new Error(`Operation ${op.name} clashes with another method of the client`);
     node[method] = (body: object, callOptions?: CallOptions) => transport.call(op, body, callOptions);
     byName.set(op.name, op);
   }

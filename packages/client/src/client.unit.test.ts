@@ -9,21 +9,29 @@ interface Sent {
 }
 
 /** `hang`: no answer ever comes, as on a blackholed connection; only the request's signal ends it. */
-type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> } | { status: number; text: string } | Error | 'hang';
+type Answer =
+  { status: number; body: Record<string, unknown>; headers?: Record<string, string> } | { status: number; text: string } | Error | 'hang';
 
 /** A fetch that records what it was sent and answers from a script, one answer per call. */
 function fakeFetch(...script: Answer[]) {
   const sent: Sent[] = [];
   const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    sent.push({ url, headers: { ...(init?.headers as Record<string, string>) }, body: JSON.parse(init?.body as string) as Record<string, unknown> });
+    sent.push({
+      url,
+      headers: { ...(init?.headers as Record<string, string>) },
+      body: JSON.parse(init?.body as string) as Record<string, unknown>,
+    });
     const answer = script.shift();
     if (answer === undefined) throw new Error('the script has no answer left');
     if (answer instanceof Error) throw answer;
     if (answer === 'hang') return hangUntilAborted(init?.signal);
     if ('text' in answer) return new Response(answer.text, { status: answer.status });
     const envelope = { statusCode: answer.status, headers: corsHeaders, body: answer.body };
-    return new Response(JSON.stringify(envelope), { status: answer.status, headers: { 'x-request-id': `req-${sent.length}`, ...answer.headers } });
+    return new Response(JSON.stringify(envelope), {
+      status: answer.status,
+      headers: { 'x-request-id': `req-${sent.length}`, ...answer.headers },
+    });
   };
   return { fetch, sent };
 }
@@ -31,13 +39,18 @@ function fakeFetch(...script: Answer[]) {
 function hangUntilAborted(signal: AbortSignal | null | undefined): Promise<never> {
   return new Promise((_resolve, reject) => {
     if (!signal) return;
-    signal.addEventListener('abort', () => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason))), { once: true });
+    signal.addEventListener('abort', () => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason))), {
+      once: true,
+    });
   });
 }
 
 const partner = { id: 7, orgid: 1, partnername: 'Acme' };
 const ok = (body: Record<string, unknown> = { message: 'ok', partner }): Answer => ({ status: 200, body });
-const refusal = (status: number, code: string, extra: Record<string, unknown> = {}): Answer => ({ status, body: { message: `refused: ${code}`, code, ...extra } });
+const refusal = (status: number, code: string, extra: Record<string, unknown> = {}): Answer => ({
+  status,
+  body: { message: `refused: ${code}`, code, ...extra },
+});
 const fetchFailed = () => new TypeError('fetch failed');
 
 function clientWith(fake: ReturnType<typeof fakeFetch>, options: Partial<ClientOptions> = {}) {
@@ -116,8 +129,14 @@ describe('the typed client', () => {
     const error = await client.partners.partner.create(createBody, { idempotencyKey: 'k-400' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({
-      status: 400, code: 'validation_failed', message: 'refused: validation_failed', errors: [{ field: 'partnername', message: 'partnername is required' }],
-      requestId: 'req-1', idempotencyKey: 'k-400', operation: 'partners.partner.create', attempts: 1,
+      status: 400,
+      code: 'validation_failed',
+      message: 'refused: validation_failed',
+      errors: [{ field: 'partnername', message: 'partnername is required' }],
+      requestId: 'req-1',
+      idempotencyKey: 'k-400',
+      operation: 'partners.partner.create',
+      attempts: 1,
     });
     expect([fake.sent.length, retries]).toEqual([1, []]);
   });
@@ -153,8 +172,13 @@ describe('the typed client', () => {
     expect(created.partner.partnername).toBe('Acme');
     expect(fake.sent).toHaveLength(3);
     const key = fake.sent[0]?.headers['idempotency-key'];
-    expect(fake.sent.map((s) => [s.headers['idempotency-key'], s.body])).toEqual(fake.sent.map(() => [key, { ...createBody, action: 'create' }]));
-    expect(retries.map((r) => [r.operation, r.attempt])).toEqual([['partners.partner.create', 2], ['partners.partner.create', 3]]);
+    expect(fake.sent.map((s) => [s.headers['idempotency-key'], s.body])).toEqual(
+      fake.sent.map(() => [key, { ...createBody, action: 'create' }]),
+    );
+    expect(retries.map((r) => [r.operation, r.attempt])).toEqual([
+      ['partners.partner.create', 2],
+      ['partners.partner.create', 3],
+    ]);
   });
 
   it('retries a read after a network error or a 503, but not after a 409', async () => {
@@ -171,7 +195,9 @@ describe('the typed client', () => {
     const busy = refusal(504, 'outcome_unknown');
     const fake = fakeFetch(busy, busy, busy, busy, busy);
     const delays: number[] = [];
-    const { client } = clientWith(fake, { retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 4, jitter: false, onRetry: (r) => delays.push(r.delayMs) } });
+    const { client } = clientWith(fake, {
+      retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 4, jitter: false, onRetry: (r) => delays.push(r.delayMs) },
+    });
     const error = await client.partners.partner.create(createBody, { idempotencyKey: 'k-unknown' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 504, code: 'outcome_unknown', attempts: 5, idempotencyKey: 'k-unknown' });
     expect(delays).toEqual([1, 2, 4, 4]);
@@ -183,7 +209,11 @@ describe('the typed client', () => {
     const { client } = clientWith(fake, { retry: { attempts: 2, baseDelayMs: 1, jitter: false } });
     const error = await client.partners.partner.create(createBody).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
-    expect(error).toMatchObject({ attempts: 2, idempotencyKey: fake.sent[0]?.headers['idempotency-key'], operation: 'partners.partner.create' });
+    expect(error).toMatchObject({
+      attempts: 2,
+      idempotencyKey: fake.sent[0]?.headers['idempotency-key'],
+      operation: 'partners.partner.create',
+    });
     expect((error as NetworkError).cause).toBeInstanceOf(TypeError);
   });
 
@@ -231,7 +261,9 @@ describe('the typed client', () => {
     const busy = refusal(503, 'service_unavailable');
     const fake = fakeFetch(busy, busy, busy, busy, ok());
     const delays: number[] = [];
-    const { client } = clientWith(fake, { retry: { attempts: undefined, baseDelayMs: 1, maxDelayMs: undefined, jitter: false, onRetry: (r) => delays.push(r.delayMs) } });
+    const { client } = clientWith(fake, {
+      retry: { attempts: undefined, baseDelayMs: 1, maxDelayMs: undefined, jitter: false, onRetry: (r) => delays.push(r.delayMs) },
+    });
     await expect(client.partners.partner.create(createBody)).rejects.toMatchObject({ status: 503, attempts: 4 });
     expect(delays).toEqual([1, 2, 4]);
   });

@@ -50,7 +50,10 @@ export class NetworkError extends Error {
   readonly attempts: number;
 
   constructor(cause: unknown, trace: CallTrace) {
-    super(`${trace.operation}: no answer from the API after ${trace.attempts} attempt(s): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `${trace.operation}: no answer from the API after ${trace.attempts} attempt(s): ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.operation = trace.operation;
     this.requestId = trace.requestId;
     this.idempotencyKey = trace.idempotencyKey;

@@ -35,10 +35,12 @@ export function retryPolicyOf(overrides: Partial<RetryPolicy> | false | undefine
   if (overrides === false) return { ...defaultRetryPolicy, attempts: 1 };
   const given = Object.fromEntries(Object.entries(overrides ?? {}).filter(([, value]) => value !== undefined)) as Partial<RetryPolicy>;
   const policy: RetryPolicy = { ...defaultRetryPolicy, ...given };
-  if (!(Number.isInteger(policy.attempts) && policy.attempts >= 1)) throw new TypeError(`retry.attempts must be a whole number of at least 1, got ${policy.attempts}`);
+  if (!(Number.isInteger(policy.attempts) && policy.attempts >= 1))
+    throw new TypeError(`retry.attempts must be a whole number of at least 1, got ${policy.attempts}`);
   for (const field of ['baseDelayMs', 'maxDelayMs'] as const) {
     const value = policy[field];
-    if (!(Number.isFinite(value) && value >= 0)) throw new TypeError(`retry.${field} must be a number of milliseconds of at least 0, got ${value}`);
+    if (!(Number.isFinite(value) && value >= 0))
+      throw new TypeError(`retry.${field} must be a number of milliseconds of at least 0, got ${value}`);
   }
   return policy;
 }
@@ -46,7 +48,11 @@ export function retryPolicyOf(overrides: Partial<RetryPolicy> | false | undefine
 /** What one attempt ended with, as far as retrying is concerned. */
 export type AttemptOutcome =
   | { kind: 'network' }
-  | { kind: 'answer'; status: number; /** The envelope's error code; undefined when the answer was not the API's envelope. */ code?: string };
+  | {
+      kind: 'answer';
+      status: number;
+      /** The envelope's error code; undefined when the answer was not the API's envelope. */ code?: string;
+    };
 
 /** The gateway (or a service behind it) could not be reached or did not answer: nothing was refused. */
 const UNAVAILABLE_CODES = new Set(['service_unavailable', 'timeout', 'outcome_unknown']);

@@ -46,7 +46,8 @@ export class Transport {
 
   constructor(private readonly options: ClientOptions) {
     this.timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
-    if (!(Number.isFinite(this.timeoutMs) && this.timeoutMs > 0)) throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${this.timeoutMs}`);
+    if (!(Number.isFinite(this.timeoutMs) && this.timeoutMs > 0))
+      throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${this.timeoutMs}`);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.policy = retryPolicyOf(options.retry);
@@ -78,7 +79,10 @@ export class Transport {
         if (answer.envelope && res.ok) return answer.envelope.body;
         const error = answer.envelope ? errorOf(answer.envelope.body) : undefined;
         outcome = { kind: 'answer', status: res.status, code: error?.code };
-        const refusal = error ?? { code: 'invalid_response' as const, message: `HTTP ${res.status} without the API's envelope${answer.text ? `: ${answer.text.slice(0, 200)}` : ''}` };
+        const refusal = error ?? {
+          code: 'invalid_response' as const,
+          message: `HTTP ${res.status} without the API's envelope${answer.text ? `: ${answer.text.slice(0, 200)}` : ''}`,
+        };
         failure = new ApiError({ status: res.status, ...refusal }, { ...trace, requestId: error?.requestId ?? requestId });
       } catch (err) {
         // An abort is the caller's decision, not a failure to retry.
@@ -89,7 +93,12 @@ export class Transport {
       }
       if (attempt >= this.policy.attempts || !isRetryable(outcome, op.write)) throw failure;
       const delayMs = retryDelay(this.policy, attempt + 1);
-      this.policy.onRetry?.({ operation: op.name, attempt: attempt + 1, delayMs, reason: outcome.kind === 'network' ? 'network' : `${outcome.status} ${outcome.code ?? ''}`.trim() });
+      this.policy.onRetry?.({
+        operation: op.name,
+        attempt: attempt + 1,
+        delayMs,
+        reason: outcome.kind === 'network' ? 'network' : `${outcome.status} ${outcome.code ?? ''}`.trim(),
+      });
       await sleep(delayMs, options.signal);
     }
   }
@@ -137,7 +146,9 @@ function isEnvelope(value: unknown): value is Envelope {
 }
 
 /** The error body of an envelope (`request_id` is there on 5xx answers only). */
-function errorOf(body: Record<string, unknown>): { code: ApiErrorCode; message: string; errors?: FieldError[]; requestId?: string } | undefined {
+function errorOf(
+  body: Record<string, unknown>,
+): { code: ApiErrorCode; message: string; errors?: FieldError[]; requestId?: string } | undefined {
   const { code, message, errors, request_id: requestId } = body;
   if (typeof code !== 'string' || typeof message !== 'string') return undefined;
   return {

@@ -74,7 +74,11 @@ export function buildAsyncApi(version = '0.1.0'): Json {
       description: `Routing key \`${event.type}\` on the topic exchange \`<BUS_PREFIX>.events\` (\`${EXCHANGE}\` by default).`,
       messages: { [event.type]: { $ref: `#/components/messages/${event.type}` } },
       bindings: {
-        amqp: { is: 'routingKey', exchange: { name: EXCHANGE, type: 'topic', durable: true, autoDelete: false, vhost: '/' }, bindingVersion: AMQP_BINDING },
+        amqp: {
+          is: 'routingKey',
+          exchange: { name: EXCHANGE, type: 'topic', durable: true, autoDelete: false, vhost: '/' },
+          bindingVersion: AMQP_BINDING,
+        },
       },
     };
     const publisher = publisherOf(event.type);
@@ -113,7 +117,7 @@ export function buildAsyncApi(version = '0.1.0'): Json {
       description:
         'Events the services publish through their outboxes to the RabbitMQ topic exchange `<BUS_PREFIX>.events` ' +
         '(BUS_PREFIX defaults to `bo`), routed by their type. Every message is a JSON envelope ' +
-        '`{ id, type, occurred_at, org_id, data }`; `data` is the event\'s own record.\n\n' +
+        "`{ id, type, occurred_at, org_id, data }`; `data` is the event's own record.\n\n" +
         `**Delivery guarantees.** ${DELIVERY.text}`,
       'x-delivery': { guarantee: DELIVERY.guarantee, deduplicate_by: DELIVERY.deduplicate_by, ordering: DELIVERY.ordering },
     },

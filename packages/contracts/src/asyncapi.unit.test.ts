@@ -45,7 +45,12 @@ describe('AsyncAPI document', () => {
       const senders = ops.filter((op) => op['action'] === 'send' && op['channel'].$ref === channel.$ref).map((op) => op['tags'][0].name);
       expect([event.type, senders]).toEqual([event.type, [publisherOf(event.type)]]);
       const receivers = ops.filter((op) => op['action'] === 'receive' && op['channel'].$ref === channel.$ref).map((op) => op['x-queue']);
-      expect(receivers.sort()).toEqual(consumers.filter((c) => c.events.includes(event.type)).map((c) => `bo.${c.name}`).sort());
+      expect(receivers.sort()).toEqual(
+        consumers
+          .filter((c) => c.events.includes(event.type))
+          .map((c) => `bo.${c.name}`)
+          .sort(),
+      );
     }
     expect(ops.filter((op) => op['action'] === 'receive').length).toBe(consumers.reduce((n, c) => n + c.events.length, 0));
   });

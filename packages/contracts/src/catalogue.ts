@@ -50,9 +50,7 @@ export function knownPaths(): string[] {
 }
 
 export type Resolution =
-  | { kind: 'operation'; operation: Operation }
-  | { kind: 'unknown_path' }
-  | { kind: 'unknown_action'; message: string; allowed: string[] };
+  { kind: 'operation'; operation: Operation } | { kind: 'unknown_path' } | { kind: 'unknown_action'; message: string; allowed: string[] };
 
 /** Picks the operation a POST to `path` with `body` means, as DESIGN.md section 3 describes. */
 export function resolveOperation(path: string, body: Record<string, unknown>): Resolution {
@@ -75,7 +73,9 @@ export function resolveOperation(path: string, body: Record<string, unknown>): R
     return { kind: 'unknown_action', allowed: actions, message: `Only one operation flag may be set at a time; got ${flags}` };
   }
   if (flagged[0]) return { kind: 'operation', operation: flagged[0] };
-  const present = candidates.find((op) => 'present' in op.select && body[op.select.present] !== undefined && body[op.select.present] !== null);
+  const present = candidates.find(
+    (op) => 'present' in op.select && body[op.select.present] !== undefined && body[op.select.present] !== null,
+  );
   if (present) return { kind: 'operation', operation: present };
   const fallback = candidates.find((op) => 'default' in op.select);
   if (fallback) return { kind: 'operation', operation: fallback };

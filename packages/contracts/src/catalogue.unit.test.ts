@@ -27,7 +27,9 @@ describe('operation catalogue', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];
     const nested = resolveOperation('/crm/editpatner', { action: deep });
-    expect(nested.kind === 'unknown_action' && nested.message).toBe('Unknown action an array on /crm/editpatner; allowed actions: create, edit, delete');
+    expect(nested.kind === 'unknown_action' && nested.message).toBe(
+      'Unknown action an array on /crm/editpatner; allowed actions: create, edit, delete',
+    );
     const long = resolveOperation('/crm/editpatner', { action: `\u0000${'x'.repeat(100_000)}` });
     expect(long.kind === 'unknown_action' && long.message).toMatch(/^Unknown action "\\u0000x{63}…" on \/crm\/editpatner/);
   });
@@ -58,7 +60,9 @@ describe('operation catalogue', () => {
   it('gives every operation a unique name and every routed one a path of its domain', () => {
     const names = operations.map((o) => o.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(knownPaths()).toEqual(expect.arrayContaining(['/crm/editpatner', '/inventory/getproducts', '/sales/addline', '/invoicing/listinvoices']));
+    expect(knownPaths()).toEqual(
+      expect.arrayContaining(['/crm/editpatner', '/inventory/getproducts', '/sales/addline', '/invoicing/listinvoices']),
+    );
   });
 
   it('documents every known path in the OpenAPI document', () => {

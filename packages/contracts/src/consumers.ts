@@ -23,13 +23,19 @@ export const consumers: readonly ConsumerDef[] = [
   {
     name: 'partners.ledger',
     service: 'partners',
-    summary: "Moves partner balances and committed amounts (the partner ledger) from invoices, payments and quotation conversions",
-    events: [invoicing.invoiceValidated.type, invoicing.invoiceCancelled.type, invoicing.invoicePaymentRegistered.type, sales.quotationConverted.type],
+    summary: 'Moves partner balances and committed amounts (the partner ledger) from invoices, payments and quotation conversions',
+    events: [
+      invoicing.invoiceValidated.type,
+      invoicing.invoiceCancelled.type,
+      invoicing.invoicePaymentRegistered.type,
+      sales.quotationConverted.type,
+    ],
   },
   {
     name: 'sales.partner-directory',
     service: 'sales',
-    summary: "Keeps sales' partner read model (names for lists and search, type for the role rules, currency, deleted), newest version winning",
+    summary:
+      "Keeps sales' partner read model (names for lists and search, type for the role rules, currency, deleted), newest version winning",
     events: partnerRecordEvents,
   },
   {
@@ -47,13 +53,15 @@ export const consumers: readonly ConsumerDef[] = [
   {
     name: 'invoicing.organization',
     service: 'invoicing',
-    summary: "Keeps the organization's time zone, which dates overdue, the recurring scheduler's due day and default invoice and payment dates",
+    summary:
+      "Keeps the organization's time zone, which dates overdue, the recurring scheduler's due day and default invoice and payment dates",
     events: [organization.organizationUpdated.type],
   },
   {
     name: 'catalog.documents',
     service: 'catalog',
-    summary: 'Moves stock for the inventory lines of validated invoices, credit notes and bills (one ledger move per product, referencing the document)',
+    summary:
+      'Moves stock for the inventory lines of validated invoices, credit notes and bills (one ledger move per product, referencing the document)',
     events: [invoicing.invoiceValidated.type],
   },
   {

@@ -75,7 +75,10 @@ export function userIdText(value: unknown): string | undefined {
 /** A single-line text field (names, codes, references); `'multiline'` for notes, descriptions, addresses, terms. */
 export const text = (max = 255, kind: TextKind = 'line') => plainString(kind).max(max, `must be at most ${max} characters`);
 export const optionalText = (max = 255, kind: TextKind = 'line') =>
-  z.union([text(max, kind), z.null()]).optional().transform((v) => (v === null ? undefined : v));
+  z
+    .union([text(max, kind), z.null()])
+    .optional()
+    .transform((v) => (v === null ? undefined : v));
 
 /** A search term of a list (matched against names, numbers, emails). */
 export const searchText = () => text(200).optional();
@@ -84,10 +87,7 @@ function decimalIn(opts: { min?: number; maxScale: number; max?: number; positiv
   const max = opts.max ?? 1e12;
   // Each check stops the ones after it, so a field gets one message, the most basic that applies.
   return z
-    .union([
-      z.number().refine(Number.isFinite, 'must be a finite number'),
-      plainString().trim().regex(DECIMAL, 'must be a decimal number'),
-    ])
+    .union([z.number().refine(Number.isFinite, 'must be a finite number'), plainString().trim().regex(DECIMAL, 'must be a decimal number')])
     .transform((v) => (typeof v === 'number' ? numberToPlain(v) : normalizeDecimalString(v)))
     .pipe(
       z
@@ -107,8 +107,7 @@ export const money = (opts: { min?: number; positive?: boolean } = {}) => decima
  */
 export const quantity = (opts: { min?: number; positive?: boolean } = {}) => decimalIn({ ...opts, maxScale: 4, max: 1e10 });
 /** Percentages (tax rate, discount): 0 to 100 with up to 4 decimal places. */
-export const percentage = () =>
-  decimalIn({ min: 0, maxScale: 4 }).refine((v) => Number(v) <= 100, 'must be at most 100');
+export const percentage = () => decimalIn({ min: 0, maxScale: 4 }).refine((v) => Number(v) <= 100, 'must be at most 100');
 
 export const dateField = plainString()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')

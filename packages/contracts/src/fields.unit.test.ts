@@ -1,6 +1,18 @@
 import { z } from 'zod';
 import { operations } from './catalogue';
-import { dateField, dateTimeField, invalidUnicodeMessage, money, orgIdField, percentage, plainString, quantity, text, textProblem, userIdText } from './fields';
+import {
+  dateField,
+  dateTimeField,
+  invalidUnicodeMessage,
+  money,
+  orgIdField,
+  percentage,
+  plainString,
+  quantity,
+  text,
+  textProblem,
+  userIdText,
+} from './fields';
 
 describe('field schemas', () => {
   it('reads org ids from numbers and numeric strings', () => {

@@ -1,4 +1,14 @@
-import { base64DecodedLength, isCountryCode, isCurrencyCode, isTimeZone, isValidBic, isValidIban, logoProblem, MAX_LOGO_BYTES, normalizeIban } from './identifiers';
+import {
+  base64DecodedLength,
+  isCountryCode,
+  isCurrencyCode,
+  isTimeZone,
+  isValidBic,
+  isValidIban,
+  logoProblem,
+  MAX_LOGO_BYTES,
+  normalizeIban,
+} from './identifiers';
 import { corruptRgbaPng, makePng, oversizedPng, pngChunk } from './png.fixtures';
 
 const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -21,7 +31,8 @@ describe('standard codes', () => {
   });
 
   it('knows IANA time zone names, not offsets or inventions', () => {
-    for (const zone of ['Europe/Paris', 'Pacific/Auckland', 'America/Argentina/Buenos_Aires', 'UTC', 'Etc/GMT+5']) expect(isTimeZone(zone)).toBe(true);
+    for (const zone of ['Europe/Paris', 'Pacific/Auckland', 'America/Argentina/Buenos_Aires', 'UTC', 'Etc/GMT+5'])
+      expect(isTimeZone(zone)).toBe(true);
     for (const zone of ['Mars/Olympus_Mons', '+02:00', 'Europe/', '', 'Europe Paris']) expect(isTimeZone(zone)).toBe(false);
   });
 

@@ -26,7 +26,11 @@ type JsonSchema = Record<string, unknown>;
 // Titled, so a renderer can say what each excluded case is (Swagger UI shows `required` inside `not` as "any").
 const hasAction: JsonSchema = { title: 'with action', required: ['action'] };
 const isTrue = (field: string): JsonSchema => ({ title: `${field}: true`, required: [field], properties: { [field]: { const: true } } });
-const isSet = (field: string): JsonSchema => ({ title: `with ${field}`, required: [field], properties: { [field]: { not: { type: 'null' } } } });
+const isSet = (field: string): JsonSchema => ({
+  title: `with ${field}`,
+  required: [field],
+  properties: { [field]: { not: { type: 'null' } } },
+});
 
 /**
  * The bodies for which the router (`resolveOperation`) picks another operation of the path before
@@ -80,7 +84,10 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
   for (const path of knownPaths()) {
     const ops = resolveCandidates(path);
     const description = ops
-      .map((op) => `- \`${op.name}\` (${describeSelector(op.select)}): ${op.summary}${op.paths[0] === path ? '' : ` (canonical path ${op.paths[0]})`}`)
+      .map(
+        (op) =>
+          `- \`${op.name}\` (${describeSelector(op.select)}): ${op.summary}${op.paths[0] === path ? '' : ` (canonical path ${op.paths[0]})`}`,
+      )
       .join('\n');
     paths[path] = {
       post: {
@@ -102,7 +109,9 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
           '200': {
             description: 'Success, in the envelope',
             // anyOf: operations of one path may answer the same shape (create and edit both answer the record).
-            content: { 'application/json': { schema: envelopeOf({ anyOf: ops.map((op) => ({ title: op.name, ...schemaOf(op.reply, 'input') })) }) } },
+            content: {
+              'application/json': { schema: envelopeOf({ anyOf: ops.map((op) => ({ title: op.name, ...schemaOf(op.reply, 'input') })) }) },
+            },
           },
           default: {
             description: 'Error, in the envelope (400, 401, 403, 404, 405, 413, 500, 503, 504)',
@@ -123,6 +132,13 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
     components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
     paths,
     'x-events': events.map((e) => ({ type: e.type, summary: e.summary, data: schemaOf(e.data, 'output') })),
-    'x-operations': operations.map((op) => ({ name: op.name, service: op.service, paths: op.paths, domainWide: !!op.domainWide, select: op.select, write: op.write })),
+    'x-operations': operations.map((op) => ({
+      name: op.name,
+      service: op.service,
+      paths: op.paths,
+      domainWide: !!op.domainWide,
+      select: op.select,
+      write: op.write,
+    })),
   };
 }

@@ -7,7 +7,9 @@ import type { Operation } from './operation';
 
 type JsonSchema = Record<string, any>;
 
-const doc = buildOpenApi() as { paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: JsonSchema } } } } }> };
+const doc = buildOpenApi() as {
+  paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: JsonSchema } } } } }>;
+};
 const ajv = new Ajv2020({ strict: false, allErrors: false });
 
 interface Alternative {
@@ -26,7 +28,11 @@ function validateOpenApi(document: unknown): { valid: boolean; errors?: unknown 
   const script = `import { Validator } from '@seriousme/openapi-schema-validator';
     let text = ''; for await (const chunk of process.stdin) text += chunk;
     process.stdout.write(JSON.stringify(await new Validator().validate(JSON.parse(text))));`;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: __dirname, input: JSON.stringify(document), encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: __dirname,
+    input: JSON.stringify(document),
+    encoding: 'utf8',
+  });
   return JSON.parse(out) as { valid: boolean; errors?: unknown };
 }
 
@@ -46,14 +52,17 @@ function sample(schema: JsonSchema): unknown {
   switch (type) {
     case 'object': {
       const props = (schema['properties'] ?? {}) as Record<string, JsonSchema>;
-      const out: Record<string, unknown> = Object.fromEntries(((schema['required'] ?? []) as string[]).map((k) => [k, sample(props[k] ?? {})]));
+      const out: Record<string, unknown> = Object.fromEntries(
+        ((schema['required'] ?? []) as string[]).map((k) => [k, sample(props[k] ?? {})]),
+      );
       if (!schema['properties'] && typeof schema['additionalProperties'] === 'object') out['1'] = sample(schema['additionalProperties']);
       return out;
     }
     case 'array':
       return new Array(Math.max(1, schema['minItems'] ?? 1)).fill(undefined).map(() => sample(schema['items'] ?? {}));
     case 'string':
-      if (schema['pattern']) return samples[schema['pattern']] ?? fc.sample(fc.stringMatching(new RegExp(schema['pattern'])), { numRuns: 1, seed: 1 })[0];
+      if (schema['pattern'])
+        return samples[schema['pattern']] ?? fc.sample(fc.stringMatching(new RegExp(schema['pattern'])), { numRuns: 1, seed: 1 })[0];
       return 'x'.repeat(Math.max(1, schema['minLength'] ?? 1));
     case 'integer':
     case 'number':
@@ -67,7 +76,11 @@ function sample(schema: JsonSchema): unknown {
 
 /** Every (path, operation) the document serves, with a body the operation's zod schema accepts. */
 const cases = knownPaths().flatMap((path) =>
-  resolveCandidates(path).map((op) => ({ path, op, body: { ...(sample(alternativesOf(path).find((a) => a.name === op.name)!.schema) as object), org_id: 1 } })),
+  resolveCandidates(path).map((op) => ({
+    path,
+    op,
+    body: { ...(sample(alternativesOf(path).find((a) => a.name === op.name)!.schema) as object), org_id: 1 },
+  })),
 );
 
 const matching = (alternatives: Alternative[], body: unknown) => alternatives.filter((a) => a.validate(body)).map((a) => a.name);
@@ -80,7 +93,9 @@ describe('OpenAPI document', () => {
   });
 
   it('has a sample body for every operation of every path that the operation itself accepts', () => {
-    const refused = cases.filter((c) => !c.op.request.safeParse(c.body).success).map((c) => `${c.path} ${c.op.name} ${JSON.stringify(c.body)}`);
+    const refused = cases
+      .filter((c) => !c.op.request.safeParse(c.body).success)
+      .map((c) => `${c.path} ${c.op.name} ${JSON.stringify(c.body)}`);
     expect(refused).toEqual([]);
     expect(cases.length).toBeGreaterThan(knownPaths().length);
   });
@@ -106,7 +121,13 @@ describe('OpenAPI document', () => {
       const alternatives = alternativesOf(path);
       const ops = resolveCandidates(path);
       const actions = ops.flatMap((op) => ('action' in op.select ? [op.select.action] : []));
-      const selectors = [...new Set(ops.flatMap((op) => ('action' in op.select ? ['action'] : 'flag' in op.select ? [op.select.flag] : 'present' in op.select ? [op.select.present] : [])))];
+      const selectors = [
+        ...new Set(
+          ops.flatMap((op) =>
+            'action' in op.select ? ['action'] : 'flag' in op.select ? [op.select.flag] : 'present' in op.select ? [op.select.present] : [],
+          ),
+        ),
+      ];
       const value = fc.constantFrom<unknown>(undefined, null, true, false, 0, 7, '7', 'nope', ...actions);
       const bases = cases.filter((c) => c.path === path).map((c) => c.body);
       fc.assert(

@@ -55,9 +55,16 @@ function passes(h: Header): { rows: number; rowBytes: number }[] {
 function headerProblem(data: Uint8Array): string | Header {
   if (data.length !== 13) return 'its IHDR chunk is not 13 bytes long';
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const h: Header = { width: view.getUint32(0), height: view.getUint32(4), depth: data[8]!, colourType: data[9]!, interlaced: data[12] === 1 };
+  const h: Header = {
+    width: view.getUint32(0),
+    height: view.getUint32(4),
+    depth: data[8]!,
+    colourType: data[9]!,
+    interlaced: data[12] === 1,
+  };
   if (h.width === 0 || h.height === 0) return 'its IHDR says it has no pixels';
-  if (h.width > MAX_PNG_SIDE || h.height > MAX_PNG_SIDE) return `must be at most ${MAX_PNG_SIDE} x ${MAX_PNG_SIDE} pixels; this one says ${h.width} x ${h.height}`;
+  if (h.width > MAX_PNG_SIDE || h.height > MAX_PNG_SIDE)
+    return `must be at most ${MAX_PNG_SIDE} x ${MAX_PNG_SIDE} pixels; this one says ${h.width} x ${h.height}`;
   const type = colourTypes[h.colourType];
   if (!type) return `has an unknown colour type ${h.colourType}`;
   if (!type.depths.includes(h.depth)) return `has a bit depth of ${h.depth}, which ${type.name} PNGs cannot have`;
@@ -67,14 +74,15 @@ function headerProblem(data: Uint8Array): string | Header {
 
 /** Why these bytes are not a PNG PDFKit can safely draw, or undefined when they are. */
 export function pngProblem(bytes: Uint8Array): string | undefined {
-  if (bytes.length < SIGNATURE.length || SIGNATURE.some((byte, i) => bytes[i] !== byte)) return 'must be a PNG image (it does not start with the PNG signature)';
+  if (bytes.length < SIGNATURE.length || SIGNATURE.some((byte, i) => bytes[i] !== byte))
+    return 'must be a PNG image (it does not start with the PNG signature)';
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let header: Header | undefined;
   let palette = false;
   let transparency = false;
   let ended = false;
   const imageData: Uint8Array[] = [];
-  for (let pos = SIGNATURE.length; !ended; ) {
+  for (let pos = SIGNATURE.length; !ended;) {
     if (pos + 12 > bytes.length) return 'is cut short (it ends before its IEND chunk)';
     const length = view.getUint32(pos);
     const type = String.fromCharCode(...bytes.subarray(pos + 4, pos + 8));
@@ -119,7 +127,8 @@ export function pngProblem(bytes: Uint8Array): string | undefined {
     // One byte more than expected is enough to tell "too long" without inflating whatever it claims.
     pixels = inflateSync(Buffer.concat(imageData), { maxOutputLength: expected + 1 });
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return `has more image data than its ${h.width} x ${h.height} pixels need`;
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      return `has more image data than its ${h.width} x ${h.height} pixels need`;
     return `has image data that does not decompress (${(err as Error).message})`;
   }
   if (pixels.length !== expected) return `has ${pixels.length} bytes of image data where its size needs ${expected}`;

@@ -25,16 +25,24 @@ describe('pngProblem', () => {
   });
 
   test('refuses image data shorter or longer than the size says, and unknown scanline filters', () => {
-    expect(pngProblem(makePng({ width: 4, height: 4, idat: deflateSync(Buffer.alloc(10)) }))).toBe('has 10 bytes of image data where its size needs 68');
-    expect(pngProblem(makePng({ width: 4, height: 4, idat: deflateSync(Buffer.alloc(1000)) }))).toBe('has more image data than its 4 x 4 pixels need');
-    expect(pngProblem(makePng({ width: 1, height: 1, idat: deflateSync(Buffer.from([9, 0, 0, 0, 0])) }))).toBe('has an unknown scanline filter 9');
+    expect(pngProblem(makePng({ width: 4, height: 4, idat: deflateSync(Buffer.alloc(10)) }))).toBe(
+      'has 10 bytes of image data where its size needs 68',
+    );
+    expect(pngProblem(makePng({ width: 4, height: 4, idat: deflateSync(Buffer.alloc(1000)) }))).toBe(
+      'has more image data than its 4 x 4 pixels need',
+    );
+    expect(pngProblem(makePng({ width: 1, height: 1, idat: deflateSync(Buffer.from([9, 0, 0, 0, 0])) }))).toBe(
+      'has an unknown scanline filter 9',
+    );
   });
 
   test('refuses what png-js cannot unpack or would read past the end of', () => {
     expect(pngProblem(makePng({ width: 2, height: 2, colourType: 6 }).subarray(0, 40))).toMatch(/cut short/);
     expect(pngProblem(makePng({ width: 2, height: 2, colourType: 3 }))).toMatch(/without a palette/);
     expect(pngProblem(makePng({ width: 2, height: 2, colourType: 6, depth: 4 }))).toMatch(/bit depth of 4, which RGBA PNGs cannot have/);
-    expect(pngProblem(makePng({ width: 8, height: 8, colourType: 0, depth: 2, interlaced: true }))).toMatch(/2-bit pixels with interlacing/);
+    expect(pngProblem(makePng({ width: 8, height: 8, colourType: 0, depth: 2, interlaced: true }))).toMatch(
+      /2-bit pixels with interlacing/,
+    );
     expect(pngProblem(makePng({ width: 2, height: 2, colourType: 9 }))).toMatch(/unknown colour type 9/);
     expect(pngProblem(Buffer.from('GIF89a-not-a-png'))).toMatch(/PNG signature/);
   });

@@ -23,7 +23,9 @@ export function operationsReference(): string {
   for (const op of operations) {
     if (op.paths.length === 0) continue;
     const domain = op.domainWide ? `yes (${domainPrefix[op.service]}/*)` : 'no';
-    lines.push(`| \`${op.name}\` | ${op.service} | \`${op.paths[0]}\` | ${describeSelector(op.select)} | ${domain} | ${op.write ? 'yes' : 'no'} | ${op.summary} |`);
+    lines.push(
+      `| \`${op.name}\` | ${op.service} | \`${op.paths[0]}\` | ${describeSelector(op.select)} | ${domain} | ${op.write ? 'yes' : 'no'} | ${op.summary} |`,
+    );
   }
   lines.push('', '## Internal operations (RPC only, no HTTP path)', '');
   for (const op of operations.filter((o) => o.paths.length === 0)) lines.push(`- \`${op.name}\` (${op.service}): ${op.summary}`);
@@ -37,7 +39,7 @@ export function eventsReference(): string {
     '',
     '<!-- Generated from packages/contracts by `npm run docs`; do not edit by hand. -->',
     '',
-    'Published through each service\'s outbox to the topic exchange `<BUS_PREFIX>.events` with the routing key',
+    "Published through each service's outbox to the topic exchange `<BUS_PREFIX>.events` with the routing key",
     'equal to the type, persistent, with publisher confirms. Body: `{ id (uuid), type, occurred_at (YYYY-MM-DDTHH:MM:SS, UTC), org_id, data }`.',
     'Consumers record `id` in their inbox in the same transaction as the effect, so a redelivery has no second effect.',
     'Delivery is at least once and order is not guaranteed. `GET /asyncapi.json` (or `docs/asyncapi.json`) describes the same in AsyncAPI 3.0.',

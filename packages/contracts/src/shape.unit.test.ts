@@ -8,10 +8,18 @@ function nested(depth: number, kind: 'array' | 'object'): unknown {
 
 describe('checkShape', () => {
   it('lets every legitimate request through', () => {
-    const lines = Array.from({ length: 500 }, (_, i) => ({ product_id: String(i), quantity: 1, price: 2, tax_rate: 0, tax_included: false }));
+    const lines = Array.from({ length: 500 }, (_, i) => ({
+      product_id: String(i),
+      quantity: 1,
+      price: 2,
+      tax_rate: 0,
+      tax_included: false,
+    }));
     expect(checkShape({ org_id: 1, line_items: lines, recurring: { enabled: true } })).toBeUndefined();
     expect(checkShape({ org_id: 1, partner_ids: Array.from({ length: 500 }, (_, i) => i + 1) })).toBeUndefined();
-    expect(checkShape({ org_id: 1, qty_locations: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`loc${i}`, i])) })).toBeUndefined();
+    expect(
+      checkShape({ org_id: 1, qty_locations: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`loc${i}`, i])) }),
+    ).toBeUndefined();
     expect(checkShape('a string')).toBeUndefined();
     expect(checkShape(null)).toBeUndefined();
   });
@@ -25,7 +33,10 @@ describe('checkShape', () => {
     });
     expect(checkShape({ x: [nested(maxDepth, 'array')] })?.field).toBe(`x.0${'.0'.repeat(maxDepth - 2)}`);
     expect(checkShape({ a: { ids: new Array(maxArrayItems).fill(0) } })).toBeUndefined();
-    expect(checkShape({ a: { ids: new Array(maxArrayItems + 1).fill(0) } })).toEqual({ field: 'a.ids', message: `a.ids must have at most ${maxArrayItems} items` });
+    expect(checkShape({ a: { ids: new Array(maxArrayItems + 1).fill(0) } })).toEqual({
+      field: 'a.ids',
+      message: `a.ids must have at most ${maxArrayItems} items`,
+    });
     const wide = Object.fromEntries(Array.from({ length: maxObjectKeys + 1 }, (_, i) => [`k${i}`, i]));
     expect(checkShape(wide)).toEqual({ field: 'body', message: `body must have at most ${maxObjectKeys} fields` });
   });

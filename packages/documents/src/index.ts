@@ -3,7 +3,25 @@ export { unitCode } from './units';
 export { renderPdf, documentTitle } from './pdf/render-pdf';
 export { renderUbl, renderCii, renderFacturX, EInvoiceRefused, assertEInvoice } from './einvoice/render';
 export { missingForEInvoice, eInvoiceRefusal } from './einvoice/requirements';
-export { invoiceData, documentTypeCode, taxCategory, paymentMeansCode, taxBreakdown, EN16931_CUSTOMIZATION_ID } from './einvoice/invoice-data';
+export {
+  invoiceData,
+  documentTypeCode,
+  taxCategory,
+  paymentMeansCode,
+  taxBreakdown,
+  EN16931_CUSTOMIZATION_ID,
+} from './einvoice/invoice-data';
 export { netLine } from './einvoice/net-line';
 export { renderDocument, fileStem, type RenderedFile } from './render-document';
-export { organizationParty, partnerParty, organizationLogo, sourceFieldNames, sellerSource, documentLines, refusalBody, type PartySource, type StoredDocumentLine, type RefusalBody } from './sources';
+export {
+  organizationParty,
+  partnerParty,
+  organizationLogo,
+  sourceFieldNames,
+  sellerSource,
+  documentLines,
+  refusalBody,
+  type PartySource,
+  type StoredDocumentLine,
+  type RefusalBody,
+} from './sources';

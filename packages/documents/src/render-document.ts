@@ -22,7 +22,12 @@ export function fileStem(number: string): string {
 function assertDrawable(doc: RenderableDocument): void {
   const found = undrawable(doc);
   if (found.length === 0) return;
-  throw new EInvoiceRefused(`${found.map((u) => u.field).join(', ')} hold characters the PDF's fonts cannot draw, which PDF/A forbids`, [], undefined, found);
+  throw new EInvoiceRefused(
+    `${found.map((u) => u.field).join(', ')} hold characters the PDF's fonts cannot draw, which PDF/A forbids`,
+    [],
+    undefined,
+    found,
+  );
 }
 
 /** The document in one of the formats; e-invoice formats throw EInvoiceRefused when the document cannot be one. */
@@ -39,6 +44,10 @@ export async function renderDocument(doc: RenderableDocument, format: RenderForm
       // Checked before the PDF is drawn, so a refusal costs nothing.
       assertEInvoice(doc);
       assertDrawable(doc);
-      return { filename: `${stem}.facturx.pdf`, content_type: 'application/pdf', content: Buffer.from(await renderFacturX(doc, await renderPdf(doc, options))) };
+      return {
+        filename: `${stem}.facturx.pdf`,
+        content_type: 'application/pdf',
+        content: Buffer.from(await renderFacturX(doc, await renderPdf(doc, options))),
+      };
   }
 }

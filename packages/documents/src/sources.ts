@@ -141,7 +141,10 @@ export function refusalBody(refusal: EInvoiceRefused, kind: RenderableDocument['
     return { code: 'invalid_state', message: `No e-invoice: ${message}`, errors: [{ field: source, message }] };
   }
   if (refusal.undrawable.length > 0) {
-    const fields = sourceFieldNames(refusal.undrawable.map((u) => u.field), sellerSource(kind));
+    const fields = sourceFieldNames(
+      refusal.undrawable.map((u) => u.field),
+      sellerSource(kind),
+    );
     return {
       code: 'validation_failed',
       message: `Factur-X is PDF/A, which cannot show characters its fonts lack: ${fields.join(', ')} hold some (the fonts cover Latin, Greek and Cyrillic); use ubl or cii, or pdf, which shows them as empty boxes`,

@@ -3,7 +3,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { EInvoiceRefused, refusalBody, renderCii, renderDocument, renderFacturX, renderPdf, renderUbl, type DocumentKind, type RenderableDocument } from '../src';
+import {
+  EInvoiceRefused,
+  refusalBody,
+  renderCii,
+  renderDocument,
+  renderFacturX,
+  renderPdf,
+  renderUbl,
+  type DocumentKind,
+  type RenderableDocument,
+} from '../src';
 import { fatalFailures, prepareRules } from '../../../tests/support/einvoice';
 import { pdfAttachments, pdfPages, pdfText, pdfWords, savePage1Png } from '../../../tests/support/pdf';
 import { corruptRgbaPng, makePng, oversizedPng, pngChunk } from '../../../tests/support/png';
@@ -76,7 +86,8 @@ describe('PDF', () => {
     const text = pdfText(await renderPdf(byType.creditout!));
     expect(text).toMatch(/Amount credited €1,003\.14/);
     expect(text).toMatch(/Amount credited: €1,003\.14\. Nothing to pay: it is refunded or set against open invoices by 2 December 2026\./);
-    for (const absent of ['Please pay', 'IBAN', 'IE29AIBK93115212345678', 'Amount due', 'Account holder']) expect(text).not.toContain(absent);
+    for (const absent of ['Please pay', 'IBAN', 'IE29AIBK93115212345678', 'Amount due', 'Account holder'])
+      expect(text).not.toContain(absent);
   });
 
   test('the same document renders to the same bytes; another date to other bytes', async () => {
@@ -102,7 +113,11 @@ describe('PDF', () => {
     const palette = [pngChunk('PLTE', Buffer.from([0, 0, 0, 255, 0, 0])), pngChunk('tRNS', Buffer.from([0]))];
     // 5 x 3 RGBA in Adam7 passes 1 to 7: 1, 1, 0, 1, 3 pixels in a row; 2 rows of 2; 1 row of 5; a filter byte each row.
     const interlacedBytes = 5 + 5 + 5 + 13 + 2 * 9 + 21;
-    const logos = [makePng({ width: 5, height: 3, colourType: 6 }), makePng({ width: 5, height: 3, colourType: 6, interlaced: true, idat: deflateSync(Buffer.alloc(interlacedBytes)) }), makePng({ width: 5, height: 3, colourType: 3, before: palette })];
+    const logos = [
+      makePng({ width: 5, height: 3, colourType: 6 }),
+      makePng({ width: 5, height: 3, colourType: 6, interlaced: true, idat: deflateSync(Buffer.alloc(interlacedBytes)) }),
+      makePng({ width: 5, height: 3, colourType: 3, before: palette }),
+    ];
     for (const logo of logos) {
       const warnings: string[] = [];
       const pdf = await renderPdf({ ...byType.invoiceout!, logo_png: logo }, { warn: (m) => warnings.push(m) });
@@ -125,7 +140,16 @@ describe('PDF', () => {
 
   test('lines that overflow a page continue on the next with the table header, and every page is numbered', async () => {
     const lines = Array.from({ length: 70 }, (_, i) =>
-      line({ name: `Article ${i + 1}`, sku: `A-${i + 1}`, unit: 'piece', quantity: '1', price: '10', discount: '0', tax_rate: '20', tax_included: false }),
+      line({
+        name: `Article ${i + 1}`,
+        sku: `A-${i + 1}`,
+        unit: 'piece',
+        quantity: '1',
+        price: '10',
+        discount: '0',
+        tax_rate: '20',
+        tax_included: false,
+      }),
     );
     const pdf = await renderPdf(sampleDocument('invoice', { lines }));
     savePage1Png(pdf, 'documents', 'overflow');
@@ -147,7 +171,16 @@ describe('PDF', () => {
     expect(description.length).toBe(1999);
     const lines = [
       line({ name: 'Warm-up', unit: 'hour', quantity: '1', price: '10', discount: '0', tax_rate: '20', tax_included: false }),
-      line({ name: 'Long job', unit: 'hours of very careful work', quantity: '1', price: '10', discount: '0', tax_rate: '20', tax_included: false, description }),
+      line({
+        name: 'Long job',
+        unit: 'hours of very careful work',
+        quantity: '1',
+        price: '10',
+        discount: '0',
+        tax_rate: '20',
+        tax_included: false,
+        description,
+      }),
       line({ name: 'Wrap-up', unit: 'hour', quantity: '1', price: '10', discount: '0', tax_rate: '20', tax_included: false }),
     ];
     const pdf = await renderPdf(sampleDocument('invoice', { lines, notes: 'Notes after it all. '.repeat(300) }));
@@ -160,22 +193,41 @@ describe('PDF', () => {
     expect(overFooter).toEqual([]);
     const footer = words.filter((w) => w.yMin > footerRule);
     for (let p = 1; p <= pages; p++) {
-      const text = footer.filter((w) => w.page === p).map((w) => w.text).join(' ');
+      const text = footer
+        .filter((w) => w.page === p)
+        .map((w) => w.text)
+        .join(' ');
       expect(text).toBe(`Acme Ltd · VAT IE6388047V · 123456 · billing@acme.test · +353 1 234 5678 Page ${p} of ${pages}`);
     }
     // Every step is there, once and in order, and the row after it follows.
-    const body = words.filter((w) => w.yMin < footerRule).map((w) => w.text).join(' ');
+    const body = words
+      .filter((w) => w.yMin < footerRule)
+      .map((w) => w.text)
+      .join(' ');
     const steps = [...body.matchAll(/Step (\d{3}) of the job/g)].map((m) => Number(m[1]));
     expect(steps).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect(body.indexOf('Wrap-up')).toBeGreaterThan(body.indexOf('Step 100'));
     const text = pdfText(pdf);
-    const continued = text.split('\f').filter((page) => page.includes('Step')).slice(1);
+    const continued = text
+      .split('\f')
+      .filter((page) => page.includes('Step'))
+      .slice(1);
     expect(continued.length).toBeGreaterThan(0);
-    for (const page of continued) expect(page).toMatch(/^\s*Invoice INV-000042 \(continued\)\s+Item Qty Unit Price Disc\. Tax Net amount\s+Step/);
+    for (const page of continued)
+      expect(page).toMatch(/^\s*Invoice INV-000042 \(continued\)\s+Item Qty Unit Price Disc\. Tax Net amount\s+Step/);
   });
 
   test('a quotation shows its validity, in its own currency, and no payment request', async () => {
-    const pdf = await renderPdf(sampleDocument('quotation', { number: 'QUO-000001', currency: 'GBP', valid_until: '2026-12-31', due_date: null, payment_account: null, payment_terms: null }));
+    const pdf = await renderPdf(
+      sampleDocument('quotation', {
+        number: 'QUO-000001',
+        currency: 'GBP',
+        valid_until: '2026-12-31',
+        due_date: null,
+        payment_account: null,
+        payment_terms: null,
+      }),
+    );
     savePage1Png(pdf, 'documents', 'quotation');
     const text = pdfText(pdf);
     expect(text).toContain('Quotation');
@@ -192,12 +244,17 @@ describe('e-invoices pass the EN 16931 rules', () => {
     const xml = await renderUbl(doc);
     expect(fatalFailures('ubl', xml)).toBe('');
     const credit = doc.kind === 'credit_note' || doc.kind === 'vendor_credit_note';
-    expect(xml).toMatch(credit ? /<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/ : /<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/);
+    expect(xml).toMatch(
+      credit
+        ? /<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/
+        : /<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/,
+    );
     expect(xml).toContain(`<cbc:${credit ? 'CreditNoteTypeCode' : 'InvoiceTypeCode'}>${credit ? '381' : '380'}</cbc:`);
     expect(xml).toContain('<cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID>');
     expect(xml).toContain(`<cbc:ID>${doc.number}</cbc:ID>`);
     expect(xml).toContain(`<cbc:TaxInclusiveAmount currencyID="EUR">${doc.totals.total}</cbc:TaxInclusiveAmount>`);
-    if (doc.credited_invoice) expect(xml).toMatch(new RegExp(`<cac:InvoiceDocumentReference>\\s*<cbc:ID>${doc.credited_invoice.number}</cbc:ID>`));
+    if (doc.credited_invoice)
+      expect(xml).toMatch(new RegExp(`<cac:InvoiceDocumentReference>\\s*<cbc:ID>${doc.credited_invoice.number}</cbc:ID>`));
   });
 
   test.each(Object.entries(byType))('%s as CII', async (_type, doc) => {
@@ -207,7 +264,10 @@ describe('e-invoices pass the EN 16931 rules', () => {
     expect(xml).toContain(`<ram:TypeCode>${credit ? '381' : '380'}</ram:TypeCode>`);
     expect(xml).toMatch(/<ram:GuidelineSpecifiedDocumentContextParameter>\s*<ram:ID>urn:cen\.eu:en16931:2017<\/ram:ID>/);
     expect(xml).toContain(`<ram:GrandTotalAmount>${doc.totals.total}</ram:GrandTotalAmount>`);
-    if (doc.credited_invoice) expect(xml).toMatch(new RegExp(`<ram:InvoiceReferencedDocument>\\s*<ram:IssuerAssignedID>${doc.credited_invoice.number}</ram:IssuerAssignedID>`));
+    if (doc.credited_invoice)
+      expect(xml).toMatch(
+        new RegExp(`<ram:InvoiceReferencedDocument>\\s*<ram:IssuerAssignedID>${doc.credited_invoice.number}</ram:IssuerAssignedID>`),
+      );
   });
 
   test('mappings: S and Z categories, Rec 20 units, SEPA transfer with the IBAN, discounts as line allowances, tax-included prices as exact net prices', async () => {
@@ -220,15 +280,23 @@ describe('e-invoices pass the EN 16931 rules', () => {
     expect(xml).toContain('<cbc:InvoicedQuantity unitCode="C62">3</cbc:InvoicedQuantity>');
     expect(xml).toMatch(/<cbc:PaymentMeansCode>58<\/cbc:PaymentMeansCode>[\s\S]*<cbc:ID>IE29AIBK93115212345678<\/cbc:ID>/);
     // Widget: 3 x 19.99 = 59.97, 10 % off = 53.97 net; the allowance is the 6.00 between.
-    expect(xml).toMatch(/<cbc:AllowanceChargeReasonCode>95<\/cbc:AllowanceChargeReasonCode>\s*<cbc:AllowanceChargeReason>Discount 10%<\/cbc:AllowanceChargeReason>\s*<cbc:Amount currencyID="EUR">6\.00<\/cbc:Amount>/);
+    expect(xml).toMatch(
+      /<cbc:AllowanceChargeReasonCode>95<\/cbc:AllowanceChargeReasonCode>\s*<cbc:AllowanceChargeReason>Discount 10%<\/cbc:AllowanceChargeReason>\s*<cbc:Amount currencyID="EUR">6\.00<\/cbc:Amount>/,
+    );
     // Book: 2 x 12.50 including 5.5 % = 23.70 net, 11.85 each.
-    expect(xml).toMatch(/<cbc:LineExtensionAmount currencyID="EUR">23\.70<\/cbc:LineExtensionAmount>[\s\S]*?<cbc:PriceAmount currencyID="EUR">11\.85<\/cbc:PriceAmount>/);
+    expect(xml).toMatch(
+      /<cbc:LineExtensionAmount currencyID="EUR">23\.70<\/cbc:LineExtensionAmount>[\s\S]*?<cbc:PriceAmount currencyID="EUR">11\.85<\/cbc:PriceAmount>/,
+    );
     // Coffee: 1.25 kg at 23.90 including 5.5 %, 5 % off: 28.32 before tax and discount has no exact price per kg in cents,
     // so the price is stated for the 1.25 kg; the 1.42 allowance takes it to the 26.90 net.
-    expect(xml).toMatch(/<cbc:PriceAmount currencyID="EUR">28\.32<\/cbc:PriceAmount>\s*<cbc:BaseQuantity unitCode="KGM">1\.25<\/cbc:BaseQuantity>/);
+    expect(xml).toMatch(
+      /<cbc:PriceAmount currencyID="EUR">28\.32<\/cbc:PriceAmount>\s*<cbc:BaseQuantity unitCode="KGM">1\.25<\/cbc:BaseQuantity>/,
+    );
     expect(xml).toMatch(/<cbc:Amount currencyID="EUR">1\.42<\/cbc:Amount>/);
     // 3 x 10.0001 rounds to 30.00, which is exactly 10 each.
-    expect(xml).toMatch(/<cbc:LineExtensionAmount currencyID="EUR">30\.00<\/cbc:LineExtensionAmount>[\s\S]*?<cbc:PriceAmount currencyID="EUR">10<\/cbc:PriceAmount>/);
+    expect(xml).toMatch(
+      /<cbc:LineExtensionAmount currencyID="EUR">30\.00<\/cbc:LineExtensionAmount>[\s\S]*?<cbc:PriceAmount currencyID="EUR">10<\/cbc:PriceAmount>/,
+    );
     const bill = await renderUbl(byType.invoicein!);
     expect(bill).toContain('<cbc:PaymentMeansCode>1</cbc:PaymentMeansCode>');
   });
@@ -246,13 +314,18 @@ describe('e-invoices pass the EN 16931 rules', () => {
   });
 
   test('tax rounded line by line: 240 lines of 1.00 including 20 % (0.96 from the category tax) pass BR-CO-17; 300 (1.20) are refused with why, as PDF they still render', async () => {
-    const sticker = (n: number) => Array.from({ length: n }, () => line({ name: 'Sticker', quantity: '1', price: '1.00', discount: '0', tax_rate: '20', tax_included: true }));
+    const sticker = (n: number) =>
+      Array.from({ length: n }, () =>
+        line({ name: 'Sticker', quantity: '1', price: '1.00', discount: '0', tax_rate: '20', tax_included: true }),
+      );
     const near = sampleDocument('invoice', { lines: sticker(240) });
     expect(near.totals).toEqual({ subtotal: '199.20', tax_amount: '40.80', total: '240.00' });
     expect(fatalFailures('ubl', await renderUbl(near))).toBe('');
     expect(fatalFailures('cii', await renderCii(near))).toBe('');
     const over = sampleDocument('invoice', { lines: sticker(300) });
-    await expect(renderUbl(over)).rejects.toThrow(/the 20 % lines carry 51\.00 EUR of tax .* 20 % of their 249\.00 is 49\.80: 1\.20 apart, and EN 16931 \(BR-CO-17\) accepts less than 1\.00/);
+    await expect(renderUbl(over)).rejects.toThrow(
+      /the 20 % lines carry 51\.00 EUR of tax .* 20 % of their 249\.00 is 49\.80: 1\.20 apart, and EN 16931 \(BR-CO-17\) accepts less than 1\.00/,
+    );
     await expect(renderCii(over)).rejects.toBeInstanceOf(EInvoiceRefused);
     expect(pdfText(await renderPdf(over))).toMatch(/Total €300\.00/);
   }, 120_000);
@@ -307,11 +380,17 @@ describe('refusals', () => {
     );
     expect(refused).toBeInstanceOf(EInvoiceRefused);
     expect((refused as EInvoiceRefused).undrawable.map((u) => u.field)).toEqual(['buyer.name', 'buyer.address_lines']);
-    expect(refusalBody(refused as EInvoiceRefused, 'invoice').errors?.map((e) => e.field)).toEqual(['partner.partnername', 'partner.address_line1']);
+    expect(refusalBody(refused as EInvoiceRefused, 'invoice').errors?.map((e) => e.field)).toEqual([
+      'partner.partnername',
+      'partner.address_line1',
+    ]);
     const warnings: string[] = [];
     const pdf = await renderDocument(doc, 'pdf', { warn: (m) => warnings.push(m) });
     expect(pdfText(pdf.content)).toContain('INV-000042');
-    expect(warnings).toEqual([expect.stringMatching(/^buyer\.name of INV-000042 holds characters the embedded fonts cannot draw \(株 式 会 社 テ ス ト\)/), expect.stringMatching(/^buyer\.address_lines/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^buyer\.name of INV-000042 holds characters the embedded fonts cannot draw \(株 式 会 社 テ ス ト\)/),
+      expect.stringMatching(/^buyer\.address_lines/),
+    ]);
     expect(fatalFailures('ubl', (await renderDocument(doc, 'ubl')).content.toString('utf8'))).toBe('');
   });
 

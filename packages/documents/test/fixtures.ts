@@ -20,10 +20,38 @@ export function line(spec: LineSpec): DocumentLine {
 }
 
 export const sampleLines: DocumentLine[] = [
-  line({ name: 'Consulting', sku: 'SRV-1', unit: 'hour', quantity: '7.5', price: '95.00', discount: '0', tax_rate: '20', tax_included: false }),
-  line({ name: 'Widget', sku: 'W-42', unit: 'piece', quantity: '3', price: '19.99', discount: '10', tax_rate: '20', tax_included: false, description: 'Blue, large' }),
+  line({
+    name: 'Consulting',
+    sku: 'SRV-1',
+    unit: 'hour',
+    quantity: '7.5',
+    price: '95.00',
+    discount: '0',
+    tax_rate: '20',
+    tax_included: false,
+  }),
+  line({
+    name: 'Widget',
+    sku: 'W-42',
+    unit: 'piece',
+    quantity: '3',
+    price: '19.99',
+    discount: '10',
+    tax_rate: '20',
+    tax_included: false,
+    description: 'Blue, large',
+  }),
   line({ name: 'Book', unit: 'piece', quantity: '2', price: '12.50', discount: '0', tax_rate: '5.5', tax_included: true }),
-  line({ name: 'Coffee beans', sku: 'CB-1', unit: 'kg', quantity: '1.25', price: '23.90', discount: '5', tax_rate: '5.5', tax_included: true }),
+  line({
+    name: 'Coffee beans',
+    sku: 'CB-1',
+    unit: 'kg',
+    quantity: '1.25',
+    price: '23.90',
+    discount: '5',
+    tax_rate: '5.5',
+    tax_included: true,
+  }),
   line({ name: 'Export service', unit: null, quantity: '3', price: '10.0001', discount: '0', tax_rate: '0', tax_included: false }),
 ];
 

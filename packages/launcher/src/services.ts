@@ -19,5 +19,10 @@ export const serviceDefinitions: Record<ServiceName, ServiceDefinition> = {
  */
 export function systemTopology(prefix: string, retryBaseMs = Number(process.env.EVENT_RETRY_BASE_MS ?? 1000)) {
   const defs = Object.values(serviceDefinitions);
-  return topologyNames(prefix, defs.map((d) => d.name), defs.flatMap((d) => (d.subscriptions ?? []).map((s) => s.name)), { retryBaseMs });
+  return topologyNames(
+    prefix,
+    defs.map((d) => d.name),
+    defs.flatMap((d) => (d.subscriptions ?? []).map((s) => s.name)),
+    { retryBaseMs },
+  );
 }

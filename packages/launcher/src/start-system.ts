@@ -28,7 +28,9 @@ export async function main(): Promise<void> {
 async function startSingleProcess(databaseUrl: string | undefined): Promise<void> {
   const log = createLogger('launcher', process.env.LOG_LEVEL ?? 'info');
   const pgPort = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
-  const db = databaseUrl ? { url: databaseUrl, dataDir: undefined, stop: () => Promise.resolve() } : await startEmbeddedPostgres(repoRoot, pgPort);
+  const db = databaseUrl
+    ? { url: databaseUrl, dataDir: undefined, stop: () => Promise.resolve() }
+    : await startEmbeddedPostgres(repoRoot, pgPort);
   const system = new System({
     databaseUrl: db.url,
     busPrefix: process.env.BUS_PREFIX,
@@ -47,7 +49,9 @@ async function startSingleProcess(databaseUrl: string | undefined): Promise<void
     throw err;
   }
   console.log(`\nBack-office API listening on ${system.url}`);
-  console.log(`${databaseUrl ? 'PostgreSQL' : 'Embedded PostgreSQL'}: ${db.url.replace(/:[^:@/]+@/, ':***@')}${db.dataDir ? ` (data in ${db.dataDir})` : ''}`);
+  console.log(
+    `${databaseUrl ? 'PostgreSQL' : 'Embedded PostgreSQL'}: ${db.url.replace(/:[^:@/]+@/, ':***@')}${db.dataDir ? ` (data in ${db.dataDir})` : ''}`,
+  );
   console.log(`Development organization: org_id "${DEV_ORG}"`);
   console.log(`Development API key (Authorization: Bearer ...):\n${key}\n`);
   onShutdown(log, async () => {
@@ -66,7 +70,10 @@ async function devApiKey(system: System): Promise<string> {
   try {
     try {
       const saved = readFileSync(file, 'utf8').trim();
-      const live = await db('api_keys').where({ key_hash: hashKey(saved) }).whereNull('revoked_at').first<{ id: number } | undefined>('id');
+      const live = await db('api_keys')
+        .where({ key_hash: hashKey(saved) })
+        .whereNull('revoked_at')
+        .first<{ id: number } | undefined>('id');
       if (live) return saved;
     } catch {
       /* no saved key yet */
@@ -82,7 +89,10 @@ async function devApiKey(system: System): Promise<string> {
 
 function startProcesses(): void {
   const log = createLogger('launcher', process.env.LOG_LEVEL ?? 'info');
-  const entries = [...serviceNames.map((s) => join(repoRoot, 'services', s, 'dist', 'main.js')), join(repoRoot, 'services', 'gateway', 'dist', 'main.js')];
+  const entries = [
+    ...serviceNames.map((s) => join(repoRoot, 'services', s, 'dist', 'main.js')),
+    join(repoRoot, 'services', 'gateway', 'dist', 'main.js'),
+  ];
   const children: ChildProcess[] = [];
   let stopping = false;
   for (const entry of entries) {
@@ -98,10 +108,14 @@ function startProcesses(): void {
   const stopAll = async (code: number) => {
     stopping = true;
     await Promise.all(
-      children.map((c) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))),
+      children.map(
+        (c) =>
+          new Promise<void>((resolve) =>
+            c.exitCode !== null || c.signalCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM')),
+          ),
+      ),
     );
     process.exit(code);
   };
   onShutdown(log, () => stopAll(0));
 }
-

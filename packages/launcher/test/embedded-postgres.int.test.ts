@@ -57,6 +57,10 @@ describe('embedded PostgreSQL', () => {
     writeFileSync(join(old, '.data', 'postgres', 'PG_VERSION'), '15\n');
     const outcome = await startEmbeddedPostgres(old, await freePort()).catch((err: Error) => err);
     if (!(outcome instanceof Error)) await outcome.stop();
-    expect(outcome).toEqual(expect.objectContaining({ message: expect.stringMatching(/was made by PostgreSQL 15, but the embedded PostgreSQL is \d+: move it away/) }));
+    expect(outcome).toEqual(
+      expect.objectContaining({
+        message: expect.stringMatching(/was made by PostgreSQL 15, but the embedded PostgreSQL is \d+: move it away/),
+      }),
+    );
   });
 });

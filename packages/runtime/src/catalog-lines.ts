@@ -63,9 +63,11 @@ export async function resolveCatalogLines<L extends CatalogLine>(
       const variantId = catalogIntId(line.variant_id);
       variant = variantId === null ? undefined : variants.get(variantId);
       if (!variant) refuse(i, 'variant_id', `variant ${line.variant_id} not found in the catalog`);
-      else if (product && variant.parent_product_id !== product.id) refuse(i, 'variant_id', `variant ${line.variant_id} is not a variant of product ${product.id}`);
+      else if (product && variant.parent_product_id !== product.id)
+        refuse(i, 'variant_id', `variant ${line.variant_id} is not a variant of product ${product.id}`);
     }
-    if (line.location_id !== undefined && !locations.has(line.location_id)) refuse(i, 'location_id', `location ${line.location_id} not found`);
+    if (line.location_id !== undefined && !locations.has(line.location_id))
+      refuse(i, 'location_id', `location ${line.location_id} not found`);
     const snapshot: LineSnapshot = {
       product_id: line.product_id,
       variant_id: line.variant_id ?? null,
@@ -97,7 +99,12 @@ async function lookup(
   ctx: Pick<HandlerContext, 'bus' | 'config' | 'orgId' | 'userId' | 'requestId'>,
   ids: { product_ids: number[]; variant_ids: number[]; location_ids: string[] },
 ): Promise<catalog.LookupReply> {
-  const unavailable = (why: string) => new AppError(503, 'service_unavailable', `The catalog could not check the lines (${why}); nothing was written, retry later`).asTransient();
+  const unavailable = (why: string) =>
+    new AppError(
+      503,
+      'service_unavailable',
+      `The catalog could not check the lines (${why}); nothing was written, retry later`,
+    ).asTransient();
   let reply: RpcReply;
   try {
     reply = await ctx.bus.request(

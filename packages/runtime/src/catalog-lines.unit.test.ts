@@ -6,7 +6,13 @@ import type { BaseConfig } from './config';
 /** Only the bus's request is used: it answers as catalog would. */
 function ctxAnswering(reply: RpcReply) {
   const request = jest.fn(() => Promise.resolve(reply));
-  const ctx = { bus: { request }, config: { RPC_TIMEOUT_MS: 5000 } as BaseConfig, orgId: 1, userId: '5', requestId: 'r1' } as unknown as Parameters<typeof resolveCatalogLines>[0];
+  const ctx = {
+    bus: { request },
+    config: { RPC_TIMEOUT_MS: 5000 } as BaseConfig,
+    orgId: 1,
+    userId: '5',
+    requestId: 'r1',
+  } as unknown as Parameters<typeof resolveCatalogLines>[0];
   return { ctx, request };
 }
 
@@ -27,14 +33,23 @@ describe('resolveCatalogLines when catalog refuses the lookup', () => {
   it("answers catalog's 400 as a 400 with its errors, recorded like any refusal", async () => {
     const errors = [{ field: 'location_ids.0', message: 'location_ids.0: must be an id' }];
     const err = await refusal({ ok: false, status: 400, code: 'validation_failed', message: 'Invalid request', errors });
-    expect({ status: err.status, code: err.code, errors: err.errors, transient: err.transient }).toEqual({ status: 400, code: 'validation_failed', errors, transient: false });
+    expect({ status: err.status, code: err.code, errors: err.errors, transient: err.transient }).toEqual({
+      status: 400,
+      code: 'validation_failed',
+      errors,
+      transient: false,
+    });
     expect(err.message).toContain('Invalid request');
   });
 
   it('answers any other refusal as a transient 503: nothing was written and a retry may succeed', async () => {
     for (const status of [401, 404, 500, 503]) {
       const err = await refusal({ ok: false, status, code: 'service_unavailable', message: 'refused' });
-      expect({ status: err.status, code: err.code, transient: err.transient }).toEqual({ status: 503, code: 'service_unavailable', transient: true });
+      expect({ status: err.status, code: err.code, transient: err.transient }).toEqual({
+        status: 503,
+        code: 'service_unavailable',
+        transient: true,
+      });
     }
   });
 });

@@ -5,8 +5,14 @@ export class ConfigError extends Error {}
 /** Settings every process reads; each service may extend the schema. */
 export const baseConfigSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
-  AMQP_URL: z.string().regex(/^amqps?:\/\//, 'must be an amqp:// URL').optional(),
-  BUS_PREFIX: z.string().regex(/^[a-z0-9_-]+$/i, 'may hold only letters, digits, "_" and "-"').default('bo'),
+  AMQP_URL: z
+    .string()
+    .regex(/^amqps?:\/\//, 'must be an amqp:// URL')
+    .optional(),
+  BUS_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/i, 'may hold only letters, digits, "_" and "-"')
+    .default('bo'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   RPC_PREFETCH: z.coerce.number().int().min(1).max(1000).default(32),
@@ -15,18 +21,36 @@ export const baseConfigSchema = z.object({
   EVENT_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600_000).default(1000),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** How long a write's recorded reply answers a retry with the same Idempotency-Key (gateway and services). */
-  IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  IDEMPOTENCY_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(24),
   /** Published outbox rows are purged after this many hours. */
-  OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24),
+  OUTBOX_RETENTION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 365)
+    .default(24),
   /** Processed event ids are purged after this many hours; a redelivery older than that would apply again. */
-  INBOX_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24 * 7),
+  INBOX_RETENTION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 365)
+    .default(24 * 7),
   /** How often expired outbox, inbox and idempotency rows are purged, and how many per statement. */
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
   RETENTION_BATCH: z.coerce.number().int().min(1).max(100_000).default(500),
   /** A service process serves GET /metrics on this port when set (the gateway serves it on its own port anyway). */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** OTLP/HTTP collector base URL (traces go to <url>/v1/traces); tracing is off when unset. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().regex(/^https?:\/\//, 'must be an http:// or https:// URL').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .regex(/^https?:\/\//, 'must be an http:// or https:// URL')
+    .optional(),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

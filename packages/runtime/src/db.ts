@@ -32,7 +32,10 @@ export async function migrate(db: Knex, schema: string, migrations: readonly Mig
   return db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`migrate:${schema}`]);
     await trx.raw('create schema if not exists ??', [schema]);
-    await trx.raw('create table if not exists ??.schema_migrations (name text primary key, applied_at timestamptz not null default now())', [schema]);
+    await trx.raw(
+      'create table if not exists ??.schema_migrations (name text primary key, applied_at timestamptz not null default now())',
+      [schema],
+    );
     const applied = new Set((await trx.withSchema(schema).table('schema_migrations').select('name')).map((r: { name: string }) => r.name));
     const done: string[] = [];
     for (const m of migrations) {

@@ -17,18 +17,37 @@ export interface DocumentParties {
 
 type Ctx = Pick<HandlerContext, 'bus' | 'config' | 'orgId' | 'userId' | 'requestId'>;
 
-async function ask<R extends z.ZodType>(ctx: Ctx, operation: string, body: Record<string, unknown>, reply: R, what: string): Promise<z.output<R> | null> {
+async function ask<R extends z.ZodType>(
+  ctx: Ctx,
+  operation: string,
+  body: Record<string, unknown>,
+  reply: R,
+  what: string,
+): Promise<z.output<R> | null> {
   let answer: RpcReply;
   try {
-    answer = await ctx.bus.request(operation, body, { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId }, downstreamTimeoutMs(ctx.config));
+    answer = await ctx.bus.request(
+      operation,
+      body,
+      { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId },
+      downstreamTimeoutMs(ctx.config),
+    );
   } catch (err) {
     if (!(err instanceof BusError)) throw err;
     const timeout = err.kind === 'timeout';
-    throw new AppError(timeout ? 504 : 503, timeout ? 'timeout' : 'service_unavailable', `The partners service could not be asked for ${what}: ${err.message}; retry later`);
+    throw new AppError(
+      timeout ? 504 : 503,
+      timeout ? 'timeout' : 'service_unavailable',
+      `The partners service could not be asked for ${what}: ${err.message}; retry later`,
+    );
   }
   if (!answer.ok) {
     if (answer.code === 'not_found') return null;
-    throw new AppError(answer.status >= 500 ? 503 : answer.status, answer.status >= 500 ? 'service_unavailable' : answer.code, answer.message);
+    throw new AppError(
+      answer.status >= 500 ? 503 : answer.status,
+      answer.status >= 500 ? 'service_unavailable' : answer.code,
+      answer.message,
+    );
   }
   const parsed = reply.safeParse(answer.body);
   if (!parsed.success) throw new Error(`${operation} answered an unexpected body: ${parsed.error.message}`);
@@ -39,8 +58,15 @@ async function ask<R extends z.ZodType>(ctx: Ctx, operation: string, body: Recor
 export async function documentParties(ctx: Ctx, partnerId: number): Promise<DocumentParties> {
   const [profile, partner] = await Promise.all([
     ask(ctx, organization.getProfile.name, { org_id: String(ctx.orgId) }, organization.getProfile.reply, 'the organization profile'),
-    ask(ctx, partners.getPartner.name, { org_id: String(ctx.orgId), partner_id: partnerId }, partners.getPartner.reply, `partner ${partnerId}`),
+    ask(
+      ctx,
+      partners.getPartner.name,
+      { org_id: String(ctx.orgId), partner_id: partnerId },
+      partners.getPartner.reply,
+      `partner ${partnerId}`,
+    ),
   ]);
-  if (!profile) throw new Error('partners.organization.get answered not_found; it answers an empty profile for an organization that has none');
+  if (!profile)
+    throw new Error('partners.organization.get answered not_found; it answers an empty profile for an organization that has none');
   return { organization: profile.organization, partner: partner?.partner ?? null };
 }

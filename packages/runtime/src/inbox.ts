@@ -128,7 +128,9 @@ export function deliveryStore(db: Knex, consumer: string): DeliveryStore {
   return {
     add: (event) => adds.run(event),
     async retry(eventId, attempt, dueAt, error) {
-      await pending().where({ event_id: eventId }).update({ attempt, due_at: new Date(dueAt), last_error: storable(error) });
+      await pending()
+        .where({ event_id: eventId })
+        .update({ attempt, due_at: new Date(dueAt), last_error: storable(error) });
     },
     async done() {
       // Nothing left to do: the inbox transaction deleted the row together with the effect.
@@ -136,14 +138,26 @@ export function deliveryStore(db: Knex, consumer: string): DeliveryStore {
     async dead(event, attempts, error) {
       await db.transaction(async (trx) => {
         await trx('event_dead_letters')
-          .insert({ consumer, event_id: event.id, type: event.type, envelope: JSON.stringify(event), attempts, last_error: storable(error), dead_at: new Date() })
+          .insert({
+            consumer,
+            event_id: event.id,
+            type: event.type,
+            envelope: JSON.stringify(event),
+            attempts,
+            last_error: storable(error),
+            dead_at: new Date(),
+          })
           .onConflict(['consumer', 'event_id'])
           .merge();
         await trx('event_deliveries').where({ consumer, event_id: event.id }).delete();
       });
     },
     async pending() {
-      const rows = (await pending().select('envelope', 'attempt', 'due_at').orderBy('due_at')) as Array<{ envelope: EventEnvelope; attempt: number; due_at: Date }>;
+      const rows = (await pending().select('envelope', 'attempt', 'due_at').orderBy('due_at')) as Array<{
+        envelope: EventEnvelope;
+        attempt: number;
+        due_at: Date;
+      }>;
       return rows.map((r): PendingDelivery => ({ event: r.envelope, attempt: r.attempt, dueAt: r.due_at.getTime() }));
     },
   };

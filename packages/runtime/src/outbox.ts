@@ -23,7 +23,12 @@ const relays = new WeakMap<object, OutboxRelay>();
  * transaction the runtime opened (inTransaction) the row is not inserted at once but with the
  * statement that ends the work (the recorded reply, or one insert for all its events).
  */
-export async function recordEvent<D extends object>(trx: Knex.Transaction, type: string, orgId: number, data: D): Promise<EventEnvelope<D>> {
+export async function recordEvent<D extends object>(
+  trx: Knex.Transaction,
+  type: string,
+  orgId: number,
+  data: D,
+): Promise<EventEnvelope<D>> {
   const envelope = { id: randomUUID(), type, occurred_at: formatDateTime(new Date()) as string, org_id: orgId, data };
   const trace = currentTraceContext();
   const relay = relays.get(configOf(trx));
@@ -31,7 +36,15 @@ export async function recordEvent<D extends object>(trx: Knex.Transaction, type:
   // Not from inside a savepoint: it may still be rolled back while the transaction commits.
   const whole = committed && !trx.parentTransaction ? committed : undefined;
   const direct = relay && whole ? relay : undefined;
-  const row: OutboxRow = { event_id: envelope.id, type, org_id: orgId, envelope, traceparent: trace?.traceparent ?? null, tracestate: trace?.tracestate ?? null, claimed: !!direct };
+  const row: OutboxRow = {
+    event_id: envelope.id,
+    type,
+    org_id: orgId,
+    envelope,
+    traceparent: trace?.traceparent ?? null,
+    tracestate: trace?.tracestate ?? null,
+    claimed: !!direct,
+  };
   const later = whole && deferred.get(whole);
   if (later) later.push(row);
   else {
@@ -176,7 +189,9 @@ export class OutboxRelay {
       } catch (err) {
         this.log.warn({ err: (err as Error).message }, 'events not published after their commit; the outbox poll will retry');
         // Their claim ends now, so the next poll takes them (a failure here leaves the claim to run out).
-        await this.db.raw('update outbox set claimed_until = null where event_id = any(?::uuid[]) and published_at is null', [ids]).catch(() => undefined);
+        await this.db
+          .raw('update outbox set claimed_until = null where event_id = any(?::uuid[]) and published_at is null', [ids])
+          .catch(() => undefined);
         return;
       }
       this.marks.push(...ids);
@@ -224,14 +239,19 @@ export class OutboxRelay {
        returning id, envelope, traceparent, tracestate`,
       [DIRECT_CLAIM_MS / 1000, BATCH],
     );
-    const rows = ((result as { rows: Array<{ id: number; envelope: EventEnvelope; traceparent: string | null; tracestate: string | null }> }).rows).sort((a, b) => a.id - b.id);
+    const rows = (
+      result as { rows: Array<{ id: number; envelope: EventEnvelope; traceparent: string | null; tracestate: string | null }> }
+    ).rows.sort((a, b) => a.id - b.id);
     if (rows.length === 0) return 0;
     const ids = rows.map((r) => r.id);
     try {
       await outsideTrace(() => Promise.all(rows.map((r) => this.bus.publish(r.envelope, { trace: traceContextFrom(r) }))));
     } catch (err) {
       // The rows stay pending, their claim ended, for the next poll.
-      await this.db.raw('update outbox set attempts = attempts + 1, last_error = ?, claimed_until = null where id = any(?::bigint[])', [(err as Error).message, ids]);
+      await this.db.raw('update outbox set attempts = attempts + 1, last_error = ?, claimed_until = null where id = any(?::bigint[])', [
+        (err as Error).message,
+        ids,
+      ]);
       throw err;
     }
     await this.db.raw('update outbox set published_at = now(), claimed_until = null where id = any(?::bigint[])', [ids]);

@@ -6,7 +6,12 @@ import type { BackgroundTask } from './service';
  * for a pass in flight, which may ask `stopping()` between its steps to end early. A failed pass is
  * logged and tried again at the next tick.
  */
-export function periodicTask(name: string, intervalMs: number, log: Logger, pass: (stopping: () => boolean) => Promise<unknown>): BackgroundTask {
+export function periodicTask(
+  name: string,
+  intervalMs: number,
+  log: Logger,
+  pass: (stopping: () => boolean) => Promise<unknown>,
+): BackgroundTask {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;

@@ -24,7 +24,12 @@ interface Purge {
 
 /** What each service schema purges; the key is unique, so a batch names exactly its rows. */
 const PURGES: Purge[] = [
-  { table: 'outbox', key: 'id', expired: 'published_at is not null and published_at < now() - make_interval(hours => ?)', hours: (w) => w.outboxHours },
+  {
+    table: 'outbox',
+    key: 'id',
+    expired: 'published_at is not null and published_at < now() - make_interval(hours => ?)',
+    hours: (w) => w.outboxHours,
+  },
   { table: 'inbox', key: 'ctid', expired: 'processed_at < now() - make_interval(hours => ?)', hours: (w) => w.inboxHours },
   { table: 'idempotency', key: 'ctid', expired: 'created_at < now() - make_interval(hours => ?)', hours: (w) => w.idempotencyHours },
 ];
@@ -41,10 +46,14 @@ export async function purgeExpired(
     let total = 0;
     // A shutdown waits for one batch at most, not for a backlog of them.
     while (!stopping()) {
-      const result = await db.raw<{ rowCount: number }>(
-        `delete from ?? where ?? in (select ?? from ?? where ${p.expired} limit ?)`,
-        [p.table, p.key, p.key, p.table, p.hours(windows), windows.batchSize],
-      );
+      const result = await db.raw<{ rowCount: number }>(`delete from ?? where ?? in (select ?? from ?? where ${p.expired} limit ?)`, [
+        p.table,
+        p.key,
+        p.key,
+        p.table,
+        p.hours(windows),
+        windows.batchSize,
+      ]);
       const count = result.rowCount;
       total += count;
       if (count < windows.batchSize) break;
@@ -61,7 +70,9 @@ export const gatewayKeyPurge: Purge[] = [
   { table: 'idempotency_keys', key: 'ctid', expired: 'created_at < now() - make_interval(hours => ?)', hours: (w) => w.idempotencyHours },
 ];
 
-export function retentionWindows(config: Pick<BaseConfig, 'OUTBOX_RETENTION_HOURS' | 'INBOX_RETENTION_HOURS' | 'IDEMPOTENCY_TTL_HOURS' | 'RETENTION_BATCH'>): RetentionWindows {
+export function retentionWindows(
+  config: Pick<BaseConfig, 'OUTBOX_RETENTION_HOURS' | 'INBOX_RETENTION_HOURS' | 'IDEMPOTENCY_TTL_HOURS' | 'RETENTION_BATCH'>,
+): RetentionWindows {
   return {
     outboxHours: config.OUTBOX_RETENTION_HOURS,
     inboxHours: config.INBOX_RETENTION_HOURS,

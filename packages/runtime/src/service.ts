@@ -132,7 +132,8 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     if (checkReplies) {
       // A reply is the system's own output: no request size limit applies (it may list every location).
       const checked = parseWith(h.operation.reply, body, { limits: null });
-      if (!checked.ok) throw new AppError(500, 'internal_error', `Reply of ${h.operation.name} does not match its contract: ${checked.message}`);
+      if (!checked.ok)
+        throw new AppError(500, 'internal_error', `Reply of ${h.operation.name} does not match its contract: ${checked.message}`);
     }
     return { ok: true, status: 200, body };
   };
@@ -210,7 +211,13 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     const ctx: HandlerContext = { ...meta, db: h.operation.write ? flatDb : db, bus, log: reqLog, config, finish: noFinish };
     const key: OperationKey | undefined =
       h.operation.write && meta.operationKey
-        ? { orgId: meta.orgId, key: meta.operationKey, operation, hash: requestHash(operation, payload), ttlHours: config.IDEMPOTENCY_TTL_HOURS }
+        ? {
+            orgId: meta.orgId,
+            key: meta.operationKey,
+            operation,
+            hash: requestHash(operation, payload),
+            ttlHours: config.IDEMPOTENCY_TTL_HOURS,
+          }
         : undefined;
     try {
       const reply = key ? await runRecorded(h, parsed.value, ctx, key) : await runPlain(h, parsed.value, ctx);
@@ -247,7 +254,14 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
 }
 
 function errorReply(err: AppError): RpcReply {
-  return { ok: false, status: err.status, code: err.code, message: err.message, errors: err.errors, ...(err.transient ? { transient: true } : {}) };
+  return {
+    ok: false,
+    status: err.status,
+    code: err.code,
+    message: err.message,
+    errors: err.errors,
+    ...(err.transient ? { transient: true } : {}),
+  };
 }
 
 /** What a failed handler answers: its refusal, 503 for an outage or a conflict it could not settle, else 500 (a bug). */
@@ -255,17 +269,32 @@ function failureReply(err: unknown, write: boolean, log: Logger, requestId: stri
   if (err instanceof AppError) return errorReply(err);
   if (err instanceof AlreadyRecorded) {
     // A twin recorded its reply, but reading it back failed (the database blinked): try again.
-    return { ok: false, status: 503, code: 'outcome_unknown', message: 'This request was already answered, but the answer could not be read back; retrying with the same Idempotency-Key is safe' };
+    return {
+      ok: false,
+      status: 503,
+      code: 'outcome_unknown',
+      message: 'This request was already answered, but the answer could not be read back; retrying with the same Idempotency-Key is safe',
+    };
   }
   if (isTransientConflict(err)) {
     log.warn({ err: (err as Error).message }, 'transaction kept conflicting');
-    return { ok: false, status: 503, code: 'service_unavailable', message: 'The request kept conflicting with concurrent ones and did nothing; retry it' };
+    return {
+      ok: false,
+      status: 503,
+      code: 'service_unavailable',
+      message: 'The request kept conflicting with concurrent ones and did nothing; retry it',
+    };
   }
   if (isDbUnavailable(err)) {
     log.warn({ err: (err as Error).message }, 'database unavailable');
     // A commit cut off by the outage may or may not have landed: a write's outcome is unknown.
     return write
-      ? { ok: false, status: 503, code: 'outcome_unknown', message: 'The database became unavailable; the outcome is unknown. Retrying with the same Idempotency-Key is safe' }
+      ? {
+          ok: false,
+          status: 503,
+          code: 'outcome_unknown',
+          message: 'The database became unavailable; the outcome is unknown. Retrying with the same Idempotency-Key is safe',
+        }
       : { ok: false, status: 503, code: 'service_unavailable', message: 'The database is unavailable; retry later' };
   }
   log.error({ err }, 'handler failed');

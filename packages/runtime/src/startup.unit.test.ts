@@ -25,7 +25,9 @@ describe('start-up after a migration lock timeout', () => {
   });
 
   it('gives up with a message saying why after the last back-off, keeping the database error as the cause', async () => {
-    const error = await startRetryingLockTimeouts(() => Promise.reject(lockTimeout()), log as never, [10, 20], sleep).catch((e: unknown) => e);
+    const error = await startRetryingLockTimeouts(() => Promise.reject(lockTimeout()), log as never, [10, 20], sleep).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/gave up after 3 attempts: a migration could not take the lock of a table in use/);
     expect((error as Error).cause).toMatchObject({ code: '55P03' });

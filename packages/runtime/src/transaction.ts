@@ -49,7 +49,9 @@ export function withFlatTransactions(db: Knex): Knex {
   let pool = flatPools.get(db);
   if (!pool) {
     const transaction = (container: unknown, config?: Knex.TransactionConfig): Promise<unknown> =>
-      typeof container === 'function' ? inTransaction(db, container as (trx: Knex.Transaction) => Promise<unknown>, config) : (db.transaction(container as undefined, config) as Promise<unknown>);
+      typeof container === 'function'
+        ? inTransaction(db, container as (trx: Knex.Transaction) => Promise<unknown>, config)
+        : (db.transaction(container as undefined, config) as Promise<unknown>);
     pool = new Proxy(db, {
       get: (target, prop): unknown => (prop === 'transaction' ? transaction : Reflect.get(target, prop, target)),
     });

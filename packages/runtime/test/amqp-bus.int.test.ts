@@ -40,10 +40,12 @@ async function onChannel<T>(url: string, work: (ch: amqplib.Channel) => Promise<
 
 const queueDepth = (url: string, queue: string) => onChannel(url, async (ch) => (await ch.checkQueue(queue)).messageCount);
 const queueExists = (url: string, queue: string) =>
-  onChannel(url, (ch) => ch.checkQueue(queue).then(
-    () => true,
-    () => false,
-  ));
+  onChannel(url, (ch) =>
+    ch.checkQueue(queue).then(
+      () => true,
+      () => false,
+    ),
+  );
 
 describe('RabbitMQ bus', () => {
   let url: string;
@@ -72,7 +74,11 @@ describe('RabbitMQ bus', () => {
     });
     const reply = await client.request('svc.echo', { a: 1 }, { ...meta, userId: 'u9', idempotencyKey: 'k1', operationKey: 'op1' }, 2000);
     expect(reply).toEqual({ ok: true, status: 200, body: { payload: { a: 1 } } });
-    expect(seen).toEqual({ op: 'svc.echo', payload: { a: 1 }, m: { orgId: 1, userId: 'u9', requestId: 'req-1', idempotencyKey: 'k1', operationKey: 'op1' } });
+    expect(seen).toEqual({
+      op: 'svc.echo',
+      payload: { a: 1 },
+      m: { orgId: 1, userId: 'u9', requestId: 'req-1', idempotencyKey: 'k1', operationKey: 'op1' },
+    });
   });
 
   /** Sends a request to an operation that takes a while; resolves once the service is running it. */

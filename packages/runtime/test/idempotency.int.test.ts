@@ -11,14 +11,24 @@ import { startTestService, type TestService } from '../src/testing/service';
  * are not, and a failed transaction leaves no record and no effect.
  */
 const bump = defineOperation({
-  name: 'partners.test.bump', service: 'partners', summary: 'test', paths: [], select: { default: true }, write: true,
+  name: 'partners.test.bump',
+  service: 'partners',
+  summary: 'test',
+  paths: [],
+  select: { default: true },
+  write: true,
   request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'refuse', 'busy', 'crash']) }),
   reply: z.object({ message: z.string(), count: z.number() }),
 });
 
 const testService: ServiceDefinition = {
   name: 'partners',
-  migrations: [{ name: '001_counter', up: async (trx, schema) => void (await trx.schema.withSchema(schema).createTable('bumps', (t) => t.increments('id'))) }],
+  migrations: [
+    {
+      name: '001_counter',
+      up: async (trx, schema) => void (await trx.schema.withSchema(schema).createTable('bumps', (t) => t.increments('id'))),
+    },
+  ],
   handlers: [
     handler(bump, async (req, ctx) => {
       await ctx.db('bumps').insert({});

@@ -29,7 +29,13 @@ describe('inbox', () => {
     await database.drop();
   });
 
-  const event = (n: number, id: string = randomUUID()): EventEnvelope => ({ id, type: 'thing.happened', occurred_at: '2026-01-01T00:00:00', org_id: 1, data: { n } });
+  const event = (n: number, id: string = randomUUID()): EventEnvelope => ({
+    id,
+    type: 'thing.happened',
+    occurred_at: '2026-01-01T00:00:00',
+    org_id: 1,
+    data: { n },
+  });
   const consumer = (name: string, failOn?: number) =>
     inboxSubscription(
       {
@@ -69,7 +75,7 @@ describe('inbox', () => {
     expect((await db('inbox').where({ consumer: 'c.failing' })).length).toBe(3);
   });
 
-  it('removes an event\'s pending in-process delivery in the transaction of its effect, and keeps it when the effect failed', async () => {
+  it("removes an event's pending in-process delivery in the transaction of its effect, and keeps it when the effect failed", async () => {
     const sub = consumer('c.store', 2);
     const [ok, failing] = [event(1), event(2)];
     // Stored together when added at once; an event pending already is not stored again.
@@ -106,7 +112,12 @@ describe('inbox', () => {
     await sub.handler(event(1, id), { attempt: 1 });
     const other = randomUUID();
     const first = sub.handler(event(2), { attempt: 1 });
-    await Promise.all([first, sub.handler(event(1, id), { attempt: 2 }), sub.handler(event(3, other), { attempt: 1 }), sub.handler(event(3, other), { attempt: 1 })]);
+    await Promise.all([
+      first,
+      sub.handler(event(1, id), { attempt: 2 }),
+      sub.handler(event(3, other), { attempt: 1 }),
+      sub.handler(event(3, other), { attempt: 1 }),
+    ]);
     expect(await effects()).toEqual([1, 2, 3]);
   });
 });

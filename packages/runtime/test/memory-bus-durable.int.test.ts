@@ -62,7 +62,12 @@ describe('in-process bus with its deliveries in the database', () => {
   /** One start of the service as `npm start` makes it: its own pool and a fresh in-process bus. */
   async function start(retryBaseMs: number, maxAttempts = 8): Promise<Run> {
     // A long outbox poll: the relay publishes on start, on stop and when kicked.
-    const config = baseConfigSchema.parse({ DATABASE_URL: database.url, EVENT_RETRY_BASE_MS: String(retryBaseMs), EVENT_MAX_ATTEMPTS: String(maxAttempts), OUTBOX_POLL_MS: '60000' });
+    const config = baseConfigSchema.parse({
+      DATABASE_URL: database.url,
+      EVENT_RETRY_BASE_MS: String(retryBaseMs),
+      EVENT_MAX_ATTEMPTS: String(maxAttempts),
+      OUTBOX_POLL_MS: '60000',
+    });
     const bus = new WatchedBus({ log, maxAttempts, retryBaseMs });
     const runDb = createDb(database.url, 'svc', 3);
     const service = await startService(definition, { db: runDb, bus, log, config });
@@ -141,7 +146,12 @@ describe('in-process bus with its deliveries in the database', () => {
     try {
       await until(async () => (await db('event_dead_letters').where({ consumer: CONSUMER, event_id: event.id })).length === 1);
       const [dead] = await db('event_dead_letters').where({ consumer: CONSUMER, event_id: event.id });
-      expect(dead).toMatchObject({ type: 'thing.happened', attempts: 3, last_error: 'not today', envelope: { id: event.id, data: { n: 3 } } });
+      expect(dead).toMatchObject({
+        type: 'thing.happened',
+        attempts: 3,
+        last_error: 'not today',
+        envelope: { id: event.id, data: { n: 3 } },
+      });
       expect(await pending(event.id)).toBeUndefined();
       expect(await handled(event.id)).toBe(false);
     } finally {

@@ -31,7 +31,9 @@ describe('runtime migrations under live outbox traffic', () => {
       await writer.query('begin');
       await writer.query(`insert into svc.outbox (event_id, type, org_id, envelope) values ($1, 't', 1, '{}')`, [randomUUID()]);
       await expect(migrate(db, 'svc', runtimeMigrations)).rejects.toMatchObject({ code: '55P03' });
-      const columns = await db('information_schema.columns').where({ table_schema: 'svc', table_name: 'outbox', column_name: 'traceparent' }).count({ n: '*' });
+      const columns = await db('information_schema.columns')
+        .where({ table_schema: 'svc', table_name: 'outbox', column_name: 'traceparent' })
+        .count({ n: '*' });
       expect(columns).toEqual([{ n: 0 }]);
     } finally {
       await writer.query('rollback');
@@ -39,8 +41,14 @@ describe('runtime migrations under live outbox traffic', () => {
     }
     // A later migration does not inherit the short lock timeout.
     let laterLockTimeout: unknown;
-    const later = { name: '900_test_later', up: async (trx: Knex.Transaction) => void (laterLockTimeout = (await trx.raw('show lock_timeout')).rows[0].lock_timeout) };
-    expect(await migrate(db, 'svc', [...runtimeMigrations, later])).toEqual([...runtimeMigrations.filter((m) => m.name >= '005').map((m) => m.name), '900_test_later']);
+    const later = {
+      name: '900_test_later',
+      up: async (trx: Knex.Transaction) => void (laterLockTimeout = (await trx.raw('show lock_timeout')).rows[0].lock_timeout),
+    };
+    expect(await migrate(db, 'svc', [...runtimeMigrations, later])).toEqual([
+      ...runtimeMigrations.filter((m) => m.name >= '005').map((m) => m.name),
+      '900_test_later',
+    ]);
     expect(laterLockTimeout).toBe('0');
   });
 });

@@ -32,7 +32,9 @@ describe('OTLP export', () => {
       if (!t.startTracing({ endpoint: ${JSON.stringify(endpoint)} })) process.exit(2);
       t.startSpan('partners', 'exported span', t.SpanKind.INTERNAL).end();
       t.stopTracing().then(() => process.exit(0));`;
-    await new Promise<void>((resolve, reject) => execFile(process.execPath, ['-e', script], { timeout: 20_000 }, (err: Error | null) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, ['-e', script], { timeout: 20_000 }, (err: Error | null) => (err ? reject(err) : resolve())),
+    );
     expect(received).toEqual([expect.objectContaining({ url: '/v1/traces', type: 'application/json' })]);
     expect(received[0]!.body).toContain('exported span');
     expect(received[0]!.body).toContain('partners');

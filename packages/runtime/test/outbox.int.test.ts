@@ -107,8 +107,11 @@ describe('outbox: events published by their writer right after the commit', () =
   const seen = (type: string) => received.filter((e) => e.type === type);
   const row = async (id: string) => db('outbox').where({ event_id: id }).first();
 
-  it('sends a committed transaction\'s events without polling and marks them sent', async () => {
-    const [first, second] = await db.transaction(async (trx) => [await recordEvent(trx, 'direct.one', 1, { n: 1 }), await recordEvent(trx, 'direct.two', 1, { n: 2 })]);
+  it("sends a committed transaction's events without polling and marks them sent", async () => {
+    const [first, second] = await db.transaction(async (trx) => [
+      await recordEvent(trx, 'direct.one', 1, { n: 1 }),
+      await recordEvent(trx, 'direct.two', 1, { n: 2 }),
+    ]);
     await waitFor(() => seen('direct.one').length === 1 && seen('direct.two').length === 1);
     expect(received.filter((e) => e.type.startsWith('direct.')).map((e) => e.id)).toEqual([first.id, second.id]);
     await waitFor(async () => (await row(second.id)).published_at !== null);
@@ -169,23 +172,32 @@ describe('outbox: events published by their writer right after the commit', () =
       await recordEvent(trx, 'deferred.dropped', 1, {});
       throw new Error('abort');
     }).catch(() => undefined);
-    const events = await inTransaction(db, async (trx) => [await recordEvent(trx, 'deferred.a', 1, {}), await recordEvent(trx, 'deferred.b', 1, {})]);
+    const events = await inTransaction(db, async (trx) => [
+      await recordEvent(trx, 'deferred.a', 1, {}),
+      await recordEvent(trx, 'deferred.b', 1, {}),
+    ]);
     expect(statements.filter((s) => /insert into outbox/i.test(s))).toHaveLength(1);
     await waitFor(async () => (await row(events[1]!.id))?.published_at != null);
     expect(seen('deferred.a').map((e) => e.id)).toEqual([events[0]!.id]);
     expect(await db('outbox').where({ type: 'deferred.dropped' })).toEqual([]);
   });
 
-  it('does not poll a row while its writer\'s claim runs, and takes it once the claim ran out', async () => {
+  it("does not poll a row while its writer's claim runs, and takes it once the claim ran out", async () => {
     const claimed = { event_id: randomUUID(), type: 'direct.claimed', org_id: 1 };
-    await db('outbox').insert({ ...claimed, envelope: JSON.stringify({ id: claimed.event_id, type: claimed.type, occurred_at: '2026-01-01T00:00:00', org_id: 1, data: {} }), claimed_until: db.raw(`now() + interval '1 hour'`) });
+    await db('outbox').insert({
+      ...claimed,
+      envelope: JSON.stringify({ id: claimed.event_id, type: claimed.type, occurred_at: '2026-01-01T00:00:00', org_id: 1, data: {} }),
+      claimed_until: db.raw(`now() + interval '1 hour'`),
+    });
     const other = await db.transaction(async (trx) => {
       // Recorded in a savepoint: published by a poll, which must skip the claimed row.
       return trx.transaction((sp) => recordEvent(sp, 'direct.polled', 1, {}));
     });
     await waitFor(async () => (await row(other.id)).published_at !== null);
     expect(await row(claimed.event_id)).toMatchObject({ published_at: null });
-    await db('outbox').where({ event_id: claimed.event_id }).update({ claimed_until: db.raw(`now() - interval '1 second'`) });
+    await db('outbox')
+      .where({ event_id: claimed.event_id })
+      .update({ claimed_until: db.raw(`now() - interval '1 second'`) });
     relay.kick();
     await waitFor(async () => (await row(claimed.event_id)).published_at !== null);
     expect(seen('direct.claimed').map((e) => e.id)).toEqual([claimed.event_id]);

@@ -1,5 +1,11 @@
 import { createDb, migrate, type Knex } from '../src/db';
-import { organizationSettingsMigration, organizationToday, organizationTodaySql, rememberOrganization, todayByZone } from '../src/read-models/organization-settings';
+import {
+  organizationSettingsMigration,
+  organizationToday,
+  organizationTodaySql,
+  rememberOrganization,
+  todayByZone,
+} from '../src/read-models/organization-settings';
 import { findPartner, rememberPartner } from '../src/read-models/partner-directory';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
 
@@ -36,18 +42,36 @@ describe('shared read models', () => {
   });
 
   const record = (version: number, partnername: string, extra: Record<string, unknown> = {}) => ({
-    id: 5, orgid: 1, partnername, display_name: partnername, partner_type: 'customer' as const, currency: 'EUR', version, ...extra,
+    id: 5,
+    orgid: 1,
+    partnername,
+    display_name: partnername,
+    partner_type: 'customer' as const,
+    currency: 'EUR',
+    version,
+    ...extra,
   });
 
   it('keeps the highest version of a partner whatever the order, even for edits in the same second', async () => {
     await rememberPartner(db, record(1, 'Created'));
     await rememberPartner(db, record(3, 'Third edit', { partner_type: 'both', currency: 'USD' }));
     await rememberPartner(db, record(2, 'Second edit'));
-    expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit', partner_type: 'both', currency: 'USD', version: 3, deleted_at: null });
+    expect(await findPartner(db, 1, 5)).toMatchObject({
+      partnername: 'Third edit',
+      partner_type: 'both',
+      currency: 'USD',
+      version: 3,
+      deleted_at: null,
+    });
     // An equal version is the same change (a redelivery, or the partners service's answer for it):
     // it is applied again, so what arrives last at that version is kept, and the version stays.
     await rememberPartner(db, record(3, 'Third edit, as answered', { partner_type: 'customer', currency: 'EUR' }));
-    expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit, as answered', partner_type: 'customer', currency: 'EUR', version: 3 });
+    expect(await findPartner(db, 1, 5)).toMatchObject({
+      partnername: 'Third edit, as answered',
+      partner_type: 'customer',
+      currency: 'EUR',
+      version: 3,
+    });
     // A lower version still changes nothing after it.
     await rememberPartner(db, record(2, 'Second edit again'));
     expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit, as answered', version: 3 });
@@ -64,7 +88,8 @@ describe('shared read models', () => {
 
   it("keeps the newest organization time zone and reads each organization's today in it", async () => {
     const instant = new Date('2026-03-10T11:30:00Z');
-    const profile = (version: number, time_zone: string | null) => ({ org_id: 1, version, time_zone }) as Parameters<typeof rememberOrganization>[1];
+    const profile = (version: number, time_zone: string | null) =>
+      ({ org_id: 1, version, time_zone }) as Parameters<typeof rememberOrganization>[1];
     await rememberOrganization(db, profile(2, 'Pacific/Auckland'));
     await rememberOrganization(db, profile(1, 'Pacific/Honolulu'));
     await rememberOrganization(db, { ...profile(1, 'Pacific/Honolulu'), org_id: 2 });
@@ -74,11 +99,21 @@ describe('shared read models', () => {
 
     const byZone = await todayByZone(db, instant);
     expect(byZone.utc).toBe('2026-03-10');
-    expect([...byZone.zones].sort()).toEqual([['Pacific/Auckland', '2026-03-11'], ['Pacific/Honolulu', '2026-03-10']]);
+    expect([...byZone.zones].sort()).toEqual([
+      ['Pacific/Auckland', '2026-03-11'],
+      ['Pacific/Honolulu', '2026-03-10'],
+    ]);
     // The same reading in SQL, per organization: the scheduler's due day.
     const today = organizationTodaySql('o.org', byZone);
-    const rows = await db.raw(`select o.org, (${today.sql})::text as today from (values (1), (2), (3)) as o(org) order by o.org`, today.bindings);
-    expect(rows.rows).toEqual([{ org: 1, today: '2026-03-11' }, { org: 2, today: '2026-03-10' }, { org: 3, today: '2026-03-10' }]);
+    const rows = await db.raw(
+      `select o.org, (${today.sql})::text as today from (values (1), (2), (3)) as o(org) order by o.org`,
+      today.bindings,
+    );
+    expect(rows.rows).toEqual([
+      { org: 1, today: '2026-03-11' },
+      { org: 2, today: '2026-03-10' },
+      { org: 3, today: '2026-03-10' },
+    ]);
 
     // A zone this runtime does not know reads as UTC instead of failing.
     await rememberOrganization(db, { ...profile(1, 'Mars/Olympus_Mons'), org_id: 4 });

@@ -19,17 +19,34 @@ describe('retention purge', () => {
 
   const ago = (hours: number) => db.raw(`now() - make_interval(hours => ?)`, [hours]);
   const outbox = (publishedHoursAgo: number | null) => ({
-    event_id: randomUUID(), type: 't', org_id: 1, envelope: '{}', published_at: publishedHoursAgo === null ? null : ago(publishedHoursAgo),
+    event_id: randomUUID(),
+    type: 't',
+    org_id: 1,
+    envelope: '{}',
+    published_at: publishedHoursAgo === null ? null : ago(publishedHoursAgo),
   });
 
   it('deletes what is past its window, in batches, and keeps the rest', async () => {
-    await db('outbox').insert([...Array.from({ length: 7 }, () => outbox(30)), outbox(1), outbox(null), { ...outbox(null), created_at: ago(1000) }]);
+    await db('outbox').insert([
+      ...Array.from({ length: 7 }, () => outbox(30)),
+      outbox(1),
+      outbox(null),
+      { ...outbox(null), created_at: ago(1000) },
+    ]);
     await db('inbox').insert([
       ...Array.from({ length: 5 }, () => ({ consumer: 'c', event_id: randomUUID(), type: 't', processed_at: ago(200) })),
       { consumer: 'c', event_id: randomUUID(), type: 't', processed_at: ago(100) },
     ]);
     await db('idempotency').insert([
-      ...Array.from({ length: 3 }, (_, i) => ({ org_id: 1, key: `old-${i}`, operation: 'op', request_hash: 'h', status: 200, reply: '{}', created_at: ago(25) })),
+      ...Array.from({ length: 3 }, (_, i) => ({
+        org_id: 1,
+        key: `old-${i}`,
+        operation: 'op',
+        request_hash: 'h',
+        status: 200,
+        reply: '{}',
+        created_at: ago(25),
+      })),
       { org_id: 1, key: 'fresh', operation: 'op', request_hash: 'h', status: 200, reply: '{}' },
     ]);
     const removed = await purgeExpired(db, { outboxHours: 24, inboxHours: 168, idempotencyHours: 24, batchSize: 2 });
@@ -39,6 +56,10 @@ describe('retention purge', () => {
     expect(await db('outbox').whereNull('published_at').count({ n: '*' })).toEqual([{ n: 2 }]);
     expect(await db('inbox').count({ n: '*' })).toEqual([{ n: 1 }]);
     expect((await db('idempotency').select('key')).map((r) => r.key)).toEqual(['fresh']);
-    expect(await purgeExpired(db, { outboxHours: 24, inboxHours: 168, idempotencyHours: 24, batchSize: 2 })).toEqual({ outbox: 0, inbox: 0, idempotency: 0 });
+    expect(await purgeExpired(db, { outboxHours: 24, inboxHours: 168, idempotencyHours: 24, batchSize: 2 })).toEqual({
+      outbox: 0,
+      inbox: 0,
+      idempotency: 0,
+    });
   });
 });

@@ -52,7 +52,9 @@ describe('outbox gauges on scrape', () => {
       expect(sample(body, 'bo_outbox_pending_events')).toBeUndefined();
       // The query blocked behind the lock is cancelled by its statement timeout instead of holding a pool slot until the lock goes.
       await eventually(() => expect(poolUsed()).toBe(0));
-      const waiting = await locker.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+      const waiting = await locker.query(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
       expect(waiting.rows[0]).toEqual({ n: 0 });
     } finally {
       await locker.query('rollback');
@@ -63,7 +65,12 @@ describe('outbox gauges on scrape', () => {
   it('reports the backlog and the age of its oldest unpublished event, whatever older events were published', async () => {
     const ago = (minutes: number) => db.raw(`now() - make_interval(mins => ?)`, [minutes]);
     const row = (createdMinutesAgo: number, published: boolean) => ({
-      event_id: randomUUID(), type: 't', org_id: 1, envelope: '{}', created_at: ago(createdMinutesAgo), published_at: published ? db.fn.now() : null,
+      event_id: randomUUID(),
+      type: 't',
+      org_id: 1,
+      envelope: '{}',
+      created_at: ago(createdMinutesAgo),
+      published_at: published ? db.fn.now() : null,
     });
     await db('outbox').insert([row(600, true), row(120, false), row(1, false)]);
     await eventually(async () => {

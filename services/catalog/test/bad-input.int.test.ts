@@ -22,7 +22,14 @@ describe('catalog bad input (integration)', () => {
     const wh = ok(await svc.call('catalog.warehouse.create', { action: 'create_warehouse', name: 'Side' }));
     const cat = ok(await svc.call('catalog.category.create', { name: 'Parts' }));
     const p = ok(await svc.call('catalog.product.create', { name: 'Gear', sku: 'G-1', stock: 3 })).product;
-    ok(await svc.call('catalog.variant.create', { action: 'create_variant', parent_product_id: p.id, variant_name: 'Gear L', options: { size: 'L' } }));
+    ok(
+      await svc.call('catalog.variant.create', {
+        action: 'create_variant',
+        parent_product_id: p.id,
+        variant_name: 'Gear L',
+        options: { size: 'L' },
+      }),
+    );
     const before = await snapshot(svc);
 
     const product = { name: 'Valid' };
@@ -61,7 +68,11 @@ describe('catalog bad input (integration)', () => {
       ['catalog.product.delete', { product_id: 'x', delete: true }, 'product_id'],
       ['catalog.product.delete', { delete: true }, 'product_id'],
       ['catalog.variant.create', { action: 'create_variant', variant_name: 'V' }, 'parent_product_id'],
-      ['catalog.variant.create', { action: 'create_variant', parent_product_id: p.id, variant_name: 'V', options: { size: 5 } }, 'options.size'],
+      [
+        'catalog.variant.create',
+        { action: 'create_variant', parent_product_id: p.id, variant_name: 'V', options: { size: 5 } },
+        'options.size',
+      ],
       ['catalog.variant.create', { action: 'create_variant', parent_product_id: p.id, variant_name: 'V', options: 'red' }, 'options'],
       ['catalog.variant.create', { action: 'create_variant', parent_product_id: p.id, variant_name: 'V', price: -1 }, 'price'],
       ['catalog.variant.create', { action: 'create_variant', parent_product_id: p.id, variant_name: 'V', cost: '0.001' }, 'cost'],
@@ -76,8 +87,16 @@ describe('catalog bad input (integration)', () => {
       ['catalog.stock.adjust', { action: 'stock_adjustment', qty_locations: { [loc]: 1 } }, 'product_id'],
       ['catalog.stock.adjust', { action: 'stock_adjustment', product_id: p.id }, 'qty_locations'],
       ['catalog.stock.adjust', { action: 'stock_adjustment', product_id: p.id, qty_locations: [5] }, 'qty_locations'],
-      ['catalog.stock.adjust', { action: 'stock_adjustment', product_id: p.id, qty_locations: { [loc]: '0.00001' } }, `qty_locations.${loc}`],
-      ['catalog.stock.adjust', { action: 'stock_adjustment', product_id: p.id, qty_locations: { [loc]: 1 }, adjustment_type: long(51) }, 'adjustment_type'],
+      [
+        'catalog.stock.adjust',
+        { action: 'stock_adjustment', product_id: p.id, qty_locations: { [loc]: '0.00001' } },
+        `qty_locations.${loc}`,
+      ],
+      [
+        'catalog.stock.adjust',
+        { action: 'stock_adjustment', product_id: p.id, qty_locations: { [loc]: 1 }, adjustment_type: long(51) },
+        'adjustment_type',
+      ],
       ['catalog.stock.adjust', { action: 'stock_adjustment', product_id: p.id, qty_locations: { [loc]: 1 }, reference: 7 }, 'reference'],
       ['catalog.stock.adjust', { action: 'stock_adjustment', product_id: p.id, qty_locations: { [loc]: 1 }, notes: long(2001) }, 'notes'],
       ['catalog.stock.details', { action: 'stock_details', product_id: 'x' }, 'product_id'],
@@ -97,9 +116,18 @@ describe('catalog bad input (integration)', () => {
     const answers = [];
     for (const [operation, payload, field] of cases) {
       const r = refusal(await svc.call(operation, payload));
-      answers.push({ operation, field, status: r.status, code: r.code, fields: [...new Set((r.errors ?? []).map((e) => e.field))], named: r.message.includes(field) });
+      answers.push({
+        operation,
+        field,
+        status: r.status,
+        code: r.code,
+        fields: [...new Set((r.errors ?? []).map((e) => e.field))],
+        named: r.message.includes(field),
+      });
     }
-    expect(answers).toEqual(cases.map(([operation, , field]) => ({ operation, field, status: 400, code: 'validation_failed', fields: [field], named: true })));
+    expect(answers).toEqual(
+      cases.map(([operation, , field]) => ({ operation, field, status: 400, code: 'validation_failed', fields: [field], named: true })),
+    );
     expect(await snapshot(svc)).toEqual(before);
   });
 });

@@ -14,34 +14,60 @@ describe('catalog stock following validated documents (integration)', () => {
     svc = checkingReplies(await testing.startTestService(catalogService));
     defaultLoc = await defaultLocationId(svc);
     north = ok(await svc.call('catalog.warehouse.create', { action: 'create_warehouse', name: 'North' })).warehouse.id;
-    north = ok(await svc.call('catalog.location.list', { action: 'list_locations' })).locations.find((l: { warehouse_id: string }) => l.warehouse_id === north).location_id;
+    north = ok(await svc.call('catalog.location.list', { action: 'list_locations' })).locations.find(
+      (l: { warehouse_id: string }) => l.warehouse_id === north,
+    ).location_id;
   });
   afterAll(async () => {
     await svc?.stop();
   });
 
-  const product = async (payload: Record<string, unknown> = {}) => ok(await svc.call('catalog.product.create', { name: 'Widget', ...payload })).product as { id: number };
+  const product = async (payload: Record<string, unknown> = {}) =>
+    ok(await svc.call('catalog.product.create', { name: 'Widget', ...payload })).product as { id: number };
   const details = async (id: number) => ok(await svc.call('catalog.stock.details', { action: 'stock_details', product_id: id }));
-  const quantities = async (id: number) => Object.fromEntries((await details(id)).stock_details.map((d: { location_id: string; stock_quantity: number }) => [d.location_id, d.stock_quantity]));
+  const quantities = async (id: number) =>
+    Object.fromEntries(
+      (await details(id)).stock_details.map((d: { location_id: string; stock_quantity: number }) => [d.location_id, d.stock_quantity]),
+    );
 
   type Line = { product_id: string | number; quantity: number; location_id?: string; variant_id?: string };
   /** The event invoicing publishes when it validates an invoice. */
   function validated(invoicetype: (typeof invoicing.invoiceTypes)[number], lines: Line[]) {
     const id = ++nextInvoice;
     const data = {
-      invoice_id: id, invoicenumber: `DOC-${id}`, invoicetype, partner_id: 1, invoicetotal: 10, sourcetype: null, sourceid: null, sourcenumber: null,
-      journal_entry_id: id, invoicedatetime: '2026-01-05T10:00:00', invoicedue: null, validated_at: '2026-01-05T10:00:00',
-      lines: lines.map((l, i) => ({ line_id: i + 1, product_id: String(l.product_id), variant_id: l.variant_id ?? null, location_id: l.location_id ?? null, quantity: l.quantity })),
+      invoice_id: id,
+      invoicenumber: `DOC-${id}`,
+      invoicetype,
+      partner_id: 1,
+      invoicetotal: 10,
+      sourcetype: null,
+      sourceid: null,
+      sourcenumber: null,
+      journal_entry_id: id,
+      invoicedatetime: '2026-01-05T10:00:00',
+      invoicedue: null,
+      validated_at: '2026-01-05T10:00:00',
+      lines: lines.map((l, i) => ({
+        line_id: i + 1,
+        product_id: String(l.product_id),
+        variant_id: l.variant_id ?? null,
+        location_id: l.location_id ?? null,
+        quantity: l.quantity,
+      })),
     };
     invoicing.invoiceValidated.data.parse(data);
     return data;
   }
-  const moveCount = async (reference: string) => Number((await svc.db('stock_moves').where({ reference }).count<{ n: number }[]>({ n: '*' }))[0]?.n);
+  const moveCount = async (reference: string) =>
+    Number((await svc.db('stock_moves').where({ reference }).count<{ n: number }[]>({ n: '*' }))[0]?.n);
 
   it('moves inventory out for a customer invoice at the default location, once however often the event arrives', async () => {
     const p = await product({ stock: 10 });
     const collected = await svc.collect(['catalog.stock.adjusted']);
-    const data = validated('invoiceout', [{ product_id: p.id, quantity: 3 }, { product_id: p.id, quantity: 1.5 }]);
+    const data = validated('invoiceout', [
+      { product_id: p.id, quantity: 3 },
+      { product_id: p.id, quantity: 1.5 },
+    ]);
     const id = randomUUID();
     await svc.publish(invoicing.invoiceValidated.type, 1, data, id);
     await waitFor(async () => expect(await quantities(p.id)).toEqual({ [defaultLoc]: 5.5 }));
@@ -50,13 +76,18 @@ describe('catalog stock following validated documents (integration)', () => {
     const marker = await product({ stock: 1 });
     await svc.publish(invoicing.invoiceValidated.type, 1, validated('invoiceout', [{ product_id: marker.id, quantity: 1 }]));
     await waitFor(async () => expect(await quantities(marker.id)).toEqual({}));
-    await waitFor(async () => expect(Number((await svc.db('inbox').where({ consumer: 'catalog.documents' }).count<{ n: number }[]>({ n: '*' }))[0]?.n)).toBe(2));
+    await waitFor(async () =>
+      expect(Number((await svc.db('inbox').where({ consumer: 'catalog.documents' }).count<{ n: number }[]>({ n: '*' }))[0]?.n)).toBe(2),
+    );
     expect(await quantities(p.id)).toEqual({ [defaultLoc]: 5.5 });
     expect(await moveCount(data.invoicenumber)).toBe(1);
 
     const d = await details(p.id);
     expect(d.recent_moves[0]).toMatchObject({
-      source: 'document', adjustment_type: 'invoiceout', reference: data.invoicenumber, total_change: -4.5,
+      source: 'document',
+      adjustment_type: 'invoiceout',
+      reference: data.invoicenumber,
+      total_change: -4.5,
       document: { type: 'invoiceout', id: data.invoice_id, number: data.invoicenumber },
       lines: [{ location_id: defaultLoc, previous_stock: 10, new_stock: 5.5, change: -4.5 }],
     });
@@ -79,10 +110,26 @@ describe('catalog stock following validated documents (integration)', () => {
     const negative = await svc.collect(['catalog.stock.negative']);
     const data = validated('invoiceout', [{ product_id: p.id, quantity: 4 }]);
     await svc.publish(invoicing.invoiceValidated.type, 1, data);
-    await waitFor(async () => expect((await details(p.id)).stock_details).toEqual([expect.objectContaining({ location_id: defaultLoc, stock_quantity: -3, negative: true })]));
+    await waitFor(async () =>
+      expect((await details(p.id)).stock_details).toEqual([
+        expect.objectContaining({ location_id: defaultLoc, stock_quantity: -3, negative: true }),
+      ]),
+    );
     expect((await details(p.id)).current_stock).toBe(-3);
-    await waitFor(async () => expect(negative.map((e) => e.data)).toEqual([expect.objectContaining({ product_id: p.id, location_id: defaultLoc, quantity: -3, document: { type: 'invoiceout', id: data.invoice_id, number: data.invoicenumber } })]));
-    expect(refusal(await svc.call('catalog.stock.adjust', { action: 'stock_adjustment', product_id: p.id, qty_locations: { [defaultLoc]: -1 } })).status).toBe(400);
+    await waitFor(async () =>
+      expect(negative.map((e) => e.data)).toEqual([
+        expect.objectContaining({
+          product_id: p.id,
+          location_id: defaultLoc,
+          quantity: -3,
+          document: { type: 'invoiceout', id: data.invoice_id, number: data.invoicenumber },
+        }),
+      ]),
+    );
+    expect(
+      refusal(await svc.call('catalog.stock.adjust', { action: 'stock_adjustment', product_id: p.id, qty_locations: { [defaultLoc]: -1 } }))
+        .status,
+    ).toBe(400);
     // Counting the shelf again brings it back to what is there.
     ok(await svc.call('catalog.stock.adjust', { action: 'stock_adjustment', product_id: p.id, qty_locations: { [defaultLoc]: 0 } }));
     expect((await details(p.id)).current_stock).toBe(0);
@@ -91,7 +138,10 @@ describe('catalog stock following validated documents (integration)', () => {
   it('moves nothing for service products, and the rest of the document still moves', async () => {
     const fee = await product({ name: 'Installation', type: 'service' });
     const goods = await product({ stock: 5 });
-    const data = validated('invoiceout', [{ product_id: fee.id, quantity: 2 }, { product_id: goods.id, quantity: 1 }]);
+    const data = validated('invoiceout', [
+      { product_id: fee.id, quantity: 2 },
+      { product_id: goods.id, quantity: 1 },
+    ]);
     await svc.publish(invoicing.invoiceValidated.type, 1, data);
     await waitFor(async () => expect(await quantities(goods.id)).toEqual({ [defaultLoc]: 4 }));
     expect(await svc.db('stock_moves').where({ product_id: fee.id })).toEqual([]);

@@ -9,14 +9,29 @@ export function ok(reply: RpcReply): Record<string, any> {
   return reply.body as Record<string, any>;
 }
 
-export function refusal(reply: RpcReply): { status: number; code: string; message: string; errors?: Array<{ field: string; message: string }> } {
+export function refusal(reply: RpcReply): {
+  status: number;
+  code: string;
+  message: string;
+  errors?: Array<{ field: string; message: string }>;
+} {
   if (reply.ok) throw new Error(`expected a refusal, got ${JSON.stringify(reply.body)}`);
   return reply;
 }
 
 /** Every row of the catalog tables that an operation could touch, to prove a refusal changed nothing. */
 export async function snapshot(svc: Svc): Promise<Record<string, unknown[]>> {
-  const tables = ['products', 'variants', 'categories', 'warehouses', 'locations', 'skus', 'stock_quantities', 'stock_moves', 'stock_move_lines'];
+  const tables = [
+    'products',
+    'variants',
+    'categories',
+    'warehouses',
+    'locations',
+    'skus',
+    'stock_quantities',
+    'stock_moves',
+    'stock_move_lines',
+  ];
   const out: Record<string, unknown[]> = {};
   for (const t of tables) out[t] = await svc.db(t).select('*').orderByRaw('1, 2');
   // The relay marks rows published in the background; what matters is which events exist.
@@ -56,18 +71,29 @@ export async function expectOutboxToMatchContracts(svc: Svc): Promise<number> {
   return rows.length;
 }
 
-function expectToMatchSchema(schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } } | undefined, value: unknown, what: string): void {
+function expectToMatchSchema(
+  schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } } | undefined,
+  value: unknown,
+  what: string,
+): void {
   if (!schema) throw new Error(`${what}: no schema in the catalog contracts`);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new Error(`${what} breaks its contract: ${JSON.stringify(parsed.error)}\n${JSON.stringify(value)}`);
   // JSON round trip: both sides as they travel, so an undefined key counts as absent on both
   if (JSON.stringify(sortKeys(parsed.data)) !== JSON.stringify(sortKeys(value))) {
-    throw new Error(`${what} carries fields its contract does not show:\n${JSON.stringify(value)}\nvs contract\n${JSON.stringify(parsed.data)}`);
+    throw new Error(
+      `${what} carries fields its contract does not show:\n${JSON.stringify(value)}\nvs contract\n${JSON.stringify(parsed.data)}`,
+    );
   }
 }
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }

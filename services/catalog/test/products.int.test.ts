@@ -16,7 +16,20 @@ describe('catalog products (integration)', () => {
   it('creates a product with initial stock at the default location, recorded as a move and events', async () => {
     const events = await svc.collect(['catalog.product.created', 'catalog.stock.adjusted']);
     const body = ok(
-      await create({ name: 'Widget', description: 'Blue', price: '19.99', cost: 7.5, sku: 'W-1', barcode: '400', taxable: true, tax_rate: 15, uom: 'pcs', stock: '12.5', min_stock_level: 2, max_stock_level: 50 }),
+      await create({
+        name: 'Widget',
+        description: 'Blue',
+        price: '19.99',
+        cost: 7.5,
+        sku: 'W-1',
+        barcode: '400',
+        taxable: true,
+        tax_rate: 15,
+        uom: 'pcs',
+        stock: '12.5',
+        min_stock_level: 2,
+        max_stock_level: 50,
+      }),
     );
     expect(body.message).toBe('Product created successfully');
     expect(body.product).toMatchObject({
@@ -59,8 +72,12 @@ describe('catalog products (integration)', () => {
 
   it('places initial stock at the location or warehouse named', async () => {
     const wh = ok(await svc.call('catalog.warehouse.create', { action: 'create_warehouse', name: 'North' }));
-    const loc = ok(await svc.call('catalog.location.create', { action: 'create_location', warehouse_id: wh.warehouse.id, name: 'Shelf A' }));
-    const atLocation = ok(await create({ name: 'At shelf', stock: 3, warehouse_id: wh.warehouse.id, location_id: loc.location.location_id }));
+    const loc = ok(
+      await svc.call('catalog.location.create', { action: 'create_location', warehouse_id: wh.warehouse.id, name: 'Shelf A' }),
+    );
+    const atLocation = ok(
+      await create({ name: 'At shelf', stock: 3, warehouse_id: wh.warehouse.id, location_id: loc.location.location_id }),
+    );
     const atWarehouse = ok(await create({ name: 'At warehouse', stock: 4, warehouse_id: wh.warehouse.id }));
     const q1 = await svc.db('stock_quantities').where({ product_id: atLocation.product.id });
     const q2 = await svc.db('stock_quantities').where({ product_id: atWarehouse.product.id });
@@ -82,7 +99,15 @@ describe('catalog products (integration)', () => {
 
   it('refuses a SKU held by a variant', async () => {
     const parent = ok(await create({ name: 'Shirt', sku: 'SHIRT' }));
-    ok(await svc.call('catalog.variant.create', { action: 'create_variant', parent_product_id: parent.product.id, variant_name: 'Shirt M', options: { size: 'M' }, sku: 'SHIRT-M' }));
+    ok(
+      await svc.call('catalog.variant.create', {
+        action: 'create_variant',
+        parent_product_id: parent.product.id,
+        variant_name: 'Shirt M',
+        options: { size: 'M' },
+        sku: 'SHIRT-M',
+      }),
+    );
     const before = await snapshot(svc);
     expect(refusal(await create({ name: 'Clash', sku: 'SHIRT-M' })).message).toBe('SKU SHIRT-M already exists');
     expect(await snapshot(svc)).toEqual(before);
@@ -90,15 +115,28 @@ describe('catalog products (integration)', () => {
 
   it('frees the SKU of a deleted product and its variants', async () => {
     const p = ok(await create({ name: 'Old', sku: 'FREE-1', stock: 2 }));
-    ok(await svc.call('catalog.variant.create', { action: 'create_variant', parent_product_id: p.product.id, variant_name: 'Old L', options: { size: 'L' }, sku: 'FREE-1-L' }));
+    ok(
+      await svc.call('catalog.variant.create', {
+        action: 'create_variant',
+        parent_product_id: p.product.id,
+        variant_name: 'Old L',
+        options: { size: 'L' },
+        sku: 'FREE-1-L',
+      }),
+    );
     const events = await svc.collect(['catalog.product.deleted']);
-    expect(ok(await svc.call('catalog.product.delete', { product_id: p.product.id, delete: true }))).toEqual({ message: 'Product deleted successfully' });
+    expect(ok(await svc.call('catalog.product.delete', { product_id: p.product.id, delete: true }))).toEqual({
+      message: 'Product deleted successfully',
+    });
     ok(await create({ name: 'New', sku: 'FREE-1' }));
     ok(await create({ name: 'New L', sku: 'FREE-1-L' }));
     // gone from lists and lookups, history kept
     const listed = ok(await svc.call('catalog.product.list', { search: 'Old' }));
     expect(listed.products).toEqual([]);
-    expect(refusal(await svc.call('catalog.product.edit', { product_id: p.product.id, name: 'x' }))).toMatchObject({ code: 'not_found', message: `Product ${p.product.id} not found` });
+    expect(refusal(await svc.call('catalog.product.edit', { product_id: p.product.id, name: 'x' }))).toMatchObject({
+      code: 'not_found',
+      message: `Product ${p.product.id} not found`,
+    });
     expect(refusal(await svc.call('catalog.product.delete', { product_id: p.product.id, delete: true })).code).toBe('not_found');
     expect(await svc.db('stock_moves').where({ product_id: p.product.id })).toHaveLength(1);
     await waitFor(() => events.length >= 1);
@@ -125,16 +163,27 @@ describe('catalog products (integration)', () => {
       const skus = await svc.db('skus').whereIn('owner_id', [a.id, b.id]).where({ owner_kind: 'product' }).orderBy('sku_key');
       const products = await svc.db('products').whereIn('id', [a.id, b.id]);
       // the registry and the products agree: every product's SKU is claimed by that product
-      expect(products.filter((p) => p.sku).map((p) => [p.sku.toLowerCase(), p.id]).sort()).toEqual(skus.map((s) => [s.sku_key, s.owner_id]).sort());
+      expect(
+        products
+          .filter((p) => p.sku)
+          .map((p) => [p.sku.toLowerCase(), p.id])
+          .sort(),
+      ).toEqual(skus.map((s) => [s.sku_key, s.owner_id]).sort());
     }
   });
 
-  it('refuses an unknown category, another org\'s category, bad stock levels and stock on a service, changing nothing', async () => {
+  it("refuses an unknown category, another org's category, bad stock levels and stock on a service, changing nothing", async () => {
     const foreign = ok(await svc.call('catalog.category.create', { name: 'Theirs' }, 2));
     const before = await snapshot(svc);
-    expect(refusal(await create({ name: 'X', category_id: '999999' }))).toMatchObject({ code: 'not_found', message: 'Category 999999 not found' });
+    expect(refusal(await create({ name: 'X', category_id: '999999' }))).toMatchObject({
+      code: 'not_found',
+      message: 'Category 999999 not found',
+    });
     expect(refusal(await create({ name: 'X', category_id: foreign.category.id }))).toMatchObject({ code: 'not_found' });
-    expect(refusal(await create({ name: 'X', category_id: 'abc' }))).toMatchObject({ code: 'not_found', message: 'Category abc not found' });
+    expect(refusal(await create({ name: 'X', category_id: 'abc' }))).toMatchObject({
+      code: 'not_found',
+      message: 'Category abc not found',
+    });
     expect(refusal(await create({ name: 'X', min_stock_level: 5, max_stock_level: 4 }))).toMatchObject({
       code: 'validation_failed',
       message: 'min_stock_level 5 must not exceed max_stock_level 4',
@@ -145,8 +194,14 @@ describe('catalog products (integration)', () => {
     expect(refusal(await create({ name: 'X', stock: -1 }))).toMatchObject({ code: 'validation_failed', errors: [{ field: 'stock' }] });
     expect(refusal(await create({ name: 'X', price: '1.234' }))).toMatchObject({ code: 'validation_failed', errors: [{ field: 'price' }] });
     expect(refusal(await create({ name: '  ' }))).toMatchObject({ code: 'validation_failed', errors: [{ field: 'name' }] });
-    expect(refusal(await create({ name: 'X', stock: 1, location_id: '424242' }))).toMatchObject({ code: 'not_found', message: 'Location 424242 not found' });
-    expect(refusal(await create({ name: 'X', stock: 1, warehouse_id: '424242' }))).toMatchObject({ code: 'not_found', message: 'Warehouse 424242 not found' });
+    expect(refusal(await create({ name: 'X', stock: 1, location_id: '424242' }))).toMatchObject({
+      code: 'not_found',
+      message: 'Location 424242 not found',
+    });
+    expect(refusal(await create({ name: 'X', stock: 1, warehouse_id: '424242' }))).toMatchObject({
+      code: 'not_found',
+      message: 'Warehouse 424242 not found',
+    });
     expect(await snapshot(svc)).toEqual(before);
   });
 
@@ -163,12 +218,37 @@ describe('catalog products (integration)', () => {
     const id = p.product.id as number;
     // 4 more somewhere else
     const wh = ok(await svc.call('catalog.warehouse.create', { action: 'create_warehouse', name: 'South' }));
-    ok(await svc.call('catalog.stock.adjust', { action: 'stock_adjustment', product_id: id, qty_locations: { [wh.location.location_id]: 4 } }));
+    ok(
+      await svc.call('catalog.stock.adjust', {
+        action: 'stock_adjustment',
+        product_id: id,
+        qty_locations: { [wh.location.location_id]: 4 },
+      }),
+    );
 
     const events = await svc.collect(['catalog.product.updated']);
-    const edited = ok(await svc.call('catalog.product.edit', { product_id: id, name: 'Claw hammer', price: '12.50', category_id: cat.category.id, stock: 15, sku: 'ham', max_stock_level: 100 }));
+    const edited = ok(
+      await svc.call('catalog.product.edit', {
+        product_id: id,
+        name: 'Claw hammer',
+        price: '12.50',
+        category_id: cat.category.id,
+        stock: 15,
+        sku: 'ham',
+        max_stock_level: 100,
+      }),
+    );
     expect(edited.message).toBe('Product updated successfully');
-    expect(edited.product).toMatchObject({ id, name: 'Claw hammer', price: 12.5, category_id: cat.category.id, category: 'Tools', stock: 15, sku: 'ham', max_stock_level: 100 });
+    expect(edited.product).toMatchObject({
+      id,
+      name: 'Claw hammer',
+      price: 12.5,
+      category_id: cat.category.id,
+      category: 'Tools',
+      stock: 15,
+      sku: 'ham',
+      max_stock_level: 100,
+    });
     expect(edited.product.updated_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
     const defaultLoc = await svc.db('locations').where({ org_id: 1, is_default: true }).first();
     const atDefault = await svc.db('stock_quantities').where({ product_id: id, location_id: defaultLoc.id }).first();
@@ -185,10 +265,13 @@ describe('catalog products (integration)', () => {
     expect(events[0]?.data).toMatchObject({ id, name: 'Claw hammer', stock: 15 });
 
     // clearing the category
-    expect(ok(await svc.call('catalog.product.edit', { product_id: id, category_id: null })).product).toMatchObject({ category_id: null, category: null });
+    expect(ok(await svc.call('catalog.product.edit', { product_id: id, category_id: null })).product).toMatchObject({
+      category_id: null,
+      category: null,
+    });
   });
 
-  it('names the edited product (its new SKU) in the event of an edit\'s stock move', async () => {
+  it("names the edited product (its new SKU) in the event of an edit's stock move", async () => {
     const p = ok(await create({ name: 'Rename me', sku: 'OLD-SKU', stock: 1 }));
     const events = await svc.collect(['catalog.stock.adjusted', 'catalog.product.updated']);
     ok(await svc.call('catalog.product.edit', { product_id: p.product.id, sku: 'NEW-SKU', stock: 4 }));
@@ -199,20 +282,44 @@ describe('catalog products (integration)', () => {
     ]);
   });
 
-  it('writes a product\'s own event before the event of the stock move it made', async () => {
+  it("writes a product's own event before the event of the stock move it made", async () => {
     const p = ok(await create({ name: 'Ordered', stock: 2 })).product;
     ok(await svc.call('catalog.product.edit', { product_id: p.id, stock: 3 }));
-    const rows: Array<{ type: string }> = await svc.db('outbox')
+    const rows: Array<{ type: string }> = await svc
+      .db('outbox')
       .whereRaw("envelope->'data'->>'id' = ? or envelope->'data'->>'product_id' = ?", [String(p.id), String(p.id)])
       .orderBy('id')
       .select('type');
     // the relay publishes in this order, so a consumer meets the product before any move of it
-    expect(rows.map((r) => r.type)).toEqual(['catalog.product.created', 'catalog.stock.adjusted', 'catalog.product.updated', 'catalog.stock.adjusted']);
+    expect(rows.map((r) => r.type)).toEqual([
+      'catalog.product.created',
+      'catalog.stock.adjusted',
+      'catalog.product.updated',
+      'catalog.stock.adjusted',
+    ]);
   });
 
   it('clears text fields given as null or empty on edit, freeing a cleared SKU', async () => {
-    const p = ok(await create({ name: 'Clearable', description: 'Long text', sku: 'CLR-1', barcode: '777', image: 'https://img.example/c.png', uom: 'kg' }));
-    const edited = ok(await svc.call('catalog.product.edit', { product_id: p.product.id, description: null, sku: null, barcode: '', image: null, uom: null }));
+    const p = ok(
+      await create({
+        name: 'Clearable',
+        description: 'Long text',
+        sku: 'CLR-1',
+        barcode: '777',
+        image: 'https://img.example/c.png',
+        uom: 'kg',
+      }),
+    );
+    const edited = ok(
+      await svc.call('catalog.product.edit', {
+        product_id: p.product.id,
+        description: null,
+        sku: null,
+        barcode: '',
+        image: null,
+        uom: null,
+      }),
+    );
     expect(edited.product).toMatchObject({ description: null, sku: null, barcode: null, image: null, uom: null, name: 'Clearable' });
     expect(ok(await create({ name: 'Takes the SKU', sku: 'clr-1' })).product.sku).toBe('clr-1');
     // absent fields stay as they are
@@ -225,17 +332,31 @@ describe('catalog products (integration)', () => {
     const p = ok(await create({ name: 'Saw', stock: 2, min_stock_level: 1 }));
     const id = p.product.id as number;
     const wh = ok(await svc.call('catalog.warehouse.create', { action: 'create_warehouse', name: 'East' }));
-    ok(await svc.call('catalog.stock.adjust', { action: 'stock_adjustment', product_id: id, qty_locations: { [wh.location.location_id]: 5 } }));
+    ok(
+      await svc.call('catalog.stock.adjust', {
+        action: 'stock_adjustment',
+        product_id: id,
+        qty_locations: { [wh.location.location_id]: 5 },
+      }),
+    );
     const before = await snapshot(svc);
     expect(refusal(await svc.call('catalog.product.edit', { product_id: id, stock: 4, name: 'Changed' }))).toMatchObject({
       code: 'validation_failed',
       message: 'stock 4 is below the 5 held outside the default location; use stock_adjustment for those locations',
       errors: [{ field: 'stock' }],
     });
-    expect(refusal(await svc.call('catalog.product.edit', { product_id: id, type: 'service', name: 'Changed' }))).toMatchObject({ code: 'invalid_state' });
-    expect(refusal(await svc.call('catalog.product.edit', { product_id: id, max_stock_level: 0.5 }))).toMatchObject({ code: 'validation_failed', message: 'min_stock_level 1 must not exceed max_stock_level 0.5' });
+    expect(refusal(await svc.call('catalog.product.edit', { product_id: id, type: 'service', name: 'Changed' }))).toMatchObject({
+      code: 'invalid_state',
+    });
+    expect(refusal(await svc.call('catalog.product.edit', { product_id: id, max_stock_level: 0.5 }))).toMatchObject({
+      code: 'validation_failed',
+      message: 'min_stock_level 1 must not exceed max_stock_level 0.5',
+    });
     expect(refusal(await svc.call('catalog.product.edit', { product_id: id, category_id: '31337' }))).toMatchObject({ code: 'not_found' });
-    expect(refusal(await svc.call('catalog.product.edit', { product_id: 999999, name: 'x' }))).toMatchObject({ code: 'not_found', message: 'Product 999999 not found' });
+    expect(refusal(await svc.call('catalog.product.edit', { product_id: 999999, name: 'x' }))).toMatchObject({
+      code: 'not_found',
+      message: 'Product 999999 not found',
+    });
     expect(refusal(await svc.call('catalog.product.edit', { product_id: id, name: 'Theirs' }, 2))).toMatchObject({ code: 'not_found' });
     expect(refusal(await svc.call('catalog.product.delete', { product_id: id, delete: true }, 2))).toMatchObject({ code: 'not_found' });
     expect(await snapshot(svc)).toEqual(before);
@@ -247,21 +368,37 @@ describe('catalog products (integration)', () => {
     ok(await svc.call('catalog.location.list', { action: 'list_locations' }, 2));
     const theirLoc = await svc.db('locations').where({ org_id: 2, is_default: true }).first();
     // rows no handler writes: a product of org 1 pointing at org 2's category, its stock at org 2's location
-    await svc.db('products').where({ id: p.id }).update({ category_id: Number(theirs.id) });
+    await svc
+      .db('products')
+      .where({ id: p.id })
+      .update({ category_id: Number(theirs.id) });
     await svc.db('stock_quantities').insert({ org_id: 2, product_id: p.id, location_id: theirLoc.id, quantity: '50' });
     const listed = ok(await svc.call('catalog.product.list', { search: 'Cross-linked' })).products;
     expect(listed.map((x: { category: string | null; stock: number }) => [x.category, x.stock])).toEqual([[null, 1]]);
     const details = ok(await svc.call('catalog.stock.details', { action: 'stock_details', product_id: p.id }));
-    expect([details.current_stock, details.stock_details.map((d: { warehouse_name: string }) => d.warehouse_name)]).toEqual([1, ['Main Warehouse']]);
+    expect([details.current_stock, details.stock_details.map((d: { warehouse_name: string }) => d.warehouse_name)]).toEqual([
+      1,
+      ['Main Warehouse'],
+    ]);
     await svc.db('stock_quantities').where({ org_id: 2, product_id: p.id }).delete();
     await svc.db('products').where({ id: p.id }).update({ category_id: null });
   });
 
   it('answers the internal lookup with the live products, variants and locations of the organization only', async () => {
     const p = ok(await create({ name: 'Lookup', sku: 'LOOK', price: 4.5, stock: 3, uom: 'kg' })).product;
-    const v = ok(await svc.call('catalog.variant.create', { action: 'create_variant', parent_product_id: p.id, variant_name: 'Lookup XL', options: { size: 'XL' }, price: 5, sku: 'LOOK-XL' })).variant;
+    const v = ok(
+      await svc.call('catalog.variant.create', {
+        action: 'create_variant',
+        parent_product_id: p.id,
+        variant_name: 'Lookup XL',
+        options: { size: 'XL' },
+        price: 5,
+        sku: 'LOOK-XL',
+      }),
+    ).variant;
     const loc = ok(await svc.call('catalog.location.list', { action: 'list_locations' })).locations[0].location_id;
-    const ask = (org = 1) => svc.call('catalog.lookup', { product_ids: [p.id, 999999], variant_ids: [v.id, 999998], location_ids: [loc, '999997', 'x'] }, org);
+    const ask = (org = 1) =>
+      svc.call('catalog.lookup', { product_ids: [p.id, 999999], variant_ids: [v.id, 999998], location_ids: [loc, '999997', 'x'] }, org);
     expect(ok(await ask())).toEqual({
       message: 'Catalog records found',
       products: [{ id: p.id, name: 'Lookup', description: null, price: 4.5, sku: 'LOOK', uom: 'kg', type: 'inventory', tax_rate: 0 }],
@@ -278,9 +415,17 @@ describe('catalog products (integration)', () => {
     const org = 3;
     const parent = ok(await svc.call('catalog.category.create', { name: 'Drinks' }, org));
     const child = ok(await svc.call('catalog.category.create', { name: 'Juice', parent_id: parent.category.id }, org));
-    const a = ok(await create({ name: 'Apple juice', sku: 'AJ-1', barcode: '111', price: 3, category_id: child.category.id, stock: 5 }, org));
+    const a = ok(
+      await create({ name: 'Apple juice', sku: 'AJ-1', barcode: '111', price: 3, category_id: child.category.id, stock: 5 }, org),
+    );
     const wh = ok(await svc.call('catalog.warehouse.create', { action: 'create_warehouse', name: 'Cellar' }, org));
-    ok(await svc.call('catalog.stock.adjust', { action: 'stock_adjustment', product_id: a.product.id, qty_locations: { [wh.location.location_id]: '2.25' } }, org));
+    ok(
+      await svc.call(
+        'catalog.stock.adjust',
+        { action: 'stock_adjustment', product_id: a.product.id, qty_locations: { [wh.location.location_id]: '2.25' } },
+        org,
+      ),
+    );
     ok(await create({ name: 'Water', sku: 'WAT', barcode: '222', price: 1, category_id: parent.category.id, stock: 10 }, org));
     ok(await create({ name: 'Delivery 100%', type: 'service', price: 9 }, org));
     ok(await create({ name: 'Other org product' }, 4));
@@ -290,7 +435,8 @@ describe('catalog products (integration)', () => {
     expect(all.products[2]).toMatchObject({ category: 'Juice', category_id: child.category.id, stock: 7.25, price: 3 });
     expect(all.pagination).toEqual({ page_number: 1, page_size: 25, total_items: 3, total_pages: 1, has_next: false, has_previous: false });
 
-    const names = async (payload: Record<string, unknown>) => ok(await svc.call('catalog.product.list', payload, org)).products.map((p: { name: string }) => p.name);
+    const names = async (payload: Record<string, unknown>) =>
+      ok(await svc.call('catalog.product.list', payload, org)).products.map((p: { name: string }) => p.name);
     expect(await names({ search: 'aj-' })).toEqual(['Apple juice']);
     expect(await names({ search: '222' })).toEqual(['Water']);
     expect(await names({ search: '100%' })).toEqual(['Delivery 100%']);
@@ -307,7 +453,10 @@ describe('catalog products (integration)', () => {
     expect(page.pagination).toEqual({ page_number: 2, page_size: 2, total_items: 3, total_pages: 2, has_next: false, has_previous: true });
 
     expect(refusal(await svc.call('catalog.product.list', { category_id: parent.category.id }, 4))).toMatchObject({ code: 'not_found' });
-    expect(refusal(await svc.call('catalog.product.list', { sort_by: 'colour' }, org))).toMatchObject({ code: 'validation_failed', errors: [{ field: 'sort_by' }] });
+    expect(refusal(await svc.call('catalog.product.list', { sort_by: 'colour' }, org))).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'sort_by' }],
+    });
   });
 
   it('writes only events that hold to their published contracts', async () => {

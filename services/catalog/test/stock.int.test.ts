@@ -18,20 +18,39 @@ describe('catalog stock (integration)', () => {
 
   const product = async (payload: Record<string, unknown> = {}, org = 1) =>
     ok(await svc.call('catalog.product.create', { name: 'Bolt', ...payload }, org)).product as { id: number };
-  const adjust = (payload: Record<string, unknown>, org = 1) => svc.call('catalog.stock.adjust', { action: 'stock_adjustment', userid: 'u7', ...payload }, org);
+  const adjust = (payload: Record<string, unknown>, org = 1) =>
+    svc.call('catalog.stock.adjust', { action: 'stock_adjustment', userid: 'u7', ...payload }, org);
 
   it('sets target quantities per location as one move with details', async () => {
     const p = await product({ stock: 10 });
     const events = await svc.collect(['catalog.stock.adjusted']);
-    const body = ok(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 7, [north.location_id]: '2.5' }, adjustment_type: 'increase', reference: 'COUNT-1', notes: 'yearly count' }));
+    const body = ok(
+      await adjust({
+        product_id: p.id,
+        qty_locations: { [defaultLoc]: 7, [north.location_id]: '2.5' },
+        adjustment_type: 'increase',
+        reference: 'COUNT-1',
+        notes: 'yearly count',
+      }),
+    );
     expect(body.message).toBe('Stock adjusted successfully');
     expect(body.stock_move_id).toMatch(/^\d+$/);
     expect(body.details).toEqual([
       { location_id: defaultLoc, previous_stock: 10, new_stock: 7, change: -3 },
       { location_id: north.location_id, previous_stock: 0, new_stock: 2.5, change: 2.5 },
     ]);
-    const move = await svc.db('stock_moves').where({ id: Number(body.stock_move_id) }).first();
-    expect(move).toMatchObject({ product_id: p.id, source: 'adjustment', adjustment_type: 'increase', reference: 'COUNT-1', notes: 'yearly count', created_by: 'u7' });
+    const move = await svc
+      .db('stock_moves')
+      .where({ id: Number(body.stock_move_id) })
+      .first();
+    expect(move).toMatchObject({
+      product_id: p.id,
+      source: 'adjustment',
+      adjustment_type: 'increase',
+      reference: 'COUNT-1',
+      notes: 'yearly count',
+      created_by: 'u7',
+    });
 
     const details = ok(await svc.call('catalog.stock.details', { action: 'stock_details', product_id: p.id }));
     expect(details).toMatchObject({
@@ -40,7 +59,13 @@ describe('catalog stock (integration)', () => {
       current_stock: 9.5,
       stock_details: [
         { warehouse_name: 'Main Warehouse', location_id: defaultLoc, location_name: 'Stock', stock_quantity: 7 },
-        { warehouse_id: north.warehouse_id, warehouse_name: 'North', location_id: north.location_id, location_name: 'Stock', stock_quantity: 2.5 },
+        {
+          warehouse_id: north.warehouse_id,
+          warehouse_name: 'North',
+          location_id: north.location_id,
+          location_name: 'Stock',
+          stock_quantity: 2.5,
+        },
       ],
       min_stock_level: null,
       max_stock_level: null,
@@ -53,15 +78,38 @@ describe('catalog stock (integration)', () => {
       [expect.any(String), 'initial', 10],
     ]);
     expect(moves.stock_moves[0].lines).toEqual([
-      { location_id: defaultLoc, location_name: 'Stock', warehouse_id: expect.any(String), warehouse_name: 'Main Warehouse', previous_stock: 10, new_stock: 7, change: -3 },
-      { location_id: north.location_id, location_name: 'Stock', warehouse_id: north.warehouse_id, warehouse_name: 'North', previous_stock: 0, new_stock: 2.5, change: 2.5 },
+      {
+        location_id: defaultLoc,
+        location_name: 'Stock',
+        warehouse_id: expect.any(String),
+        warehouse_name: 'Main Warehouse',
+        previous_stock: 10,
+        new_stock: 7,
+        change: -3,
+      },
+      {
+        location_id: north.location_id,
+        location_name: 'Stock',
+        warehouse_id: north.warehouse_id,
+        warehouse_name: 'North',
+        previous_stock: 0,
+        new_stock: 2.5,
+        change: 2.5,
+      },
     ]);
     expect(moves.pagination).toMatchObject({ total_items: 2, page_number: 1 });
 
     await new Promise((r) => setTimeout(r, 0));
     const deadline = Date.now() + 5000;
-    while (!events.some((e) => e.data.stock_move_id === body.stock_move_id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    expect(events.find((e) => e.data.stock_move_id === body.stock_move_id)?.data).toMatchObject({ product_id: p.id, source: 'adjustment', adjustment_type: 'increase', stock: 9.5, reference: 'COUNT-1' });
+    while (!events.some((e) => e.data.stock_move_id === body.stock_move_id) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(events.find((e) => e.data.stock_move_id === body.stock_move_id)?.data).toMatchObject({
+      product_id: p.id,
+      source: 'adjustment',
+      adjustment_type: 'increase',
+      stock: 9.5,
+      reference: 'COUNT-1',
+    });
   });
 
   it('drops a location counted down to zero from the details but keeps it in the moves', async () => {
@@ -83,16 +131,43 @@ describe('catalog stock (integration)', () => {
     const service = await product({ name: 'Install', type: 'service' });
     const foreignLoc = await defaultLocationId(svc, 2);
     const before = await snapshot(svc);
-    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 9, '999999': 1 } }))).toMatchObject({ status: 400, code: 'not_found', message: 'Location 999999 not found' });
-    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 9, [foreignLoc]: 1 } }))).toMatchObject({ code: 'not_found', message: `Location ${foreignLoc} not found` });
-    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 9, nowhere: 1 } }))).toMatchObject({ code: 'not_found', message: 'Location nowhere not found' });
+    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 9, '999999': 1 } }))).toMatchObject({
+      status: 400,
+      code: 'not_found',
+      message: 'Location 999999 not found',
+    });
+    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 9, [foreignLoc]: 1 } }))).toMatchObject({
+      code: 'not_found',
+      message: `Location ${foreignLoc} not found`,
+    });
+    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 9, nowhere: 1 } }))).toMatchObject({
+      code: 'not_found',
+      message: 'Location nowhere not found',
+    });
     const negative = refusal(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 9, [north.location_id]: -1 } }));
-    expect(negative).toMatchObject({ code: 'validation_failed', errors: [{ field: `qty_locations.${north.location_id}`, message: `qty_locations.${north.location_id} must be at least 0` }] });
-    expect(refusal(await adjust({ product_id: p.id, qty_locations: {} }))).toMatchObject({ code: 'validation_failed', errors: [{ field: 'qty_locations' }] });
-    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 'lots' } }))).toMatchObject({ code: 'validation_failed' });
-    expect(refusal(await adjust({ product_id: service.id, qty_locations: { [defaultLoc]: 1 } }))).toMatchObject({ code: 'invalid_state', message: `Product ${service.id} is a service product; only inventory products carry stock` });
-    expect(refusal(await adjust({ product_id: 999999, qty_locations: { [defaultLoc]: 1 } }))).toMatchObject({ code: 'not_found', message: 'Product 999999 not found' });
-    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [foreignLoc]: 1 } }, 2))).toMatchObject({ code: 'not_found', message: `Product ${p.id} not found` });
+    expect(negative).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: `qty_locations.${north.location_id}`, message: `qty_locations.${north.location_id} must be at least 0` }],
+    });
+    expect(refusal(await adjust({ product_id: p.id, qty_locations: {} }))).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'qty_locations' }],
+    });
+    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 'lots' } }))).toMatchObject({
+      code: 'validation_failed',
+    });
+    expect(refusal(await adjust({ product_id: service.id, qty_locations: { [defaultLoc]: 1 } }))).toMatchObject({
+      code: 'invalid_state',
+      message: `Product ${service.id} is a service product; only inventory products carry stock`,
+    });
+    expect(refusal(await adjust({ product_id: 999999, qty_locations: { [defaultLoc]: 1 } }))).toMatchObject({
+      code: 'not_found',
+      message: 'Product 999999 not found',
+    });
+    expect(refusal(await adjust({ product_id: p.id, qty_locations: { [foreignLoc]: 1 } }, 2))).toMatchObject({
+      code: 'not_found',
+      message: `Product ${p.id} not found`,
+    });
     expect(await snapshot(svc)).toEqual(before);
   });
 
@@ -116,7 +191,9 @@ describe('catalog stock (integration)', () => {
     const p = await product({ stock: 0 });
     const targets = Array.from({ length: 30 }, (_, i) => i + 1);
     const replies = await Promise.all(
-      targets.map((qty, i) => adjust({ product_id: p.id, qty_locations: i % 2 ? { [defaultLoc]: qty } : { [defaultLoc]: qty, [north.location_id]: 31 - qty } })),
+      targets.map((qty, i) =>
+        adjust({ product_id: p.id, qty_locations: i % 2 ? { [defaultLoc]: qty } : { [defaultLoc]: qty, [north.location_id]: 31 - qty } }),
+      ),
     );
     expect(replies.every((r) => r.ok)).toBe(true);
     const moveIds = new Set(replies.map((r) => ok(r).stock_move_id));
@@ -130,7 +207,8 @@ describe('catalog stock (integration)', () => {
     }
     // each line starts from where the previous one of its location ended: a serial history
     const byLocation = new Map<string, Array<{ previous_stock: string; new_stock: string }>>();
-    for (const l of lines.sort((a, b) => a.id - b.id)) byLocation.set(String(l.location_id), [...(byLocation.get(String(l.location_id)) ?? []), l]);
+    for (const l of lines.sort((a, b) => a.id - b.id))
+      byLocation.set(String(l.location_id), [...(byLocation.get(String(l.location_id)) ?? []), l]);
     for (const chain of byLocation.values()) {
       for (let i = 1; i < chain.length; i++) expect(chain[i]?.previous_stock).toBe(chain[i - 1]?.new_stock);
     }
@@ -142,12 +220,24 @@ describe('catalog stock (integration)', () => {
   it('keeps the ledger append-only in the database itself', async () => {
     const p = await product({ stock: 2 });
     const before = await snapshot(svc);
-    await expect(svc.db('stock_moves').where({ product_id: p.id }).update({ notes: 'rewritten' })).rejects.toThrow(/append-only: UPDATE on stock_moves/);
-    await expect(svc.db('stock_move_lines').where({ product_id: p.id }).delete()).rejects.toThrow(/append-only: DELETE on stock_move_lines/);
+    await expect(svc.db('stock_moves').where({ product_id: p.id }).update({ notes: 'rewritten' })).rejects.toThrow(
+      /append-only: UPDATE on stock_moves/,
+    );
+    await expect(svc.db('stock_move_lines').where({ product_id: p.id }).delete()).rejects.toThrow(
+      /append-only: DELETE on stock_move_lines/,
+    );
     await expect(svc.db.raw('truncate stock_move_lines')).rejects.toThrow(/append-only: TRUNCATE/);
     const move = await svc.db('stock_moves').where({ product_id: p.id }).first();
     await expect(
-      svc.db('stock_move_lines').insert({ move_id: move.id, org_id: 1, product_id: p.id, location_id: Number(defaultLoc), previous_stock: 2, new_stock: 5, change: 2 }),
+      svc.db('stock_move_lines').insert({
+        move_id: move.id,
+        org_id: 1,
+        product_id: p.id,
+        location_id: Number(defaultLoc),
+        previous_stock: 2,
+        new_stock: 5,
+        change: 2,
+      }),
     ).rejects.toThrow(/stock_move_lines_consistent/);
     expect(await snapshot(svc)).toEqual(before);
   });

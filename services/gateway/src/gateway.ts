@@ -1,6 +1,16 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gatewayKeyPurge, migrate, observeService, periodicTask, purgeExpired, retentionWindows, type Bus, type Knex, type Logger } from '@bo/runtime';
+import {
+  gatewayKeyPurge,
+  migrate,
+  observeService,
+  periodicTask,
+  purgeExpired,
+  retentionWindows,
+  type Bus,
+  type Knex,
+  type Logger,
+} from '@bo/runtime';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
 import { gatewayMigrations } from './migrations';

@@ -32,7 +32,11 @@ describe('gateway access log', () => {
     });
     const log = createLogger('gateway', 'info', sink);
     bus = new MemoryBus({ log });
-    await bus.serve('partners', ['partners.partner.list'], async () => ({ ok: true, status: 200, body: { message: 'ok', partners: [], pagination: { page_number: 1, page_size: 20, total: 0 } } }));
+    await bus.serve('partners', ['partners.partner.list'], async () => ({
+      ok: true,
+      status: 200,
+      body: { message: 'ok', partners: [], pagination: { page_number: 1, page_size: 20, total: 0 } },
+    }));
     await bus.serve('partners', ['partners.partner.balance'], async () => {
       balanceStarted();
       await new Promise<void>((resolve) => (releaseBalance = resolve));
@@ -42,7 +46,13 @@ describe('gateway access log', () => {
       db,
       bus,
       log,
-      config: { BODY_LIMIT_BYTES: 1024 * 1024, API_KEY_CACHE_MS: 0, RPC_TIMEOUT_MS: 2000, HEALTH_SERVICES: ['partners'], IDEMPOTENCY_TTL_HOURS: 24 },
+      config: {
+        BODY_LIMIT_BYTES: 1024 * 1024,
+        API_KEY_CACHE_MS: 0,
+        RPC_TIMEOUT_MS: 2000,
+        HEALTH_SERVICES: ['partners'],
+        IDEMPOTENCY_TTL_HOURS: 24,
+      },
     });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -91,7 +101,12 @@ describe('gateway access log', () => {
     const sample = async () => {
       const metric = await metricsRegistry.getSingleMetric('bo_http_request_duration_seconds')!.get();
       const values = metric.values as Array<{ metricName?: string; labels: Record<string, string | number | undefined>; value: number }>;
-      const count = values.find((v) => v.metricName === 'bo_http_request_duration_seconds_count' && v.labels['route'] === '/crm/partners' && v.labels['status'] === '499');
+      const count = values.find(
+        (v) =>
+          v.metricName === 'bo_http_request_duration_seconds_count' &&
+          v.labels['route'] === '/crm/partners' &&
+          v.labels['status'] === '499',
+      );
       return count?.value ?? 0;
     };
     const before = await sample();

@@ -19,7 +19,10 @@ describe('gateway idempotency store', () => {
     await database.drop();
   });
 
-  const expireLease = (key: string) => db('idempotency_keys').where({ key }).update({ lease_until: db.raw(`now() - interval '1 second'`) });
+  const expireLease = (key: string) =>
+    db('idempotency_keys')
+      .where({ key })
+      .update({ lease_until: db.raw(`now() - interval '1 second'`) });
 
   it('lets a retry take over an expired claim, and ignores the stale holder afterwards', async () => {
     const first = await store.claim(1, 'k1', 'op', 'h', 60_000);

@@ -43,6 +43,10 @@ export const invoicingService: ServiceDefinition = {
     generateChildHandler,
     openInvoicesHandler,
   ],
-  subscriptions: [partnerDirectoryConsumer('invoicing.partners'), organizationSettingsConsumer('invoicing.organization'), recurringPartnersConsumer],
+  subscriptions: [
+    partnerDirectoryConsumer('invoicing.partners'),
+    organizationSettingsConsumer('invoicing.organization'),
+    recurringPartnersConsumer,
+  ],
   background: (deps) => [recurringScheduler(deps, settings.parse(deps.config).RECURRING_INTERVAL_MS)],
 };

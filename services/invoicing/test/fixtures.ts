@@ -21,24 +21,52 @@ export async function startWithFakePartners(partnersTable: FakePartner[], env: R
   const calls: string[] = [];
   /** How long the stand-in takes to answer a balance request, to play a slow partners service. */
   const state = { balanceDelayMs: 0 };
-  await svc.client.serve('partners', ['partners.partner.get', 'partners.partner.balance'], async (operation, payload, meta): Promise<RpcReply> => {
-    calls.push(operation);
-    if (operation === 'partners.partner.balance' && state.balanceDelayMs) await new Promise((r) => setTimeout(r, state.balanceDelayMs));
-    const partnerId = Number((payload as { partner_id: number }).partner_id);
-    const p = partnersTable.find((x) => x.org === meta.orgId && x.id === partnerId);
-    if (!p) return { ok: false, status: 400, code: 'not_found', message: `Partner ${partnerId} not found` };
-    const record = {
-      id: p.id, orgid: p.org, partnername: p.partnername, display_name: p.partnername, partner_type: p.partner_type ?? 'both', email: null, phone: null,
-      address: null, tax_number: null, credit_limit: p.credit_limit, balance: p.balance, committed: 0, currency: null, payment_terms: null,
-      contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-01T00:00:00',
-    };
-    if (operation === 'partners.partner.get') return { ok: true, status: 200, body: { message: 'Partner found', partner: record } };
-    const view = {
-      id: p.id, partnername: p.partnername, display_name: p.partnername, email: null, phone: null, balance: p.balance, committed: 0,
-      credit_limit: p.credit_limit, available_credit: Math.round((p.credit_limit - p.balance) * 100) / 100, exposure: p.balance, currency: null,
-    };
-    return { ok: true, status: 200, body: { message: 'Partner balance retrieved successfully', partner: view } };
-  });
+  await svc.client.serve(
+    'partners',
+    ['partners.partner.get', 'partners.partner.balance'],
+    async (operation, payload, meta): Promise<RpcReply> => {
+      calls.push(operation);
+      if (operation === 'partners.partner.balance' && state.balanceDelayMs) await new Promise((r) => setTimeout(r, state.balanceDelayMs));
+      const partnerId = Number((payload as { partner_id: number }).partner_id);
+      const p = partnersTable.find((x) => x.org === meta.orgId && x.id === partnerId);
+      if (!p) return { ok: false, status: 400, code: 'not_found', message: `Partner ${partnerId} not found` };
+      const record = {
+        id: p.id,
+        orgid: p.org,
+        partnername: p.partnername,
+        display_name: p.partnername,
+        partner_type: p.partner_type ?? 'both',
+        email: null,
+        phone: null,
+        address: null,
+        tax_number: null,
+        credit_limit: p.credit_limit,
+        balance: p.balance,
+        committed: 0,
+        currency: null,
+        payment_terms: null,
+        contact_person: null,
+        notes: null,
+        created_at: '2025-01-01T00:00:00',
+        updated_at: '2025-01-01T00:00:00',
+      };
+      if (operation === 'partners.partner.get') return { ok: true, status: 200, body: { message: 'Partner found', partner: record } };
+      const view = {
+        id: p.id,
+        partnername: p.partnername,
+        display_name: p.partnername,
+        email: null,
+        phone: null,
+        balance: p.balance,
+        committed: 0,
+        credit_limit: p.credit_limit,
+        available_credit: Math.round((p.credit_limit - p.balance) * 100) / 100,
+        exposure: p.balance,
+        currency: null,
+      };
+      return { ok: true, status: 200, body: { message: 'Partner balance retrieved successfully', partner: view } };
+    },
+  );
   return { svc, calls, state, catalog };
 }
 

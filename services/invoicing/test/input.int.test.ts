@@ -23,7 +23,10 @@ describe('invoicing service: bad input', () => {
   /** Everything a refused call could have touched. */
   async function snapshot() {
     const [invoices, lines, payments, entries] = await Promise.all([
-      svc.db('invoices').orderBy('id').select('id', 'invoicestatus', 'subtotal', 'tax_amount', 'invoicetotal', 'amount_paid', 'recurring_status'),
+      svc
+        .db('invoices')
+        .orderBy('id')
+        .select('id', 'invoicestatus', 'subtotal', 'tax_amount', 'invoicetotal', 'amount_paid', 'recurring_status'),
       svc.db('invoice_lines').orderBy('id').select('id', 'invoice_id', 'total'),
       svc.db('payments').orderBy('id').select('id'),
       svc.db('journal_entries').orderBy('id').select('id'),
@@ -62,11 +65,27 @@ describe('invoicing service: bad input', () => {
     ['tax_included missing', { line_items: [{ ...specLine, tax_included: undefined }] }, 'line_items.0.tax_included'],
     ['a quantity too large', { line_items: [{ ...specLine, quantity: 1e10 }] }, 'line_items.0.quantity'],
     // Quantity and price each fit; their product does not.
-    ['a line total too large to book', { line_items: [specLine, { ...specLine, quantity: 1000000, price: 1000000 }] }, 'line_items.1.quantity'],
+    [
+      'a line total too large to book',
+      { line_items: [specLine, { ...specLine, quantity: 1000000, price: 1000000 }] },
+      'line_items.1.quantity',
+    ],
     ['an unknown frequency', { recurring: { enabled: true, frequency: 'hourly' } }, 'recurring.frequency'],
-    ['a negative occurrences count', { recurring: { enabled: true, frequency: 'monthly', occurrences_count: -1 } }, 'recurring.occurrences_count'],
-    ['a recurring start date that is no date', { recurring: { enabled: true, frequency: 'monthly', start_date: '2025-04-31' } }, 'recurring.start_date'],
-    ['a recurring start date over a year in the past', { recurring: { enabled: true, frequency: 'daily', start_date: '1925-01-01' } }, 'recurring.start_date'],
+    [
+      'a negative occurrences count',
+      { recurring: { enabled: true, frequency: 'monthly', occurrences_count: -1 } },
+      'recurring.occurrences_count',
+    ],
+    [
+      'a recurring start date that is no date',
+      { recurring: { enabled: true, frequency: 'monthly', start_date: '2025-04-31' } },
+      'recurring.start_date',
+    ],
+    [
+      'a recurring start date over a year in the past',
+      { recurring: { enabled: true, frequency: 'daily', start_date: '1925-01-01' } },
+      'recurring.start_date',
+    ],
     ['recurring without a frequency', { recurring: { enabled: true } }, 'recurring.frequency'],
     ['recurring with an empty frequency', { recurring: { enabled: true, frequency: '' } }, 'recurring.frequency'],
   ];
@@ -97,9 +116,17 @@ describe('invoicing service: bad input', () => {
 
   it('refuses validate, cancel and the recurring operations without a proper id', async () => {
     await expectRefused('invoicing.invoice.validate', { validate_invoice: true, id: '1.5' }, 'id');
-    await expectRefused('invoicing.invoice.validate', { validate_invoice: true, id: openId, override_credit_limit: 'yes' }, 'override_credit_limit');
+    await expectRefused(
+      'invoicing.invoice.validate',
+      { validate_invoice: true, id: openId, override_credit_limit: 'yes' },
+      'override_credit_limit',
+    );
     await expectRefused('invoicing.invoice.cancel', { cancel_invoice: true }, 'id');
-    await expectRefused('invoicing.recurring.cancel', { cancel_recurring: true, id: draftId, cancellation_reason: 'r'.repeat(2001) }, 'cancellation_reason');
+    await expectRefused(
+      'invoicing.recurring.cancel',
+      { cancel_recurring: true, id: draftId, cancellation_reason: 'r'.repeat(2001) },
+      'cancellation_reason',
+    );
     await expectRefused('invoicing.recurring.pause', { pause_recurring: true, id: -1 }, 'id');
   });
 

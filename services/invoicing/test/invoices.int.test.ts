@@ -28,8 +28,10 @@ describe('invoicing service: invoices', () => {
     await svc?.stop();
   });
 
-  const create = (payload: Record<string, unknown>, org = 1) => svc.call('invoicing.invoice.create', { userid: '5', invoicetype: 'invoiceout', partner: 10, ...payload }, org);
-  const invoiceCount = async (org = 1) => Number((await svc.db('invoices').where({ org_id: org }).count<{ c: number }[]>({ c: '*' }))[0]!.c);
+  const create = (payload: Record<string, unknown>, org = 1) =>
+    svc.call('invoicing.invoice.create', { userid: '5', invoicetype: 'invoiceout', partner: 10, ...payload }, org);
+  const invoiceCount = async (org = 1) =>
+    Number((await svc.db('invoices').where({ org_id: org }).count<{ c: number }[]>({ c: '*' }))[0]!.c);
   const stored = (id: number) => svc.db('invoices').where({ id }).first();
   const eventsOf = (type: string, invoiceId: number) => events.filter((e) => e.type === type && e.data.invoice_id === invoiceId);
   const waitFor = async (check: () => boolean) => {
@@ -50,21 +52,44 @@ describe('invoicing service: invoices', () => {
     );
     const inv = reply.invoice;
     expect(inv).toMatchObject({
-      orgid: 1, partner: '10', invoicenumber: 'INV-00001', invoicetype: 'invoiceout', invoicestatus: 'draft', userid: 5,
-      invoicedatetime: '2025-03-01T10:00:00', invoicedue: '2099-03-31', subtotal: 325.3, tax_amount: 48.75, invoicetotal: 374.05, due_amount: 374.05,
+      orgid: 1,
+      partner: '10',
+      invoicenumber: 'INV-00001',
+      invoicetype: 'invoiceout',
+      invoicestatus: 'draft',
+      userid: 5,
+      invoicedatetime: '2025-03-01T10:00:00',
+      invoicedue: '2099-03-31',
+      subtotal: 325.3,
+      tax_amount: 48.75,
+      invoicetotal: 374.05,
+      due_amount: 374.05,
     });
-    expect(inv.line_items.map((l: any) => [l.subtotal, l.tax_amount, l.total])).toEqual([[225, 33.75, 258.75], [100, 15, 115], [0.3, 0, 0.3]]);
+    expect(inv.line_items.map((l: any) => [l.subtotal, l.tax_amount, l.total])).toEqual([
+      [225, 33.75, 258.75],
+      [100, 15, 115],
+      [0.3, 0, 0.3],
+    ]);
     const row = await stored(inv.id);
     expect([row.subtotal, row.tax_amount, row.invoicetotal]).toEqual(['325.30', '48.75', '374.05']);
     await waitFor(() => eventsOf('invoicing.invoice.created', inv.id).length === 1);
-    expect(eventsOf('invoicing.invoice.created', inv.id)[0]!.data).toMatchObject({ invoicenumber: 'INV-00001', invoicetotal: 374.05, partner_id: 10, invoicestatus: 'draft' });
+    expect(eventsOf('invoicing.invoice.created', inv.id)[0]!.data).toMatchObject({
+      invoicenumber: 'INV-00001',
+      invoicetotal: 374.05,
+      partner_id: 10,
+      invoicestatus: 'draft',
+    });
   });
 
   it('numbers each type in its own series and keeps a supplied number', async () => {
     const numbers = [];
-    for (const invoicetype of ['creditout', 'invoicein', 'creditin']) numbers.push(body(await create({ invoicetype })).invoice.invoicenumber);
+    for (const invoicetype of ['creditout', 'invoicein', 'creditin'])
+      numbers.push(body(await create({ invoicetype })).invoice.invoicenumber);
     expect(numbers).toEqual(['CRN-00001', 'BILL-00001', 'RFD-00001']);
-    expect(body(await create({ invoicenumber: 'INV-00002', invoicestatus: 'proforma' })).invoice).toMatchObject({ invoicenumber: 'INV-00002', invoicestatus: 'proforma' });
+    expect(body(await create({ invoicenumber: 'INV-00002', invoicestatus: 'proforma' })).invoice).toMatchObject({
+      invoicenumber: 'INV-00002',
+      invoicestatus: 'proforma',
+    });
     // The series skips a number taken by hand.
     expect(body(await create({})).invoice.invoicenumber).toBe('INV-00003');
   });
@@ -93,7 +118,17 @@ describe('invoicing service: invoices', () => {
   it('adds lines while draft, recomputing the totals, and refuses them once posted', async () => {
     const inv = body(await create({ line_items: [specLine] })).invoice;
     const added = body(await svc.call('invoicing.invoice.add_line', { invoice_id: inv.id, ...taxIncludedLine, subtotal: 5, total: 5 }));
-    expect(added.line_item).toMatchObject({ invoiceid: inv.id, product_id: '8', quantity: 1, price: 115, discount: 0, tax_rate: 15, subtotal: 100, tax_amount: 15, total: 115 });
+    expect(added.line_item).toMatchObject({
+      invoiceid: inv.id,
+      product_id: '8',
+      quantity: 1,
+      price: 115,
+      discount: 0,
+      tax_rate: 15,
+      subtotal: 100,
+      tax_amount: 15,
+      total: 115,
+    });
     expect(added.invoice).toEqual({ id: inv.id, subtotal: 325, tax_amount: 48.75, invoicetotal: 373.75 });
     body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
     const refused = await svc.call('invoicing.invoice.add_line', { invoice_id: inv.id, ...tenthsLine });
@@ -103,11 +138,19 @@ describe('invoicing service: invoices', () => {
   });
 
   it('validates into a balanced journal entry and an event, once', async () => {
-    const inv = body(await create({ invoicedatetime: '2025-04-02T09:30:00', line_items: [specLine], tradeaccount: '1210 Receivables EU' })).invoice;
+    const inv = body(
+      await create({ invoicedatetime: '2025-04-02T09:30:00', line_items: [specLine], tradeaccount: '1210 Receivables EU' }),
+    ).invoice;
     const v = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
     expect(v.invoice).toMatchObject({ id: inv.id, invoicestatus: 'open', invoicetotal: 258.75 });
     const entry = await svc.db('journal_entries').where({ id: v.invoice.journal_entry_id }).first();
-    expect(entry).toMatchObject({ invoice_id: inv.id, kind: 'invoice', journalname: 'Sales Journal', journaldate: '2025-04-02', amount: '258.75' });
+    expect(entry).toMatchObject({
+      invoice_id: inv.id,
+      kind: 'invoice',
+      journalname: 'Sales Journal',
+      journaldate: '2025-04-02',
+      amount: '258.75',
+    });
     const lines = await svc.db('journal_lines').where({ entry_id: entry.id }).orderBy('id').select('account', 'debit', 'credit');
     expect(lines).toEqual([
       { account: '1210 Receivables EU', debit: '258.75', credit: '0.00' },
@@ -116,7 +159,12 @@ describe('invoicing service: invoices', () => {
     ]);
     await waitFor(() => eventsOf('invoicing.invoice.validated', inv.id).length === 1);
     expect(eventsOf('invoicing.invoice.validated', inv.id)[0]!.data).toMatchObject({
-      invoicenumber: inv.invoicenumber, invoicetype: 'invoiceout', partner_id: 10, invoicetotal: 258.75, journal_entry_id: entry.id, invoicedatetime: '2025-04-02T09:30:00',
+      invoicenumber: inv.invoicenumber,
+      invoicetype: 'invoiceout',
+      partner_id: 10,
+      invoicetotal: 258.75,
+      journal_entry_id: entry.id,
+      invoicedatetime: '2025-04-02T09:30:00',
     });
     const again = await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id });
     expect(again).toMatchObject({ ok: false, code: 'invalid_state' });
@@ -134,7 +182,11 @@ describe('invoicing service: invoices', () => {
 
   it('refuses to validate an invoice without lines', async () => {
     const inv = body(await create({})).invoice;
-    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id })).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringMatching(/no lines/) });
+    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+      message: expect.stringMatching(/no lines/),
+    });
     expect((await stored(inv.id)).invoicestatus).toBe('draft');
   });
 
@@ -142,7 +194,12 @@ describe('invoicing service: invoices', () => {
     // Globex: limit 1000, balance 800, so 200.00 available; the invoice is 258.75.
     const inv = body(await create({ partner: 11, line_items: [specLine] })).invoice;
     const refused = await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id });
-    expect(refused).toMatchObject({ ok: false, status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('balance 800.00 + committed 0.00 + this invoice 258.75 = 1058.75, above the credit limit 1000.00') });
+    expect(refused).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'credit_limit_exceeded',
+      message: expect.stringContaining('balance 800.00 + committed 0.00 + this invoice 258.75 = 1058.75, above the credit limit 1000.00'),
+    });
     expect((await stored(inv.id)).invoicestatus).toBe('draft');
     expect(await svc.db('journal_entries').where({ invoice_id: inv.id })).toHaveLength(0);
     const forced = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id, override_credit_limit: true }));
@@ -160,15 +217,22 @@ describe('invoicing service: invoices', () => {
     const replies = await Promise.all([a, b].map((inv) => svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id })));
     expect(replies.filter((r) => r.ok)).toHaveLength(1);
     const refused = replies.find((r) => !r.ok);
-    expect(refused).toMatchObject({ status: 400, code: 'credit_limit_exceeded', message: expect.stringContaining('balance 115.00 + committed 0.00 + this invoice 115.00') });
+    expect(refused).toMatchObject({
+      status: 400,
+      code: 'credit_limit_exceeded',
+      message: expect.stringContaining('balance 115.00 + committed 0.00 + this invoice 115.00'),
+    });
     const rows = await svc.db('invoices').whereIn('id', [a.id, b.id]).orderBy('invoicestatus').pluck('invoicestatus');
     expect(rows).toEqual(['draft', 'open']);
     expect(await svc.db('journal_entries').whereIn('invoice_id', [a.id, b.id])).toHaveLength(1);
 
     // Asked again later, the second is refused just the same: the partners service still says 0,
     // but the sale posted here counts at once.
-    const loser = (await svc.db('invoices').whereIn('id', [a.id, b.id]).where({ invoicestatus: 'draft' }).first());
-    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: loser.id })).toMatchObject({ ok: false, code: 'credit_limit_exceeded' });
+    const loser = await svc.db('invoices').whereIn('id', [a.id, b.id]).where({ invoicestatus: 'draft' }).first();
+    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: loser.id })).toMatchObject({
+      ok: false,
+      code: 'credit_limit_exceeded',
+    });
     // Once the first sale is paid nothing is owed any more, and the second fits.
     const winner = await svc.db('invoices').whereIn('id', [a.id, b.id]).where({ invoicestatus: 'open' }).first();
     body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: winner.id, amount: 115 }));
@@ -177,14 +241,27 @@ describe('invoicing service: invoices', () => {
 
   it('counts what converted quotations of the partner have committed, but not the document itself', async () => {
     // Committed: limit 300, balance 50. A converted quotation's draft invoice of 115 commits credit.
-    const converted = body(await svc.call('invoicing.invoice.create_from_source', { invoicetype: 'invoiceout', partner: 14, sourcetype: 'quotation', sourceid: '901', sourcenumber: 'QUO-901', line_items: [taxIncludedLine] })).invoice;
+    const converted = body(
+      await svc.call('invoicing.invoice.create_from_source', {
+        invoicetype: 'invoiceout',
+        partner: 14,
+        sourcetype: 'quotation',
+        sourceid: '901',
+        sourcenumber: 'QUO-901',
+        line_items: [taxIncludedLine],
+      }),
+    ).invoice;
     const sale = body(await create({ partner: 14, line_items: [taxIncludedLine, taxIncludedLine] })).invoice;
     // 50 + 115 + 230 = 395 > 300.
     expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: sale.id })).toMatchObject({
-      ok: false, code: 'credit_limit_exceeded', message: expect.stringContaining('balance 50.00 + committed 115.00 + this invoice 230.00 = 395.00, above the credit limit 300.00'),
+      ok: false,
+      code: 'credit_limit_exceeded',
+      message: expect.stringContaining('balance 50.00 + committed 115.00 + this invoice 230.00 = 395.00, above the credit limit 300.00'),
     });
     // The converted invoice itself does not count twice: 50 + 0 + 115 fits.
-    expect(body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: converted.id })).invoice.invoicestatus).toBe('open');
+    expect(body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: converted.id })).invoice.invoicestatus).toBe(
+      'open',
+    );
   });
 
   it('asks for the credit with no lock held: a slow partners service does not stall other writes to the invoice', async () => {
@@ -193,10 +270,14 @@ describe('invoicing service: invoices', () => {
     try {
       const order: string[] = [];
       const asked = partnerCalls.length;
-      const validating = svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }).then((r) => (order.push('validate'), r));
+      const validating = svc
+        .call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id })
+        .then((r) => (order.push('validate'), r));
       // Sent once the validation is waiting on partners: it must not queue behind it.
       await waitFor(() => partnerCalls.length > asked);
-      const added = await svc.call('invoicing.invoice.add_line', { invoice_id: inv.id, ...tenthsLine }).then((r) => (order.push('add_line'), r));
+      const added = await svc
+        .call('invoicing.invoice.add_line', { invoice_id: inv.id, ...tenthsLine })
+        .then((r) => (order.push('add_line'), r));
       const validated = await validating;
       expect(order).toEqual(['add_line', 'validate']);
       expect(body(added).invoice.invoicetotal).toBe(0.6);
@@ -210,17 +291,32 @@ describe('invoicing service: invoices', () => {
   it('cancels drafts and proformas only, saying why otherwise', async () => {
     const draft = body(await create({ line_items: [specLine] })).invoice;
     const proforma = body(await create({ invoicestatus: 'proforma' })).invoice;
-    expect(body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: draft.id })).invoice.invoicestatus).toBe('cancelled');
-    expect(body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: proforma.id })).invoice.invoicestatus).toBe('cancelled');
+    expect(body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: draft.id })).invoice.invoicestatus).toBe(
+      'cancelled',
+    );
+    expect(body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: proforma.id })).invoice.invoicestatus).toBe(
+      'cancelled',
+    );
     await waitFor(() => eventsOf('invoicing.invoice.cancelled', draft.id).length === 1);
 
     const posted = body(await create({ line_items: [specLine] })).invoice;
     body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: posted.id }));
     const refused = await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: posted.id });
-    expect(refused).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('only draft or proforma invoices can be cancelled') });
+    expect(refused).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid_state',
+      message: expect.stringContaining('only draft or proforma invoices can be cancelled'),
+    });
     expect((await stored(posted.id)).invoicestatus).toBe('open');
-    expect(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: draft.id })).toMatchObject({ ok: false, message: expect.stringContaining('already cancelled') });
-    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: draft.id })).toMatchObject({ ok: false, code: 'invalid_state' });
+    expect(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: draft.id })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('already cancelled'),
+    });
+    expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: draft.id })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+    });
   });
 
   it('takes partial payments, refuses overpayment and is paid when nothing is due', async () => {
@@ -229,30 +325,69 @@ describe('invoicing service: invoices', () => {
     expect(draftPay).toMatchObject({ ok: false, code: 'invalid_state' });
     body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
 
-    const first = body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: '100.10', payment_date: '2025-05-01', journal: 'Bank EUR' }));
+    const first = body(
+      await svc.call('invoicing.invoice.register_payment', {
+        register_payment: true,
+        id: inv.id,
+        amount: '100.10',
+        payment_date: '2025-05-01',
+        journal: 'Bank EUR',
+      }),
+    );
     expect(first.invoice).toMatchObject({ invoicestatus: 'open', amount_paid: 100.1, due_amount: 158.65 });
     expect(first.payment).toMatchObject({ amount: 100.1, payment_date: '2025-05-01', journal: 'Bank EUR' });
 
     const over = await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 158.66 });
-    expect(over).toMatchObject({ ok: false, status: 400, code: 'validation_failed', message: expect.stringContaining('exceeds the amount due 158.65') });
+    expect(over).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'validation_failed',
+      message: expect.stringContaining('exceeds the amount due 158.65'),
+    });
     expect(await svc.db('payments').where({ invoice_id: inv.id })).toHaveLength(1);
     expect((await stored(inv.id)).amount_paid).toBe('100.10');
 
-    const last = body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 158.65, payment_date: '2025-05-02' }));
+    const last = body(
+      await svc.call('invoicing.invoice.register_payment', {
+        register_payment: true,
+        id: inv.id,
+        amount: 158.65,
+        payment_date: '2025-05-02',
+      }),
+    );
     expect(last.invoice).toMatchObject({ invoicestatus: 'paid', amount_paid: 258.75, due_amount: 0 });
-    expect(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 1 })).toMatchObject({ ok: false, code: 'invalid_state' });
+    expect(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 1 })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+    });
 
     const balances = body(await svc.call('invoicing.invoice.balances', { id: inv.id, include_items: true })).invoices[0];
     expect(balances).toMatchObject({ invoicetotal: 258.75, amount_paid: 258.75, due_amount: 0, invoicestatus: 'paid' });
     expect(balances.journals).toEqual([expect.objectContaining({ journalname: 'Sales Journal', amount: 258.75 })]);
-    expect(balances.payjournals.map((j: any) => [j.journalname, j.journaldate, j.amount])).toEqual([['Bank EUR', '2025-05-01', 100.1], ['Bank', '2025-05-02', 158.65]]);
+    expect(balances.payjournals.map((j: any) => [j.journalname, j.journaldate, j.amount])).toEqual([
+      ['Bank EUR', '2025-05-01', 100.1],
+      ['Bank', '2025-05-02', 158.65],
+    ]);
     expect(balances.line_items).toHaveLength(1);
 
-    await waitFor(() => eventsOf('invoicing.invoice.payment_registered', inv.id).length === 2 && eventsOf('invoicing.invoice.paid', inv.id).length === 1);
+    await waitFor(
+      () =>
+        eventsOf('invoicing.invoice.payment_registered', inv.id).length === 2 && eventsOf('invoicing.invoice.paid', inv.id).length === 1,
+    );
     const paymentEvents = eventsOf('invoicing.invoice.payment_registered', inv.id).map((e) => e.data);
-    expect(paymentEvents.map((d) => [d.amount, d.amount_paid, d.due_amount])).toEqual([[100.1, 100.1, 158.65], [158.65, 258.75, 0]]);
+    expect(paymentEvents.map((d) => [d.amount, d.amount_paid, d.due_amount])).toEqual([
+      [100.1, 100.1, 158.65],
+      [158.65, 258.75, 0],
+    ]);
     expect(new Set(paymentEvents.map((d) => d.payment_id)).size).toBe(2);
-    const payLines = await svc.db('journal_lines').whereIn('entry_id', balances.payjournals.map((j: any) => j.id)).orderBy('id').select('account', 'debit', 'credit');
+    const payLines = await svc
+      .db('journal_lines')
+      .whereIn(
+        'entry_id',
+        balances.payjournals.map((j: any) => j.id),
+      )
+      .orderBy('id')
+      .select('account', 'debit', 'credit');
     expect(payLines[0]).toEqual({ account: 'Bank EUR', debit: '100.10', credit: '0.00' });
     expect(payLines[1]).toEqual({ account: '1200 Accounts Receivable', debit: '0.00', credit: '100.10' });
   });
@@ -260,13 +395,17 @@ describe('invoicing service: invoices', () => {
   it('never lets two racing payments pay more than is due', async () => {
     const inv = body(await create({ line_items: [tenthsLine] })).invoice;
     body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
-    const replies = await Promise.all([1, 2, 3].map(() => svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 0.2 })));
+    const replies = await Promise.all(
+      [1, 2, 3].map(() => svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 0.2 })),
+    );
     expect(replies.filter((r) => r.ok)).toHaveLength(1);
     expect((await stored(inv.id)).amount_paid).toBe('0.20');
   });
 
   it('reads an open invoice past its due date as overdue everywhere, at once', async () => {
-    const inv = body(await create({ partner: 10, invoicedatetime: '2024-01-01T00:00:00', invoicedue: '2024-01-31', line_items: [specLine] })).invoice;
+    const inv = body(
+      await create({ partner: 10, invoicedatetime: '2024-01-01T00:00:00', invoicedue: '2024-01-31', line_items: [specLine] }),
+    ).invoice;
     const v = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
     expect(v.invoice.invoicestatus).toBe('overdue');
     const overdue = body(await svc.call('invoicing.invoice.list', { status_filter: 'overdue' })).invoices.map((i: any) => i.id);
@@ -275,21 +414,41 @@ describe('invoicing service: invoices', () => {
     expect(open.map((i: any) => i.id)).not.toContain(inv.id);
     expect(open.every((i: any) => i.invoicestatus === 'open')).toBe(true);
     expect(body(await svc.call('invoicing.invoice.balances', { id: inv.id })).invoices[0].invoicestatus).toBe('overdue');
-    expect(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: inv.id })).toMatchObject({ ok: false, message: expect.stringContaining('overdue') });
+    expect(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: inv.id })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('overdue'),
+    });
     const paid = body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: inv.id, amount: 258.75 }));
     expect(paid.invoice.invoicestatus).toBe('paid');
   });
 
   it('creates at most one invoice per source document, even racing', async () => {
-    const source = { sourcetype: 'quotation', sourceid: '77', sourcenumber: 'QUO-00077', line_items: [specLine], invoicetype: 'invoiceout', partner: 10 };
+    const source = {
+      sourcetype: 'quotation',
+      sourceid: '77',
+      sourcenumber: 'QUO-00077',
+      line_items: [specLine],
+      invoicetype: 'invoiceout',
+      partner: 10,
+    };
     const replies = await Promise.all([1, 2, 3, 4, 5].map(() => svc.call('invoicing.invoice.create_from_source', source)));
     const bodies = replies.map(body);
     expect(bodies.filter((b) => b.created)).toHaveLength(1);
     expect(new Set(bodies.map((b) => b.invoice.id)).size).toBe(1);
-    expect(bodies[0]!.invoice).toMatchObject({ orgid: 1, invoicestatus: 'draft', subtotal: 225, tax_amount: 33.75, invoicetotal: 258.75, sourcenumber: 'QUO-00077' });
+    expect(bodies[0]!.invoice).toMatchObject({
+      orgid: 1,
+      invoicestatus: 'draft',
+      subtotal: 225,
+      tax_amount: 33.75,
+      invoicetotal: 258.75,
+      sourcenumber: 'QUO-00077',
+    });
     expect(await svc.db('invoices').where({ sourcetype: 'quotation', sourceid: '77' })).toHaveLength(1);
     const before = await invoiceCount();
-    expect(await create({ sourcetype: 'quotation', sourceid: '77', sourcenumber: 'QUO-00077' })).toMatchObject({ ok: false, code: 'duplicate' });
+    expect(await create({ sourcetype: 'quotation', sourceid: '77', sourcenumber: 'QUO-00077' })).toMatchObject({
+      ok: false,
+      code: 'duplicate',
+    });
     expect(await invoiceCount()).toBe(before);
     // The numbers of the losers went back to the series: the next one follows without a gap.
     const taken = (await svc.db('invoices').where({ org_id: 1 }).where('invoicenumber', 'like', 'INV-%').pluck('invoicenumber')).sort();
@@ -299,8 +458,24 @@ describe('invoicing service: invoices', () => {
 
   it('lists with filters, search over numbers and partner names, sorting and pagination', async () => {
     await svc.publish('partners.partner.created', 2, {
-      id: 20, orgid: 2, partnername: 'Initech', display_name: 'Initech Ltd', partner_type: 'customer', email: null, phone: null, address: null, tax_number: null,
-      credit_limit: 0, balance: 0, committed: 0, currency: null, payment_terms: null, contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-02T00:00:00',
+      id: 20,
+      orgid: 2,
+      partnername: 'Initech',
+      display_name: 'Initech Ltd',
+      partner_type: 'customer',
+      email: null,
+      phone: null,
+      address: null,
+      tax_number: null,
+      credit_limit: 0,
+      balance: 0,
+      committed: 0,
+      currency: null,
+      payment_terms: null,
+      contact_person: null,
+      notes: null,
+      created_at: '2025-01-01T00:00:00',
+      updated_at: '2025-01-02T00:00:00',
     });
     // The read model follows partner events; the name search below depends on it.
     for (let i = 0; i < 200; i++) {
@@ -310,21 +485,35 @@ describe('invoicing service: invoices', () => {
     }
     const a = body(await create({ partner: 20, invoicedatetime: '2025-01-10T00:00:00', line_items: [specLine] }, 2)).invoice;
     const b = body(await create({ partner: 20, invoicedatetime: '2025-02-10T00:00:00', line_items: [tenthsLine] }, 2)).invoice;
-    const c = body(await create({ partner: 20, invoicedatetime: '2025-03-10T00:00:00', line_items: [taxIncludedLine], invoicetype: 'creditout' }, 2)).invoice;
+    const c = body(
+      await create({ partner: 20, invoicedatetime: '2025-03-10T00:00:00', line_items: [taxIncludedLine], invoicetype: 'creditout' }, 2),
+    ).invoice;
     const list = (q: Record<string, unknown>) => svc.call('invoicing.invoice.list', q, 2).then(body);
 
     const all = await list({ include_items: true });
     expect(all.invoices.map((i: any) => i.id)).toEqual([c.id, b.id, a.id]);
     expect(all.invoices[2]).toMatchObject({
-      orgid: 2, invoicenumber: 'INV-00001', invoicetype: 'invoiceout', invoicestatus: 'draft', invoicedatetime: '2025-01-10T00:00:00', invoicetotal: 258.75, due_amount: 258.75, creator: '5',
-      recurring: { enabled: false }, partner: { id: 20, partnername: 'Initech', display_name: 'Initech Ltd', imageUrl: null },
+      orgid: 2,
+      invoicenumber: 'INV-00001',
+      invoicetype: 'invoiceout',
+      invoicestatus: 'draft',
+      invoicedatetime: '2025-01-10T00:00:00',
+      invoicetotal: 258.75,
+      due_amount: 258.75,
+      creator: '5',
+      recurring: { enabled: false },
+      partner: { id: 20, partnername: 'Initech', display_name: 'Initech Ltd', imageUrl: null },
     });
     expect(all.invoices[2].line_items).toHaveLength(1);
     expect((await list({})).invoices[0].line_items).toBeUndefined();
     expect(all.pagination).toEqual({ page_number: 1, page_size: 25, total_items: 3, total_pages: 1, has_next: false, has_previous: false });
 
     expect((await list({ sort_by: 'total', sort_order: 'asc' })).invoices.map((i: any) => i.invoicetotal)).toEqual([0.3, 115, 258.75]);
-    expect((await list({ sort_by: 'number', sort_order: 'asc' })).invoices.map((i: any) => i.invoicenumber)).toEqual(['CRN-00001', 'INV-00001', 'INV-00002']);
+    expect((await list({ sort_by: 'number', sort_order: 'asc' })).invoices.map((i: any) => i.invoicenumber)).toEqual([
+      'CRN-00001',
+      'INV-00001',
+      'INV-00002',
+    ]);
     expect((await list({ sort_by: 'date', sort_order: 'asc' })).invoices.map((i: any) => i.id)).toEqual([a.id, b.id, c.id]);
     expect((await list({ date_from: '2025-02-10', date_to: '2025-03-09' })).invoices.map((i: any) => i.id)).toEqual([b.id]);
     expect((await list({ amount_min: 100, amount_max: 200 })).invoices.map((i: any) => i.id)).toEqual([c.id]);
@@ -336,7 +525,10 @@ describe('invoicing service: invoices', () => {
     const page2 = await list({ page_size: 2, page_number: 2 });
     expect(page2.invoices.map((i: any) => i.id)).toEqual([a.id]);
     expect(page2.pagination).toMatchObject({ total_items: 3, total_pages: 2, has_next: false, has_previous: true });
-    expect(await svc.call('invoicing.invoice.list', { date_from: '2025-03-01', date_to: '2025-01-01' }, 2)).toMatchObject({ ok: false, code: 'validation_failed' });
+    expect(await svc.call('invoicing.invoice.list', { date_from: '2025-03-01', date_to: '2025-01-01' }, 2)).toMatchObject({
+      ok: false,
+      code: 'validation_failed',
+    });
     // By due date, either way, an invoice without one comes last.
     const d = body(await create({ partner: 20, invoicedatetime: '2025-01-20T00:00:00', invoicedue: '2025-04-01' }, 2)).invoice;
     const e = body(await create({ partner: 20, invoicedatetime: '2025-01-20T00:00:00', invoicedue: '2025-02-01' }, 2)).invoice;
@@ -351,10 +543,27 @@ describe('invoicing service: invoices', () => {
   it('refuses a partner once its deletion event has arrived', async () => {
     expect(body(await create({ partner: 12 })).invoice.partner).toBe('12');
     await svc.publish('partners.partner.deleted', 1, {
-      id: 12, orgid: 1, partnername: 'Gone Soon', display_name: 'Gone Soon', partner_type: 'customer', email: null, phone: null, address: null, tax_number: null,
-      credit_limit: 0, balance: 0, committed: 0, currency: null, payment_terms: null, contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-01T00:00:00',
+      id: 12,
+      orgid: 1,
+      partnername: 'Gone Soon',
+      display_name: 'Gone Soon',
+      partner_type: 'customer',
+      email: null,
+      phone: null,
+      address: null,
+      tax_number: null,
+      credit_limit: 0,
+      balance: 0,
+      committed: 0,
+      currency: null,
+      payment_terms: null,
+      contact_person: null,
+      notes: null,
+      created_at: '2025-01-01T00:00:00',
+      updated_at: '2025-01-01T00:00:00',
     });
-    for (let i = 0; i < 200 && !(await svc.db('partner_directory').where({ org_id: 1, id: 12 }).first())?.deleted_at; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && !(await svc.db('partner_directory').where({ org_id: 1, id: 12 }).first())?.deleted_at; i++)
+      await new Promise((r) => setTimeout(r, 50));
     const before = await invoiceCount();
     expect(await create({ partner: 12 })).toMatchObject({ ok: false, code: 'not_found', message: 'Partner 12 not found' });
     expect(await invoiceCount()).toBe(before);
@@ -369,7 +578,12 @@ describe('invoicing service: invoices', () => {
       ['invoicing.invoice.balances', { id: mine.id }],
       ['invoicing.invoice.register_payment', { register_payment: true, id: mine.id, amount: 1 }],
     ] as const) {
-      expect(await svc.call(op, payload, 2)).toMatchObject({ ok: false, status: 400, code: 'not_found', message: `Invoice ${mine.id} not found` });
+      expect(await svc.call(op, payload, 2)).toMatchObject({
+        ok: false,
+        status: 400,
+        code: 'not_found',
+        message: `Invoice ${mine.id} not found`,
+      });
     }
     const theirs = body(await svc.call('invoicing.invoice.list', { page_size: 100 }, 2)).invoices;
     expect(theirs.every((i: any) => i.orgid === 2)).toBe(true);
@@ -378,41 +592,95 @@ describe('invoicing service: invoices', () => {
   });
 
   describe('lines know the catalog', () => {
-    const everything = async () => ({ invoices: await svc.db('invoices').orderBy('id'), lines: await svc.db('invoice_lines').orderBy('id'), outbox: await svc.db('outbox').count({ n: '*' }) });
+    const everything = async () => ({
+      invoices: await svc.db('invoices').orderBy('id'),
+      lines: await svc.db('invoice_lines').orderBy('id'),
+      outbox: await svc.db('outbox').count({ n: '*' }),
+    });
 
     it('keeps a snapshot of the product and puts the lines, variant and location in the validated event', async () => {
       catalog.products.set(610, { name: 'Cable', sku: 'CAB-1', uom: 'm', price: 2.5, description: 'Copper cable', type: 'inventory' });
       catalog.locations.add('31');
-      const inv = body(await create({ line_items: [{ product_id: 610, location_id: '31', quantity: 10, tax_rate: 0, tax_included: false }] })).invoice;
-      expect(inv.line_items).toEqual([expect.objectContaining({ product_id: '610', variant_id: null, location_id: '31', product_name: 'Cable', sku: 'CAB-1', uom: 'm', description: 'Copper cable', price: 2.5, total: 25 })]);
+      const inv = body(
+        await create({ line_items: [{ product_id: 610, location_id: '31', quantity: 10, tax_rate: 0, tax_included: false }] }),
+      ).invoice;
+      expect(inv.line_items).toEqual([
+        expect.objectContaining({
+          product_id: '610',
+          variant_id: null,
+          location_id: '31',
+          product_name: 'Cable',
+          sku: 'CAB-1',
+          uom: 'm',
+          description: 'Copper cable',
+          price: 2.5,
+          total: 25,
+        }),
+      ]);
       body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
       await waitFor(() => eventsOf('invoicing.invoice.validated', inv.id).length === 1);
-      expect(eventsOf('invoicing.invoice.validated', inv.id)[0]!.data.lines).toEqual([{ line_id: inv.line_items[0].id, product_id: '610', variant_id: null, location_id: '31', quantity: 10 }]);
+      expect(eventsOf('invoicing.invoice.validated', inv.id)[0]!.data.lines).toEqual([
+        { line_id: inv.line_items[0].id, product_id: '610', variant_id: null, location_id: '31', quantity: 10 },
+      ]);
     });
 
     it('leaves out of the validated event the lines of a draft made before lines were checked against the catalog', async () => {
       catalog.products.set(612, { name: 'Bolt', sku: 'B-1', uom: 'pcs', type: 'inventory' });
-      const inv = body(await create({ line_items: [{ product_id: 612, quantity: 4, price: 1, tax_rate: 0, tax_included: false }, specLine] })).invoice;
+      const inv = body(
+        await create({ line_items: [{ product_id: 612, quantity: 4, price: 1, tax_rate: 0, tax_included: false }, specLine] }),
+      ).invoice;
       // The second line as an earlier version left it: its product id never checked (migration 007 marks such lines).
       await svc.db('invoice_lines').where({ id: inv.line_items[1].id }).update({ catalog_checked: false });
       body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
       await waitFor(() => eventsOf('invoicing.invoice.validated', inv.id).length === 1);
-      expect(eventsOf('invoicing.invoice.validated', inv.id)[0]!.data.lines).toEqual([{ line_id: inv.line_items[0].id, product_id: '612', variant_id: null, location_id: null, quantity: 4 }]);
+      expect(eventsOf('invoicing.invoice.validated', inv.id)[0]!.data.lines).toEqual([
+        { line_id: inv.line_items[0].id, product_id: '612', variant_id: null, location_id: null, quantity: 4 },
+      ]);
     });
 
     it("keeps a source line's snapshot on conversion whatever the catalog says now; catalog only confirms the product exists", async () => {
       catalog.products.set(614, { name: 'Renamed since', sku: 'NEW-614', uom: 'kg', description: 'Catalog text now', price: 99 });
       const source = (sourceid: string, line: Record<string, unknown>) =>
-        svc.call('invoicing.invoice.create_from_source', { invoicetype: 'invoiceout', partner: 10, sourcetype: 'quotation', sourceid, sourcenumber: `QUO-${sourceid}`, line_items: [line] });
+        svc.call('invoicing.invoice.create_from_source', {
+          invoicetype: 'invoiceout',
+          partner: 10,
+          sourcetype: 'quotation',
+          sourceid,
+          sourcenumber: `QUO-${sourceid}`,
+          line_items: [line],
+        });
       const quoted = { product_id: '614', quantity: 2, price: 5, tax_rate: 0, tax_included: false };
-      const kept = body(await source('914', { ...quoted, product_name: 'As quoted', snapshot: { product_name: 'As quoted', description: null, sku: 'OLD-614', uom: null } })).invoice;
-      expect(kept.line_items).toEqual([expect.objectContaining({ product_id: '614', product_name: 'As quoted', description: null, sku: 'OLD-614', uom: null, price: 5, total: 10 })]);
+      const kept = body(
+        await source('914', {
+          ...quoted,
+          product_name: 'As quoted',
+          snapshot: { product_name: 'As quoted', description: null, sku: 'OLD-614', uom: null },
+        }),
+      ).invoice;
+      expect(kept.line_items).toEqual([
+        expect.objectContaining({
+          product_id: '614',
+          product_name: 'As quoted',
+          description: null,
+          sku: 'OLD-614',
+          uom: null,
+          price: 5,
+          total: 10,
+        }),
+      ]);
       // A sender without snapshots (from before them) still converts, taking the catalog's.
       const legacy = body(await source('915', quoted)).invoice;
-      expect(legacy.line_items).toEqual([expect.objectContaining({ product_name: 'Renamed since', description: 'Catalog text now', sku: 'NEW-614', uom: 'kg', price: 5 })]);
+      expect(legacy.line_items).toEqual([
+        expect.objectContaining({ product_name: 'Renamed since', description: 'Catalog text now', sku: 'NEW-614', uom: 'kg', price: 5 }),
+      ]);
       catalog.missing.add(614);
-      expect(await source('916', { ...quoted, snapshot: { product_name: 'As quoted', description: null, sku: 'OLD-614', uom: null } })).toMatchObject({
-        ok: false, status: 400, code: 'not_found', errors: [{ field: 'line_items.0.product_id' }],
+      expect(
+        await source('916', { ...quoted, snapshot: { product_name: 'As quoted', description: null, sku: 'OLD-614', uom: null } }),
+      ).toMatchObject({
+        ok: false,
+        status: 400,
+        code: 'not_found',
+        errors: [{ field: 'line_items.0.product_id' }],
       });
     });
 
@@ -420,11 +688,35 @@ describe('invoicing service: invoices', () => {
       catalog.missing.add(611);
       const draft = body(await create({ line_items: [specLine] })).invoice;
       const before = await everything();
-      expect(await create({ line_items: [specLine, { ...specLine, product_id: 611 }] })).toMatchObject({ ok: false, status: 400, code: 'not_found', errors: [{ field: 'line_items.1.product_id' }] });
-      expect(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...specLine, product_id: '611' })).toMatchObject({ ok: false, status: 400, errors: [{ field: 'product_id' }] });
-      expect(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...specLine, location_id: '999' })).toMatchObject({ ok: false, status: 400, errors: [{ field: 'location_id' }] });
-      expect(await svc.call('invoicing.invoice.create_from_source', { invoicetype: 'invoiceout', partner: 10, sourcetype: 'quotation', sourceid: '902', sourcenumber: 'QUO-902', line_items: [{ ...specLine, product_id: 611 }] })).toMatchObject({
-        ok: false, status: 400, errors: [{ field: 'line_items.0.product_id' }],
+      expect(await create({ line_items: [specLine, { ...specLine, product_id: 611 }] })).toMatchObject({
+        ok: false,
+        status: 400,
+        code: 'not_found',
+        errors: [{ field: 'line_items.1.product_id' }],
+      });
+      expect(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...specLine, product_id: '611' })).toMatchObject({
+        ok: false,
+        status: 400,
+        errors: [{ field: 'product_id' }],
+      });
+      expect(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...specLine, location_id: '999' })).toMatchObject({
+        ok: false,
+        status: 400,
+        errors: [{ field: 'location_id' }],
+      });
+      expect(
+        await svc.call('invoicing.invoice.create_from_source', {
+          invoicetype: 'invoiceout',
+          partner: 10,
+          sourcetype: 'quotation',
+          sourceid: '902',
+          sourcenumber: 'QUO-902',
+          line_items: [{ ...specLine, product_id: 611 }],
+        }),
+      ).toMatchObject({
+        ok: false,
+        status: 400,
+        errors: [{ field: 'line_items.0.product_id' }],
       });
       expect(await everything()).toEqual(before);
     });
@@ -435,8 +727,13 @@ describe('invoicing service: invoices', () => {
       try {
         const before = await everything();
         const meta = { operationKey: 'inv-catalog-down', requestId: 'r2' };
-        expect(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [specLine] }, 1, meta)).toMatchObject({ ok: false, status: 503, code: 'service_unavailable' });
-        expect(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...specLine })).toMatchObject({ ok: false, status: 503 });
+        expect(
+          await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [specLine] }, 1, meta),
+        ).toMatchObject({ ok: false, status: 503, code: 'service_unavailable' });
+        expect(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...specLine })).toMatchObject({
+          ok: false,
+          status: 503,
+        });
         expect(await everything()).toEqual(before);
         expect(await svc.db('idempotency').where({ key: 'inv-catalog-down' })).toEqual([]);
       } finally {
@@ -445,7 +742,14 @@ describe('invoicing service: invoices', () => {
       // The service's stop ends the first stand-in only; this one ends with the test.
       const restarted = catalog;
       afterAllStops.push(() => restarted.stop());
-      expect(body(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [specLine] }, 1, { operationKey: 'inv-catalog-down', requestId: 'r3' })).invoice.line_items).toHaveLength(1);
+      expect(
+        body(
+          await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [specLine] }, 1, {
+            operationKey: 'inv-catalog-down',
+            requestId: 'r3',
+          }),
+        ).invoice.line_items,
+      ).toHaveLength(1);
     });
   });
 });

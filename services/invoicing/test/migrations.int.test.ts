@@ -24,15 +24,37 @@ describe('invoicing migrations over data of earlier versions', () => {
   const invoice = async (values: Record<string, unknown>): Promise<number> => {
     seq += 1;
     const [row] = await db('invoices')
-      .insert({ org_id: 1, invoicenumber: `OLD-${seq}`, invoicetype: 'invoiceout', partner_id: 10, invoicestatus: 'draft', invoicedatetime: '2026-01-31T08:00:00Z', ...values })
+      .insert({
+        org_id: 1,
+        invoicenumber: `OLD-${seq}`,
+        invoicetype: 'invoiceout',
+        partner_id: 10,
+        invoicestatus: 'draft',
+        invoicedatetime: '2026-01-31T08:00:00Z',
+        ...values,
+      })
       .returning<Array<{ id: number }>>('id');
     return row!.id;
   };
   /** A contract as the service made it before the parent billed the first period: its first child due on start_date. */
   const oldContract = (frequency: string, start: string, extra: Record<string, unknown> = {}) =>
-    invoice({ recurring_enabled: true, recurring_frequency: frequency, recurring_start_date: start, recurring_next_run_date: start, recurring_next_index: 0, recurring_status: 'active', ...extra });
+    invoice({
+      recurring_enabled: true,
+      recurring_frequency: frequency,
+      recurring_start_date: start,
+      recurring_next_run_date: start,
+      recurring_next_index: 0,
+      recurring_status: 'active',
+      ...extra,
+    });
   const contract = async (id: number) =>
-    db('invoices').where({ id }).first<{ recurring_next_index: number; next: string | null; recurring_status: string }>('recurring_next_index', db.raw('recurring_next_run_date::text as next'), 'recurring_status');
+    db('invoices')
+      .where({ id })
+      .first<{ recurring_next_index: number; next: string | null; recurring_status: string }>(
+        'recurring_next_index',
+        db.raw('recurring_next_run_date::text as next'),
+        'recurring_status',
+      );
 
   it('moves old contracts that billed nothing yet to the period after the parent, month ends clamped as the code does; lines made before the catalog check move no stock', async () => {
     const monthlyEnd = await oldContract('monthly', '2026-01-31');
@@ -40,11 +62,26 @@ describe('invoicing migrations over data of earlier versions', () => {
     const weekly = await oldContract('weekly', '2026-12-29');
     const quarterly = await oldContract('quarterly', '2026-11-30', { recurring_status: 'paused' });
     // Left alone: one that made a child already, a cancelled one, an ordinary invoice.
-    const started = await oldContract('monthly', '2026-01-15', { recurring_next_index: 2, recurring_generated: 1, recurring_next_run_date: '2026-03-15' });
+    const started = await oldContract('monthly', '2026-01-15', {
+      recurring_next_index: 2,
+      recurring_generated: 1,
+      recurring_next_run_date: '2026-03-15',
+    });
     const cancelled = await oldContract('monthly', '2026-01-15', { recurring_status: 'cancelled', recurring_next_run_date: null });
     const plain = await invoice({});
 
-    const lineOf = (invoiceId: number, over: Record<string, unknown>) => ({ org_id: 1, invoice_id: invoiceId, quantity: '1', price: '10', tax_rate: '0', tax_included: false, subtotal: '10', tax_amount: '0', total: '10', ...over });
+    const lineOf = (invoiceId: number, over: Record<string, unknown>) => ({
+      org_id: 1,
+      invoice_id: invoiceId,
+      quantity: '1',
+      price: '10',
+      tax_rate: '0',
+      tax_included: false,
+      subtotal: '10',
+      tax_amount: '0',
+      total: '10',
+      ...over,
+    });
     const [unchecked, snapshotted] = await db('invoice_lines')
       .insert([lineOf(plain, { product_id: 'widget-from-before' }), lineOf(plain, { product_id: '7', sku: 'W-7', uom: 'pcs' })])
       .returning<Array<{ id: number }>>('id');
@@ -59,11 +96,14 @@ describe('invoicing migrations over data of earlier versions', () => {
     expect(await contract(cancelled)).toEqual({ recurring_next_index: 0, next: null, recurring_status: 'cancelled' });
     expect(await contract(plain)).toEqual({ recurring_next_index: 0, next: null, recurring_status: null });
 
-    const checked = async (id: number) => (await db('invoice_lines').where({ id }).first<{ catalog_checked: boolean }>('catalog_checked'))?.catalog_checked;
+    const checked = async (id: number) =>
+      (await db('invoice_lines').where({ id }).first<{ catalog_checked: boolean }>('catalog_checked'))?.catalog_checked;
     expect(await checked(unchecked!.id)).toBe(false);
     expect(await checked(snapshotted!.id)).toBe(true);
     // Every line made from now on was checked against the catalog first.
-    const [fresh] = await db('invoice_lines').insert(lineOf(plain, { product_id: '8' })).returning<Array<{ id: number }>>('id');
+    const [fresh] = await db('invoice_lines')
+      .insert(lineOf(plain, { product_id: '8' }))
+      .returning<Array<{ id: number }>>('id');
     expect(await checked(fresh!.id)).toBe(true);
   });
 });

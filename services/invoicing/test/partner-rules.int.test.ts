@@ -22,14 +22,30 @@ describe('invoicing service: partners and the organization', () => {
   });
 
   const create = (partner: number, invoicetype: string, extra: Record<string, unknown> = {}, org = 1) =>
-    svc.call('invoicing.invoice.create', { invoicetype, partner, invoicedatetime: '2026-01-05T10:00:00', line_items: [specLine], ...extra }, org);
+    svc.call(
+      'invoicing.invoice.create',
+      { invoicetype, partner, invoicedatetime: '2026-01-05T10:00:00', line_items: [specLine], ...extra },
+      org,
+    );
 
   it('takes customers and both on customer documents, vendors and both on vendor documents, and refuses the rest writing nothing', async () => {
-    for (const [partner, type] of [[1, 'invoiceout'], [1, 'creditout'], [2, 'invoicein'], [2, 'creditin'], [3, 'invoiceout'], [3, 'invoicein']] as const) {
+    for (const [partner, type] of [
+      [1, 'invoiceout'],
+      [1, 'creditout'],
+      [2, 'invoicein'],
+      [2, 'creditin'],
+      [3, 'invoiceout'],
+      [3, 'invoicein'],
+    ] as const) {
       expect((await create(partner, type)).ok).toBe(true);
     }
     const before = await svc.db('invoices').count<{ n: string }[]>({ n: '*' });
-    for (const [partner, type, role] of [[2, 'invoiceout', 'vendor'], [2, 'creditout', 'vendor'], [1, 'invoicein', 'customer'], [1, 'creditin', 'customer']] as const) {
+    for (const [partner, type, role] of [
+      [2, 'invoiceout', 'vendor'],
+      [2, 'creditout', 'vendor'],
+      [1, 'invoicein', 'customer'],
+      [1, 'creditin', 'customer'],
+    ] as const) {
       const reply = await create(partner, type);
       expect(reply).toMatchObject({ ok: false, status: 400, code: 'validation_failed', errors: [{ field: 'partner' }] });
       expect(!reply.ok && reply.message).toContain(`partner ${partner} is a ${role}`);
@@ -45,10 +61,22 @@ describe('invoicing service: partners and the organization', () => {
     body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: posted.id }));
     const paid = body(await create(4, 'invoiceout')).invoice;
     body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: paid.id }));
-    body(await svc.call('invoicing.invoice.register_payment', { register_payment: true, id: paid.id, amount: 258.75, payment_date: '2026-01-06' }));
+    body(
+      await svc.call('invoicing.invoice.register_payment', {
+        register_payment: true,
+        id: paid.id,
+        amount: 258.75,
+        payment_date: '2026-01-06',
+      }),
+    );
     const cancelled = body(await create(4, 'invoiceout')).invoice;
     body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: cancelled.id }));
-    const contract = body(await create(4, 'invoiceout', { invoicestatus: 'proforma', recurring: { enabled: true, frequency: 'monthly', start_date: '2999-01-01' } })).invoice;
+    const contract = body(
+      await create(4, 'invoiceout', {
+        invoicestatus: 'proforma',
+        recurring: { enabled: true, frequency: 'monthly', start_date: '2999-01-01' },
+      }),
+    ).invoice;
     expect(await open()).toEqual({
       message: expect.any(String),
       open_documents: 3,
@@ -71,15 +99,37 @@ describe('invoicing service: partners and the organization', () => {
     body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }, 5));
     const status = async () => body(await svc.call('invoicing.invoice.balances', { id: inv.id }, 5)).invoices[0].invoicestatus;
     expect(await status()).toBe('open');
-    const profile = { org_id: 5, legal_name: null, trading_name: null, address_line1: null, address_line2: null, city: null, postal_code: null, country: 'JP', vat_id: null, company_id: null, email: null, phone: null, iban: null, bic: null, default_currency: 'JPY', logo_sha256: null, logo_bytes: null, updated_at: '2026-03-01T00:00:00' };
+    const profile = {
+      org_id: 5,
+      legal_name: null,
+      trading_name: null,
+      address_line1: null,
+      address_line2: null,
+      city: null,
+      postal_code: null,
+      country: 'JP',
+      vat_id: null,
+      company_id: null,
+      email: null,
+      phone: null,
+      iban: null,
+      bic: null,
+      default_currency: 'JPY',
+      logo_sha256: null,
+      logo_bytes: null,
+      updated_at: '2026-03-01T00:00:00',
+    };
     const newest = await svc.publish('partners.organization.updated', 5, { ...profile, version: 2, time_zone: 'Asia/Tokyo' });
     // An older version arriving late changes nothing.
     const late = await svc.publish('partners.organization.updated', 5, { ...profile, version: 1, time_zone: 'America/Los_Angeles' });
-    const applied = async () => (await svc.db('inbox').where({ consumer: 'invoicing.organization' }).whereIn('event_id', [newest.id, late.id])).length === 2;
+    const applied = async () =>
+      (await svc.db('inbox').where({ consumer: 'invoicing.organization' }).whereIn('event_id', [newest.id, late.id])).length === 2;
     for (let i = 0; i < 200 && !(await applied()); i++) await new Promise((r) => setTimeout(r, 50));
     expect(await applied()).toBe(true);
     expect(await status()).toBe('overdue');
-    const fresh = body(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 50, line_items: [specLine] }, 5)).invoice;
+    const fresh = body(
+      await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 50, line_items: [specLine] }, 5),
+    ).invoice;
     expect(fresh.invoicedatetime).toBe('2026-03-11T01:00:00');
   });
 });

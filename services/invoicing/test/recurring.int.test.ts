@@ -11,14 +11,18 @@ describe('invoicing service: recurring contracts', () => {
   let catalog: testing.CatalogStub;
   const config = { RPC_TIMEOUT_MS: 5000 } as BaseConfig;
   /** A scheduler pass on the given day, its lines checked by the stand-in catalog. */
-  const runDueContracts = (db: testing.TestService['db'], logger: typeof log, day: string) => runDue(db, logger, day, childLineCheck({ bus: svc.client, config }));
+  const runDueContracts = (db: testing.TestService['db'], logger: typeof log, day: string) =>
+    runDue(db, logger, day, childLineCheck({ bus: svc.client, config }));
 
   beforeAll(async () => {
     // The service's own scheduler must not run a pass of its own while these tests drive the clock.
-    ({ svc, catalog } = await startWithFakePartners([
-      { org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 },
-      { org: 1, id: 11, partnername: 'Gone Ltd', credit_limit: 0, balance: 0 },
-    ], { RECURRING_INTERVAL_MS: '3600000' }));
+    ({ svc, catalog } = await startWithFakePartners(
+      [
+        { org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 },
+        { org: 1, id: 11, partnername: 'Gone Ltd', credit_limit: 0, balance: 0 },
+      ],
+      { RECURRING_INTERVAL_MS: '3600000' },
+    ));
   });
   afterAll(async () => {
     await svc?.stop();
@@ -26,15 +30,26 @@ describe('invoicing service: recurring contracts', () => {
 
   const createContract = (recurring: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     svc.call('invoicing.invoice.create', {
-      userid: '5', invoicetype: 'invoiceout', partner: 10, invoicedatetime: '2100-01-31T08:00:00', invoicedue: '2100-02-14',
-      line_items: [specLine, tenthsLine], recurring: { enabled: true, ...recurring }, ...extra,
+      userid: '5',
+      invoicetype: 'invoiceout',
+      partner: 10,
+      invoicedatetime: '2100-01-31T08:00:00',
+      invoicedue: '2100-02-14',
+      line_items: [specLine, tenthsLine],
+      recurring: { enabled: true, ...recurring },
+      ...extra,
     });
   const childrenOf = (parentId: number) => svc.db('invoices').where({ parent_id: parentId }).orderBy('run_date');
 
   it('refuses a recurring contract without a frequency, creating nothing', async () => {
     const before = await svc.db('invoices').count<{ c: number }[]>({ c: '*' });
     const reply = await createContract({ start_date: '2100-01-31' });
-    expect(reply).toMatchObject({ ok: false, status: 400, code: 'validation_failed', message: 'invalid recurring configuration: frequency is required' });
+    expect(reply).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'validation_failed',
+      message: 'invalid recurring configuration: frequency is required',
+    });
     expect(await svc.db('invoices').count<{ c: number }[]>({ c: '*' })).toEqual(before);
   });
 
@@ -44,8 +59,16 @@ describe('invoicing service: recurring contracts', () => {
     expect(created.message).toBe('Recurring invoice created successfully');
     expect(parent.recurring).toEqual({
       // The parent bills January (from start_date): the first child bills the period after it.
-      enabled: true, is_parent: true, frequency: 'monthly', start_date: '2100-01-31', next_run_date: '2100-02-28',
-      occurrences_count: 4, generated_count: 0, status: 'active', cancellation_reason: null, parent_id: null,
+      enabled: true,
+      is_parent: true,
+      frequency: 'monthly',
+      start_date: '2100-01-31',
+      next_run_date: '2100-02-28',
+      occurrences_count: 4,
+      generated_count: 0,
+      status: 'active',
+      cancellation_reason: null,
+      parent_id: null,
     });
     // Nothing is due within the parent's own period: it is never billed twice.
     expect(await runDueContracts(svc.db, log, '2100-01-31')).toBe(0);
@@ -53,11 +76,18 @@ describe('invoicing service: recurring contracts', () => {
     // 2100 is not a leap year: Feb 28 and Mar 31 are due by Apr 15; Apr 30 is not.
     expect(await runDueContracts(svc.db, log, '2100-04-15')).toBe(2);
     const children = await childrenOf(parent.id);
-    expect(children.map((c) => [c.run_date, c.invoicedatetime.toISOString().slice(0, 10), c.invoicedue, c.invoicestatus, c.invoicetotal])).toEqual([
+    expect(
+      children.map((c) => [c.run_date, c.invoicedatetime.toISOString().slice(0, 10), c.invoicedue, c.invoicestatus, c.invoicetotal]),
+    ).toEqual([
       ['2100-02-28', '2100-02-28', '2100-03-14', 'draft', '259.05'],
       ['2100-03-31', '2100-03-31', '2100-04-14', 'draft', '259.05'],
     ]);
-    expect(await svc.db('invoice_lines').whereIn('invoice_id', children.map((c) => c.id))).toHaveLength(4);
+    expect(
+      await svc.db('invoice_lines').whereIn(
+        'invoice_id',
+        children.map((c) => c.id),
+      ),
+    ).toHaveLength(4);
     let stored = await svc.db('invoices').where({ id: parent.id }).first();
     expect([stored.recurring_next_run_date, stored.recurring_generated, stored.recurring_status]).toEqual(['2100-04-30', 2, 'active']);
     // A second pass on the same day has nothing to do.
@@ -72,7 +102,12 @@ describe('invoicing service: recurring contracts', () => {
   });
 
   it('lands on Feb 29 in a leap year', async () => {
-    const parent = body(await createContract({ frequency: 'monthly', start_date: '2104-01-31' }, { invoicedatetime: '2104-01-31T00:00:00', invoicedue: null })).invoice;
+    const parent = body(
+      await createContract(
+        { frequency: 'monthly', start_date: '2104-01-31' },
+        { invoicedatetime: '2104-01-31T00:00:00', invoicedue: null },
+      ),
+    ).invoice;
     expect(await runDueContracts(svc.db, log, '2104-03-01')).toBe(1);
     expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual(['2104-02-29']);
     body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id }));
@@ -81,29 +116,50 @@ describe('invoicing service: recurring contracts', () => {
   it('never makes a child twice when two schedulers race', async () => {
     const parents = [];
     for (const frequency of ['daily', 'weekly', 'monthly', 'quarterly']) {
-      parents.push(body(await createContract({ frequency, start_date: '2200-01-01' }, { invoicedatetime: '2200-01-01T00:00:00', invoicedue: null })).invoice);
+      parents.push(
+        body(await createContract({ frequency, start_date: '2200-01-01' }, { invoicedatetime: '2200-01-01T00:00:00', invoicedue: null }))
+          .invoice,
+      );
     }
-    const made = await Promise.all([runDueContracts(svc.db, log, '2200-03-01'), runDueContracts(svc.db, log, '2200-03-01'), runDueContracts(svc.db, log, '2200-03-01')]);
+    const made = await Promise.all([
+      runDueContracts(svc.db, log, '2200-03-01'),
+      runDueContracts(svc.db, log, '2200-03-01'),
+      runDueContracts(svc.db, log, '2200-03-01'),
+    ]);
     // After the parents' own first periods, up to Mar 1: 59 days, 8 weeks, 2 months, no quarter.
     expect(made.reduce((a, b) => a + b, 0)).toBe(59 + 8 + 2 + 0);
     const counts = await Promise.all(parents.map(async (p) => (await childrenOf(p.id)).length));
     expect(counts).toEqual([59, 8, 2, 0]);
-    const duplicates = await svc.db.raw('select parent_id, run_date from invoices where parent_id is not null group by 1, 2 having count(*) > 1');
+    const duplicates = await svc.db.raw(
+      'select parent_id, run_date from invoices where parent_id is not null group by 1, 2 having count(*) > 1',
+    );
     expect(duplicates.rows).toEqual([]);
     const numbers = await svc.db('invoices').pluck('invoicenumber');
     expect(new Set(numbers).size).toBe(numbers.length);
-    for (const p of parents) body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: p.id, cancellation_reason: 'test over' }));
+    for (const p of parents)
+      body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: p.id, cancellation_reason: 'test over' }));
   });
 
   it('pauses, resumes to the first date not in the past, generates on demand and cancels with a reason', async () => {
     const now = today();
     const start = runDate(now, 'monthly', -3);
-    const parent = body(await createContract({ frequency: 'monthly', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null })).invoice;
+    const parent = body(
+      await createContract({ frequency: 'monthly', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null }),
+    ).invoice;
 
     const paused = body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id }));
-    expect(paused).toMatchObject({ message: 'Recurring invoice paused successfully', invoice: { id: parent.id, invoicenumber: parent.invoicenumber, recurring: { status: 'paused' } } });
-    expect(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id })).toMatchObject({ ok: false, code: 'invalid_state' });
-    expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id })).toMatchObject({ ok: false, code: 'invalid_state' });
+    expect(paused).toMatchObject({
+      message: 'Recurring invoice paused successfully',
+      invoice: { id: parent.id, invoicenumber: parent.invoicenumber, recurring: { status: 'paused' } },
+    });
+    expect(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+    });
+    expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+    });
     // A paused contract makes nothing even when periods are due.
     await runDueContracts(svc.db, log, now);
     expect(await childrenOf(parent.id)).toHaveLength(0);
@@ -114,21 +170,42 @@ describe('invoicing service: recurring contracts', () => {
     expect(resumed.invoice.recurring.next_run_date).toBe(runDate(start, 'monthly', runDate(start, 'monthly', 3) >= now ? 3 : 4));
 
     const generated = body(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id }));
-    expect(generated.child).toMatchObject({ invoicestatus: 'draft', invoicetotal: 259.05, recurring: { enabled: false, parent_id: parent.id } });
+    expect(generated.child).toMatchObject({
+      invoicestatus: 'draft',
+      invoicetotal: 259.05,
+      recurring: { enabled: false, parent_id: parent.id },
+    });
     expect(generated.child.invoicedatetime.slice(0, 10)).toBe(resumed.invoice.recurring.next_run_date);
     expect(generated.invoice.recurring.generated_count).toBe(1);
     expect(generated.invoice.recurring.next_run_date > resumed.invoice.recurring.next_run_date).toBe(true);
 
-    const cancelled = body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id, cancellation_reason: 'Customer ended the contract' }));
-    expect(cancelled.invoice.recurring).toMatchObject({ status: 'cancelled', cancellation_reason: 'Customer ended the contract', next_run_date: null });
-    expect(await svc.call('invoicing.recurring.resume', { resume_recurring: true, id: parent.id })).toMatchObject({ ok: false, code: 'invalid_state' });
+    const cancelled = body(
+      await svc.call('invoicing.recurring.cancel', {
+        cancel_recurring: true,
+        id: parent.id,
+        cancellation_reason: 'Customer ended the contract',
+      }),
+    );
+    expect(cancelled.invoice.recurring).toMatchObject({
+      status: 'cancelled',
+      cancellation_reason: 'Customer ended the contract',
+      next_run_date: null,
+    });
+    expect(await svc.call('invoicing.recurring.resume', { resume_recurring: true, id: parent.id })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+    });
     await runDueContracts(svc.db, log, '2999-12-31');
     expect(await childrenOf(parent.id)).toHaveLength(1);
   });
 
   it('refuses contract operations on an ordinary invoice and on another organization', async () => {
     const plain = body(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10 })).invoice;
-    expect(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: plain.id })).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringContaining('not a recurring contract') });
+    expect(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: plain.id })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+      message: expect.stringContaining('not a recurring contract'),
+    });
     const contract = body(await createContract({ frequency: 'yearly', start_date: '2300-01-01' })).invoice;
     for (const [operation, flag] of [
       ['invoicing.recurring.pause', 'pause_recurring'],
@@ -136,7 +213,11 @@ describe('invoicing service: recurring contracts', () => {
       ['invoicing.recurring.cancel', 'cancel_recurring'],
       ['invoicing.recurring.generate', 'generate_child_invoice'],
     ] as const) {
-      expect(await svc.call(operation, { [flag]: true, id: contract.id }, 2)).toMatchObject({ ok: false, code: 'not_found', message: `Invoice ${contract.id} not found` });
+      expect(await svc.call(operation, { [flag]: true, id: contract.id }, 2)).toMatchObject({
+        ok: false,
+        code: 'not_found',
+        message: `Invoice ${contract.id} not found`,
+      });
     }
     const stored = await svc.db('invoices').where({ id: contract.id }).first();
     expect([stored.recurring_status, stored.recurring_generated]).toEqual(['active', 0]);
@@ -145,19 +226,29 @@ describe('invoicing service: recurring contracts', () => {
   });
 
   it('ends the contract when its invoice is cancelled, and makes no child after that', async () => {
-    const contract = body(await createContract({ frequency: 'monthly', start_date: '2500-01-31' }, { invoicedatetime: '2500-01-31T00:00:00', invoicedue: null })).invoice;
+    const contract = body(
+      await createContract(
+        { frequency: 'monthly', start_date: '2500-01-31' },
+        { invoicedatetime: '2500-01-31T00:00:00', invoicedue: null },
+      ),
+    ).invoice;
     body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: contract.id }));
     const stored = await svc.db('invoices').where({ id: contract.id }).first();
     expect([stored.invoicestatus, stored.recurring_status, stored.recurring_next_run_date]).toEqual(['cancelled', 'cancelled', null]);
     await runDueContracts(svc.db, log, '2500-12-31');
-    expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: contract.id })).toMatchObject({ ok: false, code: 'invalid_state' });
+    expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: contract.id })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+    });
     expect(await childrenOf(contract.id)).toHaveLength(0);
   });
 
   it('runs as a background task of the service', async () => {
     // Started yesterday, daily: the parent bills yesterday, the first child today.
     const start = runDate(today(), 'daily', -1);
-    const parent = body(await createContract({ frequency: 'daily', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null })).invoice;
+    const parent = body(
+      await createContract({ frequency: 'daily', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null }),
+    ).invoice;
     const task = recurringScheduler({ db: svc.db, bus: svc.client, config, log, relay: svc.running.relay }, 100);
     task.start();
     try {
@@ -171,13 +262,18 @@ describe('invoicing service: recurring contracts', () => {
 
   it('generates by hand at most one period ahead of the schedule', async () => {
     const start = today();
-    const parent = body(await createContract({ frequency: 'monthly', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null })).invoice;
+    const parent = body(
+      await createContract({ frequency: 'monthly', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null }),
+    ).invoice;
     // The parent bills this month; next month's child may be made now, ahead of its date.
     const generated = body(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id }));
     expect(generated.child.invoicedatetime.slice(0, 10)).toBe(runDate(start, 'monthly', 1));
     // The month after that would be two periods ahead: refused, nothing made.
     expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id })).toMatchObject({
-      ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('at most one period ahead'),
+      ok: false,
+      status: 400,
+      code: 'invalid_state',
+      message: expect.stringContaining('at most one period ahead'),
     });
     expect(await childrenOf(parent.id)).toHaveLength(1);
     body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id }));
@@ -185,42 +281,99 @@ describe('invoicing service: recurring contracts', () => {
 
   it('makes no child whose product left the catalog: generate is a 400 naming the line, the scheduler stops the contract', async () => {
     catalog.products.set(880, { name: 'Hosting' });
-    const parent = body(await createContract({ frequency: 'monthly', start_date: '2600-01-31' }, { invoicedatetime: '2600-01-31T00:00:00', invoicedue: null, line_items: [specLine, { ...specLine, product_id: 880 }] })).invoice;
+    const parent = body(
+      await createContract(
+        { frequency: 'monthly', start_date: '2600-01-31' },
+        { invoicedatetime: '2600-01-31T00:00:00', invoicedue: null, line_items: [specLine, { ...specLine, product_id: 880 }] },
+      ),
+    ).invoice;
     catalog.missing.add(880);
     const before = await svc.db('invoices').count<{ n: number }[]>({ n: '*' });
     expect(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id })).toMatchObject({
-      ok: false, status: 400, code: 'not_found', errors: [{ field: 'line_items.1.product_id' }],
+      ok: false,
+      status: 400,
+      code: 'not_found',
+      errors: [{ field: 'line_items.1.product_id' }],
     });
     expect(await svc.db('invoices').count<{ n: number }[]>({ n: '*' })).toEqual(before);
     expect(await runDueContracts(svc.db, log, '2600-12-31')).toBe(0);
     expect(await childrenOf(parent.id)).toHaveLength(0);
     const stored = await svc.db('invoices').where({ id: parent.id }).first();
-    expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual(['cancelled', null, expect.stringContaining('line_items.1.product_id')]);
+    expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual([
+      'cancelled',
+      null,
+      expect.stringContaining('line_items.1.product_id'),
+    ]);
   });
 
   it('skips and stops a contract whose partner the read model marks deleted, even without the recurring consumer', async () => {
-    const parent = body(await createContract({ frequency: 'monthly', start_date: '2750-01-31' }, { partner: 11, invoicedatetime: '2750-01-31T00:00:00', invoicedue: null })).invoice;
+    const parent = body(
+      await createContract(
+        { frequency: 'monthly', start_date: '2750-01-31' },
+        { partner: 11, invoicedatetime: '2750-01-31T00:00:00', invoicedue: null },
+      ),
+    ).invoice;
     // The partner directory saw the deletion; the recurring-partners consumer has not (yet) stopped the contract.
     await svc.db('partner_directory').where({ org_id: 1, id: 11 }).update({ deleted_at: new Date() });
     expect((await svc.db('invoices').where({ id: parent.id }).first()).recurring_status).toBe('active');
     expect(await runDueContracts(svc.db, log, '2750-12-31')).toBe(0);
     expect(await childrenOf(parent.id)).toHaveLength(0);
     const stored = await svc.db('invoices').where({ id: parent.id }).first();
-    expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual(['cancelled', null, 'Partner 11 was deleted']);
+    expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual([
+      'cancelled',
+      null,
+      'Partner 11 was deleted',
+    ]);
   });
 
   it('stops the active and paused contracts of a deleted partner, with the reason', async () => {
-    const paused = body(await createContract({ frequency: 'monthly', start_date: '2700-01-31' }, { invoicedatetime: '2700-01-31T00:00:00', invoicedue: null })).invoice;
+    const paused = body(
+      await createContract(
+        { frequency: 'monthly', start_date: '2700-01-31' },
+        { invoicedatetime: '2700-01-31T00:00:00', invoicedue: null },
+      ),
+    ).invoice;
     body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: paused.id }));
-    const active = body(await createContract({ frequency: 'monthly', start_date: '2700-01-31' }, { invoicedatetime: '2700-01-31T00:00:00', invoicedue: null })).invoice;
+    const active = body(
+      await createContract(
+        { frequency: 'monthly', start_date: '2700-01-31' },
+        { invoicedatetime: '2700-01-31T00:00:00', invoicedue: null },
+      ),
+    ).invoice;
     expect((await svc.db('invoices').where({ id: active.id }).first()).recurring_status).toBe('active');
-    const record = { id: 10, orgid: 1, partnername: 'Acme', display_name: 'Acme', partner_type: 'customer', email: null, phone: null, address: null, tax_number: null, credit_limit: 0, balance: 0, committed: 0, currency: null, payment_terms: null, contact_person: null, notes: null, created_at: '2025-01-01T00:00:00', updated_at: '2025-01-01T00:00:01' };
+    const record = {
+      id: 10,
+      orgid: 1,
+      partnername: 'Acme',
+      display_name: 'Acme',
+      partner_type: 'customer',
+      email: null,
+      phone: null,
+      address: null,
+      tax_number: null,
+      credit_limit: 0,
+      balance: 0,
+      committed: 0,
+      currency: null,
+      payment_terms: null,
+      contact_person: null,
+      notes: null,
+      created_at: '2025-01-01T00:00:00',
+      updated_at: '2025-01-01T00:00:01',
+    };
     await svc.publish('partners.partner.deleted', 1, record);
-    const statuses = async () => (await svc.db('invoices').whereIn('id', [paused.id, active.id]).select('recurring_status')).map((r: { recurring_status: string }) => r.recurring_status);
+    const statuses = async () =>
+      (await svc.db('invoices').whereIn('id', [paused.id, active.id]).select('recurring_status')).map(
+        (r: { recurring_status: string }) => r.recurring_status,
+      );
     for (let i = 0; i < 200 && (await statuses()).some((s) => s !== 'cancelled'); i++) await new Promise((r) => setTimeout(r, 50));
     for (const id of [paused.id, active.id]) {
       const stored = await svc.db('invoices').where({ id }).first();
-      expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual(['cancelled', null, 'Partner 10 was deleted']);
+      expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual([
+        'cancelled',
+        null,
+        'Partner 10 was deleted',
+      ]);
     }
   });
 });

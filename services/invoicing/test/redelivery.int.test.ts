@@ -9,14 +9,17 @@ import { body, specLine, startWithFakePartners } from './fixtures';
 describe('invoicing: a redelivered write has no second effect', () => {
   let svc: testing.TestService;
   beforeAll(async () => {
-    ({ svc } = await startWithFakePartners([{ org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 }], { RECURRING_INTERVAL_MS: '3600000' }));
+    ({ svc } = await startWithFakePartners([{ org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0 }], {
+      RECURRING_INTERVAL_MS: '3600000',
+    }));
   });
   afterAll(async () => {
     await svc?.stop();
   });
 
   const draft = async (extra: Record<string, unknown> = {}) =>
-    body(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [specLine], ...extra })).invoice.id as number;
+    body(await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [specLine], ...extra })).invoice
+      .id as number;
   const open = async () => {
     const id = await draft();
     body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id }));
@@ -44,7 +47,10 @@ describe('invoicing: a redelivered write has no second effect', () => {
   it('invoicing.recurring.resume', async () => {
     const id = await contract();
     body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id }));
-    const { first, again, afterFirst, afterAgain } = await testing.deliverTwice(svc, 'invoicing.recurring.resume', { resume_recurring: true, id });
+    const { first, again, afterFirst, afterAgain } = await testing.deliverTwice(svc, 'invoicing.recurring.resume', {
+      resume_recurring: true,
+      id,
+    });
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(afterAgain).toEqual(afterFirst);
@@ -52,7 +58,11 @@ describe('invoicing: a redelivered write has no second effect', () => {
 
   it('books one payment when the same payment command is delivered twice at once', async () => {
     const id = await open();
-    const { first, again } = await testing.deliverTwins(svc, 'invoicing.invoice.register_payment', { register_payment: true, id, amount: 50 });
+    const { first, again } = await testing.deliverTwins(svc, 'invoicing.invoice.register_payment', {
+      register_payment: true,
+      id,
+      amount: 50,
+    });
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(await svc.db('payments').where({ invoice_id: id })).toHaveLength(1);

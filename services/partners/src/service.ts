@@ -13,6 +13,15 @@ import { partnerBalanceHandler } from './partner/partner-balance.handler';
 export const partnersService: ServiceDefinition = {
   name: 'partners',
   migrations: partnersMigrations,
-  handlers: [listPartnersHandler, partnerBalanceHandler, createPartnerHandler, editPartnerHandler, deletePartnerHandler, getPartnerHandler, getProfileHandler, setProfileHandler],
+  handlers: [
+    listPartnersHandler,
+    partnerBalanceHandler,
+    createPartnerHandler,
+    editPartnerHandler,
+    deletePartnerHandler,
+    getPartnerHandler,
+    getProfileHandler,
+    setProfileHandler,
+  ],
   subscriptions: [ledgerConsumer],
 };

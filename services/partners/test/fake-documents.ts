@@ -19,7 +19,8 @@ export async function fakeDocumentServices(svc: testing.TestService) {
     });
   }
   return {
-    set: (service: 'sales' | 'invoicing', orgId: number, partnerId: number, open: OpenDocuments) => void answers.set(`${service}:${orgId}:${partnerId}`, open),
+    set: (service: 'sales' | 'invoicing', orgId: number, partnerId: number, open: OpenDocuments) =>
+      void answers.set(`${service}:${orgId}:${partnerId}`, open),
     asked: () => [...asked],
   };
 }

@@ -24,7 +24,15 @@ describe('organization profile (partners service)', () => {
   const get = async (org = 1) => body(await svc.call('partners.organization.get', {}, org)).organization;
 
   it('reads as an empty profile before it is ever set', async () => {
-    expect(await get(7)).toMatchObject({ org_id: 7, version: 0, legal_name: null, time_zone: null, logo_png: null, logo_sha256: null, updated_at: null });
+    expect(await get(7)).toMatchObject({
+      org_id: 7,
+      version: 0,
+      legal_name: null,
+      time_zone: null,
+      logo_png: null,
+      logo_sha256: null,
+      updated_at: null,
+    });
   });
 
   it('sets the fields given, normalizes codes, and announces the profile without the logo bytes', async () => {
@@ -49,8 +57,16 @@ describe('organization profile (partners service)', () => {
       }),
     ).organization;
     expect(profile).toMatchObject({
-      org_id: 1, version: 1, country: 'NZ', iban: 'GB82WEST12345698765432', bic: 'DEUTDEFF', default_currency: 'NZD', time_zone: 'Pacific/Auckland',
-      logo_png: PNG.toString('base64'), logo_sha256: createHash('sha256').update(PNG).digest('hex'), logo_bytes: PNG.length,
+      org_id: 1,
+      version: 1,
+      country: 'NZ',
+      iban: 'GB82WEST12345698765432',
+      bic: 'DEUTDEFF',
+      default_currency: 'NZD',
+      time_zone: 'Pacific/Auckland',
+      logo_png: PNG.toString('base64'),
+      logo_sha256: createHash('sha256').update(PNG).digest('hex'),
+      logo_bytes: PNG.length,
     });
     expect(await get()).toEqual(profile);
     await waitFor(() => seen.length === 1);
@@ -62,7 +78,14 @@ describe('organization profile (partners service)', () => {
   it('changes only what a later set names; null or "" clears; each set adds one to the version', async () => {
     const before = await get();
     const after = body(await set({ trading_name: null, phone: '', time_zone: 'Pacific/Honolulu' })).organization;
-    expect(after).toEqual({ ...before, trading_name: null, phone: null, time_zone: 'Pacific/Honolulu', version: before.version + 1, updated_at: expect.any(String) });
+    expect(after).toEqual({
+      ...before,
+      trading_name: null,
+      phone: null,
+      time_zone: 'Pacific/Honolulu',
+      version: before.version + 1,
+      updated_at: expect.any(String),
+    });
     const cleared = body(await set({ logo_png: null })).organization;
     expect(cleared).toMatchObject({ logo_png: null, logo_sha256: null, logo_bytes: null, version: before.version + 2 });
   });

@@ -25,7 +25,14 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
   it('creates a partner with defaults and publishes partners.partner.created', async () => {
     const seen = await svc.collect(['partners.partner.created']);
     const partner = await create({ partnername: 'Globex', credit_limit: 500, currency: 'usd' });
-    expect(partner).toMatchObject({ partnername: 'Globex', display_name: 'Globex', balance: 0, credit_limit: 500, currency: 'USD', orgid: 1 });
+    expect(partner).toMatchObject({
+      partnername: 'Globex',
+      display_name: 'Globex',
+      balance: 0,
+      credit_limit: 500,
+      currency: 'USD',
+      orgid: 1,
+    });
     await waitFor(() => seen.some((e) => e.data['id'] === partner.id));
     const event = seen.find((e) => e.data['id'] === partner.id)!;
     expect(event).toMatchObject({ type: 'partners.partner.created', org_id: 1, data: { partnername: 'Globex' } });
@@ -86,7 +93,9 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       await new Promise((r) => setTimeout(r, 300));
       const view = await balanceView();
       expect(view.partner).toMatchObject({ balance: 250.1, available_credit: 749.9 });
-      expect(view.transactions).toEqual([{ id: expect.any(Number), type: 'invoice', document_number: 'DOC-101', date: '2026-03-01', amount: 250.1, paid: 0, due: 250.1 }]);
+      expect(view.transactions).toEqual([
+        { id: expect.any(Number), type: 'invoice', document_number: 'DOC-101', date: '2026-03-01', amount: 250.1, paid: 0, due: 250.1 },
+      ]);
       expect(await svc.db('inbox').where({ event_id: id })).toHaveLength(1);
     });
 
@@ -128,7 +137,9 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       // The commitment lists as a transaction, and exposure adds it to the balance.
       const open = await balanceView();
       expect(open.partner.exposure).toBe(open.partner.balance + 115);
-      expect(open.transactions.filter((t: any) => t.type === 'commitment')).toEqual([{ id: 201, type: 'commitment', document_number: 'QUO-201', date: expect.any(String), amount: 115, paid: 0, due: 115 }]);
+      expect(open.transactions.filter((t: any) => t.type === 'commitment')).toEqual([
+        { id: 201, type: 'commitment', document_number: 'QUO-201', date: expect.any(String), amount: 115, paid: 0, due: 115 },
+      ]);
       await svc.publish('invoicing.invoice.cancelled', 1, { ...validated(201, 'invoiceout', 115), cancelled_at: '2026-03-02T00:00:00' });
       await waitFor(async () => (await balanceView()).partner.committed === 0);
       expect((await balanceView()).transactions.filter((t: any) => t.type === 'commitment')).toEqual([]);
@@ -144,9 +155,28 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
 
   it('keeps a structured address beside the free-text one, and counts every change in version', async () => {
     const seen = await svc.collect(['partners.partner.created', 'partners.partner.updated', 'partners.partner.deleted']);
-    const p = await create({ partnername: 'Hooli', address: '1 Main St\nSpringfield', address_line1: ' 1 Main St ', city: 'Springfield', postal_code: '12345', region: 'IL', country: 'us' });
-    expect(p).toMatchObject({ address: '1 Main St\nSpringfield', address_line1: '1 Main St', address_line2: null, city: 'Springfield', postal_code: '12345', region: 'IL', country: 'US', version: 1 });
-    const edited = body(await svc.call('partners.partner.edit', { action: 'edit', partner_id: p.id, address_line2: 'Suite 4', region: '', country: 'CA' })).partner;
+    const p = await create({
+      partnername: 'Hooli',
+      address: '1 Main St\nSpringfield',
+      address_line1: ' 1 Main St ',
+      city: 'Springfield',
+      postal_code: '12345',
+      region: 'IL',
+      country: 'us',
+    });
+    expect(p).toMatchObject({
+      address: '1 Main St\nSpringfield',
+      address_line1: '1 Main St',
+      address_line2: null,
+      city: 'Springfield',
+      postal_code: '12345',
+      region: 'IL',
+      country: 'US',
+      version: 1,
+    });
+    const edited = body(
+      await svc.call('partners.partner.edit', { action: 'edit', partner_id: p.id, address_line2: 'Suite 4', region: '', country: 'CA' }),
+    ).partner;
     expect(edited).toMatchObject({ address_line1: '1 Main St', address_line2: 'Suite 4', region: null, country: 'CA', version: 2 });
     const listed = body(await svc.call('partners.partner.list', { search: 'Hooli' })).partners;
     expect(listed).toEqual([edited]);
@@ -163,7 +193,12 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
 
   it('refuses a country that is not an ISO 3166-1 alpha-2 code', async () => {
     for (const country of ['XX', 'USA', 'UK']) {
-      const reply = await svc.call('partners.partner.create', { action: 'create', partner_type: 'customer', partnername: 'Nowhere', country });
+      const reply = await svc.call('partners.partner.create', {
+        action: 'create',
+        partner_type: 'customer',
+        partnername: 'Nowhere',
+        country,
+      });
       expect(reply).toMatchObject({ ok: false, status: 400, code: 'validation_failed', errors: [{ field: 'country' }] });
     }
     expect(await svc.db('partners').where({ partnername: 'Nowhere' })).toHaveLength(0);
@@ -171,9 +206,18 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
 
   describe('deleting a partner', () => {
     const validatedFor = (partnerId: number, invoiceId: number, total: number) => ({
-      invoice_id: invoiceId, invoicenumber: `INV-${invoiceId}`, invoicetype: 'invoiceout', partner_id: partnerId, invoicetotal: total,
-      journal_entry_id: invoiceId, invoicedatetime: '2026-03-01T10:00:00', invoicedue: null, validated_at: '2026-03-01T10:00:00',
-      sourcetype: null, sourceid: null, sourcenumber: null,
+      invoice_id: invoiceId,
+      invoicenumber: `INV-${invoiceId}`,
+      invoicetype: 'invoiceout',
+      partner_id: partnerId,
+      invoicetotal: total,
+      journal_entry_id: invoiceId,
+      invoicedatetime: '2026-03-01T10:00:00',
+      invoicedue: null,
+      validated_at: '2026-03-01T10:00:00',
+      sourcetype: null,
+      sourceid: null,
+      sourcenumber: null,
     });
 
     it('is refused while the partner owes money, naming the balance, and allowed once it is settled', async () => {
@@ -181,16 +225,34 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       await svc.publish('invoicing.invoice.validated', 1, validatedFor(p.id, 9001, 80));
       await waitFor(async () => body(await svc.call('partners.partner.balance', { partner_id: p.id })).partner.balance === 80);
       const refused = await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id });
-      expect(refused).toMatchObject({ ok: false, status: 400, code: 'validation_failed', message: `Partner ${p.id} cannot be deleted: its balance is 80.00, not zero`, errors: [{ field: 'partner_id' }] });
+      expect(refused).toMatchObject({
+        ok: false,
+        status: 400,
+        code: 'validation_failed',
+        message: `Partner ${p.id} cannot be deleted: its balance is 80.00, not zero`,
+        errors: [{ field: 'partner_id' }],
+      });
       expect((await svc.db('partners').where({ id: p.id }).first()).deleted_at).toBeNull();
-      await svc.publish('invoicing.invoice.payment_registered', 1, { ...validatedFor(p.id, 9001, 80), payment_id: 9001, amount: 80, payment_date: '2026-03-02', journal: null, amount_paid: 80, due_amount: 0 });
+      await svc.publish('invoicing.invoice.payment_registered', 1, {
+        ...validatedFor(p.id, 9001, 80),
+        payment_id: 9001,
+        amount: 80,
+        payment_date: '2026-03-02',
+        journal: null,
+        amount_paid: 80,
+        due_amount: 0,
+      });
       await waitFor(async () => body(await svc.call('partners.partner.balance', { partner_id: p.id })).partner.balance === 0);
       body(await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id }));
     });
 
     it('is refused while sales or invoicing hold open documents or active contracts, naming them', async () => {
       const p = await create({ partnername: 'Busy Co' });
-      documents.set('sales', 1, p.id, { open_documents: 1, active_contracts: 0, documents: [{ kind: 'quotation', id: 5, number: 'QUO-00005', type: 'quotation', status: 'sent' }] });
+      documents.set('sales', 1, p.id, {
+        open_documents: 1,
+        active_contracts: 0,
+        documents: [{ kind: 'quotation', id: 5, number: 'QUO-00005', type: 'quotation', status: 'sent' }],
+      });
       documents.set('invoicing', 1, p.id, {
         open_documents: 1,
         active_contracts: 1,

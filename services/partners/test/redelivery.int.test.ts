@@ -37,7 +37,11 @@ describe('partners: a redelivered write has no second effect', () => {
 
   it('answers twins racing each other with one effect', async () => {
     const before = await svc.db('partners').count({ n: '*' });
-    const { first, again } = await testing.deliverTwins(svc, 'partners.partner.create', { action: 'create', partnername: 'Twins', partner_type: 'vendor' });
+    const { first, again } = await testing.deliverTwins(svc, 'partners.partner.create', {
+      action: 'create',
+      partnername: 'Twins',
+      partner_type: 'vendor',
+    });
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(Number((await svc.db('partners').count({ n: '*' }))[0]!.n)).toBe(Number(before[0]!.n) + 1);
@@ -49,9 +53,15 @@ describe('partners: a redelivered write has no second effect', () => {
     expect(first).toMatchObject({ ok: false, status: 400, code: 'not_found' });
     expect(again).toEqual(first);
     const meta = { operationKey: 'reused-key', requestId: 'r1' };
-    expect((await svc.call('partners.partner.create', { action: 'create', partnername: 'A', partner_type: 'customer' }, 1, meta)).ok).toBe(true);
-    expect(await svc.call('partners.partner.create', { action: 'create', partnername: 'B', partner_type: 'customer' }, 1, meta)).toMatchObject({ ok: false, status: 400, code: 'idempotency_conflict' });
+    expect((await svc.call('partners.partner.create', { action: 'create', partnername: 'A', partner_type: 'customer' }, 1, meta)).ok).toBe(
+      true,
+    );
+    expect(
+      await svc.call('partners.partner.create', { action: 'create', partnername: 'B', partner_type: 'customer' }, 1, meta),
+    ).toMatchObject({ ok: false, status: 400, code: 'idempotency_conflict' });
     // Keys belong to an organization: another may use the same one.
-    expect((await svc.call('partners.partner.create', { action: 'create', partnername: 'B', partner_type: 'customer' }, 2, meta)).ok).toBe(true);
+    expect((await svc.call('partners.partner.create', { action: 'create', partnername: 'B', partner_type: 'customer' }, 2, meta)).ok).toBe(
+      true,
+    );
   });
 });

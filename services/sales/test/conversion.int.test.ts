@@ -3,7 +3,18 @@ import { sales } from '@bo/contracts';
 import { createLogger, testing, type AmqpBus, type BaseConfig } from '@bo/runtime';
 import { recoverConversions } from '../src/conversion/conversion-recovery';
 import { salesService } from '../src/service';
-import { contractCall, daysFromToday, fakeInvoicing, fakePartners, ok, partnerRecord, removeService, separateBus, waitFor, type Reply } from './support';
+import {
+  contractCall,
+  daysFromToday,
+  fakeInvoicing,
+  fakePartners,
+  ok,
+  partnerRecord,
+  removeService,
+  separateBus,
+  waitFor,
+  type Reply,
+} from './support';
 
 const line = { product_id: 7, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
 const taxIncluded = { product_id: '8', description: 'Service', quantity: '2', price: '115', tax_rate: '15', tax_included: true };
@@ -40,20 +51,40 @@ describe('converting quotations to invoices', () => {
   const createQuotation = async (fields: Record<string, unknown> = {}) =>
     ok(
       await call('sales.quotation.create', {
-        action: 'create_quotation', partner: 1, quotation_type: 'quotation', quotation_date: `${daysFromToday(0)}T10:00:00`, valid_until: daysFromToday(10),
-        line_items: [line, taxIncluded], ...fields,
+        action: 'create_quotation',
+        partner: 1,
+        quotation_type: 'quotation',
+        quotation_date: `${daysFromToday(0)}T10:00:00`,
+        valid_until: daysFromToday(10),
+        line_items: [line, taxIncluded],
+        ...fields,
       }),
     ).quotation;
   /** A convert command as the gateway sends it: every write carries an operation key. */
   const convert = (id: number, opts: { key?: string; invoicetype?: string } = {}): Promise<Reply> =>
-    call('sales.quotation.convert', { userid: 'u7', action: 'convert_to_invoice', quotation_id: id, invoicetype: opts.invoicetype ?? 'invoiceout' }, 1, {
-      operationKey: opts.key ?? randomUUID(),
-    });
-  const addLine = (id: number) => call('sales.quotation.add_line', { action: 'add_line', quotation_id: id, ...line }, 1, { operationKey: randomUUID() });
-  const cancel = (id: number) => call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: id }, 1, { operationKey: randomUUID() });
+    call(
+      'sales.quotation.convert',
+      { userid: 'u7', action: 'convert_to_invoice', quotation_id: id, invoicetype: opts.invoicetype ?? 'invoiceout' },
+      1,
+      {
+        operationKey: opts.key ?? randomUUID(),
+      },
+    );
+  const addLine = (id: number) =>
+    call('sales.quotation.add_line', { action: 'add_line', quotation_id: id, ...line }, 1, { operationKey: randomUUID() });
+  const cancel = (id: number) =>
+    call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: id }, 1, { operationKey: randomUUID() });
   const row = (id: number) => svc.db('quotations').where({ id }).first();
   const eventsOf = async (id: number) =>
-    Number((await svc.db('outbox').where({ type: 'sales.quotation.converted' }).whereRaw(`envelope->'data'->>'quotation_id' = ?`, [String(id)]).count({ n: '*' }))[0]!.n);
+    Number(
+      (
+        await svc
+          .db('outbox')
+          .where({ type: 'sales.quotation.converted' })
+          .whereRaw(`envelope->'data'->>'quotation_id' = ?`, [String(id)])
+          .count({ n: '*' })
+      )[0]!.n,
+    );
   const invoicesFor = (id: number) => [...invoicing.invoices.entries()].filter(([k]) => k === `1:quotation:${id}`).map(([, v]) => v);
   const state = async (id: number) => {
     // The attempt counter is bookkeeping: an attempt that made nothing still counts.
@@ -62,8 +93,11 @@ describe('converting quotations to invoices', () => {
   };
   /** Makes the database refuse to record this quotation's conversion, as if sales died after invoicing answered. */
   const refuseCompletion = async (id: number) => {
-    await svc.db.raw(`create or replace function ??.refuse_completion() returns trigger language plpgsql as $$
-      begin raise exception 'injected: the conversion cannot be recorded'; end $$`, [svc.schema]);
+    await svc.db.raw(
+      `create or replace function ??.refuse_completion() returns trigger language plpgsql as $$
+      begin raise exception 'injected: the conversion cannot be recorded'; end $$`,
+      [svc.schema],
+    );
     await svc.db.raw(
       `create trigger refuse_completion_${id} before update on ??.quotations for each row when (old.id = ${Number(id)} and new.status = 'converted') execute function ??.refuse_completion()`,
       [svc.schema, svc.schema],
@@ -72,43 +106,108 @@ describe('converting quotations to invoices', () => {
   };
   /** The recovery pass as the service runs it, called directly. */
   const recoveryPass = () =>
-    recoverConversions({ db: svc.db, bus: svc.client, config: { RPC_TIMEOUT_MS } as BaseConfig, log: createLogger('sales-test', 'silent') });
+    recoverConversions({
+      db: svc.db,
+      bus: svc.client,
+      config: { RPC_TIMEOUT_MS } as BaseConfig,
+      log: createLogger('sales-test', 'silent'),
+    });
 
   it('makes one draft invoice with the lines and totals, marks the quotation converted and publishes the event', async () => {
     const seen = await svc.collect(['sales.quotation.converted']);
     const q = await createQuotation({ comments: 'Deliver Monday', quotation_reference: 'PO-9' });
     const reply = ok(await convert(q.id));
-    expect(reply.invoice).toEqual({ id: expect.any(Number), orgid: 1, invoicenumber: expect.stringMatching(/^INV-/), invoicetype: 'invoiceout', partner: '1', invoicestatus: 'draft', subtotal: 425, tax_amount: 63.75, invoicetotal: 488.75 });
+    expect(reply.invoice).toEqual({
+      id: expect.any(Number),
+      orgid: 1,
+      invoicenumber: expect.stringMatching(/^INV-/),
+      invoicetype: 'invoiceout',
+      partner: '1',
+      invoicestatus: 'draft',
+      subtotal: 425,
+      tax_amount: 63.75,
+      invoicetotal: 488.75,
+    });
     const sent = invoicing.requests.at(-1)!;
     expect(sent).toMatchObject({
-      org_id: '1', userid: 'u7', invoicetype: 'invoiceout', partner: 1, invoicestatus: 'draft', comments: 'Deliver Monday', invoicereference: 'PO-9',
-      subtotal: '425.00', tax_amount: '63.75', invoicetotal: '488.75', sourcetype: 'quotation', sourceid: String(q.id), sourcenumber: q.quotation_number,
+      org_id: '1',
+      userid: 'u7',
+      invoicetype: 'invoiceout',
+      partner: 1,
+      invoicestatus: 'draft',
+      comments: 'Deliver Monday',
+      invoicereference: 'PO-9',
+      subtotal: '425.00',
+      tax_amount: '63.75',
+      invoicetotal: '488.75',
+      sourcetype: 'quotation',
+      sourceid: String(q.id),
+      sourcenumber: q.quotation_number,
     });
     expect(sent.line_items).toEqual([
       {
-        product_id: '7', product_name: 'Widget', quantity: '5', price: '50', discount: '10', tax_rate: '15', tax_included: false, subtotal: '225.00', tax_amount: '33.75', total: '258.75',
+        product_id: '7',
+        product_name: 'Widget',
+        quantity: '5',
+        price: '50',
+        discount: '10',
+        tax_rate: '15',
+        tax_included: false,
+        subtotal: '225.00',
+        tax_amount: '33.75',
+        total: '258.75',
         snapshot: { product_name: 'Widget', description: null, sku: null, uom: null },
       },
       {
-        product_id: '8', product_name: 'Product 8', description: 'Service', quantity: '2', price: '115', discount: '0', tax_rate: '15', tax_included: true, subtotal: '200.00', tax_amount: '30.00', total: '230.00',
+        product_id: '8',
+        product_name: 'Product 8',
+        description: 'Service',
+        quantity: '2',
+        price: '115',
+        discount: '0',
+        tax_rate: '15',
+        tax_included: true,
+        subtotal: '200.00',
+        tax_amount: '30.00',
+        total: '230.00',
         // The quotation's snapshot travels with the line, so the invoice keeps it whatever catalog says at conversion.
         snapshot: { product_name: 'Product 8', description: 'Service', sku: null, uom: null },
       },
     ]);
-    expect(await row(q.id)).toMatchObject({ status: 'converted', invoice_id: reply.invoice.id, invoicenumber: reply.invoice.invoicenumber, invoicetype: 'invoiceout', updated_by: 'u7' });
+    expect(await row(q.id)).toMatchObject({
+      status: 'converted',
+      invoice_id: reply.invoice.id,
+      invoicenumber: reply.invoice.invoicenumber,
+      invoicetype: 'invoiceout',
+      updated_by: 'u7',
+    });
     await waitFor(() => seen.some((e) => e.data['quotation_id'] === q.id));
     expect(seen.find((e) => e.data['quotation_id'] === q.id)).toMatchObject({
-      type: 'sales.quotation.converted', org_id: 1,
+      type: 'sales.quotation.converted',
+      org_id: 1,
       data: {
-        quotation_id: q.id, quotation_number: q.quotation_number, quotation_type: 'quotation', invoice_id: reply.invoice.id, invoicenumber: reply.invoice.invoicenumber,
-        invoicetype: 'invoiceout', partner_id: 1, subtotal: 425, tax_amount: 63.75, quotation_total: 488.75, converted_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+        quotation_id: q.id,
+        quotation_number: q.quotation_number,
+        quotation_type: 'quotation',
+        invoice_id: reply.invoice.id,
+        invoicenumber: reply.invoice.invoicenumber,
+        invoicetype: 'invoiceout',
+        partner_id: 1,
+        subtotal: 425,
+        tax_amount: 63.75,
+        quotation_total: 488.75,
+        converted_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
       },
     });
     // The partners service reads it with the published contract: it must parse and lose nothing.
     const event = seen.find((e) => e.data['quotation_id'] === q.id)!;
     expect(sales.quotationConverted.data.parse(event.data)).toEqual(event.data);
     const listed = ok(await call('sales.quotation.list', { search_key: q.quotation_number })).quotations[0];
-    expect(listed).toMatchObject({ quotation_status: 'converted', invoice_id: reply.invoice.id, invoicenumber: reply.invoice.invoicenumber });
+    expect(listed).toMatchObject({
+      quotation_status: 'converted',
+      invoice_id: reply.invoice.id,
+      invoicenumber: reply.invoice.invoicenumber,
+    });
 
     // A second convert (another command) is refused and asks invoicing nothing.
     const before = await state(q.id);
@@ -119,7 +218,11 @@ describe('converting quotations to invoices', () => {
     expect(invoicing.requests.length).toBe(calls);
     expect(await state(q.id)).toEqual(before);
     // A converted quotation is closed for lines, edits and cancellation.
-    for (const r of [await addLine(q.id), await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'late' }), await cancel(q.id)]) {
+    for (const r of [
+      await addLine(q.id),
+      await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'late' }),
+      await cancel(q.id),
+    ]) {
       expect(r).toMatchObject({ ok: false, code: 'invalid_state' });
     }
     expect(await state(q.id)).toEqual(before);
@@ -127,7 +230,11 @@ describe('converting quotations to invoices', () => {
 
   it('answers a redelivered convert command with the same reply and no second effect', async () => {
     const q = await createQuotation();
-    const { first, again, afterFirst, afterAgain } = await testing.deliverTwice(svc, 'sales.quotation.convert', { action: 'convert_to_invoice', quotation_id: q.id, invoicetype: 'invoiceout' });
+    const { first, again, afterFirst, afterAgain } = await testing.deliverTwice(svc, 'sales.quotation.convert', {
+      action: 'convert_to_invoice',
+      quotation_id: q.id,
+      invoicetype: 'invoiceout',
+    });
     expect(first).toMatchObject({ ok: true, status: 200 });
     expect(again).toEqual(first);
     expect(afterAgain).toEqual(afterFirst);
@@ -135,7 +242,11 @@ describe('converting quotations to invoices', () => {
 
     // The redelivery racing the original (its channel died while the handler still ran).
     const raced = await createQuotation();
-    const together = await testing.deliverTwins(svc, 'sales.quotation.convert', { action: 'convert_to_invoice', quotation_id: raced.id, invoicetype: 'invoiceout' });
+    const together = await testing.deliverTwins(svc, 'sales.quotation.convert', {
+      action: 'convert_to_invoice',
+      quotation_id: raced.id,
+      invoicetype: 'invoiceout',
+    });
     expect(together.first).toMatchObject({ ok: true, status: 200 });
     expect(together.again).toEqual(together.first);
     expect(await eventsOf(raced.id)).toBe(1);
@@ -159,7 +270,8 @@ describe('converting quotations to invoices', () => {
     expect(replies.filter((r) => r.ok)).toHaveLength(1);
     const refused = replies.filter((r) => !r.ok);
     expect(refused).toHaveLength(3);
-    for (const r of refused) expect(r).toMatchObject({ status: 400, code: 'invalid_state', message: expect.stringMatching(/already (being )?converted/) });
+    for (const r of refused)
+      expect(r).toMatchObject({ status: 400, code: 'invalid_state', message: expect.stringMatching(/already (being )?converted/) });
     expect(invoicesFor(q.id)).toHaveLength(1);
     expect(await eventsOf(q.id)).toBe(1);
   });
@@ -171,9 +283,17 @@ describe('converting quotations to invoices', () => {
       expect([converted.ok, cancelled.ok].filter(Boolean)).toHaveLength(1);
       const { status } = await row(q.id);
       if (converted.ok) {
-        expect({ status, invoices: invoicesFor(q.id).length, refusal: !cancelled.ok && cancelled.code }).toEqual({ status: 'converted', invoices: 1, refusal: 'invalid_state' });
+        expect({ status, invoices: invoicesFor(q.id).length, refusal: !cancelled.ok && cancelled.code }).toEqual({
+          status: 'converted',
+          invoices: 1,
+          refusal: 'invalid_state',
+        });
       } else {
-        expect({ status, invoices: invoicesFor(q.id).length, refusal: converted.code }).toEqual({ status: 'cancelled', invoices: 0, refusal: 'invalid_state' });
+        expect({ status, invoices: invoicesFor(q.id).length, refusal: converted.code }).toEqual({
+          status: 'cancelled',
+          invoices: 0,
+          refusal: 'invalid_state',
+        });
       }
     }
   });
@@ -189,18 +309,37 @@ describe('converting quotations to invoices', () => {
     // Invoicing did its work; only the answer was late. The quotation is frozen as it was sent.
     expect(invoicesFor(q.id)).toHaveLength(1);
     const made = invoicesFor(q.id)[0]!;
-    expect(await row(q.id)).toMatchObject({ status: 'draft', invoice_id: null, convert_key: key, convert_invoicetype: 'invoiceout', conversion_attempted_at: expect.any(Date) });
+    expect(await row(q.id)).toMatchObject({
+      status: 'draft',
+      invoice_id: null,
+      convert_key: key,
+      convert_invoicetype: 'invoiceout',
+      conversion_attempted_at: expect.any(Date),
+    });
     const frozen = await state(q.id);
     for (const r of [
       await addLine(q.id),
       await cancel(q.id),
-      await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'changed' }, 1, { operationKey: randomUUID() }),
+      await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'changed' }, 1, {
+        operationKey: randomUUID(),
+      }),
     ]) {
       // Refused only while the conversion runs: not the settled answer of those commands' keys.
-      expect(r).toMatchObject({ ok: false, status: 400, code: 'invalid_state', transient: true, message: expect.stringContaining('conversion to an invoice is unfinished') });
+      expect(r).toMatchObject({
+        ok: false,
+        status: 400,
+        code: 'invalid_state',
+        transient: true,
+        message: expect.stringContaining('conversion to an invoice is unfinished'),
+      });
     }
     // Another invoice type cannot finish what was started as invoiceout.
-    expect(await convert(q.id, { invoicetype: 'creditout' })).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('type invoiceout') });
+    expect(await convert(q.id, { invoicetype: 'creditout' })).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid_state',
+      message: expect.stringContaining('type invoiceout'),
+    });
     expect(await state(q.id)).toEqual(frozen);
     // The recovery task leaves a conversion this fresh to the client's retry.
     expect(await recoveryPass()).toBe(0);
@@ -214,7 +353,12 @@ describe('converting quotations to invoices', () => {
     expect(await eventsOf(q.id)).toBe(1);
     // The command that started it gets the same answer; any other command is refused.
     expect(ok(await convert(q.id, { key }))).toEqual(retry);
-    expect(await convert(q.id)).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining(`already converted to invoice ${made.invoicenumber}`) });
+    expect(await convert(q.id)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid_state',
+      message: expect.stringContaining(`already converted to invoice ${made.invoicenumber}`),
+    });
     expect(await eventsOf(q.id)).toBe(1);
   });
 
@@ -226,7 +370,12 @@ describe('converting quotations to invoices', () => {
     invoicing.state.refuse = { code: 'validation_failed', message: 'partner is not a customer' };
     try {
       // The first attempt's invoice may exist (here it does): the refusal must not reopen the quotation beside it.
-      expect(await convert(q.id)).toMatchObject({ ok: false, status: 503, code: 'outcome_unknown', message: expect.stringContaining('partner is not a customer') });
+      expect(await convert(q.id)).toMatchObject({
+        ok: false,
+        status: 503,
+        code: 'outcome_unknown',
+        message: expect.stringContaining('partner is not a customer'),
+      });
       expect(await row(q.id)).toMatchObject({ status: 'draft', conversion_attempted_at: expect.any(Date) });
       expect(await addLine(q.id)).toMatchObject({ ok: false, code: 'invalid_state' });
     } finally {
@@ -240,8 +389,19 @@ describe('converting quotations to invoices', () => {
   it('passes on an invoicing refusal and unfreezes the quotation: nothing was made, lines are taken again', async () => {
     const q = await createQuotation();
     invoicing.state.refuse = { code: 'validation_failed', message: 'partner is not a customer' };
-    expect(await convert(q.id)).toMatchObject({ ok: false, status: 400, code: 'validation_failed', message: expect.stringContaining('partner is not a customer') });
-    expect(await row(q.id)).toMatchObject({ status: 'draft', conversion_attempted_at: null, convert_key: null, convert_invoicetype: null, conversion_lease_until: null });
+    expect(await convert(q.id)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'validation_failed',
+      message: expect.stringContaining('partner is not a customer'),
+    });
+    expect(await row(q.id)).toMatchObject({
+      status: 'draft',
+      conversion_attempted_at: null,
+      convert_key: null,
+      convert_invoicetype: null,
+      conversion_lease_until: null,
+    });
     expect(invoicesFor(q.id)).toHaveLength(0);
     expect(await eventsOf(q.id)).toBe(0);
     ok(await addLine(q.id));
@@ -265,18 +425,29 @@ describe('converting quotations to invoices', () => {
     await allow();
 
     // As if a few RPC timeouts had passed with nobody retrying: the recovery task takes it over.
-    await svc.db('quotations').where({ id: q.id }).update({
-      conversion_attempted_at: svc.db.raw(`now() - interval '1 hour'`),
-      conversion_lease_until: svc.db.raw(`now() - interval '1 hour'`),
-    });
+    await svc
+      .db('quotations')
+      .where({ id: q.id })
+      .update({
+        conversion_attempted_at: svc.db.raw(`now() - interval '1 hour'`),
+        conversion_lease_until: svc.db.raw(`now() - interval '1 hour'`),
+      });
     await waitFor(async () => (await row(q.id)).status === 'converted');
-    expect(await row(q.id)).toMatchObject({ status: 'converted', invoice_id: made[0]!.id, invoicenumber: made[0]!.invoicenumber, updated_by: 'u7' });
+    expect(await row(q.id)).toMatchObject({
+      status: 'converted',
+      invoice_id: made[0]!.id,
+      invoicenumber: made[0]!.invoicenumber,
+      updated_by: 'u7',
+    });
     expect(invoicesFor(q.id)).toHaveLength(1);
     expect(await eventsOf(q.id)).toBe(1);
 
     // The command that started it, retried with its key, gets that invoice; another command is refused.
     const retried = ok(await convert(q.id, { key }));
-    expect(retried).toEqual({ message: expect.stringContaining(made[0]!.invoicenumber), invoice: expect.objectContaining({ id: made[0]!.id, invoicenumber: made[0]!.invoicenumber }) });
+    expect(retried).toEqual({
+      message: expect.stringContaining(made[0]!.invoicenumber),
+      invoice: expect.objectContaining({ id: made[0]!.id, invoicenumber: made[0]!.invoicenumber }),
+    });
     expect(ok(await convert(q.id, { key }))).toEqual(retried);
     expect(await convert(q.id)).toMatchObject({ ok: false, status: 400, code: 'invalid_state' });
     expect(await eventsOf(q.id)).toBe(1);
@@ -290,10 +461,13 @@ describe('converting quotations to invoices', () => {
       await allow();
     }
     const ids = quotations.map((q) => q.id);
-    await svc.db('quotations').whereIn('id', ids).update({
-      conversion_attempted_at: svc.db.raw(`now() - interval '1 hour'`),
-      conversion_lease_until: svc.db.raw(`now() - interval '1 hour'`),
-    });
+    await svc
+      .db('quotations')
+      .whereIn('id', ids)
+      .update({
+        conversion_attempted_at: svc.db.raw(`now() - interval '1 hour'`),
+        conversion_lease_until: svc.db.raw(`now() - interval '1 hour'`),
+      });
     // Three passes here and the service's own task all compete for the same three quotations.
     const completed = (await Promise.all([recoveryPass(), recoveryPass(), recoveryPass()])).reduce((a, b) => a + b, 0);
     expect(completed).toBeLessThanOrEqual(3);
@@ -310,7 +484,10 @@ describe('converting quotations to invoices', () => {
     const allow = await refuseCompletion(q.id);
     expect(await convert(q.id)).toMatchObject({ ok: false, code: 'outcome_unknown' });
     await allow();
-    await svc.db('quotations').where({ id: q.id }).update({ valid_until: daysFromToday(-1) });
+    await svc
+      .db('quotations')
+      .where({ id: q.id })
+      .update({ valid_until: daysFromToday(-1) });
     const finished = ok(await convert(q.id));
     expect(finished.invoice.id).toBe(invoicesFor(q.id)[0]!.id);
     expect(await row(q.id)).toMatchObject({ status: 'converted' });
@@ -323,12 +500,31 @@ describe('converting quotations to invoices', () => {
     const empty = await createQuotation({ line_items: [] });
     const calls = invoicing.requests.length;
     const before = await Promise.all([cancelled, expired, empty].map((q) => state(q.id)));
-    expect(await convert(cancelled.id)).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('in status cancelled') });
-    expect(await convert(expired.id)).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('in status expired') });
-    expect(await convert(empty.id)).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: expect.stringContaining('no lines') });
+    expect(await convert(cancelled.id)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid_state',
+      message: expect.stringContaining('in status cancelled'),
+    });
+    expect(await convert(expired.id)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid_state',
+      message: expect.stringContaining('in status expired'),
+    });
+    expect(await convert(empty.id)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid_state',
+      message: expect.stringContaining('no lines'),
+    });
     expect(invoicing.requests.length).toBe(calls);
     expect(await Promise.all([cancelled, expired, empty].map((q) => state(q.id)))).toEqual(before);
-    expect(await convert(empty.id, { invoicetype: 'proforma' })).toMatchObject({ ok: false, code: 'validation_failed', errors: [{ field: 'invoicetype' }] });
+    expect(await convert(empty.id, { invoicetype: 'proforma' })).toMatchObject({
+      ok: false,
+      code: 'validation_failed',
+      errors: [{ field: 'invoicetype' }],
+    });
   });
 
   // Runs last: it takes the invoicing service away.
@@ -337,7 +533,12 @@ describe('converting quotations to invoices', () => {
     await removeService(svc, invoicingBus, 'invoicing');
     const before = await state(q.id);
     const r = await convert(q.id);
-    expect(r).toMatchObject({ ok: false, status: 503, code: 'service_unavailable', message: expect.stringContaining('invoicing service is unavailable') });
+    expect(r).toMatchObject({
+      ok: false,
+      status: 503,
+      code: 'service_unavailable',
+      message: expect.stringContaining('invoicing service is unavailable'),
+    });
     expect(await state(q.id)).toEqual(before);
     expect(before.quotation).toMatchObject({ status: 'draft', invoice_id: null, conversion_attempted_at: null });
     // Lines can still be added: nothing can have been made for it.

@@ -28,7 +28,19 @@ describe('sales: partners and the organization', () => {
   });
 
   const create = (partner: number, fields: Record<string, unknown> = {}, org = 1) =>
-    call('sales.quotation.create', { action: 'create_quotation', partner, quotation_type: 'quotation', quotation_date: '2026-03-01T09:30:00', valid_until: '2999-12-31', line_items: [specLine], ...fields }, org);
+    call(
+      'sales.quotation.create',
+      {
+        action: 'create_quotation',
+        partner,
+        quotation_type: 'quotation',
+        quotation_date: '2026-03-01T09:30:00',
+        valid_until: '2999-12-31',
+        line_items: [specLine],
+        ...fields,
+      },
+      org,
+    );
 
   it('takes customers and both, and refuses a vendor naming its type, writing nothing', async () => {
     for (const type of ['quotation', 'proforma', 'estimate']) {
@@ -65,8 +77,24 @@ describe('sales: partners and the organization', () => {
     expect(q.quotation_status).toBe('expired');
     const profile = { org_id: 6, version: 1, time_zone: 'America/Los_Angeles' };
     const event = await svc.publish('partners.organization.updated', 6, {
-      ...profile, legal_name: null, trading_name: null, address_line1: null, address_line2: null, city: null, postal_code: null, country: 'US', vat_id: null,
-      company_id: null, email: null, phone: null, iban: null, bic: null, default_currency: 'USD', logo_sha256: null, logo_bytes: null, updated_at: '2026-03-01T00:00:00',
+      ...profile,
+      legal_name: null,
+      trading_name: null,
+      address_line1: null,
+      address_line2: null,
+      city: null,
+      postal_code: null,
+      country: 'US',
+      vat_id: null,
+      company_id: null,
+      email: null,
+      phone: null,
+      iban: null,
+      bic: null,
+      default_currency: 'USD',
+      logo_sha256: null,
+      logo_bytes: null,
+      updated_at: '2026-03-01T00:00:00',
     });
     await waitFor(async () => !!(await svc.db('inbox').where({ consumer: 'sales.organization', event_id: event.id }).first()));
     const listed = ok(await call('sales.quotation.list', { page_size: 10 }, 6)).quotations;

@@ -4,7 +4,16 @@ import { contractCall, daysFromToday, fakeInvoicing, fakePartners, ok, partnerRe
 
 const TODAY = daysFromToday(0);
 const LATER = daysFromToday(30);
-const specLine = { product_id: 7, product_name: 'Widget', description: 'Blue widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };
+const specLine = {
+  product_id: 7,
+  product_name: 'Widget',
+  description: 'Blue widget',
+  quantity: 5,
+  price: 50,
+  discount: 10,
+  tax_rate: 15,
+  tax_included: false,
+};
 
 describe('sales quotations over PostgreSQL and RabbitMQ', () => {
   let svc: testing.TestService;
@@ -28,7 +37,18 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
   });
 
   const create = (fields: Record<string, unknown> = {}, org = 1) =>
-    call('sales.quotation.create', { action: 'create_quotation', partner: '1', quotation_type: 'quotation', quotation_date: `${TODAY}T09:30:00`, valid_until: LATER, ...fields }, org);
+    call(
+      'sales.quotation.create',
+      {
+        action: 'create_quotation',
+        partner: '1',
+        quotation_type: 'quotation',
+        quotation_date: `${TODAY}T09:30:00`,
+        valid_until: LATER,
+        ...fields,
+      },
+      org,
+    );
   const createOk = async (fields: Record<string, unknown> = {}, org = 1) => ok(await create(fields, org)).quotation;
   const snapshot = async () => ({
     quotations: await svc.db('quotations').orderBy('id'),
@@ -37,14 +57,49 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
   });
 
   it("creates the spec's worked example with server-side arithmetic and a QUO- number", async () => {
-    const q = await createOk({ userid: 'u1', comments: 'Thanks', quotation_reference: 'PO-77', line_items: [{ ...specLine, subtotal: 1, tax_amount: 1, total: 2 }] });
+    const q = await createOk({
+      userid: 'u1',
+      comments: 'Thanks',
+      quotation_reference: 'PO-77',
+      line_items: [{ ...specLine, subtotal: 1, tax_amount: 1, total: 2 }],
+    });
     expect(q).toMatchObject({
-      orgid: 1, partner: '1', quotation_number: 'QUO-00001', quotation_type: 'quotation', quotation_status: 'draft',
-      quotation_date: `${TODAY}T09:30:00`, valid_until: LATER, comments: 'Thanks', quotation_reference: 'PO-77',
-      subtotal: 225, tax_amount: 33.75, discount_total: 25, quotation_total: 258.75, invoice_id: null, invoicenumber: null,
+      orgid: 1,
+      partner: '1',
+      quotation_number: 'QUO-00001',
+      quotation_type: 'quotation',
+      quotation_status: 'draft',
+      quotation_date: `${TODAY}T09:30:00`,
+      valid_until: LATER,
+      comments: 'Thanks',
+      quotation_reference: 'PO-77',
+      subtotal: 225,
+      tax_amount: 33.75,
+      discount_total: 25,
+      quotation_total: 258.75,
+      invoice_id: null,
+      invoicenumber: null,
     });
     expect(q.line_items).toEqual([
-      { id: expect.any(Number), quotation_id: q.id, product_id: '7', variant_id: null, location_id: null, product_name: 'Widget', sku: null, uom: null, description: 'Blue widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false, subtotal: 225, tax_amount: 33.75, total: 258.75 },
+      {
+        id: expect.any(Number),
+        quotation_id: q.id,
+        product_id: '7',
+        variant_id: null,
+        location_id: null,
+        product_name: 'Widget',
+        sku: null,
+        uom: null,
+        description: 'Blue widget',
+        quantity: 5,
+        price: 50,
+        discount: 10,
+        tax_rate: 15,
+        tax_included: false,
+        subtotal: 225,
+        tax_amount: 33.75,
+        total: 258.75,
+      },
     ]);
     const row = await svc.db('quotations').where({ id: q.id }).first();
     expect(row).toMatchObject({ subtotal: '225.00', tax_amount: '33.75', total: '258.75', status: 'draft', created_by: 'u1' });
@@ -91,14 +146,41 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
 
   it('refuses unknown, other-organization and deleted partners, and valid_until before the date, changing nothing', async () => {
     const before = await snapshot();
-    expect(await create({ partner: 999 })).toMatchObject({ ok: false, status: 400, code: 'not_found', message: 'Partner 999 not found', errors: [{ field: 'partner' }] });
+    expect(await create({ partner: 999 })).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'not_found',
+      message: 'Partner 999 not found',
+      errors: [{ field: 'partner' }],
+    });
     expect(await create({ partner: 9 })).toMatchObject({ ok: false, code: 'not_found' });
-    expect(await create({ valid_until: daysFromToday(-1) })).toMatchObject({ ok: false, code: 'validation_failed', errors: [{ field: 'valid_until' }] });
-    expect(await create({ quotation_type: 'order' })).toMatchObject({ ok: false, code: 'validation_failed', errors: [{ field: 'quotation_type' }] });
-    expect(await create({ quotation_status: 'accepted' })).toMatchObject({ ok: false, code: 'validation_failed', errors: [{ field: 'quotation_status' }] });
-    expect(await create({ line_items: [{ ...specLine, quantity: 0 }] })).toMatchObject({ ok: false, errors: [{ field: 'line_items.0.quantity' }] });
-    expect(await create({ line_items: [{ ...specLine, discount: 101 }] })).toMatchObject({ ok: false, errors: [{ field: 'line_items.0.discount' }] });
-    expect(await create({ line_items: [{ ...specLine, quantity: '100000000', price: '100000' }] })).toMatchObject({ ok: false, errors: [{ field: 'line_items.0' }] });
+    expect(await create({ valid_until: daysFromToday(-1) })).toMatchObject({
+      ok: false,
+      code: 'validation_failed',
+      errors: [{ field: 'valid_until' }],
+    });
+    expect(await create({ quotation_type: 'order' })).toMatchObject({
+      ok: false,
+      code: 'validation_failed',
+      errors: [{ field: 'quotation_type' }],
+    });
+    expect(await create({ quotation_status: 'accepted' })).toMatchObject({
+      ok: false,
+      code: 'validation_failed',
+      errors: [{ field: 'quotation_status' }],
+    });
+    expect(await create({ line_items: [{ ...specLine, quantity: 0 }] })).toMatchObject({
+      ok: false,
+      errors: [{ field: 'line_items.0.quantity' }],
+    });
+    expect(await create({ line_items: [{ ...specLine, discount: 101 }] })).toMatchObject({
+      ok: false,
+      errors: [{ field: 'line_items.0.discount' }],
+    });
+    expect(await create({ line_items: [{ ...specLine, quantity: '100000000', price: '100000' }] })).toMatchObject({
+      ok: false,
+      errors: [{ field: 'line_items.0' }],
+    });
     await svc.publish('partners.partner.deleted', 1, partnerRecord(1, 2, { partnername: 'Globex 100%_off', display_name: 'Globex' }));
     await waitFor(async () => !!(await svc.db('partner_directory').where({ org_id: 1, id: 2 }).whereNotNull('deleted_at').first()));
     expect(await create({ partner: 2 })).toMatchObject({ ok: false, code: 'not_found', errors: [{ field: 'partner' }] });
@@ -119,29 +201,88 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
     expect(partners.calls()).toBe(calls); // known from events: no lookup
     const total = ok(await call('sales.quotation.total', { quotation_id: q.id, calculate_total: true }));
     expect(total.currency).toBe('GBP');
-    expect(await svc.db('partner_directory').where({ org_id: 1, id: 40 }).first()).toMatchObject({ partnername: 'Initech Global', currency: 'GBP', version: 3, deleted_at: null });
+    expect(await svc.db('partner_directory').where({ org_id: 1, id: 40 }).first()).toMatchObject({
+      partnername: 'Initech Global',
+      currency: 'GBP',
+      version: 3,
+      deleted_at: null,
+    });
   });
 
   describe('lines, edits, cancel and expiry', () => {
     it('adds lines to draft and sent quotations; totals follow', async () => {
       const q = await createOk({ line_items: [specLine] });
-      const added = ok(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: 8, quantity: '1.5', price: '10.10', tax_rate: 20, tax_included: false, total: 999 }));
+      const added = ok(
+        await call('sales.quotation.add_line', {
+          action: 'add_line',
+          quotation_id: q.id,
+          product_id: 8,
+          quantity: '1.5',
+          price: '10.10',
+          tax_rate: 20,
+          tax_included: false,
+          total: 999,
+        }),
+      );
       expect(added.line_item).toEqual({
         // No name given: the line keeps the catalog's.
-        id: expect.any(Number), quotation_id: q.id, product_id: '8', variant_id: null, location_id: null, product_name: 'Product 8', sku: null, uom: null, description: null, quantity: 1.5, price: 10.1, discount: 0, tax_rate: 20,
-        tax_included: false, subtotal: 15.15, tax_amount: 3.03, total: 18.18,
+        id: expect.any(Number),
+        quotation_id: q.id,
+        product_id: '8',
+        variant_id: null,
+        location_id: null,
+        product_name: 'Product 8',
+        sku: null,
+        uom: null,
+        description: null,
+        quantity: 1.5,
+        price: 10.1,
+        discount: 0,
+        tax_rate: 20,
+        tax_included: false,
+        subtotal: 15.15,
+        tax_amount: 3.03,
+        total: 18.18,
       });
       expect(added.totals).toEqual({ subtotal: 240.15, tax_amount: 36.78, discount_total: 25, quotation_total: 276.93 });
       ok(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'sent' }));
-      ok(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: 9, quantity: 1, price: 1, tax_rate: 0, tax_included: false }));
+      ok(
+        await call('sales.quotation.add_line', {
+          action: 'add_line',
+          quotation_id: q.id,
+          product_id: 9,
+          quantity: 1,
+          price: 1,
+          tax_rate: 0,
+          tax_included: false,
+        }),
+      );
       const total = ok(await call('sales.quotation.total', { quotation_id: q.id, calculate_total: true }));
-      expect(total).toEqual({ message: expect.any(String), quotation_id: q.id, subtotal: 241.15, tax_amount: 36.78, discount_total: 25, quotation_total: 277.93, currency: 'USD' });
+      expect(total).toEqual({
+        message: expect.any(String),
+        quotation_id: q.id,
+        subtotal: 241.15,
+        tax_amount: 36.78,
+        discount_total: 25,
+        quotation_total: 277.93,
+        currency: 'USD',
+      });
     });
 
     it('keeps every line and its amounts when lines are added in parallel', async () => {
       const q = await createOk();
       const replies = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: i + 1, quantity: 1, price: '10.01', tax_rate: 10, tax_included: false })),
+        Array.from({ length: 12 }, (_, i) =>
+          call('sales.quotation.add_line', {
+            action: 'add_line',
+            quotation_id: q.id,
+            product_id: i + 1,
+            quantity: 1,
+            price: '10.01',
+            tax_rate: 10,
+            tax_included: false,
+          }),
+        ),
       );
       replies.forEach((r) => ok(r));
       const totals = ok(await call('sales.quotation.total', { quotation_id: q.id, calculate_total: true }));
@@ -153,7 +294,8 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
 
     it('moves draft <-> sent -> accepted and refuses every other move, naming the status and changing nothing', async () => {
       const q = await createOk();
-      const edit = (fields: Record<string, unknown>) => call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, ...fields });
+      const edit = (fields: Record<string, unknown>) =>
+        call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, ...fields });
       expect(ok(await edit({ quotation_status: 'sent' })).quotation.quotation_status).toBe('sent');
       expect(ok(await edit({ quotation_status: 'draft' })).quotation.quotation_status).toBe('draft');
       const before = await snapshot();
@@ -163,20 +305,50 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       expect(await edit({ quotation_status: 'converted' })).toMatchObject({ ok: false, code: 'invalid_state' });
       expect(await edit({ quotation_status: 'cancelled' })).toMatchObject({ ok: false, code: 'invalid_state' });
       expect(await edit({ quotation_status: 'expired' })).toMatchObject({ ok: false, code: 'invalid_state' });
-      expect(await edit({ valid_until: '2000-01-01' })).toMatchObject({ ok: false, code: 'validation_failed', errors: [{ field: 'valid_until' }] });
-      expect(await edit({ quotation_number: 'QUO-00001' })).toMatchObject({ ok: false, code: 'duplicate', errors: [{ field: 'quotation_number' }] });
-      expect(await edit({ quotation_status: 'bogus' })).toMatchObject({ ok: false, code: 'validation_failed', errors: [{ field: 'quotation_status' }] });
+      expect(await edit({ valid_until: '2000-01-01' })).toMatchObject({
+        ok: false,
+        code: 'validation_failed',
+        errors: [{ field: 'valid_until' }],
+      });
+      expect(await edit({ quotation_number: 'QUO-00001' })).toMatchObject({
+        ok: false,
+        code: 'duplicate',
+        errors: [{ field: 'quotation_number' }],
+      });
+      expect(await edit({ quotation_status: 'bogus' })).toMatchObject({
+        ok: false,
+        code: 'validation_failed',
+        errors: [{ field: 'quotation_status' }],
+      });
       expect(await snapshot()).toEqual(before);
       expect(ok(await edit({ quotation_status: 'sent' })).quotation.quotation_status).toBe('sent');
-      const accepted = ok(await edit({ quotation_status: 'accepted', quotation_number: 'Q-SPECIAL', valid_until: daysFromToday(60), comments: 'Signed', quotation_reference: 'REF-1' }));
-      expect(accepted.quotation).toEqual({ id: q.id, quotation_number: 'Q-SPECIAL', quotation_status: 'accepted', valid_until: daysFromToday(60), comments: 'Signed', quotation_reference: 'REF-1' });
+      const accepted = ok(
+        await edit({
+          quotation_status: 'accepted',
+          quotation_number: 'Q-SPECIAL',
+          valid_until: daysFromToday(60),
+          comments: 'Signed',
+          quotation_reference: 'REF-1',
+        }),
+      );
+      expect(accepted.quotation).toEqual({
+        id: q.id,
+        quotation_number: 'Q-SPECIAL',
+        quotation_status: 'accepted',
+        valid_until: daysFromToday(60),
+        comments: 'Signed',
+        quotation_reference: 'REF-1',
+      });
       const before2 = await snapshot();
       for (const to of ['sent', 'draft']) {
         const r = await edit({ quotation_status: to });
         expect(r).toMatchObject({ ok: false, code: 'invalid_state' });
         expect(!r.ok && r.message).toContain('in status accepted');
       }
-      expect(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({ ok: false, code: 'invalid_state' });
+      expect(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({
+        ok: false,
+        code: 'invalid_state',
+      });
       expect(await snapshot()).toEqual(before2);
     });
 
@@ -187,15 +359,32 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       const again = await call('sales.quotation.cancel', { action: 'cancel_quotation', quotation_id: q.id });
       expect(again).toMatchObject({ ok: false, code: 'invalid_state' });
       expect(!again.ok && again.message).toContain('in status cancelled');
-      expect(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({ ok: false, code: 'invalid_state' });
-      expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'revive' })).toMatchObject({ ok: false, code: 'invalid_state' });
-      expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, userid: 'u9' })).toMatchObject({ ok: false, code: 'invalid_state', message: expect.stringContaining('in status cancelled') });
-      expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'draft' })).toMatchObject({ ok: false, code: 'invalid_state' });
+      expect(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({
+        ok: false,
+        code: 'invalid_state',
+      });
+      expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, comments: 'revive' })).toMatchObject({
+        ok: false,
+        code: 'invalid_state',
+      });
+      expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, userid: 'u9' })).toMatchObject({
+        ok: false,
+        code: 'invalid_state',
+        message: expect.stringContaining('in status cancelled'),
+      });
+      expect(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'draft' })).toMatchObject(
+        { ok: false, code: 'invalid_state' },
+      );
       expect(await snapshot()).toEqual(before);
     });
 
     it('expires draft and sent quotations after valid_until, everywhere the status shows', async () => {
-      const q = await createOk({ quotation_date: '2025-01-10T08:00:00', valid_until: '2025-01-31', quotation_reference: 'EXPIRY-TEST', line_items: [specLine] });
+      const q = await createOk({
+        quotation_date: '2025-01-10T08:00:00',
+        valid_until: '2025-01-31',
+        quotation_reference: 'EXPIRY-TEST',
+        line_items: [specLine],
+      });
       expect(q.quotation_status).toBe('expired');
       const listed = ok(await call('sales.quotation.list', { status: 'expired', search_key: q.quotation_number }));
       expect(listed.quotations.map((r: any) => [r.id, r.quotation_status])).toEqual([[q.id, 'expired']]);
@@ -219,7 +408,14 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
   it('lists newest first with the partner object, search, filters and pagination', async () => {
     const page = ok(await call('sales.quotation.list', { page_size: 2 }));
     const all = await svc.db('quotations').where({ org_id: 1 }).orderBy('id', 'desc');
-    expect(page.pagination).toEqual({ page_number: 1, page_size: 2, total_items: all.length, total_pages: Math.ceil(all.length / 2), has_next: true, has_previous: false });
+    expect(page.pagination).toEqual({
+      page_number: 1,
+      page_size: 2,
+      total_items: all.length,
+      total_pages: Math.ceil(all.length / 2),
+      has_next: true,
+      has_previous: false,
+    });
     expect(page.quotations.map((r: any) => r.id)).toEqual(all.slice(0, 2).map((r: any) => r.id));
     const second = ok(await call('sales.quotation.list', { page_size: 2, page_number: 2 }));
     expect(second.quotations.map((r: any) => r.id)).toEqual(all.slice(2, 4).map((r: any) => r.id));
@@ -251,7 +447,12 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       ['sales.quotation.total', { calculate_total: true }],
       ['sales.quotation.get', {}],
     ] as const) {
-      expect(await call(op, { ...extra, quotation_id: theirs.id }, 1)).toMatchObject({ ok: false, status: 400, code: 'not_found', errors: [{ field: 'quotation_id' }] });
+      expect(await call(op, { ...extra, quotation_id: theirs.id }, 1)).toMatchObject({
+        ok: false,
+        status: 400,
+        code: 'not_found',
+        errors: [{ field: 'quotation_id' }],
+      });
     }
     expect(await snapshot()).toEqual(before);
     const mine = ok(await call('sales.quotation.list', { search_key: 'Other Org', page_size: 100 }, 1));
@@ -265,14 +466,38 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       catalog.products.set(501, { name: 'Drill', sku: 'DR-1', uom: 'pcs', price: 89.9, description: 'Cordless drill', type: 'inventory' });
       catalog.locations.add('77');
       const q = await createOk({ line_items: [{ product_id: 501, location_id: 77, quantity: 2, tax_rate: 0, tax_included: false }] });
-      expect(q.line_items).toEqual([expect.objectContaining({ product_id: '501', location_id: '77', product_name: 'Drill', sku: 'DR-1', uom: 'pcs', description: 'Cordless drill', price: 89.9, total: 179.8 })]);
+      expect(q.line_items).toEqual([
+        expect.objectContaining({
+          product_id: '501',
+          location_id: '77',
+          product_name: 'Drill',
+          sku: 'DR-1',
+          uom: 'pcs',
+          description: 'Cordless drill',
+          price: 89.9,
+          total: 179.8,
+        }),
+      ]);
       // A later catalog edit never rewrites the document: it is read back as it was made.
       catalog.products.set(501, { name: 'Drill v2', sku: 'DR-2', price: 99 });
       const read = ok(await call('sales.quotation.get', { quotation_id: q.id })).quotation;
       expect(read).toEqual({ ...q, quotation_status: read.quotation_status });
-      const added = ok(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, product_id: 501, quantity: 1, price: 80, tax_rate: 0, tax_included: false })).line_item;
+      const added = ok(
+        await call('sales.quotation.add_line', {
+          action: 'add_line',
+          quotation_id: q.id,
+          product_id: 501,
+          quantity: 1,
+          price: 80,
+          tax_rate: 0,
+          tax_included: false,
+        }),
+      ).line_item;
       expect(added).toMatchObject({ product_name: 'Drill v2', sku: 'DR-2', price: 80 });
-      expect(ok(await call('sales.quotation.get', { quotation_id: q.id })).quotation.line_items.map((l: any) => l.sku)).toEqual(['DR-1', 'DR-2']);
+      expect(ok(await call('sales.quotation.get', { quotation_id: q.id })).quotation.line_items.map((l: any) => l.sku)).toEqual([
+        'DR-1',
+        'DR-2',
+      ]);
     });
 
     it('refuses unknown or deleted products, variants and locations, naming the line and field, writing nothing', async () => {
@@ -280,13 +505,30 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       const q = await createOk({ line_items: [specLine] });
       const before = await snapshot();
       expect(await create({ line_items: [specLine, { ...specLine, product_id: 666 }, { ...specLine, product_id: 'abc' }] })).toMatchObject({
-        ok: false, status: 400, code: 'not_found', errors: [{ field: 'line_items.1.product_id' }, { field: 'line_items.2.product_id' }],
+        ok: false,
+        status: 400,
+        code: 'not_found',
+        errors: [{ field: 'line_items.1.product_id' }, { field: 'line_items.2.product_id' }],
       });
-      expect(await create({ line_items: [{ ...specLine, variant_id: 5 }, { ...specLine, location_id: '999' }] })).toMatchObject({
-        ok: false, status: 400, errors: [{ field: 'line_items.0.variant_id' }, { field: 'line_items.1.location_id' }],
+      expect(
+        await create({
+          line_items: [
+            { ...specLine, variant_id: 5 },
+            { ...specLine, location_id: '999' },
+          ],
+        }),
+      ).toMatchObject({
+        ok: false,
+        status: 400,
+        errors: [{ field: 'line_items.0.variant_id' }, { field: 'line_items.1.location_id' }],
       });
-      expect(await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine, product_id: 666 })).toMatchObject({
-        ok: false, status: 400, code: 'not_found', errors: [{ field: 'product_id' }],
+      expect(
+        await call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine, product_id: 666 }),
+      ).toMatchObject({
+        ok: false,
+        status: 400,
+        code: 'not_found',
+        errors: [{ field: 'product_id' }],
       });
       expect(await snapshot()).toEqual(before);
     });
@@ -296,9 +538,23 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
       await catalog.stop();
       const before = await snapshot();
       const key = { operationKey: 'catalog-down-1', requestId: 'r1' };
-      const payload = { action: 'create_quotation', partner: '1', quotation_type: 'quotation', quotation_date: `${TODAY}T09:30:00`, valid_until: LATER, line_items: [specLine] };
-      expect(await svc.call('sales.quotation.create', payload, 1, key)).toMatchObject({ ok: false, status: 503, code: 'service_unavailable' });
-      expect(await svc.call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({ ok: false, status: 503 });
+      const payload = {
+        action: 'create_quotation',
+        partner: '1',
+        quotation_type: 'quotation',
+        quotation_date: `${TODAY}T09:30:00`,
+        valid_until: LATER,
+        line_items: [specLine],
+      };
+      expect(await svc.call('sales.quotation.create', payload, 1, key)).toMatchObject({
+        ok: false,
+        status: 503,
+        code: 'service_unavailable',
+      });
+      expect(await svc.call('sales.quotation.add_line', { action: 'add_line', quotation_id: q.id, ...specLine })).toMatchObject({
+        ok: false,
+        status: 503,
+      });
       expect(await snapshot()).toEqual(before);
       catalog = await testing.startCatalogStub(svc);
       expect(ok(await svc.call('sales.quotation.create', payload, 1, key)).quotation.line_items).toHaveLength(1);

@@ -23,7 +23,12 @@ describe('sales: a redelivered write has no second effect', () => {
 
   const line = { product_id: 7, quantity: 2, price: 10, tax_rate: 10, tax_included: false };
   const quotation = () => ({
-    action: 'create_quotation', partner: 1, quotation_type: 'quotation', quotation_date: `${daysFromToday(0)}T10:00:00`, valid_until: daysFromToday(10), line_items: [line],
+    action: 'create_quotation',
+    partner: 1,
+    quotation_type: 'quotation',
+    quotation_date: `${daysFromToday(0)}T10:00:00`,
+    valid_until: daysFromToday(10),
+    line_items: [line],
   });
   const created = async () => ok(await svc.call('sales.quotation.create', quotation())).quotation.id as number;
 

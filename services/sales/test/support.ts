@@ -27,10 +27,32 @@ export function contractCall(svc: testing.TestService) {
 
 export function partnerRecord(orgid: number, id: number, over: Partial<partners.PartnerRecord> = {}): partners.PartnerRecord {
   return {
-    id, orgid, partnername: `Partner ${id}`, display_name: `Partner ${id}`, partner_type: 'customer', email: null, phone: null, address: null,
-    address_line1: null, address_line2: null, city: null, postal_code: null, region: null, country: null,
-    tax_number: null, credit_limit: 0, balance: 0, committed: 0, currency: 'EUR', payment_terms: null, contact_person: null, notes: null, version: 1,
-    created_at: '2026-01-01T00:00:00', updated_at: '2026-01-01T00:00:00', ...over,
+    id,
+    orgid,
+    partnername: `Partner ${id}`,
+    display_name: `Partner ${id}`,
+    partner_type: 'customer',
+    email: null,
+    phone: null,
+    address: null,
+    address_line1: null,
+    address_line2: null,
+    city: null,
+    postal_code: null,
+    region: null,
+    country: null,
+    tax_number: null,
+    credit_limit: 0,
+    balance: 0,
+    committed: 0,
+    currency: 'EUR',
+    payment_terms: null,
+    contact_person: null,
+    notes: null,
+    version: 1,
+    created_at: '2026-01-01T00:00:00',
+    updated_at: '2026-01-01T00:00:00',
+    ...over,
   };
 }
 
@@ -42,7 +64,9 @@ export async function fakePartners(svc: testing.TestService) {
     calls++;
     const id = Number((payload as { partner_id: number }).partner_id);
     const p = known.get(`${meta.orgId}:${id}`);
-    return p ? { ok: true, status: 200, body: { message: 'Partner found', partner: p } } : { ok: false, status: 400, code: 'not_found', message: `Partner ${id} not found` };
+    return p
+      ? { ok: true, status: 200, body: { message: 'Partner found', partner: p } }
+      : { ok: false, status: 400, code: 'not_found', message: `Partner ${id} not found` };
   });
   return {
     add: (p: partners.PartnerRecord) => void known.set(`${p.orgid}:${p.id}`, p),
@@ -51,8 +75,15 @@ export async function fakePartners(svc: testing.TestService) {
 }
 
 export interface FakeInvoice {
-  id: number; orgid: number; invoicenumber: string; invoicetype: string; partner: number; invoicestatus: string;
-  subtotal: number; tax_amount: number; invoicetotal: number;
+  id: number;
+  orgid: number;
+  invoicenumber: string;
+  invoicetype: string;
+  partner: number;
+  invoicestatus: string;
+  subtotal: number;
+  tax_amount: number;
+  invoicetotal: number;
 }
 
 /**
@@ -73,8 +104,15 @@ export async function fakeInvoicing(svc: testing.TestService, bus: AmqpBus = svc
     if (!invoice) {
       const id = state.nextId++;
       invoice = {
-        id, orgid: meta.orgId, invoicenumber: `INV-${String(id).padStart(5, '0')}`, invoicetype: req.invoicetype, partner: Number(req.partner),
-        invoicestatus: 'draft', subtotal: Number(req.subtotal), tax_amount: Number(req.tax_amount), invoicetotal: Number(req.invoicetotal),
+        id,
+        orgid: meta.orgId,
+        invoicenumber: `INV-${String(id).padStart(5, '0')}`,
+        invoicetype: req.invoicetype,
+        partner: Number(req.partner),
+        invoicestatus: 'draft',
+        subtotal: Number(req.subtotal),
+        tax_amount: Number(req.tax_amount),
+        invoicetotal: Number(req.invoicetotal),
       };
       invoices.set(key, invoice);
     }

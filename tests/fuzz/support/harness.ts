@@ -31,18 +31,21 @@ export function envelopeProblems(status: number, text: string): { envelope: any;
   } catch {
     return { envelope: undefined, problems: [...problems, `answer is not JSON: ${text.slice(0, 200)}`] };
   }
-  if (env === null || typeof env !== 'object' || Array.isArray(env)) return { envelope: env, problems: [...problems, 'envelope is not an object'] };
+  if (env === null || typeof env !== 'object' || Array.isArray(env))
+    return { envelope: env, problems: [...problems, 'envelope is not an object'] };
   if (env.statusCode !== status) problems.push(`statusCode ${env.statusCode} differs from HTTP ${status}`);
   if (env.headers === null || typeof env.headers !== 'object' || Array.isArray(env.headers)) problems.push('headers is not an object');
   else if (Object.values(env.headers).some((v) => typeof v !== 'string')) problems.push('a header value is not a string');
   const body = env.body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { envelope: env, problems: [...problems, 'body is not an object'] };
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return { envelope: env, problems: [...problems, 'body is not an object'] };
   if (typeof body.message !== 'string') problems.push('body.message is not a string');
   if (status >= 400) {
     if (typeof body.code !== 'string') problems.push('error without a string body.code');
     if (body.errors !== undefined) {
       if (!Array.isArray(body.errors)) problems.push('body.errors is not an array');
-      else if (!body.errors.every((e: any) => e && typeof e.field === 'string' && typeof e.message === 'string')) problems.push('an entry of body.errors is not { field, message }');
+      else if (!body.errors.every((e: any) => e && typeof e.field === 'string' && typeof e.message === 'string'))
+        problems.push('an entry of body.errors is not { field, message }');
     }
   }
   return { envelope: env, problems };
@@ -60,7 +63,12 @@ export async function send(url: string, keys: Record<1 | 2, string>, req: FuzzRe
 }
 
 /** Sends every request with at most `concurrency` in flight. */
-export async function sendAll(url: string, keys: Record<1 | 2, string>, requests: FuzzRequest[], concurrency: number): Promise<FuzzResult[]> {
+export async function sendAll(
+  url: string,
+  keys: Record<1 | 2, string>,
+  requests: FuzzRequest[],
+  concurrency: number,
+): Promise<FuzzResult[]> {
   const results: FuzzResult[] = new Array(requests.length);
   let next = 0;
   const worker = async () => {
@@ -123,7 +131,8 @@ export async function settle(client: pg.Client, timeoutMs = 20_000): Promise<Rec
   for (;;) {
     await new Promise((r) => setTimeout(r, 300));
     const pending: number[] = [];
-    for (const s of SERVICE_SCHEMAS) pending.push(Number((await client.query(`select count(*) as n from "${s}".outbox where published_at is null`)).rows[0].n));
+    for (const s of SERVICE_SCHEMAS)
+      pending.push(Number((await client.query(`select count(*) as n from "${s}".outbox where published_at is null`)).rows[0].n));
     const now = await snapshot(client);
     if (pending.every((n) => n === 0) && JSON.stringify(now) === JSON.stringify(last)) return now;
     if (Date.now() > deadline) throw new Error(`the system did not settle: ${pending.join(', ')} events unsent`);

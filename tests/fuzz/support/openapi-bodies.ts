@@ -60,7 +60,9 @@ export function operationCases(doc: unknown): OperationCase[] {
     const selects = schemas.map((s) => meta.get(s.title as string)?.select as Selector);
     const pathActions = selects.flatMap((s) => ('action' in s ? [s.action] : []));
     const pathFlags = selects.flatMap((s) => ('flag' in s ? [s.flag] : []));
-    const pathSelectors = [...new Set([...(pathActions.length ? ['action'] : []), ...pathFlags, ...selects.flatMap((s) => ('present' in s ? [s.present] : []))])];
+    const pathSelectors = [
+      ...new Set([...(pathActions.length ? ['action'] : []), ...pathFlags, ...selects.flatMap((s) => ('present' in s ? [s.present] : []))]),
+    ];
     for (const schema of schemas) {
       const op = meta.get(schema.title as string);
       if (!op) throw new Error(`operation ${schema.title} is not in x-operations`);
@@ -183,7 +185,11 @@ const unicodeText = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 10 })
 function textFor(name: string, schema: JsonSchema): fc.Arbitrary<string> {
   const min = schema.minLength ?? 0;
   const max = schema.maxLength ?? 200;
-  if (name === 'email') return fc.oneof(fc.emailAddress().filter((e) => e.length <= max), fc.constant(''));
+  if (name === 'email')
+    return fc.oneof(
+      fc.emailAddress().filter((e) => e.length <= max),
+      fc.constant(''),
+    );
   const base = fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: unicodeText });
   return base.map((s) => s.slice(0, max)).filter((s) => s.length >= min);
 }
@@ -205,7 +211,11 @@ export function valueFor(name: string, schema: JsonSchema, pools: Pools): fc.Arb
       { weight: 1, arbitrary: fc.integer({ min: 1, max: 2_147_483_647 }) },
     );
     const nullable = types.has('null');
-    const asType = fc.tuple(id, fc.boolean()).map(([v, asString]) => (types.has('number') && !(asString && types.has('string')) && !Number.isNaN(Number(v)) ? Number(v) : String(v)));
+    const asType = fc
+      .tuple(id, fc.boolean())
+      .map(([v, asString]) =>
+        types.has('number') && !(asString && types.has('string')) && !Number.isNaN(Number(v)) ? Number(v) : String(v),
+      );
     return nullable ? fc.oneof({ weight: 8, arbitrary: asType }, { weight: 1, arbitrary: fc.constant(null) }) : asType;
   }
   if (isDecimal(schema)) return decimalFor(name);
@@ -234,14 +244,19 @@ export function valueFor(name: string, schema: JsonSchema, pools: Pools): fc.Arb
       return textFor(name, schema);
     case 'array': {
       const items = schema.items ?? {};
-      const inner = kind ? valueFor(name, { anyOf: [{ type: 'number' }, { type: 'string', pattern: INTEGER_PATTERN }] }, pools) : valueFor(name, items, pools);
+      const inner = kind
+        ? valueFor(name, { anyOf: [{ type: 'number' }, { type: 'string', pattern: INTEGER_PATTERN }] }, pools)
+        : valueFor(name, items, pools);
       return fc.array(inner, { maxLength: Math.min(schema.maxItems ?? 4, name === 'line_items' ? 4 : 5) });
     }
     case 'object': {
       if (schema.properties) return objectFor(schema, pools);
       const valueSchema = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : {};
       const key = kind
-        ? fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...(pools[kind].length ? pools[kind] : ['1'])).map(String) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 999 }).map(String) })
+        ? fc.oneof(
+            { weight: 5, arbitrary: fc.constantFrom(...(pools[kind].length ? pools[kind] : ['1'])).map(String) },
+            { weight: 1, arbitrary: fc.integer({ min: 1, max: 999 }).map(String) },
+          )
         : word;
       return fc.dictionary(key, valueFor(name, valueSchema, pools), { minKeys: 1, maxKeys: 3 });
     }
@@ -397,7 +412,20 @@ export const nonObjectBodies = fc.constantFrom(
   new RawJson('1e400'),
 );
 
-const extraKeys = ['zz_extra', 'constructor', 'toString', 'hasOwnProperty', 'prototype', 'valueOf', '', ' ', 'org_id ', 'ORG_ID', 'a\u0000b', '\uD800'];
+const extraKeys = [
+  'zz_extra',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'prototype',
+  'valueOf',
+  '',
+  ' ',
+  'org_id ',
+  'ORG_ID',
+  'a\u0000b',
+  '\uD800',
+];
 
 export interface Mutation {
   label: string;
@@ -428,10 +456,25 @@ export function refusingMutation(op: OperationCase): fc.Arbitrary<Mutation> {
     fc.constantFrom(...props).chain(([n, s]) => wrongTypeFor(s).map((v) => set('wrong type for', n, v))),
     fc.constantFrom(2, '2').map((org) => set('another organization in', 'org_id', org)),
     fc.constantFrom(0, -1, '0', 'abc', '1.5', 2147483648, null, [], {}, new RawJson('1e400')).map((v) => set('bad', 'org_id', v)),
-    fc.constantFrom(...extraKeys).chain((k) => fc.constantFrom(nested(40, 'object'), bigArray(1500)).map((v) => set('pathological extra field', k, v))),
-    nonObjectBodies.map((v): Mutation => ({ label: 'non-object body', apply: (b) => { b.value = v; } })),
+    fc
+      .constantFrom(...extraKeys)
+      .chain((k) => fc.constantFrom(nested(40, 'object'), bigArray(1500)).map((v) => set('pathological extra field', k, v))),
+    nonObjectBodies.map((v): Mutation => ({
+      label: 'non-object body',
+      apply: (b) => {
+        b.value = v;
+      },
+    })),
   ];
-  if (required.length) arbs.push(fc.constantFrom(...required).map((n): Mutation => ({ label: `without ${n}`, apply: (b) => { delete (b.value as Record<string, unknown>)[n]; } })));
+  if (required.length)
+    arbs.push(
+      fc.constantFrom(...required).map((n): Mutation => ({
+        label: `without ${n}`,
+        apply: (b) => {
+          delete (b.value as Record<string, unknown>)[n];
+        },
+      })),
+    );
   const lineItems = op.schema.properties?.['line_items']?.items?.properties;
   if (lineItems) {
     arbs.push(
@@ -439,7 +482,10 @@ export function refusingMutation(op: OperationCase): fc.Arbitrary<Mutation> {
         label: `refused value in line_items.0.${n}`,
         apply(b) {
           const body = b.value as Record<string, unknown>;
-          const first = Array.isArray(body['line_items']) && body['line_items'][0] && typeof body['line_items'][0] === 'object' ? body['line_items'][0] : {};
+          const first =
+            Array.isArray(body['line_items']) && body['line_items'][0] && typeof body['line_items'][0] === 'object'
+              ? body['line_items'][0]
+              : {};
           body['line_items'] = [{ ...(first as object), [n]: v }];
         },
       })),
@@ -448,7 +494,11 @@ export function refusingMutation(op: OperationCase): fc.Arbitrary<Mutation> {
   if (op.pathActions.length) {
     arbs.push(
       fc
-        .oneof(word, fc.constantFrom('', 'CREATE', ' create', 'create\u0000', 'delete ', '__proto__'), fc.constantFrom(1, null, true, [], {}, ['create'], nested(5000, 'array')))
+        .oneof(
+          word,
+          fc.constantFrom('', 'CREATE', ' create', 'create\u0000', 'delete ', '__proto__'),
+          fc.constantFrom(1, null, true, [], {}, ['create'], nested(5000, 'array')),
+        )
         .filter((a) => !op.pathActions.includes(a as string))
         .map((a) => set('unknown action', 'action', a)),
     );
@@ -468,23 +518,69 @@ export function hostileMutation(op: OperationCase): fc.Arbitrary<Mutation> {
     { weight: 4, arbitrary: refusingMutation(op) },
     { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...all), numericEdges).map(([[n], v]) => set('numeric edge in', n, v)) },
     { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...all), unusualText).map(([[n], v]) => set('unusual text in', n, v)) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...all), fc.constantFrom(...Object.values(wrongTypes).flat())).map(([[n], v]) => set('any type in', n, v)) },
-    { weight: 1, arbitrary: fc.constantFrom(...all).map(([n]): Mutation => ({ label: `without ${n}`, apply: (b) => { delete (b.value as Record<string, unknown>)[n]; } })) },
     {
       weight: 1,
-      arbitrary: fc.tuple(fc.constantFrom(...extraKeys, 'delete', 'action', 'validate_invoice', 'cancel_invoice', 'product_id', 'partner_id', 'calculate_total'), fc.jsonValue({ maxDepth: 3 })).map(([k, v]) => set('extra field', k, v)),
+      arbitrary: fc
+        .tuple(fc.constantFrom(...all), fc.constantFrom(...Object.values(wrongTypes).flat()))
+        .map(([[n], v]) => set('any type in', n, v)),
     },
     {
       weight: 1,
-      arbitrary: fc.constantFrom('"__proto__":{"org_id":2}', '"__proto__":null', '"__proto__":[1]', '"constructor":{"prototype":{"x":1}}', '"org_id":2', '"org_id":"1","org_id":1').map(
-        (m): Mutation => ({ label: `raw member ${m}`, apply: (b) => { b.rawMembers = [...(b.rawMembers ?? []), m]; } }),
-      ),
+      arbitrary: fc.constantFrom(...all).map(([n]): Mutation => ({
+        label: `without ${n}`,
+        apply: (b) => {
+          delete (b.value as Record<string, unknown>)[n];
+        },
+      })),
     },
     {
       weight: 1,
-      arbitrary: fc.tuple(fc.constantFrom(...all), fc.constantFrom(33, 32, 31, 200, 20_000), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([[n], d, k]) => set(`nested ${d} deep in`, n, nested(d, k))),
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(
+            ...extraKeys,
+            'delete',
+            'action',
+            'validate_invoice',
+            'cancel_invoice',
+            'product_id',
+            'partner_id',
+            'calculate_total',
+          ),
+          fc.jsonValue({ maxDepth: 3 }),
+        )
+        .map(([k, v]) => set('extra field', k, v)),
     },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...all), fc.constantFrom(999, 1000, 1001, 5000)).map(([[n], size]) => set(`array of ${size} in`, n, bigArray(size))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          '"__proto__":{"org_id":2}',
+          '"__proto__":null',
+          '"__proto__":[1]',
+          '"constructor":{"prototype":{"x":1}}',
+          '"org_id":2',
+          '"org_id":"1","org_id":1',
+        )
+        .map((m): Mutation => ({
+          label: `raw member ${m}`,
+          apply: (b) => {
+            b.rawMembers = [...(b.rawMembers ?? []), m];
+          },
+        })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...all), fc.constantFrom(33, 32, 31, 200, 20_000), fc.constantFrom<'array' | 'object'>('array', 'object'))
+        .map(([[n], d, k]) => set(`nested ${d} deep in`, n, nested(d, k))),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...all), fc.constantFrom(999, 1000, 1001, 5000))
+        .map(([[n], size]) => set(`array of ${size} in`, n, bigArray(size))),
+    },
   );
 }
 
@@ -499,10 +595,16 @@ function boundFor(name: string, negative: boolean): string | number {
 
 /** Every decimal of the body (and of its lines) at the edge of what it accepts: products and sums that may overflow a column. */
 export function amountsAtBounds(op: OperationCase): fc.Arbitrary<Mutation> | undefined {
-  const props = Object.entries(op.schema.properties ?? {}).filter(([, p]) => isDecimal(p)).map(([n]) => n);
+  const props = Object.entries(op.schema.properties ?? {})
+    .filter(([, p]) => isDecimal(p))
+    .map(([n]) => n);
   const line = op.schema.properties?.['line_items']?.items;
-  const lineProps = Object.entries(line?.properties ?? {}).filter(([, p]) => isDecimal(p)).map(([n]) => n);
-  const records = Object.entries(op.schema.properties ?? {}).filter(([, p]) => typeof p.additionalProperties === 'object' && isDecimal(p.additionalProperties)).map(([n]) => n);
+  const lineProps = Object.entries(line?.properties ?? {})
+    .filter(([, p]) => isDecimal(p))
+    .map(([n]) => n);
+  const records = Object.entries(op.schema.properties ?? {})
+    .filter(([, p]) => typeof p.additionalProperties === 'object' && isDecimal(p.additionalProperties))
+    .map(([n]) => n);
   if (props.length + lineProps.length + records.length === 0) return undefined;
   return fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 40 })).map(([negative, lines]): Mutation => ({
     label: `amounts at their ${negative ? 'lower' : 'upper'} bounds`,
@@ -526,5 +628,7 @@ export function amountsAtBounds(op: OperationCase): fc.Arbitrary<Mutation> | und
 export function manyLines(op: OperationCase, pools: Pools): fc.Arbitrary<Mutation> | undefined {
   const item = op.schema.properties?.['line_items']?.items;
   if (!item) return undefined;
-  return fc.tuple(fc.constantFrom(60, 500, 501), objectFor(item, pools)).map(([n, line]) => set(`${n} lines in`, 'line_items', new Array(n).fill(line)));
+  return fc
+    .tuple(fc.constantFrom(60, 500, 501), objectFor(item, pools))
+    .map(([n, line]) => set(`${n} lines in`, 'line_items', new Array(n).fill(line)));
 }

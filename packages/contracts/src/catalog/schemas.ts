@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { baseRequest, intId, money, optionalText, pageRequest, paginationSchema, percentage, plainString, quantity, searchText, stringId, text, type TextKind } from '../fields';
+import {
+  baseRequest,
+  intId,
+  money,
+  optionalText,
+  pageRequest,
+  paginationSchema,
+  percentage,
+  plainString,
+  quantity,
+  searchText,
+  stringId,
+  text,
+  type TextKind,
+} from '../fields';
 
 export const productTypes = ['inventory', 'service', 'consumable'] as const;
 export const productTypeField = z.enum(productTypes);
@@ -121,7 +135,12 @@ export const adjustStockRequest = z.object({
 
 export const stockMovesRequest = z.object({ ...baseRequest, action: z.literal('stock_moves'), product_id: intId, ...pageRequest });
 export const listLocationsRequest = z.object({ ...baseRequest, action: z.literal('list_locations') });
-export const createWarehouseRequest = z.object({ ...baseRequest, action: z.literal('create_warehouse'), name, address: optionalText(1000, 'multiline') });
+export const createWarehouseRequest = z.object({
+  ...baseRequest,
+  action: z.literal('create_warehouse'),
+  name,
+  address: optionalText(1000, 'multiline'),
+});
 export const createLocationRequest = z.object({ ...baseRequest, action: z.literal('create_location'), warehouse_id: stringId, name });
 
 // ---- records and replies ----
@@ -211,9 +230,7 @@ export const adjustmentDetail = z.object({
 export const stockMoveSources = ['initial', 'product_edit', 'adjustment', 'document'] as const;
 
 /** The validated document a `document` move comes from; null for every other source. */
-export const stockMoveDocument = z
-  .object({ type: z.string(), id: z.number().int(), number: z.string() })
-  .nullable();
+export const stockMoveDocument = z.object({ type: z.string(), id: z.number().int(), number: z.string() }).nullable();
 
 export const stockMoveRecord = z.object({
   id: z.string(),
@@ -250,13 +267,27 @@ export const stockDetailsReply = z.object({
   recent_moves: z.array(stockMoveRecord),
 });
 export const adjustStockReply = z.object({ message: z.string(), stock_move_id: z.string(), details: z.array(adjustmentDetail) });
-export const stockMovesReply = z.object({ message: z.string(), product_id: z.number().int(), stock_moves: z.array(stockMoveRecord), pagination: paginationSchema });
+export const stockMovesReply = z.object({
+  message: z.string(),
+  product_id: z.number().int(),
+  stock_moves: z.array(stockMoveRecord),
+  pagination: paginationSchema,
+});
 export const listLocationsReply = z.object({ message: z.string(), locations: z.array(locationRow) });
 export const createWarehouseReply = z.object({ message: z.string(), warehouse: warehouseRecord, location: locationRow });
 export const createLocationReply = z.object({ message: z.string(), location: locationRow });
 
 /** What a document line keeps of a product: enough for its snapshot and for stock to follow it. */
-export const lookupProduct = productRecord.pick({ id: true, name: true, description: true, price: true, sku: true, uom: true, type: true, tax_rate: true });
+export const lookupProduct = productRecord.pick({
+  id: true,
+  name: true,
+  description: true,
+  price: true,
+  sku: true,
+  uom: true,
+  type: true,
+  tax_rate: true,
+});
 export const lookupReply = z.object({
   message: z.string(),
   products: z.array(lookupProduct),

@@ -16,8 +16,17 @@ const invoiceRef = {
 };
 
 export const invoiceCreated = defineEvent({
-  type: 'invoicing.invoice.created', summary: 'An invoice was created (draft or proforma)',
-  data: z.object({ ...invoiceRef, invoicestatus: z.enum(invoiceStatuses), invoicedatetime: z.string(), subtotal: z.number().optional(), tax_amount: z.number().optional(), invoicedue: z.string().nullable().optional(), parent_id: z.number().int().nullable().optional() }),
+  type: 'invoicing.invoice.created',
+  summary: 'An invoice was created (draft or proforma)',
+  data: z.object({
+    ...invoiceRef,
+    invoicestatus: z.enum(invoiceStatuses),
+    invoicedatetime: z.string(),
+    subtotal: z.number().optional(),
+    tax_amount: z.number().optional(),
+    invoicedue: z.string().nullable().optional(),
+    parent_id: z.number().int().nullable().optional(),
+  }),
 });
 /** A posted line as catalog needs it to move stock (added field: consumers of older events see none). */
 export const validatedLine = z.object({
@@ -30,22 +39,41 @@ export const validatedLine = z.object({
 export type ValidatedLine = z.infer<typeof validatedLine>;
 
 export const invoiceValidated = defineEvent({
-  type: 'invoicing.invoice.validated', summary: 'An invoice was posted; moves the partner balance by its total and stock by its lines',
+  type: 'invoicing.invoice.validated',
+  summary: 'An invoice was posted; moves the partner balance by its total and stock by its lines',
   data: z.object({
-    ...invoiceRef, journal_entry_id: z.number().int(), invoicedatetime: z.string(), invoicedue: z.string().nullable(), validated_at: z.string(), subtotal: z.number().optional(), tax_amount: z.number().optional(),
+    ...invoiceRef,
+    journal_entry_id: z.number().int(),
+    invoicedatetime: z.string(),
+    invoicedue: z.string().nullable(),
+    validated_at: z.string(),
+    subtotal: z.number().optional(),
+    tax_amount: z.number().optional(),
     lines: z.array(validatedLine).optional(),
   }),
 });
 export const invoiceCancelled = defineEvent({
-  type: 'invoicing.invoice.cancelled', summary: 'A draft or proforma invoice was cancelled',
+  type: 'invoicing.invoice.cancelled',
+  summary: 'A draft or proforma invoice was cancelled',
   data: z.object({ ...invoiceRef, cancelled_at: z.string() }),
 });
 export const invoicePaymentRegistered = defineEvent({
-  type: 'invoicing.invoice.payment_registered', summary: 'A payment was registered on an invoice; moves the partner balance back',
-  data: z.object({ ...invoiceRef, payment_id: z.number().int(), amount: z.number(), payment_date: z.string(), journal: z.string().nullable(), amount_paid: z.number(), due_amount: z.number(), journal_entry_id: z.number().int().optional() }),
+  type: 'invoicing.invoice.payment_registered',
+  summary: 'A payment was registered on an invoice; moves the partner balance back',
+  data: z.object({
+    ...invoiceRef,
+    payment_id: z.number().int(),
+    amount: z.number(),
+    payment_date: z.string(),
+    journal: z.string().nullable(),
+    amount_paid: z.number(),
+    due_amount: z.number(),
+    journal_entry_id: z.number().int().optional(),
+  }),
 });
 export const invoicePaid = defineEvent({
-  type: 'invoicing.invoice.paid', summary: 'Nothing is due on an invoice any more',
+  type: 'invoicing.invoice.paid',
+  summary: 'Nothing is due on an invoice any more',
   data: z.object({ ...invoiceRef, paid_at: z.string() }),
 });
 

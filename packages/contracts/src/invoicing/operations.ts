@@ -4,48 +4,119 @@ import { renderInvoice } from './render';
 import * as partnerSchemas from '../partners/schemas';
 
 export const createInvoice = defineOperation({
-  name: 'invoicing.invoice.create', service: 'invoicing', summary: 'Create an invoice, credit note or bill (also a recurring contract)',
-  paths: ['/invoicing/invoice/new'], select: { default: true }, write: true, request: s.createInvoiceRequest, reply: s.invoiceReply,
+  name: 'invoicing.invoice.create',
+  service: 'invoicing',
+  summary: 'Create an invoice, credit note or bill (also a recurring contract)',
+  paths: ['/invoicing/invoice/new'],
+  select: { default: true },
+  write: true,
+  request: s.createInvoiceRequest,
+  reply: s.invoiceReply,
 });
 export const listInvoices = defineOperation({
-  name: 'invoicing.invoice.list', service: 'invoicing', summary: 'List invoices with filters, sorting and pagination',
-  paths: ['/invoicing/listinvoices'], select: { default: true }, write: false, request: s.listInvoicesRequest, reply: s.listInvoicesReply,
+  name: 'invoicing.invoice.list',
+  service: 'invoicing',
+  summary: 'List invoices with filters, sorting and pagination',
+  paths: ['/invoicing/listinvoices'],
+  select: { default: true },
+  write: false,
+  request: s.listInvoicesRequest,
+  reply: s.listInvoicesReply,
 });
 export const addInvoiceLine = defineOperation({
-  name: 'invoicing.invoice.add_line', service: 'invoicing', summary: 'Add a line to a draft or proforma invoice',
-  paths: ['/invoicing/addline'], select: { default: true }, write: true, request: s.addLineRequest, reply: s.addLineReply,
+  name: 'invoicing.invoice.add_line',
+  service: 'invoicing',
+  summary: 'Add a line to a draft or proforma invoice',
+  paths: ['/invoicing/addline'],
+  select: { default: true },
+  write: true,
+  request: s.addLineRequest,
+  reply: s.addLineReply,
 });
 export const cancelInvoice = defineOperation({
-  name: 'invoicing.invoice.cancel', service: 'invoicing', summary: 'Cancel a draft or proforma invoice',
-  paths: ['/invoicing/invoice/new'], select: { flag: 'cancel_invoice' }, write: true, request: s.cancelInvoiceRequest, reply: s.statusReply,
+  name: 'invoicing.invoice.cancel',
+  service: 'invoicing',
+  summary: 'Cancel a draft or proforma invoice',
+  paths: ['/invoicing/invoice/new'],
+  select: { flag: 'cancel_invoice' },
+  write: true,
+  request: s.cancelInvoiceRequest,
+  reply: s.statusReply,
 });
 export const validateInvoice = defineOperation({
-  name: 'invoicing.invoice.validate', service: 'invoicing', summary: 'Post an invoice: open it and write its journal entry',
-  paths: ['/invoicing/invoice/new'], select: { flag: 'validate_invoice' }, write: true, request: s.validateInvoiceRequest, reply: s.validateReply,
+  name: 'invoicing.invoice.validate',
+  service: 'invoicing',
+  summary: 'Post an invoice: open it and write its journal entry',
+  paths: ['/invoicing/invoice/new'],
+  select: { flag: 'validate_invoice' },
+  write: true,
+  request: s.validateInvoiceRequest,
+  reply: s.validateReply,
 });
 export const invoiceBalances = defineOperation({
-  name: 'invoicing.invoice.balances', service: 'invoicing', summary: 'Totals, payments and journals of an invoice',
-  paths: ['/invoicing/getinvoice'], select: { default: true }, write: false, request: s.balancesRequest, reply: s.balancesReply,
+  name: 'invoicing.invoice.balances',
+  service: 'invoicing',
+  summary: 'Totals, payments and journals of an invoice',
+  paths: ['/invoicing/getinvoice'],
+  select: { default: true },
+  write: false,
+  request: s.balancesRequest,
+  reply: s.balancesReply,
 });
 export const registerPayment = defineOperation({
-  name: 'invoicing.invoice.register_payment', service: 'invoicing', summary: 'Register a (partial) payment on an open invoice',
-  paths: ['/invoicing/invoice/new'], domainWide: true, select: { flag: 'register_payment' }, write: true, request: s.registerPaymentRequest, reply: s.paymentReply,
+  name: 'invoicing.invoice.register_payment',
+  service: 'invoicing',
+  summary: 'Register a (partial) payment on an open invoice',
+  paths: ['/invoicing/invoice/new'],
+  domainWide: true,
+  select: { flag: 'register_payment' },
+  write: true,
+  request: s.registerPaymentRequest,
+  reply: s.paymentReply,
 });
 export const pauseRecurring = defineOperation({
-  name: 'invoicing.recurring.pause', service: 'invoicing', summary: 'Pause a recurring contract',
-  paths: ['/invoicing/invoice/new'], domainWide: true, select: { flag: 'pause_recurring' }, write: true, request: s.pauseRecurringRequest, reply: s.recurringReply,
+  name: 'invoicing.recurring.pause',
+  service: 'invoicing',
+  summary: 'Pause a recurring contract',
+  paths: ['/invoicing/invoice/new'],
+  domainWide: true,
+  select: { flag: 'pause_recurring' },
+  write: true,
+  request: s.pauseRecurringRequest,
+  reply: s.recurringReply,
 });
 export const resumeRecurring = defineOperation({
-  name: 'invoicing.recurring.resume', service: 'invoicing', summary: 'Resume a paused recurring contract',
-  paths: ['/invoicing/invoice/new'], domainWide: true, select: { flag: 'resume_recurring' }, write: true, request: s.resumeRecurringRequest, reply: s.recurringReply,
+  name: 'invoicing.recurring.resume',
+  service: 'invoicing',
+  summary: 'Resume a paused recurring contract',
+  paths: ['/invoicing/invoice/new'],
+  domainWide: true,
+  select: { flag: 'resume_recurring' },
+  write: true,
+  request: s.resumeRecurringRequest,
+  reply: s.recurringReply,
 });
 export const cancelRecurring = defineOperation({
-  name: 'invoicing.recurring.cancel', service: 'invoicing', summary: 'Cancel a recurring contract',
-  paths: ['/invoicing/invoice/new'], domainWide: true, select: { flag: 'cancel_recurring' }, write: true, request: s.cancelRecurringRequest, reply: s.recurringReply,
+  name: 'invoicing.recurring.cancel',
+  service: 'invoicing',
+  summary: 'Cancel a recurring contract',
+  paths: ['/invoicing/invoice/new'],
+  domainWide: true,
+  select: { flag: 'cancel_recurring' },
+  write: true,
+  request: s.cancelRecurringRequest,
+  reply: s.recurringReply,
 });
 export const generateChildInvoice = defineOperation({
-  name: 'invoicing.recurring.generate', service: 'invoicing', summary: 'Make the next child invoice of a recurring contract now',
-  paths: ['/invoicing/invoice/new'], domainWide: true, select: { flag: 'generate_child_invoice' }, write: true, request: s.generateChildRequest, reply: s.generateReply,
+  name: 'invoicing.recurring.generate',
+  service: 'invoicing',
+  summary: 'Make the next child invoice of a recurring contract now',
+  paths: ['/invoicing/invoice/new'],
+  domainWide: true,
+  select: { flag: 'generate_child_invoice' },
+  write: true,
+  request: s.generateChildRequest,
+  reply: s.generateReply,
 });
 
 /**
@@ -53,15 +124,42 @@ export const generateChildInvoice = defineOperation({
  * quotation, at most once per (sourcetype, sourceid); a repeat returns the invoice made first.
  */
 export const createInvoiceFromSource = defineOperation({
-  name: 'invoicing.invoice.create_from_source', service: 'invoicing', summary: 'Internal: idempotent invoice creation for a source document',
-  paths: [], select: { default: true }, write: true, request: s.createFromSourceRequest, reply: s.createFromSourceReply,
+  name: 'invoicing.invoice.create_from_source',
+  service: 'invoicing',
+  summary: 'Internal: idempotent invoice creation for a source document',
+  paths: [],
+  select: { default: true },
+  write: true,
+  request: s.createFromSourceRequest,
+  reply: s.createFromSourceReply,
 });
 
 /** Internal: the partner's open invoices (draft, proforma, or posted with something due) and active recurring contracts, asked by partners before a delete (not routed over HTTP). */
 export const partnerOpenInvoices = defineOperation({
-  name: 'invoicing.partner.open_documents', service: 'invoicing', summary: "Internal: a partner's open invoices (draft, proforma, or posted with something due) and active recurring contracts, asked before the partner is deleted",
-  paths: [], select: { default: true }, write: false,
-  request: partnerSchemas.openDocumentsRequest, reply: partnerSchemas.openDocumentsReply,
+  name: 'invoicing.partner.open_documents',
+  service: 'invoicing',
+  summary:
+    "Internal: a partner's open invoices (draft, proforma, or posted with something due) and active recurring contracts, asked before the partner is deleted",
+  paths: [],
+  select: { default: true },
+  write: false,
+  request: partnerSchemas.openDocumentsRequest,
+  reply: partnerSchemas.openDocumentsReply,
 });
 
-export const invoicingOperations = [createInvoice, listInvoices, addInvoiceLine, cancelInvoice, validateInvoice, invoiceBalances, renderInvoice, registerPayment, pauseRecurring, resumeRecurring, cancelRecurring, generateChildInvoice, createInvoiceFromSource, partnerOpenInvoices];
+export const invoicingOperations = [
+  createInvoice,
+  listInvoices,
+  addInvoiceLine,
+  cancelInvoice,
+  validateInvoice,
+  invoiceBalances,
+  renderInvoice,
+  registerPayment,
+  pauseRecurring,
+  resumeRecurring,
+  cancelRecurring,
+  generateChildInvoice,
+  createInvoiceFromSource,
+  partnerOpenInvoices,
+];

@@ -5,7 +5,8 @@ import { profileSummary } from './schemas';
 // fields may be added, never removed or renamed.
 export const organizationUpdated = defineEvent({
   type: 'partners.organization.updated',
-  summary: "The organization's profile was set; data is the whole profile without the logo's bytes (logo_sha256 and logo_bytes say whether it changed)",
+  summary:
+    "The organization's profile was set; data is the whole profile without the logo's bytes (logo_sha256 and logo_bytes say whether it changed)",
   data: profileSummary,
 });
 

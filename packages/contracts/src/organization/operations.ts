@@ -15,7 +15,7 @@ export const getProfile = defineOperation({
 export const setProfile = defineOperation({
   name: 'partners.organization.set',
   service: 'partners',
-  summary: "Set the fields given of the organization's profile; null or \"\" clears a field",
+  summary: 'Set the fields given of the organization\'s profile; null or "" clears a field',
   paths: ['/organization/setprofile'],
   select: { default: true },
   write: true,

@@ -23,9 +23,17 @@ export const currencyField = plainString()
   .trim()
   .transform((v) => v.toUpperCase())
   .refine(isCurrencyCode, 'must be an ISO 4217 currency code (EUR, USD ...)');
-export const timeZoneField = plainString().trim().refine(isTimeZone, 'must be an IANA time zone name (Europe/Paris, Pacific/Auckland, UTC ...)');
-const emailField = plainString().trim().max(254).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be a valid email address');
-const ibanField = plainString().max(50).transform(normalizeIban).refine(isValidIban, 'must be a valid IBAN (country, check digits and account; the checksum does not match)');
+export const timeZoneField = plainString()
+  .trim()
+  .refine(isTimeZone, 'must be an IANA time zone name (Europe/Paris, Pacific/Auckland, UTC ...)');
+const emailField = plainString()
+  .trim()
+  .max(254)
+  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be a valid email address');
+const ibanField = plainString()
+  .max(50)
+  .transform(normalizeIban)
+  .refine(isValidIban, 'must be a valid IBAN (country, check digits and account; the checksum does not match)');
 const bicField = plainString()
   .trim()
   .transform((v) => v.toUpperCase())

@@ -121,7 +121,11 @@ export const editQuotationReply = z.object({
     quotation_reference: z.string().nullable(),
   }),
 });
-export const listQuotationsReply = z.object({ message: z.string(), quotations: z.array(quotationListRecord), pagination: paginationSchema });
+export const listQuotationsReply = z.object({
+  message: z.string(),
+  quotations: z.array(quotationListRecord),
+  pagination: paginationSchema,
+});
 export const quotationTotalReply = z.object({
   message: z.string(),
   quotation_id: z.number().int(),

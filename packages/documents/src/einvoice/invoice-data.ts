@@ -187,7 +187,14 @@ export function invoiceData(doc: RenderableDocument): Invoice {
     'cbc:DocumentCurrencyCode': currency,
     'cbc:BuyerReference': text(doc.reference),
     'cac:BillingReference': doc.credited_invoice
-      ? [{ 'cac:InvoiceDocumentReference': compact({ 'cbc:ID': doc.credited_invoice.number, 'cbc:IssueDate': doc.credited_invoice.issue_date ?? undefined }) }]
+      ? [
+          {
+            'cac:InvoiceDocumentReference': compact({
+              'cbc:ID': doc.credited_invoice.number,
+              'cbc:IssueDate': doc.credited_invoice.issue_date ?? undefined,
+            }),
+          },
+        ]
       : undefined,
     'cac:AccountingSupplierParty': { 'cac:Party': party(doc.seller, 'seller') },
     'cac:AccountingCustomerParty': { 'cac:Party': party(doc.buyer, 'buyer') },
@@ -195,18 +202,18 @@ export function invoiceData(doc: RenderableDocument): Invoice {
     'cac:PaymentMeans': credit
       ? undefined
       : [
-      compact({
-        'cbc:PaymentMeansCode': paymentMeansCode(doc),
-        'cbc:PaymentID': doc.number,
-        'cac:PayeeFinancialAccount': account?.iban
-          ? compact({
-              'cbc:ID': account.iban.replace(/\s+/g, '').toUpperCase(),
-              'cbc:Name': text(account.name),
-              'cac:FinancialInstitutionBranch': text(account.bic) ? { 'cbc:ID': text(account.bic) } : undefined,
-            })
-          : undefined,
-      }),
-    ],
+          compact({
+            'cbc:PaymentMeansCode': paymentMeansCode(doc),
+            'cbc:PaymentID': doc.number,
+            'cac:PayeeFinancialAccount': account?.iban
+              ? compact({
+                  'cbc:ID': account.iban.replace(/\s+/g, '').toUpperCase(),
+                  'cbc:Name': text(account.name),
+                  'cac:FinancialInstitutionBranch': text(account.bic) ? { 'cbc:ID': text(account.bic) } : undefined,
+                })
+              : undefined,
+          }),
+        ],
     'cac:PaymentTerms': { 'cbc:Note': paymentTermsNote(doc) },
     'cac:TaxTotal': [
       {

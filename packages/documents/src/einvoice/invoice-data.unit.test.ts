@@ -35,7 +35,12 @@ describe('taxRoundingProblems (BR-CO-17)', () => {
     expect(taxRoundingProblems([...Array.from({ length: 500 }, () => plainLine('20')), ...taxIncludedLines(10)], 'EUR')).toEqual([]);
     // 0.83 before tax at 20 % rounds 0.166 up to 0.17 on each line too: 500 of them drift 2.00.
     const drifting = { ...plainLine('20'), price: '0.83', subtotal: '0.83', tax_amount: '0.17', total: '1.00' };
-    expect(taxRoundingProblems(Array.from({ length: 500 }, () => drifting), 'EUR')).toEqual([expect.stringMatching(/85\.00 EUR .* 83\.00: 2\.00 apart/)]);
+    expect(
+      taxRoundingProblems(
+        Array.from({ length: 500 }, () => drifting),
+        'EUR',
+      ),
+    ).toEqual([expect.stringMatching(/85\.00 EUR .* 83\.00: 2\.00 apart/)]);
     const mixed = taxRoundingProblems([...Array.from({ length: 500 }, () => plainLine('5')), ...taxIncludedLines(300)], 'EUR');
     expect(mixed).toHaveLength(1);
     expect(mixed[0]).toMatch(/^the 20 % lines/);

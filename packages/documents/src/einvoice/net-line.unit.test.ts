@@ -12,7 +12,12 @@ function withAmounts(spec: Spec) {
 describe('netLine', () => {
   test('a plain line keeps its price and has no allowance', () => {
     const n = netLine(withAmounts({ quantity: '7.5', price: '95', discount: '0', tax_rate: '20', tax_included: false }));
-    expect([n.gross.toFixed(2), n.allowance.toFixed(2), n.price.toFixed(), n.baseQuantity.toFixed()]).toEqual(['712.50', '0.00', '95', '1']);
+    expect([n.gross.toFixed(2), n.allowance.toFixed(2), n.price.toFixed(), n.baseQuantity.toFixed()]).toEqual([
+      '712.50',
+      '0.00',
+      '95',
+      '1',
+    ]);
   });
 
   test('a discount is the allowance from the gross amount to the stored subtotal', () => {

@@ -81,7 +81,9 @@ export function withCiiFixes(service: EInvoiceFormat, format: string, doc: Rende
   const formatter = service as FormatService;
   const postProcess = formatter.postProcess;
   if (typeof postProcess !== 'function') {
-    throw new Error(`@e-invoice-eu/core's ${format} writer has no postProcess(cii) step any more: the CII fixes (CII-DT-031, BT-25) cannot be applied; adapt render.ts to the library`);
+    throw new Error(
+      `@e-invoice-eu/core's ${format} writer has no postProcess(cii) step any more: the CII fixes (CII-DT-031, BT-25) cannot be applied; adapt render.ts to the library`,
+    );
   }
   formatter.postProcess = (cii: Tree) => {
     postProcess.call(formatter, cii);
@@ -98,7 +100,9 @@ function invoiceService(doc: RenderableDocument): InvoiceService {
   const service = new InvoiceService(quiet);
   const factory = (service as unknown as { formatFactoryService?: FormatFactoryService }).formatFactoryService;
   if (!factory || typeof factory.createFormatService !== 'function') {
-    throw new Error("@e-invoice-eu/core's InvoiceService has no formatFactoryService.createFormatService any more: the CII fixes cannot be hooked in; adapt render.ts to the library");
+    throw new Error(
+      "@e-invoice-eu/core's InvoiceService has no formatFactoryService.createFormatService any more: the CII fixes cannot be hooked in; adapt render.ts to the library",
+    );
   }
   const create = factory.createFormatService.bind(factory);
   factory.createFormatService = (format: string, logger: Logger): EInvoiceFormat => withCiiFixes(create(format, logger), format, doc);

@@ -13,12 +13,21 @@ describe('withCiiFixes', () => {
 
   test("the library's own step runs, then the fixes", () => {
     const seen: string[] = [];
-    const fixed = withCiiFixes(writer({ postProcess: () => seen.push('library') }), 'CII', doc) as EInvoiceFormat & { postProcess: (cii: object) => void };
-    const cii = { 'rsm:CrossIndustryInvoice': { 'rsm:SupplyChainTradeTransaction': { 'ram:ApplicableHeaderTradeSettlement': { 'ram:ActualAmount@currencyID': 'EUR' } } } };
+    const fixed = withCiiFixes(writer({ postProcess: () => seen.push('library') }), 'CII', doc) as EInvoiceFormat & {
+      postProcess: (cii: object) => void;
+    };
+    const cii = {
+      'rsm:CrossIndustryInvoice': {
+        'rsm:SupplyChainTradeTransaction': { 'ram:ApplicableHeaderTradeSettlement': { 'ram:ActualAmount@currencyID': 'EUR' } },
+      },
+    };
     fixed.postProcess(cii);
     expect(seen).toEqual(['library']);
     expect(cii['rsm:CrossIndustryInvoice']['rsm:SupplyChainTradeTransaction']['ram:ApplicableHeaderTradeSettlement']).toEqual({
-      'ram:InvoiceReferencedDocument': { 'ram:IssuerAssignedID': 'INV-1', 'ram:FormattedIssueDateTime': { 'qdt:DateTimeString': '20261102', 'qdt:DateTimeString@format': '102' } },
+      'ram:InvoiceReferencedDocument': {
+        'ram:IssuerAssignedID': 'INV-1',
+        'ram:FormattedIssueDateTime': { 'qdt:DateTimeString': '20261102', 'qdt:DateTimeString@format': '102' },
+      },
     });
   });
 

@@ -32,7 +32,18 @@ export function undrawableCharacters(text: string | null | undefined): string[] 
   return [...missing];
 }
 
-const partyFields: (keyof Party)[] = ['name', 'trading_name', 'address_lines', 'city', 'postal_code', 'region', 'vat_id', 'company_id', 'email', 'phone'];
+const partyFields: (keyof Party)[] = [
+  'name',
+  'trading_name',
+  'address_lines',
+  'city',
+  'postal_code',
+  'region',
+  'vat_id',
+  'company_id',
+  'email',
+  'phone',
+];
 
 /**
  * Every text field of the document holding characters the PDF cannot draw, named by its path in

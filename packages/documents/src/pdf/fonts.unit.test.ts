@@ -9,7 +9,7 @@ describe('undrawable characters', () => {
     expect(undrawableCharacters('line one\nline two\t')).toEqual([]);
   });
 
-  test("each field with some is named by its path in the model, lines by their index", () => {
+  test('each field with some is named by its path in the model, lines by their index', () => {
     const doc = {
       number: 'INV-1',
       seller: { name: 'Acme Ltd', address_lines: ['1 Main St', null] },

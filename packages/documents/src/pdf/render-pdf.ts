@@ -88,8 +88,15 @@ function header(doc: Doc, d: RenderableDocument, f: Formatter, warn: Warn): numb
   const issuerBottom = partyBlock(doc, 'From', d.seller, MARGIN + CONTENT / 2 + 20, top, CONTENT / 2 - 20);
   top = Math.max(top + 70, issuerBottom + 15);
 
-  doc.font('bold').fontSize(20).fillColor('black').text(`${marking(d) ? `${marking(d)} ` : ''}${documentTitle(d.kind)}`, MARGIN, top, { width: CONTENT / 2 });
-  doc.font('regular').fontSize(11).text(d.number, { width: CONTENT / 2 });
+  doc
+    .font('bold')
+    .fontSize(20)
+    .fillColor('black')
+    .text(`${marking(d) ? `${marking(d)} ` : ''}${documentTitle(d.kind)}`, MARGIN, top, { width: CONTENT / 2 });
+  doc
+    .font('regular')
+    .fontSize(11)
+    .text(d.number, { width: CONTENT / 2 });
   const meta: [string, string][] = [['Date', f.date(d.issue_date)]];
   if (d.due_date) meta.push(['Due date', f.date(d.due_date)]);
   if (d.valid_until) meta.push(['Valid until', f.date(d.valid_until)]);
@@ -118,7 +125,12 @@ function tableHeader(doc: Doc, y: number): number {
     x += c.width;
   }
   const bottom = y + 14;
-  doc.moveTo(MARGIN, bottom).lineTo(MARGIN + CONTENT, bottom).strokeColor(RULE).lineWidth(0.7).stroke();
+  doc
+    .moveTo(MARGIN, bottom)
+    .lineTo(MARGIN + CONTENT, bottom)
+    .strokeColor(RULE)
+    .lineWidth(0.7)
+    .stroke();
   return bottom + 5;
 }
 
@@ -138,7 +150,11 @@ function lineCells(line: RenderableDocument['lines'][number], f: Formatter): Rec
 function continuedTablePage(doc: Doc, d: RenderableDocument): number {
   doc.addPage();
   // A loose page still says which document it belongs to.
-  doc.font('regular').fontSize(8).fillColor(GREY).text(`${documentTitle(d.kind)} ${d.number} (continued)`, MARGIN, MARGIN, { width: CONTENT });
+  doc
+    .font('regular')
+    .fontSize(8)
+    .fillColor(GREY)
+    .text(`${documentTitle(d.kind)} ${d.number} (continued)`, MARGIN, MARGIN, { width: CONTENT });
   return tableHeader(doc, MARGIN + 18);
 }
 
@@ -185,7 +201,11 @@ function linesTable(doc: Doc, d: RenderableDocument, f: Formatter, startY: numbe
     }
     let x = MARGIN;
     for (const c of columns) {
-      doc.font('regular').fontSize(9).fillColor('black').text(cells[c.key], x + 2, y, { width: c.width - 4, align: c.align });
+      doc
+        .font('regular')
+        .fontSize(9)
+        .fillColor('black')
+        .text(cells[c.key], x + 2, y, { width: c.width - 4, align: c.align });
       x += c.width;
     }
     let bottom = y + cellsHeight;
@@ -194,7 +214,12 @@ function linesTable(doc: Doc, d: RenderableDocument, f: Formatter, startY: numbe
     let top = y + nameHeight;
     while (rest) {
       const [part, remaining] = fitDetails(doc, rest, itemWidth, BODY_BOTTOM - 6 - top);
-      if (part) doc.font('regular').fontSize(DETAIL_SIZE).fillColor(GREY).text(part, MARGIN + 2, top, { width: itemWidth });
+      if (part)
+        doc
+          .font('regular')
+          .fontSize(DETAIL_SIZE)
+          .fillColor(GREY)
+          .text(part, MARGIN + 2, top, { width: itemWidth });
       bottom = Math.max(bottom, part ? top + doc.heightOfString(part, { width: itemWidth }) : top);
       rest = remaining;
       if (rest) {
@@ -203,11 +228,20 @@ function linesTable(doc: Doc, d: RenderableDocument, f: Formatter, startY: numbe
       }
     }
     y = bottom + 6;
-    doc.moveTo(MARGIN, y - 2).lineTo(MARGIN + CONTENT, y - 2).strokeColor('#eeeeee').lineWidth(0.5).stroke();
+    doc
+      .moveTo(MARGIN, y - 2)
+      .lineTo(MARGIN + CONTENT, y - 2)
+      .strokeColor('#eeeeee')
+      .lineWidth(0.5)
+      .stroke();
   }
   if (d.lines.some((l) => l.tax_included)) {
     y = room(doc, y, 14);
-    doc.font('regular').fontSize(DETAIL_SIZE).fillColor(GREY).text('* price includes tax', MARGIN + 2, y + 2, { width: CONTENT });
+    doc
+      .font('regular')
+      .fontSize(DETAIL_SIZE)
+      .fillColor(GREY)
+      .text('* price includes tax', MARGIN + 2, y + 2, { width: CONTENT });
     y = doc.y;
   }
   return y + 10;
@@ -251,7 +285,10 @@ function summary(doc: Doc, d: RenderableDocument, f: Formatter, startY: number):
   }
   const rx = MARGIN + CONTENT - 220;
   for (const [label, value, strong] of rows) {
-    doc.font(strong ? 'bold' : 'regular').fontSize(strong ? 10.5 : 9.5).fillColor('black');
+    doc
+      .font(strong ? 'bold' : 'regular')
+      .fontSize(strong ? 10.5 : 9.5)
+      .fillColor('black');
     doc.text(label, rx, y, { width: 110 });
     doc.text(value, rx + 110, y, { width: 110, align: 'right' });
     y += strong ? 17 : 14;
@@ -299,7 +336,10 @@ function marking(d: RenderableDocument): string | null {
 function watermark(doc: Doc, mark: string): void {
   doc.save();
   doc.rotate(-35, { origin: [A4.width / 2, A4.height / 2] });
-  doc.font('bold').fontSize(mark.length > 5 ? 80 : 110).fillColor('#e6e6e6');
+  doc
+    .font('bold')
+    .fontSize(mark.length > 5 ? 80 : 110)
+    .fillColor('#e6e6e6');
   doc.text(mark, 0, A4.height / 2 - 60, { width: A4.width, align: 'center', lineBreak: false });
   doc.restore();
   doc.font('regular').fontSize(9).fillColor('black');
@@ -310,7 +350,13 @@ function watermark(doc: Doc, mark: string): void {
 /** Footer and page numbers, drawn once every page exists (buffered pages). */
 function finishPages(doc: Doc, d: RenderableDocument): void {
   const range = doc.bufferedPageRange();
-  const footer = [d.seller.name, d.seller.vat_id ? `VAT ${d.seller.vat_id}` : '', d.seller.company_id ?? '', d.seller.email ?? '', d.seller.phone ?? '']
+  const footer = [
+    d.seller.name,
+    d.seller.vat_id ? `VAT ${d.seller.vat_id}` : '',
+    d.seller.company_id ?? '',
+    d.seller.email ?? '',
+    d.seller.phone ?? '',
+  ]
     .filter((s) => s.trim() !== '')
     .join(' · ');
   for (let i = range.start; i < range.start + range.count; i++) {
@@ -318,10 +364,19 @@ function finishPages(doc: Doc, d: RenderableDocument): void {
     // Text below the bottom margin would start a new page; the footer is placed outside the flow.
     const bottomMargin = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.moveTo(MARGIN, A4.height - 60).lineTo(MARGIN + CONTENT, A4.height - 60).strokeColor(RULE).lineWidth(0.5).stroke();
+    doc
+      .moveTo(MARGIN, A4.height - 60)
+      .lineTo(MARGIN + CONTENT, A4.height - 60)
+      .strokeColor(RULE)
+      .lineWidth(0.5)
+      .stroke();
     doc.font('regular').fontSize(7.5).fillColor(GREY);
     doc.text(footer, MARGIN, A4.height - 52, { width: CONTENT - 80, lineBreak: false, ellipsis: true });
-    doc.text(`Page ${i - range.start + 1} of ${range.count}`, MARGIN + CONTENT - 80, A4.height - 52, { width: 80, align: 'right', lineBreak: false });
+    doc.text(`Page ${i - range.start + 1} of ${range.count}`, MARGIN + CONTENT - 80, A4.height - 52, {
+      width: 80,
+      align: 'right',
+      lineBreak: false,
+    });
     doc.page.margins.bottom = bottomMargin;
   }
 }
@@ -354,7 +409,10 @@ export function renderPdf(d: RenderableDocument, options: RenderOptions = {}): P
     displayTitle: true,
   });
   const { regular, bold } = loadFonts();
-  for (const u of undrawable(d)) warn(`${u.field} of ${d.number} holds characters the embedded fonts cannot draw (${u.characters.join(' ')}): the PDF shows them as empty boxes`);
+  for (const u of undrawable(d))
+    warn(
+      `${u.field} of ${d.number} holds characters the embedded fonts cannot draw (${u.characters.join(' ')}): the PDF shows them as empty boxes`,
+    );
   doc.registerFont('regular', regular);
   doc.registerFont('bold', bold);
   doc.font('regular');

@@ -9,7 +9,9 @@ describe('benchmark harness', () => {
   const names = [...scenarioNames, 'idempotency-cost'];
 
   it('reads --only, --modes, --json and BENCH_SECONDS, and refuses unknown names', () => {
-    const opts = parseOptions(['--only', 'list-partners,validate-invoice', '--modes', 'rabbitmq', '--json', 'out.json'], names, { BENCH_SECONDS: '4' });
+    const opts = parseOptions(['--only', 'list-partners,validate-invoice', '--modes', 'rabbitmq', '--json', 'out.json'], names, {
+      BENCH_SECONDS: '4',
+    });
     expect(opts).toMatchObject({ seconds: 4, secondsAt1: 2, modes: ['rabbitmq'], json: 'out.json' });
     expect([...(opts.only ?? [])]).toEqual(['list-partners', 'validate-invoice']);
     expect(parseOptions([], names, {})).toMatchObject({ seconds: 10, secondsAt1: 5, modes: ['rabbitmq', 'in-process'], only: undefined });
@@ -36,7 +38,12 @@ describe('benchmark harness', () => {
   });
 
   it('builds a valid create-invoice request and reads the id back from a reply', () => {
-    expect(JSON.parse(invoiceRequest(42))).toMatchObject({ org_id: '1', partner: '42', invoicetype: 'invoiceout', line_items: expect.any(Array) });
+    expect(JSON.parse(invoiceRequest(42))).toMatchObject({
+      org_id: '1',
+      partner: '42',
+      invoicetype: 'invoiceout',
+      line_items: expect.any(Array),
+    });
     expect(JSON.parse(invoiceRequest(42)).line_items).toHaveLength(3);
     expect(invoiceIdOf('{"statusCode":200,"headers":{},"body":{"message":"ok","invoice":{"id":1234,"orgid":1}}}')).toBe(1234);
     expect(invoiceIdOf('{"statusCode":400}')).toBeUndefined();
@@ -61,7 +68,10 @@ describe('benchmark harness', () => {
       seconds: 10,
       ...over,
     });
-    const ceiling = [run({ mode: 'ceiling', rps: 200, p99: 20 }), run({ mode: 'ceiling', scenario: 'create-partner', ceiling: 'create-partner', rps: 200 })];
+    const ceiling = [
+      run({ mode: 'ceiling', rps: 200, p99: 20 }),
+      run({ mode: 'ceiling', scenario: 'create-partner', ceiling: 'create-partner', rps: 200 }),
+    ];
     const results = [
       run({ rps: 170, p99: 29 }),
       run({ scenario: 'create-partner', ceiling: 'create-partner', rps: 50, p99: 120, errors: 2, non2xx: 2 }),

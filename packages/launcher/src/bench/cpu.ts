@@ -96,7 +96,10 @@ export function startCpuMeter(roots: readonly number[]): (() => CpuUsage) | unde
  * read models catching up) does not run inside the next measured window. Gives up after `maxMs`;
  * returns whether they went idle.
  */
-export async function waitIdle(roots: readonly number[], opts: { maxMs?: number; intervalMs?: number; maxCores?: number } = {}): Promise<boolean> {
+export async function waitIdle(
+  roots: readonly number[],
+  opts: { maxMs?: number; intervalMs?: number; maxCores?: number } = {},
+): Promise<boolean> {
   const { maxMs = 20_000, intervalMs = 250, maxCores = 0.05 } = opts;
   let pids: number[];
   try {

@@ -55,25 +55,32 @@ export class Fixtures {
    * seeds them first, so the catalog products its lines name are seeded with them.
    */
   partners(): Promise<number[]> {
-    this.partnersP ??= this.lineProducts().then(() => inParallel(PARTNERS, 8, async (i) => {
-      const body = await this.api.ok<{ partner: { id: number } }>('/crm/editpatner', {
-        org_id: ORG_ID,
-        userid: 'bench',
-        action: 'create',
-        partnername: `Seed ${i}`,
-        partner_type: 'customer',
-        email: `seed${i}@example.com`,
-        phone: '+1 555 0100',
-        currency: 'USD',
-      });
-      return body.partner.id;
-    }));
+    this.partnersP ??= this.lineProducts().then(() =>
+      inParallel(PARTNERS, 8, async (i) => {
+        const body = await this.api.ok<{ partner: { id: number } }>('/crm/editpatner', {
+          org_id: ORG_ID,
+          userid: 'bench',
+          action: 'create',
+          partnername: `Seed ${i}`,
+          partner_type: 'customer',
+          email: `seed${i}@example.com`,
+          phone: '+1 555 0100',
+          currency: 'USD',
+        });
+        return body.partner.id;
+      }),
+    );
     return this.partnersP;
   }
 
   private lineProducts(): Promise<void> {
     this.linesP ??= inParallel(LINES.length, LINES.length, async (i) => {
-      const body = await this.api.ok<{ product: { id: number } }>('/inventory/editproduct', { org_id: ORG_ID, userid: 'bench', name: LINES[i]!.product_name, type: 'service' });
+      const body = await this.api.ok<{ product: { id: number } }>('/inventory/editproduct', {
+        org_id: ORG_ID,
+        userid: 'bench',
+        name: LINES[i]!.product_name,
+        type: 'service',
+      });
       return body.product.id;
     }).then(useLineProducts);
     return this.linesP;
@@ -82,7 +89,10 @@ export class Fixtures {
   /** 50 products with 10 in stock at the default location. */
   products(): Promise<{ ids: number[]; location: string }> {
     this.productsP ??= (async () => {
-      const locations = await this.api.ok<{ locations: Array<{ location_id: string; is_default: boolean }> }>('/inventory/ops/getdata', { org_id: ORG_ID, action: 'list_locations' });
+      const locations = await this.api.ok<{ locations: Array<{ location_id: string; is_default: boolean }> }>('/inventory/ops/getdata', {
+        org_id: ORG_ID,
+        action: 'list_locations',
+      });
       const location = (locations.locations.find((l) => l.is_default) ?? locations.locations[0])?.location_id;
       if (!location) throw new Error('seeding: the organization has no stock location');
       const ids = await inParallel(PRODUCTS, 8, async (i) => {
@@ -104,7 +114,10 @@ export class Fixtures {
 
   async createInvoice(partnerId: number): Promise<number> {
     await this.lineProducts();
-    const body = await this.api.ok<{ invoice: { id: number } }>('/invoicing/invoice/new', JSON.parse(invoiceRequest(partnerId)) as Record<string, unknown>);
+    const body = await this.api.ok<{ invoice: { id: number } }>(
+      '/invoicing/invoice/new',
+      JSON.parse(invoiceRequest(partnerId)) as Record<string, unknown>,
+    );
     return body.invoice.id;
   }
 

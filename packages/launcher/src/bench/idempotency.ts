@@ -34,13 +34,22 @@ export interface IdempotencyCost {
  * alternate in halves (without, with, with, without), so a drift during the run (the table growing,
  * the machine's other load) weighs on both alike.
  */
-export async function measureIdempotencyCost(opts: { amqpUrl: string; busPrefix: string; runs: Array<{ connections: number; seconds: number }> }): Promise<IdempotencyCost[]> {
+export async function measureIdempotencyCost(opts: {
+  amqpUrl: string;
+  busPrefix: string;
+  runs: Array<{ connections: number; seconds: number }>;
+}): Promise<IdempotencyCost[]> {
   const bus = new AmqpBus({ url: opts.amqpUrl, prefix: opts.busPrefix, log: createLogger('bench', 'warn') });
   await bus.connect();
   try {
     const payload = JSON.parse(createPartnerBody) as Record<string, unknown>;
     const call = (withKey: boolean) => async () => {
-      const meta: RequestMeta = { orgId: ORG, userId: 'bench', requestId: randomUUID(), ...(withKey ? { operationKey: randomUUID() } : {}) };
+      const meta: RequestMeta = {
+        orgId: ORG,
+        userId: 'bench',
+        requestId: randomUUID(),
+        ...(withKey ? { operationKey: randomUUID() } : {}),
+      };
       const reply = await bus.requestRaw(OPERATION, payload, meta, TIMEOUT_MS);
       return reply.ok;
     };

@@ -52,7 +52,13 @@ export class LagProbe {
     await this.loop;
     await this.client?.end();
     const sorted = [...this.lags].sort((a, b) => a - b);
-    return { samples: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? 0, lost: this.outstanding.size };
+    return {
+      samples: sorted.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted[sorted.length - 1] ?? 0,
+      lost: this.outstanding.size,
+    };
   }
 
   private async poll(): Promise<void> {
@@ -60,7 +66,9 @@ export class LagProbe {
     while (this.running) {
       if (this.outstanding.size > 0) {
         const ids = [...this.outstanding.keys()];
-        const { rows } = await client.query<{ id: number }>('select id from partners.partners where id = any($1::int[]) and balance <> 0', [ids]);
+        const { rows } = await client.query<{ id: number }>('select id from partners.partners where id = any($1::int[]) and balance <> 0', [
+          ids,
+        ]);
         const now = performance.now();
         for (const { id } of rows) {
           const since = this.outstanding.get(id);

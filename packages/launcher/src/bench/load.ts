@@ -122,9 +122,18 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
           timeouts: result.timeouts,
           connectionErrors: result.errors,
           errors: result.non2xx + result.errors,
-          statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count: number }).count])),
+          statusCodes: Object.fromEntries(
+            Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count: number }).count]),
+          ),
           seconds,
-          cpu: cpu && ok > 0 ? { processMsPerRequest: (cpu.processSeconds * 1000) / ok, machineMsPerRequest: (cpu.machineBusySeconds * 1000) / ok, machineBusyCores: cpu.machineBusySeconds / seconds } : undefined,
+          cpu:
+            cpu && ok > 0
+              ? {
+                  processMsPerRequest: (cpu.processSeconds * 1000) / ok,
+                  machineMsPerRequest: (cpu.machineBusySeconds * 1000) / ok,
+                  machineBusyCores: cpu.machineBusySeconds / seconds,
+                }
+              : undefined,
           firstError,
         });
       },

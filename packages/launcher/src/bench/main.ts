@@ -45,7 +45,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     { connections: 1, seconds: opts.secondsAt1 },
   ];
   const started = new Date();
-  log(`modes ${opts.modes.join(', ')}; scenarios ${[...names, ...(selected(IDEMPOTENCY_COST) ? [IDEMPOTENCY_COST] : [])].join(', ')}; ${opts.seconds} s at 32 connections, ${opts.secondsAt1} s at 1`);
+  log(
+    `modes ${opts.modes.join(', ')}; scenarios ${[...names, ...(selected(IDEMPOTENCY_COST) ? [IDEMPOTENCY_COST] : [])].join(', ')}; ${opts.seconds} s at 32 connections, ${opts.secondsAt1} s at 1`,
+  );
 
   const cleanups = new Set<() => Promise<void>>();
   const onSignal = () => {
@@ -72,11 +74,20 @@ export async function main(argv: readonly string[]): Promise<void> {
         await scenario.prepare();
         for (const run of runs) {
           const result = await measure(scenario, { ...run, base: sys.base, token: sys.token, cpuRoots: [sys.pid], samples, label: mode });
-          results.push({ ...result, mode, scenario: scenario.name, title: scenario.title, ceiling: scenario.ceiling, connections: run.connections });
+          results.push({
+            ...result,
+            mode,
+            scenario: scenario.name,
+            title: scenario.title,
+            ceiling: scenario.ceiling,
+            connections: run.connections,
+          });
         }
       }
       if (mode === 'rabbitmq' && selected(IDEMPOTENCY_COST)) {
-        log(`${mode}: idempotency cost over the bus (no key / key, ${runs.map((r) => `${r.connections} conns ${r.seconds} s`).join(', ')})`);
+        log(
+          `${mode}: idempotency cost over the bus (no key / key, ${runs.map((r) => `${r.connections} conns ${r.seconds} s`).join(', ')})`,
+        );
         idempotency = await measureIdempotencyCost({ amqpUrl: opts.amqpUrl, busPrefix: sys.busPrefix, runs });
       }
     } finally {
@@ -126,10 +137,21 @@ async function measure(scenario: Scenario, m: MeasureContext): Promise<LoadResul
   const warm = warmupRequests(m.connections);
   await scenario.beforeWarmup?.(warm);
   const capture = new Map<string, Sample>();
-  const warmed = await runLoad({ base: m.base, token: m.token, steps, connections: m.connections, amount: warm, capSeconds: WARMUP_MAX_SECONDS, capture });
+  const warmed = await runLoad({
+    base: m.base,
+    token: m.token,
+    steps,
+    connections: m.connections,
+    amount: warm,
+    capSeconds: WARMUP_MAX_SECONDS,
+    capture,
+  });
   if (warmed.errors > 0) log(`${m.label}: ${scenario.name}: warm-up had ${warmed.errors} errors; first: ${warmed.firstError ?? 'n/a'}`);
   if (m.samples && !m.samples.has(scenario.ceiling) && steps.every((s) => capture.has(s.name))) {
-    m.samples.set(scenario.ceiling, { title: scenario.title, steps: steps.map((s) => ({ name: s.name, sample: capture.get(s.name) as Sample })) });
+    m.samples.set(scenario.ceiling, {
+      title: scenario.title,
+      steps: steps.map((s) => ({ name: s.name, sample: capture.get(s.name) as Sample })),
+    });
   }
   const setup = (await scenario.beforeRun?.({ connections: m.connections, seconds: m.seconds, warmRate: warmed.rps })) ?? {};
   const idleSince = Date.now();
@@ -137,7 +159,9 @@ async function measure(scenario: Scenario, m: MeasureContext): Promise<LoadResul
   const waited = Date.now() - idleSince;
   if (!idle) log(`${m.label}: ${scenario.name}: the processes did not go idle within 20 s; measuring anyway`);
   else if (waited > 1000) log(`${m.label}: ${scenario.name}: waited ${(waited / 1000).toFixed(1)} s for the processes to go idle`);
-  log(`${m.label}: ${scenario.title}: ${m.connections} conns, ${setup.amount !== undefined ? `${setup.amount} requests (at most ${setup.capSeconds} s)` : `${m.seconds} s`}`);
+  log(
+    `${m.label}: ${scenario.title}: ${m.connections} conns, ${setup.amount !== undefined ? `${setup.amount} requests (at most ${setup.capSeconds} s)` : `${m.seconds} s`}`,
+  );
   try {
     const result = await runLoad({
       base: m.base,
@@ -163,7 +187,9 @@ async function measureCeiling(
   cleanups: Set<() => Promise<void>>,
 ): Promise<ScenarioResult[]> {
   const path = (key: string, step: string) => `/ceiling/${key}/${step}`;
-  const routes: CeilingRoute[] = [...samples].flatMap(([key, c]) => c.steps.map((s) => ({ path: path(key, s.name), routingKey: `ceiling.${key}.${s.name}`, reply: s.sample.reply })));
+  const routes: CeilingRoute[] = [...samples].flatMap(([key, c]) =>
+    c.steps.map((s) => ({ path: path(key, s.name), routingKey: `ceiling.${key}.${s.name}`, reply: s.sample.reply })),
+  );
   log('ceiling: starting the stand-in');
   const standIn = await startCeiling(opts.amqpUrl, routes);
   cleanups.add(standIn.stop);
@@ -173,7 +199,13 @@ async function measureCeiling(
       const steps: Step[] = c.steps.map((s) => ({ name: s.name, path: path(key, s.name), body: s.sample.request }));
       const scenario: Scenario = { name: key, title: c.title, ceiling: key, prepare: () => Promise.resolve(), steps: () => steps };
       for (const run of runs) {
-        const result = await measure(scenario, { ...run, base: standIn.base, token: standIn.token, cpuRoots: standIn.pids, label: 'ceiling' });
+        const result = await measure(scenario, {
+          ...run,
+          base: standIn.base,
+          token: standIn.token,
+          cpuRoots: standIn.pids,
+          label: 'ceiling',
+        });
         out.push({ ...result, mode: 'ceiling', scenario: key, title: c.title, ceiling: key, connections: run.connections });
       }
     }
@@ -183,4 +215,3 @@ async function measureCeiling(
   }
   return out;
 }
-

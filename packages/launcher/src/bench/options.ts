@@ -37,7 +37,8 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
   if (values.help) throw new UsageError(`${USAGE}\nscenarios: ${names.join(', ')}`);
 
   const seconds = Number(env['BENCH_SECONDS'] ?? 10);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`BENCH_SECONDS must be a positive number of seconds, not "${env['BENCH_SECONDS']}"`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(`BENCH_SECONDS must be a positive number of seconds, not "${env['BENCH_SECONDS']}"`);
 
   const chosenModes = values.modes === undefined ? [...modes] : list(values.modes);
   for (const m of chosenModes) {

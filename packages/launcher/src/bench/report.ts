@@ -49,7 +49,8 @@ const MODE_TITLES: Record<Mode, string> = { rabbitmq: 'RabbitMQ', 'in-process': 
 /** The targets of issue 9, each evaluated per mode from this run's results. */
 export function evaluateTargets(report: Pick<Report, 'results' | 'settings'>): TargetRow[] {
   const modes = report.settings.modes;
-  const find = (mode: Mode, scenario: string, connections: number) => report.results.find((r) => r.mode === mode && r.scenario === scenario && r.connections === connections);
+  const find = (mode: Mode, scenario: string, connections: number) =>
+    report.results.find((r) => r.mode === mode && r.scenario === scenario && r.connections === connections);
   const row = (target: string, evaluate: (mode: Mode) => { value: string; met?: boolean } | undefined): TargetRow => ({
     target,
     byMode: Object.fromEntries(modes.map((m) => [m, evaluate(m) ?? { value: 'not measured' }])),
@@ -86,7 +87,10 @@ export function evaluateTargets(report: Pick<Report, 'results' | 'settings'>): T
     row('validate → partner balance lag p99 ≤ 250 ms (32 conns)', (mode) => {
       const lag = find(mode, 'validate-invoice', 32)?.lag;
       if (!lag || lag.samples === 0) return undefined;
-      return { value: `${fmt(lag.p99, 1)} ms (${lag.samples} samples${lag.lost ? `, ${lag.lost} never seen` : ''})`, met: lag.p99 <= 250 && lag.lost === 0 };
+      return {
+        value: `${fmt(lag.p99, 1)} ms (${lag.samples} samples${lag.lost ? `, ${lag.lost} never seen` : ''})`,
+        met: lag.p99 <= 250 && lag.lost === 0,
+      };
     }),
   );
   rows.push(
@@ -95,7 +99,12 @@ export function evaluateTargets(report: Pick<Report, 'results' | 'settings'>): T
       if (runs.length === 0) return undefined;
       const failing = runs.filter((r) => r.errors > 0);
       const total = failing.reduce((s, r) => s + r.errors, 0);
-      return { value: failing.length ? `${total} errors in ${failing.map((r) => `${r.scenario}@${r.connections}`).join(', ')}` : `0 errors in ${runs.length} runs`, met: failing.length === 0 };
+      return {
+        value: failing.length
+          ? `${total} errors in ${failing.map((r) => `${r.scenario}@${r.connections}`).join(', ')}`
+          : `0 errors in ${runs.length} runs`,
+        met: failing.length === 0,
+      };
     }),
   );
   // Per core: requests per CPU-second of the whole machine (system, database, broker and load generator alike).
@@ -110,7 +119,10 @@ export function evaluateTargets(report: Pick<Report, 'results' | 'settings'>): T
       if (pairs.length === 0) return undefined;
       const worst = pairs.reduce((a, b) => (b.factor < a.factor ? b : a));
       const slower = pairs.filter((p) => p.factor < 1);
-      return { value: `${pairs.length - slower.length} of ${pairs.length} scenarios; lowest ${fmt(worst.factor, 2)} × (${worst.scenario})`, met: slower.length === 0 };
+      return {
+        value: `${pairs.length - slower.length} of ${pairs.length} scenarios; lowest ${fmt(worst.factor, 2)} × (${worst.scenario})`,
+        met: slower.length === 0,
+      };
     }),
   );
   return rows;
@@ -125,20 +137,32 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
     `${s.seconds} s per 32-connection run, ${s.secondsAt1} s per 1-connection run; node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); ` +
       `the whole bench took ${Math.floor(report.elapsedSeconds / 60)} min ${Math.round(report.elapsedSeconds % 60)} s.`,
     'req/s counts 2xx replies; latencies are per HTTP request; "× ceiling" divides by the stand-in run of the same scenario and connections;',
-    'CPU ms/req: the system\'s own processes (or the stand-in\'s), and the whole machine (everything, load generator included).',
+    "CPU ms/req: the system's own processes (or the stand-in's), and the whole machine (everything, load generator included).",
   ];
   if (report.ceiling.length) {
-    out.push('', '## Ceiling: Express 5 stand-in → amqplib direct reply-to → worker with manual acks, same request and reply sizes, no handler, no database', '');
-    out.push('| scenario | conns | req/s | p50 ms | p99 ms | errors | stand-in CPU ms/req | machine CPU ms/req |', '|---|---|---|---|---|---|---|---|');
+    out.push(
+      '',
+      '## Ceiling: Express 5 stand-in → amqplib direct reply-to → worker with manual acks, same request and reply sizes, no handler, no database',
+      '',
+    );
+    out.push(
+      '| scenario | conns | req/s | p50 ms | p99 ms | errors | stand-in CPU ms/req | machine CPU ms/req |',
+      '|---|---|---|---|---|---|---|---|',
+    );
     for (const r of report.ceiling) {
-      out.push(`| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} |`);
+      out.push(
+        `| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} |`,
+      );
     }
   }
   for (const mode of s.modes) {
     const rows = report.results.filter((r) => r.mode === mode);
     if (!rows.length) continue;
     out.push('', `## ${MODE_TITLES[mode]} mode`, '');
-    out.push('| scenario | conns | req/s | × ceiling | p50 ms | p99 ms | p99 × ceiling | errors | system CPU ms/req | machine CPU ms/req |', '|---|---|---|---|---|---|---|---|---|---|');
+    out.push(
+      '| scenario | conns | req/s | × ceiling | p50 ms | p99 ms | p99 × ceiling | errors | system CPU ms/req | machine CPU ms/req |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+    );
     for (const r of rows) {
       out.push(
         `| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.ratio?.rps, 2)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.ratio?.p99, 2)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} |`,
@@ -147,12 +171,22 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
     const lags = rows.filter((r) => r.lag);
     for (const r of lags) {
       const l = r.lag as LagResult;
-      out.push('', `Validation → partner balance lag, ${r.connections} conns: p50 ${fmt(l.p50, 1)} ms, p99 ${fmt(l.p99, 1)} ms, max ${fmt(l.max, 1)} ms over ${l.samples} sampled validations${l.lost ? ` (${l.lost} never seen)` : ''}.`);
+      out.push(
+        '',
+        `Validation → partner balance lag, ${r.connections} conns: p50 ${fmt(l.p50, 1)} ms, p99 ${fmt(l.p99, 1)} ms, max ${fmt(l.max, 1)} ms over ${l.samples} sampled validations${l.lost ? ` (${l.lost} never seen)` : ''}.`,
+      );
     }
   }
   if (report.idempotency.length) {
-    out.push('', '## Service-level idempotency record: partners.partner.create over the bus, without and with an operation key (RabbitMQ mode)', '');
-    out.push('| conns | no key req/s | p50 ms | p99 ms | key req/s | p50 ms | p99 ms | req/s ratio | p50 ratio | p99 ratio | errors |', '|---|---|---|---|---|---|---|---|---|---|---|');
+    out.push(
+      '',
+      '## Service-level idempotency record: partners.partner.create over the bus, without and with an operation key (RabbitMQ mode)',
+      '',
+    );
+    out.push(
+      '| conns | no key req/s | p50 ms | p99 ms | key req/s | p50 ms | p99 ms | req/s ratio | p50 ratio | p99 ratio | errors |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+    );
     for (const c of report.idempotency) {
       out.push(
         `| ${c.connections} | ${fmt(c.without.rps)} | ${fmt(c.without.p50, 1)} | ${fmt(c.without.p99, 1)} | ${fmt(c.with.rps)} | ${fmt(c.with.p50, 1)} | ${fmt(c.with.p99, 1)} | ${fmt(c.ratio.rps, 2)} | ${fmt(c.ratio.p50, 2)} | ${fmt(c.ratio.p99, 2)} | ${c.without.errors}/${c.with.errors} |`,
@@ -208,13 +242,22 @@ export function writeJson(file: string, report: Report, targets: readonly Target
     connectionErrors: r.connectionErrors,
     statusCodes: r.statusCodes,
     seconds: r.seconds,
-    ratio: r.ratio && { rps: r.ratio.rps === undefined ? null : round(r.ratio.rps, 3), p99: r.ratio.p99 === undefined ? null : round(r.ratio.p99, 3) },
+    ratio: r.ratio && {
+      rps: r.ratio.rps === undefined ? null : round(r.ratio.rps, 3),
+      p99: r.ratio.p99 === undefined ? null : round(r.ratio.p99, 3),
+    },
     cpu: r.cpu && {
       processMsPerRequest: round(r.cpu.processMsPerRequest, 3),
       machineMsPerRequest: round(r.cpu.machineMsPerRequest, 3),
       machineBusyCores: round(r.cpu.machineBusyCores, 2),
     },
-    lag: r.lag && { samples: r.lag.samples, lost: r.lag.lost, p50: round(r.lag.p50, 1), p99: round(r.lag.p99, 1), max: round(r.lag.max, 1) },
+    lag: r.lag && {
+      samples: r.lag.samples,
+      lost: r.lag.lost,
+      p50: round(r.lag.p50, 1),
+      p99: round(r.lag.p99, 1),
+      max: round(r.lag.max, 1),
+    },
   });
   const json = {
     startedAt: report.startedAt,
@@ -232,7 +275,10 @@ export function writeJson(file: string, report: Report, targets: readonly Target
       with: roundBus(c.with),
       ratio: { rps: roundOpt(c.ratio.rps, 3), p50: roundOpt(c.ratio.p50, 3), p99: roundOpt(c.ratio.p99, 3) },
     })),
-    targets: targets.map((t) => ({ target: t.target, ...Object.fromEntries(Object.entries(t.byMode).map(([m, v]) => [m, { value: v?.value, met: v?.met ?? null }])) })),
+    targets: targets.map((t) => ({
+      target: t.target,
+      ...Object.fromEntries(Object.entries(t.byMode).map(([m, v]) => [m, { value: v?.value, met: v?.met ?? null }])),
+    })),
   };
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
 }

@@ -52,7 +52,14 @@ export const IDEMPOTENCY_COST = 'idempotency-cost';
 const today = () => new Date().toISOString().slice(0, 10);
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
-export const createPartnerBody = JSON.stringify({ org_id: ORG_ID, userid: 'bench', action: 'create', partnername: 'Bench Partner', partner_type: 'both', credit_limit: 100 });
+export const createPartnerBody = JSON.stringify({
+  org_id: ORG_ID,
+  userid: 'bench',
+  action: 'create',
+  partnername: 'Bench Partner',
+  partner_type: 'both',
+  credit_limit: 100,
+});
 
 /**
  * Every scenario of one mode over its fixtures. Each request is made to succeed: a non-2xx is an
@@ -81,9 +88,18 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
       const [partner] = await f.partners();
       invoiceToGet = await f.createInvoice(partner as number);
       await f.validate(invoiceToGet);
-      await f.api.ok('/invoicing/invoice/new', { org_id: ORG_ID, id: invoiceToGet, register_payment: true, amount: 100, payment_date: today(), journal: 'Bank' });
+      await f.api.ok('/invoicing/invoice/new', {
+        org_id: ORG_ID,
+        id: invoiceToGet,
+        register_payment: true,
+        amount: 100,
+        payment_date: today(),
+        journal: 'Bank',
+      });
     },
-    steps: () => [{ name: 'get', path: '/invoicing/getinvoice', body: JSON.stringify({ org_id: ORG_ID, id: invoiceToGet, include_items: true }) }],
+    steps: () => [
+      { name: 'get', path: '/invoicing/getinvoice', body: JSON.stringify({ org_id: ORG_ID, id: invoiceToGet, include_items: true }) },
+    ],
   };
 
   const createPartner: Scenario = {
@@ -99,7 +115,9 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     title: 'create partner, Idempotency-Key',
     ceiling: 'create-partner',
     prepare: () => Promise.resolve(),
-    steps: () => [{ name: 'create', path: '/crm/editpatner', body: createPartnerBody, headers: () => ({ 'idempotency-key': randomUUID() }) }],
+    steps: () => [
+      { name: 'create', path: '/crm/editpatner', body: createPartnerBody, headers: () => ({ 'idempotency-key': randomUUID() }) },
+    ],
   };
 
   let partners: number[] = [];
@@ -150,7 +168,10 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
       const lagCount = Math.min(300, Math.ceil(amount / (connections === 1 ? 2 : 5)));
       const plain = await f.takeDrafts(amount - lagCount + connections * 2 + 16);
       const lags = await f.lagDrafts(lagCount);
-      queue = interleave(plain.map((id) => ({ id })), lags.map((l) => ({ id: l.id, lagPartner: l.partnerId })));
+      queue = interleave(
+        plain.map((id) => ({ id })),
+        lags.map((l) => ({ id: l.id, lagPartner: l.partnerId })),
+      );
       probe = new LagProbe(databaseUrl);
       await probe.start();
       return { amount, capSeconds: seconds * 2, lag: probe };
@@ -223,7 +244,8 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
       {
         name: 'convert',
         path: '/sales/addline',
-        body: (ctx) => `{"org_id":"${ORG_ID}","userid":"bench","action":"convert_to_invoice","quotation_id":${Number(ctx['quotation'] ?? 0)},"invoicetype":"invoiceout"}`,
+        body: (ctx) =>
+          `{"org_id":"${ORG_ID}","userid":"bench","action":"convert_to_invoice","quotation_id":${Number(ctx['quotation'] ?? 0)},"invoicetype":"invoiceout"}`,
       },
     ],
   };
@@ -252,7 +274,17 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     },
   };
 
-  return [listPartners, getInvoice, createPartner, createPartnerWithKey, createInvoice, validateInvoice, registerPayment, quotationConvert, stockAdjustment];
+  return [
+    listPartners,
+    getInvoice,
+    createPartner,
+    createPartnerWithKey,
+    createInvoice,
+    validateInvoice,
+    registerPayment,
+    quotationConvert,
+    stockAdjustment,
+  ];
 }
 
 /** `extra` spread evenly through `items`. */

@@ -51,7 +51,10 @@ export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: s
     PORT: String(port),
     LOG_LEVEL: 'warn',
   };
-  const child = spawn(process.execPath, [join(repoRoot, 'packages', 'launcher', 'dist', 'start.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'packages', 'launcher', 'dist', 'start.js')], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const base = `http://127.0.0.1:${port}`;
 
   let stopped = false;
@@ -107,4 +110,3 @@ async function waitHealthy(base: string, child: ChildProcess): Promise<void> {
   }
   throw new Error('the system did not become healthy within 60 s');
 }
-

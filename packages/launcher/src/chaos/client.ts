@@ -152,11 +152,21 @@ export class CarefulClient {
       };
     } catch (err) {
       const name = (err as Error).name;
-      return { status: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network', code: (err as { cause?: { code?: string } }).cause?.code };
+      return {
+        status: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network',
+        code: (err as { cause?: { code?: string } }).cause?.code,
+      };
     }
   }
 
-  private async attempt(org: number, path: string, body: Record<string, unknown>, key: string | undefined, phase: 'load' | 'replay' | 'read', write?: WriteRecord) {
+  private async attempt(
+    org: number,
+    path: string,
+    body: Record<string, unknown>,
+    key: string | undefined,
+    phase: 'load' | 'replay' | 'read',
+    write?: WriteRecord,
+  ) {
     const at = Date.now();
     const answer = await this.post(org, path, body, key);
     const attempt: Attempt = {
@@ -208,7 +218,11 @@ export class CarefulClient {
       const elapsed = Date.now() - started;
       const conflicted = firstConflict !== undefined && Date.now() - firstConflict >= this.opts.conflictBudgetMs;
       if (failures >= this.opts.maxAttempts || elapsed >= this.opts.budgetMs || conflicted) {
-        Object.assign(record, { outcome: 'unknown', status: typeof s === 'number' ? s : undefined, code: answer.code ?? (typeof s === 'string' ? s : undefined) });
+        Object.assign(record, {
+          outcome: 'unknown',
+          status: typeof s === 'number' ? s : undefined,
+          code: answer.code ?? (typeof s === 'string' ? s : undefined),
+        });
         return record;
       }
       // 409: the first request with this key is still running somewhere; ask again a bit later.

@@ -47,7 +47,12 @@ async function withAdmin<T>(adminUrl: string, work: (c: pg.Client) => Promise<T>
 }
 
 /** Runs a query, retrying while the server is restarting. */
-export async function queryEventually<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[] = [], timeoutMs = 30_000): Promise<R[]> {
+export async function queryEventually<R extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  sql: string,
+  params: unknown[] = [],
+  timeoutMs = 30_000,
+): Promise<R[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -22,11 +22,16 @@ export function isIdle(s: WorkState): boolean {
 
 /** Every subscription of the system: the consumer, the schema its inbox is in, the event types. */
 export function subscriptions(): Array<{ consumer: string; schema: string; events: readonly string[] }> {
-  return Object.values(serviceDefinitions).flatMap((def) => (def.subscriptions ?? []).map((s) => ({ consumer: s.name, schema: def.name, events: s.events })));
+  return Object.values(serviceDefinitions).flatMap((def) =>
+    (def.subscriptions ?? []).map((s) => ({ consumer: s.name, schema: def.name, events: s.events })),
+  );
 }
 
 /** Events published by any service's outbox that a subscriber has not recorded in its inbox. */
-export async function undeliveredEvents(pool: pg.Pool, limit = 5): Promise<Record<string, { count: number; examples: Array<{ event_id: string; type: string; outbox: string }> }>> {
+export async function undeliveredEvents(
+  pool: pg.Pool,
+  limit = 5,
+): Promise<Record<string, { count: number; examples: Array<{ event_id: string; type: string; outbox: string }> }>> {
   const tables = await existingTables(pool);
   const outboxes = [...tables].filter((t) => t.endsWith('.outbox')).map((t) => t.split('.')[0] as string);
   const out: Record<string, { count: number; examples: Array<{ event_id: string; type: string; outbox: string }> }> = {};
@@ -54,7 +59,13 @@ export async function workState(pool: pg.Pool, broker: BrokerInspector): Promise
   const unpublished: Record<string, number> = {};
   for (const t of tables) {
     if (!t.endsWith('.outbox')) continue;
-    const [row] = await queryEventually<{ n: string }>(pool, `select count(*) as n from ${t.split('.').map((p) => `"${p}"`).join('.')} where published_at is null`);
+    const [row] = await queryEventually<{ n: string }>(
+      pool,
+      `select count(*) as n from ${t
+        .split('.')
+        .map((p) => `"${p}"`)
+        .join('.')} where published_at is null`,
+    );
     unpublished[t.split('.')[0] as string] = Number(row?.n ?? 0);
   }
   const undelivered = Object.fromEntries(Object.entries(await undeliveredEvents(pool, 0)).map(([k, v]) => [k, v.count]));
@@ -77,7 +88,12 @@ export async function workState(pool: pg.Pool, broker: BrokerInspector): Promise
  * subscribers' inboxes, no due recurring child, event and retry queues empty), or until nothing has
  * moved for `stallMs` while only undeliverable work is left, or the time is up.
  */
-export async function waitDrained(pool: pg.Pool, broker: BrokerInspector, timeoutMs: number, stallMs = 8000): Promise<{ drained: boolean; ms: number; state: WorkState }> {
+export async function waitDrained(
+  pool: pg.Pool,
+  broker: BrokerInspector,
+  timeoutMs: number,
+  stallMs = 8000,
+): Promise<{ drained: boolean; ms: number; state: WorkState }> {
   const started = Date.now();
   let last = '';
   let lastChange = Date.now();

@@ -169,8 +169,20 @@ export async function runFaults(
     }
     const injectMs = Date.now() - t0;
     const ready = await waitReady(ctx.fleet, ctx.broker, ctx.gatewayUrl, ctx.options.recoverTimeoutMs);
-    log(`  ${note || error}; ${ready.ok ? `healthy again after ${ready.ms} ms` : `NOT healthy after ${ready.ms} ms: ${ready.missing.join('; ')}`}`);
-    records.push({ name: fault.name, at, startedAtMs: t0, injectMs, note, recovered: ready.ok, recoverMs: ready.ms, missing: ready.missing, error });
+    log(
+      `  ${note || error}; ${ready.ok ? `healthy again after ${ready.ms} ms` : `NOT healthy after ${ready.ms} ms: ${ready.missing.join('; ')}`}`,
+    );
+    records.push({
+      name: fault.name,
+      at,
+      startedAtMs: t0,
+      injectMs,
+      note,
+      recovered: ready.ok,
+      recoverMs: ready.ms,
+      missing: ready.missing,
+      error,
+    });
   }
   return records;
 }

@@ -104,11 +104,23 @@ export class Load {
   }
 
   /** One write; a chain goes on only with its 2xx reply. */
-  private async step(name: OpName, org: number, body: (key: string) => Record<string, unknown>, tags: Record<string, string | number> = {}, limits?: LoadLimits): Promise<Record<string, unknown>> {
+  private async step(
+    name: OpName,
+    org: number,
+    body: (key: string) => Record<string, unknown>,
+    tags: Record<string, string | number> = {},
+    limits?: LoadLimits,
+  ): Promise<Record<string, unknown>> {
     if (limits?.shouldStop()) throw new Stop('load over');
     const op = OPS[name];
     const path = canonicalPath(op);
-    const rec: WriteRecord = await this.client.write(op, org, path, (key) => ({ org_id: String(org), userid: 'chaos', ...body(key) }), tags);
+    const rec: WriteRecord = await this.client.write(
+      op,
+      org,
+      path,
+      (key) => ({ org_id: String(org), userid: 'chaos', ...body(key) }),
+      tags,
+    );
     if (rec.outcome !== 'ok' || !rec.reply) throw new Stop(`${name} ${rec.outcome}`);
     return rec.reply;
   }
@@ -162,7 +174,14 @@ export class Load {
     const reply = await this.step(
       'productCreate',
       w.org,
-      (key) => ({ name: `Chaos product ${key}`, description: key, price: this.money(1, 100), cost: this.money(1, 50), type: 'inventory', stock: 10 + Math.floor(this.random() * 90) }),
+      (key) => ({
+        name: `Chaos product ${key}`,
+        description: key,
+        price: this.money(1, 100),
+        cost: this.money(1, 50),
+        type: 'inventory',
+        stock: 10 + Math.floor(this.random() * 90),
+      }),
       {},
       limits,
     );
@@ -213,7 +232,13 @@ export class Load {
     for (let i = 0; i < adjustments; i++) {
       const qty = Object.fromEntries(w.locations.filter(() => this.random() < 0.8).map((loc) => [loc, Math.floor(this.random() * 200)]));
       if (Object.keys(qty).length === 0) qty[w.locations[0]!] = Math.floor(this.random() * 200);
-      await this.step('stockAdjust', w.org, (key) => ({ action: 'stock_adjustment', product_id: id, qty_locations: qty, adjustment_type: 'count', reference: key }), { productId: id }, l);
+      await this.step(
+        'stockAdjust',
+        w.org,
+        (key) => ({ action: 'stock_adjustment', product_id: id, qty_locations: qty, adjustment_type: 'count', reference: key }),
+        { productId: id },
+        l,
+      );
     }
   }
 
@@ -223,7 +248,12 @@ export class Load {
     const created = await this.step(
       'invoiceCreate',
       w.org,
-      (key) => ({ invoicetype: type, partner: String(partner), invoicereference: key, line_items: [this.line(w, 'created with the invoice')] }),
+      (key) => ({
+        invoicetype: type,
+        partner: String(partner),
+        invoicereference: key,
+        line_items: [this.line(w, 'created with the invoice')],
+      }),
       { partnerId: partner },
       l,
     );
@@ -240,7 +270,13 @@ export class Load {
     const payments = Math.floor(this.random() * 3);
     for (let i = 0; i < payments && due > 0; i++) {
       const amount = this.random() < 0.35 ? due : Math.max(0.01, Math.round(due * (0.2 + this.random() * 0.4) * 100) / 100);
-      const paid = await this.step('payment', w.org, () => ({ register_payment: true, id: invoiceId, amount, journal: 'Bank' }), { invoiceId }, l);
+      const paid = await this.step(
+        'payment',
+        w.org,
+        () => ({ register_payment: true, id: invoiceId, amount, journal: 'Bank' }),
+        { invoiceId },
+        l,
+      );
       due = Number(field(paid, 'invoice', 'due_amount'));
     }
   }
@@ -264,13 +300,26 @@ export class Load {
       l,
     );
     const id = numberAt(created, 'quotation', 'id');
-    await this.step('quotationAddLine', w.org, (key) => ({ action: 'add_line', quotation_id: id, ...this.line(w, key) }), { quotationId: id }, l);
+    await this.step(
+      'quotationAddLine',
+      w.org,
+      (key) => ({ action: 'add_line', quotation_id: id, ...this.line(w, key) }),
+      { quotationId: id },
+      l,
+    );
     return id;
   }
 
   private async convertScenario(w: OrgWorld, l: LoadLimits): Promise<void> {
     const id = await this.quotation(w, l);
-    const convert = () => this.step('quotationConvert', w.org, () => ({ action: 'convert_to_invoice', quotation_id: id, invoicetype: 'invoiceout' }), { quotationId: id }, l);
+    const convert = () =>
+      this.step(
+        'quotationConvert',
+        w.org,
+        () => ({ action: 'convert_to_invoice', quotation_id: id, invoicetype: 'invoiceout' }),
+        { quotationId: id },
+        l,
+      );
     let converted: Record<string, unknown>;
     try {
       converted = await convert();
@@ -283,7 +332,13 @@ export class Load {
         await this.step('quotationCancel', w.org, () => ({ action: 'cancel_quotation', quotation_id: id }), { quotationId: id }, l);
         return;
       }
-      await this.step('quotationAddLine', w.org, (key) => ({ action: 'add_line', quotation_id: id, ...this.line(w, key) }), { quotationId: id }, l).catch(() => undefined);
+      await this.step(
+        'quotationAddLine',
+        w.org,
+        (key) => ({ action: 'add_line', quotation_id: id, ...this.line(w, key) }),
+        { quotationId: id },
+        l,
+      ).catch(() => undefined);
       converted = await convert();
     }
     // Some converted invoices stay drafts, so partners carry committed amounts at the end.
@@ -312,7 +367,12 @@ export class Load {
         partner: String(partner),
         invoicereference: key,
         line_items: [this.line(w, 'recurring line')],
-        recurring: { enabled: true, frequency: RECURRING.frequency, start_date: daysFromNow(-RECURRING.daysBack), occurrences_count: RECURRING.occurrences },
+        recurring: {
+          enabled: true,
+          frequency: RECURRING.frequency,
+          start_date: daysFromNow(-RECURRING.daysBack),
+          occurrences_count: RECURRING.occurrences,
+        },
       }),
       { partnerId: partner, recurring: 1 },
       l,

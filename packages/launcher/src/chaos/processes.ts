@@ -85,7 +85,9 @@ export class Fleet {
           this.running.delete(name);
           const expected = entry.expectExit || this.stopping;
           this.exits.push({ name, code, signal, at: Date.now(), expected });
-          log?.write(`\n=== ${new Date().toISOString()} chaos: ${name} exited (code ${code}, signal ${signal})${expected ? '' : ' UNEXPECTEDLY'}\n`);
+          log?.write(
+            `\n=== ${new Date().toISOString()} chaos: ${name} exited (code ${code}, signal ${signal})${expected ? '' : ' UNEXPECTEDLY'}\n`,
+          );
           if (!expected) {
             this.onEvent(`${name} exited by itself (code ${code}, signal ${signal}); restarting it`);
             setTimeout(() => {

@@ -36,7 +36,12 @@ export async function readiness(fleet: Fleet, broker: BrokerInspector, gatewayUr
 }
 
 /** Polls until ready; answers how long it took, or what was still missing when time ran out. */
-export async function waitReady(fleet: Fleet, broker: BrokerInspector, gatewayUrl: string, timeoutMs: number): Promise<{ ok: boolean; ms: number; missing: string[] }> {
+export async function waitReady(
+  fleet: Fleet,
+  broker: BrokerInspector,
+  gatewayUrl: string,
+  timeoutMs: number,
+): Promise<{ ok: boolean; ms: number; missing: string[] }> {
   const started = Date.now();
   let last: Readiness = { ready: false, missing: ['not checked'] };
   while (Date.now() - started < timeoutMs) {

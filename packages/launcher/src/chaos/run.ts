@@ -130,7 +130,9 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     const shouldStop = () => client.writeCount >= options.maxWrites || (faultsDone && Date.now() - loadStart >= options.seconds * 1000);
     const faultCtx = { fleet, proxies, options, broker, gatewayUrl };
     const [faults] = await Promise.all([
-      runFaults(faultPlan(options.mode, fleet), faultCtx, { startedAt: loadStart, spreadMs: options.seconds * 1000 }, log).finally(() => (faultsDone = true)),
+      runFaults(faultPlan(options.mode, fleet), faultCtx, { startedAt: loadStart, spreadMs: options.seconds * 1000 }, log).finally(
+        () => (faultsDone = true),
+      ),
       load.run({ shouldStop, concurrency: options.concurrency, maxRecurring: 12 }),
     ]);
     report.faults = faults;
@@ -185,12 +187,20 @@ function summarizeWrites(report: RunReport, client: CarefulClient): void {
     if (w.attempts.length > 1) c.retried += 1;
   }
   const count = (o: string) => client.writes.filter((w) => w.outcome === o).length;
-  const ms = client.writes.flatMap((w) => w.attempts.filter((a) => typeof a.status === 'number' && a.status < 300).map((a) => a.ms)).sort((a, b) => a - b);
+  const ms = client.writes
+    .flatMap((w) => w.attempts.filter((a) => typeof a.status === 'number' && a.status < 300).map((a) => a.ms))
+    .sort((a, b) => a - b);
   const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0;
   const latencyMs = { p50: at(0.5), p95: at(0.95), max: ms[ms.length - 1] ?? 0 };
-  const unsettled = client.writes
-    .filter((w) => w.outcome === 'unknown')
-    .map((w) => `${w.op} ${w.key}: ${describeAttempts(w.attempts)}`);
-  report.writes = { total: client.writes.length, ok: count('ok'), refused: count('refused'), unknown: count('unknown'), unsettled, latencyMs, byOp };
+  const unsettled = client.writes.filter((w) => w.outcome === 'unknown').map((w) => `${w.op} ${w.key}: ${describeAttempts(w.attempts)}`);
+  report.writes = {
+    total: client.writes.length,
+    ok: count('ok'),
+    refused: count('refused'),
+    unknown: count('unknown'),
+    unsettled,
+    latencyMs,
+    byOp,
+  };
   report.seen = Object.fromEntries(client.seen);
 }

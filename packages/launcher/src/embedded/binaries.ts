@@ -23,7 +23,9 @@ export function locateBinaries(user: RunAs): Binaries {
     // Resolved, not loaded: the package only says where its native/ folder is.
     entry = require.resolve(packageName);
   } catch {
-    throw new Error(`No embedded PostgreSQL for ${platform()}-${arch()} (${packageName} is not installed): run npm install, or set DATABASE_URL to a PostgreSQL server.`);
+    throw new Error(
+      `No embedded PostgreSQL for ${platform()}-${arch()} (${packageName} is not installed): run npm install, or set DATABASE_URL to a PostgreSQL server.`,
+    );
   }
   const nativeDir = join(dirname(entry), '..', 'native');
   const postgres = join(nativeDir, 'bin', 'postgres');

@@ -16,9 +16,13 @@ export function postgresUser(): RunAs {
   const lookup = () => spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
   if (lookup().status !== 0) {
     try {
-      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
+      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], {
+        stdio: 'ignore',
+      });
     } catch {
-      throw new Error('PostgreSQL cannot run as root and there is no `postgres` user to run it as: create one (useradd --system postgres) or run npm start as another user.');
+      throw new Error(
+        'PostgreSQL cannot run as root and there is no `postgres` user to run it as: create one (useradd --system postgres) or run npm start as another user.',
+      );
     }
   }
   const uid = Number(lookup().stdout.trim());

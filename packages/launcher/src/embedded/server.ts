@@ -35,7 +35,14 @@ export async function initialiseIfNeeded(c: Cluster): Promise<void> {
   writeFileSync(pwfile, `${c.password}\n`, { mode: 0o600 });
   if (c.user.uid !== undefined) chownSync(pwfile, c.user.uid, c.user.gid ?? c.user.uid);
   try {
-    await run(c, c.binaries.initdb, [`--pgdata=${c.dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-locale']);
+    await run(c, c.binaries.initdb, [
+      `--pgdata=${c.dataDir}`,
+      '--auth=password',
+      '--username=postgres',
+      `--pwfile=${pwfile}`,
+      '--encoding=UTF8',
+      '--no-locale',
+    ]);
   } finally {
     unlinkSync(pwfile);
   }
@@ -44,10 +51,14 @@ export async function initialiseIfNeeded(c: Cluster): Promise<void> {
 /** Starts the server on 127.0.0.1 only and waits until it takes connections. */
 export async function startServer(c: Cluster): Promise<{ stop(): Promise<void> }> {
   if (!(await portIsFree(c.port))) throw new Error(explainStartFailure('Address already in use', c));
-  const child = spawn(c.binaries.postgres, ['-D', c.dataDir, '-p', String(c.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${tmpdir()}`], {
-    ...ids(c.user),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    c.binaries.postgres,
+    ['-D', c.dataDir, '-p', String(c.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${tmpdir()}`],
+    {
+      ...ids(c.user),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   await waitReady(c, child, () => stderr);
@@ -74,7 +85,8 @@ async function waitReady(c: Cluster, child: ChildProcess, stderr: () => string):
       // Whoever answers on the port must be this server, not one that took the port meanwhile.
       const { rows } = await client.query('show data_directory');
       await client.end();
-      if (exited || (rows[0] as { data_directory: string }).data_directory !== c.dataDir) throw new Error(explainStartFailure('Address already in use', c));
+      if (exited || (rows[0] as { data_directory: string }).data_directory !== c.dataDir)
+        throw new Error(explainStartFailure('Address already in use', c));
       return;
     } catch (err) {
       if ((err as Error).message.startsWith('Port ')) {

@@ -65,7 +65,13 @@ export class AmqpBus implements Bus {
   }
 
   serve(service: string, operations: readonly string[], server: RpcServer): Promise<void> {
-    const opts = { queue: rpcQueueName(this.opts.prefix, service), exchange: this.rpcExchange, operations, prefetch: this.opts.rpcPrefetch ?? 32, log: this.opts.log };
+    const opts = {
+      queue: rpcQueueName(this.opts.prefix, service),
+      exchange: this.rpcExchange,
+      operations,
+      prefetch: this.opts.rpcPrefetch ?? 32,
+      log: this.opts.log,
+    };
     return serveRpc(this.connection, this.consumers, opts, server);
   }
 
@@ -76,14 +82,20 @@ export class AmqpBus implements Bus {
   /** `sub.store` is not used: the broker's durable queues keep what is not handled yet. */
   subscribe(sub: Subscription): Promise<void> {
     const retryBaseMs = this.opts.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
-    return consumeEvents(this.connection, this.consumers, this.events, {
-      queues: consumerQueues(this.opts.prefix, sub.name, retryBaseMs),
-      exchange: this.eventsExchange,
-      prefetch: this.opts.eventPrefetch ?? 16,
-      maxAttempts: this.opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      retryBaseMs,
-      log: this.opts.log,
-    }, sub);
+    return consumeEvents(
+      this.connection,
+      this.consumers,
+      this.events,
+      {
+        queues: consumerQueues(this.opts.prefix, sub.name, retryBaseMs),
+        exchange: this.eventsExchange,
+        prefetch: this.opts.eventPrefetch ?? 16,
+        maxAttempts: this.opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        retryBaseMs,
+        log: this.opts.log,
+      },
+      sub,
+    );
   }
 
   stopConsuming(): Promise<void> {
@@ -102,6 +114,9 @@ export class AmqpBus implements Bus {
    */
   async destroyTopology(opts: { exchanges?: boolean } = {}): Promise<void> {
     const { declared } = this.connection;
-    await deleteTopology(this.opts.url, { queues: [...declared.queues], exchanges: opts.exchanges === false ? [] : [...declared.exchanges] });
+    await deleteTopology(this.opts.url, {
+      queues: [...declared.queues],
+      exchanges: opts.exchanges === false ? [] : [...declared.exchanges],
+    });
   }
 }

@@ -2,7 +2,15 @@ import { RETRY_CAP_MS, retryDelayMs, retryTiers } from './backoff';
 
 describe('retry back-off', () => {
   it('doubles from the base up to five minutes', () => {
-    expect([1, 2, 3, 8, 9, 10, 20].map((a) => retryDelayMs(a, 1000))).toEqual([1000, 2000, 4000, 128_000, 256_000, RETRY_CAP_MS, RETRY_CAP_MS]);
+    expect([1, 2, 3, 8, 9, 10, 20].map((a) => retryDelayMs(a, 1000))).toEqual([
+      1000,
+      2000,
+      4000,
+      128_000,
+      256_000,
+      RETRY_CAP_MS,
+      RETRY_CAP_MS,
+    ]);
     expect(retryTiers(1000)).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, RETRY_CAP_MS]);
   });
 

@@ -48,7 +48,10 @@ export class AmqpConnection {
   }
 
   private async open(): Promise<void> {
-    const conn = await amqp.connect(withHeartbeat(this.opts.url), { noDelay: true, clientProperties: { connection_name: this.opts.prefix } });
+    const conn = await amqp.connect(withHeartbeat(this.opts.url), {
+      noDelay: true,
+      clientProperties: { connection_name: this.opts.prefix },
+    });
     conn.on('error', (err: Error) => this.opts.log.warn({ err: err.message }, 'RabbitMQ connection error'));
     conn.on('close', () => this.onConnectionLost(conn));
     try {

@@ -37,7 +37,12 @@ export async function consumeEvents(
     await ch.assertQueue(queues.main, { durable: true });
     for (const tier of queues.retries) {
       // Waits out the tier's delay, then dead-letters back to the main queue through the default exchange.
-      await ch.assertQueue(tier.queue, { durable: true, messageTtl: tier.delayMs, deadLetterExchange: '', deadLetterRoutingKey: queues.main });
+      await ch.assertQueue(tier.queue, {
+        durable: true,
+        messageTtl: tier.delayMs,
+        deadLetterExchange: '',
+        deadLetterRoutingKey: queues.main,
+      });
     }
     await ch.assertQueue(queues.dead, { durable: true });
     [queues.main, ...queues.retries.map((t) => t.queue), queues.dead].forEach((q) => connection.declared.queues.add(q));
@@ -48,7 +53,13 @@ export async function consumeEvents(
   });
 }
 
-async function handleEvent(acks: ChannelAcks, msg: amqp.ConsumeMessage, sub: Subscription, publisher: EventPublisher, opts: EventConsumerOptions): Promise<void> {
+async function handleEvent(
+  acks: ChannelAcks,
+  msg: amqp.ConsumeMessage,
+  sub: Subscription,
+  publisher: EventPublisher,
+  opts: EventConsumerOptions,
+): Promise<void> {
   const { queues, log } = opts;
   acks.received(msg);
   const attempt = Number(msg.properties.headers?.['x-attempt'] ?? 1);

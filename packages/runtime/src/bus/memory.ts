@@ -123,7 +123,10 @@ export class MemoryBus implements Bus {
     try {
       await write();
     } catch (err) {
-      this.opts.log.warn({ err: (err as Error).message, consumer: sub.name, event_id: event.id }, 'could not record the delivery in its store');
+      this.opts.log.warn(
+        { err: (err as Error).message, consumer: sub.name, event_id: event.id },
+        'could not record the delivery in its store',
+      );
     }
   }
 

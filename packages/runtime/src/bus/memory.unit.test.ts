@@ -31,7 +31,13 @@ function mapStore() {
   return { store, rows, dead };
 }
 
-const anEvent = (n = 1): EventEnvelope => ({ id: `00000000-0000-4000-8000-00000000000${n}`, type: 'e.happened', occurred_at: '', org_id: 1, data: {} });
+const anEvent = (n = 1): EventEnvelope => ({
+  id: `00000000-0000-4000-8000-00000000000${n}`,
+  type: 'e.happened',
+  occurred_at: '',
+  org_id: 1,
+  data: {},
+});
 
 async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -139,7 +145,7 @@ describe('in-process bus', () => {
       expect(attempts).toEqual([1, 2, 3]);
     });
 
-    it('moves an event that failed its last attempt to the store\'s dead letters', async () => {
+    it("moves an event that failed its last attempt to the store's dead letters", async () => {
       const { store, rows, dead } = mapStore();
       const bus = new MemoryBus({ log, maxAttempts: 2, retryBaseMs: 1 });
       await bus.subscribe(recording(store, [], () => true));

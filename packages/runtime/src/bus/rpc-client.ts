@@ -49,7 +49,14 @@ export class RpcClient {
     });
   }
 
-  private publishRequest(channel: amqp.Channel, operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number, correlationId: string): void {
+  private publishRequest(
+    channel: amqp.Channel,
+    operation: string,
+    payload: unknown,
+    meta: RequestMeta,
+    timeoutMs: number,
+    correlationId: string,
+  ): void {
     channel.publish(this.exchange, operation, Buffer.from(JSON.stringify(payload)), {
       correlationId,
       replyTo: REPLY_TO,
@@ -91,7 +98,11 @@ export class RpcClient {
           if (!msg) return;
           const headers = msg.properties.headers ?? {};
           // Undefined when the caller gave up already.
-          this.settle(msg.properties.correlationId)?.resolve({ ok: headers['x-ok'] === true, status: Number(headers['x-status']), json: msg.content.toString() });
+          this.settle(msg.properties.correlationId)?.resolve({
+            ok: headers['x-ok'] === true,
+            status: Number(headers['x-status']),
+            json: msg.content.toString(),
+          });
         },
         { noAck: true },
       );

@@ -10,9 +10,19 @@ describe('raw replies', () => {
   });
 
   it('carry an error without its status inside the json', () => {
-    const reply: RpcReply = { ok: false, status: 400, code: 'not_found', message: 'Partner 9 not found', errors: [{ field: 'partner_id', message: 'x' }] };
+    const reply: RpcReply = {
+      ok: false,
+      status: 400,
+      code: 'not_found',
+      message: 'Partner 9 not found',
+      errors: [{ field: 'partner_id', message: 'x' }],
+    };
     const raw = toRawReply(reply);
-    expect(JSON.parse(raw.json)).toEqual({ code: 'not_found', message: 'Partner 9 not found', errors: [{ field: 'partner_id', message: 'x' }] });
+    expect(JSON.parse(raw.json)).toEqual({
+      code: 'not_found',
+      message: 'Partner 9 not found',
+      errors: [{ field: 'partner_id', message: 'x' }],
+    });
     expect(parseRawReply(raw)).toEqual(reply);
   });
 });

@@ -148,7 +148,9 @@ function outboxSnapshots(): Promise<OutboxSnapshot[]> {
 
 async function readOutboxes(): Promise<OutboxSnapshot[]> {
   const services = [...watched].filter(([, w]) => w.outbox);
-  const read = await Promise.all(services.map(([service, { db }]) => withTimeout(readOutbox(service, db), SCRAPE_QUERY_TIMEOUT_MS).catch(() => undefined)));
+  const read = await Promise.all(
+    services.map(([service, { db }]) => withTimeout(readOutbox(service, db), SCRAPE_QUERY_TIMEOUT_MS).catch(() => undefined)),
+  );
   return read.filter((s): s is OutboxSnapshot => s !== undefined);
 }
 

@@ -37,7 +37,9 @@ async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
 async function sample(name: string, labels: Record<string, string>): Promise<number> {
   const metric = (await metricsRegistry.getMetricsAsJSON()).find((m) => m.name === name.replace(/_(count|sum|bucket)$/, ''));
   const values = (metric?.values ?? []) as Array<{ value: number; labels: Record<string, unknown>; metricName?: string }>;
-  const found = values.find((v) => (v.metricName ?? metric?.name) === name && Object.entries(labels).every(([k, val]) => String(v.labels[k]) === val));
+  const found = values.find(
+    (v) => (v.metricName ?? metric?.name) === name && Object.entries(labels).every(([k, val]) => String(v.labels[k]) === val),
+  );
   return found?.value ?? 0;
 }
 
@@ -77,7 +79,18 @@ describe('pure parts', () => {
   it('renders the named metrics in the Prometheus text format', async () => {
     const { contentType, body } = await renderMetrics();
     expect(contentType).toMatch(/^text\/plain/);
-    for (const name of ['bo_http_request_duration_seconds', 'bo_rpc_client_duration_seconds', 'bo_rpc_handler_duration_seconds', 'bo_events_consumed_total', 'bo_outbox_pending_events', 'bo_outbox_oldest_pending_age_seconds', 'bo_event_dead_letters', 'bo_events_dead_lettered_total', 'bo_db_pool_connections', 'process_cpu_user_seconds_total']) {
+    for (const name of [
+      'bo_http_request_duration_seconds',
+      'bo_rpc_client_duration_seconds',
+      'bo_rpc_handler_duration_seconds',
+      'bo_events_consumed_total',
+      'bo_outbox_pending_events',
+      'bo_outbox_oldest_pending_age_seconds',
+      'bo_event_dead_letters',
+      'bo_events_dead_lettered_total',
+      'bo_db_pool_connections',
+      'process_cpu_user_seconds_total',
+    ]) {
       expect(body).toContain(`# TYPE ${name}`);
     }
   });
@@ -92,7 +105,12 @@ describe('traced and measured bus', () => {
   const spans = () => exporter.getFinishedSpans();
   const named = (name: string): ReadableSpan => {
     const span = spans().find((s) => s.name === name);
-    if (!span) throw new Error(`no span ${name} among ${spans().map((s) => s.name).join(', ')}`);
+    if (!span)
+      throw new Error(
+        `no span ${name} among ${spans()
+          .map((s) => s.name)
+          .join(', ')}`,
+      );
     return span;
   };
   const serviceOf = (s: ReadableSpan) => s.resource.attributes['service.name'];
@@ -132,10 +150,16 @@ describe('traced and measured bus', () => {
     const callee = observeBus(memory, 'callee', 3);
     const caller = observeBus(memory, 'caller', 3);
     await callee.serve('callee', ['callee.get', 'callee.refuse'], async (op) =>
-      op === 'callee.get' ? { ok: true, status: 200, body: { traced: currentTraceContext() !== undefined } } : { ok: false, status: 400, code: 'validation_failed', message: 'no' },
+      op === 'callee.get'
+        ? { ok: true, status: 200, body: { traced: currentTraceContext() !== undefined } }
+        : { ok: false, status: 400, code: 'validation_failed', message: 'no' },
     );
     const beforeOk = await sample('bo_rpc_client_duration_seconds_count', { service: 'caller', operation: 'callee.get', outcome: 'ok' });
-    const beforeRefused = await sample('bo_rpc_handler_duration_seconds_count', { service: 'callee', operation: 'callee.refuse', outcome: 'refused' });
+    const beforeRefused = await sample('bo_rpc_handler_duration_seconds_count', {
+      service: 'callee',
+      operation: 'callee.refuse',
+      outcome: 'refused',
+    });
 
     const root = startSpan('caller', 'request', SpanKind.SERVER);
     const reply = await withActiveSpan(root, () => caller.request('callee.get', {}, { orgId: 1, requestId: 'r1' }, 1000));
@@ -151,12 +175,16 @@ describe('traced and measured bus', () => {
     expect(server.spanContext().traceId).toBe(root.spanContext().traceId);
     expect(server.parentSpanContext?.spanId).toBe(client.spanContext().spanId);
     expect(server.kind).toBe(SpanKind.SERVER);
-    expect(await sample('bo_rpc_client_duration_seconds_count', { service: 'caller', operation: 'callee.get', outcome: 'ok' })).toBe(beforeOk + 1);
-    expect(await sample('bo_rpc_handler_duration_seconds_count', { service: 'callee', operation: 'callee.refuse', outcome: 'refused' })).toBe(beforeRefused + 1);
+    expect(await sample('bo_rpc_client_duration_seconds_count', { service: 'caller', operation: 'callee.get', outcome: 'ok' })).toBe(
+      beforeOk + 1,
+    );
+    expect(
+      await sample('bo_rpc_handler_duration_seconds_count', { service: 'callee', operation: 'callee.refuse', outcome: 'refused' }),
+    ).toBe(beforeRefused + 1);
     await memory.close();
   });
 
-  it('publishes an event in the trace it was recorded in, not the publisher\'s own, and its consumer continues it', async () => {
+  it("publishes an event in the trace it was recorded in, not the publisher's own, and its consumer continues it", async () => {
     const memory = new MemoryBus({ log, maxAttempts: 2, retryBaseMs: 1 });
     const producer = observeBus(memory, 'producer', 2);
     const consumer = observeBus(memory, 'consumer', 2);
@@ -194,9 +222,13 @@ describe('traced and measured bus', () => {
     expect(consume.parentSpanContext?.spanId).toBe(publish.spanContext().spanId);
     expect(serviceOf(consume)).toBe('consumer');
     expect(consume.kind).toBe(SpanKind.CONSUMER);
-    expect(await sample('bo_events_consumed_total', { service: 'consumer', consumer: 'consumer.things', outcome: 'ok' })).toBe(okBefore + 1);
+    expect(await sample('bo_events_consumed_total', { service: 'consumer', consumer: 'consumer.things', outcome: 'ok' })).toBe(
+      okBefore + 1,
+    );
     expect(await sample('bo_events_dead_lettered_total', { service: 'consumer', consumer: 'consumer.things' })).toBe(deadBefore + 1);
-    expect(await sample('bo_events_consumed_total', { service: 'consumer', consumer: 'consumer.things', outcome: 'retry' })).toBeGreaterThanOrEqual(1);
+    expect(
+      await sample('bo_events_consumed_total', { service: 'consumer', consumer: 'consumer.things', outcome: 'retry' }),
+    ).toBeGreaterThanOrEqual(1);
     await memory.close();
   });
 });

@@ -9,7 +9,11 @@ import { traceQueries } from './sql-spans';
  * handler and event metrics and spans), its SQL traced, and its pool, outbox and stored dead
  * letters reported on scrape until stop().
  */
-export function observeService(name: string, deps: { db: Knex; bus: Bus; config: { EVENT_MAX_ATTEMPTS: number } }, opts: { outbox?: boolean } = {}): { bus: Bus; stop(): void } {
+export function observeService(
+  name: string,
+  deps: { db: Knex; bus: Bus; config: { EVENT_MAX_ATTEMPTS: number } },
+  opts: { outbox?: boolean } = {},
+): { bus: Bus; stop(): void } {
   traceQueries(deps.db, name);
   const unwatch = watchDatabase(name, deps.db, { outbox: opts.outbox ?? true });
   return { bus: observeBus(deps.bus, name, deps.config.EVENT_MAX_ATTEMPTS), stop: unwatch };

@@ -3,7 +3,17 @@ import type { EventEnvelope } from '@bo/contracts';
 import { BusError } from '../errors';
 import type { Bus, EventDelivery, PublishOptions, RequestMeta, RpcServer, Subscription } from '../bus/types';
 import { metrics, rpcOutcome, secondsSince } from './metrics';
-import { extractContext, injectContext, inSpan, otelContext, ROOT_CONTEXT, SpanKind, startSpan, tracingEnabled, type Span } from './tracing';
+import {
+  extractContext,
+  injectContext,
+  inSpan,
+  otelContext,
+  ROOT_CONTEXT,
+  SpanKind,
+  startSpan,
+  tracingEnabled,
+  type Span,
+} from './tracing';
 
 /**
  * A service's view of the bus with its metrics and spans: RPC calls (client side), the requests it
@@ -22,14 +32,22 @@ export class ObservedBus implements Bus {
     return this.inner.kind;
   }
 
-  request: Bus['request'] = (operation, payload, meta, timeoutMs) => this.call(operation, meta, (m) => this.inner.request(operation, payload, m, timeoutMs));
+  request: Bus['request'] = (operation, payload, meta, timeoutMs) =>
+    this.call(operation, meta, (m) => this.inner.request(operation, payload, m, timeoutMs));
 
-  requestRaw: Bus['requestRaw'] = (operation, payload, meta, timeoutMs) => this.call(operation, meta, (m) => this.inner.requestRaw(operation, payload, m, timeoutMs));
+  requestRaw: Bus['requestRaw'] = (operation, payload, meta, timeoutMs) =>
+    this.call(operation, meta, (m) => this.inner.requestRaw(operation, payload, m, timeoutMs));
 
-  private async call<R extends { ok: boolean; status: number }>(operation: string, meta: RequestMeta, send: (meta: RequestMeta) => Promise<R>): Promise<R> {
+  private async call<R extends { ok: boolean; status: number }>(
+    operation: string,
+    meta: RequestMeta,
+    send: (meta: RequestMeta) => Promise<R>,
+  ): Promise<R> {
     const started = performance.now();
     let outcome = 'failed';
-    const span = tracingEnabled() ? startSpan(this.service, `call ${operation}`, SpanKind.CLIENT, otelContext.active(), { 'rpc.method': operation }) : undefined;
+    const span = tracingEnabled()
+      ? startSpan(this.service, `call ${operation}`, SpanKind.CLIENT, otelContext.active(), { 'rpc.method': operation })
+      : undefined;
     try {
       const reply = await send(span ? { ...meta, trace: injectContext(traceOf(span)) } : meta);
       outcome = rpcOutcome(reply);
@@ -48,7 +66,9 @@ export class ObservedBus implements Bus {
       const started = performance.now();
       let outcome = 'failed';
       const parent = tracingEnabled() ? extractContext(meta.trace) : undefined;
-      const span = parent ? startSpan(this.service, operation, SpanKind.SERVER, parent, { 'rpc.method': operation, 'request.id': meta.requestId }) : undefined;
+      const span = parent
+        ? startSpan(this.service, operation, SpanKind.SERVER, parent, { 'rpc.method': operation, 'request.id': meta.requestId })
+        : undefined;
       try {
         const reply = span ? await inSpan(span, parent!, () => server(operation, payload, meta)) : await server(operation, payload, meta);
         outcome = rpcOutcome(reply);
@@ -63,7 +83,9 @@ export class ObservedBus implements Bus {
 
   /** Continues the trace stored with the event's outbox row (opts.trace), not whatever is active here. */
   async publish(event: EventEnvelope, opts: PublishOptions = {}): Promise<void> {
-    const span = tracingEnabled() ? startSpan(this.service, `publish ${event.type}`, SpanKind.PRODUCER, extractContext(opts.trace), eventAttributes(event)) : undefined;
+    const span = tracingEnabled()
+      ? startSpan(this.service, `publish ${event.type}`, SpanKind.PRODUCER, extractContext(opts.trace), eventAttributes(event))
+      : undefined;
     try {
       if (span) {
         const ctx = traceOf(span);
@@ -107,7 +129,11 @@ export class ObservedBus implements Bus {
    */
   private consumerSpan(consumer: string, event: EventEnvelope, delivery: EventDelivery): { span: Span; parent: Context } {
     const parent = delivery.trace ? extractContext(delivery.trace) : this.inner.kind === 'memory' ? otelContext.active() : ROOT_CONTEXT;
-    const span = startSpan(this.service, `consume ${event.type}`, SpanKind.CONSUMER, parent, { ...eventAttributes(event), 'messaging.consumer.group.name': consumer, 'messaging.delivery.attempt': delivery.attempt });
+    const span = startSpan(this.service, `consume ${event.type}`, SpanKind.CONSUMER, parent, {
+      ...eventAttributes(event),
+      'messaging.consumer.group.name': consumer,
+      'messaging.delivery.attempt': delivery.attempt,
+    });
     return { span, parent };
   }
 

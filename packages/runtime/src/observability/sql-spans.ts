@@ -23,7 +23,13 @@ export function traceQueries(db: Knex, service: string): void {
   db.on('query', (q: QueryData) => {
     if (!q.__knexQueryUid || !trace.getSpan(context.active())) return;
     const sql = q.sql ?? '';
-    open.set(q.__knexQueryUid, startSpan(service, sqlSpanName(sql), SpanKind.CLIENT, context.active(), { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL, [ATTR_DB_QUERY_TEXT]: sql }));
+    open.set(
+      q.__knexQueryUid,
+      startSpan(service, sqlSpanName(sql), SpanKind.CLIENT, context.active(), {
+        [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+        [ATTR_DB_QUERY_TEXT]: sql,
+      }),
+    );
   });
   const end = (q: QueryData, err?: unknown) => {
     const span = q.__knexQueryUid ? open.get(q.__knexQueryUid) : undefined;

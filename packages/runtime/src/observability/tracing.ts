@@ -1,9 +1,26 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 export { SpanKind, type Span };
@@ -68,7 +85,10 @@ export async function flushTracing(): Promise<void> {
 export function tracerOf(service: string): Tracer {
   let tracer = tracers.get(service);
   if (!tracer) {
-    const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: service }), spanProcessors: processor ? [processor] : [] });
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: service }),
+      spanProcessors: processor ? [processor] : [],
+    });
     providers.set(service, provider);
     tracer = provider.getTracer('@bo/runtime');
     tracers.set(service, tracer);
@@ -77,7 +97,13 @@ export function tracerOf(service: string): Tracer {
 }
 
 /** Starts a span of the service under the given parent context (the active one by default). */
-export function startSpan(service: string, name: string, kind: SpanKind, parent: Context = context.active(), attributes?: Attributes): Span {
+export function startSpan(
+  service: string,
+  name: string,
+  kind: SpanKind,
+  parent: Context = context.active(),
+  attributes?: Attributes,
+): Span {
   return tracerOf(service).startSpan(name, { kind, attributes: { [ATTR_SERVICE_NAME]: service, ...attributes } }, parent);
 }
 

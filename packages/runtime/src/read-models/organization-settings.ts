@@ -30,7 +30,12 @@ export function organizationSettingsMigration(name: string): Migration {
 }
 
 export async function rememberOrganization(db: Knex, profile: organization.ProfileSummary): Promise<void> {
-  await keepNewest(db, { table: 'organization_settings', key: ['org_id'] }, { org_id: profile.org_id, time_zone: profile.time_zone }, profile.version);
+  await keepNewest(
+    db,
+    { table: 'organization_settings', key: ['org_id'] },
+    { org_id: profile.org_id, time_zone: profile.time_zone },
+    profile.version,
+  );
 }
 
 /**

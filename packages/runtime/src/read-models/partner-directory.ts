@@ -97,7 +97,11 @@ async function fetchPartner(ctx: HandlerContext, partnerId: number): Promise<Kep
   } catch (err) {
     if (err instanceof BusError) {
       const timeout = err.kind === 'timeout';
-      throw new AppError(timeout ? 504 : 503, timeout ? 'timeout' : 'service_unavailable', `The partners service could not be asked about partner ${partnerId}: ${err.message}; nothing was written, retry later`);
+      throw new AppError(
+        timeout ? 504 : 503,
+        timeout ? 'timeout' : 'service_unavailable',
+        `The partners service could not be asked about partner ${partnerId}: ${err.message}; nothing was written, retry later`,
+      );
     }
     throw err;
   }

@@ -1,6 +1,5 @@
 import type { Knex } from '../db';
 
-
 export interface VersionedTable {
   table: string;
   /** The row's identity (its primary key). */
@@ -20,10 +19,10 @@ export async function keepNewest(db: Knex, spec: VersionedTable, row: Record<str
   const values = [...Object.values(row), version];
   const updates = columns
     .filter((c) => !spec.key.includes(c) && c !== 'version')
-    .map((c) => (c === spec.final ? `?? = coalesce(d.??, excluded.??)` : `?? = case when excluded.version >= d.version then excluded.?? else d.?? end`));
-  const updateBindings = columns
-    .filter((c) => !spec.key.includes(c) && c !== 'version')
-    .flatMap((c) => [c, c, c]);
+    .map((c) =>
+      c === spec.final ? `?? = coalesce(d.??, excluded.??)` : `?? = case when excluded.version >= d.version then excluded.?? else d.?? end`,
+    );
+  const updateBindings = columns.filter((c) => !spec.key.includes(c) && c !== 'version').flatMap((c) => [c, c, c]);
   await db.raw(
     `insert into ?? as d (${columns.map(() => '??').join(', ')}) values (${columns.map(() => '?').join(', ')})
      on conflict (${spec.key.map(() => '??').join(', ')}) do update set ${[...updates, 'version = greatest(d.version, excluded.version)'].join(', ')}`,

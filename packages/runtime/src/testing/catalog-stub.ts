@@ -52,7 +52,13 @@ export async function startCatalogStub(opts: { amqpUrl: string; prefix: string }
     const products = (req.product_ids ?? []).filter((id) => !stub.missing.has(id)).map((id) => stubProduct(id, stub.products.get(id)));
     const locations = (req.location_ids ?? [])
       .filter((id) => stub.locations.has(id))
-      .map((id) => ({ warehouse_id: '1', warehouse_name: 'Main Warehouse', location_id: id, location_name: `Location ${id}`, is_default: false }));
+      .map((id) => ({
+        warehouse_id: '1',
+        warehouse_name: 'Main Warehouse',
+        location_id: id,
+        location_name: `Location ${id}`,
+        is_default: false,
+      }));
     return { ok: true, status: 200, body: { message: 'Catalog records found', products, variants: [], locations } };
   });
   return stub;

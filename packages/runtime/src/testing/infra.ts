@@ -46,7 +46,9 @@ async function startContainer(image: string, port: number, what: string): Promis
   const started = await container
     .withEnvironment(env)
     .withExposedPorts(port)
-    .withWaitStrategy(what === 'PostgreSQL' ? Wait.forLogMessage(/ready to accept connections/, 2) : Wait.forLogMessage(/Server startup complete/))
+    .withWaitStrategy(
+      what === 'PostgreSQL' ? Wait.forLogMessage(/ready to accept connections/, 2) : Wait.forLogMessage(/Server startup complete/),
+    )
     .start();
   const host = started.getHost();
   const mapped = started.getMappedPort(port);

@@ -12,14 +12,21 @@ const BOOKKEEPING = new Set(['idempotency', 'inbox', 'schema_migrations', 'event
  */
 export async function schemaSnapshot(db: Knex, schema: string): Promise<Record<string, { rows: number; digest: string }>> {
   const tables: Array<{ table_name: string }> = (
-    await db.raw(`select table_name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE' order by table_name`, [schema])
+    await db.raw(
+      `select table_name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE' order by table_name`,
+      [schema],
+    )
   ).rows;
   const snapshot: Record<string, { rows: number; digest: string }> = {};
   for (const { table_name: table } of tables) {
     if (BOOKKEEPING.has(table)) continue;
     // The relay marks outbox rows published in the background; which events exist is what counts.
-    const source = table === 'outbox' ? db.raw('(select event_id, type, envelope from ??.outbox)', [schema]) : db.raw('??.??', [schema, table]);
-    const { rows } = await db.raw(`select count(*)::int as rows, coalesce(md5(string_agg(t::text, '|' order by t::text)), '') as digest from ? t`, [source]);
+    const source =
+      table === 'outbox' ? db.raw('(select event_id, type, envelope from ??.outbox)', [schema]) : db.raw('??.??', [schema, table]);
+    const { rows } = await db.raw(
+      `select count(*)::int as rows, coalesce(md5(string_agg(t::text, '|' order by t::text)), '') as digest from ? t`,
+      [source],
+    );
     snapshot[table] = rows[0];
   }
   return snapshot;
@@ -55,7 +62,12 @@ export async function deliverTwice(
  * Delivers the same command twice at once: a redelivery racing the original, whose channel died
  * while its handler still ran. The caller checks the answers agree and counts the effect itself.
  */
-export async function deliverTwins(svc: TestService, operation: string, payload: Record<string, unknown>, opts: { orgId?: number } = {}): Promise<Redelivered> {
+export async function deliverTwins(
+  svc: TestService,
+  operation: string,
+  payload: Record<string, unknown>,
+  opts: { orgId?: number } = {},
+): Promise<Redelivered> {
   const send = sameCommand(svc, operation, payload, opts.orgId);
   const [first, again] = await Promise.all([send(), send()]);
   return { first, again };

@@ -45,7 +45,13 @@ export async function startTestService(def: ServiceDefinition, env: Record<strin
     ...env,
   });
   const log = createLogger(def.name, process.env.TEST_LOG_LEVEL ?? 'silent');
-  const serviceBus = new AmqpBus({ url: amqpUrl, prefix, log, maxAttempts: config.EVENT_MAX_ATTEMPTS, retryBaseMs: config.EVENT_RETRY_BASE_MS });
+  const serviceBus = new AmqpBus({
+    url: amqpUrl,
+    prefix,
+    log,
+    maxAttempts: config.EVENT_MAX_ATTEMPTS,
+    retryBaseMs: config.EVENT_RETRY_BASE_MS,
+  });
   await serviceBus.connect();
   const db = createDb(database.url, def.name, 5);
   const running = await startService(def, { db, bus: serviceBus, log, config });

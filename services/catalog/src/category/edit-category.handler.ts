@@ -17,7 +17,8 @@ export const editCategoryHandler = handler(catalog.editCategory, async (req, ctx
       if (req.parent_id === null) changes.parent_id = null;
       if (req.parent_id) {
         const parent = await findCategory(trx, ctx.orgId, req.parent_id);
-        const parentOf = async (id: number) => (await trx<CategoryRow>('categories').where({ org_id: ctx.orgId, id }).first('parent_id'))?.parent_id ?? null;
+        const parentOf = async (id: number) =>
+          (await trx<CategoryRow>('categories').where({ org_id: ctx.orgId, id }).first('parent_id'))?.parent_id ?? null;
         if (await wouldCreateCycle(current.id, parent.id, parentOf)) {
           const message = `parent_id ${req.parent_id} would make category ${req.category_id} its own ancestor`;
           throw validationFailed(message, [{ field: 'parent_id', message }]);

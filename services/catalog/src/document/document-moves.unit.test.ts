@@ -1,7 +1,14 @@
 import { documentMoves } from './document-moves';
 
-const line = (product_id: string, quantity: number, location_id: string | null = null, line_id = 1) => ({ line_id, product_id, variant_id: null, location_id, quantity });
-const plain = (moves: ReturnType<typeof documentMoves>) => moves.map((m) => [m.productId, [...m.changes.entries()].map(([loc, c]) => [loc, c.toFixed()])]);
+const line = (product_id: string, quantity: number, location_id: string | null = null, line_id = 1) => ({
+  line_id,
+  product_id,
+  variant_id: null,
+  location_id,
+  quantity,
+});
+const plain = (moves: ReturnType<typeof documentMoves>) =>
+  moves.map((m) => [m.productId, [...m.changes.entries()].map(([loc, c]) => [loc, c.toFixed()])]);
 
 describe('stock moves of a validated document', () => {
   it('takes goods out for a customer invoice and a vendor credit note', () => {
@@ -17,7 +24,13 @@ describe('stock moves of a validated document', () => {
   it('adds lines of one product and location, keeps locations apart, orders by product', () => {
     const moves = documentMoves('invoiceout', [line('9', 1), line('7', 2, '3'), line('7', 0.1, '3'), line('7', 0.2), line('9', 4)]);
     expect(plain(moves)).toEqual([
-      [7, [['3', '-2.1'], [null, '-0.2']]],
+      [
+        7,
+        [
+          ['3', '-2.1'],
+          [null, '-0.2'],
+        ],
+      ],
       [9, [[null, '-5']]],
     ]);
   });

@@ -26,13 +26,22 @@ export const documentStockConsumer: InboxHandlerDef = {
   },
 };
 
-async function applyMove(trx: Knex.Transaction, event: EventEnvelope, document: StockDocument, move: ProductMove, log: Logger): Promise<void> {
+async function applyMove(
+  trx: Knex.Transaction,
+  event: EventEnvelope,
+  document: StockDocument,
+  move: ProductMove,
+  log: Logger,
+): Promise<void> {
   const orgId = event.org_id;
   // A product deleted since the document was made still had its goods moved; the lock queues this
   // move behind any adjustment of the product, as every stock change does.
   const product = await trx<ProductRow>('products').where({ org_id: orgId, id: move.productId }).forUpdate().first();
   if (!product) {
-    log.warn({ product_id: move.productId, document }, 'validated document names a product this organization does not have; no stock moved');
+    log.warn(
+      { product_id: move.productId, document },
+      'validated document names a product this organization does not have; no stock moved',
+    );
     return;
   }
   if (!carriesStock(product.type)) return;
@@ -54,7 +63,12 @@ async function applyMove(trx: Knex.Transaction, event: EventEnvelope, document: 
     adjustmentType: document.type,
     reference: document.number,
     document,
-    targets: [...changes.values()].map(({ location, change }) => ({ location, quantity: dec(held.get(location.location_id) ?? '0').plus(change).toFixed() })),
+    targets: [...changes.values()].map(({ location, change }) => ({
+      location,
+      quantity: dec(held.get(location.location_id) ?? '0')
+        .plus(change)
+        .toFixed(),
+    })),
   });
   await recordStockAdjusted(trx, orgId, recorded);
   for (const line of recorded.lines.filter((l) => l.next.isNegative())) {
@@ -76,7 +90,10 @@ async function locationFor(trx: Knex.Transaction, orgId: number, locationId: str
   if (id !== null) {
     const row = (await locationsQuery(trx, orgId).where('l.id', id).first()) as LocationJoinRow | undefined;
     if (row) return row;
-    log.warn({ location_id: locationId }, 'validated document names a location this organization does not have; the default location is used');
+    log.warn(
+      { location_id: locationId },
+      'validated document names a location this organization does not have; the default location is used',
+    );
   }
   return ensureDefaultLocation(trx, orgId);
 }

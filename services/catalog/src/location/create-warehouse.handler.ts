@@ -17,8 +17,20 @@ export const createWarehouseHandler = handler(catalog.createWarehouse, async (re
       const location = inserted as LocationRecordRow;
       return {
         message: 'Warehouse created successfully',
-        warehouse: { id: String(w.id), name: w.name, address: w.address, is_default: w.is_default, created_at: formatDateTime(w.created_at) as string },
-        location: toLocationRow({ location_id: location.id, location_name: location.name, is_default: location.is_default, warehouse_id: w.id, warehouse_name: w.name }),
+        warehouse: {
+          id: String(w.id),
+          name: w.name,
+          address: w.address,
+          is_default: w.is_default,
+          created_at: formatDateTime(w.created_at) as string,
+        },
+        location: toLocationRow({
+          location_id: location.id,
+          location_name: location.name,
+          is_default: location.is_default,
+          warehouse_id: w.id,
+          warehouse_name: w.name,
+        }),
       };
     });
   } catch (err) {

@@ -100,7 +100,10 @@ export async function findWarehouse(db: Knex, orgId: number, warehouseId: string
 
 /** A warehouse's main location: its default one if it is the default warehouse, else its first. */
 export async function mainLocationOf(db: Knex, orgId: number, warehouseId: number): Promise<LocationJoinRow> {
-  const row = (await locationsQuery(db, orgId).where('l.warehouse_id', warehouseId).orderBy([{ column: 'l.is_default', order: 'desc' }, { column: 'l.id' }]).first()) as LocationJoinRow | undefined;
+  const row = (await locationsQuery(db, orgId)
+    .where('l.warehouse_id', warehouseId)
+    .orderBy([{ column: 'l.is_default', order: 'desc' }, { column: 'l.id' }])
+    .first()) as LocationJoinRow | undefined;
   if (!row) throw notFound('Location in warehouse', warehouseId);
   return row;
 }

@@ -69,7 +69,9 @@ export const catalogMigrations: Migration[] = [
         t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
         t.timestamp('deleted_at', { useTz: true });
       });
-      await trx.raw(`alter table ??.products add constraint products_type_check check (type in ('inventory','service','consumable'))`, [schema]);
+      await trx.raw(`alter table ??.products add constraint products_type_check check (type in ('inventory','service','consumable'))`, [
+        schema,
+      ]);
       await trx.raw('create index products_org_live on ??.products (org_id, created_at desc, id desc) where deleted_at is null', [schema]);
 
       await trx.schema.withSchema(schema).createTable('variants', (t) => {
@@ -90,7 +92,10 @@ export const catalogMigrations: Migration[] = [
         t.timestamp('deleted_at', { useTz: true });
         t.index(['org_id', 'parent_product_id']);
       });
-      await trx.raw('create unique index variants_parent_options on ??.variants (parent_product_id, options_key) where deleted_at is null', [schema]);
+      await trx.raw(
+        'create unique index variants_parent_options on ??.variants (parent_product_id, options_key) where deleted_at is null',
+        [schema],
+      );
 
       // SKUs of live products and variants share one namespace per organization; the primary key
       // makes the rule hold under concurrency, and freeing a SKU is deleting its row.
@@ -153,11 +158,10 @@ export const catalogMigrations: Migration[] = [
         [schema],
       );
       for (const table of ['stock_moves', 'stock_move_lines']) {
-        await trx.raw(`create trigger ${table}_append_only before update or delete or truncate on ??.?? for each statement execute function ??.refuse_ledger_rewrite()`, [
-          schema,
-          table,
-          schema,
-        ]);
+        await trx.raw(
+          `create trigger ${table}_append_only before update or delete or truncate on ??.?? for each statement execute function ??.refuse_ledger_rewrite()`,
+          [schema, table, schema],
+        );
       }
       await trx.raw(
         'alter table ??.stock_move_lines add constraint stock_move_lines_consistent check (change = new_stock - previous_stock and new_stock >= 0 and previous_stock >= 0)',
@@ -173,7 +177,10 @@ export const catalogMigrations: Migration[] = [
     async up(trx, schema) {
       await trx.raw('alter table ??.stock_quantities drop constraint stock_quantities_non_negative', [schema]);
       await trx.raw('alter table ??.stock_move_lines drop constraint stock_move_lines_consistent', [schema]);
-      await trx.raw('alter table ??.stock_move_lines add constraint stock_move_lines_consistent check (change = new_stock - previous_stock)', [schema]);
+      await trx.raw(
+        'alter table ??.stock_move_lines add constraint stock_move_lines_consistent check (change = new_stock - previous_stock)',
+        [schema],
+      );
       await trx.schema.withSchema(schema).alterTable('stock_moves', (t) => {
         // The validated document a `document` move follows; null for every other source.
         t.string('document_type', 16);

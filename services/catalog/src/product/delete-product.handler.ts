@@ -12,11 +12,16 @@ export const deleteProductHandler = handler(catalog.deleteProduct, async (req, c
   return ctx.db.transaction(async (trx) => {
     const current = await findLiveProduct(trx, ctx.orgId, req.product_id, { lock: true });
     const record = toProductRecord(await loadProductView(trx, ctx.orgId, current.id));
-    const variants: Array<{ id: number }> = await trx('variants').where({ parent_product_id: current.id }).whereNull('deleted_at').select('id');
+    const variants: Array<{ id: number }> = await trx('variants')
+      .where({ parent_product_id: current.id })
+      .whereNull('deleted_at')
+      .select('id');
     await releaseSku(trx, { kind: 'product', id: current.id });
     for (const v of variants) await releaseSku(trx, { kind: 'variant', id: v.id });
     await trx('variants').where({ parent_product_id: current.id }).whereNull('deleted_at').update({ deleted_at: trx.fn.now() });
-    await trx('products').where({ id: current.id }).update({ deleted_at: trx.fn.now(), updated_by: ctx.userId ?? null });
+    await trx('products')
+      .where({ id: current.id })
+      .update({ deleted_at: trx.fn.now(), updated_by: ctx.userId ?? null });
     await recordEvent(trx, catalog.productDeleted.type, ctx.orgId, record);
     return { message: 'Product deleted successfully' };
   });

@@ -77,10 +77,14 @@ async function setTotalStock(
   const total = await totalStock(trx, product.id);
   if (dec(total).equals(dec(requested))) return null;
   // numeric comes back from pg as exact decimal text.
-  const atDefault = await trx('stock_quantities').where({ product_id: product.id, location_id: defaultLocation.location_id }).first<{ quantity: string } | undefined>('quantity');
+  const atDefault = await trx('stock_quantities')
+    .where({ product_id: product.id, location_id: defaultLocation.location_id })
+    .first<{ quantity: string } | undefined>('quantity');
   const target = defaultLocationTarget(requested, total, atDefault?.quantity ?? '0');
   if (target === null) {
-    const elsewhere = dec(total).minus(dec(atDefault?.quantity ?? '0')).toFixed();
+    const elsewhere = dec(total)
+      .minus(dec(atDefault?.quantity ?? '0'))
+      .toFixed();
     const message = `stock ${requested} is below the ${elsewhere} held outside the default location; use stock_adjustment for those locations`;
     throw validationFailed(message, [{ field: 'stock', message }]);
   }

@@ -43,7 +43,11 @@ export const listProductsHandler = handler(catalog.listProducts, async (req, ctx
         ])
         .limit(size)
         .offset(offset)) as ProductView[],
-      await trx('products as p').where('p.org_id', ctx.orgId).whereNull('p.deleted_at').modify(filter).count<{ count: number }[]>({ count: '*' }),
+      await trx('products as p')
+        .where('p.org_id', ctx.orgId)
+        .whereNull('p.deleted_at')
+        .modify(filter)
+        .count<{ count: number }[]>({ count: '*' }),
     ],
     { isolationLevel: 'repeatable read', readOnly: true },
   );

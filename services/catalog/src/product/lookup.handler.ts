@@ -21,9 +21,12 @@ export const lookupHandler = handler(catalog.lookup, async (req, ctx) => {
   const productIds = req.product_ids ?? [];
   const variantIds = req.variant_ids ?? [];
   const locationIds = (req.location_ids ?? []).map(parseStringId).filter((id): id is number => id !== null);
-  const products: ProductRow[] = productIds.length ? await ctx.db<ProductRow>('products').where('org_id', ctx.orgId).whereIn('id', productIds).whereNull('deleted_at') : [];
+  const products: ProductRow[] = productIds.length
+    ? await ctx.db<ProductRow>('products').where('org_id', ctx.orgId).whereIn('id', productIds).whereNull('deleted_at')
+    : [];
   const variants: VariantRow[] = variantIds.length
-    ? await ctx.db('variants as v')
+    ? await ctx
+        .db('variants as v')
         .join('products as p', (j) => j.on('p.id', 'v.parent_product_id').andOn('p.org_id', 'v.org_id'))
         .where('v.org_id', ctx.orgId)
         .whereIn('v.id', variantIds)
@@ -31,11 +34,28 @@ export const lookupHandler = handler(catalog.lookup, async (req, ctx) => {
         .whereNull('p.deleted_at')
         .select<VariantRow[]>('v.id', 'v.parent_product_id', 'v.variant_name', 'v.price', 'v.sku')
     : [];
-  const locations: LocationJoinRow[] = locationIds.length ? ((await locationsQuery(ctx.db, ctx.orgId).whereIn('l.id', locationIds)) as LocationJoinRow[]) : [];
+  const locations: LocationJoinRow[] = locationIds.length
+    ? ((await locationsQuery(ctx.db, ctx.orgId).whereIn('l.id', locationIds)) as LocationJoinRow[])
+    : [];
   return {
     message: 'Catalog records found',
-    products: products.map((p) => ({ id: p.id, name: p.name, description: p.description, price: toNumber(p.price), sku: p.sku, uom: p.uom, type: p.type, tax_rate: toNumber(p.tax_rate) })),
-    variants: variants.map((v) => ({ id: v.id, parent_product_id: v.parent_product_id, variant_name: v.variant_name, price: toNumber(v.price), sku: v.sku })),
+    products: products.map((p) => ({
+      id: p.id,
+      name: p.name,
+      description: p.description,
+      price: toNumber(p.price),
+      sku: p.sku,
+      uom: p.uom,
+      type: p.type,
+      tax_rate: toNumber(p.tax_rate),
+    })),
+    variants: variants.map((v) => ({
+      id: v.id,
+      parent_product_id: v.parent_product_id,
+      variant_name: v.variant_name,
+      price: toNumber(v.price),
+      sku: v.sku,
+    })),
     locations: locations.map(toLocationRow),
   };
 });

@@ -3,12 +3,18 @@ import type { ProductRow, ProductView } from './product.record';
 
 /** Products with their category name and total stock; callers add filters and order. */
 export function productViews(db: Knex, orgId: number) {
-  return db('products as p')
-    // Every join repeats the organization: a row of another organization never lends its name or stock.
-    .leftJoin('categories as c', (j) => j.on('c.id', 'p.category_id').andOn('c.org_id', 'p.org_id'))
-    .where('p.org_id', orgId)
-    .whereNull('p.deleted_at')
-    .select('p.*', 'c.name as category_name', db.raw('coalesce((select sum(q.quantity) from stock_quantities q where q.product_id = p.id and q.org_id = p.org_id), 0) as stock'));
+  return (
+    db('products as p')
+      // Every join repeats the organization: a row of another organization never lends its name or stock.
+      .leftJoin('categories as c', (j) => j.on('c.id', 'p.category_id').andOn('c.org_id', 'p.org_id'))
+      .where('p.org_id', orgId)
+      .whereNull('p.deleted_at')
+      .select(
+        'p.*',
+        'c.name as category_name',
+        db.raw('coalesce((select sum(q.quantity) from stock_quantities q where q.product_id = p.id and q.org_id = p.org_id), 0) as stock'),
+      )
+  );
 }
 
 /**

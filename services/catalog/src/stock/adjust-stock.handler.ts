@@ -10,7 +10,8 @@ export const adjustStockHandler = handler(catalog.adjustStock, async (req, ctx) 
     // The product lock comes first: every stock change of this product waits here, so the
     // previous quantities read below are the ones the move replaces.
     const product = await findLiveProduct(trx, ctx.orgId, req.product_id, { lock: true });
-    if (!carriesStock(product.type)) throw invalidState(`Product ${product.id} is a ${product.type} product; only inventory products carry stock`);
+    if (!carriesStock(product.type))
+      throw invalidState(`Product ${product.id} is a ${product.type} product; only inventory products carry stock`);
     const targets = [];
     for (const [locationId, quantity] of Object.entries(req.qty_locations)) {
       targets.push({ location: await findLocation(trx, ctx.orgId, locationId), quantity });

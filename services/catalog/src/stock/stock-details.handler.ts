@@ -23,9 +23,17 @@ export const stockDetailsHandler = handler(catalog.stockDetails, async (req, ctx
         .join('locations as l', (j) => j.on('l.id', 'q.location_id').andOn('l.org_id', 'q.org_id'))
         .join('warehouses as w', (j) => j.on('w.id', 'l.warehouse_id').andOn('w.org_id', 'l.org_id'))
         .where({ 'q.org_id': ctx.orgId, 'q.product_id': product.id })
-        .select<QuantityRow[]>('w.id as warehouse_id', 'w.name as warehouse_name', 'l.id as location_id', 'l.name as location_name', 'q.quantity')
+        .select<QuantityRow[]>(
+          'w.id as warehouse_id',
+          'w.name as warehouse_name',
+          'l.id as location_id',
+          'l.name as location_name',
+          'q.quantity',
+        )
         .orderBy([{ column: 'w.id' }, { column: 'l.id' }]);
-      const last = await trx('stock_moves').where({ org_id: ctx.orgId, product_id: product.id }).max<{ at: Date | null }[]>({ at: 'created_at' });
+      const last = await trx('stock_moves')
+        .where({ org_id: ctx.orgId, product_id: product.id })
+        .max<{ at: Date | null }[]>({ at: 'created_at' });
       const all = rows.map((r) => r.quantity);
       return {
         message: 'Stock details retrieved successfully',

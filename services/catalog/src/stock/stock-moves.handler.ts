@@ -49,14 +49,31 @@ type MoveRecord = ReplyOf<typeof catalog.stockMoves>['stock_moves'][number];
 
 /** A product's moves, newest first, with their lines and source document; stock details shows the latest ones too. */
 export async function loadMoves(trx: Knex, orgId: number, productId: number, size: number, offset = 0): Promise<MoveRecord[]> {
-  const rows: MoveRow[] = await trx('stock_moves').where({ org_id: orgId, product_id: productId }).select<MoveRow[]>('*').orderBy('id', 'desc').limit(size).offset(offset);
+  const rows: MoveRow[] = await trx('stock_moves')
+    .where({ org_id: orgId, product_id: productId })
+    .select<MoveRow[]>('*')
+    .orderBy('id', 'desc')
+    .limit(size)
+    .offset(offset);
   const lines: LineRow[] = rows.length
     ? await trx('stock_move_lines as m')
         .join('locations as l', (j) => j.on('l.id', 'm.location_id').andOn('l.org_id', 'm.org_id'))
         .join('warehouses as w', (j) => j.on('w.id', 'l.warehouse_id').andOn('w.org_id', 'l.org_id'))
         .where('m.org_id', orgId)
-        .whereIn('m.move_id', rows.map((r) => r.id))
-        .select<LineRow[]>('m.move_id', 'm.location_id', 'l.name as location_name', 'w.id as warehouse_id', 'w.name as warehouse_name', 'm.previous_stock', 'm.new_stock', 'm.change')
+        .whereIn(
+          'm.move_id',
+          rows.map((r) => r.id),
+        )
+        .select<LineRow[]>(
+          'm.move_id',
+          'm.location_id',
+          'l.name as location_name',
+          'w.id as warehouse_id',
+          'w.name as warehouse_name',
+          'm.previous_stock',
+          'm.new_stock',
+          'm.change',
+        )
         .orderBy('m.id')
     : [];
   return rows.map((m) => {

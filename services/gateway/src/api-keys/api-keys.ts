@@ -19,7 +19,10 @@ export async function createApiKey(db: Knex, orgId: number, label?: string): Pro
 
 /** Revokes a key given in plaintext; answers whether a live key was revoked. */
 export async function revokeApiKey(db: Knex, key: string): Promise<boolean> {
-  const n = await db('api_keys').where({ key_hash: hashKey(key) }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  const n = await db('api_keys')
+    .where({ key_hash: hashKey(key) })
+    .whereNull('revoked_at')
+    .update({ revoked_at: db.fn.now() });
   return n > 0;
 }
 
@@ -36,7 +39,11 @@ export class ApiKeyStore {
   async orgOf(key: string): Promise<number | undefined> {
     const cached = this.cache.get(key);
     if (cached && cached.until > Date.now()) return cached.orgId;
-    const row = await this.db('api_keys').select('org_id').where({ key_hash: hashKey(key) }).whereNull('revoked_at').first<{ org_id: number } | undefined>();
+    const row = await this.db('api_keys')
+      .select('org_id')
+      .where({ key_hash: hashKey(key) })
+      .whereNull('revoked_at')
+      .first<{ org_id: number } | undefined>();
     if (!row) {
       this.cache.delete(key);
       return undefined;

@@ -1,6 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { buildOpenApi, corsHeaders, envelope, knownPaths, normalizePath, orgIdField, parseWith, resolveOperation, userIdText, type Envelope, type Operation } from '@bo/contracts';
+import {
+  buildOpenApi,
+  corsHeaders,
+  envelope,
+  knownPaths,
+  normalizePath,
+  orgIdField,
+  parseWith,
+  resolveOperation,
+  userIdText,
+  type Envelope,
+  type Operation,
+} from '@bo/contracts';
 import { BusError, isDbUnavailable, parseRawReply, requestHash, type Bus, type Knex, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayConfig } from '../config';
@@ -104,7 +116,10 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     } catch (err) {
       if (isDbUnavailable(err)) {
         reqLog.warn({ err: (err as Error).message }, 'gateway database unavailable');
-        return sendEnvelope(res, errorEnvelope(503, 'service_unavailable', 'The service is unavailable; retry later', { request_id: requestId }));
+        return sendEnvelope(
+          res,
+          errorEnvelope(503, 'service_unavailable', 'The service is unavailable; retry later', { request_id: requestId }),
+        );
       }
       reqLog.error({ err }, 'gateway failure');
       sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
@@ -222,7 +237,11 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     try {
       const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, ...keys }, config.RPC_TIMEOUT_MS);
       // The service's body is forwarded as it arrived: parsing it only to serialize it again is the gateway's largest cost.
-      if (raw.ok) return { settled: true, answer: { statusCode: raw.status, raw: `{"statusCode":${raw.status},"headers":${CORS_JSON},"body":${raw.json}}` } };
+      if (raw.ok)
+        return {
+          settled: true,
+          answer: { statusCode: raw.status, raw: `{"statusCode":${raw.status},"headers":${CORS_JSON},"body":${raw.json}}` },
+        };
       const reply = parseRawReply(raw);
       if (reply.ok) return { settled: true, answer: envelope(reply.status, reply.body) };
       const answer = errorEnvelope(reply.status, reply.code, reply.message, {
@@ -257,7 +276,8 @@ function busFailure(op: Operation, err: BusError, requestId: string): Envelope {
       { request_id: requestId },
     );
   }
-  if (err.kind === 'timeout') return errorEnvelope(504, 'timeout', `The ${op.service} service did not answer in time`, { request_id: requestId });
+  if (err.kind === 'timeout')
+    return errorEnvelope(504, 'timeout', `The ${op.service} service did not answer in time`, { request_id: requestId });
   return errorEnvelope(503, 'service_unavailable', `The ${op.service} service is unavailable`, { request_id: requestId });
 }
 

@@ -1,6 +1,18 @@
 import type { NextFunction, Request, Response } from 'express';
 import { knownPaths, normalizePath } from '@bo/contracts';
-import { extractContext, metrics, renderMetrics, secondsSince, SpanKind, startSpan, traceContextFrom, tracingEnabled, withActiveSpan, type Logger, type Span } from '@bo/runtime';
+import {
+  extractContext,
+  metrics,
+  renderMetrics,
+  secondsSince,
+  SpanKind,
+  startSpan,
+  traceContextFrom,
+  tracingEnabled,
+  withActiveSpan,
+  type Logger,
+  type Span,
+} from '@bo/runtime';
 
 /** What a request carries for its access line and span (in res.locals). */
 export interface Observed {

@@ -5,7 +5,12 @@ export function sendEnvelope(res: Response, env: Envelope): void {
   res.status(env.statusCode).json(env);
 }
 
-export function errorEnvelope(status: number, code: ErrorCode, message: string, extra: { errors?: FieldError[]; request_id?: string } = {}): Envelope {
+export function errorEnvelope(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  extra: { errors?: FieldError[]; request_id?: string } = {},
+): Envelope {
   const body: Record<string, unknown> = { message, code };
   if (extra.errors?.length) body['errors'] = extra.errors;
   if (extra.request_id) body['request_id'] = extra.request_id;

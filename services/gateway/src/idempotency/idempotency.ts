@@ -4,10 +4,7 @@ import type { Knex } from '@bo/runtime';
 
 export type Claim =
   /** `token` names this claim: only its holder may complete the key or end the lease. */
-  | { kind: 'new'; token: string }
-  | { kind: 'replay'; envelope: Envelope }
-  | { kind: 'mismatch' }
-  | { kind: 'in_progress' };
+  { kind: 'new'; token: string } | { kind: 'replay'; envelope: Envelope } | { kind: 'mismatch' } | { kind: 'in_progress' };
 
 /**
  * The gateway's fast path for a client's `Idempotency-Key`: a finished request's answer is replayed
@@ -36,7 +33,11 @@ export class IdempotencyStore {
     if (inserted.length > 0) return { kind: 'new', token };
     return this.db.transaction(async (trx) => {
       const row = (await trx('idempotency_keys')
-        .select('*', trx.raw('created_at <= now() - make_interval(hours => ?) as expired', [this.ttlHours]), trx.raw('coalesce(lease_until <= now(), true) as lease_over'))
+        .select(
+          '*',
+          trx.raw('created_at <= now() - make_interval(hours => ?) as expired', [this.ttlHours]),
+          trx.raw('coalesce(lease_until <= now(), true) as lease_over'),
+        )
         .where({ org_id: orgId, key })
         .forUpdate()
         .first()) as KeyRow | undefined;
@@ -44,14 +45,25 @@ export class IdempotencyStore {
       if (row.expired) {
         await trx('idempotency_keys')
           .where({ org_id: orgId, key })
-          .update({ operation, request_hash: hash, status_code: null, response: null, created_at: trx.fn.now(), completed_at: null, lease_until: leaseEnd(trx, leaseMs), lease_token: token });
+          .update({
+            operation,
+            request_hash: hash,
+            status_code: null,
+            response: null,
+            created_at: trx.fn.now(),
+            completed_at: null,
+            lease_until: leaseEnd(trx, leaseMs),
+            lease_token: token,
+          });
         return { kind: 'new', token } as const;
       }
       if (row.request_hash !== hash || row.operation !== operation) return { kind: 'mismatch' } as const;
       if (row.completed_at !== null) return { kind: 'replay', envelope: row.response as Envelope } as const;
       if (!row.lease_over) return { kind: 'in_progress' } as const;
       // The earlier attempt's outcome is unknown or its gateway died: this one takes the key over.
-      await trx('idempotency_keys').where({ org_id: orgId, key }).update({ lease_until: leaseEnd(trx, leaseMs), lease_token: token });
+      await trx('idempotency_keys')
+        .where({ org_id: orgId, key })
+        .update({ lease_until: leaseEnd(trx, leaseMs), lease_token: token });
       return { kind: 'new', token } as const;
     });
   }
@@ -68,7 +80,10 @@ export class IdempotencyStore {
    * stay (another body is still refused), and a retry is forwarded to the service at once.
    */
   async endLease(orgId: number, key: string, token: string): Promise<void> {
-    await this.db('idempotency_keys').where({ org_id: orgId, key, lease_token: token }).whereNull('completed_at').update({ lease_until: this.db.fn.now() });
+    await this.db('idempotency_keys')
+      .where({ org_id: orgId, key, lease_token: token })
+      .whereNull('completed_at')
+      .update({ lease_until: this.db.fn.now() });
   }
 }
 

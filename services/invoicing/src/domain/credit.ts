@@ -30,7 +30,13 @@ export interface CreditDecision {
  * own: the two agree once every event is applied, and taking the larger means neither a posting
  * the partners ledger has not seen yet nor one made outside invoicing lets a sale through.
  */
-export function decideCredit(input: { creditLimit: DecimalLike; partnersBalance: DecimalLike; ownBalance: DecimalLike; committed?: DecimalLike; total: DecimalLike }): CreditDecision {
+export function decideCredit(input: {
+  creditLimit: DecimalLike;
+  partnersBalance: DecimalLike;
+  ownBalance: DecimalLike;
+  committed?: DecimalLike;
+  total: DecimalLike;
+}): CreditDecision {
   const limit = dec(input.creditLimit);
   const balance = larger(dec(input.partnersBalance), dec(input.ownBalance));
   const committed = dec(input.committed ?? 0);

@@ -30,8 +30,15 @@ describe('credit check', () => {
 
   it('counts what other converted quotations have committed', () => {
     const over = decideCredit({ creditLimit: 1000, partnersBalance: 500, ownBalance: 0, committed: '300.00', total: '200.01' });
-    expect([over.allowed, over.balance.toFixed(2), over.committed.toFixed(2), over.exposure.toFixed(2)]).toEqual([false, '500.00', '300.00', '1000.01']);
-    expect(decideCredit({ creditLimit: 1000, partnersBalance: 500, ownBalance: 0, committed: '300.00', total: '200.00' }).allowed).toBe(true);
+    expect([over.allowed, over.balance.toFixed(2), over.committed.toFixed(2), over.exposure.toFixed(2)]).toEqual([
+      false,
+      '500.00',
+      '300.00',
+      '1000.01',
+    ]);
+    expect(decideCredit({ creditLimit: 1000, partnersBalance: 500, ownBalance: 0, committed: '300.00', total: '200.00' }).allowed).toBe(
+      true,
+    );
   });
 
   it('does not limit a partner whose limit is 0', () => {

@@ -22,7 +22,13 @@ export const cancelInvoiceHandler = handler(invoicing.cancelInvoice, async (req,
       })
       .returning('*')) as InvoiceRow[];
     const cancelled = row as InvoiceRow;
-    await recordEvent(trx, invoicing.invoiceCancelled.type, ctx.orgId, { ...eventRef(cancelled), cancelled_at: formatDateTime(cancelled.cancelled_at) as string });
-    return { message: `Invoice ${cancelled.invoicenumber} cancelled successfully`, invoice: { id: cancelled.id, invoicenumber: cancelled.invoicenumber, invoicestatus: 'cancelled' as const } };
+    await recordEvent(trx, invoicing.invoiceCancelled.type, ctx.orgId, {
+      ...eventRef(cancelled),
+      cancelled_at: formatDateTime(cancelled.cancelled_at) as string,
+    });
+    return {
+      message: `Invoice ${cancelled.invoicenumber} cancelled successfully`,
+      invoice: { id: cancelled.id, invoicenumber: cancelled.invoicenumber, invoicestatus: 'cancelled' as const },
+    };
   });
 });

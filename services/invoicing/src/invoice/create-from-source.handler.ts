@@ -1,5 +1,15 @@
 import { invoicing } from '@bo/contracts';
-import { handler, isUniqueViolation, organizationNow, organizationToday, parseDateTime, requireLivePartner, requirePartnerRole, resolveCatalogLines, type HandlerContext } from '@bo/runtime';
+import {
+  handler,
+  isUniqueViolation,
+  organizationNow,
+  organizationToday,
+  parseDateTime,
+  requireLivePartner,
+  requirePartnerRole,
+  resolveCatalogLines,
+  type HandlerContext,
+} from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
 import { toInvoiceRecord, type InvoiceRow } from './invoice.record';
 import { linesOf } from './invoice.repository';
@@ -21,7 +31,9 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
   const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
   requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
   try {
-    const created = await ctx.db.transaction((trx) => insertInvoice(trx, ctx.orgId, { ...values, invoicestatus: req.invoicestatus ?? 'draft' }, lines));
+    const created = await ctx.db.transaction((trx) =>
+      insertInvoice(trx, ctx.orgId, { ...values, invoicestatus: req.invoicestatus ?? 'draft' }, lines),
+    );
     return { message: 'Invoice created successfully', created: true, invoice: toInvoiceRecord(created.row, created.lines, now.date) };
   } catch (err) {
     // The loser of a race rolled back whole (its number returns to the series) and reads the winner's.
@@ -36,5 +48,9 @@ async function existing(ctx: HandlerContext, sourcetype: string, sourceid: strin
   const row = await ctx.db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, sourcetype, sourceid }).first();
   if (!row) return undefined;
   const lines = (await linesOf(ctx.db, [row.id])).get(row.id) ?? [];
-  return { message: 'Invoice already exists for this source', created: false, invoice: toInvoiceRecord(row, lines, await organizationToday(ctx.db, ctx.orgId)) };
+  return {
+    message: 'Invoice already exists for this source',
+    created: false,
+    invoice: toInvoiceRecord(row, lines, await organizationToday(ctx.db, ctx.orgId)),
+  };
 }

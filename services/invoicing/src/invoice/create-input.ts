@@ -25,7 +25,9 @@ export function newInvoiceFrom(req: CreateRequest, lines: readonly ResolvedLine[
   const invoicedatetime = req.invoicedatetime ? parseDateTime(req.invoicedatetime) : now;
   const invoiceDate = invoicedatetime.toISOString().slice(0, 10);
   if (req.invoicedue && req.invoicedue < invoiceDate) {
-    throw validationFailed('invoicedue must not be before the invoice date', [{ field: 'invoicedue', message: `invoicedue ${req.invoicedue} is before the invoice date ${invoiceDate}` }]);
+    throw validationFailed('invoicedue must not be before the invoice date', [
+      { field: 'invoicedue', message: `invoicedue ${req.invoicedue} is before the invoice date ${invoiceDate}` },
+    ]);
   }
   const tooLarge = lines.flatMap((line, i) => {
     const problem = lineTotalProblem(line);
@@ -53,7 +55,8 @@ export function newInvoiceFrom(req: CreateRequest, lines: readonly ResolvedLine[
   };
   const recurring = 'recurring' in req ? req.recurring : undefined;
   if (recurring?.enabled) {
-    if (!recurring.frequency) throw validationFailed(RECURRING_FREQUENCY_REQUIRED, [{ field: 'recurring.frequency', message: RECURRING_FREQUENCY_REQUIRED }]);
+    if (!recurring.frequency)
+      throw validationFailed(RECURRING_FREQUENCY_REQUIRED, [{ field: 'recurring.frequency', message: RECURRING_FREQUENCY_REQUIRED }]);
     const start = recurring.start_date ?? invoiceDate;
     const earliest = new Date(now.getTime() - MAX_BACKDATED_DAYS * 86_400_000).toISOString().slice(0, 10);
     if (start < earliest) {

@@ -15,10 +15,10 @@ import type { InvoiceRow } from './invoice.record';
 export async function assertCreditAvailable(trx: Knex.Transaction, invoice: InvoiceRow, credit: PartnerCredit): Promise<void> {
   // An upsert takes the row lock whether or not the row was there; nothing else ever locks it, and
   // the invoice is always locked first, so this cannot deadlock.
-  await trx.raw('insert into partner_credit_locks (org_id, partner_id) values (?, ?) on conflict (org_id, partner_id) do update set partner_id = excluded.partner_id', [
-    invoice.org_id,
-    invoice.partner_id,
-  ]);
+  await trx.raw(
+    'insert into partner_credit_locks (org_id, partner_id) values (?, ?) on conflict (org_id, partner_id) do update set partner_id = excluded.partner_id',
+    [invoice.org_id, invoice.partner_id],
+  );
   const dueByType = await trx('invoices')
     .where({ org_id: invoice.org_id, partner_id: invoice.partner_id, invoicestatus: 'open' })
     .groupBy('invoicetype')

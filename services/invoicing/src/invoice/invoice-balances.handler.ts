@@ -21,7 +21,12 @@ export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, (req, c
 async function balancesView(db: Knex, req: RequestOf<typeof invoicing.invoiceBalances>, orgId: number) {
   const invoice = await findInvoice(db, orgId, req.id);
   const entries = await db<EntryRow>('journal_entries').where({ org_id: orgId, invoice_id: invoice.id }).orderBy('id');
-  const asJournal = (e: EntryRow) => ({ id: e.id, journalname: e.journalname, journaldate: formatDate(e.journaldate) as string, amount: toNumber(e.amount) });
+  const asJournal = (e: EntryRow) => ({
+    id: e.id,
+    journalname: e.journalname,
+    journaldate: formatDate(e.journaldate) as string,
+    amount: toNumber(e.amount),
+  });
   const record = {
     id: invoice.id,
     invoicenumber: invoice.invoicenumber,

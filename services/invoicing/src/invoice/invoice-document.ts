@@ -1,5 +1,13 @@
 import type { invoicing } from '@bo/contracts';
-import { documentLines, organizationLogo, organizationParty, partnerParty, type DocumentKind, type Party, type RenderableDocument } from '@bo/documents';
+import {
+  documentLines,
+  organizationLogo,
+  organizationParty,
+  partnerParty,
+  type DocumentKind,
+  type Party,
+  type RenderableDocument,
+} from '@bo/documents';
 import { formatDate, formatDateTime, type DocumentParties } from '@bo/runtime';
 import type { InvoiceRow, LineRow } from './invoice.record';
 
@@ -38,7 +46,9 @@ export interface InvoiceDocumentInput {
 export function invoiceDocument({ invoice, lines, parties, partnerName, credited }: InvoiceDocumentInput): RenderableDocument {
   const kind = invoice.invoicetype === 'invoiceout' && invoice.invoicestatus === 'proforma' ? 'proforma' : kinds[invoice.invoicetype];
   const org = organizationParty(parties.organization);
-  const partner: Party = parties.partner ? partnerParty(parties.partner) : { name: partnerName ?? `Partner ${invoice.partner_id}`, deleted: true };
+  const partner: Party = parties.partner
+    ? partnerParty(parties.partner)
+    : { name: partnerName ?? `Partner ${invoice.partner_id}`, deleted: true };
   const issued = invoice.invoicetype === 'invoiceout' || invoice.invoicetype === 'creditout';
   const profile = parties.organization;
   return {
@@ -60,7 +70,8 @@ export function invoiceDocument({ invoice, lines, parties, partnerName, credited
     amount_paid: invoice.amount_paid,
     // Only an invoice the organization issues is paid into its account. On its credit notes it owes
     // the customer; on vendor bills the payee is the vendor, whose account is not known here.
-    payment_account: invoice.invoicetype === 'invoiceout' && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
+    payment_account:
+      invoice.invoicetype === 'invoiceout' && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
     logo_png: organizationLogo(profile),
   };
 }

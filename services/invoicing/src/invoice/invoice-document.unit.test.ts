@@ -3,31 +3,89 @@ import { creditedInvoiceId, invoiceDocument, type InvoiceDocumentInput } from '.
 import type { InvoiceRow, LineRow } from './invoice.record';
 
 const profile = {
-  org_id: 1, version: 3, legal_name: 'Acme Ltd', trading_name: 'Acme', address_line1: '1 Main St', address_line2: null, city: 'Dublin', postal_code: 'D02',
-  country: 'IE', vat_id: 'IE1', company_id: null, email: 'a@acme.test', phone: null, iban: 'IE29AIBK93115212345678', bic: 'AIBKIE2D',
-  default_currency: 'EUR', time_zone: null, logo_png: Buffer.from('png').toString('base64'), logo_sha256: 'x', logo_bytes: 3, updated_at: null,
+  org_id: 1,
+  version: 3,
+  legal_name: 'Acme Ltd',
+  trading_name: 'Acme',
+  address_line1: '1 Main St',
+  address_line2: null,
+  city: 'Dublin',
+  postal_code: 'D02',
+  country: 'IE',
+  vat_id: 'IE1',
+  company_id: null,
+  email: 'a@acme.test',
+  phone: null,
+  iban: 'IE29AIBK93115212345678',
+  bic: 'AIBKIE2D',
+  default_currency: 'EUR',
+  time_zone: null,
+  logo_png: Buffer.from('png').toString('base64'),
+  logo_sha256: 'x',
+  logo_bytes: 3,
+  updated_at: null,
 } satisfies organization.ProfileRecord;
 
 const partner = {
-  id: 9, partnername: 'Client SA', display_name: 'Client', address: 'Old street 1\n75001 Paris', address_line1: null, address_line2: null, city: null,
-  postal_code: null, region: null, country: 'FR', email: 'c@client.test', phone: null, tax_number: 'FR1', currency: 'USD',
+  id: 9,
+  partnername: 'Client SA',
+  display_name: 'Client',
+  address: 'Old street 1\n75001 Paris',
+  address_line1: null,
+  address_line2: null,
+  city: null,
+  postal_code: null,
+  region: null,
+  country: 'FR',
+  email: 'c@client.test',
+  phone: null,
+  tax_number: 'FR1',
+  currency: 'USD',
 } as unknown as partners.PartnerRecord;
 
 const row = (fields: Partial<InvoiceRow>): InvoiceRow =>
   ({
-    id: 5, invoicenumber: 'INV-00005', invoicetype: 'invoiceout', partner_id: 9, invoicestatus: 'open', invoicedatetime: new Date('2026-11-02T23:30:00Z'),
-    invoicedue: '2026-12-02', comments: null, invoicereference: 'PO-1', invoiceterms: 'Net 30', subtotal: '100.00', tax_amount: '20.00',
-    invoicetotal: '120.00', amount_paid: '20.00', sourcetype: null, sourceid: null, sourcenumber: null, ...fields,
+    id: 5,
+    invoicenumber: 'INV-00005',
+    invoicetype: 'invoiceout',
+    partner_id: 9,
+    invoicestatus: 'open',
+    invoicedatetime: new Date('2026-11-02T23:30:00Z'),
+    invoicedue: '2026-12-02',
+    comments: null,
+    invoicereference: 'PO-1',
+    invoiceterms: 'Net 30',
+    subtotal: '100.00',
+    tax_amount: '20.00',
+    invoicetotal: '120.00',
+    amount_paid: '20.00',
+    sourcetype: null,
+    sourceid: null,
+    sourcenumber: null,
+    ...fields,
   }) as InvoiceRow;
 
 const input = (fields: Partial<InvoiceRow>, extra: Partial<InvoiceDocumentInput> = {}): InvoiceDocumentInput => ({
-  invoice: row(fields), lines: [] as LineRow[], parties: { organization: profile, partner }, partnerName: 'Client SA', credited: null, ...extra,
+  invoice: row(fields),
+  lines: [] as LineRow[],
+  parties: { organization: profile, partner },
+  partnerName: 'Client SA',
+  credited: null,
+  ...extra,
 });
 
 describe('invoiceDocument', () => {
   test('what the organization issues has it as seller, its account to pay into and its logo; the partner as buyer in its currency', () => {
     const d = invoiceDocument(input({}));
-    expect(d).toMatchObject({ kind: 'invoice', number: 'INV-00005', draft: false, cancelled: false, issue_date: '2026-11-02', due_date: '2026-12-02', currency: 'USD' });
+    expect(d).toMatchObject({
+      kind: 'invoice',
+      number: 'INV-00005',
+      draft: false,
+      cancelled: false,
+      issue_date: '2026-11-02',
+      due_date: '2026-12-02',
+      currency: 'USD',
+    });
     expect(d.seller.name).toBe('Acme Ltd');
     expect(d.buyer).toMatchObject({ name: 'Client SA', vat_id: 'FR1', country: 'FR', address_lines: ['Old street 1', '75001 Paris'] });
     expect(d.payment_account).toEqual({ iban: 'IE29AIBK93115212345678', bic: 'AIBKIE2D', name: 'Acme Ltd' });

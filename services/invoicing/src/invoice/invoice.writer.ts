@@ -1,5 +1,15 @@
 import { invoicing } from '@bo/contracts';
-import { computeLine, duplicate, formatDateTime, isUniqueViolation, nextDocumentNumber, recordEvent, sumLines, toNumber, type Knex } from '@bo/runtime';
+import {
+  computeLine,
+  duplicate,
+  formatDateTime,
+  isUniqueViolation,
+  nextDocumentNumber,
+  recordEvent,
+  sumLines,
+  toNumber,
+  type Knex,
+} from '@bo/runtime';
 import { NUMBER_PREFIX } from '../domain/numbering';
 import type { InvoiceRow, LineRow } from './invoice.record';
 import { isNumberTaken } from './invoice.repository';
@@ -91,10 +101,16 @@ export async function refreshTotals(trx: Knex.Transaction, invoiceId: number): P
  * transaction. A supplied number is kept (a duplicate is 400); otherwise the next gapless number
  * of the type's series, whose counter stays locked until the caller commits.
  */
-export async function insertInvoice(trx: Knex.Transaction, orgId: number, values: NewInvoice, lines: LineValues[]): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
+export async function insertInvoice(
+  trx: Knex.Transaction,
+  orgId: number,
+  values: NewInvoice,
+  lines: LineValues[],
+): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
   const { invoicenumber: supplied, ...header } = values;
   if (supplied && (await isNumberTaken(trx, orgId, supplied))) throw duplicateNumber(supplied);
-  const invoicenumber = supplied ?? (await nextDocumentNumber(trx, orgId, NUMBER_PREFIX[values.invoicetype], (n) => isNumberTaken(trx, orgId, n)));
+  const invoicenumber =
+    supplied ?? (await nextDocumentNumber(trx, orgId, NUMBER_PREFIX[values.invoicetype], (n) => isNumberTaken(trx, orgId, n)));
   const amounts = sumLines(lines.map((l) => computeLine(l)));
   let inserted: InvoiceRow;
   try {
@@ -116,7 +132,11 @@ export async function insertInvoice(trx: Knex.Transaction, orgId: number, values
     if (isUniqueViolation(err, 'invoices_org_number')) throw duplicateNumber(invoicenumber);
     throw err;
   }
-  const lineRows = lines.length ? await trx('invoice_lines').insert(lines.map((l) => lineColumns(orgId, inserted.id, l))).returning<LineRow[]>('*') : [];
+  const lineRows = lines.length
+    ? await trx('invoice_lines')
+        .insert(lines.map((l) => lineColumns(orgId, inserted.id, l)))
+        .returning<LineRow[]>('*')
+    : [];
   await recordEvent(trx, invoicing.invoiceCreated.type, orgId, {
     invoice_id: inserted.id,
     invoicenumber: inserted.invoicenumber,

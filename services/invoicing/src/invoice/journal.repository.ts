@@ -9,7 +9,9 @@ export async function postEntry(
 ): Promise<number> {
   if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);
   const amount = round2(sum(lines.map((l) => l.debit))).toFixed(2);
-  const [row] = await trx('journal_entries').insert({ ...entry, amount }).returning<Array<{ id: number }>>('id');
+  const [row] = await trx('journal_entries')
+    .insert({ ...entry, amount })
+    .returning<Array<{ id: number }>>('id');
   // One row inserted, so exactly one returned.
   const id = (row as { id: number }).id;
   if (lines.length) {

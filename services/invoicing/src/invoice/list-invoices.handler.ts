@@ -1,5 +1,16 @@
 import { invoicing, type RequestOf } from '@bo/contracts';
-import { dec, formatDateTime, handler, likeContains, pageWindow, paginationOf, toNumber, organizationToday, validationFailed, type Knex } from '@bo/runtime';
+import {
+  dec,
+  formatDateTime,
+  handler,
+  likeContains,
+  pageWindow,
+  paginationOf,
+  toNumber,
+  organizationToday,
+  validationFailed,
+  type Knex,
+} from '@bo/runtime';
 import { addDays } from '../domain/recurrence';
 import { dueOf, statusOf, toLineRecord, type InvoiceRow } from './invoice.record';
 import { inSnapshot, linesOf } from './invoice.repository';
@@ -13,7 +24,9 @@ export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, c
     throw validationFailed('date_from must not be after date_to', [{ field: 'date_from', message: 'date_from must not be after date_to' }]);
   }
   if (req.amount_min !== undefined && req.amount_max !== undefined && dec(req.amount_min).greaterThan(dec(req.amount_max))) {
-    throw validationFailed('amount_min must not be more than amount_max', [{ field: 'amount_min', message: 'amount_min must not be more than amount_max' }]);
+    throw validationFailed('amount_min must not be more than amount_max', [
+      { field: 'amount_min', message: 'amount_min must not be more than amount_max' },
+    ]);
   }
   // One snapshot, so the page and its total_items agree.
   return inSnapshot(ctx.db, (db) => listPage(db, req, ctx.orgId));
@@ -36,7 +49,8 @@ async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>,
       if (search) {
         const pattern = likeContains(search);
         q.where((w) => {
-          for (const column of ['i.invoicenumber', 'i.sourcenumber', 'p.partnername', 'p.display_name']) w.orWhereRaw(`?? ilike ? escape '\\'`, [column, pattern]);
+          for (const column of ['i.invoicenumber', 'i.sourcenumber', 'p.partnername', 'p.display_name'])
+            w.orWhereRaw(`?? ilike ? escape '\\'`, [column, pattern]);
         });
       }
     });
@@ -49,7 +63,12 @@ async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>,
     .limit(size)
     .offset(offset);
   const counted = await filtered.clone().count<{ count: number }[]>({ count: '*' });
-  const lines = req.include_items ? await linesOf(db, rows.map((r) => r.id)) : undefined;
+  const lines = req.include_items
+    ? await linesOf(
+        db,
+        rows.map((r) => r.id),
+      )
+    : undefined;
   const invoices = rows.map((r) => ({
     id: r.id,
     orgid: r.org_id,

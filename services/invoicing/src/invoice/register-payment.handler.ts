@@ -1,5 +1,15 @@
 import { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, organizationToday, validationFailed } from '@bo/runtime';
+import {
+  dec,
+  formatDate,
+  formatDateTime,
+  handler,
+  invalidState,
+  recordEvent,
+  toNumber,
+  organizationToday,
+  validationFailed,
+} from '@bo/runtime';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL, paymentEntryLines } from '../domain/journal';
 import { canTakePayment } from '../domain/status';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
@@ -25,11 +35,26 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
     const accounts = accountsFor(invoice.invoicetype, invoice);
     const journalEntryId = await postEntry(
       trx,
-      { org_id: ctx.orgId, invoice_id: invoice.id, kind: 'payment', journalname: journal, journaldate: paymentDate, reference: invoice.invoicenumber },
+      {
+        org_id: ctx.orgId,
+        invoice_id: invoice.id,
+        kind: 'payment',
+        journalname: journal,
+        journaldate: paymentDate,
+        reference: invoice.invoicenumber,
+      },
       paymentEntryLines(invoice.invoicetype, req.amount, accounts.trade, journal),
     );
     const [payment] = await trx('payments')
-      .insert({ org_id: ctx.orgId, invoice_id: invoice.id, amount: req.amount, payment_date: paymentDate, journal, journal_entry_id: journalEntryId, created_by: req.userid ?? ctx.userId ?? null })
+      .insert({
+        org_id: ctx.orgId,
+        invoice_id: invoice.id,
+        amount: req.amount,
+        payment_date: paymentDate,
+        journal,
+        journal_entry_id: journalEntryId,
+        created_by: req.userid ?? ctx.userId ?? null,
+      })
       .returning<Array<{ id: number }>>('id');
     const paidInFull = dec(req.amount).equals(due);
     const [row] = (await trx('invoices')
@@ -52,7 +77,11 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       due_amount: dueOf(updated),
       journal_entry_id: journalEntryId,
     });
-    if (paidInFull) await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, { ...eventRef(updated), paid_at: formatDateTime(updated.paid_at) as string });
+    if (paidInFull)
+      await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, {
+        ...eventRef(updated),
+        paid_at: formatDateTime(updated.paid_at) as string,
+      });
     return {
       message: paidInFull ? `Payment registered; invoice ${updated.invoicenumber} is paid` : 'Payment registered successfully',
       invoice: {
@@ -63,7 +92,13 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         amount_paid: toNumber(updated.amount_paid),
         due_amount: dueOf(updated),
       },
-      payment: { id: paymentId, amount: toNumber(req.amount), payment_date: formatDate(paymentDate) as string, journal, journal_entry_id: journalEntryId },
+      payment: {
+        id: paymentId,
+        amount: toNumber(req.amount),
+        payment_date: formatDate(paymentDate) as string,
+        journal,
+        journal_entry_id: journalEntryId,
+      },
     };
   });
 });

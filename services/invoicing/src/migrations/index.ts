@@ -56,7 +56,9 @@ export const invoicingMigrations: Migration[] = [
       );
       await trx.raw('create unique index invoices_org_number on ??.invoices (org_id, invoicenumber)', [schema]);
       // A source document (a quotation) becomes at most one invoice.
-      await trx.raw('create unique index invoices_org_source on ??.invoices (org_id, sourcetype, sourceid) where sourceid is not null', [schema]);
+      await trx.raw('create unique index invoices_org_source on ??.invoices (org_id, sourcetype, sourceid) where sourceid is not null', [
+        schema,
+      ]);
       // At most one child per contract and run date, whichever scheduler instance gets there.
       await trx.raw('create unique index invoices_parent_run on ??.invoices (parent_id, run_date) where parent_id is not null', [schema]);
       await trx.raw('create index invoices_org_date on ??.invoices (org_id, invoicedatetime desc, id desc)', [schema]);
@@ -187,7 +189,11 @@ export const invoicingMigrations: Migration[] = [
         [schema],
       );
       for (const row of rows) {
-        await trx.withSchema(schema).table('invoices').where({ id: row.id }).update({ recurring_next_index: 1, recurring_next_run_date: runDate(row.start, row.frequency, 1) });
+        await trx
+          .withSchema(schema)
+          .table('invoices')
+          .where({ id: row.id })
+          .update({ recurring_next_index: 1, recurring_next_run_date: runDate(row.start, row.frequency, 1) });
       }
     },
   },

@@ -28,8 +28,20 @@ export const openInvoicesHandler = handler(invoicing.partnerOpenInvoices, async 
     open_documents: openCount,
     active_contracts: contractCount,
     documents: [
-      ...openRows.map((r) => ({ kind: 'invoice' as const, id: r.id, number: r.invoicenumber, type: r.invoicetype, status: statusOf(r, today) })),
-      ...contractRows.map((r) => ({ kind: 'recurring_contract' as const, id: r.id, number: r.invoicenumber, type: r.invoicetype, status: r.recurring_status ?? 'active' })),
+      ...openRows.map((r) => ({
+        kind: 'invoice' as const,
+        id: r.id,
+        number: r.invoicenumber,
+        type: r.invoicetype,
+        status: statusOf(r, today),
+      })),
+      ...contractRows.map((r) => ({
+        kind: 'recurring_contract' as const,
+        id: r.id,
+        number: r.invoicenumber,
+        type: r.invoicetype,
+        status: r.recurring_status ?? 'active',
+      })),
     ],
   };
 });

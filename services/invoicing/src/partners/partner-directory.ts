@@ -29,7 +29,11 @@ async function askPartners(ctx: HandlerContext, operation: string, partnerId: nu
     );
   } catch (err) {
     if (err instanceof BusError) {
-      throw new AppError(err.kind === 'timeout' ? 504 : 503, err.kind === 'timeout' ? 'timeout' : 'service_unavailable', `The partners service did not answer: ${err.message}`);
+      throw new AppError(
+        err.kind === 'timeout' ? 504 : 503,
+        err.kind === 'timeout' ? 'timeout' : 'service_unavailable',
+        `The partners service did not answer: ${err.message}`,
+      );
     }
     throw err;
   }

@@ -8,13 +8,21 @@ import { contractReply, lockContract } from './contract';
 export const resumeRecurringHandler = handler(invoicing.resumeRecurring, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
     const contract = await lockContract(trx, ctx.orgId, req.id);
-    if (contract.recurring_status !== 'paused') throw invalidState(`Recurring contract ${contract.invoicenumber} is ${contract.recurring_status}; only a paused contract can be resumed`);
+    if (contract.recurring_status !== 'paused')
+      throw invalidState(
+        `Recurring contract ${contract.invoicenumber} is ${contract.recurring_status}; only a paused contract can be resumed`,
+      );
     const start = contract.recurring_start_date as string;
     const frequency = contract.recurring_frequency!;
     const index = firstRunIndexNotBefore(start, frequency, contract.recurring_next_index, await organizationToday(trx, ctx.orgId));
     const [row] = (await trx('invoices')
       .where({ id: contract.id })
-      .update({ recurring_status: 'active', recurring_next_index: index, recurring_next_run_date: runDate(start, frequency, index), updated_at: trx.fn.now() })
+      .update({
+        recurring_status: 'active',
+        recurring_next_index: index,
+        recurring_next_run_date: runDate(start, frequency, index),
+        updated_at: trx.fn.now(),
+      })
       .returning('*')) as InvoiceRow[];
     return contractReply('Recurring invoice resumed successfully', row as InvoiceRow);
   });

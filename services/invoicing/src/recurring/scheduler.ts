@@ -14,7 +14,10 @@ const MAX_CHILDREN_PER_PASS = 5000;
  */
 const due = (db: Knex, today: string | TodayByZone) => {
   const by = organizationTodaySql('invoices.org_id', typeof today === 'string' ? { utc: today, zones: new Map() } : today);
-  return db('invoices').where({ recurring_enabled: true, recurring_status: 'active' }).whereNot('invoicestatus', 'cancelled').whereRaw(`recurring_next_run_date <= ${by.sql}`, by.bindings);
+  return db('invoices')
+    .where({ recurring_enabled: true, recurring_status: 'active' })
+    .whereNot('invoicestatus', 'cancelled')
+    .whereRaw(`recurring_next_run_date <= ${by.sql}`, by.bindings);
 };
 
 /**
@@ -49,7 +52,10 @@ export async function runDueContracts(db: Knex, log: Logger, today: string | Tod
       await checkLines(candidate.org_id, (await linesOf(db, [candidate.id])).get(candidate.id) ?? []);
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) {
-        log.warn({ parent_id: candidate.id, err: (err as Error).message }, 'catalog could not check a recurring contract; trying again next pass');
+        log.warn(
+          { parent_id: candidate.id, err: (err as Error).message },
+          'catalog could not check a recurring contract; trying again next pass',
+        );
         break;
       }
       await stopContract(db, candidate, `Stopped: ${err.message}`);
@@ -64,7 +70,11 @@ export async function runDueContracts(db: Knex, log: Logger, today: string | Tod
         .skipLocked()) as InvoiceRow | undefined;
       // Another instance made this child meanwhile, or holds the contract now: look for the next one.
       if (!parent) return false;
-      const { child } = await makeNextChild(trx, parent, typeof today === 'string' ? today : await organizationToday(trx, parent.org_id, today.instant));
+      const { child } = await makeNextChild(
+        trx,
+        parent,
+        typeof today === 'string' ? today : await organizationToday(trx, parent.org_id, today.instant),
+      );
       log.info({ parent_id: parent.id, child_id: child.id, run_date: parent.recurring_next_run_date }, 'recurring child invoice made');
       return true;
     });
@@ -76,11 +86,19 @@ export async function runDueContracts(db: Knex, log: Logger, today: string | Tod
 async function stopContract(db: Knex, contract: InvoiceRow, reason: string): Promise<void> {
   await db('invoices')
     .where({ id: contract.id, recurring_status: 'active' })
-    .update({ recurring_status: 'cancelled', recurring_next_run_date: null, recurring_cancellation_reason: reason.slice(0, 2000), updated_at: db.fn.now() });
+    .update({
+      recurring_status: 'cancelled',
+      recurring_next_run_date: null,
+      recurring_cancellation_reason: reason.slice(0, 2000),
+      updated_at: db.fn.now(),
+    });
 }
 
 /** The scheduler inside the service: a pass at start-up, then one every interval. */
-export function recurringScheduler(deps: { db: Knex; bus: Bus; config: BaseConfig; log: Logger; relay: OutboxRelay }, intervalMs: number): BackgroundTask {
+export function recurringScheduler(
+  deps: { db: Knex; bus: Bus; config: BaseConfig; log: Logger; relay: OutboxRelay },
+  intervalMs: number,
+): BackgroundTask {
   const log = deps.log.child({ task: 'recurring-scheduler' });
   const checkLines = childLineCheck(deps);
   return periodicTask('recurring-scheduler', intervalMs, deps.log, async () => {

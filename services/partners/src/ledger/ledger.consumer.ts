@@ -9,7 +9,12 @@ import { documentEffect, paymentEffect, transactionTypeOf } from './balance-effe
  */
 export const ledgerConsumer: InboxHandlerDef = {
   name: 'partners.ledger',
-  events: [invoicing.invoiceValidated.type, invoicing.invoiceCancelled.type, invoicing.invoicePaymentRegistered.type, sales.quotationConverted.type],
+  events: [
+    invoicing.invoiceValidated.type,
+    invoicing.invoiceCancelled.type,
+    invoicing.invoicePaymentRegistered.type,
+    sales.quotationConverted.type,
+  ],
   async handle(trx, event, log) {
     switch (event.type) {
       case invoicing.invoiceValidated.type:

@@ -27,7 +27,9 @@ export const partnersMigrations: Migration[] = [
         t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
         t.timestamp('deleted_at', { useTz: true });
       });
-      await trx.raw(`alter table ??.partners add constraint partners_type_check check (partner_type in ('customer','vendor','both'))`, [schema]);
+      await trx.raw(`alter table ??.partners add constraint partners_type_check check (partner_type in ('customer','vendor','both'))`, [
+        schema,
+      ]);
       await trx.raw('create index partners_org_live on ??.partners (org_id, id desc) where deleted_at is null', [schema]);
 
       // One row per document (invoice, credit note, bill, vendor credit) or payment that moved a balance.

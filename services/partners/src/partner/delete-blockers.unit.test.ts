@@ -13,7 +13,11 @@ describe('partner delete blockers', () => {
   });
 
   it('names the open documents and contracts of every service, and how many more there are', () => {
-    const sales = { ...none, open_documents: 1, documents: [{ kind: 'quotation' as const, id: 1, number: 'QUO-00001', type: 'quotation', status: 'sent' }] };
+    const sales = {
+      ...none,
+      open_documents: 1,
+      documents: [{ kind: 'quotation' as const, id: 1, number: 'QUO-00001', type: 'quotation', status: 'sent' }],
+    };
     const invoicing = {
       ...none,
       open_documents: 3,

@@ -7,7 +7,17 @@ export const editPartnerHandler = handler(partners.editPartner, async (req, ctx)
   return ctx.db.transaction(async (trx) => {
     const current = await findLivePartner(trx, ctx.orgId, req.partner_id, { lock: true });
     const changes: Partial<Record<keyof PartnerRow | 'updated_by', unknown>> = {};
-    const copy = ['partnername', 'partner_type', 'phone', 'address', 'tax_number', 'credit_limit', 'payment_terms', 'contact_person', 'notes'] as const;
+    const copy = [
+      'partnername',
+      'partner_type',
+      'phone',
+      'address',
+      'tax_number',
+      'credit_limit',
+      'payment_terms',
+      'contact_person',
+      'notes',
+    ] as const;
     for (const field of copy) if (req[field] !== undefined) changes[field] = req[field];
     if (req.email !== undefined) changes.email = req.email || null;
     if (req.currency !== undefined) changes.currency = req.currency;

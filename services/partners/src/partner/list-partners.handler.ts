@@ -3,7 +3,8 @@ import { handler, likeContains, paginationOf, selectPage } from '@bo/runtime';
 import { toPartnerRecord, typesMatching, type PartnerRow } from './partner.record';
 
 export const listPartnersHandler = handler(partners.listPartners, async (req, ctx) => {
-  const filtered = ctx.db<PartnerRow>('partners')
+  const filtered = ctx
+    .db<PartnerRow>('partners')
     .where({ org_id: ctx.orgId })
     .whereNull('deleted_at')
     .modify((q) => {

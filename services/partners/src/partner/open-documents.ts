@@ -25,10 +25,18 @@ export async function askOpenDocuments(ctx: HandlerContext, partnerId: number): 
       } catch (err) {
         if (!(err instanceof BusError)) throw err;
         const timeout = err.kind === 'timeout';
-        throw new AppError(timeout ? 504 : 503, timeout ? 'timeout' : 'service_unavailable', `The ${service} service could not say whether partner ${partnerId} has open documents (${err.message}); the partner was not deleted, retry later`);
+        throw new AppError(
+          timeout ? 504 : 503,
+          timeout ? 'timeout' : 'service_unavailable',
+          `The ${service} service could not say whether partner ${partnerId} has open documents (${err.message}); the partner was not deleted, retry later`,
+        );
       }
       if (!reply.ok) {
-        throw new AppError(503, 'service_unavailable', `The ${service} service could not say whether partner ${partnerId} has open documents (${reply.message}); the partner was not deleted, retry later`);
+        throw new AppError(
+          503,
+          'service_unavailable',
+          `The ${service} service could not say whether partner ${partnerId} has open documents (${reply.message}); the partner was not deleted, retry later`,
+        );
       }
       return operation.reply.parse(reply.body);
     }),

@@ -73,7 +73,9 @@ export function typesMatching(filter: 'customer' | 'vendor' | 'both'): string[] 
 /** The structured address fields, written as given; an empty string clears one. */
 export const STRUCTURED_ADDRESS = ['address_line1', 'address_line2', 'city', 'postal_code', 'region', 'country'] as const;
 
-export function structuredAddress(req: Partial<Record<(typeof STRUCTURED_ADDRESS)[number], string | null | undefined>>): Partial<Record<(typeof STRUCTURED_ADDRESS)[number], string | null>> {
+export function structuredAddress(
+  req: Partial<Record<(typeof STRUCTURED_ADDRESS)[number], string | null | undefined>>,
+): Partial<Record<(typeof STRUCTURED_ADDRESS)[number], string | null>> {
   const out: Partial<Record<(typeof STRUCTURED_ADDRESS)[number], string | null>> = {};
   for (const field of STRUCTURED_ADDRESS) {
     const value = req[field];

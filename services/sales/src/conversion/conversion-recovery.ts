@@ -42,7 +42,8 @@ export async function recoverConversions(deps: ConversionDeps, shouldStop: () =>
       log.info({ invoice_id: reply.invoice.id }, 'conversion recovered: the quotation is converted');
     } catch (err) {
       // Each attempt ended itself: unfrozen on a refusal, released when still pending (taken again later).
-      if (err instanceof AppError && err.status < 500) log.info({ code: err.code, reason: err.message }, 'conversion recovery: ended without converting');
+      if (err instanceof AppError && err.status < 500)
+        log.info({ code: err.code, reason: err.message }, 'conversion recovery: ended without converting');
       else log.warn({ err: (err as Error).message }, 'conversion recovery: still pending; will try again');
     }
   }

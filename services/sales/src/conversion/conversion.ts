@@ -90,14 +90,23 @@ export async function checkNotHeldByAnother(trx: Knex.Transaction, q: QuotationR
   if (operationKey !== undefined && operationKey === q.convert_key) return;
   const { rows } = await trx.raw<{ rows: Array<{ held: boolean }> }>('select ?::timestamptz > now() as held', [q.conversion_lease_until]);
   if (rows[0]?.held) {
-    throw invalidState(`Quotation ${q.quotation_number} is already being converted to an invoice by another request; a quotation converts once`).asTransient();
+    throw invalidState(
+      `Quotation ${q.quotation_number} is already being converted to an invoice by another request; a quotation converts once`,
+    ).asTransient();
   }
 }
 
 /** Step 1, inside the caller's transaction that locked `q`: freezes it if open and takes the lease. */
-export async function claimAttempt(trx: Knex.Transaction, q: QuotationRow, invoicetype: InvoiceType, driver: Driver, config: BaseConfig): Promise<Attempt> {
+export async function claimAttempt(
+  trx: Knex.Transaction,
+  q: QuotationRow,
+  invoicetype: InvoiceType,
+  driver: Driver,
+  config: BaseConfig,
+): Promise<Attempt> {
   const froze = q.conversion_attempted_at === null;
-  const earlierSettled = froze || q.conversion_lease_until === null || q.conversion_lease_until.getTime() < Date.now() - config.RPC_TIMEOUT_MS;
+  const earlierSettled =
+    froze || q.conversion_lease_until === null || q.conversion_lease_until.getTime() < Date.now() - config.RPC_TIMEOUT_MS;
   const [row] = (await trx('quotations')
     .where({ id: q.id })
     .update({
@@ -135,19 +144,32 @@ export async function finishConversion(deps: ConversionDeps, attempt: Attempt): 
   const log = deps.log.child({ quotation_id: q.id, attempt: attempt.number });
   let invoice: SourceInvoice;
   try {
-    const outcome = await invoiceForSource(deps, { orgId: q.org_id, userId: driver.actor ?? undefined, requestId: driver.requestId }, attempt.request);
+    const outcome = await invoiceForSource(
+      deps,
+      { orgId: q.org_id, userId: driver.actor ?? undefined, requestId: driver.requestId },
+      attempt.request,
+    );
     if (outcome.kind === 'refused') {
       // Invoicing answers an existing invoice before any check that could refuse, so none exists —
       // unless an earlier attempt is still inside invoicing, or another began since: then the
       // refusal is not the conversion's answer, and the quotation stays frozen for a retry or recovery.
       if (attempt.earlierSettled && (await endAttempt(deps, attempt, 'unfreeze'))) throw outcome.error;
       await endAttempt(deps, attempt, 'release');
-      throw pending(q, 503, `invoicing refused this attempt (${outcome.error.message}) while another attempt may still be making the invoice`);
+      throw pending(
+        q,
+        503,
+        `invoicing refused this attempt (${outcome.error.message}) while another attempt may still be making the invoice`,
+      );
     }
     if (outcome.kind === 'not_sent') {
       // This request made nothing; an earlier attempt with an unknown outcome still may have.
       await endAttempt(deps, attempt, attempt.froze ? 'unfreeze' : 'release');
-      if (attempt.froze) throw new AppError(503, 'service_unavailable', `The invoicing service is unavailable; quotation ${q.quotation_number} is unchanged, retry later`);
+      if (attempt.froze)
+        throw new AppError(
+          503,
+          'service_unavailable',
+          `The invoicing service is unavailable; quotation ${q.quotation_number} is unchanged, retry later`,
+        );
       throw pending(q, 503, outcome.reason);
     }
     if (outcome.kind === 'unknown') {
@@ -166,7 +188,10 @@ export async function finishConversion(deps: ConversionDeps, attempt: Attempt): 
   } catch (err) {
     // A refusal, a twin that recorded first, or a conflict the runtime runs the command again for.
     if (err instanceof AppError || err instanceof AlreadyRecorded || isTransientConflict(err)) throw err;
-    log.error({ err, invoice_id: invoice.id }, 'conversion: invoicing made the invoice but the quotation could not be marked converted; it stays pending');
+    log.error(
+      { err, invoice_id: invoice.id },
+      'conversion: invoicing made the invoice but the quotation could not be marked converted; it stays pending',
+    );
     await endAttempt(deps, attempt, 'release');
     throw pending(q, 503, 'its completion could not be recorded');
   }
@@ -251,7 +276,13 @@ function convertedReply(q: QuotationRow, invoice: ConvertReply['invoice']): Conv
 const plain = (v: string) => dec(v).toFixed();
 
 /** The draft invoice of the quotation: its partner, lines and totals, pointing back at it. */
-export function sourceRequest(orgId: number, userId: string | undefined, q: QuotationRow, lines: LineRow[], invoicetype: InvoiceType): SourceInvoiceRequest {
+export function sourceRequest(
+  orgId: number,
+  userId: string | undefined,
+  q: QuotationRow,
+  lines: LineRow[],
+  invoicetype: InvoiceType,
+): SourceInvoiceRequest {
   return {
     org_id: String(orgId),
     userid: userId,

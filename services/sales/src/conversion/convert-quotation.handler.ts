@@ -3,7 +3,15 @@ import { handler, invalidState, organizationToday } from '@bo/runtime';
 import { actor } from '../actor';
 import { checkConvert } from '../quotation/quotation-status';
 import { conversionUnfinished, enforce, findQuotation, statusOf } from '../quotation/quotation.repository';
-import { answerConverted, checkNotHeldByAnother, claimAttempt, finishConversion, type Attempt, type ConvertReply, type Driver } from './conversion';
+import {
+  answerConverted,
+  checkNotHeldByAnother,
+  claimAttempt,
+  finishConversion,
+  type Attempt,
+  type ConvertReply,
+  type Driver,
+} from './conversion';
 
 /**
  * Converts once, all or nothing from the client's view, and never holds the quotation's row lock
@@ -14,7 +22,12 @@ import { answerConverted, checkNotHeldByAnother, claimAttempt, finishConversion,
 export const convertQuotationHandler = handler(
   sales.convertQuotation,
   async (req, ctx) => {
-    const driver: Driver = { operationKey: ctx.operationKey, actor: actor(req, ctx), requestId: ctx.requestId, finish: (trx, reply) => ctx.finish(trx, reply) };
+    const driver: Driver = {
+      operationKey: ctx.operationKey,
+      actor: actor(req, ctx),
+      requestId: ctx.requestId,
+      finish: (trx, reply) => ctx.finish(trx, reply),
+    };
     const begun = await ctx.db.transaction(async (trx): Promise<{ answer: ConvertReply } | { attempt: Attempt }> => {
       const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
       if (q.status === 'converted') return { answer: await answerConverted(trx, q, driver) };

@@ -33,13 +33,18 @@ export async function invoiceForSource(
     reply = await deps.bus.request(invoicing.createInvoiceFromSource.name, request, meta, downstreamTimeoutMs(deps.config));
   } catch (err) {
     if (!(err instanceof BusError)) throw err;
-    if (err.kind === 'unroutable' || err.kind === 'unavailable') return { kind: 'not_sent', reason: 'the invoicing service is unavailable' };
+    if (err.kind === 'unroutable' || err.kind === 'unavailable')
+      return { kind: 'not_sent', reason: 'the invoicing service is unavailable' };
     if (err.kind === 'timeout') return { kind: 'unknown', status: 504, reason: 'the invoicing service did not answer in time' };
     return { kind: 'unknown', status: 503, reason: 'the connection to the invoicing service was lost before it answered' };
   }
   if (!reply.ok) {
-    if (reply.status >= 500) return { kind: 'unknown', status: reply.status === 504 ? 504 : 503, reason: `the invoicing service failed (${reply.message})` };
-    return { kind: 'refused', error: new AppError(reply.status, reply.code, `Invoicing refused the invoice: ${reply.message}`, reply.errors) };
+    if (reply.status >= 500)
+      return { kind: 'unknown', status: reply.status === 504 ? 504 : 503, reason: `the invoicing service failed (${reply.message})` };
+    return {
+      kind: 'refused',
+      error: new AppError(reply.status, reply.code, `Invoicing refused the invoice: ${reply.message}`, reply.errors),
+    };
   }
   const parsed = sales.sourceInvoiceAnswer.safeParse(reply.body);
   if (!parsed.success) throw new Error(`invoicing answered an unexpected body: ${parsed.error.message}`);

@@ -39,7 +39,10 @@ export const salesMigrations: Migration[] = [
         `alter table ??.quotations add constraint quotations_status_check check (status in ('draft','sent','accepted','converted','cancelled'))`,
         [schema],
       );
-      await trx.raw(`alter table ??.quotations add constraint quotations_type_check check (quotation_type in ('quotation','proforma','estimate'))`, [schema]);
+      await trx.raw(
+        `alter table ??.quotations add constraint quotations_type_check check (quotation_type in ('quotation','proforma','estimate'))`,
+        [schema],
+      );
       await trx.raw('create index quotations_org_newest on ??.quotations (org_id, id desc)', [schema]);
 
       await trx.schema.withSchema(schema).createTable('quotation_lines', (t) => {

@@ -11,7 +11,8 @@ const LISTED = 20;
  */
 export const openQuotationsHandler = handler(sales.partnerOpenQuotations, async (req, ctx) => {
   const now = await organizationToday(ctx.db, ctx.orgId);
-  const open = ctx.db('quotations as q')
+  const open = ctx
+    .db('quotations as q')
     .where({ 'q.org_id': ctx.orgId, 'q.partner_id': req.partner_id })
     .whereIn('q.status', CONVERTIBLE)
     .where((w) => {

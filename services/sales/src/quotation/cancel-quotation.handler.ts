@@ -11,7 +11,9 @@ export const cancelQuotationHandler = handler(sales.cancelQuotation, async (req,
     // refused itself: never both, and never an invoice left behind for a cancelled quotation.
     const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
     enforce(checkCancel(statusOf(q, await organizationToday(trx, ctx.orgId)), conversionUnfinished(q)), q);
-    await trx('quotations').where({ id: q.id }).update({ status: 'cancelled', cancelled_at: trx.fn.now(), updated_by: actor(req, ctx), updated_at: trx.fn.now() });
+    await trx('quotations')
+      .where({ id: q.id })
+      .update({ status: 'cancelled', cancelled_at: trx.fn.now(), updated_by: actor(req, ctx), updated_at: trx.fn.now() });
     return { message: `Quotation ${q.quotation_number} cancelled successfully` };
   });
 });

@@ -1,7 +1,27 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import { duplicate, handler, isUniqueViolation, nextDocumentNumber, organizationToday, parseDateTime, requireLivePartner, requirePartnerRole, resolveCatalogLines, validationFailed, type Knex } from '@bo/runtime';
-import { documentTooLarge, documentTotals, lineTooLarge, MAX_LINE_TOTAL, priceLine, validUntilBeforeDate, type PricedLine } from './quotation-lines';
+import {
+  duplicate,
+  handler,
+  isUniqueViolation,
+  nextDocumentNumber,
+  organizationToday,
+  parseDateTime,
+  requireLivePartner,
+  requirePartnerRole,
+  resolveCatalogLines,
+  validationFailed,
+  type Knex,
+} from '@bo/runtime';
+import {
+  documentTooLarge,
+  documentTotals,
+  lineTooLarge,
+  MAX_LINE_TOTAL,
+  priceLine,
+  validUntilBeforeDate,
+  type PricedLine,
+} from './quotation-lines';
 import { lineRow, toQuotationRecord, type LineRow, type QuotationRow } from './quotation.record';
 
 const PREFIX: Record<sales.QuotationType, string> = { quotation: 'QUO-', proforma: 'PRO-', estimate: 'EST-' };
@@ -11,58 +31,68 @@ const UNIQUE_NUMBER = 'quotations_org_number_unique';
  * Opens its own transaction, after the partner and catalog checks that ask other services: no
  * connection is held while a slow partners or catalog service answers.
  */
-export const createQuotationHandler = handler(sales.createQuotation, async (req, ctx) => {
-  if (validUntilBeforeDate(req.quotation_date, req.valid_until)) {
-    const message = `valid_until ${req.valid_until} is before the quotation date ${req.quotation_date.slice(0, 10)}`;
-    throw validationFailed(message, [{ field: 'valid_until', message }]);
-  }
-  const resolved = await resolveCatalogLines(ctx, req.line_items ?? [], (i, field) => `line_items.${i}.${field}`);
-  const lines = resolved.map(priceLine);
-  checkSizes(lines);
-  requirePartnerRole(await requireLivePartner(ctx, req.partner), req.quotation_type);
-  const supplied = req.quotation_number?.trim() || undefined;
-
-  // A generated number can only collide with a number typed by hand in a concurrent request: take the next one.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ctx.db.transaction(async (trx) => {
-        const number = supplied ?? (await nextDocumentNumber(trx, ctx.orgId, PREFIX[req.quotation_type], (n) => numberTaken(trx, ctx.orgId, n)));
-        const totals = documentTotals(lines.map((l) => l.amounts));
-        const [row] = (await trx('quotations')
-          .insert({
-            org_id: ctx.orgId,
-            quotation_number: number,
-            quotation_type: req.quotation_type,
-            status: req.quotation_status ?? 'draft',
-            partner_id: req.partner,
-            quotation_date: parseDateTime(req.quotation_date),
-            valid_until: req.valid_until,
-            comments: req.comments || null,
-            quotation_reference: req.quotation_reference || null,
-            subtotal: totals.subtotal.toFixed(2),
-            tax_amount: totals.tax_amount.toFixed(2),
-            discount_total: totals.discount_total.toFixed(2),
-            total: totals.total.toFixed(2),
-            line_count: lines.length,
-            created_by: actor(req, ctx),
-            updated_by: actor(req, ctx),
-          })
-          .returning('*')) as QuotationRow[];
-        const quotation = row as QuotationRow;
-        const stored = lines.length
-          ? ((await trx('quotation_lines').insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l))).returning('*')) as LineRow[])
-          : [];
-        const reply = { message: 'Quotation created successfully', quotation: toQuotationRecord(quotation, stored, await organizationToday(trx, ctx.orgId)) };
-        await ctx.finish(trx, reply);
-        return reply;
-      });
-    } catch (err) {
-      if (!isUniqueViolation(err, UNIQUE_NUMBER)) throw err;
-      if (supplied) throw duplicate(`Quotation number ${supplied} already exists`, 'quotation_number');
-      if (attempt >= 3) throw err;
+export const createQuotationHandler = handler(
+  sales.createQuotation,
+  async (req, ctx) => {
+    if (validUntilBeforeDate(req.quotation_date, req.valid_until)) {
+      const message = `valid_until ${req.valid_until} is before the quotation date ${req.quotation_date.slice(0, 10)}`;
+      throw validationFailed(message, [{ field: 'valid_until', message }]);
     }
-  }
-}, { transactions: 'own' });
+    const resolved = await resolveCatalogLines(ctx, req.line_items ?? [], (i, field) => `line_items.${i}.${field}`);
+    const lines = resolved.map(priceLine);
+    checkSizes(lines);
+    requirePartnerRole(await requireLivePartner(ctx, req.partner), req.quotation_type);
+    const supplied = req.quotation_number?.trim() || undefined;
+
+    // A generated number can only collide with a number typed by hand in a concurrent request: take the next one.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ctx.db.transaction(async (trx) => {
+          const number =
+            supplied ?? (await nextDocumentNumber(trx, ctx.orgId, PREFIX[req.quotation_type], (n) => numberTaken(trx, ctx.orgId, n)));
+          const totals = documentTotals(lines.map((l) => l.amounts));
+          const [row] = (await trx('quotations')
+            .insert({
+              org_id: ctx.orgId,
+              quotation_number: number,
+              quotation_type: req.quotation_type,
+              status: req.quotation_status ?? 'draft',
+              partner_id: req.partner,
+              quotation_date: parseDateTime(req.quotation_date),
+              valid_until: req.valid_until,
+              comments: req.comments || null,
+              quotation_reference: req.quotation_reference || null,
+              subtotal: totals.subtotal.toFixed(2),
+              tax_amount: totals.tax_amount.toFixed(2),
+              discount_total: totals.discount_total.toFixed(2),
+              total: totals.total.toFixed(2),
+              line_count: lines.length,
+              created_by: actor(req, ctx),
+              updated_by: actor(req, ctx),
+            })
+            .returning('*')) as QuotationRow[];
+          const quotation = row as QuotationRow;
+          const stored = lines.length
+            ? ((await trx('quotation_lines')
+                .insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l)))
+                .returning('*')) as LineRow[])
+            : [];
+          const reply = {
+            message: 'Quotation created successfully',
+            quotation: toQuotationRecord(quotation, stored, await organizationToday(trx, ctx.orgId)),
+          };
+          await ctx.finish(trx, reply);
+          return reply;
+        });
+      } catch (err) {
+        if (!isUniqueViolation(err, UNIQUE_NUMBER)) throw err;
+        if (supplied) throw duplicate(`Quotation number ${supplied} already exists`, 'quotation_number');
+        if (attempt >= 3) throw err;
+      }
+    }
+  },
+  { transactions: 'own' },
+);
 
 async function numberTaken(trx: Knex.Transaction, orgId: number, number: string): Promise<boolean> {
   return !!(await trx('quotations').select('id').where({ org_id: orgId, quotation_number: number }).first());
@@ -70,10 +100,14 @@ async function numberTaken(trx: Knex.Transaction, orgId: number, number: string)
 
 function checkSizes(lines: PricedLine[]): void {
   const errors = lines.flatMap((l, i) =>
-    lineTooLarge(l.amounts) ? [{ field: `line_items.${i}`, message: `line_items.${i} total must be less than ${MAX_LINE_TOTAL.toFixed()}` }] : [],
+    lineTooLarge(l.amounts)
+      ? [{ field: `line_items.${i}`, message: `line_items.${i} total must be less than ${MAX_LINE_TOTAL.toFixed()}` }]
+      : [],
   );
   if (errors.length) throw validationFailed(`Invalid request: ${errors.map((e) => e.message).join('; ')}`, errors);
   if (documentTooLarge(documentTotals(lines.map((l) => l.amounts)))) {
-    throw validationFailed('The quotation total is too large', [{ field: 'line_items', message: 'line_items add up to a quotation total that is too large' }]);
+    throw validationFailed('The quotation total is too large', [
+      { field: 'line_items', message: 'line_items add up to a quotation total that is too large' },
+    ]);
   }
 }

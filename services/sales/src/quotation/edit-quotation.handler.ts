@@ -17,7 +17,8 @@ export const editQuotationHandler = handler(sales.editQuotation, async (req, ctx
       const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
       const now = await organizationToday(trx, ctx.orgId);
       const current = statusOf(q, now);
-      const headerChange = number !== undefined || req.valid_until !== undefined || req.comments !== undefined || req.quotation_reference !== undefined;
+      const headerChange =
+        number !== undefined || req.valid_until !== undefined || req.comments !== undefined || req.quotation_reference !== undefined;
       // An edit naming no field still writes who touched it last, so a closed quotation refuses it too.
       if (headerChange || req.quotation_status === undefined) enforce(checkHeaderEdit(current), q);
       // A quotation being converted takes no change at all until the conversion ends.
@@ -32,7 +33,8 @@ export const editQuotationHandler = handler(sales.editQuotation, async (req, ctx
       if (req.valid_until !== undefined) changes.valid_until = req.valid_until;
       if (req.comments !== undefined) changes.comments = req.comments || null;
       if (req.quotation_reference !== undefined) changes.quotation_reference = req.quotation_reference || null;
-      if (req.quotation_status !== undefined && req.quotation_status !== current) changes.status = req.quotation_status as QuotationRow['status'];
+      if (req.quotation_status !== undefined && req.quotation_status !== current)
+        changes.status = req.quotation_status as QuotationRow['status'];
       const [row] = (await trx('quotations')
         .where({ id: q.id })
         .update({ ...changes, updated_by: actor(req, ctx), updated_at: trx.fn.now() })
@@ -51,7 +53,8 @@ export const editQuotationHandler = handler(sales.editQuotation, async (req, ctx
       };
     });
   } catch (err) {
-    if (isUniqueViolation(err, 'quotations_org_number_unique')) throw duplicate(`Quotation number ${number} already exists`, 'quotation_number');
+    if (isUniqueViolation(err, 'quotations_org_number_unique'))
+      throw duplicate(`Quotation number ${number} already exists`, 'quotation_number');
     throw err;
   }
 });

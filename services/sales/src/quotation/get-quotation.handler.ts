@@ -9,7 +9,10 @@ export const getQuotationHandler = handler(sales.getQuotation, (req, ctx) =>
   ctx.db.transaction(
     async (trx) => {
       const q = await findQuotation(trx, ctx.orgId, req.quotation_id);
-      return { message: 'Quotation retrieved successfully', quotation: toQuotationRecord(q, await linesOf(trx, q.id), await organizationToday(trx, ctx.orgId)) };
+      return {
+        message: 'Quotation retrieved successfully',
+        quotation: toQuotationRecord(q, await linesOf(trx, q.id), await organizationToday(trx, ctx.orgId)),
+      };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   ),

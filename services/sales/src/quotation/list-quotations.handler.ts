@@ -6,7 +6,8 @@ import { toListRecord, type ListRow } from './quotation.record';
 export const listQuotationsHandler = handler(sales.listQuotations, async (req, ctx) => {
   const { size, offset } = pageWindow(req);
   const now = await organizationToday(ctx.db, ctx.orgId);
-  const filtered = ctx.db('quotations as q')
+  const filtered = ctx
+    .db('quotations as q')
     .leftJoin('partner_directory as p', (j) => j.on('p.org_id', 'q.org_id').andOn('p.id', 'q.partner_id'))
     .where('q.org_id', ctx.orgId)
     .modify((query) => {
@@ -17,7 +18,8 @@ export const listQuotationsHandler = handler(sales.listQuotations, async (req, c
       if (search) {
         const pattern = likeContains(search);
         query.where((w) => {
-          for (const column of ['q.quotation_number', 'p.partnername', 'p.display_name']) w.orWhereRaw(`?? ilike ? escape '\\'`, [column, pattern]);
+          for (const column of ['q.quotation_number', 'p.partnername', 'p.display_name'])
+            w.orWhereRaw(`?? ilike ? escape '\\'`, [column, pattern]);
         });
       }
     });

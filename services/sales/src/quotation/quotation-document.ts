@@ -1,12 +1,24 @@
 import type { sales } from '@bo/contracts';
-import { documentLines, organizationLogo, organizationParty, partnerParty, type DocumentKind, type RenderableDocument } from '@bo/documents';
+import {
+  documentLines,
+  organizationLogo,
+  organizationParty,
+  partnerParty,
+  type DocumentKind,
+  type RenderableDocument,
+} from '@bo/documents';
 import { formatDate, formatDateTime, type DocumentParties } from '@bo/runtime';
 import type { LineRow, QuotationRow } from './quotation.record';
 
 const kinds: Record<sales.QuotationType, DocumentKind> = { quotation: 'quotation', proforma: 'proforma', estimate: 'estimate' };
 
 /** A quotation, proforma or estimate as a document the organization issues to its customer. */
-export function quotationDocument(q: QuotationRow, lines: readonly LineRow[], parties: DocumentParties, partnerName: string | null): RenderableDocument {
+export function quotationDocument(
+  q: QuotationRow,
+  lines: readonly LineRow[],
+  parties: DocumentParties,
+  partnerName: string | null,
+): RenderableDocument {
   const profile = parties.organization;
   return {
     kind: kinds[q.quotation_type],
@@ -23,7 +35,8 @@ export function quotationDocument(q: QuotationRow, lines: readonly LineRow[], pa
     lines: documentLines(lines),
     totals: { subtotal: q.subtotal, tax_amount: q.tax_amount, total: q.total },
     // A proforma asks for payment in advance: it names the account to pay into.
-    payment_account: q.quotation_type === 'proforma' && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
+    payment_account:
+      q.quotation_type === 'proforma' && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
     logo_png: organizationLogo(profile),
   };
 }

@@ -2,23 +2,53 @@ import type { organization } from '@bo/contracts';
 import { quotationDocument } from './quotation-document';
 import type { QuotationRow } from './quotation.record';
 
-const profile = { legal_name: 'Acme Ltd', trading_name: null, iban: 'IE29AIBK93115212345678', bic: null, default_currency: 'EUR', logo_png: null } as unknown as organization.ProfileRecord;
+const profile = {
+  legal_name: 'Acme Ltd',
+  trading_name: null,
+  iban: 'IE29AIBK93115212345678',
+  bic: null,
+  default_currency: 'EUR',
+  logo_png: null,
+} as unknown as organization.ProfileRecord;
 const q = (fields: Partial<QuotationRow>) =>
   ({
-    id: 1, quotation_number: 'QUO-00001', quotation_type: 'quotation', status: 'sent', partner_id: 4, quotation_date: new Date('2026-11-02T10:00:00Z'),
-    valid_until: '2026-12-31', comments: null, quotation_reference: null, subtotal: '10.00', tax_amount: '2.00', total: '12.00', ...fields,
+    id: 1,
+    quotation_number: 'QUO-00001',
+    quotation_type: 'quotation',
+    status: 'sent',
+    partner_id: 4,
+    quotation_date: new Date('2026-11-02T10:00:00Z'),
+    valid_until: '2026-12-31',
+    comments: null,
+    quotation_reference: null,
+    subtotal: '10.00',
+    tax_amount: '2.00',
+    total: '12.00',
+    ...fields,
   }) as QuotationRow;
 
 describe('quotationDocument', () => {
   test('a quotation is issued by the organization, valid until its date, with no account to pay into', () => {
     const d = quotationDocument(q({}), [], { organization: profile, partner: null }, 'Client');
-    expect(d).toMatchObject({ kind: 'quotation', number: 'QUO-00001', issue_date: '2026-11-02', valid_until: '2026-12-31', currency: 'EUR', draft: false, payment_account: null });
+    expect(d).toMatchObject({
+      kind: 'quotation',
+      number: 'QUO-00001',
+      issue_date: '2026-11-02',
+      valid_until: '2026-12-31',
+      currency: 'EUR',
+      draft: false,
+      payment_account: null,
+    });
     expect([d.seller.name, d.buyer.name]).toEqual(['Acme Ltd', 'Client']);
   });
 
   test('a proforma asks to be paid into the organization account; drafts and cancelled ones are marked', () => {
-    expect(quotationDocument(q({ quotation_type: 'proforma' }), [], { organization: profile, partner: null }, 'C').payment_account?.iban).toBe('IE29AIBK93115212345678');
+    expect(
+      quotationDocument(q({ quotation_type: 'proforma' }), [], { organization: profile, partner: null }, 'C').payment_account?.iban,
+    ).toBe('IE29AIBK93115212345678');
     expect(quotationDocument(q({ status: 'draft' }), [], { organization: profile, partner: null }, 'C').draft).toBe(true);
-    expect(quotationDocument(q({ status: 'cancelled', quotation_type: 'estimate' }), [], { organization: profile, partner: null }, 'C')).toMatchObject({ kind: 'estimate', cancelled: true });
+    expect(
+      quotationDocument(q({ status: 'cancelled', quotation_type: 'estimate' }), [], { organization: profile, partner: null }, 'C'),
+    ).toMatchObject({ kind: 'estimate', cancelled: true });
   });
 });

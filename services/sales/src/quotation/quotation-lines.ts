@@ -31,7 +31,13 @@ export function priceLine(input: ResolvedLine): PricedLine {
     discount: input.discount ?? '0',
     tax_rate: input.tax_rate,
     tax_included: input.tax_included,
-    amounts: computeLine({ quantity: input.quantity, price: input.price, discount: input.discount, tax_rate: input.tax_rate, tax_included: input.tax_included }),
+    amounts: computeLine({
+      quantity: input.quantity,
+      price: input.price,
+      discount: input.discount,
+      tax_rate: input.tax_rate,
+      tax_included: input.tax_included,
+    }),
   };
 }
 

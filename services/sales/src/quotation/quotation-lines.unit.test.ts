@@ -2,7 +2,19 @@ import { dec, toNumber, type ResolvedLine } from '@bo/runtime';
 import { addToTotals, documentTooLarge, documentTotals, lineTooLarge, priceLine, validUntilBeforeDate } from './quotation-lines';
 
 const line = (over: Partial<ResolvedLine> = {}): ResolvedLine => ({
-  product_id: '1', variant_id: null, location_id: null, product_name: 'Widget', sku: null, uom: null, description: null, quantity: '5', price: '50', discount: '10', tax_rate: '15', tax_included: false, ...over,
+  product_id: '1',
+  variant_id: null,
+  location_id: null,
+  product_name: 'Widget',
+  sku: null,
+  uom: null,
+  description: null,
+  quantity: '5',
+  price: '50',
+  discount: '10',
+  tax_rate: '15',
+  tax_included: false,
+  ...over,
 });
 
 describe('quotation line arithmetic', () => {

@@ -41,7 +41,14 @@ export function checkStatusMove(from: QuotationStatus, to: QuotationStatus): Ver
   if (EDIT_MOVES[from].includes(to)) return ok;
   const allowed = EDIT_MOVES[from];
   const hint = allowed.length ? `; from ${from} it can move to ${allowed.join(' or ')}` : '';
-  const how = to === 'converted' ? ' (use convert_to_invoice)' : to === 'cancelled' ? ' (use cancel_quotation)' : to === 'expired' ? ' (quotations expire by themselves after valid_until)' : '';
+  const how =
+    to === 'converted'
+      ? ' (use convert_to_invoice)'
+      : to === 'cancelled'
+        ? ' (use cancel_quotation)'
+        : to === 'expired'
+          ? ' (quotations expire by themselves after valid_until)'
+          : '';
   return refuse(`Cannot move a quotation in status ${from} to ${to}${how}${hint}`);
 }
 
@@ -71,12 +78,14 @@ function unfinished(action: string, status: QuotationStatus): Verdict {
 
 /** Lines go on draft or sent quotations, and not while a conversion is unfinished. */
 export function checkAddLine(status: QuotationStatus, conversionUnfinished = false): Verdict {
-  if (status !== 'draft' && status !== 'sent') return refuse(`Cannot add lines to a quotation in status ${status}; only draft or sent quotations take lines`);
+  if (status !== 'draft' && status !== 'sent')
+    return refuse(`Cannot add lines to a quotation in status ${status}; only draft or sent quotations take lines`);
   return conversionUnfinished ? unfinished('add lines to', status) : ok;
 }
 
 export function checkCancel(status: QuotationStatus, conversionUnfinished = false): Verdict {
-  if (status === 'converted') return refuse('Cannot cancel a quotation in status converted: it has become an invoice; cancel the invoice instead');
+  if (status === 'converted')
+    return refuse('Cannot cancel a quotation in status converted: it has become an invoice; cancel the invoice instead');
   if (status === 'cancelled') return refuse('Cannot cancel a quotation in status cancelled: it is already cancelled');
   return conversionUnfinished ? unfinished('cancel', status) : ok;
 }

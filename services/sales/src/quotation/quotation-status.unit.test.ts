@@ -1,4 +1,12 @@
-import { checkAddLine, checkCancel, checkConvert, checkHeaderEdit, checkStatusMove, effectiveStatus, isPastValidity } from './quotation-status';
+import {
+  checkAddLine,
+  checkCancel,
+  checkConvert,
+  checkHeaderEdit,
+  checkStatusMove,
+  effectiveStatus,
+  isPastValidity,
+} from './quotation-status';
 
 describe('quotation status machine', () => {
   it('allows draft <-> sent -> accepted and nothing else by edit', () => {
@@ -59,8 +67,16 @@ describe('quotation status machine', () => {
       if (!verdict.ok) expect(verdict.message).toContain(`in status ${s} whose conversion to an invoice is unfinished`);
     }
     for (const s of ['draft', 'sent', 'accepted'] as const) {
-      expect(checkHeaderEdit(s, true)).toEqual({ ok: false, untilConversionEnds: true, message: expect.stringContaining(`Cannot edit a quotation in status ${s} whose conversion to an invoice is unfinished`) });
-      expect(checkCancel(s, true)).toEqual({ ok: false, untilConversionEnds: true, message: expect.stringContaining('the conversion will complete') });
+      expect(checkHeaderEdit(s, true)).toEqual({
+        ok: false,
+        untilConversionEnds: true,
+        message: expect.stringContaining(`Cannot edit a quotation in status ${s} whose conversion to an invoice is unfinished`),
+      });
+      expect(checkCancel(s, true)).toEqual({
+        ok: false,
+        untilConversionEnds: true,
+        message: expect.stringContaining('the conversion will complete'),
+      });
     }
     // Expiry does not unfreeze it: a pending conversion may already hold an invoice.
     expect(checkCancel('expired', true).ok).toBe(false);
@@ -75,12 +91,16 @@ describe('quotation status machine', () => {
   it('converts draft, sent or accepted quotations only', () => {
     for (const s of ['draft', 'sent', 'accepted'] as const) expect(checkConvert(s).ok).toBe(true);
     for (const s of ['converted', 'cancelled', 'expired'] as const) {
-      expect(checkConvert(s)).toEqual({ ok: false, message: `Cannot convert a quotation in status ${s}; only draft, sent or accepted quotations can be converted` });
+      expect(checkConvert(s)).toEqual({
+        ok: false,
+        message: `Cannot convert a quotation in status ${s}; only draft, sent or accepted quotations can be converted`,
+      });
     }
   });
 
   it('edits headers until the quotation is closed', () => {
     for (const s of ['draft', 'sent', 'accepted'] as const) expect(checkHeaderEdit(s).ok).toBe(true);
-    for (const s of ['converted', 'cancelled', 'expired'] as const) expect(checkHeaderEdit(s)).toEqual({ ok: false, message: `Cannot edit a quotation in status ${s}` });
+    for (const s of ['converted', 'cancelled', 'expired'] as const)
+      expect(checkHeaderEdit(s)).toEqual({ ok: false, message: `Cannot edit a quotation in status ${s}` });
   });
 });

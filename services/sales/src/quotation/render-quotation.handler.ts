@@ -18,7 +18,9 @@ export const renderQuotationHandler = handler(sales.renderQuotation, async (req,
     { isolationLevel: 'repeatable read', readOnly: true },
   );
   const parties = await documentParties(ctx, q.partner_id);
-  const file = await renderDocument(quotationDocument(q, lines, parties, partnerName), req.format, { warn: (message) => ctx.log.warn({ quotation_id: q.id }, message) });
+  const file = await renderDocument(quotationDocument(q, lines, parties, partnerName), req.format, {
+    warn: (message) => ctx.log.warn({ quotation_id: q.id }, message),
+  });
   return {
     message: `Quotation ${q.quotation_number} rendered as ${req.format}`,
     id: q.id,

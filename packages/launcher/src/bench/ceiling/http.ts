@@ -26,7 +26,10 @@ async function main(): Promise<void> {
   const routes = new Map(config.routes.map((r) => [r.path, r.routingKey]));
   const tokens = new Set([config.token]);
 
-  const conn = await amqp.connect(connectionUrl(config.amqpUrl), { noDelay: true, clientProperties: { connection_name: `${config.queue}.http` } });
+  const conn = await amqp.connect(connectionUrl(config.amqpUrl), {
+    noDelay: true,
+    clientProperties: { connection_name: `${config.queue}.http` },
+  });
   const ch = await conn.createChannel();
   const pending = new Map<string, Pending>();
   const settle = (correlationId: unknown): Pending | undefined => {
@@ -37,7 +40,9 @@ async function main(): Promise<void> {
     return p;
   };
   ch.on('return', (msg: { properties: { correlationId?: unknown } }) => {
-    settle(msg.properties.correlationId)?.res.status(503).json({ statusCode: 503, headers: corsHeaders, body: { message: 'no route', code: 'service_unavailable' } });
+    settle(msg.properties.correlationId)
+      ?.res.status(503)
+      .json({ statusCode: 503, headers: corsHeaders, body: { message: 'no route', code: 'service_unavailable' } });
   });
   await ch.consume(
     REPLY_TO,
@@ -46,7 +51,10 @@ async function main(): Promise<void> {
       const p = settle(msg.properties.correlationId);
       if (!p) return;
       const status = Number(msg.properties.headers?.['x-status'] ?? 500);
-      p.res.status(status).type('application/json').send(`{"statusCode":${status},"headers":${CORS_JSON},"body":${msg.content.toString()}}`);
+      p.res
+        .status(status)
+        .type('application/json')
+        .send(`{"statusCode":${status},"headers":${CORS_JSON},"body":${msg.content.toString()}}`);
     },
     { noAck: true },
   );
@@ -58,7 +66,9 @@ async function main(): Promise<void> {
   app.post(/.*/, (req, res) => {
     const match = BEARER.exec(req.header('authorization') ?? '');
     if (!match || !tokens.has(match[1] as string)) {
-      res.status(401).json({ statusCode: 401, headers: corsHeaders, body: { message: 'Missing or unknown API key', code: 'unauthorized' } });
+      res
+        .status(401)
+        .json({ statusCode: 401, headers: corsHeaders, body: { message: 'Missing or unknown API key', code: 'unauthorized' } });
       return;
     }
     const routingKey = routes.get(req.path);
@@ -68,7 +78,8 @@ async function main(): Promise<void> {
     }
     const correlationId = randomUUID();
     const timer = setTimeout(() => {
-      if (settle(correlationId)) res.status(504).json({ statusCode: 504, headers: corsHeaders, body: { message: 'timeout', code: 'timeout' } });
+      if (settle(correlationId))
+        res.status(504).json({ statusCode: 504, headers: corsHeaders, body: { message: 'timeout', code: 'timeout' } });
     }, config.timeoutMs);
     pending.set(correlationId, { res, timer });
     const body = req.body as Record<string, unknown>;

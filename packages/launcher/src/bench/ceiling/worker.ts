@@ -9,7 +9,10 @@ async function main(): Promise<void> {
   const config = await receiveConfig();
   const amqp = loadAmqplib();
   const replies = new Map(config.routes.map((r) => [r.routingKey, Buffer.from(r.reply)]));
-  const conn = await amqp.connect(connectionUrl(config.amqpUrl), { noDelay: true, clientProperties: { connection_name: `${config.queue}.worker` } });
+  const conn = await amqp.connect(connectionUrl(config.amqpUrl), {
+    noDelay: true,
+    clientProperties: { connection_name: `${config.queue}.worker` },
+  });
   const ch = await conn.createChannel();
   await ch.assertExchange(config.exchange, 'direct', { durable: true });
   await ch.assertQueue(config.queue, { durable: true });

@@ -19,7 +19,10 @@ export const numbersCheck: Check = {
     ];
     for (const src of sources) {
       const rows = await queryEventually<{ org_id: number; number: string }>(ctx.pool, src.sql);
-      const counters = await queryEventually<{ org_id: number; series: string; last_value: string }>(ctx.pool, `select org_id, series, last_value from ${src.schema}.document_sequences`);
+      const counters = await queryEventually<{ org_id: number; series: string; last_value: string }>(
+        ctx.pool,
+        `select org_id, series, last_value from ${src.schema}.document_sequences`,
+      );
       const series = new Map<string, number[]>();
       const odd: string[] = [];
       for (const r of rows) {
@@ -40,9 +43,11 @@ export const numbersCheck: Check = {
         for (let n = 1; n <= max && gaps.length < 20; n++) if (!seen.has(n)) gaps.push(n);
         const [org, prefix] = k.split('/');
         const counter = counters.find((c) => String(c.org_id) === org && c.series === prefix);
-        if (dups.length) violations.push({ message: `${src.schema} ${k}: ${dups.length} numbers used twice`, evidence: examples(dups, 10) });
+        if (dups.length)
+          violations.push({ message: `${src.schema} ${k}: ${dups.length} numbers used twice`, evidence: examples(dups, 10) });
         if (gaps.length) violations.push({ message: `${src.schema} ${k}: numbers missing from 1..${max}`, evidence: gaps });
-        if (counter && Number(counter.last_value) !== max) violations.push({ message: `${src.schema} ${k}: counter at ${counter.last_value}, highest number ${max}` });
+        if (counter && Number(counter.last_value) !== max)
+          violations.push({ message: `${src.schema} ${k}: counter at ${counter.last_value}, highest number ${max}` });
         lines.push(`${src.schema} ${k}1..${max}`);
       }
       if (odd.length) violations.push({ message: `${src.schema}: ${odd.length} numbers outside any series`, evidence: examples(odd) });
@@ -60,7 +65,16 @@ export const conversionsCheck: Check = {
   name: 'conversions',
   title: 'each quotation converted at most once, to exactly one invoice; no orphan invoice',
   async run(ctx) {
-    const rows = await queryEventually<{ id: number; org_id: number; quotation_number: string; status: string; invoice_id: number | null; invoicenumber: string | null; invoices: number[] | null; numbers: string[] | null }>(
+    const rows = await queryEventually<{
+      id: number;
+      org_id: number;
+      quotation_number: string;
+      status: string;
+      invoice_id: number | null;
+      invoicenumber: string | null;
+      invoices: number[] | null;
+      numbers: string[] | null;
+    }>(
       ctx.pool,
       `select q.id, q.org_id, q.quotation_number, q.status, q.invoice_id, q.invoicenumber,
               array_agg(i.id order by i.id) filter (where i.id is not null) as invoices,
@@ -80,7 +94,13 @@ export const conversionsCheck: Check = {
         converted += 1;
         const number = q.numbers?.[invoices.indexOf(Number(q.invoice_id))];
         if (invoices.length !== 1 || Number(q.invoice_id) !== invoices[0] || number !== q.invoicenumber) {
-          dangling.push({ quotation_id: q.id, invoice_id: q.invoice_id, invoicenumber: q.invoicenumber, invoices_for_it: invoices, their_numbers: q.numbers });
+          dangling.push({
+            quotation_id: q.id,
+            invoice_id: q.invoice_id,
+            invoicenumber: q.invoicenumber,
+            invoices_for_it: invoices,
+            their_numbers: q.numbers,
+          });
         }
       } else if (invoices.length > 0) {
         orphans.push({ quotation_id: q.id, quotation_number: q.quotation_number, status: q.status, invoices, numbers: q.numbers });
@@ -103,11 +123,24 @@ export const conversionsCheck: Check = {
         where quotation_total <> invoice_total or quotation_lines <> invoice_lines`,
     );
     const violations: Violation[] = [];
-    if (content.length) violations.push({ message: `${content.length} converted quotations whose invoice does not carry exactly their lines`, evidence: examples(content) });
+    if (content.length)
+      violations.push({
+        message: `${content.length} converted quotations whose invoice does not carry exactly their lines`,
+        evidence: examples(content),
+      });
     if (many.length) violations.push({ message: `${many.length} quotations have more than one invoice`, evidence: examples(many) });
-    if (dangling.length) violations.push({ message: `${dangling.length} converted quotations do not point to exactly the one invoice made for them`, evidence: examples(dangling) });
-    if (orphans.length) violations.push({ message: `${orphans.length} quotations not converted have an invoice made for them (orphan drafts)`, evidence: examples(orphans) });
-    if (strays.length) violations.push({ message: `${strays.length} invoices name a quotation that does not exist`, evidence: examples(strays) });
+    if (dangling.length)
+      violations.push({
+        message: `${dangling.length} converted quotations do not point to exactly the one invoice made for them`,
+        evidence: examples(dangling),
+      });
+    if (orphans.length)
+      violations.push({
+        message: `${orphans.length} quotations not converted have an invoice made for them (orphan drafts)`,
+        evidence: examples(orphans),
+      });
+    if (strays.length)
+      violations.push({ message: `${strays.length} invoices name a quotation that does not exist`, evidence: examples(strays) });
     return { summary: `${rows.length} quotations, ${converted} converted`, violations };
   },
 };
@@ -123,7 +156,16 @@ export const recurringCheck: Check = {
   name: 'recurring',
   title: 'recurring contracts have exactly their due children, one per run date',
   async run(ctx) {
-    const parents = await queryEventually<{ id: number; start: string; occurrences: number; generated: number; status: string; children: string; dates: string; run_dates: string[] | null }>(
+    const parents = await queryEventually<{
+      id: number;
+      start: string;
+      occurrences: number;
+      generated: number;
+      status: string;
+      children: string;
+      dates: string;
+      run_dates: string[] | null;
+    }>(
       ctx.pool,
       `select p.id, p.recurring_start_date::text as start, p.recurring_occurrences as occurrences, p.recurring_generated as generated,
               p.recurring_status as status, count(c.id) as children, count(distinct c.run_date) as dates,
@@ -142,10 +184,21 @@ export const recurringCheck: Check = {
       children += n;
       const complete = n === p.occurrences ? p.status === 'completed' : p.status === 'active';
       if (n !== due || Number(p.dates) !== n || p.generated !== n || !complete) {
-        wrong.push({ parent_id: p.id, start: p.start, due, children: n, distinct_run_dates: Number(p.dates), generated: p.generated, status: p.status, run_dates: p.run_dates });
+        wrong.push({
+          parent_id: p.id,
+          start: p.start,
+          due,
+          children: n,
+          distinct_run_dates: Number(p.dates),
+          generated: p.generated,
+          status: p.status,
+          run_dates: p.run_dates,
+        });
       }
     }
-    const violations = wrong.length ? [{ message: `${wrong.length} recurring contracts do not have exactly their due children`, evidence: examples(wrong) }] : [];
+    const violations = wrong.length
+      ? [{ message: `${wrong.length} recurring contracts do not have exactly their due children`, evidence: examples(wrong) }]
+      : [];
     return { summary: `${parents.length} contracts, ${children} children`, violations };
   },
 };

@@ -12,7 +12,18 @@ export type { CheckContext, CheckResult, Violation } from './types';
 export const replayChecks: Check[] = [keysCheck];
 
 /** Run after the replays have drained too. */
-export const stateChecks: Check[] = [writesCheck, ledgerCheck, numbersCheck, conversionsCheck, recurringCheck, stockCheck, eventsCheck, deadLettersCheck, processesCheck, no500Check];
+export const stateChecks: Check[] = [
+  writesCheck,
+  ledgerCheck,
+  numbersCheck,
+  conversionsCheck,
+  recurringCheck,
+  stockCheck,
+  eventsCheck,
+  deadLettersCheck,
+  processesCheck,
+  no500Check,
+];
 
 export async function runChecks(checks: readonly Check[], ctx: CheckContext): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
@@ -21,7 +32,13 @@ export async function runChecks(checks: readonly Check[], ctx: CheckContext): Pr
       const r = await check.run(ctx);
       results.push({ name: check.name, title: check.title, ok: r.violations.length === 0, ...r });
     } catch (err) {
-      results.push({ name: check.name, title: check.title, ok: false, summary: 'the check itself failed', violations: [{ message: (err as Error).stack ?? String(err) }] });
+      results.push({
+        name: check.name,
+        title: check.title,
+        ok: false,
+        summary: 'the check itself failed',
+        violations: [{ message: (err as Error).stack ?? String(err) }],
+      });
     }
   }
   return results;

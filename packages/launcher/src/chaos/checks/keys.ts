@@ -54,8 +54,10 @@ export const keysCheck: Check = {
         resolved += 1;
         continue;
       }
-      if (r.status !== rec.status) differs.push({ rec, why: `first ${rec.status}${rec.code ? ` ${rec.code}` : ''}, now ${r.status}${r.code ? ` ${r.code}` : ''}` });
-      else if (rec.outcome === 'ok' && canonicalJson(r.body) !== canonicalJson(rec.reply)) differs.push({ rec, why: 'same status, another body' });
+      if (r.status !== rec.status)
+        differs.push({ rec, why: `first ${rec.status}${rec.code ? ` ${rec.code}` : ''}, now ${r.status}${r.code ? ` ${r.code}` : ''}` });
+      else if (rec.outcome === 'ok' && canonicalJson(r.body) !== canonicalJson(rec.reply))
+        differs.push({ rec, why: 'same status, another body' });
       else if (rec.outcome === 'refused' && r.code !== rec.code) differs.push({ rec, why: `first ${rec.code}, now ${r.code}` });
     }
     const violations = [];

@@ -75,11 +75,24 @@ export const ledgerCheck: Check = {
     const committed: unknown[] = [];
     const internal: unknown[] = [];
     for (const r of rows) {
-      const ev = { org: r.org_id, partner_id: r.id, balance: r.balance, expected: r.expected_balance, ledger_rows_sum: r.ledger_balance, ledger_rows: Number(r.ledger_rows) };
+      const ev = {
+        org: r.org_id,
+        partner_id: r.id,
+        balance: r.balance,
+        expected: r.expected_balance,
+        ledger_rows_sum: r.ledger_balance,
+        ledger_rows: Number(r.ledger_rows),
+      };
       if (cents(r.balance) !== cents(r.expected_balance)) balance.push(ev);
       else if (cents(r.balance) !== cents(r.ledger_balance)) internal.push(ev);
       if (cents(r.committed) !== cents(r.expected_committed)) {
-        committed.push({ org: r.org_id, partner_id: r.id, committed: r.committed, expected: r.expected_committed, open_commitment_rows: r.open_commitments });
+        committed.push({
+          org: r.org_id,
+          partner_id: r.id,
+          committed: r.committed,
+          expected: r.expected_committed,
+          open_commitment_rows: r.open_commitments,
+        });
       }
     }
     const tx = await queryEventually<Record<string, unknown>>(ctx.pool, TRANSACTIONS);
@@ -103,7 +116,14 @@ export const ledgerCheck: Check = {
           listed += 1;
           const r = byKey.get(`${org}/${p.id}`);
           if (!r || cents(p.balance) !== cents(r.expected_balance) || cents(p.committed) !== cents(r.expected_committed)) {
-            apiWrong.push({ org, partner_id: p.id, api_balance: p.balance, expected_balance: r?.expected_balance, api_committed: p.committed, expected_committed: r?.expected_committed });
+            apiWrong.push({
+              org,
+              partner_id: p.id,
+              api_balance: p.balance,
+              expected_balance: r?.expected_balance,
+              api_committed: p.committed,
+              expected_committed: r?.expected_committed,
+            });
           }
         }
         if (!field(res.body, 'pagination', 'has_next')) break;
@@ -111,13 +131,41 @@ export const ledgerCheck: Check = {
     }
 
     const violations: Violation[] = [];
-    if (balance.length) violations.push({ message: `${balance.length} partners' balance differs from their validated documents minus payments`, evidence: examples(balance) });
-    if (internal.length) violations.push({ message: `${internal.length} partners' balance differs from the sum of their ledger rows`, evidence: examples(internal) });
-    if (committed.length) violations.push({ message: `${committed.length} partners' committed amount differs from their converted, unposted quotations`, evidence: examples(committed) });
-    if (missingTx.length) violations.push({ message: `${missingTx.length} validated documents or payments have no partner ledger row (event lost or not applied)`, evidence: examples(missingTx) });
-    if (strayTx.length) violations.push({ message: `${strayTx.length} partner ledger rows have no validated document or payment behind them`, evidence: examples(strayTx) });
-    if (wrongTx.length) violations.push({ message: `${wrongTx.length} partner ledger rows disagree with their document's amount or partner`, evidence: examples(wrongTx) });
-    if (apiWrong.length) violations.push({ message: `${apiWrong.length} partners listed by the API with another balance or committed amount than their documents say`, evidence: examples(apiWrong) });
+    if (balance.length)
+      violations.push({
+        message: `${balance.length} partners' balance differs from their validated documents minus payments`,
+        evidence: examples(balance),
+      });
+    if (internal.length)
+      violations.push({
+        message: `${internal.length} partners' balance differs from the sum of their ledger rows`,
+        evidence: examples(internal),
+      });
+    if (committed.length)
+      violations.push({
+        message: `${committed.length} partners' committed amount differs from their converted, unposted quotations`,
+        evidence: examples(committed),
+      });
+    if (missingTx.length)
+      violations.push({
+        message: `${missingTx.length} validated documents or payments have no partner ledger row (event lost or not applied)`,
+        evidence: examples(missingTx),
+      });
+    if (strayTx.length)
+      violations.push({
+        message: `${strayTx.length} partner ledger rows have no validated document or payment behind them`,
+        evidence: examples(strayTx),
+      });
+    if (wrongTx.length)
+      violations.push({
+        message: `${wrongTx.length} partner ledger rows disagree with their document's amount or partner`,
+        evidence: examples(wrongTx),
+      });
+    if (apiWrong.length)
+      violations.push({
+        message: `${apiWrong.length} partners listed by the API with another balance or committed amount than their documents say`,
+        evidence: examples(apiWrong),
+      });
     const nonZero = rows.filter((r) => cents(r.balance) !== 0).length;
     const withCommitted = rows.filter((r) => cents(r.committed) !== 0).length;
     return {

@@ -14,7 +14,15 @@ export const stockCheck: Check = {
   name: 'stock',
   title: 'product stock equals the sum of its ledger moves (database and API)',
   async run(ctx) {
-    const rows = await queryEventually<{ org_id: number; product_id: number; location_id: string; quantity: string | null; ledger: string | null; last_new: string | null; lines: string }>(
+    const rows = await queryEventually<{
+      org_id: number;
+      product_id: number;
+      location_id: string;
+      quantity: string | null;
+      ledger: string | null;
+      last_new: string | null;
+      lines: string;
+    }>(
       ctx.pool,
       `with l as (
          select product_id, location_id, sum(change) as ledger, (array_agg(new_stock order by id desc))[1] as last_new, count(*) as lines
@@ -29,7 +37,14 @@ export const stockCheck: Check = {
     const perProduct = new Map<string, number>();
     for (const r of rows) {
       if (q4(r.quantity) !== q4(r.ledger) || q4(r.quantity) !== q4(r.last_new)) {
-        wrong.push({ product_id: r.product_id, location_id: r.location_id, quantity: r.quantity, ledger_sum: r.ledger, last_new_stock: r.last_new, lines: Number(r.lines) });
+        wrong.push({
+          product_id: r.product_id,
+          location_id: r.location_id,
+          quantity: r.quantity,
+          ledger_sum: r.ledger,
+          last_new_stock: r.last_new,
+          lines: Number(r.lines),
+        });
       }
       const k = `${r.org_id}/${r.product_id}`;
       perProduct.set(k, (perProduct.get(k) ?? 0) + q4(r.ledger));
@@ -67,10 +82,23 @@ export const stockCheck: Check = {
         where source = 'document' group by 1, 2, 3, 4 having count(*) > 1 limit 20`,
     );
     const violations: Violation[] = [];
-    if (twice.length) violations.push({ message: `${twice.length} documents moved a product's stock more than once`, evidence: examples(twice) });
-    if (wrong.length) violations.push({ message: `${wrong.length} product locations whose quantity is not the sum of their moves`, evidence: examples(wrong) });
-    if (broken.length) violations.push({ message: `${broken.length} move lines do not start where the previous move of their product and location ended`, evidence: examples(broken) });
-    if (apiWrong.length) violations.push({ message: `${apiWrong.length} products listed by the API with a stock other than their ledger's`, evidence: examples(apiWrong) });
+    if (twice.length)
+      violations.push({ message: `${twice.length} documents moved a product's stock more than once`, evidence: examples(twice) });
+    if (wrong.length)
+      violations.push({
+        message: `${wrong.length} product locations whose quantity is not the sum of their moves`,
+        evidence: examples(wrong),
+      });
+    if (broken.length)
+      violations.push({
+        message: `${broken.length} move lines do not start where the previous move of their product and location ended`,
+        evidence: examples(broken),
+      });
+    if (apiWrong.length)
+      violations.push({
+        message: `${apiWrong.length} products listed by the API with a stock other than their ledger's`,
+        evidence: examples(apiWrong),
+      });
     return { summary: `${perProduct.size} products over ${rows.length} product locations, ${listed} listed by the API`, violations };
   },
 };

@@ -17,7 +17,12 @@ export const no500Check: Check = {
       byFault.set(f, (byFault.get(f) ?? 0) + 1);
     }
     const other = new Map<string, number>();
-    for (const e of all) if (e.attempt.status !== 500) other.set(`${e.attempt.status} ${e.attempt.code ?? ''}`.trim(), (other.get(`${e.attempt.status} ${e.attempt.code ?? ''}`.trim()) ?? 0) + 1);
+    for (const e of all)
+      if (e.attempt.status !== 500)
+        other.set(
+          `${e.attempt.status} ${e.attempt.code ?? ''}`.trim(),
+          (other.get(`${e.attempt.status} ${e.attempt.code ?? ''}`.trim()) ?? 0) + 1,
+        );
     const violations: Violation[] = fives.length
       ? [
           {
@@ -35,7 +40,10 @@ export const no500Check: Check = {
           },
         ]
       : [];
-    return Promise.resolve({ summary: `other 5xx seen (retryable): ${[...other].map(([k, n]) => `${n} x ${k}`).join(', ') || 'none'}`, violations });
+    return Promise.resolve({
+      summary: `other 5xx seen (retryable): ${[...other].map(([k, n]) => `${n} x ${k}`).join(', ') || 'none'}`,
+      violations,
+    });
   },
 };
 
@@ -54,13 +62,22 @@ export const processesCheck: Check = {
     }
     const stuck = ctx.faults.filter((f) => !f.recovered || f.error);
     if (stuck.length) {
-      violations.push({ message: `${stuck.length} faults were not recovered from in ${ctx.options.recoverTimeoutMs / 1000}s (or failed to inject)`, evidence: stuck });
+      violations.push({
+        message: `${stuck.length} faults were not recovered from in ${ctx.options.recoverTimeoutMs / 1000}s (or failed to inject)`,
+        evidence: stuck,
+      });
     }
     if (ctx.client.keyEchoMismatches.length) {
-      violations.push({ message: `${ctx.client.keyEchoMismatches.length} answers echoed another Idempotency-Key than the one sent`, evidence: examples(ctx.client.keyEchoMismatches) });
+      violations.push({
+        message: `${ctx.client.keyEchoMismatches.length} answers echoed another Idempotency-Key than the one sent`,
+        evidence: examples(ctx.client.keyEchoMismatches),
+      });
     }
     const slowest = Math.max(0, ...ctx.faults.map((f) => f.recoverMs));
-    return Promise.resolve({ summary: `${ctx.fleet.exits.length} exits (${exits.length} unexpected), ${ctx.faults.length} faults, slowest recovery ${slowest} ms`, violations });
+    return Promise.resolve({
+      summary: `${ctx.fleet.exits.length} exits (${exits.length} unexpected), ${ctx.faults.length} faults, slowest recovery ${slowest} ms`,
+      violations,
+    });
   },
 };
 
@@ -72,9 +89,11 @@ export const eventsCheck: Check = {
     const state = await workState(ctx.pool, ctx.broker);
     const violations: Violation[] = [];
     const unpublished = Object.entries(state.unpublished).filter(([, n]) => n > 0);
-    if (unpublished.length) violations.push({ message: `outbox rows never published: ${unpublished.map(([s, n]) => `${s} ${n}`).join(', ')}` });
+    if (unpublished.length)
+      violations.push({ message: `outbox rows never published: ${unpublished.map(([s, n]) => `${s} ${n}`).join(', ')}` });
     const undelivered = Object.entries(await undeliveredEvents(ctx.pool)).filter(([, v]) => v.count > 0);
-    for (const [consumer, v] of undelivered) violations.push({ message: `${v.count} events never applied by ${consumer}`, evidence: v.examples });
+    for (const [consumer, v] of undelivered)
+      violations.push({ message: `${v.count} events never applied by ${consumer}`, evidence: v.examples });
     const queued = Object.entries(state.queued).filter(([, n]) => n > 0);
     if (queued.length) violations.push({ message: `messages still queued: ${queued.map(([q, n]) => `${q} ${n}`).join(', ')}` });
     if (state.dueContracts) violations.push({ message: `${state.dueContracts} recurring contracts still have a due child not made` });
@@ -83,12 +102,25 @@ export const eventsCheck: Check = {
       ctx.pool,
       `select coalesce(sum(n), 0) as n from (${tables.map((t) => `select count(*) as n from ${t}`).join(' union all ') || 'select 0 as n'}) x`,
     );
-    return { summary: `${events?.n ?? 0} events in ${tables.length} outboxes, all published and applied`.replace(', all published and applied', violations.length ? '' : ', all published and applied'), violations };
+    return {
+      summary: `${events?.n ?? 0} events in ${tables.length} outboxes, all published and applied`.replace(
+        ', all published and applied',
+        violations.length ? '' : ', all published and applied',
+      ),
+      violations,
+    };
   },
 };
 
 async function outboxTables(pool: Parameters<typeof existingTables>[0]): Promise<string[]> {
-  return [...(await existingTables(pool))].filter((t) => t.endsWith('.outbox')).map((t) => t.split('.').map((p) => `"${p}"`).join('.'));
+  return [...(await existingTables(pool))]
+    .filter((t) => t.endsWith('.outbox'))
+    .map((t) =>
+      t
+        .split('.')
+        .map((p) => `"${p}"`)
+        .join('.'),
+    );
 }
 
 /** No event given up on: the `.dead` queues are empty (and the dead-letter tables, where a schema has one). */
@@ -104,7 +136,10 @@ export const deadLettersCheck: Check = {
       else if (s.messages > 0) violations.push({ message: `${s.messages} messages in ${s.queue}` });
     }
     for (const t of [...(await existingTables(ctx.pool))].filter((x) => x.endsWith('.event_dead_letters'))) {
-      const rows = await queryEventually<{ consumer: string; type: string; last_error: string }>(ctx.pool, `select consumer, type, last_error from ${t} limit 5`);
+      const rows = await queryEventually<{ consumer: string; type: string; last_error: string }>(
+        ctx.pool,
+        `select consumer, type, last_error from ${t} limit 5`,
+      );
       if (rows.length) violations.push({ message: `dead letters recorded in ${t}`, evidence: rows });
     }
     return { summary: `${dead.length} dead-letter queues looked at: ${dead.join(', ')}`, violations };

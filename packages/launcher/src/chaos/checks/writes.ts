@@ -19,10 +19,22 @@ interface Marker {
 
 const MARKERS: Marker[] = [
   { op: OPS.partnerCreate, table: 'partners.partners', column: 'notes', replyId: (r) => field(r, 'partner', 'id') },
-  { op: OPS.warehouseCreate, table: 'catalog.warehouses', column: 'name', prefix: 'Chaos depot ', replyId: (r) => field(r, 'warehouse', 'id') },
+  {
+    op: OPS.warehouseCreate,
+    table: 'catalog.warehouses',
+    column: 'name',
+    prefix: 'Chaos depot ',
+    replyId: (r) => field(r, 'warehouse', 'id'),
+  },
   { op: OPS.productCreate, table: 'catalog.products', column: 'description', replyId: (r) => field(r, 'product', 'id') },
   { op: OPS.stockAdjust, table: 'catalog.stock_moves', column: 'reference', replyId: (r) => r['stock_move_id'] },
-  { op: OPS.invoiceCreate, table: 'invoicing.invoices', column: 'invoicereference', exclude: 'parent_id is not null', replyId: (r) => field(r, 'invoice', 'id') },
+  {
+    op: OPS.invoiceCreate,
+    table: 'invoicing.invoices',
+    column: 'invoicereference',
+    exclude: 'parent_id is not null',
+    replyId: (r) => field(r, 'invoice', 'id'),
+  },
   { op: OPS.invoiceAddLine, table: 'invoicing.invoice_lines', column: 'description', replyId: (r) => field(r, 'line_item', 'id') },
   { op: OPS.quotationCreate, table: 'sales.quotations', column: 'quotation_reference', replyId: (r) => field(r, 'quotation', 'id') },
   { op: OPS.quotationAddLine, table: 'sales.quotation_lines', column: 'description', replyId: (r) => field(r, 'line_item', 'id') },
@@ -80,9 +92,15 @@ async function checkMarker(pool: pg.Pool, m: Marker, writes: WriteRecord[], who:
   const violations: Violation[] = [];
   const name = m.op;
   if (dup.length) violations.push({ message: `${name}: ${dup.length} keys took effect more than once`, evidence: examples(dup) });
-  if (lost.length) violations.push({ message: `${name}: ${lost.length} keys answered 2xx but left no ${m.table} row`, evidence: examples(lost) });
-  if (refusedButDone.length) violations.push({ message: `${name}: ${refusedButDone.length} keys answered a refusal but took effect`, evidence: examples(refusedButDone) });
-  if (wrongId.length) violations.push({ message: `${name}: ${wrongId.length} keys answered an id that is not their row`, evidence: examples(wrongId) });
+  if (lost.length)
+    violations.push({ message: `${name}: ${lost.length} keys answered 2xx but left no ${m.table} row`, evidence: examples(lost) });
+  if (refusedButDone.length)
+    violations.push({
+      message: `${name}: ${refusedButDone.length} keys answered a refusal but took effect`,
+      evidence: examples(refusedButDone),
+    });
+  if (wrongId.length)
+    violations.push({ message: `${name}: ${wrongId.length} keys answered an id that is not their row`, evidence: examples(wrongId) });
   const unknownText = unknownDone + unknownNot ? `, ${unknownDone + unknownNot} never settled (${unknownDone} took effect)` : '';
   return { violations, line: `${name} ${ok}/${recs.length} ok${unknownText}` };
 }
@@ -122,10 +140,12 @@ async function checkPayments(pool: pg.Pool, writes: WriteRecord[], who: Who): Pr
     });
     if (ids.length > okN + unknownN) extra.push(describe());
     if (ids.length < okN) lost.push(describe());
-    if (row && Number(row.entries) !== ids.length) entryMismatch.push({ invoice_id: invoiceId, payments: ids.length, payment_journal_entries: Number(row.entries) });
+    if (row && Number(row.entries) !== ids.length)
+      entryMismatch.push({ invoice_id: invoiceId, payments: ids.length, payment_journal_entries: Number(row.entries) });
     for (const [i, r] of list.entries()) {
       const pid = s[i]?.outcome === 'ok' ? field(s[i]?.reply, 'payment', 'id') : undefined;
-      if (pid !== undefined && !ids.includes(Number(pid))) missingIds.push({ key: r.key, invoice_id: invoiceId, answered_payment_id: pid, stored: ids });
+      if (pid !== undefined && !ids.includes(Number(pid)))
+        missingIds.push({ key: r.key, invoice_id: invoiceId, answered_payment_id: pid, stored: ids });
     }
   }
   const violations: Violation[] = [];
@@ -135,9 +155,18 @@ async function checkPayments(pool: pg.Pool, writes: WriteRecord[], who: Who): Pr
       evidence: examples(extra),
     });
   }
-  if (lost.length) violations.push({ message: `payments: ${lost.length} documents hold fewer payments than keys answered 2xx`, evidence: examples(lost) });
-  if (entryMismatch.length) violations.push({ message: `payments: ${entryMismatch.length} documents whose payment journal entries differ from their payments`, evidence: examples(entryMismatch) });
-  if (missingIds.length) violations.push({ message: `payments: ${missingIds.length} answered payment ids not stored on their document`, evidence: examples(missingIds) });
+  if (lost.length)
+    violations.push({ message: `payments: ${lost.length} documents hold fewer payments than keys answered 2xx`, evidence: examples(lost) });
+  if (entryMismatch.length)
+    violations.push({
+      message: `payments: ${entryMismatch.length} documents whose payment journal entries differ from their payments`,
+      evidence: examples(entryMismatch),
+    });
+  if (missingIds.length)
+    violations.push({
+      message: `payments: ${missingIds.length} answered payment ids not stored on their document`,
+      evidence: examples(missingIds),
+    });
   return { violations, line: `payments ${ok}/${recs.length} ok on ${perInvoice.size} documents` };
 }
 
@@ -160,16 +189,34 @@ async function checkValidations(pool: pg.Pool, writes: WriteRecord[], who: Who):
     const list = recs.filter((r) => Number(r.tags['invoiceId']) === id);
     const s = list.map(settled);
     const posted = row !== undefined && ['open', 'paid'].includes(row.invoicestatus);
-    if (row && Number(row.entries) > 1) doublePosted.push({ invoice_id: id, journal_entries: Number(row.entries), keys: list.map((r) => r.key) });
-    if (s.some((x) => x.outcome === 'ok') && !posted) notPosted.push({ invoice_id: id, status: row?.invoicestatus, keys: list.map((r) => r.key) });
+    if (row && Number(row.entries) > 1)
+      doublePosted.push({ invoice_id: id, journal_entries: Number(row.entries), keys: list.map((r) => r.key) });
+    if (s.some((x) => x.outcome === 'ok') && !posted)
+      notPosted.push({ invoice_id: id, status: row?.invoicestatus, keys: list.map((r) => r.key) });
     if (posted && !s.some((x) => x.outcome !== 'refused')) {
-      refusedButPosted.push({ invoice_id: id, status: row?.invoicestatus, keys: list.map((r, i) => ({ ...who(r), code: s[i]?.code, message: textOf(field(s[i]?.reply, 'message'))?.slice(0, 120) })) });
+      refusedButPosted.push({
+        invoice_id: id,
+        status: row?.invoicestatus,
+        keys: list.map((r, i) => ({ ...who(r), code: s[i]?.code, message: textOf(field(s[i]?.reply, 'message'))?.slice(0, 120) })),
+      });
     }
   }
   const violations: Violation[] = [];
-  if (doublePosted.length) violations.push({ message: `validate: ${doublePosted.length} documents posted more than one journal entry`, evidence: examples(doublePosted) });
-  if (notPosted.length) violations.push({ message: `validate: ${notPosted.length} documents answered validated but are not posted`, evidence: examples(notPosted) });
-  if (refusedButPosted.length) violations.push({ message: `validate: ${refusedButPosted.length} documents posted although every validation key was refused`, evidence: examples(refusedButPosted) });
+  if (doublePosted.length)
+    violations.push({
+      message: `validate: ${doublePosted.length} documents posted more than one journal entry`,
+      evidence: examples(doublePosted),
+    });
+  if (notPosted.length)
+    violations.push({
+      message: `validate: ${notPosted.length} documents answered validated but are not posted`,
+      evidence: examples(notPosted),
+    });
+  if (refusedButPosted.length)
+    violations.push({
+      message: `validate: ${refusedButPosted.length} documents posted although every validation key was refused`,
+      evidence: examples(refusedButPosted),
+    });
   return { violations, line: `validations ${recs.filter((r) => settled(r).outcome === 'ok').length}/${recs.length} ok` };
 }
 
@@ -178,19 +225,30 @@ async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Wh
   const converts = byOp(writes, OPS.quotationConvert);
   const cancels = byOp(writes, OPS.quotationCancel);
   const ids = [...new Set([...converts, ...cancels].map((r) => Number(r.tags['quotationId'])))];
-  const rows = await queryEventually<{ id: number; status: string; invoice_id: number | null }>(pool, `select id, status, invoice_id from sales.quotations where id = any($1)`, [ids]);
+  const rows = await queryEventually<{ id: number; status: string; invoice_id: number | null }>(
+    pool,
+    `select id, status, invoice_id from sales.quotations where id = any($1)`,
+    [ids],
+  );
   const q = new Map(rows.map((r) => [Number(r.id), r]));
   const bad: Violation[] = [];
   const wrong: unknown[] = [];
   const refusedButDone: unknown[] = [];
   // A refusal "took effect" only if no other key for that quotation did it (a client may give up on one key and convert again under another).
-  const doneByAnother = (list: WriteRecord[], rec: WriteRecord) => list.some((o) => o !== rec && Number(o.tags['quotationId']) === Number(rec.tags['quotationId']) && settled(o).outcome !== 'refused');
+  const doneByAnother = (list: WriteRecord[], rec: WriteRecord) =>
+    list.some((o) => o !== rec && Number(o.tags['quotationId']) === Number(rec.tags['quotationId']) && settled(o).outcome !== 'refused');
   for (const rec of converts) {
     const row = q.get(Number(rec.tags['quotationId']));
     const s = settled(rec);
     const answered = field(s.reply, 'invoice', 'id');
     if (s.outcome === 'ok' && (row?.status !== 'converted' || Number(row.invoice_id) !== Number(answered))) {
-      wrong.push({ ...who(rec), quotation_id: rec.tags['quotationId'], status: row?.status, invoice_id: row?.invoice_id, answered_invoice_id: answered });
+      wrong.push({
+        ...who(rec),
+        quotation_id: rec.tags['quotationId'],
+        status: row?.status,
+        invoice_id: row?.invoice_id,
+        answered_invoice_id: answered,
+      });
     }
     if (s.outcome === 'refused' && row?.status === 'converted' && !doneByAnother(converts, rec)) {
       refusedButDone.push({ ...who(rec), quotation_id: rec.tags['quotationId'], code: s.code, invoice_id: row.invoice_id });
@@ -199,11 +257,21 @@ async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Wh
   for (const rec of cancels) {
     const row = q.get(Number(rec.tags['quotationId']));
     const s = settled(rec);
-    if (s.outcome === 'ok' && row?.status !== 'cancelled') wrong.push({ ...who(rec), quotation_id: rec.tags['quotationId'], status: row?.status, expected: 'cancelled' });
-    if (s.outcome === 'refused' && row?.status === 'cancelled' && !doneByAnother(cancels, rec)) refusedButDone.push({ ...who(rec), quotation_id: rec.tags['quotationId'], code: s.code });
+    if (s.outcome === 'ok' && row?.status !== 'cancelled')
+      wrong.push({ ...who(rec), quotation_id: rec.tags['quotationId'], status: row?.status, expected: 'cancelled' });
+    if (s.outcome === 'refused' && row?.status === 'cancelled' && !doneByAnother(cancels, rec))
+      refusedButDone.push({ ...who(rec), quotation_id: rec.tags['quotationId'], code: s.code });
   }
-  if (wrong.length) bad.push({ message: `quotations: ${wrong.length} convert/cancel answered 2xx but the quotation does not show it`, evidence: examples(wrong) });
-  if (refusedButDone.length) bad.push({ message: `quotations: ${refusedButDone.length} convert/cancel answered a refusal but took effect`, evidence: examples(refusedButDone) });
+  if (wrong.length)
+    bad.push({
+      message: `quotations: ${wrong.length} convert/cancel answered 2xx but the quotation does not show it`,
+      evidence: examples(wrong),
+    });
+  if (refusedButDone.length)
+    bad.push({
+      message: `quotations: ${refusedButDone.length} convert/cancel answered a refusal but took effect`,
+      evidence: examples(refusedButDone),
+    });
   return { violations: bad, line: `conversions ${converts.length}, cancels ${cancels.length}` };
 }
 
@@ -211,7 +279,11 @@ async function checkQuotationMoves(pool: pg.Pool, writes: WriteRecord[], who: Wh
 async function checkPartnerEdits(pool: pg.Pool, writes: WriteRecord[]): Promise<{ violations: Violation[]; line: string }> {
   const recs = byOp(writes, OPS.partnerEdit);
   const ids = [...new Set(recs.map((r) => Number(r.tags['partnerId'])))];
-  const rows = await queryEventually<{ id: number; phone: string | null }>(pool, `select id, phone from partners.partners where id = any($1)`, [ids]);
+  const rows = await queryEventually<{ id: number; phone: string | null }>(
+    pool,
+    `select id, phone from partners.partners where id = any($1)`,
+    [ids],
+  );
   const phone = new Map(rows.map((r) => [Number(r.id), r.phone]));
   const wrong: unknown[] = [];
   for (const id of ids) {
@@ -219,12 +291,22 @@ async function checkPartnerEdits(pool: pg.Pool, writes: WriteRecord[]): Promise<
     const s = list.map(settled);
     const lastOk = s.map((x) => x.outcome).lastIndexOf('ok');
     if (lastOk < 0) continue;
-    const allowed = list.slice(lastOk).filter((_, i) => s[lastOk + i]?.outcome !== 'refused').map((r) => r.body['phone']);
+    const allowed = list
+      .slice(lastOk)
+      .filter((_, i) => s[lastOk + i]?.outcome !== 'refused')
+      .map((r) => r.body['phone']);
     if (!allowed.includes(phone.get(id))) {
-      wrong.push({ partner_id: id, phone: phone.get(id), expected_one_of: allowed, edits: list.map((r, i) => `${r.key}:${s[i]?.outcome}`) });
+      wrong.push({
+        partner_id: id,
+        phone: phone.get(id),
+        expected_one_of: allowed,
+        edits: list.map((r, i) => `${r.key}:${s[i]?.outcome}`),
+      });
     }
   }
-  const violations = wrong.length ? [{ message: `partner edits: ${wrong.length} partners do not hold their last successful edit`, evidence: examples(wrong) }] : [];
+  const violations = wrong.length
+    ? [{ message: `partner edits: ${wrong.length} partners do not hold their last successful edit`, evidence: examples(wrong) }]
+    : [];
   return { violations, line: `partner edits ${recs.length}` };
 }
 
