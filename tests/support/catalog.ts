@@ -6,20 +6,15 @@ import type { TestSystem } from './system';
  * a test is about stock.
  */
 export async function newProducts(
-  sys: Pick<TestSystem, 'post'>,
+  sys: Pick<TestSystem, 'clientOf'>,
   names: string[],
   opts: { org?: 1 | 2; type?: 'inventory' | 'service' | 'consumable' } = {},
 ): Promise<number[]> {
   const org = opts.org ?? 1;
   const ids: number[] = [];
   for (const name of names) {
-    const res = await sys.post(
-      '/inventory/editproduct',
-      { org_id: String(org), userid: 'e2e', name, type: opts.type ?? 'service' },
-      { org },
-    );
-    if (res.statusCode !== 200) throw new Error(`creating product ${name} answered ${res.statusCode}: ${JSON.stringify(res.body)}`);
-    ids.push(res.body.product.id as number);
+    const { product } = await sys.clientOf(org).catalog.product.create({ org_id: org, userid: 'e2e', name, type: opts.type ?? 'service' });
+    ids.push(product.id);
   }
   return ids;
 }
