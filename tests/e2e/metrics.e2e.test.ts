@@ -43,8 +43,7 @@ describe('metrics', () => {
         expect(await health.json()).toMatchObject({ services: { partners: 'ok' } });
         expect((await fetch(partnersMetrics)).status).toBe(200);
       },
-      20_000,
-      200,
+      { timeoutMs: 20_000, intervalMs: 200 },
     );
   }, 60_000);
   afterAll(async () => {

@@ -98,11 +98,14 @@ describe('sales conversion when invoicing is down', () => {
     });
 
     // Nobody retries the other one: sales' recovery task converts it once its attempt is a few timeouts old.
-    const recovered = await eventually(async () => {
-      const q = await quotation(abandoned.id);
-      expect(q).toMatchObject({ quotation_status: 'converted', invoice_id: expect.any(Number) });
-      return q!;
-    }, 20_000);
+    const recovered = await eventually(
+      async () => {
+        const q = await quotation(abandoned.id);
+        expect(q).toMatchObject({ quotation_status: 'converted', invoice_id: expect.any(Number) });
+        return q!;
+      },
+      { timeoutMs: 20_000 },
+    );
     // The requests made while invoicing was down expired in its queue: one invoice per quotation.
     const invoices = await sys.client.invoicing.invoice.list({ org_id: '1', page_size: 100 });
     const byId = (a: number, b: number) => a - b;

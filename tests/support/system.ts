@@ -77,17 +77,7 @@ export async function startTestSystem(opts: { services?: ServiceName[]; env?: Re
 }
 
 /** Polls until the check passes or the time is up; for effects that arrive by events. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, intervalMs));
-    }
-  }
-}
+export const { eventually } = testing;
 
 /** The ApiError a call is refused with; fails the test if the call succeeds or fails otherwise. */
 export async function refusal(call: Promise<unknown>): Promise<ApiError> {

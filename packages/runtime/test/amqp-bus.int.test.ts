@@ -4,17 +4,10 @@ import type { EventEnvelope } from '@bo/contracts';
 import { AmqpBus, deleteTopology, topologyNames } from '../src/bus/amqp';
 import { createLogger } from '../src/logger';
 import { testAmqpUrl, uniqueName } from '../src/testing/infra';
+import { waitUntil as until } from '../src/testing/eventually';
 
 const log = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
 const meta = { orgId: 1, requestId: 'req-1' };
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** Cuts the TCP connection under a bus, as a network failure or broker restart would. */
 function cutConnection(bus: AmqpBus): void {

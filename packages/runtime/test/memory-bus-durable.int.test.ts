@@ -7,6 +7,7 @@ import { createLogger } from '../src/logger';
 import { recordEvent } from '../src/outbox';
 import { startService, type RunningService, type ServiceDefinition } from '../src/service';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { waitUntil as until } from '../src/testing/eventually';
 
 /**
  * The in-process bus over a real database: what it accepted and had not handled when the service
@@ -160,11 +161,3 @@ describe('in-process bus with its deliveries in the database', () => {
     }
   });
 });
-
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -9,6 +9,7 @@ import { recordReply } from '../src/idempotency';
 import { OutboxRelay, recordEvent } from '../src/outbox';
 import { inTransaction } from '../src/transaction';
 import { createTestDatabase, testAmqpUrl, uniqueName, type TestDatabase } from '../src/testing/infra';
+import { waitUntil } from '../src/testing/eventually';
 
 const log = createLogger('test', 'silent');
 
@@ -204,10 +205,5 @@ describe('outbox: events published by their writer right after the commit', () =
   });
 });
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** The relay publishes within a few seconds or not at all. */
+const waitFor = (check: () => boolean | Promise<boolean>) => waitUntil(check, { timeoutMs: 5000, intervalMs: 25 });

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createDb, migrate, type Knex } from '../src/db';
 import { renderMetrics, watchDatabase } from '../src/observability/metrics';
 import { runtimeMigrations } from '../src/runtime-migrations';
+import { eventually } from '../src/testing/eventually';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
 
 /** The outbox gauges read on scrape, over a real database. */
@@ -30,17 +31,7 @@ describe('outbox gauges on scrape', () => {
   const poolUsed = () => (db.client as { pool: { numUsed(): number } }).pool.numUsed();
 
   /** Polls until `check` holds (a scrape's reading is shared for a second, so a new one may take that long to show). */
-  async function eventually(check: () => Promise<void> | void, timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        return await check();
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-  }
+  const settles = (check: () => Promise<void> | void) => eventually(check, { timeoutMs: 5000 });
 
   it('frees its pooled connection when the outbox is locked, and the scrape still answers without the outbox gauges', async () => {
     const locker = new pg.Client({ connectionString: database.url });
@@ -51,7 +42,7 @@ describe('outbox gauges on scrape', () => {
       const { body } = await renderMetrics();
       expect(sample(body, 'bo_outbox_pending_events')).toBeUndefined();
       // The query blocked behind the lock is cancelled by its statement timeout instead of holding a pool slot until the lock goes.
-      await eventually(() => expect(poolUsed()).toBe(0));
+      await settles(() => expect(poolUsed()).toBe(0));
       const waiting = await locker.query(
         `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
       );
@@ -73,7 +64,7 @@ describe('outbox gauges on scrape', () => {
       published_at: published ? db.fn.now() : null,
     });
     await db('outbox').insert([row(600, true), row(120, false), row(1, false)]);
-    await eventually(async () => {
+    await settles(async () => {
       const { body } = await renderMetrics();
       expect(sample(body, 'bo_outbox_pending_events')).toBe(2);
       const oldest = sample(body, 'bo_outbox_oldest_pending_age_seconds')!;

@@ -70,13 +70,13 @@ describe('catalog stock following validated documents (integration)', () => {
     ]);
     const id = randomUUID();
     await svc.publish(invoicing.invoiceValidated.type, 1, data, id);
-    await waitFor(async () => expect(await quantities(p.id)).toEqual({ [defaultLoc]: 5.5 }));
+    await testing.eventually(async () => expect(await quantities(p.id)).toEqual({ [defaultLoc]: 5.5 }));
     // The very same event again (a redelivery): the inbox absorbs it. A later event proves it was handled.
     await svc.publish(invoicing.invoiceValidated.type, 1, data, id);
     const marker = await product({ stock: 1 });
     await svc.publish(invoicing.invoiceValidated.type, 1, validated('invoiceout', [{ product_id: marker.id, quantity: 1 }]));
-    await waitFor(async () => expect(await quantities(marker.id)).toEqual({}));
-    await waitFor(async () =>
+    await testing.eventually(async () => expect(await quantities(marker.id)).toEqual({}));
+    await testing.eventually(async () =>
       expect(Number((await svc.db('inbox').where({ consumer: 'catalog.documents' }).count<{ n: number }[]>({ n: '*' }))[0]?.n)).toBe(2),
     );
     expect(await quantities(p.id)).toEqual({ [defaultLoc]: 5.5 });
@@ -91,18 +91,20 @@ describe('catalog stock following validated documents (integration)', () => {
       document: { type: 'invoiceout', id: data.invoice_id, number: data.invoicenumber },
       lines: [{ location_id: defaultLoc, previous_stock: 10, new_stock: 5.5, change: -4.5 }],
     });
-    await waitFor(async () => expect(collected.some((e) => (e.data as { reference: string }).reference === data.invoicenumber)).toBe(true));
+    await testing.eventually(async () =>
+      expect(collected.some((e) => (e.data as { reference: string }).reference === data.invoicenumber)).toBe(true),
+    );
     await expectOutboxToMatchContracts(svc);
   });
 
   it('brings stock in for a vendor bill and a customer return, takes it out for a vendor credit, at the line location', async () => {
     const p = await product();
     await svc.publish(invoicing.invoiceValidated.type, 1, validated('invoicein', [{ product_id: p.id, quantity: 20, location_id: north }]));
-    await waitFor(async () => expect(await quantities(p.id)).toEqual({ [north]: 20 }));
+    await testing.eventually(async () => expect(await quantities(p.id)).toEqual({ [north]: 20 }));
     await svc.publish(invoicing.invoiceValidated.type, 1, validated('creditout', [{ product_id: p.id, quantity: 2 }]));
-    await waitFor(async () => expect(await quantities(p.id)).toEqual({ [defaultLoc]: 2, [north]: 20 }));
+    await testing.eventually(async () => expect(await quantities(p.id)).toEqual({ [defaultLoc]: 2, [north]: 20 }));
     await svc.publish(invoicing.invoiceValidated.type, 1, validated('creditin', [{ product_id: p.id, quantity: 5, location_id: north }]));
-    await waitFor(async () => expect(await quantities(p.id)).toEqual({ [defaultLoc]: 2, [north]: 15 }));
+    await testing.eventually(async () => expect(await quantities(p.id)).toEqual({ [defaultLoc]: 2, [north]: 15 }));
   });
 
   it('may drive a location below zero, shows it and announces it; adjustments still may not', async () => {
@@ -110,13 +112,13 @@ describe('catalog stock following validated documents (integration)', () => {
     const negative = await svc.collect(['catalog.stock.negative']);
     const data = validated('invoiceout', [{ product_id: p.id, quantity: 4 }]);
     await svc.publish(invoicing.invoiceValidated.type, 1, data);
-    await waitFor(async () =>
+    await testing.eventually(async () =>
       expect((await details(p.id)).stock_details).toEqual([
         expect.objectContaining({ location_id: defaultLoc, stock_quantity: -3, negative: true }),
       ]),
     );
     expect((await details(p.id)).current_stock).toBe(-3);
-    await waitFor(async () =>
+    await testing.eventually(async () =>
       expect(negative.map((e) => e.data)).toEqual([
         expect.objectContaining({
           product_id: p.id,
@@ -143,20 +145,8 @@ describe('catalog stock following validated documents (integration)', () => {
       { product_id: goods.id, quantity: 1 },
     ]);
     await svc.publish(invoicing.invoiceValidated.type, 1, data);
-    await waitFor(async () => expect(await quantities(goods.id)).toEqual({ [defaultLoc]: 4 }));
+    await testing.eventually(async () => expect(await quantities(goods.id)).toEqual({ [defaultLoc]: 4 }));
     expect(await svc.db('stock_moves').where({ product_id: fee.id })).toEqual([]);
     expect(await moveCount(data.invoicenumber)).toBe(1);
   });
 });
-
-async function waitFor(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}

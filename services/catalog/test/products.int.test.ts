@@ -465,10 +465,4 @@ describe('catalog products (integration)', () => {
   });
 });
 
-async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const waitFor = (check: () => boolean) => testing.waitUntil(check, { timeoutMs: 5000, intervalMs: 25 });

@@ -99,10 +99,7 @@ describe('catalog stock (integration)', () => {
     ]);
     expect(moves.pagination).toMatchObject({ total_items: 2, page_number: 1 });
 
-    await new Promise((r) => setTimeout(r, 0));
-    const deadline = Date.now() + 5000;
-    while (!events.some((e) => e.data.stock_move_id === body.stock_move_id) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 25));
+    await testing.waitUntil(() => events.some((e) => e.data.stock_move_id === body.stock_move_id), { timeoutMs: 5000, intervalMs: 25 });
     expect(events.find((e) => e.data.stock_move_id === body.stock_move_id)?.data).toMatchObject({
       product_id: p.id,
       source: 'adjustment',

@@ -34,10 +34,7 @@ describe('invoicing service: invoices', () => {
     Number((await svc.db('invoices').where({ org_id: org }).count<{ c: number }[]>({ c: '*' }))[0]!.c);
   const stored = (id: number) => svc.db('invoices').where({ id }).first();
   const eventsOf = (type: string, invoiceId: number) => events.filter((e) => e.type === type && e.data.invoice_id === invoiceId);
-  const waitFor = async (check: () => boolean) => {
-    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(check()).toBe(true);
-  };
+  const waitFor = (check: () => boolean) => testing.waitUntil(check);
 
   it('computes every amount on the server, whatever totals the client sent', async () => {
     const reply = body(
@@ -478,11 +475,9 @@ describe('invoicing service: invoices', () => {
       updated_at: '2025-01-02T00:00:00',
     });
     // The read model follows partner events; the name search below depends on it.
-    for (let i = 0; i < 200; i++) {
-      const known = await svc.db('partner_directory').where({ org_id: 2, id: 20 }).first();
-      if (known?.display_name === 'Initech Ltd') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await testing.waitUntil(
+      async () => (await svc.db('partner_directory').where({ org_id: 2, id: 20 }).first())?.display_name === 'Initech Ltd',
+    );
     const a = body(await create({ partner: 20, invoicedatetime: '2025-01-10T00:00:00', line_items: [specLine] }, 2)).invoice;
     const b = body(await create({ partner: 20, invoicedatetime: '2025-02-10T00:00:00', line_items: [tenthsLine] }, 2)).invoice;
     const c = body(
@@ -562,8 +557,7 @@ describe('invoicing service: invoices', () => {
       created_at: '2025-01-01T00:00:00',
       updated_at: '2025-01-01T00:00:00',
     });
-    for (let i = 0; i < 200 && !(await svc.db('partner_directory').where({ org_id: 1, id: 12 }).first())?.deleted_at; i++)
-      await new Promise((r) => setTimeout(r, 50));
+    await testing.waitUntil(async () => Boolean((await svc.db('partner_directory').where({ org_id: 1, id: 12 }).first())?.deleted_at));
     const before = await invoiceCount();
     expect(await create({ partner: 12 })).toMatchObject({ ok: false, code: 'not_found', message: 'Partner 12 not found' });
     expect(await invoiceCount()).toBe(before);

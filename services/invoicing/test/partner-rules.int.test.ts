@@ -124,8 +124,7 @@ describe('invoicing service: partners and the organization', () => {
     const late = await svc.publish('partners.organization.updated', 5, { ...profile, version: 1, time_zone: 'America/Los_Angeles' });
     const applied = async () =>
       (await svc.db('inbox').where({ consumer: 'invoicing.organization' }).whereIn('event_id', [newest.id, late.id])).length === 2;
-    for (let i = 0; i < 200 && !(await applied()); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(await applied()).toBe(true);
+    await testing.waitUntil(applied);
     expect(await status()).toBe('overdue');
     const fresh = body(
       await svc.call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 50, line_items: [specLine] }, 5),

@@ -1,4 +1,4 @@
-import { createLogger, today, type BaseConfig, type testing } from '@bo/runtime';
+import { createLogger, testing, today, type BaseConfig } from '@bo/runtime';
 import { runDate } from '../src/domain/recurrence';
 import { childLineCheck } from '../src/recurring/child-lines';
 import { recurringScheduler, runDueContracts as runDue } from '../src/recurring/scheduler';
@@ -252,7 +252,7 @@ describe('invoicing service: recurring contracts', () => {
     const task = recurringScheduler({ db: svc.db, bus: svc.client, config, log, relay: svc.running.relay }, 100);
     task.start();
     try {
-      for (let i = 0; i < 100 && (await childrenOf(parent.id)).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await testing.waitUntil(async () => (await childrenOf(parent.id)).length > 0, { timeoutMs: 5000 });
     } finally {
       await task.stop();
     }
@@ -366,7 +366,7 @@ describe('invoicing service: recurring contracts', () => {
       (await svc.db('invoices').whereIn('id', [paused.id, active.id]).select('recurring_status')).map(
         (r: { recurring_status: string }) => r.recurring_status,
       );
-    for (let i = 0; i < 200 && (await statuses()).some((s) => s !== 'cancelled'); i++) await new Promise((r) => setTimeout(r, 50));
+    await testing.waitUntil(async () => (await statuses()).every((s) => s === 'cancelled'));
     for (const id of [paused.id, active.id]) {
       const stored = await svc.db('invoices').where({ id }).first();
       expect([stored.recurring_status, stored.recurring_next_run_date, stored.recurring_cancellation_reason]).toEqual([

@@ -127,10 +127,4 @@ describe('organization profile (partners service)', () => {
   });
 });
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = (check: () => boolean | Promise<boolean>, timeoutMs?: number) => testing.waitUntil(check, { timeoutMs });

@@ -145,12 +145,6 @@ export async function removeService(svc: testing.TestService, bus: AmqpBus, serv
   }
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export const waitFor = (check: () => boolean | Promise<boolean>, timeoutMs?: number) => testing.waitUntil(check, { timeoutMs });
 
 export const daysFromToday = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);

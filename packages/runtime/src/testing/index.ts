@@ -4,3 +4,4 @@ export * from './redelivery';
 export * from './tcp-proxy';
 export * from './catalog-stub';
 export * from './tracing';
+export * from './eventually';
