@@ -20,26 +20,7 @@ describe('the single-process system', () => {
       await first.stop();
       // What a process killed between its commit and the relay's publication leaves behind.
       const id = 987654;
-      const record = {
-        id,
-        orgid: 1,
-        partnername: 'Left Behind',
-        display_name: 'Left Behind',
-        partner_type: 'customer',
-        email: null,
-        phone: null,
-        address: null,
-        tax_number: null,
-        credit_limit: 0,
-        balance: 0,
-        committed: 0,
-        currency: null,
-        payment_terms: null,
-        contact_person: null,
-        notes: null,
-        created_at: '2026-01-01T00:00:00',
-        updated_at: '2026-01-01T00:00:00',
-      };
+      const record = testing.partnerRecord(1, id, { partnername: 'Left Behind', display_name: 'Left Behind', currency: null });
       const eventId = randomUUID();
       const envelope = { id: eventId, type: 'partners.partner.created', occurred_at: '2026-01-01T00:00:00', org_id: 1, data: record };
       await partnersDb('outbox').insert({ event_id: eventId, type: envelope.type, org_id: 1, envelope: JSON.stringify(envelope) });

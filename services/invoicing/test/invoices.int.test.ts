@@ -454,26 +454,17 @@ describe('invoicing service: invoices', () => {
   });
 
   it('lists with filters, search over numbers and partner names, sorting and pagination', async () => {
-    await svc.publish('partners.partner.created', 2, {
-      id: 20,
-      orgid: 2,
-      partnername: 'Initech',
-      display_name: 'Initech Ltd',
-      partner_type: 'customer',
-      email: null,
-      phone: null,
-      address: null,
-      tax_number: null,
-      credit_limit: 0,
-      balance: 0,
-      committed: 0,
-      currency: null,
-      payment_terms: null,
-      contact_person: null,
-      notes: null,
-      created_at: '2025-01-01T00:00:00',
-      updated_at: '2025-01-02T00:00:00',
-    });
+    await svc.publish(
+      'partners.partner.created',
+      2,
+      testing.partnerRecord(2, 20, {
+        partnername: 'Initech',
+        display_name: 'Initech Ltd',
+        currency: null,
+        created_at: '2025-01-01T00:00:00',
+        updated_at: '2025-01-02T00:00:00',
+      }),
+    );
     // The read model follows partner events; the name search below depends on it.
     await testing.waitUntil(
       async () => (await svc.db('partner_directory').where({ org_id: 2, id: 20 }).first())?.display_name === 'Initech Ltd',
@@ -537,26 +528,17 @@ describe('invoicing service: invoices', () => {
 
   it('refuses a partner once its deletion event has arrived', async () => {
     expect(body(await create({ partner: 12 })).invoice.partner).toBe('12');
-    await svc.publish('partners.partner.deleted', 1, {
-      id: 12,
-      orgid: 1,
-      partnername: 'Gone Soon',
-      display_name: 'Gone Soon',
-      partner_type: 'customer',
-      email: null,
-      phone: null,
-      address: null,
-      tax_number: null,
-      credit_limit: 0,
-      balance: 0,
-      committed: 0,
-      currency: null,
-      payment_terms: null,
-      contact_person: null,
-      notes: null,
-      created_at: '2025-01-01T00:00:00',
-      updated_at: '2025-01-01T00:00:00',
-    });
+    await svc.publish(
+      'partners.partner.deleted',
+      1,
+      testing.partnerRecord(1, 12, {
+        partnername: 'Gone Soon',
+        display_name: 'Gone Soon',
+        currency: null,
+        created_at: '2025-01-01T00:00:00',
+        updated_at: '2025-01-01T00:00:00',
+      }),
+    );
     await testing.waitUntil(async () => Boolean((await svc.db('partner_directory').where({ org_id: 1, id: 12 }).first())?.deleted_at));
     const before = await invoiceCount();
     expect(await create({ partner: 12 })).toMatchObject({ ok: false, code: 'not_found', message: 'Partner 12 not found' });

@@ -341,26 +341,13 @@ describe('invoicing service: recurring contracts', () => {
       ),
     ).invoice;
     expect((await svc.db('invoices').where({ id: active.id }).first()).recurring_status).toBe('active');
-    const record = {
-      id: 10,
-      orgid: 1,
+    const record = testing.partnerRecord(1, 10, {
       partnername: 'Acme',
       display_name: 'Acme',
-      partner_type: 'customer',
-      email: null,
-      phone: null,
-      address: null,
-      tax_number: null,
-      credit_limit: 0,
-      balance: 0,
-      committed: 0,
       currency: null,
-      payment_terms: null,
-      contact_person: null,
-      notes: null,
       created_at: '2025-01-01T00:00:00',
       updated_at: '2025-01-01T00:00:01',
-    };
+    });
     await svc.publish('partners.partner.deleted', 1, record);
     const statuses = async () =>
       (await svc.db('invoices').whereIn('id', [paused.id, active.id]).select('recurring_status')).map(

@@ -25,36 +25,8 @@ export function contractCall(svc: testing.TestService) {
   };
 }
 
-export function partnerRecord(orgid: number, id: number, over: Partial<partners.PartnerRecord> = {}): partners.PartnerRecord {
-  return {
-    id,
-    orgid,
-    partnername: `Partner ${id}`,
-    display_name: `Partner ${id}`,
-    partner_type: 'customer',
-    email: null,
-    phone: null,
-    address: null,
-    address_line1: null,
-    address_line2: null,
-    city: null,
-    postal_code: null,
-    region: null,
-    country: null,
-    tax_number: null,
-    credit_limit: 0,
-    balance: 0,
-    committed: 0,
-    currency: 'EUR',
-    payment_terms: null,
-    contact_person: null,
-    notes: null,
-    version: 1,
-    created_at: '2026-01-01T00:00:00',
-    updated_at: '2026-01-01T00:00:00',
-    ...over,
-  };
-}
+/** Moved to @bo/runtime's testing helpers; kept under this name for the sales tests. */
+export const { partnerRecord } = testing;
 
 /** Stands in for the partners service's internal lookup; knows the partners put in `known`. */
 export async function fakePartners(svc: testing.TestService) {

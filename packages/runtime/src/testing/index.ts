@@ -5,3 +5,4 @@ export * from './tcp-proxy';
 export * from './catalog-stub';
 export * from './tracing';
 export * from './eventually';
+export * from './partner-record';
