@@ -68,13 +68,11 @@ describe('gateway access log', () => {
 
   /** The access line of a request, once its response has finished. */
   async function accessLine(requestId: string): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + 5000;
-    for (;;) {
+    return testing.eventually(() => {
       const line = lines.find((l) => l['msg'] === 'request' && l['request_id'] === requestId);
-      if (line) return line;
-      if (Date.now() > deadline) throw new Error(`no access line for ${requestId}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+      if (!line) throw new Error(`no access line for ${requestId}`);
+      return line;
+    });
   }
 
   it('logs an authenticated request with its organization', async () => {

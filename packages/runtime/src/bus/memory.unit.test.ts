@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@bo/contracts';
 import { createLogger } from '../logger';
 import { MemoryBus, topicMatches } from './memory';
 import type { DeliveryStore, PendingDelivery, Subscription } from './types';
+import { waitUntil } from '../testing/eventually';
 
 /** A DeliveryStore in a plain map, standing in for the database one: it outlives the buses that use it. */
 function mapStore() {
@@ -38,14 +39,6 @@ const anEvent = (n = 1): EventEnvelope => ({
   org_id: 1,
   data: {},
 });
-
-async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('topic matching', () => {
   it('follows AMQP topic rules', () => {
@@ -88,7 +81,7 @@ describe('in-process bus', () => {
       },
     });
     await bus.publish(anEvent());
-    await until(() => bus.deadLetters.length === 1);
+    await waitUntil(() => bus.deadLetters.length === 1);
     expect(attempts).toEqual([1, 2, 3]);
   });
 
@@ -109,7 +102,7 @@ describe('in-process bus', () => {
       const before = new MemoryBus({ log, retryBaseMs: 60_000 });
       await before.subscribe(recording(store, first, () => true));
       await before.publish(anEvent());
-      await until(() => rows.get(anEvent().id)?.attempt === 2);
+      await waitUntil(() => rows.get(anEvent().id)?.attempt === 2);
       await before.stopConsuming();
       expect(first).toEqual([1]);
 
@@ -117,7 +110,7 @@ describe('in-process bus', () => {
       const second: number[] = [];
       const after = new MemoryBus({ log, retryBaseMs: 60_000 });
       await after.subscribe(recording(store, second, () => false));
-      await until(() => rows.size === 0);
+      await waitUntil(() => rows.size === 0);
       expect(second).toEqual([2]);
       await after.close();
     });
@@ -131,7 +124,7 @@ describe('in-process bus', () => {
       await bus.publish(anEvent());
       expect([...rows.keys()]).toEqual([anEvent().id]);
       await new MemoryBus({ log }).subscribe(recording(store, attempts, () => false));
-      await until(() => rows.size === 0);
+      await waitUntil(() => rows.size === 0);
       expect(attempts).toEqual([1]);
     });
 
@@ -141,7 +134,7 @@ describe('in-process bus', () => {
       const bus = new MemoryBus({ log, retryBaseMs: 1 });
       await bus.subscribe(recording(store, attempts, (a) => a < 3));
       await Promise.all([bus.publish(anEvent()), bus.publish(anEvent())]);
-      await until(() => rows.size === 0);
+      await waitUntil(() => rows.size === 0);
       expect(attempts).toEqual([1, 2, 3]);
     });
 
@@ -150,7 +143,7 @@ describe('in-process bus', () => {
       const bus = new MemoryBus({ log, maxAttempts: 2, retryBaseMs: 1 });
       await bus.subscribe(recording(store, [], () => true));
       await bus.publish(anEvent());
-      await until(() => dead.length === 1);
+      await waitUntil(() => dead.length === 1);
       expect(dead[0]).toMatchObject({ attempts: 2, event: { id: anEvent().id } });
       expect(rows.size).toBe(0);
     });
@@ -164,8 +157,8 @@ describe('in-process bus', () => {
       await bus.subscribe({ ...recording(broken, [], () => false), name: 'y' });
       // The outbox keeps it and publishes it again; the consumer that stored it has it meanwhile.
       await expect(bus.publish(anEvent(1))).rejects.toMatchObject({ kind: 'unavailable' });
-      await until(() => handled.length === 1);
-      await until(() => good.rows.size === 0);
+      await waitUntil(() => handled.length === 1);
+      await waitUntil(() => good.rows.size === 0);
       await bus.close();
     });
   });

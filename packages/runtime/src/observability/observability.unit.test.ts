@@ -22,16 +22,9 @@ import {
   tracingEnabled,
   withActiveSpan,
 } from './tracing';
+import { waitUntil } from '../testing/eventually';
 
 const log = createLogger('test', 'silent');
-
-async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /** The value of one sample of a metric in the registry, by its labels. */
 async function sample(name: string, labels: Record<string, string>): Promise<number> {
@@ -209,10 +202,10 @@ describe('traced and measured bus', () => {
     const relay = startSpan('producer', 'relay pass', SpanKind.INTERNAL);
     await withActiveSpan(relay, () => producer.publish(event, { trace: stored }));
     relay.end();
-    await until(() => seen.length === 1);
+    await waitUntil(() => seen.length === 1);
     await producer.publish({ ...event, id: '00000000-0000-4000-8000-000000000002', type: 'thing.broken' });
-    await until(() => seen.length === 3);
-    await until(() => spans().filter((s) => s.name === 'consume thing.broken').length === 2);
+    await waitUntil(() => seen.length === 3);
+    await waitUntil(() => spans().filter((s) => s.name === 'consume thing.broken').length === 2);
 
     const publish = named('publish thing.done');
     const consume = named('consume thing.done');

@@ -6,3 +6,4 @@ export * from './catalog-stub';
 export * from './tracing';
 export * from './eventually';
 export * from './partner-record';
+export * from './statements';
