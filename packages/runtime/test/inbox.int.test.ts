@@ -106,6 +106,39 @@ describe('inbox', () => {
     expect(await effects()).toEqual([7]);
   });
 
+  it('gives a batch consumer the fresh events of a batch in one call, in order, and each alone again when the batch failed', async () => {
+    const calls: number[][] = [];
+    const sub = inboxSubscription(
+      {
+        name: 'c.set-based',
+        events: ['thing.happened'],
+        async handleBatch(trx, events) {
+          const ns = events.map((e) => (e.data as { n: number }).n);
+          calls.push(ns);
+          await trx('effects').insert(events.map((e, i) => ({ event_id: e.id, n: ns[i] })));
+          if (ns.includes(13)) throw new Error('event 13 refused');
+        },
+      },
+      db,
+      log,
+    );
+    const seen = event(1);
+    await sub.handler(seen, { attempt: 1 });
+    const first = sub.handler(event(2), { attempt: 1 });
+    const rest = [sub.handler(seen, { attempt: 2 }), sub.handler(event(3), { attempt: 1 }), sub.handler(event(4), { attempt: 1 })];
+    await Promise.all([first, ...rest]);
+    // The redelivered event 1 is not handed over again.
+    expect(calls).toEqual([[1], [2], [3, 4]]);
+    calls.length = 0;
+
+    const head = sub.handler(event(10), { attempt: 1 });
+    const tail = [11, 13, 12].map((n) => sub.handler(event(n), { attempt: 1 }));
+    const outcomes = await Promise.allSettled([head, ...tail]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(calls).toEqual([[10], [11, 13, 12], [11], [13], [12]]);
+    expect(await effects()).toEqual([1, 2, 3, 4, 10, 11, 12]);
+  });
+
   it('applies an event once, whether it comes again later or twice in one batch', async () => {
     const sub = consumer('c.twins');
     const id = randomUUID();

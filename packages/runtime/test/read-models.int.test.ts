@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { EventEnvelope } from '@bo/contracts';
 import { createDb, migrate, type Knex } from '../src/db';
 import {
   organizationSettingsMigration,
@@ -6,8 +8,10 @@ import {
   rememberOrganization,
   todayByZone,
 } from '../src/read-models/organization-settings';
-import { findPartner, rememberPartner } from '../src/read-models/partner-directory';
+import { createLogger } from '../src/logger';
+import { findPartner, partnerDirectoryConsumer, rememberPartner } from '../src/read-models/partner-directory';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { statementsIn } from '../src/testing/statements';
 
 /** The shared read models sales and invoicing keep, over real PostgreSQL. */
 describe('shared read models', () => {
@@ -84,6 +88,40 @@ describe('shared read models', () => {
     const row = await findPartner(db, 1, 5);
     expect(row?.deleted_at).toBeInstanceOf(Date);
     expect(await findPartner(db, 2, 5)).toBeUndefined();
+  });
+
+  it('applies a batch of partner events in one upsert, ending where applying them one by one would', async () => {
+    const consumer = partnerDirectoryConsumer('readmodels.directory');
+    const event = (type: string, id: number, version: number, partnername: string, extra: Record<string, unknown> = {}): EventEnvelope => ({
+      id: randomUUID(),
+      type: `partners.partner.${type}`,
+      occurred_at: '2026-01-01T00:00:00',
+      org_id: 1,
+      data: { ...record(version, partnername), id, ...extra },
+    });
+    const batch = [
+      event('created', 20, 1, 'Created'),
+      event('updated', 20, 3, 'Third edit', { currency: 'USD' }),
+      event('updated', 20, 2, 'Second edit'),
+      event('created', 21, 1, 'Short-lived'),
+      event('deleted', 21, 2, 'Short-lived'),
+      event('updated', 21, 3, 'Edited after its deletion'),
+      event('created', 22, 1, 'Equal versions', { currency: 'USD' }),
+      event('updated', 22, 1, 'Equal versions, the later', { currency: 'GBP' }),
+      // Ignored, each logged: a record of another organization, and one missing its name.
+      event('created', 23, 1, 'Foreign', { orgid: 2 }),
+      event('created', 24, 1, 'Nameless', { partnername: undefined }),
+    ];
+    const statements = await statementsIn(db, (trx) => consumer.handleBatch!(trx, batch, createLogger('test', 'silent')));
+    expect(statements.filter((s) => /^insert/i.test(s))).toHaveLength(1);
+    expect(await findPartner(db, 1, 20)).toMatchObject({ partnername: 'Third edit', currency: 'USD', version: 3, deleted_at: null });
+    const deleted = await findPartner(db, 1, 21);
+    expect(deleted).toMatchObject({ partnername: 'Edited after its deletion', version: 3 });
+    expect(deleted?.deleted_at).toBeInstanceOf(Date);
+    expect(await findPartner(db, 1, 22)).toMatchObject({ partnername: 'Equal versions, the later', currency: 'GBP', version: 1 });
+    expect(await findPartner(db, 1, 23)).toBeUndefined();
+    expect(await findPartner(db, 2, 23)).toBeUndefined();
+    expect(await findPartner(db, 1, 24)).toBeUndefined();
   });
 
   it("keeps the newest organization time zone and reads each organization's today in it", async () => {

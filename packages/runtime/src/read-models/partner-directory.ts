@@ -4,7 +4,7 @@ import { BusError, AppError } from '../errors';
 import type { Knex } from '../db';
 import type { InboxHandlerDef } from '../inbox';
 import { downstreamTimeoutMs, type HandlerContext } from '../service';
-import { keepNewest, type VersionedTable } from './versioned';
+import { keepNewest, keepNewestOfAll, type VersionedRow, type VersionedTable } from './versioned';
 
 /**
  * The partner read model sales and invoicing keep (names for lists and search, type for the role
@@ -39,20 +39,19 @@ const lookupReply = z.object({ partner: keptRecord });
 
 /** Applies a partner record: the newest version wins, and a deletion is final, so order does not matter. */
 export async function rememberPartner(db: Knex, record: KeptRecord, deleted = false): Promise<void> {
-  await keepNewest(
-    db,
-    DIRECTORY,
-    {
-      org_id: record.orgid,
-      id: record.id,
-      partnername: record.partnername,
-      display_name: record.display_name,
-      partner_type: record.partner_type,
-      currency: record.currency,
-      deleted_at: deleted ? new Date() : null,
-    },
-    record.version ?? 0,
-  );
+  await keepNewest(db, DIRECTORY, directoryRow(record, deleted), record.version ?? 0);
+}
+
+function directoryRow(record: KeptRecord, deleted: boolean): Record<string, Knex.Value> {
+  return {
+    org_id: record.orgid,
+    id: record.id,
+    partnername: record.partnername,
+    display_name: record.display_name,
+    partner_type: record.partner_type,
+    currency: record.currency,
+    deleted_at: deleted ? new Date() : null,
+  };
 }
 
 export async function findPartner(db: Knex, orgId: number, partnerId: number): Promise<DirectoryPartner | undefined> {
@@ -114,22 +113,28 @@ async function fetchPartner(ctx: HandlerContext, partnerId: number): Promise<Kep
   throw new AppError(reply.status >= 500 ? 503 : reply.status, reply.status >= 500 ? 'service_unavailable' : reply.code, reply.message);
 }
 
-/** The consumer keeping a service's partner directory from partners events, exactly once (inbox). */
+/**
+ * The consumer keeping a service's partner directory from partners events, exactly once (inbox):
+ * a batch of events is one upsert, whatever their number.
+ */
 export function partnerDirectoryConsumer(name: string): InboxHandlerDef {
   return {
     name,
     events: [partners.partnerCreated.type, partners.partnerUpdated.type, partners.partnerDeleted.type],
-    async handle(trx, event, log) {
-      const parsed = keptRecord.safeParse(event.data);
-      if (!parsed.success) {
-        log.error({ issues: parsed.error.issues }, 'partner event with an unexpected record; ignored');
-        return;
+    async handleBatch(trx, events, log) {
+      const records: VersionedRow[] = [];
+      for (const event of events) {
+        const eventLog = () => log.child({ event_id: event.id, type: event.type });
+        const parsed = keptRecord.safeParse(event.data);
+        if (!parsed.success) {
+          eventLog().error({ issues: parsed.error.issues }, 'partner event with an unexpected record; ignored');
+        } else if (parsed.data.orgid !== event.org_id) {
+          eventLog().error({ orgid: parsed.data.orgid }, 'partner event whose record belongs to another organization; ignored');
+        } else {
+          records.push({ row: directoryRow(parsed.data, event.type === partners.partnerDeleted.type), version: parsed.data.version ?? 0 });
+        }
       }
-      if (parsed.data.orgid !== event.org_id) {
-        log.error({ orgid: parsed.data.orgid }, 'partner event whose record belongs to another organization; ignored');
-        return;
-      }
-      await rememberPartner(trx, parsed.data, event.type === partners.partnerDeleted.type);
+      await keepNewestOfAll(trx, DIRECTORY, records);
     },
   };
 }

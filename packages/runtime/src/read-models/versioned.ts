@@ -8,6 +8,12 @@ export interface VersionedTable {
   final?: string;
 }
 
+/** A record for a read model and the version its producer gave that change of it. */
+export interface VersionedRow {
+  row: Record<string, Knex.Value>;
+  version: number;
+}
+
 /**
  * Writes a record into a read model unless the row already holds a newer one. Producers number
  * every change of a record (`version`, one more per change), so events delivered out of order, late
@@ -15,17 +21,51 @@ export interface VersionedTable {
  * second could not tell apart. An equal version is the same change and rewrites the same values.
  */
 export async function keepNewest(db: Knex, spec: VersionedTable, row: Record<string, Knex.Value>, version: number): Promise<void> {
-  const columns = [...Object.keys(row), 'version'];
-  const values = [...Object.values(row), version];
-  const updates = columns
-    .filter((c) => !spec.key.includes(c) && c !== 'version')
-    .map((c) =>
-      c === spec.final ? `?? = coalesce(d.??, excluded.??)` : `?? = case when excluded.version >= d.version then excluded.?? else d.?? end`,
-    );
-  const updateBindings = columns.filter((c) => !spec.key.includes(c) && c !== 'version').flatMap((c) => [c, c, c]);
-  await db.raw(
-    `insert into ?? as d (${columns.map(() => '??').join(', ')}) values (${columns.map(() => '?').join(', ')})
-     on conflict (${spec.key.map(() => '??').join(', ')}) do update set ${[...updates, 'version = greatest(d.version, excluded.version)'].join(', ')}`,
-    [spec.table, ...columns, ...values, ...spec.key, ...updateBindings],
+  await keepNewestOfAll(db, spec, [{ row, version }]);
+}
+
+/**
+ * keepNewest for many records (same columns) in one statement, as applying them one by one in the
+ * given order would: records of one row are first folded into one (the newest version's values,
+ * the later of equal versions, the final column kept once set), since one upsert may touch a row
+ * only once.
+ */
+export async function keepNewestOfAll(db: Knex, spec: VersionedTable, records: readonly VersionedRow[]): Promise<void> {
+  const folded = foldByKey(spec, records);
+  if (!folded.length) return;
+  const columns = [...Object.keys(folded[0]!.row), 'version'];
+  const kept = columns.filter((c) => !spec.key.includes(c) && c !== 'version');
+  const updates = kept.map((c) =>
+    c === spec.final ? `?? = coalesce(d.??, excluded.??)` : `?? = case when excluded.version >= d.version then excluded.?? else d.?? end`,
   );
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  await db.raw(
+    `insert into ?? as d (${columns.map(() => '??').join(', ')}) values ${folded.map(() => tuple).join(', ')}
+     on conflict (${spec.key.map(() => '??').join(', ')}) do update set ${[...updates, 'version = greatest(d.version, excluded.version)'].join(', ')}`,
+    [
+      spec.table,
+      ...columns,
+      ...folded.flatMap((r) => [...columns.slice(0, -1).map((c) => r.row[c] ?? null), r.version]),
+      ...spec.key,
+      ...kept.flatMap((c) => [c, c, c]),
+    ],
+  );
+}
+
+/** One record per key: what applying them in order leaves (see keepNewestOfAll). */
+function foldByKey(spec: VersionedTable, records: readonly VersionedRow[]): VersionedRow[] {
+  const byKey = new Map<string, VersionedRow>();
+  for (const next of records) {
+    const key = JSON.stringify(spec.key.map((k) => next.row[k]));
+    const before = byKey.get(key);
+    if (!before) {
+      byKey.set(key, next);
+      continue;
+    }
+    const newest = next.version >= before.version ? next : before;
+    const row = { ...newest.row };
+    if (spec.final) row[spec.final] = before.row[spec.final] ?? next.row[spec.final] ?? null;
+    byKey.set(key, { row, version: newest.version });
+  }
+  return [...byKey.values()];
 }
