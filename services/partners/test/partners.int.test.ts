@@ -1,5 +1,9 @@
-import { testing } from '@bo/runtime';
+import { randomUUID } from 'node:crypto';
+import type { EventEnvelope } from '@bo/contracts';
+import { createLogger, testing } from '@bo/runtime';
+import { ledgerConsumer } from '../src/ledger/ledger.consumer';
 import { partnersService } from '../src/service';
+import { cancelledData, convertedData, paymentData, validatedData } from './ledger-events';
 import { fakeDocumentServices } from './fake-documents';
 
 type Reply = Awaited<ReturnType<testing.TestService['call']>>;
@@ -69,28 +73,17 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       partnerId = (await create({ partnername: 'Ledger Co', credit_limit: 1000 })).id;
     });
 
-    const validated = (invoiceId: number, type: string, total: number) => ({
-      invoice_id: invoiceId,
-      invoicenumber: `DOC-${invoiceId}`,
-      invoicetype: type,
-      partner_id: partnerId,
-      invoicetotal: total,
-      journal_entry_id: invoiceId,
-      invoicedatetime: '2026-03-01T10:00:00',
-      invoicedue: '2026-03-31',
-      validated_at: '2026-03-01T10:00:00',
-      sourcetype: null,
-      sourceid: null,
-      sourcenumber: null,
-    });
+    const validated = (invoiceId: number, type: string, total: number) => validatedData(partnerId, invoiceId, type, total);
     const balanceView = async () => body(await svc.call('partners.partner.balance', { partner_id: partnerId, include_transactions: true }));
 
     it('adds a validated invoice once even when the event is delivered twice', async () => {
       const id = '11111111-1111-4111-8111-111111111111';
       await svc.publish('invoicing.invoice.validated', 1, validated(101, 'invoiceout', 250.1), id);
       await svc.publish('invoicing.invoice.validated', 1, validated(101, 'invoiceout', 250.1), id);
-      await waitFor(async () => (await balanceView()).partner.balance === 250.1);
-      await new Promise((r) => setTimeout(r, 300));
+      // The ledger applies its queue in order: once an event published after the twin took effect,
+      // the twin was handled too.
+      await svc.publish('invoicing.invoice.cancelled', 1, { ...validated(9101, 'invoiceout', 1), cancelled_at: '2026-03-02T00:00:00' });
+      await waitFor(async () => (await svc.db('commitments').where({ org_id: 1, invoice_id: 9101 })).length === 1);
       const view = await balanceView();
       expect(view.partner).toMatchObject({ balance: 250.1, available_credit: 749.9 });
       expect(view.transactions).toEqual([
@@ -100,15 +93,7 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     });
 
     it('moves the balance back by payments and forward by credit notes the right way', async () => {
-      await svc.publish('invoicing.invoice.payment_registered', 1, {
-        ...validated(101, 'invoiceout', 250.1),
-        payment_id: 1,
-        amount: 100.05,
-        payment_date: '2026-03-05',
-        journal: 'BANK',
-        amount_paid: 100.05,
-        due_amount: 150.05,
-      });
+      await svc.publish('invoicing.invoice.payment_registered', 1, paymentData(partnerId, 101, 1, 100.05, 250.1));
       await svc.publish('invoicing.invoice.validated', 1, validated(102, 'creditout', 50));
       await waitFor(async () => (await balanceView()).partner.balance === 100.05);
       const view = await balanceView();
@@ -120,18 +105,7 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     });
 
     it('raises committed on conversion and releases it on validation, in either order', async () => {
-      const converted = (invoiceId: number) => ({
-        quotation_id: invoiceId,
-        quotation_number: `QUO-${invoiceId}`,
-        invoice_id: invoiceId,
-        invoicenumber: `INV-${invoiceId}`,
-        invoicetype: 'invoiceout',
-        partner_id: partnerId,
-        subtotal: 100,
-        tax_amount: 15,
-        quotation_total: 115,
-        converted_at: '2026-03-01T10:00:00',
-      });
+      const converted = (invoiceId: number) => convertedData(partnerId, invoiceId, 115);
       await svc.publish('sales.quotation.converted', 1, converted(201));
       await waitFor(async () => (await balanceView()).partner.committed === 115);
       // The commitment lists as a transaction, and exposure adds it to the balance.
@@ -140,17 +114,77 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       expect(open.transactions.filter((t: any) => t.type === 'commitment')).toEqual([
         { id: 201, type: 'commitment', document_number: 'QUO-201', date: expect.any(String), amount: 115, paid: 0, due: 115 },
       ]);
-      await svc.publish('invoicing.invoice.cancelled', 1, { ...validated(201, 'invoiceout', 115), cancelled_at: '2026-03-02T00:00:00' });
+      await svc.publish('invoicing.invoice.cancelled', 1, cancelledData(partnerId, 201, 115));
       await waitFor(async () => (await balanceView()).partner.committed === 0);
       expect((await balanceView()).transactions.filter((t: any) => t.type === 'commitment')).toEqual([]);
 
       // The invoice validated before the conversion event arrived: nothing stays committed.
       await svc.publish('invoicing.invoice.validated', 1, validated(202, 'invoiceout', 115));
       await waitFor(async () => (await balanceView()).partner.balance === 215.05);
-      await svc.publish('sales.quotation.converted', 1, converted(202));
-      await new Promise((r) => setTimeout(r, 500));
+      const late = await svc.publish('sales.quotation.converted', 1, converted(202));
+      await waitFor(async () => (await svc.db('inbox').where({ consumer: 'partners.ledger', event_id: late.id })).length === 1);
       expect((await balanceView()).partner.committed).toBe(0);
     });
+  });
+
+  it('applies a batch of ledger events as sets, ending exactly where applying them one by one ends', async () => {
+    // The same story in two organizations: all at once in one, event by event in the other.
+    const story = async (org: number): Promise<EventEnvelope[]> => {
+      const partner = (await create({ partnername: `Batch Co ${org}`, credit_limit: 0 }, org)).id as number;
+      const e = (type: string, data: Record<string, unknown>): EventEnvelope => ({
+        id: randomUUID(),
+        type,
+        occurred_at: '2026-03-01T10:00:00',
+        org_id: org,
+        data,
+      });
+      return [
+        e('sales.quotation.converted', convertedData(partner, 501, 115.5)),
+        e('invoicing.invoice.validated', validatedData(partner, 502, 'invoiceout', 80.1)),
+        e('sales.quotation.converted', convertedData(partner, 503, 40)),
+        e('invoicing.invoice.validated', validatedData(partner, 501, 'invoiceout', 115.5)),
+        e('invoicing.invoice.payment_registered', paymentData(partner, 502, 7001, 30.05, 80.1)),
+        e('invoicing.invoice.cancelled', cancelledData(partner, 503, 40)),
+        e('invoicing.invoice.validated', validatedData(partner, 504, 'invoiceout', 19.99)),
+        e('sales.quotation.converted', convertedData(partner, 504, 19.99)),
+        e('sales.quotation.converted', convertedData(partner, 505, 12.34)),
+        // The same payment published again under another id, and a partner the organization does not have.
+        e('invoicing.invoice.payment_registered', paymentData(partner, 502, 7001, 30.05, 80.1)),
+        e('invoicing.invoice.validated', validatedData(999_999, 506, 'invoiceout', 1000)),
+        e('invoicing.invoice.cancelled', cancelledData(partner, 507)),
+      ];
+    };
+    const log = createLogger('test', 'silent');
+    const [batched, oneByOne] = [41, 42];
+    const events = await story(batched);
+    const statements = await testing.statementsIn(svc.db, (trx) => ledgerConsumer.handleBatch!(trx, events, log));
+    for (const event of await story(oneByOne)) await svc.db.transaction((trx) => ledgerConsumer.handleBatch!(trx, [event], log));
+
+    const state = async (org: number) => ({
+      partner: await svc.db('partners').where({ org_id: org }).select('balance', 'committed').first(),
+      commitments: await svc.db('commitments').where({ org_id: org }).select('invoice_id', 'amount', 'status').orderBy('invoice_id'),
+      posted: await svc
+        .db('partner_transactions')
+        .where({ org_id: org })
+        .select('type', 'source', 'source_id', 'document_number', 'amount', 'balance_effect')
+        .orderBy(['source', 'source_id']),
+    });
+    const after = await state(batched);
+    expect(after).toEqual(await state(oneByOne));
+    expect(after.partner).toEqual({ balance: '185.54', committed: '12.34' });
+    expect(after.commitments.map((c: { invoice_id: number; status: string }) => [c.invoice_id, c.status])).toEqual([
+      [501, 'released'],
+      [502, 'released'],
+      [503, 'released'],
+      [504, 'released'],
+      [505, 'open'],
+      [506, 'released'],
+      [507, 'released'],
+    ]);
+    expect(after.posted).toHaveLength(4);
+    // Twelve events in three runs (a conversion then its validation, a cancellation then a late
+    // conversion, a payment posted twice), each a few statements.
+    expect(statements.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql)).length).toBeLessThanOrEqual(3 * 5);
   });
 
   it('keeps a structured address beside the free-text one, and counts every change in version', async () => {

@@ -1,11 +1,16 @@
-import { invoicing, sales, type EventEnvelope } from '@bo/contracts';
+import { invoicing, sales } from '@bo/contracts';
 import type { InboxHandlerDef, Knex, Logger } from '@bo/runtime';
-import { documentEffect, paymentEffect, transactionTypeOf } from './balance-effects';
+import { ledgerStep, partnerOf, setBasedRuns, sumMoves, type LedgerStep } from './ledger-plan';
 
 /**
- * Moves partner balances and committed amounts from invoicing and sales events. Each event runs in
+ * Moves partner balances and committed amounts from invoicing and sales events. Each batch runs in
  * the inbox transaction (exactly once); every effect is an addition, so events for one invoice may
  * be applied in any order.
+ *
+ * A batch is applied as sets, a few statements whatever its size (the partners it names, the
+ * commitments it releases, those it opens, the rows it posts, one update of the balances), not a
+ * few per event: under a burst of validations the ledger keeps up instead of queueing, and a
+ * partner's balance shows an invoice within milliseconds of its validation.
  */
 export const ledgerConsumer: InboxHandlerDef = {
   name: 'partners.ledger',
@@ -15,121 +20,107 @@ export const ledgerConsumer: InboxHandlerDef = {
     invoicing.invoicePaymentRegistered.type,
     sales.quotationConverted.type,
   ],
-  async handle(trx, event, log) {
-    switch (event.type) {
-      case invoicing.invoiceValidated.type:
-        return onValidated(trx, event, log);
-      case invoicing.invoiceCancelled.type:
-        return releaseCommitment(trx, event.org_id, invoicing.invoiceCancelled.data.parse(event.data).invoice_id);
-      case invoicing.invoicePaymentRegistered.type:
-        return onPayment(trx, event, log);
-      case sales.quotationConverted.type:
-        return onConverted(trx, event, log);
-      default:
-        log.warn('event type not handled by the ledger');
+  async handleBatch(trx, events, log) {
+    const steps = events.map(ledgerStep);
+    for (const step of steps) {
+      if (step.releases === undefined && !step.commits && !step.posts)
+        log.warn({ event_id: step.event.id, type: step.event.type }, 'event type not handled by the ledger');
     }
+    for (const run of setBasedRuns(steps)) await applyRun(trx, run, log);
   },
 };
 
-async function partnerExists(trx: Knex.Transaction, orgId: number, partnerId: number, log: Logger): Promise<boolean> {
-  const row = await trx('partners').select('id').where({ org_id: orgId, id: partnerId }).first<{ id: number } | undefined>();
-  if (!row) log.error({ partner_id: partnerId }, 'event names a partner this organization does not have; ignored');
-  return !!row;
-}
-
-async function moveBalance(trx: Knex.Transaction, partnerId: number, column: 'balance' | 'committed', delta: string): Promise<void> {
-  await trx('partners')
-    .where({ id: partnerId })
-    .update({ [column]: trx.raw('?? + ?::numeric', [column, delta]), updated_at: trx.fn.now() });
-}
-
-async function onValidated(trx: Knex.Transaction, event: EventEnvelope, log: Logger): Promise<void> {
-  const data = invoicing.invoiceValidated.data.parse(event.data);
-  await releaseCommitment(trx, event.org_id, data.invoice_id);
-  if (!(await partnerExists(trx, event.org_id, data.partner_id, log))) return;
-  await postTransaction(trx, event, {
-    partner_id: data.partner_id,
-    type: transactionTypeOf(data.invoicetype),
-    source: 'invoice',
-    source_id: data.invoice_id,
-    invoice_id: data.invoice_id,
-    document_number: data.invoicenumber,
-    date: data.invoicedatetime.slice(0, 10),
-    amount: String(data.invoicetotal),
-    effect: documentEffect(data.invoicetype, String(data.invoicetotal)).toFixed(),
+async function applyRun(trx: Knex.Transaction, run: LedgerStep[], log: Logger): Promise<void> {
+  const known = await knownPartners(trx, run);
+  const named = run.filter((step) => {
+    const partnerId = partnerOf(step);
+    if (partnerId === undefined || known.has(`${step.event.org_id}:${partnerId}`)) return true;
+    log.error(
+      { event_id: step.event.id, type: step.event.type, partner_id: partnerId },
+      'event names a partner this organization does not have; ignored',
+    );
+    return false;
   });
+  // A validation releases its invoice's commitment even when its partner is unknown, as a cancellation does.
+  const released = await releaseCommitments(trx, run);
+  const committed = await openCommitments(trx, named);
+  const posted = await postEntries(trx, named);
+  await moveBalances(trx, [
+    ...released.map((r) => ({ partner_id: r.partner_id, committed: `-${r.amount}` })),
+    ...committed.map((c) => ({ partner_id: c.partner_id, committed: c.amount })),
+    ...posted.map((p) => ({ partner_id: p.partner_id, balance: p.balance_effect })),
+  ]);
 }
 
-async function onPayment(trx: Knex.Transaction, event: EventEnvelope, log: Logger): Promise<void> {
-  const data = invoicing.invoicePaymentRegistered.data.parse(event.data);
-  if (!(await partnerExists(trx, event.org_id, data.partner_id, log))) return;
-  await postTransaction(trx, event, {
-    partner_id: data.partner_id,
-    type: 'payment',
-    source: 'payment',
-    source_id: data.payment_id,
-    invoice_id: data.invoice_id,
-    document_number: data.invoicenumber,
-    date: data.payment_date.slice(0, 10),
-    amount: String(data.amount),
-    effect: paymentEffect(data.invoicetype, String(data.amount)).toFixed(),
+/** The `org:partner` pairs of the run's partners that exist (deleted ones included: their history stays). */
+async function knownPartners(trx: Knex.Transaction, run: LedgerStep[]): Promise<Set<string>> {
+  const asked = run.flatMap((step) => {
+    const partnerId = partnerOf(step);
+    return partnerId === undefined ? [] : [{ org: step.event.org_id, id: partnerId }];
   });
+  if (!asked.length) return new Set();
+  const result: unknown = await trx.raw(
+    `select p.org_id, p.id from partners p join unnest(?::int[], ?::int[]) as a(org_id, id) on p.org_id = a.org_id and p.id = a.id`,
+    [asked.map((a) => a.org), asked.map((a) => a.id)],
+  );
+  return new Set((result as { rows: Array<{ org_id: number; id: number }> }).rows.map((r) => `${r.org_id}:${r.id}`));
 }
 
-interface LedgerEntry {
-  partner_id: number;
-  type: string;
-  source: 'invoice' | 'payment';
-  source_id: number;
-  invoice_id: number;
-  document_number: string;
-  date: string;
-  amount: string;
-  effect: string;
+/**
+ * Validation or cancellation ends a commitment: open ones are released (and their amounts leave
+ * `committed`); where none exists yet a released placeholder stops a late conversion event adding
+ * one. Both in one statement: the update sees only rows from before it, never the placeholders.
+ */
+async function releaseCommitments(trx: Knex.Transaction, run: LedgerStep[]): Promise<Array<{ partner_id: number; amount: string }>> {
+  const ends = run.flatMap((step) => (step.releases === undefined ? [] : [{ org: step.event.org_id, invoice: step.releases }]));
+  if (!ends.length) return [];
+  const result: unknown = await trx.raw(
+    `with ended as (select * from unnest(?::int[], ?::int[]) as e(org_id, invoice_id)),
+     placeholders as (
+       insert into commitments (org_id, invoice_id, amount, status, released_at)
+       select org_id, invoice_id, 0, 'released', now() from ended
+       on conflict (org_id, invoice_id) do nothing
+     )
+     update commitments c set status = 'released', released_at = now()
+     from ended where c.org_id = ended.org_id and c.invoice_id = ended.invoice_id and c.status = 'open'
+     returning c.partner_id, c.amount`,
+    [ends.map((e) => e.org), ends.map((e) => e.invoice)],
+  );
+  return (result as { rows: Array<{ partner_id: number; amount: string }> }).rows;
 }
 
-/** Writes a transaction row and moves the balance by its effect, once per source document. */
-async function postTransaction(trx: Knex.Transaction, event: EventEnvelope, entry: LedgerEntry): Promise<void> {
-  const { effect, ...row } = entry;
-  const inserted = await trx('partner_transactions')
-    .insert({ ...row, org_id: event.org_id, balance_effect: effect, event_id: event.id })
+/** Conversions open commitments; an invoice validated or cancelled first left a placeholder, so nothing is added. */
+async function openCommitments(trx: Knex.Transaction, run: LedgerStep[]): Promise<Array<{ partner_id: number; amount: string }>> {
+  const rows = run.flatMap((step) => (step.commits ? [{ ...step.commits, org_id: step.event.org_id, status: 'open' }] : []));
+  if (!rows.length) return [];
+  return trx('commitments').insert(rows).onConflict(['org_id', 'invoice_id']).ignore().returning(['partner_id', 'amount']);
+}
+
+/** Posts each document or payment once per source; a source posted before adds nothing. */
+async function postEntries(trx: Knex.Transaction, run: LedgerStep[]): Promise<Array<{ partner_id: number; balance_effect: string }>> {
+  const rows = run.flatMap((step) => (step.posts ? [{ ...step.posts, org_id: step.event.org_id, event_id: step.event.id }] : []));
+  if (!rows.length) return [];
+  return trx('partner_transactions')
+    .insert(rows)
     .onConflict(['org_id', 'source', 'source_id'])
     .ignore()
-    .returning('id');
-  if (inserted.length) await moveBalance(trx, entry.partner_id, 'balance', effect);
+    .returning(['partner_id', 'balance_effect']);
 }
 
-async function onConverted(trx: Knex.Transaction, event: EventEnvelope, log: Logger): Promise<void> {
-  const data = sales.quotationConverted.data.parse(event.data);
-  if (!(await partnerExists(trx, event.org_id, data.partner_id, log))) return;
-  // If the invoice was validated or cancelled first, its placeholder row makes this a no-op.
-  const inserted = await trx('commitments')
-    .insert({
-      org_id: event.org_id,
-      invoice_id: data.invoice_id,
-      partner_id: data.partner_id,
-      quotation_id: data.quotation_id,
-      quotation_number: data.quotation_number,
-      amount: String(data.quotation_total),
-      status: 'open',
-    })
-    .onConflict(['org_id', 'invoice_id'])
-    .ignore()
-    .returning('invoice_id');
-  if (inserted.length) await moveBalance(trx, data.partner_id, 'committed', String(data.quotation_total));
-}
-
-/** Validation or cancellation ends a commitment; a placeholder stops a late conversion event adding one. */
-async function releaseCommitment(trx: Knex.Transaction, orgId: number, invoiceId: number): Promise<void> {
-  const placeholder = await trx('commitments')
-    .insert({ org_id: orgId, invoice_id: invoiceId, amount: '0', status: 'released', released_at: trx.fn.now() })
-    .onConflict(['org_id', 'invoice_id'])
-    .ignore()
-    .returning('invoice_id');
-  if (placeholder.length) return;
-  const released: Array<{ partner_id: number; amount: string }> = await trx('commitments')
-    .where({ org_id: orgId, invoice_id: invoiceId, status: 'open' })
-    .update({ status: 'released', released_at: trx.fn.now() })
-    .returning(['partner_id', 'amount']);
-  for (const r of released) await moveBalance(trx, r.partner_id, 'committed', `-${r.amount}`);
+/**
+ * One update for every partner the run moved, fed in id order so that instances applying batches side
+ * by side tend to lock rows alike; a deadlock all the same runs the batch again (the inbox retries it).
+ */
+async function moveBalances(
+  trx: Knex.Transaction,
+  moves: Array<{ partner_id: number; balance?: string; committed?: string }>,
+): Promise<void> {
+  const sums = sumMoves(moves).sort((a, b) => a.partner_id - b.partner_id);
+  if (!sums.length) return;
+  await trx.raw(
+    `update partners p set balance = p.balance + m.balance, committed = p.committed + m.committed, updated_at = now()
+     from (select * from unnest(?::int[], ?::numeric[], ?::numeric[]) as m(id, balance, committed) order by id) m
+     where p.id = m.id`,
+    [sums.map((s) => s.partner_id), sums.map((s) => s.balance.toFixed()), sums.map((s) => s.committed.toFixed())],
+  );
 }

@@ -1,0 +1,148 @@
+import { invoicing, sales, type EventEnvelope } from '@bo/contracts';
+import { dec, type Dec } from '@bo/runtime';
+import { documentEffect, paymentEffect, transactionTypeOf } from './balance-effects';
+
+/** A ledger row: a validated document or a payment, posted once per source. */
+export interface LedgerEntry {
+  partner_id: number;
+  type: string;
+  source: 'invoice' | 'payment';
+  source_id: number;
+  invoice_id: number;
+  document_number: string;
+  date: string;
+  amount: string;
+  balance_effect: string;
+}
+
+/** A converted quotation's amount, committed until its invoice is validated or cancelled. */
+export interface Commitment {
+  invoice_id: number;
+  partner_id: number;
+  quotation_id: number;
+  quotation_number: string;
+  amount: string;
+}
+
+/** What one event asks of the ledger. */
+export interface LedgerStep {
+  event: EventEnvelope;
+  /** The invoice whose commitment this event ends (validation, cancellation). */
+  releases?: number;
+  /** The commitment this event opens (conversion). */
+  commits?: Commitment;
+  /** The row this event posts (validation, payment). */
+  posts?: LedgerEntry;
+}
+
+/** Reads what an event asks of the ledger; throws (the event fails and is retried, then dead-lettered) on data it cannot read. */
+export function ledgerStep(event: EventEnvelope): LedgerStep {
+  switch (event.type) {
+    case invoicing.invoiceValidated.type: {
+      const data = invoicing.invoiceValidated.data.parse(event.data);
+      const total = String(data.invoicetotal);
+      return {
+        event,
+        releases: data.invoice_id,
+        posts: {
+          partner_id: data.partner_id,
+          type: transactionTypeOf(data.invoicetype),
+          source: 'invoice',
+          source_id: data.invoice_id,
+          invoice_id: data.invoice_id,
+          document_number: data.invoicenumber,
+          date: data.invoicedatetime.slice(0, 10),
+          amount: total,
+          balance_effect: documentEffect(data.invoicetype, total).toFixed(),
+        },
+      };
+    }
+    case invoicing.invoiceCancelled.type:
+      return { event, releases: invoicing.invoiceCancelled.data.parse(event.data).invoice_id };
+    case invoicing.invoicePaymentRegistered.type: {
+      const data = invoicing.invoicePaymentRegistered.data.parse(event.data);
+      return {
+        event,
+        posts: {
+          partner_id: data.partner_id,
+          type: 'payment',
+          source: 'payment',
+          source_id: data.payment_id,
+          invoice_id: data.invoice_id,
+          document_number: data.invoicenumber,
+          date: data.payment_date.slice(0, 10),
+          amount: String(data.amount),
+          balance_effect: paymentEffect(data.invoicetype, String(data.amount)).toFixed(),
+        },
+      };
+    }
+    case sales.quotationConverted.type: {
+      const data = sales.quotationConverted.data.parse(event.data);
+      return {
+        event,
+        commits: {
+          invoice_id: data.invoice_id,
+          partner_id: data.partner_id,
+          quotation_id: data.quotation_id,
+          quotation_number: data.quotation_number,
+          amount: String(data.quotation_total),
+        },
+      };
+    }
+    default:
+      return { event };
+  }
+}
+
+/** The partner an event's row or commitment belongs to, if it names one. */
+export function partnerOf(step: LedgerStep): number | undefined {
+  return step.posts?.partner_id ?? step.commits?.partner_id;
+}
+
+/**
+ * Splits steps, in order, into runs that may be applied as sets: within a run no two steps touch the
+ * same invoice's commitment or post the same source, so the statements of a run (release, commit,
+ * post) commute, and every balance move is an addition. A conversion and the validation of its
+ * invoice in one batch therefore still apply in their order: committed, then released.
+ */
+export function setBasedRuns(steps: readonly LedgerStep[]): LedgerStep[][] {
+  const runs: LedgerStep[][] = [];
+  let run: LedgerStep[] = [];
+  let touched = new Set<string>();
+  for (const step of steps) {
+    const org = step.event.org_id;
+    const keys = [
+      ...(step.releases !== undefined ? [`commitment:${org}:${step.releases}`] : []),
+      ...(step.commits ? [`commitment:${org}:${step.commits.invoice_id}`] : []),
+      ...(step.posts ? [`posted:${org}:${step.posts.source}:${step.posts.source_id}`] : []),
+    ];
+    if (keys.some((k) => touched.has(k))) {
+      runs.push(run);
+      run = [];
+      touched = new Set();
+    }
+    run.push(step);
+    for (const k of keys) touched.add(k);
+  }
+  if (run.length) runs.push(run);
+  return runs;
+}
+
+/** How much a partner's balance and committed amount move. */
+export interface PartnerMove {
+  partner_id: number;
+  balance: Dec;
+  committed: Dec;
+}
+
+/** Sums moves per partner, in the order partners first appear. */
+export function sumMoves(moves: ReadonlyArray<{ partner_id: number; balance?: string; committed?: string }>): PartnerMove[] {
+  const byPartner = new Map<number, PartnerMove>();
+  for (const m of moves) {
+    const sum = byPartner.get(m.partner_id) ?? { partner_id: m.partner_id, balance: dec(0), committed: dec(0) };
+    if (m.balance !== undefined) sum.balance = sum.balance.plus(dec(m.balance));
+    if (m.committed !== undefined) sum.committed = sum.committed.plus(dec(m.committed));
+    byPartner.set(m.partner_id, sum);
+  }
+  return [...byPartner.values()];
+}

@@ -1,0 +1,70 @@
+import type { EventEnvelope } from '@bo/contracts';
+import { cancelledData, convertedData, paymentData, validatedData } from '../../test/ledger-events';
+import { ledgerStep, setBasedRuns, sumMoves, type LedgerStep } from './ledger-plan';
+
+const envelope = (type: string, data: Record<string, unknown>, org_id = 1): EventEnvelope => ({
+  id: `${type}:${JSON.stringify(data)}:${org_id}`,
+  type,
+  occurred_at: '2026-03-01T10:00:00',
+  org_id,
+  data,
+});
+const validated = (invoiceId: number, org = 1) => ledgerStep(envelope('invoicing.invoice.validated', validatedData(7, invoiceId), org));
+const cancelled = (invoiceId: number) => ledgerStep(envelope('invoicing.invoice.cancelled', cancelledData(7, invoiceId)));
+const paid = (invoiceId: number, paymentId: number) =>
+  ledgerStep(envelope('invoicing.invoice.payment_registered', paymentData(7, invoiceId, paymentId, 40.05)));
+const converted = (invoiceId: number) => ledgerStep(envelope('sales.quotation.converted', convertedData(7, invoiceId)));
+const shape = (runs: LedgerStep[][]) => runs.map((run) => run.map((s) => s.event.type.split('.').pop()));
+
+describe('the ledger applied as sets', () => {
+  it('reads what each event asks: a validation releases and posts, a payment posts, a conversion commits', () => {
+    expect(validated(1)).toMatchObject({
+      releases: 1,
+      posts: { source: 'invoice', source_id: 1, type: 'invoice', amount: '100', balance_effect: '100', date: '2026-03-01' },
+    });
+    expect(ledgerStep(envelope('invoicing.invoice.validated', validatedData(7, 2, 'creditout', 50))).posts).toMatchObject({
+      type: 'credit_note',
+      balance_effect: '-50',
+    });
+    expect(paid(1, 9)).toMatchObject({ posts: { source: 'payment', source_id: 9, invoice_id: 1, balance_effect: '-40.05' } });
+    expect(paid(1, 9).releases).toBeUndefined();
+    expect(cancelled(3)).toMatchObject({ releases: 3 });
+    expect(converted(4)).toMatchObject({ commits: { invoice_id: 4, partner_id: 7, quotation_number: 'QUO-4', amount: '115' } });
+  });
+
+  it('refuses an event whose data it cannot read, so the inbox retries and then dead-letters it', () => {
+    expect(() => ledgerStep(envelope('invoicing.invoice.validated', { invoice_id: 'not a number' }))).toThrow();
+  });
+
+  it('keeps independent events in one run', () => {
+    expect(shape(setBasedRuns([validated(1), validated(2), paid(1, 1), paid(1, 2), converted(3), cancelled(4)]))).toEqual([
+      ['validated', 'validated', 'payment_registered', 'payment_registered', 'converted', 'cancelled'],
+    ]);
+  });
+
+  it('starts a new run where an event touches a commitment or a source the run touched, so such pairs apply in their order', () => {
+    expect(shape(setBasedRuns([converted(1), validated(2), validated(1), cancelled(3), converted(3)]))).toEqual([
+      ['converted', 'validated'],
+      ['validated', 'cancelled'],
+      ['converted'],
+    ]);
+    // The same payment twice (published again under another id) posts once, in its own run.
+    expect(shape(setBasedRuns([paid(1, 5), paid(1, 5)]))).toEqual([['payment_registered'], ['payment_registered']]);
+    // The same invoice number in two organizations is two invoices.
+    expect(shape(setBasedRuns([validated(1, 1), validated(1, 2)]))).toEqual([['validated', 'validated']]);
+  });
+
+  it('sums moves per partner exactly', () => {
+    const sums = sumMoves([
+      { partner_id: 2, balance: '0.1' },
+      { partner_id: 1, committed: '115' },
+      { partner_id: 2, balance: '0.2' },
+      { partner_id: 1, committed: '-115' },
+      { partner_id: 2, committed: '-0.3', balance: '-0.05' },
+    ]);
+    expect(sums.map((s) => [s.partner_id, s.balance.toFixed(), s.committed.toFixed()])).toEqual([
+      [2, '0.25', '-0.3'],
+      [1, '0', '0'],
+    ]);
+  });
+});
