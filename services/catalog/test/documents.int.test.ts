@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { invoicing } from '@bo/contracts';
-import { testing } from '@bo/runtime';
+import { createLogger, testing } from '@bo/runtime';
 import { catalogService } from '../src';
+import { documentStockConsumer } from '../src/document/document-stock.consumer';
 import { checkingReplies, defaultLocationId, expectOutboxToMatchContracts, ok, refusal } from './helpers';
 
 /** Stock follows validated documents: catalog applies `invoicing.invoice.validated` as ledger moves. */
@@ -148,5 +149,41 @@ describe('catalog stock following validated documents (integration)', () => {
     await testing.eventually(async () => expect(await quantities(goods.id)).toEqual({ [defaultLoc]: 4 }));
     expect(await svc.db('stock_moves').where({ product_id: fee.id })).toEqual([]);
     expect(await moveCount(data.invoicenumber)).toBe(1);
+  });
+
+  it('applies a batch of documents as their events one by one would, locking their products in one statement', async () => {
+    const goods = await product({ stock: 10 });
+    const fee = await product({ name: 'Support', type: 'service' });
+    const envelope = (data: ReturnType<typeof validated>) => ({
+      id: randomUUID(),
+      type: invoicing.invoiceValidated.type,
+      occurred_at: '2026-01-05T10:00:00',
+      org_id: 1,
+      data,
+    });
+    const batch = [
+      validated('invoiceout', [
+        { product_id: goods.id, quantity: 4 },
+        { product_id: fee.id, quantity: 1 },
+      ]),
+      validated('invoicein', [{ product_id: goods.id, quantity: 2, location_id: north }]),
+      validated('invoiceout', [
+        { product_id: 999_999, quantity: 1 },
+        { product_id: goods.id, quantity: 1 },
+      ]),
+      validated('creditout', [{ product_id: fee.id, quantity: 3 }]),
+    ].map(envelope);
+    const apply = (events: typeof batch) =>
+      testing.statementsIn(svc.db, (trx) => documentStockConsumer.handleBatch!(trx, events, createLogger('test', 'silent')));
+    const statements = await apply(batch);
+    expect(await quantities(goods.id)).toEqual({ [defaultLoc]: 5, [north]: 2 });
+    expect(await svc.db('stock_moves').where({ product_id: fee.id })).toEqual([]);
+    // One lock for the four documents' products; a service-only batch costs nothing more.
+    expect(statements.filter((sql) => sql.includes('"products"') && /for update/i.test(sql))).toHaveLength(1);
+    const serviceOnly = [
+      validated('invoiceout', [{ product_id: fee.id, quantity: 1 }]),
+      validated('creditout', [{ product_id: fee.id, quantity: 1 }]),
+    ].map(envelope);
+    expect((await apply(serviceOnly)).filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql))).toHaveLength(1);
   });
 });

@@ -16,9 +16,8 @@ export interface ProductMove {
 
 /**
  * Groups a document's lines into one move per product, adding the quantities of lines that name
- * the same product (or its variants: stock is kept per product) and location. Ordered by product id,
- * so two documents lock their products in the same order (a batch of several documents in one inbox
- * transaction can still deadlock with another; PostgreSQL breaks it and the batch runs again).
+ * the same product (or its variants: stock is kept per product) and location, ordered by product id
+ * (the consumer locks a whole batch's products beforehand, in id order).
  * Invoicing leaves out lines never checked against the catalog (made before lines were); a product
  * id that is no catalog id moves nothing all the same.
  */
