@@ -1,6 +1,7 @@
 import { invoiceIdOf, invoiceRequest } from './fixtures';
+import { amountRunSeconds } from './load';
 import { parseOptions, UsageError } from './options';
-import { attachRatios, evaluateTargets, type ScenarioResult } from './report';
+import { attachRatios, evaluateTargets, formatReport, targetCell, type Report, type ScenarioResult } from './report';
 import { interleave, scenarioNames } from './scenarios';
 import { percentile } from './stats';
 
@@ -29,6 +30,12 @@ describe('benchmark harness', () => {
     expect(interleave([1, 2], [])).toEqual([1, 2]);
   });
 
+  it("times a run of a fixed number of requests to its last reply, not to autocannon's next whole second", () => {
+    expect(amountRunSeconds(2.01, 10_000, 11_100)).toBe(1.1);
+    expect(amountRunSeconds(2.01, 10_000, 13_000)).toBe(2.01);
+    expect(amountRunSeconds(2.01, 10_000, undefined)).toBeUndefined();
+  });
+
   it('takes nearest-rank percentiles', () => {
     const values = Array.from({ length: 100 }, (_, i) => i + 1);
     expect(percentile(values, 50)).toBe(50);
@@ -50,24 +57,7 @@ describe('benchmark harness', () => {
   });
 
   it('compares each run with the ceiling of its scenario and connections, and judges the targets from the ratios', () => {
-    const run = (over: Partial<ScenarioResult>): ScenarioResult => ({
-      mode: 'rabbitmq',
-      scenario: 'list-partners',
-      title: 'list',
-      ceiling: 'list-partners',
-      connections: 32,
-      rps: 100,
-      p50: 10,
-      p99: 40,
-      ok: 1000,
-      non2xx: 0,
-      timeouts: 0,
-      connectionErrors: 0,
-      errors: 0,
-      statusCodes: { 200: 1000 },
-      seconds: 10,
-      ...over,
-    });
+    const run = scenarioRun;
     const ceiling = [
       run({ mode: 'ceiling', rps: 200, p99: 20 }),
       run({ mode: 'ceiling', scenario: 'create-partner', ceiling: 'create-partner', rps: 200 }),
@@ -89,4 +79,78 @@ describe('benchmark harness', () => {
     expect(met('zero errors')).toBe(false);
     expect(met('create invoice')).toBeUndefined();
   });
+
+  it('compares the floor with the ceiling and each run with the floor of its scenario, and says which targets the floor itself misses', () => {
+    const run = (over: Partial<ScenarioResult>) =>
+      scenarioRun({ scenario: 'create-partner', title: 'create partner', ceiling: 'create-partner', ...over });
+    const ceiling = [run({ mode: 'ceiling', rps: 1000, p99: 20 }), run({ mode: 'ceiling', connections: 1, rps: 500, p50: 1 })];
+    const floor = [run({ mode: 'floor', rps: 400, p99: 120 }), run({ mode: 'floor', connections: 1, rps: 200, p50: 3 })];
+    const results = [
+      run({ rps: 200, p99: 150 }),
+      run({ connections: 1, rps: 100, p50: 5 }),
+      // No floor of its own (the key store is not in the floor): compared with the ceiling alone.
+      run({ scenario: 'create-partner-key', title: 'create partner, Idempotency-Key', rps: 150 }),
+    ];
+    attachRatios(floor, ceiling);
+    attachRatios(results, ceiling, floor);
+    expect(floor[0]?.ratio).toEqual({ rps: 0.4, p99: 6 });
+    expect(results[0]?.ratio).toEqual({ rps: 0.2, p99: 7.5, floor: 0.5 });
+    expect(results[1]?.ratio?.floor).toBe(0.5);
+    expect(results[2]?.ratio).toEqual({ rps: 0.15, p99: 2 });
+
+    const settings = { seconds: 10, secondsAt1: 5, modes: ['rabbitmq' as const], scenarios: [] };
+    const targets = evaluateTargets({ results, settings, floor });
+    const cell = (prefix: string) => targets.find((t) => t.target.startsWith(prefix))?.byMode.rabbitmq;
+    // 0.4 × is below the 0.5 × target: the design's minimum work alone misses it.
+    expect(cell('create partner ≥ 0.5')).toEqual({ value: '0.20 × (200 req/s)', met: false, floor: { value: '0.40 ×', reachable: false } });
+    expect(targetCell(cell('create partner ≥ 0.5'))).toBe('**NOT met**: 0.20 × (200 req/s); out of reach: floor 0.40 ×');
+    expect(cell('create partner p99')?.floor).toEqual({ value: '120.0 ms', reachable: false });
+    expect(targetCell(cell('create partner p50'))).toBe('**NOT met**: 5.0 ms; floor 3.0 ms');
+    expect(cell('create partner with Idempotency-Key ≥ 0.5')?.floor).toBeUndefined();
+    expect(targetCell({ value: '0.19 × (390 req/s)', met: false, floor: { value: '0.62 ×', reachable: true } })).toBe(
+      '**NOT met**: 0.19 × (390 req/s); floor 0.62 ×',
+    );
+    expect(targetCell(undefined)).toBe('not measured');
+
+    const report: Report = {
+      startedAt: '2026-11-22T00:00:00.000Z',
+      finishedAt: '2026-11-22T00:01:00.000Z',
+      elapsedSeconds: 60,
+      settings,
+      ceiling,
+      floor,
+      results,
+      idempotency: [],
+    };
+    const text = formatReport(report, targets);
+    expect(text).toContain('## Floor:');
+    expect(text).toContain('| create partner | 32 | 400 | 0.40 | 10.0 | 120.0 | 6.00 | 0 |');
+    expect(text).toContain('| scenario | conns | req/s | × ceiling | × floor | p50 ms |');
+    expect(text).toContain('| create partner | 32 | 200 | 0.20 | 0.50 | 10.0 |');
+    expect(text).toContain('| create partner, Idempotency-Key | 32 | 150 | 0.15 | — |');
+    // Without a floor the mode tables keep their columns.
+    expect(formatReport({ ...report, floor: [] }, targets)).not.toContain('× floor');
+  });
 });
+
+/** One measured run of a scenario (list partners over RabbitMQ at 32 connections unless said). */
+function scenarioRun(over: Partial<ScenarioResult>): ScenarioResult {
+  return {
+    mode: 'rabbitmq',
+    scenario: 'list-partners',
+    title: 'list',
+    ceiling: 'list-partners',
+    connections: 32,
+    rps: 100,
+    p50: 10,
+    p99: 40,
+    ok: 1000,
+    non2xx: 0,
+    timeouts: 0,
+    connectionErrors: 0,
+    errors: 0,
+    statusCodes: { 200: 1000 },
+    seconds: 10,
+    ...over,
+  };
+}

@@ -8,8 +8,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 export interface CpuUsage {
   /** CPU seconds the measured processes (and their children) used in the window. */
   processSeconds: number;
-  /** CPU seconds the whole machine was busy in the window (every process, the kernel included). */
+  /** CPU seconds the whole machine was busy in the window (every process, the kernel included; not steal). */
   machineBusySeconds: number;
+  /**
+   * CPU seconds the hypervisor gave to other guests while this VM wanted to run (steal): the
+   * noise of a shared host, which slows every process alike without showing in their CPU time.
+   */
+  stolenSeconds: number;
 }
 
 let hz: number | undefined;
@@ -66,13 +71,13 @@ function processTicks(pids: readonly number[]): number {
   return ticks;
 }
 
-function machineBusyTicks(): number {
+/** The machine's busy and stolen ticks since boot, from /proc/stat's first line. */
+function machineTicks(): { busy: number; stolen: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
   const [, ...values] = line.trim().split(/\s+/);
   // user nice system idle iowait irq softirq steal (guest time is already counted in user).
-  const n = values.slice(0, 8).map(Number);
-  const total = n.reduce((a, b) => a + b, 0);
-  return total - (n[3] ?? 0) - (n[4] ?? 0);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = values.slice(0, 8).map(Number);
+  return { busy: user + nice + system + irq + softirq, stolen: steal };
 }
 
 /** Starts measuring; the returned function ends the window. Undefined where /proc is missing. */
@@ -81,9 +86,14 @@ export function startCpuMeter(roots: readonly number[]): (() => CpuUsage) | unde
     const perSecond = ticksPerSecond();
     const pids = withDescendants(roots);
     const p0 = processTicks(pids);
-    const m0 = machineBusyTicks();
+    const m0 = machineTicks();
     return () => {
-      return { processSeconds: (processTicks(pids) - p0) / perSecond, machineBusySeconds: (machineBusyTicks() - m0) / perSecond };
+      const m1 = machineTicks();
+      return {
+        processSeconds: (processTicks(pids) - p0) / perSecond,
+        machineBusySeconds: (m1.busy - m0.busy) / perSecond,
+        stolenSeconds: (m1.stolen - m0.stolen) / perSecond,
+      };
     };
   } catch {
     return undefined;

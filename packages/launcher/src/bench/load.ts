@@ -55,7 +55,7 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
   seconds: number;
   /** CPU milliseconds per successful request: of the measured processes, and of the whole machine. */
-  cpu?: { processMsPerRequest: number; machineMsPerRequest: number; machineBusyCores: number };
+  cpu?: { processMsPerRequest: number; machineMsPerRequest: number; machineBusyCores: number; stolenCores: number };
   /** The first failed reply of a warm-up, to say what went wrong. */
   firstError?: string;
 }
@@ -97,6 +97,10 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const endCpu = spec.cpuRoots ? startCpuMeter(spec.cpuRoots) : undefined;
   return new Promise((resolve, reject) => {
     let cap: NodeJS.Timeout | undefined;
+    // Autocannon ends a run on its next 1 s sample tick, so its duration of a run of `amount` requests
+    // is rounded up to whole seconds (a 1.1 s run counts 2.01 s): such a run is timed to its last reply.
+    const startedAt = Date.now();
+    let lastReplyAt: number | undefined;
     const instance = autocannon(
       {
         url: spec.base,
@@ -112,7 +116,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         const cpu = endCpu?.();
         if (err) return reject(err instanceof Error ? err : new Error(String(err)));
         const ok = result['2xx'];
-        const seconds = result.duration;
+        const seconds = amountRunSeconds(result.duration, startedAt, lastReplyAt) ?? result.duration;
         resolve({
           rps: seconds > 0 ? ok / seconds : 0,
           p50: result.latency.p50,
@@ -132,12 +136,25 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
                   processMsPerRequest: (cpu.processSeconds * 1000) / ok,
                   machineMsPerRequest: (cpu.machineBusySeconds * 1000) / ok,
                   machineBusyCores: cpu.machineBusySeconds / seconds,
+                  stolenCores: cpu.stolenSeconds / seconds,
                 }
               : undefined,
           firstError,
         });
       },
     );
-    if (spec.amount !== undefined && spec.capSeconds) cap = setTimeout(() => instance.stop(), spec.capSeconds * 1000);
+    if (spec.amount !== undefined) {
+      instance.on('response', () => (lastReplyAt = Date.now()));
+      if (spec.capSeconds) cap = setTimeout(() => instance.stop(), spec.capSeconds * 1000);
+    }
   });
+}
+
+/**
+ * The length of a run of a fixed number of requests: from its start to its last reply (undefined if
+ * none came, or for a run of fixed duration), never more than autocannon's own rounded-up figure.
+ */
+export function amountRunSeconds(autocannonSeconds: number, startedAt: number, lastReplyAt: number | undefined): number | undefined {
+  if (lastReplyAt === undefined || lastReplyAt <= startedAt) return undefined;
+  return Math.min(autocannonSeconds, (lastReplyAt - startedAt) / 1000);
 }

@@ -2,7 +2,10 @@ import { Api } from './api';
 import { waitIdle } from './cpu';
 import { startCeiling } from './ceiling/launch';
 import type { CeilingRoute } from './ceiling/shared';
-import { Fixtures } from './fixtures';
+import { Fixtures, LINES } from './fixtures';
+import { startFloor } from './floor/launch';
+import { floorPath, floorScenario } from './floor/scenarios';
+import { FLOOR_SCENARIOS, SCENARIO_RPC } from './floor/shared';
 import { measureIdempotencyCost, type IdempotencyCost } from './idempotency';
 import { runLoad, type LoadResult, type Sample, type Step } from './load';
 import { parseOptions, UsageError, type BenchOptions } from './options';
@@ -25,7 +28,8 @@ const log = (message: string) => console.error(`[bench ${new Date().toISOString(
 /**
  * `npm run bench`: the real system in each mode, every scenario at 32 connections and at 1, each
  * compared with the ceiling stand-in measured in the same run (after the first mode, with the
- * request and reply sizes that mode showed), and the cost of the service-level idempotency record.
+ * request and reply sizes that mode showed) and, for the scenarios that have one, with the floor
+ * stand-in measured right after it; and the cost of the service-level idempotency record.
  */
 export async function main(argv: readonly string[]): Promise<void> {
   let opts: BenchOptions;
@@ -60,6 +64,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const samples = new Map<string, CeilingSample>();
   const results: ScenarioResult[] = [];
   let ceiling: ScenarioResult[] = [];
+  let floor: ScenarioResult[] = [];
   let idempotency: IdempotencyCost[] = [];
 
   for (const [index, mode] of opts.modes.entries()) {
@@ -96,10 +101,15 @@ export async function main(argv: readonly string[]): Promise<void> {
       cleanups.delete(sys.stop);
     }
     // Between the modes: the stand-in imitates the sizes the first mode showed, and drift weighs on both modes alike.
-    if (index === 0 && samples.size > 0) ceiling = await measureCeiling(opts, samples, runs, cleanups);
+    // The floor right after the ceiling: the same machine moment, the same requests and reply sizes.
+    if (index === 0 && samples.size > 0) {
+      ceiling = await measureCeiling(opts, samples, runs, cleanups);
+      floor = await measureFloor(opts, samples, runs, cleanups, names);
+    }
   }
 
-  attachRatios(results, ceiling);
+  attachRatios(floor, ceiling);
+  attachRatios(results, ceiling, floor);
   const finished = new Date();
   const report: Report = {
     startedAt: started.toISOString(),
@@ -107,6 +117,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     elapsedSeconds: (finished.getTime() - started.getTime()) / 1000,
     settings: { seconds: opts.seconds, secondsAt1: opts.secondsAt1, modes: opts.modes, scenarios: names },
     ceiling,
+    floor,
     results,
     idempotency,
   };
@@ -207,6 +218,58 @@ async function measureCeiling(
           label: 'ceiling',
         });
         out.push({ ...result, mode: 'ceiling', scenario: key, title: c.title, ceiling: key, connections: run.connections });
+      }
+    }
+  } finally {
+    await standIn.stop();
+    cleanups.delete(standIn.stop);
+  }
+  return out;
+}
+
+/**
+ * The floor of each selected scenario that has one: the ceiling plus the minimum work the design
+ * asks of it (durable commits, outbox events with confirms, consumers with their inbox rows, RPCs to
+ * the services owning what is checked), on a database of its own, with the real requests and the
+ * real reply sizes.
+ */
+async function measureFloor(
+  opts: BenchOptions,
+  samples: Map<string, CeilingSample>,
+  runs: Array<{ connections: number; seconds: number }>,
+  cleanups: Set<() => Promise<void>>,
+  names: readonly string[],
+): Promise<ScenarioResult[]> {
+  const chosen = FLOOR_SCENARIOS.filter((s) => names.includes(s) && samples.get(s)?.steps.length === 1);
+  if (chosen.length === 0) return [];
+  const stepOf = (name: string) => (samples.get(name) as CeilingSample).steps[0] as CeilingSample['steps'][number];
+  const routes: CeilingRoute[] = chosen.map((name) => ({
+    path: floorPath(name, stepOf(name).name),
+    routingKey: SCENARIO_RPC[name],
+    reply: stepOf(name).sample.reply,
+  }));
+  log("floor: starting the stand-in (a database of its own, four services, the ceiling's HTTP side)");
+  const standIn = await startFloor(
+    opts,
+    routes,
+    LINES.map((l) => Number(l.product_id)),
+  );
+  cleanups.add(standIn.stop);
+  const out: ScenarioResult[] = [];
+  try {
+    for (const name of chosen) {
+      const { title } = samples.get(name) as CeilingSample;
+      const step = stepOf(name);
+      const scenario = floorScenario(standIn, name, { title, step: step.name, request: step.sample.request });
+      for (const run of runs) {
+        const result = await measure(scenario, {
+          ...run,
+          base: standIn.base,
+          token: standIn.token,
+          cpuRoots: standIn.pids,
+          label: 'floor',
+        });
+        out.push({ ...result, mode: 'floor', scenario: name, title, ceiling: name, connections: run.connections });
       }
     }
   } finally {

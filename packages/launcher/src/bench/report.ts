@@ -6,16 +6,19 @@ import type { LoadResult } from './load';
 import type { Mode } from './options';
 import { ratio, round } from './stats';
 
-/** One measured run: a scenario at a number of connections, in a mode or on the ceiling stand-in. */
+/** One measured run: a scenario at a number of connections, in a mode or on the ceiling or floor stand-in. */
 export interface ScenarioResult extends LoadResult {
-  mode: Mode | 'ceiling';
+  mode: Mode | 'ceiling' | 'floor';
   scenario: string;
   title: string;
   /** The ceiling stand-in this scenario is compared with. */
   ceiling: string;
   connections: number;
-  /** This run ÷ the ceiling's run of the same connections (absent on the ceiling's own rows). */
-  ratio?: { rps?: number; p99?: number };
+  /**
+   * This run ÷ the ceiling's run of the same connections (absent on the ceiling's own rows), and
+   * its req/s ÷ the floor's of the same scenario and connections (where the scenario has a floor).
+   */
+  ratio?: { rps?: number; p99?: number; floor?: number };
   /** Validation → partner balance, for the validate scenario. */
   lag?: LagResult;
 }
@@ -26,43 +29,74 @@ export interface Report {
   elapsedSeconds: number;
   settings: { seconds: number; secondsAt1: number; modes: Mode[]; scenarios: string[] };
   ceiling: ScenarioResult[];
+  /** The floor stand-in's runs (the scenarios that have one), measured right after the ceiling. */
+  floor: ScenarioResult[];
   results: ScenarioResult[];
   idempotency: IdempotencyCost[];
 }
 
-/** Sets each result's ratios to its ceiling run of the same connections. */
-export function attachRatios(results: ScenarioResult[], ceiling: readonly ScenarioResult[]): void {
+/**
+ * Sets each result's ratios to its ceiling run of the same connections, and its req/s ratio to the
+ * floor run of the same scenario and connections (the floor's own rows get their ceiling ratios).
+ */
+export function attachRatios(results: ScenarioResult[], ceiling: readonly ScenarioResult[], floor: readonly ScenarioResult[] = []): void {
   for (const r of results) {
     const c = ceiling.find((x) => x.ceiling === r.ceiling && x.connections === r.connections);
-    if (c) r.ratio = { rps: ratio(r.rps, c.rps), p99: ratio(r.p99, c.p99) };
+    const f = floor.find((x) => x.scenario === r.scenario && x.connections === r.connections);
+    const ratios: NonNullable<ScenarioResult['ratio']> = {};
+    if (c) Object.assign(ratios, { rps: ratio(r.rps, c.rps), p99: ratio(r.p99, c.p99) });
+    if (f) ratios.floor = ratio(r.rps, f.rps);
+    if (c || f) r.ratio = ratios;
   }
 }
 
 export interface TargetRow {
   target: string;
   /** Per mode: what was measured and whether it meets the target (undefined: not measured). */
-  byMode: Partial<Record<Mode, { value: string; met?: boolean }>>;
+  byMode: Partial<Record<Mode, TargetCell>>;
+}
+
+export interface TargetCell {
+  value: string;
+  met?: boolean;
+  /**
+   * The floor's own figure for the same target (the design's minimum work on this machine), and
+   * whether it meets it: when it does not, the target is out of reach of the design here.
+   */
+  floor?: { value: string; reachable: boolean };
 }
 
 const MODE_TITLES: Record<Mode, string> = { rabbitmq: 'RabbitMQ', 'in-process': 'in-process' };
 
 /** The targets of issue 9, each evaluated per mode from this run's results. */
-export function evaluateTargets(report: Pick<Report, 'results' | 'settings'>): TargetRow[] {
+export function evaluateTargets(report: Pick<Report, 'results' | 'settings'> & Partial<Pick<Report, 'floor'>>): TargetRow[] {
   const modes = report.settings.modes;
   const find = (mode: Mode, scenario: string, connections: number) =>
     report.results.find((r) => r.mode === mode && r.scenario === scenario && r.connections === connections);
-  const row = (target: string, evaluate: (mode: Mode) => { value: string; met?: boolean } | undefined): TargetRow => ({
+  const floorOf = (scenario: string, connections: number) =>
+    report.floor?.find((r) => r.scenario === scenario && r.connections === connections);
+  const row = (target: string, evaluate: (mode: Mode) => TargetCell | undefined): TargetRow => ({
     target,
     byMode: Object.fromEntries(modes.map((m) => [m, evaluate(m) ?? { value: 'not measured' }])),
   });
+  /** The cell, with the floor's own figure beside it when the scenario has a floor. */
+  const withFloor = (cell: TargetCell, floor: TargetCell['floor']): TargetCell => (floor ? { ...cell, floor } : cell);
   const atLeast = (scenario: string, connections: number, min: number) => (mode: Mode) => {
     const r = find(mode, scenario, connections);
     if (!r || r.ratio?.rps === undefined) return undefined;
-    return { value: `${fmt(r.ratio.rps, 2)} × (${fmt(r.rps)} req/s)`, met: r.ratio.rps >= min };
+    const f = floorOf(scenario, connections)?.ratio?.rps;
+    return withFloor(
+      { value: `${fmt(r.ratio.rps, 2)} × (${fmt(r.rps)} req/s)`, met: r.ratio.rps >= min },
+      f === undefined ? undefined : { value: `${fmt(f, 2)} ×`, reachable: f >= min },
+    );
   };
   const latency = (scenario: string, connections: number, key: 'p50' | 'p99', max: number) => (mode: Mode) => {
     const r = find(mode, scenario, connections);
-    return r && { value: `${fmt(r[key], 1)} ms`, met: r[key] <= max };
+    const f = floorOf(scenario, connections);
+    return (
+      r &&
+      withFloor({ value: `${fmt(r[key], 1)} ms`, met: r[key] <= max }, f && { value: `${fmt(f[key], 1)} ms`, reachable: f[key] <= max })
+    );
   };
 
   const rows: TargetRow[] = [
@@ -70,7 +104,11 @@ export function evaluateTargets(report: Pick<Report, 'results' | 'settings'>): T
     row('list partners p99 ≤ 1.5 × the ceiling p99 (32 conns)', (mode) => {
       const r = find(mode, 'list-partners', 32);
       if (!r || r.ratio?.p99 === undefined) return undefined;
-      return { value: `${fmt(r.ratio.p99, 2)} × (${fmt(r.p99, 1)} ms)`, met: r.ratio.p99 <= 1.5 };
+      const f = floorOf('list-partners', 32)?.ratio?.p99;
+      return withFloor(
+        { value: `${fmt(r.ratio.p99, 2)} × (${fmt(r.p99, 1)} ms)`, met: r.ratio.p99 <= 1.5 },
+        f === undefined ? undefined : { value: `${fmt(f, 2)} ×`, reachable: f <= 1.5 },
+      );
     }),
   ];
   for (const [scenario, label] of [
@@ -128,7 +166,7 @@ export function evaluateTargets(report: Pick<Report, 'results' | 'settings'>): T
   return rows;
 }
 
-/** The console report: the ceiling, a table per mode with ratios, the idempotency cost and the targets. */
+/** The console report: the ceiling, the floor, a table per mode with ratios, the idempotency cost and the targets. */
 export function formatReport(report: Report, targets: readonly TargetRow[]): string {
   const s = report.settings;
   const out: string[] = [
@@ -137,7 +175,8 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
     `${s.seconds} s per 32-connection run, ${s.secondsAt1} s per 1-connection run; node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); ` +
       `the whole bench took ${Math.floor(report.elapsedSeconds / 60)} min ${Math.round(report.elapsedSeconds % 60)} s.`,
     'req/s counts 2xx replies; latencies are per HTTP request; "× ceiling" divides by the stand-in run of the same scenario and connections;',
-    "CPU ms/req: the system's own processes (or the stand-in's), and the whole machine (everything, load generator included).",
+    "CPU ms/req: the system's own processes (or the stand-in's), and the whole machine (everything, load generator included);",
+    `stolen cores: CPU time the hypervisor gave other guests while this one wanted it (of ${cpus().length} cores; not in the machine CPU); runs with much of it are slowed alike and not comparable.`,
   ];
   if (report.ceiling.length) {
     out.push(
@@ -146,26 +185,29 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
       '',
     );
     out.push(
-      '| scenario | conns | req/s | p50 ms | p99 ms | errors | stand-in CPU ms/req | machine CPU ms/req |',
-      '|---|---|---|---|---|---|---|---|',
+      '| scenario | conns | req/s | p50 ms | p99 ms | errors | stand-in CPU ms/req | machine CPU ms/req | stolen cores |',
+      '|---|---|---|---|---|---|---|---|---|',
     );
     for (const r of report.ceiling) {
       out.push(
-        `| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} |`,
+        `| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} | ${fmt(r.cpu?.stolenCores, 2)} |`,
       );
     }
   }
+  if (report.floor.length) out.push('', ...formatFloor(report.floor));
+  const floorColumn = report.floor.length > 0;
   for (const mode of s.modes) {
     const rows = report.results.filter((r) => r.mode === mode);
     if (!rows.length) continue;
     out.push('', `## ${MODE_TITLES[mode]} mode`, '');
     out.push(
-      '| scenario | conns | req/s | × ceiling | p50 ms | p99 ms | p99 × ceiling | errors | system CPU ms/req | machine CPU ms/req |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      `| scenario | conns | req/s | × ceiling |${floorColumn ? ' × floor |' : ''} p50 ms | p99 ms | p99 × ceiling | errors | system CPU ms/req | machine CPU ms/req | stolen cores |`,
+      `|---|---|---|---|${floorColumn ? '---|' : ''}---|---|---|---|---|---|---|`,
     );
     for (const r of rows) {
+      const floorCell = floorColumn ? ` ${r.ratio?.floor === undefined ? '—' : fmt(r.ratio.floor, 2)} |` : '';
       out.push(
-        `| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.ratio?.rps, 2)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.ratio?.p99, 2)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} |`,
+        `| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.ratio?.rps, 2)} |${floorCell} ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.ratio?.p99, 2)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} | ${fmt(r.cpu?.stolenCores, 2)} |`,
       );
     }
     const lags = rows.filter((r) => r.lag);
@@ -198,15 +240,41 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
     out.push(`| target | ${s.modes.map((m) => MODE_TITLES[m]).join(' | ')} |`, `|---|${s.modes.map(() => '---|').join('')}`);
     // A target nothing of this run measured (--only) is left out of the table; the JSON keeps it.
     for (const t of targets.filter((t) => Object.values(t.byMode).some((v) => v && v.value !== 'not measured'))) {
-      const cells = s.modes.map((m) => {
-        const v = t.byMode[m];
-        if (!v) return 'not measured';
-        return v.met === undefined ? v.value : `${v.met ? 'met' : '**NOT met**'}: ${v.value}`;
-      });
+      const cells = s.modes.map((m) => targetCell(t.byMode[m]));
       out.push(`| ${t.target} | ${cells.join(' | ')} |`);
+    }
+    if (report.floor.length) {
+      out.push(
+        '',
+        "floor: the floor stand-in's own figure for the target; out of reach: the floor itself misses it, so the design's minimum work does on this machine.",
+      );
     }
   }
   return out.join('\n');
+}
+
+/** The floor's table: as the ceiling's, with each run's ratio to the ceiling run of the same scenario and connections. */
+export function formatFloor(floor: readonly ScenarioResult[]): string[] {
+  const out = [
+    "## Floor: the ceiling plus the design's minimum work (raw pg, one statement per commit, outbox with confirms, consumers with inbox rows, RPCs to the owning service)",
+    '',
+    '| scenario | conns | req/s | × ceiling | p50 ms | p99 ms | p99 × ceiling | errors | stand-in CPU ms/req | machine CPU ms/req | stolen cores |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of floor) {
+    out.push(
+      `| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.ratio?.rps, 2)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.ratio?.p99, 2)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} | ${fmt(r.cpu?.stolenCores, 2)} |`,
+    );
+  }
+  return out;
+}
+
+/** A target's cell: met or not, what was measured, and the floor's own figure (out of reach when the floor misses the target too). */
+export function targetCell(v: TargetCell | undefined): string {
+  if (!v) return 'not measured';
+  const measured = v.met === undefined ? v.value : `${v.met ? 'met' : '**NOT met**'}: ${v.value}`;
+  if (!v.floor) return measured;
+  return `${measured}; ${v.floor.reachable ? '' : 'out of reach: '}floor ${v.floor.value}`;
 }
 
 function errorsOf(r: LoadResult): string {
@@ -224,7 +292,7 @@ function fmt(value: number | undefined, digits = 0): string {
   return value === undefined || !Number.isFinite(value) ? 'n/a' : round(value, digits).toFixed(digits);
 }
 
-/** The results as JSON: every run (req/s, p50, p99, errors, connections, mode, ratios, lag), the ceiling, the idempotency cost and the targets. */
+/** The results as JSON: every run (req/s, p50, p99, errors, connections, mode, ratios, lag), the ceiling, the floor, the idempotency cost and the targets. */
 export function writeJson(file: string, report: Report, targets: readonly TargetRow[]): void {
   const run = (r: ScenarioResult) => ({
     mode: r.mode,
@@ -243,13 +311,15 @@ export function writeJson(file: string, report: Report, targets: readonly Target
     statusCodes: r.statusCodes,
     seconds: r.seconds,
     ratio: r.ratio && {
-      rps: r.ratio.rps === undefined ? null : round(r.ratio.rps, 3),
-      p99: r.ratio.p99 === undefined ? null : round(r.ratio.p99, 3),
+      rps: roundOpt(r.ratio.rps, 3),
+      p99: roundOpt(r.ratio.p99, 3),
+      ...(r.mode === 'ceiling' || r.mode === 'floor' ? {} : { floor: roundOpt(r.ratio.floor, 3) }),
     },
     cpu: r.cpu && {
       processMsPerRequest: round(r.cpu.processMsPerRequest, 3),
       machineMsPerRequest: round(r.cpu.machineMsPerRequest, 3),
       machineBusyCores: round(r.cpu.machineBusyCores, 2),
+      stolenCores: round(r.cpu.stolenCores, 2),
     },
     lag: r.lag && {
       samples: r.lag.samples,
@@ -266,6 +336,7 @@ export function writeJson(file: string, report: Report, targets: readonly Target
     machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null },
     settings: report.settings,
     ceiling: report.ceiling.map(run),
+    floor: report.floor.map(run),
     results: report.results.map(run),
     idempotency: report.idempotency.map((c) => ({
       operation: 'partners.partner.create',
@@ -277,7 +348,9 @@ export function writeJson(file: string, report: Report, targets: readonly Target
     })),
     targets: targets.map((t) => ({
       target: t.target,
-      ...Object.fromEntries(Object.entries(t.byMode).map(([m, v]) => [m, { value: v?.value, met: v?.met ?? null }])),
+      ...Object.fromEntries(
+        Object.entries(t.byMode).map(([m, v]) => [m, { value: v?.value, met: v?.met ?? null, floor: v?.floor ?? null }]),
+      ),
     })),
   };
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);

@@ -163,8 +163,7 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
       queue = (await f.takeDrafts(requests + 64)).map((id) => ({ id }));
     },
     beforeRun: async ({ connections, seconds, warmRate }) => {
-      // One record per request: enough for the run at a little over the warm-up's pace.
-      const amount = Math.max(connections * 4, Math.ceil(Math.max(warmRate, 5) * 1.25 * seconds));
+      const amount = validatePoolSize({ connections, seconds, warmRate });
       const lagCount = Math.min(300, Math.ceil(amount / (connections === 1 ? 2 : 5)));
       const plain = await f.takeDrafts(amount - lagCount + connections * 2 + 16);
       const lags = await f.lagDrafts(lagCount);
@@ -285,6 +284,14 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     quotationConvert,
     stockAdjustment,
   ];
+}
+
+/**
+ * How many validations a run of the validate scenario (and of its floor) makes, one draft each:
+ * enough for the run at a little over the warm-up's pace. The run also stops after twice its duration.
+ */
+export function validatePoolSize({ connections, seconds, warmRate }: RunPlan): number {
+  return Math.max(connections * 4, Math.ceil(Math.max(warmRate, 5) * 1.25 * seconds));
 }
 
 /** `extra` spread evenly through `items`. */

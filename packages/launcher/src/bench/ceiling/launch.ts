@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { deleteTopology } from '@bo/runtime';
 import { freePort } from '../../free-port';
 import { stopChild } from '../system';
@@ -37,8 +37,8 @@ export async function startCeiling(amqpUrl: string, routes: CeilingRoute[]): Pro
   };
   try {
     // The worker declares the queue and its bindings: requests published before would be returned.
-    children.push(await start('worker.js', config));
-    children.push(await start('http.js', config));
+    children.push(await forkReady(join(__dirname, 'worker.js'), config));
+    children.push(await forkReady(join(__dirname, 'http.js'), config));
   } catch (err) {
     await stop();
     throw err;
@@ -46,14 +46,16 @@ export async function startCeiling(amqpUrl: string, routes: CeilingRoute[]): Pro
   return { base: `http://127.0.0.1:${config.port}`, token: config.token, pids: children.map((c) => c.pid as number), stop };
 }
 
-async function start(entry: string, config: CeilingConfig): Promise<ChildProcess> {
-  const child = fork(join(__dirname, entry), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+/** Forks a stand-in process, hands it its configuration, and waits until it says it is ready. */
+export async function forkReady<C extends CeilingConfig>(file: string, config: C): Promise<ChildProcess> {
+  const entry = `${basename(dirname(file))}/${basename(file)}`;
+  const child = fork(file, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`ceiling ${entry} not ready within 30 s`));
+      reject(new Error(`${entry} not ready within 30 s`));
     }, 30_000);
-    child.once('exit', (code) => reject(new Error(`ceiling ${entry} exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
     child.once('message', () => {
       clearTimeout(timer);
       resolve();
