@@ -43,10 +43,19 @@ export function isDbUnavailable(err: unknown): boolean {
   return typeof e.message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(e.message as string));
 }
 
-/** A transaction PostgreSQL gave up on to keep others consistent; running it again is the remedy. */
+/**
+ * A transaction PostgreSQL gave up on to keep others consistent, or that ran a prepared statement
+ * a migration made stale (see prepared.ts): running it again is the remedy.
+ */
 export function isTransientConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | undefined)?.code;
-  return code === '40001' || code === '40P01';
+  return code === '40001' || code === '40P01' || isStalePlan(err);
+}
+
+/** A named prepared statement returning whole rows of a table whose columns changed since it was prepared. */
+export function isStalePlan(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
 }
 
 /** Runs a transaction again when PostgreSQL aborted it for a serialization failure or a deadlock. */

@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { PreparingPgClient } from './prepared';
 
 export type { Knex };
 
@@ -14,7 +15,8 @@ export interface Migration {
 
 export function createDb(url: string, schema: string, poolMax = 10): Knex {
   return knexFactory({
-    client: 'pg',
+    // knex's pg client, with named prepared statements (prepared.ts).
+    client: PreparingPgClient as unknown as typeof Knex.Client,
     connection: url,
     searchPath: [schema, 'public'],
     pool: { min: 0, max: poolMax },

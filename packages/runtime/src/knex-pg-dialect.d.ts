@@ -1,0 +1,13 @@
+// knex's PostgreSQL client class, which knex ships without types: what prepared.ts extends of it.
+declare module 'knex/lib/dialects/postgres/index.js' {
+  interface KnexQuery {
+    sql: string;
+    bindings?: readonly unknown[];
+    options?: Record<string, unknown>;
+  }
+  class PgDialect {
+    constructor(config: object);
+    _query(connection: object, obj: KnexQuery): Promise<KnexQuery>;
+  }
+  export = PgDialect;
+}
