@@ -41,9 +41,16 @@ function sourceFiles(dir: string): string[] {
 // A bare specifier: npm's name rules, optionally scoped, optionally with a subpath; not `./x`, `node:x` or SQL text.
 const packageSpecifier = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(\/[^\s]*)?$/;
 
-/** Package names a file imports: `from 'x'`, `import 'x'`, `import('x')`, `require('x')`, `require.resolve('x')`. */
+/**
+ * Package names a file imports: `import … from 'x'` and `export … from 'x'` (a statement: at the start
+ * of a line, after a `;` or opening a template a child process runs; so SQL like `from "items"` in a
+ * string is not one), `import 'x'`, `import('x')`,
+ * `require('x')`, `require.resolve('x')`.
+ */
 export function importedPackages(source: string): string[] {
-  const specifiers = [...source.matchAll(/(?:from\s+|import\s*\(?\s*|require(?:\.resolve)?\s*\(\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  const statements = source.matchAll(/(?:^|[;`])\s*(?:import|export)\b[^;'"]*?\bfrom\s+['"]([^'"]+)['"]/gm);
+  const calls = source.matchAll(/(?:\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)['"]([^'"]+)['"]/g);
+  const specifiers = [...statements, ...calls].map((m) => m[1]!);
   return specifiers
     .filter((s) => packageSpecifier.test(s))
     .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!))
@@ -118,7 +125,21 @@ describe('importedPackages', () => {
       "import { x } from './local';",
       "import { y } from 'node:fs';",
       "import { w } from 'path';",
+      'import {\n  a,\n  b,\n} from "multi-line";',
+      "export { v } from 'reexported';",
+      "const script = `import { Validator } from 'in-a-child';",
     ].join('\n');
-    expect(importedPackages(source)).toEqual(['zod', 'knex', '@scope/pkg', 'amqplib', 'pdfkit', 'swagger-ui-dist']);
+    expect(importedPackages(source).sort()).toEqual(
+      ['zod', 'knex', '@scope/pkg', 'amqplib', 'pdfkit', 'swagger-ui-dist', 'multi-line', 'reexported', 'in-a-child'].sort(),
+    );
+  });
+
+  it('does not read SQL or text in strings as an import', () => {
+    const source = [
+      `const sql = 'select * from "items" where id = $1';`,
+      "const moved = `insert into moves select * from 'stock'`;",
+      'expect(statements).toContain(\'delete from "outbox"\');',
+    ].join('\n');
+    expect(importedPackages(source)).toEqual([]);
   });
 });
