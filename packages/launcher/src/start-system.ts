@@ -93,10 +93,14 @@ function startProcesses(): void {
     ...serviceNames.map((s) => join(repoRoot, 'services', s, 'dist', 'main.js')),
     join(repoRoot, 'services', 'gateway', 'dist', 'main.js'),
   ];
+  // PROFILE_DIR: each process writes a V8 CPU profile there when it exits (--cpu-prof cannot go
+  // through NODE_OPTIONS), to see where a bench run's CPU went; see docs/performance.md.
+  const profileDir = process.env.PROFILE_DIR;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const children: ChildProcess[] = [];
   let stopping = false;
   for (const entry of entries) {
-    const child = spawn(process.execPath, [entry], { stdio: 'inherit', env: process.env });
+    const child = spawn(process.execPath, [...nodeArgs, entry], { stdio: 'inherit', env: process.env });
     child.on('exit', (code, signal) => {
       if (stopping) return;
       log.error({ entry, code, signal }, 'a process exited; stopping the others');
