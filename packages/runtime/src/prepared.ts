@@ -13,23 +13,24 @@ import { isStalePlan } from './db-errors';
  * the cap run unnamed, as before.
  *
  * A statement prepared before a migration changed a table's columns fails once with "cached plan
- * must not change result type" (0A000) where it returns whole rows. The connection then prepares
- * every text afresh under new names; outside a transaction the statement runs again at once, inside
- * one the error is a transient conflict (isTransientConflict), so the runtime runs the transaction again.
+ * must not change result type" (0A000) where it returns whole rows. Every connection of the process
+ * then prepares every text afresh under new names (so the retry cannot meet another connection's
+ * stale copy); outside a transaction the statement runs again at once, inside one the error is a
+ * transient conflict (isTransientConflict), so the runtime runs the transaction again.
  */
 export class PreparingPgClient extends PgDialect {
   override async _query(connection: PgConnection, obj: KnexQuery): ReturnType<PgDialect['_query']> {
     const id = obj.bindings?.length ? statementId(obj.sql) : undefined;
     if (id === undefined) return super._query(connection, obj);
     const named = () => {
-      obj.options = { ...obj.options, name: `bo${id}_${connection[GENERATION] ?? 0}` };
+      obj.options = { ...obj.options, name: `bo${id}_${generation}` };
       return super._query(connection, obj);
     };
     try {
       return await named();
     } catch (err) {
       if (!isStalePlan(err)) throw err;
-      connection[GENERATION] = (connection[GENERATION] ?? 0) + 1;
+      generation++;
       if (connection.__knexTxId === undefined) return named();
       throw err;
     }
@@ -50,12 +51,12 @@ function statementId(sql: string): number | undefined {
   return id;
 }
 
-const GENERATION = Symbol('prepared statements generation');
+/** Bumped when a migration made prepared statements stale: the names of every text change with it. */
+let generation = 0;
 
 type KnexQuery = Parameters<PgDialect['_query']>[1];
 
 interface PgConnection {
-  [GENERATION]?: number;
   /** Set by knex while the connection runs a transaction. */
   __knexTxId?: string;
 }
