@@ -203,28 +203,11 @@ async function measureCeiling(
   );
   log('ceiling: starting the stand-in');
   const standIn = await startCeiling(opts.amqpUrl, routes);
-  cleanups.add(standIn.stop);
-  const out: ScenarioResult[] = [];
-  try {
-    for (const [key, c] of samples) {
-      const steps: Step[] = c.steps.map((s) => ({ name: s.name, path: path(key, s.name), body: s.sample.request }));
-      const scenario: Scenario = { name: key, title: c.title, ceiling: key, prepare: () => Promise.resolve(), steps: () => steps };
-      for (const run of runs) {
-        const result = await measure(scenario, {
-          ...run,
-          base: standIn.base,
-          token: standIn.token,
-          cpuRoots: standIn.pids,
-          label: 'ceiling',
-        });
-        out.push({ ...result, mode: 'ceiling', scenario: key, title: c.title, ceiling: key, connections: run.connections });
-      }
-    }
-  } finally {
-    await standIn.stop();
-    cleanups.delete(standIn.stop);
-  }
-  return out;
+  const scenarios = [...samples].map(([key, c]): Scenario => {
+    const steps: Step[] = c.steps.map((s) => ({ name: s.name, path: path(key, s.name), body: s.sample.request }));
+    return { name: key, title: c.title, ceiling: key, prepare: () => Promise.resolve(), steps: () => steps };
+  });
+  return measureStandIn('ceiling', standIn, scenarios, runs, cleanups);
 }
 
 /**
@@ -254,22 +237,32 @@ async function measureFloor(
     routes,
     LINES.map((l) => Number(l.product_id)),
   );
+  const scenarios = chosen.map((name) => {
+    const step = stepOf(name);
+    return floorScenario(standIn, name, {
+      title: (samples.get(name) as CeilingSample).title,
+      step: step.name,
+      request: step.sample.request,
+    });
+  });
+  return measureStandIn('floor', standIn, scenarios, runs, cleanups);
+}
+
+/** Each scenario on a stand-in (ceiling or floor) at each run's connections, then stops the stand-in. */
+async function measureStandIn(
+  mode: 'ceiling' | 'floor',
+  standIn: { base: string; token: string; pids: number[]; stop: () => Promise<void> },
+  scenarios: readonly Scenario[],
+  runs: Array<{ connections: number; seconds: number }>,
+  cleanups: Set<() => Promise<void>>,
+): Promise<ScenarioResult[]> {
   cleanups.add(standIn.stop);
   const out: ScenarioResult[] = [];
   try {
-    for (const name of chosen) {
-      const { title } = samples.get(name) as CeilingSample;
-      const step = stepOf(name);
-      const scenario = floorScenario(standIn, name, { title, step: step.name, request: step.sample.request });
+    for (const scenario of scenarios) {
       for (const run of runs) {
-        const result = await measure(scenario, {
-          ...run,
-          base: standIn.base,
-          token: standIn.token,
-          cpuRoots: standIn.pids,
-          label: 'floor',
-        });
-        out.push({ ...result, mode: 'floor', scenario: name, title, ceiling: name, connections: run.connections });
+        const result = await measure(scenario, { ...run, base: standIn.base, token: standIn.token, cpuRoots: standIn.pids, label: mode });
+        out.push({ ...result, mode, scenario: scenario.name, title: scenario.title, ceiling: scenario.name, connections: run.connections });
       }
     }
   } finally {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { corsHeaders, userIdText } from '@bo/contracts';
-import { connectionUrl, exitWith, loadAmqplib, loadExpress, ready, receiveConfig } from './shared';
+import { REPLY_TO, connectionUrl, exitWith, loadAmqplib, loadExpress, ready, receiveConfig, rpcRequestOptions } from './shared';
 
-const REPLY_TO = 'amq.rabbitmq.reply-to';
 const CORS_JSON = JSON.stringify(corsHeaders);
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -83,21 +82,12 @@ async function main(): Promise<void> {
     }, config.timeoutMs);
     pending.set(correlationId, { res, timer });
     const body = req.body as Record<string, unknown>;
-    ch.publish(config.exchange, routingKey, Buffer.from(JSON.stringify(body)), {
-      correlationId,
-      replyTo: REPLY_TO,
-      expiration: String(config.timeoutMs),
-      mandatory: true,
-      persistent: false,
-      contentType: 'application/json',
-      type: routingKey,
-      headers: {
-        'x-org-id': 1,
-        'x-user-id': userIdText(body['userid']),
-        'x-request-id': randomUUID(),
-        'x-deadline': Date.now() + config.timeoutMs,
-      },
-    });
+    ch.publish(
+      config.exchange,
+      routingKey,
+      Buffer.from(JSON.stringify(body)),
+      rpcRequestOptions(routingKey, correlationId, config.timeoutMs, { 'x-org-id': 1, 'x-user-id': userIdText(body['userid']) }),
+    );
   });
 
   const server = app.listen(config.port, '127.0.0.1', (err?: Error) => {

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import type { Options } from 'amqplib';
 
 /**
  * The stand-in uses the very Express the gateway resolves and the very amqplib the bus resolves,
@@ -59,4 +61,29 @@ export function exitWith(close: () => Promise<void>): void {
 /** The real bus's connection: Nagle off and 10 s heartbeats. */
 export function connectionUrl(url: string): string {
   return /[?&]heartbeat=/.test(url) ? url : `${url}${url.includes('?') ? '&' : '?'}heartbeat=10`;
+}
+
+/** Direct reply-to: where the stand-ins' RPC replies come back, as the real bus client's do. */
+export const REPLY_TO = 'amq.rabbitmq.reply-to';
+
+/**
+ * The properties a stand-in publishes an RPC request with, as the real bus client does: direct
+ * reply-to, a correlation id, an expiration and a deadline of the caller's timeout, not persistent.
+ */
+export function rpcRequestOptions(
+  routingKey: string,
+  correlationId: string,
+  timeoutMs: number,
+  headers: Record<string, unknown>,
+): Options.Publish {
+  return {
+    correlationId,
+    replyTo: REPLY_TO,
+    expiration: String(timeoutMs),
+    mandatory: true,
+    persistent: false,
+    contentType: 'application/json',
+    type: routingKey,
+    headers: { ...headers, 'x-request-id': randomUUID(), 'x-deadline': Date.now() + timeoutMs },
+  };
 }

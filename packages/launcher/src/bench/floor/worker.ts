@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Pool, QueryResult, QueryResultRow } from 'pg';
-import { connectionUrl, exitWith, loadAmqplib, ready, receiveConfig } from '../ceiling/shared';
+import { REPLY_TO, connectionUrl, exitWith, loadAmqplib, ready, receiveConfig, rpcRequestOptions } from '../ceiling/shared';
 import { documentAmounts, partnerPageReply, type LineInput, type PartnerRow } from './format';
 import { CONSUMERS, EVENT, RPC, RPC_OF, consumerQueue, loadPg, rpcQueue, type FloorConfig, type FloorRole } from './shared';
 import * as sql from './sql';
-
-const REPLY_TO = 'amq.rabbitmq.reply-to';
 
 interface Reply {
   status: number;
@@ -202,16 +200,12 @@ async function rpcClient(conn: ChannelModel, config: FloorConfig): Promise<Call>
         config.timeoutMs,
       );
       pending.set(correlationId, { resolve, reject, timer });
-      ch.publish(config.exchange, routingKey, Buffer.from(JSON.stringify(body)), {
-        correlationId,
-        replyTo: REPLY_TO,
-        expiration: String(config.timeoutMs),
-        mandatory: true,
-        persistent: false,
-        contentType: 'application/json',
-        type: routingKey,
-        headers: { 'x-org-id': orgId, 'x-request-id': randomUUID(), 'x-deadline': Date.now() + config.timeoutMs },
-      });
+      ch.publish(
+        config.exchange,
+        routingKey,
+        Buffer.from(JSON.stringify(body)),
+        rpcRequestOptions(routingKey, correlationId, config.timeoutMs, { 'x-org-id': orgId }),
+      );
     });
 }
 
