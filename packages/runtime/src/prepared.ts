@@ -38,7 +38,7 @@ export class PreparingPgClient extends PgDialect {
 }
 
 /** The most distinct statement texts one process names. */
-export const MAX_NAMED = 500;
+const MAX_NAMED = 500;
 
 const ids = new Map<string, number>();
 
