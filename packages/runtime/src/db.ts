@@ -1,12 +1,10 @@
 import knexFactory, { type Knex } from 'knex';
-import pg from 'pg';
+import { installTypeParsers } from './pg-types';
 import { PreparingPgClient } from './prepared';
 
 export type { Knex };
 
-// numeric stays a string (exact decimals); bigint counts and dates need no time zone games.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
-pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
+installTypeParsers();
 
 export interface Migration {
   name: string;

@@ -1,4 +1,23 @@
-import { currentTime, localDate, localDateTime, setClock, today } from './time';
+import { currentTime, formatDateTime, localDate, localDateTime, setClock, today } from './time';
+
+describe('formatting a date-time', () => {
+  it('writes YYYY-MM-DDTHH:MM:SS in UTC, as toISOString does, for instants across four centuries', () => {
+    for (let t = Date.UTC(1900, 0, 1); t < Date.UTC(2300, 0, 1); t += 7_919_993_123) {
+      const instant = new Date(t);
+      expect(formatDateTime(instant)).toBe(instant.toISOString().slice(0, 19));
+    }
+    expect(formatDateTime(new Date('2026-01-02T03:04:05.678Z'))).toBe('2026-01-02T03:04:05');
+    expect(formatDateTime('2026-11-22T22:46:43.999Z')).toBe('2026-11-22T22:46:43');
+  });
+
+  it("keeps toISOString's answers outside years 1000-9999, and null for nothing", () => {
+    expect(formatDateTime(new Date('0999-12-31T23:59:59Z'))).toBe('0999-12-31T23:59:59');
+    expect(formatDateTime(new Date(Date.UTC(10000, 0, 1)))).toBe('+010000-01-01T00:00');
+    expect(formatDateTime(null)).toBeNull();
+    expect(formatDateTime(undefined)).toBeNull();
+    expect(() => formatDateTime(new Date(Number.NaN))).toThrow(RangeError);
+  });
+});
 
 describe('local date of an instant in a time zone', () => {
   // 2026-03-10T11:30:00Z: already the 11th in New Zealand (UTC+13 in March), still the 10th in Hawaii.
