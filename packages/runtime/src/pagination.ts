@@ -33,21 +33,28 @@ export function likeContains(text: string): string {
 /**
  * One page of a filtered query and the total it pages through, in one statement (one snapshot and
  * one round trip) via `count(*) over ()`; only a page past the end needs a second, counting query.
+ * The rows keep that `total_count` column (copying every row to drop it cost a list 3 % of its
+ * service's CPU): map them to records, never spread them into a reply.
  */
 export async function selectPage<Row>(
   filtered: Knex.QueryBuilder,
   req: PageRequest,
   orderBy: Array<{ column: string; order: 'asc' | 'desc' }>,
-): Promise<{ rows: Row[]; total: number }> {
+): Promise<{ rows: Array<Row & PageCount>; total: number }> {
   const { size, offset } = pageWindow(req);
   const rows = (await filtered
     .clone()
     .select('*', filtered.client.raw('count(*) over () as total_count'))
     .orderBy(orderBy)
     .limit(size)
-    .offset(offset)) as Array<Row & { total_count: number }>;
-  if (rows.length > 0) return { rows: rows.map(({ total_count: _, ...row }) => row as Row), total: Number(rows[0]?.total_count) };
+    .offset(offset)) as Array<Row & PageCount>;
+  if (rows.length > 0) return { rows, total: Number(rows[0]?.total_count) };
   if (offset === 0) return { rows: [], total: 0 };
   const [counted] = await filtered.clone().count<Array<{ count: number }>>({ count: '*' });
   return { rows: [], total: Number(counted?.count ?? 0) };
+}
+
+/** The column `selectPage` adds to each row: how many rows the whole filtered query has. */
+export interface PageCount {
+  total_count: number;
 }
