@@ -2,7 +2,16 @@ import type { EventEnvelope, RpcReply } from '@bo/contracts';
 import { BusError } from '../errors';
 import type { Logger } from '../logger';
 import { DEFAULT_MAX_ATTEMPTS, retryDelayMs } from './backoff';
-import { toRawReply, type Bus, type PendingDelivery, type RawReply, type RequestMeta, type RpcServer, type Subscription } from './types';
+import {
+  parseRawReply,
+  toRawReply,
+  type Bus,
+  type PendingDelivery,
+  type RawReply,
+  type RequestMeta,
+  type RpcServer,
+  type Subscription,
+} from './types';
 
 /**
  * The in-process transport: same contract as the RabbitMQ one, for the single-process default
@@ -26,6 +35,14 @@ export class MemoryBus implements Bus {
   constructor(private readonly opts: { log: Logger; maxAttempts?: number; retryBaseMs?: number }) {}
 
   async request(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RpcReply> {
+    return parseRawReply(await this.requestRaw(operation, payload, meta, timeoutMs));
+  }
+
+  /**
+   * The reply serialized once, as the RabbitMQ transport carries it: the gateway forwards it
+   * unparsed, and `request` parses it, so callers see exactly what they would over the wire.
+   */
+  async requestRaw(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RawReply> {
     const server = this.servers.get(operation);
     if (!server || !this.consuming) throw new BusError('unroutable', `No service serves ${operation}`);
     // Round-trip through JSON so handlers see exactly what they would over the wire.
@@ -36,14 +53,10 @@ export class MemoryBus implements Bus {
       timer = setTimeout(() => reject(new BusError('timeout', `No reply to ${operation} within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      return JSON.parse(JSON.stringify(await Promise.race([work, timeout]))) as RpcReply;
+      return toRawReply(await Promise.race([work, timeout]));
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  async requestRaw(operation: string, payload: unknown, meta: RequestMeta, timeoutMs: number): Promise<RawReply> {
-    return toRawReply(await this.request(operation, payload, meta, timeoutMs));
   }
 
   serve(_service: string, operations: readonly string[], server: RpcServer): Promise<void> {
