@@ -48,7 +48,6 @@ function toEnvelope(answer: Answer): Envelope {
   return 'raw' in answer ? (JSON.parse(answer.raw) as Envelope) : answer;
 }
 
-/** The HTTP edge: envelope, CORS, auth, routing from the operation catalogue, idempotency, RPC. */
 /**
  * /metrics shows every organization's request volumes: it carries no CORS headers, so a page of
  * another origin cannot read it in a visitor's browser (Prometheus does not need them).
@@ -57,6 +56,7 @@ function isMetricsPath(path: string): boolean {
   return normalizePath(path) === '/metrics';
 }
 
+/** The HTTP edge: envelope, CORS, auth, routing from the operation catalogue, idempotency, RPC. */
 export function createGatewayApp(deps: GatewayDeps): express.Express {
   const { db, bus, log, config } = deps;
   const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
@@ -77,6 +77,15 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     next();
   });
 
+  // Every POST body is read as JSON whatever its content type says: clients of the old API vary.
+  const readJson = express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true });
+  // Operations come first: a POST to an operation's path goes straight to its handler, past the GET
+  // routes and the docs router, whose layers Express would otherwise try on every request.
+  app.use((req, res, next) => {
+    if (req.method !== 'POST' || !KNOWN_PATHS.has(normalizePath(req.path))) return next();
+    readJson(req, res, (err?: unknown) => (err ? next(err) : void servePost(req, res)));
+  });
+
   app.options(/.*/, (req, res) => {
     if (!isMetricsPath(req.path)) res.setHeader('Access-Control-Max-Age', '600');
     res.status(204).end();
@@ -94,36 +103,12 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
 
   app.get('/metrics', serveMetricsRoute);
 
-  app.use((req, res, next) => {
+  app.use((req, res) => {
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST, OPTIONS');
       return sendEnvelope(res, errorEnvelope(405, 'method_not_allowed', `Method ${req.method} is not allowed; use POST`));
     }
-    if (!KNOWN_PATHS.has(normalizePath(req.path))) {
-      return sendEnvelope(res, errorEnvelope(404, 'not_found', `No operation at ${req.path}`));
-    }
-    next();
-  });
-
-  // Every POST body is read as JSON whatever its content type says: clients of the old API vary.
-  app.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true }));
-
-  app.post(/.*/, async (req, res) => {
-    const requestId = (res.locals as Locals).requestId;
-    const reqLog = log.child({ request_id: requestId, path: req.path });
-    try {
-      sendAnswer(res, await withRequestSpan(res, () => handlePost(req, res, requestId, reqLog)));
-    } catch (err) {
-      if (isDbUnavailable(err)) {
-        reqLog.warn({ err: (err as Error).message }, 'gateway database unavailable');
-        return sendEnvelope(
-          res,
-          errorEnvelope(503, 'service_unavailable', 'The service is unavailable; retry later', { request_id: requestId }),
-        );
-      }
-      reqLog.error({ err }, 'gateway failure');
-      sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
-    }
+    sendEnvelope(res, errorEnvelope(404, 'not_found', `No operation at ${req.path}`));
   });
 
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
@@ -144,6 +129,24 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     log.error({ err, request_id: requestId }, 'unexpected gateway error');
     sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
   });
+
+  async function servePost(req: Request, res: Response): Promise<void> {
+    const requestId = (res.locals as Locals).requestId;
+    const reqLog = log.child({ request_id: requestId, path: req.path });
+    try {
+      sendAnswer(res, await withRequestSpan(res, () => handlePost(req, res, requestId, reqLog)));
+    } catch (err) {
+      if (isDbUnavailable(err)) {
+        reqLog.warn({ err: (err as Error).message }, 'gateway database unavailable');
+        return sendEnvelope(
+          res,
+          errorEnvelope(503, 'service_unavailable', 'The service is unavailable; retry later', { request_id: requestId }),
+        );
+      }
+      reqLog.error({ err }, 'gateway failure');
+      sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
+    }
+  }
 
   async function handlePost(req: Request, res: Response, requestId: string, reqLog: Logger): Promise<Answer> {
     const body: unknown = req.body;
