@@ -83,7 +83,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   // routes and the docs router, whose layers Express would otherwise try on every request.
   app.use((req, res, next) => {
     if (req.method !== 'POST' || !KNOWN_PATHS.has(normalizePath(req.path))) return next();
-    readJson(req, res, (err?: unknown) => (err ? next(err) : void servePost(req, res)));
+    readJson(req, res, (err?: unknown) => (err ? next(err) : void servePost(req, res).catch(next)));
   });
 
   app.options(/.*/, (req, res) => {
