@@ -6,6 +6,12 @@ export type { Knex };
 
 installTypeParsers();
 
+/** One SQL statement with its bindings in order (knex raw: `?` a value, `??` an identifier). */
+export interface SqlStatement {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
 export interface Migration {
   name: string;
   up(trx: Knex.Transaction, schema: string): Promise<void>;

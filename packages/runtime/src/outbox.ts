@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@bo/contracts';
 import type { Bus } from './bus/types';
-import type { Knex } from './db';
+import type { Knex, SqlStatement } from './db';
 import type { Logger } from './logger';
 import { currentTraceContext, outsideTrace, traceContextFrom, type TraceContext } from './observability/tracing';
 import { formatDateTime } from './time';
@@ -76,7 +76,7 @@ export function deferEvents(trx: Knex.Transaction): void {
 }
 
 /** The transaction's events not inserted yet, as the insert to run with its last statement (undefined if none). */
-export function takeDeferredEvents(trx: Knex | Knex.Transaction): { sql: string; bindings: Knex.RawBinding[] } | undefined {
+export function takeDeferredEvents(trx: Knex | Knex.Transaction): SqlStatement | undefined {
   const committed = (trx as Partial<Knex.Transaction>).executionPromise;
   const rows = committed && deferred.get(committed);
   if (!rows || rows.length === 0) return undefined;
@@ -91,7 +91,7 @@ export async function flushDeferredEvents(trx: Knex.Transaction): Promise<void> 
 }
 
 /** One statement inserting the rows in order (it also serves as a CTE of a larger statement). */
-function outboxInsert(rows: OutboxRow[]): { sql: string; bindings: Knex.RawBinding[] } {
+function outboxInsert(rows: OutboxRow[]): SqlStatement {
   return {
     sql: `insert into outbox (event_id, type, org_id, envelope, traceparent, tracestate, claimed_until)
           select e.event_id, e.type, e.org_id, e.envelope, e.traceparent, e.tracestate,

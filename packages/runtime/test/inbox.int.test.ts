@@ -18,10 +18,12 @@ describe('inbox', () => {
     db = createDb(database.url, 'svc', 3);
     await migrate(db, 'svc', runtimeMigrations);
     await db.raw('create table svc.effects (event_id uuid not null, n int not null)');
+    await db.raw('create table svc.tallies (id int primary key, n int not null check (n <> 13))');
     db.on('query', (q: { sql: string }) => statements.push(q.sql));
   });
   beforeEach(async () => {
     await db('effects').delete();
+    await db('tallies').delete();
     statements = [];
   });
   afterAll(async () => {
@@ -152,5 +154,76 @@ describe('inbox', () => {
       sub.handler(event(3, other), { attempt: 1 }),
     ]);
     expect(await effects()).toEqual([1, 2, 3]);
+  });
+
+  describe('a consumer whose effect is one statement', () => {
+    const upserts = (name: string) =>
+      inboxSubscription(
+        {
+          name,
+          events: ['thing.happened'],
+          // Idempotent, as the kind requires: the highest n seen per id.
+          statement(events) {
+            const ns = events.map((e) => (e.data as { n: number }).n).filter((n) => n > 0);
+            if (!ns.length) return undefined;
+            return {
+              sql: `insert into tallies (id, n) values ${ns.map(() => '(?, ?)').join(', ')}
+                    on conflict (id) do update set n = greatest(tallies.n, excluded.n)`,
+              bindings: ns.flatMap((n) => [n, n]),
+            };
+          },
+        },
+        db,
+        log,
+      );
+    const tallies = async () => (await db('tallies').orderBy('id')).map((r: { n: number }) => r.n);
+    const recorded = async (name: string) => (await db('inbox').where({ consumer: name }).count({ n: '*' }))[0]?.n;
+
+    it('commits a batch and its inbox rows in one statement, without a transaction', async () => {
+      const sub = upserts('c.statement');
+      const first = sub.handler(event(1), { attempt: 1 });
+      const waiting = [2, 3, 4].map((n) => sub.handler(event(n), { attempt: 1 }));
+      await Promise.all([first, ...waiting]);
+      expect(await tallies()).toEqual([1, 2, 3, 4]);
+      expect(await recorded('c.statement')).toBe(4);
+      expect(begins()).toBe(0);
+      // The first alone, the three that waited behind it together.
+      expect(statements.filter((s) => /insert into "?tallies"?/i.test(s) && /insert into "?inbox"?/i.test(s))).toHaveLength(2);
+    });
+
+    it('records the events of a batch with no effect, and applies a redelivered one to the same end', async () => {
+      const sub = upserts('c.statement-none');
+      const nothing = event(0);
+      await sub.handler(nothing, { attempt: 1 });
+      expect(await recorded('c.statement-none')).toBe(1);
+      const five = event(5);
+      await sub.handler(five, { attempt: 1 });
+      await sub.handler(five, { attempt: 2 });
+      expect(await tallies()).toEqual([5]);
+      expect(await recorded('c.statement-none')).toBe(2);
+    });
+
+    it("fails only the event whose statement failed, leaving it unrecorded, and removes the others' pending deliveries", async () => {
+      const sub = upserts('c.statement-failing');
+      const events = [event(1), event(2), event(13), event(4)];
+      await Promise.all(events.map((e) => sub.store!.add(e)));
+      const outcomes = await Promise.allSettled(events.map((e) => sub.handler(e, { attempt: 1 })));
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect(await tallies()).toEqual([1, 2, 4]);
+      expect(await db('inbox').where({ consumer: 'c.statement-failing', event_id: events[2]!.id })).toEqual([]);
+      expect(await recorded('c.statement-failing')).toBe(3);
+      const pending = (await db('event_deliveries').where({ consumer: 'c.statement-failing' })).map((r: { event_id: string }) => r.event_id);
+      expect(pending).toEqual([events[2]!.id]);
+    });
+
+    it('refuses a statement starting with WITH, which could not follow the inbox CTEs', async () => {
+      const sub = inboxSubscription(
+        { name: 'c.with', events: ['thing.happened'], statement: () => ({ sql: 'with x as (select 1) delete from tallies', bindings: [] }) },
+        db,
+        log,
+      );
+      await expect(sub.handler(event(1), { attempt: 1 })).rejects.toThrow('may not start with WITH');
+      expect(await recorded('c.with')).toBe(0);
+    });
   });
 });

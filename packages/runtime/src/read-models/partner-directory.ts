@@ -4,7 +4,7 @@ import { BusError, AppError } from '../errors';
 import type { Knex } from '../db';
 import type { InboxHandlerDef } from '../inbox';
 import { downstreamTimeoutMs, type HandlerContext } from '../service';
-import { keepNewest, keepNewestOfAll, type VersionedRow, type VersionedTable } from './versioned';
+import { keepNewest, keepNewestStatement, type VersionedRow, type VersionedTable } from './versioned';
 
 /**
  * The partner read model sales and invoicing keep (names for lists and search, type for the role
@@ -115,13 +115,14 @@ async function fetchPartner(ctx: HandlerContext, partnerId: number): Promise<Kep
 
 /**
  * The consumer keeping a service's partner directory from partners events, exactly once (inbox):
- * a batch of events is one upsert, whatever their number.
+ * a batch of events is one upsert, whatever their number, run with its inbox rows as one statement
+ * (keeping the newest version, an event applied twice leaves what it did once).
  */
 export function partnerDirectoryConsumer(name: string): InboxHandlerDef {
   return {
     name,
     events: [partners.partnerCreated.type, partners.partnerUpdated.type, partners.partnerDeleted.type],
-    async handleBatch(trx, events, log) {
+    statement(events, log) {
       const records: VersionedRow[] = [];
       for (const event of events) {
         const eventLog = () => log.child({ event_id: event.id, type: event.type });
@@ -134,7 +135,7 @@ export function partnerDirectoryConsumer(name: string): InboxHandlerDef {
           records.push({ row: directoryRow(parsed.data, event.type === partners.partnerDeleted.type), version: parsed.data.version ?? 0 });
         }
       }
-      await keepNewestOfAll(trx, DIRECTORY, records);
+      return keepNewestStatement(DIRECTORY, records);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Knex } from '../db';
+import type { Knex, SqlStatement } from '../db';
 
 export interface VersionedTable {
   table: string;
@@ -21,38 +21,39 @@ export interface VersionedRow {
  * second could not tell apart. An equal version is the same change and rewrites the same values.
  */
 export async function keepNewest(db: Knex, spec: VersionedTable, row: Record<string, Knex.Value>, version: number): Promise<void> {
-  await keepNewestOfAll(db, spec, [{ row, version }]);
+  const upsert = keepNewestStatement(spec, [{ row, version }])!;
+  await db.raw(upsert.sql, upsert.bindings);
 }
 
 /**
- * keepNewest for many records (same columns) in one statement, as applying them one by one in the
- * given order would: records of one row are first folded into one (the newest version's values,
+ * keepNewest for many records (same columns) as one INSERT, ending as applying them one by one in
+ * the given order would: records of one row are first folded into one (the newest version's values,
  * the later of equal versions, the final column kept once set), since one upsert may touch a row
- * only once.
+ * only once. Undefined for no records.
  */
-export async function keepNewestOfAll(db: Knex, spec: VersionedTable, records: readonly VersionedRow[]): Promise<void> {
+export function keepNewestStatement(spec: VersionedTable, records: readonly VersionedRow[]): SqlStatement | undefined {
   const folded = foldByKey(spec, records);
-  if (!folded.length) return;
+  if (!folded.length) return undefined;
   const columns = [...Object.keys(folded[0]!.row), 'version'];
   const kept = columns.filter((c) => !spec.key.includes(c) && c !== 'version');
   const updates = kept.map((c) =>
     c === spec.final ? `?? = coalesce(d.??, excluded.??)` : `?? = case when excluded.version >= d.version then excluded.?? else d.?? end`,
   );
   const tuple = `(${columns.map(() => '?').join(', ')})`;
-  await db.raw(
-    `insert into ?? as d (${columns.map(() => '??').join(', ')}) values ${folded.map(() => tuple).join(', ')}
+  return {
+    sql: `insert into ?? as d (${columns.map(() => '??').join(', ')}) values ${folded.map(() => tuple).join(', ')}
      on conflict (${spec.key.map(() => '??').join(', ')}) do update set ${[...updates, 'version = greatest(d.version, excluded.version)'].join(', ')}`,
-    [
+    bindings: [
       spec.table,
       ...columns,
       ...folded.flatMap((r) => [...columns.slice(0, -1).map((c) => r.row[c] ?? null), r.version]),
       ...spec.key,
       ...kept.flatMap((c) => [c, c, c]),
     ],
-  );
+  };
 }
 
-/** One record per key: what applying them in order leaves (see keepNewestOfAll). */
+/** One record per key: what applying them in order leaves (see keepNewestStatement). */
 function foldByKey(spec: VersionedTable, records: readonly VersionedRow[]): VersionedRow[] {
   const byKey = new Map<string, VersionedRow>();
   for (const next of records) {
