@@ -154,7 +154,10 @@ class InboxBatches {
   private inboxRows(events: EventEnvelope[]): { pending: SqlStatement; recorded: SqlStatement } {
     const ids = events.map((e) => e.id);
     return {
-      pending: { sql: 'pending as (delete from event_deliveries where consumer = ? and event_id = any(?::uuid[]))', bindings: [this.def.name, ids] },
+      pending: {
+        sql: 'pending as (delete from event_deliveries where consumer = ? and event_id = any(?::uuid[]))',
+        bindings: [this.def.name, ids],
+      },
       recorded: {
         sql: `insert into inbox (consumer, event_id, type) select ?, e.id, e.type from unnest(?::uuid[], ?::text[]) as e(id, type)
               on conflict (consumer, event_id) do nothing`,

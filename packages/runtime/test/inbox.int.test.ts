@@ -212,13 +212,19 @@ describe('inbox', () => {
       expect(await tallies()).toEqual([1, 2, 4]);
       expect(await db('inbox').where({ consumer: 'c.statement-failing', event_id: events[2]!.id })).toEqual([]);
       expect(await recorded('c.statement-failing')).toBe(3);
-      const pending = (await db('event_deliveries').where({ consumer: 'c.statement-failing' })).map((r: { event_id: string }) => r.event_id);
+      const pending = (await db('event_deliveries').where({ consumer: 'c.statement-failing' })).map(
+        (r: { event_id: string }) => r.event_id,
+      );
       expect(pending).toEqual([events[2]!.id]);
     });
 
     it('refuses a statement starting with WITH, which could not follow the inbox CTEs', async () => {
       const sub = inboxSubscription(
-        { name: 'c.with', events: ['thing.happened'], statement: () => ({ sql: 'with x as (select 1) delete from tallies', bindings: [] }) },
+        {
+          name: 'c.with',
+          events: ['thing.happened'],
+          statement: () => ({ sql: 'with x as (select 1) delete from tallies', bindings: [] }),
+        },
         db,
         log,
       );
