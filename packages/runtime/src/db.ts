@@ -18,10 +18,12 @@ export interface Migration {
 }
 
 export function createDb(url: string, schema: string, poolMax = 10): Knex {
+  // Pipelining (node-postgres 8.23) lets a transaction's BEGIN go out with its first statement (prepared.ts).
+  const connection: Knex.PgConnectionConfig & { pipeline: boolean } = { connectionString: url, pipeline: true };
   return knexFactory({
     // knex's pg client, with named prepared statements (prepared.ts).
     client: PreparingPgClient as unknown as typeof Knex.Client,
-    connection: url,
+    connection,
     searchPath: [schema, 'public'],
     pool: { min: 0, max: poolMax },
     acquireConnectionTimeout: 10_000,

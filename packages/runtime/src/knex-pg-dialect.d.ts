@@ -4,10 +4,13 @@ declare module 'knex/lib/dialects/postgres/index.js' {
     sql: string;
     bindings?: readonly unknown[];
     options?: Record<string, unknown>;
+    /** node-postgres's result, once run. */
+    response?: unknown;
   }
   class PgDialect {
     constructor(config: object);
     _query(connection: object, obj: KnexQuery): Promise<KnexQuery>;
+    releaseConnection(connection: object): Promise<unknown>;
   }
   export = PgDialect;
 }

@@ -12,6 +12,12 @@ import { isStalePlan } from './db-errors';
  * varies (an IN list of any length) cannot grow every connection's cache without bound: texts past
  * the cap run unnamed, as before.
  *
+ * A transaction's BEGIN is not sent on its own: knex is answered at once, and the BEGIN leaves in the
+ * same write as the transaction's first statement, on a connection that pipelines (createDb), so
+ * every transaction saves a round trip (a write's was BEGIN, its statements, COMMIT). Should BEGIN
+ * fail, the statement fails with it: BEGIN fails only on a broken connection or one in an aborted
+ * transaction, where the statement behind it fails too.
+ *
  * A statement prepared before a migration changed a table's columns fails once with "cached plan
  * must not change result type" (0A000) where it returns whole rows. Every connection of the process
  * then prepares every text afresh under new names (so the retry cannot meet another connection's
@@ -20,6 +26,39 @@ import { isStalePlan } from './db-errors';
  */
 export class PreparingPgClient extends PgDialect {
   override async _query(connection: PgConnection, obj: KnexQuery): ReturnType<PgDialect['_query']> {
+    if (obj.sql === KNEX_BEGIN && connection.pipeline) {
+      connection.__beginPending = true;
+      return answered(obj, 'BEGIN');
+    }
+    if (!connection.__beginPending) return this.statement(connection, obj);
+    connection.__beginPending = false;
+    // A transaction that ran nothing has nothing to end.
+    if (obj.sql === KNEX_COMMIT) return answered(obj, 'COMMIT');
+    if (obj.sql === KNEX_ROLLBACK) return answered(obj, 'ROLLBACK');
+    // BEGIN and the statement leave in one write, each answered in turn (the connection pipelines).
+    const stream = connection.connection?.stream;
+    stream?.cork();
+    let begun: Promise<unknown>;
+    let ran: ReturnType<PgDialect['_query']>;
+    try {
+      begun = connection.query(KNEX_BEGIN);
+      ran = this.statement(connection, obj);
+    } finally {
+      stream?.uncork();
+    }
+    const [begin, statement] = await Promise.allSettled([begun, ran]);
+    if (begin.status === 'rejected') throw begin.reason;
+    if (statement.status === 'rejected') throw statement.reason;
+    return statement.value;
+  }
+
+  override releaseConnection(connection: PgConnection): Promise<unknown> {
+    // Released by a transaction that ended without a statement: its BEGIN was never sent.
+    connection.__beginPending = false;
+    return super.releaseConnection(connection);
+  }
+
+  private async statement(connection: PgConnection, obj: KnexQuery): ReturnType<PgDialect['_query']> {
     const id = obj.bindings?.length ? statementId(obj.sql) : undefined;
     if (id === undefined) return super._query(connection, obj);
     const named = () => {
@@ -35,6 +74,17 @@ export class PreparingPgClient extends PgDialect {
       throw err;
     }
   }
+}
+
+/** The statements knex opens and ends a transaction with (one with an isolation level or read-only begins otherwise). */
+const KNEX_BEGIN = 'BEGIN;';
+const KNEX_COMMIT = 'COMMIT;';
+const KNEX_ROLLBACK = 'ROLLBACK';
+
+/** The statement as knex sees it once run, for one answered without a round trip. */
+function answered(obj: KnexQuery, command: string): KnexQuery {
+  obj.response = { command, rowCount: null, rows: [], fields: [] };
+  return obj;
 }
 
 /** The most distinct statement texts one process names. */
@@ -59,4 +109,11 @@ type KnexQuery = Parameters<PgDialect['_query']>[1];
 interface PgConnection {
   /** Set by knex while the connection runs a transaction. */
   __knexTxId?: string;
+  /** node-postgres writes each query at once, without waiting for the one before (createDb turns it on). */
+  pipeline?: boolean;
+  query(sql: string): Promise<unknown>;
+  /** node-postgres's protocol writer, whose socket is corked while BEGIN and a statement are written. */
+  connection?: { stream?: { cork(): void; uncork(): void } };
+  /** knex began a transaction whose BEGIN goes out with its first statement. */
+  __beginPending?: boolean;
 }

@@ -1,4 +1,5 @@
 import { createDb, type Knex } from '../src/db';
+import type { PreparingPgClient } from '../src/prepared';
 import { retryTransientConflicts } from '../src/db-errors';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
 
@@ -60,5 +61,95 @@ describe('prepared statements', () => {
     );
     expect(rows[0]).toEqual({ id: 1, name: 'one', note: null, code: null });
     expect(attempts).toBe(2);
+  });
+});
+
+/** A transaction's BEGIN goes out with its first statement, in the same write (prepared.ts). */
+describe('BEGIN written ahead', () => {
+  let database: TestDatabase;
+  let db: Knex;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, 'ahead', 2);
+    await db.raw('create schema ahead');
+    await db.raw('create table ahead.items (id integer primary key, name text not null)');
+  });
+  afterEach(async () => {
+    await db('items').delete();
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  const names = async () => (await db('items').orderBy('id')).map((r: { name: string }) => r.name);
+
+  it('still opens a transaction: its writes are invisible to other connections until the commit', async () => {
+    let seenInside: string[] | undefined;
+    await db.transaction(async (trx) => {
+      await trx('items').insert({ id: 1, name: 'first' });
+      await trx('items').insert({ id: 2, name: 'second' });
+      seenInside = await names();
+    });
+    expect(seenInside).toEqual([]);
+    expect(await names()).toEqual(['first', 'second']);
+  });
+
+  it('rolls the whole back when its first statement fails, and leaves the connection usable', async () => {
+    await expect(
+      db.transaction(async (trx) => {
+        await trx('items').insert({ id: 1, name: null as unknown as string });
+      }),
+    ).rejects.toThrow(/null value/);
+    await expect(
+      db.transaction(async (trx) => {
+        await trx('items').insert({ id: 3, name: 'kept until the failure' });
+        await trx.raw('select 1 / 0');
+      }),
+    ).rejects.toThrow(/division by zero/);
+    expect(await names()).toEqual([]);
+    // Both pooled connections answer again, in and out of transactions.
+    await Promise.all([db.transaction((trx) => trx('items').insert({ id: 4, name: 'after' })), db.raw('select 1')]);
+    expect(await names()).toEqual(['after']);
+  });
+
+  it('commits and rolls back a transaction that ran no statement', async () => {
+    await db.transaction(async () => undefined);
+    await expect(
+      db.transaction(async () => {
+        throw new Error('nothing done');
+      }),
+    ).rejects.toThrow('nothing done');
+    expect(await db.raw('select 1 as one')).toMatchObject({ rows: [{ one: 1 }] });
+  });
+
+  it("answers knex's BEGIN at once and writes it with the next statement, which fails with BEGIN's failure", async () => {
+    const client = db.client as PreparingPgClient;
+    let failBegin!: (err: Error) => void;
+    const wire: string[] = [];
+    const connection = {
+      pipeline: true,
+      __knexTxId: 'trx1',
+      connection: { stream: { cork: () => wire.push('cork'), uncork: () => wire.push('uncork') } },
+      query(config: string | { text: string }, callback?: (err: Error | null, result?: unknown) => void) {
+        wire.push(typeof config === 'string' ? config : config.text);
+        if (!callback) return new Promise((_, reject) => (failBegin = reject));
+        callback(null, { command: 'SELECT', rows: [], fields: [] });
+        return Promise.resolve();
+      },
+    };
+    await expect(client._query(connection, { sql: 'BEGIN;' })).resolves.toMatchObject({ response: { command: 'BEGIN' } });
+    expect(wire).toEqual([]);
+    const statement = client._query(connection, { sql: 'select 1' });
+    expect(wire).toEqual(['cork', 'BEGIN;', 'select 1', 'uncork']);
+    failBegin(new Error('connection broken'));
+    await expect(statement).rejects.toThrow('connection broken');
+
+    // A transaction that ran nothing sends nothing, its end included.
+    wire.length = 0;
+    await client._query(connection, { sql: 'BEGIN;' });
+    await expect(client._query(connection, { sql: 'COMMIT;' })).resolves.toMatchObject({ response: { command: 'COMMIT' } });
+    await client._query(connection, { sql: 'select 2' });
+    expect(wire).toEqual(['select 2']);
   });
 });
