@@ -113,6 +113,21 @@ describe('BEGIN written ahead', () => {
     expect(await names()).toEqual(['after']);
   });
 
+  it('fails a transaction whose connection was killed before its BEGIN went out, writes nothing, and the pool recovers', async () => {
+    const outcome = db.transaction(async (trx) => {
+      // BEGIN is still waiting for this statement: kill the connection under it first.
+      const { rows } = await db.raw<{ rows: Array<{ pid: number }> }>(
+        `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state like 'idle%'`,
+      );
+      await Promise.all(rows.map((r) => db.raw('select pg_terminate_backend(?)', [r.pid])));
+      await trx('items').insert({ id: 9, name: 'never' });
+    });
+    await expect(outcome).rejects.toThrow();
+    expect(await names()).toEqual([]);
+    await db.transaction((trx) => trx('items').insert({ id: 10, name: 'after the kill' }));
+    expect(await names()).toEqual(['after the kill']);
+  });
+
   it('commits and rolls back a transaction that ran no statement', async () => {
     await db.transaction(async () => undefined);
     await expect(
