@@ -7,6 +7,7 @@ import type { Bus } from './types';
 export * from './types';
 export { AmqpBus, deleteTopology, topologyNames } from './amqp';
 export { MemoryBus, topicMatches } from './memory';
+export { REPLY_TO, rpcRequestProperties } from './rpc-properties';
 
 /** RabbitMQ when AMQP_URL is set, else the in-process transport. */
 export async function createBus(config: BaseConfig, log: Logger): Promise<Bus> {

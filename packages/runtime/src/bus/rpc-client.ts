@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type * as amqp from 'amqplib';
 import { BusError } from '../errors';
 import { withTimeout, type AmqpConnection } from './connection';
+import { REPLY_TO, rpcRequestProperties } from './rpc-properties';
 import type { RawReply, RequestMeta } from './types';
-
-const REPLY_TO = 'amq.rabbitmq.reply-to';
 
 interface Pending {
   resolve(reply: RawReply): void;
@@ -57,26 +56,20 @@ export class RpcClient {
     timeoutMs: number,
     correlationId: string,
   ): void {
-    channel.publish(this.exchange, operation, Buffer.from(JSON.stringify(payload)), {
-      correlationId,
-      replyTo: REPLY_TO,
-      // A request nobody waits for any more is dropped by the broker, never executed late.
-      expiration: String(timeoutMs),
-      mandatory: true,
-      persistent: false,
-      contentType: 'application/json',
-      type: operation,
-      headers: {
+    channel.publish(
+      this.exchange,
+      operation,
+      Buffer.from(JSON.stringify(payload)),
+      rpcRequestProperties(operation, correlationId, timeoutMs, {
         'x-org-id': meta.orgId,
         'x-user-id': meta.userId,
         'x-request-id': meta.requestId,
         'x-idempotency-key': meta.idempotencyKey,
         'x-operation-key': meta.operationKey,
-        'x-deadline': Date.now() + timeoutMs,
         traceparent: meta.trace?.traceparent,
         tracestate: meta.trace?.tracestate,
-      },
-    });
+      }),
+    );
   }
 
   /** The channel requests go out on and replies come back to, opened on first use. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Options } from 'amqplib';
+import { rpcRequestProperties } from '@bo/runtime/dist/bus/rpc-properties';
 
 /**
  * The stand-in uses the very Express the gateway resolves and the very amqplib the bus resolves,
@@ -63,27 +64,18 @@ export function connectionUrl(url: string): string {
   return /[?&]heartbeat=/.test(url) ? url : `${url}${url.includes('?') ? '&' : '?'}heartbeat=10`;
 }
 
-/** Direct reply-to: where the stand-ins' RPC replies come back, as the real bus client's do. */
-export const REPLY_TO = 'amq.rabbitmq.reply-to';
-
 /**
- * The properties a stand-in publishes an RPC request with, as the real bus client does: direct
- * reply-to, a correlation id, an expiration and a deadline of the caller's timeout, not persistent.
+ * The real bus client's RPC request properties (direct reply-to, expiration, deadline...), from its
+ * own module alone: the runtime's index would also start its metrics in the stand-in's processes.
  */
+export { REPLY_TO } from '@bo/runtime/dist/bus/rpc-properties';
+
+/** The properties a stand-in publishes an RPC request with: the real client's, with a request id of its own. */
 export function rpcRequestOptions(
   routingKey: string,
   correlationId: string,
   timeoutMs: number,
   headers: Record<string, unknown>,
 ): Options.Publish {
-  return {
-    correlationId,
-    replyTo: REPLY_TO,
-    expiration: String(timeoutMs),
-    mandatory: true,
-    persistent: false,
-    contentType: 'application/json',
-    type: routingKey,
-    headers: { ...headers, 'x-request-id': randomUUID(), 'x-deadline': Date.now() + timeoutMs },
-  };
+  return rpcRequestProperties(routingKey, correlationId, timeoutMs, { ...headers, 'x-request-id': randomUUID() });
 }
