@@ -118,6 +118,13 @@ describe('partners through the gateway', () => {
     });
     const first = await list();
     expect(first.pagination).toMatchObject({ page_number: 1, page_size: 25, has_previous: false, has_next: false });
+    // The total counts the same filter and search as the page, whichever page is asked for.
+    const vendors = await list({ partner_type: 'vendor', page_size: 1, page_number: 2 });
+    expect(names(vendors)).toEqual(['Acme Corp']);
+    expect(vendors.pagination).toMatchObject({ total_items: 2, total_pages: 2, has_next: false, has_previous: true });
+    const searched = await list({ search: 'E', partner_type: 'customer', page_size: 2 });
+    expect(names(searched)).toEqual(['snake_case', 'Buyer Inc']);
+    expect(searched.pagination).toMatchObject({ total_items: 3, total_pages: 2, has_next: true });
     for (const bad of [{ page_size: 101 }, { page_size: 0 }, { page_number: 0 }]) {
       expect(await refusal(list(bad))).toMatchObject({ status: 400, code: 'validation_failed' });
     }

@@ -30,7 +30,7 @@ export interface PartnerRow {
   version: number;
   created_at: Date;
   updated_at: Date;
-  /** count(*) over (): every live partner of the organization. */
+  /** How many live partners the organization has (a scalar subquery, as the service counts). */
   total: string | number;
 }
 

@@ -140,7 +140,7 @@ select id from inv order by id`;
 
 /** The first page of live partners and how many there are, in one round trip (params: org, page size). */
 export const LIST_PARTNERS = `
-select ${PARTNER_COLUMNS}, count(*) over () as total
+select ${PARTNER_COLUMNS}, (select count(*) from partners.partners where org_id = $1 and deleted_at is null) as total
 from partners.partners where org_id = $1 and deleted_at is null order by id desc limit $2`;
 
 /**
