@@ -74,6 +74,27 @@ describe('RabbitMQ bus', () => {
     });
   });
 
+  it('writes the requests of one event-loop turn to the socket together, in order, each answered', async () => {
+    await server.serve('svc', ['svc.echo'], async (_op, payload) => ({ ok: true, status: 200, body: { payload } }));
+    await client.request('svc.echo', { warm: true }, meta, 2000); // the reply consumer and channel are set up
+    type Socket = { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+    const socket = (client as unknown as { connection: { conn: { connection: { stream: Socket } } } }).connection.conn.connection.stream;
+    const calls: string[] = [];
+    const write = socket._write.bind(socket);
+    const writev = socket._writev.bind(socket);
+    socket._write = (...args) => (calls.push('write'), write(...args));
+    socket._writev = (...args) => (calls.push('writev'), writev(...args));
+    try {
+      const replies = await Promise.all(Array.from({ length: 20 }, (_, n) => client.request('svc.echo', { n }, meta, 2000)));
+      expect(replies).toEqual(Array.from({ length: 20 }, (_, n) => ({ ok: true, status: 200, body: { payload: { n } } })));
+    } finally {
+      socket._write = write;
+      socket._writev = writev;
+    }
+    // amqplib alone writes each request on its own (20 system calls); corked, they leave as one.
+    expect(calls).toEqual(['writev']);
+  });
+
   /** Sends a request to an operation that takes a while; resolves once the service is running it. */
   async function requestRunning(operation: string): Promise<{ outcome: Promise<unknown> }> {
     let started = false;

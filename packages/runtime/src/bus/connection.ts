@@ -1,6 +1,7 @@
 import * as amqp from 'amqplib';
 import { BusError } from '../errors';
 import type { Logger } from '../logger';
+import { coalesceWrites } from './coalesced-writes';
 import { eventsExchangeName, rpcExchangeName } from './topology';
 
 export interface ConnectionOptions {
@@ -52,6 +53,7 @@ export class AmqpConnection {
       noDelay: true,
       clientProperties: { connection_name: this.opts.prefix },
     });
+    if (!coalesceWrites(conn)) this.opts.log.warn('amqplib internals changed: each frame set is written on its own');
     conn.on('error', (err: Error) => this.opts.log.warn({ err: err.message }, 'RabbitMQ connection error'));
     conn.on('close', () => this.onConnectionLost(conn));
     try {
