@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RpcReply } from '@bo/contracts';
 import type { Knex } from './db';
 import { takeDeferredEvents } from './outbox';
+import { COMMIT_AHEAD } from './prepared';
 
 /**
  * Idempotency where the effect happens (DESIGN.md section 3). Every write command carries an
@@ -59,23 +60,45 @@ export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedR
   return row && { operation: row.operation, hash: row.request_hash, reply: JSON.parse(row.reply) as RpcReply };
 }
 
+/** The function that fails a reply's record when a twin's is live (runtime migration 007), and its SQLSTATE. */
+export const RECORDED_CHECK = 'require_recorded';
+export const ALREADY_RECORDED_SQLSTATE = 'BO409';
+
 /**
  * Records the reply inside the caller's transaction. False when a live record of the key exists:
  * a twin of this command committed first, and the caller must roll back and answer its reply. A
  * concurrent twin still running makes this wait on the key's index entry until it ends.
+ *
+ * The statement fails rather than records nothing when the twin's record is live, so with `commit`
+ * it can carry the transaction's COMMIT (prepared.ts): a COMMIT behind a failed statement rolls back,
+ * exactly when the caller would have. With `commit` it must be the transaction's last statement;
+ * the answer is then also the commit's (false: nothing committed).
  */
-export async function recordReply(db: Knex | Knex.Transaction, k: OperationKey, reply: RpcReply): Promise<boolean> {
+export async function recordReply(
+  db: Knex | Knex.Transaction,
+  k: OperationKey,
+  reply: RpcReply,
+  opts: { commit?: boolean } = {},
+): Promise<boolean> {
   // The transaction's events still waiting to be inserted go in the same statement (one round trip).
   const events = takeDeferredEvents(db);
-  const result: unknown = await db.raw(
-    `${events ? `with events as (${events.sql}) ` : ''}insert into idempotency (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
-     on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
-       status = excluded.status, reply = excluded.reply, created_at = now()
-     where idempotency.created_at <= now() - make_interval(hours => ?)
-     returning key`,
+  const statement = db.raw(
+    `with ${events ? `events as (${events.sql}), ` : ''}recorded as (
+       insert into idempotency (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
+       on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
+         status = excluded.status, reply = excluded.reply, created_at = now()
+       where idempotency.created_at <= now() - make_interval(hours => ?)
+       returning key)
+     select ${RECORDED_CHECK}(count(*)) from recorded`,
     [...(events?.bindings ?? []), k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), k.ttlHours],
   );
-  return (result as { rowCount: number }).rowCount > 0;
+  try {
+    await (opts.commit ? statement.options(COMMIT_AHEAD) : statement);
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === ALREADY_RECORDED_SQLSTATE) return false;
+    throw err;
+  }
 }
 
 /** The answer to a command whose key was recorded: the same reply, or a refusal if it is another request. */

@@ -18,6 +18,13 @@ import { isStalePlan } from './db-errors';
  * fail, the statement fails with it: BEGIN fails only on a broken connection or one in an aborted
  * transaction, where the statement behind it fails too.
  *
+ * A transaction's last statement may carry the transaction's COMMIT with it (`commitAhead`): both
+ * leave in one write, and knex's own COMMIT that follows is answered from it (docs/performance.md,
+ * sixth pass). The statement must be the work's last and must fail whenever the work must not
+ * commit (the recorded reply raises on a twin's record): a COMMIT after a failed statement rolls the
+ * transaction back. The statement's answer is its own failure first, then the COMMIT's, so the
+ * caller sees a transaction that did not commit exactly as it would with its COMMIT sent after it.
+ *
  * A statement prepared before a migration changed a table's columns fails once with "cached plan
  * must not change result type" (0A000) where it returns whole rows. Every connection of the process
  * then prepares every text afresh under new names (so the retry cannot meet another connection's
@@ -26,35 +33,48 @@ import { isStalePlan } from './db-errors';
  */
 export class PreparingPgClient extends PgDialect {
   override async _query(connection: PgConnection, obj: KnexQuery): ReturnType<PgDialect['_query']> {
+    const commit = takeCommitAhead(obj);
+    if (connection.__endedAhead) return endAhead(connection, obj);
     if (obj.sql === KNEX_BEGIN && connection.pipeline) {
       connection.__beginPending = true;
       return answered(obj, 'BEGIN');
     }
-    if (!connection.__beginPending) return this.statement(connection, obj);
+    const begin = connection.__beginPending === true;
     connection.__beginPending = false;
     // A transaction that ran nothing has nothing to end.
-    if (obj.sql === KNEX_COMMIT) return answered(obj, 'COMMIT');
-    if (obj.sql === KNEX_ROLLBACK) return answered(obj, 'ROLLBACK');
-    // BEGIN and the statement leave in one write, each answered in turn (the connection pipelines).
+    if (begin && obj.sql === KNEX_COMMIT) return answered(obj, 'COMMIT');
+    if (begin && obj.sql === KNEX_ROLLBACK) return answered(obj, 'ROLLBACK');
+    if (!begin && !commit) return this.statement(connection, obj);
+    if (commit && (!connection.pipeline || connection.__knexTxId === undefined)) {
+      throw new Error('commitAhead is for the last statement of a transaction on a pipelining connection');
+    }
+    // The pending BEGIN, the statement and the COMMIT leave in one write, each answered in turn.
     const stream = connection.connection?.stream;
     stream?.cork();
-    let begun: Promise<unknown>;
+    let begun: Promise<unknown> | undefined;
     let ran: ReturnType<PgDialect['_query']>;
+    let committed: Promise<unknown> | undefined;
     try {
-      begun = connection.query(KNEX_BEGIN);
+      if (begin) begun = connection.query(KNEX_BEGIN);
       ran = this.statement(connection, obj);
+      if (commit) committed = connection.query(KNEX_COMMIT);
     } finally {
       stream?.uncork();
     }
-    const [begin, statement] = await Promise.allSettled([begun, ran]);
-    if (begin.status === 'rejected') throw begin.reason;
+    const [began, statement, ended] = await Promise.allSettled([begun, ran, committed]);
+    if (commit) connection.__endedAhead = ended as PromiseSettledResult<PgResult>;
+    if (began.status === 'rejected') throw began.reason;
     if (statement.status === 'rejected') throw statement.reason;
+    if (ended.status === 'rejected') throw ended.reason;
+    // After a statement that succeeded, PostgreSQL answers COMMIT with COMMIT or an error.
+    if (commit && (ended.value as PgResult).command !== 'COMMIT') throw new Error('the transaction did not commit');
     return statement.value;
   }
 
   override releaseConnection(connection: PgConnection): Promise<unknown> {
     // Released by a transaction that ended without a statement: its BEGIN was never sent.
     connection.__beginPending = false;
+    connection.__endedAhead = undefined;
     return super.releaseConnection(connection);
   }
 
@@ -80,6 +100,36 @@ export class PreparingPgClient extends PgDialect {
 const KNEX_BEGIN = 'BEGIN;';
 const KNEX_COMMIT = 'COMMIT;';
 const KNEX_ROLLBACK = 'ROLLBACK';
+
+/** The option that makes a statement carry its transaction's COMMIT (see PreparingPgClient). */
+export const COMMIT_AHEAD = { commitAhead: true } as const;
+
+/** Whether the statement carries its transaction's COMMIT; the option is not passed on to node-postgres. */
+function takeCommitAhead(obj: KnexQuery): boolean {
+  const options = obj.options as { commitAhead?: boolean } | undefined;
+  if (!options?.commitAhead) return false;
+  const { commitAhead: _taken, ...rest } = options;
+  obj.options = rest;
+  return true;
+}
+
+/**
+ * knex ending a transaction whose COMMIT already went out with its last statement. Its COMMIT is
+ * answered with how that one ended; a ROLLBACK is answered as done when the transaction did not
+ * commit. A ROLLBACK after it did commit, or any statement, would mean the work went on after what
+ * it declared its last statement: a bug, refused loudly rather than answered as if it were undone.
+ */
+function endAhead(connection: PgConnection, obj: KnexQuery): KnexQuery {
+  const ended = connection.__endedAhead as PromiseSettledResult<PgResult>;
+  connection.__endedAhead = undefined;
+  const committed = ended.status === 'fulfilled' && ended.value.command === 'COMMIT';
+  if (obj.sql === KNEX_COMMIT) {
+    if (committed) return answered(obj, 'COMMIT');
+    throw ended.status === 'rejected' ? ended.reason : new Error('the transaction did not commit');
+  }
+  if (obj.sql === KNEX_ROLLBACK && !committed) return answered(obj, 'ROLLBACK');
+  throw new Error(`${obj.sql.slice(0, 40)} after the transaction's COMMIT went out with its last statement`);
+}
 
 /** The statement as knex sees it once run, for one answered without a round trip. */
 function answered(obj: KnexQuery, command: string): KnexQuery {
@@ -116,4 +166,11 @@ interface PgConnection {
   connection?: { stream?: { cork(): void; uncork(): void } };
   /** knex began a transaction whose BEGIN goes out with its first statement. */
   __beginPending?: boolean;
+  /** How the COMMIT sent with the transaction's last statement ended, until knex ends the transaction. */
+  __endedAhead?: PromiseSettledResult<PgResult>;
+}
+
+/** What node-postgres answers a statement with, as far as ending a transaction looks at it. */
+interface PgResult {
+  command: string;
 }

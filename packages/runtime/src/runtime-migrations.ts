@@ -1,4 +1,5 @@
 import type { Knex, Migration } from './db';
+import { ALREADY_RECORDED_SQLSTATE, RECORDED_CHECK } from './idempotency';
 
 /**
  * Runs an ALTER of a live table with a bounded wait for its ACCESS EXCLUSIVE lock. While the ALTER
@@ -128,6 +129,23 @@ export const runtimeMigrations: Migration[] = [
         trx.schema.withSchema(schema).alterTable('outbox', (t) => {
           t.timestamp('claimed_until', { useTz: true });
         }),
+      );
+    },
+  },
+  {
+    name: '007_runtime_idempotency_recorded_check',
+    async up(trx, schema) {
+      // Fails the statement that records a reply when a twin's record is live (idempotency.ts), so a
+      // COMMIT sent right behind it rolls the transaction back instead of committing a second effect.
+      await trx.raw(
+        `create function ??.${RECORDED_CHECK}(recorded bigint) returns bigint language plpgsql as $$
+         begin
+           if recorded = 0 then
+             raise exception 'operation key already recorded' using errcode = '${ALREADY_RECORDED_SQLSTATE}';
+           end if;
+           return recorded;
+         end $$`,
+        [schema],
       );
     },
   },

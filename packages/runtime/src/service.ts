@@ -166,7 +166,8 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
           ? runOwningTransactions(h, request, ctx, key)
           : inTransaction(db, async (trx) => {
               const reply = okReply(h, await h.run(request, { ...ctx, db: trx }));
-              if (!(await recordReply(trx, key, reply))) throw new AlreadyRecorded();
+              // The record is the transaction's last statement: its COMMIT goes out with it.
+              if (!(await recordReply(trx, key, reply, { commit: true }))) throw new AlreadyRecorded();
               return reply;
             }),
       );

@@ -86,10 +86,29 @@ describe('service host: replies recorded with their effect', () => {
   });
 
   it('runs a command once however many twins race it', async () => {
+    // Twins that ran their effect while the first held the key roll back when its record commits.
+    for (let round = 0; round < 5; round++) {
+      const key = randomUUID();
+      const before = await bumps();
+      const replies = await Promise.all(Array.from({ length: 6 }, () => send('ok', key)));
+      expect(new Set(replies.map((r) => JSON.stringify(r))).size).toBe(1);
+      expect(await bumps()).toBe(before + 1);
+    }
+  });
+
+  it('runs a command again once its record expired, and answers the new reply from then on', async () => {
     const key = randomUUID();
+    const first = await send('ok', key);
+    await svc
+      .db('idempotency')
+      .where({ key })
+      .update({ created_at: svc.db.raw(`now() - interval '25 hours'`) });
     const before = await bumps();
-    const replies = await Promise.all(Array.from({ length: 6 }, () => send('ok', key)));
-    expect(new Set(replies.map((r) => JSON.stringify(r))).size).toBe(1);
+    const again = await send('ok', key);
+    expect(again).toMatchObject({ ok: true, body: { count: expect.any(Number) } });
+    expect(again).not.toEqual(first);
     expect(await bumps()).toBe(before + 1);
+    expect(await send('ok', key)).toEqual(again);
+    expect(await svc.db('idempotency').where({ key })).toHaveLength(1);
   });
 });

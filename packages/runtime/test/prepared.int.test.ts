@@ -1,5 +1,5 @@
 import { createDb, type Knex } from '../src/db';
-import type { PreparingPgClient } from '../src/prepared';
+import { COMMIT_AHEAD, type PreparingPgClient } from '../src/prepared';
 import { retryTransientConflicts } from '../src/db-errors';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
 
@@ -166,5 +166,127 @@ describe('BEGIN written ahead', () => {
     await expect(client._query(connection, { sql: 'COMMIT;' })).resolves.toMatchObject({ response: { command: 'COMMIT' } });
     await client._query(connection, { sql: 'select 2' });
     expect(wire).toEqual(['select 2']);
+  });
+});
+
+/** A transaction's last statement may carry its COMMIT in the same write (prepared.ts, COMMIT_AHEAD). */
+describe('COMMIT written with the last statement', () => {
+  let database: TestDatabase;
+  let db: Knex;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, 'last', 2);
+    await db.raw('create schema last');
+    await db.raw('create table last.items (id integer primary key, name text not null)');
+    // A deferred check fails at COMMIT, after the statement that broke it succeeded.
+    await db.raw('create table last.links (id integer primary key, item integer references last.items deferrable initially deferred)');
+  });
+  afterEach(async () => {
+    await db('links').delete();
+    await db('items').delete();
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  const names = async () => (await db('items').orderBy('id')).map((r: { name: string }) => r.name);
+  const ahead = (trx: Knex.Transaction, id: number, name: string | null) =>
+    trx.raw('insert into items (id, name) values (?, ?)', [id, name]).options(COMMIT_AHEAD);
+
+  it('commits with the last statement, and the transaction is invisible to others until then', async () => {
+    let seenBefore: string[] | undefined;
+    let seenAfter: string[] | undefined;
+    await db.transaction(async (trx) => {
+      await trx('items').insert({ id: 1, name: 'first' });
+      seenBefore = await names();
+      await ahead(trx, 2, 'last');
+      seenAfter = await names();
+    });
+    expect(seenBefore).toEqual([]);
+    expect(seenAfter).toEqual(['first', 'last']);
+  });
+
+  it('rolls the whole back when the last statement fails, answers its failure, and leaves the pool usable', async () => {
+    await expect(
+      db.transaction(async (trx) => {
+        await trx('items').insert({ id: 1, name: 'undone' });
+        await ahead(trx, 2, null);
+      }),
+    ).rejects.toThrow(/null value/);
+    // Alone in its transaction too: BEGIN, the statement and COMMIT in one write.
+    await expect(db.transaction((trx) => ahead(trx, 3, null))).rejects.toThrow(/null value/);
+    expect(await names()).toEqual([]);
+    await Promise.all([db.transaction((trx) => ahead(trx, 4, 'after')), db.transaction((trx) => ahead(trx, 5, 'again'))]);
+    expect(await names()).toEqual(['after', 'again']);
+  });
+
+  it("fails the last statement with the COMMIT's failure when the statement succeeded but the commit did not", async () => {
+    const outcome = db.transaction(async (trx) => {
+      await trx('items').insert({ id: 1, name: 'undone' });
+      await trx.raw('insert into links (id, item) values (?, ?)', [1, 999]).options(COMMIT_AHEAD);
+    });
+    await expect(outcome).rejects.toMatchObject({ code: '23503' });
+    expect(await names()).toEqual([]);
+    expect(await db('links')).toEqual([]);
+  });
+
+  it('refuses a statement after the last one, which already committed', async () => {
+    const outcome = db.transaction(async (trx) => {
+      await ahead(trx, 1, 'committed');
+      await trx('items').insert({ id: 2, name: 'too late' });
+    });
+    await expect(outcome).rejects.toThrow(/after the transaction's COMMIT went out/);
+    expect(await names()).toEqual(['committed']);
+    await db.transaction((trx) => trx('items').insert({ id: 3, name: 'pool fine' }));
+    expect(await names()).toEqual(['committed', 'pool fine']);
+  });
+
+  it("writes BEGIN, the statement and COMMIT together, and answers knex's end of the transaction from that COMMIT", async () => {
+    const client = db.client as PreparingPgClient;
+    const wire: string[] = [];
+    let commitAnswer: { command: string } | Error = { command: 'COMMIT' };
+    const connection = {
+      pipeline: true,
+      __knexTxId: 'trx1',
+      connection: { stream: { cork: () => wire.push('cork'), uncork: () => wire.push('uncork') } },
+      query(config: string | { text: string }, callback?: (err: Error | null, result?: unknown) => void) {
+        const text = typeof config === 'string' ? config : config.text;
+        wire.push(text);
+        if (callback) callback(text === 'bad' ? new Error('statement failed') : null, { command: 'INSERT', rows: [], fields: [] });
+        if (text === 'COMMIT;') return commitAnswer instanceof Error ? Promise.reject(commitAnswer) : Promise.resolve(commitAnswer);
+        return Promise.resolve({ command: 'BEGIN' });
+      },
+    };
+    const last = (sql: string) => client._query(connection, { sql, options: { ...COMMIT_AHEAD } });
+
+    await client._query(connection, { sql: 'BEGIN;' });
+    await expect(last('insert 1')).resolves.toMatchObject({ response: { command: 'INSERT' } });
+    expect(wire).toEqual(['cork', 'BEGIN;', 'insert 1', 'COMMIT;', 'uncork']);
+    await expect(client._query(connection, { sql: 'COMMIT;' })).resolves.toMatchObject({ response: { command: 'COMMIT' } });
+    expect(wire).toHaveLength(5);
+
+    // A failed statement: PostgreSQL answers the COMMIT behind it with ROLLBACK; knex's ROLLBACK is answered.
+    wire.length = 0;
+    commitAnswer = { command: 'ROLLBACK' };
+    await client._query(connection, { sql: 'select 1' });
+    await expect(last('bad')).rejects.toThrow('statement failed');
+    await expect(client._query(connection, { sql: 'ROLLBACK' })).resolves.toMatchObject({ response: { command: 'ROLLBACK' } });
+    expect(wire).toEqual(['select 1', 'cork', 'bad', 'COMMIT;', 'uncork']);
+
+    // A COMMIT that failed fails the statement, and knex's COMMIT too, should the work go on regardless.
+    commitAnswer = new Error('could not serialize access');
+    await expect(last('insert 2')).rejects.toThrow('could not serialize access');
+    await expect(client._query(connection, { sql: 'COMMIT;' })).rejects.toThrow('could not serialize access');
+
+    // A ROLLBACK after a commit that took effect is a bug, never answered as if undone.
+    commitAnswer = { command: 'COMMIT' };
+    await last('insert 3');
+    await expect(client._query(connection, { sql: 'ROLLBACK' })).rejects.toThrow(/after the transaction's COMMIT went out/);
+
+    // Outside a transaction there is no COMMIT to send.
+    await expect(client._query({ ...connection, __knexTxId: undefined }, { sql: 'x', options: { ...COMMIT_AHEAD } })).rejects.toThrow(
+      /last statement of a transaction/,
+    );
   });
 });
