@@ -16,7 +16,7 @@ import {
 import { BusError, isDbUnavailable, parseRawReply, requestHash, type Bus, type Knex, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayConfig } from '../config';
-import { IdempotencyStore, leaseMsFor } from '../idempotency/idempotency';
+import { IdempotencyStore, leaseMsFor, type StoredAnswer } from '../idempotency/idempotency';
 import { apiDocsRouter } from './api-docs';
 import { checkHealth } from './health';
 import { observeRequests, serveMetricsRoute, withRequestSpan, type Observed } from './observe';
@@ -37,15 +37,11 @@ const KNOWN_PATHS = new Set(knownPaths());
 const CORS_JSON = JSON.stringify(corsHeaders);
 
 /** What the gateway answers: an envelope, or one already serialized around a service's body. */
-type Answer = Envelope | { statusCode: number; raw: string };
+type Answer = StoredAnswer;
 
 function sendAnswer(res: Response, answer: Answer): void {
   if ('raw' in answer) res.status(answer.statusCode).type('application/json').send(answer.raw);
   else sendEnvelope(res, answer);
-}
-
-function toEnvelope(answer: Answer): Envelope {
-  return 'raw' in answer ? (JSON.parse(answer.raw) as Envelope) : answer;
 }
 
 /**
@@ -217,9 +213,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     if (!settled) {
       await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
     } else {
-      const answer = toEnvelope(result);
       // The service holds the authoritative record; failing to copy it here only costs a later retry an RPC.
-      await retry(() => idempotency.complete(org.value, key, claim.token, answer), 3).catch(async (err: unknown) => {
+      await retry(() => idempotency.complete(org.value, key, claim.token, result), 3).catch(async (err: unknown) => {
         reqLog.warn({ err: (err as Error).message }, 'could not record the answer in the idempotency fast path');
         // Ending the lease sends a retry straight to the service, whose record replays this answer.
         await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);

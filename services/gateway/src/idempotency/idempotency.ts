@@ -24,13 +24,15 @@ export class IdempotencyStore {
 
   async claim(orgId: number, key: string, operation: string, hash: string, leaseMs: number): Promise<Claim> {
     const token = randomUUID();
-    // Nearly every key is new: one statement claims it, with no transaction around it.
-    const inserted = await this.db('idempotency_keys')
-      .insert({ org_id: orgId, key, operation, request_hash: hash, lease_until: leaseEnd(this.db, leaseMs), lease_token: token })
-      .onConflict(['org_id', 'key'])
-      .ignore()
-      .returning('key');
-    if (inserted.length > 0) return { kind: 'new', token };
+    // Nearly every key is new: one statement claims it, with no transaction around it. It and
+    // `complete` run on every keyed write, so they are fixed texts rather than built per call.
+    const inserted = await this.db.raw<{ rowCount: number }>(
+      `insert into idempotency_keys (org_id, key, operation, request_hash, lease_until, lease_token)
+       values (?, ?, ?, ?, ${LEASE_END}, ?)
+       on conflict (org_id, key) do nothing`,
+      [orgId, key, operation, hash, leaseMs / 1000, token],
+    );
+    if (inserted.rowCount > 0) return { kind: 'new', token };
     return this.db.transaction(async (trx) => {
       const row = (await trx('idempotency_keys')
         .select(
@@ -68,11 +70,18 @@ export class IdempotencyStore {
     });
   }
 
-  /** Stores the answer, unless another request took the key over meanwhile (its own answer counts then). */
-  async complete(orgId: number, key: string, token: string, envelope: Envelope): Promise<void> {
-    await this.db('idempotency_keys')
-      .where({ org_id: orgId, key, lease_token: token })
-      .update({ status_code: envelope.statusCode, response: JSON.stringify(envelope), completed_at: this.db.fn.now(), lease_until: null });
+  /**
+   * Stores the answer, unless another request took the key over meanwhile (its own answer counts
+   * then). An answer already serialized (a service's reply the gateway forwards as it came) is
+   * stored as it is, without parsing it.
+   */
+  async complete(orgId: number, key: string, token: string, answer: StoredAnswer): Promise<void> {
+    const json = 'raw' in answer ? answer.raw : JSON.stringify(answer);
+    await this.db.raw(
+      `update idempotency_keys set status_code = ?, response = ?, completed_at = now(), lease_until = null
+       where org_id = ? and key = ? and lease_token = ?`,
+      [answer.statusCode, json, orgId, key, token],
+    );
   }
 
   /**
@@ -87,6 +96,9 @@ export class IdempotencyStore {
   }
 }
 
+/** An answer to keep for a key: an envelope, or one already serialized. */
+export type StoredAnswer = Envelope | { statusCode: number; raw: string };
+
 /** A key's row as the claim reads it, with whether its record expired and whether its lease is over. */
 interface KeyRow {
   operation: string;
@@ -97,8 +109,11 @@ interface KeyRow {
   lease_over: boolean;
 }
 
+/** When a lease taken now ends (binding: its length in seconds). */
+const LEASE_END = 'now() + make_interval(secs => ?)';
+
 function leaseEnd(db: Knex, leaseMs: number) {
-  return db.raw(`now() + make_interval(secs => ?)`, [leaseMs / 1000]);
+  return db.raw(LEASE_END, [leaseMs / 1000]);
 }
 
 /** How long a claim holds its key: longer than any RPC it covers, so only a dead gateway's claim runs out. */
