@@ -11,7 +11,6 @@ RUN npm install -g npm@11.19.1 --no-audit --no-fund
 COPY package.json package-lock.json turbo.json tsconfig.base.json ./
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/runtime/package.json packages/runtime/
-COPY packages/launcher/package.json packages/launcher/
 COPY packages/client/package.json packages/client/
 COPY packages/documents/package.json packages/documents/
 COPY services/gateway/package.json services/gateway/
@@ -19,9 +18,11 @@ COPY services/partners/package.json services/partners/
 COPY services/catalog/package.json services/catalog/
 COPY services/sales/package.json services/sales/
 COPY services/invoicing/package.json services/invoicing/
+COPY apps/launcher/package.json apps/launcher/
 RUN npm install --no-audit --no-fund
 COPY packages packages
 COPY services services
+COPY apps apps
 RUN npx turbo run build && npm prune --omit=dev
 
 FROM ${NODE_IMAGE}

@@ -2,7 +2,7 @@
 const workspaces = {
   contracts: 'packages/contracts',
   runtime: 'packages/runtime',
-  launcher: 'packages/launcher',
+  launcher: 'apps/launcher',
   client: 'packages/client',
   documents: 'packages/documents',
   gateway: 'services/gateway',
@@ -14,7 +14,7 @@ const workspaces = {
 
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/tests'],
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/apps', '<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
   moduleNameMapper: Object.fromEntries(Object.entries(workspaces).map(([name, dir]) => [`^@bo/${name}$`, `<rootDir>/${dir}/src`])),

@@ -17,7 +17,9 @@ function newestSource(dir: string): number {
 
 /** Workspaces whose dist/ is missing or older than their sources. */
 export function staleWorkspaces(): string[] {
-  const dirs = ['packages', 'services'].flatMap((group) => readdirSync(join(repoRoot, group)).map((name) => join(repoRoot, group, name)));
+  const dirs = ['packages', 'services', 'apps'].flatMap((group) =>
+    readdirSync(join(repoRoot, group)).map((name) => join(repoRoot, group, name)),
+  );
   return dirs.filter((dir) => {
     if (!existsSync(join(dir, 'src'))) return false;
     const info = join(dir, 'dist', '.tsbuildinfo');

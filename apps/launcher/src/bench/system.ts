@@ -51,7 +51,7 @@ export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: s
     PORT: String(port),
     LOG_LEVEL: 'warn',
   };
-  const child = spawn(process.execPath, [join(repoRoot, 'packages', 'launcher', 'dist', 'start.js')], {
+  const child = spawn(process.execPath, [join(repoRoot, 'apps', 'launcher', 'dist', 'start.js')], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -1,4 +1,4 @@
 import { resolve } from 'node:path';
 
-/** The repository root: launcher code runs from packages/launcher/dist. */
+/** The repository root: launcher code runs from apps/launcher/dist. */
 export const repoRoot = resolve(__dirname, '..', '..', '..');

@@ -3,7 +3,7 @@ import { serviceNames, type ServiceName } from '@bo/contracts';
 import { AmqpBus, createLogger, pingOperation } from '@bo/runtime';
 
 /**
- * Container health check of a service process: `node packages/launcher/dist/ping.js <service>` sends
+ * Container health check of a service process: `node apps/launcher/dist/ping.js <service>` sends
  * the service's ping over RabbitMQ and exits 0 only if an instance answered within 2 s.
  */
 async function main(service: string | undefined): Promise<number> {
