@@ -1,6 +1,7 @@
 import { createDb, type Knex } from '../src/db';
 import { COMMIT_AHEAD, type PreparingPgClient } from '../src/prepared';
 import { retryTransientConflicts } from '../src/db-errors';
+import { eventually } from '../src/testing/eventually';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
 
 /** Named prepared statements (prepared.ts) over real PostgreSQL, on a pool of one connection. */
@@ -229,6 +230,36 @@ describe('COMMIT written with the last statement', () => {
     await expect(outcome).rejects.toMatchObject({ code: '23503' });
     expect(await names()).toEqual([]);
     expect(await db('links')).toEqual([]);
+  });
+
+  it('fails, writes nothing and leaves the pool usable when the connection dies while the last statement waits', async () => {
+    await db('items').insert({ id: 7, name: 'locked' });
+    const locker = await db.transaction();
+    try {
+      await locker('items').where({ id: 7 }).update({ name: 'held' });
+      const outcome = db.transaction(async (trx) => {
+        await trx('items').insert({ id: 1, name: 'never' });
+        // Waits on the row lock: the COMMIT behind it is in the same write, not yet run.
+        await trx.raw('update items set name = ? where id = ?', ['mine', 7]).options(COMMIT_AHEAD);
+      });
+      // The one backend waiting on a lock: the transaction's, behind the locker's row lock.
+      const blocked = await eventually(async () => {
+        // Inside a transaction the activity view is read once and kept: drop that copy each time.
+        await locker.raw('select pg_stat_clear_snapshot()');
+        const { rows } = await locker.raw<{ rows: Array<{ pid: number }> }>(
+          `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        expect(rows).toHaveLength(1);
+        return rows;
+      });
+      await locker.raw('select pg_terminate_backend(?)', [blocked[0]!.pid]);
+      await expect(outcome).rejects.toThrow();
+    } finally {
+      await locker.rollback();
+    }
+    expect(await names()).toEqual(['locked']);
+    await db.transaction((trx) => ahead(trx, 2, 'after the kill'));
+    expect(await names()).toEqual(['after the kill', 'locked']);
   });
 
   it('refuses a statement after the last one, which already committed', async () => {
