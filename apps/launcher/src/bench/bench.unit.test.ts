@@ -2,6 +2,7 @@ import { invoiceIdOf, invoiceRequest } from './fixtures';
 import { amountRunSeconds } from './load';
 import { parseOptions, UsageError } from './options';
 import { attachRatios, evaluateTargets, formatReport, targetCell, type Report, type ScenarioResult } from './report';
+import { combineRounds, formatSpread, median } from './rounds';
 import { interleave, scenarioNames } from './scenarios';
 import { percentile } from './stats';
 
@@ -19,6 +20,66 @@ describe('benchmark harness', () => {
     expect(() => parseOptions(['--only', 'list'], names, {})).toThrow(UsageError);
     expect(() => parseOptions(['--modes', 'kafka'], names, {})).toThrow(UsageError);
     expect(() => parseOptions([], names, { BENCH_SECONDS: '0' })).toThrow(UsageError);
+    expect(parseOptions([], names, {}).rounds).toBe(1);
+    expect(parseOptions(['--rounds', '3'], names, {}).rounds).toBe(3);
+    for (const bad of ['0', '1.5', 'x', '10']) expect(() => parseOptions(['--rounds', bad], names, {})).toThrow(UsageError);
+  });
+
+  it('folds rounds into medians of each figure and ratio, summing errors, so one noisy round does not decide a target', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([undefined, 5])).toBe(5);
+    expect(median([])).toBeUndefined();
+
+    // Three rounds of list partners: the second is a noisy one (its ceiling fast, the system slow).
+    const round = (ceilingRps: number, ceilingP99: number, floorP99: number, rps: number, p99: number, errors = 0) => {
+      const ceiling = [scenarioRun({ mode: 'ceiling', rps: ceilingRps, p99: ceilingP99 })];
+      const floor = [scenarioRun({ mode: 'floor', rps: ceilingRps / 2, p99: floorP99 })];
+      const results = [scenarioRun({ rps, p99, errors, non2xx: errors, statusCodes: { 200: 1000, ...(errors ? { 503: errors } : {}) } })];
+      attachRatios(floor, ceiling);
+      attachRatios(results, ceiling, floor);
+      return { ceiling, floor, results };
+    };
+    const rounds = [round(4000, 20, 28, 2000, 28), round(4400, 16, 31, 1500, 40, 2), round(3600, 21, 25, 1900, 30)];
+    const folded = combineRounds(rounds);
+    const system = folded.results[0] as ScenarioResult;
+    expect(system).toMatchObject({ rps: 1900, p99: 30, errors: 2, ok: 3000, statusCodes: { 200: 3000, 503: 2 }, seconds: 30 });
+    // Each ratio is taken in its own round (1.4, 2.5, 1.43), then the median: not the median p99 over the median ceiling p99.
+    expect(system.ratio?.p99).toBeCloseTo(1.43, 2);
+    expect(system.ratio?.rps).toBeCloseTo(0.5, 2);
+    expect(folded.floor[0]?.ratio?.p99).toBeCloseTo(1.4, 2);
+    const targets = evaluateTargets({ ...folded, settings: { seconds: 10, secondsAt1: 5, rounds: 3, modes: ['rabbitmq'], scenarios: [] } });
+    const cell = (prefix: string) => targets.find((t) => t.target.startsWith(prefix))?.byMode.rabbitmq;
+    expect(cell('list partners p99')).toMatchObject({ met: true, floor: { reachable: true } });
+    expect(cell('zero errors')).toEqual({ value: '2 errors in list-partners@32', met: false });
+    const clean = combineRounds([rounds[0]!, rounds[2]!]);
+    const cleanTargets = evaluateTargets({
+      ...clean,
+      settings: { seconds: 10, secondsAt1: 5, rounds: 2, modes: ['rabbitmq'], scenarios: [] },
+    });
+    expect(cleanTargets.find((t) => t.target.startsWith('zero errors'))?.byMode.rabbitmq).toEqual({
+      value: '0 errors in 1 runs × 2 rounds',
+      met: true,
+    });
+
+    expect(formatSpread([rounds[0]!])).toEqual([]);
+    const spread = formatSpread(rounds);
+    expect(spread).toContain('| floor | list | 0.50, 0.50, 0.50 | 1.40, 1.94, 1.19 |');
+    expect(spread).toContain('| rabbitmq | list | 0.50, 0.34, 0.53 | 1.40, 2.50, 1.43 |');
+    const text = formatReport(
+      {
+        startedAt: '',
+        finishedAt: '',
+        elapsedSeconds: 1,
+        settings: { seconds: 10, secondsAt1: 5, rounds: 3, modes: ['rabbitmq'], scenarios: [] },
+        ...folded,
+        idempotency: [],
+        rounds,
+      },
+      targets,
+    );
+    expect(text).toContain('3 rounds: every table and target below is the median');
+    expect(text).toContain('## Spread over the 3 rounds');
   });
 
   it('spreads the sampled records evenly through a pool, losing none', () => {

@@ -10,6 +10,7 @@ import { measureIdempotencyCost, type IdempotencyCost } from './idempotency';
 import { runLoad, type LoadResult, type Sample, type Step } from './load';
 import { parseOptions, UsageError, type BenchOptions } from './options';
 import { attachRatios, evaluateTargets, formatReport, writeJson, type Report, type ScenarioResult } from './report';
+import { combineRounds, type Round } from './rounds';
 import { IDEMPOTENCY_COST, createScenarios, scenarioNames, type Scenario } from './scenarios';
 import { launchSystem } from './system';
 
@@ -60,7 +61,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   ];
   const started = new Date();
   log(
-    `modes ${opts.modes.join(', ')}; scenarios ${[...names, ...(selected(IDEMPOTENCY_COST) ? [IDEMPOTENCY_COST] : [])].join(', ')}; ${opts.seconds} s at 32 connections, ${opts.secondsAt1} s at 1`,
+    `${opts.rounds > 1 ? `${opts.rounds} rounds of ` : ''}modes ${opts.modes.join(', ')}; scenarios ${[...names, ...(selected(IDEMPOTENCY_COST) ? [IDEMPOTENCY_COST] : [])].join(', ')}; ${opts.seconds} s at 32 connections, ${opts.secondsAt1} s at 1`,
   );
 
   const cleanups = new Set<() => Promise<void>>();
@@ -72,23 +73,84 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGTERM', onSignal);
 
   const samples = new Map<string, CeilingSample>();
+  const rounds: Round[] = [];
+  let idempotency: IdempotencyCost[] = [];
+
+  for (let round = 1; round <= opts.rounds; round++) {
+    const measured = await measureRound({
+      opts,
+      names,
+      runs,
+      samples,
+      cleanups,
+      label: (mode) => (opts.rounds > 1 ? `round ${round}/${opts.rounds}: ${mode}` : mode),
+      // The idempotency cost is a comparison within itself (it alternates its halves): the first round's is enough.
+      idempotencyCost: round === 1 && selected(IDEMPOTENCY_COST),
+    });
+    rounds.push(measured.round);
+    if (measured.idempotency) idempotency = measured.idempotency;
+  }
+
+  const combined = combineRounds(rounds);
+  const finished = new Date();
+  const report: Report = {
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    elapsedSeconds: (finished.getTime() - started.getTime()) / 1000,
+    settings: { seconds: opts.seconds, secondsAt1: opts.secondsAt1, rounds: opts.rounds, modes: opts.modes, scenarios: names },
+    ...combined,
+    idempotency,
+    ...(opts.rounds > 1 ? { rounds } : {}),
+  };
+  const targets = evaluateTargets(report);
+  console.log(formatReport(report, targets));
+  if (opts.json) {
+    writeJson(opts.json, report, targets);
+    log(`results written to ${opts.json}`);
+  }
+  process.removeListener('SIGINT', onSignal);
+  process.removeListener('SIGTERM', onSignal);
+}
+
+interface RoundContext {
+  opts: BenchOptions;
+  names: string[];
+  runs: Array<{ connections: number; seconds: number }>;
+  samples: Map<string, CeilingSample>;
+  cleanups: Set<() => Promise<void>>;
+  label: (mode: string) => string;
+  idempotencyCost: boolean;
+}
+
+/**
+ * One round: every mode in turn, each on a fresh system, with the ceiling and the floor right after
+ * the first mode (the same machine moment); each run's ratios are taken within the round.
+ */
+async function measureRound(r: RoundContext): Promise<{ round: Round; idempotency?: IdempotencyCost[] }> {
+  const { opts, names, runs, samples, cleanups, label } = r;
   const results: ScenarioResult[] = [];
   let ceiling: ScenarioResult[] = [];
   let floor: ScenarioResult[] = [];
-  let idempotency: IdempotencyCost[] = [];
-
+  let idempotency: IdempotencyCost[] | undefined;
   for (const [index, mode] of opts.modes.entries()) {
-    log(`${mode}: starting the system`);
+    log(`${label(mode)}: starting the system`);
     const sys = await launchSystem(mode, opts);
     cleanups.add(sys.stop);
     try {
       const fixtures = new Fixtures(new Api(sys.base, sys.token));
       const scenarios = createScenarios(fixtures, sys.databaseUrl).filter((s) => names.includes(s.name));
       for (const scenario of scenarios) {
-        log(`${mode}: ${scenario.title}: seeding`);
+        log(`${label(mode)}: ${scenario.title}: seeding`);
         await scenario.prepare();
         for (const run of runs) {
-          const result = await measure(scenario, { ...run, base: sys.base, token: sys.token, cpuRoots: [sys.pid], samples, label: mode });
+          const result = await measure(scenario, {
+            ...run,
+            base: sys.base,
+            token: sys.token,
+            cpuRoots: [sys.pid],
+            samples,
+            label: label(mode),
+          });
           results.push({
             ...result,
             mode,
@@ -99,14 +161,14 @@ export async function main(argv: readonly string[]): Promise<void> {
           });
         }
       }
-      if (mode === 'rabbitmq' && selected(IDEMPOTENCY_COST)) {
+      if (mode === 'rabbitmq' && r.idempotencyCost) {
         log(
-          `${mode}: idempotency cost over the bus (no key / key, ${runs.map((r) => `${r.connections} conns ${r.seconds} s`).join(', ')})`,
+          `${label(mode)}: idempotency cost over the bus (no key / key, ${runs.map((x) => `${x.connections} conns ${x.seconds} s`).join(', ')})`,
         );
         idempotency = await measureIdempotencyCost({ amqpUrl: opts.amqpUrl, busPrefix: sys.busPrefix, runs });
       }
     } finally {
-      log(`${mode}: stopping the system`);
+      log(`${label(mode)}: stopping the system`);
       await sys.stop();
       cleanups.delete(sys.stop);
     }
@@ -117,28 +179,9 @@ export async function main(argv: readonly string[]): Promise<void> {
       floor = await measureFloor(opts, samples, runs, cleanups, names);
     }
   }
-
   attachRatios(floor, ceiling);
   attachRatios(results, ceiling, floor);
-  const finished = new Date();
-  const report: Report = {
-    startedAt: started.toISOString(),
-    finishedAt: finished.toISOString(),
-    elapsedSeconds: (finished.getTime() - started.getTime()) / 1000,
-    settings: { seconds: opts.seconds, secondsAt1: opts.secondsAt1, modes: opts.modes, scenarios: names },
-    ceiling,
-    floor,
-    results,
-    idempotency,
-  };
-  const targets = evaluateTargets(report);
-  console.log(formatReport(report, targets));
-  if (opts.json) {
-    writeJson(opts.json, report, targets);
-    log(`results written to ${opts.json}`);
-  }
-  process.removeListener('SIGINT', onSignal);
-  process.removeListener('SIGTERM', onSignal);
+  return { round: { ceiling, floor, results }, ...(idempotency ? { idempotency } : {}) };
 }
 
 interface MeasureContext {

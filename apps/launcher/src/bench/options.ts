@@ -8,6 +8,8 @@ export interface BenchOptions {
   /** Length of each 32-connection run; 1-connection runs last half of it. */
   seconds: number;
   secondsAt1: number;
+  /** How many times the whole sequence runs; the report judges the medians (rounds.ts). */
+  rounds: number;
   modes: Mode[];
   /** Scenario names to run (every one when undefined). */
   only?: ReadonlySet<string>;
@@ -18,7 +20,7 @@ export interface BenchOptions {
   amqpUrl: string;
 }
 
-export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|rabbitmq,in-process] [--json FILE]
+export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|rabbitmq,in-process] [--rounds N] [--json FILE]
 environment: BENCH_SECONDS (default 10: each 32-connection run; 1-connection runs last half),
   BENCH_DATABASE_URL / BENCH_AMQP_URL (else TEST_DATABASE_URL / TEST_AMQP_URL, else local defaults)`;
 
@@ -30,6 +32,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
       only: { type: 'string' },
       modes: { type: 'string' },
       json: { type: 'string' },
+      rounds: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -39,6 +42,10 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
   const seconds = Number(env['BENCH_SECONDS'] ?? 10);
   if (!Number.isFinite(seconds) || seconds <= 0)
     throw new UsageError(`BENCH_SECONDS must be a positive number of seconds, not "${env['BENCH_SECONDS']}"`);
+
+  const rounds = values.rounds === undefined ? 1 : Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 9)
+    throw new UsageError(`--rounds must be a whole number from 1 to 9, not "${values.rounds}"`);
 
   const chosenModes = values.modes === undefined ? [...modes] : list(values.modes);
   for (const m of chosenModes) {
@@ -57,6 +64,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
   return {
     seconds,
     secondsAt1: seconds / 2,
+    rounds,
     modes: [...new Set(chosenModes)] as Mode[],
     only,
     json: values.json,

@@ -4,6 +4,7 @@ import type { IdempotencyCost } from './idempotency';
 import type { LagResult } from './lag';
 import type { LoadResult } from './load';
 import type { Mode } from './options';
+import { formatSpread, type Round } from './rounds';
 import { ratio, round } from './stats';
 
 /** One measured run: a scenario at a number of connections, in a mode or on the ceiling or floor stand-in. */
@@ -27,12 +28,14 @@ export interface Report {
   startedAt: string;
   finishedAt: string;
   elapsedSeconds: number;
-  settings: { seconds: number; secondsAt1: number; modes: Mode[]; scenarios: string[] };
+  settings: { seconds: number; secondsAt1: number; rounds?: number; modes: Mode[]; scenarios: string[] };
+  /** With several rounds, `ceiling`, `floor` and `results` are their medians (rounds.ts) and these the rounds themselves. */
   ceiling: ScenarioResult[];
   /** The floor stand-in's runs (the scenarios that have one), measured right after the ceiling. */
   floor: ScenarioResult[];
   results: ScenarioResult[];
   idempotency: IdempotencyCost[];
+  rounds?: Round[];
 }
 
 /**
@@ -136,11 +139,12 @@ export function evaluateTargets(report: Pick<Report, 'results' | 'settings'> & P
       const runs = report.results.filter((r) => r.mode === mode);
       if (runs.length === 0) return undefined;
       const failing = runs.filter((r) => r.errors > 0);
+      const rounds = report.settings.rounds ?? 1;
       const total = failing.reduce((s, r) => s + r.errors, 0);
       return {
         value: failing.length
           ? `${total} errors in ${failing.map((r) => `${r.scenario}@${r.connections}`).join(', ')}`
-          : `0 errors in ${runs.length} runs`,
+          : `0 errors in ${runs.length} runs${rounds > 1 ? ` × ${rounds} rounds` : ''}`,
         met: failing.length === 0,
       };
     }),
@@ -178,6 +182,13 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
     "CPU ms/req: the system's own processes (or the stand-in's), and the whole machine (everything, load generator included);",
     `stolen cores: CPU time the hypervisor gave other guests while this one wanted it (of ${cpus().length} cores; not in the machine CPU); runs with much of it are slowed alike and not comparable.`,
   ];
+  if (report.rounds && report.rounds.length > 1) {
+    out.push(
+      `${report.rounds.length} rounds: every table and target below is the median over the rounds of each figure, each ratio taken within its own round; errors are summed.`,
+      '',
+      ...formatSpread(report.rounds),
+    );
+  }
   if (report.ceiling.length) {
     out.push(
       '',
@@ -338,6 +349,9 @@ export function writeJson(file: string, report: Report, targets: readonly Target
     ceiling: report.ceiling.map(run),
     floor: report.floor.map(run),
     results: report.results.map(run),
+    ...(report.rounds
+      ? { rounds: report.rounds.map((r) => ({ ceiling: r.ceiling.map(run), floor: r.floor.map(run), results: r.results.map(run) })) }
+      : {}),
     idempotency: report.idempotency.map((c) => ({
       operation: 'partners.partner.create',
       connections: c.connections,
