@@ -2,9 +2,9 @@ import { invoiceIdOf, invoiceRequest } from './fixtures';
 import { amountRunSeconds } from './load';
 import { parseOptions, UsageError } from './options';
 import { attachRatios, evaluateTargets, formatReport, targetCell, type Report, type ScenarioResult } from './report';
-import { combineRounds, formatSpread, median } from './rounds';
+import { combineRounds, formatSpread } from './rounds';
 import { interleave, scenarioNames } from './scenarios';
-import { percentile } from './stats';
+import { median, percentile } from './stats';
 
 /** The benchmark's pure parts; no test here measures or asserts a timing of the system. */
 describe('benchmark harness', () => {

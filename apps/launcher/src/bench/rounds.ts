@@ -1,4 +1,5 @@
 import type { ScenarioResult } from './report';
+import { median } from './stats';
 
 /**
  * What one round of a `--rounds N` bench measured: every mode, and the ceiling and floor right after
@@ -91,14 +92,6 @@ function fold(runs: ScenarioResult[]): ScenarioResult {
         }
       : {}),
   };
-}
-
-/** The median of the defined values (the mean of the middle two for an even count); undefined for none. */
-export function median(values: ReadonlyArray<number | undefined>): number | undefined {
-  const sorted = values.filter((v): v is number => v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return undefined;
-  const half = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[half] : ((sorted[half - 1] as number) + (sorted[half] as number)) / 2;
 }
 
 /**
