@@ -7,6 +7,8 @@ export * from './lines';
 export * from './catalog-lines';
 export * from './document-parties';
 export * from './pagination';
+export * from './json-text';
+export * from './record-fields';
 export * from './db';
 export * from './runtime-migrations';
 export * from './bus';

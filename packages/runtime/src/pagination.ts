@@ -1,5 +1,7 @@
 import type { Knex } from './db';
 import { DEFAULT_PAGE_SIZE, type Pagination } from '@bo/contracts';
+import { JsonText } from './json-text';
+import { columnOf, quoteIdentifier, recordJsonSql, type RecordFields } from './record-fields';
 
 export interface PageRequest {
   page_number?: number;
@@ -57,4 +59,59 @@ export async function selectPage<Row>(
 /** The column `selectPage` adds to each row: how many rows the whole filtered query has. */
 export interface PageCount {
   total_count: number;
+}
+
+/** What selectRecordPage pages through: rows of one table matching a fixed filter text. */
+export interface RecordPageQuery<R> {
+  table: string;
+  /** The filter, a fixed text with `?` for each of `bindings` (never the client's text itself). */
+  where: string;
+  bindings: readonly Knex.RawBinding[];
+  fields: RecordFields<R>;
+  /** Fields the page is ordered by; the last must make the order total (the id). */
+  orderBy: ReadonlyArray<{ field: keyof R & string; order: 'asc' | 'desc' }>;
+}
+
+/**
+ * One page of records as the JSON text PostgreSQL writes for them (recordJsonSql), and
+ * the total it pages through, in one statement and one fixed text per filter shape (so it is
+ * prepared once per connection, and no query builder runs per call). The service splices the text
+ * into its reply (JsonText) without reading the rows: for a 25-partner page that took the partners
+ * process from about 250 to about 50 µs of CPU (docs/performance.md, eighth pass). A page past the
+ * end is `[]` (the text of an empty page, always) with the total still counted. The total is a scalar subquery, as in selectPage.
+ */
+export async function selectRecordPage<R>(
+  db: Knex,
+  query: RecordPageQuery<R>,
+  req: PageRequest,
+): Promise<{ records: JsonText<R[]>; total: number }> {
+  const { size, offset } = pageWindow(req);
+  const table = quoteIdentifier(query.table);
+  const orderOf = (row: string) =>
+    query.orderBy.map((o) => `${row}${quoteIdentifier(columnOf(query.fields, o.field))} ${o.order}`).join(', ');
+  // The page's rows are picked in order, and their records joined in the same order.
+  const sql =
+    `select (select count(*) from ${table} where ${query.where}) as total, ` +
+    `(select '[' || coalesce(string_agg(${recordJsonOf(query.fields)}, ',' order by ${orderOf('r.')}), '') || ']' ` +
+    `from (select * from ${table} where ${query.where} order by ${orderOf('')} limit ? offset ?) r) as records`;
+  const result = await db.raw<{ rows: Array<{ total: number; records: string }> }>(sql, [
+    ...query.bindings,
+    ...query.bindings,
+    size,
+    offset,
+  ]);
+  const row = result.rows[0] as { total: number; records: string };
+  return { records: new JsonText<R[]>(row.records), total: Number(row.total) };
+}
+
+const recordJson = new WeakMap<object, string>();
+
+/** recordJsonSql of the page's rows (`r`), written once per fields table. */
+function recordJsonOf<R>(fields: RecordFields<R>): string {
+  let sql = recordJson.get(fields);
+  if (sql === undefined) {
+    sql = recordJsonSql(fields, 'r');
+    recordJson.set(fields, sql);
+  }
+  return sql;
 }

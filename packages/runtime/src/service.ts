@@ -9,6 +9,7 @@ import { isDbUnavailable, isTransientConflict, retryTransientConflicts } from '.
 import { AppError } from './errors';
 import { AlreadyRecorded, findRecorded, recordReply, replayOf, requestHash, type OperationKey } from './idempotency';
 import { inboxSubscription, type InboxHandlerDef } from './inbox';
+import { plainBody, type Serializable } from './json-text';
 import type { Logger } from './logger';
 import { observeService } from './observability/observe-service';
 import { OutboxRelay } from './outbox';
@@ -50,13 +51,16 @@ export interface BoundHandler {
   run(request: unknown, ctx: HandlerContext): Promise<Record<string, unknown>>;
 }
 
-/** Binds a handler to its operation; the request type flows from the contract's zod schema. */
+/**
+ * Binds a handler to its operation; the request and reply types flow from the contract's zod
+ * schemas. A top-level field of the reply may be given as the JSON text PostgreSQL wrote (JsonText).
+ */
 export function handler<O extends Operation>(
   operation: O,
-  run: (request: RequestOf<O>, ctx: HandlerContext) => Promise<ReplyOf<O>>,
+  run: (request: RequestOf<O>, ctx: HandlerContext) => Promise<Serializable<ReplyOf<O>>>,
   options: HandlerOptions = {},
 ): BoundHandler {
-  return { operation, options, run: run as BoundHandler['run'] };
+  return { operation, options, run };
 }
 
 export interface ServiceDeps {
@@ -131,7 +135,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
   const okReply = (h: BoundHandler, body: Record<string, unknown>): RpcReply => {
     if (checkReplies) {
       // A reply is the system's own output: no request size limit applies (it may list every location).
-      const checked = parseWith(h.operation.reply, body, { limits: null });
+      const checked = parseWith(h.operation.reply, plainBody(body), { limits: null });
       if (!checked.ok)
         throw new AppError(500, 'internal_error', `Reply of ${h.operation.name} does not match its contract: ${checked.message}`);
     }

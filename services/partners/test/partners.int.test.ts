@@ -225,6 +225,37 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     ]);
   });
 
+  it('lists the very records it answers one by one, whatever their text and amounts, filtered and paged', async () => {
+    const made = [
+      await create({ partnername: 'Zork "quoted" \\ back', notes: 'line\nbreak\ttab', credit_limit: '20.25', email: 'z@zork.test' }),
+      await create({ partnername: 'Zork Ünïcode ✓ 😀', partner_type: 'vendor', credit_limit: '999999999999.99', phone: '+1 555' }),
+      await create({ partnername: 'Zork 100% under_score', partner_type: 'both', credit_limit: '0.5' }),
+    ];
+    const one = async (id: number) => body(await svc.call('partners.partner.get', { partner_id: id })).partner;
+    const newestFirst = await Promise.all([...made].reverse().map((p) => one(p.id)));
+    const list = async (query: Record<string, unknown>) => body(await svc.call('partners.partner.list', query));
+
+    const all = await list({ search: 'zork' });
+    expect(all.partners).toEqual(newestFirst);
+    expect(all).toMatchObject({ message: 'Partners retrieved successfully', pagination: { total_items: 3 } });
+    expect((await list({ search: 'Zork', partner_type: 'vendor' })).partners.map((p: { id: number }) => p.id)).toEqual([
+      made[2].id,
+      made[1].id,
+    ]);
+    expect((await list({ search: '100%' })).partners).toEqual([newestFirst[0]]);
+    const second = await list({ search: 'zork', page_size: 2, page_number: 2 });
+    expect(second.partners).toEqual([newestFirst[2]]);
+    expect(second.pagination).toMatchObject({ total_items: 3, total_pages: 2, has_next: false, has_previous: true });
+    const past = await list({ search: 'zork', page_size: 2, page_number: 3 });
+    expect(past).toMatchObject({ message: 'No partners found', partners: [], pagination: { total_items: 3 } });
+    expect(body(await svc.call('partners.partner.list', { search: 'zork' }, 2)).partners).toEqual([]);
+    expect(await list({ search: 'nothing like this' })).toMatchObject({
+      message: 'No partners found',
+      partners: [],
+      pagination: { total_items: 0 },
+    });
+  });
+
   it('refuses a country that is not an ISO 3166-1 alpha-2 code', async () => {
     for (const country of ['XX', 'USA', 'UK']) {
       const reply = await svc.call('partners.partner.create', {

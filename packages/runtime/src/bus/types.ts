@@ -1,4 +1,5 @@
 import type { EventEnvelope, RpcReply } from '@bo/contracts';
+import { serializeBody } from '../json-text';
 import type { TraceContext } from '../observability/tracing';
 
 /** What travels with every RPC request besides its payload (AMQP headers on the wire). */
@@ -35,7 +36,7 @@ export function parseRawReply(raw: RawReply): RpcReply {
 }
 
 export function toRawReply(reply: RpcReply): RawReply {
-  if (reply.ok) return { ok: true, status: reply.status, json: JSON.stringify(reply.body) };
+  if (reply.ok) return { ok: true, status: reply.status, json: serializeBody(reply.body) };
   const { ok: _ok, status, ...error } = reply;
   return { ok: false, status, json: JSON.stringify(error) };
 }

@@ -1,5 +1,5 @@
 import type { partners } from '@bo/contracts';
-import { dec, formatDateTime, toNumber } from '@bo/runtime';
+import { dec, recordMapper, toNumber, type RecordFields } from '@bo/runtime';
 
 export interface PartnerRow {
   id: number;
@@ -30,35 +30,40 @@ export interface PartnerRow {
   deleted_at: Date | null;
 }
 
-export function toPartnerRecord(row: PartnerRow): partners.PartnerRecord {
-  return {
-    id: row.id,
-    orgid: row.org_id,
-    partnername: row.partnername,
-    display_name: row.display_name,
-    partner_type: row.partner_type,
-    email: row.email,
-    phone: row.phone,
-    address: row.address,
-    address_line1: row.address_line1,
-    address_line2: row.address_line2,
-    city: row.city,
-    postal_code: row.postal_code,
-    region: row.region,
-    country: row.country,
-    tax_number: row.tax_number,
-    credit_limit: toNumber(row.credit_limit),
-    balance: toNumber(row.balance),
-    committed: toNumber(row.committed),
-    currency: row.currency,
-    payment_terms: row.payment_terms,
-    contact_person: row.contact_person,
-    notes: row.notes,
-    version: row.version,
-    created_at: formatDateTime(row.created_at) as string,
-    updated_at: formatDateTime(row.updated_at) as string,
-  };
-}
+/**
+ * The partner record the API answers, from the partners table: the one definition both the mapper
+ * of a row read (toPartnerRecord) and the list's SQL, where PostgreSQL writes the records' JSON
+ * (list-partners.handler.ts), are made from.
+ */
+export const partnerRecordFields: RecordFields<partners.PartnerRecord> = {
+  id: ['id', 'value'],
+  orgid: ['org_id', 'value'],
+  partnername: ['partnername', 'value'],
+  display_name: ['display_name', 'value'],
+  partner_type: ['partner_type', 'value'],
+  email: ['email', 'value'],
+  phone: ['phone', 'value'],
+  address: ['address', 'value'],
+  address_line1: ['address_line1', 'value'],
+  address_line2: ['address_line2', 'value'],
+  city: ['city', 'value'],
+  postal_code: ['postal_code', 'value'],
+  region: ['region', 'value'],
+  country: ['country', 'value'],
+  tax_number: ['tax_number', 'value'],
+  credit_limit: ['credit_limit', 'number'],
+  balance: ['balance', 'number'],
+  committed: ['committed', 'number'],
+  currency: ['currency', 'value'],
+  payment_terms: ['payment_terms', 'value'],
+  contact_person: ['contact_person', 'value'],
+  notes: ['notes', 'value'],
+  version: ['version', 'value'],
+  created_at: ['created_at', 'datetime'],
+  updated_at: ['updated_at', 'datetime'],
+};
+
+export const toPartnerRecord: (row: PartnerRow) => partners.PartnerRecord = recordMapper(partnerRecordFields);
 
 /** What the partner may still buy on credit: credit limit minus what it owes. */
 export function availableCredit(row: Pick<PartnerRow, 'credit_limit' | 'balance'>): number {

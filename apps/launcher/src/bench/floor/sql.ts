@@ -1,5 +1,3 @@
-import { PARTNER_COLUMNS } from './format';
-
 /**
  * The floor's tables and statements: a handful of columns per table, shaped roughly as the real
  * services' (partners, invoicing, catalog, sales each in its schema with an outbox and an inbox),
@@ -138,10 +136,32 @@ with seq as (
 )
 select id from inv order by id`;
 
-/** The first page of live partners and how many there are, in one round trip (params: org, page size). */
+/** A partner's record as the partners service answers it, written by PostgreSQL as JSON text (one field per entry). */
+const PARTNER_JSON = [
+  ['id', 'r.id::text'],
+  ['orgid', 'r.org_id::text'],
+  ...['partnername', 'display_name', 'partner_type'].map((c) => [c, `to_json(r.${c})::text`]),
+  ...['email', 'phone', 'address', 'address_line1', 'address_line2', 'city', 'postal_code', 'region', 'country', 'tax_number'].map((c) => [
+    c,
+    `coalesce(to_json(r.${c})::text, 'null')`,
+  ]),
+  ...['credit_limit', 'balance', 'committed'].map((c) => [c, `trim_scale(r.${c})::text`]),
+  ...['currency', 'payment_terms', 'contact_person', 'notes'].map((c) => [c, `coalesce(to_json(r.${c})::text, 'null')`]),
+  ['version', 'r.version::text'],
+  ...['created_at', 'updated_at'].map((c) => [c, `to_json(date_trunc('second', r.${c} at time zone 'UTC'))::text`]),
+]
+  .map(([field, value], i) => `'${i ? ',' : '{'}"${field}":' || ${value}`)
+  .join(' || ');
+
+/**
+ * The first page of live partners as the JSON records the partners service answers (numbers as
+ * numbers, seconds-precision UTC times), written by PostgreSQL as the service has it write them, and
+ * how many there are, in one round trip (params: org, page size).
+ */
 export const LIST_PARTNERS = `
-select ${PARTNER_COLUMNS}, (select count(*) from partners.partners where org_id = $1 and deleted_at is null) as total
-from partners.partners where org_id = $1 and deleted_at is null order by id desc limit $2`;
+select (select count(*) from partners.partners where org_id = $1 and deleted_at is null) as total,
+  (select '[' || coalesce(string_agg(${PARTNER_JSON} || '}', ',' order by r.id desc), '') || ']'
+   from (select * from partners.partners where org_id = $1 and deleted_at is null order by id desc limit $2) r) as records`;
 
 /**
  * A partner and its `partners.partner.created` event in the outbox, one statement (params: org,

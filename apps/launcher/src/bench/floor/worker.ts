@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Pool, QueryResult, QueryResultRow } from 'pg';
 import { REPLY_TO, connectionUrl, exitWith, loadAmqplib, ready, receiveConfig, rpcRequestOptions } from '../ceiling/shared';
-import { documentAmounts, partnerPageReply, type LineInput, type PartnerRow } from './format';
+import { documentAmounts, partnerPageReply, type LineInput } from './format';
 import { CONSUMERS, EVENT, RPC, RPC_OF, consumerQueue, loadPg, rpcQueue, type FloorConfig, type FloorRole } from './shared';
 import * as sql from './sql';
 
@@ -237,8 +237,8 @@ const SERVICES: Record<FloorRole, (deps: Deps) => Service> = {
     rpc: {
       [RPC.listPartners]: async (req, orgId) => {
         const size = Number(req['page_size'] ?? 25);
-        const { rows } = await pool.query<PartnerRow>(sql.LIST_PARTNERS, [orgId, size]);
-        return { status: 200, body: partnerPageReply(rows, size) };
+        const { rows } = await pool.query<{ total: string; records: string }>(sql.LIST_PARTNERS, [orgId, size]);
+        return { status: 200, body: partnerPageReply(rows[0]!.records, Number(rows[0]!.total), size) };
       },
       [RPC.createPartner]: async (req, orgId) => {
         const eventId = randomUUID();
