@@ -26,6 +26,15 @@ describe('gateway: envelope, HTTP rules and auth', () => {
     expect(ok.raw.headers.get('access-control-allow-origin')).toBe('*');
     expect(ok.raw.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
     expect(ok.raw.headers.get('x-request-id')).toMatch(/[\w-]{8,}/);
+    expect(ok.raw.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const mine = await fetch(`${sys.url}/crm/partners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sys.keys[1]}`, 'x-request-id': 'client-chosen.id:1' },
+      body: JSON.stringify({ org_id: '1' }),
+    });
+    expect(mine.headers.get('x-request-id')).toBe('client-chosen.id:1');
+    const text = await mine.text();
+    expect(Number(mine.headers.get('content-length'))).toBe(Buffer.byteLength(text));
     const bad = await sys.post('/crm/editpatner', { org_id: '1', action: 'create' });
     expect([bad.httpStatus, bad.statusCode]).toEqual([400, 400]);
     expect(bad.headers).toEqual(corsHeaders);
@@ -59,9 +68,11 @@ describe('gateway: envelope, HTTP rules and auth', () => {
     expect((await fetch(`${sys.url}/health`, { headers: origin })).headers.get('access-control-allow-origin')).toBe('*');
   });
 
-  it('matches paths with or without the trailing slash and 404s unknown ones', async () => {
+  it('matches paths with or without the trailing slash or a query string and 404s unknown ones', async () => {
     expect((await sys.post('/crm/partners/', { org_id: '1' })).statusCode).toBe(200);
     expect((await sys.post('/crm/partners', { org_id: '1' })).statusCode).toBe(200);
+    expect((await sys.post('/crm/partners?page=2', { org_id: '1' })).statusCode).toBe(200);
+    expect((await sys.post('/crm/partners/?page=2', { org_id: '1' })).statusCode).toBe(200);
     const unknown = await sys.post('/crm/partnerz', { org_id: '1' });
     expect([unknown.httpStatus, unknown.body.code]).toEqual([404, 'not_found']);
   });

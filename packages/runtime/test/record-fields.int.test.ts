@@ -114,7 +114,7 @@ describe('a record written by PostgreSQL (recordJsonSql) and by the mapper (reco
 
   it('past what a double holds exactly (no amount the API takes comes near), differ in digits but read as the same number', async () => {
     const { rows } = await db.raw<{ rows: Array<{ amount: string; json: string }> }>(
-      `select r.amount::text as amount, ${recordJsonSql({ amount: ['amount', 'number'] }, 'r')} as json
+      `select r.amount::text as amount, ${recordJsonSql<{ amount: number }>({ amount: ['amount', 'number'] }, 'r')} as json
          from (select 9999999999999999.99::numeric(18,2) as amount) r`,
     );
     const written = JSON.parse(rows[0]!.json) as { amount: number };

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   gatewayKeyPurge,
@@ -27,7 +27,12 @@ export async function startGateway(deps: { db: Knex; bus: Bus; log: Logger; conf
   const observed = observeService('gateway', deps, { outbox: false });
   const app = createGatewayApp({ ...deps, bus: observed.bus });
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(deps.config.PORT, '0.0.0.0', (err?: Error) => (err ? reject(err) : resolve(s)));
+    const s = createServer(app);
+    s.once('error', reject);
+    s.listen(deps.config.PORT, '0.0.0.0', () => {
+      s.off('error', reject);
+      resolve(s);
+    });
   });
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;

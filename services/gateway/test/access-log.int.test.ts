@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { createDb, createLogger, MemoryBus, metricsRegistry, migrate, testing, type Knex } from '@bo/runtime';
 import { createApiKey } from '../src/api-keys/api-keys';
@@ -55,7 +55,7 @@ describe('gateway access log', () => {
       },
     });
     server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+      const s = createServer(app).listen(0, '127.0.0.1', () => resolve(s));
     });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -1,4 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, Response } from 'express';
 import { knownPaths, normalizePath } from '@bo/contracts';
 import {
   extractContext,
@@ -14,7 +15,7 @@ import {
   type Span,
 } from '@bo/runtime';
 
-/** What a request carries for its access line and span (in res.locals). */
+/** What a request carries for its access line and span (also the Express routes' res.locals). */
 export interface Observed {
   requestId: string;
   /** The organization of the API key, once it is known. */
@@ -36,25 +37,26 @@ export function routeLabel(path: string): string {
 export const CLIENT_CLOSED_REQUEST = 499;
 
 /** The access log line's fields. */
-export function accessLogFields(req: Pick<Request, 'method' | 'path'>, status: number, ms: number, locals: Observed) {
+export function accessLogFields(req: { method?: string; path: string }, status: number, ms: number, locals: Observed) {
   return { method: req.method, path: req.path, status, ms: Math.round(ms * 10) / 10, request_id: locals.requestId, org_id: locals.orgId };
 }
 
 /**
- * First middleware: times every request; at its end observes the HTTP histogram, writes one access
- * log line and ends the request's span (a server span continuing the client's `traceparent`, if it
- * sent one). The POST handler runs inside that span (withRequestSpan), so RPCs continue it.
+ * First on every request: times it; at its end observes the HTTP histogram, writes one access log
+ * line and ends the request's span (a server span continuing the client's `traceparent`, if it sent
+ * one). `next` runs inside that span; the POST handler enters it again (withRequestSpan), so RPCs
+ * continue it.
  */
 export function observeRequests(log: Logger) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return (req: IncomingMessage, res: ServerResponse, path: string, locals: Observed, next: () => void): void => {
     const started = performance.now();
-    const locals = res.locals as Observed;
+    const method = req.method ?? 'GET';
     if (tracingEnabled()) {
-      const route = routeLabel(req.path);
-      locals.span = startSpan('gateway', `${req.method} ${route}`, SpanKind.SERVER, extractContext(traceContextFrom(req.headers)), {
-        'http.request.method': req.method,
+      const route = routeLabel(path);
+      locals.span = startSpan('gateway', `${method} ${route}`, SpanKind.SERVER, extractContext(traceContextFrom(req.headers)), {
+        'http.request.method': method,
         'http.route': route,
-        'url.path': req.path,
+        'url.path': path,
       });
     }
     // `close` also comes when the client went away before the answer was complete: that request is
@@ -62,8 +64,8 @@ export function observeRequests(log: Logger) {
     res.once('close', () => {
       const ms = performance.now() - started;
       const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
-      metrics.httpDuration.labels('gateway', req.method, routeLabel(req.path), String(status)).observe(secondsSince(started));
-      if (log.isLevelEnabled('info')) log.info(accessLogFields(req, status, ms, locals), 'request');
+      metrics.httpDuration.labels('gateway', method, routeLabel(path), String(status)).observe(secondsSince(started));
+      if (log.isLevelEnabled('info')) log.info(accessLogFields({ method, path }, status, ms, locals), 'request');
       if (locals.span) {
         locals.span.setAttribute('http.response.status_code', status);
         if (locals.requestId) locals.span.setAttribute('request.id', locals.requestId);
@@ -79,8 +81,8 @@ export function observeRequests(log: Logger) {
 }
 
 /** Runs the request's work with its span active (the span itself ends with the response). */
-export function withRequestSpan<T>(res: Response, work: () => Promise<T>): Promise<T> {
-  const span = (res.locals as Observed).span;
+export function withRequestSpan<T>(locals: Observed, work: () => Promise<T>): Promise<T> {
+  const span = locals.span;
   return span ? withActiveSpan(span, work) : work();
 }
 

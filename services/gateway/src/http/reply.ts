@@ -1,8 +1,23 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { corsHeaders, envelope, type Envelope, type ErrorCode, type FieldError } from '@bo/contracts';
+import type { StoredAnswer } from '../idempotency/idempotency';
 
-export function sendEnvelope(res: Response, env: Envelope): void {
-  res.status(env.statusCode).json(env);
+/** A JSON answer on node's response, with the headers Express's res.json would set. */
+function sendJson(res: ServerResponse, status: number, json: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
+}
+
+export function sendEnvelope(res: ServerResponse, env: Envelope): void {
+  sendJson(res, env.statusCode, JSON.stringify(env));
+}
+
+/** An envelope, or one already serialized around a service's body. */
+export function sendAnswer(res: ServerResponse, answer: StoredAnswer): void {
+  if ('raw' in answer) sendJson(res, answer.statusCode, answer.raw);
+  else sendEnvelope(res, answer);
 }
 
 export function errorEnvelope(
@@ -17,6 +32,6 @@ export function errorEnvelope(
   return envelope(status, body);
 }
 
-export function setCors(res: Response): void {
+export function setCors(res: ServerResponse): void {
   for (const [k, v] of Object.entries(corsHeaders)) res.setHeader(k, v);
 }

@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
+import { corsHeaders, envelope, orgIdField, parseWith, resolveOperation, userIdText, type Envelope, type Operation } from '@bo/contracts';
+import { BusError, isDbUnavailable, parseRawReply, requestHash, type Logger } from '@bo/runtime';
+import { ApiKeyStore } from '../api-keys/api-keys';
+import { IdempotencyStore, leaseMsFor, type StoredAnswer } from '../idempotency/idempotency';
+import type { GatewayDeps } from './app';
+import { withRequestSpan, type Observed } from './observe';
+import { errorEnvelope, sendAnswer, sendEnvelope } from './reply';
+
+const CORS_JSON = JSON.stringify(corsHeaders);
+
+/** Answers a POST to an operation's path: the request is read and answered here, on node's own request and response. */
+export type OperationServer = (req: IncomingMessage, res: ServerResponse, path: string, locals: Observed) => void;
+
+/**
+ * The operations: read the JSON body, check the API key against org_id, pick the operation from
+ * the path and selector, validate it with its contract, keep the Idempotency-Key fast path, and
+ * forward it to its service over the bus, whose reply goes out as it came.
+ *
+ * This runs on node's http objects, not through Express: Express's request pipeline (its
+ * prototypes swapped onto every request and response, the router, res.send) cost about 75 µs per
+ * request on this machine, a fifth of the gateway's CPU for a list (docs/performance.md, eighth
+ * pass). Express serves the other routes (routes.ts).
+ */
+export function createOperationServer(deps: GatewayDeps): OperationServer {
+  const { db, bus, log, config } = deps;
+  const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
+  const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_HOURS);
+  const leaseMs = leaseMsFor(config.RPC_TIMEOUT_MS);
+  // Every POST body is read as JSON whatever its content type says: clients of the old API vary.
+  // (Express's body reader is body-parser's, which needs no Express around it.)
+  const readJson = express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true });
+
+  return (req, res, path, locals) => {
+    readJson(req, res, (err?: unknown) => {
+      if (err) return sendEnvelope(res, bodyRefusal(err, locals.requestId));
+      void servePost(req, res, path, locals);
+    });
+  };
+
+  /** What a body the reader refused is answered with: the client's fault, unless it is not. */
+  function bodyRefusal(err: unknown, requestId: string): Envelope {
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large')
+      return errorEnvelope(413, 'payload_too_large', `Request body exceeds ${config.BODY_LIMIT_BYTES} bytes`);
+    if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      return errorEnvelope(400, 'malformed_json', 'Request body is not valid JSON');
+    }
+    // Any other refusal of the body reader is the client's too (a corrupt gzip, deflate or brotli
+    // stream, a body cut short): the body parser marks those with a 4xx status.
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return errorEnvelope(400, 'malformed_json', 'Request body could not be read as JSON');
+    }
+    log.error({ err, request_id: requestId }, 'unexpected gateway error');
+    return errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId });
+  }
+
+  async function servePost(req: IncomingMessage & { body?: unknown }, res: ServerResponse, path: string, locals: Observed): Promise<void> {
+    const requestId = locals.requestId;
+    const reqLog = log.child({ request_id: requestId, path });
+    try {
+      sendAnswer(res, await withRequestSpan(locals, () => handlePost(req, res, path, locals, reqLog)));
+    } catch (err) {
+      if (isDbUnavailable(err)) {
+        reqLog.warn({ err: (err as Error).message }, 'gateway database unavailable');
+        return sendEnvelope(
+          res,
+          errorEnvelope(503, 'service_unavailable', 'The service is unavailable; retry later', { request_id: requestId }),
+        );
+      }
+      reqLog.error({ err }, 'gateway failure');
+      sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
+    }
+  }
+
+  async function handlePost(
+    req: IncomingMessage & { body?: unknown },
+    res: ServerResponse,
+    path: string,
+    locals: Observed,
+    reqLog: Logger,
+  ): Promise<StoredAnswer> {
+    const requestId = locals.requestId;
+    const body: unknown = req.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return errorEnvelope(400, 'validation_failed', 'Request body must be a JSON object');
+    }
+    const fields = body as Record<string, unknown>;
+
+    const auth = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!match) return errorEnvelope(401, 'unauthorized', 'Missing API key: send Authorization: Bearer <key>');
+    const keyOrg = await keys.orgOf(match[1] as string);
+    if (keyOrg === undefined) return errorEnvelope(401, 'unauthorized', 'Unknown or revoked API key');
+    locals.orgId = keyOrg;
+
+    const org = parseWith(orgIdField, fields['org_id']);
+    if (!org.ok) {
+      const message = fields['org_id'] === undefined ? 'org_id is required' : 'org_id must be an integer id';
+      return errorEnvelope(400, 'validation_failed', message, { errors: [{ field: 'org_id', message }] });
+    }
+    if (org.value !== keyOrg) return errorEnvelope(403, 'forbidden', 'This API key does not belong to the organization in org_id');
+
+    const resolution = resolveOperation(path, fields);
+    if (resolution.kind === 'unknown_path') return errorEnvelope(404, 'not_found', `No operation at ${path}`);
+    if (resolution.kind === 'unknown_action') return errorEnvelope(400, 'unknown_action', resolution.message);
+    const op = resolution.operation;
+
+    const parsed = parseWith(op.request, fields);
+    if (!parsed.ok) return errorEnvelope(400, 'validation_failed', parsed.message, { errors: parsed.errors });
+
+    if (!op.write) return (await call(op, fields, org.value, requestId, {}, reqLog)).answer;
+    const key = headerText(req.headers['idempotency-key']);
+    if (key === undefined) {
+      // Every write is recorded under a key where it takes effect, so a broker redelivery never runs
+      // it twice. The key is told to the client: retrying an unknown outcome with it is safe.
+      const operationKey = randomUUID();
+      res.setHeader('Idempotency-Key', operationKey);
+      return (await call(op, fields, org.value, requestId, { operationKey }, reqLog)).answer;
+    }
+    if (!/^[\x20-\x7e]{1,255}$/.test(key)) {
+      const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
+      return errorEnvelope(400, 'validation_failed', message, { errors: [{ field: 'Idempotency-Key', message }] });
+    }
+    res.setHeader('Idempotency-Key', key);
+    const sent = { idempotencyKey: key, operationKey: key };
+    const claim = await idempotency.claim(org.value, key, op.name, requestHash(op.name, fields), leaseMs).catch((err: unknown) => {
+      // The fast path is an optimisation: without it the service's own record still answers once.
+      if (!isDbUnavailable(err)) throw err;
+      reqLog.warn({ err: (err as Error).message }, 'idempotency fast path unavailable');
+      return undefined;
+    });
+    if (claim === undefined) return (await call(op, fields, org.value, requestId, sent, reqLog)).answer;
+    if (claim.kind === 'replay') return claim.envelope;
+    if (claim.kind === 'mismatch') {
+      return errorEnvelope(400, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request');
+    }
+    if (claim.kind === 'in_progress') {
+      return errorEnvelope(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry later');
+    }
+    let result: StoredAnswer;
+    let settled: boolean;
+    try {
+      ({ answer: result, settled } = await call(op, fields, org.value, requestId, sent, reqLog));
+    } catch (err) {
+      await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
+      throw err;
+    }
+    if (!settled) {
+      await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
+    } else {
+      // The service holds the authoritative record; failing to copy it here only costs a later retry an RPC.
+      await retry(() => idempotency.complete(org.value, key, claim.token, result), 3).catch(async (err: unknown) => {
+        reqLog.warn({ err: (err as Error).message }, 'could not record the answer in the idempotency fast path');
+        // Ending the lease sends a retry straight to the service, whose record replays this answer.
+        await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
+      });
+    }
+    return result;
+  }
+
+  async function call(
+    op: Operation,
+    body: Record<string, unknown>,
+    orgId: number,
+    requestId: string,
+    keys: { idempotencyKey?: string; operationKey?: string },
+    reqLog: Logger,
+  ): Promise<{ answer: StoredAnswer; settled: boolean }> {
+    const userId = userIdText(body['userid']);
+    try {
+      const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, ...keys }, config.RPC_TIMEOUT_MS);
+      // The service's body is forwarded as it arrived: parsing it only to serialize it again is the gateway's largest cost.
+      if (raw.ok)
+        return {
+          settled: true,
+          answer: { statusCode: raw.status, raw: `{"statusCode":${raw.status},"headers":${CORS_JSON},"body":${raw.json}}` },
+        };
+      const reply = parseRawReply(raw);
+      if (reply.ok) return { settled: true, answer: envelope(reply.status, reply.body) };
+      const answer = errorEnvelope(reply.status, reply.code, reply.message, {
+        errors: reply.errors,
+        request_id: reply.status >= 500 ? requestId : undefined,
+      });
+      // A 5xx, or a refusal that depends on another request still running, is not the key's answer.
+      return { settled: reply.status < 500 && !reply.transient, answer };
+    } catch (err) {
+      if (!(err instanceof BusError)) throw err;
+      reqLog.warn({ operation: op.name, kind: err.kind }, err.message);
+      return { settled: false, answer: busFailure(op, err, requestId) };
+    }
+  }
+}
+
+/** A header's value as one text (node joins a repeated unknown header with ", "); undefined when absent. */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * What a transport failure means to the client. A request never sent (no route, broker down) did
+ * nothing. A write whose reply never came (timeout, connection lost) may have taken effect: the
+ * answer says the outcome is unknown and that a retry with the same Idempotency-Key is safe.
+ */
+function busFailure(op: Operation, err: BusError, requestId: string): Envelope {
+  const unknownOutcome = err.kind === 'timeout' || err.kind === 'lost';
+  if (op.write && unknownOutcome) {
+    const why = err.kind === 'timeout' ? 'did not answer in time' : 'connection was lost before it answered';
+    return errorEnvelope(
+      err.kind === 'timeout' ? 504 : 503,
+      'outcome_unknown',
+      `The ${op.service} service ${why}; the write may or may not have taken effect. Retrying with the same Idempotency-Key is safe: it returns the original result`,
+      { request_id: requestId },
+    );
+  }
+  if (err.kind === 'timeout')
+    return errorEnvelope(504, 'timeout', `The ${op.service} service did not answer in time`, { request_id: requestId });
+  return errorEnvelope(503, 'service_unavailable', `The ${op.service} service is unavailable`, { request_id: requestId });
+}
+
+async function retry<T>(work: () => Promise<T>, attempts: number): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
