@@ -1,18 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'express';
+import { createServer, type Server } from 'node:http';
 import { corsHeaders, userIdText } from '@bo/contracts';
 import { REPLY_TO, connectionUrl, exitWith, loadAmqplib, loadExpress, ready, receiveConfig, rpcRequestOptions } from './shared';
 
 const CORS_JSON = JSON.stringify(corsHeaders);
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** Sends an answer's status and JSON text to the client. */
+type Respond = (status: number, json: string) => void;
+
 interface Pending {
-  res: Response;
+  respond: Respond;
   timer: NodeJS.Timeout;
 }
 
 /**
- * The ceiling's gateway: a minimal Express 5 app (express.json, a bearer-token check) that publishes
+ * The ceiling's gateway: a minimal Express 5 app (express.json, a bearer-token check; or node's http
+ * with the same body reader, for the floor: CeilingConfig.front) that publishes
  * each POST as the real bus client does (one connection with Nagle off, direct reply-to,
  * `mandatory`, an expiration equal to the timeout, a correlation id, the same headers) and wraps the
  * worker's reply in the envelope as the real gateway does, without parsing it. No routing catalogue,
@@ -38,10 +42,9 @@ async function main(): Promise<void> {
     clearTimeout(p.timer);
     return p;
   };
+  const envelope = (status: number, body: object) => JSON.stringify({ statusCode: status, headers: corsHeaders, body });
   ch.on('return', (msg: { properties: { correlationId?: unknown } }) => {
-    settle(msg.properties.correlationId)
-      ?.res.status(503)
-      .json({ statusCode: 503, headers: corsHeaders, body: { message: 'no route', code: 'service_unavailable' } });
+    settle(msg.properties.correlationId)?.respond(503, envelope(503, { message: 'no route', code: 'service_unavailable' }));
   });
   await ch.consume(
     REPLY_TO,
@@ -50,48 +53,60 @@ async function main(): Promise<void> {
       const p = settle(msg.properties.correlationId);
       if (!p) return;
       const status = Number(msg.properties.headers?.['x-status'] ?? 500);
-      p.res
-        .status(status)
-        .type('application/json')
-        .send(`{"statusCode":${status},"headers":${CORS_JSON},"body":${msg.content.toString()}}`);
+      p.respond(status, `{"statusCode":${status},"headers":${CORS_JSON},"body":${msg.content.toString()}}`);
     },
     { noAck: true },
   );
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(express.json({ limit: 1024 * 1024, type: () => true, strict: true }));
-  app.post(/.*/, (req, res) => {
-    const match = BEARER.exec(req.header('authorization') ?? '');
+  /** A POST whose body was read: checked, published, answered when the reply comes. */
+  const post = (authorization: string | undefined, path: string, body: Record<string, unknown>, respond: Respond) => {
+    const match = BEARER.exec(authorization ?? '');
     if (!match || !tokens.has(match[1] as string)) {
-      res
-        .status(401)
-        .json({ statusCode: 401, headers: corsHeaders, body: { message: 'Missing or unknown API key', code: 'unauthorized' } });
-      return;
+      return respond(401, envelope(401, { message: 'Missing or unknown API key', code: 'unauthorized' }));
     }
-    const routingKey = routes.get(req.path);
-    if (!routingKey) {
-      res.status(404).json({ statusCode: 404, headers: corsHeaders, body: { message: `No operation at ${req.path}`, code: 'not_found' } });
-      return;
-    }
+    const routingKey = routes.get(path);
+    if (!routingKey) return respond(404, envelope(404, { message: `No operation at ${path}`, code: 'not_found' }));
     const correlationId = randomUUID();
     const timer = setTimeout(() => {
-      if (settle(correlationId))
-        res.status(504).json({ statusCode: 504, headers: corsHeaders, body: { message: 'timeout', code: 'timeout' } });
+      if (settle(correlationId)) respond(504, envelope(504, { message: 'timeout', code: 'timeout' }));
     }, config.timeoutMs);
-    pending.set(correlationId, { res, timer });
-    const body = req.body as Record<string, unknown>;
+    pending.set(correlationId, { respond, timer });
     ch.publish(
       config.exchange,
       routingKey,
       Buffer.from(JSON.stringify(body)),
       rpcRequestOptions(routingKey, correlationId, config.timeoutMs, { 'x-org-id': 1, 'x-user-id': userIdText(body['userid']) }),
     );
-  });
+  };
 
-  const server = app.listen(config.port, '127.0.0.1', (err?: Error) => {
-    if (err) throw err;
+  const readJson = express.json({ limit: 1024 * 1024, type: () => true, strict: true });
+  let server: Server;
+  if (config.front === 'node') {
+    server = createServer((req, res) => {
+      const respond: Respond = (status, json) => {
+        res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+        res.end(json);
+      };
+      if (req.method !== 'POST') return respond(405, envelope(405, { message: 'POST only', code: 'method_not_allowed' }));
+      readJson(req, res, (err?: unknown) => {
+        if (err) return respond(400, envelope(400, { message: 'Request body is not valid JSON', code: 'malformed_json' }));
+        const path = (req.url ?? '/').split('?')[0] as string;
+        post(req.headers.authorization, path, (req as { body?: Record<string, unknown> }).body ?? {}, respond);
+      });
+    });
+  } else {
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('etag', false);
+    app.use(readJson);
+    app.post(/.*/, (req, res) => {
+      post(req.header('authorization'), req.path, req.body as Record<string, unknown>, (status, json) => {
+        res.status(status).type('application/json').send(json);
+      });
+    });
+    server = createServer(app);
+  }
+  server.listen(config.port, '127.0.0.1', () => {
     server.keepAliveTimeout = 65_000;
     ready();
   });

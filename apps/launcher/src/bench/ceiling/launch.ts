@@ -29,6 +29,7 @@ export async function startCeiling(amqpUrl: string, routes: CeilingRoute[]): Pro
     timeoutMs: 5000,
     prefetch: 32,
     routes,
+    front: 'express',
   };
   const children: ChildProcess[] = [];
   const stop = async () => {

@@ -30,6 +30,12 @@ export interface CeilingConfig {
   /** RPC_PREFETCH of the real services. */
   prefetch: number;
   routes: CeilingRoute[];
+  /**
+   * The HTTP side's server: `express` (the ceiling, as issue 9 defines it: a minimal Express 5 app)
+   * or `node` (node's http with the same body reader, as the gateway serves operations since the
+   * eighth pass: the floor, which stands for the least the design needs).
+   */
+  front: 'express' | 'node';
 }
 
 export interface CeilingRoute {

@@ -28,7 +28,7 @@ export interface FloorStandIn {
 /**
  * Starts the floor: a database of its own (schemas, 50 customers, the lines' products), the four
  * services (partners, invoicing, catalog, sales), each its own Node process, then the ceiling's
- * very HTTP process in front of them. `routes` map the HTTP paths to the floor's routing keys, with
+ * very HTTP process in front of them, serving on node's http rather than Express (CeilingConfig.front). `routes` map the HTTP paths to the floor's routing keys, with
  * the real system's reply of each (answered by the writes).
  */
 export async function startFloor(
@@ -58,6 +58,8 @@ export async function startFloor(
     poolSize: 10,
     databaseUrl,
     routes,
+    // The least the design needs in front: node's http, as the gateway serves operations.
+    front: 'node',
   };
   const children: ChildProcess[] = [];
   const seed = new pg.Pool({ connectionString: databaseUrl, max: 2 });
