@@ -73,12 +73,13 @@ export interface RecordPageQuery<R> {
 }
 
 /**
- * One page of records as the JSON text PostgreSQL writes for them (recordJsonSql), and
- * the total it pages through, in one statement and one fixed text per filter shape (so it is
- * prepared once per connection, and no query builder runs per call). The service splices the text
- * into its reply (JsonText) without reading the rows: for a 25-partner page that took the partners
- * process from about 250 to about 50 µs of CPU (docs/performance.md, eighth pass). A page past the
- * end is `[]` (the text of an empty page, always) with the total still counted. The total is a scalar subquery, as in selectPage.
+ * One page of records as the JSON text PostgreSQL writes for them (recordJsonSql), and the total
+ * it pages through, in one statement and one fixed text per filter shape (so it is prepared once
+ * per connection, and no query builder runs per call). The service splices the text into its reply
+ * (JsonText) without reading the rows: for a 25-partner page that took the partners process from
+ * about 250 to about 50 µs of CPU (docs/performance.md, eighth pass). A page past the end is `[]`
+ * (the text of an empty page, always) with the total still counted; the total is a scalar
+ * subquery, as in selectPage.
  */
 export async function selectRecordPage<R>(
   db: Knex,
