@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { knownPaths, normalizePath } from '@bo/contracts';
 import type { Bus, Knex, Logger } from '@bo/runtime';
 import type { GatewayConfig } from '../config';
-import { observeRequests, type Observed } from './observe';
+import { METRICS_PATH, observeRequests, type Observed } from './observe';
 import { createOperationServer } from './operations';
 import { setCors } from './reply';
 import { createRoutes } from './routes';
@@ -22,14 +22,6 @@ const KNOWN_PATHS = new Set(knownPaths());
 const REQUEST_ID = /^[\w.:-]{1,100}$/;
 
 /**
- * /metrics shows every organization's request volumes: it carries no CORS headers, so a page of
- * another origin cannot read it in a visitor's browser (Prometheus does not need them).
- */
-function isMetricsPath(path: string): boolean {
-  return normalizePath(path) === '/metrics';
-}
-
-/**
  * The HTTP edge. Every request is timed and logged (observe.ts), gets its request id and, but for
  * /metrics, the CORS headers. A POST to an operation's path goes straight to the operations
  * (operations.ts: envelope, auth, routing from the operation catalogue, idempotency, RPC), on
@@ -38,7 +30,7 @@ function isMetricsPath(path: string): boolean {
 export function createGatewayApp(deps: GatewayDeps): GatewayApp {
   const observe = observeRequests(deps.log);
   const serveOperation = createOperationServer(deps);
-  const routes = createRoutes(deps, isMetricsPath);
+  const routes = createRoutes(deps);
   return (req, res) => {
     const path = pathOf(req.url ?? '/');
     const incoming = req.headers['x-request-id'];
@@ -46,9 +38,12 @@ export function createGatewayApp(deps: GatewayDeps): GatewayApp {
     // Express keeps these as the routes' res.locals.
     (res as ServerResponse & { locals: Observed }).locals = locals;
     res.setHeader('X-Request-Id', locals.requestId);
-    if (!isMetricsPath(path)) setCors(res);
+    const normal = normalizePath(path);
+    // /metrics shows every organization's request volumes: it carries no CORS headers, so a page of
+    // another origin cannot read it in a visitor's browser (Prometheus does not need them).
+    if (normal !== METRICS_PATH) setCors(res);
     observe(req, res, path, locals, () => {
-      if (req.method === 'POST' && KNOWN_PATHS.has(normalizePath(path))) serveOperation(req, res, path, locals);
+      if (req.method === 'POST' && KNOWN_PATHS.has(normal)) serveOperation(req, res, path, locals);
       else routes(req, res);
     });
   };

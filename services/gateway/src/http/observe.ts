@@ -23,9 +23,12 @@ export interface Observed {
   span?: Span;
 }
 
+/** The path of the metrics route, which answers without CORS headers (app.ts). */
+export const METRICS_PATH = '/metrics';
+
 const ROUTES = new Set(knownPaths());
 /** The GET routes the gateway serves besides the operations; anything else is `other`, so labels stay bounded. */
-const OTHER_ROUTES = new Set(['/health', '/openapi.json', '/asyncapi.json', '/docs', '/metrics']);
+const OTHER_ROUTES = new Set(['/health', '/openapi.json', '/asyncapi.json', '/docs', METRICS_PATH]);
 
 /** The route label of a path: an operation path or a known route as it is, never a raw unknown path. */
 export function routeLabel(path: string): string {

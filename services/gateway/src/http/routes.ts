@@ -1,9 +1,9 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { buildOpenApi } from '@bo/contracts';
+import { buildOpenApi, normalizePath } from '@bo/contracts';
 import type { GatewayDeps } from './app';
 import { apiDocsRouter } from './api-docs';
 import { checkHealth } from './health';
-import { serveMetricsRoute, type Observed } from './observe';
+import { METRICS_PATH, serveMetricsRoute, type Observed } from './observe';
 import { errorEnvelope, sendEnvelope } from './reply';
 
 /**
@@ -11,7 +11,7 @@ import { errorEnvelope, sendEnvelope } from './reply';
  * the API reference, /metrics, and 404/405 for the rest. The front (app.ts) has already timed the
  * request, given it its id and set its CORS headers.
  */
-export function createRoutes(deps: Pick<GatewayDeps, 'bus' | 'log' | 'config'>, isMetricsPath: (path: string) => boolean): express.Express {
+export function createRoutes(deps: Pick<GatewayDeps, 'bus' | 'log' | 'config'>): express.Express {
   const { bus, log, config } = deps;
   const openapi = buildOpenApi();
   const app = express();
@@ -19,7 +19,7 @@ export function createRoutes(deps: Pick<GatewayDeps, 'bus' | 'log' | 'config'>, 
   app.set('etag', false);
 
   app.options(/.*/, (req, res) => {
-    if (!isMetricsPath(req.path)) res.setHeader('Access-Control-Max-Age', '600');
+    if (normalizePath(req.path) !== METRICS_PATH) res.setHeader('Access-Control-Max-Age', '600');
     res.status(204).end();
   });
 
@@ -33,7 +33,7 @@ export function createRoutes(deps: Pick<GatewayDeps, 'bus' | 'log' | 'config'>, 
   });
   app.use(apiDocsRouter());
 
-  app.get('/metrics', serveMetricsRoute);
+  app.get(METRICS_PATH, serveMetricsRoute);
 
   app.use((req, res) => {
     if (req.method !== 'POST') {
