@@ -27,16 +27,37 @@ export type Serializable<Body> = { [K in keyof Body]: Body[K] | JsonText<Body[K]
  * JSON.stringify would write for the parsed equivalent, keys in the same order.
  */
 export function serializeBody(body: Record<string, unknown>): string {
-  if (!hasJsonText(body)) return JSON.stringify(body);
-  let out = '{';
+  return hasJsonText(body) ? bodyPieces(body).join('') : JSON.stringify(body);
+}
+
+/**
+ * serializeBody's text as UTF-8 bytes, as a reply travels. A body holding JsonText is written piece
+ * by piece into one buffer: encoding the joined text would first copy a page's text once more into
+ * one flat string (11 KB of heap for a list of 25 partners, garbage at once).
+ */
+export function serializeBodyBytes(body: Record<string, unknown>): Buffer {
+  if (!hasJsonText(body)) return Buffer.from(JSON.stringify(body));
+  const pieces = bodyPieces(body);
+  let length = 0;
+  for (const piece of pieces) length += Buffer.byteLength(piece);
+  const bytes = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) at += bytes.write(piece, at);
+  return bytes;
+}
+
+/** The body's JSON text in pieces, in order: the JsonText fields' texts as they are. */
+function bodyPieces(body: Record<string, unknown>): string[] {
+  const pieces = ['{'];
   for (const key of Object.keys(body)) {
     const value = body[key];
     const json = value instanceof JsonText ? value.text : JSON.stringify(value);
     // As JSON.stringify does, a field whose value has no JSON form (undefined, a function) is left out.
     if (json === undefined) continue;
-    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${json}`;
+    pieces.push(`${pieces.length > 1 ? ',' : ''}${JSON.stringify(key)}:`, json);
   }
-  return `${out}}`;
+  pieces.push('}');
+  return pieces;
 }
 
 /** The body with every top-level JsonText read back into its value, for code that inspects it. */

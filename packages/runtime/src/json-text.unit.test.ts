@@ -1,4 +1,4 @@
-import { JsonText, plainBody, serializeBody } from './json-text';
+import { JsonText, plainBody, serializeBody, serializeBodyBytes } from './json-text';
 
 describe('a reply body with fields already serialized', () => {
   const records = [
@@ -27,6 +27,19 @@ describe('a reply body with fields already serialized', () => {
     const body = { a: 1, b: [1, 2], c: { d: null } };
     expect(serializeBody(body)).toBe(JSON.stringify(body));
     expect(plainBody(body)).toBe(body);
+  });
+
+  it('writes the same text as UTF-8 bytes, multi-byte characters inside and outside the JsonText included', () => {
+    const bodies = [
+      { message: 'Ünïcode ✓ ok', records: new JsonText(JSON.stringify(records)), total: 2 },
+      { records: new JsonText('[]') },
+      { message: 'no JsonText: 😀' },
+    ];
+    for (const body of bodies) {
+      const bytes = serializeBodyBytes(body);
+      expect(bytes.equals(Buffer.from(serializeBody(body), 'utf8'))).toBe(true);
+      expect(JSON.parse(bytes.toString('utf8'))).toEqual(plainBody(body));
+    }
   });
 
   it('reads as its value wherever the body is serialized by JSON.stringify (a recorded reply, a log)', () => {

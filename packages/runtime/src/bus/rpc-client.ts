@@ -94,7 +94,7 @@ export class RpcClient {
           this.settle(msg.properties.correlationId)?.resolve({
             ok: headers['x-ok'] === true,
             status: Number(headers['x-status']),
-            json: msg.content.toString(),
+            content: msg.content,
           });
         },
         { noAck: true },

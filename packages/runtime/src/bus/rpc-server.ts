@@ -59,7 +59,7 @@ async function handleRequest(ch: amqp.Channel, msg: amqp.ConsumeMessage, server:
     if (replyTo) {
       // Status travels in headers and the content is the body alone, so the gateway can forward it unparsed.
       const raw = toRawReply(reply);
-      ch.sendToQueue(replyTo, Buffer.from(raw.json), {
+      ch.sendToQueue(replyTo, raw.content, {
         correlationId,
         contentType: 'application/json',
         headers: { 'x-ok': raw.ok, 'x-status': raw.status },

@@ -1,5 +1,5 @@
 import type { EventEnvelope, RpcReply } from '@bo/contracts';
-import { serializeBody } from '../json-text';
+import { serializeBodyBytes } from '../json-text';
 import type { TraceContext } from '../observability/tracing';
 
 /** What travels with every RPC request besides its payload (AMQP headers on the wire). */
@@ -20,25 +20,26 @@ export interface RequestMeta {
 }
 
 /**
- * A reply as it travelled: `json` holds the body (or, when not ok, `{ code, message, errors }`)
- * still serialized, so a caller that only forwards it need not parse and re-serialize it.
+ * A reply as it travelled: `content` holds the body (or, when not ok, `{ code, message, errors }`)
+ * as UTF-8 JSON bytes, so a caller that only forwards it need neither parse it nor decode it into a
+ * string and encode it again (the gateway writes the bytes to the client as they came).
  */
 export interface RawReply {
   ok: boolean;
   status: number;
-  json: string;
+  content: Buffer;
 }
 
 export function parseRawReply(raw: RawReply): RpcReply {
-  const parsed = JSON.parse(raw.json) as Record<string, unknown>;
+  const parsed = JSON.parse(raw.content.toString()) as Record<string, unknown>;
   if (raw.ok) return { ok: true, status: raw.status, body: parsed };
   return { ok: false, status: raw.status, ...(parsed as Omit<Extract<RpcReply, { ok: false }>, 'ok' | 'status'>) };
 }
 
 export function toRawReply(reply: RpcReply): RawReply {
-  if (reply.ok) return { ok: true, status: reply.status, json: serializeBody(reply.body) };
+  if (reply.ok) return { ok: true, status: reply.status, content: serializeBodyBytes(reply.body) };
   const { ok: _ok, status, ...error } = reply;
-  return { ok: false, status, json: JSON.stringify(error) };
+  return { ok: false, status, content: Buffer.from(JSON.stringify(error)) };
 }
 
 export type RpcServer = (operation: string, payload: unknown, meta: RequestMeta) => Promise<RpcReply>;

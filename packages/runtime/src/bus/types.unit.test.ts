@@ -5,7 +5,9 @@ describe('raw replies', () => {
   it('carry a success body serialized and give it back unchanged', () => {
     const reply: RpcReply = { ok: true, status: 200, body: { message: 'ok', items: [1, 2.5, 'x'] } };
     const raw = toRawReply(reply);
-    expect(raw).toEqual({ ok: true, status: 200, json: '{"message":"ok","items":[1,2.5,"x"]}' });
+    expect(raw.ok).toBe(true);
+    expect(raw.status).toBe(200);
+    expect(raw.content.toString()).toBe('{"message":"ok","items":[1,2.5,"x"]}');
     expect(parseRawReply(raw)).toEqual(reply);
   });
 
@@ -18,7 +20,7 @@ describe('raw replies', () => {
       errors: [{ field: 'partner_id', message: 'x' }],
     };
     const raw = toRawReply(reply);
-    expect(JSON.parse(raw.json)).toEqual({
+    expect(JSON.parse(raw.content.toString())).toEqual({
       code: 'not_found',
       message: 'Partner 9 not found',
       errors: [{ field: 'partner_id', message: 'x' }],

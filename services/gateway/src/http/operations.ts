@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
-import { corsHeaders, envelope, orgIdField, parseWith, resolveOperation, userIdText, type Envelope, type Operation } from '@bo/contracts';
+import { envelope, orgIdField, parseWith, resolveOperation, userIdText, type Envelope, type Operation } from '@bo/contracts';
 import { BusError, isDbUnavailable, parseRawReply, requestHash, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import { IdempotencyStore, leaseMsFor, type StoredAnswer } from '../idempotency/idempotency';
 import type { GatewayDeps } from './app';
 import { withRequestSpan, type Observed } from './observe';
 import { errorEnvelope, sendAnswer, sendEnvelope } from './reply';
-
-const CORS_JSON = JSON.stringify(corsHeaders);
 
 /** Answers a POST to an operation's path: the request is read and answered here, on node's own request and response. */
 export type OperationServer = (req: IncomingMessage, res: ServerResponse, path: string, locals: Observed) => void;
@@ -174,11 +172,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     try {
       const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, ...keys }, config.RPC_TIMEOUT_MS);
       // The service's body is forwarded as it arrived: parsing it only to serialize it again is the gateway's largest cost.
-      if (raw.ok)
-        return {
-          settled: true,
-          answer: { statusCode: raw.status, raw: `{"statusCode":${raw.status},"headers":${CORS_JSON},"body":${raw.json}}` },
-        };
+      if (raw.ok) return { settled: true, answer: { statusCode: raw.status, forwarded: raw.content } };
       const reply = parseRawReply(raw);
       if (reply.ok) return { settled: true, answer: envelope(reply.status, reply.body) };
       const answer = errorEnvelope(reply.status, reply.code, reply.message, {

@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { corsHeaders, envelope, type Envelope, type ErrorCode, type FieldError } from '@bo/contracts';
+import { forwardedBytes } from '../forwarded-answer';
 import type { StoredAnswer } from '../idempotency/idempotency';
 
 /** A JSON answer on node's response, with the headers Express's res.json would set. */
-function sendJson(res: ServerResponse, status: number, json: string): void {
+function sendJson(res: ServerResponse, status: number, json: string | Buffer): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(json));
@@ -14,9 +15,9 @@ export function sendEnvelope(res: ServerResponse, env: Envelope): void {
   sendJson(res, env.statusCode, JSON.stringify(env));
 }
 
-/** An envelope, or one already serialized around a service's body. */
+/** An envelope, or a service's answer forwarded as it came. */
 export function sendAnswer(res: ServerResponse, answer: StoredAnswer): void {
-  if ('raw' in answer) sendJson(res, answer.statusCode, answer.raw);
+  if ('forwarded' in answer) sendJson(res, answer.statusCode, forwardedBytes(answer));
   else sendEnvelope(res, answer);
 }
 

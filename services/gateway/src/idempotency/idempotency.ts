@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Envelope } from '@bo/contracts';
 import type { Knex } from '@bo/runtime';
+import { forwardedText, type ForwardedAnswer } from '../forwarded-answer';
 
 export type Claim =
   /** `token` names this claim: only its holder may complete the key or end the lease. */
@@ -76,7 +77,7 @@ export class IdempotencyStore {
    * stored as it is, without parsing it.
    */
   async complete(orgId: number, key: string, token: string, answer: StoredAnswer): Promise<void> {
-    const json = 'raw' in answer ? answer.raw : JSON.stringify(answer);
+    const json = 'forwarded' in answer ? forwardedText(answer) : JSON.stringify(answer);
     await this.db.raw(
       `update idempotency_keys set status_code = ?, response = ?, completed_at = now(), lease_until = null
        where org_id = ? and key = ? and lease_token = ?`,
@@ -96,8 +97,8 @@ export class IdempotencyStore {
   }
 }
 
-/** An answer to keep for a key: an envelope, or one already serialized. */
-export type StoredAnswer = Envelope | { statusCode: number; raw: string };
+/** An answer to keep for a key: an envelope, or a service's forwarded as it came. */
+export type StoredAnswer = Envelope | ForwardedAnswer;
 
 /** A key's row as the claim reads it, with whether its record expired and whether its lease is over. */
 interface KeyRow {
