@@ -11,6 +11,7 @@ declare module 'knex/lib/dialects/postgres/index.js' {
     constructor(config: object);
     _query(connection: object, obj: KnexQuery): Promise<KnexQuery>;
     releaseConnection(connection: object): Promise<unknown>;
+    positionBindings(sql: string): string;
   }
   export = PgDialect;
 }

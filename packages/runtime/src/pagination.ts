@@ -2,6 +2,7 @@ import type { Knex } from './db';
 import { DEFAULT_PAGE_SIZE, type Pagination } from '@bo/contracts';
 import { JsonText } from './json-text';
 import { columnOf, quoteIdentifier, recordJsonSql, type RecordFields } from './record-fields';
+import { positionalText, runStatement } from './statement';
 
 export interface PageRequest {
   page_number?: number;
@@ -74,8 +75,9 @@ export interface RecordPageQuery<R> {
 
 /**
  * One page of records as the JSON text PostgreSQL writes for them (recordJsonSql), and the total
- * it pages through, in one statement and one fixed text per filter shape (so it is prepared once
- * per connection, and no query builder runs per call). The service splices the text into its reply
+ * it pages through, in one statement and one fixed text per filter shape, written once per process
+ * (so it is prepared once per connection, and neither a query builder nor knex's formatter runs
+ * per call: runStatement). The service splices the text into its reply
  * (JsonText) without reading the rows: for a 25-partner page that took the partners process from
  * about 250 to about 50 µs of CPU (docs/performance.md, eighth pass). A page past the end is `[]`
  * (the text of an empty page, always) with the total still counted; the total is a scalar
@@ -87,32 +89,43 @@ export async function selectRecordPage<R>(
   req: PageRequest,
 ): Promise<{ records: JsonText<R[]>; total: number }> {
   const { size, offset } = pageWindow(req);
-  const table = quoteIdentifier(query.table);
-  const orderOf = (row: string) =>
-    query.orderBy.map((o) => `${row}${quoteIdentifier(columnOf(query.fields, o.field))} ${o.order}`).join(', ');
-  // The page's rows are picked in order, and their records joined in the same order.
-  const sql =
-    `select (select count(*) from ${table} where ${query.where}) as total, ` +
-    `(select '[' || coalesce(string_agg(${recordJsonOf(query.fields)}, ',' order by ${orderOf('r.')}), '') || ']' ` +
-    `from (select * from ${table} where ${query.where} order by ${orderOf('')} limit ? offset ?) r) as records`;
-  const result = await db.raw<{ rows: Array<{ total: number; records: string }> }>(sql, [
+  const rows = await runStatement<{ total: number; records: string }>(db, recordPageText(db, query), [
     ...query.bindings,
     ...query.bindings,
     size,
     offset,
   ]);
-  const row = result.rows[0] as { total: number; records: string };
+  // The statement always answers one row: its two columns are scalar subqueries.
+  const row = rows[0] as { total: number; records: string };
   return { records: new JsonText<R[]>(row.records), total: Number(row.total) };
 }
 
-const recordJson = new WeakMap<object, string>();
+/** Each fields table's statement texts, by table, filter and order: written and numbered once each. */
+const recordPageTexts = new WeakMap<object, Map<string, string>>();
+/** The most texts kept per fields table: a caller whose filter text varied without bound would only lose the cache. */
+const MAX_TEXTS = 64;
 
-/** recordJsonSql of the page's rows (`r`), written once per fields table. */
-function recordJsonOf<R>(fields: RecordFields<R>): string {
-  let sql = recordJson.get(fields);
-  if (sql === undefined) {
-    sql = recordJsonSql(fields, 'r');
-    recordJson.set(fields, sql);
+function recordPageText<R>(db: Knex, query: RecordPageQuery<R>): string {
+  let texts = recordPageTexts.get(query.fields);
+  if (texts === undefined) {
+    texts = new Map();
+    recordPageTexts.set(query.fields, texts);
   }
-  return sql;
+  const orderKey = query.orderBy.map((o) => `${o.field} ${o.order}`).join(',');
+  const key = `${query.table}\n${query.where}\n${orderKey}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    const table = quoteIdentifier(query.table);
+    const orderOf = (row: string) =>
+      query.orderBy.map((o) => `${row}${quoteIdentifier(columnOf(query.fields, o.field))} ${o.order}`).join(', ');
+    // The page's rows are picked in order, and their records joined in the same order.
+    text = positionalText(
+      db,
+      `select (select count(*) from ${table} where ${query.where}) as total, ` +
+        `(select '[' || coalesce(string_agg(${recordJsonSql(query.fields, 'r')}, ',' order by ${orderOf('r.')}), '') || ']' ` +
+        `from (select * from ${table} where ${query.where} order by ${orderOf('')} limit ? offset ?) r) as records`,
+    );
+    if (texts.size < MAX_TEXTS) texts.set(key, text);
+  }
+  return text;
 }

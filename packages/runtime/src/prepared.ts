@@ -71,6 +71,11 @@ export class PreparingPgClient extends PgDialect {
     return statement.value;
   }
 
+  /** A text already numbered (runStatement's) has no `?` to renumber: it is not scanned again on every call. */
+  override positionBindings(sql: string): string {
+    return sql.includes('?') ? super.positionBindings(sql) : sql;
+  }
+
   override releaseConnection(connection: PgConnection): Promise<unknown> {
     // Released by a transaction that ended without a statement: its BEGIN was never sent.
     connection.__beginPending = false;

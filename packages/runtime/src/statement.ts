@@ -1,0 +1,52 @@
+import type { Knex } from './db';
+
+/** What knex's client offers beneath its query builder and runner, as far as runStatement uses it. */
+interface StatementClient {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+  query(connection: unknown, query: StatementQuery): Promise<StatementQuery & { response: { rows: unknown[] } }>;
+  positionBindings(sql: string): string;
+  emit(event: string, ...args: unknown[]): boolean;
+}
+
+interface StatementQuery {
+  method: 'raw';
+  sql: string;
+  bindings: readonly unknown[];
+  options: Record<string, never>;
+  __knexQueryUid: string;
+}
+
+let queries = 0;
+
+/**
+ * A fixed statement text with `$n` parameters (positionalText), run on the connection knex would
+ * use for `db` (the pool's, or the transaction's) without knex's raw formatter or runner. For a
+ * 3 KB text those rewrote the text twice on every call (placeholders scanned, then renumbered) and
+ * made the prepared-statement cache hash a new string: about 10 KB of garbage and 15 µs per list in
+ * the partners process (docs/performance.md, ninth pass). The statement still goes through the
+ * PreparingPgClient (named, pipelined) and still emits knex's query events, so SQL spans and
+ * statement counts see it as they see any other.
+ */
+export async function runStatement<Row>(db: Knex, text: string, values: readonly unknown[]): Promise<Row[]> {
+  const client = db.client as unknown as StatementClient;
+  const connection = await client.acquireConnection();
+  try {
+    const query: StatementQuery = { method: 'raw', sql: text, bindings: values, options: {}, __knexQueryUid: `s${++queries}` };
+    const done = await client.query(connection, query);
+    client.emit('query-response', done.response, query);
+    return done.response.rows as Row[];
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/**
+ * A text with knex's `?` placeholders as runStatement takes it, with `$1`, `$2`… (done once per
+ * text, not per call). A literal `?` left in it would be numbered again as the text runs: refused.
+ */
+export function positionalText(db: Knex, text: string): string {
+  const positional = (db.client as unknown as StatementClient).positionBindings(text);
+  if (positional.includes('?')) throw new Error(`A statement for runStatement may hold no literal "?": ${text.slice(0, 80)}`);
+  return positional;
+}

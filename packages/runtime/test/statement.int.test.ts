@@ -1,0 +1,59 @@
+import { createDb, type Knex } from '../src/db';
+import { positionalText, runStatement } from '../src/statement';
+import { statementsIn } from '../src/testing/statements';
+import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+
+/** runStatement: a fixed text run beneath knex's formatter, on the connection knex would have used. */
+describe('a fixed statement text (runStatement)', () => {
+  let database: TestDatabase;
+  let db: Knex;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // One connection: a connection not given back would make the next statement wait forever.
+    db = createDb(database.url, 'public', 1);
+    await db.raw('create table notes (id serial primary key, org_id int not null, body text not null)');
+    await db('notes').insert([
+      { org_id: 1, body: 'one' },
+      { org_id: 1, body: 'two' },
+      { org_id: 2, body: 'other' },
+    ]);
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  const byOrg = () => positionalText(db, 'select body from notes where org_id = ? and id > ? order by id');
+
+  it('numbers knex placeholders once, and runs the text with its values', async () => {
+    expect(byOrg()).toBe('select body from notes where org_id = $1 and id > $2 order by id');
+    expect(await runStatement<{ body: string }>(db, byOrg(), [1, 0])).toEqual([{ body: 'one' }, { body: 'two' }]);
+    expect(await runStatement<{ body: string }>(db, byOrg(), [2, 0])).toEqual([{ body: 'other' }]);
+  });
+
+  it("runs in the caller's transaction: it sees the transaction's own rows, and the query events count it", async () => {
+    // With one connection in the pool, a statement that asked the pool instead would wait forever.
+    await db
+      .transaction(async (trx) => {
+        await trx('notes').insert({ org_id: 3, body: 'uncommitted' });
+        expect(await runStatement<{ body: string }>(trx, byOrg(), [3, 0])).toEqual([{ body: 'uncommitted' }]);
+        await trx.rollback(new Error('rolled back'));
+      })
+      .catch((err: Error) => expect(err.message).toBe('rolled back'));
+    expect(await runStatement(db, byOrg(), [3, 0])).toEqual([]);
+
+    const counted = await statementsIn(db, (trx) => runStatement(trx, byOrg(), [1, 0]));
+    expect(counted).toEqual([byOrg()]);
+  });
+
+  it('fails as knex would, and gives the connection back: the next statement runs on the one connection there is', async () => {
+    const broken = positionalText(db, 'select body from no_such_table where org_id = ?');
+    await expect(runStatement(db, broken, [1])).rejects.toThrow(/no_such_table/);
+    await expect(runStatement(db, byOrg(), [1, 1])).resolves.toEqual([{ body: 'two' }]);
+  });
+
+  it('refuses a text that would keep a literal "?": it would be numbered again as it runs', () => {
+    expect(() => positionalText(db, "select '\\?' as question where 1 = ?")).toThrow(/literal "\?"/);
+  });
+});
