@@ -25,12 +25,17 @@ function headOf(statusCode: number): Buffer {
   return head;
 }
 
-/** The envelope as bytes: what the client receives. */
-export function forwardedBytes(answer: ForwardedAnswer): Buffer {
-  return Buffer.concat([headOf(answer.statusCode), answer.forwarded, CLOSE]);
+/**
+ * The envelope's bytes in three pieces, written to the client as they are (one write: node corks
+ * the socket). Joining them into one buffer would allocate 11 KB outside V8's heap per list, and
+ * V8 answers that much external memory with full collections: the gateway's went from 3 to 7–11 in
+ * 10 s of listing when it did.
+ */
+export function forwardedPieces(answer: ForwardedAnswer): readonly Buffer[] {
+  return [headOf(answer.statusCode), answer.forwarded, CLOSE];
 }
 
 /** The envelope as text, to keep for an Idempotency-Key's replay. */
 export function forwardedText(answer: ForwardedAnswer): string {
-  return forwardedBytes(answer).toString();
+  return Buffer.concat(forwardedPieces(answer)).toString();
 }

@@ -1,14 +1,26 @@
 import type { ServerResponse } from 'node:http';
 import { corsHeaders, envelope, type Envelope, type ErrorCode, type FieldError } from '@bo/contracts';
-import { forwardedBytes } from '../forwarded-answer';
+import { forwardedPieces } from '../forwarded-answer';
 import type { StoredAnswer } from '../idempotency/idempotency';
 
 /** A JSON answer on node's response, with the headers Express's res.json would set. */
-function sendJson(res: ServerResponse, status: number, json: string | Buffer): void {
+function sendJson(res: ServerResponse, status: number, json: string): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(json));
   res.end(json);
+}
+
+/** sendJson for a text given as pieces of bytes, each written as it is. */
+function sendJsonPieces(res: ServerResponse, status: number, pieces: readonly Buffer[]): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  res.setHeader('Content-Length', length);
+  const last = pieces.length - 1;
+  for (let i = 0; i < last; i++) res.write(pieces[i]);
+  res.end(pieces[last]);
 }
 
 export function sendEnvelope(res: ServerResponse, env: Envelope): void {
@@ -17,7 +29,7 @@ export function sendEnvelope(res: ServerResponse, env: Envelope): void {
 
 /** An envelope, or a service's answer forwarded as it came. */
 export function sendAnswer(res: ServerResponse, answer: StoredAnswer): void {
-  if ('forwarded' in answer) sendJson(res, answer.statusCode, forwardedBytes(answer));
+  if ('forwarded' in answer) sendJsonPieces(res, answer.statusCode, forwardedPieces(answer));
   else sendEnvelope(res, answer);
 }
 
