@@ -97,7 +97,7 @@ export class IdempotencyStore {
   }
 }
 
-/** An answer to keep for a key: an envelope, or a service's forwarded as it came. */
+/** An answer to keep for a key: an envelope, or a service's answer forwarded as it came. */
 export type StoredAnswer = Envelope | ForwardedAnswer;
 
 /** A key's row as the claim reads it, with whether its record expired and whether its lease is over. */
