@@ -3,20 +3,16 @@ import { corsHeaders, envelope, type Envelope, type ErrorCode, type FieldError }
 import { forwardedPieces } from '../forwarded-answer';
 import type { StoredAnswer } from '../idempotency/idempotency';
 
-/** A JSON answer on node's response, with the headers Express's res.json would set. */
-function sendJson(res: ServerResponse, status: number, json: string): void {
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(json));
-  res.end(json);
-}
-
-/** sendJson for a text given as pieces of bytes, each written as it is. */
-function sendJsonPieces(res: ServerResponse, status: number, pieces: readonly Buffer[]): void {
+/**
+ * A JSON answer on node's response, with the headers Express's res.json would set. The text may
+ * come in pieces (a forwarded answer's bytes): each is written as it is, and node's cork sends them
+ * in one write.
+ */
+function sendJson(res: ServerResponse, status: number, pieces: ReadonlyArray<string | Buffer>): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   let length = 0;
-  for (const piece of pieces) length += piece.length;
+  for (const piece of pieces) length += Buffer.byteLength(piece);
   res.setHeader('Content-Length', length);
   const last = pieces.length - 1;
   for (let i = 0; i < last; i++) res.write(pieces[i]);
@@ -24,12 +20,12 @@ function sendJsonPieces(res: ServerResponse, status: number, pieces: readonly Bu
 }
 
 export function sendEnvelope(res: ServerResponse, env: Envelope): void {
-  sendJson(res, env.statusCode, JSON.stringify(env));
+  sendJson(res, env.statusCode, [JSON.stringify(env)]);
 }
 
 /** An envelope, or a service's answer forwarded as it came. */
 export function sendAnswer(res: ServerResponse, answer: StoredAnswer): void {
-  if ('forwarded' in answer) sendJsonPieces(res, answer.statusCode, forwardedPieces(answer));
+  if ('forwarded' in answer) sendJson(res, answer.statusCode, forwardedPieces(answer));
   else sendEnvelope(res, answer);
 }
 
