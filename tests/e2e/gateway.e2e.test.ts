@@ -40,6 +40,28 @@ describe('gateway: envelope, HTTP rules and auth', () => {
     expect(bad.headers).toEqual(corsHeaders);
   });
 
+  it("forwards a service's multi-byte body byte for byte, its Content-Length counting bytes, not characters", async () => {
+    const name = 'Zoë Ünïcode ✓ 😀 "quoted" \\ back';
+    const created = await sys.post('/crm/editpatner', {
+      org_id: '1',
+      userid: '1',
+      action: 'create',
+      partnername: name,
+      partner_type: 'customer',
+    });
+    expect(created.httpStatus).toBe(200);
+    const res = await fetch(`${sys.url}/crm/partners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sys.keys[1]}` },
+      body: JSON.stringify({ org_id: '1', search: 'Ünïcode' }),
+    });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+    const answer = JSON.parse(bytes.toString('utf8')) as { statusCode: number; body: { partners: Array<{ partnername: string }> } };
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body.partners.map((p) => p.partnername)).toEqual([name]);
+  });
+
   it('answers a CORS preflight and refuses other methods with 405 in the envelope', async () => {
     const pre = await fetch(`${sys.url}/crm/partners`, {
       method: 'OPTIONS',
