@@ -53,6 +53,28 @@ describe('a fixed statement text (runStatement)', () => {
     await expect(runStatement(db, byOrg(), [1, 1])).resolves.toEqual([{ body: 'two' }]);
   });
 
+  it('fails when its connection is killed mid-statement, and the next statement gets a working one', async () => {
+    const sleeping = positionalText(db, 'select pg_sleep(?) as slept, pg_backend_pid() as pid');
+    const running = runStatement(db, sleeping, [5]);
+    const admin = createDb(database.url, 'public', 1);
+    try {
+      // The statement's backend is the one sleeping in pg_sleep.
+      let killed = 0;
+      for (let i = 0; i < 50 && killed === 0; i++) {
+        const { rows } = await admin.raw<{ rows: Array<{ pid: number }> }>(
+          `select pid from pg_stat_activity where query like 'select pg_sleep(%' and pid <> pg_backend_pid()`,
+        );
+        for (const { pid } of rows) killed += (await admin.raw('select pg_terminate_backend(?)', [pid])).rows.length;
+        if (killed === 0) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(killed).toBe(1);
+      await expect(running).rejects.toThrow(/terminat/i);
+    } finally {
+      await admin.destroy();
+    }
+    await expect(runStatement(db, byOrg(), [2, 0])).resolves.toEqual([{ body: 'other' }]);
+  });
+
   it('refuses a text that would keep a literal "?": it would be numbered again as it runs', () => {
     expect(() => positionalText(db, "select '\\?' as question where 1 = ?")).toThrow(/literal "\?"/);
   });
