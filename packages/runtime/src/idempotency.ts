@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RpcReply } from '@bo/contracts';
 import type { Knex } from './db';
 import { takeDeferredEvents } from './outbox';
-import { COMMIT_AHEAD } from './prepared';
+import { COMMIT_AHEAD, WITH_BEGIN } from './prepared';
 
 /**
  * Idempotency where the effect happens (DESIGN.md section 3). Every write command carries an
@@ -100,6 +100,38 @@ export async function recordReply(
     throw err;
   }
 }
+
+/** The function that fails the hold on a key a twin holds (runtime migration 008), and its SQLSTATE. */
+export const KEY_FREE_CHECK = 'require_key_free';
+export const KEY_IN_USE_SQLSTATE = 'BO423';
+
+/**
+ * Holds the key for the caller's transaction, taken as its first statement: a twin of this command
+ * whose transaction is still running holds it, and then the transaction's first statement fails
+ * with KEY_IN_USE_SQLSTATE. The hold is a transaction-level advisory lock, so it ends with the
+ * transaction however that ends, even with its process killed: nothing is left to expire.
+ *
+ * It goes out with the transaction's BEGIN (WITH_BEGIN), so it costs no round trip. Advisory locks
+ * are database-wide, so the lock's number is taken from the service's name too; 64 bits of a hash
+ * make two keys running at once sharing one vanishingly unlikely, and that would only be a 409.
+ */
+export async function holdKey(trx: Knex.Transaction, service: string, k: OperationKey): Promise<void> {
+  const lock = createHash('sha256').update(`${service}\0${k.orgId}\0${k.key}`).digest().readBigInt64BE(0);
+  await trx.raw(`select ${KEY_FREE_CHECK}(pg_try_advisory_xact_lock(${lock}))`).options(WITH_BEGIN);
+}
+
+/** Whether a transaction failed because a twin of its command held the key (holdKey). */
+export function isKeyInUse(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === KEY_IN_USE_SQLSTATE;
+}
+
+/** The answer to a command whose twin is still running: retry later, when its record answers. */
+export const KEY_IN_USE_REPLY: RpcReply = {
+  ok: false,
+  status: 409,
+  code: 'idempotency_conflict',
+  message: 'A request with this Idempotency-Key is still in progress; retry later',
+};
 
 /** The answer to a command whose key was recorded: the same reply, or a refusal if it is another request. */
 export function replayOf(recorded: RecordedReply, k: OperationKey): RpcReply {

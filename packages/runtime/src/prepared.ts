@@ -18,6 +18,12 @@ import { isStalePlan } from './db-errors';
  * fail, the statement fails with it: BEGIN fails only on a broken connection or one in an aborted
  * transaction, where the statement behind it fails too.
  *
+ * A statement may go out with its transaction's BEGIN (`withBegin`): the runtime's hold on an
+ * operation key (idempotency.ts), taken first in the transaction and costing it no round trip.
+ * knex is answered at once; the statement leaves after BEGIN in the write of the transaction's first
+ * statement, and fails that statement when it fails (PostgreSQL aborts the transaction at the first
+ * error, so the statement behind it fails too). It has no bindings: it runs on the simple protocol.
+ *
  * A transaction's last statement may carry the transaction's COMMIT with it (`commitAhead`): both
  * leave in one write, and knex's own COMMIT that follows is answered from it (docs/performance.md,
  * sixth pass). The statement must be the work's last and must fail whenever the work must not
@@ -33,15 +39,24 @@ import { isStalePlan } from './db-errors';
  */
 export class PreparingPgClient extends PgDialect {
   override async _query(connection: PgConnection, obj: KnexQuery): ReturnType<PgDialect['_query']> {
-    const commit = takeCommitAhead(obj);
+    const commit = takeOption(obj, 'commitAhead');
     if (connection.__endedAhead) return endAhead(connection, obj);
     if (obj.sql === KNEX_BEGIN && connection.pipeline) {
       connection.__beginPending = true;
       return answered(obj, 'BEGIN');
     }
+    if (takeOption(obj, 'withBegin')) {
+      if (!connection.__beginPending || obj.bindings?.length) {
+        throw new Error('withBegin is for a statement without bindings, first in a transaction on a pipelining connection');
+      }
+      (connection.__withBegin ??= []).push(obj.sql);
+      return answered(obj, 'SELECT');
+    }
     const begin = connection.__beginPending === true;
+    const withBegin = connection.__withBegin ?? [];
     connection.__beginPending = false;
-    // A transaction that ran nothing has nothing to end.
+    connection.__withBegin = undefined;
+    // A transaction that ran nothing has nothing to end (what went with its BEGIN was never sent).
     if (begin && obj.sql === KNEX_COMMIT) return answered(obj, 'COMMIT');
     if (begin && obj.sql === KNEX_ROLLBACK) return answered(obj, 'ROLLBACK');
     if (!begin && !commit) return this.statement(connection, obj);
@@ -52,18 +67,21 @@ export class PreparingPgClient extends PgDialect {
     const stream = connection.connection?.stream;
     stream?.cork();
     let begun: Promise<unknown> | undefined;
+    let sentWith: Promise<unknown[]> | undefined;
     let ran: ReturnType<PgDialect['_query']>;
     let committed: Promise<unknown> | undefined;
     try {
       if (begin) begun = connection.query(KNEX_BEGIN);
+      if (withBegin.length) sentWith = Promise.all(withBegin.map((sql) => connection.query(sql)));
       ran = this.statement(connection, obj);
       if (commit) committed = connection.query(KNEX_COMMIT);
     } finally {
       stream?.uncork();
     }
-    const [began, statement, ended] = await Promise.allSettled([begun, ran, committed]);
+    const [began, went, statement, ended] = await Promise.allSettled([begun, sentWith, ran, committed]);
     if (commit) connection.__endedAhead = ended as PromiseSettledResult<PgResult>;
     if (began.status === 'rejected') throw began.reason;
+    if (went.status === 'rejected') throw went.reason;
     if (statement.status === 'rejected') throw statement.reason;
     if (ended.status === 'rejected') throw ended.reason;
     // After a statement that succeeded, PostgreSQL answers COMMIT with COMMIT or an error.
@@ -79,6 +97,7 @@ export class PreparingPgClient extends PgDialect {
   override releaseConnection(connection: PgConnection): Promise<unknown> {
     // Released by a transaction that ended without a statement: its BEGIN was never sent.
     connection.__beginPending = false;
+    connection.__withBegin = undefined;
     connection.__endedAhead = undefined;
     return super.releaseConnection(connection);
   }
@@ -109,11 +128,14 @@ const KNEX_ROLLBACK = 'ROLLBACK';
 /** The option that makes a statement carry its transaction's COMMIT (see PreparingPgClient). */
 export const COMMIT_AHEAD = { commitAhead: true } as const;
 
-/** Whether the statement carries its transaction's COMMIT; the option is not passed on to node-postgres. */
-function takeCommitAhead(obj: KnexQuery): boolean {
-  const options = obj.options as { commitAhead?: boolean } | undefined;
-  if (!options?.commitAhead) return false;
-  const { commitAhead: _taken, ...rest } = options;
+/** The option that sends a statement with its transaction's BEGIN (see PreparingPgClient). */
+export const WITH_BEGIN = { withBegin: true } as const;
+
+/** Whether one of the runtime's own options is set on the statement; it is not passed on to node-postgres. */
+function takeOption(obj: KnexQuery, name: 'commitAhead' | 'withBegin'): boolean {
+  const options = obj.options;
+  if (!options?.[name]) return false;
+  const { [name]: _taken, ...rest } = options;
   obj.options = rest;
   return true;
 }
@@ -171,6 +193,8 @@ interface PgConnection {
   connection?: { stream?: { cork(): void; uncork(): void } };
   /** knex began a transaction whose BEGIN goes out with its first statement. */
   __beginPending?: boolean;
+  /** Statements that go out right after that BEGIN (WITH_BEGIN). */
+  __withBegin?: string[];
   /** How the COMMIT sent with the transaction's last statement ended, until knex ends the transaction. */
   __endedAhead?: PromiseSettledResult<PgResult>;
 }

@@ -1,5 +1,5 @@
 import type { Knex, Migration } from './db';
-import { ALREADY_RECORDED_SQLSTATE, RECORDED_CHECK } from './idempotency';
+import { ALREADY_RECORDED_SQLSTATE, KEY_FREE_CHECK, KEY_IN_USE_SQLSTATE, RECORDED_CHECK } from './idempotency';
 
 /**
  * Runs an ALTER of a live table with a bounded wait for its ACCESS EXCLUSIVE lock. While the ALTER
@@ -144,6 +144,23 @@ export const runtimeMigrations: Migration[] = [
              raise exception 'operation key already recorded' using errcode = '${ALREADY_RECORDED_SQLSTATE}';
            end if;
            return recorded;
+         end $$`,
+        [schema],
+      );
+    },
+  },
+  {
+    name: '008_runtime_idempotency_key_hold',
+    async up(trx, schema) {
+      // Fails the statement that holds an operation key when a twin's transaction holds it
+      // (idempotency.ts holdKey), so the twin is answered 409 "still in progress".
+      await trx.raw(
+        `create function ??.${KEY_FREE_CHECK}(free boolean) returns boolean language plpgsql as $$
+         begin
+           if not free then
+             raise exception 'operation key held by a twin still running' using errcode = '${KEY_IN_USE_SQLSTATE}';
+           end if;
+           return free;
          end $$`,
         [schema],
       );

@@ -7,7 +7,17 @@ import { migrate, type Knex, type Migration } from './db';
 import { runtimeMigrations } from './runtime-migrations';
 import { isDbUnavailable, isTransientConflict, retryTransientConflicts } from './db-errors';
 import { AppError } from './errors';
-import { AlreadyRecorded, findRecorded, recordReply, replayOf, requestHash, type OperationKey } from './idempotency';
+import {
+  AlreadyRecorded,
+  findRecorded,
+  holdKey,
+  isKeyInUse,
+  KEY_IN_USE_REPLY,
+  recordReply,
+  replayOf,
+  requestHash,
+  type OperationKey,
+} from './idempotency';
 import { inboxSubscription, type InboxHandlerDef } from './inbox';
 import { plainBody, type Serializable } from './json-text';
 import type { Logger } from './logger';
@@ -157,6 +167,10 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
    * recorded reply, with nothing of it left (one statement and one pool checkout less per write).
    * A handler owning its transactions may call another service before any of them, so its record is
    * looked up first.
+   *
+   * The transaction holds the key from its first statement (holdKey): a twin arriving while it runs
+   * is answered 409 at once, instead of running the command only to roll it back at the record. A
+   * handler owning its transactions has no such hold; its twins are settled by its record as ever.
    */
   const runRecorded = async (h: BoundHandler, request: unknown, ctx: HandlerContext, key: OperationKey): Promise<RpcReply> => {
     const owning = h.options.transactions === 'own';
@@ -169,6 +183,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
         owning
           ? runOwningTransactions(h, request, ctx, key)
           : inTransaction(db, async (trx) => {
+              await holdKey(trx, def.name, key);
               const reply = okReply(h, await h.run(request, { ...ctx, db: trx }));
               // The record is the transaction's last statement: its COMMIT goes out with it.
               if (!(await recordReply(trx, key, reply, { commit: true }))) throw new AlreadyRecorded();
@@ -178,6 +193,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     } catch (err) {
       const twin = await findRecorded(db, key).catch(() => undefined);
       if (twin) return replayOf(twin, key);
+      if (isKeyInUse(err)) return KEY_IN_USE_REPLY;
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       if (err.transient) return errorReply(err);
       // A refusal is recorded too, so the key answers the same way however often it is retried.

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineOperation } from '@bo/contracts';
 import { AppError } from '../src/errors';
+import { KEY_IN_USE_REPLY } from '../src/idempotency';
+import { eventually } from '../src/testing/eventually';
 import { handler, type ServiceDefinition } from '../src/service';
 import { startTestService, type TestService } from '../src/testing/service';
 
@@ -86,13 +88,68 @@ describe('service host: replies recorded with their effect', () => {
   });
 
   it('runs a command once however many twins race it', async () => {
-    // Twins that ran their effect while the first held the key roll back when its record commits.
+    // A twin is answered 409 while the first holds the key, or the first's reply once it committed.
     for (let round = 0; round < 5; round++) {
       const key = randomUUID();
       const before = await bumps();
       const replies = await Promise.all(Array.from({ length: 6 }, () => send('ok', key)));
-      expect(new Set(replies.map((r) => JSON.stringify(r))).size).toBe(1);
+      const answered = new Set(replies.filter((r) => r.ok).map((r) => JSON.stringify(r)));
+      expect(answered.size).toBe(1);
+      for (const r of replies.filter((r) => !r.ok)) expect(r).toEqual(KEY_IN_USE_REPLY);
       expect(await bumps()).toBe(before + 1);
+      expect(JSON.stringify(await send('ok', key))).toBe([...answered][0]);
+    }
+  });
+
+  /** The advisory locks of this test's database (pg_locks shows the whole server's, and tests run side by side). */
+  const ADVISORY = `from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`;
+
+  /** Starts a command that stops inside its transaction (the test holds the table), once it holds its key. */
+  const startHeld = async (key: string) => {
+    const table = await svc.db.transaction();
+    await table.raw('lock table bumps in exclusive mode');
+    const first = send('ok', key);
+    await eventually(async () => {
+      const { rows } = await svc.db.raw<{ rows: Array<{ n: number }> }>(`select count(*)::int as n ${ADVISORY}`);
+      expect(rows[0]!.n).toBe(1);
+    });
+    return { first, table };
+  };
+
+  it('answers a twin 409 at once while the first still runs, and its reply once it committed', async () => {
+    const key = randomUUID();
+    const before = await bumps();
+    const { first, table } = await startHeld(key);
+    try {
+      expect(await send('ok', key)).toEqual(KEY_IN_USE_REPLY);
+      // Another key runs meanwhile (until the table it needs is free).
+      const other = send('ok', randomUUID());
+      await table.commit();
+      expect(await other).toMatchObject({ ok: true });
+      const reply = await first;
+      expect(reply).toMatchObject({ ok: true });
+      expect(await send('ok', key)).toEqual(reply);
+      expect(await bumps()).toBe(before + 2);
+    } finally {
+      if (!table.isCompleted()) await table.rollback();
+    }
+  });
+
+  it("frees the key when the first's connection is killed mid-transaction: the retry runs it once", async () => {
+    const key = randomUUID();
+    const before = await bumps();
+    const { first, table } = await startHeld(key);
+    try {
+      // The backend holding the key (waiting for the table) dies, as with a crash or a cut connection.
+      await svc.db.raw(`select pg_terminate_backend(pid) ${ADVISORY}`);
+      expect(await first).toMatchObject({ ok: false });
+      await table.commit();
+      const retried = await send('ok', key);
+      expect(retried).toMatchObject({ ok: true });
+      expect(await send('ok', key)).toEqual(retried);
+      expect(await bumps()).toBe(before + 1);
+    } finally {
+      if (!table.isCompleted()) await table.rollback();
     }
   });
 

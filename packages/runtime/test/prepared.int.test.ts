@@ -1,5 +1,5 @@
 import { createDb, type Knex } from '../src/db';
-import { COMMIT_AHEAD, type PreparingPgClient } from '../src/prepared';
+import { COMMIT_AHEAD, WITH_BEGIN, type PreparingPgClient } from '../src/prepared';
 import { retryTransientConflicts } from '../src/db-errors';
 import { eventually } from '../src/testing/eventually';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
@@ -167,6 +167,65 @@ describe('BEGIN written ahead', () => {
     await expect(client._query(connection, { sql: 'COMMIT;' })).resolves.toMatchObject({ response: { command: 'COMMIT' } });
     await client._query(connection, { sql: 'select 2' });
     expect(wire).toEqual(['select 2']);
+  });
+  it('writes a statement sent with BEGIN right after it, with the next statement, which fails with its failure', async () => {
+    const client = db.client as PreparingPgClient;
+    const wire: string[] = [];
+    const connection = {
+      pipeline: true,
+      __knexTxId: 'trx1',
+      connection: { stream: { cork: () => wire.push('cork'), uncork: () => wire.push('uncork') } },
+      query(config: string | { text: string }, callback?: (err: Error | null, result?: unknown) => void) {
+        const text = typeof config === 'string' ? config : config.text;
+        wire.push(text);
+        if (callback) {
+          callback(text === 'select 3' ? new Error('current transaction is aborted') : null, { command: 'SELECT', rows: [], fields: [] });
+          return Promise.resolve();
+        }
+        return text === 'hold taken' ? Promise.reject(new Error('key held by a twin')) : Promise.resolve({ command: 'SELECT' });
+      },
+    };
+    const withBegin = (sql: string) => client._query(connection, { sql, options: { ...WITH_BEGIN } });
+
+    await client._query(connection, { sql: 'BEGIN;' });
+    await expect(withBegin('hold free')).resolves.toMatchObject({ response: { command: 'SELECT' } });
+    expect(wire).toEqual([]);
+    await client._query(connection, { sql: 'select 1' });
+    expect(wire).toEqual(['cork', 'BEGIN;', 'hold free', 'select 1', 'uncork']);
+
+    // Its failure is the next statement's, though PostgreSQL fails that one too (aborted transaction).
+    wire.length = 0;
+    await client._query(connection, { sql: 'BEGIN;' });
+    await withBegin('hold taken');
+    await expect(client._query(connection, { sql: 'select 3' })).rejects.toThrow('key held by a twin');
+    expect(wire).toEqual(['cork', 'BEGIN;', 'hold taken', 'select 3', 'uncork']);
+
+    // A transaction ended before its first statement sends nothing of it.
+    wire.length = 0;
+    await client._query(connection, { sql: 'BEGIN;' });
+    await withBegin('hold free');
+    await expect(client._query(connection, { sql: 'ROLLBACK' })).resolves.toMatchObject({ response: { command: 'ROLLBACK' } });
+    await client._query(connection, { sql: 'select 2' });
+    expect(wire).toEqual(['select 2']);
+
+    // Only right after a pending BEGIN, and only a text without bindings (it goes on the simple protocol).
+    await expect(withBegin('select 4')).rejects.toThrow(/first in a transaction/);
+    await client._query(connection, { sql: 'BEGIN;' });
+    await expect(client._query(connection, { sql: 'select ?', bindings: [1], options: { ...WITH_BEGIN } })).rejects.toThrow(
+      /without bindings/,
+    );
+  });
+
+  it('sends a statement with BEGIN on a real connection: it runs inside the transaction', async () => {
+    const seen = await db.transaction(async (trx) => {
+      await trx.raw(`select set_config('application_name', 'sent with begin', true)`).options(WITH_BEGIN);
+      return (await trx.raw<{ rows: Array<{ name: string }> }>(`select current_setting('application_name') as name`)).rows[0]!.name;
+    });
+    expect(seen).toBe('sent with begin');
+    // set_config(…, true) lasts until the transaction's end: it did run inside it.
+    expect((await db.raw<{ rows: Array<{ name: string }> }>(`select current_setting('application_name') as name`)).rows[0]!.name).not.toBe(
+      'sent with begin',
+    );
   });
 });
 

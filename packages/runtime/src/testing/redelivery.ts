@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RpcReply } from '@bo/contracts';
 import type { Knex } from '../db';
+import { KEY_IN_USE_REPLY } from '../idempotency';
 import type { TestService } from './service';
 
 /** Bookkeeping that a command may touch without it being a second effect. */
@@ -60,7 +61,10 @@ export async function deliverTwice(
 
 /**
  * Delivers the same command twice at once: a redelivery racing the original, whose channel died
- * while its handler still ran. The caller checks the answers agree and counts the effect itself.
+ * while its handler still ran. A twin that arrived while the other held the key is answered 409
+ * "still in progress" (idempotency.ts, holdKey); it is delivered again once the other answered, as
+ * the client's retry would be, and `first` and `again` are the answers that settled. The caller
+ * checks they agree and counts the effect itself.
  */
 export async function deliverTwins(
   svc: TestService,
@@ -70,7 +74,9 @@ export async function deliverTwins(
 ): Promise<Redelivered> {
   const send = sameCommand(svc, operation, payload, opts.orgId);
   const [first, again] = await Promise.all([send(), send()]);
-  return { first, again };
+  const held = (reply: RpcReply) => !reply.ok && reply.status === KEY_IN_USE_REPLY.status && reply.code === 'idempotency_conflict';
+  const settled = (reply: RpcReply) => (held(reply) ? send() : reply);
+  return { first: await settled(first), again: await settled(again) };
 }
 
 function sameCommand(svc: TestService, operation: string, payload: Record<string, unknown>, orgId = 1): () => Promise<RpcReply> {
