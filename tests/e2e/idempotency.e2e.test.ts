@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { createDb, requestHash, type Knex } from '@bo/runtime';
-import { refusal, startTestSystem, type TestSystem } from '../support/system';
+import { createDb, type Knex } from '@bo/runtime';
+import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
 const createBody = (name: string) =>
   ({ org_id: '1', userid: 'u1', action: 'create', partnername: name, partner_type: 'customer' }) as const;
 
 /**
- * The gateway's idempotency store is a fast path; the service's record is the guarantee. These
- * break the fast path and show a key is never stuck and a write never runs twice.
+ * An Idempotency-Key through the gateway, whose guarantee lives in the service that takes the effect:
+ * a key is never stuck, a twin still running is answered 409, and a write never runs twice.
  */
-describe('Idempotency-Key when the gateway fast path fails', () => {
+describe('Idempotency-Key through the gateway', () => {
   let sys: TestSystem;
-  let gatewayDb: Knex;
+  let partnersDb: Knex;
   beforeAll(async () => {
     sys = await startTestSystem({ services: ['partners'], env: { RPC_TIMEOUT_MS: '1000' } });
-    gatewayDb = createDb(sys.databaseUrl, 'gateway', 2);
+    partnersDb = createDb(sys.databaseUrl, 'partners', 2);
   });
   afterAll(async () => {
-    await gatewayDb?.destroy();
+    await partnersDb?.destroy();
     await sys?.stop();
   });
 
@@ -44,45 +44,31 @@ describe('Idempotency-Key when the gateway fast path fails', () => {
     expect(await named('Refused')).toEqual([]);
   });
 
-  it('lets a retry take over a key claimed by a gateway that died mid-request, once its lease ends', async () => {
-    const name = `Orphaned ${randomUUID().slice(0, 8)}`;
+  it("answers 409 to a twin while the first request with its key still runs, then the first one's result", async () => {
+    const name = `Twin ${randomUUID().slice(0, 8)}`;
     const key = randomUUID();
     const body = createBody(name);
-    // What a gateway killed between its claim and the reply leaves behind.
-    await gatewayDb('idempotency_keys').insert({
-      org_id: 1,
-      key,
-      operation: 'partners.partner.create',
-      request_hash: requestHash('partners.partner.create', body),
-      lease_until: gatewayDb.raw(`now() + interval '1 second'`),
-    });
-    expect(await refusedOnce(name, key)).toMatchObject({ status: 409, code: 'idempotency_conflict', idempotencyKey: key });
-    // The client retries a 409 with the same key and body until the lease ends (bounded: 25 tries 200 ms apart).
-    const patient = sys.clientOf(1, { retry: { attempts: 25, baseDelayMs: 200, maxDelayMs: 200, jitter: false } });
-    const after = await patient.partners.partner.create(body, { idempotencyKey: key });
-    expect(after.partner.partnername).toBe(name);
-    expect(await named(name)).toHaveLength(1);
-    // Another body under the key is still refused.
-    expect(await refusedOnce('Else', key)).toMatchObject({ status: 400, code: 'idempotency_conflict' });
-  });
-
-  it('answers 200 when the fast path cannot record the answer, and a retry replays the service record', async () => {
-    await gatewayDb.raw(`create or replace function gateway.refuse_completion() returns trigger language plpgsql as $$
-      begin if new.completed_at is not null then raise exception 'disk full'; end if; return new; end $$`);
-    await gatewayDb.raw(
-      'create trigger refuse_completion before update on gateway.idempotency_keys for each row execute function gateway.refuse_completion()',
-    );
+    // The first request stops inside its transaction: the test holds the table it writes.
+    const table = await partnersDb.transaction();
     try {
-      const name = `Unrecorded ${randomUUID().slice(0, 8)}`;
-      const key = randomUUID();
-      const first = await sys.client.partners.partner.create(createBody(name), { idempotencyKey: key });
-      expect(first.partner.partnername).toBe(name);
-      // The gateway gave up its lease, so the retry goes to the service, whose record answers it.
-      const replay = await sys.client.partners.partner.create(createBody(name), { idempotencyKey: key });
-      expect(replay).toEqual(first);
+      await table.raw('lock table partners in exclusive mode');
+      const first = sys.client.partners.partner.create(body, { idempotencyKey: key });
+      await eventually(async () => {
+        const { rows } = await partnersDb.raw<{ rows: Array<{ n: number }> }>(
+          `select count(*)::int as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`,
+        );
+        expect(rows[0]!.n).toBe(1);
+      });
+      expect(await refusedOnce(name, key)).toMatchObject({ status: 409, code: 'idempotency_conflict', idempotencyKey: key });
+      await table.commit();
+      const created = await first;
+      expect(created.partner.partnername).toBe(name);
+      expect(await sys.client.partners.partner.create(body, { idempotencyKey: key })).toEqual(created);
       expect(await named(name)).toHaveLength(1);
+      // Another body under the key is refused.
+      expect(await refusedOnce('Else', key)).toMatchObject({ status: 400, code: 'idempotency_conflict' });
     } finally {
-      await gatewayDb.raw('drop trigger refuse_completion on gateway.idempotency_keys');
+      if (!table.isCompleted()) await table.rollback();
     }
   });
 

@@ -57,7 +57,7 @@ export type RpcReply =
       errors?: FieldError[];
       /**
        * The refusal depends on another request still running, not on settled state: no one stores
-       * it as the key's answer (the gateway's fast path included), so a retry is decided afresh.
+       * it as the key's answer, so a retry is decided afresh.
        */
       transient?: boolean;
     };

@@ -65,7 +65,10 @@ export async function purgeExpired(
   return removed;
 }
 
-/** The gateway's fast-path keys, forgotten after the same window as the services' records. */
+/**
+ * The keys the gateway of an earlier version kept (it keeps none now: architecture.md), forgotten
+ * after the same window as the services' records, so the table drains before a later version drops it.
+ */
 export const gatewayKeyPurge: Purge[] = [
   { table: 'idempotency_keys', key: 'ctid', expired: 'created_at < now() - make_interval(hours => ?)', hours: (w) => w.idempotencyHours },
 ];

@@ -1,4 +1,4 @@
-import { corsHeaders } from '@bo/contracts';
+import { corsHeaders, type Envelope } from '@bo/contracts';
 
 /**
  * A service's answer the gateway forwards as it came: the body's UTF-8 JSON bytes, wrapped into the
@@ -35,7 +35,5 @@ export function forwardedPieces(answer: ForwardedAnswer): readonly Buffer[] {
   return [headOf(answer.statusCode), answer.forwarded, CLOSE];
 }
 
-/** The envelope as text, to keep for an Idempotency-Key's replay. */
-export function forwardedText(answer: ForwardedAnswer): string {
-  return Buffer.concat(forwardedPieces(answer)).toString();
-}
+/** What an operation is answered with: an envelope, or a service's answer forwarded as it came. */
+export type GatewayAnswer = Envelope | ForwardedAnswer;

@@ -36,7 +36,7 @@ export async function startGateway(deps: { db: Knex; bus: Bus; log: Logger; conf
   });
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
-  // The fast-path keys are forgotten after the window the services keep their records.
+  // The keys an earlier version kept here drain after the window the services keep their records.
   const retention = periodicTask('retention', deps.config.RETENTION_INTERVAL_MS, deps.log, (stopping) =>
     purgeExpired(deps.db, retentionWindows(deps.config), gatewayKeyPurge, stopping),
   );

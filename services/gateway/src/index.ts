@@ -3,4 +3,3 @@ export * from './gateway';
 export * from './migrations';
 export { createGatewayApp } from './http/app';
 export { createApiKey, revokeApiKey, hashKey } from './api-keys/api-keys';
-export { leaseMsFor } from './idempotency/idempotency';

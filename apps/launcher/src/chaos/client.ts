@@ -55,8 +55,8 @@ export interface ClientOptions {
   /** A write stops retrying after this long in all. */
   budgetMs: number;
   /**
-   * How long a write keeps asking while its key answers 409 "in progress" (longer than the
-   * gateway's lease on a claimed key); then it is left unsettled for the key check to look at again.
+   * How long a write keeps asking while its key answers 409 "in progress" (a twin's transaction
+   * still running); then it is left unsettled for the key check to look at again.
    */
   conflictBudgetMs: number;
   keyPrefix: string;

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { leaseMsFor } from '@bo/gateway';
 
 /** How a chaos run is shaped: its mode, its bounds, and the settings the processes get. */
 export interface ChaosOptions {
@@ -100,8 +99,9 @@ function fromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ChaosOptions
     outboxPollMs: 500,
     recoverTimeoutMs: 60_000,
     drainTimeoutMs: short ? 40_000 : 90_000,
-    // A claimed key is free once the gateway's lease ends: give it that and some.
-    stuckKeyMs: leaseMsFor(rpcTimeoutMs) + 5000,
+    // A key answers 409 only while a twin's transaction runs, and after recovery none should still
+    // run; one that was cut off mid-way may take a while to end: give it two RPC timeouts and some.
+    stuckKeyMs: rpcTimeoutMs * 2 + 6000,
     commands: {
       postgresRestart: env.CHAOS_PG_RESTART_CMD ?? 'pg_ctlcluster --skip-systemctl-redirect 15 main restart',
       rabbitStop: env.CHAOS_RABBIT_STOP_CMD ?? 'rabbitmqctl stop_app',

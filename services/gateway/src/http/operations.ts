@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import { envelope, orgIdField, parseWith, resolveOperation, userIdText, type Envelope, type Operation } from '@bo/contracts';
-import { BusError, isDbUnavailable, parseRawReply, requestHash, type Logger } from '@bo/runtime';
+import { BusError, isDbUnavailable, parseRawReply, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
-import { IdempotencyStore, leaseMsFor, type StoredAnswer } from '../idempotency/idempotency';
+import type { GatewayAnswer } from '../forwarded-answer';
 import type { GatewayDeps } from './app';
 import { withRequestSpan, type Observed } from './observe';
 import { errorEnvelope, sendAnswer, sendEnvelope } from './reply';
@@ -14,8 +14,8 @@ export type OperationServer = (req: IncomingMessage, res: ServerResponse, path: 
 
 /**
  * The operations: read the JSON body, check the API key against org_id, pick the operation from
- * the path and selector, validate it with its contract, keep the Idempotency-Key fast path, and
- * forward it to its service over the bus, whose reply goes out as it came.
+ * the path and selector, validate it with its contract, and forward it with its Idempotency-Key to
+ * its service over the bus, whose reply goes out as it came.
  *
  * This runs on node's http objects, not through Express: Express's request pipeline (its
  * prototypes swapped onto every request and response, the router, res.send) cost about 75 µs per
@@ -25,8 +25,6 @@ export type OperationServer = (req: IncomingMessage, res: ServerResponse, path: 
 export function createOperationServer(deps: GatewayDeps): OperationServer {
   const { db, bus, log, config } = deps;
   const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
-  const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_HOURS);
-  const leaseMs = leaseMsFor(config.RPC_TIMEOUT_MS);
   // Every POST body is read as JSON whatever its content type says: clients of the old API vary.
   // (Express's body reader is body-parser's, which needs no Express around it.)
   const readJson = express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true });
@@ -80,7 +78,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     path: string,
     locals: Observed,
     reqLog: Logger,
-  ): Promise<StoredAnswer> {
+  ): Promise<GatewayAnswer> {
     const requestId = locals.requestId;
     const body: unknown = req.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -110,54 +108,25 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     const parsed = parseWith(op.request, fields);
     if (!parsed.ok) return errorEnvelope(400, 'validation_failed', parsed.message, { errors: parsed.errors });
 
-    if (!op.write) return (await call(op, fields, org.value, requestId, {}, reqLog)).answer;
+    if (!op.write) return call(op, fields, org.value, requestId, {}, reqLog);
     const key = headerText(req.headers['idempotency-key']);
     if (key === undefined) {
       // Every write is recorded under a key where it takes effect, so a broker redelivery never runs
       // it twice. The key is told to the client: retrying an unknown outcome with it is safe.
       const operationKey = randomUUID();
       res.setHeader('Idempotency-Key', operationKey);
-      return (await call(op, fields, org.value, requestId, { operationKey }, reqLog)).answer;
+      return call(op, fields, org.value, requestId, { operationKey }, reqLog);
     }
     if (!/^[\x20-\x7e]{1,255}$/.test(key)) {
       const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
       return errorEnvelope(400, 'validation_failed', message, { errors: [{ field: 'Idempotency-Key', message }] });
     }
     res.setHeader('Idempotency-Key', key);
-    const sent = { idempotencyKey: key, operationKey: key };
-    const claim = await idempotency.claim(org.value, key, op.name, requestHash(op.name, fields), leaseMs).catch((err: unknown) => {
-      // The fast path is an optimisation: without it the service's own record still answers once.
-      if (!isDbUnavailable(err)) throw err;
-      reqLog.warn({ err: (err as Error).message }, 'idempotency fast path unavailable');
-      return undefined;
-    });
-    if (claim === undefined) return (await call(op, fields, org.value, requestId, sent, reqLog)).answer;
-    if (claim.kind === 'replay') return claim.envelope;
-    if (claim.kind === 'mismatch') {
-      return errorEnvelope(400, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request');
-    }
-    if (claim.kind === 'in_progress') {
-      return errorEnvelope(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry later');
-    }
-    let result: StoredAnswer;
-    let settled: boolean;
-    try {
-      ({ answer: result, settled } = await call(op, fields, org.value, requestId, sent, reqLog));
-    } catch (err) {
-      await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
-      throw err;
-    }
-    if (!settled) {
-      await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
-    } else {
-      // The service holds the authoritative record; failing to copy it here only costs a later retry an RPC.
-      await retry(() => idempotency.complete(org.value, key, claim.token, result), 3).catch(async (err: unknown) => {
-        reqLog.warn({ err: (err as Error).message }, 'could not record the answer in the idempotency fast path');
-        // Ending the lease sends a retry straight to the service, whose record replays this answer.
-        await idempotency.endLease(org.value, key, claim.token).catch(() => undefined);
-      });
-    }
-    return result;
+    // The key's guarantee lives where the effect happens: the service records it with its reply in
+    // the transaction of the effect, replays it, refuses it with another body, and answers 409 while
+    // a twin still runs. The gateway keeps no copy: a copy cost every keyed write two PostgreSQL
+    // round trips to spare the rare retry one RPC (docs/performance.md, tenth pass).
+    return call(op, fields, org.value, requestId, { idempotencyKey: key, operationKey: key }, reqLog);
   }
 
   async function call(
@@ -167,24 +136,22 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     requestId: string,
     keys: { idempotencyKey?: string; operationKey?: string },
     reqLog: Logger,
-  ): Promise<{ answer: StoredAnswer; settled: boolean }> {
+  ): Promise<GatewayAnswer> {
     const userId = userIdText(body['userid']);
     try {
       const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, ...keys }, config.RPC_TIMEOUT_MS);
       // The service's body is forwarded as it arrived: parsing it only to serialize it again is the gateway's largest cost.
-      if (raw.ok) return { settled: true, answer: { statusCode: raw.status, forwarded: raw.content } };
+      if (raw.ok) return { statusCode: raw.status, forwarded: raw.content };
       const reply = parseRawReply(raw);
-      if (reply.ok) return { settled: true, answer: envelope(reply.status, reply.body) };
-      const answer = errorEnvelope(reply.status, reply.code, reply.message, {
+      if (reply.ok) return envelope(reply.status, reply.body);
+      return errorEnvelope(reply.status, reply.code, reply.message, {
         errors: reply.errors,
         request_id: reply.status >= 500 ? requestId : undefined,
       });
-      // A 5xx, or a refusal that depends on another request still running, is not the key's answer.
-      return { settled: reply.status < 500 && !reply.transient, answer };
     } catch (err) {
       if (!(err instanceof BusError)) throw err;
       reqLog.warn({ operation: op.name, kind: err.kind }, err.message);
-      return { settled: false, answer: busFailure(op, err, requestId) };
+      return busFailure(op, err, requestId);
     }
   }
 }
@@ -213,15 +180,4 @@ function busFailure(op: Operation, err: BusError, requestId: string): Envelope {
   if (err.kind === 'timeout')
     return errorEnvelope(504, 'timeout', `The ${op.service} service did not answer in time`, { request_id: requestId });
   return errorEnvelope(503, 'service_unavailable', `The ${op.service} service is unavailable`, { request_id: requestId });
-}
-
-async function retry<T>(work: () => Promise<T>, attempts: number): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (attempt >= attempts) throw err;
-      await new Promise((r) => setTimeout(r, 50 * attempt));
-    }
-  }
 }

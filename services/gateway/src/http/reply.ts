@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { corsHeaders, envelope, type Envelope, type ErrorCode, type FieldError } from '@bo/contracts';
-import { forwardedPieces } from '../forwarded-answer';
-import type { StoredAnswer } from '../idempotency/idempotency';
+import { forwardedPieces, type GatewayAnswer } from '../forwarded-answer';
 
 /**
  * A JSON answer on node's response, with the headers Express's res.json would set. The text may
@@ -24,7 +23,7 @@ export function sendEnvelope(res: ServerResponse, env: Envelope): void {
 }
 
 /** An envelope, or a service's answer forwarded as it came. */
-export function sendAnswer(res: ServerResponse, answer: StoredAnswer): void {
+export function sendAnswer(res: ServerResponse, answer: GatewayAnswer): void {
   if ('forwarded' in answer) sendJson(res, answer.statusCode, forwardedPieces(answer));
   else sendEnvelope(res, answer);
 }

@@ -17,15 +17,15 @@ const brief = (rec: WriteRecord) => ({ key: rec.key, op: rec.op, first: rec.stat
  * No key is stuck, and a key answers the same however often it is sent: after recovery every key
  * the load used is sent again with its body. A 2xx must come back as the same 2xx with the same
  * body (same ids), a refusal as the same refusal, a write whose retries ran out during the faults
- * must now get a definite answer; 409 "still in progress" for longer than the gateway's lease
- * counts as stuck, a 5xx as a failure to recover.
+ * must now get a definite answer; 409 "still in progress" (a twin's transaction still running)
+ * for longer than `stuckKeyMs` counts as stuck, a 5xx as a failure to recover.
  */
 export const keysCheck: Check = {
   name: 'keys',
   title: 'no Idempotency-Key stuck; re-sending a key answers its first answer',
   async run(ctx) {
     const writes = ctx.client.writes;
-    // First every key once; then the ones still "in progress" all together, until the lease ran out.
+    // First every key once; then the ones still "in progress" all together, until stuckKeyMs ran out.
     await pool(writes, 8, async (rec) => {
       rec.replay = await ctx.client.replay(rec, 0);
     });
