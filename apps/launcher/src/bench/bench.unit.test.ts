@@ -149,7 +149,7 @@ describe('benchmark harness', () => {
     const results = [
       run({ rps: 200, p99: 150 }),
       run({ connections: 1, rps: 100, p50: 5 }),
-      // No floor of its own (the key store is not in the floor): compared with the ceiling alone.
+      // No floor of its own (the floor sends no Idempotency-Key): compared with the ceiling alone.
       run({ scenario: 'create-partner-key', title: 'create partner, Idempotency-Key', rps: 150 }),
     ];
     attachRatios(floor, ceiling);
