@@ -4,6 +4,34 @@ import { retryTransientConflicts } from '../src/db-errors';
 import { eventually } from '../src/testing/eventually';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
 
+/**
+ * A stand-in for node-postgres's connection inside a transaction, recording what is written in order,
+ * cork and uncork included. A statement of knex's (sent with a callback) is answered by `statement`
+ * (an Error fails it); a plain text the client sends itself (BEGIN, COMMIT, a statement sent with
+ * BEGIN) by the promise `plain` returns.
+ */
+function recordingConnection(answers: {
+  statement?: (text: string) => Error | { command: string };
+  plain?: (text: string) => Promise<unknown>;
+}) {
+  const wire: string[] = [];
+  const connection = {
+    pipeline: true,
+    __knexTxId: 'trx1',
+    connection: { stream: { cork: () => wire.push('cork'), uncork: () => wire.push('uncork') } },
+    query(config: string | { text: string }, callback?: (err: Error | null, result?: unknown) => void) {
+      const text = typeof config === 'string' ? config : config.text;
+      wire.push(text);
+      if (!callback) return answers.plain?.(text) ?? Promise.resolve({ command: text.replace(';', '') });
+      const outcome = answers.statement?.(text) ?? { command: 'SELECT' };
+      if (outcome instanceof Error) callback(outcome);
+      else callback(null, { ...outcome, rows: [], fields: [] });
+      return Promise.resolve();
+    },
+  };
+  return { connection, wire };
+}
+
 /** Named prepared statements (prepared.ts) over real PostgreSQL, on a pool of one connection. */
 describe('prepared statements', () => {
   let database: TestDatabase;
@@ -142,18 +170,7 @@ describe('BEGIN written ahead', () => {
   it("answers knex's BEGIN at once and writes it with the next statement, which fails with BEGIN's failure", async () => {
     const client = db.client as PreparingPgClient;
     let failBegin!: (err: Error) => void;
-    const wire: string[] = [];
-    const connection = {
-      pipeline: true,
-      __knexTxId: 'trx1',
-      connection: { stream: { cork: () => wire.push('cork'), uncork: () => wire.push('uncork') } },
-      query(config: string | { text: string }, callback?: (err: Error | null, result?: unknown) => void) {
-        wire.push(typeof config === 'string' ? config : config.text);
-        if (!callback) return new Promise((_, reject) => (failBegin = reject));
-        callback(null, { command: 'SELECT', rows: [], fields: [] });
-        return Promise.resolve();
-      },
-    };
+    const { connection, wire } = recordingConnection({ plain: () => new Promise((_, reject) => (failBegin = reject)) });
     await expect(client._query(connection, { sql: 'BEGIN;' })).resolves.toMatchObject({ response: { command: 'BEGIN' } });
     expect(wire).toEqual([]);
     const statement = client._query(connection, { sql: 'select 1' });
@@ -170,21 +187,10 @@ describe('BEGIN written ahead', () => {
   });
   it('writes a statement sent with BEGIN right after it, with the next statement, which fails with its failure', async () => {
     const client = db.client as PreparingPgClient;
-    const wire: string[] = [];
-    const connection = {
-      pipeline: true,
-      __knexTxId: 'trx1',
-      connection: { stream: { cork: () => wire.push('cork'), uncork: () => wire.push('uncork') } },
-      query(config: string | { text: string }, callback?: (err: Error | null, result?: unknown) => void) {
-        const text = typeof config === 'string' ? config : config.text;
-        wire.push(text);
-        if (callback) {
-          callback(text === 'select 3' ? new Error('current transaction is aborted') : null, { command: 'SELECT', rows: [], fields: [] });
-          return Promise.resolve();
-        }
-        return text === 'hold taken' ? Promise.reject(new Error('key held by a twin')) : Promise.resolve({ command: 'SELECT' });
-      },
-    };
+    const { connection, wire } = recordingConnection({
+      statement: (text) => (text === 'select 3' ? new Error('current transaction is aborted') : { command: 'SELECT' }),
+      plain: (text) => (text === 'hold taken' ? Promise.reject(new Error('key held by a twin')) : Promise.resolve({ command: 'SELECT' })),
+    });
     const withBegin = (sql: string) => client._query(connection, { sql, options: { ...WITH_BEGIN } });
 
     await client._query(connection, { sql: 'BEGIN;' });
@@ -334,20 +340,16 @@ describe('COMMIT written with the last statement', () => {
 
   it("writes BEGIN, the statement and COMMIT together, and answers knex's end of the transaction from that COMMIT", async () => {
     const client = db.client as PreparingPgClient;
-    const wire: string[] = [];
     let commitAnswer: { command: string } | Error = { command: 'COMMIT' };
-    const connection = {
-      pipeline: true,
-      __knexTxId: 'trx1',
-      connection: { stream: { cork: () => wire.push('cork'), uncork: () => wire.push('uncork') } },
-      query(config: string | { text: string }, callback?: (err: Error | null, result?: unknown) => void) {
-        const text = typeof config === 'string' ? config : config.text;
-        wire.push(text);
-        if (callback) callback(text === 'bad' ? new Error('statement failed') : null, { command: 'INSERT', rows: [], fields: [] });
-        if (text === 'COMMIT;') return commitAnswer instanceof Error ? Promise.reject(commitAnswer) : Promise.resolve(commitAnswer);
-        return Promise.resolve({ command: 'BEGIN' });
-      },
-    };
+    const { connection, wire } = recordingConnection({
+      statement: (text) => (text === 'bad' ? new Error('statement failed') : { command: 'INSERT' }),
+      plain: (text) =>
+        text !== 'COMMIT;'
+          ? Promise.resolve({ command: 'BEGIN' })
+          : commitAnswer instanceof Error
+            ? Promise.reject(commitAnswer)
+            : Promise.resolve(commitAnswer),
+    });
     const last = (sql: string) => client._query(connection, { sql, options: { ...COMMIT_AHEAD } });
 
     await client._query(connection, { sql: 'BEGIN;' });
