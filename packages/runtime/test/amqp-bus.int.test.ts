@@ -65,12 +65,12 @@ describe('RabbitMQ bus', () => {
       seen = { op, payload, m };
       return { ok: true, status: 200, body: { payload } };
     });
-    const reply = await client.request('svc.echo', { a: 1 }, { ...meta, userId: 'u9', idempotencyKey: 'k1', operationKey: 'op1' }, 2000);
+    const reply = await client.request('svc.echo', { a: 1 }, { ...meta, userId: 'u9', operationKey: 'op1' }, 2000);
     expect(reply).toEqual({ ok: true, status: 200, body: { payload: { a: 1 } } });
     expect(seen).toEqual({
       op: 'svc.echo',
       payload: { a: 1 },
-      m: { orgId: 1, userId: 'u9', requestId: 'req-1', idempotencyKey: 'k1', operationKey: 'op1' },
+      m: { orgId: 1, userId: 'u9', requestId: 'req-1', operationKey: 'op1' },
     });
   });
 

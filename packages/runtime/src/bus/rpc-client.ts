@@ -64,7 +64,6 @@ export class RpcClient {
         'x-org-id': meta.orgId,
         'x-user-id': meta.userId,
         'x-request-id': meta.requestId,
-        'x-idempotency-key': meta.idempotencyKey,
         'x-operation-key': meta.operationKey,
         traceparent: meta.trace?.traceparent,
         tracestate: meta.trace?.tracestate,

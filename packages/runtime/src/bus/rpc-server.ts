@@ -43,7 +43,6 @@ async function handleRequest(ch: amqp.Channel, msg: amqp.ConsumeMessage, server:
     orgId: Number(headers['x-org-id']),
     userId: optionalString(headers['x-user-id']),
     requestId: String(headers['x-request-id'] ?? randomUUID()),
-    idempotencyKey: optionalString(headers['x-idempotency-key']),
     operationKey: optionalString(headers['x-operation-key']),
     trace: traceContextFrom(headers),
   };

@@ -7,8 +7,6 @@ export interface RequestMeta {
   orgId: number;
   userId?: string;
   requestId: string;
-  /** The client's Idempotency-Key, when it sent one. */
-  idempotencyKey?: string;
   /**
    * The key a write is recorded under where its effect happens: the client's Idempotency-Key, else
    * one the gateway made for this HTTP request. A redelivered or retried command carrying it again

@@ -126,7 +126,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     // the transaction of the effect, replays it, refuses it with another body, and answers 409 while
     // a twin still runs. The gateway keeps no copy: a copy cost every keyed write two PostgreSQL
     // round trips to spare the rare retry one RPC (docs/performance.md, tenth pass).
-    return call(op, fields, org.value, requestId, { idempotencyKey: key, operationKey: key }, reqLog);
+    return call(op, fields, org.value, requestId, { operationKey: key }, reqLog);
   }
 
   async function call(
@@ -134,7 +134,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     body: Record<string, unknown>,
     orgId: number,
     requestId: string,
-    keys: { idempotencyKey?: string; operationKey?: string },
+    keys: { operationKey?: string },
     reqLog: Logger,
   ): Promise<GatewayAnswer> {
     const userId = userIdText(body['userid']);

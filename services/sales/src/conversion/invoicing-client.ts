@@ -25,7 +25,7 @@ export type InvoicingOutcome =
  */
 export async function invoiceForSource(
   deps: { bus: Bus; config: BaseConfig },
-  meta: Omit<RequestMeta, 'idempotencyKey' | 'operationKey'>,
+  meta: Omit<RequestMeta, 'operationKey'>,
   request: SourceInvoiceRequest,
 ): Promise<InvoicingOutcome> {
   let reply: RpcReply;
