@@ -9,6 +9,7 @@ export * from './document-parties';
 export * from './pagination';
 export * from './json-text';
 export * from './record-fields';
+export * from './stored-record';
 export * from './db';
 export * from './runtime-migrations';
 export * from './bus';

@@ -3,6 +3,7 @@ import { DEFAULT_PAGE_SIZE, type Pagination } from '@bo/contracts';
 import { JsonText } from './json-text';
 import { columnOf, quoteIdentifier, recordJsonSql, type RecordFields } from './record-fields';
 import { positionalText, runStatement } from './statement';
+import { RECORD_JSON_COLUMN } from './stored-record';
 
 export interface PageRequest {
   page_number?: number;
@@ -71,6 +72,11 @@ export interface RecordPageQuery<R> {
   fields: RecordFields<R>;
   /** Fields the page is ordered by; the last must make the order total (the id). */
   orderBy: ReadonlyArray<{ field: keyof R & string; order: 'asc' | 'desc' }>;
+  /**
+   * The table keeps each row's record, written by PostgreSQL when the row was (storedRecordMigration
+   * with these fields): the page reads them instead of writing them.
+   */
+  stored?: boolean;
 }
 
 /**
@@ -112,17 +118,18 @@ function recordPageText<R>(db: Knex, query: RecordPageQuery<R>): string {
     recordPageTexts.set(query.fields, texts);
   }
   const orderKey = query.orderBy.map((o) => `${o.field} ${o.order}`).join(',');
-  const key = `${query.table}\n${query.where}\n${orderKey}`;
+  const key = `${query.table}\n${query.where}\n${orderKey}\n${query.stored === true}`;
   let text = texts.get(key);
   if (text === undefined) {
     const table = quoteIdentifier(query.table);
     const orderOf = (row: string) =>
       query.orderBy.map((o) => `${row}${quoteIdentifier(columnOf(query.fields, o.field))} ${o.order}`).join(', ');
+    const record = query.stored ? `r.${quoteIdentifier(RECORD_JSON_COLUMN)}` : recordJsonSql(query.fields, 'r');
     // The page's rows are picked in order, and their records joined in the same order.
     text = positionalText(
       db,
       `select (select count(*) from ${table} where ${query.where}) as total, ` +
-        `(select '[' || coalesce(string_agg(${recordJsonSql(query.fields, 'r')}, ',' order by ${orderOf('r.')}), '') || ']' ` +
+        `(select '[' || coalesce(string_agg(${record}, ',' order by ${orderOf('r.')}), '') || ']' ` +
         `from (select * from ${table} where ${query.where} order by ${orderOf('')} limit ? offset ?) r) as records`,
     );
     if (texts.size < MAX_TEXTS) texts.set(key, text);

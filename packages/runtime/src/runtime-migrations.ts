@@ -1,18 +1,5 @@
-import type { Knex, Migration } from './db';
+import { withLockTimeout, type Migration } from './db';
 import { ALREADY_RECORDED_SQLSTATE, KEY_FREE_CHECK, KEY_IN_USE_SQLSTATE, RECORDED_CHECK } from './idempotency';
-
-/**
- * Runs an ALTER of a live table with a bounded wait for its ACCESS EXCLUSIVE lock. While the ALTER
- * waits (for running instances' transactions on the table), every new insert queues behind it: a
- * service's writes would stall as long as it waited. After 5 s it fails with 55P03 instead, the
- * migration transaction rolls back, and start-up tries again (runProcess). The limit is lifted after
- * the ALTER, so later migrations wait as they always did.
- */
-async function withLockTimeout(trx: Knex.Transaction, alter: () => PromiseLike<unknown>): Promise<void> {
-  await trx.raw(`set local lock_timeout = '5s'`);
-  await alter();
-  await trx.raw('set local lock_timeout to default');
-}
 
 /** Tables the runtime keeps in every service schema: the outbox and the inbox. */
 export const runtimeMigrations: Migration[] = [

@@ -1,6 +1,7 @@
-import { createDb, type Knex } from '../src/db';
+import { createDb, migrate, type Knex } from '../src/db';
 import { paginationOf, selectRecordPage } from '../src/pagination';
 import { recordJsonSql, recordMapper, type RecordFields } from '../src/record-fields';
+import { RECORD_JSON_COLUMN, storedRecordMigration } from '../src/stored-record';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
 
 interface Thing {
@@ -166,6 +167,82 @@ describe('a record written by PostgreSQL (recordJsonSql) and by the mapper (reco
       const none = await page(3, { page_size: 10 });
       expect(none.total).toBe(0);
       expect(none.records.text).toBe('[]');
+    });
+  });
+
+  describe('kept with each row (storedRecordMigration)', () => {
+    const stored = storedRecordMigration('things', fields);
+    const storedRecords = async (trx: Knex | Knex.Transaction = db) =>
+      ((await trx('things').orderBy('id')) as Array<Record<string, unknown>>).map((row) => [
+        row[RECORD_JSON_COLUMN],
+        JSON.stringify(toThing(row)),
+      ]);
+
+    beforeAll(async () => {
+      expect(await migrate(db, 'public', [stored])).toEqual([stored.name]);
+    });
+
+    it.each(['UTC', 'Asia/Kathmandu', 'America/St_Johns'])(
+      "is the mapper's JSON to the byte for every row, read in session time zone %s",
+      async (zone) => {
+        await db.transaction(async (trx) => {
+          await trx.raw(`set local time zone '${zone}'`);
+          for (const [kept, mapped] of await storedRecords(trx)) expect(kept).toBe(mapped);
+        });
+      },
+    );
+
+    it('follows every write, whatever time zone the writer has', async () => {
+      await db.transaction(async (trx) => {
+        await trx.raw(`set local time zone 'America/St_Johns'`);
+        await trx('things').insert({
+          org_id: 3,
+          name: 'new',
+          note: 'é "q"',
+          amount: '7.10',
+          active: true,
+          created_at: '2026-11-23 01:02:03.4+03:30',
+        });
+        await trx('things')
+          .where({ org_id: 1, name: 'plain' })
+          .update({ note: 'edited', amount: '-0.50', maybe_at: '2026-01-01 00:00:00+14' });
+      });
+      const keptOf = async (where: object): Promise<unknown> => {
+        const row: unknown = await db('things').where(where).first(RECORD_JSON_COLUMN);
+        return JSON.parse((row as Record<string, string>)[RECORD_JSON_COLUMN]!);
+      };
+      expect(await keptOf({ org_id: 3 })).toMatchObject({ note: 'é "q"', amount: 7.1, at: '2026-11-22T21:32:03' });
+      expect(await keptOf({ org_id: 1, name: 'plain' })).toMatchObject({ note: 'edited', amount: -0.5, maybe_at: '2025-12-31T10:00:00' });
+      for (const [keptRecord, mapped] of await storedRecords()) expect(keptRecord).toBe(mapped);
+    });
+
+    it('is what a page reads when the query says so, the same text it writes otherwise', async () => {
+      const query = {
+        table: 'things',
+        where: 'org_id = ?',
+        bindings: [2],
+        fields,
+        orderBy: [{ field: 'id' as const, order: 'desc' as const }],
+      };
+      const written = await selectRecordPage(db, query, { page_size: 3, page_number: 2 });
+      const read = await selectRecordPage(db, { ...query, stored: true }, { page_size: 3, page_number: 2 });
+      expect(read).toEqual(written);
+      expect(read.records.text).not.toBe('[]');
+    });
+
+    it('is rebuilt once when the fields change, and left alone while they do not', async () => {
+      expect(await migrate(db, 'public', [stored])).toEqual([]);
+      const { note: _dropped, ...rest } = fields;
+      const fewer: RecordFields<Omit<Thing, 'note'>> = rest;
+      const changed = storedRecordMigration('things', fewer);
+      expect(changed.name).not.toBe(stored.name);
+      expect(storedRecordMigration('other_things', fields).name).not.toBe(stored.name);
+      expect(await migrate(db, 'public', [stored, changed])).toEqual([changed.name]);
+      const toFewer = recordMapper(fewer);
+      for (const row of (await db('things').orderBy('id')) as Array<Record<string, unknown>>) {
+        expect(row[RECORD_JSON_COLUMN]).toBe(JSON.stringify(toFewer(row)));
+      }
+      expect(await migrate(db, 'public', [stored, changed])).toEqual([]);
     });
   });
 });

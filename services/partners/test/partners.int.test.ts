@@ -339,6 +339,27 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     });
   });
 
+  it('lists each partner as it answers it alone after edits, a deletion and ledger events moved its amounts', async () => {
+    // The list reads the records PostgreSQL keeps with each row (record_json): every kind of write
+    // (create, edit, delete, the ledger's batched balance and committed updates) must leave them current.
+    const org = 7;
+    const [kept, edited, deleted] = [
+      await create({ partnername: 'Kept', credit_limit: 900 }, org),
+      await create({ partnername: 'Edited' }, org),
+      await create({ partnername: 'Deleted' }, org),
+    ];
+    body(await svc.call('partners.partner.edit', { action: 'edit', partner_id: edited.id, notes: 'now "noted"', phone: '+44 1' }, org));
+    body(await svc.call('partners.partner.delete', { action: 'delete', partner_id: deleted.id }, org));
+    await svc.publish('invoicing.invoice.validated', org, validatedData(kept.id, 7001, 'invoiceout', 123.45));
+    await svc.publish('sales.quotation.converted', org, convertedData(edited.id, 7002, 60.5));
+    const one = async (id: number) => body(await svc.call('partners.partner.get', { partner_id: id }, org)).partner;
+    await waitFor(async () => (await one(kept.id)).balance === 123.45 && (await one(edited.id)).committed === 60.5);
+
+    const listed = body(await svc.call('partners.partner.list', {}, org)).partners;
+    expect(listed).toEqual([await one(edited.id), await one(kept.id)]);
+    expect(listed).toMatchObject([{ notes: 'now "noted"', phone: '+44 1', committed: 60.5, version: 2 }, { balance: 123.45 }]);
+  });
+
   it('dead-letters an event it can never apply, after its retries', async () => {
     await svc.publish('invoicing.invoice.validated', 1, { invoice_id: 'not a number' });
     await waitFor(async () => (await svc.queueDepth('partners.ledger.dead')) === 1, 15_000);

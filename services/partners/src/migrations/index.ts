@@ -1,4 +1,5 @@
-import type { Migration } from '@bo/runtime';
+import { storedRecordMigration, type Migration } from '@bo/runtime';
+import { partnerRecordFields } from '../partner/partner.record';
 
 export const partnersMigrations: Migration[] = [
   {
@@ -107,4 +108,7 @@ export const partnersMigrations: Migration[] = [
       });
     },
   },
+  // Each partner's record as a list answers it, kept by PostgreSQL (repeatable: renamed, and so
+  // rebuilt, whenever the record's fields change). Keep it last.
+  storedRecordMigration('partners', partnerRecordFields),
 ];

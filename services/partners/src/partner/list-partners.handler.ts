@@ -7,9 +7,9 @@ const SEARCHED = ['partnername', 'display_name', 'email', 'phone'];
 const SEARCH_SQL = ` and (${SEARCHED.map((column) => `${column} ilike ? escape '\\'`).join(' or ')})`;
 
 /**
- * A page of the organization's partners, newest first. PostgreSQL writes the records' JSON
- * (selectRecordPage), so the rows are never read into objects here; the filter is one of four
- * fixed texts, each prepared once per connection.
+ * A page of the organization's partners, newest first: the records' JSON PostgreSQL keeps with each
+ * row (the `record_json` column, migrations), joined by selectRecordPage, so the rows are never read
+ * into objects here; the filter is one of four fixed texts, each prepared once per connection.
  */
 export const listPartnersHandler = handler(partners.listPartners, async (req, ctx) => {
   let where = 'org_id = ? and deleted_at is null';
@@ -26,7 +26,7 @@ export const listPartnersHandler = handler(partners.listPartners, async (req, ct
   }
   const { records, total } = await selectRecordPage(
     ctx.db,
-    { table: 'partners', where, bindings, fields: partnerRecordFields, orderBy: [{ field: 'id', order: 'desc' }] },
+    { table: 'partners', where, bindings, fields: partnerRecordFields, orderBy: [{ field: 'id', order: 'desc' }], stored: true },
     req,
   );
   return {

@@ -25,6 +25,27 @@ create table ${schema}.partner_directory (
   updated_at timestamptz not null default now(), primary key (org_id, partner_id)
 );`;
 
+/**
+ * A partner's record as the partners service answers it, as JSON text (one field per entry), over
+ * the row's own columns: the expression of the column that keeps it (`record_json`, as the service's
+ * table has one), with an immutable to_json since PostgreSQL marks to_json stable.
+ */
+const PARTNER_JSON = [
+  ['id', 'id::text'],
+  ['orgid', 'org_id::text'],
+  ...['partnername', 'display_name', 'partner_type'].map((c) => [c, `partners.record_json_value(${c})::text`]),
+  ...['email', 'phone', 'address', 'address_line1', 'address_line2', 'city', 'postal_code', 'region', 'country', 'tax_number'].map((c) => [
+    c,
+    `coalesce(partners.record_json_value(${c})::text, 'null')`,
+  ]),
+  ...['credit_limit', 'balance', 'committed'].map((c) => [c, `trim_scale(${c})::text`]),
+  ...['currency', 'payment_terms', 'contact_person', 'notes'].map((c) => [c, `coalesce(partners.record_json_value(${c})::text, 'null')`]),
+  ['version', 'version::text'],
+  ...['created_at', 'updated_at'].map((c) => [c, `partners.record_json_value(date_trunc('second', ${c} at time zone 'UTC'))::text`]),
+]
+  .map(([field, value], i) => `'${i ? ',' : '{'}"${field}":' || ${value}`)
+  .join(' || ');
+
 export const SCHEMA = `
 create schema partners;
 create schema invoicing;
@@ -44,6 +65,8 @@ create table partners.partners (
   created_at timestamptz not null default now(), updated_at timestamptz not null default now(), deleted_at timestamptz
 );
 create index partners_org_live on partners.partners (org_id, id desc) where deleted_at is null;
+create function partners.record_json_value(value anyelement) returns json language sql immutable parallel safe as 'select to_json(value)';
+alter table partners.partners add column record_json text generated always as (${PARTNER_JSON} || '}') stored;
 create table partners.partner_transactions (
   id bigserial primary key, org_id integer not null, partner_id integer not null references partners.partners (id),
   type varchar(20) not null, source varchar(20) not null, source_id integer not null, invoice_id integer not null,
@@ -136,31 +159,14 @@ with seq as (
 )
 select id from inv order by id`;
 
-/** A partner's record as the partners service answers it, written by PostgreSQL as JSON text (one field per entry). */
-const PARTNER_JSON = [
-  ['id', 'r.id::text'],
-  ['orgid', 'r.org_id::text'],
-  ...['partnername', 'display_name', 'partner_type'].map((c) => [c, `to_json(r.${c})::text`]),
-  ...['email', 'phone', 'address', 'address_line1', 'address_line2', 'city', 'postal_code', 'region', 'country', 'tax_number'].map((c) => [
-    c,
-    `coalesce(to_json(r.${c})::text, 'null')`,
-  ]),
-  ...['credit_limit', 'balance', 'committed'].map((c) => [c, `trim_scale(r.${c})::text`]),
-  ...['currency', 'payment_terms', 'contact_person', 'notes'].map((c) => [c, `coalesce(to_json(r.${c})::text, 'null')`]),
-  ['version', 'r.version::text'],
-  ...['created_at', 'updated_at'].map((c) => [c, `to_json(date_trunc('second', r.${c} at time zone 'UTC'))::text`]),
-]
-  .map(([field, value], i) => `'${i ? ',' : '{'}"${field}":' || ${value}`)
-  .join(' || ');
-
 /**
  * The first page of live partners as the JSON records the partners service answers (numbers as
- * numbers, seconds-precision UTC times), written by PostgreSQL as the service has it write them, and
- * how many there are, in one round trip (params: org, page size).
+ * numbers, seconds-precision UTC times), kept by PostgreSQL with each row as the service has it keep
+ * them, and how many there are, in one round trip (params: org, page size).
  */
 export const LIST_PARTNERS = `
 select (select count(*) from partners.partners where org_id = $1 and deleted_at is null) as total,
-  (select '[' || coalesce(string_agg(${PARTNER_JSON} || '}', ',' order by r.id desc), '') || ']'
+  (select '[' || coalesce(string_agg(r.record_json, ',' order by r.id desc), '') || ']'
    from (select * from partners.partners where org_id = $1 and deleted_at is null order by id desc limit $2) r) as records`;
 
 /**
