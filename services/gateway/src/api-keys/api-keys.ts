@@ -26,9 +26,20 @@ export async function revokeApiKey(db: Knex, key: string): Promise<boolean> {
   return n > 0;
 }
 
-/** Looks keys up with a short cache so a hot path does not hit the database on every call. */
+/** A cached key is looked up again in the background once this share of its cache time has passed. */
+const REFRESH_AHEAD = 0.8;
+
+/**
+ * Looks keys up with a short cache so a hot path does not hit the database on every call. A key in
+ * use never expires under its requests: past 80 % of its cache time one lookup refreshes it behind
+ * them, and the requests that must wait for a lookup (a new key, one unused for the cache time) share
+ * one. Before, every request in flight when a busy key expired queried the database for it at once
+ * (32 lookups every 5 s at 32 connections). A revoked key still stops working within the cache time:
+ * the refresh that finds it revoked drops it.
+ */
 export class ApiKeyStore {
-  private readonly cache = new Map<string, { orgId: number; until: number }>();
+  private readonly cache = new Map<string, { orgId: number; fetchedAt: number }>();
+  private readonly lookups = new Map<string, Promise<number | undefined>>();
 
   constructor(
     private readonly db: Knex,
@@ -38,7 +49,30 @@ export class ApiKeyStore {
   /** Keyed by the key itself: it is in this process's memory with the request anyway, and hashing is the hot path. */
   async orgOf(key: string): Promise<number | undefined> {
     const cached = this.cache.get(key);
-    if (cached && cached.until > Date.now()) return cached.orgId;
+    if (cached) {
+      const age = Date.now() - cached.fetchedAt;
+      if (age < this.cacheMs) {
+        // A failed refresh leaves the entry to expire; the lookup after that answers the failure.
+        if (age >= this.cacheMs * REFRESH_AHEAD) this.lookup(key).catch(() => undefined);
+        return cached.orgId;
+      }
+    }
+    return this.lookup(key);
+  }
+
+  /** The key's lookup in flight, or a new one. */
+  private lookup(key: string): Promise<number | undefined> {
+    let pending = this.lookups.get(key);
+    if (pending === undefined) {
+      pending = this.fetch(key).finally(() => this.lookups.delete(key));
+      this.lookups.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async fetch(key: string): Promise<number | undefined> {
+    // Its age counts from before the read, so a key revoked meanwhile is dropped within the cache time.
+    const started = Date.now();
     const row = await this.db('api_keys')
       .select('org_id')
       .where({ key_hash: hashKey(key) })
@@ -50,7 +84,7 @@ export class ApiKeyStore {
     }
     if (this.cacheMs > 0) {
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(key, { orgId: row.org_id, until: Date.now() + this.cacheMs });
+      this.cache.set(key, { orgId: row.org_id, fetchedAt: started });
     }
     return row.org_id;
   }
