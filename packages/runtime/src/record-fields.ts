@@ -43,22 +43,9 @@ export function recordMapper<R>(fields: RecordFields<R>): (row: object) => R {
  * row (docs/performance.md, eighth pass).
  */
 export function recordJsonSql<R>(fields: RecordFields<R>, row: string): string {
-  return recordExpression(fields, (column) => `${quoteIdentifier(row)}.${quoteIdentifier(column)}`, 'to_json');
-}
-
-/**
- * The same expression over the row's own columns, with `jsonOf` (a function of one argument that
- * answers what to_json does) in place of to_json: what a generated column can hold (stored-record.ts),
- * since PostgreSQL marks to_json stable, not immutable.
- */
-export function rowRecordJsonSql<R>(fields: RecordFields<R>, jsonOf: string): string {
-  return recordExpression(fields, quoteIdentifier, jsonOf);
-}
-
-function recordExpression<R>(fields: RecordFields<R>, columnSql: (column: string) => string, jsonOf: string): string {
   const parts = fieldEntries(fields).map(([name, column, kind], i) => {
     const key = `${i === 0 ? '{' : ','}${JSON.stringify(name)}:`;
-    return `${quoteLiteral(key)} || coalesce(${valueJsonSql(columnSql(column), kind, jsonOf)}, 'null')`;
+    return `${quoteLiteral(key)} || coalesce(${valueJsonSql(`${quoteIdentifier(row)}.${quoteIdentifier(column)}`, kind)}, 'null')`;
   });
   return `${parts.join(' || ')} || '}'`;
 }
@@ -68,14 +55,14 @@ export function columnOf<R>(fields: RecordFields<R>, field: keyof R & string): s
   return fields[field][0];
 }
 
-/** A value as JSON text; null stays null (the caller writes it). `jsonOf` is to_json or a function returning its text. */
-function valueJsonSql(column: string, kind: FieldKind, jsonOf: string): string {
+/** A value as JSON text; null stays null (the caller writes it). */
+function valueJsonSql(column: string, kind: FieldKind): string {
   // trim_scale writes 100.00 as 100 and 0.50 as 0.5, as a JavaScript number prints.
   if (kind === 'number') return `trim_scale(${column})::text`;
   // A timestamp without zone is written in JSON as YYYY-MM-DDTHH:MM:SS (fractions dropped first),
   // whatever the session's DateStyle.
-  if (kind === 'datetime') return `${jsonOf}(date_trunc('second', ${column} at time zone 'UTC'))::text`;
-  return `${jsonOf}(${column})::text`;
+  if (kind === 'datetime') return `to_json(date_trunc('second', ${column} at time zone 'UTC'))::text`;
+  return `to_json(${column})::text`;
 }
 
 function fieldEntries<R>(fields: RecordFields<R>): Array<[name: string, column: string, kind: FieldKind]> {

@@ -213,6 +213,18 @@ describe('a record written by PostgreSQL (recordJsonSql) and by the mapper (reco
       };
       expect(await keptOf({ org_id: 3 })).toMatchObject({ note: 'é "q"', amount: 7.1, at: '2026-11-22T21:32:03' });
       expect(await keptOf({ org_id: 1, name: 'plain' })).toMatchObject({ note: 'edited', amount: -0.5, maybe_at: '2025-12-31T10:00:00' });
+      // A statement cannot write the column itself: the trigger writes it after the statement's values.
+      await db('things')
+        .where({ org_id: 3 })
+        .update({ [RECORD_JSON_COLUMN]: 'forged' });
+      await db('things').insert({
+        org_id: 3,
+        name: 'forger',
+        amount: '1',
+        active: false,
+        created_at: '2026-11-23',
+        [RECORD_JSON_COLUMN]: 'x',
+      });
       for (const [keptRecord, mapped] of await storedRecords()) expect(keptRecord).toBe(mapped);
     });
 

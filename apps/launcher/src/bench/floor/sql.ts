@@ -26,22 +26,22 @@ create table ${schema}.partner_directory (
 );`;
 
 /**
- * A partner's record as the partners service answers it, as JSON text (one field per entry), over
- * the row's own columns: the expression of the column that keeps it (`record_json`, as the service's
- * table has one), with an immutable to_json since PostgreSQL marks to_json stable.
+ * A partner's record as the partners service answers it, as JSON text (one field per entry), from
+ * the row a trigger is writing: the column that keeps it (`record_json`) is written before every
+ * insert and update, as the service's table has it.
  */
 const PARTNER_JSON = [
-  ['id', 'id::text'],
-  ['orgid', 'org_id::text'],
-  ...['partnername', 'display_name', 'partner_type'].map((c) => [c, `partners.record_json_value(${c})::text`]),
+  ['id', 'new.id::text'],
+  ['orgid', 'new.org_id::text'],
+  ...['partnername', 'display_name', 'partner_type'].map((c) => [c, `to_json(new.${c})::text`]),
   ...['email', 'phone', 'address', 'address_line1', 'address_line2', 'city', 'postal_code', 'region', 'country', 'tax_number'].map((c) => [
     c,
-    `coalesce(partners.record_json_value(${c})::text, 'null')`,
+    `coalesce(to_json(new.${c})::text, 'null')`,
   ]),
-  ...['credit_limit', 'balance', 'committed'].map((c) => [c, `trim_scale(${c})::text`]),
-  ...['currency', 'payment_terms', 'contact_person', 'notes'].map((c) => [c, `coalesce(partners.record_json_value(${c})::text, 'null')`]),
-  ['version', 'version::text'],
-  ...['created_at', 'updated_at'].map((c) => [c, `partners.record_json_value(date_trunc('second', ${c} at time zone 'UTC'))::text`]),
+  ...['credit_limit', 'balance', 'committed'].map((c) => [c, `trim_scale(new.${c})::text`]),
+  ...['currency', 'payment_terms', 'contact_person', 'notes'].map((c) => [c, `coalesce(to_json(new.${c})::text, 'null')`]),
+  ['version', 'new.version::text'],
+  ...['created_at', 'updated_at'].map((c) => [c, `to_json(date_trunc('second', new.${c} at time zone 'UTC'))::text`]),
 ]
   .map(([field, value], i) => `'${i ? ',' : '{'}"${field}":' || ${value}`)
   .join(' || ');
@@ -65,8 +65,10 @@ create table partners.partners (
   created_at timestamptz not null default now(), updated_at timestamptz not null default now(), deleted_at timestamptz
 );
 create index partners_org_live on partners.partners (org_id, id desc) where deleted_at is null;
-create function partners.record_json_value(value anyelement) returns json language sql immutable parallel safe as 'select to_json(value)';
-alter table partners.partners add column record_json text generated always as (${PARTNER_JSON} || '}') stored;
+alter table partners.partners add column record_json text not null;
+create function partners.partners_record_json() returns trigger language plpgsql as $$
+  begin new.record_json := ${PARTNER_JSON} || '}'; return new; end $$;
+create trigger record_json before insert or update on partners.partners for each row execute function partners.partners_record_json();
 create table partners.partner_transactions (
   id bigserial primary key, org_id integer not null, partner_id integer not null references partners.partners (id),
   type varchar(20) not null, source varchar(20) not null, source_id integer not null, invoice_id integer not null,
