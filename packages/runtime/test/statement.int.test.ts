@@ -69,10 +69,11 @@ describe('a fixed statement text (runStatement)', () => {
       }
       expect(killed).toBe(1);
       await expect(running).rejects.toThrow(/terminat/i);
+      // At once: the killed connection's socket may not have closed yet.
+      await expect(runStatement(db, byOrg(), [2, 0])).resolves.toEqual([{ body: 'other' }]);
     } finally {
       await admin.destroy();
     }
-    await expect(runStatement(db, byOrg(), [2, 0])).resolves.toEqual([{ body: 'other' }]);
   });
 
   it('refuses a text that would keep a literal "?": it would be numbered again as it runs', () => {
