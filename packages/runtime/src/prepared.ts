@@ -1,5 +1,5 @@
 import PgDialect from 'knex/lib/dialects/postgres/index.js';
-import { isStalePlan } from './db-errors';
+import { isDbUnavailable, isStalePlan } from './db-errors';
 
 /**
  * knex's PostgreSQL client with named prepared statements: each connection parses, analyses and
@@ -39,6 +39,19 @@ import { isStalePlan } from './db-errors';
  */
 export class PreparingPgClient extends PgDialect {
   override async _query(connection: PgConnection, obj: KnexQuery): ReturnType<PgDialect['_query']> {
+    try {
+      return await this.run(connection, obj);
+    } catch (err) {
+      // A connection the server ended (terminated, shut down, reset) fails the statement before its
+      // socket closes, and knex marks it unusable only when the socket does: given back before that,
+      // the pool would hand the dead connection to the next statement. Marked now, the pool destroys it.
+      if (isDbUnavailable(err)) connection.__knex__disposed = err;
+      throw err;
+    }
+  }
+
+  /** The statement, with whatever waits to go out with it: a pending BEGIN, statements sent with it, a COMMIT. */
+  private async run(connection: PgConnection, obj: KnexQuery): ReturnType<PgDialect['_query']> {
     const commit = takeOption(obj, 'commitAhead');
     if (connection.__endedAhead) return endAhead(connection, obj);
     if (obj.sql === KNEX_BEGIN && connection.pipeline) {
@@ -197,6 +210,8 @@ interface PgConnection {
   __withBegin?: string[];
   /** How the COMMIT sent with the transaction's last statement ended, until knex ends the transaction. */
   __endedAhead?: PromiseSettledResult<PgResult>;
+  /** knex's mark of a connection the pool must destroy rather than hand out again. */
+  __knex__disposed?: unknown;
 }
 
 /** What node-postgres answers a statement with, as far as ending a transaction looks at it. */

@@ -1,5 +1,4 @@
 import type { Knex } from './db';
-import { isDbUnavailable } from './db-errors';
 
 /** What knex's client offers beneath its query builder and runner, as far as runStatement uses it. */
 interface StatementClient {
@@ -37,12 +36,6 @@ export async function runStatement<Row>(db: Knex, text: string, values: readonly
     const done = await client.query(connection, query);
     client.emit('query-response', done.response, query);
     return done.response.rows as Row[];
-  } catch (err) {
-    // A connection the server ended (terminated, shut down, reset) answers the statement before its
-    // socket closes, and knex marks it unusable only when it does: given back before that, the pool
-    // would hand it to the next statement. Marked now, the pool destroys it instead.
-    if (isDbUnavailable(err)) (connection as { __knex__disposed?: unknown }).__knex__disposed = err;
-    throw err;
   } finally {
     await client.releaseConnection(connection);
   }

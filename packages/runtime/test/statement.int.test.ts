@@ -53,9 +53,18 @@ describe('a fixed statement text (runStatement)', () => {
     await expect(runStatement(db, byOrg(), [1, 1])).resolves.toEqual([{ body: 'two' }]);
   });
 
-  it('fails when its connection is killed mid-statement, and the next statement gets a working one', async () => {
+  // Through runStatement and through knex's own runner: both reach PreparingPgClient, which marks a
+  // connection the server ended, so the pool never hands it out again.
+  it.each([
+    ['runStatement', (text: string, values: unknown[]) => runStatement(db, text, values)],
+    [
+      "knex's runner",
+      async (text: string, values: unknown[]) =>
+        (await db.raw<{ rows: unknown[] }>(text.replace(/\$\d+/g, '?'), values as Knex.RawBinding[])).rows,
+    ],
+  ])('fails when its connection is killed mid-statement, and the next statement gets a working one (%s)', async (_name, run) => {
     const sleeping = positionalText(db, 'select pg_sleep(?) as slept, pg_backend_pid() as pid');
-    const running = runStatement(db, sleeping, [5]);
+    const running = run(sleeping, [5]);
     const admin = createDb(database.url, 'public', 1);
     try {
       // The statement's backend is the one sleeping in pg_sleep.
@@ -70,7 +79,7 @@ describe('a fixed statement text (runStatement)', () => {
       expect(killed).toBe(1);
       await expect(running).rejects.toThrow(/terminat/i);
       // At once: the killed connection's socket may not have closed yet.
-      await expect(runStatement(db, byOrg(), [2, 0])).resolves.toEqual([{ body: 'other' }]);
+      await expect(run(byOrg(), [2, 0])).resolves.toEqual([{ body: 'other' }]);
     } finally {
       await admin.destroy();
     }
