@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineOperation } from '@bo/contracts';
+import { defineOperation, type RpcReply } from '@bo/contracts';
+import type { Knex } from '../src/db';
 import { AppError } from '../src/errors';
 import { KEY_IN_USE_REPLY } from '../src/idempotency';
 import { eventually } from '../src/testing/eventually';
@@ -105,22 +106,33 @@ describe('service host: replies recorded with their effect', () => {
   const ADVISORY = `from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`;
 
   /** Starts a command that stops inside its transaction (the test holds the table), once it holds its key. */
-  const startHeld = async (key: string) => {
+  /**
+   * Runs `body` while the first command under `key` holds it, waiting inside its transaction for a
+   * table another transaction (`table`, which `body` commits) has locked; `before` is the bump count
+   * before it started. The lock is released whatever `body` does.
+   */
+  const whileHeld = async (
+    key: string,
+    body: (held: { first: Promise<RpcReply>; table: Knex.Transaction; before: number }) => Promise<void>,
+  ) => {
+    const before = await bumps();
     const table = await svc.db.transaction();
-    await table.raw('lock table bumps in exclusive mode');
-    const first = send('ok', key);
-    await eventually(async () => {
-      const { rows } = await svc.db.raw<{ rows: Array<{ n: number }> }>(`select count(*)::int as n ${ADVISORY}`);
-      expect(rows[0]!.n).toBe(1);
-    });
-    return { first, table };
+    try {
+      await table.raw('lock table bumps in exclusive mode');
+      const first = send('ok', key);
+      await eventually(async () => {
+        const { rows } = await svc.db.raw<{ rows: Array<{ n: number }> }>(`select count(*)::int as n ${ADVISORY}`);
+        expect(rows[0]!.n).toBe(1);
+      });
+      await body({ first, table, before });
+    } finally {
+      if (!table.isCompleted()) await table.rollback();
+    }
   };
 
   it('answers a twin 409 at once while the first still runs, and its reply once it committed', async () => {
     const key = randomUUID();
-    const before = await bumps();
-    const { first, table } = await startHeld(key);
-    try {
+    await whileHeld(key, async ({ first, table, before }) => {
       expect(await send('ok', key)).toEqual(KEY_IN_USE_REPLY);
       // Another key runs meanwhile (until the table it needs is free).
       const other = send('ok', randomUUID());
@@ -130,16 +142,12 @@ describe('service host: replies recorded with their effect', () => {
       expect(reply).toMatchObject({ ok: true });
       expect(await send('ok', key)).toEqual(reply);
       expect(await bumps()).toBe(before + 2);
-    } finally {
-      if (!table.isCompleted()) await table.rollback();
-    }
+    });
   });
 
   it("frees the key when the first's connection is killed mid-transaction: the retry runs it once", async () => {
     const key = randomUUID();
-    const before = await bumps();
-    const { first, table } = await startHeld(key);
-    try {
+    await whileHeld(key, async ({ first, table, before }) => {
       // The backend holding the key (waiting for the table) dies, as with a crash or a cut connection.
       await svc.db.raw(`select pg_terminate_backend(pid) ${ADVISORY}`);
       expect(await first).toMatchObject({ ok: false });
@@ -148,9 +156,7 @@ describe('service host: replies recorded with their effect', () => {
       expect(retried).toMatchObject({ ok: true });
       expect(await send('ok', key)).toEqual(retried);
       expect(await bumps()).toBe(before + 1);
-    } finally {
-      if (!table.isCompleted()) await table.rollback();
-    }
+    });
   });
 
   it('runs a command again once its record expired, and answers the new reply from then on', async () => {
