@@ -36,25 +36,29 @@ export function likeContains(text: string): string {
 
 /**
  * One page of a filtered query and the total it pages through, in one statement (one snapshot and
- * one round trip): the total is a scalar subquery counting the same filter, which PostgreSQL runs
- * once (an InitPlan) as an index-only count. `count(*) over ()` did the same in one statement but
- * made the page read and sort every matching row in full: 19 ms for a page of an organization with
- * 27,000 partners against 4 ms, and 18k against 23k pages a second with 50 (docs/performance.md,
- * sixth pass). Only a page past the end needs a second, counting query. The rows keep the
- * `total_count` column (copying every row to drop it cost a list 3 % of its service's CPU): map
- * them to records, never spread them into a reply.
+ * one round trip, with no transaction around it): the total is a scalar subquery counting the same
+ * filter without the page's columns, which PostgreSQL runs once (an InitPlan). `count(*) over ()`
+ * did the same in one statement but made the page read and sort every matching row in full: 19 ms
+ * for a page of an organization with 27,000 partners against 4 ms, and 18k against 23k pages a
+ * second with 50 (docs/performance.md, sixth pass). Only a page past the end needs a second,
+ * counting query. `rows` is the filtered query with the page's columns selected; `order` orders it,
+ * its last key making the order total (the id). The rows keep the `total_count` column (copying
+ * every row to drop it cost a list 3 % of its service's CPU): map them to records, never spread
+ * them into a reply.
  */
 export async function selectPage<Row>(
-  filtered: Knex.QueryBuilder,
+  rows: Knex.QueryBuilder,
   req: PageRequest,
-  orderBy: Array<{ column: string; order: 'asc' | 'desc' }>,
+  order: (page: Knex.QueryBuilder) => unknown,
 ): Promise<{ rows: Array<Row & PageCount>; total: number }> {
   const { size, offset } = pageWindow(req);
-  const total = filtered.clone().count('*').as('total_count');
-  const rows = (await filtered.clone().select('*', total).orderBy(orderBy).limit(size).offset(offset)) as Array<Row & PageCount>;
-  if (rows.length > 0) return { rows, total: Number(rows[0]?.total_count) };
+  const counting = () => rows.clone().clearSelect().clearOrder();
+  const page = (await rows.clone().select(counting().count('*').as('total_count')).modify(order).limit(size).offset(offset)) as Array<
+    Row & PageCount
+  >;
+  if (page.length > 0) return { rows: page, total: Number(page[0]?.total_count) };
   if (offset === 0) return { rows: [], total: 0 };
-  const [counted] = await filtered.clone().count<Array<{ count: number }>>({ count: '*' });
+  const [counted] = await counting().count<Array<{ count: number }>>({ count: '*' });
   return { rows: [], total: Number(counted?.count ?? 0) };
 }
 

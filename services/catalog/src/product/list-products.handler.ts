@@ -1,5 +1,5 @@
 import { catalog } from '@bo/contracts';
-import { handler, likeContains, pageWindow, paginationOf, type Knex } from '@bo/runtime';
+import { handler, likeContains, paginationOf, selectPage, type Knex } from '@bo/runtime';
 import { findCategory } from '../category/category.repository';
 import { toProductRecord, type ProductView } from './product.record';
 import { productViews } from './product.repository';
@@ -9,7 +9,6 @@ type SortKey = (typeof catalog.productSortKeys)[number];
 const sortColumn = (key: SortKey) => (key === 'stock' ? 'stock' : `p.${key}`);
 
 export const listProductsHandler = handler(catalog.listProducts, async (req, ctx) => {
-  const { size, offset } = pageWindow(req);
   // A category filter includes its subcategories, as Odoo's "child of" does.
   const category = req.category_id ? await findCategory(ctx.db, ctx.orgId, req.category_id) : null;
   const filter = (q: Knex.QueryBuilder) => {
@@ -32,28 +31,15 @@ export const listProductsHandler = handler(catalog.listProducts, async (req, ctx
   };
   const sortBy = req.sort_by ?? 'created_at';
   const order = req.sort_order ?? (req.sort_by ? 'asc' : 'desc');
-  // The page and the total from one snapshot, so pagination never disagrees with the rows shown.
-  const [rows, count] = await ctx.db.transaction(
-    async (trx) => [
-      (await productViews(trx, ctx.orgId)
-        .modify(filter)
-        .orderBy([
-          { column: sortColumn(sortBy), order },
-          { column: 'p.id', order },
-        ])
-        .limit(size)
-        .offset(offset)) as ProductView[],
-      await trx('products as p')
-        .where('p.org_id', ctx.orgId)
-        .whereNull('p.deleted_at')
-        .modify(filter)
-        .count<{ count: number }[]>({ count: '*' }),
-    ],
-    { isolationLevel: 'repeatable read', readOnly: true },
+  const { rows, total } = await selectPage<ProductView>(productViews(ctx.db, ctx.orgId).modify(filter), req, (page) =>
+    page.orderBy([
+      { column: sortColumn(sortBy), order },
+      { column: 'p.id', order },
+    ]),
   );
   return {
     message: rows.length ? 'Products retrieved successfully' : 'No products found',
     products: rows.map(toProductRecord),
-    pagination: paginationOf(req, Number(count[0]?.count ?? 0)),
+    pagination: paginationOf(req, total),
   };
 });

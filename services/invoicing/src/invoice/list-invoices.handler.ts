@@ -4,8 +4,8 @@ import {
   formatDateTime,
   handler,
   likeContains,
-  pageWindow,
   paginationOf,
+  selectPage,
   toNumber,
   organizationToday,
   validationFailed,
@@ -28,13 +28,12 @@ export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, c
       { field: 'amount_min', message: 'amount_min must not be more than amount_max' },
     ]);
   }
-  // One snapshot, so the page and its total_items agree.
+  // One snapshot, so the page, its total_items and its lines agree.
   return inSnapshot(ctx.db, (db) => listPage(db, req, ctx.orgId));
 });
 
 async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>, orgId: number) {
   const now = await organizationToday(db, orgId);
-  const { size, offset } = pageWindow(req);
   const filtered = db('invoices as i')
     .leftJoin('partner_directory as p', (j) => j.on('p.org_id', 'i.org_id').andOn('p.id', 'i.partner_id'))
     .where('i.org_id', orgId)
@@ -56,13 +55,11 @@ async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>,
     });
   const direction = req.sort_order ?? 'desc';
   const sortColumn = SORT_COLUMN[req.sort_by ?? 'date'];
-  const rows = await filtered
-    .clone()
-    .select<ListRow[]>('i.*', 'p.partnername as p_partnername', 'p.display_name as p_display_name')
-    .orderByRaw(`?? ${direction} nulls last, i.id ${direction}`, [sortColumn])
-    .limit(size)
-    .offset(offset);
-  const counted = await filtered.clone().count<{ count: number }[]>({ count: '*' });
+  const { rows, total } = await selectPage<ListRow>(
+    filtered.select('i.*', 'p.partnername as p_partnername', 'p.display_name as p_display_name'),
+    req,
+    (page) => page.orderByRaw(`?? ${direction} nulls last, i.id ${direction}`, [sortColumn]),
+  );
   const lines = req.include_items
     ? await linesOf(
         db,
@@ -90,7 +87,7 @@ async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>,
   return {
     message: invoices.length ? 'Invoices retrieved successfully' : 'No invoices found',
     invoices,
-    pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
+    pagination: paginationOf(req, total),
   };
 }
 

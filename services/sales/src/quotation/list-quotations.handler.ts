@@ -1,10 +1,9 @@
 import { sales } from '@bo/contracts';
-import { handler, likeContains, organizationToday, pageWindow, paginationOf } from '@bo/runtime';
+import { handler, likeContains, organizationToday, paginationOf, selectPage } from '@bo/runtime';
 import { EFFECTIVE_STATUS_SQL } from './quotation.repository';
 import { toListRecord, type ListRow } from './quotation.record';
 
 export const listQuotationsHandler = handler(sales.listQuotations, async (req, ctx) => {
-  const { size, offset } = pageWindow(req);
   const now = await organizationToday(ctx.db, ctx.orgId);
   const filtered = ctx
     .db('quotations as q')
@@ -23,13 +22,13 @@ export const listQuotationsHandler = handler(sales.listQuotations, async (req, c
         });
       }
     });
-  const [rows, counted] = await Promise.all([
-    filtered.clone().select<ListRow[]>('q.*', 'p.partnername', 'p.display_name').orderBy('q.id', 'desc').limit(size).offset(offset),
-    filtered.clone().count<{ count: number }[]>({ count: '*' }),
-  ]);
+  // The page and its total in one statement, so pagination never disagrees with the rows shown.
+  const { rows, total } = await selectPage<ListRow>(filtered.select('q.*', 'p.partnername', 'p.display_name'), req, (page) =>
+    page.orderBy('q.id', 'desc'),
+  );
   return {
     message: rows.length ? 'Quotations retrieved successfully' : 'No quotations found',
     quotations: rows.map((r) => toListRecord(r, now)),
-    pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
+    pagination: paginationOf(req, total),
   };
 });
