@@ -110,7 +110,7 @@ export async function insertInvoice(
   const { invoicenumber: supplied, ...header } = values;
   if (supplied && (await isNumberTaken(trx, orgId, supplied))) throw duplicateNumber(supplied);
   const invoicenumber =
-    supplied ?? (await nextDocumentNumber(trx, orgId, NUMBER_PREFIX[values.invoicetype], (n) => isNumberTaken(trx, orgId, n)));
+    supplied ?? (await nextDocumentNumber(trx, orgId, NUMBER_PREFIX[values.invoicetype], { table: 'invoices', column: 'invoicenumber' }));
   const amounts = sumLines(lines.map((l) => computeLine(l)));
   let inserted: InvoiceRow;
   try {

@@ -11,7 +11,6 @@ import {
   requirePartnerRole,
   resolveCatalogLines,
   validationFailed,
-  type Knex,
 } from '@bo/runtime';
 import {
   documentTooLarge,
@@ -49,7 +48,8 @@ export const createQuotationHandler = handler(
       try {
         return await ctx.db.transaction(async (trx) => {
           const number =
-            supplied ?? (await nextDocumentNumber(trx, ctx.orgId, PREFIX[req.quotation_type], (n) => numberTaken(trx, ctx.orgId, n)));
+            supplied ??
+            (await nextDocumentNumber(trx, ctx.orgId, PREFIX[req.quotation_type], { table: 'quotations', column: 'quotation_number' }));
           const totals = documentTotals(lines.map((l) => l.amounts));
           const [row] = (await trx('quotations')
             .insert({
@@ -93,10 +93,6 @@ export const createQuotationHandler = handler(
   },
   { transactions: 'own' },
 );
-
-async function numberTaken(trx: Knex.Transaction, orgId: number, number: string): Promise<boolean> {
-  return !!(await trx('quotations').select('id').where({ org_id: orgId, quotation_number: number }).first());
-}
 
 function checkSizes(lines: PricedLine[]): void {
   const errors = lines.flatMap((l, i) =>
