@@ -40,7 +40,8 @@ export interface HandlerContext extends RequestMeta {
   config: BaseConfig;
   /**
    * Handlers with `transactions: 'own'` only: records the write's reply inside the handler's last
-   * transaction, beside its effect. Elsewhere it does nothing.
+   * transaction, beside its effect, as that transaction's last statement: the transaction commits
+   * with it, and a statement after it fails loudly. Elsewhere it does nothing.
    */
   finish(trx: Knex.Transaction, body: Record<string, unknown>): Promise<void>;
 }
@@ -211,7 +212,11 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     let recorded: RpcReply | undefined;
     const finish = async (trx: Knex.Transaction, body: Record<string, unknown>) => {
       const reply = okReply(h, body);
-      if (!(await recordReply(trx, key, reply))) throw new AlreadyRecorded();
+      // The record is the handler's last statement: its COMMIT goes out with it, saving the round
+      // trip that every lock the transaction holds (a number series, a partner's credit) waits on.
+      // Inside a savepoint it cannot end the transaction, so it leaves the COMMIT to knex.
+      const commit = !trx.parentTransaction;
+      if (!(await recordReply(trx, key, reply, { commit }))) throw new AlreadyRecorded();
       recorded = reply;
     };
     const body = await h.run(request, { ...ctx, finish });

@@ -24,6 +24,18 @@ const bump = defineOperation({
   reply: z.object({ message: z.string(), count: z.number() }),
 });
 
+/** The same count, by a handler that opens its own transaction and records its reply with ctx.finish. */
+const bumpOwn = defineOperation({
+  name: 'partners.test.bumpOwn',
+  service: 'partners',
+  summary: 'test',
+  paths: [],
+  select: { default: true },
+  write: true,
+  request: z.object({ org_id: z.unknown(), after_finish: z.boolean() }),
+  reply: z.object({ message: z.string(), count: z.number() }),
+});
+
 const testService: ServiceDefinition = {
   name: 'partners',
   migrations: [
@@ -41,6 +53,19 @@ const testService: ServiceDefinition = {
       if (req.outcome === 'crash') throw new Error('bug');
       return { message: 'bumped', count };
     }),
+    handler(
+      bumpOwn,
+      (req, ctx) =>
+        ctx.db.transaction(async (trx) => {
+          await trx('bumps').insert({});
+          const reply = { message: 'bumped', count: Number((await trx('bumps').count({ n: '*' }))[0]!.n) };
+          await ctx.finish(trx, reply);
+          // A handler breaking the rule that the record is its transaction's last statement.
+          if (req.after_finish) await trx('bumps').insert({});
+          return reply;
+        }),
+      { transactions: 'own' },
+    ),
   ],
 };
 
@@ -173,5 +198,21 @@ describe('service host: replies recorded with their effect', () => {
     expect(await bumps()).toBe(before + 1);
     expect(await send('ok', key)).toEqual(again);
     expect(await svc.db('idempotency').where({ key })).toHaveLength(1);
+  });
+
+  it("commits a handler's own transaction with its recorded reply: nothing can follow the record", async () => {
+    const own = (afterFinish: boolean, operationKey: string) =>
+      svc.call('partners.test.bumpOwn', { after_finish: afterFinish }, 1, { operationKey });
+    const before = await bumps();
+    const first = await own(false, randomUUID());
+    expect(first).toEqual({ ok: true, status: 200, body: { message: 'bumped', count: before + 1 } });
+    // The insert after the record is refused, as its COMMIT already went out with the record: the
+    // effect and the reply stand, exactly once, and the key answers that reply.
+    const key = randomUUID();
+    const broken = await own(true, key);
+    expect(broken).toEqual({ ok: true, status: 200, body: { message: 'bumped', count: before + 2 } });
+    expect(await bumps()).toBe(before + 2);
+    expect(await own(true, key)).toEqual(broken);
+    expect(await bumps()).toBe(before + 2);
   });
 });
