@@ -23,9 +23,15 @@ export async function nextDocumentNumber(
   width = 5,
 ): Promise<string> {
   for (;;) {
-    const { rows } = (await trx.raw(NEXT_NUMBER_SQL, [orgId, prefix, prefix, width, numbered.table, orgId, numbered.column])) as {
-      rows: Array<{ candidate: string; taken: boolean }>;
-    };
+    const { rows } = await trx.raw<{ rows: Array<{ candidate: string; taken: boolean }> }>(NEXT_NUMBER_SQL, [
+      orgId,
+      prefix,
+      prefix,
+      width,
+      numbered.table,
+      orgId,
+      numbered.column,
+    ]);
     // One counter row inserted or updated, so exactly one row.
     const { candidate, taken } = rows[0] as { candidate: string; taken: boolean };
     if (!taken) return candidate;
