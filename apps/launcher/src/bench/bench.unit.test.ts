@@ -1,3 +1,4 @@
+import { asRound, notAlternating, rotate } from './alternate';
 import { invoiceIdOf, invoiceRequest } from './fixtures';
 import { amountRunSeconds } from './load';
 import { parseOptions, UsageError } from './options';
@@ -23,6 +24,39 @@ describe('benchmark harness', () => {
     expect(parseOptions([], names, {}).rounds).toBe(1);
     expect(parseOptions(['--rounds', '3'], names, {}).rounds).toBe(3);
     for (const bad of ['0', '1.5', 'x', '10']) expect(() => parseOptions(['--rounds', bad], names, {})).toThrow(UsageError);
+  });
+
+  it('reads --alternate N as N slices judged like rounds, and refuses it beside --rounds or out of range', () => {
+    expect(parseOptions(['--alternate', '4'], names, {})).toMatchObject({ alternate: 4, rounds: 4 });
+    expect(parseOptions([], names, {}).alternate).toBeUndefined();
+    for (const bad of ['1', '21', '2.5', 'x']) expect(() => parseOptions(['--alternate', bad], names, {})).toThrow(UsageError);
+    expect(() => parseOptions(['--alternate', '3', '--rounds', '3'], names, {})).toThrow(/two ways of repeating/);
+  });
+
+  it('alternates only scenarios that can run again at will, rotating the stacks so none always follows another', () => {
+    // One-use pools (drafts to validate, quotations to convert...) are seeded by their warm-up, which a slice skips.
+    expect(notAlternating(['list-partners', 'create-partner', 'create-partner-key', 'get-invoice'])).toEqual([]);
+    expect(notAlternating(['list-partners', 'validate-invoice'])).toEqual(['validate-invoice']);
+    expect(rotate(['mq', 'mem', 'ceiling', 'floor'], 0)).toEqual(['mq', 'mem', 'ceiling', 'floor']);
+    expect(rotate(['mq', 'mem', 'ceiling', 'floor'], 1)).toEqual(['mem', 'ceiling', 'floor', 'mq']);
+    expect(rotate(['mq', 'mem', 'ceiling', 'floor'], 5)).toEqual(['mem', 'ceiling', 'floor', 'mq']);
+    expect(rotate([], 3)).toEqual([]);
+  });
+
+  it("splits a slice's runs into a round whose ratios are taken against that slice's own ceiling and floor", () => {
+    const slice = asRound([
+      scenarioRun({ rps: 1600, p99: 30 }),
+      scenarioRun({ mode: 'ceiling', rps: 2000, p99: 20 }),
+      scenarioRun({ mode: 'floor', rps: 1800, p99: 25 }),
+      scenarioRun({ mode: 'in-process', rps: 2400, p99: 16 }),
+    ]);
+    expect(slice.ceiling.map((r) => r.mode)).toEqual(['ceiling']);
+    expect(slice.floor[0]?.ratio).toEqual({ rps: 0.9, p99: 1.25 });
+    expect(slice.results.map((r) => r.mode)).toEqual(['rabbitmq', 'in-process']);
+    expect(slice.results[0]?.ratio).toMatchObject({ rps: 0.8, p99: 1.5 });
+    expect(slice.results[0]?.ratio?.floor).toBeCloseTo(0.889, 3);
+    expect(slice.results[1]?.ratio).toMatchObject({ rps: 1.2, p99: 0.8 });
+    expect(slice.results[1]?.ratio?.floor).toBeCloseTo(1.333, 3);
   });
 
   it('folds rounds into medians of each figure and ratio, summing errors, so one noisy round does not decide a target', () => {

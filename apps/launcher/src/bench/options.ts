@@ -10,6 +10,8 @@ export interface BenchOptions {
   secondsAt1: number;
   /** How many times the whole sequence runs; the report judges the medians (rounds.ts). */
   rounds: number;
+  /** `--alternate N`: instead of rounds, N slices of one sitting with every stack up at once (alternate.ts). */
+  alternate?: number;
   modes: Mode[];
   /** Scenario names to run (every one when undefined). */
   only?: ReadonlySet<string>;
@@ -20,7 +22,7 @@ export interface BenchOptions {
   amqpUrl: string;
 }
 
-export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|rabbitmq,in-process] [--rounds N] [--json FILE]
+export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|rabbitmq,in-process] [--rounds N | --alternate N] [--json FILE]
 environment: BENCH_SECONDS (default 10: each 32-connection run; 1-connection runs last half),
   BENCH_DATABASE_URL / BENCH_AMQP_URL (else TEST_DATABASE_URL / TEST_AMQP_URL, else local defaults)`;
 
@@ -33,6 +35,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
       modes: { type: 'string' },
       json: { type: 'string' },
       rounds: { type: 'string' },
+      alternate: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -46,6 +49,12 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
   const rounds = values.rounds === undefined ? 1 : Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 9)
     throw new UsageError(`--rounds must be a whole number from 1 to 9, not "${values.rounds}"`);
+
+  const alternate = values.alternate === undefined ? undefined : Number(values.alternate);
+  if (alternate !== undefined && (!Number.isInteger(alternate) || alternate < 2 || alternate > 20))
+    throw new UsageError(`--alternate must be a whole number of slices from 2 to 20, not "${values.alternate}"`);
+  if (alternate !== undefined && values.rounds !== undefined)
+    throw new UsageError('--alternate and --rounds are two ways of repeating: give one');
 
   const chosenModes = values.modes === undefined ? [...modes] : list(values.modes);
   for (const m of chosenModes) {
@@ -64,7 +73,8 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
   return {
     seconds,
     secondsAt1: seconds / 2,
-    rounds,
+    rounds: alternate ?? rounds,
+    ...(alternate !== undefined ? { alternate } : {}),
     modes: [...new Set(chosenModes)] as Mode[],
     only,
     json: values.json,

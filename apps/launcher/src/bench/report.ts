@@ -28,7 +28,15 @@ export interface Report {
   startedAt: string;
   finishedAt: string;
   elapsedSeconds: number;
-  settings: { seconds: number; secondsAt1: number; rounds?: number; modes: Mode[]; scenarios: string[] };
+  settings: {
+    seconds: number;
+    secondsAt1: number;
+    rounds?: number;
+    /** The rounds were slices of one sitting, every stack up at once (`--alternate`). */
+    alternating?: boolean;
+    modes: Mode[];
+    scenarios: string[];
+  };
   /** With several rounds, `ceiling`, `floor` and `results` are their medians (rounds.ts) and these the rounds themselves. */
   ceiling: ScenarioResult[];
   /** The floor stand-in's runs (the scenarios that have one), measured right after the ceiling. */
@@ -144,7 +152,7 @@ export function evaluateTargets(report: Pick<Report, 'results' | 'settings'> & P
       return {
         value: failing.length
           ? `${total} errors in ${failing.map((r) => `${r.scenario}@${r.connections}`).join(', ')}`
-          : `0 errors in ${runs.length} runs${rounds > 1 ? ` × ${rounds} rounds` : ''}`,
+          : `0 errors in ${runs.length} runs${rounds > 1 ? ` × ${rounds} ${report.settings.alternating ? 'slices' : 'rounds'}` : ''}`,
         met: failing.length === 0,
       };
     }),
@@ -183,10 +191,13 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
     `stolen cores: CPU time the hypervisor gave other guests while this one wanted it (of ${cpus().length} cores; not in the machine CPU); runs with much of it are slowed alike and not comparable.`,
   ];
   if (report.rounds && report.rounds.length > 1) {
+    const noun = s.alternating ? 'slices' : 'rounds';
     out.push(
-      `${report.rounds.length} rounds: every table and target below is the median over the rounds of each figure, each ratio taken within its own round; errors are summed.`,
+      s.alternating
+        ? `${report.rounds.length} alternating slices: every stack up at once, each slice running them in turn seconds apart (the order rotating); every table and target below is the median over the slices of each figure, each ratio taken within its own slice; errors are summed.`
+        : `${report.rounds.length} rounds: every table and target below is the median over the rounds of each figure, each ratio taken within its own round; errors are summed.`,
       '',
-      ...formatSpread(report.rounds),
+      ...formatSpread(report.rounds, noun),
     );
   }
   if (report.ceiling.length) {

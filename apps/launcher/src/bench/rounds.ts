@@ -98,7 +98,7 @@ function fold(runs: ScenarioResult[]): ScenarioResult {
  * The spread behind the medians, one line per mode (and the floor) and scenario at 32 connections:
  * each round's req/s and p99 as ratios to that round's ceiling, in round order.
  */
-export function formatSpread(rounds: readonly Round[]): string[] {
+export function formatSpread(rounds: readonly Round[], noun = 'rounds'): string[] {
   if (rounds.length < 2) return [];
   const keys = new Map<string, { mode: string; title: string; scenario: string }>();
   for (const round of rounds) {
@@ -108,7 +108,7 @@ export function formatSpread(rounds: readonly Round[]): string[] {
   }
   const cell = (v: number | undefined) => (v === undefined ? 'n/a' : v.toFixed(2));
   const out = [
-    `## Spread over the ${rounds.length} rounds (32 conns; each round's ratios to its own ceiling, in round order)`,
+    `## Spread over the ${rounds.length} ${noun} (32 conns; the ratios to the ceiling of the same ${noun.replace(/s$/, '')}, in order)`,
     '',
     '| run | scenario | req/s × ceiling | p99 × ceiling |',
     '|---|---|---|---|',

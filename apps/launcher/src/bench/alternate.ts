@@ -1,0 +1,156 @@
+import { Api } from './api';
+import { Fixtures } from './fixtures';
+import { log, measure, warmUp, type CeilingSample } from './measure';
+import type { BenchOptions, Mode } from './options';
+import { attachRatios, type ScenarioResult } from './report';
+import type { Round } from './rounds';
+import { createScenarios, type Scenario } from './scenarios';
+import { startCeilingStandIn, startFloorStandIn } from './stand-ins';
+import { launchSystem } from './system';
+
+/** A system or stand-in that is up for the whole sitting, with the scenarios it answers. */
+interface Stack {
+  mode: Mode | 'ceiling' | 'floor';
+  base: string;
+  token: string;
+  pids: number[];
+  scenarios: readonly Scenario[];
+}
+
+export interface AlternateContext {
+  opts: BenchOptions;
+  names: readonly string[];
+  runs: ReadonlyArray<{ connections: number; seconds: number }>;
+  cleanups: Set<() => Promise<void>>;
+  slices: number;
+}
+
+/**
+ * `--alternate N`: the rounds as N slices of one sitting. The system of each mode, the ceiling and
+ * the floor are all up at once and warmed once; each slice then runs, scenario by scenario and
+ * connections by connections, every stack in turn, seconds apart, the order rotating from slice to
+ * slice so that none always follows another. Each slice is a round, so its ratios compare runs of
+ * one machine moment (a round's ratios compare runs minutes apart, across which this VM's speed
+ * moves: the same system's list read 1,524 to 1,866 req/s in four consecutive 8 s runs). Only
+ * scenarios that can run again at will qualify: none with a pool of one-use records.
+ */
+export async function measureAlternating(a: AlternateContext): Promise<Round[]> {
+  const stacks: Stack[] = [];
+  const stops: Array<() => Promise<void>> = [];
+  const keep = (stop: () => Promise<void>) => {
+    stops.push(stop);
+    a.cleanups.add(stop);
+  };
+  try {
+    const samples = new Map<string, CeilingSample>();
+    for (const mode of a.opts.modes) {
+      log(`alternating: ${mode}: starting the system`);
+      const sys = await launchSystem(mode, a.opts);
+      keep(sys.stop);
+      const scenarios = createScenarios(new Fixtures(new Api(sys.base, sys.token)), sys.databaseUrl).filter((s) =>
+        a.names.includes(s.name),
+      );
+      for (const scenario of scenarios) {
+        log(`alternating: ${mode}: ${scenario.title}: seeding`);
+        await scenario.prepare();
+        // The first mode's warm-up keeps the request and reply the stand-ins imitate.
+        const steps = scenario.steps();
+        await warmUp(scenario, steps, {
+          connections: 32,
+          seconds: 0,
+          base: sys.base,
+          token: sys.token,
+          cpuRoots: [],
+          samples,
+          label: mode,
+        });
+      }
+      stacks.push({ mode, base: sys.base, token: sys.token, pids: [sys.pid], scenarios });
+    }
+    for (const standIn of [await startCeilingStandIn(a.opts, samples), await startFloorStandIn(a.opts, samples, a.names)]) {
+      if (!standIn) continue;
+      keep(standIn.stop);
+      stacks.push(standIn);
+    }
+    const everyPid = stacks.flatMap((s) => s.pids);
+    const rounds: Round[] = [];
+    for (let slice = 0; slice < a.slices; slice++) {
+      const label = `slice ${slice + 1}/${a.slices}`;
+      const measured: ScenarioResult[] = [];
+      for (const name of a.names) {
+        for (const run of a.runs) {
+          for (const stack of rotate(stacks, slice)) {
+            const scenario = scenarioOf(stacks, stack, name);
+            // Scenarios sending the same request and reply share one ceiling: it runs once a slice.
+            if (
+              !scenario ||
+              measured.some((r) => r.mode === stack.mode && r.scenario === scenario.name && r.connections === run.connections)
+            )
+              continue;
+            const result = await measure(scenario, {
+              ...run,
+              base: stack.base,
+              token: stack.token,
+              cpuRoots: stack.pids,
+              idleRoots: everyPid,
+              label: `${label}: ${stack.mode}`,
+              // Warmed in the first slice; after it every stack runs hot, as a system in production does.
+              warm: slice === 0,
+            });
+            measured.push({
+              ...result,
+              mode: stack.mode,
+              scenario: scenario.name,
+              title: scenario.title,
+              ceiling: scenario.ceiling,
+              connections: run.connections,
+            });
+          }
+        }
+      }
+      rounds.push(asRound(measured));
+    }
+    return rounds;
+  } finally {
+    for (const stop of stops.reverse()) {
+      await stop().catch((err: unknown) => log(`alternating: stopping a stack failed: ${(err as Error).message}`));
+      a.cleanups.delete(stop);
+    }
+  }
+}
+
+/**
+ * The selected scenarios `--alternate` cannot run: those with a pool of one-use records, which a
+ * run without its warm-up would not seed. Asked before anything starts (building the scenarios
+ * does no I/O).
+ */
+export function notAlternating(names: readonly string[]): string[] {
+  return createScenarios(new Fixtures(new Api('http://127.0.0.1:0', '')), '')
+    .filter((s) => names.includes(s.name) && (s.beforeWarmup !== undefined || s.beforeRun !== undefined))
+    .map((s) => s.name);
+}
+
+/** The stacks in the slice's order: each slice starts one stack further on. */
+export function rotate<T>(items: readonly T[], by: number): T[] {
+  if (items.length === 0) return [];
+  const k = by % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+/** What a stack runs for a scenario: its own of that name, or on the ceiling the one it is compared with. */
+function scenarioOf(stacks: readonly Stack[], stack: Stack, name: string): Scenario | undefined {
+  if (stack.mode !== 'ceiling') return stack.scenarios.find((s) => s.name === name);
+  // The first stack is a system, whose scenario names its ceiling.
+  const key = stacks[0]?.scenarios.find((s) => s.name === name)?.ceiling;
+  return stack.scenarios.find((s) => s.name === key);
+}
+
+/** A slice's runs as a round: the systems' results with their ratios to the ceiling and floor of the same slice. */
+export function asRound(measured: readonly ScenarioResult[]): Round {
+  const ceiling = measured.filter((r) => r.mode === 'ceiling');
+  const floor = measured.filter((r) => r.mode === 'floor');
+  const results = measured.filter((r) => r.mode !== 'ceiling' && r.mode !== 'floor');
+  attachRatios(floor, ceiling);
+  attachRatios(results, ceiling, floor);
+  return { ceiling, floor, results };
+}
