@@ -120,14 +120,21 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
 }
 
 /**
- * The selected scenarios `--alternate` cannot run: those with a pool of one-use records, which a
- * run without its warm-up would not seed. Asked before anything starts (building the scenarios
- * does no I/O).
+ * Why `--alternate` cannot run the selected scenarios, or undefined if it can. A slice skips the
+ * warm-up, which seeds a pool of one-use records; and scenarios run in turn on one system must not
+ * grow what another reads (each slice's list would read more partners than the last). Asked before
+ * anything starts (building the scenarios does no I/O).
  */
-export function notAlternating(names: readonly string[]): string[] {
-  return createScenarios(new Fixtures(new Api('http://127.0.0.1:0', '')), '')
-    .filter((s) => names.includes(s.name) && (s.beforeWarmup !== undefined || s.beforeRun !== undefined))
-    .map((s) => s.name);
+export function alternationRefusal(names: readonly string[]): string | undefined {
+  const selected = createScenarios(new Fixtures(new Api('http://127.0.0.1:0', '')), '').filter((s) => names.includes(s.name));
+  const oneUse = selected.filter((s) => s.beforeWarmup !== undefined || s.beforeRun !== undefined).map((s) => s.name);
+  if (oneUse.length) return `--alternate cannot run ${oneUse.join(', ')}: a slice skips the warm-up that seeds its one-use records`;
+  for (const s of selected) {
+    const grown = (s.grows ?? []).filter((name) => names.includes(name));
+    if (grown.length)
+      return `--alternate cannot run ${s.name} with ${grown.join(', ')}: its writes grow what that reads; alternate them in two sittings`;
+  }
+  return undefined;
 }
 
 /** The stacks in the slice's order: each slice starts one stack further on. */

@@ -1,4 +1,4 @@
-import { measureAlternating, notAlternating } from './alternate';
+import { alternationRefusal, measureAlternating } from './alternate';
 import { Api } from './api';
 import { Fixtures } from './fixtures';
 import { measureIdempotencyCost, type IdempotencyCost } from './idempotency';
@@ -29,11 +29,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   const selected = (name: string) => !opts.only || opts.only.has(name);
   const names: string[] = scenarioNames.filter(selected);
-  const oneUse = opts.alternate !== undefined ? notAlternating(names) : [];
-  if (oneUse.length) {
-    console.error(
-      `--alternate runs each scenario again at will, which ${oneUse.join(', ')} cannot (one-use records); name others with --only`,
-    );
+  const refusal = opts.alternate !== undefined ? alternationRefusal(names) : undefined;
+  if (refusal) {
+    console.error(`${refusal}; name others with --only`);
     process.exit(2);
   }
   const runs = [

@@ -33,6 +33,11 @@ export interface Scenario {
   beforeWarmup?(requests: number): Promise<void>;
   /** One-use pools: seeds the run's records from the warm-up's rate, and says when to stop. */
   beforeRun?(plan: RunPlan): Promise<RunSetup>;
+  /**
+   * Scenarios whose reads its writes grow (a created partner joins the page and total a list
+   * reads): run in turn on one system, as `--alternate` does, each run would read more than the last.
+   */
+  grows?: readonly string[];
 }
 
 /** The names of every scenario, in the order they run; `idempotency-cost` is the bus-level before/after. */
@@ -106,6 +111,7 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     name: 'create-partner',
     title: 'create partner',
     ceiling: 'create-partner',
+    grows: ['list-partners'],
     prepare: () => Promise.resolve(),
     steps: () => [{ name: 'create', path: '/crm/editpatner', body: createPartnerBody }],
   };
@@ -114,6 +120,7 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     name: 'create-partner-key',
     title: 'create partner, Idempotency-Key',
     ceiling: 'create-partner',
+    grows: ['list-partners'],
     prepare: () => Promise.resolve(),
     steps: () => [
       { name: 'create', path: '/crm/editpatner', body: createPartnerBody, headers: () => ({ 'idempotency-key': randomUUID() }) },
