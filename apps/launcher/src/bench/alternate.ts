@@ -27,12 +27,17 @@ export interface AlternateContext {
 
 /**
  * `--alternate N`: the rounds as N slices of one sitting. The system of each mode, the ceiling and
- * the floor are all up at once and warmed once; each slice then runs, scenario by scenario and
- * connections by connections, every stack in turn, seconds apart, the order rotating from slice to
- * slice so that none always follows another. Each slice is a round, so its ratios compare runs of
- * one machine moment (a round's ratios compare runs minutes apart, across which this VM's speed
- * moves: the same system's list read 1,524 to 1,866 req/s in four consecutive 8 s runs). Only
- * scenarios that can run again at will qualify: none with a pool of one-use records.
+ * the floor are all up at once; each slice then runs, scenario by scenario and connections by
+ * connections, every stack in turn, seconds apart, the order rotating from slice to slice so that
+ * none always follows another. Each slice is a round, so its ratios compare runs of one machine
+ * moment (a round's ratios compare runs minutes apart, across which this VM's speed moves: the same
+ * system's list read 1,524 to 1,866 req/s in four consecutive 8 s runs).
+ *
+ * Every run is warmed up first, as in a round, though its stack ran the scenario a slice ago: a
+ * system idle for the 45 s the other stacks take needs seconds to come back to speed (list partners
+ * over RabbitMQ, per second after such a pause: 0.82, 0.51, 0.49 ... 0.41 ms of the gateway's and
+ * partners' CPU per list, the floor's 0.82, 0.44, 0.33, 0.30), so runs without it measured a system
+ * half cold (docs/performance.md, twelfth pass).
  */
 export async function measureAlternating(a: AlternateContext): Promise<Round[]> {
   const stacks: Stack[] = [];
@@ -94,8 +99,6 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
               cpuRoots: stack.pids,
               idleRoots: everyPid,
               label: `${label}: ${stack.mode}`,
-              // Warmed in the first slice; after it every stack runs hot, as a system in production does.
-              warm: slice === 0,
             });
             measured.push({
               ...result,
@@ -120,15 +123,12 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
 }
 
 /**
- * Why `--alternate` cannot run the selected scenarios, or undefined if it can. A slice skips the
- * warm-up, which seeds a pool of one-use records; and scenarios run in turn on one system must not
- * grow what another reads (each slice's list would read more partners than the last). Asked before
- * anything starts (building the scenarios does no I/O).
+ * Why `--alternate` cannot run the selected scenarios together, or undefined if it can: scenarios
+ * run in turn on one system must not grow what another reads (each slice's list would read more
+ * partners than the last). Asked before anything starts (building the scenarios does no I/O).
  */
 export function alternationRefusal(names: readonly string[]): string | undefined {
   const selected = createScenarios(new Fixtures(new Api('http://127.0.0.1:0', '')), '').filter((s) => names.includes(s.name));
-  const oneUse = selected.filter((s) => s.beforeWarmup !== undefined || s.beforeRun !== undefined).map((s) => s.name);
-  if (oneUse.length) return `--alternate cannot run ${oneUse.join(', ')}: a slice skips the warm-up that seeds its one-use records`;
   for (const s of selected) {
     const grown = (s.grows ?? []).filter((name) => names.includes(name));
     if (grown.length)

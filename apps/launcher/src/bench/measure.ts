@@ -33,11 +33,6 @@ export interface MeasureContext {
   /** Where the first successful request and reply of each ceiling's steps are kept. */
   samples?: Map<string, CeilingSample>;
   label: string;
-  /**
-   * Warm up first (default). Off for a run of a scenario these processes ran a moment ago
-   * (alternating slices); such a scenario has no one-use pool to seed.
-   */
-  warm?: boolean;
   /** Processes that must be idle before the run (default cpuRoots): every stack up at the time. */
   idleRoots?: number[];
 }
@@ -45,7 +40,7 @@ export interface MeasureContext {
 /** A warm-up (which also keeps the samples the ceiling imitates), the pool seeding it calls for, then the measured run. */
 export async function measure(scenario: Scenario, m: MeasureContext): Promise<LoadResult> {
   const steps = scenario.steps();
-  const warmRate = m.warm === false ? 0 : await warmUp(scenario, steps, m);
+  const warmRate = await warmUp(scenario, steps, m);
   const setup = (await scenario.beforeRun?.({ connections: m.connections, seconds: m.seconds, warmRate })) ?? {};
   const idleSince = Date.now();
   const idle = await waitIdle(m.idleRoots ?? m.cpuRoots);
