@@ -30,4 +30,6 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app /app
 USER node
-CMD ["node", "services/gateway/dist/main.js"]
+# Every process starts with the serving V8 flags (apps/launcher/src/node-flags.ts); compose names the entry file.
+ENTRYPOINT ["node", "--no-memory-reducer"]
+CMD ["services/gateway/dist/main.js"]

@@ -7,6 +7,7 @@ import { createDb, createLogger, onShutdown, stopTracing } from '@bo/runtime';
 import { startEmbeddedPostgres } from './embedded';
 import { repoRoot } from './paths';
 import { System } from './system';
+import { SERVING_NODE_FLAGS } from './node-flags';
 
 const DEV_ORG = 1;
 
@@ -96,7 +97,7 @@ function startProcesses(): void {
   // PROFILE_DIR: each process writes a V8 CPU profile there when it exits (--cpu-prof cannot go
   // through NODE_OPTIONS), to see where a bench run's CPU went; see docs/performance.md.
   const profileDir = process.env.PROFILE_DIR;
-  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const nodeArgs = [...SERVING_NODE_FLAGS, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const children: ChildProcess[] = [];
   let stopping = false;
   for (const entry of entries) {

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { createApiKey } from '@bo/gateway';
 import { createDb, deleteTopology } from '@bo/runtime';
 import { freePort } from '../free-port';
+import { SERVING_NODE_FLAGS } from '../node-flags';
 import { repoRoot } from '../paths';
 import { systemTopology } from '../services';
 import type { Mode } from './options';
@@ -51,7 +52,7 @@ export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: s
     PORT: String(port),
     LOG_LEVEL: 'warn',
   };
-  const child = spawn(process.execPath, [join(repoRoot, 'apps', 'launcher', 'dist', 'start.js')], {
+  const child = spawn(process.execPath, [...SERVING_NODE_FLAGS, join(repoRoot, 'apps', 'launcher', 'dist', 'start.js')], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { ServiceName } from '@bo/contracts';
 import { repoRoot } from '../paths';
+import { SERVING_NODE_FLAGS } from '../node-flags';
 
 /** One process of the system under test: a service instance or the gateway. */
 export interface ProcessSpec {
@@ -74,7 +75,10 @@ export class Fleet {
       this.logs.set(name, log);
     }
     log.write(`\n=== ${new Date().toISOString()} chaos: starting ${name}\n`);
-    const child = spawn(process.execPath, [entryOf(spec.role)], { env: spec.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVING_NODE_FLAGS, entryOf(spec.role)], {
+      env: spec.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
     const entry: Running = {

@@ -5,6 +5,7 @@ import { deleteTopology } from '@bo/runtime';
 import { freePort } from '../../free-port';
 import { stopChild } from '../system';
 import type { CeilingConfig, CeilingRoute } from './shared';
+import { SERVING_NODE_FLAGS } from '../../node-flags';
 
 /** The running stand-in: its gateway's URL and token, and its two processes. */
 export interface CeilingStandIn {
@@ -50,7 +51,7 @@ export async function startCeiling(amqpUrl: string, routes: CeilingRoute[]): Pro
 /** Forks a stand-in process, hands it its configuration, and waits until it says it is ready. */
 export async function forkReady<C extends CeilingConfig>(file: string, config: C): Promise<ChildProcess> {
   const entry = `${basename(dirname(file))}/${basename(file)}`;
-  const child = fork(file, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(file, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [...SERVING_NODE_FLAGS] });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
