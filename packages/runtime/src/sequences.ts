@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from './db';
 
 /** Where a series' numbers are kept once used: the documents' table and its number column. */
@@ -7,45 +8,94 @@ export interface NumberedTable {
 }
 
 /**
- * Gapless document numbers per organization and series (INV-, QUO- ...). The counter row stays
- * locked until the caller's transaction ends, so concurrent creates queue up and a rollback gives
- * its number back. Numbers a client supplied by hand are skipped, never reused.
- *
- * One statement advances the counter, writes the candidate and says whether a document already
- * holds it: the counter's lock is held from here to the commit, and every round trip inside that
- * window is paid by every create of the series queued behind it (docs/performance.md, twelfth pass).
+ * What a document's number column holds between its insert and `numberDocument`, inside its
+ * transaction: never committed, since the transaction numbers the document before its last
+ * statement. Unique, so that documents inserted at once do not wait on each other in the number's
+ * unique index. `~` starts no series prefix.
  */
-export async function nextDocumentNumber(
+export function pendingNumber(): string {
+  return `~${randomUUID()}`;
+}
+
+/**
+ * Gives the document (inserted in this transaction with `pendingNumber()`) the next gapless number
+ * of its organization's series (INV-, QUO- ...), and returns it. The counter row stays locked until
+ * the transaction ends, so concurrent creates queue up and a rollback gives its number back.
+ * Numbers a client supplied by hand are skipped, never reused.
+ *
+ * Last, and in one statement: the counter is locked from here to the commit, and every round trip
+ * inside that window is paid by every create of the series queued behind it. So the document and
+ * its lines are written first, and this statement advances the counter, writes the candidate, says
+ * whether a document already holds it and, if none does, writes it into the document (under 32
+ * concurrent invoice creates, the counter's holder spent most of the window waiting for its process
+ * to send the next statement: docs/performance.md, twelfth pass).
+ *
+ * A candidate typed by hand into another document at the same moment (not yet committed when this
+ * statement looked) fails the update on the unique index once that one commits; that is answered as
+ * a transient conflict, and the runtime runs the whole write again.
+ */
+export async function numberDocument(
   trx: Knex.Transaction,
   orgId: number,
   prefix: string,
-  numbered: NumberedTable,
+  numbered: NumberedTable & { id: number },
   width = 5,
 ): Promise<string> {
   for (;;) {
-    const { rows } = await trx.raw<{ rows: Array<{ candidate: string; taken: boolean }> }>(NEXT_NUMBER_SQL, [
-      orgId,
-      prefix,
-      prefix,
-      width,
-      numbered.table,
-      orgId,
-      numbered.column,
-    ]);
+    let rows: Array<{ candidate: string; taken: boolean; numbered: number }>;
+    try {
+      ({ rows } = await trx.raw<{ rows: typeof rows }>(NUMBER_DOCUMENT_SQL, [
+        orgId,
+        prefix,
+        prefix,
+        width,
+        numbered.table,
+        orgId,
+        numbered.column,
+        numbered.table,
+        numbered.column,
+        numbered.id,
+        orgId,
+      ]));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new NumberRace(prefix);
+      throw err;
+    }
     // One counter row inserted or updated, so exactly one row.
-    const { candidate, taken } = rows[0] as { candidate: string; taken: boolean };
-    if (!taken) return candidate;
+    const { candidate, taken, numbered: written } = rows[0] as (typeof rows)[number];
+    if (taken) continue;
+    if (Number(written) !== 1) throw new Error(`${numbered.table} ${numbered.id} is not in this transaction to be numbered`);
+    return candidate;
   }
 }
 
-/** The counter's next value as the series writes it (the prefix, then the value zero-padded to the width), and whether it is in use. */
-const NEXT_NUMBER_SQL = `with advanced as (
+/**
+ * The counter's next value as the series writes it (the prefix, then the value zero-padded to the
+ * width), whether a document holds it, and the document numbered with it when none does.
+ */
+const NUMBER_DOCUMENT_SQL = `with advanced as (
     insert into document_sequences (org_id, series, last_value) values (?, ?, 1)
     on conflict (org_id, series) do update set last_value = document_sequences.last_value + 1
     returning last_value::text as digits),
   formatted as (
-    select ? || repeat('0', greatest(?::int - length(digits), 0)) || digits as candidate from advanced)
-  select candidate, exists (select 1 from ?? d where d.org_id = ? and d.?? = candidate) as taken from formatted`;
+    select ? || repeat('0', greatest(?::int - length(digits), 0)) || digits as candidate from advanced),
+  checked as (
+    select candidate, exists (select 1 from ?? d where d.org_id = ? and d.?? = candidate) as taken from formatted),
+  written as (
+    update ?? as doc set ?? = checked.candidate from checked where doc.id = ? and doc.org_id = ? and not checked.taken returning 1)
+  select candidate, taken, (select count(*) from written)::int as numbered from checked`;
+
+/**
+ * The number a document was about to take went, in the meantime, to a document whose number was
+ * typed by hand: a conflict between two transactions, as PostgreSQL's serialization failures are,
+ * so it carries their SQLSTATE and the runtime runs the write again (isTransientConflict).
+ */
+class NumberRace extends Error {
+  readonly code = '40001';
+  constructor(prefix: string) {
+    super(`the next ${prefix} number was typed by hand into a concurrent document; run the write again`);
+  }
+}
 
 /** True for PostgreSQL's unique_violation, optionally on one named constraint. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {

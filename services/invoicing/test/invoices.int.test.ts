@@ -106,10 +106,20 @@ describe('invoicing service: invoices', () => {
     expect(await invoiceCount()).toBe(before);
   });
 
-  it('gives 25 concurrent creates 25 distinct, gapless numbers', async () => {
+  it('gives 25 concurrent creates 25 distinct, gapless numbers, stored and announced as answered', async () => {
     const replies = await Promise.all(Array.from({ length: 25 }, () => create({ partner: 30, line_items: [tenthsLine] }, 3)));
-    const numbers = replies.map((r) => body(r).invoice.invoicenumber).sort();
-    expect(numbers).toEqual(Array.from({ length: 25 }, (_, i) => `INV-${String(i + 1).padStart(5, '0')}`));
+    const invoices = replies.map((r) => body(r).invoice as { id: number; invoicenumber: string });
+    expect(invoices.map((i) => i.invoicenumber).sort()).toEqual(
+      Array.from({ length: 25 }, (_, i) => `INV-${String(i + 1).padStart(5, '0')}`),
+    );
+    // The number is written last (numberDocument): the row, the reply and the event all carry it, no stand-in.
+    const rows = (await svc.db('invoices').where({ org_id: 3 }).select('id', 'invoicenumber')) as Array<{
+      id: number;
+      invoicenumber: string;
+    }>;
+    expect(new Map(rows.map((r) => [r.id, r.invoicenumber]))).toEqual(new Map(invoices.map((i) => [i.id, i.invoicenumber])));
+    await waitFor(() => invoices.every((i) => eventsOf('invoicing.invoice.created', i.id).length === 1));
+    for (const i of invoices) expect(eventsOf('invoicing.invoice.created', i.id)[0]?.data.invoicenumber).toBe(i.invoicenumber);
   });
 
   it('adds lines while draft, recomputing the totals, and refuses them once posted', async () => {

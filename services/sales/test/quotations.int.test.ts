@@ -142,6 +142,15 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
     const replies = await Promise.all(Array.from({ length: 20 }, () => create({ line_items: [specLine] }, 3)));
     const numbers = replies.map((r) => ok(r).quotation.quotation_number).sort();
     expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => `QUO-${String(i + 1).padStart(5, '0')}`));
+    // Numbered last (numberDocument): what is stored is what was answered, no stand-in left.
+    const stored = (await svc
+      .db('quotations')
+      .whereIn(
+        'id',
+        replies.map((r) => ok(r).quotation.id),
+      )
+      .pluck('quotation_number')) as string[];
+    expect(stored.sort()).toEqual(numbers);
   });
 
   it('refuses unknown, other-organization and deleted partners, and valid_until before the date, changing nothing', async () => {

@@ -4,7 +4,8 @@ import {
   duplicate,
   formatDateTime,
   isUniqueViolation,
-  nextDocumentNumber,
+  numberDocument,
+  pendingNumber,
   recordEvent,
   sumLines,
   toNumber,
@@ -98,8 +99,10 @@ export async function refreshTotals(trx: Knex.Transaction, invoiceId: number): P
 
 /**
  * Inserts an invoice with its lines and records `invoicing.invoice.created`, inside the caller's
- * transaction. A supplied number is kept (a duplicate is 400); otherwise the next gapless number
- * of the type's series, whose counter stays locked until the caller commits.
+ * transaction. A supplied number is kept (a duplicate is 400); otherwise the invoice takes the next
+ * gapless number of the type's series last, once it and its lines are written: the series' counter
+ * stays locked from then until the caller commits, so the caller's next statement must be its last
+ * (the recorded reply, with its COMMIT).
  */
 export async function insertInvoice(
   trx: Knex.Transaction,
@@ -109,18 +112,16 @@ export async function insertInvoice(
 ): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
   const { invoicenumber: supplied, ...header } = values;
   if (supplied && (await isNumberTaken(trx, orgId, supplied))) throw duplicateNumber(supplied);
-  const invoicenumber =
-    supplied ?? (await nextDocumentNumber(trx, orgId, NUMBER_PREFIX[values.invoicetype], { table: 'invoices', column: 'invoicenumber' }));
   const amounts = sumLines(lines.map((l) => computeLine(l)));
   let inserted: InvoiceRow;
   try {
-    // A savepoint, so a lost race on the number or source leaves the caller's transaction usable.
+    // A savepoint, so a lost race on a supplied number or the source leaves the caller's transaction usable.
     inserted = await trx.transaction(async (sp): Promise<InvoiceRow> => {
       const [row] = await sp('invoices')
         .insert({
           ...header,
           org_id: orgId,
-          invoicenumber,
+          invoicenumber: supplied ?? pendingNumber(),
           subtotal: amounts.subtotal.toFixed(2),
           tax_amount: amounts.tax_amount.toFixed(2),
           invoicetotal: amounts.total.toFixed(2),
@@ -129,7 +130,7 @@ export async function insertInvoice(
       return row as InvoiceRow;
     });
   } catch (err) {
-    if (isUniqueViolation(err, 'invoices_org_number')) throw duplicateNumber(invoicenumber);
+    if (supplied && isUniqueViolation(err, 'invoices_org_number')) throw duplicateNumber(supplied);
     throw err;
   }
   const lineRows = lines.length
@@ -137,6 +138,14 @@ export async function insertInvoice(
         .insert(lines.map((l) => lineColumns(orgId, inserted.id, l)))
         .returning<LineRow[]>('*')
     : [];
+  if (!supplied) {
+    const invoicenumber = await numberDocument(trx, orgId, NUMBER_PREFIX[values.invoicetype], {
+      table: 'invoices',
+      column: 'invoicenumber',
+      id: inserted.id,
+    });
+    inserted = { ...inserted, invoicenumber };
+  }
   await recordEvent(trx, invoicing.invoiceCreated.type, orgId, {
     invoice_id: inserted.id,
     invoicenumber: inserted.invoicenumber,

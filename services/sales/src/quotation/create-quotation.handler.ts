@@ -4,7 +4,8 @@ import {
   duplicate,
   handler,
   isUniqueViolation,
-  nextDocumentNumber,
+  numberDocument,
+  pendingNumber,
   organizationToday,
   parseDateTime,
   requireLivePartner,
@@ -42,53 +43,58 @@ export const createQuotationHandler = handler(
     checkSizes(lines);
     requirePartnerRole(await requireLivePartner(ctx, req.partner), req.quotation_type);
     const supplied = req.quotation_number?.trim() || undefined;
+    // Dated before the transaction: the series' counter, taken last, is locked until the commit.
+    const today = await organizationToday(ctx.db, ctx.orgId);
 
-    // A generated number can only collide with a number typed by hand in a concurrent request: take the next one.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await ctx.db.transaction(async (trx) => {
-          const number =
-            supplied ??
-            (await nextDocumentNumber(trx, ctx.orgId, PREFIX[req.quotation_type], { table: 'quotations', column: 'quotation_number' }));
-          const totals = documentTotals(lines.map((l) => l.amounts));
-          const [row] = (await trx('quotations')
-            .insert({
-              org_id: ctx.orgId,
-              quotation_number: number,
-              quotation_type: req.quotation_type,
-              status: req.quotation_status ?? 'draft',
-              partner_id: req.partner,
-              quotation_date: parseDateTime(req.quotation_date),
-              valid_until: req.valid_until,
-              comments: req.comments || null,
-              quotation_reference: req.quotation_reference || null,
-              subtotal: totals.subtotal.toFixed(2),
-              tax_amount: totals.tax_amount.toFixed(2),
-              discount_total: totals.discount_total.toFixed(2),
-              total: totals.total.toFixed(2),
-              line_count: lines.length,
-              created_by: actor(req, ctx),
-              updated_by: actor(req, ctx),
-            })
-            .returning('*')) as QuotationRow[];
-          const quotation = row as QuotationRow;
-          const stored = lines.length
-            ? ((await trx('quotation_lines')
-                .insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l)))
-                .returning('*')) as LineRow[])
-            : [];
-          const reply = {
-            message: 'Quotation created successfully',
-            quotation: toQuotationRecord(quotation, stored, await organizationToday(trx, ctx.orgId)),
-          };
-          await ctx.finish(trx, reply);
-          return reply;
-        });
-      } catch (err) {
-        if (!isUniqueViolation(err, UNIQUE_NUMBER)) throw err;
-        if (supplied) throw duplicate(`Quotation number ${supplied} already exists`, 'quotation_number');
-        if (attempt >= 3) throw err;
-      }
+    try {
+      return await ctx.db.transaction(async (trx) => {
+        const totals = documentTotals(lines.map((l) => l.amounts));
+        const [row] = (await trx('quotations')
+          .insert({
+            org_id: ctx.orgId,
+            quotation_number: supplied ?? pendingNumber(),
+            quotation_type: req.quotation_type,
+            status: req.quotation_status ?? 'draft',
+            partner_id: req.partner,
+            quotation_date: parseDateTime(req.quotation_date),
+            valid_until: req.valid_until,
+            comments: req.comments || null,
+            quotation_reference: req.quotation_reference || null,
+            subtotal: totals.subtotal.toFixed(2),
+            tax_amount: totals.tax_amount.toFixed(2),
+            discount_total: totals.discount_total.toFixed(2),
+            total: totals.total.toFixed(2),
+            line_count: lines.length,
+            created_by: actor(req, ctx),
+            updated_by: actor(req, ctx),
+          })
+          .returning('*')) as QuotationRow[];
+        let quotation = row as QuotationRow;
+        const stored = lines.length
+          ? ((await trx('quotation_lines')
+              .insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l)))
+              .returning('*')) as LineRow[])
+          : [];
+        // Numbered last, so the counter is locked for this statement and the recorded reply's alone.
+        if (!supplied) {
+          const quotation_number = await numberDocument(trx, ctx.orgId, PREFIX[req.quotation_type], {
+            table: 'quotations',
+            column: 'quotation_number',
+            id: quotation.id,
+          });
+          quotation = { ...quotation, quotation_number };
+        }
+        const reply = {
+          message: 'Quotation created successfully',
+          quotation: toQuotationRecord(quotation, stored, today),
+        };
+        await ctx.finish(trx, reply);
+        return reply;
+      });
+    } catch (err) {
+      if (supplied && isUniqueViolation(err, UNIQUE_NUMBER))
+        throw duplicate(`Quotation number ${supplied} already exists`, 'quotation_number');
+      throw err;
     }
   },
   { transactions: 'own' },
