@@ -14,6 +14,7 @@ interface Stack {
   base: string;
   token: string;
   pids: number[];
+  databaseUrl?: string;
   scenarios: readonly Scenario[];
 }
 
@@ -70,7 +71,7 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
           label: mode,
         });
       }
-      stacks.push({ mode, base: sys.base, token: sys.token, pids: [sys.pid], scenarios });
+      stacks.push({ mode, base: sys.base, token: sys.token, pids: [sys.pid], databaseUrl: sys.databaseUrl, scenarios });
     }
     for (const standIn of [await startCeilingStandIn(a.opts, samples), await startFloorStandIn(a.opts, samples, a.names)]) {
       if (!standIn) continue;
@@ -97,6 +98,7 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
               base: stack.base,
               token: stack.token,
               cpuRoots: stack.pids,
+              ...(stack.databaseUrl ? { databaseUrl: stack.databaseUrl } : {}),
               idleRoots: everyPid,
               label: `${label}: ${stack.mode}`,
             });

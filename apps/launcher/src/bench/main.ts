@@ -138,6 +138,7 @@ async function measureRound(r: RoundContext): Promise<{ round: Round; idempotenc
             base: sys.base,
             token: sys.token,
             cpuRoots: [sys.pid],
+            databaseUrl: sys.databaseUrl,
             samples,
             label: label(mode),
           });
@@ -187,7 +188,14 @@ async function measureStandIn(
   try {
     for (const scenario of standIn.scenarios) {
       for (const run of runs) {
-        const result = await measure(scenario, { ...run, base: standIn.base, token: standIn.token, cpuRoots: standIn.pids, label: mode });
+        const result = await measure(scenario, {
+          ...run,
+          base: standIn.base,
+          token: standIn.token,
+          cpuRoots: standIn.pids,
+          ...(standIn.databaseUrl ? { databaseUrl: standIn.databaseUrl } : {}),
+          label: mode,
+        });
         out.push({ ...result, mode, scenario: scenario.name, title: scenario.title, ceiling: scenario.name, connections: run.connections });
       }
     }

@@ -15,6 +15,8 @@ export interface StandIn {
   base: string;
   token: string;
   pids: number[];
+  /** The floor's database (the ceiling has none). */
+  databaseUrl?: string;
   scenarios: Scenario[];
   readonly stop: () => Promise<void>;
 }
@@ -67,5 +69,13 @@ export async function startFloorStandIn(
       request: step.sample.request,
     });
   });
-  return { mode: 'floor', base: standIn.base, token: standIn.token, pids: standIn.pids, stop: standIn.stop, scenarios };
+  return {
+    mode: 'floor',
+    base: standIn.base,
+    token: standIn.token,
+    pids: standIn.pids,
+    databaseUrl: standIn.databaseUrl,
+    stop: standIn.stop,
+    scenarios,
+  };
 }

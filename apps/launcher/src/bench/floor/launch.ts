@@ -18,6 +18,7 @@ export interface FloorStandIn {
   base: string;
   token: string;
   pids: number[];
+  databaseUrl: string;
   /** The seeded customers (also in sales' and invoicing's read models). */
   partners: number[];
   /** `n` draft invoices of three lines, one per validation. */
@@ -89,6 +90,7 @@ export async function startFloor(
       base: `http://127.0.0.1:${config.port}`,
       token: config.token,
       pids: children.map((c) => c.pid as number),
+      databaseUrl,
       partners,
       drafts: async (n) => (await seed.query<{ id: number }>(DRAFTS, [ORG, n, partners, products])).rows.map((r) => r.id),
       stop,
