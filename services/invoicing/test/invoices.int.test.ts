@@ -113,10 +113,7 @@ describe('invoicing service: invoices', () => {
       Array.from({ length: 25 }, (_, i) => `INV-${String(i + 1).padStart(5, '0')}`),
     );
     // The number is written last (numberDocument): the row, the reply and the event all carry it, no stand-in.
-    const rows = (await svc.db('invoices').where({ org_id: 3 }).select('id', 'invoicenumber')) as Array<{
-      id: number;
-      invoicenumber: string;
-    }>;
+    const rows = await svc.db('invoices').where({ org_id: 3 }).select<Array<{ id: number; invoicenumber: string }>>('id', 'invoicenumber');
     expect(new Map(rows.map((r) => [r.id, r.invoicenumber]))).toEqual(new Map(invoices.map((i) => [i.id, i.invoicenumber])));
     await waitFor(() => invoices.every((i) => eventsOf('invoicing.invoice.created', i.id).length === 1));
     for (const i of invoices) expect(eventsOf('invoicing.invoice.created', i.id)[0]?.data.invoicenumber).toBe(i.invoicenumber);

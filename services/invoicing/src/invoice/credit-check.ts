@@ -19,18 +19,8 @@ export async function assertCreditAvailable(trx: Knex.Transaction, invoice: Invo
     'insert into partner_credit_locks (org_id, partner_id) values (?, ?) on conflict (org_id, partner_id) do update set partner_id = excluded.partner_id',
     [invoice.org_id, invoice.partner_id],
   );
-  const dueByType = await trx('invoices')
-    .where({ org_id: invoice.org_id, partner_id: invoice.partner_id, invoicestatus: 'open' })
-    .groupBy('invoicetype')
-    .select<Array<Pick<InvoiceRow, 'invoicetype'> & { due: string }>>('invoicetype', trx.raw('sum(invoicetotal - amount_paid) as due'));
-  // Committed: invoices made from converted quotations and not validated or cancelled yet. This
-  // service makes every such invoice, so its own drafts are the freshest view of the commitments
-  // the partners service counts from events (it may not have seen the latest conversion yet).
-  const committed = await trx('invoices')
-    .where({ org_id: invoice.org_id, partner_id: invoice.partner_id, sourcetype: 'quotation' })
-    .whereIn('invoicestatus', ['draft', 'proforma'])
-    .whereNot('id', invoice.id)
-    .sum<{ total: string | null }[]>({ total: 'invoicetotal' });
+  const dueByType = await openDueByType(trx, invoice.org_id, invoice.partner_id);
+  const committed = await committedDrafts(trx, invoice.org_id, invoice.partner_id, invoice.id);
   const decision = decideCredit({
     creditLimit: credit.credit_limit,
     partnersBalance: credit.balance,
@@ -46,4 +36,34 @@ export async function assertCreditAvailable(trx: Knex.Transaction, invoice: Invo
       `+ this invoice ${dec(invoice.invoicetotal).toFixed(2)} = ${decision.exposure.toFixed(2)}, above the credit limit ${dec(credit.credit_limit).toFixed(2)}; ` +
       `send override_credit_limit: true to validate anyway`,
   );
+}
+
+/*
+ * The two sums read under the partner's credit lock, each served by a partial index of its own
+ * (invoices_partner_open, invoices_partner_committed): a validation reads the partner's open and
+ * committed invoices, not the organization's. The statuses are written into the statements rather
+ * than bound, so that the plan PostgreSQL keeps for a prepared statement can use those indexes too
+ * (a bound value cannot prove a partial index's condition).
+ */
+
+/** What the partner owes on its open invoices, by type (a credit note or a bill counts the other way). */
+export function openDueByType(db: Knex, orgId: number, partnerId: number) {
+  return db('invoices')
+    .where({ org_id: orgId, partner_id: partnerId })
+    .whereRaw("invoicestatus = 'open'")
+    .groupBy('invoicetype')
+    .select<Array<Pick<InvoiceRow, 'invoicetype'> & { due: string }>>('invoicetype', db.raw('sum(invoicetotal - amount_paid) as due'));
+}
+
+/**
+ * Committed: invoices made from converted quotations and not validated or cancelled yet, but the one
+ * being validated. This service makes every such invoice, so its own drafts are the freshest view of
+ * the commitments the partners service counts from events (it may not have seen the latest conversion yet).
+ */
+export function committedDrafts(db: Knex, orgId: number, partnerId: number, exceptId: number) {
+  return db('invoices')
+    .where({ org_id: orgId, partner_id: partnerId })
+    .whereRaw("sourcetype = 'quotation' and invoicestatus in ('draft', 'proforma')")
+    .whereNot('id', exceptId)
+    .sum<{ total: string | null }[]>({ total: 'invoicetotal' });
 }

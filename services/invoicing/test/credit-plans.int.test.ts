@@ -1,0 +1,69 @@
+import { createDb, migrate, testing, type Knex } from '@bo/runtime';
+import { committedDrafts, openDueByType } from '../src/invoice/credit-check';
+import { invoicingMigrations } from '../src/migrations';
+
+/**
+ * The credit check's sums run under the partner's credit lock on every validation of a sale: they
+ * must read the partner's invoices through an index, not the table, however large it grows. Checked
+ * as PostgreSQL plans them when prepared (the services name their statements, and a prepared
+ * statement may run on a plan made without its values: a generic plan).
+ */
+describe('credit check reads: index plans on a large invoices table', () => {
+  const schema = 'invoicing';
+  let database: testing.TestDatabase;
+  let db: Knex;
+
+  beforeAll(async () => {
+    database = await testing.createTestDatabase();
+    db = createDb(database.url, schema, 1);
+    await migrate(db, schema, invoicingMigrations);
+    // 40,000 invoices of 400 partners in one organization: open, paid, drafts, some from quotations.
+    await db.raw(
+      `insert into invoices (org_id, invoicetype, partner_id, invoicestatus, invoicenumber, invoicedatetime, sourcetype, sourceid, invoicetotal)
+       select 1, 'invoiceout', 1 + g % 400, case when g % 10 = 0 then 'draft' when g % 3 = 0 then 'paid' else 'open' end,
+              'INV-' || g, now(), case when g % 4 = 0 then 'quotation' end, case when g % 4 = 0 then g::text end, 100
+       from generate_series(1, 40000) g`,
+    );
+    await db.raw('analyze invoices');
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  /** The generic plan of the statement as the service sends it. */
+  const genericPlan = async (query: Knex.QueryBuilder): Promise<string> =>
+    db.transaction(async (trx) => {
+      const { sql, bindings } = query.toSQL().toNative();
+      await trx.raw('set local plan_cache_mode = force_generic_plan');
+      await trx.raw(`prepare credit_read as ${sql}`);
+      // The builders bind only numbers (organization, partner, invoice ids).
+      const args = bindings.map((b) => Number(b)).join(', ');
+      const { rows } = await trx.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`explain execute credit_read(${args})`);
+      await trx.raw('deallocate credit_read');
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+
+  it("sums the partner's open invoices through invoices_partner_open", async () => {
+    const plan = await genericPlan(openDueByType(db, 1, 42));
+    expect(plan).toContain('invoices_partner_open');
+    expect(plan).not.toMatch(/Seq Scan/);
+  });
+
+  it("sums the partner's committed drafts through invoices_partner_committed", async () => {
+    const plan = await genericPlan(committedDrafts(db, 1, 42, 5));
+    expect(plan).toContain('invoices_partner_committed');
+    expect(plan).not.toMatch(/Seq Scan/);
+  });
+
+  it('sums what they should', async () => {
+    // Partner 42 has the g ≡ 41 (mod 400): all odd, never drafts (g % 10 = 0), so nothing committed.
+    expect((await committedDrafts(db, 1, 42, 0))[0]?.total ?? null).toBeNull();
+    // Partner 41 has the g ≡ 40 (mod 400): each a draft (g % 10 = 0) from a quotation (g % 4 = 0), 100 of 100.
+    expect(Number((await committedDrafts(db, 1, 41, 0))[0]?.total)).toBe(10_000);
+    const open = await openDueByType(db, 1, 42);
+    expect(open).toEqual([{ invoicetype: 'invoiceout', due: expect.any(String) }]);
+    const [counted] = await db('invoices').where({ partner_id: 42, invoicestatus: 'open' }).count<Array<{ n: string }>>({ n: '*' });
+    expect(Number(open[0]?.due)).toBe(100 * Number(counted?.n));
+  });
+});
