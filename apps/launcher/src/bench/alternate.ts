@@ -34,11 +34,12 @@ export interface AlternateContext {
  * moment (a round's ratios compare runs minutes apart, across which this VM's speed moves: the same
  * system's list read 1,524 to 1,866 req/s in four consecutive 8 s runs).
  *
- * Every run is warmed up first, as in a round, though its stack ran the scenario a slice ago: a
- * system idle for the 45 s the other stacks take needs seconds to come back to speed (list partners
- * over RabbitMQ, per second after such a pause: 0.82, 0.51, 0.49 ... 0.41 ms of the gateway's and
- * partners' CPU per list, the floor's 0.82, 0.44, 0.33, 0.30), so runs without it measured a system
- * half cold (docs/performance.md, twelfth pass).
+ * Every run is warmed up first, as in a round, though its stack ran the scenario a slice ago, so
+ * that a slice's run is a round's. A first version without warm-ups measured the system half cold:
+ * idle for the minute the other stacks took, its processes came back slowly (list partners over
+ * RabbitMQ, per second after such a pause: 0.82, 0.51, 0.49 ... 0.41 ms of the gateway's and
+ * partners' CPU per list, the floor's 0.82, 0.44, 0.33, 0.30). The cause was V8's memory reducer,
+ * now off in every serving process (node-flags.ts; docs/performance.md, twelfth pass).
  */
 export async function measureAlternating(a: AlternateContext): Promise<Round[]> {
   const stacks: Stack[] = [];
