@@ -26,7 +26,7 @@ describe('gapless document numbers (numberDocument)', () => {
 
   /** Inserts a document under a pending number, then numbers it, in one transaction. */
   const insertPending = async (trx: Knex.Transaction, orgId: number) =>
-    ((await trx('docs').insert({ org_id: orgId, number: pendingNumber() }).returning('id')) as Array<{ id: number }>)[0]!.id;
+    (await trx('docs').insert({ org_id: orgId, number: pendingNumber() }).returning<Array<{ id: number }>>('id'))[0]!.id;
   const create = (orgId: number, prefix: string, width?: number) =>
     db.transaction(async (trx) => numberDocument(trx, orgId, prefix, { ...docs, id: await insertPending(trx, orgId) }, width));
   const numbersOf = async (orgId: number) => (await db('docs').where({ org_id: orgId }).orderBy('id').pluck('number')) as string[];
@@ -98,7 +98,7 @@ describe('gapless document numbers (numberDocument)', () => {
   });
 
   it('refuses to number a document that is not in the transaction', async () => {
-    const [other] = (await db('docs').insert({ org_id: 8, number: 'X-1' }).returning('id')) as Array<{ id: number }>;
+    const [other] = await db('docs').insert({ org_id: 8, number: 'X-1' }).returning<Array<{ id: number }>>('id');
     await expect(db.transaction((trx) => numberDocument(trx, 9, 'X-', { ...docs, id: other!.id }))).rejects.toThrow(
       /not in this transaction/,
     );
