@@ -1,6 +1,6 @@
 import { Api } from './api';
 import { Fixtures } from './fixtures';
-import { log, measure, warmUp, type CeilingSample } from './measure';
+import { log, measure, stackContext, warmUp, type CeilingSample, type MeasuredStack } from './measure';
 import type { BenchOptions, Mode } from './options';
 import { attachRatios, type ScenarioResult } from './report';
 import type { Round } from './rounds';
@@ -9,12 +9,8 @@ import { startCeilingStandIn, startFloorStandIn } from './stand-ins';
 import { launchSystem } from './system';
 
 /** A system or stand-in that is up for the whole sitting, with the scenarios it answers. */
-interface Stack {
+interface Stack extends MeasuredStack {
   mode: Mode | 'ceiling' | 'floor';
-  base: string;
-  token: string;
-  pids: number[];
-  databaseUrl?: string;
   scenarios: readonly Scenario[];
 }
 
@@ -96,10 +92,7 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
               continue;
             const result = await measure(scenario, {
               ...run,
-              base: stack.base,
-              token: stack.token,
-              cpuRoots: stack.pids,
-              ...(stack.databaseUrl ? { databaseUrl: stack.databaseUrl } : {}),
+              ...stackContext(stack),
               idleRoots: everyPid,
               label: `${label}: ${stack.mode}`,
             });

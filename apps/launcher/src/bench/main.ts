@@ -2,7 +2,7 @@ import { alternationRefusal, measureAlternating } from './alternate';
 import { Api } from './api';
 import { Fixtures } from './fixtures';
 import { measureIdempotencyCost, type IdempotencyCost } from './idempotency';
-import { log, measure, type CeilingSample } from './measure';
+import { log, measure, stackContext, type CeilingSample } from './measure';
 import { parseOptions, UsageError, type BenchOptions } from './options';
 import { attachRatios, evaluateTargets, formatReport, writeJson, type Report, type ScenarioResult } from './report';
 import { combineRounds, type Round } from './rounds';
@@ -135,10 +135,7 @@ async function measureRound(r: RoundContext): Promise<{ round: Round; idempotenc
         for (const run of runs) {
           const result = await measure(scenario, {
             ...run,
-            base: sys.base,
-            token: sys.token,
-            cpuRoots: [sys.pid],
-            databaseUrl: sys.databaseUrl,
+            ...stackContext({ ...sys, pids: [sys.pid] }),
             samples,
             label: label(mode),
           });
@@ -188,14 +185,7 @@ async function measureStandIn(
   try {
     for (const scenario of standIn.scenarios) {
       for (const run of runs) {
-        const result = await measure(scenario, {
-          ...run,
-          base: standIn.base,
-          token: standIn.token,
-          cpuRoots: standIn.pids,
-          ...(standIn.databaseUrl ? { databaseUrl: standIn.databaseUrl } : {}),
-          label: mode,
-        });
+        const result = await measure(scenario, { ...run, ...stackContext(standIn), label: mode });
         out.push({ ...result, mode, scenario: scenario.name, title: scenario.title, ceiling: scenario.name, connections: run.connections });
       }
     }

@@ -46,6 +46,19 @@ export interface MeasureContext {
   idleRoots?: number[];
 }
 
+/** A system or stand-in as a run measures it: where it answers, its processes, and its database if it has one. */
+export interface MeasuredStack {
+  base: string;
+  token: string;
+  pids: number[];
+  databaseUrl?: string | undefined;
+}
+
+/** The part of a run's context that names the stack it measures. */
+export function stackContext(stack: MeasuredStack): Pick<MeasureContext, 'base' | 'token' | 'cpuRoots' | 'databaseUrl'> {
+  return { base: stack.base, token: stack.token, cpuRoots: stack.pids, ...(stack.databaseUrl ? { databaseUrl: stack.databaseUrl } : {}) };
+}
+
 /** A warm-up (which also keeps the samples the ceiling imitates), the pool seeding it calls for, then the measured run. */
 export async function measure(scenario: Scenario, m: MeasureContext): Promise<LoadResult> {
   const steps = scenario.steps();
