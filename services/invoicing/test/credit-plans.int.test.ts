@@ -61,6 +61,9 @@ describe('credit check reads: index plans on a large invoices table', () => {
     expect((await committedDrafts(db, 1, 42, 0))[0]?.total ?? null).toBeNull();
     // Partner 41 has the g ≡ 40 (mod 400): each a draft (g % 10 = 0) from a quotation (g % 4 = 0), 100 of 100.
     expect(Number((await committedDrafts(db, 1, 41, 0))[0]?.total)).toBe(10_000);
+    // The invoice being validated is not committed on top of itself.
+    const [validating] = await db('invoices').where({ invoicenumber: 'INV-40' }).pluck<number[]>('id');
+    expect(Number((await committedDrafts(db, 1, 41, validating as number))[0]?.total)).toBe(9_900);
     const open = await openDueByType(db, 1, 42);
     expect(open).toEqual([{ invoicetype: 'invoiceout', due: expect.any(String) }]);
     const [counted] = await db('invoices').where({ partner_id: 42, invoicestatus: 'open' }).count<Array<{ n: string }>>({ n: '*' });
