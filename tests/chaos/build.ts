@@ -17,7 +17,7 @@ function newestSource(dir: string): number {
 
 /** Workspaces whose dist/ is missing or older than their sources. */
 export function staleWorkspaces(): string[] {
-  const dirs = ['packages', 'services', 'apps'].flatMap((group) =>
+  const dirs = ['packages', 'services', 'apps', 'tools'].flatMap((group) =>
     readdirSync(join(repoRoot, group)).map((name) => join(repoRoot, group, name)),
   );
   return dirs.filter((dir) => {

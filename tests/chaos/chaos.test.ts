@@ -29,7 +29,7 @@ describe('chaos (short): faults under load leave every invariant intact', () => 
       CHAOS_DATABASE_URL: await testing.testPostgresUrl(),
       CHAOS_AMQP_URL: await testing.testAmqpUrl(),
     };
-    const main = join(repoRoot, 'apps', 'launcher', 'dist', 'chaos', 'main.js');
+    const main = join(repoRoot, 'tools', 'chaos', 'dist', 'main.js');
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn(process.execPath, [main, '--short', '--json', json], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';

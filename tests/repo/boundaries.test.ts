@@ -2,13 +2,14 @@
  * The monorepo's layers, read from each workspace's package.json (dependencies.test.ts checks that
  * every import is declared there): libraries in packages/ depend on libraries only; a service in
  * services/ depends on libraries, never on another service (they talk over the bus); only an app in
- * apps/ (the launcher, which starts every service) may depend on services.
+ * apps/ (the launcher, which starts every service) may depend on services; the lab in tools/ (the
+ * benchmark and chaos harnesses) may use all of these, and nothing of the product depends on it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..');
-const groups = ['packages', 'services', 'apps'] as const;
+const groups = ['packages', 'services', 'apps', 'tools'] as const;
 type Group = (typeof groups)[number];
 
 interface Workspace {
@@ -43,6 +44,7 @@ const allowed: Record<Group, Group[]> = {
   packages: ['packages'],
   services: ['packages'],
   apps: ['packages', 'services'],
+  tools: ['packages', 'services', 'apps'],
 };
 
 describe('workspace layers', () => {
@@ -50,6 +52,8 @@ describe('workspace layers', () => {
     expect(workspaces.filter((w) => w.group === 'packages').length).toBeGreaterThan(0);
     expect(workspaces.filter((w) => w.group === 'services').length).toBeGreaterThan(1);
     expect(groupOf.get('@bo/launcher')).toBe('apps');
+    expect(groupOf.get('@bo/bench')).toBe('tools');
+    expect(groupOf.get('@bo/chaos')).toBe('tools');
   });
 
   it.each(workspaces.map((w) => [w.name, w]))('%s depends only on the layers below it', (_name, w) => {

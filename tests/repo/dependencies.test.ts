@@ -61,7 +61,7 @@ const isTestFile = (path: string): boolean => /\.test\.ts$/.test(path) || /[/\\]
 const typesOnly = (name: string): boolean => name.startsWith('@types/');
 
 const rootManifest = manifest(root);
-const workspaceDirs = ['packages', 'services', 'apps'].flatMap((group) =>
+const workspaceDirs = ['packages', 'services', 'apps', 'tools'].flatMap((group) =>
   readdirSync(join(root, group))
     .map((name) => join(root, group, name))
     .filter((dir) => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 const root = join(__dirname, '..', '..');
 const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
 
-const workspaces = ['packages', 'services', 'apps'].flatMap((group) =>
+const workspaces = ['packages', 'services', 'apps', 'tools'].flatMap((group) =>
   readdirSync(join(root, group))
     .map((name) => `${group}/${name}`)
     .filter((dir) => {

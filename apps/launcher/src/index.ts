@@ -1,2 +1,5 @@
 export { System, type SystemOptions } from './system';
-export { serviceDefinitions } from './services';
+export { serviceDefinitions, systemTopology } from './services';
+export { freePort } from './free-port';
+export { SERVING_NODE_FLAGS } from './node-flags';
+export { repoRoot } from './paths';

@@ -2,10 +2,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { deleteTopology } from '@bo/runtime';
-import { freePort } from '../../free-port';
+import { freePort, SERVING_NODE_FLAGS } from '@bo/launcher';
 import { stopChild } from '../system';
 import type { CeilingConfig, CeilingRoute } from './shared';
-import { SERVING_NODE_FLAGS } from '../../node-flags';
 
 /** The running stand-in: its gateway's URL and token, and its two processes. */
 export interface CeilingStandIn {

@@ -3,10 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createApiKey } from '@bo/gateway';
 import { createDb, deleteTopology } from '@bo/runtime';
-import { freePort } from '../free-port';
-import { SERVING_NODE_FLAGS } from '../node-flags';
-import { repoRoot } from '../paths';
-import { systemTopology } from '../services';
+import { freePort, SERVING_NODE_FLAGS, repoRoot, systemTopology } from '@bo/launcher';
 import type { Mode } from './options';
 
 export const ORG = 1;

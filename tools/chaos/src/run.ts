@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiKey } from '@bo/gateway';
 import { createDb, testing } from '@bo/runtime';
-import { freePort } from '../free-port';
+import { freePort } from '@bo/launcher';
 import { BrokerInspector } from './broker';
 import { replayChecks, runChecks, stateChecks, type CheckContext } from './checks';
 import { CarefulClient, describeAttempts } from './client';

@@ -1,6 +1,6 @@
 import type * as Amqp from 'amqplib';
 import { deleteTopology } from '@bo/runtime';
-import { serviceDefinitions, systemTopology } from '../services';
+import { serviceDefinitions, systemTopology } from '@bo/launcher';
 
 /** amqplib as the runtime has it (the launcher talks AMQP only here, to look at queues). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports

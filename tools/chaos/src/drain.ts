@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { serviceDefinitions } from '../services';
+import { serviceDefinitions } from '@bo/launcher';
 import type { BrokerInspector } from './broker';
 import { existingTables, queryEventually } from './database';
 

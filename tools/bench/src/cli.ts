@@ -1,7 +1,7 @@
-import { main } from './bench/main';
+import { main } from './main';
 
 /**
- * `npm run bench` (see bench/main.ts and docs/performance.md): the real system in both modes, every
+ * `npm run bench` (see main.ts and docs/performance.md): the real system in both modes, every
  * scenario against a ceiling stand-in measured in the same run. Options: `--only <scenario,...>`,
  * `--modes rabbitmq|in-process`, `--json FILE`; BENCH_SECONDS sets the run length.
  */

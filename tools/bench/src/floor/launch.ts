@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { deleteTopology } from '@bo/runtime';
-import { freePort } from '../../free-port';
+import { freePort } from '@bo/launcher';
 import { forkReady } from '../ceiling/launch';
 import type { CeilingRoute } from '../ceiling/shared';
 import { stopChild } from '../system';

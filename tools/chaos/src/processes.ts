@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { ServiceName } from '@bo/contracts';
-import { repoRoot } from '../paths';
-import { SERVING_NODE_FLAGS } from '../node-flags';
+import { repoRoot, SERVING_NODE_FLAGS } from '@bo/launcher';
 
 /** One process of the system under test: a service instance or the gateway. */
 export interface ProcessSpec {

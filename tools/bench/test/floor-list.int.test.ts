@@ -1,7 +1,7 @@
 import { testing } from '@bo/runtime';
 import { toPartnerRecord, type PartnerRow } from '@bo/partners';
 import pg from 'pg';
-import { LIST_PARTNERS, SCHEMA } from '../src/bench/floor/sql';
+import { LIST_PARTNERS, SCHEMA } from '../src/floor/sql';
 
 /**
  * The bench's floor answers list partners with the records the partners service answers, to the
