@@ -1,7 +1,7 @@
 import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
 
 /**
- * One business story told the way an existing client tells it (spec api-spec.md): through the
+ * One business story told the way an existing client tells it (docs/spec.md): through the
  * gateway over HTTP, with the spec's paths (trailing slashes as written), its request field names,
  * `org_id` and `userid` as strings and the `language` header. Each answer is checked against the
  * spec's field lists (section 2) and bodies (section 4) with exact figures; the story runs across

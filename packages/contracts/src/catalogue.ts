@@ -52,7 +52,7 @@ export function knownPaths(): string[] {
 export type Resolution =
   { kind: 'operation'; operation: Operation } | { kind: 'unknown_path' } | { kind: 'unknown_action'; message: string; allowed: string[] };
 
-/** Picks the operation a POST to `path` with `body` means, as DESIGN.md section 3 describes. */
+/** Picks the operation a POST to `path` with `body` means, as docs/design.md section 3 describes. */
 export function resolveOperation(path: string, body: Record<string, unknown>): Resolution {
   const candidates = candidatesByPath.get(normalizePath(path));
   if (!candidates) return { kind: 'unknown_path' };

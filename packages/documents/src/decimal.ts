@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 
-/** Exact decimal arithmetic with the repository's rounding (half-up, DESIGN.md); amounts arrive as numeric strings. */
+/** Exact decimal arithmetic with the repository's rounding (half-up, docs/design.md); amounts arrive as numeric strings. */
 export const Dec = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_UP });
 export type Dec = Decimal;
 

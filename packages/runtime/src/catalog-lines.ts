@@ -30,7 +30,7 @@ function catalogIntId(value: string | undefined): number | null {
 
 /**
  * Checks the products, variants and locations that lines name against the catalog, in one RPC, and
- * completes each line with its snapshot (DESIGN.md "stock follows documents"). Called before any
+ * completes each line with its snapshot (docs/design.md "stock follows documents"). Called before any
  * transaction is opened: no connection or row lock is held while catalog answers. An unknown or
  * deleted record is a 400 naming each offending line and field (`fieldOf(index, 'product_id')`); a
  * catalog that cannot be asked is a transient 503 (the request wrote nothing and may be retried).

@@ -5,7 +5,7 @@ import { takeDeferredEvents } from './outbox';
 import { COMMIT_AHEAD, WITH_BEGIN } from './prepared';
 
 /**
- * Idempotency where the effect happens (DESIGN.md section 3). Every write command carries an
+ * Idempotency where the effect happens (docs/design.md section 3). Every write command carries an
  * operation key (the client's Idempotency-Key, else one the gateway made for the HTTP request); the
  * service records (org, key, operation, request hash, reply) in the transaction of the effect, so a
  * redelivered or retried command finds the record and answers the same reply without a second effect.

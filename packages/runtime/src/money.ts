@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 
-/** Exact decimal arithmetic; rounding is half-up as DESIGN.md fixes it. */
+/** Exact decimal arithmetic; rounding is half-up as docs/design.md fixes it. */
 export const Dec = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_UP });
 export type Dec = Decimal;
 
@@ -44,7 +44,7 @@ export interface LineAmounts {
 }
 
 /**
- * Line arithmetic (spec 2.6, DESIGN.md section 4): subtotal = qty x price x (1 - discount/100),
+ * Line arithmetic (spec 2.6, docs/design.md section 4): subtotal = qty x price x (1 - discount/100),
  * tax = subtotal x rate/100, total = subtotal + tax. With tax included the price holds the tax:
  * total = qty x price x (1 - discount/100) and subtotal = total / (1 + rate/100).
  * Each amount is rounded half-up to cents and total always equals subtotal + tax.

@@ -12,7 +12,7 @@ import { formatDateTime } from './time';
  * Each field names its column and how its value is written:
  * - `value`: as stored (text, integer, boolean, date as `YYYY-MM-DD`, null);
  * - `number`: a numeric, as a JSON number (node-postgres reads it as exact text);
- * - `datetime`: a timestamptz, as `YYYY-MM-DDTHH:MM:SS` in UTC (DESIGN.md section 3).
+ * - `datetime`: a timestamptz, as `YYYY-MM-DDTHH:MM:SS` in UTC (docs/design.md section 3).
  */
 export type FieldKind = 'value' | 'number' | 'datetime';
 

@@ -41,7 +41,7 @@ export const runtimeMigrations: Migration[] = [
   {
     name: '002_runtime_idempotency',
     async up(trx, schema) {
-      // One row per write command that ran here (DESIGN.md section 3): written in the transaction of
+      // One row per write command that ran here (docs/design.md section 3): written in the transaction of
       // its effect, so a redelivered or retried command finds it and answers the same reply.
       await trx.schema.withSchema(schema).createTable('idempotency', (t) => {
         t.integer('org_id').notNullable();

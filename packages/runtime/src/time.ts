@@ -1,6 +1,6 @@
 import { isTimeZone } from '@bo/contracts';
 
-/** Date-times go out as `YYYY-MM-DDTHH:MM:SS` in UTC, dates as `YYYY-MM-DD` (DESIGN.md section 3). */
+/** Date-times go out as `YYYY-MM-DDTHH:MM:SS` in UTC, dates as `YYYY-MM-DD` (docs/design.md section 3). */
 export function formatDateTime(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   const date = value instanceof Date ? value : new Date(value);

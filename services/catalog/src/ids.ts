@@ -1,5 +1,5 @@
 /**
- * Categories, warehouses, locations and stock moves have string ids (DESIGN.md section 4) backed by
+ * Categories, warehouses, locations and stock moves have string ids (docs/design.md section 4) backed by
  * bigint keys. Anything that cannot be such a key names no record, so callers answer not_found
  * instead of letting Postgres fail on the cast.
  */

@@ -15,7 +15,7 @@ import { lineItemInput, lineRecordFields } from '../lines';
 
 export const invoiceTypes = ['invoiceout', 'creditout', 'invoicein', 'creditin'] as const;
 export const invoiceStatuses = ['draft', 'proforma', 'open', 'paid', 'cancelled', 'overdue'] as const;
-/** Statuses an invoice may be created in (DESIGN.md section 4). */
+/** Statuses an invoice may be created in (docs/design.md section 4). */
 export const creatableStatuses = ['draft', 'proforma'] as const;
 export const recurringFrequencies = ['daily', 'weekly', 'monthly', 'quarterly', 'yearly'] as const;
 export const recurringStatuses = ['active', 'paused', 'cancelled', 'completed'] as const;

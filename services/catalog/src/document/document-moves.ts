@@ -2,7 +2,7 @@ import type { invoicing } from '@bo/contracts';
 import { dec, type Dec } from '@bo/runtime';
 
 /**
- * How a validated document moves stock (DESIGN.md "stock follows documents"): a customer invoice
+ * How a validated document moves stock (docs/design.md "stock follows documents"): a customer invoice
  * and a vendor credit note take goods out; a vendor bill and a customer credit note (a return)
  * bring them in.
  */

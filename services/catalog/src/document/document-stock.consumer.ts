@@ -8,7 +8,7 @@ import { recordStockAdjusted, recordStockMove, type StockDocument } from '../sto
 import { documentMoves, type ProductMove } from './document-moves';
 
 /**
- * Stock follows validated invoices (DESIGN.md): each `invoicing.invoice.validated` becomes one
+ * Stock follows validated invoices (docs/design.md): each `invoicing.invoice.validated` becomes one
  * ordinary ledger move per inventory product it names, referencing the document, in the inbox
  * transaction, so a redelivered event moves nothing twice. Documents may take a location below
  * zero (the goods left whatever the ledger held): the move is recorded and `catalog.stock.negative`

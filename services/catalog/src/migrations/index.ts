@@ -170,7 +170,7 @@ export const catalogMigrations: Migration[] = [
     },
   },
   {
-    // Stock follows validated documents (DESIGN.md): a customer invoice may sell stock the ledger
+    // Stock follows validated documents (docs/design.md): a customer invoice may sell stock the ledger
     // does not hold yet (the effect is asynchronous, and the goods did leave), so quantities and
     // move lines may now be negative. Adjustments still refuse negative targets in their schema.
     name: '003_document_moves',

@@ -2,7 +2,7 @@ import type { invoicing } from '@bo/contracts';
 import { dec, sum, type Dec, type DecimalLike } from '@bo/runtime';
 
 /**
- * How a posted document moves what the partner owes (DESIGN.md section 4), exactly as the partners
+ * How a posted document moves what the partner owes (docs/design.md section 4), exactly as the partners
  * ledger applies the events: a payment moves the balance back by the amount paid.
  */
 export const BALANCE_SIGN: Record<invoicing.InvoiceType, 1 | -1> = { invoiceout: 1, creditout: -1, invoicein: -1, creditin: 1 };
@@ -25,7 +25,7 @@ export interface CreditDecision {
 
 /**
  * A sale fits when its exposure, balance + committed (other documents) + total, is within the credit
- * limit (DESIGN.md "credit exposure"); a limit of 0 means no limit, here as everywhere. The balance
+ * limit (docs/design.md "credit exposure"); a limit of 0 means no limit, here as everywhere. The balance
  * is the larger of the partners service's (which follows events, so it lags) and this service's
  * own: the two agree once every event is applied, and taking the larger means neither a posting
  * the partners ledger has not seen yet nor one made outside invoicing lets a sale through.

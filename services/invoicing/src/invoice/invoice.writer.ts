@@ -83,7 +83,7 @@ export function lineColumns(orgId: number, invoiceId: number, line: LineValues) 
   };
 }
 
-/** Document totals are sums of the rounded lines (DESIGN.md section 3). */
+/** Document totals are sums of the rounded lines (docs/design.md section 3). */
 export async function refreshTotals(trx: Knex.Transaction, invoiceId: number): Promise<InvoiceRow> {
   const [row] = await trx('invoices')
     .where({ id: invoiceId })

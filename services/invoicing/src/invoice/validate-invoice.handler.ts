@@ -70,7 +70,7 @@ export const validateInvoiceHandler = handler(
         validated_at: formatDateTime(posted.validated_at) as string,
         subtotal: toNumber(posted.subtotal),
         tax_amount: toNumber(posted.tax_amount),
-        // Catalog moves stock by these (DESIGN.md "stock follows documents"); a line never checked
+        // Catalog moves stock by these (docs/design.md "stock follows documents"); a line never checked
         // against the catalog may name another product's id, so it moves nothing.
         lines: lines
           .filter((l) => l.catalog_checked)

@@ -5,7 +5,7 @@ type InvoiceType = (typeof invoicing.invoiceTypes)[number];
 type TransactionType = (typeof partners.partnerTransactionTypes)[number];
 
 /**
- * Balance is what the partner owes the organization (DESIGN.md section 4): a sales invoice adds,
+ * Balance is what the partner owes the organization (docs/design.md section 4): a sales invoice adds,
  * a credit note to a customer subtracts, a vendor bill subtracts, a vendor credit adds.
  */
 const SIGN: Record<InvoiceType, 1 | -1> = { invoiceout: 1, creditout: -1, invoicein: -1, creditin: 1 };

@@ -53,7 +53,7 @@ export const partnersMigrations: Migration[] = [
         t.index(['org_id', 'partner_id', 'date']);
       });
 
-      // Converted quotations whose invoice is not validated or cancelled yet (DESIGN.md: committed).
+      // Converted quotations whose invoice is not validated or cancelled yet (docs/design.md: committed).
       await trx.schema.withSchema(schema).createTable('commitments', (t) => {
         t.integer('org_id').notNullable();
         t.integer('invoice_id').notNullable();

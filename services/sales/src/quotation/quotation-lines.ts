@@ -14,7 +14,7 @@ export interface PricedLine extends Omit<StoredLine, 'subtotal' | 'tax_amount' |
 }
 
 /**
- * The server's amounts for a line checked against the catalog (DESIGN.md line arithmetic); whatever
+ * The server's amounts for a line checked against the catalog (docs/design.md line arithmetic); whatever
  * amounts the client sent are ignored.
  */
 export function priceLine(input: ResolvedLine): PricedLine {

@@ -5,7 +5,7 @@ export type QuotationStatus = sales.QuotationStatus;
 export type StoredStatus = Exclude<QuotationStatus, 'expired'>;
 
 /**
- * DESIGN.md quotation moves: draft <-> sent -> accepted by edit; convert from draft, sent or
+ * docs/design.md quotation moves: draft <-> sent -> accepted by edit; convert from draft, sent or
  * accepted; cancel from anything not converted (or already cancelled); draft and sent expire once
  * valid_until has passed. Lines can be added while draft or sent.
  */
