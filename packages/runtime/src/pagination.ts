@@ -40,7 +40,7 @@ export function likeContains(text: string): string {
  * filter without the page's columns, which PostgreSQL runs once (an InitPlan). `count(*) over ()`
  * did the same in one statement but made the page read and sort every matching row in full: 19 ms
  * for a page of an organization with 27,000 partners against 4 ms, and 18k against 23k pages a
- * second with 50 (docs/performance.md, sixth pass). Only a page past the end needs a second,
+ * second with 50 (measured with `npm run bench`). Only a page past the end needs a second,
  * counting query. `rows` is the filtered query with the page's columns selected; `order` orders it,
  * its last key making the order total (the id). The rows keep the `total_count` column (copying
  * every row to drop it cost a list 3 % of its service's CPU): map them to records, never spread
@@ -89,7 +89,7 @@ export interface RecordPageQuery<R> {
  * (so it is prepared once per connection, and neither a query builder nor knex's formatter runs
  * per call: runStatement). The service splices the text into its reply
  * (JsonText) without reading the rows: for a 25-partner page that took the partners process from
- * about 250 to about 50 µs of CPU (docs/performance.md, eighth pass). A page past the end is `[]`
+ * about 250 to about 50 µs of CPU (measured with `npm run bench`). A page past the end is `[]`
  * (the text of an empty page, always) with the total still counted; the total is a scalar
  * subquery, as in selectPage.
  */

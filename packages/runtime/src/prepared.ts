@@ -25,8 +25,8 @@ import { isDbUnavailable, isStalePlan } from './db-errors';
  * error, so the statement behind it fails too). It has no bindings: it runs on the simple protocol.
  *
  * A transaction's last statement may carry the transaction's COMMIT with it (`commitAhead`): both
- * leave in one write, and knex's own COMMIT that follows is answered from it (docs/performance.md,
- * sixth pass). The statement must be the work's last and must fail whenever the work must not
+ * leave in one write, and knex's own COMMIT that follows is answered from it (measured with
+ * `npm run bench`). The statement must be the work's last and must fail whenever the work must not
  * commit (the recorded reply raises on a twin's record): a COMMIT after a failed statement rolls the
  * transaction back. The statement's answer is its own failure first, then the COMMIT's, so the
  * caller sees a transaction that did not commit exactly as it would with its COMMIT sent after it.

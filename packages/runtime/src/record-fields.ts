@@ -40,7 +40,7 @@ export function recordMapper<R>(fields: RecordFields<R>): (row: object) => R {
  * The SQL expression writing a row's record as JSON text, compact and with the fields in their
  * declared order, as JSON.stringify writes the mapped record. `row` names the row's table or alias.
  * Built by concatenation: about half of what row_to_json over a select list costs PostgreSQL per
- * row (docs/performance.md, eighth pass).
+ * row (measured with `npm run bench`).
  */
 export function recordJsonSql<R>(fields: RecordFields<R>, row: string): string {
   const parts = fieldEntries(fields).map(([name, column, kind], i) => {

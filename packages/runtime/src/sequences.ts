@@ -28,7 +28,7 @@ export function pendingNumber(): string {
  * its lines are written first, and this statement advances the counter, writes the candidate, says
  * whether a document already holds it and, if none does, writes it into the document (under 32
  * concurrent invoice creates, the counter's holder spent most of the window waiting for its process
- * to send the next statement: docs/performance.md, twelfth pass).
+ * to send the next statement: measured with `npm run bench`).
  *
  * A candidate typed by hand into another document at the same moment (not yet committed when this
  * statement looked) fails the update on the unique index once that one commits; that is answered as

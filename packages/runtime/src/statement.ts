@@ -24,7 +24,7 @@ let queries = 0;
  * use for `db` (the pool's, or the transaction's) without knex's raw formatter or runner. For a
  * 3 KB text those rewrote the text twice on every call (placeholders scanned, then renumbered) and
  * made the prepared-statement cache hash a new string: about 10 KB of garbage and 15 µs per list in
- * the partners process (docs/performance.md, ninth pass). The statement still goes through the
+ * the partners process (measured with `npm run bench`). The statement still goes through the
  * PreparingPgClient (named, pipelined) and still emits knex's query events, so SQL spans and
  * statement counts see it as they see any other.
  */

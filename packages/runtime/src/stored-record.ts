@@ -9,7 +9,7 @@ export const RECORD_JSON_COLUMN = 'record_json';
  * A migration that gives `table` a column keeping each row's record as the JSON text a list answers
  * (recordJsonSql's, to the byte), written by PostgreSQL whenever the row is, so a list reads its
  * records instead of writing them on every request (selectRecordPage `stored`): writing a 25-partner
- * page's records was half of what PostgreSQL spent on a list (docs/performance.md, eleventh pass).
+ * page's records was half of what PostgreSQL spent on a list (measured with `npm run bench`).
  *
  * A trigger writes it, before every insert and update of a row, whatever the statement set it to,
  * so no write can leave it behind; it is NOT NULL, so a write that skipped the trigger would fail

@@ -4,7 +4,7 @@ import { corsHeaders, type Envelope } from '@bo/contracts';
  * A service's answer the gateway forwards as it came: the body's UTF-8 JSON bytes, wrapped into the
  * envelope only as they go out. Decoding the body into a string and encoding the envelope around it
  * again made three 11 KB copies for a list of 25 partners: the gateway's largest allocations, and
- * the young-generation collections they cost (docs/performance.md, ninth pass).
+ * the young-generation collections they cost (measured with `npm run bench`).
  */
 export interface ForwardedAnswer {
   statusCode: number;

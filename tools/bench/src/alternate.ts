@@ -35,7 +35,7 @@ export interface AlternateContext {
  * idle for the minute the other stacks took, its processes came back slowly (list partners over
  * RabbitMQ, per second after such a pause: 0.82, 0.51, 0.49 ... 0.41 ms of the gateway's and
  * partners' CPU per list, the floor's 0.82, 0.44, 0.33, 0.30). The cause was V8's memory reducer,
- * now off in every serving process (node-flags.ts; docs/performance.md, twelfth pass).
+ * now off in every serving process (node-flags.ts; measured with `npm run bench`).
  */
 export async function measureAlternating(a: AlternateContext): Promise<Round[]> {
   const stacks: Stack[] = [];

@@ -79,7 +79,7 @@ export interface TargetCell {
 
 const MODE_TITLES: Record<Mode, string> = { rabbitmq: 'RabbitMQ', 'in-process': 'in-process' };
 
-/** The targets of issue 9, each evaluated per mode from this run's results. */
+/** The performance targets (docs/performance.md), each evaluated per mode from this run's results. */
 export function evaluateTargets(report: Pick<Report, 'results' | 'settings'> & Partial<Pick<Report, 'floor'>>): TargetRow[] {
   const modes = report.settings.modes;
   const find = (mode: Mode, scenario: string, connections: number) =>
@@ -258,7 +258,7 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
     }
   }
   if (targets.length) {
-    out.push('', '## Targets (issue 9)', '');
+    out.push('', '## Targets', '');
     out.push(`| target | ${s.modes.map((m) => MODE_TITLES[m]).join(' | ')} |`, `|---|${s.modes.map(() => '---|').join('')}`);
     // A target nothing of this run measured (--only) is left out of the table; the JSON keeps it.
     for (const t of targets.filter((t) => Object.values(t.byMode).some((v) => v && v.value !== 'not measured'))) {

@@ -125,7 +125,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     // The key's guarantee lives where the effect happens: the service records it with its reply in
     // the transaction of the effect, replays it, refuses it with another body, and answers 409 while
     // a twin still runs. The gateway keeps no copy: a copy cost every keyed write two PostgreSQL
-    // round trips to spare the rare retry one RPC (docs/performance.md, tenth pass).
+    // round trips to spare the rare retry one RPC (measured with `npm run bench`).
     return call(op, fields, org.value, requestId, { operationKey: key }, reqLog);
   }
 

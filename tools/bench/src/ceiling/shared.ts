@@ -31,9 +31,9 @@ export interface CeilingConfig {
   prefetch: number;
   routes: CeilingRoute[];
   /**
-   * The HTTP side's server: `express` (the ceiling, as issue 9 defines it: a minimal Express 5 app)
-   * or `node` (node's http with the same body reader, as the gateway serves operations since the
-   * eighth pass: the floor, which stands for the least the design needs).
+   * The HTTP side's server: `express` (the ceiling: a minimal Express 5 app) or `node` (node's http
+   * with the same body reader the gateway serves operations with: the floor, which stands for the
+   * least the design needs).
    */
   front: 'express' | 'node';
 }
