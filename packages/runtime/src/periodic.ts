@@ -1,5 +1,10 @@
 import type { Logger } from './logger';
-import type { BackgroundTask } from './service';
+
+/** Work a service runs beside its handlers: started after start-up, stopped before shutdown. */
+export interface BackgroundTask {
+  start(): void;
+  stop(): Promise<void>;
+}
 
 /**
  * A pass of background work at start-up and then every interval, never two at once; stop() waits

@@ -24,7 +24,7 @@ import type { Logger } from './logger';
 import { observeService } from './observability/observe-service';
 import { OutboxRelay } from './outbox';
 import { inTransaction, withFlatTransactions } from './transaction';
-import { periodicTask } from './periodic';
+import { periodicTask, type BackgroundTask } from './periodic';
 import { purgeExpired, retentionWindows } from './retention';
 
 /** What a handler gets besides its validated request. */
@@ -79,11 +79,6 @@ export interface ServiceDeps {
   bus: Bus;
   log: Logger;
   config: BaseConfig;
-}
-
-export interface BackgroundTask {
-  start(): void;
-  stop(): Promise<void>;
 }
 
 export interface ServiceDefinition {

@@ -1,28 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { IdempotencyCost } from './idempotency';
+import type { Mode } from './options';
 import type { LagResult } from './lag';
 import type { LoadResult } from './load';
-import type { Mode } from './options';
+import type { ScenarioResult } from './result';
 import { formatSpread, type Round } from './rounds';
 import { ratio, round } from './stats';
-
-/** One measured run: a scenario at a number of connections, in a mode or on the ceiling or floor stand-in. */
-export interface ScenarioResult extends LoadResult {
-  mode: Mode | 'ceiling' | 'floor';
-  scenario: string;
-  title: string;
-  /** The ceiling stand-in this scenario is compared with. */
-  ceiling: string;
-  connections: number;
-  /**
-   * This run ÷ the ceiling's run of the same connections (absent on the ceiling's own rows), and
-   * its req/s ÷ the floor's of the same scenario and connections (where the scenario has a floor).
-   */
-  ratio?: { rps?: number; p99?: number; floor?: number };
-  /** Validation → partner balance, for the validate scenario. */
-  lag?: LagResult;
-}
 
 export interface Report {
   startedAt: string;

@@ -1,4 +1,4 @@
-import type { ScenarioResult } from './report';
+import type { ScenarioResult } from './result';
 import { median } from './stats';
 
 /**

@@ -1,0 +1,20 @@
+import type { LagResult } from './lag';
+import type { LoadResult } from './load';
+import type { Mode } from './options';
+
+/** One measured run: a scenario at a number of connections, in a mode or on the ceiling or floor stand-in. */
+export interface ScenarioResult extends LoadResult {
+  mode: Mode | 'ceiling' | 'floor';
+  scenario: string;
+  title: string;
+  /** The ceiling stand-in this scenario is compared with. */
+  ceiling: string;
+  connections: number;
+  /**
+   * This run ÷ the ceiling's run of the same connections (absent on the ceiling's own rows), and
+   * its req/s ÷ the floor's of the same scenario and connections (where the scenario has a floor).
+   */
+  ratio?: { rps?: number; p99?: number; floor?: number };
+  /** Validation → partner balance, for the validate scenario. */
+  lag?: LagResult;
+}
