@@ -98,6 +98,7 @@ describe('dependencies are declared where they are imported and nowhere else', (
     const files = [
       ...testFiles,
       ...workspaceDirs.flatMap((dir) => sourceFiles(dir).filter(isTestFile)),
+      ...sourceFiles(join(root, 'scripts')),
       ...readdirSync(root)
         .filter((f) => /\.(js|mjs|cjs|ts)$/.test(f))
         .map((f) => join(root, f)),
