@@ -1,8 +1,7 @@
 # One image for every process of the system; docker-compose.yml picks the entry point per container.
-# Node 24 is the current LTS line; the exact release and npm version are pinned so two builds of one
-# commit install the same tree. The install is `npm install` against the committed lockfile, not
-# `npm ci`: npm 11 leaves other platforms' optional packages out of this lockfile, which `npm ci`
-# then calls out of sync (npm/cli#4828); `npm install` keeps every locked version all the same.
+# Node 24 is the current LTS line; the exact release and npm version are pinned, and `npm ci` installs
+# exactly the committed lockfile (which lists every platform's optional binaries), so two builds of
+# one commit install the same tree.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -22,7 +21,7 @@ COPY apps/launcher/package.json apps/launcher/
 # The lab's manifests too, so the install matches the lockfile; its sources never enter the image.
 COPY tools/bench/package.json tools/bench/
 COPY tools/chaos/package.json tools/chaos/
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY packages packages
 COPY services services
 COPY apps apps

@@ -25,7 +25,7 @@ describe('Dockerfile', () => {
   it.each(workspaces)('copies the manifest of %s before the install', (dir) => {
     const copy = dockerfile.indexOf(`COPY ${dir}/package.json ${dir}/`);
     expect(copy).toBeGreaterThan(-1);
-    expect(copy).toBeLessThan(dockerfile.indexOf('RUN npm install --no-audit'));
+    expect(copy).toBeLessThan(dockerfile.indexOf('RUN npm ci --no-audit'));
   });
 
   it('builds on a pinned release of the current Node LTS line and a pinned npm', () => {
