@@ -1,5 +1,5 @@
-import PgDialect from 'knex/lib/dialects/postgres/index.js';
 import { isDbUnavailable, isStalePlan } from './db-errors';
+import { KNEX_BEGIN, KNEX_COMMIT, KNEX_ROLLBACK, PgDialect, type KnexConnection, type KnexQuery } from './knex-driver';
 
 /**
  * knex's PostgreSQL client with named prepared statements: each connection parses, analyses and
@@ -133,11 +133,6 @@ export class PreparingPgClient extends PgDialect {
   }
 }
 
-/** The statements knex opens and ends a transaction with (one with an isolation level or read-only begins otherwise). */
-const KNEX_BEGIN = 'BEGIN;';
-const KNEX_COMMIT = 'COMMIT;';
-const KNEX_ROLLBACK = 'ROLLBACK';
-
 /** The option that makes a statement carry its transaction's COMMIT (see PreparingPgClient). */
 export const COMMIT_AHEAD = { commitAhead: true } as const;
 
@@ -194,24 +189,14 @@ function statementId(sql: string): number | undefined {
 /** Bumped when a migration made prepared statements stale: the names of every text change with it. */
 let generation = 0;
 
-type KnexQuery = Parameters<PgDialect['_query']>[1];
-
-interface PgConnection {
-  /** Set by knex while the connection runs a transaction. */
-  __knexTxId?: string;
-  /** node-postgres writes each query at once, without waiting for the one before (createDb turns it on). */
-  pipeline?: boolean;
-  query(sql: string): Promise<unknown>;
-  /** node-postgres's protocol writer, whose socket is corked while BEGIN and a statement are written. */
-  connection?: { stream?: { cork(): void; uncork(): void } };
+/** A connection as this client uses it: knex's and node-postgres's fields, and the client's own. */
+interface PgConnection extends KnexConnection {
   /** knex began a transaction whose BEGIN goes out with its first statement. */
   __beginPending?: boolean;
   /** Statements that go out right after that BEGIN (WITH_BEGIN). */
   __withBegin?: string[];
   /** How the COMMIT sent with the transaction's last statement ended, until knex ends the transaction. */
   __endedAhead?: PromiseSettledResult<PgResult>;
-  /** knex's mark of a connection the pool must destroy rather than hand out again. */
-  __knex__disposed?: unknown;
 }
 
 /** What node-postgres answers a statement with, as far as ending a transaction looks at it. */

@@ -1,21 +1,7 @@
 import type { Knex } from './db';
+import { clientOf, type KnexQuery } from './knex-driver';
 
-/** What knex's client offers beneath its query builder and runner, as far as runStatement uses it. */
-interface StatementClient {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<unknown>;
-  query(connection: unknown, query: StatementQuery): Promise<StatementQuery & { response: { rows: unknown[] } }>;
-  positionBindings(sql: string): string;
-  emit(event: string, ...args: unknown[]): boolean;
-}
-
-interface StatementQuery {
-  method: 'raw';
-  sql: string;
-  bindings: readonly unknown[];
-  options: Record<string, never>;
-  __knexQueryUid: string;
-}
+type StatementQuery = KnexQuery & { method: 'raw'; __knexQueryUid: string };
 
 let queries = 0;
 
@@ -29,13 +15,13 @@ let queries = 0;
  * statement counts see it as they see any other.
  */
 export async function runStatement<Row>(db: Knex, text: string, values: readonly unknown[]): Promise<Row[]> {
-  const client = db.client as unknown as StatementClient;
+  const client = clientOf(db);
   const connection = await client.acquireConnection();
   try {
     const query: StatementQuery = { method: 'raw', sql: text, bindings: values, options: {}, __knexQueryUid: `s${++queries}` };
     const done = await client.query(connection, query);
     client.emit('query-response', done.response, query);
-    return done.response.rows as Row[];
+    return (done.response as { rows: Row[] }).rows;
   } finally {
     await client.releaseConnection(connection);
   }
@@ -46,7 +32,7 @@ export async function runStatement<Row>(db: Knex, text: string, values: readonly
  * text, not per call). A literal `?` left in it would be numbered again as the text runs: refused.
  */
 export function positionalText(db: Knex, text: string): string {
-  const positional = (db.client as unknown as StatementClient).positionBindings(text);
+  const positional = clientOf(db).positionBindings(text);
   if (positional.includes('?')) throw new Error(`A statement for runStatement may hold no literal "?": ${text.slice(0, 80)}`);
   return positional;
 }

@@ -1,4 +1,5 @@
 import type { Knex } from './db';
+import { clientOf } from './knex-driver';
 import { deferEvents, flushDeferredEvents } from './outbox';
 
 /**
@@ -81,7 +82,7 @@ class FlatRunAbandoned extends Error {
 
 /** The transaction as the work sees it: itself, except that `transaction()` and `savepoint()` nest flat. */
 function flatView(trx: Knex.Transaction, state: FlatState): Knex.Transaction {
-  const client = trx.client as { query: (this: unknown, conn: unknown, obj: unknown) => Promise<unknown> };
+  const client = clientOf(trx);
   const query = client.query;
   client.query = function (conn, obj) {
     // Builder and raw statements come as objects; the transaction's own BEGIN/COMMIT/ROLLBACK as strings.

@@ -1,12 +1,8 @@
 import { context, trace, type Span } from '@opentelemetry/api';
 import { ATTR_DB_QUERY_TEXT, ATTR_DB_SYSTEM_NAME, DB_SYSTEM_NAME_VALUE_POSTGRESQL } from '@opentelemetry/semantic-conventions';
 import type { Knex } from '../db';
+import type { KnexQueryEvent } from '../knex-driver';
 import { markFailed, SpanKind, startSpan, tracingEnabled } from './tracing';
-
-interface QueryData {
-  __knexQueryUid?: string;
-  sql?: string;
-}
 
 /** Pools listened to already: a service started again on the same pool must not double its spans. */
 const traced = new WeakSet<Knex>();
@@ -20,7 +16,7 @@ export function traceQueries(db: Knex, service: string): void {
   if (!tracingEnabled() || traced.has(db)) return;
   traced.add(db);
   const open = new Map<string, Span>();
-  db.on('query', (q: QueryData) => {
+  db.on('query', (q: KnexQueryEvent) => {
     if (!q.__knexQueryUid || !trace.getSpan(context.active())) return;
     const sql = q.sql ?? '';
     open.set(
@@ -31,15 +27,15 @@ export function traceQueries(db: Knex, service: string): void {
       }),
     );
   });
-  const end = (q: QueryData, err?: unknown) => {
+  const end = (q: KnexQueryEvent, err?: unknown) => {
     const span = q.__knexQueryUid ? open.get(q.__knexQueryUid) : undefined;
     if (!span) return;
     open.delete(q.__knexQueryUid!);
     if (err) markFailed(span, err);
     span.end();
   };
-  db.on('query-response', (_rows: unknown, q: QueryData) => end(q));
-  db.on('query-error', (err: unknown, q: QueryData) => end(q, err));
+  db.on('query-response', (_rows: unknown, q: KnexQueryEvent) => end(q));
+  db.on('query-error', (err: unknown, q: KnexQueryEvent) => end(q, err));
 }
 
 /** `SELECT outbox`, `INSERT partners`: the statement's verb and first table, never its values. */
