@@ -47,17 +47,38 @@ function dropAllowanceCurrencies(node: unknown): void {
 }
 
 /**
- * Two fixes to the CII tree @e-invoice-eu/core writes (also the one inside Factur-X), made in its
- * `postProcess(cii)` step: it copies the currency its input requires on allowance amounts into
- * ram:ActualAmount, which CII forbids (CII-DT-031: only header totals carry one); and it drops the
- * preceding invoice reference (BT-25, BT-26) of a credit note, which goes after the header
- * monetary summation as ram:InvoiceReferencedDocument.
+ * The header trade delivery (BG-13) is mandatory in CII D16B and in the Factur-X EN 16931 XSD, even
+ * empty, between the header trade agreement and settlement; the library writes it only when the
+ * input has delivery data, which ours never has. Its key is put in that place in the tree, since the
+ * library writes elements in key order.
  */
-function fixCii(cii: Tree, doc: RenderableDocument): void {
+function ensureHeaderDelivery(transaction: Tree): Tree {
+  if (transaction['ram:ApplicableHeaderTradeDelivery'] !== undefined) return transaction;
+  const ordered: Tree = {};
+  for (const [key, value] of Object.entries(transaction)) {
+    if (key === 'ram:ApplicableHeaderTradeSettlement') ordered['ram:ApplicableHeaderTradeDelivery'] = {};
+    ordered[key] = value;
+  }
+  if (ordered['ram:ApplicableHeaderTradeDelivery'] === undefined) ordered['ram:ApplicableHeaderTradeDelivery'] = {};
+  return ordered;
+}
+
+/**
+ * Three fixes to the CII tree @e-invoice-eu/core writes (also the one inside Factur-X), made in its
+ * `postProcess(cii)` step: it copies the currency its input requires on allowance amounts into
+ * ram:ActualAmount, which CII forbids (CII-DT-031: only header totals carry one); it leaves out the
+ * mandatory header trade delivery when there is no delivery data (ensureHeaderDelivery); and it
+ * drops the preceding invoice reference (BT-25, BT-26) of a credit note, which goes after the
+ * header monetary summation as ram:InvoiceReferencedDocument (the last element the settlement has).
+ */
+export function fixCii(cii: Tree, doc: Pick<RenderableDocument, 'credited_invoice'>): void {
   dropAllowanceCurrencies(cii);
   const root = cii['rsm:CrossIndustryInvoice'] as Tree | undefined;
-  const transaction = root?.['rsm:SupplyChainTradeTransaction'] as Tree | undefined;
-  const settlement = transaction?.['ram:ApplicableHeaderTradeSettlement'] as Tree | undefined;
+  const found = root?.['rsm:SupplyChainTradeTransaction'] as Tree | undefined;
+  if (!root || !found) return;
+  const transaction = ensureHeaderDelivery(found);
+  root['rsm:SupplyChainTradeTransaction'] = transaction;
+  const settlement = transaction['ram:ApplicableHeaderTradeSettlement'] as Tree | undefined;
   const credited = doc.credited_invoice;
   if (settlement && credited && !settlement['ram:InvoiceReferencedDocument']) {
     const date = credited.issue_date?.slice(0, 10).replaceAll('-', '');
