@@ -33,6 +33,17 @@ export function pdfPages(pdf: Uint8Array): number {
   return Number(/^Pages:\s+(\d+)/m.exec(info)?.[1] ?? 0);
 }
 
+/** The info dictionary and what pdfinfo says of the file (`Title`, `Producer`, `PDF version`…), dates in ISO 8601. */
+export function pdfInfo(pdf: Uint8Array): Record<string, string> {
+  const info = withFile(pdf, (file) => execFileSync('pdfinfo', ['-isodates', file], { encoding: 'utf8' }));
+  return Object.fromEntries([...info.matchAll(/^([^:\n]+):[ \t]*(.*)$/gm)].map((m) => [m[1]!, m[2]!.trim()]));
+}
+
+/** The XMP metadata stream of the PDF as pdfinfo reads it. */
+export function pdfXmp(pdf: Uint8Array): string {
+  return withFile(pdf, (file) => execFileSync('pdfinfo', ['-meta', file], { encoding: 'utf8' }));
+}
+
 /** The files embedded in the PDF, by name. */
 export function pdfAttachments(pdf: Uint8Array): Record<string, Buffer> {
   return withFile(pdf, (file, dir) => {

@@ -1,7 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import {
   EInvoiceRefused,
@@ -14,8 +10,8 @@ import {
   type DocumentKind,
   type RenderableDocument,
 } from '../src';
-import { fatalFailures, prepareRules } from '../../../tests/support/einvoice';
-import { pdfAttachments, pdfPages, pdfText, pdfWords, savePage1Png } from '../../../tests/support/pdf';
+import { einvoiceFailures, prepareRules } from '../../../tests/support/einvoice';
+import { pdfAttachments, pdfInfo, pdfPages, pdfText, pdfWords, pdfXmp, savePage1Png } from '../../../tests/support/pdf';
 import { corruptRgbaPng, makePng, oversizedPng, pngChunk } from '../../../tests/support/png';
 import { cyrillicBuyer, greekBuyer, line, sampleDocument, seller } from './fixtures';
 
@@ -239,10 +235,10 @@ describe('PDF', () => {
   });
 });
 
-describe('e-invoices pass the EN 16931 rules', () => {
+describe('e-invoices are valid against their schema and pass the EN 16931 rules', () => {
   test.each(Object.entries(byType))('%s as UBL', async (_type, doc) => {
     const xml = await renderUbl(doc);
-    expect(fatalFailures('ubl', xml)).toBe('');
+    expect(await einvoiceFailures('ubl', xml)).toBe('');
     const credit = doc.kind === 'credit_note' || doc.kind === 'vendor_credit_note';
     expect(xml).toMatch(
       credit
@@ -259,7 +255,7 @@ describe('e-invoices pass the EN 16931 rules', () => {
 
   test.each(Object.entries(byType))('%s as CII', async (_type, doc) => {
     const xml = await renderCii(doc);
-    expect(fatalFailures('cii', xml)).toBe('');
+    expect(await einvoiceFailures('cii', xml)).toBe('');
     const credit = doc.kind === 'credit_note' || doc.kind === 'vendor_credit_note';
     expect(xml).toContain(`<ram:TypeCode>${credit ? '381' : '380'}</ram:TypeCode>`);
     expect(xml).toMatch(/<ram:GuidelineSpecifiedDocumentContextParameter>\s*<ram:ID>urn:cen\.eu:en16931:2017<\/ram:ID>/);
@@ -320,8 +316,8 @@ describe('e-invoices pass the EN 16931 rules', () => {
       );
     const near = sampleDocument('invoice', { lines: sticker(240) });
     expect(near.totals).toEqual({ subtotal: '199.20', tax_amount: '40.80', total: '240.00' });
-    expect(fatalFailures('ubl', await renderUbl(near))).toBe('');
-    expect(fatalFailures('cii', await renderCii(near))).toBe('');
+    expect(await einvoiceFailures('ubl', await renderUbl(near))).toBe('');
+    expect(await einvoiceFailures('cii', await renderCii(near))).toBe('');
     const over = sampleDocument('invoice', { lines: sticker(300) });
     await expect(renderUbl(over)).rejects.toThrow(
       /the 20 % lines carry 51\.00 EUR of tax .* 20 % of their 249\.00 is 49\.80: 1\.20 apart, and EN 16931 \(BR-CO-17\) accepts less than 1\.00/,
@@ -330,20 +326,104 @@ describe('e-invoices pass the EN 16931 rules', () => {
     expect(pdfText(await renderPdf(over))).toMatch(/Total €300\.00/);
   }, 120_000);
 
-  test('Factur-X is the PDF as PDF/A-3 carrying the CII as factur-x.xml, profile EN 16931, which passes the rules', async () => {
-    const doc = byType.invoiceout!;
+  test.each(Object.entries(byType))(
+    '%s as Factur-X: the PDF as PDF/A-3 carrying the CII as factur-x.xml, valid against the Factur-X EN 16931 schema and the rules',
+    async (_type, doc) => {
+      const fx = await renderFacturX(doc, await renderPdf(doc));
+      expect(pdfText(fx)).toContain(doc.number);
+      const attachments = pdfAttachments(fx);
+      expect(Object.keys(attachments)).toEqual(['factur-x.xml']);
+      const xml = attachments['factur-x.xml']!.toString('utf8');
+      expect(xml).toContain(`<ram:ID>${doc.number}</ram:ID>`);
+      expect(await einvoiceFailures('cii', xml, { facturx: true })).toBe('');
+      if (doc.credited_invoice)
+        expect(xml).toMatch(
+          new RegExp(`<ram:InvoiceReferencedDocument>\\s*<ram:IssuerAssignedID>${doc.credited_invoice.number}</ram:IssuerAssignedID>`),
+        );
+      const xmp = pdfXmp(fx);
+      expect(xmp).toMatch(/<pdfaid:part>3<\/pdfaid:part>/);
+      expect(xmp).toMatch(/ConformanceLevel>EN 16931</);
+    },
+  );
+
+  /** A property of the XMP, as text: the element's own, or its first rdf:li's. */
+  const xmpValue = (xmp: string, tag: string) =>
+    new RegExp(`<${tag}>\\s*(?:<rdf:(?:Alt|Seq)>\\s*<rdf:li[^>]*>)?([^<]*)<`)
+      .exec(xmp)?.[1]
+      ?.replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&');
+
+  test('Factur-X says the same in its info dictionary and its XMP: title, author, subject, keywords, creator, producer, dates, PDF version', async () => {
+    const doc = byType.creditout!;
     const fx = await renderFacturX(doc, await renderPdf(doc));
-    expect(pdfText(fx)).toContain('INV-000042');
-    const attachments = pdfAttachments(fx);
-    expect(Object.keys(attachments)).toEqual(['factur-x.xml']);
-    const xml = attachments['factur-x.xml']!.toString('utf8');
-    expect(xml).toContain('<ram:ID>INV-000042</ram:ID>');
-    expect(fatalFailures('cii', xml)).toBe('');
-    const dir = mkdtempSync(join(tmpdir(), 'fx-'));
-    writeFileSync(join(dir, 'fx.pdf'), fx);
-    const xmp = execFileSync('pdfinfo', ['-meta', join(dir, 'fx.pdf')], { encoding: 'utf8' });
-    expect(xmp).toMatch(/<pdfaid:part>3<\/pdfaid:part>/);
-    expect(xmp).toMatch(/ConformanceLevel>EN 16931</);
+    const info = pdfInfo(fx);
+    const xmp = pdfXmp(fx);
+    expect(info).toMatchObject({
+      Title: 'Credit note CRN-000007',
+      Author: 'Acme Ltd',
+      Subject: 'Credit note CRN-000007 for ООО «Пример»',
+      Creator: 'backoffice',
+      CreationDate: '2026-11-02T00:00:00Z',
+      ModDate: '2026-11-02T00:00:00Z',
+      'PDF version': '1.7',
+    });
+    expect(Buffer.from(fx).subarray(0, 8).toString()).toBe('%PDF-1.7');
+    expect({
+      Title: xmpValue(xmp, 'dc:title'),
+      Author: xmpValue(xmp, 'dc:creator'),
+      Subject: xmpValue(xmp, 'dc:description'),
+      Keywords: xmpValue(xmp, 'pdf:Keywords'),
+      Creator: xmpValue(xmp, 'xmp:CreatorTool'),
+      Producer: xmpValue(xmp, 'pdf:Producer'),
+      CreationDate: xmpValue(xmp, 'xmp:CreateDate'),
+      ModDate: xmpValue(xmp, 'xmp:ModifyDate'),
+      'PDF version': xmpValue(xmp, 'pdf:PDFVersion'),
+    }).toEqual({
+      Title: info.Title,
+      Author: info.Author,
+      Subject: info.Subject,
+      Keywords: info.Keywords,
+      Creator: info.Creator,
+      Producer: info.Producer,
+      CreationDate: info.CreationDate,
+      ModDate: info.ModDate,
+      'PDF version': info['PDF version'],
+    });
+    expect(xmpValue(xmp, 'xmp:MetadataDate')).toBe(info.CreationDate);
+  });
+
+  test('Factur-X of the same document is the same bytes at another time of day and another year: every date is the document date', async () => {
+    const doc = byType.invoiceout!;
+    const pdf = await renderPdf(doc);
+    const at = async (iso: string) => {
+      jest.useFakeTimers({
+        now: new Date(iso),
+        doNotFake: [
+          'hrtime',
+          'nextTick',
+          'performance',
+          'queueMicrotask',
+          'setImmediate',
+          'clearImmediate',
+          'setInterval',
+          'clearInterval',
+          'setTimeout',
+          'clearTimeout',
+        ],
+      });
+      try {
+        expect(new Date().getUTCFullYear()).toBe(new Date(iso).getUTCFullYear());
+        return Buffer.from(await renderFacturX(doc, pdf));
+      } finally {
+        jest.useRealTimers();
+      }
+    };
+    const morning = await at('2026-11-02T08:00:00Z');
+    const later = await at('2031-05-05T23:59:59Z');
+    expect(later.equals(morning)).toBe(true);
+    expect(pdfInfo(later).CreationDate).toBe('2026-11-02T00:00:00Z');
   });
 });
 
@@ -391,7 +471,7 @@ describe('refusals', () => {
       expect.stringMatching(/^buyer\.name of INV-000042 holds characters the embedded fonts cannot draw \(株 式 会 社 テ ス ト\)/),
       expect.stringMatching(/^buyer\.address_lines/),
     ]);
-    expect(fatalFailures('ubl', (await renderDocument(doc, 'ubl')).content.toString('utf8'))).toBe('');
+    expect(await einvoiceFailures('ubl', (await renderDocument(doc, 'ubl')).content.toString('utf8'))).toBe('');
   });
 
   test('missing seller and buyer data is listed field by field', async () => {

@@ -1,5 +1,6 @@
 import { InvoiceService, type EInvoiceFormat, type FormatFactoryService, type Logger } from '@e-invoice-eu/core';
 import type { RenderableDocument } from '../model';
+import { finishFacturX } from './facturx-metadata';
 import { invoiceData, taxRoundingProblems } from './invoice-data';
 import { eInvoiceRefusal, missingForEInvoice } from './requirements';
 
@@ -150,8 +151,11 @@ export async function renderCii(doc: RenderableDocument): Promise<string> {
   return String(await generate(doc, 'CII'));
 }
 
-/** Factur-X profile EN 16931: the given PDF made PDF/A-3 with the CII attached as factur-x.xml and its XMP metadata. */
+/**
+ * Factur-X profile EN 16931: the given PDF made PDF/A-3 with the CII attached as factur-x.xml and
+ * XMP metadata that agrees with the info dictionary, every date the document's (finishFacturX).
+ */
 export async function renderFacturX(doc: RenderableDocument, pdf: Uint8Array): Promise<Uint8Array> {
   const out = await generate(doc, 'Factur-X-EN16931', pdf);
-  return typeof out === 'string' ? Buffer.from(out) : out;
+  return finishFacturX(typeof out === 'string' ? Buffer.from(out) : out, doc);
 }

@@ -2,23 +2,10 @@ import PDFDocument from 'pdfkit';
 import { dec } from '../decimal';
 import { payeeAccount, taxBreakdown } from '../einvoice/invoice-data';
 import { pngProblem } from '@bo/contracts';
-import { creditNoteKinds, type DocumentKind, type Party, type RenderableDocument, type RenderOptions } from '../model';
+import { creditNoteKinds, type Party, type RenderableDocument, type RenderOptions } from '../model';
 import { loadFonts, undrawable } from './fonts';
 import { formatter, type Formatter } from './format';
-
-const titles: Record<DocumentKind, string> = {
-  invoice: 'Invoice',
-  credit_note: 'Credit note',
-  vendor_bill: 'Vendor bill',
-  vendor_credit_note: 'Vendor credit note',
-  quotation: 'Quotation',
-  proforma: 'Proforma invoice',
-  estimate: 'Estimate',
-};
-
-export function documentTitle(kind: DocumentKind): string {
-  return titles[kind];
-}
+import { documentInfo, documentTitle } from './info';
 
 const A4 = { width: 595.28, height: 841.89 };
 const MARGIN = 50;
@@ -389,7 +376,7 @@ function finishPages(doc: Doc, d: RenderableDocument): void {
 export function renderPdf(d: RenderableDocument, options: RenderOptions = {}): Promise<Buffer> {
   const warn = options.warn ?? (() => undefined);
   const f = formatter(d.currency.toUpperCase(), d.locale ?? undefined);
-  const fixed = new Date(`${d.issue_date.slice(0, 10)}T00:00:00Z`);
+  const info = documentInfo(d);
   const doc = new PDFDocument({
     size: 'A4',
     // The bottom margin is where the body stops: text that flows on (long notes) breaks to a new page above the footer.
@@ -397,13 +384,13 @@ export function renderPdf(d: RenderableDocument, options: RenderOptions = {}): P
     bufferPages: true,
     autoFirstPage: true,
     info: {
-      Title: `${documentTitle(d.kind)} ${d.number}`,
-      Author: d.seller.name,
-      Subject: `${documentTitle(d.kind)} ${d.number} for ${d.buyer.name}`,
-      Creator: 'backoffice',
-      Producer: 'backoffice (PDFKit)',
-      CreationDate: fixed,
-      ModDate: fixed,
+      Title: info.title,
+      Author: info.author,
+      Subject: info.subject,
+      Creator: info.creator,
+      Producer: info.producer,
+      CreationDate: info.date,
+      ModDate: info.date,
     },
     lang: 'en',
     displayTitle: true,
