@@ -1,6 +1,6 @@
 import { tinyLogo } from '../../packages/documents/test/fixtures';
-import { fatalFailures, prepareRules } from '../support/einvoice';
-import { pdfAttachments, pdfText, savePage1Png } from '../support/pdf';
+import { einvoiceFailures, prepareRules } from '../support/einvoice';
+import { pdfAttachments, pdfInfo, pdfText, pdfXmp, savePage1Png } from '../support/pdf';
 import type { Client } from '@bo/client';
 import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
@@ -12,7 +12,8 @@ type RenderFormat = Parameters<Client['invoicing']['invoice']['render']>[0]['for
 
 /**
  * Rendered documents through the gateway (docs/documents.md): every invoice type as PDF, UBL, CII
- * and Factur-X, checked with the official EN 16931 rules and poppler's pdftotext; a quotation as
+ * and Factur-X, checked against the official schemas (UBL 2.1, CII D16B, Factur-X EN 16931) and
+ * the EN 16931 rules, read with poppler's pdftotext and pdfinfo; a quotation as
  * PDF; and the refusals that say what to fix.
  */
 describe('documents through the gateway', () => {
@@ -165,7 +166,7 @@ describe('documents through the gateway', () => {
     expect((await rendered(inv.id, 'pdf')).content.equals(content)).toBe(true);
   });
 
-  it('makes every invoice type a UBL and a CII that pass the EN 16931 rules, credit notes referring to the invoice they credit', async () => {
+  it('makes every invoice type a UBL and a CII valid against their schemas and the EN 16931 rules, credit notes referring to the invoice they credit', async () => {
     const out = await invoice({ invoicetype: 'invoiceout', partner: String(greek) });
     const credit = await invoice({
       invoicetype: 'creditout',
@@ -191,7 +192,7 @@ describe('documents through the gateway', () => {
       const ubl = await rendered(c.doc.id, 'ubl');
       expect(ubl.body).toMatchObject({ filename: `${c.doc.invoicenumber}.ubl.xml`, content_type: 'application/xml' });
       const ublXml = ubl.content.toString('utf8');
-      expect(fatalFailures('ubl', ublXml)).toBe('');
+      expect(await einvoiceFailures('ubl', ublXml)).toBe('');
       expect(ublXml).toContain(
         c.code === '381' ? '<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>' : '<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>',
       );
@@ -207,7 +208,7 @@ describe('documents through the gateway', () => {
       );
       expect(ublXml).toContain('<cbc:TaxInclusiveAmount currencyID="EUR">1003.14</cbc:TaxInclusiveAmount>');
       const cii = (await rendered(c.doc.id, 'cii')).content.toString('utf8');
-      expect(fatalFailures('cii', cii)).toBe('');
+      expect(await einvoiceFailures('cii', cii)).toBe('');
       expect(cii).toContain(`<ram:TypeCode>${c.code}</ram:TypeCode>`);
       if (c.credits) {
         expect(ublXml).toMatch(
@@ -218,16 +219,30 @@ describe('documents through the gateway', () => {
     }
   }, 120_000);
 
-  it('makes Factur-X: the PDF as PDF/A-3 carrying the CII as factur-x.xml, which passes the rules', async () => {
+  it('makes Factur-X of an invoice and its credit note: the PDF as PDF/A-3 carrying the CII as factur-x.xml, valid against the Factur-X schema and the rules, dated by the document whenever it is rendered', async () => {
     const inv = await invoice({ invoicetype: 'invoiceout', partner: String(russian) });
-    const { body, content } = await rendered(inv.id, 'facturx');
-    expect(body).toMatchObject({ filename: `${inv.invoicenumber}.facturx.pdf`, content_type: 'application/pdf' });
-    expect(pdfText(content)).toContain('ООО «Пример»');
-    const attachments = pdfAttachments(content);
-    expect(Object.keys(attachments)).toEqual(['factur-x.xml']);
-    const xml = attachments['factur-x.xml']!.toString('utf8');
-    expect(xml).toContain(`<ram:ID>${inv.invoicenumber}</ram:ID>`);
-    expect(fatalFailures('cii', xml)).toBe('');
+    const credit = await invoice({ invoicetype: 'creditout', partner: String(russian), sourcetype: 'invoice', sourceid: String(inv.id) });
+    for (const doc of [inv, credit]) {
+      const { body, content } = await rendered(doc.id, 'facturx');
+      expect(body).toMatchObject({ filename: `${doc.invoicenumber}.facturx.pdf`, content_type: 'application/pdf' });
+      expect(pdfText(content)).toContain('ООО «Пример»');
+      const attachments = pdfAttachments(content);
+      expect(Object.keys(attachments)).toEqual(['factur-x.xml']);
+      const xml = attachments['factur-x.xml']!.toString('utf8');
+      expect(xml).toContain(`<ram:ID>${doc.invoicenumber}</ram:ID>`);
+      expect(await einvoiceFailures('cii', xml, { facturx: true })).toBe('');
+      if (doc === credit)
+        expect(xml).toMatch(
+          new RegExp(`<ram:InvoiceReferencedDocument>\\s*<ram:IssuerAssignedID>${inv.invoicenumber}</ram:IssuerAssignedID>`),
+        );
+      // The file's dates are the document's (2 November), in the info dictionary and the XMP alike, not the time it was rendered.
+      const info = pdfInfo(content);
+      expect(info).toMatchObject({ CreationDate: '2026-11-02T00:00:00Z', ModDate: '2026-11-02T00:00:00Z', 'PDF version': '1.7' });
+      const xmp = pdfXmp(content);
+      expect(xmp).toContain('<xmp:CreateDate>2026-11-02T00:00:00Z</xmp:CreateDate>');
+      expect(xmp).toContain(`<dc:title><rdf:Alt><rdf:li xml:lang="x-default">${info.Title}</rdf:li></rdf:Alt></dc:title>`);
+      expect((await rendered(doc.id, 'facturx')).content.equals(content)).toBe(true);
+    }
   });
 
   it('renders a draft as PDF marked DRAFT, and refuses it as an e-invoice', async () => {
@@ -252,7 +267,7 @@ describe('documents through the gateway', () => {
     for (const absent of ['Please pay', 'IBAN', 'IE29AIBK93115212345678']) expect(text).not.toContain(absent);
     const ubl = (await rendered(credit.id, 'ubl')).content.toString('utf8');
     expect(ubl).not.toContain('IE29AIBK93115212345678');
-    expect(fatalFailures('ubl', ubl)).toBe('');
+    expect(await einvoiceFailures('ubl', ubl)).toBe('');
     // The invoice itself still says where to pay.
     expect(pdfText((await rendered(out.id, 'pdf')).content)).toContain('IBAN: IE29AIBK93115212345678');
   });
