@@ -125,7 +125,9 @@ describe('finishFacturX', () => {
       modified: info.date,
     });
     // The XMP in UTF-8: a Greek seller reads as Greek, not one byte per character.
-    const xmp = streamText(read.catalog.lookup(PDFName.of('Metadata'), PDFRawStream));
+    const metadata = read.context.lookup(read.catalog.get(PDFName.of('Metadata')));
+    if (!(metadata instanceof PDFRawStream)) throw new Error('no XMP metadata stream');
+    const xmp = streamText(metadata);
     expect(xmp).toBe(facturXXmp(info));
     expect(xmp).toContain('<rdf:li>Ελληνική Εταιρεία Α.Ε.</rdf:li>');
     // The attached factur-x.xml is dated by the document too.
