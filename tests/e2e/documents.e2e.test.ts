@@ -263,6 +263,8 @@ describe('documents through the gateway', () => {
     const out = await invoice({ invoicetype: 'invoiceout', partner: String(greek) });
     const credit = await invoice({ invoicetype: 'creditout', partner: String(greek), sourcetype: 'invoice', sourceid: String(out.id) });
     const text = pdfText((await rendered(credit.id, 'pdf')).content);
+    // The preceding invoice (BT-25, BT-26), as UBL and CII carry it.
+    expect(text).toContain(`Credits invoice ${out.invoicenumber} of 2 November 2026`);
     expect(text).toMatch(/Amount credited €1,003\.14/);
     for (const absent of ['Please pay', 'IBAN', 'IE29AIBK93115212345678']) expect(text).not.toContain(absent);
     const ubl = (await rendered(credit.id, 'ubl')).content.toString('utf8');
