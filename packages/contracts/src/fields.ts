@@ -83,20 +83,25 @@ export const optionalText = (max = 255, kind: TextKind = 'line') =>
 /** A search term of a list (matched against names, numbers, emails). */
 export const searchText = () => text(200).optional();
 
+/** What a decimal field accepts: at most `maxScale` decimal places, a magnitude below `max`, at least `min`, above 0 when `positive`. */
+export interface DecimalRule {
+  min?: number;
+  maxScale: number;
+  max: number;
+  positive?: boolean;
+}
+
 function decimalIn(opts: { min?: number; maxScale: number; max?: number; positive?: boolean }) {
-  const max = opts.max ?? 1e12;
-  // Each check stops the ones after it, so a field gets one message, the most basic that applies.
+  const rule: DecimalRule = { ...opts, max: opts.max ?? 1e12 };
   return z
     .union([z.number().refine(Number.isFinite, 'must be a finite number'), plainString().trim().regex(DECIMAL, 'must be a decimal number')])
-    .transform((v) => (typeof v === 'number' ? numberToPlain(v) : normalizeDecimalString(v)))
-    .pipe(
-      z
-        .string()
-        .refine((v) => scaleOf(v) <= opts.maxScale, { message: `must have at most ${opts.maxScale} decimal places`, abort: true })
-        .refine((v) => opts.min === undefined || Number(v) >= opts.min, { message: `must be at least ${opts.min}`, abort: true })
-        .refine((v) => !opts.positive || Number(v) > 0, { message: 'must be greater than 0', abort: true })
-        .refine((v) => Math.abs(Number(v)) < max, { message: `must be less than ${max} in magnitude`, abort: true }),
-    );
+    .transform((v, ctx) => {
+      const judged = judgeDecimal(v, rule);
+      if (judged.ok) return judged.value;
+      ctx.addIssue({ code: 'custom', message: judged.problem, input: v });
+      return z.NEVER;
+    })
+    .pipe(plainString());
 }
 
 /** Money amount: up to 2 decimal places, below 10^12 (exact as a JSON number), kept as an exact decimal string. */
@@ -162,31 +167,89 @@ function isRealTime(v: string): boolean {
   return h < 24 && mi < 60 && s < 60;
 }
 
-function numberToPlain(n: number): string {
-  // JS prints the shortest string that round-trips, so 0.1 stays "0.1"; only exponent forms need care.
-  const s = String(n);
-  return /e/i.test(s) ? normalizeDecimalString(s) : s;
+/**
+ * A decimal judged against its field's rule without ever being written out in full, in time linear
+ * in its text: "1e999999999" is refused as too large and "1e-999999999" as too precise, where
+ * writing them out would take a gigabyte. Answers the decimal as a plain string (no exponent), or
+ * the one problem the field reports, the most basic that applies: a non-number, the scale, the
+ * minimum, the sign, the magnitude.
+ *
+ * - A string is judged digit by digit and answered without leading zeros. Without an exponent its
+ *   decimal places are kept as written ("12.30" keeps its scale of 2; "007.50" is "7.50", ".5" is
+ *   "0.5", "5." is "5"); with one it is written plainly, without trailing zeros either ("1.50e1" is
+ *   "15"), and its scale is that plain form's.
+ * - A JSON number arrives as the double JSON.parse made of it and is judged as the shortest text
+ *   that reads back as that double (0.1 is "0.1", 1e21 is "1000000000000000000000").
+ * - A zero has no sign: "-0" is "0", "-0.00" is "0.00".
+ *
+ * The range is compared on the value as a double (correctly rounded from the text, as before any
+ * expansion): every bound is far inside the doubles' exact range for the scales allowed, and a
+ * value written with thousands of digits still reads in one pass. The plain string is built only
+ * for a value in range, so it is at most a few characters longer than the bound's digits plus the
+ * scale, whatever the exponent said.
+ */
+export function judgeDecimal(input: string | number, rule: DecimalRule): { ok: true; value: string } | { ok: false; problem: string } {
+  if (typeof input === 'number' && !Number.isFinite(input)) return { ok: false, problem: 'must be a finite number' };
+  const text = typeof input === 'number' ? String(input) : input;
+  if (!DECIMAL.test(text)) return { ok: false, problem: 'must be a decimal number' };
+  const read = readDecimal(text);
+  if (read.scale > rule.maxScale) return { ok: false, problem: `must have at most ${rule.maxScale} decimal places` };
+  // The value as a double: Number() reads any length of digits and any exponent, rounding correctly
+  // (an exponent past the doubles' range reads as ±Infinity, or as ±0 below it, which the scale has refused).
+  const value = Number(text);
+  if (rule.min !== undefined && value < rule.min) return { ok: false, problem: `must be at least ${rule.min}` };
+  if (rule.positive && !(value > 0)) return { ok: false, problem: 'must be greater than 0' };
+  if (!(Math.abs(value) < rule.max)) return { ok: false, problem: `must be less than ${rule.max} in magnitude` };
+  return { ok: true, value: read.plain() };
 }
 
-function normalizeDecimalString(s: string): string {
-  if (!/e/i.test(s)) return s.startsWith('.') ? `0${s}` : s.startsWith('-.') ? `-0${s.slice(1)}` : s;
-  const [mantissa, expPart] = s.toLowerCase().split('e') as [string, string];
-  const exp = Number(expPart);
-  const negative = mantissa.startsWith('-');
-  const digits = mantissa.replace('-', '');
-  const [intPart, fracPart = ''] = digits.split('.') as [string, string?];
-  const all = intPart + fracPart;
-  const point = intPart.length + exp;
-  let out: string;
-  if (point <= 0) out = `0.${'0'.repeat(-point)}${all}`;
-  else if (point >= all.length) out = all + '0'.repeat(point - all.length);
-  else out = `${all.slice(0, point)}.${all.slice(point)}`;
-  out = out.replace(/^0+(?=\d)/, '');
-  if (out.includes('.')) out = out.replace(/0+$/, '').replace(/\.$/, '');
-  return negative && out !== '0' ? `-${out}` : out;
+interface ReadDecimal {
+  /** Decimal places of the plain form. */
+  scale: number;
+  /** The plain form; only called for a value whose magnitude and scale are bounded. */
+  plain(): string;
 }
 
-function scaleOf(v: string): number {
-  const dot = v.indexOf('.');
-  return dot < 0 ? 0 : v.length - dot - 1;
+/** Reads a text that matches DECIMAL into its scale and a way to write it plainly, never expanding it. */
+function readDecimal(text: string): ReadDecimal {
+  const negative = text.startsWith('-');
+  const unsigned = negative ? text.slice(1) : text;
+  const e = unsigned.search(/[eE]/);
+  const mantissa = e < 0 ? unsigned : unsigned.slice(0, e);
+  const dot = mantissa.indexOf('.');
+  const intPart = dot < 0 ? mantissa : mantissa.slice(0, dot);
+  const fracPart = dot < 0 ? '' : mantissa.slice(dot + 1);
+  const digits = intPart + fracPart;
+  const first = firstNonZero(digits);
+  const sign = negative && first >= 0 ? '-' : '';
+
+  if (e < 0) {
+    // The decimal places as written (they are its scale), the integer part without leading zeros.
+    const leading = firstNonZero(intPart);
+    const int = leading < 0 ? '0' : intPart.slice(leading);
+    return { scale: fracPart.length, plain: () => sign + int + (fracPart === '' ? '' : `.${fracPart}`) };
+  }
+  if (first < 0) return { scale: 0, plain: () => '0' };
+  // The significant digits, and where the point falls counted from the first of them; an exponent
+  // too long for a double's exact integers reads as a huge or ±Infinity one, refused either way.
+  const significant = digits.slice(first, lastNonZero(digits) + 1);
+  const point = intPart.length - first + Number(unsigned.slice(e + 1));
+  return {
+    scale: Math.max(0, significant.length - point),
+    plain: () => {
+      if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${significant}`;
+      if (point >= significant.length) return sign + significant + '0'.repeat(point - significant.length);
+      return `${sign}${significant.slice(0, point)}.${significant.slice(point)}`;
+    },
+  };
+}
+
+function firstNonZero(digits: string): number {
+  for (let i = 0; i < digits.length; i++) if (digits.charCodeAt(i) !== 48) return i;
+  return -1;
+}
+
+function lastNonZero(digits: string): number {
+  for (let i = digits.length - 1; i >= 0; i--) if (digits.charCodeAt(i) !== 48) return i;
+  return -1;
 }

@@ -32,6 +32,10 @@ function toFieldError(issue: z.core.$ZodIssue): FieldError {
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && input === undefined) {
     return { field, message: `${field} is required` };
   }
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && (input === Infinity || input === -Infinity)) {
+    // JSON has no infinity: JSON.parse reads a number past the doubles' range (1e400) as one.
+    return { field, message: `${field} must be a finite number (a JSON number of magnitude 1.8e308 or more reads as infinite)` };
+  }
   if (issue.code === 'invalid_value' && 'values' in issue) {
     return { field, message: `${field} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` };
   }
