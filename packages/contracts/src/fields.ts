@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readDecimal } from './decimal-text';
 
 /**
  * Field schemas shared by every domain. Ids and numbers arrive from existing clients both as JSON
@@ -201,55 +202,4 @@ export function judgeDecimal(input: string | number, rule: DecimalRule): { ok: t
   if (rule.positive && !(value > 0)) return { ok: false, problem: 'must be greater than 0' };
   if (!(Math.abs(value) < rule.max)) return { ok: false, problem: `must be less than ${rule.max} in magnitude` };
   return { ok: true, value: read.plain() };
-}
-
-interface ReadDecimal {
-  /** Decimal places of the plain form. */
-  scale: number;
-  /** The plain form; only called for a value whose magnitude and scale are bounded. */
-  plain(): string;
-}
-
-/** Reads a text that matches DECIMAL into its scale and a way to write it plainly, never expanding it. */
-function readDecimal(text: string): ReadDecimal {
-  const negative = text.startsWith('-');
-  const unsigned = negative ? text.slice(1) : text;
-  const e = unsigned.search(/[eE]/);
-  const mantissa = e < 0 ? unsigned : unsigned.slice(0, e);
-  const dot = mantissa.indexOf('.');
-  const intPart = dot < 0 ? mantissa : mantissa.slice(0, dot);
-  const fracPart = dot < 0 ? '' : mantissa.slice(dot + 1);
-  const digits = intPart + fracPart;
-  const first = firstNonZero(digits);
-  const sign = negative && first >= 0 ? '-' : '';
-
-  if (e < 0) {
-    // The decimal places as written (they are its scale), the integer part without leading zeros.
-    const leading = firstNonZero(intPart);
-    const int = leading < 0 ? '0' : intPart.slice(leading);
-    return { scale: fracPart.length, plain: () => sign + int + (fracPart === '' ? '' : `.${fracPart}`) };
-  }
-  if (first < 0) return { scale: 0, plain: () => '0' };
-  // The significant digits, and where the point falls counted from the first of them; an exponent
-  // too long for a double's exact integers reads as a huge or ±Infinity one, refused either way.
-  const significant = digits.slice(first, lastNonZero(digits) + 1);
-  const point = intPart.length - first + Number(unsigned.slice(e + 1));
-  return {
-    scale: Math.max(0, significant.length - point),
-    plain: () => {
-      if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${significant}`;
-      if (point >= significant.length) return sign + significant + '0'.repeat(point - significant.length);
-      return `${sign}${significant.slice(0, point)}.${significant.slice(point)}`;
-    },
-  };
-}
-
-function firstNonZero(digits: string): number {
-  for (let i = 0; i < digits.length; i++) if (digits.charCodeAt(i) !== 48) return i;
-  return -1;
-}
-
-function lastNonZero(digits: string): number {
-  for (let i = digits.length - 1; i >= 0; i--) if (digits.charCodeAt(i) !== 48) return i;
-  return -1;
 }
