@@ -18,3 +18,4 @@ export * as catalog from './catalog';
 export * as sales from './sales';
 export * as invoicing from './invoicing';
 export * from './reference';
+export * from './json-numbers';

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
-import { envelope, orgIdField, parseWith, resolveOperation, userIdText, type Envelope, type Operation } from '@bo/contracts';
+import {
+  envelope,
+  inexactJsonNumbers,
+  MAX_REPORTED_ERRORS,
+  orgIdField,
+  parseWith,
+  resolveOperation,
+  userIdText,
+  type Envelope,
+  type Operation,
+} from '@bo/contracts';
 import { BusError, isDbUnavailable, parseRawReply, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayAnswer } from '../forwarded-answer';
@@ -27,7 +37,8 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
   const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
   // Every POST body is read as JSON whatever its content type says: clients of the old API vary.
   // (Express's body reader is body-parser's, which needs no Express around it.)
-  const readJson = express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true });
+  // The body's bytes are kept beside what JSON.parse made of them: its numbers are checked as written (handlePost).
+  const readJson = express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true, verify: keepBytes });
 
   return (req, res, path, locals) => {
     readJson(req, res, (err?: unknown) => {
@@ -107,6 +118,14 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
 
     const parsed = parseWith(op.request, fields);
     if (!parsed.ok) return errorEnvelope(400, 'validation_failed', parsed.message, { errors: parsed.errors });
+    // A number JSON.parse rounded (1e-400 to 0, 0.1000000000000000000001 to 0.1) is refused rather
+    // than judged as the double it became: a field must see the value the client wrote.
+    const text = bodyText(req);
+    const inexact = text === undefined ? [] : inexactJsonNumbers(text, MAX_REPORTED_ERRORS);
+    if (inexact.length > 0) {
+      const message = `Invalid request: ${inexact.map((e) => e.message).join('; ')}`;
+      return errorEnvelope(400, 'validation_failed', message, { errors: inexact });
+    }
 
     if (!op.write) return call(op, fields, org.value, requestId, {}, reqLog);
     const key = headerText(req.headers['idempotency-key']);
@@ -153,6 +172,27 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
       reqLog.warn({ operation: op.name, kind: err.kind }, err.message);
       return busFailure(op, err, requestId);
     }
+  }
+}
+
+interface WithBytes {
+  jsonBytes?: Buffer;
+  jsonCharset?: string;
+}
+
+function keepBytes(req: IncomingMessage, _res: ServerResponse, bytes: Buffer, charset: string): void {
+  Object.assign(req, { jsonBytes: bytes, jsonCharset: charset } satisfies WithBytes);
+}
+
+/** The body's text as JSON.parse read it; undefined for a charset this runtime cannot decode (none the body reader accepts). */
+function bodyText(req: IncomingMessage & WithBytes): string | undefined {
+  const { jsonBytes, jsonCharset = 'utf-8' } = req;
+  if (jsonBytes === undefined) return undefined;
+  if (jsonCharset === 'utf-8') return jsonBytes.toString('utf8');
+  try {
+    return new TextDecoder(jsonCharset).decode(jsonBytes);
+  } catch {
+    return undefined;
   }
 }
 
