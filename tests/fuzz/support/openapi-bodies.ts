@@ -304,7 +304,17 @@ export const refusedEverywhere: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('\r', 'x\ry', '\u0085', '\u009B[31m', '\u001B[2J') },
   // Lengths count characters (code points, as varchar(n) does), so 5001 emoji are past every limit and 2600 are not.
   { weight: 1, arbitrary: fc.constantFrom('x'.repeat(10_001), '😀'.repeat(5001), 'é'.repeat(5001)) },
-  { weight: 1, arbitrary: fc.constantFrom(new RawJson('1e400'), new RawJson('-1e400'), new RawJson('1e99999')) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      new RawJson('1e400'),
+      new RawJson('-1e400'),
+      new RawJson('1e99999'),
+      new RawJson('1e999999999'),
+      new RawJson('-1e999999999'),
+      new RawJson('9'.repeat(10_000)),
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom(33, 100, 5000, 20_000).chain((d) => fc.constantFrom(nested(d, 'array'), nested(d, 'object'))) },
   { weight: 1, arbitrary: fc.constantFrom(bigArray(1001), bigArray(5000), bigArray(1001, '{}'), bigObject(1001)) },
 );
@@ -360,6 +370,30 @@ export const numericEdges: fc.Arbitrary<unknown> = fc.constantFrom(
   '1,5',
   '9'.repeat(400),
   `0.${'0'.repeat(300)}1`,
+  // Exponents that would take a gigabyte to write out, ten thousand digits, and numbers JSON.parse rounds.
+  '1e999999999',
+  '1e500000000',
+  '-1e999999999',
+  '1e-999999999',
+  '0e999999999',
+  '-0.00',
+  '1E+308',
+  '-1E+308',
+  '1.5e1',
+  `1e${'9'.repeat(10_000)}`,
+  `1e-${'9'.repeat(10_000)}`,
+  `1e${'0'.repeat(10_000)}2`,
+  '9'.repeat(10_000),
+  `${'0'.repeat(10_000)}1`,
+  `0.${'0'.repeat(10_000)}1`,
+  new RawJson('1E+308'),
+  new RawJson('-0.0e-999999999'),
+  new RawJson('1e-999999999'),
+  new RawJson('9'.repeat(10_000)),
+  new RawJson(`0.${'0'.repeat(10_000)}1`),
+  new RawJson(`1${'0'.repeat(10_000)}e-10000`),
+  new RawJson('0.1000000000000000000001'),
+  new RawJson('9007199254740993'),
 );
 
 /** Strings that are valid text but unusual: emoji, joiners, bidi controls, combining marks. */
