@@ -2,6 +2,13 @@ import { readDecimal, sameDecimal } from './decimal-text';
 import type { FieldError } from './envelope';
 import { fieldName } from './shape';
 
+/**
+ * What every number a double may not hold shows somewhere in the text: an exponent (in JSON it
+ * follows a digit) or 16 digits or more, split by at most a point, so a run of 8. Most bodies have
+ * neither and are not scanned: the test costs a fifth of JSON.parse's time, the scan about as much.
+ */
+const MAYBE_INEXACT = /\d(?:[eE]|\d{7})/;
+
 interface Frame {
   array: boolean;
   /** The element's index in an array. */
@@ -23,6 +30,7 @@ interface Frame {
  * (call it after the shape check has bounded that); a key is decoded only to name a field.
  */
 export function inexactJsonNumbers(json: string, max: number): FieldError[] {
+  if (!MAYBE_INEXACT.test(json)) return [];
   const errors: FieldError[] = [];
   const stack: Frame[] = [];
   const n = json.length;
@@ -40,9 +48,12 @@ export function inexactJsonNumbers(json: string, max: number): FieldError[] {
       i = end;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let end = i + 1;
-      while (end < n && isNumberChar(json.charCodeAt(end))) end++;
-      const token = json.slice(i, end);
-      const read = exactRead(token);
+      let exponent = false;
+      for (let d = json.charCodeAt(end); end < n && isNumberChar(d); d = json.charCodeAt(++end))
+        if (d === 0x65 || d === 0x45) exponent = true;
+      // Up to 15 characters without an exponent: at most 15 significant digits between 1e-13 and
+      // 1e15, which a double always carries exactly. Most numbers stop here.
+      const read = end - i <= 15 && !exponent ? undefined : exactRead(json.slice(i, end));
       if (read !== undefined) {
         const field = fieldName(stack.map((f) => (f.array ? f.index : (JSON.parse(json.slice(f.keyStart, f.keyEnd)) as string))));
         errors.push({ field, message: `${field} has more digits than a JSON number holds: it reads as ${read}; send it as a string` });
@@ -64,9 +75,6 @@ export function inexactJsonNumbers(json: string, max: number): FieldError[] {
 
 /** The double a number token reads as, when that is not the value written; undefined when it is. */
 function exactRead(token: string): string | undefined {
-  // Up to 15 characters without an exponent: at most 15 significant digits between 1e-13 and 1e15,
-  // which a double always carries exactly. Most numbers stop here.
-  if (token.length <= 15 && token.indexOf('e') < 0 && token.indexOf('E') < 0) return undefined;
   const value = Number(token);
   if (!Number.isFinite(value)) return undefined;
   const shortest = String(value);
