@@ -14,6 +14,8 @@ export const errorCodes = [
   'unknown_action',
   'idempotency_conflict',
   'credit_limit_exceeded',
+  /** Validating a credit note would credit an invoice beyond its total: the message names what is still creditable. */
+  'credit_exceeds_invoice',
   'service_unavailable',
   'timeout',
   /** A write whose effect could not be confirmed (reply lost, timeout): retrying with the same Idempotency-Key is safe. */

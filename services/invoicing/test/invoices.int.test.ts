@@ -447,13 +447,11 @@ describe('invoicing service: invoices', () => {
       invoicetotal: 258.75,
       sourcenumber: 'QUO-00077',
     });
-    expect(await svc.db('invoices').where({ sourcetype: 'quotation', sourceid: '77' })).toHaveLength(1);
-    const before = await invoiceCount();
-    expect(await create({ sourcetype: 'quotation', sourceid: '77', sourcenumber: 'QUO-00077' })).toMatchObject({
-      ok: false,
-      code: 'duplicate',
-    });
-    expect(await invoiceCount()).toBe(before);
+    expect(await svc.db('invoices').where({ converted_from_quotation_id: 77 })).toHaveLength(1);
+    // A client's invoice naming the same quotation is free text: it is made, and is not the conversion.
+    const typed = body(await create({ sourcetype: 'quotation', sourceid: '77', sourcenumber: 'QUO-00077' })).invoice;
+    expect((await stored(typed.id)).converted_from_quotation_id).toBeNull();
+    expect(body(await svc.call('invoicing.invoice.create_from_source', source)).invoice.id).toBe(bodies[0]!.invoice.id);
     // The numbers of the losers went back to the series: the next one follows without a gap.
     const taken = (await svc.db('invoices').where({ org_id: 1 }).where('invoicenumber', 'like', 'INV-%').pluck('invoicenumber')).sort();
     const next = body(await create({})).invoice.invoicenumber;

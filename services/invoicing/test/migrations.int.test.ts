@@ -107,3 +107,83 @@ describe('invoicing migrations over data of earlier versions', () => {
     expect(await checked(fresh!.id)).toBe(true);
   });
 });
+
+/** 009: links from before links were the server's are reported, and kept only where invoicing can check them. */
+describe('invoicing migration 009 over source links typed by clients', () => {
+  const schema = 'invoicing';
+  let database: testing.TestDatabase;
+  let db: Knex;
+  const names = invoicingMigrations.map((m) => m.name);
+
+  beforeAll(async () => {
+    database = await testing.createTestDatabase();
+    db = createDb(database.url, schema);
+    await migrate(db, schema, invoicingMigrations.slice(0, names.indexOf('009_server_made_links_and_partial_credits')));
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  let seq = 0;
+  const invoice = async (values: Record<string, unknown>): Promise<number> => {
+    seq += 1;
+    const [row] = await db('invoices')
+      .insert({
+        org_id: 1,
+        invoicenumber: `OLD-${seq}`,
+        invoicetype: 'invoiceout',
+        partner_id: 10,
+        invoicestatus: 'open',
+        invoicedatetime: '2026-01-31T08:00:00Z',
+        invoicetotal: '100.00',
+        ...values,
+      })
+      .returning<Array<{ id: number }>>('id');
+    return row!.id;
+  };
+
+  it('keeps no quotation source as a conversion and lists each; keeps a credit note’s link only where it holds, listing the others', async () => {
+    const quoted = await invoice({ invoicestatus: 'draft', sourcetype: 'quotation', sourceid: '17', sourcenumber: 'QUO-00017' });
+    const quotedOddCase = await invoice({ invoicestatus: 'draft', sourcetype: 'Quotation', sourceid: '18' });
+    const sale = await invoice({});
+    const draftSale = await invoice({ invoicestatus: 'draft' });
+    const otherOrgSale = await invoice({ org_id: 2 });
+    const bill = await invoice({ invoicetype: 'invoicein' });
+    const good = await invoice({ invoicetype: 'creditout', invoicestatus: 'draft', sourcetype: 'invoice', sourceid: String(sale) });
+    const goodCase = await invoice({ invoicetype: 'creditout', invoicestatus: 'open', sourcetype: 'INVOICE', sourceid: String(sale) });
+    const ofDraft = await invoice({ invoicetype: 'creditout', sourcetype: 'invoice', sourceid: String(draftSale) });
+    const ofOtherOrg = await invoice({ invoicetype: 'creditout', sourcetype: 'invoice', sourceid: String(otherOrgSale) });
+    const ofOtherPartner = await invoice({ invoicetype: 'creditout', partner_id: 11, sourcetype: 'Invoice', sourceid: String(sale) });
+    const unpaired = await invoice({ invoicetype: 'creditout', sourcetype: 'invoice', sourceid: String(bill) });
+    const notAnId = await invoice({ invoicetype: 'creditout', sourcetype: 'invoice', sourceid: 'INV-7' });
+    const freeText = await invoice({ sourcetype: 'order', sourceid: 'PO-1' });
+
+    await migrate(db, schema, invoicingMigrations);
+
+    const links = await db('invoices').orderBy('id').select('id', 'converted_from_quotation_id', 'credits_invoice_id');
+    const linkOf = new Map(links.map((r) => [r.id, [r.converted_from_quotation_id, r.credits_invoice_id]]));
+    expect(linkOf.get(quoted)).toEqual([null, null]);
+    expect(linkOf.get(good)).toEqual([null, sale]);
+    expect(linkOf.get(goodCase)).toEqual([null, sale]);
+    for (const id of [quotedOddCase, ofDraft, ofOtherOrg, ofOtherPartner, unpaired, notAnId, freeText])
+      expect(linkOf.get(id)).toEqual([null, null]);
+
+    const review = await db('source_link_review').orderBy('invoice_id').select('invoice_id', 'sourcetype', 'sourceid', 'reason');
+    expect(review.map((r) => r.invoice_id)).toEqual([quoted, quotedOddCase, ofDraft, ofOtherOrg, ofOtherPartner, unpaired, notAnId]);
+    expect(review[0]).toMatchObject({
+      sourcetype: 'quotation',
+      sourceid: '17',
+      reason: expect.stringContaining('not kept as a conversion'),
+    });
+    expect(review[2]!.reason).toContain('not kept as the credited invoice');
+    // The client's text is kept as it was typed.
+    expect(await db('invoices').where({ id: quoted }).first('sourcetype', 'sourceid', 'sourcenumber')).toEqual({
+      sourcetype: 'quotation',
+      sourceid: '17',
+      sourcenumber: 'QUO-00017',
+    });
+    // Free text is no key any more: a second invoice may name the same source.
+    await invoice({ sourcetype: 'quotation', sourceid: '17' });
+  });
+});

@@ -50,6 +50,8 @@ export const invoiceValidated = defineEvent({
     subtotal: z.number().optional(),
     tax_amount: z.number().optional(),
     lines: z.array(validatedLine).optional(),
+    /** False: a credit note that returns no goods, so its lines move no stock (added field: absent means true). */
+    restock: z.boolean().optional(),
   }),
 });
 export const invoiceCancelled = defineEvent({

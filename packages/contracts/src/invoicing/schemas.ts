@@ -70,7 +70,12 @@ export const invoiceHeader = {
   line_items: z.array(lineItemInput).max(500, 'must have at most 500 lines').optional(),
 };
 
-export const createInvoiceRequest = z.object({ ...invoiceHeader, recurring: recurringInput.optional() });
+export const createInvoiceRequest = z.object({
+  ...invoiceHeader,
+  recurring: recurringInput.optional(),
+  /** A credit note's choice: return its goods to stock (default) or not (a price-only rebate). Other types always move stock. */
+  restock: z.boolean().optional(),
+});
 
 /**
  * A source document's line: as entered, with the catalog snapshot the source kept when the line was
@@ -88,11 +93,12 @@ export const sourceLineItem = lineItemInput.extend({
     .optional(),
 });
 
+/** The conversion of a quotation (sales alone sends it): the link it records is the server's own. */
 export const createFromSourceRequest = z.object({
   ...invoiceHeader,
   line_items: z.array(sourceLineItem).max(500, 'must have at most 500 lines').optional(),
-  sourcetype: plainString().trim().min(1).max(64),
-  sourceid: z.union([plainString().trim().min(1).max(64), z.number().int()]).transform(String),
+  sourcetype: z.literal('quotation'),
+  sourceid: intId.transform(String),
   sourcenumber: plainString().trim().min(1).max(64),
 });
 
@@ -194,6 +200,8 @@ export const invoiceRecord = z.object({
   chartofaccounts: z.string().nullable(),
   invoicejournal: z.string().nullable(),
   tradeaccount: z.string().nullable(),
+  /** Whether validating it moves stock: false only on a credit note made with `restock: false`. */
+  restock: z.boolean(),
   recurring: recurringRecord,
   line_items: z.array(invoiceLineRecord),
   created_at: z.string(),

@@ -16,11 +16,14 @@ import { linesOf } from './invoice.repository';
 import { insertInvoice } from './invoice.writer';
 
 /**
- * Internal: a source document (a quotation) becomes at most one invoice. A repeat, even one racing
- * the first, answers with the invoice made first and `created: false`.
+ * Internal (sales' conversion): a quotation becomes at most one invoice. A repeat, even one racing
+ * the first, answers with the invoice made first and `created: false`. The conversion link is this
+ * operation's alone (`converted_from_quotation_id`): an invoice a client made naming the quotation in
+ * its free-text source fields is never taken for its conversion.
  */
 export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource, async (req, ctx) => {
-  const first = await existing(ctx, req.sourcetype, req.sourceid);
+  const quotationId = Number(req.sourceid);
+  const first = await existing(ctx, quotationId);
   if (first) return first;
   // Catalog confirms the products, variants and locations still exist; the invoice shows exactly what
   // the customer accepted: the quotation's price and its snapshot (name, description, SKU, unit,
@@ -32,20 +35,25 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
   requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
   try {
     const created = await ctx.db.transaction((trx) =>
-      insertInvoice(trx, ctx.orgId, { ...values, invoicestatus: req.invoicestatus ?? 'draft' }, lines),
+      insertInvoice(
+        trx,
+        ctx.orgId,
+        { ...values, invoicestatus: req.invoicestatus ?? 'draft', converted_from_quotation_id: quotationId },
+        lines,
+      ),
     );
     return { message: 'Invoice created successfully', created: true, invoice: toInvoiceRecord(created.row, created.lines, now.date) };
   } catch (err) {
     // The loser of a race rolled back whole (its number returns to the series) and reads the winner's.
-    if (!isUniqueViolation(err, 'invoices_org_source')) throw err;
-    const winner = await existing(ctx, req.sourcetype, req.sourceid);
+    if (!isUniqueViolation(err, 'invoices_org_converted_quotation')) throw err;
+    const winner = await existing(ctx, quotationId);
     if (!winner) throw err;
     return winner;
   }
 });
 
-async function existing(ctx: HandlerContext, sourcetype: string, sourceid: string) {
-  const row = await ctx.db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, sourcetype, sourceid }).first();
+async function existing(ctx: HandlerContext, quotationId: number) {
+  const row = await ctx.db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, converted_from_quotation_id: quotationId }).first();
   if (!row) return undefined;
   const lines = (await linesOf(ctx.db, [row.id])).get(row.id) ?? [];
   return {

@@ -1,5 +1,6 @@
 import type { invoicing, RequestOf } from '@bo/contracts';
 import { parseDateTime, validationFailed, type ResolvedLine } from '@bo/runtime';
+import { isCreditNote } from '../domain/credit-note';
 import { lineTotalProblem } from '../domain/line-limits';
 import { runDate } from '../domain/recurrence';
 import type { NewInvoice } from './invoice.writer';
@@ -35,6 +36,11 @@ export function newInvoiceFrom(req: CreateRequest, lines: readonly ResolvedLine[
     return problem ? [{ field, message: `${field}: ${problem}` }] : [];
   });
   if (tooLarge.length) throw validationFailed(tooLarge.map((e) => e.message).join('; '), tooLarge);
+  const restock = 'restock' in req ? req.restock : undefined;
+  if (restock === false && !isCreditNote(req.invoicetype)) {
+    const message = `restock: false is a credit note's choice; an ${req.invoicetype} always moves its goods`;
+    throw validationFailed(message, [{ field: 'restock', message }]);
+  }
   const values: NewInvoice = {
     invoicetype: req.invoicetype,
     partner_id: req.partner,
@@ -48,6 +54,7 @@ export function newInvoiceFrom(req: CreateRequest, lines: readonly ResolvedLine[
     sourceid: req.sourceid ?? null,
     sourcenumber: req.sourcenumber ?? null,
     sourcetype: req.sourcetype ?? null,
+    restock: restock ?? true,
     chartofaccounts: req.chartofaccounts ?? null,
     invoicejournal: req.invoicejournal ?? null,
     tradeaccount: req.tradeaccount ?? null,

@@ -1,15 +1,7 @@
 import { invoicing } from '@bo/contracts';
-import {
-  duplicate,
-  handler,
-  isUniqueViolation,
-  organizationNow,
-  parseDateTime,
-  requireLivePartner,
-  requirePartnerRole,
-  resolveCatalogLines,
-} from '@bo/runtime';
+import { handler, organizationNow, parseDateTime, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
+import { checkedCreditLink } from './credit-link';
 import { toInvoiceRecord } from './invoice.record';
 import { insertInvoice } from './invoice.writer';
 
@@ -22,30 +14,19 @@ export const createInvoiceHandler = handler(
     const now = await organizationNow(ctx.db, ctx.orgId);
     const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
     requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
-    const sourceTaken = () => duplicate(`An invoice for ${values.sourcetype} ${values.sourceid} already exists`, 'sourceid');
-    try {
-      const created = await ctx.db.transaction(async (trx) => {
-        if (values.sourceid) {
-          const existing = await trx('invoices')
-            .select('id')
-            .where({ org_id: ctx.orgId, sourcetype: values.sourcetype, sourceid: values.sourceid })
-            .first<{ id: number } | undefined>();
-          if (existing) throw sourceTaken();
-        }
-        const created = await insertInvoice(trx, ctx.orgId, values, lines);
-        const invoice = toInvoiceRecord(created.row, created.lines, now.date);
-        const reply = {
-          message: invoice.recurring.enabled ? 'Recurring invoice created successfully' : 'Invoice created successfully',
-          invoice,
-        };
-        await ctx.finish(trx, reply);
-        return reply;
-      });
-      return created;
-    } catch (err) {
-      if (isUniqueViolation(err, 'invoices_org_source')) throw sourceTaken();
-      throw err;
-    }
+    // The client's source fields are free text: they link nothing, except that a credit note names
+    // the invoice it credits by them, and that link is checked before it is kept.
+    const credits_invoice_id = await checkedCreditLink(ctx.db, ctx.orgId, values);
+    return ctx.db.transaction(async (trx) => {
+      const created = await insertInvoice(trx, ctx.orgId, { ...values, credits_invoice_id }, lines);
+      const invoice = toInvoiceRecord(created.row, created.lines, now.date);
+      const reply = {
+        message: invoice.recurring.enabled ? 'Recurring invoice created successfully' : 'Invoice created successfully',
+        invoice,
+      };
+      await ctx.finish(trx, reply);
+      return reply;
+    });
   },
   { transactions: 'own' },
 );

@@ -23,23 +23,13 @@ const kinds: Record<invoicing.InvoiceType, DocumentKind> = {
   creditin: 'vendor_credit_note',
 };
 
-/** A source type naming an invoice: a credit note made from one says which it credits. */
-const INVOICE_SOURCE = /^(invoice|invoiceout|invoicein)$/i;
-
-/** The id of the invoice a credit note says it credits (sourcetype `invoice` with a numeric sourceid), if any. */
-export function creditedInvoiceId(row: Pick<InvoiceRow, 'invoicetype' | 'sourcetype' | 'sourceid'>): number | null {
-  if (row.invoicetype !== 'creditout' && row.invoicetype !== 'creditin') return null;
-  if (!row.sourcetype || !INVOICE_SOURCE.test(row.sourcetype) || !row.sourceid || !/^[1-9]\d{0,9}$/.test(row.sourceid)) return null;
-  return Number(row.sourceid);
-}
-
 export interface InvoiceDocumentInput {
   invoice: InvoiceRow;
   lines: readonly LineRow[];
   parties: DocumentParties;
   /** The partner's name from the read model, for a partner the partners service no longer has. */
   partnerName: string | null;
-  /** The invoice a credit note credits: found by its source id, else its source number alone. */
+  /** The invoice a credit note credits: its checked link (credits_invoice_id), never the client's free text. */
   credited: { number: string; issue_date: string | null } | null;
 }
 

@@ -1,5 +1,5 @@
 import type { organization, partners } from '@bo/contracts';
-import { creditedInvoiceId, invoiceDocument, type InvoiceDocumentInput } from './invoice-document';
+import { invoiceDocument, type InvoiceDocumentInput } from './invoice-document';
 import type { InvoiceRow, LineRow } from './invoice.record';
 
 const profile = {
@@ -118,15 +118,5 @@ describe('invoiceDocument', () => {
     const d = invoiceDocument(input({}, { parties: { organization: profile, partner: null } }));
     expect(d.buyer).toEqual({ name: 'Client SA', deleted: true });
     expect(d.currency).toBe('EUR');
-  });
-});
-
-describe('creditedInvoiceId', () => {
-  test('a credit note from an invoice names it by its id; anything else names none', () => {
-    expect(creditedInvoiceId({ invoicetype: 'creditout', sourcetype: 'invoice', sourceid: '12' })).toBe(12);
-    expect(creditedInvoiceId({ invoicetype: 'creditin', sourcetype: 'Invoice', sourceid: '3' })).toBe(3);
-    expect(creditedInvoiceId({ invoicetype: 'invoiceout', sourcetype: 'invoice', sourceid: '12' })).toBeNull();
-    expect(creditedInvoiceId({ invoicetype: 'creditout', sourcetype: 'quotation', sourceid: '12' })).toBeNull();
-    expect(creditedInvoiceId({ invoicetype: 'creditout', sourcetype: 'invoice', sourceid: 'abc' })).toBeNull();
   });
 });

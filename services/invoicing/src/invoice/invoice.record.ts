@@ -21,6 +21,12 @@ export interface InvoiceRow {
   sourceid: string | null;
   sourcenumber: string | null;
   sourcetype: string | null;
+  /** The conversion link, set by create_from_source alone (the client's source fields link nothing). */
+  converted_from_quotation_id: number | null;
+  /** The invoice a credit note credits, set once checked (docs/invoicing.md "Credit notes"). */
+  credits_invoice_id: number | null;
+  /** Whether a credit note returns its goods to stock (always true on other types). */
+  restock: boolean;
   chartofaccounts: string | null;
   invoicejournal: string | null;
   tradeaccount: string | null;
@@ -109,6 +115,7 @@ export function toInvoiceRecord(row: InvoiceRow, lines: LineRow[], today: string
     chartofaccounts: row.chartofaccounts,
     invoicejournal: row.invoicejournal,
     tradeaccount: row.tradeaccount,
+    restock: row.restock,
     recurring: toRecurringRecord(row),
     line_items: lines.map(toLineRecord),
     created_at: formatDateTime(row.created_at) as string,

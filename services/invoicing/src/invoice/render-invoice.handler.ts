@@ -1,7 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import { EInvoiceRefused, refusalBody, renderDocument } from '@bo/documents';
 import { AppError, documentParties, findPartner, formatDateTime, handler } from '@bo/runtime';
-import { creditedInvoiceId, invoiceDocument } from './invoice-document';
+import { invoiceDocument } from './invoice-document';
 import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
 import type { InvoiceRow } from './invoice.record';
 
@@ -14,13 +14,12 @@ export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req,
   const { invoice, lines, credited, partnerName } = await inSnapshot(ctx.db, async (db) => {
     const invoice = await findInvoice(db, ctx.orgId, req.id);
     const lines = (await linesOf(db, [invoice.id])).get(invoice.id) ?? [];
-    const creditedId = creditedInvoiceId(invoice);
+    // The preceding invoice (EN 16931 BG-3, BT-25/26) is the checked link alone, never the client's free text.
+    const creditedId = invoice.credits_invoice_id;
     const source = creditedId === null ? undefined : await db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, id: creditedId }).first();
     const credited = source
       ? { number: source.invoicenumber, issue_date: (formatDateTime(source.invoicedatetime) as string).slice(0, 10) }
-      : creditedId !== null && invoice.sourcenumber
-        ? { number: invoice.sourcenumber, issue_date: null }
-        : null;
+      : null;
     const partnerName = (await findPartner(db, ctx.orgId, invoice.partner_id))?.partnername ?? null;
     return { invoice, lines, credited, partnerName };
   });

@@ -3,6 +3,7 @@ import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, to
 import { accountsFor, invoiceEntryLines } from '../domain/journal';
 import { partnerCredit } from '../partners/partner-directory';
 import { assertCreditAvailable } from './credit-check';
+import { assertCreditable } from './credit-link';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice, linesOf } from './invoice.repository';
 import { postEntry } from './journal.repository';
@@ -31,6 +32,8 @@ export const validateInvoiceHandler = handler(
 
       // Checked while the invoice is locked, so its total cannot grow between the check and the posting.
       if (credit) await assertCreditAvailable(trx, invoice, credit);
+      // A credit note never takes its invoice's validated credit notes past the invoice's total.
+      await assertCreditable(trx, invoice);
 
       const accounts = accountsFor(invoice.invoicetype, invoice);
       const invoiceDate = formatDate(invoice.invoicedatetime) as string;
@@ -81,6 +84,7 @@ export const validateInvoiceHandler = handler(
             location_id: l.location_id,
             quantity: toNumber(l.quantity),
           })),
+        restock: posted.restock,
       });
       if (settled)
         await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, {

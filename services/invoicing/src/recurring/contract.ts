@@ -40,6 +40,7 @@ export async function makeNextChild(trx: Knex.Transaction, parent: InvoiceRow, t
       chartofaccounts: parent.chartofaccounts,
       invoicejournal: parent.invoicejournal,
       tradeaccount: parent.tradeaccount,
+      restock: parent.restock,
       created_by: parent.created_by,
       parent_id: parent.id,
       run_date: runOn,
