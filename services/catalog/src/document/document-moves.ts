@@ -19,9 +19,16 @@ export interface ProductMove {
  * the same product (or its variants: stock is kept per product) and location, ordered by product id
  * (the consumer locks a whole batch's products beforehand, in id order).
  * Invoicing leaves out lines never checked against the catalog (made before lines were); a product
- * id that is no catalog id moves nothing all the same.
+ * id that is no catalog id moves nothing all the same. A credit note made with `restock: false` (a
+ * price-only rebate) returns no goods: it moves nothing. Other types always move their goods, and an
+ * event from before the field was added (`restock` absent) restocks.
  */
-export function documentMoves(type: invoicing.InvoiceType, lines: ReadonlyArray<invoicing.ValidatedLine>): ProductMove[] {
+export function documentMoves(
+  type: invoicing.InvoiceType,
+  lines: ReadonlyArray<invoicing.ValidatedLine>,
+  restock: boolean | undefined = true,
+): ProductMove[] {
+  if (restock === false && (type === 'creditout' || type === 'creditin')) return [];
   const sign = STOCK_DIRECTION[type];
   const byProduct = new Map<number, Map<string | null, Dec>>();
   for (const line of lines) {

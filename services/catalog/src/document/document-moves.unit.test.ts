@@ -38,4 +38,12 @@ describe('stock moves of a validated document', () => {
   it('moves nothing for product ids that are no catalog id', () => {
     expect(documentMoves('invoiceout', [line('abc', 1), line('0', 1)])).toEqual([]);
   });
+
+  it('moves nothing for a credit note that returns no goods; other types and older events (no restock) move theirs', () => {
+    expect(documentMoves('creditout', [line('7', 1)], false)).toEqual([]);
+    expect(documentMoves('creditin', [line('7', 1)], false)).toEqual([]);
+    expect(plain(documentMoves('creditout', [line('7', 1)], true))).toEqual([[7, [[null, '1']]]]);
+    expect(plain(documentMoves('creditout', [line('7', 1)], undefined))).toEqual([[7, [[null, '1']]]]);
+    expect(plain(documentMoves('invoiceout', [line('7', 1)], false))).toEqual([[7, [[null, '-1']]]]);
+  });
 });

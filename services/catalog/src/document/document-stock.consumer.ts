@@ -26,7 +26,7 @@ export const documentStockConsumer: InboxHandlerDef = {
     const documents = events.map((event) => {
       const data = invoicing.invoiceValidated.data.parse(event.data);
       const document: StockDocument = { type: data.invoicetype, id: data.invoice_id, number: data.invoicenumber };
-      return { event, document, moves: documentMoves(data.invoicetype, data.lines ?? []) };
+      return { event, document, moves: documentMoves(data.invoicetype, data.lines ?? [], data.restock) };
     });
     const products = await lockProducts(
       trx,
