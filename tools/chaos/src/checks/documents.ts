@@ -80,7 +80,7 @@ export const conversionsCheck: Check = {
               array_agg(i.id order by i.id) filter (where i.id is not null) as invoices,
               array_agg(i.invoicenumber order by i.id) filter (where i.id is not null) as numbers
          from sales.quotations q
-         left join invoicing.invoices i on i.org_id = q.org_id and i.sourcetype = 'quotation' and i.sourceid = q.id::text
+         left join invoicing.invoices i on i.org_id = q.org_id and i.converted_from_quotation_id = q.id
         group by q.id order by q.id`,
     );
     const many: unknown[] = [];
@@ -108,8 +108,8 @@ export const conversionsCheck: Check = {
     }
     const strays = await queryEventually<{ id: number; sourceid: string }>(
       ctx.pool,
-      `select i.id, i.sourceid from invoicing.invoices i where i.sourcetype = 'quotation'
-          and not exists (select 1 from sales.quotations q where q.org_id = i.org_id and q.id::text = i.sourceid)`,
+      `select i.id, i.converted_from_quotation_id::text as sourceid from invoicing.invoices i where i.converted_from_quotation_id is not null
+          and not exists (select 1 from sales.quotations q where q.org_id = i.org_id and q.id = i.converted_from_quotation_id)`,
     );
     // The invoice carries exactly the quotation's lines (the load never adds lines to a converted invoice).
     const content = await queryEventually<Record<string, unknown>>(
