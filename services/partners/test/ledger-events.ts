@@ -33,13 +33,13 @@ export const paymentData = (partnerId: number, invoiceId: number, paymentId: num
   due_amount: Math.max(0, invoicetotal - amount),
 });
 
-/** The quotation converted into invoice `invoiceId` (quotation id and number follow it). */
-export const convertedData = (partnerId: number, invoiceId: number, total = 115) => ({
+/** The quotation converted into invoice `invoiceId` (quotation id and number follow it), an `invoiceout` unless said. */
+export const convertedData = (partnerId: number, invoiceId: number, total = 115, invoicetype = 'invoiceout') => ({
   quotation_id: invoiceId,
   quotation_number: `QUO-${invoiceId}`,
   invoice_id: invoiceId,
   invoicenumber: `INV-${invoiceId}`,
-  invoicetype: 'invoiceout',
+  invoicetype,
   partner_id: partnerId,
   subtotal: total,
   tax_amount: 0,

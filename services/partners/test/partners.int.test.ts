@@ -127,6 +127,26 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     });
   });
 
+  it('commits only conversions to customer invoices, for a `both` partner too: its vendor side and credit notes commit nothing', async () => {
+    const both = (await create({ partnername: 'Both Ways Co', partner_type: 'both', credit_limit: 1000 })).id as number;
+    const view = async () => body(await svc.call('partners.partner.balance', { partner_id: both, include_transactions: true }));
+    const published = [];
+    for (const [invoiceId, type] of [
+      [601, 'creditout'],
+      [602, 'invoicein'],
+      [603, 'creditin'],
+    ] as const)
+      published.push(await svc.publish('sales.quotation.converted', 1, convertedData(both, invoiceId, 400, type)));
+    // The customer invoice last: once it is committed, the three before it were handled (the ledger applies its queue in order).
+    published.push(await svc.publish('sales.quotation.converted', 1, convertedData(both, 604, 115.25)));
+    await waitFor(async () => (await view()).partner.committed === 115.25);
+    const after = await view();
+    expect(after.partner).toMatchObject({ balance: 0, committed: 115.25, exposure: 115.25 });
+    expect(after.transactions.map((t: any) => [t.type, t.document_number, t.amount])).toEqual([['commitment', 'QUO-604', 115.25]]);
+    expect(await svc.db('commitments').where({ org_id: 1, partner_id: both }).pluck('invoice_id')).toEqual([604]);
+    for (const event of published) expect(await svc.db('inbox').where({ consumer: 'partners.ledger', event_id: event.id })).toHaveLength(1);
+  });
+
   it('applies a batch of ledger events as sets, ending exactly where applying them one by one ends', async () => {
     // The same story in two organizations: all at once in one, event by event in the other.
     const story = async (org: number): Promise<EventEnvelope[]> => {

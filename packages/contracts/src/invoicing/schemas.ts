@@ -21,6 +21,14 @@ export const recurringFrequencies = ['daily', 'weekly', 'monthly', 'quarterly', 
 export const recurringStatuses = ['active', 'paused', 'cancelled', 'completed'] as const;
 
 export type InvoiceType = (typeof invoiceTypes)[number];
+/**
+ * What a document of each type does to what the partner owes as a customer (its receivable): a
+ * customer invoice adds, a credit note to the customer takes off, vendor documents leave it alone.
+ * Credit exposure and committed amounts count documents by this, whatever the partner's type.
+ */
+export const receivableSign: Record<InvoiceType, 1 | 0 | -1> = { invoiceout: 1, creditout: -1, invoicein: 0, creditin: 0 };
+/** A document in the making (draft, proforma, converted quotation) commits credit only if it becomes a customer invoice. */
+export const commitsCredit = (type: InvoiceType): boolean => receivableSign[type] > 0;
 export type InvoiceStatus = (typeof invoiceStatuses)[number];
 export type RecurringFrequency = (typeof recurringFrequencies)[number];
 export type RecurringStatus = (typeof recurringStatuses)[number];

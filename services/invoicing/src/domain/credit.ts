@@ -1,22 +1,46 @@
-import type { invoicing } from '@bo/contracts';
+import { invoicing } from '@bo/contracts';
 import { dec, sum, type Dec, type DecimalLike } from '@bo/runtime';
 
 /**
- * How a posted document moves what the partner owes (docs/design.md section 4), exactly as the partners
- * ledger applies the events: a payment moves the balance back by the amount paid.
+ * What the partner owes as a customer by this service's own posted documents: what is still due on
+ * each, signed by its effect on the receivable (a customer invoice adds, a credit note to the
+ * customer takes off; vendor bills and vendor credits neither add nor take off).
  */
-export const BALANCE_SIGN: Record<invoicing.InvoiceType, 1 | -1> = { invoiceout: 1, creditout: -1, invoicein: -1, creditin: 1 };
+export function ownReceivable(dueByType: Array<{ invoicetype: invoicing.InvoiceType; due: DecimalLike }>): Dec {
+  return sum(dueByType.map((r) => dec(r.due).times(invoicing.receivableSign[r.invoicetype])));
+}
 
-/** What the partner owes by this service's own posted documents: the signed sum of what is still due on each. */
-export function ownBalance(dueByType: Array<{ invoicetype: invoicing.InvoiceType; due: DecimalLike }>): Dec {
-  return sum(dueByType.map((r) => dec(r.due).times(BALANCE_SIGN[r.invoicetype])));
+/** A document as the credit check sees it. */
+export interface ExposureDocument {
+  invoicetype: invoicing.InvoiceType;
+  invoicestatus: invoicing.InvoiceStatus;
+  /** Made by a quotation's conversion. */
+  converted: boolean;
+  total: DecimalLike;
+  due: DecimalLike;
+}
+
+/**
+ * What the partner will owe as a customer: the receivable of its posted documents, plus what is
+ * committed, i.e. drafts and proformas made from converted quotations that become customer invoices
+ * (docs/design.md "credit exposure"). A credit note or a vendor document in the making adds nothing.
+ */
+export function customerExposure(documents: readonly ExposureDocument[]): { receivable: Dec; committed: Dec } {
+  const posted = documents.filter((d) => d.invoicestatus === 'open');
+  const committed = documents.filter(
+    (d) => d.converted && (d.invoicestatus === 'draft' || d.invoicestatus === 'proforma') && invoicing.commitsCredit(d.invoicetype),
+  );
+  return {
+    receivable: ownReceivable(posted.map((d) => ({ invoicetype: d.invoicetype, due: d.due }))),
+    committed: sum(committed.map((d) => dec(d.total))),
+  };
 }
 
 export interface CreditDecision {
   allowed: boolean;
   /** The balance the sale was checked against. */
   balance: Dec;
-  /** Converted quotations' invoices not validated or cancelled yet, this document excepted. */
+  /** Converted quotations' customer invoices not validated or cancelled yet, this document excepted. */
   committed: Dec;
   /** balance + committed + this document's total: what is weighed against the limit. */
   exposure: Dec;
@@ -33,12 +57,12 @@ export interface CreditDecision {
 export function decideCredit(input: {
   creditLimit: DecimalLike;
   partnersBalance: DecimalLike;
-  ownBalance: DecimalLike;
+  ownReceivable: DecimalLike;
   committed?: DecimalLike;
   total: DecimalLike;
 }): CreditDecision {
   const limit = dec(input.creditLimit);
-  const balance = larger(dec(input.partnersBalance), dec(input.ownBalance));
+  const balance = larger(dec(input.partnersBalance), dec(input.ownReceivable));
   const committed = dec(input.committed ?? 0);
   const exposure = balance.plus(committed).plus(dec(input.total));
   const available = limit.minus(balance);

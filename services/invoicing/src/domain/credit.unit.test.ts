@@ -1,47 +1,123 @@
-import { decideCredit, ownBalance } from './credit';
+import { invoicing } from '@bo/contracts';
+import { dec, sum } from '@bo/runtime';
+import fc from 'fast-check';
+import { customerExposure, decideCredit, ownReceivable, type ExposureDocument } from './credit';
 
 describe('credit check', () => {
-  it('sums what is due on posted documents with the sign the partners ledger uses', () => {
-    const balance = ownBalance([
+  it('sums what is due on posted documents by their effect on the receivable: vendor documents neither add nor take off', () => {
+    const receivable = ownReceivable([
       { invoicetype: 'invoiceout', due: '258.75' },
       { invoicetype: 'creditout', due: '15.00' },
       { invoicetype: 'invoicein', due: '100.10' },
       { invoicetype: 'creditin', due: '0.05' },
     ]);
-    expect(balance.toFixed(2)).toBe('143.70');
-    expect(ownBalance([]).toFixed(2)).toBe('0.00');
+    expect(receivable.toFixed(2)).toBe('243.75');
+    expect(ownReceivable([{ invoicetype: 'creditin', due: '500' }]).toFixed(2)).toBe('0.00');
+    expect(ownReceivable([]).toFixed(2)).toBe('0.00');
+  });
+
+  it("commits only converted drafts and proformas that become customer invoices (a `both` partner's vendor side commits nothing)", () => {
+    const doc = (invoicetype: invoicing.InvoiceType, invoicestatus: invoicing.InvoiceStatus, total: string, converted = true) => ({
+      invoicetype,
+      invoicestatus,
+      converted,
+      total,
+      due: total,
+    });
+    const exposure = customerExposure([
+      doc('invoiceout', 'draft', '100.00'),
+      doc('invoiceout', 'proforma', '20.50'),
+      doc('creditout', 'draft', '30.00'),
+      doc('invoicein', 'draft', '400.00'),
+      doc('creditin', 'proforma', '7.00'),
+      doc('invoiceout', 'draft', '999.00', false),
+      doc('invoiceout', 'cancelled', '55.00'),
+      doc('invoiceout', 'open', '80.00'),
+      doc('creditin', 'open', '12.00'),
+      doc('invoicein', 'open', '1000.00'),
+    ]);
+    expect([exposure.committed.toFixed(2), exposure.receivable.toFixed(2)]).toEqual(['120.50', '80.00']);
   });
 
   it('allows a sale up to the limit exactly and refuses a cent more', () => {
-    const fits = decideCredit({ creditLimit: 1000, partnersBalance: 800, ownBalance: 0, total: '200.00' });
+    const fits = decideCredit({ creditLimit: 1000, partnersBalance: 800, ownReceivable: 0, total: '200.00' });
     expect(fits.allowed).toBe(true);
-    const over = decideCredit({ creditLimit: 1000, partnersBalance: 800, ownBalance: 0, total: '200.01' });
+    const over = decideCredit({ creditLimit: 1000, partnersBalance: 800, ownReceivable: 0, total: '200.01' });
     expect([over.allowed, over.available.toFixed(2)]).toEqual([false, '200.00']);
   });
 
   it('checks against the larger balance, so a posting not yet applied by the partners ledger counts', () => {
     // The partners service still says 800; this service has posted 915 (a sale of 115 not applied yet).
-    const lagging = decideCredit({ creditLimit: 1000, partnersBalance: 800, ownBalance: 915, total: 115 });
+    const lagging = decideCredit({ creditLimit: 1000, partnersBalance: 800, ownReceivable: 915, total: 115 });
     expect([lagging.allowed, lagging.balance.toFixed(2), lagging.available.toFixed(2)]).toEqual([false, '915.00', '85.00']);
     // And a balance the partners service has that this service cannot see counts too.
-    const outside = decideCredit({ creditLimit: 1000, partnersBalance: 950, ownBalance: 0, total: 60 });
+    const outside = decideCredit({ creditLimit: 1000, partnersBalance: 950, ownReceivable: 0, total: 60 });
     expect([outside.allowed, outside.available.toFixed(2)]).toEqual([false, '50.00']);
   });
 
   it('counts what other converted quotations have committed', () => {
-    const over = decideCredit({ creditLimit: 1000, partnersBalance: 500, ownBalance: 0, committed: '300.00', total: '200.01' });
+    const over = decideCredit({ creditLimit: 1000, partnersBalance: 500, ownReceivable: 0, committed: '300.00', total: '200.01' });
     expect([over.allowed, over.balance.toFixed(2), over.committed.toFixed(2), over.exposure.toFixed(2)]).toEqual([
       false,
       '500.00',
       '300.00',
       '1000.01',
     ]);
-    expect(decideCredit({ creditLimit: 1000, partnersBalance: 500, ownBalance: 0, committed: '300.00', total: '200.00' }).allowed).toBe(
+    expect(decideCredit({ creditLimit: 1000, partnersBalance: 500, ownReceivable: 0, committed: '300.00', total: '200.00' }).allowed).toBe(
       true,
     );
   });
 
   it('does not limit a partner whose limit is 0', () => {
-    expect(decideCredit({ creditLimit: 0, partnersBalance: 1e9, ownBalance: 1e9, total: 1e9 }).allowed).toBe(true);
+    expect(decideCredit({ creditLimit: 0, partnersBalance: 1e9, ownReceivable: 1e9, total: 1e9 }).allowed).toBe(true);
+  });
+
+  it('for any mix of document types and statuses, exposure is what the partner will owe as a customer', () => {
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    const cents = fc.integer({ min: 0, max: 10_000_000 }).map((n) => dec(n).div(100).toFixed(2));
+    const document = fc
+      .record({
+        invoicetype: fc.constantFrom(...invoicing.invoiceTypes),
+        invoicestatus: fc.constantFrom<invoicing.InvoiceStatus>('draft', 'proforma', 'open', 'paid', 'cancelled'),
+        converted: fc.boolean(),
+        total: cents,
+        paidShare: fc.integer({ min: 0, max: 100 }),
+      })
+      .map(({ paidShare, ...d }): ExposureDocument => ({
+        ...d,
+        due:
+          d.invoicestatus === 'paid'
+            ? '0'
+            : dec(d.total)
+                .times(100 - paidShare)
+                .div(100)
+                .toFixed(2),
+      }));
+    fc.assert(
+      fc.property(fc.array(document, { maxLength: 30 }), (documents) => {
+        const { receivable, committed } = customerExposure(documents);
+        // Said the long way: a customer invoice owed or about to be, less credit notes issued to it.
+        const owedOnInvoices = sum(
+          documents.filter((d) => d.invoicetype === 'invoiceout' && d.invoicestatus === 'open').map((d) => dec(d.due)),
+        );
+        const creditedBack = sum(
+          documents.filter((d) => d.invoicetype === 'creditout' && d.invoicestatus === 'open').map((d) => dec(d.due)),
+        );
+        const aboutToOwe = sum(
+          documents
+            .filter((d) => d.invoicetype === 'invoiceout' && d.converted && ['draft', 'proforma'].includes(d.invoicestatus))
+            .map((d) => dec(d.total)),
+        );
+        expect(receivable.toFixed(2)).toBe(owedOnInvoices.minus(creditedBack).toFixed(2));
+        expect(committed.toFixed(2)).toBe(aboutToOwe.toFixed(2));
+        // Whatever vendor documents and credit notes in the making a partner has, they never raise it.
+        const customerOnly = documents.filter(
+          (d) => d.invoicetype === 'invoiceout' || (d.invoicetype === 'creditout' && d.invoicestatus === 'open'),
+        );
+        const without = customerExposure(customerOnly);
+        expect(receivable.plus(committed).toFixed(2)).toBe(without.receivable.plus(without.committed).toFixed(2));
+      }),
+      { seed, numRuns: 500 },
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { AppError, dec, type Knex } from '@bo/runtime';
-import { decideCredit, ownBalance } from '../domain/credit';
+import { decideCredit, ownReceivable } from '../domain/credit';
 import type { PartnerCredit } from '../partners/partner-directory';
 import type { InvoiceRow } from './invoice.record';
 
@@ -24,7 +24,7 @@ export async function assertCreditAvailable(trx: Knex.Transaction, invoice: Invo
   const decision = decideCredit({
     creditLimit: credit.credit_limit,
     partnersBalance: credit.balance,
-    ownBalance: ownBalance(dueByType),
+    ownReceivable: ownReceivable(dueByType),
     committed: committed[0]?.total ?? '0',
     total: invoice.invoicetotal,
   });
@@ -40,13 +40,13 @@ export async function assertCreditAvailable(trx: Knex.Transaction, invoice: Invo
 
 /*
  * The two sums read under the partner's credit lock, each served by a partial index of its own
- * (invoices_partner_open, invoices_partner_committed): a validation reads the partner's open and
+ * (invoices_partner_open, invoices_partner_committed_out): a validation reads the partner's open and
  * committed invoices, not the organization's. The statuses are written into the statements rather
  * than bound, so that the plan PostgreSQL keeps for a prepared statement can use those indexes too
  * (a bound value cannot prove a partial index's condition).
  */
 
-/** What the partner owes on its open invoices, by type (a credit note or a bill counts the other way). */
+/** What is due on the partner's open documents, by type (ownReceivable signs them). */
 export function openDueByType(db: Knex, orgId: number, partnerId: number) {
   return db('invoices')
     .where({ org_id: orgId, partner_id: partnerId })
@@ -56,14 +56,16 @@ export function openDueByType(db: Knex, orgId: number, partnerId: number) {
 }
 
 /**
- * Committed: invoices made from converted quotations and not validated or cancelled yet, but the one
- * being validated. This service makes every such invoice, so its own drafts are the freshest view of
- * the commitments the partners service counts from events (it may not have seen the latest conversion yet).
+ * Committed: customer invoices (`invoiceout`) the server made from converted quotations and not validated or
+ * cancelled yet, but the one being validated; a credit note or a vendor document in the making
+ * commits no credit (customerExposure). This service makes every such invoice, so its own drafts are
+ * the freshest view of the commitments the partners service counts from events (it may not have seen
+ * the latest conversion yet).
  */
 export function committedDrafts(db: Knex, orgId: number, partnerId: number, exceptId: number) {
   return db('invoices')
     .where({ org_id: orgId, partner_id: partnerId })
-    .whereRaw("sourcetype = 'quotation' and invoicestatus in ('draft', 'proforma')")
+    .whereRaw("converted_from_quotation_id is not null and invoicetype = 'invoiceout' and invoicestatus in ('draft', 'proforma')")
     .whereNot('id', exceptId)
     .sum<{ total: string | null }[]>({ total: 'invoicetotal' });
 }

@@ -33,6 +33,8 @@ export interface LedgerStep {
   commits?: Commitment;
   /** The row this event posts (validation, payment). */
   posts?: LedgerEntry;
+  /** A conversion to a document that commits no credit (a credit note, a vendor document). */
+  commitsNothing?: true;
 }
 
 /** Reads what an event asks of the ledger; throws (the event fails and is retried, then dead-lettered) on data it cannot read. */
@@ -78,6 +80,9 @@ export function ledgerStep(event: EventEnvelope): LedgerStep {
     }
     case sales.quotationConverted.type: {
       const data = sales.quotationConverted.data.parse(event.data);
+      // Only what becomes a customer invoice is committed: a quotation converted to a credit note or a
+      // vendor document will not be owed by the partner, so it adds nothing to its exposure.
+      if (!invoicing.commitsCredit(data.invoicetype)) return { event, commitsNothing: true };
       return {
         event,
         commits: {

@@ -32,6 +32,15 @@ describe('the ledger applied as sets', () => {
     expect(converted(4)).toMatchObject({ commits: { invoice_id: 4, partner_id: 7, quotation_number: 'QUO-4', amount: '115' } });
   });
 
+  it('commits only a conversion to a customer invoice: one to a credit note or a vendor document commits nothing', () => {
+    for (const invoicetype of ['creditout', 'invoicein', 'creditin']) {
+      const step = ledgerStep(envelope('sales.quotation.converted', convertedData(7, 5, 115, invoicetype)));
+      expect(step).toMatchObject({ commitsNothing: true });
+      expect([step.commits, step.posts, step.releases]).toEqual([undefined, undefined, undefined]);
+    }
+    expect(converted(5).commitsNothing).toBeUndefined();
+  });
+
   it('refuses an event whose data it cannot read, so the inbox retries and then dead-letters it', () => {
     expect(() => ledgerStep(envelope('invoicing.invoice.validated', { invoice_id: 'not a number' }))).toThrow();
   });

@@ -23,7 +23,7 @@ export const ledgerConsumer: InboxHandlerDef = {
   async handleBatch(trx, events, log) {
     const steps = events.map(ledgerStep);
     for (const step of steps) {
-      if (step.releases === undefined && !step.commits && !step.posts)
+      if (step.releases === undefined && !step.commits && !step.posts && !step.commitsNothing)
         log.warn({ event_id: step.event.id, type: step.event.type }, 'event type not handled by the ledger');
     }
     for (const run of setBasedRuns(steps)) await applyRun(trx, run, log);
