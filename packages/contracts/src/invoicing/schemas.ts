@@ -108,6 +108,11 @@ export const createFromSourceRequest = z.object({
   sourcetype: z.literal('quotation'),
   sourceid: intId.transform(String),
   sourcenumber: plainString().trim().min(1).max(64),
+  /**
+   * When the caller stops waiting (epoch milliseconds): the invoice is committed before it or never,
+   * so a caller that sees it pass knows this request can no longer make an invoice.
+   */
+  commit_before: z.number().int().positive().optional(),
 });
 
 const byId = { ...baseRequest, id: intId };

@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import {
+  AppError,
   handler,
   isUniqueViolation,
   organizationNow,
@@ -9,6 +10,7 @@ import {
   requirePartnerRole,
   resolveCatalogLines,
   type HandlerContext,
+  type Knex,
 } from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
 import { toInvoiceRecord, type InvoiceRow } from './invoice.record';
@@ -19,7 +21,8 @@ import { insertInvoice } from './invoice.writer';
  * Internal (sales' conversion): a quotation becomes at most one invoice. A repeat, even one racing
  * the first, answers with the invoice made first and `created: false`. The conversion link is this
  * operation's alone (`converted_from_quotation_id`): an invoice a client made naming the quotation in
- * its free-text source fields is never taken for its conversion.
+ * its free-text source fields is never taken for its conversion. With `commit_before`, the invoice
+ * is made before that moment or not at all.
  */
 export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource, async (req, ctx) => {
   const quotationId = Number(req.sourceid);
@@ -34,14 +37,16 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
   const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
   requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
   try {
-    const created = await ctx.db.transaction((trx) =>
-      insertInvoice(
+    const created = await ctx.db.transaction(async (trx) => {
+      const made = await insertInvoice(
         trx,
         ctx.orgId,
         { ...values, invoicestatus: req.invoicestatus ?? 'draft', converted_from_quotation_id: quotationId },
         lines,
-      ),
-    );
+      );
+      if (req.commit_before !== undefined) await commitOnlyBefore(trx, req.commit_before);
+      return made;
+    });
     return { message: 'Invoice created successfully', created: true, invoice: toInvoiceRecord(created.row, created.lines, now.date) };
   } catch (err) {
     // The loser of a race rolled back whole (its number returns to the series) and reads the winner's.
@@ -51,6 +56,23 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
     return winner;
   }
 });
+
+/**
+ * The caller (a conversion) gave up at `deadline` and may then treat this request as having made
+ * nothing, so the invoice commits before it or not at all: past it the transaction rolls back, and
+ * PostgreSQL ends the session (rolling back) should the COMMIT itself arrive after it.
+ */
+async function commitOnlyBefore(trx: Knex.Transaction, deadline: number): Promise<void> {
+  const left = deadline - Date.now();
+  if (left <= 0) {
+    throw new AppError(
+      503,
+      'service_unavailable',
+      `The invoice was not made: its caller stopped waiting ${-left} ms ago (commit_before), so it was rolled back`,
+    );
+  }
+  await trx.raw(`select set_config('idle_in_transaction_session_timeout', ?, true)`, [String(left)]);
+}
 
 async function existing(ctx: HandlerContext, quotationId: number) {
   const row = await ctx.db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, converted_from_quotation_id: quotationId }).first();

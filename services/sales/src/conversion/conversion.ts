@@ -61,8 +61,11 @@ export interface Attempt {
   /** This attempt froze the quotation (it was open before). */
   froze: boolean;
   /**
-   * No earlier attempt can still be inside invoicing: this one froze the quotation, or the last one
-   * ended more than an RPC timeout ago (invoicing drops requests older than that).
+   * No earlier attempt can still make an invoice: this one froze the quotation, or the last one
+   * ended more than an RPC timeout ago. Each request carries its `commit_before`, at most the
+   * attempt's lease end and never later than its timeout after it was sent (before the attempt
+   * ended), and invoicing commits before it or never, so a slow invoicing still inside an earlier
+   * request cannot make the invoice after this attempt unfroze the quotation on a refusal.
    */
   earlierSettled: boolean;
   /** Its number: it changes the row after the call only if no other attempt began since. */
@@ -148,6 +151,7 @@ export async function finishConversion(deps: ConversionDeps, attempt: Attempt): 
       deps,
       { orgId: q.org_id, userId: driver.actor ?? undefined, requestId: driver.requestId },
       attempt.request,
+      (q.conversion_lease_until as Date).getTime(),
     );
     if (outcome.kind === 'refused') {
       // Invoicing answers an existing invoice before any check that could refuse, so none exists —

@@ -22,15 +22,27 @@ export type InvoicingOutcome =
  * Asks invoicing for the draft invoice of this source. The operation is idempotent per
  * (sourcetype, sourceid): a repeat answers the invoice made the first time. It is sent without an
  * operation key: the source is its key, and each attempt's request differs (its date).
+ *
+ * The request carries `commit_before`: when this caller stops waiting, and never after `notAfter`
+ * (the attempt's lease). Invoicing commits the invoice before it or never, so once it has passed
+ * (with a margin for clocks) this request can no longer make an invoice, however slow invoicing is.
  */
 export async function invoiceForSource(
   deps: { bus: Bus; config: BaseConfig },
   meta: Omit<RequestMeta, 'operationKey'>,
   request: SourceInvoiceRequest,
+  notAfter: number,
 ): Promise<InvoicingOutcome> {
+  const timeoutMs = Math.min(downstreamTimeoutMs(deps.config), notAfter - Date.now());
+  if (timeoutMs <= 0) return { kind: 'not_sent', reason: 'the attempt ran out of time before invoicing was asked' };
   let reply: RpcReply;
   try {
-    reply = await deps.bus.request(invoicing.createInvoiceFromSource.name, request, meta, downstreamTimeoutMs(deps.config));
+    reply = await deps.bus.request(
+      invoicing.createInvoiceFromSource.name,
+      { ...request, commit_before: Date.now() + timeoutMs },
+      meta,
+      timeoutMs,
+    );
   } catch (err) {
     if (!(err instanceof BusError)) throw err;
     if (err.kind === 'unroutable' || err.kind === 'unavailable')
