@@ -4,7 +4,7 @@ import { eventually, refusal, startTestSystem, type TestSystem } from '../suppor
 
 const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
-const RPC_TIMEOUT_MS = 2000;
+const RPC_TIMEOUT_MS = 3000;
 
 /**
  * Races between services, each forced into its worst interleaving by a lock the test holds (no
@@ -14,15 +14,27 @@ describe('races between services', () => {
   let sys: TestSystem;
   let db: Knex;
   let product: number;
+  let kept: number;
   let partnerId: number;
   beforeAll(async () => {
     // Sales waits 60% of the RPC timeout for invoicing; the recovery task looks every 200 ms for
     // conversions left with no attempt for 3 × the timeout.
     sys = await startTestSystem({ env: { RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS), CONVERSION_RECOVERY_MS: '200' } });
     db = createDb(sys.databaseUrl, 'public', 3);
-    [product] = (await newProducts(sys, ['Consulting'])) as [number];
+    [product, kept] = (await newProducts(sys, ['Consulting', 'Support'])) as [number, number];
     partnerId = (await sys.client.partners.partner.create({ org_id: '1', userid: 'u1', partnername: 'Raced', partner_type: 'customer' }))
       .partner.id;
+  });
+  /** Locks the test holds; a failing test lets go of its own so the others (and the teardown) are not stuck behind it. */
+  const holds: Knex.Transaction[] = [];
+  const hold = async (statement: string): Promise<Knex.Transaction> => {
+    const trx = await db.transaction();
+    holds.push(trx);
+    await trx.raw(statement);
+    return trx;
+  };
+  afterEach(async () => {
+    for (const trx of holds.splice(0)) if (!trx.isCompleted()) await trx.rollback();
   });
   afterAll(async () => {
     await db?.destroy();
@@ -56,12 +68,92 @@ describe('races between services', () => {
       })
     ).quotation;
   const once = () => sys.clientOf(1, { retry: false });
+  const newPartner = async (partnername: string) =>
+    (await sys.client.partners.partner.create({ org_id: '1', userid: 'u1', partnername, partner_type: 'customer' })).partner.id;
+  const invoiceFor = (partner: number) =>
+    once().invoicing.invoice.create({
+      org_id: '1',
+      userid: 'u1',
+      invoicetype: 'invoiceout',
+      partner,
+      line_items: [{ product_id: kept, quantity: 1, price: 10, tax_rate: 0, tax_included: false }],
+    });
+  const quotationFor = (partner: number) =>
+    once().sales.quotation.create({
+      org_id: '1',
+      userid: 'u1',
+      partner: String(partner),
+      quotation_type: 'quotation',
+      quotation_status: 'draft',
+      quotation_date: `${today}T10:00:00`,
+      valid_until: later,
+      line_items: [{ product_id: kept, quantity: 1, price: 10, tax_rate: 0, tax_included: false }],
+    });
+  const documentsOf = async (partner: number) => ({
+    invoices: await db('invoicing.invoices').where({ org_id: 1, partner_id: partner }).pluck('invoicenumber'),
+    quotations: await db('sales.quotations').where({ org_id: 1, partner_id: partner }).pluck('quotation_number'),
+  });
+  const deletedAt = async (partner: number) => (await db('partners.partners').where({ id: partner }).first()).deleted_at as Date | null;
+  /** Backends waiting for a partner's fence lock (an advisory lock). */
+  const waitingOnFence = async () =>
+    (await db.raw<{ rows: unknown[] }>(`select pid from pg_locks where locktype = 'advisory' and not granted`)).rows.length;
+
+  it('a create that passed its checks before a delete asked is counted: the delete is refused and the document stays', async () => {
+    const partner = await newPartner('Created First');
+    // The invoice waits to be written, inside its transaction, past its partner checks.
+    const held = await hold('lock table invoicing.invoices in share mode');
+    const creating = invoiceFor(partner).then(
+      (r) => r,
+      (err: unknown) => err,
+    );
+    await eventually(async () => expect(await waitingOn('invoicing.invoices')).toHaveLength(1));
+    // The delete asks invoicing, which must wait for that create before it can answer.
+    const deleting = refusal(once().partners.partner.delete({ org_id: '1', userid: 'u1', partner_id: partner }));
+    await eventually(async () => expect(await waitingOnFence()).toBe(1));
+    await held.commit();
+
+    const created = await creating;
+    const [number] = (await documentsOf(partner)).invoices;
+    expect(number).toMatch(/^INV-\d{5}$/);
+    expect(created).toMatchObject({ invoice: { invoicenumber: number, invoicestatus: 'draft' } });
+    expect(await deleting).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      message: `Partner ${partner} cannot be deleted: it has 1 open document: ${number} (draft)`,
+    });
+    expect(await deletedAt(partner)).toBeNull();
+    expect(await documentsOf(partner)).toEqual({ invoices: [number], quotations: [] });
+  });
+
+  it('a create arriving while a delete commits is refused (503, retryable), writes nothing, and finds the partner gone afterwards', async () => {
+    const partner = await newPartner('Deleted First');
+    // The delete has asked both services (each fenced the partner) and waits to write its row.
+    const held = await hold('lock table partners.partners in share mode');
+    const deleting = once().partners.partner.delete({ org_id: '1', userid: 'u1', partner_id: partner });
+    await eventually(async () => expect(await waitingOn('partners.partners')).toHaveLength(1));
+
+    for (const create of [invoiceFor(partner), quotationFor(partner)]) {
+      expect(await refusal(create)).toMatchObject({
+        status: 503,
+        code: 'service_unavailable',
+        message: expect.stringContaining(`Partner ${partner} is being deleted; nothing was written`),
+      });
+    }
+    expect(await documentsOf(partner)).toEqual({ invoices: [], quotations: [] });
+    await held.commit();
+    expect(await deleting).toEqual({ message: 'Partner deleted successfully' });
+    expect(await deletedAt(partner)).not.toBeNull();
+
+    // Once the deletion reached them, sales and invoicing answer not_found; nothing was ever written.
+    await eventually(async () => expect(await refusal(invoiceFor(partner))).toMatchObject({ status: 400, code: 'not_found' }));
+    await eventually(async () => expect(await refusal(quotationFor(partner))).toMatchObject({ status: 400, code: 'not_found' }));
+    expect(await documentsOf(partner)).toEqual({ invoices: [], quotations: [] });
+  });
 
   it('a conversion whose invoicing is slowed past 2 × the RPC timeout ends consistent: the late invoice is never made once the quotation was unfrozen', async () => {
     const q = await quotation(120);
     // Invoicing cannot write an invoice while the test holds this lock: the first attempt waits inside its transaction.
-    const hold = await db.transaction();
-    await hold.raw('lock table invoicing.invoices in share mode');
+    const held = await hold('lock table invoicing.invoices in share mode');
     const first = await refusal(
       once().sales.quotation.convert({ org_id: '1', userid: 'u1', quotation_id: q.id, invoicetype: 'invoiceout' }),
     );
@@ -82,7 +174,7 @@ describe('races between services', () => {
     );
     // Only now is the first attempt let go, long past 2 × the timeout.
     expect(await waitingOn('invoicing.invoices')).toEqual(stuck);
-    await hold.commit();
+    await held.commit();
     await eventually(async () => expect(await inTransaction(stuck[0]!)).toBe(false));
 
     // No invoice behind the open quotation: the first attempt's deadline had passed, so it rolled back.

@@ -70,3 +70,15 @@ export async function withLockTimeout(trx: Knex.Transaction, alter: () => Promis
 }
 
 function noop(): void {}
+
+/**
+ * Lets a transaction commit only before `deadline` (epoch ms), for a caller that treats the work as
+ * not done once the deadline has passed: call it as the work's last step. Past the deadline it
+ * throws `late(ms late)` (the transaction rolls back); before, PostgreSQL is told to end the session,
+ * rolling back, should the COMMIT arrive after the deadline (idle_in_transaction_session_timeout).
+ */
+export async function commitOnlyBefore(trx: Knex.Transaction, deadline: number, late: (msLate: number) => Error): Promise<void> {
+  const left = deadline - Date.now();
+  if (left <= 0) throw late(-left);
+  await trx.raw(`select set_config('idle_in_transaction_session_timeout', ?, true)`, [String(left)]);
+}

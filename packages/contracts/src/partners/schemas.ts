@@ -144,7 +144,12 @@ export const partnerBalanceReply = z.object({
  * Internal: what still ties a partner to sales or invoicing, asked by the partners service before a
  * delete (docs/partners.md). Lists are capped; the counts are complete.
  */
-export const openDocumentsRequest = z.object({ org_id: baseRequest.org_id, partner_id: intId });
+export const openDocumentsRequest = z.object({
+  org_id: baseRequest.org_id,
+  partner_id: intId,
+  /** Asked by a delete about to commit: with none open, new documents for the partner are refused this long. */
+  fence_ms: z.number().int().positive().max(600_000).optional(),
+});
 export const openDocument = z.object({
   kind: z.enum(['quotation', 'invoice', 'recurring_contract']),
   id: z.number().int(),

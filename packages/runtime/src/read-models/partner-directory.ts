@@ -4,6 +4,7 @@ import { BusError, AppError } from '../errors';
 import type { Knex } from '../db';
 import type { InboxHandlerDef } from '../inbox';
 import { downstreamTimeoutMs, type HandlerContext } from '../service';
+import { liftPassedFence, partnerBeingDeleted } from './partner-delete-fence';
 import { keepNewest, keepNewestStatement, type VersionedRow, type VersionedTable } from './versioned';
 
 /**
@@ -58,6 +59,27 @@ export async function findPartner(db: Knex, orgId: number, partnerId: number): P
   return db<DirectoryPartner>('partner_directory').where({ org_id: orgId, id: partnerId }).first();
 }
 
+/** The partner as the read model has it, and any delete fence on it, in one round trip. */
+async function findPartnerAndFence(
+  db: Knex,
+  orgId: number,
+  partnerId: number,
+): Promise<{ known: DirectoryPartner | undefined; fence: 'standing' | 'passed' | undefined }> {
+  const { rows } = await db.raw<{ rows: Array<{ directory: DirectoryPartner | null; fence: 'standing' | 'passed' | null }> }>(
+    `select (select to_jsonb(d) from partner_directory d where d.org_id = k.org_id and d.id = k.id) as directory,
+            (select case when f.fenced_until > now() then 'standing' else 'passed' end from partner_delete_fences f
+              where f.org_id = k.org_id and f.partner_id = k.id) as fence
+       from (select ?::int as org_id, ?::int as id) k`,
+    [orgId, partnerId],
+  );
+  const row = rows[0];
+  const directory = row?.directory;
+  return {
+    known: directory ? { ...directory, deleted_at: directory.deleted_at ? new Date(directory.deleted_at) : null } : undefined,
+    fence: row?.fence ?? undefined,
+  };
+}
+
 export type LivePartner = DirectoryPartner & { partner_type: NonNullable<DirectoryPartner['partner_type']> };
 
 function partnerNotFound(partnerId: number, field: string): AppError {
@@ -71,12 +93,24 @@ function partnerNotFound(partnerId: number, field: string): AppError {
  * not found, naming `field`. Call it with no transaction open: it may wait on the partners service.
  */
 export async function requireLivePartner(ctx: HandlerContext, partnerId: number, field = 'partner'): Promise<LivePartner> {
-  const known = await findPartner(ctx.db, ctx.orgId, partnerId);
+  const { known, fence } = await findPartnerAndFence(ctx.db, ctx.orgId, partnerId);
   if (known?.deleted_at) throw partnerNotFound(partnerId, field);
-  if (known?.partner_type) return known as LivePartner;
+  // A delete of this partner is under way (partner-delete-fence.ts): wait for its outcome.
+  if (fence === 'standing') throw partnerBeingDeleted(partnerId);
+  if (known?.partner_type && !fence) return known as LivePartner;
+  // Not known yet, or a fence has passed: the delete has happened or never will, and partners knows which.
   const record = await fetchPartner(ctx, partnerId);
-  if (!record) throw partnerNotFound(partnerId, field);
+  if (!record) {
+    if (known)
+      await ctx
+        .db('partner_directory')
+        .where({ org_id: ctx.orgId, id: partnerId })
+        .whereNull('deleted_at')
+        .update({ deleted_at: new Date() });
+    throw partnerNotFound(partnerId, field);
+  }
   await rememberPartner(ctx.db, record);
+  if (fence) await liftPassedFence(ctx.db, ctx.orgId, partnerId);
   const stored = await findPartner(ctx.db, ctx.orgId, partnerId);
   // A delete event may have landed between the answer and the write.
   if (!stored?.partner_type || stored.deleted_at) throw partnerNotFound(partnerId, field);

@@ -1,6 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import {
   AppError,
+  commitOnlyBefore,
   handler,
   isUniqueViolation,
   organizationNow,
@@ -10,7 +11,6 @@ import {
   requirePartnerRole,
   resolveCatalogLines,
   type HandlerContext,
-  type Knex,
 } from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
 import { toInvoiceRecord, type InvoiceRow } from './invoice.record';
@@ -44,7 +44,18 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
         { ...values, invoicestatus: req.invoicestatus ?? 'draft', converted_from_quotation_id: quotationId },
         lines,
       );
-      if (req.commit_before !== undefined) await commitOnlyBefore(trx, req.commit_before);
+      // The caller (a conversion) treats this request as having made nothing once commit_before passed.
+      if (req.commit_before !== undefined)
+        await commitOnlyBefore(
+          trx,
+          req.commit_before,
+          (late) =>
+            new AppError(
+              503,
+              'service_unavailable',
+              `The invoice was not made: its caller stopped waiting ${late} ms ago (commit_before), so it was rolled back`,
+            ),
+        );
       return made;
     });
     return { message: 'Invoice created successfully', created: true, invoice: toInvoiceRecord(created.row, created.lines, now.date) };
@@ -56,23 +67,6 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
     return winner;
   }
 });
-
-/**
- * The caller (a conversion) gave up at `deadline` and may then treat this request as having made
- * nothing, so the invoice commits before it or not at all: past it the transaction rolls back, and
- * PostgreSQL ends the session (rolling back) should the COMMIT itself arrive after it.
- */
-async function commitOnlyBefore(trx: Knex.Transaction, deadline: number): Promise<void> {
-  const left = deadline - Date.now();
-  if (left <= 0) {
-    throw new AppError(
-      503,
-      'service_unavailable',
-      `The invoice was not made: its caller stopped waiting ${-left} ms ago (commit_before), so it was rolled back`,
-    );
-  }
-  await trx.raw(`select set_config('idle_in_transaction_session_timeout', ?, true)`, [String(left)]);
-}
 
 async function existing(ctx: HandlerContext, quotationId: number) {
   const row = await ctx.db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, converted_from_quotation_id: quotationId }).first();

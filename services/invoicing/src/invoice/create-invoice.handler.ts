@@ -1,5 +1,13 @@
 import { invoicing } from '@bo/contracts';
-import { handler, organizationNow, parseDateTime, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/runtime';
+import {
+  assertNotFenced,
+  handler,
+  organizationNow,
+  parseDateTime,
+  requireLivePartner,
+  requirePartnerRole,
+  resolveCatalogLines,
+} from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
 import { checkedCreditLink } from './credit-link';
 import { toInvoiceRecord } from './invoice.record';
@@ -18,6 +26,7 @@ export const createInvoiceHandler = handler(
     // the invoice it credits by them, and that link is checked before it is kept.
     const credits_invoice_id = await checkedCreditLink(ctx.db, ctx.orgId, values);
     return ctx.db.transaction(async (trx) => {
+      await assertNotFenced(trx, ctx.orgId, req.partner);
       const created = await insertInvoice(trx, ctx.orgId, { ...values, credits_invoice_id }, lines);
       const invoice = toInvoiceRecord(created.row, created.lines, now.date);
       const reply = {

@@ -1,5 +1,5 @@
 import type { invoicing } from '@bo/contracts';
-import { organizationSettingsMigration, type Migration } from '@bo/runtime';
+import { createPartnerDeleteFences, organizationSettingsMigration, type Migration } from '@bo/runtime';
 import { runDate } from '../domain/recurrence';
 
 export const invoicingMigrations: Migration[] = [
@@ -304,6 +304,8 @@ export const invoicingMigrations: Migration[] = [
         [schema],
       );
       await trx.raw('drop index if exists ??.invoices_partner_committed', [schema]);
+      // A partner being deleted gets no new invoice (runtime read-models/partner-delete-fence.ts).
+      await createPartnerDeleteFences(trx, schema);
     },
   },
 ];

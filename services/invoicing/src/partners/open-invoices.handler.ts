@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { handler, organizationToday, type Knex } from '@bo/runtime';
+import { countOpenUnderFence, handler, organizationToday, type Knex } from '@bo/runtime';
 import { statusOf, type InvoiceRow } from '../invoice/invoice.record';
 
 const LISTED = 20;
@@ -10,7 +10,12 @@ const LISTED = 20;
  */
 export const openInvoicesHandler = handler(invoicing.partnerOpenInvoices, async (req, ctx) => {
   const today = await organizationToday(ctx.db, ctx.orgId);
-  const ofPartner = () => ctx.db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, partner_id: req.partner_id });
+  // With fence_ms (a delete about to commit) and none open, new invoices for it wait for the delete's outcome.
+  return countOpenUnderFence(ctx.db, ctx.orgId, req.partner_id, req.fence_ms, (db) => openInvoices(db, ctx.orgId, req.partner_id, today));
+});
+
+async function openInvoices(db: Knex, orgId: number, partnerId: number, today: string) {
+  const ofPartner = () => db<InvoiceRow>('invoices').where({ org_id: orgId, partner_id: partnerId });
   const open = ofPartner().where((w) => {
     void w.whereIn('invoicestatus', ['draft', 'proforma']).orWhere((o) => {
       void o.where('invoicestatus', 'open').whereRaw('invoicetotal > amount_paid');
@@ -24,7 +29,7 @@ export const openInvoicesHandler = handler(invoicing.partnerOpenInvoices, async 
     count(contracts),
   ]);
   return {
-    message: `Partner ${req.partner_id} has ${openCount} open invoice(s) and ${contractCount} active recurring contract(s)`,
+    message: `Partner ${partnerId} has ${openCount} open invoice(s) and ${contractCount} active recurring contract(s)`,
     open_documents: openCount,
     active_contracts: contractCount,
     documents: [
@@ -44,7 +49,7 @@ export const openInvoicesHandler = handler(invoicing.partnerOpenInvoices, async 
       })),
     ],
   };
-});
+}
 
 async function count(query: Knex.QueryBuilder): Promise<number> {
   const rows = await query.clone().count<{ count: string }[]>({ count: '*' });

@@ -1,5 +1,5 @@
 import { partners } from '@bo/contracts';
-import { handler, recordEvent, validationFailed } from '@bo/runtime';
+import { AppError, commitOnlyBefore, handler, recordEvent, validationFailed, type BaseConfig } from '@bo/runtime';
 import { deleteBlockers } from './delete-blockers';
 import { askOpenDocuments } from './open-documents';
 import { toPartnerRecord, type PartnerRow } from './partner.record';
@@ -8,18 +8,25 @@ import { findLivePartner } from './partner.repository';
 /**
  * Soft delete: the partner leaves lists and lookups; its ledger and documents keep pointing at it.
  * Refused while it owes or is owed money, or sales or invoicing still hold open documents or active
- * contracts for it. Those two are asked first, with no transaction open; the balance is checked
- * under the row lock, so a payment landing meanwhile is seen.
+ * contracts for it. Those two are asked with no transaction open; the balance is checked under the
+ * row lock, so a payment landing meanwhile is seen.
+ *
+ * Asked twice: first plainly, so the usual refusal leaves nothing behind; then, with nothing open,
+ * with a fence (docs/partners.md "Delete rules"): each service that still has nothing open refuses
+ * new documents for the partner until the fence passes, and the delete commits well before that or
+ * not at all. A document created meanwhile is either counted (the delete is refused) or refused.
  */
 export const deletePartnerHandler = handler(
   partners.deletePartner,
   async (req, ctx) => {
-    await findLivePartner(ctx.db, ctx.orgId, req.partner_id);
-    const open = await askOpenDocuments(ctx, req.partner_id);
+    const before = await findLivePartner(ctx.db, ctx.orgId, req.partner_id);
+    refuseIfBlocked(deleteBlockers(before.id, before.balance, await askOpenDocuments(ctx, req.partner_id)));
+    const { fenceMs, commitWithinMs } = deleteFence(ctx.config);
+    const asked = Date.now();
+    const open = await askOpenDocuments(ctx, req.partner_id, fenceMs);
     return ctx.db.transaction(async (trx) => {
       const current = await findLivePartner(trx, ctx.orgId, req.partner_id, { lock: true });
-      const blocked = deleteBlockers(current.id, current.balance, open);
-      if (blocked) throw validationFailed(blocked, [{ field: 'partner_id', message: blocked }]);
+      refuseIfBlocked(deleteBlockers(current.id, current.balance, open));
       const [row] = await trx<PartnerRow>('partners')
         .where({ id: current.id })
         .update({
@@ -30,6 +37,16 @@ export const deletePartnerHandler = handler(
         } as never)
         .returning('*');
       await recordEvent(trx, partners.partnerDeleted.type, ctx.orgId, toPartnerRecord(row as PartnerRow));
+      await commitOnlyBefore(
+        trx,
+        asked + commitWithinMs,
+        (late) =>
+          new AppError(
+            503,
+            'service_unavailable',
+            `Partner ${current.id} was not deleted: the delete took ${late} ms too long to commit within the fence on new documents; retry`,
+          ),
+      );
       const reply = { message: 'Partner deleted successfully' };
       await ctx.finish(trx, reply);
       return reply;
@@ -37,3 +54,16 @@ export const deletePartnerHandler = handler(
   },
   { transactions: 'own' },
 );
+
+/**
+ * How long sales and invoicing refuse new documents for a partner being deleted, and how soon after
+ * asking them the delete must commit: half of it, so the fence still stands at the commit whatever
+ * the two clocks' small drift.
+ */
+export function deleteFence(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>): { fenceMs: number; commitWithinMs: number } {
+  return { fenceMs: 4 * config.RPC_TIMEOUT_MS, commitWithinMs: 2 * config.RPC_TIMEOUT_MS };
+}
+
+function refuseIfBlocked(blocked: string | undefined): void {
+  if (blocked) throw validationFailed(blocked, [{ field: 'partner_id', message: blocked }]);
+}

@@ -7,18 +7,19 @@ const ASKED = [
 ] as const;
 
 /**
- * Asks sales and invoicing, at delete time, what still ties the partner to them. Called with no
+ * Asks sales and invoicing, at delete time, what still ties the partner to them; with `fenceMs`, each
+ * that has nothing open also fences the partner against new documents for that long. Called with no
  * transaction open, so no lock is held while they answer. Either one unreachable: the delete is
  * refused as 503 (nothing was written), since deleting blind could orphan open documents.
  */
-export async function askOpenDocuments(ctx: HandlerContext, partnerId: number): Promise<partners.OpenDocumentsReply[]> {
+export async function askOpenDocuments(ctx: HandlerContext, partnerId: number, fenceMs?: number): Promise<partners.OpenDocumentsReply[]> {
   return Promise.all(
     ASKED.map(async ({ service, operation }) => {
       let reply: RpcReply;
       try {
         reply = await ctx.bus.request(
           operation.name,
-          { org_id: ctx.orgId, partner_id: partnerId },
+          { org_id: ctx.orgId, partner_id: partnerId, ...(fenceMs === undefined ? {} : { fence_ms: fenceMs }) },
           { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId },
           downstreamTimeoutMs(ctx.config),
         );

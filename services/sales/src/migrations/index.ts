@@ -1,4 +1,4 @@
-import { organizationSettingsMigration, type Migration } from '@bo/runtime';
+import { createPartnerDeleteFences, organizationSettingsMigration, type Migration } from '@bo/runtime';
 
 export const salesMigrations: Migration[] = [
   {
@@ -154,4 +154,11 @@ export const salesMigrations: Migration[] = [
   },
   // The organization's time zone, from partners.organization.updated (quotation expiry, dates).
   organizationSettingsMigration('006_organization_settings'),
+  {
+    // A partner being deleted gets no new quotation (runtime read-models/partner-delete-fence.ts).
+    name: '007_exposure_by_receivable',
+    async up(trx, schema) {
+      await createPartnerDeleteFences(trx, schema);
+    },
+  },
 ];

@@ -1,5 +1,5 @@
 import { sales } from '@bo/contracts';
-import { handler, organizationToday } from '@bo/runtime';
+import { countOpenUnderFence, handler, organizationToday, type Knex } from '@bo/runtime';
 import { CONVERTIBLE, EFFECTIVE_STATUS_SQL } from '../quotation/quotation.repository';
 
 const LISTED = 20;
@@ -11,9 +11,13 @@ const LISTED = 20;
  */
 export const openQuotationsHandler = handler(sales.partnerOpenQuotations, async (req, ctx) => {
   const now = await organizationToday(ctx.db, ctx.orgId);
-  const open = ctx
-    .db('quotations as q')
-    .where({ 'q.org_id': ctx.orgId, 'q.partner_id': req.partner_id })
+  // With fence_ms (a delete about to commit) and none open, new quotations for it wait for the delete's outcome.
+  return countOpenUnderFence(ctx.db, ctx.orgId, req.partner_id, req.fence_ms, (db) => openQuotations(db, ctx.orgId, req.partner_id, now));
+});
+
+async function openQuotations(db: Knex, orgId: number, partnerId: number, now: string) {
+  const open = db('quotations as q')
+    .where({ 'q.org_id': orgId, 'q.partner_id': partnerId })
     .whereIn('q.status', CONVERTIBLE)
     .where((w) => {
       void w.whereRaw(`${EFFECTIVE_STATUS_SQL} <> 'expired'`, [now]).orWhereNotNull('q.conversion_attempted_at');
@@ -24,7 +28,7 @@ export const openQuotationsHandler = handler(sales.partnerOpenQuotations, async 
   ]);
   const total = Number(counted[0]?.count ?? 0);
   return {
-    message: total ? `Partner ${req.partner_id} has ${total} open quotation(s)` : `Partner ${req.partner_id} has no open quotations`,
+    message: total ? `Partner ${partnerId} has ${total} open quotation(s)` : `Partner ${partnerId} has no open quotations`,
     open_documents: total,
     active_contracts: 0,
     documents: (rows as Array<{ id: number; quotation_number: string; quotation_type: string; status: string }>).map((r) => ({
@@ -35,4 +39,4 @@ export const openQuotationsHandler = handler(sales.partnerOpenQuotations, async 
       status: r.status,
     })),
   };
-});
+}

@@ -1,6 +1,7 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import {
+  assertNotFenced,
   duplicate,
   handler,
   isUniqueViolation,
@@ -48,6 +49,7 @@ export const createQuotationHandler = handler(
 
     try {
       return await ctx.db.transaction(async (trx) => {
+        await assertNotFenced(trx, ctx.orgId, req.partner);
         const totals = documentTotals(lines.map((l) => l.amounts));
         const [row] = (await trx('quotations')
           .insert({
