@@ -7,7 +7,8 @@ const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 /**
  * Credit exposure counts what the partner will owe as a customer: a `both` partner's quotations
  * converted to a credit note or to vendor documents commit nothing, in the partners ledger and in
- * invoicing's credit check alike; one converted to a customer invoice commits its total.
+ * invoicing's credit check alike; one converted to a customer invoice commits its total; and its
+ * validated vendor credit moves its balance, not its exposure.
  */
 describe('exposure counts only what the partner will owe as a customer', () => {
   let sys: TestSystem;
@@ -72,7 +73,9 @@ describe('exposure counts only what the partner will owe as a customer', () => {
       ['creditin', 'draft', 300],
       ['invoiceout', 'draft', 300],
     ]);
-    await eventually(async () => expect(await balance(partner.id)).toMatchObject({ balance: 0, committed: 300, exposure: 300 }));
+    await eventually(async () =>
+      expect(await balance(partner.id)).toMatchObject({ balance: 0, receivable: 0, committed: 300, exposure: 300 }),
+    );
     const view = await sys.client.partners.partner.balance({ org_id: '1', partner_id: partner.id, include_transactions: true });
     expect(view.transactions?.map((t) => [t.type, t.amount])).toEqual([['commitment', 300]]);
 
@@ -94,6 +97,17 @@ describe('exposure counts only what the partner will owe as a customer', () => {
 
     // Validating the customer invoice moves its commitment into the balance; the others never were committed.
     await sys.client.invoicing.invoice.validate({ org_id: '1', userid: 'u1', id: drafts[3]!.id, override_credit_limit: true });
-    await eventually(async () => expect(await balance(partner.id)).toMatchObject({ balance: 1000, committed: 0, exposure: 1000 }));
+    await eventually(async () =>
+      expect(await balance(partner.id)).toMatchObject({ balance: 1000, receivable: 1000, committed: 0, exposure: 1000 }),
+    );
+
+    // Its vendor credit moves the balance (the organization is owed 300 more), not what it owes as a customer.
+    await sys.client.invoicing.invoice.validate({ org_id: '1', userid: 'u1', id: drafts[2]!.id });
+    await eventually(async () =>
+      expect(await balance(partner.id)).toMatchObject({ balance: 1300, receivable: 1000, committed: 0, exposure: 1000 }),
+    );
+    const still = await refusal(sys.client.invoicing.invoice.validate({ org_id: '1', userid: 'u1', id: over.id }));
+    expect(still.message).toContain('balance 1000.00 + committed 0.00 + this invoice 0.01 = 1000.01, above the credit limit 1000.00');
+    expect(await invoice(over.id)).toMatchObject({ invoicestatus: 'draft', journals: [] });
   });
 });

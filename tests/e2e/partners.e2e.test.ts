@@ -197,6 +197,7 @@ describe('partners through the gateway', () => {
       email: null,
       phone: null,
       balance: 0,
+      receivable: 0,
       committed: 0,
       credit_limit: 300,
       available_credit: 300,

@@ -58,6 +58,7 @@ export async function startWithFakePartners(partnersTable: FakePartner[], env: R
         email: null,
         phone: null,
         balance: p.balance,
+        receivable: p.balance,
         committed: 0,
         credit_limit: p.credit_limit,
         available_credit: Math.round((p.credit_limit - p.balance) * 100) / 100,

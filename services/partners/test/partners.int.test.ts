@@ -145,6 +145,17 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     expect(after.transactions.map((t: any) => [t.type, t.document_number, t.amount])).toEqual([['commitment', 'QUO-604', 115.25]]);
     expect(await svc.db('commitments').where({ org_id: 1, partner_id: both }).pluck('invoice_id')).toEqual([604]);
     for (const event of published) expect(await svc.db('inbox').where({ consumer: 'partners.ledger', event_id: event.id })).toHaveLength(1);
+
+    // Its vendor side moves the balance but not what it owes as a customer, so not its exposure.
+    await svc.publish('invoicing.invoice.validated', 1, validatedData(both, 611, 'creditin', 500));
+    await svc.publish('invoicing.invoice.validated', 1, validatedData(both, 612, 'invoicein', 80));
+    await svc.publish('invoicing.invoice.validated', 1, validatedData(both, 613, 'invoiceout', 200));
+    await svc.publish('invoicing.invoice.validated', 1, validatedData(both, 614, 'creditout', 50));
+    await svc.publish('invoicing.invoice.payment_registered', 1, { ...paymentData(both, 611, 6110, 100, 500), invoicetype: 'creditin' });
+    await svc.publish('invoicing.invoice.payment_registered', 1, paymentData(both, 613, 6130, 30, 200));
+    // 500 - 80 + 200 - 50 - 100 (a vendor credit partly refunded) - 30 (a customer payment)
+    await waitFor(async () => (await view()).partner.balance === 440);
+    expect((await view()).partner).toMatchObject({ balance: 440, receivable: 120, committed: 115.25, exposure: 235.25 });
   });
 
   it('applies a batch of ledger events as sets, ending exactly where applying them one by one ends', async () => {

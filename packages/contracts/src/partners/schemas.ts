@@ -122,11 +122,17 @@ export const partnerBalanceView = z.object({
   email: z.string().nullable(),
   phone: z.string().nullable(),
   balance: z.number(),
+  /**
+   * What the partner owes as a customer: the part of `balance` made by customer invoices and credit
+   * notes to it (and their payments); vendor bills and vendor credits leave it alone. Equal to
+   * `balance` for a partner that is only a customer.
+   */
+  receivable: z.number(),
   committed: z.number(),
   credit_limit: z.number(),
   /** credit_limit − balance (spec 2.5); a credit_limit of 0 means no limit, so nothing is refused whatever this says. */
   available_credit: z.number(),
-  /** balance + committed: what invoice validation weighs against credit_limit (before the document's own total). */
+  /** receivable + committed: what the partner will owe as a customer, weighed against credit_limit at validation (before the document's own total). */
   exposure: z.number(),
   currency: z.string().nullable(),
 });

@@ -38,7 +38,7 @@ export function customerExposure(documents: readonly ExposureDocument[]): { rece
 
 export interface CreditDecision {
   allowed: boolean;
-  /** The balance the sale was checked against. */
+  /** What the partner owes as a customer, as the sale was checked against it (the message calls it its balance). */
   balance: Dec;
   /** Converted quotations' customer invoices not validated or cancelled yet, this document excepted. */
   committed: Dec;
@@ -50,19 +50,20 @@ export interface CreditDecision {
 /**
  * A sale fits when its exposure, balance + committed (other documents) + total, is within the credit
  * limit (docs/design.md "credit exposure"); a limit of 0 means no limit, here as everywhere. The balance
- * is the larger of the partners service's (which follows events, so it lags) and this service's
- * own: the two agree once every event is applied, and taking the larger means neither a posting
- * the partners ledger has not seen yet nor one made outside invoicing lets a sale through.
+ * is what the partner owes as a customer (its receivable: vendor documents count nothing), the
+ * larger of the partners service's (which follows events, so it lags) and this service's own: the
+ * two agree once every event is applied, and taking the larger means neither a posting the partners
+ * ledger has not seen yet nor one made outside invoicing lets a sale through.
  */
 export function decideCredit(input: {
   creditLimit: DecimalLike;
-  partnersBalance: DecimalLike;
+  partnersReceivable: DecimalLike;
   ownReceivable: DecimalLike;
   committed?: DecimalLike;
   total: DecimalLike;
 }): CreditDecision {
   const limit = dec(input.creditLimit);
-  const balance = larger(dec(input.partnersBalance), dec(input.ownReceivable));
+  const balance = larger(dec(input.partnersReceivable), dec(input.ownReceivable));
   const committed = dec(input.committed ?? 0);
   const exposure = balance.plus(committed).plus(dec(input.total));
   const available = limit.minus(balance);

@@ -23,7 +23,7 @@ export async function assertCreditAvailable(trx: Knex.Transaction, invoice: Invo
   const committed = await committedDrafts(trx, invoice.org_id, invoice.partner_id, invoice.id);
   const decision = decideCredit({
     creditLimit: credit.credit_limit,
-    partnersBalance: credit.balance,
+    partnersReceivable: credit.receivable,
     ownReceivable: ownReceivable(dueByType),
     committed: committed[0]?.total ?? '0',
     total: invoice.invoicetotal,

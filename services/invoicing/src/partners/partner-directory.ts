@@ -5,6 +5,8 @@ import { AppError, BusError, downstreamTimeoutMs, notFound, requireLivePartner, 
 
 export interface PartnerCredit {
   balance: number;
+  /** What the partner owes as a customer, as the partners ledger has it. */
+  receivable: number;
   credit_limit: number;
   available_credit: number;
 }

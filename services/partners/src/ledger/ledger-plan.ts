@@ -1,6 +1,6 @@
 import { invoicing, sales, type EventEnvelope } from '@bo/contracts';
 import { dec, type Dec } from '@bo/runtime';
-import { documentEffect, paymentEffect, transactionTypeOf } from './balance-effects';
+import { documentEffect, paymentEffect, paymentReceivableEffect, receivableEffect, transactionTypeOf } from './balance-effects';
 
 /** A ledger row: a validated document or a payment, posted once per source. */
 export interface LedgerEntry {
@@ -13,6 +13,8 @@ export interface LedgerEntry {
   date: string;
   amount: string;
   balance_effect: string;
+  /** The part of balance_effect that moves what the partner owes as a customer. */
+  receivable_effect: string;
 }
 
 /** A converted quotation's amount, committed until its invoice is validated or cancelled. */
@@ -56,6 +58,7 @@ export function ledgerStep(event: EventEnvelope): LedgerStep {
           date: data.invoicedatetime.slice(0, 10),
           amount: total,
           balance_effect: documentEffect(data.invoicetype, total).toFixed(),
+          receivable_effect: receivableEffect(data.invoicetype, total).toFixed(),
         },
       };
     }
@@ -75,6 +78,7 @@ export function ledgerStep(event: EventEnvelope): LedgerStep {
           date: data.payment_date.slice(0, 10),
           amount: String(data.amount),
           balance_effect: paymentEffect(data.invoicetype, String(data.amount)).toFixed(),
+          receivable_effect: paymentReceivableEffect(data.invoicetype, String(data.amount)).toFixed(),
         },
       };
     }
@@ -133,19 +137,23 @@ export function setBasedRuns(steps: readonly LedgerStep[]): LedgerStep[][] {
   return runs;
 }
 
-/** How much a partner's balance and committed amount move. */
+/** How much a partner's balance, receivable and committed amount move. */
 export interface PartnerMove {
   partner_id: number;
   balance: Dec;
+  receivable: Dec;
   committed: Dec;
 }
 
 /** Sums moves per partner, in the order partners first appear. */
-export function sumMoves(moves: ReadonlyArray<{ partner_id: number; balance?: string; committed?: string }>): PartnerMove[] {
+export function sumMoves(
+  moves: ReadonlyArray<{ partner_id: number; balance?: string; receivable?: string; committed?: string }>,
+): PartnerMove[] {
   const byPartner = new Map<number, PartnerMove>();
   for (const m of moves) {
-    const sum = byPartner.get(m.partner_id) ?? { partner_id: m.partner_id, balance: dec(0), committed: dec(0) };
+    const sum = byPartner.get(m.partner_id) ?? { partner_id: m.partner_id, balance: dec(0), receivable: dec(0), committed: dec(0) };
     if (m.balance !== undefined) sum.balance = sum.balance.plus(dec(m.balance));
+    if (m.receivable !== undefined) sum.receivable = sum.receivable.plus(dec(m.receivable));
     if (m.committed !== undefined) sum.committed = sum.committed.plus(dec(m.committed));
     byPartner.set(m.partner_id, sum);
   }

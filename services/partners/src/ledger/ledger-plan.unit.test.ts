@@ -26,7 +26,22 @@ describe('the ledger applied as sets', () => {
       type: 'credit_note',
       balance_effect: '-50',
     });
-    expect(paid(1, 9)).toMatchObject({ posts: { source: 'payment', source_id: 9, invoice_id: 1, balance_effect: '-40.05' } });
+    expect(paid(1, 9)).toMatchObject({
+      posts: { source: 'payment', source_id: 9, invoice_id: 1, balance_effect: '-40.05', receivable_effect: '-40.05' },
+    });
+    // A vendor document moves the balance, never what the partner owes as a customer.
+    for (const [type, balance] of [
+      ['invoicein', '-50'],
+      ['creditin', '50'],
+    ] as const) {
+      expect(ledgerStep(envelope('invoicing.invoice.validated', validatedData(7, 2, type, 50))).posts).toMatchObject({
+        balance_effect: balance,
+        receivable_effect: '0',
+      });
+    }
+    expect(ledgerStep(envelope('invoicing.invoice.validated', validatedData(7, 2, 'creditout', 50))).posts).toMatchObject({
+      receivable_effect: '-50',
+    });
     expect(paid(1, 9).releases).toBeUndefined();
     expect(cancelled(3)).toMatchObject({ releases: 3 });
     expect(converted(4)).toMatchObject({ commits: { invoice_id: 4, partner_id: 7, quotation_number: 'QUO-4', amount: '115' } });

@@ -48,7 +48,7 @@ async function applyRun(trx: Knex.Transaction, run: LedgerStep[], log: Logger): 
   await moveBalances(trx, [
     ...released.map((r) => ({ partner_id: r.partner_id, committed: `-${r.amount}` })),
     ...committed.map((c) => ({ partner_id: c.partner_id, committed: c.amount })),
-    ...posted.map((p) => ({ partner_id: p.partner_id, balance: p.balance_effect })),
+    ...posted.map((p) => ({ partner_id: p.partner_id, balance: p.balance_effect, receivable: p.receivable_effect })),
   ]);
 }
 
@@ -97,14 +97,17 @@ async function openCommitments(trx: Knex.Transaction, run: LedgerStep[]): Promis
 }
 
 /** Posts each document or payment once per source; a source posted before adds nothing. */
-async function postEntries(trx: Knex.Transaction, run: LedgerStep[]): Promise<Array<{ partner_id: number; balance_effect: string }>> {
+async function postEntries(
+  trx: Knex.Transaction,
+  run: LedgerStep[],
+): Promise<Array<{ partner_id: number; balance_effect: string; receivable_effect: string }>> {
   const rows = run.flatMap((step) => (step.posts ? [{ ...step.posts, org_id: step.event.org_id, event_id: step.event.id }] : []));
   if (!rows.length) return [];
   return trx('partner_transactions')
     .insert(rows)
     .onConflict(['org_id', 'source', 'source_id'])
     .ignore()
-    .returning(['partner_id', 'balance_effect']);
+    .returning(['partner_id', 'balance_effect', 'receivable_effect']);
 }
 
 /**
@@ -113,14 +116,20 @@ async function postEntries(trx: Knex.Transaction, run: LedgerStep[]): Promise<Ar
  */
 async function moveBalances(
   trx: Knex.Transaction,
-  moves: Array<{ partner_id: number; balance?: string; committed?: string }>,
+  moves: Array<{ partner_id: number; balance?: string; receivable?: string; committed?: string }>,
 ): Promise<void> {
   const sums = sumMoves(moves).sort((a, b) => a.partner_id - b.partner_id);
   if (!sums.length) return;
   await trx.raw(
-    `update partners p set balance = p.balance + m.balance, committed = p.committed + m.committed, updated_at = now()
-     from (select * from unnest(?::int[], ?::numeric[], ?::numeric[]) as m(id, balance, committed) order by id) m
+    `update partners p set balance = p.balance + m.balance, receivable = p.receivable + m.receivable,
+       committed = p.committed + m.committed, updated_at = now()
+     from (select * from unnest(?::int[], ?::numeric[], ?::numeric[], ?::numeric[]) as m(id, balance, receivable, committed) order by id) m
      where p.id = m.id`,
-    [sums.map((s) => s.partner_id), sums.map((s) => s.balance.toFixed()), sums.map((s) => s.committed.toFixed())],
+    [
+      sums.map((s) => s.partner_id),
+      sums.map((s) => s.balance.toFixed()),
+      sums.map((s) => s.receivable.toFixed()),
+      sums.map((s) => s.committed.toFixed()),
+    ],
   );
 }

@@ -37,10 +37,12 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
     email: row.email,
     phone: row.phone,
     balance: toNumber(row.balance),
+    receivable: toNumber(row.receivable),
     committed: toNumber(row.committed),
     credit_limit: toNumber(row.credit_limit),
     available_credit: availableCredit(row),
-    exposure: toNumber(dec(row.balance).plus(dec(row.committed))),
+    // What the partner will owe as a customer: its vendor side neither adds nor takes off.
+    exposure: toNumber(dec(row.receivable).plus(dec(row.committed))),
     currency: row.currency,
   };
   if (!req.include_transactions) return { message: 'Partner balance retrieved successfully', partner };

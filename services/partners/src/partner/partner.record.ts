@@ -19,6 +19,8 @@ export interface PartnerRow {
   tax_number: string | null;
   credit_limit: string;
   balance: string;
+  /** What the partner owes as a customer (ledger-maintained, like balance; not part of the record). */
+  receivable: string;
   committed: string;
   currency: string | null;
   payment_terms: string | null;

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { createDb, migrate, testing, type Knex } from '@bo/runtime';
+import { partnersMigrations } from '../src/migrations';
+
+/** Data migrations over rows as earlier versions of the service left them, on real PostgreSQL. */
+describe('partners migrations over data of earlier versions', () => {
+  const schema = 'partners';
+  let database: testing.TestDatabase;
+  let db: Knex;
+  const names = partnersMigrations.map((m) => m.name);
+  const upTo = (name: string) => partnersMigrations.slice(0, names.indexOf(name));
+
+  beforeAll(async () => {
+    database = await testing.createTestDatabase();
+    db = createDb(database.url, schema);
+    await migrate(db, schema, upTo('003_exposure_by_receivable'));
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it("counts each partner's receivable from the rows already posted: customer documents and their payments, not the vendor side", async () => {
+    const [both] = await db('partners')
+      .insert({ org_id: 1, partnername: 'Both', display_name: 'Both', partner_type: 'both', balance: '440.00' })
+      .returning<Array<{ id: number }>>('id');
+    const [quiet] = await db('partners')
+      .insert({ org_id: 1, partnername: 'Quiet', display_name: 'Quiet', partner_type: 'customer' })
+      .returning<Array<{ id: number }>>('id');
+    const row = (type: string, source: string, sourceId: number, invoiceId: number, effect: string) => ({
+      org_id: 1,
+      partner_id: both!.id,
+      type,
+      source,
+      source_id: sourceId,
+      invoice_id: invoiceId,
+      document_number: `DOC-${invoiceId}`,
+      date: '2026-03-01',
+      amount: effect.replace('-', ''),
+      balance_effect: effect,
+      event_id: randomUUID(),
+    });
+    await db('partner_transactions').insert([
+      row('vendor_credit', 'invoice', 611, 611, '500'),
+      row('bill', 'invoice', 612, 612, '-80'),
+      row('invoice', 'invoice', 613, 613, '200'),
+      row('credit_note', 'invoice', 614, 614, '-50'),
+      row('payment', 'payment', 6110, 611, '-100'),
+      row('payment', 'payment', 6130, 613, '-30'),
+    ]);
+
+    await migrate(db, schema, partnersMigrations);
+
+    const partners = await db('partners').whereIn('id', [both!.id, quiet!.id]).orderBy('id').select('balance', 'receivable');
+    expect(partners).toEqual([
+      { balance: '440.00', receivable: '120.00' },
+      { balance: '0.00', receivable: '0.00' },
+    ]);
+    const effects = await db('partner_transactions').orderBy('source_id').select('source_id', 'receivable_effect');
+    expect(effects).toEqual([
+      { source_id: 611, receivable_effect: '0.00' },
+      { source_id: 612, receivable_effect: '0.00' },
+      { source_id: 613, receivable_effect: '200.00' },
+      { source_id: 614, receivable_effect: '-50.00' },
+      { source_id: 6110, receivable_effect: '0.00' },
+      { source_id: 6130, receivable_effect: '-30.00' },
+    ]);
+  });
+});
