@@ -6,7 +6,7 @@ import { cents, examples, type Check, type Violation } from './types';
  * The partners ledger's rules (services/partners/src/ledger): a validated document moves the
  * balance by its total, signed by type (invoiceout and creditin add, creditout and invoicein
  * subtract); each payment moves it back the other way. `committed` holds the total of every
- * converted quotation whose invoice is neither validated nor cancelled. Validated = open or paid
+ * quotation converted to a customer invoice (invoiceout) that is neither validated nor cancelled. Validated = open or paid
  * (a cancelled document never was: only drafts and proformas cancel).
  */
 const EXPECTED = `
@@ -21,7 +21,7 @@ pays as (
 commits as (
   select q.org_id, q.partner_id, sum(q.total) as amount
     from sales.quotations q join invoicing.invoices i on i.id = q.invoice_id and i.org_id = q.org_id
-   where q.status = 'converted' and i.invoicestatus in ('draft','proforma') group by 1, 2),
+   where q.status = 'converted' and i.invoicetype = 'invoiceout' and i.invoicestatus in ('draft','proforma') group by 1, 2),
 effects as (
   select org_id, partner_id, sum(balance_effect) as amount, count(*) as n from partners.partner_transactions group by 1, 2),
 open_commitments as (
