@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { invoicing } from '@bo/contracts';
-import { createLogger, testing } from '@bo/runtime';
+import { createLogger, purgeExpired, testing } from '@bo/runtime';
 import { catalogService } from '../src';
 import { documentStockConsumer } from '../src/document/document-stock.consumer';
 import { checkingReplies, defaultLocationId, expectOutboxToMatchContracts, ok, refusal } from './helpers';
@@ -98,6 +98,40 @@ describe('catalog stock following validated documents (integration)', () => {
     await expectOutboxToMatchContracts(svc);
   });
 
+  it("moves a document's stock once even when its event comes back after the inbox forgot it, by id or as a new event", async () => {
+    const p = await product({ stock: 10 });
+    const data = validated('invoiceout', [{ product_id: p.id, quantity: 3, location_id: north }]);
+    const id = randomUUID();
+    await svc.publish(invoicing.invoiceValidated.type, 1, data, id);
+    await testing.eventually(async () => expect(await quantities(p.id)).toEqual({ [defaultLoc]: 10, [north]: -3 }));
+    const ledger = async () => ({
+      quantities: await quantities(p.id),
+      moves: await svc.db('stock_moves').where({ product_id: p.id }).orderBy('id'),
+      lines: await svc.db('stock_move_lines').where({ product_id: p.id }).orderBy('id'),
+      outbox: await svc
+        .db('outbox')
+        .whereRaw(`envelope->'data'->>'product_id' = ?`, [String(p.id)])
+        .count<{ n: string }[]>({ n: '*' }),
+    });
+    const before = await ledger();
+
+    // The retention purge forgets every processed event id (a window of 0 hours), then the same
+    // event arrives again, and the same document under a new event id (as a replay re-published would).
+    const purged = await purgeExpired(svc.db, { outboxHours: 1000, inboxHours: 0, idempotencyHours: 1000, batchSize: 500 });
+    expect(purged['inbox']).toBeGreaterThan(0);
+    expect(await svc.db('inbox').where({ consumer: 'catalog.documents' })).toEqual([]);
+    await svc.publish(invoicing.invoiceValidated.type, 1, data, id);
+    await svc.publish(invoicing.invoiceValidated.type, 1, data, randomUUID());
+    // A later event proves both were handled (the inbox records every event it took).
+    const marker = await product({ stock: 1 });
+    await svc.publish(invoicing.invoiceValidated.type, 1, validated('invoiceout', [{ product_id: marker.id, quantity: 1 }]));
+    await testing.eventually(async () => expect(await quantities(marker.id)).toEqual({}));
+    await testing.eventually(async () =>
+      expect(Number((await svc.db('inbox').where({ consumer: 'catalog.documents' }).count<{ n: string }[]>({ n: '*' }))[0]?.n)).toBe(3),
+    );
+    expect(await ledger()).toEqual(before);
+  });
+
   it('brings stock in for a vendor bill and a customer return, takes it out for a vendor credit, at the line location', async () => {
     const p = await product();
     await svc.publish(invoicing.invoiceValidated.type, 1, validated('invoicein', [{ product_id: p.id, quantity: 20, location_id: north }]));
@@ -185,5 +219,20 @@ describe('catalog stock following validated documents (integration)', () => {
       validated('creditout', [{ product_id: fee.id, quantity: 1 }]),
     ].map(envelope);
     expect((await apply(serviceOnly)).filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql))).toHaveLength(1);
+  });
+
+  it('moves a document named twice in one batch once', async () => {
+    const goods = await product({ stock: 10 });
+    const data = validated('invoiceout', [{ product_id: goods.id, quantity: 4 }]);
+    const twice = [randomUUID(), randomUUID()].map((id) => ({
+      id,
+      type: invoicing.invoiceValidated.type,
+      occurred_at: '2026-01-05T10:00:00',
+      org_id: 1,
+      data,
+    }));
+    await svc.db.transaction((trx) => documentStockConsumer.handleBatch!(trx, twice, createLogger('test', 'silent')));
+    expect(await quantities(goods.id)).toEqual({ [defaultLoc]: 6 });
+    expect(await moveCount(data.invoicenumber)).toBe(1);
   });
 });

@@ -10,7 +10,9 @@ import { documentMoves, type ProductMove } from './document-moves';
 /**
  * Stock follows validated invoices (docs/design.md): each `invoicing.invoice.validated` becomes one
  * ordinary ledger move per inventory product it names, referencing the document, in the inbox
- * transaction, so a redelivered event moves nothing twice. Documents may take a location below
+ * transaction. A move is made once per (organization, document, product), the ledger's natural key
+ * (catalog migration 004): a document whose move of a product exists moves it no more, so an event
+ * delivered again after the inbox forgot its id moves nothing twice. Documents may take a location below
  * zero (the goods left whatever the ledger held): the move is recorded and `catalog.stock.negative`
  * says so.
  *
@@ -32,21 +34,52 @@ export const documentStockConsumer: InboxHandlerDef = {
       trx,
       documents.flatMap(({ event, moves }) => moves.map((m) => [event.org_id, m.productId] as const)),
     );
+    // Only documents that would move stock are looked up, so service products still cost one statement.
+    const stocked = (orgId: number, productId: number) => {
+      const product = products.get(`${orgId}:${productId}`);
+      return product !== undefined && carriesStock(product.type);
+    };
+    const moved = await movedAlready(
+      trx,
+      documents.filter(({ event, moves }) => moves.some((m) => stocked(event.org_id, m.productId))),
+    );
     for (const { event, document, moves } of documents) {
       for (const move of moves) {
         const product = products.get(`${event.org_id}:${move.productId}`);
-        if (!product) {
+        if (moved.has(`${event.org_id}:${document.id}:${move.productId}`)) {
+          log.info(
+            { event_id: event.id, product_id: move.productId, document },
+            'document already moved this product; nothing moved again',
+          );
+        } else if (!product) {
           log.warn(
             { event_id: event.id, product_id: move.productId, document },
             'validated document names a product this organization does not have; no stock moved',
           );
         } else if (carriesStock(product.type)) {
           await applyMove(trx, event, document, product, move, log);
+          moved.add(`${event.org_id}:${document.id}:${move.productId}`);
         }
       }
     }
   },
 };
+
+/** The `org:document:product` keys of the batch's documents that already have their move. */
+async function movedAlready(
+  trx: Knex.Transaction,
+  documents: ReadonlyArray<{ event: EventEnvelope; document: StockDocument }>,
+): Promise<Set<string>> {
+  if (!documents.length) return new Set();
+  const rows = await trx('stock_moves')
+    .whereNotNull('document_id')
+    .whereIn(
+      ['org_id', 'document_id'],
+      documents.map(({ event, document }) => [event.org_id, document.id]),
+    )
+    .select<Array<{ org_id: number; document_id: number; product_id: number }>>('org_id', 'document_id', 'product_id');
+  return new Set(rows.map((r) => `${r.org_id}:${r.document_id}:${r.product_id}`));
+}
 
 /** The named products (a deleted one still had its goods moved), locked in id order, by `org:id`. */
 async function lockProducts(trx: Knex.Transaction, named: ReadonlyArray<readonly [number, number]>): Promise<Map<string, ProductRow>> {
