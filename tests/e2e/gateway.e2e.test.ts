@@ -161,7 +161,7 @@ describe('gateway: envelope, HTTP rules and auth', () => {
     expect(second).toEqual(first);
     expect(await partnerCount()).toBe(before + 1);
     const other = refusal(sys.client.partners.partner.create(createBody('Twice'), key));
-    expect(await other).toMatchObject({ status: 400, code: 'idempotency_conflict' });
+    expect(await other).toMatchObject({ status: 422, code: 'idempotency_key_reused' });
     // Keys are per organization: org 2 may use the same key for its own request.
     const org2 = await sys.clientOf(2).partners.partner.create({ ...createBody('Org2'), org_id: '2' }, key);
     expect(org2.partner).toMatchObject({ orgid: 2, partnername: 'Org2' });

@@ -66,7 +66,7 @@ describe('Idempotency-Key through the gateway', () => {
       expect(await sys.client.partners.partner.create(body, { idempotencyKey: key })).toEqual(created);
       expect(await named(name)).toHaveLength(1);
       // Another body under the key is refused.
-      expect(await refusedOnce('Else', key)).toMatchObject({ status: 400, code: 'idempotency_conflict' });
+      expect(await refusedOnce('Else', key)).toMatchObject({ status: 422, code: 'idempotency_key_reused' });
     } finally {
       if (!table.isCompleted()) await table.rollback();
     }

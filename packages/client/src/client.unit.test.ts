@@ -142,7 +142,7 @@ describe('the typed client', () => {
   });
 
   it.each([
-    ['a 400 idempotency_conflict (the key was used for another body)', refusal(400, 'idempotency_conflict')],
+    ['a 422 idempotency_key_reused (the key was used for another request)', refusal(422, 'idempotency_key_reused')],
     ['a 404', refusal(404, 'not_found')],
     ['a 500 (a bug: repeating it does not help)', refusal(500, 'internal_error', { request_id: 'req-bug' })],
     ['a 403', refusal(403, 'forbidden')],

@@ -13,7 +13,7 @@ describe('which outcomes are retried', () => {
     [answer(502), true, true],
     [answer(503), true, true],
     [answer(400, 'validation_failed'), false, false],
-    [answer(400, 'idempotency_conflict'), false, false],
+    [answer(422, 'idempotency_key_reused'), false, false],
     [answer(400, 'invalid_state'), false, false],
     [answer(401, 'unauthorized'), false, false],
     [answer(404, 'not_found'), false, false],

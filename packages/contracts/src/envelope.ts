@@ -13,6 +13,8 @@ export const errorCodes = [
   'payload_too_large',
   'unknown_action',
   'idempotency_conflict',
+  /** An Idempotency-Key already used for another operation or another body (422). */
+  'idempotency_key_reused',
   'credit_limit_exceeded',
   /** Validating a credit note would credit an invoice beyond its total: the message names what is still creditable. */
   'credit_exceeds_invoice',

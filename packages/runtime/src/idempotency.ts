@@ -9,7 +9,16 @@ import { COMMIT_AHEAD, WITH_BEGIN } from './prepared';
  * operation key (the client's Idempotency-Key, else one the gateway made for the HTTP request); the
  * service records (org, key, operation, request hash, reply) in the transaction of the effect, so a
  * redelivered or retried command finds the record and answers the same reply without a second effect.
+ *
+ * One key names one request in the whole API: beside its own record, the service claims the key in
+ * OPERATION_KEYS, one table every service of the database shares, (org, key) → (operation, request
+ * hash), in the same statement. A key claimed by another operation (of any service) or with another
+ * body fails that statement, so the effect rolls back and the request is refused (KEY_REUSED_REPLY).
  */
+
+/** The claims of every service's keys: one table in a schema of its own, beside the services' schemas. */
+export const OPERATION_KEYS_SCHEMA = 'idempotency';
+export const OPERATION_KEYS = `${OPERATION_KEYS_SCHEMA}.operation_keys`;
 
 /** The request's fingerprint: the same key sent with another body or operation is refused. */
 export function requestHash(operation: string, body: unknown): string {
@@ -47,17 +56,32 @@ export interface RecordedReply {
 interface Row {
   operation: string;
   request_hash: string;
-  reply: string;
+  reply: string | null;
 }
 
-/** The live record of a key, if a command with it already took effect here. */
+/**
+ * The live record of a key: this service's record with its reply, else another request's claim of
+ * the key (reply null: it is refused whatever it answered). A claim of this very request with no
+ * record here (its record purged first) is no record: the request may run.
+ */
 export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedReply | undefined> {
-  const row = (await db('idempotency')
-    .select('operation', 'request_hash', 'reply')
-    .where({ org_id: k.orgId, key: k.key })
-    .andWhere('created_at', '>', db.raw(`now() - make_interval(hours => ?)`, [k.ttlHours]))
-    .first()) as Row | undefined;
-  return row && { operation: row.operation, hash: row.request_hash, reply: JSON.parse(row.reply) as RpcReply };
+  const result: unknown = await db.raw(
+    `select operation, request_hash, reply from (
+       select operation, request_hash, reply, 0 as rank from idempotency
+       where org_id = ? and key = ? and created_at > now() - make_interval(hours => ?)
+       union all
+       select operation, request_hash, null, 1 from ${OPERATION_KEYS}
+       where org_id = ? and key = ? and created_at > now() - make_interval(hours => ?)) records
+     order by rank limit 1`,
+    [k.orgId, k.key, k.ttlHours, k.orgId, k.key, k.ttlHours],
+  );
+  const row = (result as { rows: Row[] }).rows[0];
+  if (!row) return undefined;
+  if (row.reply === null) {
+    if (row.operation === k.operation && row.request_hash === k.hash) return undefined;
+    return { operation: row.operation, hash: row.request_hash, reply: KEY_REUSED_REPLY };
+  }
+  return { operation: row.operation, hash: row.request_hash, reply: JSON.parse(row.reply) as RpcReply };
 }
 
 /** The function that fails a reply's record when a twin's is live (runtime migration 007), and its SQLSTATE. */
@@ -65,9 +89,11 @@ export const RECORDED_CHECK = 'require_recorded';
 export const ALREADY_RECORDED_SQLSTATE = 'BO409';
 
 /**
- * Records the reply inside the caller's transaction. False when a live record of the key exists:
- * a twin of this command committed first, and the caller must roll back and answer its reply. A
- * concurrent twin still running makes this wait on the key's index entry until it ends.
+ * Records the reply inside the caller's transaction, and claims the key for this request in
+ * OPERATION_KEYS. False when a live record of the key exists, or another request's live claim: a
+ * twin of this command committed first, or another request took the key; the caller must roll
+ * back and answer what findRecorded finds. A concurrent twin or other request still running makes
+ * this wait on the key's index entry until it ends.
  *
  * The statement fails rather than records nothing when the twin's record is live, so with `commit`
  * it can carry the transaction's COMMIT (prepared.ts): a COMMIT behind a failed statement rolls back,
@@ -83,14 +109,34 @@ export async function recordReply(
   // The transaction's events still waiting to be inserted go in the same statement (one round trip).
   const events = takeDeferredEvents(db);
   const statement = db.raw(
-    `with ${events ? `events as (${events.sql}), ` : ''}recorded as (
+    `with ${events ? `events as (${events.sql}), ` : ''}claimed as (
+       insert into ${OPERATION_KEYS} as claim (org_id, key, operation, request_hash) values (?, ?, ?, ?)
+       on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash, created_at = now()
+       where claim.created_at <= now() - make_interval(hours => ?)
+         or (claim.operation = excluded.operation and claim.request_hash = excluded.request_hash)
+       returning key),
+     recorded as (
        insert into idempotency (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
        on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
          status = excluded.status, reply = excluded.reply, created_at = now()
        where idempotency.created_at <= now() - make_interval(hours => ?)
        returning key)
-     select ${RECORDED_CHECK}(count(*)) from recorded`,
-    [...(events?.bindings ?? []), k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), k.ttlHours],
+     select ${RECORDED_CHECK}((select count(*) from claimed) * count(*)) from recorded`,
+    [
+      ...(events?.bindings ?? []),
+      k.orgId,
+      k.key,
+      k.operation,
+      k.hash,
+      k.ttlHours,
+      k.orgId,
+      k.key,
+      k.operation,
+      k.hash,
+      reply.status,
+      JSON.stringify(reply),
+      k.ttlHours,
+    ],
   );
   try {
     await (opts.commit ? statement.options(COMMIT_AHEAD) : statement);
@@ -112,11 +158,12 @@ export const KEY_IN_USE_SQLSTATE = 'BO423';
  * transaction however that ends, even with its process killed: nothing is left to expire.
  *
  * It goes out with the transaction's BEGIN (WITH_BEGIN), so it costs no round trip. Advisory locks
- * are database-wide, so the lock's number is taken from the service's name too; 64 bits of a hash
- * make two keys running at once sharing one vanishingly unlikely, and that would only be a 409.
+ * are database-wide, as a key is: a request of another service running with the key holds it too.
+ * The lock's number is 64 bits of a hash of the organization and key under a name of its own; two
+ * keys running at once sharing one is vanishingly unlikely, and that would only be a 409.
  */
-export async function holdKey(trx: Knex.Transaction, service: string, k: OperationKey): Promise<void> {
-  const lock = createHash('sha256').update(`${service}\0${k.orgId}\0${k.key}`).digest().readBigInt64BE(0);
+export async function holdKey(trx: Knex.Transaction, k: OperationKey): Promise<void> {
+  const lock = createHash('sha256').update(`operation key\0${k.orgId}\0${k.key}`).digest().readBigInt64BE(0);
   await trx.raw(`select ${KEY_FREE_CHECK}(pg_try_advisory_xact_lock(${lock}))`).options(WITH_BEGIN);
 }
 
@@ -133,15 +180,21 @@ export const KEY_IN_USE_REPLY: RpcReply = {
   message: 'A request with this Idempotency-Key is still in progress; retry later',
 };
 
+/**
+ * The answer to a key that names another request (another operation, or another body): 422, as the
+ * IETF Idempotency-Key draft says, not 409, which answers a twin still running.
+ */
+export const KEY_REUSED_REPLY: RpcReply = {
+  ok: false,
+  status: 422,
+  code: 'idempotency_key_reused',
+  message: 'This Idempotency-Key was already used with another operation or another body; send this request with a new key',
+};
+
 /** The answer to a command whose key was recorded: the same reply, or a refusal if it is another request. */
 export function replayOf(recorded: RecordedReply, k: OperationKey): RpcReply {
   if (recorded.operation === k.operation && recorded.hash === k.hash) return recorded.reply;
-  return {
-    ok: false,
-    status: 400,
-    code: 'idempotency_conflict',
-    message: 'This Idempotency-Key was already used with a different request',
-  };
+  return KEY_REUSED_REPLY;
 }
 
 /** Raised inside a transaction whose key a twin recorded first: roll back, then answer the twin's reply. */

@@ -1,5 +1,6 @@
 import type { BaseConfig } from './config';
 import type { Knex } from './db';
+import { OPERATION_KEYS } from './idempotency';
 
 /**
  * Bounded growth: outbox, inbox and idempotency rows are kept for their window, then deleted in
@@ -32,6 +33,8 @@ const PURGES: Purge[] = [
   },
   { table: 'inbox', key: 'ctid', expired: 'processed_at < now() - make_interval(hours => ?)', hours: (w) => w.inboxHours },
   { table: 'idempotency', key: 'ctid', expired: 'created_at < now() - make_interval(hours => ?)', hours: (w) => w.idempotencyHours },
+  // The claims every service shares: each service's purge takes expired ones, whichever service made them.
+  { table: OPERATION_KEYS, key: 'ctid', expired: 'created_at < now() - make_interval(hours => ?)', hours: (w) => w.idempotencyHours },
 ];
 
 /** Deletes what is past its window, batch by batch; answers how many rows went, per table. */

@@ -1,5 +1,12 @@
 import { withLockTimeout, type Migration } from './db';
-import { ALREADY_RECORDED_SQLSTATE, KEY_FREE_CHECK, KEY_IN_USE_SQLSTATE, RECORDED_CHECK } from './idempotency';
+import {
+  ALREADY_RECORDED_SQLSTATE,
+  KEY_FREE_CHECK,
+  KEY_IN_USE_SQLSTATE,
+  OPERATION_KEYS,
+  OPERATION_KEYS_SCHEMA,
+  RECORDED_CHECK,
+} from './idempotency';
 
 /** Tables the runtime keeps in every service schema: the outbox and the inbox. */
 export const runtimeMigrations: Migration[] = [
@@ -149,6 +156,36 @@ export const runtimeMigrations: Migration[] = [
            end if;
            return free;
          end $$`,
+        [schema],
+      );
+    },
+  },
+  {
+    name: '009_runtime_operation_keys',
+    async up(trx, schema) {
+      // One key, one request, across services (idempotency.ts): the claims every service shares, made
+      // by whichever service migrates first (the others wait for it on this lock, then find it made).
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`migrate:${OPERATION_KEYS}`]);
+      await trx.raw('create schema if not exists ??', [OPERATION_KEYS_SCHEMA]);
+      await trx.raw(
+        `create table if not exists ${OPERATION_KEYS} (
+           org_id integer not null,
+           key varchar(255) not null,
+           operation varchar(100) not null,
+           request_hash varchar(64) not null,
+           created_at timestamptz not null default now(),
+           primary key (org_id, key))`,
+      );
+      await trx.raw(`create index if not exists operation_keys_created on ${OPERATION_KEYS} (created_at)`);
+      // The service's live records claim their keys, so a key recorded before this version refuses
+      // another request too. A key two services recorded before is claimed by the earlier request;
+      // each keeps replaying its own recorded reply.
+      await trx.raw(
+        `insert into ${OPERATION_KEYS} as claim (org_id, key, operation, request_hash, created_at)
+         select org_id, key, operation, request_hash, created_at from ??.idempotency
+         on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
+           created_at = excluded.created_at
+         where excluded.created_at < claim.created_at`,
         [schema],
       );
     },

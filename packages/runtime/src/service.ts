@@ -179,7 +179,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
         owning
           ? runOwningTransactions(h, request, ctx, key)
           : inTransaction(db, async (trx) => {
-              await holdKey(trx, def.name, key);
+              await holdKey(trx, key);
               const reply = okReply(h, await h.run(request, { ...ctx, db: trx }));
               // The record is the transaction's last statement: its COMMIT goes out with it.
               if (!(await recordReply(trx, key, reply, { commit: true }))) throw new AlreadyRecorded();

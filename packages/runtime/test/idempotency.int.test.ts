@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineOperation, type RpcReply } from '@bo/contracts';
 import type { Knex } from '../src/db';
 import { AppError } from '../src/errors';
-import { KEY_IN_USE_REPLY } from '../src/idempotency';
+import { KEY_IN_USE_REPLY, KEY_REUSED_REPLY, OPERATION_KEYS } from '../src/idempotency';
 import { eventually } from '../src/testing/eventually';
 import { handler, type ServiceDefinition } from '../src/service';
 import { startTestService, type TestService } from '../src/testing/service';
@@ -182,6 +182,49 @@ describe('service host: replies recorded with their effect', () => {
       expect(await send('ok', key)).toEqual(retried);
       expect(await bumps()).toBe(before + 1);
     });
+  });
+
+  it('refuses a key used for another body or another operation, here or in another service, and changes nothing', async () => {
+    const own = (operationKey: string) => svc.call('partners.test.bumpOwn', { after_finish: false }, 1, { operationKey });
+    const key = randomUUID();
+    const first = await send('ok', key);
+    const before = await bumps();
+    expect(await send('refuse', key)).toEqual(KEY_REUSED_REPLY);
+    expect(await own(key)).toEqual(KEY_REUSED_REPLY);
+    expect(await send('ok', key)).toEqual(first);
+
+    // A key another service claimed (its request took effect there): nothing runs here.
+    const elsewhere = randomUUID();
+    await svc.db(OPERATION_KEYS).insert({ org_id: 1, key: elsewhere, operation: 'catalog.product.create', request_hash: 'h' });
+    expect(await send('ok', elsewhere)).toEqual(KEY_REUSED_REPLY);
+    expect(await own(elsewhere)).toEqual(KEY_REUSED_REPLY);
+    expect(await bumps()).toBe(before);
+    expect(await svc.db('idempotency').whereIn('key', [elsewhere])).toEqual([]);
+    // The same key of another organization is another key.
+    expect(await svc.call('partners.test.bump', { outcome: 'ok' }, 2, { operationKey: elsewhere })).toMatchObject({ ok: true });
+    expect(await bumps()).toBe(before + 1);
+  });
+
+  it('refuses a key another service claims while this request runs: its effect rolls back', async () => {
+    const key = randomUUID();
+    const before = await bumps();
+    const other = await svc.db.transaction();
+    try {
+      await other(OPERATION_KEYS).insert({ org_id: 1, key, operation: 'catalog.product.create', request_hash: 'h' });
+      const reply = send('ok', key);
+      // It ran its effect and now waits on the other claim of the key.
+      await eventually(async () => {
+        const { rows } = await svc.db.raw<{ rows: Array<{ n: number }> }>(
+          `select count(*)::int as n from pg_locks where not granted and pid in (select pid from pg_stat_activity where datname = current_database())`,
+        );
+        expect(rows[0]!.n).toBeGreaterThan(0);
+      });
+      await other.commit();
+      expect(await reply).toEqual(KEY_REUSED_REPLY);
+    } finally {
+      if (!other.isCompleted()) await other.rollback();
+    }
+    expect(await bumps()).toBe(before);
   });
 
   it('runs a command again once its record expired, and answers the new reply from then on', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createDb, migrate, type Knex } from '../src/db';
+import { OPERATION_KEYS } from '../src/idempotency';
 import { purgeExpired } from '../src/retention';
 import { runtimeMigrations } from '../src/runtime-migrations';
 import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
@@ -49,17 +50,23 @@ describe('retention purge', () => {
       })),
       { org_id: 1, key: 'fresh', operation: 'op', request_hash: 'h', status: 200, reply: '{}' },
     ]);
+    await db(OPERATION_KEYS).insert([
+      ...Array.from({ length: 3 }, (_, i) => ({ org_id: 1, key: `old-${i}`, operation: 'op', request_hash: 'h', created_at: ago(25) })),
+      { org_id: 1, key: 'fresh', operation: 'op', request_hash: 'h' },
+    ]);
     const removed = await purgeExpired(db, { outboxHours: 24, inboxHours: 168, idempotencyHours: 24, batchSize: 2 });
-    expect(removed).toEqual({ outbox: 7, inbox: 5, idempotency: 3 });
+    expect(removed).toEqual({ outbox: 7, inbox: 5, idempotency: 3, [OPERATION_KEYS]: 3 });
     // Unpublished events stay however old: they still have to go out.
     expect(await db('outbox').count({ n: '*' })).toEqual([{ n: 3 }]);
     expect(await db('outbox').whereNull('published_at').count({ n: '*' })).toEqual([{ n: 2 }]);
     expect(await db('inbox').count({ n: '*' })).toEqual([{ n: 1 }]);
     expect((await db('idempotency').select('key')).map((r) => r.key)).toEqual(['fresh']);
+    expect((await db(OPERATION_KEYS).select('key')).map((r) => r.key)).toEqual(['fresh']);
     expect(await purgeExpired(db, { outboxHours: 24, inboxHours: 168, idempotencyHours: 24, batchSize: 2 })).toEqual({
       outbox: 0,
       inbox: 0,
       idempotency: 0,
+      [OPERATION_KEYS]: 0,
     });
   });
 });

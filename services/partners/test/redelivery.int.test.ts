@@ -58,7 +58,7 @@ describe('partners: a redelivered write has no second effect', () => {
     );
     expect(
       await svc.call('partners.partner.create', { action: 'create', partnername: 'B', partner_type: 'customer' }, 1, meta),
-    ).toMatchObject({ ok: false, status: 400, code: 'idempotency_conflict' });
+    ).toMatchObject({ ok: false, status: 422, code: 'idempotency_key_reused' });
     // Keys belong to an organization: another may use the same one.
     expect((await svc.call('partners.partner.create', { action: 'create', partnername: 'B', partner_type: 'customer' }, 2, meta)).ok).toBe(
       true,
