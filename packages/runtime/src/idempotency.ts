@@ -10,13 +10,14 @@ import { COMMIT_AHEAD, WITH_BEGIN } from './prepared';
  * service records (org, key, operation, request hash, reply) in the transaction of the effect, so a
  * redelivered or retried command finds the record and answers the same reply without a second effect.
  *
- * One key names one request in the whole API: beside its own record, the service claims the key in
- * OPERATION_KEYS, one table every service of the database shares, (org, key) → (operation, request
- * hash), in the same statement. A key claimed by another operation (of any service) or with another
- * body fails that statement, so the effect rolls back and the request is refused (KEY_REUSED_REPLY).
+ * One key names one request in the whole API: the records of every service are kept in one table,
+ * OPERATION_KEYS, keyed by (org, key), so a key recorded by another operation (of any service) or
+ * with another body is found by the record's own insert, the effect rolls back, and the request is
+ * refused (KEY_REUSED_REPLY). Records from before that table are still read from the service's own
+ * `idempotency` table until they expire.
  */
 
-/** The claims of every service's keys: one table in a schema of its own, beside the services' schemas. */
+/** The records of every service's keys: one table in a schema of its own, beside the services' schemas. */
 export const OPERATION_KEYS_SCHEMA = 'idempotency';
 export const OPERATION_KEYS = `${OPERATION_KEYS_SCHEMA}.operation_keys`;
 
@@ -56,13 +57,12 @@ export interface RecordedReply {
 interface Row {
   operation: string;
   request_hash: string;
-  reply: string | null;
+  reply: string;
 }
 
 /**
- * The live record of a key: this service's record with its reply, else another request's claim of
- * the key (reply null: it is refused whatever it answered). A claim of this very request with no
- * record here (its record purged first) is no record: the request may run.
+ * The live record of a key, if a command with it already took effect (here or in another service):
+ * this service's record from before OPERATION_KEYS first, so its replies stay exactly as they were.
  */
 export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedReply | undefined> {
   const result: unknown = await db.raw(
@@ -70,18 +70,13 @@ export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedR
        select operation, request_hash, reply, 0 as rank from idempotency
        where org_id = ? and key = ? and created_at > now() - make_interval(hours => ?)
        union all
-       select operation, request_hash, null, 1 from ${OPERATION_KEYS}
+       select operation, request_hash, reply, 1 from ${OPERATION_KEYS}
        where org_id = ? and key = ? and created_at > now() - make_interval(hours => ?)) records
      order by rank limit 1`,
     [k.orgId, k.key, k.ttlHours, k.orgId, k.key, k.ttlHours],
   );
   const row = (result as { rows: Row[] }).rows[0];
-  if (!row) return undefined;
-  if (row.reply === null) {
-    if (row.operation === k.operation && row.request_hash === k.hash) return undefined;
-    return { operation: row.operation, hash: row.request_hash, reply: KEY_REUSED_REPLY };
-  }
-  return { operation: row.operation, hash: row.request_hash, reply: JSON.parse(row.reply) as RpcReply };
+  return row && { operation: row.operation, hash: row.request_hash, reply: JSON.parse(row.reply) as RpcReply };
 }
 
 /** The function that fails a reply's record when a twin's is live (runtime migration 007), and its SQLSTATE. */
@@ -89,11 +84,10 @@ export const RECORDED_CHECK = 'require_recorded';
 export const ALREADY_RECORDED_SQLSTATE = 'BO409';
 
 /**
- * Records the reply inside the caller's transaction, and claims the key for this request in
- * OPERATION_KEYS. False when a live record of the key exists, or another request's live claim: a
- * twin of this command committed first, or another request took the key; the caller must roll
- * back and answer what findRecorded finds. A concurrent twin or other request still running makes
- * this wait on the key's index entry until it ends.
+ * Records the reply inside the caller's transaction. False when a live record of the key exists:
+ * a twin of this command committed first, or another request (of any service) took the key; the
+ * caller must roll back and answer what findRecorded finds. A concurrent twin or other request
+ * still running makes this wait on the key's index entry until it ends.
  *
  * The statement fails rather than records nothing when the twin's record is live, so with `commit`
  * it can carry the transaction's COMMIT (prepared.ts): a COMMIT behind a failed statement rolls back,
@@ -109,34 +103,14 @@ export async function recordReply(
   // The transaction's events still waiting to be inserted go in the same statement (one round trip).
   const events = takeDeferredEvents(db);
   const statement = db.raw(
-    `with ${events ? `events as (${events.sql}), ` : ''}claimed as (
-       insert into ${OPERATION_KEYS} as claim (org_id, key, operation, request_hash) values (?, ?, ?, ?)
-       on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash, created_at = now()
-       where claim.created_at <= now() - make_interval(hours => ?)
-         or (claim.operation = excluded.operation and claim.request_hash = excluded.request_hash)
-       returning key),
-     recorded as (
-       insert into idempotency (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
+    `with ${events ? `events as (${events.sql}), ` : ''}recorded as (
+       insert into ${OPERATION_KEYS} as record (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
        on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
          status = excluded.status, reply = excluded.reply, created_at = now()
-       where idempotency.created_at <= now() - make_interval(hours => ?)
+       where record.created_at <= now() - make_interval(hours => ?)
        returning key)
-     select ${RECORDED_CHECK}((select count(*) from claimed) * count(*)) from recorded`,
-    [
-      ...(events?.bindings ?? []),
-      k.orgId,
-      k.key,
-      k.operation,
-      k.hash,
-      k.ttlHours,
-      k.orgId,
-      k.key,
-      k.operation,
-      k.hash,
-      reply.status,
-      JSON.stringify(reply),
-      k.ttlHours,
-    ],
+     select ${RECORDED_CHECK}(count(*)) from recorded`,
+    [...(events?.bindings ?? []), k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), k.ttlHours],
   );
   try {
     await (opts.commit ? statement.options(COMMIT_AHEAD) : statement);

@@ -32,8 +32,9 @@ const PURGES: Purge[] = [
     hours: (w) => w.outboxHours,
   },
   { table: 'inbox', key: 'ctid', expired: 'processed_at < now() - make_interval(hours => ?)', hours: (w) => w.inboxHours },
+  // Records from before OPERATION_KEYS: no longer written, they drain.
   { table: 'idempotency', key: 'ctid', expired: 'created_at < now() - make_interval(hours => ?)', hours: (w) => w.idempotencyHours },
-  // The claims every service shares: each service's purge takes expired ones, whichever service made them.
+  // The records every service shares: each service's purge takes expired ones, whichever service made them.
   { table: OPERATION_KEYS, key: 'ctid', expired: 'created_at < now() - make_interval(hours => ?)', hours: (w) => w.idempotencyHours },
 ];
 

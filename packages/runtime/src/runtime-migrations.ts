@@ -163,8 +163,8 @@ export const runtimeMigrations: Migration[] = [
   {
     name: '009_runtime_operation_keys',
     async up(trx, schema) {
-      // One key, one request, across services (idempotency.ts): the claims every service shares, made
-      // by whichever service migrates first (the others wait for it on this lock, then find it made).
+      // One key, one request, across services (idempotency.ts): the records every service shares,
+      // made by whichever service migrates first (the others wait for it on this lock, then find it).
       await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`migrate:${OPERATION_KEYS}`]);
       await trx.raw('create schema if not exists ??', [OPERATION_KEYS_SCHEMA]);
       await trx.raw(
@@ -173,19 +173,21 @@ export const runtimeMigrations: Migration[] = [
            key varchar(255) not null,
            operation varchar(100) not null,
            request_hash varchar(64) not null,
+           status integer not null,
+           reply text not null,
            created_at timestamptz not null default now(),
            primary key (org_id, key))`,
       );
       await trx.raw(`create index if not exists operation_keys_created on ${OPERATION_KEYS} (created_at)`);
-      // The service's live records claim their keys, so a key recorded before this version refuses
-      // another request too. A key two services recorded before is claimed by the earlier request;
-      // each keeps replaying its own recorded reply.
+      // The service's live records join them, so a key recorded before this version refuses another
+      // request too. A key two services recorded before goes to the earlier request; each service
+      // still replays its own record from its own table until that expires (findRecorded).
       await trx.raw(
-        `insert into ${OPERATION_KEYS} as claim (org_id, key, operation, request_hash, created_at)
-         select org_id, key, operation, request_hash, created_at from ??.idempotency
+        `insert into ${OPERATION_KEYS} as record (org_id, key, operation, request_hash, status, reply, created_at)
+         select org_id, key, operation, request_hash, status, reply, created_at from ??.idempotency
          on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
-           created_at = excluded.created_at
-         where excluded.created_at < claim.created_at`,
+           status = excluded.status, reply = excluded.reply, created_at = excluded.created_at
+         where excluded.created_at < record.created_at`,
         [schema],
       );
     },

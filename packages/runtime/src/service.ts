@@ -322,7 +322,7 @@ function failureReply(err: unknown, write: boolean, log: Logger, requestId: stri
   return { ok: false, status: 500, code: 'internal_error', message: `Internal error (request id ${requestId})` };
 }
 
-/** Purges expired outbox, inbox and idempotency rows of the service's schema. */
+/** Purges expired outbox and inbox rows of the service's schema, and expired key records (idempotency.ts). */
 function retentionTask({ db, log, config }: ServiceDeps): BackgroundTask {
   return periodicTask('retention', config.RETENTION_INTERVAL_MS, log, async (stopping) => {
     const removed = await purgeExpired(db, retentionWindows(config), undefined, stopping);

@@ -105,7 +105,7 @@ describe('service host: replies recorded with their effect', () => {
       const before = await bumps();
       expect((await send(outcome, key)).ok).toBe(false);
       expect(await bumps()).toBe(before);
-      expect(await svc.db('idempotency').where({ key })).toHaveLength(0);
+      expect(await svc.db(OPERATION_KEYS).where({ key })).toHaveLength(0);
     }
     // Nothing was recorded under the key, so the retry is decided afresh.
     const key = randomUUID();
@@ -184,6 +184,16 @@ describe('service host: replies recorded with their effect', () => {
     });
   });
 
+  /** The record another service (catalog) made of a request with `key`. */
+  const otherRecord = (key: string) => ({
+    org_id: 1,
+    key,
+    operation: 'catalog.product.create',
+    request_hash: 'h',
+    status: 200,
+    reply: JSON.stringify({ ok: true, status: 200, body: { message: 'Product created' } }),
+  });
+
   it('refuses a key used for another body or another operation, here or in another service, and changes nothing', async () => {
     const own = (operationKey: string) => svc.call('partners.test.bumpOwn', { after_finish: false }, 1, { operationKey });
     const key = randomUUID();
@@ -193,26 +203,28 @@ describe('service host: replies recorded with their effect', () => {
     expect(await own(key)).toEqual(KEY_REUSED_REPLY);
     expect(await send('ok', key)).toEqual(first);
 
-    // A key another service claimed (its request took effect there): nothing runs here.
+    // A key another service recorded (its request took effect there): nothing runs here.
     const elsewhere = randomUUID();
-    await svc.db(OPERATION_KEYS).insert({ org_id: 1, key: elsewhere, operation: 'catalog.product.create', request_hash: 'h' });
+    await svc.db(OPERATION_KEYS).insert(otherRecord(elsewhere));
     expect(await send('ok', elsewhere)).toEqual(KEY_REUSED_REPLY);
     expect(await own(elsewhere)).toEqual(KEY_REUSED_REPLY);
     expect(await bumps()).toBe(before);
-    expect(await svc.db('idempotency').whereIn('key', [elsewhere])).toEqual([]);
+    expect(await svc.db(OPERATION_KEYS).where({ key: elsewhere }).select('org_id', 'operation')).toEqual([
+      { org_id: 1, operation: 'catalog.product.create' },
+    ]);
     // The same key of another organization is another key.
     expect(await svc.call('partners.test.bump', { outcome: 'ok' }, 2, { operationKey: elsewhere })).toMatchObject({ ok: true });
     expect(await bumps()).toBe(before + 1);
   });
 
-  it('refuses a key another service claims while this request runs: its effect rolls back', async () => {
+  it('refuses a key another service records while this request runs: its effect rolls back', async () => {
     const key = randomUUID();
     const before = await bumps();
     const other = await svc.db.transaction();
     try {
-      await other(OPERATION_KEYS).insert({ org_id: 1, key, operation: 'catalog.product.create', request_hash: 'h' });
+      await other(OPERATION_KEYS).insert(otherRecord(key));
       const reply = send('ok', key);
-      // It ran its effect and now waits on the other claim of the key.
+      // It ran its effect and now waits on the other record of the key.
       await eventually(async () => {
         const { rows } = await svc.db.raw<{ rows: Array<{ n: number }> }>(
           `select count(*)::int as n from pg_locks where not granted and pid in (select pid from pg_stat_activity where datname = current_database())`,
@@ -231,7 +243,7 @@ describe('service host: replies recorded with their effect', () => {
     const key = randomUUID();
     const first = await send('ok', key);
     await svc
-      .db('idempotency')
+      .db(OPERATION_KEYS)
       .where({ key })
       .update({ created_at: svc.db.raw(`now() - interval '25 hours'`) });
     const before = await bumps();
@@ -240,7 +252,7 @@ describe('service host: replies recorded with their effect', () => {
     expect(again).not.toEqual(first);
     expect(await bumps()).toBe(before + 1);
     expect(await send('ok', key)).toEqual(again);
-    expect(await svc.db('idempotency').where({ key })).toHaveLength(1);
+    expect(await svc.db(OPERATION_KEYS).where({ key })).toHaveLength(1);
   });
 
   it("commits a handler's own transaction with its recorded reply: nothing can follow the record", async () => {

@@ -5,7 +5,7 @@ import { AmqpBus } from '../src/bus/amqp';
 import { createDb, migrate, type Knex } from '../src/db';
 import { runtimeMigrations } from '../src/runtime-migrations';
 import { createLogger } from '../src/logger';
-import { recordReply } from '../src/idempotency';
+import { OPERATION_KEYS, recordReply } from '../src/idempotency';
 import { OutboxRelay, recordEvent } from '../src/outbox';
 import { inTransaction } from '../src/transaction';
 import { createTestDatabase, testAmqpUrl, uniqueName, type TestDatabase } from '../src/testing/infra';
@@ -165,7 +165,7 @@ describe('outbox: events published by their writer right after the commit', () =
     expect(inserts[0]).toMatch(/insert into idempotency/i);
     await waitFor(async () => (await row(second!.id))?.published_at != null);
     expect(received.filter((e) => e.type.startsWith('deferred.')).map((e) => e.id)).toEqual([first!.id, second!.id]);
-    expect(await db('idempotency').where({ key: key.key })).toHaveLength(1);
+    expect(await db(OPERATION_KEYS).where({ key: key.key })).toHaveLength(1);
   });
 
   it('inserts them in one statement at the end when nothing else ends the transaction, and none of a rolled-back one', async () => {

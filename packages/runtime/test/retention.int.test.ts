@@ -51,8 +51,16 @@ describe('retention purge', () => {
       { org_id: 1, key: 'fresh', operation: 'op', request_hash: 'h', status: 200, reply: '{}' },
     ]);
     await db(OPERATION_KEYS).insert([
-      ...Array.from({ length: 3 }, (_, i) => ({ org_id: 1, key: `old-${i}`, operation: 'op', request_hash: 'h', created_at: ago(25) })),
-      { org_id: 1, key: 'fresh', operation: 'op', request_hash: 'h' },
+      ...Array.from({ length: 3 }, (_, i) => ({
+        org_id: 1,
+        key: `old-${i}`,
+        operation: 'op',
+        request_hash: 'h',
+        status: 200,
+        reply: '{}',
+        created_at: ago(25),
+      })),
+      { org_id: 1, key: 'fresh', operation: 'op', request_hash: 'h', status: 200, reply: '{}' },
     ]);
     const removed = await purgeExpired(db, { outboxHours: 24, inboxHours: 168, idempotencyHours: 24, batchSize: 2 });
     expect(removed).toEqual({ outbox: 7, inbox: 5, idempotency: 3, [OPERATION_KEYS]: 3 });

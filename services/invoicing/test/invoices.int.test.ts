@@ -1,4 +1,4 @@
-import { testing } from '@bo/runtime';
+import { OPERATION_KEYS, testing } from '@bo/runtime';
 import { body, specLine, startWithFakePartners, taxIncludedLine, tenthsLine, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [
@@ -716,7 +716,7 @@ describe('invoicing service: invoices', () => {
           status: 503,
         });
         expect(await everything()).toEqual(before);
-        expect(await svc.db('idempotency').where({ key: 'inv-catalog-down' })).toEqual([]);
+        expect(await svc.db(OPERATION_KEYS).where({ key: 'inv-catalog-down' })).toEqual([]);
       } finally {
         catalog = await testing.startCatalogStub(svc);
       }
