@@ -32,6 +32,16 @@ export interface TestSystem {
 }
 
 /**
+ * Rate limits far above what a test sends, so tests that race many requests are not refused: the
+ * limiter still runs on every request. Tests of the limits set their own (rate-limit.e2e.test.ts).
+ */
+const UNLIMITED_ENOUGH = {
+  RATE_LIMIT_READS_PER_SECOND: '100000',
+  RATE_LIMIT_WRITES_PER_SECOND: '100000',
+  RATE_LIMIT_IN_FLIGHT: '1000',
+};
+
+/**
  * The whole system (or the services named) in this process over real PostgreSQL and RabbitMQ, with a
  * fresh database and bus prefix per test file, and the gateway on a free port.
  */
@@ -45,7 +55,7 @@ export async function startTestSystem(opts: { services?: ServiceName[]; env?: Re
     port: 0,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     services: opts.services,
-    env: { EVENT_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '200', API_KEY_CACHE_MS: '0', ...opts.env },
+    env: { EVENT_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '200', API_KEY_CACHE_MS: '0', ...UNLIMITED_ENOUGH, ...opts.env },
   });
   await system.start();
   const keys = { 1: await system.createApiKey(1), 2: await system.createApiKey(2) };

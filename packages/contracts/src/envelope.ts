@@ -18,6 +18,8 @@ export const errorCodes = [
   'credit_limit_exceeded',
   /** Validating a credit note would credit an invoice beyond its total: the message names what is still creditable. */
   'credit_exceeds_invoice',
+  /** The organization is over its rate limit or its requests in flight: retry after `Retry-After` seconds. */
+  'rate_limited',
   'service_unavailable',
   'timeout',
   /** A write whose effect could not be confirmed (reply lost, timeout): retrying with the same Idempotency-Key is safe. */

@@ -48,4 +48,22 @@ export const gatewayMigrations: Migration[] = [
       await trx.raw('create index idempotency_keys_created on ??.idempotency_keys (created_at)', [schema]);
     },
   },
+  {
+    name: '005_rate_limits',
+    async up(trx, schema) {
+      // One token bucket per organization and kind of request, shared by every gateway replica
+      // (rate-limit/bucket-store.ts). Each lease updates its row: room on the page keeps the updates HOT.
+      await trx.raw(
+        `create table ??.rate_limits (
+           org_id integer not null,
+           kind varchar(10) not null,
+           tokens double precision not null,
+           granted integer not null,
+           refilled_at timestamptz not null,
+           primary key (org_id, kind)
+         ) with (fillfactor = 50)`,
+        [schema],
+      );
+    },
+  },
 ];

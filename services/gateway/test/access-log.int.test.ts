@@ -52,6 +52,10 @@ describe('gateway access log', () => {
         RPC_TIMEOUT_MS: 2000,
         HEALTH_SERVICES: ['partners'],
         IDEMPOTENCY_TTL_HOURS: 24,
+        RATE_LIMIT_READS_PER_SECOND: 0,
+        RATE_LIMIT_WRITES_PER_SECOND: 0,
+        RATE_LIMIT_IN_FLIGHT: 0,
+        RATE_LIMIT_LEASE_MS: 100,
       },
     });
     server = await new Promise<Server>((resolve) => {

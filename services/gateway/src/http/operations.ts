@@ -17,6 +17,7 @@ import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayAnswer } from '../forwarded-answer';
 import type { GatewayDeps } from './app';
 import { withRequestSpan, type Observed } from './observe';
+import { createRateLimits } from './rate-limit';
 import { errorEnvelope, sendAnswer, sendEnvelope } from './reply';
 
 /** Answers a POST to an operation's path: the request is read and answered here, on node's own request and response. */
@@ -35,6 +36,7 @@ export type OperationServer = (req: IncomingMessage, res: ServerResponse, path: 
 export function createOperationServer(deps: GatewayDeps): OperationServer {
   const { db, bus, log, config } = deps;
   const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
+  const limits = createRateLimits(deps);
   // Every POST body is read as JSON whatever its content type says: clients of the old API vary.
   // (Express's body reader is body-parser's, which needs no Express around it.)
   // The body's bytes are kept beside what JSON.parse made of them: its numbers are checked as written (handlePost).
@@ -80,6 +82,8 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
       }
       reqLog.error({ err }, 'gateway failure');
       sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
+    } finally {
+      limits.release(locals);
     }
   }
 
@@ -115,6 +119,9 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     if (resolution.kind === 'unknown_path') return errorEnvelope(404, 'not_found', `No operation at ${path}`);
     if (resolution.kind === 'unknown_action') return errorEnvelope(400, 'unknown_action', resolution.message);
     const op = resolution.operation;
+    // The key's organization is limited before its request costs any more work here or in a service.
+    const limited = await limits.admit(res, locals, keyOrg, op.write);
+    if (limited) return limited;
 
     const parsed = parseWith(op.request, fields);
     if (!parsed.ok) return errorEnvelope(400, 'validation_failed', parsed.message, { errors: parsed.errors });
