@@ -44,6 +44,7 @@ export class System {
   private gateway?: RunningGateway;
   private gatewayBus?: Bus;
   private gatewayDb?: Knex;
+  private readonly gatewayReplicas: Array<{ gateway: RunningGateway; bus: Bus; db: Knex }> = [];
   private sharedBus?: MemoryBus;
   private readonly amqpBuses: AmqpBus[] = [];
   readonly config: BaseConfig;
@@ -103,6 +104,19 @@ export class System {
     return this;
   }
 
+  /**
+   * Another gateway over the same database and bus, on a free port, as a second replica behind a
+   * load balancer would be (tests of what replicas share); answers its URL. stop() stops it first.
+   */
+  async startGatewayReplica(): Promise<string> {
+    const log = createLogger('gateway', this.config.LOG_LEVEL);
+    const bus = await this.newBus('gateway');
+    const db = createDb(this.config.DATABASE_URL, 'gateway', this.config.DB_POOL_MAX);
+    const gateway = await startGateway({ db, bus, log, config: { ...this.gatewayConfig, PORT: 0 } });
+    this.gatewayReplicas.push({ gateway, bus, db });
+    return gateway.url;
+  }
+
   async startService(name: ServiceName, begin: 'now' | 'later' = 'now'): Promise<void> {
     if (this.handles.has(name)) return;
     const log = createLogger(name, this.config.LOG_LEVEL);
@@ -135,6 +149,12 @@ export class System {
 
   /** Gateway first (no new requests), then each service drains its work and outbox. */
   async stop(): Promise<void> {
+    for (const replica of this.gatewayReplicas.splice(0)) {
+      await replica.gateway.stop();
+      await replica.bus.stopConsuming();
+      if (replica.bus !== this.sharedBus) await replica.bus.close();
+      await replica.db.destroy();
+    }
     await this.gateway?.stop();
     await this.gatewayBus?.stopConsuming();
     for (const name of [...this.handles.keys()]) await this.stopService(name);

@@ -191,6 +191,41 @@ describe('the typed client', () => {
     expect(fake.sent).toHaveLength(4);
   });
 
+  const rateLimited = (retryAfter: string): Answer => ({
+    status: 429,
+    body: { message: 'over the rate limit', code: 'rate_limited' },
+    headers: { 'retry-after': retryAfter, ratelimit: '"reads";r=0;t=1' },
+  });
+
+  it('waits the Retry-After of a 429 rate_limited before sending a read again', async () => {
+    const list = { message: 'listed', partners: [], pagination: {} };
+    const fake = fakeFetch(rateLimited('1'), ok(list));
+    const { client, retries } = clientWith(fake);
+    const started = Date.now();
+    expect(await client.partners.partner.list({ org_id: 1 })).toEqual(list);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(retries.map((r) => [r.reason, r.delayMs])).toEqual([['429 rate_limited', 1000]]);
+  });
+
+  it('sends a write refused with 429 rate_limited again with the same key and body, after its Retry-After (an HTTP-date too)', async () => {
+    const fake = fakeFetch(rateLimited(new Date(Date.now() - 1000).toUTCString()), ok());
+    const { client, retries } = clientWith(fake);
+    await client.partners.partner.create(createBody, { idempotencyKey: 'k-limited' });
+    expect(fake.sent.map((s) => [s.headers['idempotency-key'], s.body])).toEqual([
+      ['k-limited', { ...createBody, action: 'create' }],
+      ['k-limited', { ...createBody, action: 'create' }],
+    ]);
+    expect(retries.map((r) => r.reason)).toEqual(['429 rate_limited']);
+  });
+
+  it('throws a 429 at once when its Retry-After is longer than maxRetryAfterMs, saying how long to wait', async () => {
+    const fake = fakeFetch(rateLimited('120'));
+    const { client } = clientWith(fake, { retry: { maxRetryAfterMs: 5000 } });
+    const error = await client.partners.partner.list({ org_id: 1 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterMs: 120_000, attempts: 1 });
+    expect(fake.sent).toHaveLength(1);
+  });
+
   it('gives up after the attempts of its policy, backing off exponentially up to the cap, and throws the last answer', async () => {
     const busy = refusal(504, 'outcome_unknown');
     const fake = fakeFetch(busy, busy, busy, busy, busy);

@@ -25,12 +25,18 @@ export class ApiError extends Error {
   readonly requestId?: string;
   readonly idempotencyKey?: string;
   readonly attempts: number;
+  /** The answer's `Retry-After` in ms (a 429 `rate_limited` has one): when asking again may succeed. */
+  readonly retryAfterMs?: number;
 
-  constructor(answer: { status: number; code: ApiErrorCode; message: string; errors?: FieldError[] }, trace: CallTrace) {
+  constructor(
+    answer: { status: number; code: ApiErrorCode; message: string; errors?: FieldError[]; retryAfterMs?: number },
+    trace: CallTrace,
+  ) {
     super(answer.message);
     this.status = answer.status;
     this.code = answer.code;
     this.errors = answer.errors ?? [];
+    this.retryAfterMs = answer.retryAfterMs;
     this.operation = trace.operation;
     this.requestId = trace.requestId;
     this.idempotencyKey = trace.idempotencyKey;

@@ -11,6 +11,11 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** Wait a random time between half the delay and the delay, so clients failed together do not retry together. */
   jitter: boolean;
+  /**
+   * An answer's `Retry-After` (a 429 `rate_limited` always has one) is waited for, at least, before
+   * the next attempt; one asking for longer than this is not waited for: the call throws at once.
+   */
+  maxRetryAfterMs: number;
   /** Told before each retry (logging, metrics). */
   onRetry?: (retry: RetryNotice) => void;
 }
@@ -24,7 +29,7 @@ export interface RetryNotice {
   reason: string;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4000, jitter: true };
+export const defaultRetryPolicy: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4000, jitter: true, maxRetryAfterMs: 60_000 };
 
 /**
  * The policy a client runs with: the defaults, overridden by the fields given. A field given as
@@ -37,7 +42,7 @@ export function retryPolicyOf(overrides: Partial<RetryPolicy> | false | undefine
   const policy: RetryPolicy = { ...defaultRetryPolicy, ...given };
   if (!(Number.isInteger(policy.attempts) && policy.attempts >= 1))
     throw new TypeError(`retry.attempts must be a whole number of at least 1, got ${policy.attempts}`);
-  for (const field of ['baseDelayMs', 'maxDelayMs'] as const) {
+  for (const field of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
     const value = policy[field];
     if (!(Number.isFinite(value) && value >= 0))
       throw new TypeError(`retry.${field} must be a number of milliseconds of at least 0, got ${value}`);
@@ -52,6 +57,8 @@ export type AttemptOutcome =
       kind: 'answer';
       status: number;
       /** The envelope's error code; undefined when the answer was not the API's envelope. */ code?: string;
+      /** The answer's `Retry-After`, in ms, if it had a valid one. */
+      retryAfterMs?: number;
     };
 
 /** The gateway (or a service behind it) could not be reached or did not answer: nothing was refused. */
@@ -64,6 +71,9 @@ const UNAVAILABLE_CODES = new Set(['service_unavailable', 'timeout', 'outcome_un
 export function isRetryable(outcome: AttemptOutcome, write: boolean): boolean {
   if (outcome.kind === 'network') return true;
   const { status, code } = outcome;
+  // Refused before it ran (the organization's rate or requests in flight): nothing happened, so a read
+  // and a write (sent again with its key) alike may go again once Retry-After has passed.
+  if (status === 429) return code === 'rate_limited';
   // The key is still claimed by an earlier attempt whose answer is not known yet.
   if (status === 409) return write && code === 'idempotency_conflict';
   if (status === 503 || status === 504) return code === undefined || UNAVAILABLE_CODES.has(code);
@@ -72,8 +82,23 @@ export function isRetryable(outcome: AttemptOutcome, write: boolean): boolean {
   return false;
 }
 
-/** The wait before attempt `attempt` (2 for the first retry): exponential, capped, optionally jittered. */
-export function retryDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+/**
+ * The wait before attempt `attempt` (2 for the first retry): exponential, capped, optionally
+ * jittered; never shorter than the answer's `Retry-After`.
+ */
+export function retryDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random, retryAfterMs = 0): number {
   const full = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 2));
-  return policy.jitter ? Math.round(full / 2 + (random() * full) / 2) : full;
+  return Math.max(retryAfterMs, policy.jitter ? Math.round(full / 2 + (random() * full) / 2) : full);
+}
+
+/**
+ * A `Retry-After` field's wait in ms: delay-seconds, or an HTTP-date from `now`; undefined when absent
+ * or not one of those (RFC 9110 §10.2.3).
+ */
+export function retryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) || !/[a-z]/i.test(text) ? undefined : Math.max(0, at - now);
 }

@@ -1,4 +1,4 @@
-import { defaultRetryPolicy, isRetryable, retryDelay, type AttemptOutcome } from './retry';
+import { defaultRetryPolicy, isRetryable, retryAfterMs, retryDelay, type AttemptOutcome } from './retry';
 
 const answer = (status: number, code?: string): AttemptOutcome => ({ kind: 'answer', status, code });
 
@@ -9,6 +9,8 @@ describe('which outcomes are retried', () => {
     [answer(503, 'service_unavailable'), true, true],
     [answer(504, 'timeout'), true, true],
     [answer(409, 'idempotency_conflict'), true, false],
+    [answer(429, 'rate_limited'), true, true],
+    [answer(429), false, false],
     [{ kind: 'network' } as const, true, true],
     [answer(502), true, true],
     [answer(503), true, true],
@@ -36,5 +38,28 @@ describe('back-off', () => {
 
   it('with jitter waits between half the delay and the delay', () => {
     expect([0, 0.5, 1].map((r) => retryDelay(policy, 4, () => r))).toEqual([200, 300, 400]);
+  });
+
+  it('never waits less than the answer’s Retry-After', () => {
+    expect(retryDelay({ ...policy, jitter: false }, 2, Math.random, 3000)).toBe(3000);
+    expect(retryDelay({ ...policy, jitter: false }, 5, Math.random, 10)).toBe(800);
+  });
+});
+
+describe('Retry-After', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  it.each([
+    ['1', 1000],
+    [' 30 ', 30_000],
+    ['0', 0],
+    ['Thu, 01 Jan 2026 00:00:05 GMT', 5000],
+    ['Wed, 31 Dec 2025 23:59:00 GMT', 0],
+    [null, undefined],
+    ['', undefined],
+    ['-1', undefined],
+    ['1.5', undefined],
+    ['soon', undefined],
+  ])('%j waits %j ms', (value, ms) => {
+    expect(retryAfterMs(value, now)).toBe(ms);
   });
 });

@@ -1,6 +1,6 @@
 import { describeSelector, resolveOperation, type FieldError, type Operation } from '@bo/contracts';
 import { ApiError, NetworkError, type ApiErrorCode } from './errors';
-import { isRetryable, retryDelay, retryPolicyOf, type AttemptOutcome, type RetryPolicy } from './retry';
+import { isRetryable, retryAfterMs, retryDelay, retryPolicyOf, type AttemptOutcome, type RetryPolicy } from './retry';
 
 export interface ClientOptions {
   /** Where the gateway listens, e.g. `http://localhost:3000`. */
@@ -78,12 +78,16 @@ export class Transport {
         const requestId = res.headers.get('x-request-id') ?? options.requestId;
         if (answer.envelope && res.ok) return answer.envelope.body;
         const error = answer.envelope ? errorOf(answer.envelope.body) : undefined;
-        outcome = { kind: 'answer', status: res.status, code: error?.code };
+        const wait = retryAfterMs(res.headers.get('retry-after'));
+        outcome = { kind: 'answer', status: res.status, code: error?.code, retryAfterMs: wait };
         const refusal = error ?? {
           code: 'invalid_response' as const,
           message: `HTTP ${res.status} without the API's envelope${answer.text ? `: ${answer.text.slice(0, 200)}` : ''}`,
         };
-        failure = new ApiError({ status: res.status, ...refusal }, { ...trace, requestId: error?.requestId ?? requestId });
+        failure = new ApiError(
+          { status: res.status, ...refusal, retryAfterMs: wait },
+          { ...trace, requestId: error?.requestId ?? requestId },
+        );
       } catch (err) {
         // An abort is the caller's decision, not a failure to retry.
         if (options.signal?.aborted) throw err;
@@ -91,8 +95,11 @@ export class Transport {
         const cause = timeout.aborted ? new Error(`no answer within ${this.timeoutMs} ms (timeoutMs)`, { cause: err }) : err;
         failure = new NetworkError(cause, trace);
       }
+      const asked = outcome.kind === 'answer' ? outcome.retryAfterMs : undefined;
       if (attempt >= this.policy.attempts || !isRetryable(outcome, op.write)) throw failure;
-      const delayMs = retryDelay(this.policy, attempt + 1);
+      // A wait longer than the caller accepts is theirs to decide (ApiError.retryAfterMs says how long).
+      if (asked !== undefined && asked > this.policy.maxRetryAfterMs) throw failure;
+      const delayMs = retryDelay(this.policy, attempt + 1, Math.random, asked);
       this.policy.onRetry?.({
         operation: op.name,
         attempt: attempt + 1,

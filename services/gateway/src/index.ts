@@ -3,3 +3,4 @@ export * from './gateway';
 export * from './migrations';
 export { createGatewayApp } from './http/app';
 export { createApiKey, revokeApiKey, hashKey } from './api-keys/api-keys';
+export { admissionBound, ratePolicy, type RatePolicy } from './rate-limit/limiter';
