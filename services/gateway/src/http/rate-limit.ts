@@ -24,8 +24,11 @@ export interface RateLimits {
   release(locals: Observed): void;
 }
 
-/** The shared bucket is waited for this long at most; past it the replica limits alone for STORE_RETRY_MS. */
-const STORE_WAIT_MS = 500;
+/**
+ * The shared bucket is waited for this long at most (a first lease may open a connection on a busy
+ * machine); past it the replica limits alone for STORE_RETRY_MS.
+ */
+const STORE_WAIT_MS = 2000;
 const STORE_RETRY_MS = 5000;
 
 export function createRateLimits(deps: Pick<GatewayDeps, 'db' | 'log'> & { config: RateLimitConfig }): RateLimits {
