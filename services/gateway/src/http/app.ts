@@ -1,21 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { knownPaths, normalizePath } from '@bo/contracts';
-import type { Bus, Knex, Logger } from '@bo/runtime';
-import type { GatewayConfig } from '../config';
+import type { GatewayDeps } from './deps';
 import { METRICS_PATH, observeRequests, type Observed } from './observe';
 import { createOperationServer } from './operations';
-import type { RateLimitConfig } from './rate-limit';
 import { setCors } from './reply';
 import { createRoutes } from './routes';
-
-export interface GatewayDeps {
-  db: Knex;
-  bus: Bus;
-  log: Logger;
-  config: Pick<GatewayConfig, 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_MS' | 'RPC_TIMEOUT_MS' | 'HEALTH_SERVICES' | 'IDEMPOTENCY_TTL_HOURS'> &
-    RateLimitConfig;
-}
 
 /** The gateway's request listener, for `http.createServer`. */
 export type GatewayApp = (req: IncomingMessage, res: ServerResponse) => void;

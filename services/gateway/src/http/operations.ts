@@ -15,7 +15,7 @@ import {
 import { BusError, isDbUnavailable, parseRawReply, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayAnswer } from '../forwarded-answer';
-import type { GatewayDeps } from './app';
+import type { GatewayDeps } from './deps';
 import { withRequestSpan, type Observed } from './observe';
 import { createRateLimits } from './rate-limit';
 import { errorEnvelope, sendAnswer, sendEnvelope } from './reply';

@@ -3,7 +3,7 @@ import type { Envelope } from '@bo/contracts';
 import type { GatewayConfig } from '../config';
 import { PgBucketStore } from '../rate-limit/bucket-store';
 import { RateLimiter, ratePolicy, type Admission, type RatePolicy, type RequestKind } from '../rate-limit/limiter';
-import type { GatewayDeps } from './app';
+import type { GatewayDeps } from './deps';
 import type { Observed } from './observe';
 import { errorEnvelope } from './reply';
 

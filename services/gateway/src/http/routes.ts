@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { buildOpenApi, normalizePath } from '@bo/contracts';
-import type { GatewayDeps } from './app';
+import type { GatewayDeps } from './deps';
 import { apiDocsRouter } from './api-docs';
 import { checkHealth } from './health';
 import { METRICS_PATH, serveMetricsRoute, type Observed } from './observe';

@@ -1,0 +1,21 @@
+import type { Bus, Knex, Logger } from '@bo/runtime';
+import type { GatewayConfig } from '../config';
+
+/** What the gateway's HTTP side is built from: its database (API keys, rate limits), the bus, the log and its settings. */
+export interface GatewayDeps {
+  db: Knex;
+  bus: Bus;
+  log: Logger;
+  config: Pick<
+    GatewayConfig,
+    | 'BODY_LIMIT_BYTES'
+    | 'API_KEY_CACHE_MS'
+    | 'RPC_TIMEOUT_MS'
+    | 'HEALTH_SERVICES'
+    | 'IDEMPOTENCY_TTL_HOURS'
+    | 'RATE_LIMIT_READS_PER_SECOND'
+    | 'RATE_LIMIT_WRITES_PER_SECOND'
+    | 'RATE_LIMIT_IN_FLIGHT'
+    | 'RATE_LIMIT_LEASE_MS'
+  >;
+}
