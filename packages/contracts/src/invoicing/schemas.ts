@@ -22,6 +22,12 @@ export const recurringStatuses = ['active', 'paused', 'cancelled', 'completed'] 
 
 export type InvoiceType = (typeof invoiceTypes)[number];
 /**
+ * What a document of each type does to the partner's balance, what the partner owes the organization
+ * (docs/design.md section 4): a customer invoice adds, a credit note to a customer takes off, a vendor
+ * bill takes off, a vendor credit adds.
+ */
+export const balanceSign: Record<InvoiceType, 1 | -1> = { invoiceout: 1, creditout: -1, invoicein: -1, creditin: 1 };
+/**
  * What a document of each type does to what the partner owes as a customer (its receivable): a
  * customer invoice adds, a credit note to the customer takes off, vendor documents leave it alone.
  * Credit exposure and committed amounts count documents by this, whatever the partner's type.

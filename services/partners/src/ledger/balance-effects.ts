@@ -4,12 +4,6 @@ import { dec, type Dec, type DecimalLike } from '@bo/runtime';
 type InvoiceType = (typeof invoicing.invoiceTypes)[number];
 type TransactionType = (typeof partners.partnerTransactionTypes)[number];
 
-/**
- * Balance is what the partner owes the organization (docs/design.md section 4): a sales invoice adds,
- * a credit note to a customer subtracts, a vendor bill subtracts, a vendor credit adds.
- */
-const SIGN: Record<InvoiceType, 1 | -1> = { invoiceout: 1, creditout: -1, invoicein: -1, creditin: 1 };
-
 const TRANSACTION_TYPE: Record<InvoiceType, TransactionType> = {
   invoiceout: 'invoice',
   creditout: 'credit_note',
@@ -18,7 +12,7 @@ const TRANSACTION_TYPE: Record<InvoiceType, TransactionType> = {
 };
 
 export function documentEffect(type: InvoiceType, total: DecimalLike): Dec {
-  return dec(total).times(SIGN[type]);
+  return dec(total).times(invoicing.balanceSign[type]);
 }
 
 /** What a document does to what the partner owes as a customer: vendor documents nothing. */
@@ -28,7 +22,7 @@ export function receivableEffect(type: InvoiceType, total: DecimalLike): Dec {
 
 /** A payment settles its document, so it moves the balance back the other way. */
 export function paymentEffect(type: InvoiceType, amount: DecimalLike): Dec {
-  return dec(amount).times(-SIGN[type]);
+  return dec(amount).times(-invoicing.balanceSign[type]);
 }
 
 export function transactionTypeOf(type: InvoiceType): TransactionType {
