@@ -103,3 +103,10 @@ export interface RenderOptions {
   /** Told each thing left out, in a sentence; the services log it as a warning. */
   warn?: (message: string) => void;
 }
+
+/**
+ * What a document shows of its parties and how it is paid, apart from its own rows: the seller and
+ * buyer, the account to pay into, the logo and the currency. Issued documents freeze it, so their
+ * renders never change whatever is edited afterwards; drafts take it as it is now.
+ */
+export type DocumentPartiesView = Pick<RenderableDocument, 'currency' | 'seller' | 'buyer' | 'payment_account' | 'logo_png'>;

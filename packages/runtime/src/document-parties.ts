@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import { organization, partners, type RpcReply } from '@bo/contracts';
 import type { z } from 'zod';
+import type { Knex } from './db';
+import { findPartner } from './read-models/partner-directory';
 import { AppError, BusError } from './errors';
 import type { HandlerContext } from './service';
 import { downstreamTimeoutMs } from './service';
@@ -69,4 +72,85 @@ export async function documentParties(ctx: Ctx, partnerId: number): Promise<Docu
   if (!profile)
     throw new Error('partners.organization.get answered not_found; it answers an empty profile for an organization that has none');
   return { organization: profile.organization, partner: partner?.partner ?? null };
+}
+
+/**
+ * What an issued document froze of its parties, as it is stored (a JSON column of the document):
+ * the document model's party fields, with the logo's bytes replaced by their content address in the
+ * service's `document_logos` table, so an unchanged logo is stored once however many documents
+ * show it.
+ */
+export type StoredParties<T extends { logo_png?: Uint8Array | null }> = Omit<T, 'logo_png'> & { logo_sha256: string | null };
+
+/** The table of frozen logos (org_id, sha256, png), the same in every service that freezes documents. */
+export async function createDocumentLogos(trx: Knex.Transaction, schema: string): Promise<void> {
+  await trx.schema.withSchema(schema).createTable('document_logos', (t) => {
+    t.integer('org_id').notNullable();
+    t.string('sha256', 64).notNullable();
+    t.binary('png').notNullable();
+    t.primary(['org_id', 'sha256']);
+  });
+}
+
+/** Stores the parties' logo by its content (once per organization and content) and answers what to keep in the document's row. */
+export async function storedParties<T extends { logo_png?: Uint8Array | null }>(
+  trx: Knex.Transaction,
+  orgId: number,
+  parties: T,
+): Promise<StoredParties<T>> {
+  const { logo_png: logo, ...rest } = parties;
+  if (!logo || logo.length === 0) return { ...rest, logo_sha256: null };
+  const sha256 = createHash('sha256').update(logo).digest('hex');
+  await trx('document_logos')
+    .insert({ org_id: orgId, sha256, png: Buffer.from(logo) })
+    .onConflict(['org_id', 'sha256'])
+    .ignore();
+  return { ...rest, logo_sha256: sha256 };
+}
+
+/** The frozen parties with their logo's bytes back; null when the document froze none. */
+export async function frozenParties<T extends { logo_png?: Uint8Array | null }>(
+  db: Knex,
+  orgId: number,
+  stored: StoredParties<T> | null,
+): Promise<T | null> {
+  if (!stored) return null;
+  const { logo_sha256: sha256, ...rest } = stored;
+  if (!sha256) return { ...rest, logo_png: null } as unknown as T;
+  const row = await db('document_logos').select('png').where({ org_id: orgId, sha256 }).first<{ png: Buffer } | undefined>();
+  if (!row) throw new Error(`the frozen logo ${sha256} of organization ${orgId} is missing from document_logos`);
+  return { ...rest, logo_png: row.png } as unknown as T;
+}
+
+/**
+ * Freezes the parties on a document row (`table` with the columns `issued_parties` and `currency`)
+ * unless it already holds frozen ones, and answers what it holds afterwards: of two freezes racing,
+ * the first to write wins and the other answers its parties.
+ */
+export async function freezeParties<T extends { currency: string; logo_png?: Uint8Array | null }>(
+  trx: Knex.Transaction,
+  table: string,
+  row: { org_id: number; id: number },
+  parties: T,
+): Promise<T> {
+  const stored = await storedParties(trx, row.org_id, parties);
+  const where = { org_id: row.org_id, id: row.id };
+  const updated = await trx(table)
+    .where(where)
+    .whereNull('issued_parties')
+    .update({ issued_parties: JSON.stringify(stored), currency: parties.currency || null });
+  if (updated === 1) return parties;
+  const kept = await trx(table).select('issued_parties').where(where).first<{ issued_parties: StoredParties<T> | null } | undefined>();
+  const frozen = await frozenParties<T>(trx, row.org_id, kept?.issued_parties ?? null);
+  if (!frozen) throw new Error(`${table} ${row.id} of organization ${row.org_id} holds no frozen parties after freezing them`);
+  return frozen;
+}
+
+/** The records a document's parties are made of now, with the read model's name for a partner the partners service no longer has. */
+export async function currentParties(
+  ctx: Ctx & Pick<HandlerContext, 'db'>,
+  partnerId: number,
+): Promise<{ records: DocumentParties; partnerName: string | null }> {
+  const [records, known] = await Promise.all([documentParties(ctx, partnerId), findPartner(ctx.db, ctx.orgId, partnerId)]);
+  return { records, partnerName: known?.partnername ?? null };
 }

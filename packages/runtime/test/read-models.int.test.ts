@@ -6,6 +6,7 @@ import {
   organizationToday,
   organizationTodaySql,
   rememberOrganization,
+  addOrganizationCurrency,
   todayByZone,
 } from '../src/read-models/organization-settings';
 import { createLogger } from '../src/logger';
@@ -38,6 +39,7 @@ describe('shared read models', () => {
         },
       },
       organizationSettingsMigration('002_organization_settings'),
+      { name: '003_organization_currency', up: addOrganizationCurrency },
     ]);
   });
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import type { RpcReply } from '@bo/contracts';
+import type { organization, partners, RpcReply } from '@bo/contracts';
 import { testing } from '@bo/runtime';
 import { invoicingService } from '../src/service';
 
@@ -10,6 +10,8 @@ export interface FakePartner {
   balance: number;
   /** `both` unless said: these tests bill and buy from the same stand-in partners. */
   partner_type?: 'customer' | 'vendor' | 'both';
+  /** More of the partner record (address, country, tax number, currency…), as the partners service answers it. */
+  record?: Partial<partners.PartnerRecord>;
 }
 
 /** Stands in for the partners service: answers its lookup and balance RPCs from a table the test controls. */
@@ -20,36 +22,31 @@ export async function startWithFakePartners(partnersTable: FakePartner[], env: R
   const svc: testing.TestService = { ...started, stop: async () => (await catalog.stop(), started.stop()) };
   const calls: string[] = [];
   /** How long the stand-in takes to answer a balance request, to play a slow partners service. */
-  const state = { balanceDelayMs: 0 };
+  const state = { balanceDelayMs: 0, profiles: new Map<number, organization.ProfileRecord>(), profileDown: false };
   await svc.client.serve(
     'partners',
-    ['partners.partner.get', 'partners.partner.balance'],
+    ['partners.partner.get', 'partners.partner.balance', 'partners.organization.get'],
     async (operation, payload, meta): Promise<RpcReply> => {
       calls.push(operation);
+      // Validation freezes the organization's profile beside the partner (an empty one unless a test sets it).
+      if (operation === 'partners.organization.get') {
+        if (state.profileDown) return { ok: false, status: 503, code: 'service_unavailable', message: 'partners is down' };
+        const organization = state.profiles.get(meta.orgId) ?? testing.profileRecord(meta.orgId);
+        return { ok: true, status: 200, body: { message: 'Organization profile', organization } };
+      }
       if (operation === 'partners.partner.balance' && state.balanceDelayMs) await new Promise((r) => setTimeout(r, state.balanceDelayMs));
       const partnerId = Number((payload as { partner_id: number }).partner_id);
       const p = partnersTable.find((x) => x.org === meta.orgId && x.id === partnerId);
       if (!p) return { ok: false, status: 400, code: 'not_found', message: `Partner ${partnerId} not found` };
-      const record = {
-        id: p.id,
-        orgid: p.org,
+      const record = testing.partnerRecord(p.org, p.id, {
         partnername: p.partnername,
         display_name: p.partnername,
         partner_type: p.partner_type ?? 'both',
-        email: null,
-        phone: null,
-        address: null,
-        tax_number: null,
         credit_limit: p.credit_limit,
         balance: p.balance,
-        committed: 0,
         currency: null,
-        payment_terms: null,
-        contact_person: null,
-        notes: null,
-        created_at: '2025-01-01T00:00:00',
-        updated_at: '2025-01-01T00:00:00',
-      };
+        ...p.record,
+      });
       if (operation === 'partners.partner.get') return { ok: true, status: 200, body: { message: 'Partner found', partner: record } };
       const view = {
         id: p.id,

@@ -1,5 +1,5 @@
 import * as amqplib from 'amqplib';
-import { sales, type partners, type RpcReply } from '@bo/contracts';
+import { sales, type organization, type partners, type RpcReply } from '@bo/contracts';
 import { AmqpBus, createLogger, testing, type RequestMeta } from '@bo/runtime';
 
 export type Reply = Awaited<ReturnType<testing.TestService['call']>>;
@@ -32,16 +32,30 @@ export const { partnerRecord } = testing;
 export async function fakePartners(svc: testing.TestService) {
   const known = new Map<string, partners.PartnerRecord>();
   let calls = 0;
-  await svc.client.serve('partners', ['partners.partner.get'], async (_op, payload, meta): Promise<RpcReply> => {
-    calls++;
-    const id = Number((payload as { partner_id: number }).partner_id);
-    const p = known.get(`${meta.orgId}:${id}`);
-    return p
-      ? { ok: true, status: 200, body: { message: 'Partner found', partner: p } }
-      : { ok: false, status: 400, code: 'not_found', message: `Partner ${id} not found` };
-  });
+  const profiles = new Map<number, organization.ProfileRecord>();
+  await svc.client.serve(
+    'partners',
+    ['partners.partner.get', 'partners.organization.get'],
+    async (op, payload, meta): Promise<RpcReply> => {
+      // The profile is what a sent quotation freezes beside its partner (an empty one unless a test sets it).
+      if (op === 'partners.organization.get')
+        return {
+          ok: true,
+          status: 200,
+          body: { message: 'Organization profile', organization: profiles.get(meta.orgId) ?? testing.profileRecord(meta.orgId) },
+        };
+      calls++;
+      const id = Number((payload as { partner_id: number }).partner_id);
+      const p = known.get(`${meta.orgId}:${id}`);
+      return p
+        ? { ok: true, status: 200, body: { message: 'Partner found', partner: p } }
+        : { ok: false, status: 400, code: 'not_found', message: `Partner ${id} not found` };
+    },
+  );
   return {
     add: (p: partners.PartnerRecord) => void known.set(`${p.orgid}:${p.id}`, p),
+    setProfile: (p: organization.ProfileRecord) => void profiles.set(p.org_id, p),
+    /** Lookups of partners (not of the profile). */
     calls: () => calls,
   };
 }

@@ -221,6 +221,8 @@ export const invoiceRecord = z.object({
   tradeaccount: z.string().nullable(),
   /** Whether validating it moves stock: false only on a credit note made with `restock: false`. */
   restock: z.boolean(),
+  /** ISO 4217, stored when the invoice is made (the partner's currency, else the organization's default) and never changed; null when neither had one then (validation sets it). */
+  currency: z.string().nullable(),
   recurring: recurringRecord,
   line_items: z.array(invoiceLineRecord),
   created_at: z.string(),

@@ -86,6 +86,8 @@ const quotationHeader = {
   tax_amount: z.number(),
   discount_total: z.number(),
   quotation_total: z.number(),
+  /** ISO 4217, stored when the quotation is made (the partner's currency, else the organization's default) and never changed; null when neither had one then. */
+  currency: z.string().nullable(),
   invoice_id: z.number().int().nullable(),
   invoicenumber: z.string().nullable(),
   created_at: z.string(),

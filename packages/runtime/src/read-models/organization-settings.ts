@@ -6,12 +6,15 @@ import { keepNewest } from './versioned';
 
 /**
  * What sales and invoicing keep of the organization profile (owned by partners): its time zone,
- * which decides every "today" (overdue, expiry, the recurring scheduler, default dates). An
- * organization whose profile they have not seen is on UTC.
+ * which decides every "today" (overdue, expiry, the recurring scheduler, default dates), and its
+ * default currency, which a new document takes when its partner has none. An organization whose
+ * profile they have not seen is on UTC and has no default currency.
  */
 export interface OrganizationSettings {
   org_id: number;
   time_zone: string | null;
+  /** Kept since documents store their currency (invoicing 010, sales 006 add the column). */
+  default_currency: string | null;
   version: number;
 }
 
@@ -29,11 +32,18 @@ export function organizationSettingsMigration(name: string): Migration {
   };
 }
 
+/** The default currency's column, added to the read model's table when documents began to store their currency. */
+export async function addOrganizationCurrency(trx: Knex.Transaction, schema: string): Promise<void> {
+  await trx.schema.withSchema(schema).alterTable('organization_settings', (t) => {
+    t.string('default_currency', 3);
+  });
+}
+
 export async function rememberOrganization(db: Knex, profile: organization.ProfileSummary): Promise<void> {
   await keepNewest(
     db,
     { table: 'organization_settings', key: ['org_id'] },
-    { org_id: profile.org_id, time_zone: profile.time_zone },
+    { org_id: profile.org_id, time_zone: profile.time_zone, default_currency: profile.default_currency },
     profile.version,
   );
 }
@@ -45,6 +55,17 @@ export async function rememberOrganization(db: Knex, profile: organization.Profi
 export async function organizationTimeZone(db: Knex, orgId: number): Promise<string | null> {
   const row = await db<OrganizationSettings>('organization_settings').select('time_zone').where({ org_id: orgId }).first();
   return row?.time_zone && isTimeZone(row.time_zone) ? row.time_zone : null;
+}
+
+/**
+ * SQL for the currency a new document of `partnerId` takes (bindings in order): the partner's, else
+ * the organization's default, as this service's read models know them; null when neither has one.
+ */
+export function documentCurrencySql(orgId: number, partnerId: number): { sql: string; bindings: Knex.Value[] } {
+  return {
+    sql: `coalesce((select currency from partner_directory where org_id = ? and id = ?), (select default_currency from organization_settings where org_id = ?))`,
+    bindings: [orgId, partnerId, orgId],
+  };
 }
 
 /** The organization's clock reading: the instant, and its local date and date-time. */

@@ -1,4 +1,4 @@
-import type { partners } from '@bo/contracts';
+import type { organization, partners } from '@bo/contracts';
 
 /** A whole partner record as partners publishes it, for tests that feed the partner read models; `over` sets what the test is about. */
 export function partnerRecord(orgid: number, id: number, over: Partial<partners.PartnerRecord> = {}): partners.PartnerRecord {
@@ -28,6 +28,34 @@ export function partnerRecord(orgid: number, id: number, over: Partial<partners.
     version: 1,
     created_at: '2026-01-01T00:00:00',
     updated_at: '2026-01-01T00:00:00',
+    ...over,
+  };
+}
+
+/** A whole organization profile as partners answers it (empty unless `over` sets fields), for stand-ins of the partners service. */
+export function profileRecord(org_id: number, over: Partial<organization.ProfileRecord> = {}): organization.ProfileRecord {
+  return {
+    org_id,
+    version: 0,
+    legal_name: null,
+    trading_name: null,
+    address_line1: null,
+    address_line2: null,
+    city: null,
+    postal_code: null,
+    country: null,
+    vat_id: null,
+    company_id: null,
+    email: null,
+    phone: null,
+    iban: null,
+    bic: null,
+    default_currency: null,
+    time_zone: null,
+    logo_sha256: null,
+    logo_bytes: null,
+    updated_at: null,
+    logo_png: null,
     ...over,
   };
 }

@@ -1,6 +1,8 @@
 import type { organization, partners } from '@bo/contracts';
+import type { DocumentParties } from '@bo/runtime';
 import { invoiceDocument, type InvoiceDocumentInput } from './invoice-document';
 import type { InvoiceRow, LineRow } from './invoice.record';
+import { invoiceParties } from './issued-snapshot';
 
 const profile = {
   org_id: 1,
@@ -65,14 +67,19 @@ const row = (fields: Partial<InvoiceRow>): InvoiceRow =>
     ...fields,
   }) as InvoiceRow;
 
-const input = (fields: Partial<InvoiceRow>, extra: Partial<InvoiceDocumentInput> = {}): InvoiceDocumentInput => ({
-  invoice: row(fields),
-  lines: [] as LineRow[],
-  parties: { organization: profile, partner },
-  partnerName: 'Client SA',
-  credited: null,
-  ...extra,
-});
+/** The document of an invoice whose parties are the records given (as a draft's are now, or as validation froze them). */
+const input = (
+  fields: Partial<InvoiceRow>,
+  extra: { parties?: DocumentParties; partnerName?: string; credited?: InvoiceDocumentInput['credited'] } = {},
+): InvoiceDocumentInput => {
+  const invoice = row(fields);
+  return {
+    invoice,
+    lines: [] as LineRow[],
+    parties: invoiceParties(invoice, extra.parties ?? { organization: profile, partner }, extra.partnerName ?? 'Client SA'),
+    credited: extra.credited ?? null,
+  };
+};
 
 describe('invoiceDocument', () => {
   test('what the organization issues has it as seller, its account to pay into and its logo; the partner as buyer in its currency', () => {
@@ -118,5 +125,10 @@ describe('invoiceDocument', () => {
     const d = invoiceDocument(input({}, { parties: { organization: profile, partner: null } }));
     expect(d.buyer).toEqual({ name: 'Client SA', deleted: true });
     expect(d.currency).toBe('EUR');
+  });
+
+  test("the invoice's own currency, stored when it was made, wins over the partner's and the organization's now", () => {
+    expect(invoiceDocument(input({ currency: 'GBP' })).currency).toBe('GBP');
+    expect(invoiceDocument(input({ currency: 'GBP' }, { parties: { organization: profile, partner: null } })).currency).toBe('GBP');
   });
 });

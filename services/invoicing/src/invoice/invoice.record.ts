@@ -1,6 +1,7 @@
 import type { invoicing } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, lineFigures, toNumber, type StoredLine } from '@bo/runtime';
 import { effectiveStatus, type StoredStatus } from '../domain/status';
+import type { StoredIssuedParties } from './issued-snapshot';
 
 export interface InvoiceRow {
   id: number;
@@ -30,6 +31,10 @@ export interface InvoiceRow {
   chartofaccounts: string | null;
   invoicejournal: string | null;
   tradeaccount: string | null;
+  /** ISO 4217, stored from creation on (the partner's, else the organization's); null only when neither had one. */
+  currency: string | null;
+  /** The parties frozen at validation (issued-snapshot.ts); null on drafts, proformas and cancelled invoices. */
+  issued_parties: StoredIssuedParties | null;
   created_by: string | null;
   recurring_enabled: boolean;
   recurring_frequency: invoicing.RecurringFrequency | null;
@@ -116,6 +121,7 @@ export function toInvoiceRecord(row: InvoiceRow, lines: LineRow[], today: string
     invoicejournal: row.invoicejournal,
     tradeaccount: row.tradeaccount,
     restock: row.restock,
+    currency: row.currency,
     recurring: toRecurringRecord(row),
     line_items: lines.map(toLineRecord),
     created_at: formatDateTime(row.created_at) as string,

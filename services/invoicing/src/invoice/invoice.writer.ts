@@ -1,6 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import {
   computeLine,
+  documentCurrencySql,
   duplicate,
   formatDateTime,
   isUniqueViolation,
@@ -59,6 +60,7 @@ export type NewInvoice = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'invoic
       | 'recurring_status'
       | 'parent_id'
       | 'run_date'
+      | 'currency'
     >
   > & { invoicedatetime: Date; invoicenumber?: string };
 
@@ -116,6 +118,8 @@ export async function insertInvoice(
   const { invoicenumber: supplied, ...header } = values;
   if (supplied && (await isNumberTaken(trx, orgId, supplied))) throw duplicateNumber(supplied);
   const amounts = sumLines(lines.map((l) => computeLine(l)));
+  // The document's currency from its creation on: given (a recurring child keeps its contract's), else the partner's, else the organization's.
+  const currency = header.currency ?? documentCurrencySql(orgId, header.partner_id);
   let inserted: InvoiceRow;
   try {
     // A savepoint, so a lost race on a supplied number or the source leaves the caller's transaction usable.
@@ -123,6 +127,7 @@ export async function insertInvoice(
       const [row] = await sp('invoices')
         .insert({
           ...header,
+          currency: typeof currency === 'string' ? currency : sp.raw(currency.sql, currency.bindings),
           org_id: orgId,
           invoicenumber: supplied ?? pendingNumber(),
           subtotal: amounts.subtotal.toFixed(2),

@@ -1,17 +1,19 @@
 import { invoicing } from '@bo/contracts';
 import { EInvoiceRefused, refusalBody, renderDocument } from '@bo/documents';
-import { AppError, documentParties, findPartner, formatDateTime, handler } from '@bo/runtime';
+import { AppError, currentParties, formatDateTime, handler, type HandlerContext } from '@bo/runtime';
 import { invoiceDocument } from './invoice-document';
 import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
 import type { InvoiceRow } from './invoice.record';
+import { freezeIssuedParties, invoiceParties, isIssued, issuedParties, type IssuedParties } from './issued-snapshot';
 
 /**
  * `/invoicing/getinvoice` with a `format`: the invoice as a file (docs/documents.md). The invoice is
- * read in one snapshot, then the parties are asked of the partners service with no transaction
- * open; e-invoice formats refuse drafts, proformas, cancelled invoices and missing party data (400).
+ * read in one snapshot; a validated invoice renders from the parties it froze, any other from the
+ * parties asked of the partners service now, with no transaction open. E-invoice formats refuse
+ * drafts, proformas, cancelled invoices and missing party data (400).
  */
 export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req, ctx) => {
-  const { invoice, lines, credited, partnerName } = await inSnapshot(ctx.db, async (db) => {
+  const { invoice, lines, credited, frozen } = await inSnapshot(ctx.db, async (db) => {
     const invoice = await findInvoice(db, ctx.orgId, req.id);
     const lines = (await linesOf(db, [invoice.id])).get(invoice.id) ?? [];
     // The preceding invoice (EN 16931 BG-3, BT-25/26) is the checked link alone, never the client's free text.
@@ -20,11 +22,9 @@ export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req,
     const credited = source
       ? { number: source.invoicenumber, issue_date: (formatDateTime(source.invoicedatetime) as string).slice(0, 10) }
       : null;
-    const partnerName = (await findPartner(db, ctx.orgId, invoice.partner_id))?.partnername ?? null;
-    return { invoice, lines, credited, partnerName };
+    return { invoice, lines, credited, frozen: await issuedParties(db, invoice) };
   });
-  const parties = await documentParties(ctx, invoice.partner_id);
-  const doc = invoiceDocument({ invoice, lines, parties, partnerName, credited });
+  const doc = invoiceDocument({ invoice, lines, parties: frozen ?? (await partiesNow(ctx, invoice)), credited });
   try {
     const file = await renderDocument(doc, req.format, { warn: (message) => ctx.log.warn({ invoice_id: invoice.id }, message) });
     return {
@@ -39,6 +39,21 @@ export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req,
   } catch (err) {
     if (!(err instanceof EInvoiceRefused)) throw err;
     const body = refusalBody(err, doc.kind);
-    throw new AppError(400, body.code, `Invoice ${invoice.invoicenumber}: ${body.message}`, body.errors);
+    // Setting the missing data now changes nothing on an issued invoice: say what does.
+    const message =
+      isIssued(invoice) && err.missing.length > 0
+        ? `An e-invoice needs ${(body.errors ?? []).map((e) => e.field).join(', ')}, which were not set when it was validated: an issued invoice keeps the parties it was validated with, so credit it and issue a new one once they are set`
+        : body.message;
+    throw new AppError(400, body.code, `Invoice ${invoice.invoicenumber}: ${message}`, body.errors);
   }
 });
+
+/**
+ * The parties as they are now. An invoice issued before validation froze its parties freezes them at
+ * its first render, so every render after it is the same.
+ */
+async function partiesNow(ctx: HandlerContext, invoice: InvoiceRow): Promise<IssuedParties> {
+  const current = await currentParties(ctx, invoice.partner_id);
+  const parties = invoiceParties(invoice, current.records, current.partnerName);
+  return isIssued(invoice) ? ctx.db.transaction((trx) => freezeIssuedParties(trx, invoice, parties)) : parties;
+}

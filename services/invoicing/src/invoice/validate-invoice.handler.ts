@@ -1,25 +1,38 @@
 import { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, handler, invalidState, recordEvent, toNumber, organizationToday } from '@bo/runtime';
+import {
+  currentParties,
+  dec,
+  formatDate,
+  formatDateTime,
+  handler,
+  invalidState,
+  recordEvent,
+  toNumber,
+  organizationToday,
+} from '@bo/runtime';
 import { accountsFor, invoiceEntryLines } from '../domain/journal';
 import { partnerCredit } from '../partners/partner-directory';
 import { assertCreditAvailable } from './credit-check';
 import { assertCreditable } from './credit-link';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice, linesOf } from './invoice.repository';
+import { invoiceParties, issuedColumns } from './issued-snapshot';
 import { postEntry } from './journal.repository';
 
 /**
- * Opens its own transaction: the partner's credit is asked of the partners service before any lock
- * is taken or connection held, so a slow partners service cannot stall other writes or drain the pool.
+ * Opens its own transaction: the partner's credit and both parties' data (frozen with the invoice)
+ * are asked of the partners service before any lock is taken or connection held, so a slow partners
+ * service cannot stall other writes or drain the pool.
  */
 export const validateInvoiceHandler = handler(
   invoicing.validateInvoice,
   async (req, ctx) => {
     // Neither type nor partner of an invoice ever changes, so the unlocked read decides whether to ask.
     const unlocked = await findInvoice(ctx.db, ctx.orgId, req.id);
-    const credit = needsCreditCheck(unlocked.invoicetype, req.override_credit_limit)
-      ? await partnerCredit(ctx, unlocked.partner_id)
-      : undefined;
+    const [credit, parties] = await Promise.all([
+      needsCreditCheck(unlocked.invoicetype, req.override_credit_limit) ? partnerCredit(ctx, unlocked.partner_id) : undefined,
+      currentParties(ctx, unlocked.partner_id),
+    ]);
     return ctx.db.transaction(async (trx) => {
       const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
       if (invoice.invoicestatus !== 'draft' && invoice.invoicestatus !== 'proforma') {
@@ -55,10 +68,13 @@ export const validateInvoiceHandler = handler(
       );
       // A zero-total document has nothing to collect: it is settled as soon as it is posted.
       const settled = dec(invoice.invoicetotal).isZero();
+      // Issued: what it shows of its parties, and its currency, never change from here on.
+      const frozen = await issuedColumns(trx, invoice, invoiceParties(invoice, parties.records, parties.partnerName));
       const [row] = (await trx('invoices')
         .where({ id: invoice.id })
         .update({
           invoicestatus: settled ? 'paid' : 'open',
+          ...frozen,
           validated_at: trx.fn.now(),
           updated_at: trx.fn.now(),
           ...(settled ? { paid_at: trx.fn.now() } : {}),

@@ -41,6 +41,8 @@ export async function makeNextChild(trx: Knex.Transaction, parent: InvoiceRow, t
       invoicejournal: parent.invoicejournal,
       tradeaccount: parent.tradeaccount,
       restock: parent.restock,
+      // The child bills in its contract's currency, whatever the partner's is now.
+      ...(parent.currency ? { currency: parent.currency } : {}),
       created_by: parent.created_by,
       parent_id: parent.id,
       run_date: runOn,

@@ -2,6 +2,8 @@ import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import {
   assertNotFenced,
+  currentParties,
+  documentCurrencySql,
   duplicate,
   handler,
   isUniqueViolation,
@@ -23,6 +25,8 @@ import {
   validUntilBeforeDate,
   type PricedLine,
 } from './quotation-lines';
+import { freezeQuotationParties } from './issued-snapshot';
+import { quotationParties } from './quotation-document';
 import { lineRow, toQuotationRecord, type LineRow, type QuotationRow } from './quotation.record';
 
 const PREFIX: Record<sales.QuotationType, string> = { quotation: 'QUO-', proforma: 'PRO-', estimate: 'EST-' };
@@ -43,6 +47,8 @@ export const createQuotationHandler = handler(
     const lines = resolved.map(priceLine);
     checkSizes(lines);
     requirePartnerRole(await requireLivePartner(ctx, req.partner), req.quotation_type);
+    // A quotation made as sent is issued at once: its parties are frozen with it.
+    const parties = req.quotation_status === 'sent' ? await currentParties(ctx, req.partner) : null;
     const supplied = req.quotation_number?.trim() || undefined;
     // Dated before the transaction: the series' counter, taken last, is locked until the commit.
     const today = await organizationToday(ctx.db, ctx.orgId);
@@ -51,12 +57,15 @@ export const createQuotationHandler = handler(
       return await ctx.db.transaction(async (trx) => {
         await assertNotFenced(trx, ctx.orgId, req.partner);
         const totals = documentTotals(lines.map((l) => l.amounts));
+        const currency = documentCurrencySql(ctx.orgId, req.partner);
         const [row] = (await trx('quotations')
           .insert({
             org_id: ctx.orgId,
             quotation_number: supplied ?? pendingNumber(),
             quotation_type: req.quotation_type,
             status: req.quotation_status ?? 'draft',
+            // Its currency from creation on: the partner's, else the organization's.
+            currency: trx.raw(currency.sql, currency.bindings),
             partner_id: req.partner,
             quotation_date: parseDateTime(req.quotation_date),
             valid_until: req.valid_until,
@@ -77,6 +86,11 @@ export const createQuotationHandler = handler(
               .insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l)))
               .returning('*')) as LineRow[])
           : [];
+        if (parties) {
+          const frozen = quotationParties(quotation, parties.records, parties.partnerName);
+          await freezeQuotationParties(trx, quotation, frozen);
+          quotation = { ...quotation, currency: frozen.currency || null };
+        }
         // Numbered last, so the counter is locked for this statement and the recorded reply's alone.
         if (!supplied) {
           const quotation_number = await numberDocument(trx, ctx.orgId, PREFIX[req.quotation_type], {

@@ -5,6 +5,7 @@ import {
   organizationParty,
   partnerParty,
   type DocumentKind,
+  type DocumentPartiesView,
   type RenderableDocument,
 } from '@bo/documents';
 import { formatDate, formatDateTime, type DocumentParties } from '@bo/runtime';
@@ -12,14 +13,30 @@ import type { LineRow, QuotationRow } from './quotation.record';
 
 const kinds: Record<sales.QuotationType, DocumentKind> = { quotation: 'quotation', proforma: 'proforma', estimate: 'estimate' };
 
-/** A quotation, proforma or estimate as a document the organization issues to its customer. */
-export function quotationDocument(
-  q: QuotationRow,
-  lines: readonly LineRow[],
+/**
+ * The parties of a quotation from the records the partners service holds now: the organization
+ * issues it to its customer. The currency is the quotation's own, stored when it was made; only one
+ * made when neither the partner nor the organization had one takes theirs now.
+ */
+export function quotationParties(
+  q: Pick<QuotationRow, 'quotation_type' | 'partner_id' | 'currency'>,
   parties: DocumentParties,
   partnerName: string | null,
-): RenderableDocument {
+): DocumentPartiesView {
   const profile = parties.organization;
+  return {
+    currency: q.currency ?? parties.partner?.currency ?? profile.default_currency ?? '',
+    seller: organizationParty(profile),
+    buyer: parties.partner ? partnerParty(parties.partner) : { name: partnerName ?? `Partner ${q.partner_id}` },
+    // A proforma asks for payment in advance: it names the account to pay into.
+    payment_account:
+      q.quotation_type === 'proforma' && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
+    logo_png: organizationLogo(profile),
+  };
+}
+
+/** A quotation, proforma or estimate as a document, with its parties as frozen when it was sent or as they are now for a draft. */
+export function quotationDocument(q: QuotationRow, lines: readonly LineRow[], parties: DocumentPartiesView): RenderableDocument {
   return {
     kind: kinds[q.quotation_type],
     number: q.quotation_number,
@@ -27,16 +44,10 @@ export function quotationDocument(
     cancelled: q.status === 'cancelled',
     issue_date: (formatDateTime(q.quotation_date) as string).slice(0, 10),
     valid_until: formatDate(q.valid_until),
-    currency: parties.partner?.currency ?? profile.default_currency ?? '',
     notes: q.comments,
     reference: q.quotation_reference,
-    seller: organizationParty(profile),
-    buyer: parties.partner ? partnerParty(parties.partner) : { name: partnerName ?? `Partner ${q.partner_id}` },
     lines: documentLines(lines),
     totals: { subtotal: q.subtotal, tax_amount: q.tax_amount, total: q.total },
-    // A proforma asks for payment in advance: it names the account to pay into.
-    payment_account:
-      q.quotation_type === 'proforma' && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
-    logo_png: organizationLogo(profile),
+    ...parties,
   };
 }

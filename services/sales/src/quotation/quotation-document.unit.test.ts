@@ -1,5 +1,6 @@
 import type { organization } from '@bo/contracts';
-import { quotationDocument } from './quotation-document';
+import type { DocumentParties } from '@bo/runtime';
+import { quotationDocument as documentOf, quotationParties } from './quotation-document';
 import type { QuotationRow } from './quotation.record';
 
 const profile = {
@@ -27,6 +28,10 @@ const q = (fields: Partial<QuotationRow>) =>
     ...fields,
   }) as QuotationRow;
 
+/** The document with its parties made from the records given, as a draft's are now or as sending froze them. */
+const quotationDocument = (row: QuotationRow, lines: [], parties: DocumentParties, partnerName: string) =>
+  documentOf(row, lines, quotationParties(row, parties, partnerName));
+
 describe('quotationDocument', () => {
   test('a quotation is issued by the organization, valid until its date, with no account to pay into', () => {
     const d = quotationDocument(q({}), [], { organization: profile, partner: null }, 'Client');
@@ -50,5 +55,9 @@ describe('quotationDocument', () => {
     expect(
       quotationDocument(q({ status: 'cancelled', quotation_type: 'estimate' }), [], { organization: profile, partner: null }, 'C'),
     ).toMatchObject({ kind: 'estimate', cancelled: true });
+  });
+
+  test("the quotation's own currency, stored when it was made, wins over the organization's default now", () => {
+    expect(quotationDocument(q({ currency: 'CHF' }), [], { organization: profile, partner: null }, 'C').currency).toBe('CHF');
   });
 });

@@ -1,5 +1,5 @@
 import { sales } from '@bo/contracts';
-import { findPartner, handler, toNumber } from '@bo/runtime';
+import { handler, toNumber } from '@bo/runtime';
 import { findQuotation } from './quotation.repository';
 
 /** The stored totals are kept up to date under the row lock by create and add_line. */
@@ -12,7 +12,7 @@ export const quotationTotalHandler = handler(sales.quotationTotal, async (req, c
     tax_amount: toNumber(q.tax_amount),
     discount_total: toNumber(q.discount_total),
     quotation_total: toNumber(q.total),
-    // Every quotation's partner is in the read model (create put it there); a deleted one keeps its currency.
-    currency: (await findPartner(ctx.db, ctx.orgId, q.partner_id))?.currency ?? null,
+    // The quotation's own, stored when it was made: a later change of the partner's currency does not reprice it.
+    currency: q.currency,
   };
 });

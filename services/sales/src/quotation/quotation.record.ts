@@ -1,6 +1,7 @@
 import type { ReplyOf, sales } from '@bo/contracts';
 import { formatDate, formatDateTime, lineFigures, toNumber } from '@bo/runtime';
 import type { PricedLine } from './quotation-lines';
+import type { StoredQuotationParties } from './issued-snapshot';
 import { effectiveStatus, type StoredStatus } from './quotation-status';
 
 export interface QuotationRow {
@@ -31,6 +32,10 @@ export interface QuotationRow {
   conversion_attempts: number;
   conversion_lease_until: Date | null;
   converted_invoice: ReplyOf<typeof sales.convertQuotation>['invoice'] | null;
+  /** ISO 4217, stored from creation on (the partner's, else the organization's); null only when neither had one. */
+  currency: string | null;
+  /** The parties frozen when the quotation was sent (issued-snapshot.ts); null on drafts. */
+  issued_parties: StoredQuotationParties | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -70,6 +75,7 @@ function header(row: QuotationRow, today: string) {
     tax_amount: toNumber(row.tax_amount),
     discount_total: toNumber(row.discount_total),
     quotation_total: toNumber(row.total),
+    currency: row.currency,
     invoice_id: row.invoice_id,
     invoicenumber: row.invoicenumber,
     created_at: formatDateTime(row.created_at) as string,

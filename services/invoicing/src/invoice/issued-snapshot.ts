@@ -1,0 +1,75 @@
+import { organizationLogo, organizationParty, partnerParty, type DocumentPartiesView as IssuedParties, type Party } from '@bo/documents';
+import { freezeParties, frozenParties, storedParties, type DocumentParties, type Knex, type StoredParties } from '@bo/runtime';
+import type { InvoiceRow } from './invoice.record';
+
+/**
+ * What an invoice shows of its parties (the seller and buyer, the account to pay into, the logo, the
+ * currency): a draft or proforma as they are now; validation freezes them (docs/invoicing.md,
+ * "Issued invoices never change"), so every later render of the invoice, in every format, is made
+ * of the same data whatever is edited afterwards.
+ */
+export type { IssuedParties };
+
+/** As the `issued_parties` column keeps them: the logo by its content address in `document_logos`. */
+export type StoredIssuedParties = StoredParties<IssuedParties>;
+
+type PartiesOf = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'currency'>;
+
+/**
+ * The parties of an invoice from the records the partners service holds now. What the organization
+ * issues (invoiceout, creditout) has it as the seller; what vendors sent it (invoicein, creditin) has
+ * the vendor as the seller and the organization as the buyer, so a vendor bill's e-invoice reads
+ * like the one the vendor sent. `partnerName` is the read model's name, for a partner the partners
+ * service no longer has. The currency is the invoice's own, stored when it was made; only an invoice
+ * made when neither the partner nor the organization had one takes theirs now.
+ */
+export function invoiceParties(invoice: PartiesOf, parties: DocumentParties, partnerName: string | null): IssuedParties {
+  const profile = parties.organization;
+  const org = organizationParty(profile);
+  const partner: Party = parties.partner
+    ? partnerParty(parties.partner)
+    : { name: partnerName ?? `Partner ${invoice.partner_id}`, deleted: true };
+  const issued = invoice.invoicetype === 'invoiceout' || invoice.invoicetype === 'creditout';
+  return {
+    currency: invoice.currency ?? parties.partner?.currency ?? profile.default_currency ?? '',
+    seller: issued ? org : partner,
+    buyer: issued ? partner : org,
+    // Only an invoice the organization issues is paid into its account. On its credit notes it owes
+    // the customer; on vendor bills the payee is the vendor, whose account is not known here.
+    payment_account:
+      invoice.invoicetype === 'invoiceout' && profile.iban ? { iban: profile.iban, bic: profile.bic, name: profile.legal_name } : null,
+    logo_png: organizationLogo(profile),
+  };
+}
+
+/** A validated invoice: its parties are frozen. Drafts and proformas are not issued; a cancelled invoice never was. */
+export function isIssued(invoice: Pick<InvoiceRow, 'invoicestatus'>): boolean {
+  return invoice.invoicestatus === 'open' || invoice.invoicestatus === 'paid';
+}
+
+/** The columns that freeze the parties and the currency, for validation to write with the new status. */
+export async function issuedColumns(
+  trx: Knex.Transaction,
+  invoice: Pick<InvoiceRow, 'org_id'>,
+  parties: IssuedParties,
+): Promise<{ issued_parties: string; currency: string | null }> {
+  return { issued_parties: JSON.stringify(await storedParties(trx, invoice.org_id, parties)), currency: parties.currency || null };
+}
+
+/**
+ * Freezes the parties and the currency on an invoice issued before validation froze them, unless it
+ * holds frozen ones, and answers what it holds: its first render calls it (the first of two such
+ * renders to write wins).
+ */
+export function freezeIssuedParties(
+  trx: Knex.Transaction,
+  invoice: Pick<InvoiceRow, 'org_id' | 'id'>,
+  parties: IssuedParties,
+): Promise<IssuedParties> {
+  return freezeParties(trx, 'invoices', invoice, parties);
+}
+
+/** The parties the invoice froze; null when it froze none (not issued, or issued before parties were frozen). */
+export function issuedParties(db: Knex, invoice: Pick<InvoiceRow, 'org_id' | 'issued_parties'>): Promise<IssuedParties | null> {
+  return frozenParties<IssuedParties>(db, invoice.org_id, invoice.issued_parties);
+}

@@ -1,0 +1,37 @@
+import type { DocumentPartiesView } from '@bo/documents';
+import { currentParties, freezeParties, frozenParties, type HandlerContext, type Knex, type StoredParties } from '@bo/runtime';
+import { quotationParties } from './quotation-document';
+import type { QuotationRow } from './quotation.record';
+
+/** As the `issued_parties` column keeps a quotation's parties: the logo by its content address in `document_logos`. */
+export type StoredQuotationParties = StoredParties<DocumentPartiesView>;
+
+/**
+ * A quotation is issued once it is no longer a draft: sent to the customer, accepted, converted,
+ * cancelled or expired. Its parties are frozen when it is sent (and dropped if it goes back to
+ * draft); one that left draft another way (converted or cancelled as a draft, or sent before parties
+ * were frozen) freezes them at its first render. docs/sales.md, "Sent quotations never change".
+ */
+export function isIssued(q: Pick<QuotationRow, 'status'>): boolean {
+  return q.status !== 'draft';
+}
+
+/** The quotation's parties as they are now, asked of the partners service: call it with no transaction open. */
+export async function partiesNow(ctx: HandlerContext, q: Pick<QuotationRow, 'quotation_type' | 'partner_id' | 'currency'>) {
+  const current = await currentParties(ctx, q.partner_id);
+  return quotationParties(q, current.records, current.partnerName);
+}
+
+/** Freezes the parties and the currency on the quotation unless it holds frozen ones; answers what it holds. */
+export function freezeQuotationParties(
+  trx: Knex.Transaction,
+  q: Pick<QuotationRow, 'org_id' | 'id'>,
+  parties: DocumentPartiesView,
+): Promise<DocumentPartiesView> {
+  return freezeParties(trx, 'quotations', q, parties);
+}
+
+/** The parties the quotation froze; null when it froze none. */
+export function issuedParties(db: Knex, q: Pick<QuotationRow, 'org_id' | 'issued_parties'>): Promise<DocumentPartiesView | null> {
+  return frozenParties<DocumentPartiesView>(db, q.org_id, q.issued_parties);
+}
