@@ -274,7 +274,7 @@ describe('documents through the gateway', () => {
     expect(pdfText((await rendered(out.id, 'pdf')).content)).toContain('IBAN: IE29AIBK93115212345678');
   });
 
-  it('refuses the e-invoice of an invoice whose partner is deleted by saying so, not by naming fields nobody can set; the PDF still renders', async () => {
+  it('an issued invoice whose partner is then deleted still renders its e-invoice, the same bytes, from the parties it froze', async () => {
     const gone = await partner({ partnername: 'Gone Ltd', partner_type: 'customer', country: 'FR', email: 'gone@example.fr' });
     const inv = await invoice({ invoicetype: 'invoiceout', partner: String(gone) });
     await api().invoicing.invoice.registerPayment({
@@ -285,19 +285,15 @@ describe('documents through the gateway', () => {
       payment_date: '2026-11-03',
       journal: 'Bank',
     });
+    const before = await rendered(inv.id, 'ubl');
     // The partners service learns of the payment from an event: the delete goes through once the balance is settled there.
     await eventually(async () => {
       await api().partners.partner.delete({ org_id: 1, userid: '7', partner_id: gone });
     });
-    const res = await refusal(render(inv.id, 'ubl'));
-    expect(res).toMatchObject({
-      status: 400,
-      code: 'invalid_state',
-      errors: [{ field: 'partner', message: expect.stringMatching(/partner is deleted/) }],
-    });
-    expect(JSON.stringify(res.errors)).not.toMatch(/partner\.(country|email)/);
-    const pdf = await rendered(inv.id, 'pdf');
-    expect(pdfText(pdf.content)).toContain('Gone Ltd');
+    const after = await rendered(inv.id, 'ubl');
+    expect(after.content.equals(before.content)).toBe(true);
+    expect(after.content.toString('utf8')).toContain('<cbc:RegistrationName>Gone Ltd</cbc:RegistrationName>');
+    expect(pdfText((await rendered(inv.id, 'pdf')).content)).toContain('Gone Ltd');
   });
 
   it('names exactly the seller and buyer fields an e-invoice lacks', async () => {
@@ -306,6 +302,8 @@ describe('documents through the gateway', () => {
     expect(res).toMatchObject({ status: 400, code: 'validation_failed' });
     expect(res.errors.map((e) => e.field)).toEqual(['partner.country', 'partner.email']);
     expect(res.message).toContain('partner.country, partner.email');
+    // Issued without them, the invoice keeps the parties it was validated with: the refusal says what to do.
+    expect(res.message).toMatch(/not set when it was validated.*credit it and issue a new one/);
     // The PDF needs none of it.
     expect((await render(inv.id, 'pdf')).format).toBe('pdf');
 
