@@ -190,6 +190,9 @@ describe('issued documents through the gateway', () => {
     expect(total.currency).toBe('EUR');
     expect((await api().sales.quotation.get({ org_id: 1, quotation_id: quotation.id })).quotation.currency).toBe('EUR');
     expect(pdfText(await renderQuotation(quotation.id))).toMatch(/Total €120\.00/);
+    // Converted, it becomes an invoice in the quotation's currency, not the partner's new one.
+    const converted = await api().sales.quotation.convert({ ...who, quotation_id: quotation.id, invoicetype: 'invoiceout' });
+    expect(pdfText(await renderPdf(converted.invoice.id))).toMatch(/Total €120\.00/);
     await api().invoicing.invoice.validate({ ...who, id: invoice.id });
     expect(pdfText(await renderPdf(invoice.id))).toMatch(/Total €360\.00/);
   }, 180_000);

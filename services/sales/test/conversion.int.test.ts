@@ -143,6 +143,8 @@ describe('converting quotations to invoices', () => {
       sourcetype: 'quotation',
       sourceid: String(q.id),
       sourcenumber: q.quotation_number,
+      // The invoice bills in the currency the quotation was made in (its partner's).
+      currency: 'USD',
     });
     expect(sent.line_items).toEqual([
       {

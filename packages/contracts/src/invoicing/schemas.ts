@@ -12,6 +12,7 @@ import {
   searchText,
 } from '../fields';
 import { lineItemInput, lineRecordFields } from '../lines';
+import { currencyField } from '../organization/schemas';
 
 export const invoiceTypes = ['invoiceout', 'creditout', 'invoicein', 'creditin'] as const;
 export const invoiceStatuses = ['draft', 'proforma', 'open', 'paid', 'cancelled', 'overdue'] as const;
@@ -119,6 +120,8 @@ export const createFromSourceRequest = z.object({
    * so a caller that sees it pass knows this request can no longer make an invoice.
    */
   commit_before: z.number().int().positive().optional(),
+  /** The source's currency: the invoice bills in the currency the source was made in, whatever the partner's is now. */
+  currency: currencyField.optional(),
 });
 
 const byId = { ...baseRequest, id: intId };

@@ -41,7 +41,13 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
       const made = await insertInvoice(
         trx,
         ctx.orgId,
-        { ...values, invoicestatus: req.invoicestatus ?? 'draft', converted_from_quotation_id: quotationId },
+        // In the source's currency when it has one (the one the customer accepted), else as any new invoice.
+        {
+          ...values,
+          invoicestatus: req.invoicestatus ?? 'draft',
+          converted_from_quotation_id: quotationId,
+          ...(req.currency ? { currency: req.currency } : {}),
+        },
         lines,
       );
       // The caller (a conversion) treats this request as having made nothing once commit_before passed.

@@ -302,6 +302,8 @@ export function sourceRequest(
     sourcetype: 'quotation',
     sourceid: String(q.id),
     sourcenumber: q.quotation_number,
+    // The invoice bills in the quotation's currency, the one the customer accepted.
+    currency: q.currency ?? undefined,
     line_items: lines.map((l) => ({
       product_id: l.product_id,
       variant_id: l.variant_id ?? undefined,
