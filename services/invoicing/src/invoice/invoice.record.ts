@@ -1,7 +1,7 @@
 import type { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, lineFigures, toNumber, type StoredLine } from '@bo/runtime';
+import type { DocumentPartiesView } from '@bo/documents';
+import { dec, formatDate, formatDateTime, lineFigures, toNumber, type StoredLine, type StoredParties } from '@bo/runtime';
 import { effectiveStatus, type StoredStatus } from '../domain/status';
-import type { StoredIssuedParties } from './issued-snapshot';
 
 export interface InvoiceRow {
   id: number;
@@ -33,8 +33,8 @@ export interface InvoiceRow {
   tradeaccount: string | null;
   /** ISO 4217, stored from creation on (the partner's, else the organization's); null only when neither had one. */
   currency: string | null;
-  /** The parties frozen at validation (issued-snapshot.ts); null on drafts, proformas and cancelled invoices. */
-  issued_parties: StoredIssuedParties | null;
+  /** The parties frozen at validation (issued-snapshot.ts), the logo by its content address; null on drafts, proformas and cancelled invoices. */
+  issued_parties: StoredParties<DocumentPartiesView> | null;
   created_by: string | null;
   recurring_enabled: boolean;
   recurring_frequency: invoicing.RecurringFrequency | null;

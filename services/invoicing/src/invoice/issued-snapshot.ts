@@ -1,5 +1,5 @@
 import { organizationLogo, organizationParty, partnerParty, type DocumentPartiesView as IssuedParties, type Party } from '@bo/documents';
-import { freezeParties, frozenParties, storedParties, type DocumentParties, type Knex, type StoredParties } from '@bo/runtime';
+import { freezeParties, frozenParties, storedParties, type DocumentParties, type Knex } from '@bo/runtime';
 import type { InvoiceRow } from './invoice.record';
 
 /**
@@ -9,9 +9,6 @@ import type { InvoiceRow } from './invoice.record';
  * of the same data whatever is edited afterwards.
  */
 export type { IssuedParties };
-
-/** As the `issued_parties` column keeps them: the logo by its content address in `document_logos`. */
-export type StoredIssuedParties = StoredParties<IssuedParties>;
 
 type PartiesOf = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'currency'>;
 

@@ -1,10 +1,7 @@
 import type { DocumentPartiesView } from '@bo/documents';
-import { currentParties, freezeParties, frozenParties, type HandlerContext, type Knex, type StoredParties } from '@bo/runtime';
+import { currentParties, freezeParties, frozenParties, type HandlerContext, type Knex } from '@bo/runtime';
 import { quotationParties } from './quotation-document';
 import type { QuotationRow } from './quotation.record';
-
-/** As the `issued_parties` column keeps a quotation's parties: the logo by its content address in `document_logos`. */
-export type StoredQuotationParties = StoredParties<DocumentPartiesView>;
 
 /**
  * A quotation is issued once it is no longer a draft: sent to the customer, accepted, converted,

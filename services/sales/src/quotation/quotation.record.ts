@@ -1,7 +1,7 @@
 import type { ReplyOf, sales } from '@bo/contracts';
-import { formatDate, formatDateTime, lineFigures, toNumber } from '@bo/runtime';
+import type { DocumentPartiesView } from '@bo/documents';
+import { formatDate, formatDateTime, lineFigures, toNumber, type StoredParties } from '@bo/runtime';
 import type { PricedLine } from './quotation-lines';
-import type { StoredQuotationParties } from './issued-snapshot';
 import { effectiveStatus, type StoredStatus } from './quotation-status';
 
 export interface QuotationRow {
@@ -35,7 +35,7 @@ export interface QuotationRow {
   /** ISO 4217, stored from creation on (the partner's, else the organization's); null only when neither had one. */
   currency: string | null;
   /** The parties frozen when the quotation was sent (issued-snapshot.ts); null on drafts. */
-  issued_parties: StoredQuotationParties | null;
+  issued_parties: StoredParties<DocumentPartiesView> | null;
   created_at: Date;
   updated_at: Date;
 }
