@@ -22,9 +22,9 @@ describe('credit check reads: index plans on a large invoices table', () => {
     await migrate(db, schema, invoicingMigrations);
     // 40,000 invoices of 400 partners in one organization: open, paid, drafts, some from quotations.
     await db.raw(
-      `insert into invoices (org_id, invoicetype, partner_id, invoicestatus, invoicenumber, invoicedatetime, sourcetype, sourceid, invoicetotal)
+      `insert into invoices (org_id, invoicetype, partner_id, invoicestatus, invoicenumber, invoicedatetime, converted_from_quotation_id, invoicetotal)
        select 1, 'invoiceout', 1 + g % 400, case when g % 10 = 0 then 'draft' when g % 3 = 0 then 'paid' else 'open' end,
-              'INV-' || g, now(), case when g % 4 = 0 then 'quotation' end, case when g % 4 = 0 then g::text end, 100
+              'INV-' || g, now(), case when g % 4 = 0 then g end, 100
        from generate_series(1, 40000) g`,
     );
     await db.raw('analyze invoices');
@@ -101,8 +101,7 @@ describe('credit check reads: index plans on a large invoices table', () => {
               invoicestatus: d.invoicestatus,
               invoicenumber: `P${partner}-${i}`,
               invoicedatetime: new Date(),
-              sourcetype: d.converted ? 'quotation' : null,
-              sourceid: d.converted ? `${partner}-${i}` : null,
+              converted_from_quotation_id: d.converted ? partner * 1000 + i : null,
               invoicetotal: d.total,
               amount_paid: dec(d.total).minus(dec(d.due)).toFixed(2),
             })
