@@ -48,4 +48,6 @@ for (const dir of workspaces) {
     logLevel: 'warning',
   });
 }
-console.log(`transpiled ${files} files of ${workspaces.length} workspaces in ${Date.now() - started} ms (${workspaces.map((d) => relative(root, d)).join(', ')})`);
+console.log(
+  `transpiled ${files} files of ${workspaces.length} workspaces in ${Date.now() - started} ms (${workspaces.map((d) => relative(root, d)).join(', ')})`,
+);
