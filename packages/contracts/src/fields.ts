@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { readDecimal } from './decimal-text';
+import { documented, rule, type JsonSchema } from './json-schema';
 
 /**
  * Field schemas shared by every domain. Ids and numbers arrive from existing clients both as JSON
@@ -41,27 +42,89 @@ export function textProblem(value: string, kind: TextKind = 'line'): string | un
   return undefined;
 }
 
-/** A string schema that refuses what `textProblem` refuses; chain trim/min/max/regex on it as on `z.string()`. */
+/**
+ * `textProblem` as the JSON Schema pattern of what it accepts, for the OpenAPI document (read with
+ * Unicode semantics, as JSON Schema's ECMA-262 patterns are: a surrogate pair is one character).
+ * The server keeps testing for the refused characters, which takes no backtracking on long input.
+ */
+export const textPatterns: Record<TextKind, RegExp> = {
+  // eslint-disable-next-line no-control-regex
+  line: /^[^\u0000-\u001F\u007F-\u009F\uD800-\uDFFF\uFFFE\uFFFF]*$/u,
+  // eslint-disable-next-line no-control-regex
+  multiline: /^(?:[^\u0000-\u0008\u000B-\u001F\u007F-\u009F\uD800-\uDFFF\uFFFE\uFFFF]|\r\n)*$/u,
+};
+
+const textRules = {
+  line: rule<string>((v) => textProblem(v, 'line'), { patterns: [textPatterns.line] }),
+  multiline: rule<string>((v) => textProblem(v, 'multiline'), { patterns: [textPatterns.multiline] }),
+};
+
+/** A string schema that refuses what `textProblem` refuses; chain trim/regex/`atMost` on it as on `z.string()`. */
 export function plainString(kind: TextKind = 'line') {
-  return z.string().superRefine((v, ctx) => {
-    const problem = textProblem(v, kind);
-    // A refused character stops the checks after it: the field gets this one message.
-    if (problem) ctx.addIssue({ code: 'custom', message: problem, continue: false });
-  });
+  // A refused character stops the checks after it: the field gets this one message.
+  return z.string().check(textRules[kind]);
 }
 
-export const orgIdField = z
-  .union([z.number(), plainString().trim().regex(INTEGER, 'must be an integer')])
-  .transform(Number)
-  .pipe(z.number().int('must be an integer').positive('must be a positive integer').max(2147483647));
+/**
+ * What `String.prototype.trim` removes (JavaScript's `\\s`) but the control characters, which text
+ * never holds: for patterns, spelled out, since regex dialects disagree on `\\s`.
+ */
+export const SPACE_CHARACTERS = ' \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF';
+export const TRIMMED_SPACE = `[${SPACE_CHARACTERS}]`;
+/** A character `String.prototype.trim` keeps. */
+const NOT_SPACE = `[^\\t\\n\\u000B\\f\\r${SPACE_CHARACTERS}]`;
+
+/** Characters a string holds as PostgreSQL and JSON Schema count them: code points, a surrogate pair being one. */
+export function characterCount(value: string): number {
+  let count = value.length;
+  for (let i = 0; i < value.length - 1; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+/** At most `max` characters (code points, as varchar(n) and JSON Schema's maxLength count them). */
+export const atMost = (max: number) =>
+  rule<string>((v) => (v.length > max && characterCount(v) > max ? `must be at most ${max} characters` : undefined), { maxLength: max });
+
+/** After `.trim()`: something is left (the input holds a character other than white space). */
+export const notBlank = (message = 'must not be empty') =>
+  rule<string>((v) => (v.length === 0 ? message : undefined), { patterns: [NOT_BLANK], minLength: 1 });
+const NOT_BLANK = new RegExp(NOT_SPACE);
+
+/** A positive 32-bit integer written in decimal (leading zeros allowed), the range every id and page number has. */
+const POSITIVE_INT32 =
+  '0*(?:[1-9]\\d{0,8}|1\\d{9}|20\\d{8}|21[0-3]\\d{7}|214[0-6]\\d{6}|2147[0-3]\\d{5}|21474[0-7]\\d{4}|214748[0-2]\\d{3}|2147483[0-5]\\d{2}|21474836[0-3]\\d|214748364[0-7])';
+const MAX_INT32 = 2147483647;
+
+export const orgIdField = documented(
+  z
+    .union([z.number(), plainString().trim().regex(INTEGER, 'must be an integer')])
+    .transform(Number)
+    .pipe(z.number().int('must be an integer').positive('must be a positive integer').max(MAX_INT32)),
+  {
+    anyOf: [
+      { type: 'integer', minimum: 1, maximum: MAX_INT32 },
+      { type: 'string', pattern: `^${TRIMMED_SPACE}*${POSITIVE_INT32}${TRIMMED_SPACE}*$` },
+    ],
+    description: `A positive integer up to ${MAX_INT32}, as a JSON number or a decimal string`,
+  },
+);
 
 /** Integer ids (products, partners, invoices ...): a JSON integer or a string holding one. */
 export const intId = orgIdField;
 
 /** String ids (categories, warehouses, locations, stock moves). */
-export const stringId = z.union([plainString().trim().min(1, 'must not be empty').max(64), z.number().int()]).transform(String);
+export const stringId = z.union([plainString().trim().check(notBlank(), atMost(64)), z.number().int()]).transform(String);
 
-export const userIdField = z.union([plainString().max(64), z.number().int()]).transform(String);
+export const userIdField = z.union([plainString().check(atMost(64)), z.number().int()]).transform(String);
 
 /**
  * A body's `userid` as request metadata carries it, read before (or without) the schema: text and
@@ -74,7 +137,7 @@ export function userIdText(value: unknown): string | undefined {
 }
 
 /** A single-line text field (names, codes, references); `'multiline'` for notes, descriptions, addresses, terms. */
-export const text = (max = 255, kind: TextKind = 'line') => plainString(kind).max(max, `must be at most ${max} characters`);
+export const text = (max = 255, kind: TextKind = 'line') => plainString(kind).check(atMost(max));
 export const optionalText = (max = 255, kind: TextKind = 'line') =>
   z
     .union([text(max, kind), z.null()])
@@ -105,37 +168,115 @@ function decimalIn(opts: { min?: number; maxScale: number; max?: number; positiv
     .pipe(plainString());
 }
 
+interface DecimalRange extends DecimalRule {
+  /** An inclusive upper bound below `max` (a percentage's 100). */
+  atMost?: number;
+}
+
+/**
+ * A decimal field's input forms in JSON Schema: a JSON number with its range and scale (multipleOf),
+ * or a plain decimal string (no exponent) whose digits keep it in range.
+ */
+function decimalJsonSchema(r: DecimalRange): JsonSchema {
+  const number: JsonSchema = { type: 'number', multipleOf: Number(`1e-${r.maxScale}`) };
+  if (r.positive) number['exclusiveMinimum'] = 0;
+  else if (r.min !== undefined) number['minimum'] = r.min;
+  else number['exclusiveMinimum'] = -r.max;
+  if (r.atMost !== undefined) number['maximum'] = r.atMost;
+  else number['exclusiveMaximum'] = r.max;
+  const sign = r.min === undefined && !r.positive ? '-?' : '';
+  const fraction = (digits: string) => `(?:\\.${digits}{0,${r.maxScale}})?`;
+  const whole =
+    r.atMost === undefined
+      ? `\\d{1,${Math.log10(r.max)}}${fraction('\\d')}`
+      : `(?:\\d{1,${String(r.atMost).length - 1}}${fraction('\\d')}|${r.atMost}${fraction('0')})`;
+  const string: JsonSchema = {
+    type: 'string',
+    pattern: `^${TRIMMED_SPACE}*${sign}0*(?:${whole}|\\.\\d{1,${r.maxScale}})${TRIMMED_SPACE}*$`,
+  };
+  // Greater than 0: some digit is not a zero.
+  if (r.positive) string['allOf'] = [{ pattern: '[1-9]' }];
+  const range = `${r.positive ? 'greater than 0' : r.min !== undefined ? `at least ${r.min}` : `greater than -${r.max}`} and ${r.atMost !== undefined ? `at most ${r.atMost}` : `less than ${r.max}`}`;
+  return {
+    anyOf: [number, string],
+    description: `A decimal ${range}, with at most ${r.maxScale} decimal places: a JSON number or a decimal string. The server also reads a string in exponent notation ("1.5e2") when its value keeps to these bounds.`,
+  };
+}
+
 /** Money amount: up to 2 decimal places, below 10^12 (exact as a JSON number), kept as an exact decimal string. */
-export const money = (opts: { min?: number; positive?: boolean } = {}) => decimalIn({ ...opts, maxScale: 2 });
+export const money = (opts: { min?: number; positive?: boolean } = {}) =>
+  documented(decimalIn({ ...opts, maxScale: 2 }), decimalJsonSchema({ ...opts, maxScale: 2, max: 1e12 }));
 /**
  * Unit price or quantity: up to 4 decimal places, below 10^10 so that every value still fits the
  * 15 significant digits a JSON number carries exactly.
  */
-export const quantity = (opts: { min?: number; positive?: boolean } = {}) => decimalIn({ ...opts, maxScale: 4, max: 1e10 });
+export const quantity = (opts: { min?: number; positive?: boolean } = {}) =>
+  documented(decimalIn({ ...opts, maxScale: 4, max: 1e10 }), decimalJsonSchema({ ...opts, maxScale: 4, max: 1e10 }));
 /** Percentages (tax rate, discount): 0 to 100 with up to 4 decimal places. */
-export const percentage = () => decimalIn({ min: 0, maxScale: 4 }).refine((v) => Number(v) <= 100, 'must be at most 100');
+export const percentage = () =>
+  documented(
+    decimalIn({ min: 0, maxScale: 4 }).refine((v) => Number(v) <= 100, 'must be at most 100'),
+    decimalJsonSchema({ min: 0, maxScale: 4, max: 1e12, atMost: 100 }),
+  );
+
+/**
+ * Every real calendar day from 1900-01-01 to 9999-12-31 as a pattern, leap days included, so that
+ * the OpenAPI document accepts exactly the dates the server does (`isRealDate`).
+ */
+const YEAR = '(?:19\\d{2}|[2-9]\\d{3})';
+const MONTH_DAY = '(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)';
+const LEAP_YEAR = '(?:(?:19|[2-9]\\d)(?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[3579][26])00)';
+const CALENDAR_DATE = `(?:${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
+export const calendarDatePattern = new RegExp(`^${CALENDAR_DATE}$`);
+export const calendarDateTimePattern = new RegExp(`^${CALENDAR_DATE}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d$`);
 
 export const dateField = plainString()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
-  .refine(isRealDate, 'is not a real calendar date');
+  .check(
+    rule(
+      (v) =>
+        !/^\d{4}-\d{2}-\d{2}$/.test(v) ? 'must be a date written YYYY-MM-DD' : isRealDate(v) ? undefined : 'is not a real calendar date',
+      {
+        patterns: [calendarDatePattern],
+        format: 'date',
+      },
+    ),
+  )
+  .describe('A real calendar date written YYYY-MM-DD, from 1900-01-01 to 9999-12-31');
 
 export const dateTimeField = plainString()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, 'must be a date-time written YYYY-MM-DDTHH:MM:SS')
-  .refine((v) => isRealDate(v.slice(0, 10)) && isRealTime(v.slice(11)), 'is not a real date-time');
+  .check(
+    rule(
+      (v) =>
+        !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(v)
+          ? 'must be a date-time written YYYY-MM-DDTHH:MM:SS'
+          : isRealDate(v.slice(0, 10)) && isRealTime(v.slice(11))
+            ? undefined
+            : 'is not a real date-time',
+      { patterns: [calendarDateTimePattern] },
+    ),
+  )
+  .describe('A real date and time in UTC written YYYY-MM-DDTHH:MM:SS (no offset), from 1900-01-01T00:00:00 to 9999-12-31T23:59:59');
 
 export const booleanField = z.boolean();
 
+/** A whole number from 1 to `max` as a JSON number or a decimal string (no padding); `pattern` writes the same range. */
+const pageField = (max: number, pattern: string) =>
+  documented(
+    z
+      .union([z.number(), plainString().regex(INTEGER, 'must be an integer')])
+      .transform(Number)
+      .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`)),
+    {
+      anyOf: [
+        { type: 'integer', minimum: 1, maximum: max },
+        { type: 'string', pattern: `^${pattern}$` },
+      ],
+    },
+  );
+
 export const pageRequest = {
-  page_number: z
-    .union([z.number(), plainString().regex(INTEGER, 'must be an integer')])
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'must be at least 1'))
-    .optional(),
-  page_size: z
-    .union([z.number(), plainString().regex(INTEGER, 'must be an integer')])
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100'))
-    .optional(),
+  page_number: pageField(MAX_INT32, POSITIVE_INT32).optional(),
+  page_size: pageField(100, '0*(?:[1-9]\\d?|100)').optional(),
 };
 
 export const paginationSchema = z.object({

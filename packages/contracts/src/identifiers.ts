@@ -1,3 +1,4 @@
+import { SPACE_CHARACTERS, TRIMMED_SPACE } from './fields';
 import { pngProblem } from './png';
 
 /**
@@ -81,3 +82,48 @@ export function logoProblem(b64: string): string | undefined {
   // Decoded and checked through: a PNG the PDF renderer cannot draw must not get as far as a render.
   return pngProblem(Buffer.from(b64, 'base64'));
 }
+
+// ---- the same checks as JSON Schema patterns, for the OpenAPI document ----
+// Each describes the input as a request carries it: white space around it (which the schema trims)
+// and either case where the schema upper-cases. A test holds each to its check.
+
+/** Letters in either case, for a code the schema upper-cases: `fr` → `[Ff][Rr]`. */
+function anyCase(code: string): string {
+  return [...code].map((c) => (/[A-Z]/.test(c) ? `[${c}${c.toLowerCase()}]` : c)).join('');
+}
+
+/** An alternation of codes grouped by their first letter, so that the pattern stays short. */
+function codesPattern(codes: Iterable<string>): string {
+  const byFirst = new Map<string, string[]>();
+  for (const code of codes) byFirst.set(code[0] as string, [...(byFirst.get(code[0] as string) ?? []), code.slice(1)]);
+  const groups = [...byFirst].map(([first, rests]) => `${anyCase(first)}(?:${rests.map(anyCase).join('|')})`);
+  return `(?:${groups.join('|')})`;
+}
+
+const SPACE = TRIMMED_SPACE;
+const NOT_SPACE_OR_AT = `[^@\\t\\n\\u000B\\f\\r${SPACE_CHARACTERS}]`;
+const padded = (inner: string) => new RegExp(`^${SPACE}*${inner}${SPACE}*$`);
+
+const COUNTRY = codesPattern(countryCodes);
+export const countryCodePattern = padded(COUNTRY);
+export const currencyCodePattern = padded(codesPattern(currencyCodes));
+export const bicPattern = padded(`[A-Za-z]{4}${COUNTRY}[A-Za-z0-9]{2}(?:[A-Za-z0-9]{3})?`);
+/** The IBAN's shape with spaces anywhere (they are removed); its country and mod-97 checksum are beyond a pattern. */
+export const ibanPattern = new RegExp(`^${SPACE}*(?:[A-Za-z]${SPACE}*){2}(?:\\d${SPACE}*){2}(?:[A-Za-z0-9]${SPACE}*){11,30}$`);
+/** The name's shape; whether the time zone database knows it is beyond a pattern. */
+export const timeZonePattern = padded(IANA_NAME.source.slice(1, -1));
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** An email address as the system accepts one: something, an at sign, a domain with a dot; no white space. */
+export function isEmailAddress(value: string): boolean {
+  return EMAIL.test(value);
+}
+const EMAIL_ADDRESS = `${NOT_SPACE_OR_AT}+@${NOT_SPACE_OR_AT}+\\.${NOT_SPACE_OR_AT}+`;
+export const emailPattern = padded(EMAIL_ADDRESS);
+/** An email address or nothing (the empty string clears it). */
+export const optionalEmailPattern = padded(`(?:${EMAIL_ADDRESS})?`);
+
+/** Standard base64 of a whole number of 4-character groups, as `logoProblem` first requires. */
+export const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The base64 length of the largest logo. */
+export const MAX_LOGO_BASE64 = Math.ceil(MAX_LOGO_BYTES / 3) * 4;

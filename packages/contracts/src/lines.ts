@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { money, optionalText, percentage, plainString, quantity, stringId } from './fields';
+import { atMost, money, notBlank, optionalText, percentage, plainString, quantity, stringId } from './fields';
 
 /**
  * A document line as quotations and invoices receive it (spec 2.6). Client-sent amounts are
@@ -10,7 +10,7 @@ import { money, optionalText, percentage, plainString, quantity, stringId } from
  * `description` the line takes the catalog's (the variant's price when it names one).
  */
 export const lineItemInput = z.object({
-  product_id: z.union([plainString().trim().min(1).max(64), z.number().int()]).transform(String),
+  product_id: z.union([plainString().trim().check(notBlank(), atMost(64)), z.number().int()]).transform(String),
   variant_id: stringId.optional(),
   location_id: stringId.optional(),
   product_name: optionalText(200),

@@ -1,13 +1,7 @@
-import { z } from 'zod';
 import { corsHeaders, errorBodySchema } from './envelope';
 import { events, knownPaths, operations, resolveCandidates } from './catalogue';
+import { jsonSchemaOf as schemaOf } from './json-schema';
 import { describeSelector, domainPrefix, serviceNames, type Operation } from './operation';
-
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
-  delete json['$schema'];
-  return json;
-}
 
 function envelopeOf(body: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -56,6 +50,11 @@ function shadowsOf(op: Operation, candidates: readonly Operation[]): JsonSchema[
 function alternativeOf(op: Operation, candidates: readonly Operation[]): JsonSchema {
   const shadows = shadowsOf(op, candidates);
   const alternative: JsonSchema = { title: op.name, ...schemaOf(op.request, 'input') };
+  if (op.rules?.length) {
+    const rules = op.rules.map((r) => `- \`${r.field}\`: ${r.rule}`).join('\n');
+    alternative['description'] = `Beyond this schema, refused with 400 \`validation_failed\` naming the field:\n${rules}`;
+    alternative['x-rules'] = op.rules;
+  }
   // Always an anyOf, even of one: Swagger UI shows a lone `not: {required}` as the type `never`.
   if (shadows.length > 0) alternative['not'] = { description: 'Bodies that select another operation of this path', anyOf: shadows };
   return alternative;
@@ -78,6 +77,120 @@ function requestSchemaOf(path: string, ops: readonly Operation[]): JsonSchema {
   return { oneOf: ops.map((op) => alternativeOf(op, ops)), ...(discriminator ? { discriminator } : {}) };
 }
 
+/**
+ * The success reply of a path, told apart by its members: operations whose replies require the same
+ * members share an alternative (create and edit both answer `{ message, partner }`; where their
+ * records differ, it is the `anyOf` of the two), titled with their names. Several alternatives are
+ * `oneOf`, each excluding the members that identify the others (`not` a member another requires and
+ * it has none of), so a reply matches exactly one.
+ */
+export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
+  const shapes: Array<{ names: string[]; schemas: JsonSchema[] }> = [];
+  const membersOf = (schema: JsonSchema) => JSON.stringify([...((schema['required'] ?? []) as string[])].sort());
+  for (const op of ops) {
+    const schema = schemaOf(op.reply, 'input');
+    const shape = shapes.find((s) => membersOf(s.schemas[0] as JsonSchema) === membersOf(schema));
+    if (!shape) shapes.push({ names: [op.name], schemas: [schema] });
+    else {
+      shape.names.push(op.name);
+      if (!shape.schemas.some((s) => JSON.stringify(s) === JSON.stringify(schema))) shape.schemas.push(schema);
+    }
+  }
+  const titled = (shape: (typeof shapes)[number]): JsonSchema => ({
+    title: shape.names.join(' | '),
+    ...(shape.schemas.length === 1 ? shape.schemas[0] : { anyOf: shape.schemas }),
+  });
+  if (shapes.length === 1) return titled(shapes[0] as (typeof shapes)[number]);
+  const propertiesOf = (shape: (typeof shapes)[number]) => shape.schemas.flatMap((s) => Object.keys(s['properties'] ?? {}));
+  return {
+    oneOf: shapes.map((shape) => {
+      const own = propertiesOf(shape);
+      const others = shapes
+        .filter((o) => o !== shape)
+        .flatMap((o) => ((o.schemas[0] as JsonSchema)['required'] ?? []) as string[])
+        .filter((k) => !own.includes(k));
+      const alternative = titled(shape);
+      if (others.length) alternative['not'] = { anyOf: [...new Set(others)].map((k) => ({ required: [k] })) };
+      return alternative;
+    }),
+  };
+}
+
+/** The statuses an operation's refusal may carry and the codes each comes with (docs/api.md, "Responses"). */
+const refusals: Array<{ status: number; codes: string[]; writesOnly?: boolean; description: string }> = [
+  {
+    status: 400,
+    codes: [
+      'validation_failed',
+      'malformed_json',
+      'unknown_action',
+      'not_found',
+      'invalid_state',
+      'duplicate',
+      'credit_limit_exceeded',
+      'idempotency_conflict',
+    ],
+    description:
+      'Refused: a field is missing, mistyped or out of range (`validation_failed`, with `errors[]` naming each field), the body is not JSON, the action is unknown, or a business rule refuses it (`not_found`, `invalid_state`, `duplicate`, `credit_limit_exceeded`, `idempotency_conflict`); nothing was done',
+  },
+  { status: 401, codes: ['unauthorized'], description: 'No API key, or an unknown or revoked one' },
+  { status: 403, codes: ['forbidden'], description: 'The API key belongs to another organization than `org_id`' },
+  {
+    status: 409,
+    codes: ['idempotency_conflict'],
+    writesOnly: true,
+    description: 'A request with this Idempotency-Key is still running; retry later with the same key and body',
+  },
+  { status: 413, codes: ['payload_too_large'], description: 'The body is over the size limit (1 MiB)' },
+  {
+    status: 429,
+    codes: ['rate_limited'],
+    description: "Over the organization's request rate; retry after the time the Retry-After header says",
+  },
+  { status: 500, codes: ['internal_error'], description: 'A bug: `request_id` to quote' },
+  {
+    status: 503,
+    codes: ['service_unavailable', 'outcome_unknown'],
+    description:
+      'The broker, the database or the service is unavailable (nothing was done), or a write lost its answer (`outcome_unknown`: retry with the same Idempotency-Key)',
+  },
+  {
+    status: 504,
+    codes: ['timeout', 'outcome_unknown'],
+    description:
+      'No answer in time: a read was not executed; a write may have been (`outcome_unknown`: retry with the same Idempotency-Key)',
+  },
+];
+
+function refusalResponses(write: boolean): Record<string, unknown> {
+  const errorBody = schemaOf(errorBodySchema, 'output');
+  const responses: Record<string, unknown> = {};
+  for (const r of refusals) {
+    if (r.writesOnly && !write) continue;
+    // Only a write's outcome can be unknown.
+    const codes = r.codes.filter((c) => write || c !== 'outcome_unknown');
+    const properties = { ...(errorBody['properties'] as Record<string, unknown>), code: { type: 'string', enum: codes } };
+    responses[String(r.status)] = {
+      description: r.description,
+      content: { 'application/json': { schema: envelopeOf({ ...errorBody, properties }) } },
+    };
+  }
+  return responses;
+}
+
+/** What an Idempotency-Key may be: 1 to 255 printable ASCII characters. The gateway checks it on every operation. */
+export const idempotencyKeyPattern = /^[\x20-\x7e]{1,255}$/;
+
+/** Idempotency-Key as the gateway checks it on every operation; a read checks it and otherwise ignores it. */
+const idempotencyKeyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'On a write: the same key and body within 24 h returns the first answer without a second effect (docs/api.md). A read ignores a well-formed key; any request with a malformed one is refused with 400.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: idempotencyKeyPattern.source },
+};
+
 /** OpenAPI 3.1 document generated from the operation catalogue, so it cannot drift from routing. */
 export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
@@ -97,10 +210,7 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
         summary: ops.map((op) => op.summary).join(' | '),
         description: `Operations on this path, chosen by \`action\`, a flag or a field:\n${description}\n\nThe trailing slash is optional.`,
         security: [{ bearerAuth: [] }],
-        parameters: [
-          { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } },
-          { name: 'language', in: 'header', required: false, schema: { type: 'string' } },
-        ],
+        parameters: [idempotencyKeyHeader, { name: 'language', in: 'header', required: false, schema: { type: 'string' } }],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: requestSchemaOf(path, ops) } },
@@ -108,15 +218,9 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
         responses: {
           '200': {
             description: 'Success, in the envelope',
-            // anyOf: operations of one path may answer the same shape (create and edit both answer the record).
-            content: {
-              'application/json': { schema: envelopeOf({ anyOf: ops.map((op) => ({ title: op.name, ...schemaOf(op.reply, 'input') })) }) },
-            },
+            content: { 'application/json': { schema: envelopeOf(replySchemaOf(ops)) } },
           },
-          default: {
-            description: 'Error, in the envelope (400, 401, 403, 404, 405, 413, 500, 503, 504)',
-            content: { 'application/json': { schema: envelopeOf(schemaOf(errorBodySchema, 'output')) } },
-          },
+          ...refusalResponses(ops.some((op) => op.write)),
         },
       },
     };
@@ -128,6 +232,7 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
       version,
       description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}.`,
     },
+    servers: [{ url: '/', description: 'The gateway serving this document' }],
     tags: serviceNames.map((service) => ({ name: service, description: `Operations of the ${service} service` })),
     components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
     paths,

@@ -1,8 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import fc from 'fast-check';
+import { isValidIban, normalizeIban } from './identifiers';
 import { knownPaths, operationsByName, resolveCandidates, resolveOperation } from './catalogue';
 import { buildOpenApi } from './openapi';
+import { jsonSchemaOf as schemaOf } from './json-schema';
 import type { Operation } from './operation';
 
 type JsonSchema = Record<string, any>;
@@ -10,7 +13,9 @@ type JsonSchema = Record<string, any>;
 const doc = buildOpenApi() as {
   paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: JsonSchema } } } } }>;
 };
-const ajv = new Ajv2020({ strict: false, allErrors: false });
+const ajv = new Ajv2020({ strict: false, allErrors: false, multipleOfPrecision: 6 });
+addFormats(ajv);
+ajv.addFormat('iban', { type: 'string', validate: (v: string) => isValidIban(normalizeIban(v)) });
 
 interface Alternative {
   name: string;
@@ -36,11 +41,8 @@ function validateOpenApi(document: unknown): { valid: boolean; errors?: unknown 
   return JSON.parse(out) as { valid: boolean; errors?: unknown };
 }
 
-const samples: Record<string, string> = {
-  '^-?\\d+$': '1',
-  '^\\d{4}-\\d{2}-\\d{2}$': '2026-01-15',
-  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$': '2026-01-15T10:00:00',
-};
+/** The pattern every text field carries (no control characters), which says nothing about what the field holds. */
+const isTextPattern = (p: string) => p.startsWith('^[^\\u0000') || p.startsWith('^(?:[^\\u0000');
 
 /** A small valid value for a JSON schema: required properties only, first branch, the lowest bound. */
 function sample(schema: JsonSchema): unknown {
@@ -60,10 +62,14 @@ function sample(schema: JsonSchema): unknown {
     }
     case 'array':
       return new Array(Math.max(1, schema['minItems'] ?? 1)).fill(undefined).map(() => sample(schema['items'] ?? {}));
-    case 'string':
-      if (schema['pattern'])
-        return samples[schema['pattern']] ?? fc.sample(fc.stringMatching(new RegExp(schema['pattern'])), { numRuns: 1, seed: 1 })[0];
+    case 'string': {
+      const patterns = [schema['pattern'], ...((schema['allOf'] ?? []) as JsonSchema[]).map((s) => s['pattern'])] as Array<
+        string | undefined
+      >;
+      const telling = patterns.find((p) => p?.startsWith('^') && !isTextPattern(p));
+      if (telling) return fc.sample(fc.stringMatching(new RegExp(telling, 'u')), { numRuns: 1, seed: 1 })[0];
       return 'x'.repeat(Math.max(1, schema['minLength'] ?? 1));
+    }
     case 'integer':
     case 'number':
       return Math.max(1, schema['minimum'] ?? 1);
@@ -146,5 +152,62 @@ describe('OpenAPI document', () => {
         { numRuns: 300, seed: 42 },
       );
     }
+  });
+});
+
+describe('OpenAPI responses and headers', () => {
+  const full = buildOpenApi() as {
+    servers: Array<{ url: string }>;
+    paths: Record<
+      string,
+      {
+        post: {
+          parameters: Array<{ name: string; schema: JsonSchema }>;
+          responses: Record<string, { content: { 'application/json': { schema: JsonSchema } } }>;
+        };
+      }
+    >;
+  };
+
+  it('names the server that serves it', () => {
+    expect(full.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  });
+
+  it('declares each refusal status in the error envelope with its codes, 409 only where a path writes', () => {
+    for (const path of knownPaths()) {
+      const { responses } = full.paths[path]!.post;
+      const writes = resolveCandidates(path).some((op) => op.write);
+      const statuses = Object.keys(responses);
+      expect([path, statuses]).toEqual([path, ['200', '400', '401', '403', ...(writes ? ['409'] : []), '413', '429', '500', '503', '504']]);
+      const codeOf = (status: string) => responses[status]!.content['application/json'].schema['properties'].body.properties.code.enum;
+      expect(codeOf('400')).toEqual(expect.arrayContaining(['validation_failed', 'not_found', 'invalid_state']));
+      expect(codeOf('429')).toEqual(['rate_limited']);
+      expect(codeOf('503')).toEqual(writes ? ['service_unavailable', 'outcome_unknown'] : ['service_unavailable']);
+      const envelope = ajv.compile(responses['401']!.content['application/json'].schema);
+      expect(envelope({ statusCode: 401, headers: {}, body: { message: 'No key', code: 'unauthorized' } })).toBe(true);
+      expect(envelope({ statusCode: 401, headers: {}, body: { message: 'No key', code: 'forbidden' } })).toBe(false);
+    }
+  });
+
+  it('tells the replies of a path apart: a reply of each operation matches exactly the alternative naming it', () => {
+    for (const path of knownPaths()) {
+      const schema = full.paths[path]!.post.responses['200']!.content['application/json'].schema['properties'].body as JsonSchema;
+      const alternatives = (schema['oneOf'] ?? [schema]) as JsonSchema[];
+      const validators = alternatives.map((a) => ({ title: a['title'] as string, validate: ajv.compile(a) }));
+      for (const op of resolveCandidates(path)) {
+        const reply = sample(schemaOf(op.reply, 'input'));
+        const matched = validators.filter((v) => v.validate(reply)).map((v) => v.title);
+        expect([path, op.name, matched.length, matched[0]?.split(' | ').includes(op.name)]).toEqual([path, op.name, 1, true]);
+      }
+    }
+  });
+
+  it('declares Idempotency-Key as the gateway checks it', () => {
+    const header = full.paths['/crm/partners']!.post.parameters.find((p) => p.name === 'Idempotency-Key')!;
+    const pattern = new RegExp(header.schema['pattern'] as string, 'u');
+    expect(header.schema['maxLength']).toBe(255);
+    for (const key of ['a', 'k'.repeat(255), ' ~!', '550e8400-e29b-41d4-a716-446655440000'])
+      expect([key, pattern.test(key)]).toEqual([key, true]);
+    for (const key of ['', 'k'.repeat(256), 'caf\u00e9', 'a\tb', 'a\u007f']) expect([key, pattern.test(key)]).toEqual([key, false]);
   });
 });

@@ -31,6 +31,18 @@ export interface Operation<Req extends z.ZodType = z.ZodType, Res extends z.ZodT
   write: boolean;
   request: Req;
   reply: Res;
+  /**
+   * Rules beyond the request schema, which no JSON Schema can hold: between fields (`valid_until`
+   * not before the quotation date) or against stored records (a partner with open documents is not
+   * deleted). A body that breaks one is refused with 400 `validation_failed` naming `field` (or a
+   * field under it: `line_items` covers `line_items.2.quantity`). The OpenAPI document lists them.
+   */
+  rules?: readonly BusinessRule[];
+}
+
+export interface BusinessRule {
+  field: string;
+  rule: string;
 }
 
 /**

@@ -20,6 +20,11 @@ export const createProduct = defineOperation({
   write: true,
   request: s.createProductRequest,
   reply: s.productReply,
+  rules: [
+    { field: 'stock', rule: 'given to inventory products only, not to a service or consumable product' },
+    { field: 'min_stock_level', rule: 'not above max_stock_level' },
+    { field: 'location_id', rule: 'a location of the warehouse named by warehouse_id' },
+  ],
 });
 export const editProduct = defineOperation({
   name: 'catalog.product.edit',
@@ -30,6 +35,10 @@ export const editProduct = defineOperation({
   write: true,
   request: s.editProductRequest,
   reply: s.productReply,
+  rules: [
+    { field: 'stock', rule: 'given to inventory products only, not to a service or consumable product' },
+    { field: 'min_stock_level', rule: 'not above max_stock_level (the stored one when only one is sent)' },
+  ],
 });
 export const deleteProduct = defineOperation({
   name: 'catalog.product.delete',
@@ -50,6 +59,7 @@ export const createVariant = defineOperation({
   write: true,
   request: s.createVariantRequest,
   reply: s.variantReply,
+  rules: [{ field: 'options', rule: 'no option name twice, names compared without case' }],
 });
 export const createCategory = defineOperation({
   name: 'catalog.category.create',
@@ -70,6 +80,7 @@ export const editCategory = defineOperation({
   write: true,
   request: s.editCategoryRequest,
   reply: s.editCategoryReply,
+  rules: [{ field: 'parent_id', rule: 'does not make the category its own ancestor' }],
 });
 export const stockDetails = defineOperation({
   name: 'catalog.stock.details',

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import {
+  atMost,
   baseRequest,
   intId,
   money,
+  notBlank,
   optionalText,
   pageRequest,
   paginationSchema,
@@ -21,7 +23,7 @@ export const productTypeField = z.enum(productTypes);
 /** Sort keys of the product list; the default is newest first. */
 export const productSortKeys = ['created_at', 'updated_at', 'name', 'sku', 'price', 'cost', 'stock', 'id'] as const;
 
-const name = text(200).trim().min(1, 'must not be empty');
+const name = text(200).trim().check(notBlank());
 
 /**
  * An optional text that `null` clears: null arrives as "", which every handler reads as "none", so
@@ -84,7 +86,7 @@ export const createVariantRequest = z.object({
   action: z.literal('create_variant'),
   parent_product_id: intId,
   variant_name: name,
-  options: z.record(plainString().trim().min(1, 'option names must not be empty').max(100), text(200)).optional(),
+  options: z.record(plainString().trim().check(notBlank('option names must not be empty'), atMost(100)), text(200)).optional(),
   price: money({ min: 0 }).optional(),
   cost: money({ min: 0 }).optional(),
   sku: clearableText(100),
@@ -125,9 +127,10 @@ export const adjustStockRequest = z.object({
   action: z.literal('stock_adjustment'),
   product_id: intId,
   qty_locations: z
-    .record(plainString().trim().min(1, 'location ids must not be empty').max(64), quantity({ min: 0 }))
+    .record(plainString().trim().check(notBlank('location ids must not be empty'), atMost(64)), quantity({ min: 0 }))
     .refine((v) => Object.keys(v).length > 0, 'must name at least one location')
-    .refine((v) => Object.keys(v).length <= 200, 'may name at most 200 locations'),
+    .refine((v) => Object.keys(v).length <= 200, 'may name at most 200 locations')
+    .meta({ minProperties: 1, maxProperties: 200 }),
   adjustment_type: optionalText(50),
   reference: optionalText(200),
   notes: optionalText(2000, 'multiline'),

@@ -12,6 +12,19 @@ export const createInvoice = defineOperation({
   write: true,
   request: s.createInvoiceRequest,
   reply: s.invoiceReply,
+  rules: [
+    { field: 'invoicedue', rule: 'not before the invoice date' },
+    {
+      field: 'partner',
+      rule: 'a live partner whose type fits the document: customer (or both) for invoiceout/creditout, vendor (or both) for invoicein/creditin',
+    },
+    {
+      field: 'line_items',
+      rule: 'each names a live catalog product of the organization (and its variant and location when given); each line total and the document total below their limits',
+    },
+    { field: 'recurring.frequency', rule: 'required when recurring.enabled is true' },
+    { field: 'recurring.start_date', rule: 'at most a year in the past' },
+  ],
 });
 export const listInvoices = defineOperation({
   name: 'invoicing.invoice.list',
@@ -22,6 +35,10 @@ export const listInvoices = defineOperation({
   write: false,
   request: s.listInvoicesRequest,
   reply: s.listInvoicesReply,
+  rules: [
+    { field: 'date_from', rule: 'not after date_to' },
+    { field: 'amount_min', rule: 'not more than amount_max' },
+  ],
 });
 export const addInvoiceLine = defineOperation({
   name: 'invoicing.invoice.add_line',
@@ -32,6 +49,12 @@ export const addInvoiceLine = defineOperation({
   write: true,
   request: s.addLineRequest,
   reply: s.addLineReply,
+  rules: [
+    { field: 'quantity', rule: 'the line total below its limit' },
+    { field: 'product_id', rule: 'a live catalog product of the organization' },
+    { field: 'variant_id', rule: 'a variant of that product' },
+    { field: 'location_id', rule: 'a location of the organization' },
+  ],
 });
 export const cancelInvoice = defineOperation({
   name: 'invoicing.invoice.cancel',
@@ -73,6 +96,7 @@ export const registerPayment = defineOperation({
   write: true,
   request: s.registerPaymentRequest,
   reply: s.paymentReply,
+  rules: [{ field: 'amount', rule: 'not more than the amount still due' }],
 });
 export const pauseRecurring = defineOperation({
   name: 'invoicing.recurring.pause',

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import {
+  atMost,
   baseRequest,
   dateField,
   dateTimeField,
   intId,
   money,
+  notBlank,
   optionalText,
   pageRequest,
   paginationSchema,
@@ -100,10 +102,10 @@ export const createInvoiceRequest = z.object({
 export const sourceLineItem = lineItemInput.extend({
   snapshot: z
     .object({
-      product_name: plainString().max(200).nullable(),
-      description: plainString('multiline').max(2000).nullable(),
-      sku: plainString().max(100).nullable(),
-      uom: plainString().max(50).nullable(),
+      product_name: plainString().check(atMost(200)).nullable(),
+      description: plainString('multiline').check(atMost(2000)).nullable(),
+      sku: plainString().check(atMost(100)).nullable(),
+      uom: plainString().check(atMost(50)).nullable(),
     })
     .optional(),
 });
@@ -114,7 +116,7 @@ export const createFromSourceRequest = z.object({
   line_items: z.array(sourceLineItem).max(500, 'must have at most 500 lines').optional(),
   sourcetype: z.literal('quotation'),
   sourceid: intId.transform(String),
-  sourcenumber: plainString().trim().min(1).max(64),
+  sourcenumber: plainString().trim().check(notBlank(), atMost(64)),
   /**
    * When the caller stops waiting (epoch milliseconds): the invoice is committed before it or never,
    * so a caller that sees it pass knows this request can no longer make an invoice.

@@ -1,6 +1,28 @@
 import { z } from 'zod';
-import { baseRequest, plainString, text } from '../fields';
-import { isCountryCode, isCurrencyCode, isTimeZone, isValidBic, isValidIban, logoProblem, normalizeIban } from '../identifiers';
+import { atMost, baseRequest, plainString, text } from '../fields';
+import {
+  base64Pattern,
+  bicPattern,
+  countryCodePattern,
+  currencyCodePattern,
+  emailPattern,
+  ibanPattern,
+  isCountryCode,
+  isCurrencyCode,
+  isEmailAddress,
+  isTimeZone,
+  isValidBic,
+  isValidIban,
+  logoProblem,
+  MAX_LOGO_BASE64,
+  normalizeIban,
+  timeZonePattern,
+} from '../identifiers';
+import { rule } from '../json-schema';
+
+/** A refinement as a rule documented by `pattern`: `check` passes, or the field gets `message`. */
+const checked = (check: (v: string) => boolean, message: string, pattern: RegExp, format?: string) =>
+  rule<string>((v) => (check(v) ? undefined : message), { patterns: [pattern], format });
 
 /**
  * A field of a partial update: absent keeps the stored value, `null` or `""` clears it, anything
@@ -17,33 +39,53 @@ const line = (max: number) => text(max).trim();
 
 export const countryField = plainString()
   .trim()
-  .transform((v) => v.toUpperCase())
-  .refine(isCountryCode, 'must be an ISO 3166-1 alpha-2 country code (FR, NZ, US ...)');
+  .check(checked((v) => isCountryCode(v.toUpperCase()), 'must be an ISO 3166-1 alpha-2 country code (FR, NZ, US ...)', countryCodePattern))
+  .transform((v) => v.toUpperCase());
 export const currencyField = plainString()
   .trim()
-  .transform((v) => v.toUpperCase())
-  .refine(isCurrencyCode, 'must be an ISO 4217 currency code (EUR, USD ...)');
+  .check(checked((v) => isCurrencyCode(v.toUpperCase()), 'must be an ISO 4217 currency code (EUR, USD ...)', currencyCodePattern))
+  .transform((v) => v.toUpperCase());
 export const timeZoneField = plainString()
   .trim()
-  .refine(isTimeZone, 'must be an IANA time zone name (Europe/Paris, Pacific/Auckland, UTC ...)');
+  .check(checked(isTimeZone, 'must be an IANA time zone name (Europe/Paris, Pacific/Auckland, UTC ...)', timeZonePattern))
+  .describe('An IANA time zone name (Europe/Paris, UTC) that the time zone database knows; the pattern is its shape only');
 const emailField = plainString()
   .trim()
-  // A longer text stops here: the pattern, quadratic on a text of dots, never sees it.
-  .max(254, { abort: true })
-  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be a valid email address');
+  // A longer text stops at the length (its check aborts): the pattern, quadratic on a text of dots, never sees it.
+  .check(atMost(254), checked(isEmailAddress, 'must be a valid email address', emailPattern));
 const ibanField = plainString()
-  .max(50)
+  .check(
+    atMost(50),
+    checked(
+      (v) => isValidIban(normalizeIban(v)),
+      'must be a valid IBAN (country, check digits and account; the checksum does not match)',
+      ibanPattern,
+      'iban',
+    ),
+  )
   .transform(normalizeIban)
-  .refine(isValidIban, 'must be a valid IBAN (country, check digits and account; the checksum does not match)');
+  .describe(
+    'An IBAN (ISO 13616), spaces allowed: an ISO 3166 country, and check digits that pass the mod-97 checksum (beyond the pattern)',
+  );
 const bicField = plainString()
   .trim()
-  .transform((v) => v.toUpperCase())
-  .refine(isValidBic, 'must be a BIC of 8 or 11 characters (bank, country, location, optional branch)');
+  .check(
+    checked(
+      (v) => isValidBic(v.toUpperCase()),
+      'must be a BIC of 8 or 11 characters (bank, country, location, optional branch)',
+      bicPattern,
+    ),
+  )
+  .transform((v) => v.toUpperCase());
 // The size from the length first, then decoded and checked through (png.ts): PDFs draw it later.
-const logoField = z.string().superRefine((v, ctx) => {
-  const problem = logoProblem(v);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
+const logoField = z
+  .string()
+  .check(rule((v) => logoProblem(v), { patterns: [base64Pattern], maxLength: MAX_LOGO_BASE64 }))
+  .meta({
+    contentEncoding: 'base64',
+    contentMediaType: 'image/png',
+    description: 'A PNG image of at most 256 kB, in standard base64, that decodes and draws (beyond the pattern)',
+  });
 
 /** The profile's own fields, all optional in a set (partial update). */
 const profileFields = {

@@ -56,6 +56,7 @@ export const deletePartner = defineOperation({
   write: true,
   request: s.deletePartnerRequest,
   reply: s.messageReply,
+  rules: [{ field: 'partner_id', rule: 'no open quotation or invoice and no active recurring contract names the partner' }],
 });
 
 /** Internal: other services look a partner up when their read model has not seen it yet. */

@@ -1,23 +1,42 @@
 import { z } from 'zod';
-import { baseRequest, intId, money, optionalText, pageRequest, paginationSchema, plainString, searchText, text } from '../fields';
+import {
+  atMost,
+  baseRequest,
+  intId,
+  money,
+  notBlank,
+  optionalText,
+  pageRequest,
+  paginationSchema,
+  plainString,
+  searchText,
+  text,
+  TRIMMED_SPACE,
+} from '../fields';
+import { isEmailAddress, optionalEmailPattern } from '../identifiers';
+import { rule } from '../json-schema';
 import { countryField } from '../organization/schemas';
+
+const threeLetters = new RegExp(`^${TRIMMED_SPACE}*[A-Za-z]{3}${TRIMMED_SPACE}*$`);
 
 export const partnerTypes = ['customer', 'vendor', 'both'] as const;
 export const partnerTypeField = z.enum(partnerTypes);
 
 const email = plainString()
   .trim()
-  // A longer text stops here: the pattern, quadratic on a text of dots, never sees it.
-  .max(254, { abort: true })
-  .refine((v) => v === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), 'must be a valid email address');
+  // A longer text stops at the length (its check aborts): the pattern, quadratic on a text of dots, never sees it.
+  .check(
+    atMost(254),
+    rule((v) => (v === '' || isEmailAddress(v) ? undefined : 'must be a valid email address'), { patterns: [optionalEmailPattern] }),
+  );
 const currency = plainString()
   .trim()
-  .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code')
+  .check(rule((v) => (/^[A-Za-z]{3}$/.test(v) ? undefined : 'must be a 3-letter currency code'), { patterns: [threeLetters] }))
   .transform((v) => v.toUpperCase());
 
 /** Writable partner fields (spec 2.5), all optional; create makes two of them required. */
 const partnerFields = {
-  partnername: text(200).trim().min(1, 'must not be empty'),
+  partnername: text(200).trim().check(notBlank()),
   display_name: optionalText(200),
   partner_type: partnerTypeField,
   email: email.nullable().optional(),

@@ -15,6 +15,14 @@ export const createQuotation = defineOperation({
   write: true,
   request: s.createQuotationRequest,
   reply: s.createQuotationReply,
+  rules: [
+    { field: 'valid_until', rule: 'not before the quotation date' },
+    { field: 'partner', rule: 'a live partner that is a customer or both' },
+    {
+      field: 'line_items',
+      rule: 'each names a live catalog product of the organization (and its variant and location when given); each line total and the quotation total below their limits',
+    },
+  ],
 });
 export const addQuotationLine = defineOperation({
   name: 'sales.quotation.add_line',
@@ -25,6 +33,12 @@ export const addQuotationLine = defineOperation({
   write: true,
   request: s.addQuotationLineRequest,
   reply: s.addQuotationLineReply,
+  rules: [
+    { field: 'quantity', rule: 'the line total and the quotation total below their limits' },
+    { field: 'product_id', rule: 'a live catalog product of the organization' },
+    { field: 'variant_id', rule: 'a variant of that product' },
+    { field: 'location_id', rule: 'a location of the organization' },
+  ],
 });
 export const editQuotation = defineOperation({
   name: 'sales.quotation.edit',
@@ -36,6 +50,7 @@ export const editQuotation = defineOperation({
   write: true,
   request: s.editQuotationRequest,
   reply: s.editQuotationReply,
+  rules: [{ field: 'valid_until', rule: 'not before the quotation date' }],
 });
 export const listQuotations = defineOperation({
   name: 'sales.quotation.list',
