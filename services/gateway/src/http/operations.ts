@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import {
   envelope,
+  idempotencyKeyPattern,
   inexactJsonNumbers,
   MAX_REPORTED_ERRORS,
   orgIdField,
@@ -134,18 +135,20 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
       return errorEnvelope(400, 'validation_failed', message, { errors: inexact });
     }
 
-    if (!op.write) return call(op, fields, org.value, requestId, {}, reqLog);
+    // Every operation checks a key it is sent, so one document states one rule for the header; a
+    // read then ignores it (it has no effect to repeat).
     const key = headerText(req.headers['idempotency-key']);
+    if (key !== undefined && !idempotencyKeyPattern.test(key)) {
+      const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
+      return errorEnvelope(400, 'validation_failed', message, { errors: [{ field: 'Idempotency-Key', message }] });
+    }
+    if (!op.write) return call(op, fields, org.value, requestId, {}, reqLog);
     if (key === undefined) {
       // Every write is recorded under a key where it takes effect, so a broker redelivery never runs
       // it twice. The key is told to the client: retrying an unknown outcome with it is safe.
       const operationKey = randomUUID();
       res.setHeader('Idempotency-Key', operationKey);
       return call(op, fields, org.value, requestId, { operationKey }, reqLog);
-    }
-    if (!/^[\x20-\x7e]{1,255}$/.test(key)) {
-      const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
-      return errorEnvelope(400, 'validation_failed', message, { errors: [{ field: 'Idempotency-Key', message }] });
     }
     res.setHeader('Idempotency-Key', key);
     // The key's guarantee lives where the effect happens: the service records it with its reply in
