@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { calendarDateTimePattern } from '@bo/contracts';
+import { makePng } from '../../support/png';
 
 /**
  * Request bodies for every operation, derived from `GET /openapi.json`: the operations on each path
@@ -25,6 +27,16 @@ export interface JsonSchema {
   minimum?: number;
   maximum?: number;
   maxItems?: number;
+  minItems?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
+  minProperties?: number;
+  maxProperties?: number;
+  allOf?: JsonSchema[];
+  format?: string;
+  contentMediaType?: string;
+  description?: string;
   title?: string;
 }
 
@@ -133,9 +145,7 @@ const dateTimeBetween = (fromDays: number, toDays: number) =>
     .map(([d, h, m]) => `${d}T${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:00`);
 
 const INTEGER_PATTERN = '^-?\\d+$';
-const DECIMAL_PATTERN = '^-?(\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?$';
-const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
-const DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$';
+const DATE_TIME_PATTERN = calendarDateTimePattern.source;
 
 function branches(schema: JsonSchema): JsonSchema[] {
   return schema.anyOf ?? schema.oneOf ?? [schema];
@@ -153,9 +163,18 @@ function typesOf(schema: JsonSchema): Set<string> {
   return out;
 }
 
-const isDecimal = (s: JsonSchema) => branches(s).some((b) => b.pattern === DECIMAL_PATTERN);
-const isIntegerId = (s: JsonSchema) => branches(s).some((b) => b.pattern === INTEGER_PATTERN);
-const hasPattern = (s: JsonSchema, p: string) => branches(s).some((b) => b.pattern === p);
+/** Every pattern a string schema carries: its own and those of its `allOf`. */
+export function patternsOf(schema: JsonSchema): string[] {
+  return [schema.pattern, ...(schema.allOf ?? []).map((s) => s.pattern)].filter((p): p is string => p !== undefined);
+}
+/** The pattern every text field carries (no control characters): says nothing about what the field is for. */
+const isTextPattern = (p: string) => p.startsWith('^[^\\u0000') || p.startsWith('^(?:[^\\u0000');
+
+/** Decimals are numbers with a scale (multipleOf); ids and page numbers integers from 1, or strings holding one. */
+const isDecimal = (s: JsonSchema) => branches(s).some((b) => b.multipleOf !== undefined);
+const isIntegerId = (s: JsonSchema) => branches(s).some((b) => b.type === 'integer' && b.minimum === 1);
+const isDate = (s: JsonSchema) => branches(s).some((b) => b.format === 'date');
+const hasPattern = (s: JsonSchema, p: string) => branches(s).some((b) => patternsOf(b).includes(p));
 
 /** A decimal as a JSON number or a numeric string, with at most `scale` decimals. */
 function decimal(min: number, max: number, scale: number): fc.Arbitrary<number | string> {
@@ -220,7 +239,7 @@ export function valueFor(name: string, schema: JsonSchema, pools: Pools): fc.Arb
   }
   if (isDecimal(schema)) return decimalFor(name);
   if (hasPattern(schema, DATE_TIME_PATTERN)) return dateTimeBetween(-100, 100);
-  if (hasPattern(schema, DATE_PATTERN)) {
+  if (isDate(schema)) {
     const d = dateFor(name);
     return types.has('null') ? fc.oneof({ weight: 8, arbitrary: d }, { weight: 1, arbitrary: fc.constant(null) }) : d;
   }
@@ -239,9 +258,11 @@ export function valueFor(name: string, schema: JsonSchema, pools: Pools): fc.Arb
       return fc.integer({ min: Math.max(schema.minimum ?? -1000, -1000), max: Math.min(schema.maximum ?? 1000, 12) });
     case 'number':
       return decimalFor(name);
-    case 'string':
-      if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
+    case 'string': {
+      const specific = patternsOf(schema).filter((p) => !isTextPattern(p));
+      if (specific[0]) return fc.stringMatching(new RegExp(specific[0], 'u'));
       return textFor(name, schema);
+    }
     case 'array': {
       const items = schema.items ?? {};
       const inner = kind
@@ -665,4 +686,184 @@ export function manyLines(op: OperationCase, pools: Pools): fc.Arbitrary<Mutatio
   return fc
     .tuple(fc.constantFrom(60, 500, 501), objectFor(item, pools))
     .map(([n, line]) => set(`${n} lines in`, 'line_items', new Array(n).fill(line)));
+}
+
+// ---- conformance: bodies the document accepts, and bodies it refuses ----
+
+/**
+ * A value the schema accepts, generated from its keywords alone (types, const and enum, bounds,
+ * multipleOf, lengths, patterns, formats, item and property counts), with the property's name
+ * choosing ids from the pools so that some requests reach real rows. Where a rule is beyond JSON
+ * Schema and the document says so (an IBAN's checksum, `format: iban`; a time zone the database
+ * knows; a PNG that draws), the value is one that keeps it. Callers still validate the whole body
+ * against the document: what the document accepts is the document's to say, not this generator's.
+ */
+export function conformingValue(name: string, schema: JsonSchema, pools: Pools): fc.Arbitrary<unknown> {
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  if (schema.enum) return fc.constantFrom(...schema.enum);
+  if (name === 'org_id') return fc.constantFrom(1, '1', ' 0001 ');
+  const kind = idKinds[name];
+  if (kind && isIntegerId(schema) && pools[kind].length) {
+    const id = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...pools[kind]) },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 2_147_483_647 }) },
+    );
+    return fc.tuple(id, fc.boolean()).map(([v, asString]) => (asString ? String(v) : Number(v)));
+  }
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return fc.oneof(...alternatives.map((b) => conformingValue(name, { ...b, description: schema.description }, pools)));
+  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type) => conformingValue(name, { ...schema, type }, pools)));
+  switch (schema.type) {
+    case 'null':
+      return fc.constant(null);
+    case 'boolean':
+      return fc.boolean();
+    case 'integer':
+    case 'number':
+      return conformingNumber(name, schema);
+    case 'string':
+      return conformingString(name, schema, pools);
+    case 'array': {
+      const items = kind ? { ...(schema.items ?? {}) } : (schema.items ?? {});
+      const max = Math.min(schema.maxItems ?? 3, 3);
+      return fc.array(conformingValue(name, items, pools), { minLength: Math.min(schema.minItems ?? 0, max), maxLength: max });
+    }
+    case 'object':
+      return conformingObject(name, schema, pools);
+    default:
+      return fc.constant(null);
+  }
+}
+
+function conformingNumber(name: string, schema: JsonSchema): fc.Arbitrary<number> {
+  const step = schema.multipleOf ?? 1;
+  const scale = step < 1 ? Math.round(-Math.log10(step)) : 0;
+  const lowest = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + step : -1e6);
+  const highest = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - step : 1e6);
+  // Mostly everyday amounts, so that documents pass their business rules; now and then the edges.
+  const everyday = name === 'quantity' ? [0.5, 50] : /rate|discount/.test(name) ? [0, 30] : [0, 5000];
+  const lo = Math.max(lowest, everyday[0] as number);
+  const hi = Math.min(highest, everyday[1] as number);
+  const f = 10 ** scale;
+  const within = (a: number, b: number) =>
+    fc.integer({ min: Math.ceil(a * f), max: Math.floor(b * f) }).map((n) => Number((n / f).toFixed(scale)));
+  return fc.oneof(
+    { weight: 8, arbitrary: lo <= hi ? within(lo, hi) : within(lowest, highest) },
+    { weight: 1, arbitrary: fc.constantFrom(lowest, highest) },
+  );
+}
+
+const TIME_ZONES = Intl.supportedValuesOf('timeZone');
+const IBAN_COUNTRIES = ['FR', 'DE', 'NZ', 'GB', 'NL'];
+
+/** An IBAN with correct check digits (ISO 13616 mod 97), sometimes spaced and in lower case. */
+const validIban = fc
+  .tuple(fc.constantFrom(...IBAN_COUNTRIES), fc.stringMatching(/^[0-9A-Z]{11,20}$/), fc.boolean())
+  .map(([country, account, spaced]) => {
+    const digits = (account + country + '00').replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
+    let remainder = 0;
+    for (const d of digits) remainder = (remainder * 10 + Number(d)) % 97;
+    const iban = `${country}${String(98 - remainder).padStart(2, '0')}${account}`;
+    return spaced
+      ? iban
+          .replace(/(.{4})/g, '$1 ')
+          .trim()
+          .toLowerCase()
+      : iban;
+  });
+
+/** A 1×1 RGBA PNG, the smallest logo that draws. */
+const TINY_PNG = makePng({ width: 1, height: 1 }).toString('base64');
+
+function conformingString(name: string, schema: JsonSchema, pools: Pools): fc.Arbitrary<string> {
+  const patterns = patternsOf(schema).map((p) => new RegExp(p, 'u'));
+  const keeps = (s: string) => {
+    const length = [...s].length;
+    return length >= (schema.minLength ?? 0) && length <= (schema.maxLength ?? Infinity) && patterns.every((p) => p.test(s));
+  };
+  if (schema.format === 'iban') return validIban.filter(keeps);
+  if (schema.contentMediaType === 'image/png') return fc.constant(TINY_PNG);
+  if (name === 'time_zone') return fc.constantFrom(...TIME_ZONES).filter(keeps);
+  const kind = idKinds[name];
+  if (kind && pools[kind].length) return fc.constantFrom(...pools[kind].map(String)).filter(keeps);
+  const specific = patternsOf(schema).filter((p) => !isTextPattern(p));
+  // The most telling pattern makes the value (a date's, a code's); the others and the lengths filter it.
+  const anchored = specific.find((p) => p.startsWith('^'));
+  const base = anchored
+    ? fc.stringMatching(new RegExp(anchored, 'u'))
+    : fc.oneof(
+        { weight: 4, arbitrary: word },
+        { weight: 1, arbitrary: unicodeText },
+        { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
+      );
+  const max = schema.maxLength ?? 200;
+  return base.map((s) => [...s].slice(0, max).join('')).filter(keeps);
+}
+
+function conformingObject(name: string, schema: JsonSchema, pools: Pools): fc.Arbitrary<Record<string, unknown>> {
+  if (schema.properties) {
+    const model: Record<string, fc.Arbitrary<unknown>> = {};
+    for (const [prop, sub] of Object.entries(schema.properties)) model[prop] = conformingValue(prop, sub, pools);
+    return fc.record(model, { requiredKeys: schema.required ?? [] });
+  }
+  const kind = idKinds[name];
+  const keySchema = schema.propertyNames ?? { type: 'string' };
+  const key = (kind && pools[kind].length ? fc.constantFrom(...pools[kind].map(String)) : conformingString(name, keySchema, pools)).filter(
+    (k) => patternsOf(keySchema).every((p) => new RegExp(p, 'u').test(k)),
+  );
+  const values = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : {};
+  const minKeys = schema.minProperties ?? 0;
+  return fc.dictionary(key, conformingValue(name, values, pools), {
+    minKeys,
+    maxKeys: Math.max(minKeys, Math.min(schema.maxProperties ?? 3, 3)),
+  });
+}
+
+/** A change after which a property breaks a rule its schema states (the caller confirms the document refuses the body). */
+export interface Violation {
+  label: string;
+  field: string;
+  value: unknown;
+}
+
+/** Values that break what `schema` says: past each bound, length and count, outside each pattern and enum, of another type. */
+export function violationsOf(schema: JsonSchema): unknown[] {
+  const out: unknown[] = [];
+  for (const b of branches(schema)) {
+    if (b.maxLength !== undefined) out.push('x'.repeat(b.maxLength + 1), '😀'.repeat(b.maxLength + 1));
+    if (b.minLength) out.push('', ' ');
+    if (b.minimum !== undefined) out.push(b.minimum - (b.multipleOf ?? 1), String(b.minimum - (b.multipleOf ?? 1)));
+    if (b.maximum !== undefined) out.push(b.maximum + (b.multipleOf ?? 1), String(b.maximum + (b.multipleOf ?? 1)));
+    if (b.exclusiveMinimum !== undefined) out.push(b.exclusiveMinimum, b.exclusiveMinimum - 1);
+    if (b.exclusiveMaximum !== undefined) out.push(b.exclusiveMaximum, b.exclusiveMaximum * 10);
+    if (b.multipleOf !== undefined) out.push(1 + b.multipleOf / 10, `1.${'0'.repeat(Math.round(-Math.log10(b.multipleOf)))}1`);
+    if (b.type === 'integer') out.push(1.5, '1.5', 0, '0', -1, 2_147_483_648, '2147483648');
+    if (b.format === 'date' || patternsOf(b).some((p) => p.includes('02-29')))
+      out.push(
+        '2000-02-30',
+        '2023-02-29',
+        '1900-02-29',
+        '2024-13-01',
+        '2024-04-31',
+        '1899-12-31',
+        '2024-1-5',
+        '2024-01-01T10:00:00Z',
+        '2024-01-01T24:00:00',
+      );
+    if (b.format === 'iban') out.push('FR7630006000011234567890188', 'XX00 1234 5678 9012 3', 'FR76');
+    if (patternsOf(b).length) out.push('a\u0001b', 'a\u0000', '\uD800x', 'x\uFFFF', '#!?', '@', '   ', 'a b@c', 'zz', 'ZZZZ9999');
+    if (b.enum) out.push('not-one-of-them', '');
+    if (b.minProperties) out.push({});
+    if (b.maxProperties !== undefined) out.push(Object.fromEntries(Array.from({ length: b.maxProperties + 1 }, (_, i) => [`L${i}`, 1])));
+    if (b.maxItems !== undefined) out.push(new Array(b.maxItems + 1).fill(1));
+  }
+  out.push(...wrongTypeValues(schema));
+  return out;
+}
+
+function wrongTypeValues(schema: JsonSchema): unknown[] {
+  const accepted = typesOf(schema);
+  return Object.entries(wrongTypes)
+    .filter(([t]) => !accepted.has(t) && !(t === 'number' && accepted.has('integer')) && !(t === 'string' && accepted.has('string')))
+    .map(([, vs]) => vs[vs.length - 1]);
 }

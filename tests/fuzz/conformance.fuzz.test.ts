@@ -1,0 +1,291 @@
+import { randomUUID } from 'node:crypto';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import fc from 'fast-check';
+import pg from 'pg';
+import { isValidIban, normalizeIban } from '@bo/contracts';
+import { startTestSystem, type TestSystem } from '../support/system';
+import { describeFailure, sendAll, snapshot, type FuzzRequest, type FuzzResult } from './support/harness';
+import { conformingValue, operationCases, violationsOf, type JsonSchema, type OperationCase, type Pools } from './support/openapi-bodies';
+
+/**
+ * The OpenAPI document served at /openapi.json against the server behind it, as an outside
+ * conformance tool would hold them: requests generated from the document alone, for every operation
+ * on every path. A body the document accepts is accepted (200) or refused by a business rule the
+ * document lists for the path (`not_found`, `invalid_state` ...), never as malformed; a body the
+ * document refuses, for breaking one rule it states, is refused with 400 and changes nothing; every
+ * answer matches the response the document declares for its status. The Idempotency-Key header is
+ * held to its declared pattern on reads and writes alike.
+ *
+ * A failure prints the seed: `FUZZ_SEED=<seed> npx jest tests/fuzz/conformance` replays the same requests.
+ */
+
+const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2_147_483_647);
+const CONCURRENCY = 8;
+const VALID_PER_CASE = 14;
+const INVALID_PER_CASE = 14;
+/** Codes that say the body itself was wrong: never the answer to a body the document accepts. */
+const MALFORMED = ['validation_failed', 'malformed_json', 'unknown_action'];
+const today = new Date().toISOString().slice(0, 10);
+
+interface Doc {
+  paths: Record<
+    string,
+    {
+      post: {
+        parameters: Array<{ name: string; schema: JsonSchema }>;
+        requestBody: { content: { 'application/json': { schema: JsonSchema } } };
+        responses: Record<string, { content: { 'application/json': { schema: JsonSchema } } }>;
+      };
+    }
+  >;
+  servers?: Array<{ url: string }>;
+}
+
+function seedFor(name: string, phase: string): number {
+  let h = SEED;
+  for (const c of `${phase}:${name}`) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
+  return h;
+}
+
+function report(results: FuzzResult[], what: string): string {
+  const failures = results.filter((r) => r.problems.length > 0);
+  if (failures.length === 0) return '';
+  const shown = failures.slice(0, 12).map(describeFailure).join('\n\n');
+  return `${failures.length} of ${results.length} ${what} broke the document (seed ${SEED}; replay with FUZZ_SEED=${SEED}):\n\n${shown}`;
+}
+
+describe('the served OpenAPI document says what the server does', () => {
+  let sys: TestSystem;
+  let db: pg.Client;
+  let doc: Doc;
+  let cases: OperationCase[];
+  // Decimals are multiples of 0.01 or 0.0001, which binary floating point divides inexactly (0.14 / 0.01 = 14.000000000000002).
+  const ajv = new Ajv2020({ strict: false, allErrors: false, multipleOfPrecision: 6 });
+  addFormats(ajv);
+  // The one rule the document states in words, a checksum (its description says so): judged as the server judges it.
+  ajv.addFormat('iban', { type: 'string', validate: (v: string) => isValidIban(normalizeIban(v)) });
+  const requestValidators = new Map<string, ValidateFunction>();
+  const responseValidators = new Map<string, ValidateFunction>();
+  const pools: Pools = { partner: [], product: [], category: [], warehouse: [], location: [], quotation: [], invoice: [] };
+
+  const ok = async (path: string, body: Record<string, unknown>) => {
+    const r = await sys.post(path, { org_id: 1, ...body });
+    if (r.statusCode !== 200) throw new Error(`seeding ${path} answered ${r.statusCode}: ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+
+  beforeAll(async () => {
+    process.stdout.write(`conformance fuzz seed ${SEED}\n`);
+    // Timing is not under test here: a PDF render queued behind a dozen others on a busy machine takes its time.
+    sys = await startTestSystem({ env: { RPC_TIMEOUT_MS: '60000' } });
+    db = new pg.Client({ connectionString: sys.databaseUrl });
+    await db.connect();
+    const res = await fetch(`${sys.url}/openapi.json`);
+    doc = (await res.json()) as Doc;
+    cases = operationCases(doc);
+    for (const [path, item] of Object.entries(doc.paths)) {
+      requestValidators.set(path, ajv.compile(item.post.requestBody.content['application/json'].schema));
+      for (const [status, response] of Object.entries(item.post.responses))
+        responseValidators.set(`${path} ${status}`, ajv.compile(response.content['application/json'].schema));
+    }
+
+    // A few real records, so that generated ids sometimes name rows that exist.
+    for (const type of ['customer', 'vendor', 'both'])
+      pools.partner.push((await ok('/crm/editpatner', { action: 'create', partnername: `Conf ${type}`, partner_type: type })).partner.id);
+    pools.category.push((await ok('/inventory/categories', { name: 'Conf tools' })).category.id);
+    const warehouse = await ok('/inventory/ops/getdata', { action: 'create_warehouse', name: 'Conf depot' });
+    pools.warehouse.push(warehouse.warehouse.id);
+    pools.location.push(warehouse.location.location_id);
+    for (let i = 0; i < 3; i++)
+      pools.product.push((await ok('/inventory/editproduct', { name: `Conf hammer ${i}`, price: 10, stock: 50 })).product.id);
+    const line = { product_id: pools.product[0], quantity: 1, price: 10, tax_rate: 10, tax_included: false };
+    pools.quotation.push(
+      (
+        await ok('/sales/addline', {
+          action: 'create_quotation',
+          partner: pools.partner[0],
+          quotation_type: 'quotation',
+          quotation_date: `${today}T09:00:00`,
+          valid_until: `${Number(today.slice(0, 4)) + 1}${today.slice(4)}`,
+          line_items: [line],
+        })
+      ).quotation.id,
+    );
+    pools.invoice.push(
+      (await ok('/invoicing/invoice/new', { invoicetype: 'invoiceout', partner: pools.partner[0], line_items: [line] })).invoice.id,
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await sys?.stop();
+  });
+
+  const accepts = (path: string, body: unknown) => requestValidators.get(path)!(body);
+
+  /** Bodies of `op` the document accepts: generated from its alternative, kept when the path's schema agrees. */
+  function validBodies(op: OperationCase, count: number, phase: string): Array<Record<string, unknown>> {
+    const generated = fc.sample(conformingValue('body', op.schema, pools), { numRuns: count * 3, seed: seedFor(op.name + op.path, phase) });
+    const kept = generated.filter((b): b is Record<string, unknown> => accepts(op.path, b)).slice(0, count);
+    // The generator follows the document closely enough to be worth running: most of what it makes is valid.
+    expect([op.path, op.name, kept.length]).toEqual([op.path, op.name, count]);
+    return kept;
+  }
+
+  /** The answer's envelope against the response the document declares for its status. */
+  function checkAnswer(r: FuzzResult): void {
+    const validate = responseValidators.get(`${r.request.path} ${r.status}`);
+    if (!validate) return void r.problems.push(`status ${r.status} is not declared for ${r.request.path}`);
+    if (!validate(r.envelope))
+      r.problems.push(`answer does not match the declared ${r.status} response: ${ajv.errorsText(validate.errors)}`);
+  }
+
+  /**
+   * Why a refusal of a body the document accepts is not one the document foresees: a business code
+   * its 400 response lists, or `validation_failed` naming only fields of rules the operation states
+   * beyond its schema (`x-rules`); undefined when it is.
+   */
+  function businessRefusalProblem(r: FuzzResult, op: OperationCase): string | undefined {
+    const code = r.envelope?.body?.code as string | undefined;
+    const declared = (doc.paths[r.request.path]!.post.responses['400']?.content['application/json'].schema as any)?.properties?.body
+      ?.properties?.code?.enum as string[] | undefined;
+    if (r.status !== 400 || !code || !declared?.includes(code)) return `${r.status} ${code ?? ''}`;
+    if (code === 'validation_failed') {
+      const rules = ((op.schema as { 'x-rules'?: Array<{ field: string }> })['x-rules'] ?? []).map((x) => x.field);
+      const fields = ((r.envelope.body.errors ?? []) as Array<{ field: string }>).map((e) => e.field);
+      const unforeseen = fields.filter((f) => !rules.some((rule) => f === rule || f.startsWith(`${rule}.`)));
+      if (fields.length === 0 || unforeseen.length)
+        return `validation_failed on ${unforeseen.join(', ') || 'no field'}, a rule the document does not state`;
+      return undefined;
+    }
+    return MALFORMED.includes(code) ? `${code}` : undefined;
+  }
+
+  const request = (op: OperationCase, body: unknown, label: string, headers: Record<string, string> = {}): FuzzRequest => ({
+    path: op.path,
+    body: JSON.stringify(body),
+    org: 1,
+    headers,
+    label: `${label} ${op.name} on ${op.path}`,
+  });
+
+  it('serves a document that names its server', () => {
+    expect(doc.servers?.[0]?.url).toBe('/');
+    expect(cases.length).toBeGreaterThanOrEqual(50);
+  });
+
+  it('refuses with 400, changing nothing, every body that breaks a rule the document states', async () => {
+    const requests: FuzzRequest[] = [];
+    for (const op of cases) {
+      const props = Object.entries(op.schema.properties ?? {}).filter(([n]) => !op.pathSelectors.includes(n) && n !== 'org_id');
+      const required = (op.schema.required ?? []).filter((n) => !op.pathSelectors.includes(n));
+      const bases = validBodies(op, 4, 'invalid-base');
+      const breakers = fc.sample(
+        fc.tuple(
+          fc.constantFrom(...bases),
+          fc.oneof(
+            { weight: 6, arbitrary: props.length ? fc.constantFrom(...props) : fc.constant(undefined) },
+            { weight: 1, arbitrary: required.length ? fc.constantFrom(...required) : fc.constant(undefined) },
+          ),
+          fc.nat(),
+        ),
+        { numRuns: INVALID_PER_CASE * 4, seed: seedFor(op.name + op.path, 'invalid') },
+      );
+      let made = 0;
+      for (const [base, target, pick] of breakers) {
+        if (made >= INVALID_PER_CASE || target === undefined) continue;
+        const body: Record<string, unknown> = { ...base };
+        let label: string;
+        if (typeof target === 'string') {
+          delete body[target];
+          label = `without ${target}`;
+        } else {
+          const [name, schema] = target;
+          const values = violationsOf(schema);
+          const value = values[pick % values.length];
+          body[name] = value;
+          label = `${name}=${JSON.stringify(value)?.slice(0, 40)}`;
+        }
+        // Only what the document itself refuses counts: the server is held to the document, not to this list.
+        if (accepts(op.path, body)) continue;
+        made++;
+        requests.push(request(op, body, `invalid (${label})`, op.write ? { 'idempotency-key': `conf-${randomUUID()}` } : {}));
+      }
+    }
+    const before = await snapshot(db);
+    const results = await sendAll(sys.url, sys.keys, requests, CONCURRENCY);
+    for (const r of results) {
+      checkAnswer(r);
+      if (r.status !== 400 || !MALFORMED.includes(r.envelope?.body?.code))
+        r.problems.push(`a body the document refuses was answered ${r.status} ${r.envelope?.body?.code ?? ''}, not 400 as malformed`);
+    }
+    expect(report(results, 'refused bodies')).toBe('');
+    expect(await snapshot(db)).toEqual(before);
+    expect(results.length).toBeGreaterThan(cases.length * 5);
+  }, 120_000);
+
+  it('accepts every body the document accepts, or refuses it by a business rule the document lists', async () => {
+    const sent = new Map<FuzzRequest, OperationCase>();
+    const requests = cases.flatMap((op) =>
+      validBodies(op, VALID_PER_CASE, 'valid').map((body) => {
+        const req = request(op, body, 'valid', op.write ? { 'idempotency-key': `conf-${randomUUID()}` } : {});
+        sent.set(req, op);
+        return req;
+      }),
+    );
+    const results = await sendAll(sys.url, sys.keys, requests, CONCURRENCY);
+    for (const r of results) {
+      checkAnswer(r);
+      if (r.status === 200) continue;
+      const problem = businessRefusalProblem(r, sent.get(r.request)!);
+      if (problem) r.problems.push(`a body the document accepts was refused: ${problem}`);
+    }
+    expect(report(results, 'accepted bodies')).toBe('');
+    // The bodies reach the services' business: a good share is carried out, on most operations.
+    const carried = new Set(results.filter((r) => r.status === 200).map((r) => r.request.label.split(' ')[1]));
+    expect(carried.size).toBeGreaterThan(new Set(cases.map((c) => c.name)).size / 2);
+  }, 120_000);
+
+  it('holds Idempotency-Key to its declared pattern on reads and writes alike', async () => {
+    const header = doc.paths['/crm/editpatner']!.post.parameters.find((p) => p.name === 'Idempotency-Key')!.schema;
+    const pattern = new RegExp(header['pattern'] as string, 'u');
+    const bad = ['k'.repeat(256), 'k'.repeat(300), 'caf\u00e9', ''];
+    const good = fc.sample(fc.stringMatching(pattern), { numRuns: cases.length, seed: seedFor('key', 'good') });
+    expect(bad.filter((k) => pattern.test(k))).toEqual([]);
+    expect(good.every((k) => pattern.test(k) && k.length <= (header['maxLength'] as number))).toBe(true);
+    const sent = new Map<FuzzRequest, OperationCase>();
+    const requests = cases.flatMap((op, i) => {
+      const [body] = validBodies(op, 1, 'keys');
+      const made = [
+        ...bad.map((key) => request(op, body, `bad key ${JSON.stringify(key.slice(0, 8))}(${key.length})`, { 'idempotency-key': key })),
+        // A read ignores a well-formed key; a write is run under it (fresh, so never a replay here).
+        request(op, body, 'good key', { 'idempotency-key': op.write ? `${good[i]!.slice(0, 200)}-${randomUUID()}` : good[i]! }),
+      ];
+      made.forEach((r) => sent.set(r, op));
+      return made;
+    });
+    const before = await snapshot(db);
+    const refusals = requests.filter((r) => r.label.startsWith('bad key'));
+    const refused = await sendAll(sys.url, sys.keys, refusals, CONCURRENCY);
+    for (const r of refused) {
+      checkAnswer(r);
+      if (r.status !== 400 || r.envelope?.body?.errors?.[0]?.field !== 'Idempotency-Key')
+        r.problems.push(`a malformed Idempotency-Key was answered ${r.status}, not 400 naming the header`);
+    }
+    expect(report(refused, 'malformed keys')).toBe('');
+    expect(await snapshot(db)).toEqual(before);
+    const accepted = await sendAll(
+      sys.url,
+      sys.keys,
+      requests.filter((r) => r.label.startsWith('good key')),
+      CONCURRENCY,
+    );
+    for (const r of accepted) {
+      checkAnswer(r);
+      const problem = r.status === 200 ? undefined : businessRefusalProblem(r, sent.get(r.request)!);
+      if (problem) r.problems.push(`a well-formed Idempotency-Key was refused: ${problem}`);
+    }
+    expect(report(accepted, 'well-formed keys')).toBe('');
+  }, 120_000);
+});
