@@ -1,6 +1,7 @@
 import { corsHeaders, errorBodySchema } from './envelope';
 import { events, knownPaths, operations, resolveCandidates } from './catalogue';
 import { jsonSchemaOf as schemaOf } from './json-schema';
+import { requestShapeLimits } from './shape';
 import { describeSelector, domainPrefix, serviceNames, type Operation } from './operation';
 
 function envelopeOf(body: Record<string, unknown>): Record<string, unknown> {
@@ -49,7 +50,8 @@ function shadowsOf(op: Operation, candidates: readonly Operation[]): JsonSchema[
 /** One operation of a path as a `oneOf` alternative: its request schema, titled with its name, minus what selects a neighbour. */
 function alternativeOf(op: Operation, candidates: readonly Operation[]): JsonSchema {
   const shadows = shadowsOf(op, candidates);
-  const alternative: JsonSchema = { title: op.name, ...schemaOf(op.request, 'input') };
+  // The shape limits apply before any schema (shape.ts); the body's own key count is the one a schema can state.
+  const alternative: JsonSchema = { title: op.name, ...schemaOf(op.request, 'input'), maxProperties: requestShapeLimits.maxObjectKeys };
   if (op.rules?.length) {
     const rules = op.rules.map((r) => `- \`${r.field}\`: ${r.rule}`).join('\n');
     alternative['description'] = `Beyond this schema, refused with 400 \`validation_failed\` naming the field:\n${rules}`;
@@ -230,7 +232,7 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
     info: {
       title: 'Back-office API',
       version,
-      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}.`,
+      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}. Whatever its schema, a body nests at most ${requestShapeLimits.maxDepth} levels deep and holds at most ${requestShapeLimits.maxArrayItems} items per array and ${requestShapeLimits.maxObjectKeys} members per object (beyond that: 400), within 1 MiB (beyond that: 413).`,
     },
     servers: [{ url: '/', description: 'The gateway serving this document' }],
     tags: serviceNames.map((service) => ({ name: service, description: `Operations of the ${service} service` })),
