@@ -247,6 +247,57 @@ describe('the served OpenAPI document says what the server does', () => {
     expect(carried.size).toBeGreaterThan(new Set(cases.map((c) => c.name)).size / 2);
   }, 120_000);
 
+  it('agrees with the server on the bodies an outside conformance tool was refused, and on their near neighbours', async () => {
+    const product = pools.product[0];
+    const location = pools.location[0];
+    const line = { product_id: product, quantity: 1, price: 10, tax_rate: 10, tax_included: false };
+    const cases: Array<[string, Record<string, unknown>, boolean]> = [
+      ['/crm/partners', { org_id: 1, page_number: 0 }, false],
+      ['/crm/partners', { org_id: 1, page_number: 1, page_size: 100 }, true],
+      ['/crm/partners', { org_id: 1, page_size: 101 }, false],
+      ['/crm/partners', { org_id: 1, partner_id: 2147483648 }, false],
+      ['/crm/partners', { org_id: 1, partner_id: '0' }, false],
+      ['/invoicing/listinvoices', { org_id: 1, date_from: '2000-02-30' }, false],
+      ['/invoicing/listinvoices', { org_id: 1, date_from: '2000-02-29' }, true],
+      ['/invoicing/listinvoices', { org_id: 1, date_from: '1900-02-29' }, false],
+      ['/inventory/ops/getdata', { org_id: 1, action: 'stock_adjustment', product_id: product, qty_locations: {} }, false],
+      ['/inventory/ops/getdata', { org_id: 1, action: 'stock_adjustment', product_id: product, qty_locations: { [location!]: 3 } }, true],
+      [
+        '/invoicing/invoice/new',
+        { org_id: 1, invoicetype: 'invoiceout', partner: pools.partner[0], line_items: [{ ...line, quantity: 0 }] },
+        false,
+      ],
+      [
+        '/invoicing/invoice/new',
+        { org_id: 1, invoicetype: 'invoiceout', partner: pools.partner[0], line_items: [{ ...line, quantity: 0.0001 }] },
+        true,
+      ],
+      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: '😀'.repeat(200), partner_type: 'customer' }, true],
+      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: '😀'.repeat(201), partner_type: 'customer' }, false],
+      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: ' \u3000 ', partner_type: 'customer' }, false],
+      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'A\u0007', partner_type: 'customer' }, false],
+      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'Mail', partner_type: 'customer', email: 'a b@c.d' }, false],
+      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'Mail', partner_type: 'customer', email: ' a@b.co ' }, true],
+      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'Cents', partner_type: 'customer', credit_limit: 10.001 }, false],
+      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'Cents', partner_type: 'customer', credit_limit: '10.01' }, true],
+      ['/organization/setprofile', { org_id: 1, iban: 'FR76 3000 6000 0112 3456 7890 188' }, false],
+      ['/organization/setprofile', { org_id: 1, iban: 'FR76 3000 6000 0112 3456 7890 189', country: ' fr ', bic: 'bnpafrpp' }, true],
+    ];
+    const problems: string[] = [];
+    for (const [path, body, valid] of cases) {
+      if (!doc.paths[path]) {
+        problems.push(`${path} is not in the document`);
+        continue;
+      }
+      if (accepts(path, body) !== valid) problems.push(`the document ${valid ? 'refuses' : 'accepts'} ${path} ${JSON.stringify(body)}`);
+      const r = await sys.post(path, body, { headers: { 'idempotency-key': `conf-${randomUUID()}` } });
+      const refusedAsMalformed = r.statusCode === 400 && MALFORMED.includes(r.body.code);
+      if (valid === refusedAsMalformed)
+        problems.push(`the server answers ${r.statusCode} ${r.body.code ?? ''} to ${path} ${JSON.stringify(body)}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('holds Idempotency-Key to its declared pattern on reads and writes alike', async () => {
     const header = doc.paths['/crm/editpatner']!.post.parameters.find((p) => p.name === 'Idempotency-Key')!.schema;
     const pattern = new RegExp(header['pattern'] as string, 'u');
