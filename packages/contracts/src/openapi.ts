@@ -232,7 +232,7 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
     info: {
       title: 'Back-office API',
       version,
-      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}. Whatever its schema, a body nests at most ${requestShapeLimits.maxDepth} levels deep and holds at most ${requestShapeLimits.maxArrayItems} items per array and ${requestShapeLimits.maxObjectKeys} members per object (beyond that: 400), within 1 MiB (beyond that: 413).`,
+      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}. Whatever its schema, a body nests at most ${requestShapeLimits.maxDepth} levels deep and holds at most ${requestShapeLimits.maxArrayItems} items per array and ${requestShapeLimits.maxObjectKeys} members per object (beyond that: 400), within 1 MiB (beyond that: 413). A JSON number a double cannot hold as written (\`1e-400\`, \`9007199254740993\`) is refused wherever it stands: send such a value as a string.`,
     },
     servers: [{ url: '/', description: 'The gateway serving this document' }],
     tags: serviceNames.map((service) => ({ name: service, description: `Operations of the ${service} service` })),
