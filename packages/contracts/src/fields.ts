@@ -66,8 +66,8 @@ export function plainString(kind: TextKind = 'line') {
 }
 
 /**
- * What `String.prototype.trim` removes (JavaScript's `\\s`) but the control characters, which text
- * never holds: for patterns, spelled out, since regex dialects disagree on `\\s`.
+ * What `String.prototype.trim` removes (JavaScript's `\s`) but the control characters, which text
+ * never holds: for patterns, spelled out, since regex dialects disagree on `\s`.
  */
 export const SPACE_CHARACTERS = ' \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF';
 export const TRIMMED_SPACE = `[${SPACE_CHARACTERS}]`;
