@@ -1,9 +1,8 @@
 import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import fc from 'fast-check';
+import { documentFormats } from './json-schema.fixtures';
 import { z } from 'zod';
 import { atMost, dateField, dateTimeField, intId, money, notBlank, pageRequest, percentage, plainString, quantity, text } from './fields';
-import { isValidIban, normalizeIban } from './identifiers';
 import { jsonSchemaOf } from './json-schema';
 import { adjustStockRequest } from './catalog/schemas';
 import { setProfileRequest } from './organization/schemas';
@@ -16,8 +15,7 @@ import { createPartnerRequest } from './partners/schemas';
  */
 
 const ajv = new Ajv2020({ strict: false, multipleOfPrecision: 6 });
-addFormats(ajv);
-ajv.addFormat('iban', { type: 'string', validate: (v: string) => isValidIban(normalizeIban(v)) });
+for (const [name, validate] of Object.entries(documentFormats)) ajv.addFormat(name, { type: 'string', validate });
 const documented = (schema: z.ZodType) => ajv.compile(jsonSchemaOf(schema, 'input'));
 const field = (object: z.ZodObject, name: string) => object.shape[name] as z.ZodType;
 

@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { isValidIban, normalizeIban } from './identifiers';
+import { documentFormats } from './json-schema.fixtures';
 import { knownPaths, operationsByName, resolveCandidates, resolveOperation } from './catalogue';
 import { buildOpenApi } from './openapi';
 import { jsonSchemaOf as schemaOf } from './json-schema';
@@ -14,8 +13,7 @@ const doc = buildOpenApi() as {
   paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: JsonSchema } } } } }>;
 };
 const ajv = new Ajv2020({ strict: false, allErrors: false, multipleOfPrecision: 6 });
-addFormats(ajv);
-ajv.addFormat('iban', { type: 'string', validate: (v: string) => isValidIban(normalizeIban(v)) });
+for (const [name, validate] of Object.entries(documentFormats)) ajv.addFormat(name, { type: 'string', validate });
 
 interface Alternative {
   name: string;

@@ -1,0 +1,15 @@
+import { isValidIban, normalizeIban } from './identifiers';
+
+/**
+ * What the `format`s of the OpenAPI document mean, for tests that validate with a JSON Schema
+ * validator (ajv knows no format by itself): `date` is RFC 3339's full-date; `iban` the rule the
+ * document states in words, a checksum, judged as the server judges it.
+ */
+export const documentFormats: Record<string, (value: string) => boolean> = {
+  date: (v) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
+    const day = new Date(`${v}T00:00:00Z`);
+    return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === v;
+  },
+  iban: (v) => isValidIban(normalizeIban(v)),
+};
