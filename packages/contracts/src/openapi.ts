@@ -1,4 +1,4 @@
-import { corsHeaders, errorBodySchema } from './envelope';
+import { corsHeaders, errorBodySchema, errorCodes } from './envelope';
 import { events, knownPaths, operations, resolveCandidates } from './catalogue';
 import { jsonSchemaOf as schemaOf } from './json-schema';
 import { requestShapeLimits } from './shape';
@@ -118,23 +118,8 @@ export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
   };
 }
 
-/** The statuses an operation's refusal may carry and the codes each comes with (docs/api.md, "Responses"). */
-const refusals: Array<{ status: number; codes: string[]; writesOnly?: boolean; description: string }> = [
-  {
-    status: 400,
-    codes: [
-      'validation_failed',
-      'malformed_json',
-      'unknown_action',
-      'not_found',
-      'invalid_state',
-      'duplicate',
-      'credit_limit_exceeded',
-      'idempotency_conflict',
-    ],
-    description:
-      'Refused: a field is missing, mistyped or out of range (`validation_failed`, with `errors[]` naming each field), the body is not JSON, the action is unknown, or a business rule refuses it (`not_found`, `invalid_state`, `duplicate`, `credit_limit_exceeded`, `idempotency_conflict`); nothing was done',
-  },
+/** The statuses other than 400 a refusal may carry, and the codes each comes with (docs/api.md, "Responses"). */
+const otherRefusals: Array<{ status: number; codes: string[]; writesOnly?: boolean; description: string }> = [
   { status: 401, codes: ['unauthorized'], description: 'No API key, or an unknown or revoked one' },
   { status: 403, codes: ['forbidden'], description: 'The API key belongs to another organization than `org_id`' },
   {
@@ -162,6 +147,23 @@ const refusals: Array<{ status: number; codes: string[]; writesOnly?: boolean; d
     description:
       'No answer in time: a read was not executed; a write may have been (`outcome_unknown`: retry with the same Idempotency-Key)',
   },
+];
+
+/**
+ * Every other code is a business refusal, answered 400 (docs/api.md), so a code added to the
+ * envelope is declared at once; `idempotency_conflict` is both (another body: 400; still running: 409).
+ */
+const refusals = [
+  {
+    status: 400,
+    codes: errorCodes.filter(
+      (c) => c === 'idempotency_conflict' || (c !== 'method_not_allowed' && !otherRefusals.some((r) => r.codes.includes(c))),
+    ) as string[],
+    writesOnly: false,
+    description:
+      'Refused: a field is missing, mistyped or out of range (`validation_failed`, with `errors[]` naming each field), the body is not JSON, the action is unknown, or a business rule refuses it (`not_found`, `invalid_state`, `duplicate` ...); nothing was done',
+  },
+  ...otherRefusals,
 ];
 
 function refusalResponses(write: boolean): Record<string, unknown> {

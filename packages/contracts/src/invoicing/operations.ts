@@ -24,6 +24,11 @@ export const createInvoice = defineOperation({
     },
     { field: 'recurring.frequency', rule: 'required when recurring.enabled is true' },
     { field: 'recurring.start_date', rule: 'at most a year in the past' },
+    { field: 'restock', rule: 'false only on a credit note (creditout, creditin)' },
+    {
+      field: 'sourceid',
+      rule: 'on a credit note with sourcetype "invoice": the id of an issued invoice of the organization, of the same partner and the paired type',
+    },
   ],
 });
 export const listInvoices = defineOperation({
