@@ -119,7 +119,7 @@ export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
 }
 
 /** The statuses other than 400 a refusal may carry, and the codes each comes with (docs/api.md, "Responses"). */
-const otherRefusals: Array<{ status: number; codes: string[]; writesOnly?: boolean; description: string }> = [
+const otherRefusals: Array<{ status: number; codes: string[]; writesOnly?: boolean; description: string; headers?: JsonSchema }> = [
   { status: 401, codes: ['unauthorized'], description: 'No API key, or an unknown or revoked one' },
   { status: 403, codes: ['forbidden'], description: 'The API key belongs to another organization than `org_id`' },
   {
@@ -130,9 +130,22 @@ const otherRefusals: Array<{ status: number; codes: string[]; writesOnly?: boole
   },
   { status: 413, codes: ['payload_too_large'], description: 'The body is over the size limit (1 MiB)' },
   {
+    status: 422,
+    codes: ['idempotency_key_reused'],
+    writesOnly: true,
+    description:
+      'This Idempotency-Key was already used with another operation or another body; nothing was done: send the request with a new key',
+  },
+  {
     status: 429,
     codes: ['rate_limited'],
-    description: "Over the organization's request rate; retry after the time the Retry-After header says",
+    description:
+      "Over the organization's request rate or its requests in flight; nothing was done: retry after the Retry-After header's seconds",
+    headers: {
+      'Retry-After': { description: 'Seconds to wait, at least 1', schema: { type: 'string', pattern: '^[1-9]\\d*$' } },
+      RateLimit: { description: 'The IETF RateLimit field of the policy that refused: `"reads";r=0;t=1`', schema: { type: 'string' } },
+      'RateLimit-Policy': { description: 'The policy that refused: `"reads";q=100;w=1`', schema: { type: 'string' } },
+    },
   },
   { status: 500, codes: ['internal_error'], description: 'A bug: `request_id` to quote' },
   {
@@ -149,16 +162,11 @@ const otherRefusals: Array<{ status: number; codes: string[]; writesOnly?: boole
   },
 ];
 
-/**
- * Every other code is a business refusal, answered 400 (docs/api.md), so a code added to the
- * envelope is declared at once; `idempotency_conflict` is both (another body: 400; still running: 409).
- */
+/** Every other code is a business refusal, answered 400 (docs/api.md), so a code added to the envelope is declared at once. */
 const refusals = [
   {
     status: 400,
-    codes: errorCodes.filter(
-      (c) => c === 'idempotency_conflict' || (c !== 'method_not_allowed' && !otherRefusals.some((r) => r.codes.includes(c))),
-    ) as string[],
+    codes: errorCodes.filter((c) => c !== 'method_not_allowed' && !otherRefusals.some((r) => r.codes.includes(c))) as string[],
     writesOnly: false,
     description:
       'Refused: a field is missing, mistyped or out of range (`validation_failed`, with `errors[]` naming each field), the body is not JSON, the action is unknown, or a business rule refuses it (`not_found`, `invalid_state`, `duplicate` ...); nothing was done',
@@ -176,6 +184,7 @@ function refusalResponses(write: boolean): Record<string, unknown> {
     const properties = { ...(errorBody['properties'] as Record<string, unknown>), code: { type: 'string', enum: codes } };
     responses[String(r.status)] = {
       description: r.description,
+      ...('headers' in r && r.headers ? { headers: r.headers } : {}),
       content: { 'application/json': { schema: envelopeOf({ ...errorBody, properties }) } },
     };
   }

@@ -176,10 +176,17 @@ describe('OpenAPI responses and headers', () => {
       const { responses } = full.paths[path]!.post;
       const writes = resolveCandidates(path).some((op) => op.write);
       const statuses = Object.keys(responses);
-      expect([path, statuses]).toEqual([path, ['200', '400', '401', '403', ...(writes ? ['409'] : []), '413', '429', '500', '503', '504']]);
+      expect([path, statuses]).toEqual([
+        path,
+        ['200', '400', '401', '403', ...(writes ? ['409'] : []), '413', ...(writes ? ['422'] : []), '429', '500', '503', '504'],
+      ]);
       const codeOf = (status: string) => responses[status]!.content['application/json'].schema['properties'].body.properties.code.enum;
-      expect(codeOf('400')).toEqual(expect.arrayContaining(['validation_failed', 'not_found', 'invalid_state']));
+      expect(codeOf('400')).toEqual(expect.arrayContaining(['validation_failed', 'not_found', 'invalid_state', 'credit_exceeds_invoice']));
+      // Each code under one status: the client reads the status, then the code.
+      const declared = statuses.filter((s) => s !== '200').flatMap((s) => codeOf(s) as string[]);
+      expect(declared.filter((c) => c !== 'outcome_unknown').length).toBe(new Set(declared.filter((c) => c !== 'outcome_unknown')).size);
       expect(codeOf('429')).toEqual(['rate_limited']);
+      if (writes) expect(codeOf('422')).toEqual(['idempotency_key_reused']);
       expect(codeOf('503')).toEqual(writes ? ['service_unavailable', 'outcome_unknown'] : ['service_unavailable']);
       const envelope = ajv.compile(responses['401']!.content['application/json'].schema);
       expect(envelope({ statusCode: 401, headers: {}, body: { message: 'No key', code: 'unauthorized' } })).toBe(true);
