@@ -43,8 +43,14 @@ function toFieldError(issue: z.core.$ZodIssue): FieldError {
     return { field, message: `${field} must be ${article(issue.expected)}, got ${describe(input)}` };
   }
   if (issue.code === 'invalid_union') {
-    // A branch that accepted the type but refused the value says the most useful thing.
-    const specific = issue.errors.flat().find((i) => i.code !== 'invalid_type');
+    // A branch that accepted the type but refused the value says the most useful thing: a rule's own
+    // message first, then any but the "clear it" branches ("" or null) of a field that may be cleared.
+    const branches = issue.errors.flat();
+    const clearing = (i: z.core.$ZodIssue) => i.code === 'invalid_value' && i.values.every((v) => v === '' || v === null);
+    const specific =
+      branches.find((i) => i.code === 'custom') ??
+      branches.find((i) => i.code !== 'invalid_type' && !clearing(i)) ??
+      branches.find((i) => i.code !== 'invalid_type');
     return { field, message: specific ? `${field} ${specific.message}` : `${field} has an invalid value: ${describe(input)}` };
   }
   if (issue.code === 'invalid_key') {
