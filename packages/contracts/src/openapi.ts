@@ -191,8 +191,12 @@ function refusalResponses(write: boolean): Record<string, unknown> {
   return responses;
 }
 
-/** What an Idempotency-Key may be: 1 to 255 printable ASCII characters. The gateway checks it on every operation. */
-export const idempotencyKeyPattern = /^[\x20-\x7e]{1,255}$/;
+/**
+ * What an Idempotency-Key may be: 1 to 255 printable ASCII characters, neither first nor last a space
+ * (HTTP trims a header value's surrounding spaces, so the server would never see them). The gateway
+ * checks it on every operation.
+ */
+export const idempotencyKeyPattern = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 
 /** Idempotency-Key as the gateway checks it on every operation; a read checks it and otherwise ignores it. */
 const idempotencyKeyHeader = {

@@ -139,7 +139,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     // read then ignores it (it has no effect to repeat).
     const key = headerText(req.headers['idempotency-key']);
     if (key !== undefined && !idempotencyKeyPattern.test(key)) {
-      const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
+      const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters, not starting or ending with a space';
       return errorEnvelope(400, 'validation_failed', message, { errors: [{ field: 'Idempotency-Key', message }] });
     }
     if (!op.write) return call(op, fields, org.value, requestId, {}, reqLog);
