@@ -104,6 +104,16 @@ export const convertQuotation = defineOperation({
   write: true,
   request: s.convertQuotationRequest,
   reply: s.convertQuotationReply,
+  rules: [
+    {
+      field: 'partner',
+      rule: "the quotation's partner fits the invoice type: customer (or both) for invoiceout/creditout, vendor (or both) for invoicein/creditin",
+    },
+    {
+      field: 'line_items',
+      rule: "each of the quotation's lines still names a live catalog product of the organization (and its variant and location)",
+    },
+  ],
 });
 
 /** Internal: the partner's open quotations (draft, sent or accepted, not expired, or being converted), asked by partners before a delete (not routed over HTTP). */
