@@ -151,7 +151,7 @@ describe('the served OpenAPI document says what the server does', () => {
     if (code === 'validation_failed') {
       const rules = ((op.schema as { 'x-rules'?: Array<{ field: string }> })['x-rules'] ?? []).map((x) => x.field);
       const fields = ((r.envelope.body.errors ?? []) as Array<{ field: string }>).map((e) => e.field);
-      const unforeseen = fields.filter((f) => !rules.some((rule) => f === rule || f.startsWith(`${rule}.`)));
+      const unforeseen = fields.filter((f) => !rules.some((rule) => f === rule || f.startsWith(`${rule}.`) || f.startsWith(`${rule}[`)));
       if (fields.length === 0 || unforeseen.length)
         return `validation_failed on ${unforeseen.join(', ') || 'no field'}, a rule the document does not state`;
       return undefined;

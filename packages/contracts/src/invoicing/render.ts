@@ -19,4 +19,12 @@ export const renderInvoice = defineOperation({
   write: false,
   request: renderInvoiceRequest,
   reply: renderedDocumentReply,
+  rules: [
+    { field: 'organization', rule: "an e-invoice needs the seller's data it names (legal name, country, VAT id, default currency …) set" },
+    {
+      field: 'partner',
+      rule: "an e-invoice needs the buyer's data it names (country, email …) set; facturx needs characters its fonts draw",
+    },
+    { field: 'lines', rule: 'facturx needs characters its fonts draw in every line' },
+  ],
 });
