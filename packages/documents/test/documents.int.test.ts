@@ -13,7 +13,7 @@ import {
 import { einvoiceFailures, prepareRules } from '../../../tests/support/einvoice';
 import { pdfAttachments, pdfInfo, pdfPages, pdfText, pdfWords, pdfXmp, savePage1Png } from '../../../tests/support/pdf';
 import { corruptRgbaPng, makePng, oversizedPng, pngChunk } from '../../../tests/support/png';
-import { cyrillicBuyer, greekBuyer, line, sampleDocument, seller } from './fixtures';
+import { atClock, cyrillicBuyer, greekBuyer, line, sampleDocument, seller } from './fixtures';
 
 const eur = (amount: string) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'EUR' }).format(Number(amount));
 
@@ -397,29 +397,11 @@ describe('e-invoices are valid against their schema and pass the EN 16931 rules'
   test('Factur-X of the same document is the same bytes at another time of day and another year: every date is the document date', async () => {
     const doc = byType.invoiceout!;
     const pdf = await renderPdf(doc);
-    const at = async (iso: string) => {
-      jest.useFakeTimers({
-        now: new Date(iso),
-        doNotFake: [
-          'hrtime',
-          'nextTick',
-          'performance',
-          'queueMicrotask',
-          'setImmediate',
-          'clearImmediate',
-          'setInterval',
-          'clearInterval',
-          'setTimeout',
-          'clearTimeout',
-        ],
-      });
-      try {
+    const at = (iso: string) =>
+      atClock(iso, async () => {
         expect(new Date().getUTCFullYear()).toBe(new Date(iso).getUTCFullYear());
         return Buffer.from(await renderFacturX(doc, pdf));
-      } finally {
-        jest.useRealTimers();
-      }
-    };
+      });
     const morning = await at('2026-11-02T08:00:00Z');
     const later = await at('2031-05-05T23:59:59Z');
     expect(later.equals(morning)).toBe(true);

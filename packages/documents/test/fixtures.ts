@@ -110,3 +110,28 @@ export function sampleDocument(kind: DocumentKind, overrides: Partial<Renderable
     ...overrides,
   };
 }
+
+/** Runs fn with the clock (Date only; timers keep running) set to the given instant. */
+export async function atClock<T>(iso: string, fn: () => Promise<T>): Promise<T> {
+  jest.useFakeTimers({
+    now: new Date(iso),
+    doNotFake: [
+      'hrtime',
+      'nextTick',
+      'performance',
+      'queueMicrotask',
+      'setImmediate',
+      'clearImmediate',
+      'setInterval',
+      'clearInterval',
+      'setTimeout',
+      'clearTimeout',
+    ],
+  });
+  try {
+    expect(new Date().toISOString()).toBe(new Date(iso).toISOString());
+    return await fn();
+  } finally {
+    jest.useRealTimers();
+  }
+}

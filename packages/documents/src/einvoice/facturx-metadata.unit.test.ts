@@ -1,32 +1,7 @@
 import { AFRelationship, PDFDict, PDFDocument, PDFName, PDFRawStream } from '@cantoo/pdf-lib';
 import { inflateSync } from 'node:zlib';
-import { greekBuyer, sampleDocument } from '../../test/fixtures';
+import { atClock, greekBuyer, sampleDocument } from '../../test/fixtures';
 import { facturXInfo, facturXXmp, finishFacturX, xmpDate } from './facturx-metadata';
-
-/** Runs fn with the clock (Date only; timers keep running) set to the given instant. */
-async function atClock<T>(iso: string, fn: () => Promise<T>): Promise<T> {
-  jest.useFakeTimers({
-    now: new Date(iso),
-    doNotFake: [
-      'hrtime',
-      'nextTick',
-      'performance',
-      'queueMicrotask',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'setTimeout',
-      'clearTimeout',
-    ],
-  });
-  try {
-    expect(new Date().toISOString()).toBe(new Date(iso).toISOString());
-    return await fn();
-  } finally {
-    jest.useRealTimers();
-  }
-}
 
 /** A PDF as the e-invoice library leaves it: the clock in its dates, its own title, an XMP, factur-x.xml attached, a 1.3 header. */
 async function libraryLikePdf(): Promise<Uint8Array> {
