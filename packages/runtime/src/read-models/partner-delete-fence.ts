@@ -52,16 +52,18 @@ export async function countOpenUnderFence<T extends { open_documents: number; ac
 }
 
 /**
- * In a create's transaction, before it writes: refused while the partner is fenced. Two statements,
- * the lock first: a statement's snapshot is taken when it starts, so a fence committed while it
- * waited for the lock would be invisible to a select in the same statement.
+ * In a create's transaction, before it writes: refused while the partner is fenced. One round trip,
+ * to the schema's `partner_fenced` function (createPartnerDeleteFences), which takes the lock and
+ * then probes in two statements: a statement's snapshot is taken when it starts, so a fence
+ * committed while it waited for the lock would be invisible to a select in the same statement, and
+ * a PL/pgSQL function's next statement takes a new one.
  */
 export async function assertNotFenced(trx: Knex.Transaction, orgId: number, partnerId: number): Promise<void> {
-  await trx.raw(`select pg_advisory_xact_lock_shared(${LOCK_KEY})`, [orgId, partnerId]);
-  const fenced = await trx('partner_delete_fences')
-    .where({ org_id: orgId, partner_id: partnerId })
-    .first<{ partner_id: number } | undefined>('partner_id');
-  if (fenced) throw partnerBeingDeleted(partnerId);
+  const { rows } = await trx.raw<{ rows: Array<{ fenced: boolean }> }>('select partner_fenced(?::int, ?::int) as fenced', [
+    orgId,
+    partnerId,
+  ]);
+  if (rows[0]?.fenced) throw partnerBeingDeleted(partnerId);
 }
 
 /** Lifts a fence that has passed (the partner lives on); one set again meanwhile stays. */
@@ -77,4 +79,22 @@ export async function createPartnerDeleteFences(trx: Knex.Transaction, schema: s
     t.timestamp('fenced_until', { useTz: true }).notNullable();
     t.primary(['org_id', 'partner_id']);
   });
+}
+
+/**
+ * The schema's `partner_fenced(org_id, partner_id)`: takes the partner's fence lock shared, then
+ * answers whether a fence stands (assertNotFenced). The lock key is the one countOpenUnderFence
+ * takes exclusive; `current_schema()` is the caller's, the service's own schema.
+ */
+export async function createPartnerFenceCheck(trx: Knex.Transaction, schema: string): Promise<void> {
+  await trx.raw(
+    `create or replace function ??.partner_fenced(org integer, partner integer) returns boolean
+       language plpgsql volatile as $fence$
+     begin
+       perform pg_advisory_xact_lock_shared(hashtextextended('partner_delete_fence:' || current_schema() || ':' || org || ':' || partner, 0));
+       return exists (select 1 from ??.partner_delete_fences f where f.org_id = org and f.partner_id = partner);
+     end
+     $fence$`,
+    [schema, schema],
+  );
 }

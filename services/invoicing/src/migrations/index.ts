@@ -3,6 +3,7 @@ import {
   addOrganizationCurrency,
   createDocumentLogos,
   createPartnerDeleteFences,
+  createPartnerFenceCheck,
   organizationSettingsMigration,
   type Migration,
 } from '@bo/runtime';
@@ -333,6 +334,13 @@ export const invoicingMigrations: Migration[] = [
       await trx.raw('drop index if exists ??.invoices_partner_committed', [schema]);
       // A partner being deleted gets no new invoice (runtime read-models/partner-delete-fence.ts).
       await createPartnerDeleteFences(trx, schema);
+    },
+  },
+  {
+    // The fence check a create makes in one round trip rather than two (runtime read-models/partner-delete-fence.ts).
+    name: '012_partner_fence_check',
+    async up(trx, schema) {
+      await createPartnerFenceCheck(trx, schema);
     },
   },
 ];

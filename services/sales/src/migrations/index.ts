@@ -2,6 +2,7 @@ import {
   addOrganizationCurrency,
   createDocumentLogos,
   createPartnerDeleteFences,
+  createPartnerFenceCheck,
   organizationSettingsMigration,
   type Migration,
 } from '@bo/runtime';
@@ -185,6 +186,13 @@ export const salesMigrations: Migration[] = [
     name: '007_exposure_by_receivable',
     async up(trx, schema) {
       await createPartnerDeleteFences(trx, schema);
+    },
+  },
+  {
+    // The fence check a create makes in one round trip rather than two (runtime read-models/partner-delete-fence.ts).
+    name: '008_partner_fence_check',
+    async up(trx, schema) {
+      await createPartnerFenceCheck(trx, schema);
     },
   },
 ];
