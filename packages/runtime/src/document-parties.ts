@@ -57,21 +57,24 @@ async function ask<R extends z.ZodType>(
   return parsed.data;
 }
 
-/** Both parties, asked in parallel with no transaction open. */
-export async function documentParties(ctx: Ctx, partnerId: number): Promise<DocumentParties> {
-  const [profile, partner] = await Promise.all([
-    ask(ctx, organization.getProfile.name, { org_id: String(ctx.orgId) }, organization.getProfile.reply, 'the organization profile'),
-    ask(
-      ctx,
-      partners.getPartner.name,
-      { org_id: String(ctx.orgId), partner_id: partnerId },
-      partners.getPartner.reply,
-      `partner ${partnerId}`,
-    ),
-  ]);
-  if (!profile)
-    throw new Error('partners.organization.get answered not_found; it answers an empty profile for an organization that has none');
-  return { organization: profile.organization, partner: partner?.partner ?? null };
+/**
+ * Both parties, and the partner's credit when `credit` is asked, in one call to the partners service
+ * with no transaction open.
+ */
+export async function documentParties(
+  ctx: Ctx,
+  partnerId: number,
+  opts: { credit?: boolean } = {},
+): Promise<DocumentParties & { credit: partners.PartnerCredit | null }> {
+  const answer = await ask(
+    ctx,
+    partners.documentParties.name,
+    { org_id: String(ctx.orgId), partner_id: partnerId, ...(opts.credit ? { include_credit: true } : {}) },
+    partners.documentParties.reply,
+    `the parties of a document of partner ${partnerId}`,
+  );
+  if (!answer) throw new Error(`${partners.documentParties.name} answered not_found; it answers a null partner instead`);
+  return { organization: answer.organization, partner: answer.partner, credit: answer.credit };
 }
 
 /**
@@ -146,11 +149,18 @@ export async function freezeParties<T extends { currency: string; logo_png?: Uin
   return frozen;
 }
 
-/** The records a document's parties are made of now, with the read model's name for a partner the partners service no longer has. */
+/**
+ * The records a document's parties are made of now, with the read model's name for a partner the
+ * partners service no longer has, and the partner's credit when `credit` is asked.
+ */
 export async function currentParties(
   ctx: Ctx & Pick<HandlerContext, 'db'>,
   partnerId: number,
-): Promise<{ records: DocumentParties; partnerName: string | null }> {
-  const [records, known] = await Promise.all([documentParties(ctx, partnerId), findPartner(ctx.db, ctx.orgId, partnerId)]);
-  return { records, partnerName: known?.partnername ?? null };
+  opts: { credit?: boolean } = {},
+): Promise<{ records: DocumentParties; partnerName: string | null; credit: partners.PartnerCredit | null }> {
+  const { credit, ...records } = await documentParties(ctx, partnerId, opts);
+  const partnerName = records.partner
+    ? records.partner.partnername
+    : ((await findPartner(ctx.db, ctx.orgId, partnerId))?.partnername ?? null);
+  return { records, partnerName, credit };
 }

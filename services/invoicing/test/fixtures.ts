@@ -25,28 +25,30 @@ export async function startWithFakePartners(partnersTable: FakePartner[], env: R
   const state = { balanceDelayMs: 0, profiles: new Map<number, organization.ProfileRecord>(), profileDown: false };
   await svc.client.serve(
     'partners',
-    ['partners.partner.get', 'partners.partner.balance', 'partners.organization.get'],
+    ['partners.partner.get', 'partners.partner.balance', 'partners.document.parties'],
     async (operation, payload, meta): Promise<RpcReply> => {
       calls.push(operation);
-      // Validation freezes the organization's profile beside the partner (an empty one unless a test sets it).
-      if (operation === 'partners.organization.get') {
+      const { partner_id, include_credit } = payload as { partner_id: number; include_credit?: boolean };
+      const p = partnersTable.find((x) => x.org === meta.orgId && x.id === Number(partner_id));
+      if (operation === 'partners.document.parties') {
         if (state.profileDown) return { ok: false, status: 503, code: 'service_unavailable', message: 'partners is down' };
+        if (include_credit && state.balanceDelayMs) await new Promise((r) => setTimeout(r, state.balanceDelayMs));
+        // Validation freezes the organization's profile beside the partner (an empty one unless a test sets it).
         const organization = state.profiles.get(meta.orgId) ?? testing.profileRecord(meta.orgId);
-        return { ok: true, status: 200, body: { message: 'Organization profile', organization } };
+        const credit =
+          p && include_credit
+            ? {
+                balance: p.balance,
+                receivable: p.balance,
+                credit_limit: p.credit_limit,
+                available_credit: Math.round((p.credit_limit - p.balance) * 100) / 100,
+              }
+            : null;
+        return { ok: true, status: 200, body: { message: 'Document parties', organization, partner: p ? recordOf(p) : null, credit } };
       }
       if (operation === 'partners.partner.balance' && state.balanceDelayMs) await new Promise((r) => setTimeout(r, state.balanceDelayMs));
-      const partnerId = Number((payload as { partner_id: number }).partner_id);
-      const p = partnersTable.find((x) => x.org === meta.orgId && x.id === partnerId);
-      if (!p) return { ok: false, status: 400, code: 'not_found', message: `Partner ${partnerId} not found` };
-      const record = testing.partnerRecord(p.org, p.id, {
-        partnername: p.partnername,
-        display_name: p.partnername,
-        partner_type: p.partner_type ?? 'both',
-        credit_limit: p.credit_limit,
-        balance: p.balance,
-        currency: null,
-        ...p.record,
-      });
+      if (!p) return { ok: false, status: 400, code: 'not_found', message: `Partner ${partner_id} not found` };
+      const record = recordOf(p);
       if (operation === 'partners.partner.get') return { ok: true, status: 200, body: { message: 'Partner found', partner: record } };
       const view = {
         id: p.id,
@@ -67,6 +69,17 @@ export async function startWithFakePartners(partnersTable: FakePartner[], env: R
   );
   return { svc, calls, state, catalog };
 }
+
+const recordOf = (p: FakePartner) =>
+  testing.partnerRecord(p.org, p.id, {
+    partnername: p.partnername,
+    display_name: p.partnername,
+    partner_type: p.partner_type ?? 'both',
+    credit_limit: p.credit_limit,
+    balance: p.balance,
+    currency: null,
+    ...p.record,
+  });
 
 /** 5 x 50 less 10 %, 15 % tax: 225.00 + 33.75 = 258.75 (spec 2.6). */
 export const specLine = { product_id: 7, product_name: 'Widget', quantity: 5, price: 50, discount: 10, tax_rate: 15, tax_included: false };

@@ -4,6 +4,7 @@ import { partnersMigrations } from './migrations';
 import { getProfileHandler } from './organization/get-profile.handler';
 import { setProfileHandler } from './organization/set-profile.handler';
 import { createPartnerHandler } from './partner/create-partner.handler';
+import { documentPartiesHandler } from './partner/document-parties.handler';
 import { deletePartnerHandler } from './partner/delete-partner.handler';
 import { editPartnerHandler } from './partner/edit-partner.handler';
 import { getPartnerHandler } from './partner/get-partner.handler';
@@ -20,6 +21,7 @@ export const partnersService: ServiceDefinition = {
     editPartnerHandler,
     deletePartnerHandler,
     getPartnerHandler,
+    documentPartiesHandler,
     getProfileHandler,
     setProfileHandler,
   ],

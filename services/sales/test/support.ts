@@ -35,18 +35,16 @@ export async function fakePartners(svc: testing.TestService) {
   const profiles = new Map<number, organization.ProfileRecord>();
   await svc.client.serve(
     'partners',
-    ['partners.partner.get', 'partners.organization.get'],
+    ['partners.partner.get', 'partners.document.parties'],
     async (op, payload, meta): Promise<RpcReply> => {
-      // The profile is what a sent quotation freezes beside its partner (an empty one unless a test sets it).
-      if (op === 'partners.organization.get')
-        return {
-          ok: true,
-          status: 200,
-          body: { message: 'Organization profile', organization: profiles.get(meta.orgId) ?? testing.profileRecord(meta.orgId) },
-        };
       calls++;
       const id = Number((payload as { partner_id: number }).partner_id);
       const p = known.get(`${meta.orgId}:${id}`);
+      // The profile is what a sent quotation freezes beside its partner (an empty one unless a test sets it).
+      if (op === 'partners.document.parties') {
+        const organization = profiles.get(meta.orgId) ?? testing.profileRecord(meta.orgId);
+        return { ok: true, status: 200, body: { message: 'Document parties', organization, partner: p ?? null, credit: null } };
+      }
       return p
         ? { ok: true, status: 200, body: { message: 'Partner found', partner: p } }
         : { ok: false, status: 400, code: 'not_found', message: `Partner ${id} not found` };
@@ -55,7 +53,7 @@ export async function fakePartners(svc: testing.TestService) {
   return {
     add: (p: partners.PartnerRecord) => void known.set(`${p.orgid}:${p.id}`, p),
     setProfile: (p: organization.ProfileRecord) => void profiles.set(p.org_id, p),
-    /** Lookups of partners (not of the profile). */
+    /** Calls to the stand-in: partner lookups and document parties. */
     calls: () => calls,
   };
 }

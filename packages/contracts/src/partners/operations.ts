@@ -71,4 +71,15 @@ export const getPartner = defineOperation({
   reply: z.object({ message: z.string(), partner: s.partnerRecord }),
 });
 
-export const partnersOperations = [listPartners, partnerBalance, createPartner, editPartner, deletePartner, getPartner];
+export const documentParties = defineOperation({
+  name: 'partners.document.parties',
+  service: 'partners',
+  summary: "Internal: a document's two parties and, on request, the partner's credit, in one call (not routed over HTTP)",
+  paths: [],
+  select: { default: true },
+  write: false,
+  request: s.documentPartiesRequest,
+  reply: s.documentPartiesReply,
+});
+
+export const partnersOperations = [listPartners, partnerBalance, createPartner, editPartner, deletePartner, getPartner, documentParties];

@@ -15,7 +15,7 @@ import {
 } from '../fields';
 import { isEmailAddress, optionalEmailPattern } from '../identifiers';
 import { rule } from '../json-schema';
-import { countryField } from '../organization/schemas';
+import { countryField, profileRecord } from '../organization/schemas';
 
 const threeLetters = new RegExp(`^${TRIMMED_SPACE}*[A-Za-z]{3}${TRIMMED_SPACE}*$`);
 
@@ -157,6 +157,26 @@ export const partnerBalanceView = z.object({
 });
 
 export const partnerReply = z.object({ message: z.string(), partner: partnerRecord });
+
+/**
+ * Internal: what a document needs of its parties when it is issued (validated, sent) or rendered,
+ * in one call: the organization's profile, the partner (null when it is deleted or unknown) and,
+ * when asked, the partner's credit for the credit check.
+ */
+export const documentPartiesRequest = z.object({
+  org_id: baseRequest.org_id,
+  partner_id: intId,
+  include_credit: z.boolean().optional(),
+});
+export const partnerCredit = partnerBalanceView.pick({ balance: true, receivable: true, credit_limit: true, available_credit: true });
+export type PartnerCredit = z.infer<typeof partnerCredit>;
+export const documentPartiesReply = z.object({
+  message: z.string(),
+  organization: profileRecord,
+  partner: partnerRecord.nullable(),
+  /** Present when asked for and the partner lives. */
+  credit: partnerCredit.nullable(),
+});
 export const messageReply = z.object({ message: z.string() });
 export const listPartnersReply = z.object({ message: z.string(), partners: z.array(partnerRecord), pagination: paginationSchema });
 export const partnerBalanceReply = z.object({

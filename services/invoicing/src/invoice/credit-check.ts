@@ -1,6 +1,6 @@
+import type { partners } from '@bo/contracts';
 import { AppError, dec, type Knex } from '@bo/runtime';
 import { decideCredit, ownReceivable } from '../domain/credit';
-import type { PartnerCredit } from '../partners/partner-directory';
 import type { InvoiceRow } from './invoice.record';
 
 /**
@@ -12,7 +12,7 @@ import type { InvoiceRow } from './invoice.record';
  * service's view is asked before the transaction: it lags the events anyway, and this service's
  * own postings, read under the lock, cover what it has not seen yet.
  */
-export async function assertCreditAvailable(trx: Knex.Transaction, invoice: InvoiceRow, credit: PartnerCredit): Promise<void> {
+export async function assertCreditAvailable(trx: Knex.Transaction, invoice: InvoiceRow, credit: partners.PartnerCredit): Promise<void> {
   // An upsert takes the row lock whether or not the row was there; nothing else ever locks it, and
   // the invoice is always locked first, so this cannot deadlock.
   await trx.raw(

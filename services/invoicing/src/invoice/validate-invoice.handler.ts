@@ -6,12 +6,12 @@ import {
   formatDateTime,
   handler,
   invalidState,
+  notFound,
   recordEvent,
   toNumber,
   organizationToday,
 } from '@bo/runtime';
 import { accountsFor, invoiceEntryLines } from '../domain/journal';
-import { partnerCredit } from '../partners/partner-directory';
 import { assertCreditAvailable } from './credit-check';
 import { assertCreditable } from './credit-link';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
@@ -29,10 +29,9 @@ export const validateInvoiceHandler = handler(
   async (req, ctx) => {
     // Neither type nor partner of an invoice ever changes, so the unlocked read decides whether to ask.
     const unlocked = await findInvoice(ctx.db, ctx.orgId, req.id);
-    const [credit, parties] = await Promise.all([
-      needsCreditCheck(unlocked.invoicetype, req.override_credit_limit) ? partnerCredit(ctx, unlocked.partner_id) : undefined,
-      currentParties(ctx, unlocked.partner_id),
-    ]);
+    const checksCredit = needsCreditCheck(unlocked.invoicetype, req.override_credit_limit);
+    const parties = await currentParties(ctx, unlocked.partner_id, { credit: checksCredit });
+    if (checksCredit && !parties.credit) throw notFound('Partner', unlocked.partner_id);
     return ctx.db.transaction(async (trx) => {
       const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
       if (invoice.invoicestatus !== 'draft' && invoice.invoicestatus !== 'proforma') {
@@ -44,7 +43,7 @@ export const validateInvoiceHandler = handler(
       if (lines.length === 0) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it has no lines`);
 
       // Checked while the invoice is locked, so its total cannot grow between the check and the posting.
-      if (credit) await assertCreditAvailable(trx, invoice, credit);
+      if (checksCredit && parties.credit) await assertCreditAvailable(trx, invoice, parties.credit);
       // A credit note never takes its invoice's validated credit notes past the invoice's total.
       await assertCreditable(trx, invoice);
 

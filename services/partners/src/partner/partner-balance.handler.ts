@@ -1,6 +1,6 @@
 import { partners, type RequestOf } from '@bo/contracts';
 import { dec, formatDate, handler, toNumber, type Knex } from '@bo/runtime';
-import { availableCredit } from './partner.record';
+import { creditOf } from './partner.record';
 import { findLivePartner } from './partner.repository';
 
 interface TransactionRow {
@@ -30,17 +30,18 @@ export const partnerBalanceHandler = handler(partners.partnerBalance, (req, ctx)
 
 async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalance>, orgId: number) {
   const row = await findLivePartner(db, orgId, req.partner_id);
+  const credit = creditOf(row);
   const partner = {
     id: row.id,
     partnername: row.partnername,
     display_name: row.display_name,
     email: row.email,
     phone: row.phone,
-    balance: toNumber(row.balance),
-    receivable: toNumber(row.receivable),
+    balance: credit.balance,
+    receivable: credit.receivable,
     committed: toNumber(row.committed),
-    credit_limit: toNumber(row.credit_limit),
-    available_credit: availableCredit(row),
+    credit_limit: credit.credit_limit,
+    available_credit: credit.available_credit,
     // What the partner will owe as a customer: its vendor side neither adds nor takes off.
     exposure: toNumber(dec(row.receivable).plus(dec(row.committed))),
     currency: row.currency,

@@ -72,6 +72,16 @@ export function availableCredit(row: Pick<PartnerRow, 'credit_limit' | 'balance'
   return toNumber(dec(row.credit_limit).minus(dec(row.balance)));
 }
 
+/** What the credit check weighs: the partner's ledger figures and its limit. */
+export function creditOf(row: PartnerRow): partners.PartnerCredit {
+  return {
+    balance: toNumber(row.balance),
+    receivable: toNumber(row.receivable),
+    credit_limit: toNumber(row.credit_limit),
+    available_credit: availableCredit(row),
+  };
+}
+
 /** Types a list filter matches: a `both` partner is a customer and a vendor. */
 export function typesMatching(filter: 'customer' | 'vendor' | 'both'): string[] {
   return filter === 'both' ? ['both'] : [filter, 'both'];

@@ -1,0 +1,22 @@
+import { partners } from '@bo/contracts';
+import { handler } from '@bo/runtime';
+import { toProfileRecord, type ProfileRow } from '../organization/profile.record';
+import { creditOf, toPartnerRecord, type PartnerRow } from './partner.record';
+
+/**
+ * One call for what issuing or rendering a document asks of this service: both parties, and the
+ * credit when the caller checks it. The two reads run side by side; the credit comes from the same
+ * partner row as the party data.
+ */
+export const documentPartiesHandler = handler(partners.documentParties, async (req, ctx) => {
+  const [profile, partner] = await Promise.all([
+    ctx.db<ProfileRow>('organization_profiles').where({ org_id: ctx.orgId }).first(),
+    ctx.db<PartnerRow>('partners').where({ org_id: ctx.orgId, id: req.partner_id }).whereNull('deleted_at').first(),
+  ]);
+  return {
+    message: partner ? 'Document parties found' : 'The organization profile; the partner is not found',
+    organization: toProfileRecord(ctx.orgId, profile),
+    partner: partner ? toPartnerRecord(partner) : null,
+    credit: partner && req.include_credit ? creditOf(partner) : null,
+  };
+});
