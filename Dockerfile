@@ -8,6 +8,7 @@ WORKDIR /app
 ENV TURBO_TELEMETRY_DISABLED=1
 RUN npm install -g npm@11.19.1 --no-audit --no-fund
 COPY package.json package-lock.json turbo.json tsconfig.base.json ./
+COPY packages/kernel/package.json packages/kernel/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/client/package.json packages/client/

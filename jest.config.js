@@ -1,5 +1,6 @@
 /** One jest run for the whole monorepo: unit, integration (*.int) and end-to-end (*.e2e) tests. */
 const workspaces = {
+  kernel: 'packages/kernel',
   contracts: 'packages/contracts',
   runtime: 'packages/runtime',
   launcher: 'apps/launcher',

@@ -1,5 +1,5 @@
 import { createClient, type Client } from '@bo/client';
-import { setClock } from '@bo/runtime';
+import { setClock } from '@bo/kernel';
 import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
 /**

@@ -1,3 +1,4 @@
+import { IANA_TIME_ZONE_NAME } from '@bo/kernel';
 import { SPACE_CHARACTERS, TRIMMED_SPACE } from './fields';
 import { pngProblem } from './png';
 
@@ -28,19 +29,6 @@ const currencyCodes: ReadonlySet<string> = new Set(Intl.supportedValuesOf('curre
 
 export function isCurrencyCode(code: string): boolean {
   return currencyCodes.has(code);
-}
-
-const IANA_NAME = /^(UTC|[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*)$/;
-
-/** An IANA time zone name Intl knows (`Europe/Paris`, `UTC`); offsets such as `+02:00` are not names. */
-export function isTimeZone(zone: string): boolean {
-  if (!IANA_NAME.test(zone)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** An IBAN with its spaces removed and upper-cased, the form it is stored in. */
@@ -111,7 +99,7 @@ export const bicPattern = padded(`[A-Za-z]{4}${COUNTRY}[A-Za-z0-9]{2}(?:[A-Za-z0
 /** The IBAN's shape with spaces anywhere (they are removed); its country and mod-97 checksum are beyond a pattern. */
 export const ibanPattern = new RegExp(`^${SPACE}*(?:[A-Za-z]${SPACE}*){2}(?:\\d${SPACE}*){2}(?:[A-Za-z0-9]${SPACE}*){11,30}$`);
 /** The name's shape; whether the time zone database knows it is beyond a pattern. */
-export const timeZonePattern = padded(IANA_NAME.source.slice(1, -1));
+export const timeZonePattern = padded(IANA_TIME_ZONE_NAME.source.slice(1, -1));
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** An email address as the system accepts one: something, an at sign, a domain with a dot; no white space. */

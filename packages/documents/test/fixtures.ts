@@ -1,5 +1,5 @@
 import { deflateSync } from 'node:zlib';
-import { computeLine, sumLines } from '@bo/runtime';
+import { computeLine, sumLines } from '@bo/kernel';
 import type { DocumentKind, DocumentLine, RenderableDocument } from '../src';
 import { makePng } from '../../../tests/support/png';
 

@@ -4,7 +4,7 @@ import type { Bus } from './bus/types';
 import type { Knex, SqlStatement } from './db';
 import type { Logger } from './logger';
 import { currentTraceContext, outsideTrace, traceContextFrom, type TraceContext } from './observability/tracing';
-import { formatDateTime } from './time';
+import { formatDateTime } from '@bo/kernel';
 
 /**
  * How long an event its own writer publishes right after the commit is left to it before the

@@ -1,5 +1,5 @@
-import { toNumber } from './money';
-import { formatDateTime } from './time';
+import { toNumber } from '@bo/kernel';
+import { formatDateTime } from '@bo/kernel';
 
 /**
  * How a record the API answers is read from a table's columns, written once and rendered two ways:

@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { today, type testing } from '@bo/runtime';
+import { today } from '@bo/kernel';
+import { type testing } from '@bo/runtime';
 import { body, specLine, startWithFakePartners, taxIncludedLine } from './fixtures';
 
 /**

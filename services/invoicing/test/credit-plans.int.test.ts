@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { createDb, dec, migrate, testing, type Knex } from '@bo/runtime';
+import { dec } from '@bo/kernel';
+import { createDb, migrate, testing, type Knex } from '@bo/runtime';
 import fc from 'fast-check';
 import { customerExposure, ownReceivable, type ExposureDocument } from '../src/domain/credit';
 import { committedDrafts, openDueByType } from '../src/invoice/credit-check';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { dec, sum, testing } from '@bo/runtime';
+import { dec, sum } from '@bo/kernel';
+import { testing } from '@bo/runtime';
 import { body, specLine, startWithFakePartners, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [

@@ -1,4 +1,5 @@
-import { setClock, testing } from '@bo/runtime';
+import { setClock } from '@bo/kernel';
+import { testing } from '@bo/runtime';
 import { body, specLine, startWithFakePartners } from './fixtures';
 
 /** Partner roles, what still ties a partner to invoicing, and the organization's time zone. */

@@ -1,4 +1,5 @@
-import { createLogger, testing, today, type BaseConfig } from '@bo/runtime';
+import { today } from '@bo/kernel';
+import { createLogger, testing, type BaseConfig } from '@bo/runtime';
 import { runDate } from '../src/domain/recurrence';
 import { childLineCheck } from '../src/recurring/child-lines';
 import { recurringScheduler, runDueContracts as runDue } from '../src/recurring/scheduler';

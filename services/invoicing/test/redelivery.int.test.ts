@@ -1,4 +1,5 @@
-import { testing, today } from '@bo/runtime';
+import { today } from '@bo/kernel';
+import { testing } from '@bo/runtime';
 import { body, specLine, startWithFakePartners } from './fixtures';
 
 /**

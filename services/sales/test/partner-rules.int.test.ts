@@ -1,4 +1,5 @@
-import { setClock, testing } from '@bo/runtime';
+import { setClock } from '@bo/kernel';
+import { testing } from '@bo/runtime';
 import { salesService } from '../src/service';
 import { contractCall, fakeInvoicing, fakePartners, ok, partnerRecord, waitFor } from './support';
 

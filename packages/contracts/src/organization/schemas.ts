@@ -1,3 +1,4 @@
+import { isTimeZone } from '@bo/kernel';
 import { z } from 'zod';
 import { atMost, baseRequest, plainString, text } from '../fields';
 import {
@@ -10,7 +11,6 @@ import {
   isCountryCode,
   isCurrencyCode,
   isEmailAddress,
-  isTimeZone,
   isValidBic,
   isValidIban,
   logoProblem,

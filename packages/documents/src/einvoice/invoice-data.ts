@@ -1,5 +1,6 @@
 import type { Invoice } from '@e-invoice-eu/core';
-import { cents, dec, plain, type Dec } from '../decimal';
+import { dec, type Dec } from '@bo/kernel';
+import { cents, plain } from '../decimal';
 import { creditNoteKinds, type DocumentLine, type Party, type RenderableDocument } from '../model';
 import { unitCode } from '../units';
 import { netLine } from './net-line';

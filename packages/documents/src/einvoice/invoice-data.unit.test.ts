@@ -1,4 +1,4 @@
-import { computeLine } from '@bo/runtime';
+import { computeLine } from '@bo/kernel';
 import type { DocumentLine } from '../model';
 import { taxRoundingProblems } from './invoice-data';
 

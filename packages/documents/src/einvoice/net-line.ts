@@ -1,4 +1,4 @@
-import { dec, type Dec } from '../decimal';
+import { dec, type Dec } from '@bo/kernel';
 import type { DocumentLine } from '../model';
 
 /**

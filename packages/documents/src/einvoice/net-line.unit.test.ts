@@ -1,4 +1,4 @@
-import { computeLine } from '@bo/runtime';
+import { computeLine } from '@bo/kernel';
 import fc from 'fast-check';
 import { netLine } from './net-line';
 

@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import { dec } from '../decimal';
+import { dec } from '@bo/kernel';
 import { payeeAccount, taxBreakdown } from '../einvoice/invoice-data';
 import { pngProblem } from '@bo/contracts';
 import { creditNoteKinds, type Party, type RenderableDocument, type RenderOptions } from '../model';

@@ -1,7 +1,7 @@
-import { isTimeZone, organization } from '@bo/contracts';
+import { organization } from '@bo/contracts';
 import type { Knex, Migration } from '../db';
 import type { InboxHandlerDef } from '../inbox';
-import { currentTime, localDate, localDateTime } from '../time';
+import { currentTime, localDate, localDateTime, isTimeZone } from '@bo/kernel';
 import { keepNewest } from './versioned';
 
 /**

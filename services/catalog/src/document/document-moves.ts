@@ -1,5 +1,5 @@
 import type { invoicing } from '@bo/contracts';
-import { dec, type Dec } from '@bo/runtime';
+import { dec, type Dec } from '@bo/kernel';
 
 /**
  * How a validated document moves stock (docs/design.md "stock follows documents"): a customer invoice

@@ -1,5 +1,6 @@
 import { catalog, invoicing, type EventEnvelope } from '@bo/contracts';
-import { dec, recordEvent, toNumber, type InboxHandlerDef, type Knex, type Logger } from '@bo/runtime';
+import { dec, toNumber } from '@bo/kernel';
+import { recordEvent, type InboxHandlerDef, type Knex, type Logger } from '@bo/runtime';
 import { parseStringId } from '../ids';
 import { ensureDefaultLocation, locationsQuery, type LocationJoinRow } from '../location/location.repository';
 import { carriesStock } from '../product/product-rules';

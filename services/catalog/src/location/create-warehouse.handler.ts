@@ -1,5 +1,6 @@
 import { catalog } from '@bo/contracts';
-import { duplicate, formatDateTime, handler, isUniqueViolation } from '@bo/runtime';
+import { formatDateTime } from '@bo/kernel';
+import { duplicate, handler, isUniqueViolation } from '@bo/runtime';
 import { ensureDefaultLocation, MAIN_LOCATION_NAME, toLocationRow, type LocationRecordRow, type WarehouseRow } from './location.repository';
 
 export const createWarehouseHandler = handler(catalog.createWarehouse, async (req, ctx) => {

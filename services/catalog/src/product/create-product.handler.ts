@@ -1,5 +1,6 @@
 import { catalog } from '@bo/contracts';
-import { dec, handler, recordEvent, validationFailed } from '@bo/runtime';
+import { dec } from '@bo/kernel';
+import { handler, recordEvent, validationFailed } from '@bo/runtime';
 import { findCategory } from '../category/category.repository';
 import { claimSku } from '../sku/sku.registry';
 import { cleanSku } from '../sku/sku';

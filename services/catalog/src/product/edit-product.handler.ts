@@ -1,5 +1,6 @@
 import { catalog } from '@bo/contracts';
-import { dec, handler, invalidState, recordEvent, validationFailed, type Knex } from '@bo/runtime';
+import { dec } from '@bo/kernel';
+import { handler, invalidState, recordEvent, validationFailed, type Knex } from '@bo/runtime';
 import { findCategory } from '../category/category.repository';
 import { ensureDefaultLocation, type LocationJoinRow } from '../location/location.repository';
 import { moveSku } from '../sku/sku.registry';

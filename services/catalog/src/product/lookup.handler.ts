@@ -1,5 +1,6 @@
 import { catalog } from '@bo/contracts';
-import { handler, toNumber } from '@bo/runtime';
+import { toNumber } from '@bo/kernel';
+import { handler } from '@bo/runtime';
 import { parseStringId } from '../ids';
 import { locationsQuery, toLocationRow, type LocationJoinRow } from '../location/location.repository';
 import type { ProductRow } from './product.record';

@@ -1,4 +1,4 @@
-import { dec } from '@bo/runtime';
+import { dec } from '@bo/kernel';
 
 /** Minimum above maximum would make every reorder rule contradict itself. */
 export function stockLevelsProblem(min: string | null | undefined, max: string | null | undefined): string | null {

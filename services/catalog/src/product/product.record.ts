@@ -1,5 +1,5 @@
 import type { catalog } from '@bo/contracts';
-import { formatDateTime, toNumber } from '@bo/runtime';
+import { formatDateTime, toNumber } from '@bo/kernel';
 
 export interface ProductRow {
   id: number;

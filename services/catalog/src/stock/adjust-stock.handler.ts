@@ -1,5 +1,6 @@
 import { catalog } from '@bo/contracts';
-import { handler, invalidState, toNumber } from '@bo/runtime';
+import { toNumber } from '@bo/kernel';
+import { handler, invalidState } from '@bo/runtime';
 import { findLocation } from '../location/location.repository';
 import { carriesStock } from '../product/product-rules';
 import { findLiveProduct } from '../product/product.repository';

@@ -1,4 +1,4 @@
-import { dec, type Dec } from '@bo/runtime';
+import { dec, type Dec } from '@bo/kernel';
 
 export interface AdjustmentLine {
   locationId: number;

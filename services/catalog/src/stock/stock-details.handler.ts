@@ -1,5 +1,6 @@
 import { catalog } from '@bo/contracts';
-import { dec, formatDateTime, handler, sum, toNumber } from '@bo/runtime';
+import { dec, formatDateTime, sum, toNumber } from '@bo/kernel';
+import { handler } from '@bo/runtime';
 import { findLiveProduct } from '../product/product.repository';
 import { loadMoves } from './stock-moves.handler';
 

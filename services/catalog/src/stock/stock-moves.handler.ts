@@ -1,5 +1,6 @@
 import { catalog, type ReplyOf, type RequestOf } from '@bo/contracts';
-import { formatDateTime, handler, pageWindow, paginationOf, sum, toNumber, type Knex } from '@bo/runtime';
+import { formatDateTime, sum, toNumber } from '@bo/kernel';
+import { handler, pageWindow, paginationOf, type Knex } from '@bo/runtime';
 import { findLiveProduct } from '../product/product.repository';
 
 interface MoveRow {

@@ -1,5 +1,6 @@
 import { catalog } from '@bo/contracts';
-import { formatDateTime, recordEvent, toNumber, type Knex } from '@bo/runtime';
+import { formatDateTime, toNumber } from '@bo/kernel';
+import { recordEvent, type Knex } from '@bo/runtime';
 import type { LocationJoinRow } from '../location/location.repository';
 import type { ProductRow } from '../product/product.record';
 import { totalStock } from '../product/product.repository';

@@ -1,5 +1,6 @@
 import { catalog } from '@bo/contracts';
-import { duplicate, formatDateTime, handler, isUniqueViolation, toNumber, validationFailed } from '@bo/runtime';
+import { formatDateTime, toNumber } from '@bo/kernel';
+import { duplicate, handler, isUniqueViolation, validationFailed } from '@bo/runtime';
 import { findLiveProduct } from '../product/product.repository';
 import { claimSku } from '../sku/sku.registry';
 import { cleanSku } from '../sku/sku';

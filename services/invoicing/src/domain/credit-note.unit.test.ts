@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { dec, sum } from '@bo/runtime';
+import { dec, sum } from '@bo/kernel';
 import { claimedCreditedInvoice, creditLinkProblem, creditRoom } from './credit-note';
 
 describe('the invoice a credit note names', () => {

@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, sum, type Dec, type DecimalLike } from '@bo/runtime';
+import { dec, sum, type Dec, type DecimalLike } from '@bo/kernel';
 
 /**
  * What the partner owes as a customer by this service's own posted documents: what is still due on

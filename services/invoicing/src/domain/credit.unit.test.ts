@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, sum } from '@bo/runtime';
+import { dec, sum } from '@bo/kernel';
 import fc from 'fast-check';
 import { customerExposure, decideCredit, ownReceivable, type ExposureDocument } from './credit';
 

@@ -1,5 +1,5 @@
 import type { invoicing } from '@bo/contracts';
-import { dec, sum, type Dec, type DecimalLike } from '@bo/runtime';
+import { dec, sum, type Dec, type DecimalLike } from '@bo/kernel';
 
 type InvoiceType = invoicing.InvoiceType;
 

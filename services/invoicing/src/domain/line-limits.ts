@@ -1,4 +1,4 @@
-import { computeLine, type LineInput } from '@bo/runtime';
+import { computeLine, type LineInput } from '@bo/kernel';
 
 /**
  * A line total must stay below 10^12, the bound of every money field. Quantity and price are each

@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { handler, invalidState, resolveCatalogLines, toNumber, validationFailed } from '@bo/runtime';
+import { toNumber } from '@bo/kernel';
+import { handler, invalidState, resolveCatalogLines, validationFailed } from '@bo/runtime';
 import { lineTotalProblem } from '../domain/line-limits';
 import { isEditable } from '../domain/status';
 import { toLineRecord, type LineRow } from './invoice.record';

@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { formatDateTime, handler, invalidState, recordEvent, organizationToday } from '@bo/runtime';
+import { formatDateTime } from '@bo/kernel';
+import { handler, invalidState, recordEvent, organizationToday } from '@bo/runtime';
 import { cancelRefusal } from '../domain/status';
 import { eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice } from './invoice.repository';

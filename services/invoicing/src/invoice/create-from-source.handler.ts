@@ -1,4 +1,5 @@
 import { invoicing } from '@bo/contracts';
+import { parseDateTime } from '@bo/kernel';
 import {
   AppError,
   commitOnlyBefore,
@@ -6,7 +7,6 @@ import {
   isUniqueViolation,
   organizationNow,
   organizationToday,
-  parseDateTime,
   requireLivePartner,
   requirePartnerRole,
   resolveCatalogLines,

@@ -1,5 +1,6 @@
 import type { invoicing, RequestOf } from '@bo/contracts';
-import { parseDateTime, validationFailed, type ResolvedLine } from '@bo/runtime';
+import { parseDateTime } from '@bo/kernel';
+import { validationFailed, type ResolvedLine } from '@bo/runtime';
 import { isCreditNote } from '../domain/credit-note';
 import { lineTotalProblem } from '../domain/line-limits';
 import { runDate } from '../domain/recurrence';

@@ -1,13 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import {
-  assertNotFenced,
-  handler,
-  organizationNow,
-  parseDateTime,
-  requireLivePartner,
-  requirePartnerRole,
-  resolveCatalogLines,
-} from '@bo/runtime';
+import { parseDateTime } from '@bo/kernel';
+import { assertNotFenced, handler, organizationNow, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
 import { checkedCreditLink } from './credit-link';
 import { toInvoiceRecord } from './invoice.record';

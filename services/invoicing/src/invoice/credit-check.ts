@@ -1,5 +1,6 @@
 import type { partners } from '@bo/contracts';
-import { AppError, dec, type Knex } from '@bo/runtime';
+import { dec } from '@bo/kernel';
+import { AppError, type Knex } from '@bo/runtime';
 import { decideCredit, ownReceivable } from '../domain/credit';
 import type { InvoiceRow } from './invoice.record';
 

@@ -1,4 +1,5 @@
-import { AppError, dec, validationFailed, type Knex } from '@bo/runtime';
+import { dec } from '@bo/kernel';
+import { AppError, validationFailed, type Knex } from '@bo/runtime';
 import { claimedCreditedInvoice, creditLinkProblem, creditRoom, isCreditNote } from '../domain/credit-note';
 import type { InvoiceRow } from './invoice.record';
 

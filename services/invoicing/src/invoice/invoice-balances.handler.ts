@@ -1,5 +1,6 @@
 import { invoicing, type RequestOf } from '@bo/contracts';
-import { formatDate, handler, toNumber, organizationToday, type Knex } from '@bo/runtime';
+import { formatDate, toNumber } from '@bo/kernel';
+import { handler, organizationToday, type Knex } from '@bo/runtime';
 import { dueOf, statusOf, toLineRecord } from './invoice.record';
 import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
 

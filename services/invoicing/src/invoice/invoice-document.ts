@@ -1,6 +1,6 @@
 import type { invoicing } from '@bo/contracts';
 import { documentLines, type DocumentKind, type DocumentPartiesView, type RenderableDocument } from '@bo/documents';
-import { formatDate, formatDateTime } from '@bo/runtime';
+import { formatDate, formatDateTime } from '@bo/kernel';
 import type { InvoiceRow, LineRow } from './invoice.record';
 
 /** Invoice types as documents; who is the seller of each is decided with the parties (issued-snapshot.ts). */

@@ -1,17 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import {
-  computeLine,
-  documentCurrencySql,
-  duplicate,
-  formatDateTime,
-  isUniqueViolation,
-  numberDocument,
-  pendingNumber,
-  recordEvent,
-  sumLines,
-  toNumber,
-  type Knex,
-} from '@bo/runtime';
+import { computeLine, formatDateTime, sumLines, toNumber } from '@bo/kernel';
+import { documentCurrencySql, duplicate, isUniqueViolation, numberDocument, pendingNumber, recordEvent, type Knex } from '@bo/runtime';
 import { NUMBER_PREFIX } from '../domain/numbering';
 import type { InvoiceRow, LineRow } from './invoice.record';
 import { isNumberTaken } from './invoice.repository';

@@ -1,16 +1,6 @@
 import { invoicing, type RequestOf } from '@bo/contracts';
-import {
-  dec,
-  formatDateTime,
-  handler,
-  likeContains,
-  paginationOf,
-  selectPage,
-  toNumber,
-  organizationToday,
-  validationFailed,
-  type Knex,
-} from '@bo/runtime';
+import { dec, formatDateTime, toNumber } from '@bo/kernel';
+import { handler, likeContains, paginationOf, selectPage, organizationToday, validationFailed, type Knex } from '@bo/runtime';
 import { addDays } from '../domain/recurrence';
 import { dueOf, statusOf, toLineRecord, type InvoiceRow } from './invoice.record';
 import { inSnapshot, linesOf } from './invoice.repository';

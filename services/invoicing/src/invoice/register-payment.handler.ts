@@ -1,15 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import {
-  dec,
-  formatDate,
-  formatDateTime,
-  handler,
-  invalidState,
-  recordEvent,
-  toNumber,
-  organizationToday,
-  validationFailed,
-} from '@bo/runtime';
+import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
+import { handler, invalidState, recordEvent, organizationToday, validationFailed } from '@bo/runtime';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL, paymentEntryLines } from '../domain/journal';
 import { canTakePayment } from '../domain/status';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';

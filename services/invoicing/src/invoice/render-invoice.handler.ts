@@ -1,6 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import { EInvoiceRefused, refusalBody, renderDocument } from '@bo/documents';
-import { AppError, currentParties, formatDateTime, handler, type HandlerContext } from '@bo/runtime';
+import { formatDateTime } from '@bo/kernel';
+import { AppError, currentParties, handler, type HandlerContext } from '@bo/runtime';
 import { invoiceDocument } from './invoice-document';
 import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
 import type { InvoiceRow } from './invoice.record';

@@ -1,16 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import {
-  currentParties,
-  dec,
-  formatDate,
-  formatDateTime,
-  handler,
-  invalidState,
-  notFound,
-  recordEvent,
-  toNumber,
-  organizationToday,
-} from '@bo/runtime';
+import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
+import { currentParties, handler, invalidState, notFound, recordEvent, organizationToday } from '@bo/runtime';
 import { accountsFor, invoiceEntryLines } from '../domain/journal';
 import { assertCreditAvailable } from './credit-check';
 import { assertCreditable } from './credit-link';

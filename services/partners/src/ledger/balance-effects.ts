@@ -1,5 +1,5 @@
 import { invoicing, type partners } from '@bo/contracts';
-import { dec, type Dec, type DecimalLike } from '@bo/runtime';
+import { dec, type Dec, type DecimalLike } from '@bo/kernel';
 
 type InvoiceType = (typeof invoicing.invoiceTypes)[number];
 type TransactionType = (typeof partners.partnerTransactionTypes)[number];

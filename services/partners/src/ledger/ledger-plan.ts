@@ -1,5 +1,5 @@
 import { invoicing, sales, type EventEnvelope } from '@bo/contracts';
-import { dec, type Dec } from '@bo/runtime';
+import { dec, type Dec } from '@bo/kernel';
 import { documentEffect, paymentEffect, paymentReceivableEffect, receivableEffect, transactionTypeOf } from './balance-effects';
 
 /** A ledger row: a validated document or a payment, posted once per source. */

@@ -1,5 +1,5 @@
 import { organization } from '@bo/contracts';
-import { formatDateTime } from '@bo/runtime';
+import { formatDateTime } from '@bo/kernel';
 
 export interface ProfileRow {
   org_id: number;

@@ -1,5 +1,5 @@
 import type { partners } from '@bo/contracts';
-import { dec, type DecimalLike } from '@bo/runtime';
+import { dec, type DecimalLike } from '@bo/kernel';
 
 type OpenDocuments = partners.OpenDocumentsReply;
 

@@ -1,5 +1,6 @@
 import { partners, type RequestOf } from '@bo/contracts';
-import { dec, formatDate, handler, toNumber, type Knex } from '@bo/runtime';
+import { dec, formatDate, toNumber } from '@bo/kernel';
+import { handler, type Knex } from '@bo/runtime';
 import { creditOf } from './partner.record';
 import { findLivePartner } from './partner.repository';
 

@@ -1,5 +1,6 @@
 import type { partners } from '@bo/contracts';
-import { dec, recordMapper, toNumber, type RecordFields } from '@bo/runtime';
+import { dec, toNumber } from '@bo/kernel';
+import { recordMapper, type RecordFields } from '@bo/runtime';
 
 export interface PartnerRow {
   id: number;

@@ -1,13 +1,11 @@
 import { sales, type ReplyOf } from '@bo/contracts';
+import { dec, formatDateTime, toNumber } from '@bo/kernel';
 import {
   AlreadyRecorded,
   AppError,
-  dec,
-  formatDateTime,
   invalidState,
   isTransientConflict,
   recordEvent,
-  toNumber,
   type BaseConfig,
   type Bus,
   type Knex,

@@ -1,6 +1,7 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import { dec, handler, invalidState, resolveCatalogLines, organizationToday, toNumber, validationFailed } from '@bo/runtime';
+import { dec, toNumber } from '@bo/kernel';
+import { handler, invalidState, resolveCatalogLines, organizationToday, validationFailed } from '@bo/runtime';
 import { addToTotals, documentTooLarge, lineTooLarge, MAX_LINE_TOTAL, priceLine } from './quotation-lines';
 import { checkAddLine } from './quotation-status';
 import { conversionUnfinished, enforce, findQuotation, statusOf } from './quotation.repository';

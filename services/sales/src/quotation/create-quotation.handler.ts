@@ -1,5 +1,6 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
+import { parseDateTime } from '@bo/kernel';
 import {
   assertNotFenced,
   currentParties,
@@ -10,7 +11,6 @@ import {
   numberDocument,
   pendingNumber,
   organizationToday,
-  parseDateTime,
   requireLivePartner,
   requirePartnerRole,
   resolveCatalogLines,

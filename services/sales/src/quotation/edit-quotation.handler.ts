@@ -1,15 +1,7 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import {
-  currentParties,
-  duplicate,
-  formatDate,
-  formatDateTime,
-  handler,
-  isUniqueViolation,
-  organizationToday,
-  validationFailed,
-} from '@bo/runtime';
+import { formatDate, formatDateTime } from '@bo/kernel';
+import { currentParties, duplicate, handler, isUniqueViolation, organizationToday, validationFailed } from '@bo/runtime';
 import { freezeQuotationParties } from './issued-snapshot';
 import { quotationParties } from './quotation-document';
 import { validUntilBeforeDate } from './quotation-lines';

@@ -8,7 +8,8 @@ import {
   type DocumentPartiesView,
   type RenderableDocument,
 } from '@bo/documents';
-import { formatDate, formatDateTime, type DocumentParties } from '@bo/runtime';
+import { formatDate, formatDateTime } from '@bo/kernel';
+import { type DocumentParties } from '@bo/runtime';
 import type { LineRow, QuotationRow } from './quotation.record';
 
 const kinds: Record<sales.QuotationType, DocumentKind> = { quotation: 'quotation', proforma: 'proforma', estimate: 'estimate' };

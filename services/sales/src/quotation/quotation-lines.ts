@@ -1,4 +1,5 @@
-import { computeLine, dec, sumLines, type Dec, type LineAmounts, type ResolvedLine, type StoredLine } from '@bo/runtime';
+import { computeLine, dec, sumLines, type Dec, type LineAmounts, type StoredLine } from '@bo/kernel';
+import { type ResolvedLine } from '@bo/runtime';
 
 /**
  * Largest line and document totals accepted. JSON carries amounts as binary doubles, which keep

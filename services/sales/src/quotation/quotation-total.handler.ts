@@ -1,5 +1,6 @@
 import { sales } from '@bo/contracts';
-import { handler, toNumber } from '@bo/runtime';
+import { toNumber } from '@bo/kernel';
+import { handler } from '@bo/runtime';
 import { findQuotation } from './quotation.repository';
 
 /** The stored totals are kept up to date under the row lock by create and add_line. */

@@ -1,4 +1,5 @@
-import { AppError, formatDate, invalidState, type Knex } from '@bo/runtime';
+import { formatDate } from '@bo/kernel';
+import { AppError, invalidState, type Knex } from '@bo/runtime';
 import type { Verdict } from './quotation-status';
 import { effectiveStatus, type QuotationStatus, type StoredStatus } from './quotation-status';
 import type { LineRow, QuotationRow } from './quotation.record';

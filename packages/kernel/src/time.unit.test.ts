@@ -1,4 +1,4 @@
-import { currentTime, formatDateTime, localDate, localDateTime, setClock, today } from './time';
+import { currentTime, formatDateTime, isTimeZone, localDate, localDateTime, setClock, today } from './time';
 
 describe('formatting a date-time', () => {
   it('writes YYYY-MM-DDTHH:MM:SS in UTC, as toISOString does, for instants across four centuries', () => {
@@ -72,5 +72,13 @@ describe('the business clock', () => {
     setClock(new Date('2030-05-06T00:00:00Z'));
     currentTime().setUTCFullYear(1999);
     expect(today()).toBe('2030-05-06');
+  });
+});
+
+describe('time zone names', () => {
+  it('knows IANA time zone names, not offsets or inventions', () => {
+    for (const zone of ['Europe/Paris', 'Pacific/Auckland', 'America/Argentina/Buenos_Aires', 'UTC', 'Etc/GMT+5'])
+      expect(isTimeZone(zone)).toBe(true);
+    for (const zone of ['Mars/Olympus_Mons', '+02:00', 'Europe/', '', 'Europe Paris']) expect(isTimeZone(zone)).toBe(false);
   });
 });

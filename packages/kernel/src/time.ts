@@ -1,5 +1,3 @@
-import { isTimeZone } from '@bo/contracts';
-
 /** Date-times go out as `YYYY-MM-DDTHH:MM:SS` in UTC, dates as `YYYY-MM-DD` (docs/design.md section 3). */
 export function formatDateTime(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
@@ -49,6 +47,20 @@ export function today(now: Date = currentTime()): string {
 /** A `YYYY-MM-DDTHH:MM:SS` date-time read as UTC. */
 export function parseDateTime(value: string): Date {
   return new Date(`${value}Z`);
+}
+
+/** The shape of an IANA time zone name (`Europe/Paris`, `UTC`); contracts' request pattern is made of it. */
+export const IANA_TIME_ZONE_NAME = /^(UTC|[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*)$/;
+
+/** An IANA time zone name Intl knows (`Europe/Paris`, `UTC`); offsets such as `+02:00` are not names. */
+export function isTimeZone(zone: string): boolean {
+  if (!IANA_TIME_ZONE_NAME.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

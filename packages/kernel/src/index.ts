@@ -1,0 +1,7 @@
+/**
+ * The domain kernel: exact money, business dates and the document line, as pure functions and types.
+ * No database, no bus, no I/O: every other package may import it, and it imports none of them.
+ */
+export * from './money';
+export * from './time';
+export * from './lines';
