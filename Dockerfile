@@ -19,14 +19,15 @@ COPY services/catalog/package.json services/catalog/
 COPY services/sales/package.json services/sales/
 COPY services/invoicing/package.json services/invoicing/
 COPY apps/launcher/package.json apps/launcher/
-# The lab's manifests too, so the install matches the lockfile; its sources never enter the image.
+# The test kit's and the lab's manifests too, so the install matches the lockfile; their sources never enter the image.
+COPY packages/testkit/package.json packages/testkit/
 COPY tools/bench/package.json tools/bench/
 COPY tools/chaos/package.json tools/chaos/
 RUN npm ci --no-audit --no-fund
 COPY packages packages
 COPY services services
 COPY apps apps
-RUN npx turbo run build --filter='!./tools/*' && rm -rf tools && npm prune --omit=dev
+RUN npx turbo run build --filter='!./tools/*' --filter='!@bo/testkit' && rm -rf tools packages/testkit && npm prune --omit=dev
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production

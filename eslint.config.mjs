@@ -16,7 +16,7 @@ export default tseslint.config(
   {
     // Tests probe JSON answers as the wire gives them (untyped by design: a test about a wrong
     // shape must be able to read it), so `any` flowing through assertions is not a defect there.
-    files: ['**/*.test.ts', '**/test/**/*.ts', 'tests/**/*.ts', 'packages/runtime/src/testing/**/*.ts'],
+    files: ['**/*.test.ts', '**/test/**/*.ts', 'tests/**/*.ts', 'packages/testkit/src/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -3,6 +3,7 @@ const workspaces = {
   kernel: 'packages/kernel',
   contracts: 'packages/contracts',
   runtime: 'packages/runtime',
+  testkit: 'packages/testkit',
   launcher: 'apps/launcher',
   client: 'packages/client',
   documents: 'packages/documents',

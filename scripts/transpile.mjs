@@ -8,6 +8,8 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const groups = ['packages', 'services', 'apps'];
+// Not the product: the test kit is for tests and the lab, which run from sources or `tsc -b`.
+const notProduct = new Set([join('packages', 'testkit')]);
 
 function sources(dir) {
   const out = [];
@@ -21,6 +23,7 @@ function sources(dir) {
 
 const workspaces = groups.flatMap((group) =>
   readdirSync(join(root, group))
+    .filter((name) => !notProduct.has(join(group, name)))
     .map((name) => join(root, group, name))
     .filter((dir) => {
       try {

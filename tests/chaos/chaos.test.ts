@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { ensureBuilt, repoRoot } from './build';
 
 /**

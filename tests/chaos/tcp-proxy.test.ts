@@ -1,5 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 
 /** The chaos suite's proxy: forwards bytes, and cuts, refuses or stalls connections when told. */
 describe('TcpProxy', () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { operations, serviceNames } from '@bo/contracts';
-import { createDb, OPERATION_KEYS, testing, type Knex } from '@bo/runtime';
+import { createDb, OPERATION_KEYS, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
 
 /** A write family: the service and aggregate of an operation (`catalog.product`), as the catalogue names them. */

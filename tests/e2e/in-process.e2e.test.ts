@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { System } from '@bo/launcher';
-import { createDb, testing } from '@bo/runtime';
+import { createDb } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { eventually } from '../support/system';
 
 /**

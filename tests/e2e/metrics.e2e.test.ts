@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
 /**

@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@bo/contracts';
-import { AmqpBus, createDb, createLogger, purgeExpired, testing, type Knex } from '@bo/runtime';
+import { AmqpBus, createDb, createLogger, purgeExpired, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
 /** Organization 1 as user 7. */

@@ -1,6 +1,7 @@
 import type { OperationNamed, RequestBody } from '@bo/client';
 import type { EventEnvelope } from '@bo/contracts';
-import { AmqpBus, createDb, createLogger, testing, type Knex } from '@bo/runtime';
+import { AmqpBus, createDb, createLogger, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { newProducts } from '../support/catalog';
 import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 

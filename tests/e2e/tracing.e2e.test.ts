@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { invoicing, sales, type EventEnvelope } from '@bo/contracts';
-import { AmqpBus, createLogger, SpanKind, testing, type TraceContext } from '@bo/runtime';
+import { AmqpBus, createLogger, SpanKind, type TraceContext } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
 /**

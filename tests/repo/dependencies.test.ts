@@ -6,11 +6,10 @@
  * script or config, or be one of the tools the root scripts run.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
+import { importedPackages } from './import-graph';
 
 const root = join(__dirname, '..', '..');
-const builtins = new Set(builtinModules);
 // Declared but reached without a literal import, each with the reason.
 const reachedByName: Record<string, Record<string, string>> = {
   '@bo/launcher': {
@@ -36,25 +35,6 @@ function sourceFiles(dir: string): string[] {
     else if (/\.(ts|js|mjs|cjs)$/.test(entry) && !entry.endsWith('.d.ts')) out.push(path);
   }
   return out;
-}
-
-// A bare specifier: npm's name rules, optionally scoped, optionally with a subpath; not `./x`, `node:x` or SQL text.
-const packageSpecifier = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(\/[^\s]*)?$/;
-
-/**
- * Package names a file imports: `import … from 'x'` and `export … from 'x'` (a statement: at the start
- * of a line, after a `;` or opening a template a child process runs; so SQL like `from "items"` in a
- * string is not one), `import 'x'`, `import('x')`,
- * `require('x')`, `require.resolve('x')`.
- */
-export function importedPackages(source: string): string[] {
-  const statements = source.matchAll(/(?:^|[;`])\s*(?:import|export)\b[^;'"]*?\bfrom\s+['"]([^'"]+)['"]/gm);
-  const calls = source.matchAll(/(?:\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)['"]([^'"]+)['"]/g);
-  const specifiers = [...statements, ...calls].map((m) => m[1]!);
-  return specifiers
-    .filter((s) => packageSpecifier.test(s))
-    .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!))
-    .filter((name) => !builtins.has(name));
 }
 
 const isTestFile = (path: string): boolean => /\.test\.ts$/.test(path) || /[/\\](test|testing)[/\\]/.test(path);

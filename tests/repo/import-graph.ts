@@ -1,9 +1,31 @@
 /**
- * The graph of relative imports between a workspace's source files, and its circles: sets of files
- * that reach each other through their imports (Tarjan's strongly connected components).
+ * What source files import: the packages they name, and the graph of relative imports between a
+ * workspace's files with its circles (sets of files that reach each other through their imports,
+ * Tarjan's strongly connected components).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
+
+const builtins = new Set(builtinModules);
+
+// A bare specifier: npm's name rules, optionally scoped, optionally with a subpath; not `./x`, `node:x` or SQL text.
+const packageSpecifier = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(\/[^\s]*)?$/;
+
+/**
+ * Package names a file imports: import and export statements with a from clause (a statement: at the
+ * start of a line, after a `;` or opening a template a child process runs; so SQL like `from "items"`
+ * in a string is not one), bare imports, dynamic import(), require() and require.resolve().
+ */
+export function importedPackages(source: string): string[] {
+  const statements = source.matchAll(/(?:^|[;`])\s*(?:import|export)\b[^;'"]*?\bfrom\s+['"]([^'"]+)['"]/gm);
+  const calls = source.matchAll(/(?:\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)['"]([^'"]+)['"]/g);
+  const specifiers = [...statements, ...calls].map((m) => m[1]!);
+  return specifiers
+    .filter((s) => packageSpecifier.test(s))
+    .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!))
+    .filter((name) => !builtins.has(name));
+}
 
 export function sourceFilesOf(dir: string): string[] {
   const out: string[] = [];

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { ApiError, createClient, type Client, type ClientOptions } from '@bo/client';
 import type { ServiceName } from '@bo/contracts';
 import { System } from '@bo/launcher';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 
 export interface ApiResponse<B = Record<string, any>> {
   httpStatus: number;

@@ -1,5 +1,6 @@
 import { hashKey } from '@bo/gateway';
-import { createDb, testing } from '@bo/runtime';
+import { createDb } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { apiKeyCommand } from '../src/apikey-command';
 
 describe('apikey command', () => {

@@ -21,4 +21,3 @@ export * from './service';
 export * from './read-models';
 export * from './observability';
 export * from './main';
-export * as testing from './testing';

@@ -3,8 +3,7 @@ import * as amqplib from 'amqplib';
 import type { EventEnvelope } from '@bo/contracts';
 import { AmqpBus, deleteTopology, topologyNames } from '../src/bus/amqp';
 import { createLogger } from '../src/logger';
-import { testAmqpUrl, uniqueName } from '../src/testing/infra';
-import { waitUntil as until } from '../src/testing/eventually';
+import { testAmqpUrl, uniqueName, waitUntil as until } from '@bo/testkit';
 
 const log = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
 const meta = { orgId: 1, requestId: 'req-1' };

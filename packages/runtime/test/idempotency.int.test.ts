@@ -4,9 +4,8 @@ import { defineOperation, type RpcReply } from '@bo/contracts';
 import type { Knex } from '../src/db';
 import { AppError } from '../src/errors';
 import { KEY_IN_USE_REPLY, KEY_REUSED_REPLY, OPERATION_KEYS } from '../src/idempotency';
-import { eventually } from '../src/testing/eventually';
+import { eventually, startTestService, type TestService } from '@bo/testkit';
 import { handler, type ServiceDefinition } from '../src/service';
-import { startTestService, type TestService } from '../src/testing/service';
 
 /**
  * The recording rules of the service host, on a stand-in service whose one table counts effects:

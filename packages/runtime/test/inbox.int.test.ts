@@ -4,7 +4,7 @@ import { createDb, migrate, type Knex } from '../src/db';
 import { inboxSubscription } from '../src/inbox';
 import { createLogger } from '../src/logger';
 import { runtimeMigrations } from '../src/runtime-migrations';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 const log = createLogger('test', 'silent');
 

@@ -10,7 +10,7 @@ import {
   type KnexQuery,
   type KnexQueryEvent,
 } from '../src/knex-driver';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 /**
  * Each assumption knex-driver.ts makes of knex's and node-postgres's internals, checked against the

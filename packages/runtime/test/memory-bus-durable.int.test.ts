@@ -6,8 +6,7 @@ import { createDb, type Knex } from '../src/db';
 import { createLogger } from '../src/logger';
 import { recordEvent } from '../src/outbox';
 import { startService, type RunningService, type ServiceDefinition } from '../src/service';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
-import { waitUntil as until } from '../src/testing/eventually';
+import { createTestDatabase, type TestDatabase, waitUntil as until } from '@bo/testkit';
 
 /**
  * The in-process bus over a real database: what it accepted and had not handled when the service

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createDb, migrate, type Knex } from '../src/db';
 import { runtimeMigrations } from '../src/runtime-migrations';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 /**
  * A runtime migration that alters the outbox needs its ACCESS EXCLUSIVE lock; while it waits for it,

@@ -1,7 +1,7 @@
 import { createDb, migrate, type Knex } from '../src/db';
 import { findRecorded, OPERATION_KEYS, type OperationKey } from '../src/idempotency';
 import { runtimeMigrations } from '../src/runtime-migrations';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 /** The shared key records over the per-service records earlier versions left. */
 describe('runtime migration 009: one table of key records for every service', () => {

@@ -8,8 +8,7 @@ import { createLogger } from '../src/logger';
 import { OPERATION_KEYS, recordReply } from '../src/idempotency';
 import { OutboxRelay, recordEvent } from '../src/outbox';
 import { inTransaction } from '../src/transaction';
-import { createTestDatabase, testAmqpUrl, uniqueName, type TestDatabase } from '../src/testing/infra';
-import { waitUntil } from '../src/testing/eventually';
+import { createTestDatabase, testAmqpUrl, uniqueName, type TestDatabase, waitUntil } from '@bo/testkit';
 
 const log = createLogger('test', 'silent');
 

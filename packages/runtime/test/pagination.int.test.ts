@@ -1,6 +1,6 @@
 import { createDb, type Knex } from '../src/db';
 import { selectPage } from '../src/pagination';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 interface ItemRow {
   id: number;

@@ -1,5 +1,5 @@
 import { createDb, type Knex } from '../src/db';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 /**
  * timestamptz values as node-pg hands them to the services (pg-types.ts), over real PostgreSQL in

@@ -1,8 +1,7 @@
 import { createDb, type Knex } from '../src/db';
 import { COMMIT_AHEAD, WITH_BEGIN, type PreparingPgClient } from '../src/prepared';
 import { retryTransientConflicts } from '../src/db-errors';
-import { eventually } from '../src/testing/eventually';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { eventually, createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 /**
  * A stand-in for node-postgres's connection inside a transaction, recording what is written in order,

@@ -11,8 +11,7 @@ import {
 } from '../src/read-models/organization-settings';
 import { createLogger } from '../src/logger';
 import { findPartner, partnerDirectoryConsumer, rememberPartner } from '../src/read-models/partner-directory';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
-import { statementsIn } from '../src/testing/statements';
+import { createTestDatabase, type TestDatabase, statementsIn } from '@bo/testkit';
 
 /** The shared read models sales and invoicing keep, over real PostgreSQL. */
 describe('shared read models', () => {

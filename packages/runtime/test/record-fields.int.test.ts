@@ -2,7 +2,7 @@ import { createDb, migrate, type Knex } from '../src/db';
 import { paginationOf, selectRecordPage } from '../src/pagination';
 import { recordJsonSql, recordMapper, type RecordFields } from '../src/record-fields';
 import { RECORD_JSON_COLUMN, storedRecordMigration } from '../src/stored-record';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 interface Thing {
   id: number;

@@ -3,7 +3,7 @@ import { createDb, migrate, type Knex } from '../src/db';
 import { OPERATION_KEYS } from '../src/idempotency';
 import { purgeExpired } from '../src/retention';
 import { runtimeMigrations } from '../src/runtime-migrations';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 describe('retention purge', () => {
   let database: TestDatabase;

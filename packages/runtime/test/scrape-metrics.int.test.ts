@@ -3,8 +3,7 @@ import pg from 'pg';
 import { createDb, migrate, type Knex } from '../src/db';
 import { renderMetrics, watchDatabase } from '../src/observability/metrics';
 import { runtimeMigrations } from '../src/runtime-migrations';
-import { eventually } from '../src/testing/eventually';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { eventually, createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 /** The outbox gauges read on scrape, over a real database. */
 describe('outbox gauges on scrape', () => {

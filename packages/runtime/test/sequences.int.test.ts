@@ -1,7 +1,7 @@
 import { createDb, type Knex } from '../src/db';
 import { isTransientConflict } from '../src/db-errors';
 import { numberDocument, pendingNumber, type NumberedTable } from '../src/sequences';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 /** A series' numbers as a documents table keeps them, and the one statement that numbers a document. */
 describe('gapless document numbers (numberDocument)', () => {

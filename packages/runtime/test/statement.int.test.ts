@@ -1,7 +1,6 @@
 import { createDb, type Knex } from '../src/db';
 import { positionalText, runStatement } from '../src/statement';
-import { statementsIn } from '../src/testing/statements';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { statementsIn, createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 /** runStatement: a fixed text run beneath knex's formatter, on the connection knex would have used. */
 describe('a fixed statement text (runStatement)', () => {

@@ -1,7 +1,7 @@
 import { createDb, type Knex } from '../src/db';
 import { isUniqueViolation } from '../src/sequences';
 import { inTransaction } from '../src/transaction';
-import { createTestDatabase, type TestDatabase } from '../src/testing/infra';
+import { createTestDatabase, type TestDatabase } from '@bo/testkit';
 
 /**
  * inTransaction runs nested transactions flat and falls back to real savepoints only when a nested

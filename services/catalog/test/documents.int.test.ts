@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { invoicing } from '@bo/contracts';
-import { createLogger, purgeExpired, testing } from '@bo/runtime';
+import { createLogger, purgeExpired } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { catalogService } from '../src';
 import { documentStockConsumer } from '../src/document/document-stock.consumer';
 import { checkingReplies, defaultLocationId, expectOutboxToMatchContracts, ok, refusal } from './helpers';

@@ -1,5 +1,5 @@
 import { catalog, type Operation, type RpcReply } from '@bo/contracts';
-import type { testing } from '@bo/runtime';
+import type * as testing from '@bo/testkit';
 
 type Svc = testing.TestService;
 

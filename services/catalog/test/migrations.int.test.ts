@@ -1,4 +1,5 @@
-import { createDb, migrate, testing, type Knex } from '@bo/runtime';
+import { createDb, migrate, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { catalogMigrations } from '../src/migrations';
 
 /** Data migrations over rows as earlier versions of the service left them, on real PostgreSQL. */

@@ -1,4 +1,4 @@
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { catalogService } from '../src/service';
 import { defaultLocationId, ok } from './helpers';
 

@@ -1,4 +1,4 @@
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { catalogService } from '../src';
 import { checkingReplies, expectOutboxToMatchContracts, defaultLocationId, ok, refusal, snapshot } from './helpers';
 

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { createDb, createLogger, MemoryBus, metricsRegistry, migrate, testing, type Knex } from '@bo/runtime';
+import { createDb, createLogger, MemoryBus, metricsRegistry, migrate, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { createApiKey } from '../src/api-keys/api-keys';
 import { createGatewayApp } from '../src/http/app';
 import { gatewayMigrations } from '../src/migrations';

@@ -1,4 +1,5 @@
-import { createDb, migrate, testing, type Knex } from '@bo/runtime';
+import { createDb, migrate, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { ApiKeyStore, createApiKey, revokeApiKey } from '../src/api-keys/api-keys';
 import { gatewayMigrations } from '../src/migrations';
 

@@ -1,4 +1,5 @@
-import { createDb, migrate, testing, type Knex } from '@bo/runtime';
+import { createDb, migrate, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { gatewayMigrations } from '../src/migrations';
 import { PgBucketStore } from '../src/rate-limit/bucket-store';
 import { ratePolicy, type RatePolicy } from '../src/rate-limit/limiter';

@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { today } from '@bo/kernel';
-import { type testing } from '@bo/runtime';
+import type * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners, taxIncludedLine } from './fixtures';
 
 /**

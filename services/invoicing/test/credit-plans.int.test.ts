@@ -1,6 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import { dec } from '@bo/kernel';
-import { createDb, migrate, testing, type Knex } from '@bo/runtime';
+import { createDb, migrate, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import fc from 'fast-check';
 import { customerExposure, ownReceivable, type ExposureDocument } from '../src/domain/credit';
 import { committedDrafts, openDueByType } from '../src/invoice/credit-check';

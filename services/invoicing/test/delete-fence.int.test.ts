@@ -1,4 +1,4 @@
-import type { testing } from '@bo/runtime';
+import type * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { dec, sum } from '@bo/kernel';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [

@@ -1,5 +1,5 @@
 import type { organization, partners, RpcReply } from '@bo/contracts';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { invoicingService } from '../src/service';
 
 export interface FakePartner {

@@ -1,4 +1,4 @@
-import type { testing } from '@bo/runtime';
+import type * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners } from './fixtures';
 
 /** Every malformed request is a 400 naming the field, and nothing changes. */

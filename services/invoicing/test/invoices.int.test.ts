@@ -1,4 +1,5 @@
-import { OPERATION_KEYS, testing } from '@bo/runtime';
+import { OPERATION_KEYS } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners, taxIncludedLine, tenthsLine, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [

@@ -1,5 +1,6 @@
 import type { organization } from '@bo/contracts';
-import { createDb, migrate, testing, type Knex } from '@bo/runtime';
+import { createDb, migrate, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { makePng } from '../../../tests/support/png';
 import { invoicingMigrations } from '../src/migrations';
 import { body, startWithFakePartners, type FakePartner } from './fixtures';

@@ -1,5 +1,5 @@
 import { setClock } from '@bo/kernel';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners } from './fixtures';
 
 /** Partner roles, what still ties a partner to invoicing, and the organization's time zone. */

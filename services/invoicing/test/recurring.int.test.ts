@@ -1,5 +1,6 @@
 import { today } from '@bo/kernel';
-import { createLogger, testing, type BaseConfig } from '@bo/runtime';
+import { createLogger, type BaseConfig } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { runDate } from '../src/domain/recurrence';
 import { childLineCheck } from '../src/recurring/child-lines';
 import { recurringScheduler, runDueContracts as runDue } from '../src/recurring/scheduler';

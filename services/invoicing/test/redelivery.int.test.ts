@@ -1,5 +1,5 @@
 import { today } from '@bo/kernel';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners } from './fixtures';
 
 /**

@@ -1,5 +1,5 @@
 import type { partners, RpcReply } from '@bo/contracts';
-import type { testing } from '@bo/runtime';
+import type * as testing from '@bo/testkit';
 
 type OpenDocuments = Omit<partners.OpenDocumentsReply, 'message'>;
 const nothing: OpenDocuments = { open_documents: 0, active_contracts: 0, documents: [] };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createDb, migrate, testing, type Knex } from '@bo/runtime';
+import { createDb, migrate, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { partnersMigrations } from '../src/migrations';
 
 /** Data migrations over rows as earlier versions of the service left them, on real PostgreSQL. */

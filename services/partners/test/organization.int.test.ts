@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { corruptRgbaPng, makePng, oversizedPng } from '../../../tests/support/png';
 import { partnersService } from '../src/service';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@bo/contracts';
-import { createLogger, testing } from '@bo/runtime';
+import { createLogger } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { ledgerConsumer } from '../src/ledger/ledger.consumer';
 import { partnersService } from '../src/service';
 import { cancelledData, convertedData, paymentData, validatedData } from './ledger-events';

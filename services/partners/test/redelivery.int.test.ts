@@ -1,4 +1,4 @@
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { partnersService } from '../src/service';
 import { fakeDocumentServices } from './fake-documents';
 

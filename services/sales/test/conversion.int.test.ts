@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sales } from '@bo/contracts';
-import { createLogger, testing, type AmqpBus, type BaseConfig } from '@bo/runtime';
+import { createLogger, type AmqpBus, type BaseConfig } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { recoverConversions } from '../src/conversion/conversion-recovery';
 import { salesService } from '../src/service';
 import {

@@ -1,5 +1,5 @@
 import { setClock } from '@bo/kernel';
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { salesService } from '../src/service';
 import { contractCall, fakeInvoicing, fakePartners, ok, partnerRecord, waitFor } from './support';
 

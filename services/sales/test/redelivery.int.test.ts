@@ -1,4 +1,4 @@
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { salesService } from '../src/service';
 import { daysFromToday, fakePartners, ok, partnerRecord } from './support';
 

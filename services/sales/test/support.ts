@@ -1,6 +1,7 @@
 import * as amqplib from 'amqplib';
 import { sales, type organization, type partners, type RpcReply } from '@bo/contracts';
-import { AmqpBus, createLogger, testing, type RequestMeta } from '@bo/runtime';
+import { AmqpBus, createLogger, type RequestMeta } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 
 export type Reply = Awaited<ReturnType<testing.TestService['call']>>;
 

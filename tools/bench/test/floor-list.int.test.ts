@@ -1,4 +1,4 @@
-import { testing } from '@bo/runtime';
+import * as testing from '@bo/testkit';
 import { toPartnerRecord, type PartnerRow } from '@bo/partners';
 import pg from 'pg';
 import { LIST_PARTNERS, SCHEMA } from '../src/floor/sql';

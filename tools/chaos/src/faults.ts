@@ -1,11 +1,9 @@
-import type { testing } from '@bo/runtime';
+import type { TcpProxy } from '@bo/testkit';
 import type { ChaosOptions } from './options';
 import type { Fleet } from './processes';
 import { waitReady } from './readiness';
 import type { BrokerInspector } from './broker';
 import { restartPostgres, restartRabbit } from './servers';
-
-type TcpProxy = testing.TcpProxy;
 
 /** What a fault can act on. */
 export interface FaultContext {

@@ -2,7 +2,7 @@ import type { EventEnvelope } from '@bo/contracts';
 import { createLogger } from '../logger';
 import { MemoryBus, topicMatches } from './memory';
 import type { DeliveryStore, PendingDelivery, Subscription } from './types';
-import { waitUntil } from '../testing/eventually';
+import { waitUntil } from '@bo/testkit';
 
 /** A DeliveryStore in a plain map, standing in for the database one: it outlives the buses that use it. */
 function mapStore() {

@@ -22,7 +22,7 @@ import {
   tracingEnabled,
   withActiveSpan,
 } from './tracing';
-import { waitUntil } from '../testing/eventually';
+import { waitUntil } from '@bo/testkit';
 
 const log = createLogger('test', 'silent');
 

@@ -1,3 +1,8 @@
+/**
+ * The test kit: throwaway databases and vhosts, a service started for a test, redelivery, a TCP
+ * proxy for faults, a catalog stub, span collection. Only tests and the lab (tools/) import it;
+ * tests/repo/layers.test.ts holds the product to that.
+ */
 export * from './infra';
 export * from './service';
 export * from './redelivery';

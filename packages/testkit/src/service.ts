@@ -1,12 +1,18 @@
 import { userIdText, type EventEnvelope, type RpcReply } from '@bo/contracts';
 import { randomUUID } from 'node:crypto';
 import * as amqplib from 'amqplib';
-import { AmqpBus } from '../bus/amqp';
-import type { Subscription } from '../bus/types';
-import { createDb, type Knex } from '../db';
-import { createLogger } from '../logger';
-import type { RequestMeta } from '../bus/types';
-import { serviceConfigSchema, startService, type RunningService, type ServiceDefinition } from '../service';
+import {
+  AmqpBus,
+  type Subscription,
+  createDb,
+  type Knex,
+  createLogger,
+  type RequestMeta,
+  serviceConfigSchema,
+  startService,
+  type RunningService,
+  type ServiceDefinition,
+} from '@bo/runtime';
 import { createTestDatabase, testAmqpUrl, uniqueName } from './infra';
 
 export interface TestService {

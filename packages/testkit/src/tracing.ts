@@ -1,5 +1,5 @@
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { startTracing, stopTracing, tracingEnabled } from '../observability/tracing';
+import { startTracing, stopTracing, tracingEnabled } from '@bo/runtime';
 
 export type { ReadableSpan };
 

@@ -1,4 +1,4 @@
-import type { Knex } from '../db';
+import type { Knex } from '@bo/runtime';
 
 /**
  * Runs `work` in a transaction and gives back the SQL statements that transaction sent (each one

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RpcReply } from '@bo/contracts';
-import type { Knex } from '../db';
-import { KEY_IN_USE_REPLY } from '../idempotency';
+import { type Knex, KEY_IN_USE_REPLY } from '@bo/runtime';
 import type { TestService } from './service';
 
 /** Bookkeeping that a command may touch without it being a second effect. */

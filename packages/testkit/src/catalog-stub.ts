@@ -1,6 +1,5 @@
 import { catalog } from '@bo/contracts';
-import { AmqpBus } from '../bus/amqp';
-import { createLogger } from '../logger';
+import { AmqpBus, createLogger } from '@bo/runtime';
 
 type Product = catalog.LookupReply['products'][number];
 
