@@ -1,7 +1,7 @@
 import type { invoicing } from '@bo/contracts';
 import type { DocumentPartiesView } from '@bo/documents';
 import { dec, formatDate, formatDateTime, lineFigures, toNumber, type StoredLine } from '@bo/kernel';
-import { type StoredParties } from '@bo/runtime';
+import type { StoredParties } from '@bo/runtime';
 import { effectiveStatus, type StoredStatus } from '../domain/status';
 
 export interface InvoiceRow {

@@ -1,5 +1,5 @@
 import { round2, sum } from '@bo/kernel';
-import { type Knex } from '@bo/runtime';
+import type { Knex } from '@bo/runtime';
 import { isBalanced, type JournalLine } from '../domain/journal';
 
 /** Stores a journal entry and its lines; an unbalanced entry is a bug and never reaches the books. */

@@ -9,7 +9,7 @@ import {
   type RenderableDocument,
 } from '@bo/documents';
 import { formatDate, formatDateTime } from '@bo/kernel';
-import { type DocumentParties } from '@bo/runtime';
+import type { DocumentParties } from '@bo/runtime';
 import type { LineRow, QuotationRow } from './quotation.record';
 
 const kinds: Record<sales.QuotationType, DocumentKind> = { quotation: 'quotation', proforma: 'proforma', estimate: 'estimate' };

@@ -1,5 +1,5 @@
 import { dec, toNumber } from '@bo/kernel';
-import { type ResolvedLine } from '@bo/runtime';
+import type { ResolvedLine } from '@bo/runtime';
 import { addToTotals, documentTooLarge, documentTotals, lineTooLarge, priceLine, validUntilBeforeDate } from './quotation-lines';
 
 const line = (over: Partial<ResolvedLine> = {}): ResolvedLine => ({

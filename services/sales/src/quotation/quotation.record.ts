@@ -1,7 +1,7 @@
 import type { ReplyOf, sales } from '@bo/contracts';
 import type { DocumentPartiesView } from '@bo/documents';
 import { formatDate, formatDateTime, lineFigures, toNumber } from '@bo/kernel';
-import { type StoredParties } from '@bo/runtime';
+import type { StoredParties } from '@bo/runtime';
 import type { PricedLine } from './quotation-lines';
 import { effectiveStatus, type StoredStatus } from './quotation-status';
 
