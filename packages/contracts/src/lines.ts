@@ -1,3 +1,4 @@
+import type { LineFigures } from '@bo/kernel';
 import { z } from 'zod';
 import { atMost, money, notBlank, optionalText, percentage, plainString, quantity, stringId } from './fields';
 
@@ -26,7 +27,10 @@ export const lineItemInput = z.object({
 });
 export type LineItemInput = z.output<typeof lineItemInput>;
 
-/** Fields of a line as quotations and invoices answer it; each adds its id and its document's id. */
+/**
+ * Fields of a line as quotations and invoices answer it; each adds its id and its document's id.
+ * One schema for each field of the kernel's line (LineFigures), no more and no fewer.
+ */
 export const lineRecordFields = {
   product_id: z.string(),
   variant_id: z.string().nullable(),
@@ -44,4 +48,4 @@ export const lineRecordFields = {
   subtotal: z.number(),
   tax_amount: z.number(),
   total: z.number(),
-};
+} satisfies { [K in keyof LineFigures]-?: z.ZodType<LineFigures[K]> };

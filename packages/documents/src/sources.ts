@@ -1,4 +1,5 @@
 import type { organization, partners } from '@bo/contracts';
+import type { StoredLine } from '@bo/kernel';
 import type { EInvoiceRefused } from './einvoice/render';
 import type { DocumentLine, Party, RenderableDocument } from './model';
 
@@ -90,22 +91,8 @@ export function sellerSource(kind: RenderableDocument['kind']): PartySource {
   return kind === 'vendor_bill' || kind === 'vendor_credit_note' ? 'partner' : 'organization';
 }
 
-/** A stored line as sales and invoicing keep it (numerics as strings), with its catalog snapshot. */
-export interface StoredDocumentLine {
-  product_id: string;
-  product_name: string | null;
-  description: string | null;
-  sku: string | null;
-  uom: string | null;
-  quantity: string;
-  price: string;
-  discount: string;
-  tax_rate: string;
-  tax_included: boolean;
-  subtotal: string;
-  tax_amount: string;
-  total: string;
-}
+/** A stored line as sales and invoicing keep it (numerics as strings), with its catalog snapshot; where its stock moves is no part of a render. */
+export type StoredDocumentLine = Omit<StoredLine, 'variant_id' | 'location_id'>;
 
 export function documentLines(rows: readonly StoredDocumentLine[]): DocumentLine[] {
   return rows.map((r) => ({

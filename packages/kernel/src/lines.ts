@@ -19,8 +19,19 @@ export interface StoredLine {
   total: string;
 }
 
-/** A stored line's fields as JSON answers carry them (spec 2.6 line item). */
-export function lineFigures(row: StoredLine) {
+/** A line's amounts, which the server computes whatever the client sent. */
+export type LineAmountField = 'subtotal' | 'tax_amount' | 'total';
+
+/** A line as entered and completed from the catalog, before the server's amounts are beside it. */
+export type EnteredLine = Omit<StoredLine, LineAmountField>;
+
+/** The line's decimals: numeric strings as stored, JSON numbers as answered. */
+type LineDecimalField = 'quantity' | 'price' | 'discount' | 'tax_rate' | LineAmountField;
+
+/** A stored line's fields as JSON answers carry them (spec 2.6 line item); contracts' line record is held to it. */
+export type LineFigures = Omit<StoredLine, LineDecimalField> & Record<LineDecimalField, number>;
+
+export function lineFigures(row: StoredLine): LineFigures {
   return {
     product_id: row.product_id,
     variant_id: row.variant_id,

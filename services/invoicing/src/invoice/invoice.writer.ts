@@ -1,25 +1,16 @@
 import { invoicing } from '@bo/contracts';
-import { computeLine, formatDateTime, sumLines, toNumber } from '@bo/kernel';
+import { computeLine, formatDateTime, sumLines, toNumber, type EnteredLine } from '@bo/kernel';
 import { documentCurrencySql, duplicate, isUniqueViolation, numberDocument, pendingNumber, recordEvent, type Knex } from '@bo/runtime';
 import { NUMBER_PREFIX } from '../domain/numbering';
 import type { InvoiceRow, LineRow } from './invoice.record';
 import { isNumberTaken } from './invoice.repository';
 
-/** A line to store: checked against the catalog first (create, add line, conversion) or copied from a parent. */
-export interface LineValues {
-  product_id: string;
-  variant_id: string | null;
-  location_id: string | null;
-  product_name?: string | null;
-  sku: string | null;
-  uom: string | null;
-  description?: string | null;
-  quantity: string;
-  price: string;
-  discount?: string | null;
-  tax_rate: string;
-  tax_included: boolean;
-}
+/**
+ * A line to store: checked against the catalog first (create, add line, conversion) or copied from a
+ * parent. Its texts and discount may be absent; lineColumns stores them as null and 0.
+ */
+export type LineValues = Omit<EnteredLine, 'product_name' | 'description' | 'discount'> &
+  Partial<Pick<EnteredLine, 'product_name' | 'description'>> & { discount?: string | null };
 
 /** Header columns a new invoice takes from its request (or from its recurring parent). */
 export type NewInvoice = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'invoicestatus'> &

@@ -1,5 +1,5 @@
-import { computeLine, dec, sumLines, type Dec, type LineAmounts, type StoredLine } from '@bo/kernel';
-import { type ResolvedLine } from '@bo/runtime';
+import { computeLine, dec, sumLines, type Dec, type EnteredLine, type LineAmounts } from '@bo/kernel';
+import type { ResolvedLine } from '@bo/runtime';
 
 /**
  * Largest line and document totals accepted. JSON carries amounts as binary doubles, which keep
@@ -10,7 +10,7 @@ export const MAX_LINE_TOTAL = dec('1e12');
 export const MAX_DOCUMENT_TOTAL = dec('1e13');
 
 /** A line as entered, with the server's amounts beside it (stored, they become its amount columns). */
-export interface PricedLine extends Omit<StoredLine, 'subtotal' | 'tax_amount' | 'total'> {
+export interface PricedLine extends EnteredLine {
   amounts: LineAmounts;
 }
 
