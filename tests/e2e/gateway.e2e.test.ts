@@ -25,6 +25,10 @@ describe('gateway: envelope, HTTP rules and auth', () => {
     expect(ok.headers).toEqual(corsHeaders);
     expect(ok.raw.headers.get('access-control-allow-origin')).toBe('*');
     expect(ok.raw.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
+    // A browser client may read the ids and the retry advice (Retry-After, RateLimit) of an answer.
+    expect(ok.raw.headers.get('access-control-expose-headers')?.split(/,\s*/)).toEqual(
+      expect.arrayContaining(['Idempotency-Key', 'X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy']),
+    );
     expect(ok.raw.headers.get('x-request-id')).toMatch(/[\w-]{8,}/);
     expect(ok.raw.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const mine = await fetch(`${sys.url}/crm/partners`, {

@@ -40,6 +40,10 @@ export function errorEnvelope(
   return envelope(status, body);
 }
 
+/** The answer's own headers a browser client may read: its ids, and when and how much to retry. */
+const EXPOSED = 'Idempotency-Key, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy';
+
 export function setCors(res: ServerResponse): void {
   for (const [k, v] of Object.entries(corsHeaders)) res.setHeader(k, v);
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED);
 }
