@@ -10,6 +10,8 @@ import { startTestSystem, type ApiResponse, type TestSystem } from '../support/s
 const READS_PER_SECOND = 10;
 const WRITES_PER_SECOND = 10;
 const IN_FLIGHT = 4;
+/** One lookup of an unproven key per address every 5 s: the test's steps fit well inside one refill. */
+const FAILED_AUTH_PER_SECOND = 0.2;
 const reads = ratePolicy(READS_PER_SECOND, 100) as RatePolicy;
 
 const listBody = (org: 1 | 2) => ({ org_id: String(org), page_size: 5 });
@@ -101,6 +103,7 @@ describe('per-organization rate limits', () => {
         RATE_LIMIT_READS_PER_SECOND: String(READS_PER_SECOND),
         RATE_LIMIT_WRITES_PER_SECOND: String(WRITES_PER_SECOND),
         RATE_LIMIT_IN_FLIGHT: String(IN_FLIGHT),
+        RATE_LIMIT_FAILED_AUTH_PER_SECOND: String(FAILED_AUTH_PER_SECOND),
         // Keys cached as in production: a refused request costs no database round trip.
         API_KEY_CACHE_MS: '5000',
         RPC_TIMEOUT_MS: '2000',
@@ -156,6 +159,28 @@ describe('per-organization rate limits', () => {
     }
     // The places were given back with the answers.
     expect((await sys.post('/crm/partners', listBody(1))).httpStatus).toBe(200);
+  });
+
+  it('refuses an address flooding made-up keys before looking them up; keys already proven still work from it', async () => {
+    // Organization 2's key is proven here before the flood.
+    expect((await sys.post('/crm/partners', listBody(2), { org: 2 })).httpStatus).toBe(200);
+    const flood = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => sys.post('/crm/partners', listBody(1), { key: `bo_made_up_${i}` })),
+    );
+    const statuses = flood.map((a) => a.httpStatus);
+    // All thirty arrive at once: the bucket's one lookup is made (and refused 401), the rest are not.
+    expect(statuses.filter((s) => s === 401).length).toBe(1);
+    expect(statuses.filter((s) => s === 429).length).toBe(29);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    const limited = flood.find((a) => a.httpStatus === 429) as ApiResponse;
+    expect(limited.body.code).toBe('rate_limited');
+    expect(limited.raw.headers.get('ratelimit')).toMatch(/^"failed-auth";r=0;t=\d+$/);
+    expect(Number(limited.raw.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Unread: a valid key this replica has not proven yet is refused like the made-up ones...
+    const fresh = await sys.system.createApiKey(1);
+    expect((await sys.post('/crm/partners', listBody(1), { key: fresh })).httpStatus).toBe(429);
+    // ...while the proven key of the same address goes on.
+    expect((await sys.post('/crm/partners', listBody(2), { org: 2 })).httpStatus).toBe(200);
   });
 
   it('refuses reads over the rate with 429 rate_limited, Retry-After and the RateLimit fields, in the envelope too', async () => {

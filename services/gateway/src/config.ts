@@ -21,6 +21,11 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   RATE_LIMIT_WRITES_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(50),
   /** Requests of one organization a gateway replica has in flight to the services at once. 0: no cap. */
   RATE_LIMIT_IN_FLIGHT: z.coerce.number().int().min(0).max(1_000_000).default(16),
+  /**
+   * Requests with an unknown or revoked API key one client address may make per second on each
+   * replica before its unproven keys are refused unread (each costs a database lookup). 0: no limit.
+   */
+  RATE_LIMIT_FAILED_AUTH_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(10),
   /** A replica takes this long's worth of an organization's rate from the shared bucket at a time. */
   RATE_LIMIT_LEASE_MS: z.coerce.number().int().min(1).max(10_000).default(100),
   HEALTH_SERVICES: z

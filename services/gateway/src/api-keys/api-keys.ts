@@ -46,6 +46,16 @@ export class ApiKeyStore {
     private readonly cacheMs: number,
   ) {}
 
+  /**
+   * Whether a request with the key costs no lookup of its own: the key is known here now (cached,
+   * not expired), or a lookup of it is under way, which the request joins.
+   */
+  costsNoLookup(key: string): boolean {
+    if (this.lookups.has(key)) return true;
+    const cached = this.cache.get(key);
+    return cached !== undefined && Date.now() - cached.fetchedAt < this.cacheMs;
+  }
+
   /** Keyed by the key itself: it is in this process's memory with the request anyway, and hashing is the hot path. */
   async orgOf(key: string): Promise<number | undefined> {
     const cached = this.cache.get(key);

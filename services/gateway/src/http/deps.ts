@@ -17,5 +17,6 @@ export interface GatewayDeps {
     | 'RATE_LIMIT_WRITES_PER_SECOND'
     | 'RATE_LIMIT_IN_FLIGHT'
     | 'RATE_LIMIT_LEASE_MS'
+    | 'RATE_LIMIT_FAILED_AUTH_PER_SECOND'
   >;
 }

@@ -18,7 +18,8 @@ import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayAnswer } from '../forwarded-answer';
 import type { GatewayDeps } from './deps';
 import { withRequestSpan, type Observed } from './observe';
-import { createRateLimits } from './rate-limit';
+import { UnprovenKeyLimiter } from '../rate-limit/unproven-keys';
+import { createRateLimits, failedAuthLimited } from './rate-limit';
 import { errorEnvelope, sendAnswer, sendEnvelope } from './reply';
 
 /** Answers a POST to an operation's path: the request is read and answered here, on node's own request and response. */
@@ -31,13 +32,14 @@ export type OperationServer = (req: IncomingMessage, res: ServerResponse, path: 
  *
  * This runs on node's http objects, not through Express: Express's request pipeline (its
  * prototypes swapped onto every request and response, the router, res.send) cost about 75 µs per
- * request on this machine, a fifth of the gateway's CPU for a list (docs/performance.md, eighth
- * pass). Express serves the other routes (routes.ts).
+ * request on this machine, a fifth of the gateway's CPU for a list. Express serves the other routes (routes.ts).
  */
 export function createOperationServer(deps: GatewayDeps): OperationServer {
   const { db, bus, log, config } = deps;
   const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
   const limits = createRateLimits(deps);
+  const unprovenKeys =
+    config.RATE_LIMIT_FAILED_AUTH_PER_SECOND > 0 ? new UnprovenKeyLimiter(config.RATE_LIMIT_FAILED_AUTH_PER_SECOND) : undefined;
   // Every POST body is read as JSON whatever its content type says: clients of the old API vary.
   // (Express's body reader is body-parser's, which needs no Express around it.)
   // The body's bytes are kept beside what JSON.parse made of them: its numbers are checked as written (handlePost).
@@ -105,8 +107,17 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     const auth = req.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     if (!match) return errorEnvelope(401, 'unauthorized', 'Missing API key: send Authorization: Bearer <key>');
-    const keyOrg = await keys.orgOf(match[1] as string);
+    const apiKey = match[1] as string;
+    // A key this replica has not proven costs a lookup, which its address's failures limit.
+    const address = req.socket.remoteAddress ?? '';
+    const unproven = unprovenKeys !== undefined && !keys.costsNoLookup(apiKey);
+    if (unproven) {
+      const waitMs = unprovenKeys.take(address);
+      if (waitMs > 0) return failedAuthLimited(res, waitMs, config.RATE_LIMIT_FAILED_AUTH_PER_SECOND);
+    }
+    const keyOrg = await keys.orgOf(apiKey);
     if (keyOrg === undefined) return errorEnvelope(401, 'unauthorized', 'Unknown or revoked API key');
+    if (unproven) unprovenKeys.proven(address);
     locals.orgId = keyOrg;
 
     const org = parseWith(orgIdField, fields['org_id']);

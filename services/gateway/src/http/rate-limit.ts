@@ -83,15 +83,34 @@ export function rateLimited(
   policies: Partial<Record<RequestKind, RatePolicy>>,
   inFlight: number | undefined,
 ): Envelope {
-  const seconds = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
+  const seconds = retryAfterSeconds(refusal.retryAfterMs);
   const name = refusal.policy;
   const policy = name === 'in-flight' ? inFlight : policies[name];
-  const headers: Record<string, string> = { 'Retry-After': String(seconds), RateLimit: `"${name}";r=0;t=${seconds}` };
-  if (policy !== undefined) headers['RateLimit-Policy'] = policyField(name, policy);
   const message =
     name === 'in-flight'
       ? `This organization already has ${inFlight} requests in flight, the most allowed at once; retry after ${seconds} s`
       : `This organization is over its rate limit of ${policies[name]?.perSecond} ${name} per second; retry after ${seconds} s`;
+  return refused(res, name, seconds, policy === undefined ? undefined : policyField(name, policy), message);
+}
+
+/** The 429 of a request from an address that failed authentication too often (UnprovenKeyLimiter). */
+export function failedAuthLimited(res: ServerResponse, waitMs: number, perSecond: number): Envelope {
+  const seconds = retryAfterSeconds(waitMs);
+  const burst = Math.max(1, Math.ceil(perSecond));
+  return refused(
+    res,
+    'failed-auth',
+    seconds,
+    `"failed-auth";q=${burst};w=${Math.max(1, Math.ceil(burst / perSecond))}`,
+    `Too many requests from this address failed authentication (at most ${perSecond} a second); retry after ${seconds} s with a valid API key`,
+  );
+}
+
+const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+function refused(res: ServerResponse, name: string, seconds: number, policy: string | undefined, message: string): Envelope {
+  const headers: Record<string, string> = { 'Retry-After': String(seconds), RateLimit: `"${name}";r=0;t=${seconds}` };
+  if (policy !== undefined) headers['RateLimit-Policy'] = policy;
   const answer = errorEnvelope(429, 'rate_limited', message);
   for (const [field, value] of Object.entries(headers)) {
     res.setHeader(field, value);
