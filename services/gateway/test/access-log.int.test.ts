@@ -54,6 +54,7 @@ describe('gateway access log', () => {
         HEALTH_SERVICES: ['partners'],
         IDEMPOTENCY_TTL_HOURS: 24,
         RATE_LIMIT_READS_PER_SECOND: 0,
+        RATE_LIMIT_FAILED_AUTH_PER_SECOND: 0,
         RATE_LIMIT_WRITES_PER_SECOND: 0,
         RATE_LIMIT_IN_FLIGHT: 0,
         RATE_LIMIT_LEASE_MS: 100,
