@@ -19,3 +19,4 @@ export * as sales from './sales';
 export * as invoicing from './invoicing';
 export * from './reference';
 export * from './json-numbers';
+export * from './examples';

@@ -1,8 +1,9 @@
-import { corsHeaders, errorBodySchema, errorCodes } from './envelope';
+import { corsHeaders, envelope, errorBodySchema, errorCodes } from './envelope';
+import { exampleStory, type ExampleStep } from './examples';
 import { events, knownPaths, operations, resolveCandidates } from './catalogue';
 import { jsonSchemaOf as schemaOf } from './json-schema';
 import { requestShapeLimits } from './shape';
-import { describeSelector, domainPrefix, serviceNames, type Operation } from './operation';
+import { domainPrefix, serviceNames, type Operation, type Selector } from './operation';
 
 function envelopeOf(body: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -47,61 +48,89 @@ function shadowsOf(op: Operation, candidates: readonly Operation[]): JsonSchema[
   return shadows;
 }
 
-/** One operation of a path as a `oneOf` alternative: its request schema, titled with its name, minus what selects a neighbour. */
+/** The names of an operation's request and reply schemas under `components/schemas`: one named type each for a generator. */
+export const requestSchemaName = (op: Operation): string => `${op.name}.request`;
+export const replySchemaName = (op: Operation): string => `${op.name}.reply`;
+const refTo = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/**
+ * An operation's request as a named schema: titled with its name, described by its summary and the
+ * rules beyond the schema, with the selector that routes a body to it (`x-selector`). Every path
+ * that accepts the operation refers to this one schema.
+ */
+function requestComponent(op: Operation): JsonSchema {
+  const schema = schemaOf(op.request, 'input');
+  const rules = op.rules?.length
+    ? `\n\nBeyond this schema, refused with 400 \`validation_failed\` naming the field:\n${op.rules.map((r) => `- \`${r.field}\`: ${r.rule}`).join('\n')}`
+    : '';
+  // The shape limits apply before any schema (shape.ts); the body's own key count is the one a schema can state.
+  return {
+    title: op.name,
+    ...schema,
+    description: `${op.summary}.${rules}`,
+    maxProperties: requestShapeLimits.maxObjectKeys,
+    'x-selector': op.select,
+    ...(op.rules?.length ? { 'x-rules': op.rules } : {}),
+  };
+}
+
+function replyComponent(op: Operation): JsonSchema {
+  return { title: `${op.name} reply`, ...schemaOf(op.reply, 'input'), description: `The \`body\` of a 200 answer to \`${op.name}\`.` };
+}
+
+/** One operation of a path as a `oneOf` alternative: its request schema, minus the bodies that select a neighbour on this path. */
 function alternativeOf(op: Operation, candidates: readonly Operation[]): JsonSchema {
   const shadows = shadowsOf(op, candidates);
-  // The shape limits apply before any schema (shape.ts); the body's own key count is the one a schema can state.
-  const alternative: JsonSchema = { title: op.name, ...schemaOf(op.request, 'input'), maxProperties: requestShapeLimits.maxObjectKeys };
-  if (op.rules?.length) {
-    const rules = op.rules.map((r) => `- \`${r.field}\`: ${r.rule}`).join('\n');
-    alternative['description'] = `Beyond this schema, refused with 400 \`validation_failed\` naming the field:\n${rules}`;
-    alternative['x-rules'] = op.rules;
-  }
   // Always an anyOf, even of one: Swagger UI shows a lone `not: {required}` as the type `never`.
-  if (shadows.length > 0) alternative['not'] = { description: 'Bodies that select another operation of this path', anyOf: shadows };
-  return alternative;
+  if (shadows.length === 0) return refTo(requestSchemaName(op));
+  return { ...refTo(requestSchemaName(op)), not: { description: 'Bodies that select another operation of this path', anyOf: shadows } };
 }
 
 /**
  * Where every operation of a path is chosen by its `action` constant, the `action` value names the
- * alternative: a discriminator mapping each value to its alternative (by JSON pointer, since the
- * alternatives are inline), for generators and renderers that use one.
+ * alternative: a discriminator mapping each value to its operation's request schema. Elsewhere a flag
+ * or a field's presence chooses, which an OpenAPI 3.1 discriminator (a string property every
+ * alternative requires) cannot express: each request schema states its selector (`x-selector`) and
+ * the `not` of each alternative keeps the `oneOf` exact.
  */
-function discriminatorOf(path: string, candidates: readonly Operation[]): JsonSchema | undefined {
+function discriminatorOf(candidates: readonly Operation[]): JsonSchema | undefined {
   if (!candidates.every((op) => 'action' in op.select)) return undefined;
-  const pointer = `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/post/requestBody/content/application~1json/schema/oneOf`;
-  const mapping = Object.fromEntries(candidates.map((op, i) => [(op.select as { action: string }).action, `${pointer}/${i}`]));
+  const mapping = Object.fromEntries(
+    candidates.map((op) => [(op.select as { action: string }).action, `#/components/schemas/${requestSchemaName(op)}`]),
+  );
   return { propertyName: 'action', mapping };
 }
 
-function requestSchemaOf(path: string, ops: readonly Operation[]): JsonSchema {
-  const discriminator = discriminatorOf(path, ops);
-  return { oneOf: ops.map((op) => alternativeOf(op, ops)), ...(discriminator ? { discriminator } : {}) };
+function requestSchemaOf(ops: readonly Operation[]): JsonSchema {
+  const discriminator = discriminatorOf(ops);
+  return { oneOf: inCatalogueOrder(ops).map((op) => alternativeOf(op, ops)), ...(discriminator ? { discriminator } : {}) };
 }
+
+/** Operations as the catalogue declares them (create, edit, delete …), the order a reader expects, not the router's. */
+const inCatalogueOrder = (ops: readonly Operation[]) => operations.filter((op) => ops.includes(op));
 
 /**
  * The success reply of a path, told apart by its members: operations whose replies require the same
- * members share an alternative (create and edit both answer `{ message, partner }`; where their
- * records differ, it is the `anyOf` of the two), titled with their names. Several alternatives are
- * `oneOf`, each excluding the members that identify the others (`not` a member another requires and
- * it has none of), so a reply matches exactly one.
+ * members share an alternative (create and edit both answer `{ message, partner }`: the `anyOf` of
+ * their reply schemas, titled with their names). Several alternatives are `oneOf`, each excluding
+ * the members that identify the others (`not` a member another requires and it has none of), so a
+ * reply matches exactly one.
  */
 export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
-  const shapes: Array<{ names: string[]; schemas: JsonSchema[] }> = [];
+  const shapes: Array<{ ops: Operation[]; schemas: JsonSchema[] }> = [];
   const membersOf = (schema: JsonSchema) => JSON.stringify([...((schema['required'] ?? []) as string[])].sort());
   for (const op of ops) {
     const schema = schemaOf(op.reply, 'input');
     const shape = shapes.find((s) => membersOf(s.schemas[0] as JsonSchema) === membersOf(schema));
-    if (!shape) shapes.push({ names: [op.name], schemas: [schema] });
-    else {
-      shape.names.push(op.name);
-      if (!shape.schemas.some((s) => JSON.stringify(s) === JSON.stringify(schema))) shape.schemas.push(schema);
-    }
+    if (shape) {
+      shape.ops.push(op);
+      shape.schemas.push(schema);
+    } else shapes.push({ ops: [op], schemas: [schema] });
   }
-  const titled = (shape: (typeof shapes)[number]): JsonSchema => ({
-    title: shape.names.join(' | '),
-    ...(shape.schemas.length === 1 ? shape.schemas[0] : { anyOf: shape.schemas }),
-  });
+  const titled = (shape: (typeof shapes)[number]): JsonSchema =>
+    shape.ops.length === 1
+      ? refTo(replySchemaName(shape.ops[0] as Operation))
+      : { title: shape.ops.map((op) => op.name).join(' | '), anyOf: shape.ops.map((op) => refTo(replySchemaName(op))) };
   if (shapes.length === 1) return titled(shapes[0] as (typeof shapes)[number]);
   const propertiesOf = (shape: (typeof shapes)[number]) => shape.schemas.flatMap((s) => Object.keys(s['properties'] ?? {}));
   return {
@@ -174,7 +203,13 @@ const refusals = [
   ...otherRefusals,
 ];
 
-function refusalResponses(write: boolean): Record<string, unknown> {
+/**
+ * The refusals a path may answer. `writes` names its writing operations: only they take the
+ * Idempotency-Key statuses (409, 422) and `outcome_unknown`; on a path that also reads
+ * (`mixed`), those statuses name the operations they concern.
+ */
+function refusalResponses(writes: readonly string[], mixed: boolean): Record<string, unknown> {
+  const write = writes.length > 0;
   const errorBody = schemaOf(errorBodySchema, 'output');
   const responses: Record<string, unknown> = {};
   for (const r of refusals) {
@@ -182,8 +217,11 @@ function refusalResponses(write: boolean): Record<string, unknown> {
     // Only a write's outcome can be unknown.
     const codes = r.codes.filter((c) => write || c !== 'outcome_unknown');
     const properties = { ...(errorBody['properties'] as Record<string, unknown>), code: { type: 'string', enum: codes } };
+    const concerns = r.writesOnly || codes.includes('outcome_unknown');
+    const only =
+      mixed && concerns ? ` (${r.writesOnly ? '' : '`outcome_unknown`: '}writes only: ${writes.map((w) => `\`${w}\``).join(', ')})` : '';
     responses[String(r.status)] = {
-      description: r.description,
+      description: `${r.description}${only}`,
       ...('headers' in r && r.headers ? { headers: r.headers } : {}),
       content: { 'application/json': { schema: envelopeOf({ ...errorBody, properties }) } },
     };
@@ -208,59 +246,149 @@ const idempotencyKeyHeader = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: idempotencyKeyPattern.source },
 };
 
+/** How a body selects the operation, in words a reader of the reference page follows. */
+function selectionOf(select: Selector): string {
+  if ('action' in select) return `\`"action": "${select.action}"\``;
+  if ('flag' in select) return `\`"${select.flag}": true\``;
+  if ('present' in select) return `\`${select.present}\` present (not null)`;
+  return 'none of the others selected (the default)';
+}
+
+/** Where Swagger UI's deep link (`#/<tag>/<operationId>`) finds a path. */
+const operationIdOf = (path: string) => path.replace(/\W+/g, '_').replace(/^_/, '');
+const linkTo = (path: string, service: string) => `[${path}](#/${service}/${operationIdOf(path)})`;
+
+/**
+ * A path's operations for a reader: each operation whose canonical path this is, once, with its
+ * summary, how a body selects it, whether it writes, its schemas and its rules; then the operations
+ * accepted here whose canonical path is another, named with a link there rather than repeated.
+ */
+function pathDescription(path: string, ops: readonly Operation[]): string {
+  const own = inCatalogueOrder(ops).filter((op) => op.paths[0] === path);
+  const noted = inCatalogueOrder(ops).filter((op) => op.paths[0] !== path);
+  const sections = own.map((op) => {
+    const lines = [
+      `#### \`${op.name}\``,
+      '',
+      `${op.summary}.`,
+      '',
+      `- Chosen by: ${selectionOf(op.select)}`,
+      op.write
+        ? '- Writes: send an `Idempotency-Key`; the same key and body within 24 h answers again without a second effect'
+        : '- Reads: changes nothing',
+      `- Request: \`${requestSchemaName(op)}\`; reply: \`${replySchemaName(op)}\`; example: \`${op.name}\` in the request body's examples`,
+    ];
+    if (op.domainWide) lines.push(`- Also accepted on every other path of ${domainPrefix[op.service]} (not repeated there)`);
+    if (op.rules?.length) {
+      lines.push('- Refused with 400 `validation_failed` naming the field, beyond the schema:');
+      lines.push(...op.rules.map((r) => `  - \`${r.field}\`: ${r.rule}`));
+    }
+    return lines.join('\n');
+  });
+  const intro = ops.length > 1 ? `${ops.length} operations share this path; the body chooses one: ${choosers(ops)}.` : '';
+  const elsewhere = noted.length
+    ? [
+        '#### Also accepted here',
+        '',
+        ...noted.map((op) => `- \`${op.name}\` (${selectionOf(op.select)}): see ${linkTo(op.paths[0] as string, op.service)}`),
+      ].join('\n')
+    : '';
+  return [intro, ...sections, elsewhere, 'The trailing slash is optional.'].filter(Boolean).join('\n\n');
+}
+
+/** How the router tells a path's operations apart, strongest first, in the terms the path uses. */
+function choosers(ops: readonly Operation[]): string {
+  const has = (kind: string) => ops.some((op) => kind in op.select);
+  const ways = [
+    has('action') ? 'its `action`' : '',
+    has('flag') ? 'a flag set to true' : '',
+    has('present') ? 'a field present' : '',
+    has('default') ? 'the default' : '',
+  ].filter(Boolean);
+  return ways.join(', else ');
+}
+
+/** The collapsed line of a path: its operation's summary, or the names of its operations (the domain is the tag above). */
+function pathSummary(path: string, ops: readonly Operation[]): string {
+  const own = inCatalogueOrder(ops).filter((op) => op.paths[0] === path);
+  if (own.length === 1) return (own[0] as Operation).summary;
+  return own.map((op) => op.name.slice(op.name.indexOf('.') + 1)).join(', ');
+}
+
+/** A rendered file's base64 is shown cut short (it runs to kilobytes): said so beside the example. */
+function cutShort(e: ExampleStep): { description?: string } {
+  const content = e.reply['content_base64'];
+  return typeof content === 'string' && content.endsWith('…') ? { description: '`content_base64` is cut short here.' } : {};
+}
+
 /** OpenAPI 3.1 document generated from the operation catalogue, so it cannot drift from routing. */
 export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
+  const routed = operations.filter((op) => op.paths.length > 0);
+  const story = exampleStory();
+  // An operation's example is its first step in the story; later ones only set the scene for others.
+  const exampleOf = (op: Operation): ExampleStep => {
+    const found = story.find((s) => s.operation === op.name);
+    if (!found) throw new Error(`${op.name} has no step in the example story (examples.ts)`);
+    return found;
+  };
+  const examplesOf = (ops: readonly Operation[], value: (e: ExampleStep) => unknown) =>
+    Object.fromEntries(ops.map((op) => [op.name, { summary: op.name, ...cutShort(exampleOf(op)), value: value(exampleOf(op)) }]));
   const paths: Record<string, unknown> = {};
   for (const path of knownPaths()) {
     const ops = resolveCandidates(path);
-    const description = ops
-      .map(
-        (op) =>
-          `- \`${op.name}\` (${describeSelector(op.select)}): ${op.summary}${op.paths[0] === path ? '' : ` (canonical path ${op.paths[0]})`}`,
-      )
-      .join('\n');
+    const writes = ops.filter((op) => op.write).map((op) => op.name);
+    const own = inCatalogueOrder(ops).filter((op) => op.paths[0] === path);
     paths[path] = {
       post: {
-        operationId: path.replace(/\W+/g, '_').replace(/^_/, ''),
+        operationId: operationIdOf(path),
         // One tag per domain, so a reader (and the /docs page) finds each domain's operations together.
         tags: [...new Set(ops.map((op) => op.service))],
-        summary: ops.map((op) => op.summary).join(' | '),
-        description: `Operations on this path, chosen by \`action\`, a flag or a field:\n${description}\n\nThe trailing slash is optional.`,
+        summary: pathSummary(path, ops),
+        description: pathDescription(path, ops),
         security: [{ bearerAuth: [] }],
         parameters: [idempotencyKeyHeader, { name: 'language', in: 'header', required: false, schema: { type: 'string' } }],
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: requestSchemaOf(path, ops) } },
+          content: { 'application/json': { schema: requestSchemaOf(ops), examples: examplesOf(own, (e) => e.request) } },
         },
         responses: {
           '200': {
-            description: 'Success, in the envelope',
-            content: { 'application/json': { schema: envelopeOf(replySchemaOf(ops)) } },
+            description: 'Success, in the envelope: the reply of the operation the body chose',
+            content: {
+              'application/json': { schema: envelopeOf(replySchemaOf(ops)), examples: examplesOf(own, (e) => envelope(200, e.reply)) },
+            },
           },
-          ...refusalResponses(ops.some((op) => op.write)),
+          ...refusalResponses(writes, writes.length < ops.length),
         },
       },
     };
+  }
+  const schemas: Record<string, JsonSchema> = {};
+  for (const op of routed) {
+    schemas[requestSchemaName(op)] = requestComponent(op);
+    schemas[replySchemaName(op)] = replyComponent(op);
   }
   return {
     openapi: '3.1.0',
     info: {
       title: 'Back-office API',
       version,
-      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}. Whatever its schema, a body nests at most ${requestShapeLimits.maxDepth} levels deep and holds at most ${requestShapeLimits.maxArrayItems} items per array and ${requestShapeLimits.maxObjectKeys} members per object (beyond that: 400), within 1 MiB (beyond that: 413). A JSON number a double cannot hold as written (\`1e-400\`, \`9007199254740993\`) is refused wherever it stands: send such a value as a string.`,
+      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}. Whatever its schema, a body nests at most ${requestShapeLimits.maxDepth} levels deep and holds at most ${requestShapeLimits.maxArrayItems} items per array and ${requestShapeLimits.maxObjectKeys} members per object (beyond that: 400), within 1 MiB (beyond that: 413). A JSON number a double cannot hold as written (\`1e-400\`, \`9007199254740993\`) is refused wherever it stands: send such a value as a string.\n\nSeveral operations may share a path, the body choosing among them (\`action\`, a flag, a field): each path lists its operations, each operation's request and reply are the schemas named after it (\`<operation>.request\`, \`<operation>.reply\`), and the path's request body is the \`oneOf\` of them. An operation accepted on every path of its domain is described at its canonical path only.`,
     },
     servers: [{ url: '/', description: 'The gateway serving this document' }],
     tags: serviceNames.map((service) => ({ name: service, description: `Operations of the ${service} service` })),
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } }, schemas },
     paths,
     'x-events': events.map((e) => ({ type: e.type, summary: e.summary, data: schemaOf(e.data, 'output') })),
     'x-operations': operations.map((op) => ({
       name: op.name,
       service: op.service,
+      summary: op.summary,
       paths: op.paths,
       domainWide: !!op.domainWide,
       select: op.select,
       write: op.write,
+      ...(op.paths.length ? { request: refTo(requestSchemaName(op)), reply: refTo(replySchemaName(op)) } : {}),
     })),
   };
 }

@@ -2,14 +2,16 @@ import { execFileSync } from 'node:child_process';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import fc from 'fast-check';
 import { documentFormats } from './json-schema.fixtures';
-import { knownPaths, operationsByName, resolveCandidates, resolveOperation } from './catalogue';
-import { buildOpenApi } from './openapi';
+import { knownPaths, operations, operationsByName, resolveCandidates, resolveOperation } from './catalogue';
+import { exampleStory } from './examples';
+import { buildOpenApi, replySchemaName, requestSchemaName } from './openapi';
+import { dereference } from './openapi.fixtures';
 import { jsonSchemaOf as schemaOf } from './json-schema';
 import type { Operation } from './operation';
 
 type JsonSchema = Record<string, any>;
 
-const doc = buildOpenApi() as {
+const doc = dereference(buildOpenApi()) as {
   paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: JsonSchema } } } } }>;
 };
 const ajv = new Ajv2020({ strict: false, allErrors: false, multipleOfPrecision: 6 });
@@ -154,7 +156,7 @@ describe('OpenAPI document', () => {
 });
 
 describe('OpenAPI responses and headers', () => {
-  const full = buildOpenApi() as {
+  const full = dereference(buildOpenApi()) as {
     servers: Array<{ url: string }>;
     paths: Record<
       string,
@@ -202,7 +204,8 @@ describe('OpenAPI responses and headers', () => {
       for (const op of resolveCandidates(path)) {
         const reply = sample(schemaOf(op.reply, 'input'));
         const matched = validators.filter((v) => v.validate(reply)).map((v) => v.title);
-        expect([path, op.name, matched.length, matched[0]?.split(' | ').includes(op.name)]).toEqual([path, op.name, 1, true]);
+        const names = matched[0]?.split(' | ').map((title) => title.replace(/ reply$/, ''));
+        expect([path, op.name, matched.length, names?.includes(op.name)]).toEqual([path, op.name, 1, true]);
       }
     }
   });
@@ -215,5 +218,119 @@ describe('OpenAPI responses and headers', () => {
       expect([key, pattern.test(key)]).toEqual([key, true]);
     for (const key of ['', ' ', ' a', 'a ', 'k'.repeat(256), 'caf\u00e9', 'a\tb', 'a\u007f'])
       expect([key, pattern.test(key)]).toEqual([key, false]);
+  });
+});
+
+describe('each operation once, at its canonical path', () => {
+  type Raw = {
+    components: { schemas: Record<string, JsonSchema> };
+    paths: Record<
+      string,
+      {
+        post: {
+          summary: string;
+          description: string;
+          requestBody: { content: { 'application/json': { schema: JsonSchema; examples: Record<string, { value: unknown }> } } };
+          responses: Record<
+            string,
+            { content: { 'application/json': { schema: JsonSchema; examples?: Record<string, { value: unknown }> } } }
+          >;
+        };
+      }
+    >;
+  };
+  const raw = buildOpenApi() as unknown as Raw;
+  const routed = operations.filter((op) => op.paths.length > 0);
+  const canonical = (op: Operation) => op.paths[0] as string;
+
+  it('names one request and one reply schema per operation, which every path accepting it refers to rather than copies', () => {
+    expect(Object.keys(raw.components.schemas).sort()).toEqual(routed.flatMap((op) => [requestSchemaName(op), replySchemaName(op)]).sort());
+    for (const path of knownPaths()) {
+      const alternatives = raw.paths[path]!.post.requestBody.content['application/json'].schema['oneOf'] as JsonSchema[];
+      const refs = alternatives.map((a) => a['$ref']);
+      expect([path, refs]).toEqual([
+        path,
+        resolveCandidates(path)
+          .map((op) => `#/components/schemas/${requestSchemaName(op)}`)
+          .sort((a, b) => refs.indexOf(a) - refs.indexOf(b)),
+      ]);
+      // Nothing but the reference and, where a neighbour could claim the body, what excludes it.
+      for (const a of alternatives) expect(Object.keys(a).filter((k) => k !== '$ref' && k !== 'not')).toEqual([]);
+    }
+  });
+
+  it('describes an operation in its canonical path alone; a path that also accepts it names it and links there', () => {
+    for (const op of routed) {
+      const describing = knownPaths().filter((path) => {
+        const { summary, description } = raw.paths[path]!.post;
+        return summary.includes(op.summary) || description.includes(op.summary);
+      });
+      expect([op.name, describing]).toEqual([op.name, [canonical(op)]]);
+      for (const path of knownPaths().filter((p) => p !== canonical(op))) {
+        const accepted = resolveCandidates(path).includes(op);
+        const { description } = raw.paths[path]!.post;
+        expect([op.name, path, description.includes(`\`${op.name}\``)]).toEqual([op.name, path, accepted]);
+      }
+    }
+    expect(raw.paths['/inventory/getproducts']!.post.description).toContain(
+      '`catalog.stock.adjust` (`"action": "stock_adjustment"`): see [/inventory/ops/getdata](#/catalog/inventory_ops_getdata)',
+    );
+  });
+
+  it('discriminates the paths that `action` alone routes, mapping each value to its operation’s request schema', () => {
+    for (const path of knownPaths()) {
+      const ops = resolveCandidates(path);
+      const schema = raw.paths[path]!.post.requestBody.content['application/json'].schema;
+      if (!ops.every((op) => 'action' in op.select)) {
+        expect([path, schema['discriminator']]).toEqual([path, undefined]);
+        continue;
+      }
+      const mapping = Object.fromEntries(
+        ops.map((op) => [(op.select as { action: string }).action, `#/components/schemas/${requestSchemaName(op)}`]),
+      );
+      expect([path, schema['discriminator']]).toEqual([path, { propertyName: 'action', mapping }]);
+    }
+    expect(
+      Object.keys(raw.paths).filter((p) => raw.paths[p]!.post.requestBody.content['application/json'].schema['discriminator']),
+      // /sales/addline also takes `calculate_total: true` (sales.quotation.total, domain-wide): no discriminator there.
+    ).toEqual(['/crm/editpatner', '/inventory/ops/getdata']);
+  });
+
+  it('gives every operation an example, at its canonical path only, that its schema, the router and its alternative all take', () => {
+    const story = exampleStory('2030-01-15');
+    for (const op of routed) {
+      const example = story.find((s) => s.operation === op.name);
+      expect([op.name, example !== undefined]).toEqual([op.name, true]);
+      const { request, reply } = example!;
+      expect([op.name, op.request.safeParse(request).error?.issues ?? []]).toEqual([op.name, []]);
+      expect([op.name, op.reply.safeParse(reply).error?.issues ?? []]).toEqual([op.name, []]);
+      for (const path of op.domainWide ? knownPaths().filter((p) => resolveCandidates(p).includes(op)) : [canonical(op)]) {
+        const resolved = resolveOperation(path, request);
+        expect([op.name, path, resolved.kind === 'operation' && resolved.operation.name]).toEqual([op.name, path, op.name]);
+        expect([op.name, path, matching(alternativesOf(path), request)]).toEqual([op.name, path, [op.name]]);
+      }
+      for (const path of knownPaths()) {
+        const shown = raw.paths[path]!.post.requestBody.content['application/json'].examples;
+        expect([op.name, path, op.name in shown]).toEqual([op.name, path, path === canonical(op)]);
+      }
+    }
+  });
+
+  it('shows each example answer as the 200 envelope of its path declares it', () => {
+    for (const path of knownPaths()) {
+      const ok = doc.paths[path]!.post as unknown as {
+        responses: Record<string, { content: { 'application/json': { schema: JsonSchema } } }>;
+      };
+      const validate = ajv.compile(ok.responses['200']!.content['application/json'].schema);
+      const examples = raw.paths[path]!.post.responses['200']!.content['application/json'].examples ?? {};
+      expect(Object.keys(examples).sort()).toEqual(
+        resolveCandidates(path)
+          .filter((op) => canonical(op) === path)
+          .map((op) => op.name)
+          .sort(),
+      );
+      for (const [name, example] of Object.entries(examples))
+        expect([path, name, validate(example.value), validate.errors ?? null]).toEqual([path, name, true, null]);
+    }
   });
 });

@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { calendarDateTimePattern } from '@bo/contracts';
+import { dereference } from '../../../packages/contracts/src/openapi.fixtures';
 import { makePng } from '../../support/png';
 
 /**
  * Request bodies for every operation, derived from `GET /openapi.json`: the operations on each path
- * (`requestBody.content['application/json'].schema.oneOf`, one per operation, titled with its name),
+ * (`requestBody.content['application/json'].schema.oneOf`, one per operation: a `$ref` to its
+ * request schema, titled with its name),
  * how each is selected and whether it writes (`x-operations`). Values follow each property's type,
  * pattern, enum, bounds and length, with the property's name choosing plausible ids, amounts and dates
  * so that many requests reach the services and some hit rows that exist.
@@ -64,7 +66,7 @@ interface OpenApiDoc {
 
 /** Every (path, operation) pair the OpenAPI document serves. */
 export function operationCases(doc: unknown): OperationCase[] {
-  const openapi = doc as OpenApiDoc;
+  const openapi = dereference(doc) as OpenApiDoc;
   const meta = new Map(openapi['x-operations'].map((o) => [o.name, o]));
   const cases: OperationCase[] = [];
   for (const [path, item] of Object.entries(openapi.paths)) {
