@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { domainPrefix, knownPaths, serviceNames } from '@bo/contracts';
+import { domainPrefix, knownPaths, operationsByName, resolveCandidates, serviceNames } from '@bo/contracts';
 import { startTestSystem, type TestSystem } from '../support/system';
 
 /** Screenshots land here (gitignored), so a failed or passed run can be looked at. */
@@ -69,6 +69,90 @@ describe('API reference page at /docs, in a real browser', () => {
     expect(outside).toEqual([]);
     expect(failed).toEqual([]);
   });
+
+  it('shows an operation that shares its path once, at its canonical path, among the alternatives of that path', async () => {
+    const adjust = operationsByName.get('catalog.stock.adjust')!;
+    const home = `#operations-catalog-${adjust.paths[0]!.replace(/\W+/g, '_').replace(/^_/, '')}`;
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(`${sys.url}/docs`, { waitUntil: 'networkidle0' });
+    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    // Collapsed, no path's line tells it: its path has several operations and lists their names.
+    const lines = await page.$$eval(
+      '.opblock-summary',
+      (els, text) => els.filter((el) => el.textContent!.includes(text)).length,
+      adjust.summary,
+    );
+    expect(lines).toBe(0);
+    // The paths that accept it opened (every /inventory path: it is domain-wide), so their descriptions are on the page.
+    const accepting = knownPaths().filter((p) => resolveCandidates(p).includes(adjust));
+    expect(accepting.length).toBeGreaterThan(1);
+    for (const path of accepting)
+      await page.click(`#operations-catalog-${path.replace(/\W+/g, '_').replace(/^_/, '')} .opblock-summary-control`);
+    await page.waitForFunction((n) => document.querySelectorAll('.opblock-body').length === n, { timeout: 60_000 }, accepting.length);
+
+    // The summary is told once on the whole page, in the block of its canonical path.
+    const told = await page.$$eval(
+      '.opblock',
+      (blocks, text) => blocks.map((b) => [b.id, b.textContent!.split(text).length - 1]),
+      adjust.summary,
+    );
+    expect(told.filter(([, n]) => n !== 0)).toEqual([[home.slice(1), 1]]);
+    // The other /inventory paths accept it too and say so, pointing at its canonical path.
+    const elsewhere = await page.$$eval(
+      '.opblock',
+      (blocks, link) =>
+        blocks
+          .filter((b) => b.querySelector(`.opblock-description-wrapper a[href="${link}"]`))
+          .map((b) => b.querySelector('.opblock-summary-path')!.getAttribute('data-path')),
+      `#/catalog/${home.slice('#operations-catalog-'.length)}`,
+    );
+    expect(elsewhere.sort()).toEqual(
+      knownPaths()
+        .filter((p) => p.startsWith('/inventory/') && p !== adjust.paths[0])
+        .sort(),
+    );
+
+    // Its block offers each operation of the path as an example of the request and of the reply; choosing one shows it.
+    const alternatives = resolveCandidates(adjust.paths[0]!)
+      .map((op) => op.name)
+      .sort();
+    const offered = await page.$$eval(`${home} select.examples-select-element`, (selects) =>
+      selects.map((s) => [...(s as HTMLSelectElement).options].map((o) => o.value).sort()),
+    );
+    expect(offered).toEqual([alternatives, alternatives]);
+    await page.select(`${home} .opblock-section-request-body select.examples-select-element`, adjust.name);
+    await page.waitForFunction(
+      (sel) => document.querySelector(sel)?.textContent?.includes('"stock_adjustment"'),
+      { timeout: 10_000 },
+      `${home} .opblock-section-request-body .highlight-code`,
+    );
+
+    // And its schema shows them as the alternatives of one `oneOf`, each under its operation's name.
+    await page.$$eval(`${home} .opblock-section-request-body button`, (buttons) =>
+      buttons.filter((b) => b.textContent?.trim() === 'Schema').forEach((b) => (b as HTMLButtonElement).click()),
+    );
+    await page.waitForSelector(`${home} .opblock-section-request-body .json-schema-2020-12`, { timeout: 10_000 });
+    await page.$$eval(`${home} .opblock-section-request-body button`, (buttons) =>
+      buttons
+        .filter((b) => b.textContent?.trim() === 'Expand all')
+        .slice(0, 1)
+        .forEach((b) => (b as HTMLButtonElement).click()),
+    );
+    await page.waitForFunction(
+      (sel, n) => document.querySelectorAll(sel).length >= n,
+      { timeout: 10_000 },
+      `${home} .opblock-section-request-body .json-schema-2020-12__title`,
+      alternatives.length,
+    );
+    const titles = await page.$$eval(`${home} .opblock-section-request-body .json-schema-2020-12__title`, (els) =>
+      els.map((el) => el.textContent!.trim()).filter((t) => /^#\d+ /.test(t)),
+    );
+    const named = titles.map((t) => t.replace(/^#\d+ /, '').toLowerCase()).filter((t) => alternatives.includes(t));
+    expect(named.sort()).toEqual(alternatives);
+    await page.$eval(home, (el) => el.scrollIntoView());
+    await page.screenshot({ path: join(ARTIFACTS, 'api-docs-shared-path.png'), fullPage: false });
+  }, 180_000);
 
   it('serves the AsyncAPI document of the events beside it', async () => {
     const res = await fetch(`${sys.url}/asyncapi.json`);
