@@ -29,7 +29,12 @@ export function operationsReference(): string {
   }
   lines.push('', '## Internal operations (RPC only, no HTTP path)', '');
   for (const op of operations.filter((o) => o.paths.length === 0)) lines.push(`- \`${op.name}\` (${op.service}): ${op.summary}`);
-  lines.push('', 'Request and reply schemas of each operation: `GET /openapi.json`.', '');
+  lines.push(
+    '',
+    'Request and reply schemas of each operation: `components/schemas/<operation>.request` and `.reply` in `GET /openapi.json`;',
+    'an example of each, request and answer, at `/docs` (`packages/contracts/src/examples.ts`).',
+    '',
+  );
   return lines.join('\n');
 }
 
