@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { domainPrefix, knownPaths, operationsByName, resolveCandidates, serviceNames } from '@bo/contracts';
-import { startTestSystem, type TestSystem } from '../support/system';
+import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
 /** Screenshots land here (gitignored), so a failed or passed run can be looked at. */
 const ARTIFACTS = join(__dirname, '..', '..', 'artifacts');
@@ -18,6 +18,14 @@ function chromiumPath(): string {
   } catch {
     throw new Error("No chromium found: install Debian's `chromium` package (apt-get install -y chromium) or set CHROMIUM_PATH");
   }
+}
+
+/** Clicks the first button under `selector` whose text is `text`. */
+async function clickButton(page: Page, selector: string, text: string): Promise<void> {
+  for (const button of await page.$$(selector)) {
+    if ((await button.evaluate((b) => b.textContent?.trim())) === text) return void (await button.click());
+  }
+  throw new Error(`No button "${text}" under ${selector}`);
 }
 
 describe('API reference page at /docs, in a real browser', () => {
@@ -89,7 +97,10 @@ describe('API reference page at /docs, in a real browser', () => {
     expect(accepting.length).toBeGreaterThan(1);
     for (const path of accepting)
       await page.click(`#operations-catalog-${path.replace(/\W+/g, '_').replace(/^_/, '')} .opblock-summary-control`);
-    await page.waitForFunction((n) => document.querySelectorAll('.opblock-body').length === n, { timeout: 60_000 }, accepting.length);
+    await eventually(async () => expect((await page.$$('.opblock-body')).length).toBe(accepting.length), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
 
     // The summary is told once on the whole page, in the block of its canonical path.
     const told = await page.$$eval(
@@ -118,32 +129,28 @@ describe('API reference page at /docs, in a real browser', () => {
       .map((op) => op.name)
       .sort();
     const offered = await page.$$eval(`${home} select.examples-select-element`, (selects) =>
-      selects.map((s) => [...(s as HTMLSelectElement).options].map((o) => o.value).sort()),
+      selects.map((s) => [...s.querySelectorAll('option')].map((o) => o.getAttribute('value')).sort()),
     );
     expect(offered).toEqual([alternatives, alternatives]);
     await page.select(`${home} .opblock-section-request-body select.examples-select-element`, adjust.name);
-    await page.waitForFunction(
-      (sel) => document.querySelector(sel)?.textContent?.includes('"stock_adjustment"'),
-      { timeout: 10_000 },
-      `${home} .opblock-section-request-body .highlight-code`,
+    await eventually(
+      async () =>
+        expect(await page.$eval(`${home} .opblock-section-request-body .highlight-code`, (el) => el.textContent)).toContain(
+          '"stock_adjustment"',
+        ),
+      { timeoutMs: 10_000, intervalMs: 100 },
     );
 
     // And its schema shows them as the alternatives of one `oneOf`, each under its operation's name.
-    await page.$$eval(`${home} .opblock-section-request-body button`, (buttons) =>
-      buttons.filter((b) => b.textContent?.trim() === 'Schema').forEach((b) => (b as HTMLButtonElement).click()),
-    );
+    await clickButton(page, `${home} .opblock-section-request-body button`, 'Schema');
     await page.waitForSelector(`${home} .opblock-section-request-body .json-schema-2020-12`, { timeout: 10_000 });
-    await page.$$eval(`${home} .opblock-section-request-body button`, (buttons) =>
-      buttons
-        .filter((b) => b.textContent?.trim() === 'Expand all')
-        .slice(0, 1)
-        .forEach((b) => (b as HTMLButtonElement).click()),
-    );
-    await page.waitForFunction(
-      (sel, n) => document.querySelectorAll(sel).length >= n,
-      { timeout: 10_000 },
-      `${home} .opblock-section-request-body .json-schema-2020-12__title`,
-      alternatives.length,
+    await clickButton(page, `${home} .opblock-section-request-body button`, 'Expand all');
+    await eventually(
+      async () =>
+        expect((await page.$$(`${home} .opblock-section-request-body .json-schema-2020-12__title`)).length).toBeGreaterThan(
+          alternatives.length,
+        ),
+      { timeoutMs: 10_000, intervalMs: 100 },
     );
     const titles = await page.$$eval(`${home} .opblock-section-request-body .json-schema-2020-12__title`, (els) =>
       els.map((el) => el.textContent!.trim()).filter((t) => /^#\d+ /.test(t)),
