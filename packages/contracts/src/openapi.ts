@@ -278,7 +278,7 @@ function pathDescription(path: string, ops: readonly Operation[]): string {
         : '- Reads: changes nothing',
       `- Request: \`${requestSchemaName(op)}\`; reply: \`${replySchemaName(op)}\`; example: \`${op.name}\` in the request body's examples`,
     ];
-    if (op.domainWide) lines.push(`- Also accepted on every other path of ${domainPrefix[op.service]} (not repeated there)`);
+    if (op.domainWide) lines.push(`- Also accepted on every other path of ${domainPrefix[op.service]}, which names it and links here`);
     if (op.rules?.length) {
       lines.push('- Refused with 400 `validation_failed` naming the field, beyond the schema:');
       lines.push(...op.rules.map((r) => `  - \`${r.field}\`: ${r.rule}`));
