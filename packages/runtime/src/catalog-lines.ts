@@ -1,7 +1,7 @@
-import { catalog, type FieldError, type LineItemInput, type RpcReply } from '@bo/contracts';
-import { AppError, BusError } from './errors';
+import { catalog, type FieldError, type LineItemInput } from '@bo/contracts';
+import { CallError } from './call';
+import { AppError } from './errors';
 import type { HandlerContext } from './service';
-import { downstreamTimeoutMs } from './service';
 
 /** A line's catalog snapshot: what the document keeps whatever the catalog does later. */
 export interface LineSnapshot {
@@ -36,7 +36,7 @@ function catalogIntId(value: string | undefined): number | null {
  * catalog that cannot be asked is a transient 503 (the request wrote nothing and may be retried).
  */
 export async function resolveCatalogLines<L extends CatalogLine>(
-  ctx: Pick<HandlerContext, 'bus' | 'config' | 'orgId' | 'userId' | 'requestId'>,
+  ctx: Pick<HandlerContext, 'call'>,
   lines: readonly L[],
   fieldOf: (index: number, field: 'product_id' | 'variant_id' | 'location_id') => string,
 ): Promise<Array<ResolvedLine<L>>> {
@@ -96,36 +96,29 @@ function uniq(ids: Array<number | null>): number[] {
 }
 
 async function lookup(
-  ctx: Pick<HandlerContext, 'bus' | 'config' | 'orgId' | 'userId' | 'requestId'>,
+  ctx: Pick<HandlerContext, 'call'>,
   ids: { product_ids: number[]; variant_ids: number[]; location_ids: string[] },
 ): Promise<catalog.LookupReply> {
-  const unavailable = (why: string) =>
-    new AppError(
+  try {
+    return await ctx.call(catalog.lookup, ids, { what: 'the lines' });
+  } catch (err) {
+    if (!(err instanceof CallError)) throw err;
+    // A 400 says what of the lines catalog refuses (an id of the wrong form, too many ids): the
+    // caller's request is refused the same way, with catalog's errors.
+    if (err.failure === 'refused' && err.status === 400)
+      throw new AppError(400, err.code, `The catalog refused the lines: ${err.message}`, err.errors);
+    // Anything else is no verdict on the lines. The lookup writes nothing and nothing here was
+    // written yet, so even a time-out leaves the request safe to retry: 503, never recorded.
+    const why =
+      err.failure === 'timeout'
+        ? 'no answer in time'
+        : err.remoteStatus === undefined
+          ? 'catalog service unavailable'
+          : `${err.remoteStatus} ${err.detail}`;
+    throw new AppError(
       503,
       'service_unavailable',
       `The catalog could not check the lines (${why}); nothing was written, retry later`,
     ).asTransient();
-  let reply: RpcReply;
-  try {
-    reply = await ctx.bus.request(
-      catalog.lookup.name,
-      { org_id: String(ctx.orgId), ...ids },
-      { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId },
-      downstreamTimeoutMs(ctx.config),
-    );
-  } catch (err) {
-    // Even a time-out is safe to retry: the lookup writes nothing, and nothing here was written yet.
-    if (err instanceof BusError) throw unavailable(err.kind === 'timeout' ? 'no answer in time' : 'catalog service unavailable');
-    throw err;
   }
-  if (!reply.ok) {
-    // A 400 says what of the lines catalog refuses (an id of the wrong form, too many ids): the
-    // caller's request is refused the same way, with catalog's errors. Any other refusal is no
-    // verdict on the lines, so the request wrote nothing and may be retried.
-    if (reply.status === 400) throw new AppError(400, reply.code, `The catalog refused the lines: ${reply.message}`, reply.errors);
-    throw unavailable(`${reply.status} ${reply.message}`);
-  }
-  const parsed = catalog.lookup.reply.safeParse(reply.body);
-  if (!parsed.success) throw new Error(`catalog.lookup answered an unexpected body: ${parsed.error.message}`);
-  return parsed.data;
 }

@@ -1,11 +1,8 @@
 import { createHash } from 'node:crypto';
-import { organization, partners, type RpcReply } from '@bo/contracts';
-import type { z } from 'zod';
+import type { organization, partners } from '@bo/contracts';
 import type { Knex } from './db';
 import { findPartner } from './read-models/partner-directory';
-import { AppError, BusError } from './errors';
 import type { HandlerContext } from './service';
-import { downstreamTimeoutMs } from './service';
 
 /**
  * The two parties of a document as the partners service holds them now: the organization profile
@@ -18,44 +15,7 @@ export interface DocumentParties {
   partner: partners.PartnerRecord | null;
 }
 
-type Ctx = Pick<HandlerContext, 'bus' | 'config' | 'orgId' | 'userId' | 'requestId'>;
-
-async function ask<R extends z.ZodType>(
-  ctx: Ctx,
-  operation: string,
-  body: Record<string, unknown>,
-  reply: R,
-  what: string,
-): Promise<z.output<R> | null> {
-  let answer: RpcReply;
-  try {
-    answer = await ctx.bus.request(
-      operation,
-      body,
-      { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId },
-      downstreamTimeoutMs(ctx.config),
-    );
-  } catch (err) {
-    if (!(err instanceof BusError)) throw err;
-    const timeout = err.kind === 'timeout';
-    throw new AppError(
-      timeout ? 504 : 503,
-      timeout ? 'timeout' : 'service_unavailable',
-      `The partners service could not be asked for ${what}: ${err.message}; retry later`,
-    );
-  }
-  if (!answer.ok) {
-    if (answer.code === 'not_found') return null;
-    throw new AppError(
-      answer.status >= 500 ? 503 : answer.status,
-      answer.status >= 500 ? 'service_unavailable' : answer.code,
-      answer.message,
-    );
-  }
-  const parsed = reply.safeParse(answer.body);
-  if (!parsed.success) throw new Error(`${operation} answered an unexpected body: ${parsed.error.message}`);
-  return parsed.data;
-}
+type Ctx = Pick<HandlerContext, 'call'>;
 
 /**
  * Both parties, and the partner's credit when `credit` is asked, in one call to the partners service
@@ -66,14 +26,11 @@ export async function documentParties(
   partnerId: number,
   opts: { credit?: boolean } = {},
 ): Promise<DocumentParties & { credit: partners.PartnerCredit | null }> {
-  const answer = await ask(
-    ctx,
-    partners.documentParties.name,
-    { org_id: String(ctx.orgId), partner_id: partnerId, ...(opts.credit ? { include_credit: true } : {}) },
-    partners.documentParties.reply,
-    `the parties of a document of partner ${partnerId}`,
+  const answer = await ctx.call(
+    partners.documentParties,
+    { partner_id: partnerId, ...(opts.credit ? { include_credit: true } : {}) },
+    { what: `the parties of a document of partner ${partnerId}` },
   );
-  if (!answer) throw new Error(`${partners.documentParties.name} answered not_found; it answers a null partner instead`);
   return { organization: answer.organization, partner: answer.partner, credit: answer.credit };
 }
 
@@ -154,7 +111,7 @@ export async function freezeParties<T extends { currency: string; logo_png?: Uin
  * partners service no longer has, and the partner's credit when `credit` is asked.
  */
 export async function currentParties(
-  ctx: Ctx & Pick<HandlerContext, 'db'>,
+  ctx: Ctx & Pick<HandlerContext, 'db' | 'orgId'>,
   partnerId: number,
   opts: { credit?: boolean } = {},
 ): Promise<{ records: DocumentParties; partnerName: string | null; credit: partners.PartnerCredit | null }> {

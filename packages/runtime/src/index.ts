@@ -17,6 +17,7 @@ export * from './idempotency';
 export * from './db-errors';
 export * from './periodic';
 export * from './retention';
+export * from './call';
 export * from './service';
 export * from './read-models';
 export * from './observability';

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Operation, ReplyOf, RequestOf, RpcReply, ServiceName } from '@bo/contracts';
 import { parseWith } from '@bo/contracts';
 import type { Bus, RequestMeta } from './bus/types';
+import { caller, type Call } from './call';
 import { baseConfigSchema, type BaseConfig } from './config';
 import { migrate, type Knex, type Migration } from './db';
 import { runtimeMigrations } from './runtime-migrations';
@@ -27,51 +28,94 @@ import { inTransaction, withFlatTransactions } from './transaction';
 import { periodicTask, type BackgroundTask } from './periodic';
 import { purgeExpired, retentionWindows } from './retention';
 
-/** What a handler gets besides its validated request. */
-export interface HandlerContext extends RequestMeta {
-  /**
-   * For a write carrying an operation key: the transaction its effect and recorded reply commit in
-   * (a handler's own `ctx.db.transaction` runs in it without a savepoint unless one is needed, see
-   * inTransaction). Otherwise the service's pool.
-   */
-  db: Knex;
-  bus: Bus;
+interface ContextBase extends RequestMeta {
   log: Logger;
   config: BaseConfig;
-  /**
-   * Handlers with `transactions: 'own'` only: records the write's reply inside the handler's last
-   * transaction, beside its effect, as that transaction's last statement: the transaction commits
-   * with it, and a statement after it fails loudly. Elsewhere it does nothing.
-   */
-  finish(trx: Knex.Transaction, body: Record<string, unknown>): Promise<void>;
 }
 
-export interface HandlerOptions {
-  /**
-   * `runtime` (default): a write runs in one transaction the runtime opens, which also records its
-   * reply. `own`: the handler opens its own transactions (so it can call another service with none
-   * open) and records its reply with `ctx.finish` in the last one; it must be safe to run again
-   * after any partial failure, as a redelivery or retry runs it again until a reply is recorded.
-   */
-  transactions?: 'runtime' | 'own';
+/**
+ * What a read gets besides its validated request, and what a write's `gather` step gets: the
+ * service's pool, with no transaction open, and calls to other services' operations.
+ */
+export interface HandlerContext extends ContextBase {
+  db: Knex;
+  /** Calls another service's operation (call.ts): typed from its contract, failures mapped one way. */
+  call: Call;
+}
+
+/**
+ * What a write runs with: the one transaction the runtime opens for it, which also holds its
+ * operation key, takes its events (recordEvent, the outbox) and records its reply as its last
+ * statement, carrying the COMMIT. A handler's own `ctx.db.transaction` runs in it, without a
+ * savepoint unless one is needed (inTransaction). No calls to other services: nothing is asked
+ * elsewhere while the transaction holds its locks and its connection.
+ */
+export interface ApplyContext extends ContextBase {
+  db: Knex.Transaction;
+}
+
+/** What a read's handler, or a write's needing nothing outside its transaction, gets: see HandlerContext and ApplyContext. */
+export type PlainContext<O extends Operation> = O['write'] extends false ? HandlerContext : ApplyContext;
+
+/** A handler's reply, as it gives it (a top-level field may be JSON text PostgreSQL wrote). */
+type HandlerReply<O extends Operation> = Promise<Serializable<ReplyOf<O>>>;
+
+/**
+ * A write that needs another service, in two steps:
+ * - `gather` runs first, with no transaction open and no connection held while it waits: it asks
+ *   other services (ctx.call) and reads what decides whether to write, and answers the facts the
+ *   write needs. It may refuse (its refusal is recorded under the key like any other). It must be
+ *   safe to run again: a retry whose key has no record yet (the first run failed, or a twin still
+ *   runs) runs it again; a retry whose key is recorded is answered the record, and gather does not run.
+ * - `apply` then runs in the runtime's transaction (ApplyContext) with those facts: it locks, checks
+ *   again what may have changed meanwhile, and writes. Its reply is recorded in that transaction.
+ * - `compensate`, for a gather that took a step elsewhere (a saga's), runs when apply's transaction
+ *   failed for no refusal of its own (an outage, a bug; not a refusal, a twin's record, or a conflict
+ *   the runtime retried away), after its rollback: it releases what gather took, and may throw the
+ *   answer to give instead (an AppError); if it returns, the failure is answered as it is.
+ */
+export interface GatherApply<O extends Operation, F> {
+  gather: (request: RequestOf<O>, ctx: HandlerContext) => Promise<F>;
+  apply: (request: RequestOf<O>, ctx: ApplyContext, facts: F) => HandlerReply<O>;
+  compensate?: (failure: unknown, request: RequestOf<O>, ctx: HandlerContext, facts: F) => Promise<void>;
 }
 
 export interface BoundHandler {
   operation: Operation;
-  options: HandlerOptions;
-  run(request: unknown, ctx: HandlerContext): Promise<Record<string, unknown>>;
+  /** A write's step before its transaction; none for a handler needing nothing outside it. */
+  gather?: (request: unknown, ctx: HandlerContext) => Promise<unknown>;
+  /** A read with the pool; a write in the runtime's transaction, with what `gather` answered. */
+  run: (request: unknown, ctx: HandlerContext | ApplyContext, facts: unknown) => Promise<Record<string, unknown>>;
+  /** After a write's transaction failed for no refusal: what gather took elsewhere is released. */
+  compensate?: (failure: unknown, request: unknown, ctx: HandlerContext, facts: unknown) => Promise<void>;
 }
 
 /**
  * Binds a handler to its operation; the request and reply types flow from the contract's zod
  * schemas. A top-level field of the reply may be given as the JSON text PostgreSQL wrote (JsonText).
+ *
+ * One function for a read (HandlerContext) or a write that needs nothing outside its transaction
+ * (ApplyContext); `{ gather, apply }` for a write that asks another service first (GatherApply).
+ * Either way the runtime owns a write's transaction, key, events, recorded reply and COMMIT.
  */
 export function handler<O extends Operation>(
   operation: O,
-  run: (request: RequestOf<O>, ctx: HandlerContext) => Promise<Serializable<ReplyOf<O>>>,
-  options: HandlerOptions = {},
+  run: (request: RequestOf<O>, ctx: PlainContext<O>) => HandlerReply<O>,
+): BoundHandler;
+export function handler<O extends Operation & { write: true }, F>(operation: O, steps: GatherApply<O, F>): BoundHandler;
+export function handler<O extends Operation, F>(
+  operation: O,
+  def: ((request: RequestOf<O>, ctx: PlainContext<O>) => HandlerReply<O>) | GatherApply<O, F>,
 ): BoundHandler {
-  return { operation, options, run };
+  type Run = BoundHandler['run'];
+  if (typeof def === 'function') return { operation, run: def as unknown as Run };
+  if (!operation.write) throw new Error(`${operation.name} is a read: it calls other services directly, with no gather step`);
+  return {
+    operation,
+    gather: def.gather as BoundHandler['gather'],
+    run: def.apply as unknown as Run,
+    compensate: def.compensate as BoundHandler['compensate'],
+  };
 }
 
 export interface ServiceDeps {
@@ -107,15 +151,6 @@ export function serviceConfigSchema(def: Pick<ServiceDefinition, 'settings'>): z
   return (def.settings ? baseConfigSchema.extend(def.settings.shape) : baseConfigSchema) as unknown as z.ZodType<BaseConfig>;
 }
 
-/**
- * How long a handler may wait on another service: well inside the gateway's own timeout, so the
- * handler's clear answer (504 with what is safe to retry, 503) reaches the client instead of a
- * bare gateway timeout with the work still running behind it.
- */
-export function downstreamTimeoutMs(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>): number {
-  return Math.max(100, Math.floor(config.RPC_TIMEOUT_MS * 0.6));
-}
-
 export const pingOperation = (service: string) => `${service}.ping`;
 
 export interface StartOptions {
@@ -147,46 +182,48 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     }
     return { ok: true, status: 200, body };
   };
-  const noFinish = () => Promise.resolve();
   const flatDb = withFlatTransactions(db);
 
-  /** A read, or a write with no operation key (an internal call): the handler alone. */
-  const runPlain = async (h: BoundHandler, request: unknown, ctx: HandlerContext) => okReply(h, await h.run(request, ctx));
-
   /**
-   * A write with an operation key: run with the reply recorded beside the effect, or answered from
-   * the record if it already took effect here. A twin that committed first (a redelivery racing the
-   * original, a client retry) wins: this run rolls back and answers the twin's reply.
+   * A write: its gather step (if any) with the pool, then its effect in the one transaction the
+   * runtime opens, which records the reply as its last statement. Without a key (an internal call)
+   * the transaction records nothing.
    *
-   * In the runtime's one transaction the record is not looked up first: nearly every key is new, and
-   * a key already recorded makes the record's insert find it, so the run rolls back and answers the
-   * recorded reply, with nothing of it left (one statement and one pool checkout less per write).
-   * A handler owning its transactions may call another service before any of them, so its record is
-   * looked up first.
+   * With a key, the reply is recorded beside the effect, or answered from the record if it already
+   * took effect here. A twin that committed first (a redelivery racing the original, a client retry)
+   * wins: this run rolls back and answers the twin's reply. A one-step write does not look the
+   * record up first: nearly every key is new, and a key already recorded makes the record's insert
+   * find it, so the run rolls back and answers the recorded reply, with nothing of it left (one
+   * statement and one pool checkout less per write). A gather step may act elsewhere (ask a service,
+   * take a step of a saga), so for it the record is looked up first.
    *
-   * The transaction holds the key from its first statement (holdKey): a twin arriving while it runs
-   * is answered 409 at once, instead of running the command only to roll it back at the record. A
-   * handler owning its transactions has no such hold; its twins are settled by its record as ever.
+   * A one-step write's transaction holds the key from its first statement (holdKey): a twin arriving
+   * while it runs is answered 409 at once, instead of running the command only to roll it back at
+   * the record. A two-step write's twin has gathered already, and its transaction asks no one: it
+   * runs, waits on the first's record and answers it, so parallel retries of one command all get its reply.
    */
-  const runRecorded = async (h: BoundHandler, request: unknown, ctx: HandlerContext, key: OperationKey): Promise<RpcReply> => {
-    const owning = h.options.transactions === 'own';
-    if (owning) {
+  const runWrite = async (h: BoundHandler, request: unknown, ctx: HandlerContext, key: OperationKey | undefined): Promise<RpcReply> => {
+    if (key && h.gather) {
       const prior = await findRecorded(db, key);
       if (prior) return replayOf(prior, key);
     }
     try {
+      const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
       return await retryTransientConflicts(() =>
-        owning
-          ? runOwningTransactions(h, request, ctx, key)
-          : inTransaction(db, async (trx) => {
-              await holdKey(trx, key);
-              const reply = okReply(h, await h.run(request, { ...ctx, db: trx }));
-              // The record is the transaction's last statement: its COMMIT goes out with it.
-              if (!(await recordReply(trx, key, reply, { commit: true }))) throw new AlreadyRecorded();
-              return reply;
-            }),
-      );
+        inTransaction(db, async (trx) => {
+          if (key && !h.gather) await holdKey(trx, key);
+          const reply = okReply(h, await h.run(request, applyContext(ctx, trx), facts));
+          // The record is the transaction's last statement: its COMMIT goes out with it, saving the
+          // round trip that every lock the transaction holds (a number series, a partner's credit) waits on.
+          if (key && !(await recordReply(trx, key, reply, { commit: true }))) throw new AlreadyRecorded();
+          return reply;
+        }),
+      ).catch(async (err: unknown) => {
+        if (h.compensate && !settled(err)) await h.compensate(err, request, ctx, facts);
+        throw err;
+      });
     } catch (err) {
+      if (!key) throw err;
       const twin = await findRecorded(db, key).catch(() => undefined);
       if (twin) return replayOf(twin, key);
       if (isKeyInUse(err)) return KEY_IN_USE_REPLY;
@@ -203,21 +240,6 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     }
   };
 
-  const runOwningTransactions = async (h: BoundHandler, request: unknown, ctx: HandlerContext, key: OperationKey): Promise<RpcReply> => {
-    let recorded: RpcReply | undefined;
-    const finish = async (trx: Knex.Transaction, body: Record<string, unknown>) => {
-      const reply = okReply(h, body);
-      // The record is the handler's last statement: its COMMIT goes out with it, saving the round
-      // trip that every lock the transaction holds (a number series, a partner's credit) waits on.
-      // Inside a savepoint it cannot end the transaction, so it leaves the COMMIT to knex.
-      const commit = !trx.parentTransaction;
-      if (!(await recordReply(trx, key, reply, { commit }))) throw new AlreadyRecorded();
-      recorded = reply;
-    };
-    const body = await h.run(request, { ...ctx, finish });
-    return recorded ?? okReply(h, body);
-  };
-
   const server = async (operation: string, payload: unknown, meta: RequestMeta): Promise<RpcReply> => {
     if (operation === pingOperation(def.name)) return { ok: true, status: 200, body: { message: 'pong', service: def.name } };
     const h = byName.get(operation);
@@ -228,10 +250,11 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     if (!Number.isInteger(meta.orgId) || meta.orgId <= 0) {
       return { ok: false, status: 400, code: 'validation_failed', message: 'org_id is required' };
     }
-    // A write's own transactions nest flat too (inTransaction); a read's pool is left as it is.
-    const ctx: HandlerContext = { ...meta, db: h.operation.write ? flatDb : db, bus, log: reqLog, config, finish: noFinish };
-    const key: OperationKey | undefined =
-      h.operation.write && meta.operationKey
+    // A gather step's own transactions (a saga's step) nest flat too (inTransaction); a read's pool is left as it is.
+    const ctx: HandlerContext = { ...meta, db: h.operation.write ? flatDb : db, log: reqLog, config, call: caller(bus, config, meta) };
+    try {
+      if (!h.operation.write) return okReply(h, await h.run(parsed.value, ctx, undefined));
+      const key: OperationKey | undefined = meta.operationKey
         ? {
             orgId: meta.orgId,
             key: meta.operationKey,
@@ -240,9 +263,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
             ttlHours: config.IDEMPOTENCY_TTL_HOURS,
           }
         : undefined;
-    try {
-      const reply = key ? await runRecorded(h, parsed.value, ctx, key) : await runPlain(h, parsed.value, ctx);
-      return reply;
+      return await runWrite(h, parsed.value, ctx, key);
     } catch (err) {
       return failureReply(err, h.operation.write, reqLog, meta.requestId);
     }
@@ -272,6 +293,17 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
       log.info(`${def.name} service stopped`);
     },
   };
+}
+
+/** A write's transaction that ended for a reason of its own: a refusal, a twin's record, a conflict. */
+function settled(err: unknown): boolean {
+  return err instanceof AppError || err instanceof AlreadyRecorded || isKeyInUse(err) || isTransientConflict(err);
+}
+
+/** The transaction's view of a write's context: no calls to other services from inside it. */
+function applyContext(ctx: HandlerContext, trx: Knex.Transaction): ApplyContext {
+  const { call: _call, db: _pool, ...rest } = ctx;
+  return { ...rest, db: trx };
 }
 
 function errorReply(err: AppError): RpcReply {

@@ -23,17 +23,20 @@ const bump = defineOperation({
   reply: z.object({ message: z.string(), count: z.number() }),
 });
 
-/** The same count, by a handler that opens its own transaction and records its reply with ctx.finish. */
-const bumpOwn = defineOperation({
-  name: 'partners.test.bumpOwn',
+/** The same count, by a handler in two steps: gather (before the transaction), then apply (in it). */
+const bumpGathered = defineOperation({
+  name: 'partners.test.bumpGathered',
   service: 'partners',
   summary: 'test',
   paths: [],
   select: { default: true },
   write: true,
-  request: z.object({ org_id: z.unknown(), after_finish: z.boolean() }),
+  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'refuse']) }),
   reply: z.object({ message: z.string(), count: z.number() }),
 });
+
+/** How often the gather step ran: it stands for a call to another service, which a replay must not make again. */
+let gathered = 0;
 
 const testService: ServiceDefinition = {
   name: 'partners',
@@ -52,19 +55,18 @@ const testService: ServiceDefinition = {
       if (req.outcome === 'crash') throw new Error('bug');
       return { message: 'bumped', count };
     }),
-    handler(
-      bumpOwn,
-      (req, ctx) =>
-        ctx.db.transaction(async (trx) => {
-          await trx('bumps').insert({});
-          const reply = { message: 'bumped', count: Number((await trx('bumps').count({ n: '*' }))[0]!.n) };
-          await ctx.finish(trx, reply);
-          // A handler breaking the rule that the record is its transaction's last statement.
-          if (req.after_finish) await trx('bumps').insert({});
-          return reply;
-        }),
-      { transactions: 'own' },
-    ),
+    handler(bumpGathered, {
+      gather: async (req, ctx) => {
+        gathered += 1;
+        if (req.outcome === 'refuse') throw new AppError(400, 'invalid_state', 'refused before the transaction');
+        return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
+      },
+      apply: async (_req, ctx, { before }) => {
+        await ctx.db('bumps').insert({});
+        const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
+        return { message: `bumped from ${before}`, count };
+      },
+    }),
   ],
 };
 
@@ -194,7 +196,7 @@ describe('service host: replies recorded with their effect', () => {
   });
 
   it('refuses a key used for another body or another operation, here or in another service, and changes nothing', async () => {
-    const own = (operationKey: string) => svc.call('partners.test.bumpOwn', { after_finish: false }, 1, { operationKey });
+    const own = (operationKey: string) => svc.call('partners.test.bumpGathered', { outcome: 'ok' }, 1, { operationKey });
     const key = randomUUID();
     const first = await send('ok', key);
     const before = await bumps();
@@ -254,19 +256,59 @@ describe('service host: replies recorded with their effect', () => {
     expect(await svc.db(OPERATION_KEYS).where({ key })).toHaveLength(1);
   });
 
-  it("commits a handler's own transaction with its recorded reply: nothing can follow the record", async () => {
-    const own = (afterFinish: boolean, operationKey: string) =>
-      svc.call('partners.test.bumpOwn', { after_finish: afterFinish }, 1, { operationKey });
-    const before = await bumps();
-    const first = await own(false, randomUUID());
-    expect(first).toEqual({ ok: true, status: 200, body: { message: 'bumped', count: before + 1 } });
-    // The insert after the record is refused, as its COMMIT already went out with the record: the
-    // effect and the reply stand, exactly once, and the key answers that reply.
-    const key = randomUUID();
-    const broken = await own(true, key);
-    expect(broken).toEqual({ ok: true, status: 200, body: { message: 'bumped', count: before + 2 } });
-    expect(await bumps()).toBe(before + 2);
-    expect(await own(true, key)).toEqual(broken);
-    expect(await bumps()).toBe(before + 2);
+  describe('a handler in two steps (gather, then apply)', () => {
+    const sendGathered = (outcome: 'ok' | 'refuse', operationKey: string) =>
+      svc.call('partners.test.bumpGathered', { outcome }, 1, { operationKey });
+    /** The transaction that last wrote a row (its xmin): two rows with one xmin were committed together. */
+    const writtenBy = async (sql: string, bindings: Knex.RawBinding[] = []) =>
+      (await svc.db.raw<{ rows: Array<{ xid: string }> }>(sql, bindings)).rows.map((r) => r.xid);
+
+    it('records its reply in the transaction of its effect, and a replay answers the record without gathering again', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      const first = await sendGathered('ok', key);
+      expect(first).toEqual({ ok: true, status: 200, body: { message: `bumped from ${before}`, count: before + 1 } });
+      const effect = await writtenBy('select xmin::text as xid from bumps order by id desc limit 1');
+      const record = await writtenBy(`select xmin::text as xid from ${OPERATION_KEYS} where org_id = 1 and key = ?`, [key]);
+      expect(record).toHaveLength(1);
+      expect(record).toEqual(effect);
+
+      const gatheredBefore = gathered;
+      expect(await sendGathered('ok', key)).toEqual(first);
+      expect(gathered).toBe(gatheredBefore);
+      expect(await bumps()).toBe(before + 1);
+    });
+
+    it('records a refusal of its gather step like any other, and answers it again without gathering', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      const first = await sendGathered('refuse', key);
+      expect(first).toMatchObject({ ok: false, status: 400, code: 'invalid_state', message: 'refused before the transaction' });
+      const gatheredBefore = gathered;
+      expect(await sendGathered('refuse', key)).toEqual(first);
+      expect(gathered).toBe(gatheredBefore);
+      expect(await bumps()).toBe(before);
+    });
+
+    it('rolls its effect back when another request took the key meanwhile', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      const other = await svc.db.transaction();
+      try {
+        await other(OPERATION_KEYS).insert(otherRecord(key));
+        const reply = sendGathered('ok', key);
+        await eventually(async () => {
+          const { rows } = await svc.db.raw<{ rows: Array<{ n: number }> }>(
+            `select count(*)::int as n from pg_locks where not granted and pid in (select pid from pg_stat_activity where datname = current_database())`,
+          );
+          expect(rows[0]!.n).toBeGreaterThan(0);
+        });
+        await other.commit();
+        expect(await reply).toEqual(KEY_REUSED_REPLY);
+      } finally {
+        if (!other.isCompleted()) await other.rollback();
+      }
+      expect(await bumps()).toBe(before);
+    });
   });
 });

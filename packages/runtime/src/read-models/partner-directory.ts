@@ -1,9 +1,10 @@
-import { partners, type RpcReply } from '@bo/contracts';
+import { partners } from '@bo/contracts';
 import { z } from 'zod';
-import { BusError, AppError } from '../errors';
+import { CallError } from '../call';
+import { AppError } from '../errors';
 import type { Knex } from '../db';
 import type { InboxHandlerDef } from '../inbox';
-import { downstreamTimeoutMs, type HandlerContext } from '../service';
+import type { HandlerContext } from '../service';
 import { liftPassedFence, partnerBeingDeleted } from './partner-delete-fence';
 import { keepNewest, keepNewestStatement, type VersionedRow, type VersionedTable } from './versioned';
 
@@ -36,7 +37,6 @@ const keptRecord = partners.partnerRecord
   .pick({ id: true, orgid: true, partnername: true, display_name: true, partner_type: true, currency: true })
   .extend({ version: z.number().int().min(0).default(0) });
 type KeptRecord = z.input<typeof keptRecord>;
-const lookupReply = z.object({ partner: keptRecord });
 
 /** Applies a partner record: the newest version wins, and a deletion is final, so order does not matter. */
 export async function rememberPartner(db: Knex, record: KeptRecord, deleted = false): Promise<void> {
@@ -92,7 +92,11 @@ function partnerNotFound(partnerId: number, field: string): AppError {
  * type) asked of the partners service and remembered. Unknown, deleted or another organization's:
  * not found, naming `field`. Call it with no transaction open: it may wait on the partners service.
  */
-export async function requireLivePartner(ctx: HandlerContext, partnerId: number, field = 'partner'): Promise<LivePartner> {
+export async function requireLivePartner(
+  ctx: Pick<HandlerContext, 'db' | 'orgId' | 'call'>,
+  partnerId: number,
+  field = 'partner',
+): Promise<LivePartner> {
   const { known, fence } = await findPartnerAndFence(ctx.db, ctx.orgId, partnerId);
   if (known?.deleted_at) throw partnerNotFound(partnerId, field);
   // A delete of this partner is under way (partner-delete-fence.ts): wait for its outcome.
@@ -118,33 +122,14 @@ export async function requireLivePartner(ctx: HandlerContext, partnerId: number,
 }
 
 /** Asks the partners service for a live partner; undefined when it has none. */
-async function fetchPartner(ctx: HandlerContext, partnerId: number): Promise<KeptRecord | undefined> {
-  let reply: RpcReply;
+async function fetchPartner(ctx: Pick<HandlerContext, 'call'>, partnerId: number): Promise<KeptRecord | undefined> {
   try {
-    reply = await ctx.bus.request(
-      partners.getPartner.name,
-      { org_id: String(ctx.orgId), partner_id: partnerId },
-      { orgId: ctx.orgId, userId: ctx.userId, requestId: ctx.requestId },
-      downstreamTimeoutMs(ctx.config),
-    );
+    const reply = await ctx.call(partners.getPartner, { partner_id: partnerId }, { what: `partner ${partnerId}` });
+    return reply.partner;
   } catch (err) {
-    if (err instanceof BusError) {
-      const timeout = err.kind === 'timeout';
-      throw new AppError(
-        timeout ? 504 : 503,
-        timeout ? 'timeout' : 'service_unavailable',
-        `The partners service could not be asked about partner ${partnerId}: ${err.message}; nothing was written, retry later`,
-      );
-    }
+    if (err instanceof CallError && err.failure === 'refused' && err.code === 'not_found') return undefined;
     throw err;
   }
-  if (reply.ok) {
-    const parsed = lookupReply.safeParse(reply.body);
-    if (!parsed.success) throw new Error(`partners.partner.get answered an unexpected body: ${parsed.error.message}`);
-    return parsed.data.partner;
-  }
-  if (reply.code === 'not_found') return undefined;
-  throw new AppError(reply.status >= 500 ? 503 : reply.status, reply.status >= 500 ? 'service_unavailable' : reply.code, reply.message);
 }
 
 /**

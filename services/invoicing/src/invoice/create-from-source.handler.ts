@@ -10,7 +10,7 @@ import {
   requireLivePartner,
   requirePartnerRole,
   resolveCatalogLines,
-  type HandlerContext,
+  type Knex,
 } from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
 import { toInvoiceRecord, type InvoiceRow } from './invoice.record';
@@ -24,63 +24,71 @@ import { insertInvoice } from './invoice.writer';
  * its free-text source fields is never taken for its conversion. With `commit_before`, the invoice
  * is made before that moment or not at all.
  */
-export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource, async (req, ctx) => {
-  const quotationId = Number(req.sourceid);
-  const first = await existing(ctx, quotationId);
-  if (first) return first;
-  // Catalog confirms the products, variants and locations still exist; the invoice shows exactly what
-  // the customer accepted: the quotation's price and its snapshot (name, description, SKU, unit,
-  // nulls included), not the catalog as it is now. Only a sender without snapshots takes the catalog's.
-  const checked = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
-  const lines = checked.map(({ snapshot, ...line }) => (snapshot ? { ...line, ...snapshot } : line));
-  const now = await organizationNow(ctx.db, ctx.orgId);
-  const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
-  requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
-  try {
-    const created = await ctx.db.transaction(async (trx) => {
-      const made = await insertInvoice(
-        trx,
-        ctx.orgId,
-        // In the source's currency when it has one (the one the customer accepted), else as any new invoice.
-        {
-          ...values,
-          invoicestatus: req.invoicestatus ?? 'draft',
-          converted_from_quotation_id: quotationId,
-          ...(req.currency ? { currency: req.currency } : {}),
-        },
-        lines,
-      );
-      // The caller (a conversion) treats this request as having made nothing once commit_before passed.
-      if (req.commit_before !== undefined)
-        await commitOnlyBefore(
+export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource, {
+  gather: async (req, ctx) => {
+    const first = await existing(ctx.db, ctx.orgId, Number(req.sourceid));
+    if (first) return { first };
+    // Catalog confirms the products, variants and locations still exist; the invoice shows exactly what
+    // the customer accepted: the quotation's price and its snapshot (name, description, SKU, unit,
+    // nulls included), not the catalog as it is now. Only a sender without snapshots takes the catalog's.
+    const checked = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
+    const lines = checked.map(({ snapshot, ...line }) => (snapshot ? { ...line, ...snapshot } : line));
+    const now = await organizationNow(ctx.db, ctx.orgId);
+    const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
+    requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
+    return { lines, values, today: now.date };
+  },
+  apply: async (req, ctx, facts) => {
+    if (facts.first) return facts.first;
+    const quotationId = Number(req.sourceid);
+    try {
+      // In a savepoint of its own, so that the loser of a race can still read the winner's invoice.
+      const created = await ctx.db.transaction(async (trx) => {
+        const made = await insertInvoice(
           trx,
-          req.commit_before,
-          (late) =>
-            new AppError(
-              503,
-              'service_unavailable',
-              `The invoice was not made: its caller stopped waiting ${late} ms ago (commit_before), so it was rolled back`,
-            ),
+          ctx.orgId,
+          // In the source's currency when it has one (the one the customer accepted), else as any new invoice.
+          {
+            ...facts.values,
+            invoicestatus: req.invoicestatus ?? 'draft',
+            converted_from_quotation_id: quotationId,
+            ...(req.currency ? { currency: req.currency } : {}),
+          },
+          facts.lines,
         );
-      return made;
-    });
-    return { message: 'Invoice created successfully', created: true, invoice: toInvoiceRecord(created.row, created.lines, now.date) };
-  } catch (err) {
-    // The loser of a race rolled back whole (its number returns to the series) and reads the winner's.
-    if (!isUniqueViolation(err, 'invoices_org_converted_quotation')) throw err;
-    const winner = await existing(ctx, quotationId);
-    if (!winner) throw err;
-    return winner;
-  }
+        // The caller (a conversion) treats this request as having made nothing once commit_before
+        // passed. The last step: the runtime's COMMIT follows at once.
+        if (req.commit_before !== undefined)
+          await commitOnlyBefore(
+            trx,
+            req.commit_before,
+            (late) =>
+              new AppError(
+                503,
+                'service_unavailable',
+                `The invoice was not made: its caller stopped waiting ${late} ms ago (commit_before), so it was rolled back`,
+              ),
+          );
+        return made;
+      });
+      return { message: 'Invoice created successfully', created: true, invoice: toInvoiceRecord(created.row, created.lines, facts.today) };
+    } catch (err) {
+      // The loser of a race rolled back its invoice (its number returns to the series) and reads the winner's.
+      if (!isUniqueViolation(err, 'invoices_org_converted_quotation')) throw err;
+      const winner = await existing(ctx.db, ctx.orgId, quotationId);
+      if (!winner) throw err;
+      return winner;
+    }
+  },
 });
 
-async function existing(ctx: HandlerContext, quotationId: number) {
-  const row = await ctx.db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, converted_from_quotation_id: quotationId }).first();
+async function existing(db: Knex, orgId: number, quotationId: number) {
+  const row = await db<InvoiceRow>('invoices').where({ org_id: orgId, converted_from_quotation_id: quotationId }).first();
   if (!row) return undefined;
-  const lines = (await linesOf(ctx.db, [row.id])).get(row.id) ?? [];
+  const lines = (await linesOf(db, [row.id])).get(row.id) ?? [];
   return {
     message: 'Invoice already exists for this source',
     created: false,
-    invoice: toInvoiceRecord(row, lines, await organizationToday(ctx.db, ctx.orgId)),
+    invoice: toInvoiceRecord(row, lines, await organizationToday(db, orgId)),
   };
 }

@@ -6,10 +6,9 @@ import { checkedCreditLink } from './credit-link';
 import { toInvoiceRecord } from './invoice.record';
 import { insertInvoice } from './invoice.writer';
 
-/** Opens its own transaction, after the catalog and partner checks that ask other services. */
-export const createInvoiceHandler = handler(
-  invoicing.createInvoice,
-  async (req, ctx) => {
+/** Asks catalog and partners first, with no transaction open; the partner's delete fence is checked in the transaction. */
+export const createInvoiceHandler = handler(invoicing.createInvoice, {
+  gather: async (req, ctx) => {
     const lines = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
     // Dates are the organization's wall clock: a new invoice is dated now in its time zone.
     const now = await organizationNow(ctx.db, ctx.orgId);
@@ -18,17 +17,15 @@ export const createInvoiceHandler = handler(
     // The client's source fields are free text: they link nothing, except that a credit note names
     // the invoice it credits by them, and that link is checked before it is kept.
     const credits_invoice_id = await checkedCreditLink(ctx.db, ctx.orgId, values);
-    return ctx.db.transaction(async (trx) => {
-      await assertNotFenced(trx, ctx.orgId, req.partner);
-      const created = await insertInvoice(trx, ctx.orgId, { ...values, credits_invoice_id }, lines);
-      const invoice = toInvoiceRecord(created.row, created.lines, now.date);
-      const reply = {
-        message: invoice.recurring.enabled ? 'Recurring invoice created successfully' : 'Invoice created successfully',
-        invoice,
-      };
-      await ctx.finish(trx, reply);
-      return reply;
-    });
+    return { lines, today: now.date, values: { ...values, credits_invoice_id } };
   },
-  { transactions: 'own' },
-);
+  apply: async (req, ctx, { lines, today, values }) => {
+    await assertNotFenced(ctx.db, ctx.orgId, req.partner);
+    const created = await insertInvoice(ctx.db, ctx.orgId, values, lines);
+    const invoice = toInvoiceRecord(created.row, created.lines, today);
+    return {
+      message: invoice.recurring.enabled ? 'Recurring invoice created successfully' : 'Invoice created successfully',
+      invoice,
+    };
+  },
+});

@@ -3,39 +3,35 @@ import { handler, invalidState, organizationToday, requireLivePartner } from '@b
 import { generateTooEarly } from '../domain/recurrence';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice, linesOf } from '../invoice/invoice.repository';
-import { childLineCheck } from './child-lines';
+import { checkChildLines } from './child-lines';
 import { contractReply, lockContract, makeNextChild } from './contract';
 
 /**
  * Makes the child of the next run date now, at most one period ahead of the schedule; the scheduler
- * then moves on. Opens its own transaction after asking the partners and catalog services (the
+ * then moves on. The partners and catalog services are asked first, with no transaction open (the
  * partner must still exist, the lines' products too), so no row lock is held while they answer.
  */
-export const generateChildHandler = handler(
-  invoicing.generateChildInvoice,
-  async (req, ctx) => {
+export const generateChildHandler = handler(invoicing.generateChildInvoice, {
+  gather: async (req, ctx) => {
     const unlocked = await findInvoice(ctx.db, ctx.orgId, req.id);
     if (unlocked.recurring_enabled) {
       await requireLivePartner(ctx, unlocked.partner_id);
-      await childLineCheck(ctx)(ctx.orgId, (await linesOf(ctx.db, [unlocked.id])).get(unlocked.id) ?? [], ctx);
+      await checkChildLines(ctx, (await linesOf(ctx.db, [unlocked.id])).get(unlocked.id) ?? []);
     }
-    return ctx.db.transaction(async (trx) => {
-      const contract = await lockContract(trx, ctx.orgId, req.id);
-      if (contract.recurring_status !== 'active' || !contract.recurring_next_run_date) {
-        throw invalidState(
-          `Recurring contract ${contract.invoicenumber} is ${contract.recurring_status}; only an active contract makes child invoices`,
-        );
-      }
-      const today = await organizationToday(trx, ctx.orgId);
-      assertNotTooEarly(contract, today);
-      const { parent, child } = await makeNextChild(trx, contract, today);
-      const reply = { ...contractReply(`Child invoice ${child.invoicenumber} generated successfully`, parent), child };
-      await ctx.finish(trx, reply);
-      return reply;
-    });
   },
-  { transactions: 'own' },
-);
+  apply: async (req, ctx) => {
+    const contract = await lockContract(ctx.db, ctx.orgId, req.id);
+    if (contract.recurring_status !== 'active' || !contract.recurring_next_run_date) {
+      throw invalidState(
+        `Recurring contract ${contract.invoicenumber} is ${contract.recurring_status}; only an active contract makes child invoices`,
+      );
+    }
+    const today = await organizationToday(ctx.db, ctx.orgId);
+    assertNotTooEarly(contract, today);
+    const { parent, child } = await makeNextChild(ctx.db, contract, today);
+    return { ...contractReply(`Child invoice ${child.invoicenumber} generated successfully`, parent), child };
+  },
+});
 
 function assertNotTooEarly(contract: InvoiceRow, todayDate: string): void {
   const from = generateTooEarly(

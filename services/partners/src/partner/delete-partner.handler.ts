@@ -16,44 +16,43 @@ import { findLivePartner } from './partner.repository';
  * new documents for the partner until the fence passes, and the delete commits well before that or
  * not at all. A document created meanwhile is either counted (the delete is refused) or refused.
  */
-export const deletePartnerHandler = handler(
-  partners.deletePartner,
-  async (req, ctx) => {
+export const deletePartnerHandler = handler(partners.deletePartner, {
+  gather: async (req, ctx) => {
     const before = await findLivePartner(ctx.db, ctx.orgId, req.partner_id);
     refuseIfBlocked(deleteBlockers(before.id, before.balance, await askOpenDocuments(ctx, req.partner_id)));
     const { fenceMs, commitWithinMs } = deleteFence(ctx.config);
     const asked = Date.now();
     const open = await askOpenDocuments(ctx, req.partner_id, fenceMs);
-    return ctx.db.transaction(async (trx) => {
-      const current = await findLivePartner(trx, ctx.orgId, req.partner_id, { lock: true });
-      refuseIfBlocked(deleteBlockers(current.id, current.balance, open));
-      const [row] = await trx<PartnerRow>('partners')
-        .where({ id: current.id })
-        .update({
-          deleted_at: trx.fn.now(),
-          version: trx.raw('version + 1'),
-          updated_by: ctx.userId ?? null,
-          updated_at: trx.fn.now(),
-        } as never)
-        .returning('*');
-      await recordEvent(trx, partners.partnerDeleted.type, ctx.orgId, toPartnerRecord(row as PartnerRow));
-      await commitOnlyBefore(
-        trx,
-        asked + commitWithinMs,
-        (late) =>
-          new AppError(
-            503,
-            'service_unavailable',
-            `Partner ${current.id} was not deleted: the delete took ${late} ms too long to commit within the fence on new documents; retry`,
-          ),
-      );
-      const reply = { message: 'Partner deleted successfully' };
-      await ctx.finish(trx, reply);
-      return reply;
-    });
+    return { open, commitBy: asked + commitWithinMs };
   },
-  { transactions: 'own' },
-);
+  apply: async (req, ctx, { open, commitBy }) => {
+    const current = await findLivePartner(ctx.db, ctx.orgId, req.partner_id, { lock: true });
+    refuseIfBlocked(deleteBlockers(current.id, current.balance, open));
+    const [row] = await ctx
+      .db<PartnerRow>('partners')
+      .where({ id: current.id })
+      .update({
+        deleted_at: ctx.db.fn.now(),
+        version: ctx.db.raw('version + 1'),
+        updated_by: ctx.userId ?? null,
+        updated_at: ctx.db.fn.now(),
+      } as never)
+      .returning('*');
+    await recordEvent(ctx.db, partners.partnerDeleted.type, ctx.orgId, toPartnerRecord(row as PartnerRow));
+    // The last step: the runtime's COMMIT follows at once, with the recorded reply.
+    await commitOnlyBefore(
+      ctx.db,
+      commitBy,
+      (late) =>
+        new AppError(
+          503,
+          'service_unavailable',
+          `Partner ${current.id} was not deleted: the delete took ${late} ms too long to commit within the fence on new documents; retry`,
+        ),
+    );
+    return { message: 'Partner deleted successfully' };
+  },
+});
 
 /**
  * How long sales and invoicing refuse new documents for a partner being deleted, and how soon after

@@ -1,8 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, periodicTask, type BackgroundTask, type OutboxRelay } from '@bo/runtime';
+import { AppError, caller, isTransientConflict, periodicTask, type BackgroundTask, type Bus, type OutboxRelay } from '@bo/runtime';
 import { CONVERTIBLE } from '../quotation/quotation.repository';
 import type { QuotationRow } from '../quotation/quotation.record';
-import { claimAttempt, conversionTiming, finishConversion, type Attempt, type ConversionDeps, type Driver } from './conversion';
+import {
+  askInvoicing,
+  claimAttempt,
+  complete,
+  completionFailed,
+  conversionTiming,
+  type Attempt,
+  type ConversionDeps,
+  type ConvertReply,
+  type Driver,
+} from './conversion';
 
 /** Bounded so one pass cannot run forever; the next pass takes the rest. */
 const MAX_PER_PASS = 100;
@@ -15,7 +25,7 @@ const MAX_PER_PASS = 100;
  * finished like a client's retry would: completed with the invoice, or unfrozen if invoicing refuses.
  * Returns how many it completed.
  */
-export async function recoverConversions(deps: ConversionDeps, shouldStop: () => boolean = () => false): Promise<number> {
+export async function recoverConversions(deps: ConversionDeps & { bus: Bus }, shouldStop: () => boolean = () => false): Promise<number> {
   const { staleMs } = conversionTiming(deps.config);
   let completed = 0;
   for (let i = 0; i < MAX_PER_PASS && !shouldStop(); i++) {
@@ -31,13 +41,13 @@ export async function recoverConversions(deps: ConversionDeps, shouldStop: () =>
         .forUpdate()
         .skipLocked();
       if (!q?.convert_invoicetype) return undefined;
-      const driver: Driver = { actor: q.convert_user, requestId: `conversion-recovery-${randomUUID()}`, finish: () => Promise.resolve() };
+      const driver: Driver = { actor: q.convert_user };
       return claimAttempt(trx, q, q.convert_invoicetype, driver, deps.config);
     });
     if (!attempt) break;
     const log = deps.log.child({ quotation_id: attempt.quotation.id, org_id: attempt.quotation.org_id });
     try {
-      const reply = await finishConversion(deps, attempt);
+      const reply = await finish(deps, attempt);
       completed += 1;
       log.info({ invoice_id: reply.invoice.id }, 'conversion recovered: the quotation is converted');
     } catch (err) {
@@ -50,8 +60,25 @@ export async function recoverConversions(deps: ConversionDeps, shouldStop: () =>
   return completed;
 }
 
+/** Steps 2 and 3 of a claimed attempt, as the recovery task takes them: on its own behalf, in a transaction of its own. */
+async function finish(deps: ConversionDeps & { bus: Bus }, attempt: Attempt): Promise<ConvertReply> {
+  const q = attempt.quotation;
+  const call = caller(deps.bus, deps.config, {
+    orgId: q.org_id,
+    userId: attempt.driver.actor ?? undefined,
+    requestId: `conversion-recovery-${randomUUID()}`,
+  });
+  const invoice = await askInvoicing(deps, call, attempt);
+  try {
+    return await deps.db.transaction((trx) => complete(trx, attempt, invoice));
+  } catch (err) {
+    if (err instanceof AppError || isTransientConflict(err)) throw err;
+    return completionFailed(deps, attempt, invoice, err);
+  }
+}
+
 /** The recovery inside the service: a pass at start-up, then one every interval; stop() waits for a pass in flight. */
-export function conversionRecovery(deps: ConversionDeps & { relay: OutboxRelay }, intervalMs: number): BackgroundTask {
+export function conversionRecovery(deps: ConversionDeps & { bus: Bus; relay: OutboxRelay }, intervalMs: number): BackgroundTask {
   const log = deps.log.child({ task: 'conversion-recovery' });
   return periodicTask('conversion-recovery', intervalMs, deps.log, async (stopping) => {
     if ((await recoverConversions({ ...deps, log }, stopping)) > 0) deps.relay.kick();

@@ -1,13 +1,11 @@
 import { sales, type ReplyOf } from '@bo/contracts';
 import { dec, formatDateTime, toNumber } from '@bo/kernel';
 import {
-  AlreadyRecorded,
   AppError,
   invalidState,
-  isTransientConflict,
   recordEvent,
   type BaseConfig,
-  type Bus,
+  type Call,
   type Knex,
   type Logger,
 } from '@bo/runtime';
@@ -16,7 +14,8 @@ import type { LineRow, QuotationRow } from '../quotation/quotation.record';
 import { invoiceForSource, type SourceInvoice, type SourceInvoiceRequest } from './invoicing-client';
 
 /**
- * A conversion in steps, none holding a transaction while invoicing is asked:
+ * The conversion saga (docs/architecture.md, "Sagas"): a quotation of sales becomes
+ * an invoice of invoicing, in steps, none holding a transaction while invoicing is asked:
  *
  * 1. claim (a short transaction under the quotation's row lock): the quotation is frozen
  *    (`conversion_attempted_at`, with what was asked in `convert_key`, `convert_invoicetype`,
@@ -24,13 +23,14 @@ import { invoiceForSource, type SourceInvoice, type SourceInvoiceRequest } from 
  *    (`conversion_attempts`);
  * 2. ask invoicing for the quotation's invoice, with no transaction open. Invoicing makes at most one
  *    invoice per quotation and answers it again on a repeat, so asking again is always safe;
- * 3. complete (a short transaction under the lock): converted, the invoice, the event and the
- *    recorded reply commit together.
+ * 3. complete (a short transaction under the lock): converted, the invoice, the event and, for a
+ *    client's convert, the recorded reply commit together.
  *
  * Frozen, the quotation takes no change, so whatever invoicing made from it still matches it. When
- * invoicing refuses (4xx) nothing was made and the quotation is unfrozen; when the outcome is
- * unknown it stays frozen, and a retry or the recovery task (conversion-recovery.ts) completes it with
- * the same invoice. The request handler and the recovery task both finish through this module.
+ * invoicing refuses (4xx) nothing was made and the quotation is unfrozen (the compensation); when
+ * the outcome is unknown it stays frozen, and a retry or the recovery task (conversion-recovery.ts)
+ * completes it with the same invoice. The request handler (convert-quotation.handler.ts: steps 1 and
+ * 2 are its gather, step 3 its apply) and the recovery task both go through this module.
  */
 
 export type ConvertReply = ReplyOf<typeof sales.convertQuotation>;
@@ -38,7 +38,6 @@ type InvoiceType = SourceInvoiceRequest['invoicetype'];
 
 export interface ConversionDeps {
   db: Knex;
-  bus: Bus;
   config: BaseConfig;
   log: Logger;
 }
@@ -48,9 +47,6 @@ export interface Driver {
   /** The command's operation key; none for the recovery task. */
   operationKey?: string;
   actor: string | null;
-  requestId: string;
-  /** Records the reply in the transaction that completes the conversion (the runtime's ctx.finish). */
-  finish(trx: Knex.Transaction, reply: ConvertReply): Promise<void>;
 }
 
 /** An attempt that claimed the conversion: the quotation as frozen, and what invoicing is asked. */
@@ -130,27 +126,22 @@ export async function claimAttempt(
  * A converted quotation: the request that started the conversion gets its answer (the conversion
  * may have been completed by another attempt or the recovery task); any other is refused.
  */
-export async function answerConverted(trx: Knex.Transaction, q: QuotationRow, driver: Driver): Promise<ConvertReply> {
-  if (driver.operationKey !== undefined && driver.operationKey === q.convert_key && q.converted_invoice) {
-    const reply = convertedReply(q, q.converted_invoice);
-    await driver.finish(trx, reply);
-    return reply;
-  }
+export function answerConverted(q: QuotationRow, driver: Driver): ConvertReply {
+  if (driver.operationKey !== undefined && driver.operationKey === q.convert_key && q.converted_invoice)
+    return convertedReply(q, q.converted_invoice);
   throw invalidState(`Quotation ${q.quotation_number} is already converted to invoice ${q.invoicenumber}; a quotation converts once`);
 }
 
-/** Steps 2 and 3 for a claimed attempt; throws the refusal, or 503/504 `outcome_unknown` when pending. */
-export async function finishConversion(deps: ConversionDeps, attempt: Attempt): Promise<ConvertReply> {
-  const { quotation: q, driver } = attempt;
+/**
+ * Step 2 for a claimed attempt: the invoice invoicing made for the quotation. Otherwise the attempt
+ * ends (unfrozen when nothing can have been made, released when the outcome is unknown) and this
+ * throws invoicing's refusal, or 503/504 `outcome_unknown` while the conversion is pending.
+ */
+export async function askInvoicing(deps: ConversionDeps, call: Call, attempt: Attempt): Promise<SourceInvoice> {
+  const { quotation: q } = attempt;
   const log = deps.log.child({ quotation_id: q.id, attempt: attempt.number });
-  let invoice: SourceInvoice;
   try {
-    const outcome = await invoiceForSource(
-      deps,
-      { orgId: q.org_id, userId: driver.actor ?? undefined, requestId: driver.requestId },
-      attempt.request,
-      (q.conversion_lease_until as Date).getTime(),
-    );
+    const outcome = await invoiceForSource(call, deps.config, attempt.request, (q.conversion_lease_until as Date).getTime());
     if (outcome.kind === 'refused') {
       // Invoicing answers an existing invoice before any check that could refuse, so none exists —
       // unless an earlier attempt is still inside invoicing, or another began since: then the
@@ -178,32 +169,23 @@ export async function finishConversion(deps: ConversionDeps, attempt: Attempt): 
       await endAttempt(deps, attempt, 'release');
       throw pending(q, outcome.status, outcome.reason);
     }
-    invoice = outcome.invoice;
+    return outcome.invoice;
   } catch (err) {
     if (err instanceof AppError) throw err;
     log.error({ err }, 'conversion: invoicing answered something unreadable; the conversion stays pending');
     await endAttempt(deps, attempt, 'release');
     throw pending(q, 503, 'the answer of the invoicing service could not be read');
   }
-  try {
-    return await deps.db.transaction((trx) => complete(trx, attempt, invoice));
-  } catch (err) {
-    // A refusal, a twin that recorded first, or a conflict the runtime runs the command again for.
-    if (err instanceof AppError || err instanceof AlreadyRecorded || isTransientConflict(err)) throw err;
-    log.error(
-      { err, invoice_id: invoice.id },
-      'conversion: invoicing made the invoice but the quotation could not be marked converted; it stays pending',
-    );
-    await endAttempt(deps, attempt, 'release');
-    throw pending(q, 503, 'its completion could not be recorded');
-  }
 }
 
-/** Step 3: converted, with the invoice, the event and the recorded reply, in one transaction. */
-async function complete(trx: Knex.Transaction, attempt: Attempt, invoice: SourceInvoice): Promise<ConvertReply> {
+/**
+ * Step 3, in the caller's transaction (a convert's: the runtime records its reply in it): converted,
+ * with the invoice and the event.
+ */
+export async function complete(trx: Knex.Transaction, attempt: Attempt, invoice: SourceInvoice): Promise<ConvertReply> {
   const { driver } = attempt;
   const q = await findQuotation(trx, attempt.quotation.org_id, attempt.quotation.id, { lock: true });
-  if (q.status === 'converted') return answerConverted(trx, q, driver);
+  if (q.status === 'converted') return answerConverted(q, driver);
   // Frozen, it cannot have been cancelled; a quotation holding an invoice must never be.
   if (!CONVERTIBLE.includes(q.status)) throw new Error(`quotation ${q.id} is ${q.status}, yet invoicing made invoice ${invoice.id} for it`);
   const view = invoiceView(invoice);
@@ -234,9 +216,26 @@ async function complete(trx: Knex.Transaction, attempt: Attempt, invoice: Source
     quotation_total: toNumber(q.total),
     converted_at: formatDateTime(convertedAt) as string,
   } satisfies sales.QuotationConvertedData);
-  const reply = convertedReply(q, view);
-  await driver.finish(trx, reply);
-  return reply;
+  return convertedReply(q, view);
+}
+
+/**
+ * Step 3 failed for no refusal of its own (an outage, a bug) after invoicing made the invoice: the
+ * attempt is released, and the conversion stays pending (frozen) for a retry or the recovery task.
+ * Throws 503 `outcome_unknown`.
+ */
+export async function completionFailed(
+  deps: Pick<ConversionDeps, 'db' | 'log'>,
+  attempt: Attempt,
+  invoice: SourceInvoice,
+  err: unknown,
+): Promise<never> {
+  deps.log.error(
+    { err, quotation_id: attempt.quotation.id, invoice_id: invoice.id },
+    'conversion: invoicing made the invoice but the quotation could not be marked converted; it stays pending',
+  );
+  await endAttempt(deps, attempt, 'release');
+  throw pending(attempt.quotation, 503, 'its completion could not be recorded');
 }
 
 /**
@@ -245,7 +244,7 @@ async function complete(trx: Knex.Transaction, attempt: Attempt, invoice: Source
  * and best effort: a lease that was not released runs out, a quotation left frozen is resumed.
  * Answers whether it changed the quotation.
  */
-async function endAttempt(deps: ConversionDeps, attempt: Attempt, how: 'unfreeze' | 'release'): Promise<boolean> {
+async function endAttempt(deps: Pick<ConversionDeps, 'db' | 'log'>, attempt: Attempt, how: 'unfreeze' | 'release'): Promise<boolean> {
   const changes =
     how === 'unfreeze'
       ? { conversion_attempted_at: null, convert_key: null, convert_invoicetype: null, convert_user: null, conversion_lease_until: null }
@@ -262,7 +261,7 @@ async function endAttempt(deps: ConversionDeps, attempt: Attempt, how: 'unfreeze
   return changed > 0;
 }
 
-function pending(q: QuotationRow, status: 503 | 504, reason: string): AppError {
+function pending(q: Pick<QuotationRow, 'quotation_number'>, status: 503 | 504, reason: string): AppError {
   return new AppError(
     status,
     'outcome_unknown',

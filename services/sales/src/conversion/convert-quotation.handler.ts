@@ -5,32 +5,30 @@ import { checkConvert } from '../quotation/quotation-status';
 import { conversionUnfinished, enforce, findQuotation, statusOf } from '../quotation/quotation.repository';
 import {
   answerConverted,
+  askInvoicing,
   checkNotHeldByAnother,
   claimAttempt,
-  finishConversion,
+  complete,
+  completionFailed,
   type Attempt,
   type ConvertReply,
   type Driver,
 } from './conversion';
+import type { SourceInvoice } from './invoicing-client';
 
 /**
  * Converts once, all or nothing from the client's view, and never holds the quotation's row lock
- * while invoicing is asked (conversion.ts has the steps). A convert of a frozen quotation resumes
- * the conversion under way; a convert of a converted one is refused, except for the command that
- * started that conversion, which gets its invoice (it may have been completed by another attempt).
+ * while invoicing is asked (conversion.ts has the saga's steps). Its gather claims the conversion
+ * and asks invoicing; its apply completes it. A convert of a frozen quotation resumes the conversion
+ * under way; a convert of a converted one is refused, except for the command that started that
+ * conversion, which gets its invoice (it may have been completed by another attempt).
  */
-export const convertQuotationHandler = handler(
-  sales.convertQuotation,
-  async (req, ctx) => {
-    const driver: Driver = {
-      operationKey: ctx.operationKey,
-      actor: actor(req, ctx),
-      requestId: ctx.requestId,
-      finish: (trx, reply) => ctx.finish(trx, reply),
-    };
-    const begun = await ctx.db.transaction(async (trx): Promise<{ answer: ConvertReply } | { attempt: Attempt }> => {
+export const convertQuotationHandler = handler(sales.convertQuotation, {
+  gather: async (req, ctx): Promise<{ answer: ConvertReply } | { attempt: Attempt; invoice: SourceInvoice }> => {
+    const driver: Driver = { operationKey: ctx.operationKey, actor: actor(req, ctx) };
+    const claimed = await ctx.db.transaction(async (trx): Promise<{ answer: ConvertReply } | { attempt: Attempt }> => {
       const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
-      if (q.status === 'converted') return { answer: await answerConverted(trx, q, driver) };
+      if (q.status === 'converted') return { answer: answerConverted(q, driver) };
       if (conversionUnfinished(q)) {
         // Resumed whatever the calendar says since: a quotation that expired while frozen may hold an invoice.
         await checkNotHeldByAnother(trx, q, ctx.operationKey);
@@ -45,8 +43,12 @@ export const convertQuotationHandler = handler(
       }
       return { attempt: await claimAttempt(trx, q, req.invoicetype, driver, ctx.config) };
     });
-    if ('answer' in begun) return begun.answer;
-    return finishConversion(ctx, begun.attempt);
+    if ('answer' in claimed) return claimed;
+    return { attempt: claimed.attempt, invoice: await askInvoicing(ctx, ctx.call, claimed.attempt) };
   },
-  { transactions: 'own' },
-);
+  apply: async (_req, ctx, facts) => ('answer' in facts ? facts.answer : complete(ctx.db, facts.attempt, facts.invoice)),
+  // Invoicing made the invoice, but the quotation could not be marked converted: pending, released.
+  compensate: async (failure, _req, ctx, facts) => {
+    if ('attempt' in facts) await completionFailed(ctx, facts.attempt, facts.invoice, failure);
+  },
+});

@@ -33,12 +33,12 @@ const PREFIX: Record<sales.QuotationType, string> = { quotation: 'QUO-', proform
 const UNIQUE_NUMBER = 'quotations_org_number_unique';
 
 /**
- * Opens its own transaction, after the partner and catalog checks that ask other services: no
- * connection is held while a slow partners or catalog service answers.
+ * The partner and catalog checks that ask other services come first, with no transaction open: no
+ * connection is held while a slow partners or catalog service answers. The partner's delete fence
+ * is checked in the transaction.
  */
-export const createQuotationHandler = handler(
-  sales.createQuotation,
-  async (req, ctx) => {
+export const createQuotationHandler = handler(sales.createQuotation, {
+  gather: async (req, ctx) => {
     if (validUntilBeforeDate(req.quotation_date, req.valid_until)) {
       const message = `valid_until ${req.valid_until} is before the quotation date ${req.quotation_date.slice(0, 10)}`;
       throw validationFailed(message, [{ field: 'valid_until', message }]);
@@ -49,72 +49,70 @@ export const createQuotationHandler = handler(
     requirePartnerRole(await requireLivePartner(ctx, req.partner), req.quotation_type);
     // A quotation made as sent is issued at once: its parties are frozen with it.
     const parties = req.quotation_status === 'sent' ? await currentParties(ctx, req.partner) : null;
-    const supplied = req.quotation_number?.trim() || undefined;
     // Dated before the transaction: the series' counter, taken last, is locked until the commit.
     const today = await organizationToday(ctx.db, ctx.orgId);
-
-    try {
-      return await ctx.db.transaction(async (trx) => {
-        await assertNotFenced(trx, ctx.orgId, req.partner);
-        const totals = documentTotals(lines.map((l) => l.amounts));
-        const currency = documentCurrencySql(ctx.orgId, req.partner);
-        const [row] = (await trx('quotations')
-          .insert({
-            org_id: ctx.orgId,
-            quotation_number: supplied ?? pendingNumber(),
-            quotation_type: req.quotation_type,
-            status: req.quotation_status ?? 'draft',
-            // Its currency from creation on: the partner's, else the organization's.
-            currency: trx.raw(currency.sql, currency.bindings),
-            partner_id: req.partner,
-            quotation_date: parseDateTime(req.quotation_date),
-            valid_until: req.valid_until,
-            comments: req.comments || null,
-            quotation_reference: req.quotation_reference || null,
-            subtotal: totals.subtotal.toFixed(2),
-            tax_amount: totals.tax_amount.toFixed(2),
-            discount_total: totals.discount_total.toFixed(2),
-            total: totals.total.toFixed(2),
-            line_count: lines.length,
-            created_by: actor(req, ctx),
-            updated_by: actor(req, ctx),
-          })
-          .returning('*')) as QuotationRow[];
-        let quotation = row as QuotationRow;
-        const stored = lines.length
-          ? ((await trx('quotation_lines')
-              .insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l)))
-              .returning('*')) as LineRow[])
-          : [];
-        if (parties) {
-          const frozen = quotationParties(quotation, parties.records, parties.partnerName);
-          await freezeQuotationParties(trx, quotation, frozen);
-          quotation = { ...quotation, currency: frozen.currency || null };
-        }
-        // Numbered last, so the counter is locked for this statement and the recorded reply's alone.
-        if (!supplied) {
-          const quotation_number = await numberDocument(trx, ctx.orgId, PREFIX[req.quotation_type], {
-            table: 'quotations',
-            column: 'quotation_number',
-            id: quotation.id,
-          });
-          quotation = { ...quotation, quotation_number };
-        }
-        const reply = {
-          message: 'Quotation created successfully',
-          quotation: toQuotationRecord(quotation, stored, today),
-        };
-        await ctx.finish(trx, reply);
-        return reply;
-      });
-    } catch (err) {
-      if (supplied && isUniqueViolation(err, UNIQUE_NUMBER))
-        throw duplicate(`Quotation number ${supplied} already exists`, 'quotation_number');
-      throw err;
-    }
+    return { lines, parties, today };
   },
-  { transactions: 'own' },
-);
+  apply: async (req, ctx, { lines, parties, today }) => {
+    const supplied = req.quotation_number?.trim() || undefined;
+    await assertNotFenced(ctx.db, ctx.orgId, req.partner);
+    const totals = documentTotals(lines.map((l) => l.amounts));
+    const currency = documentCurrencySql(ctx.orgId, req.partner);
+    const [row] = (await ctx
+      .db('quotations')
+      .insert({
+        org_id: ctx.orgId,
+        quotation_number: supplied ?? pendingNumber(),
+        quotation_type: req.quotation_type,
+        status: req.quotation_status ?? 'draft',
+        // Its currency from creation on: the partner's, else the organization's.
+        currency: ctx.db.raw(currency.sql, currency.bindings),
+        partner_id: req.partner,
+        quotation_date: parseDateTime(req.quotation_date),
+        valid_until: req.valid_until,
+        comments: req.comments || null,
+        quotation_reference: req.quotation_reference || null,
+        subtotal: totals.subtotal.toFixed(2),
+        tax_amount: totals.tax_amount.toFixed(2),
+        discount_total: totals.discount_total.toFixed(2),
+        total: totals.total.toFixed(2),
+        line_count: lines.length,
+        created_by: actor(req, ctx),
+        updated_by: actor(req, ctx),
+      })
+      .returning('*')
+      .catch((err: unknown) => {
+        if (supplied && isUniqueViolation(err, UNIQUE_NUMBER))
+          throw duplicate(`Quotation number ${supplied} already exists`, 'quotation_number');
+        throw err;
+      })) as QuotationRow[];
+    let quotation = row as QuotationRow;
+    const stored = lines.length
+      ? ((await ctx
+          .db('quotation_lines')
+          .insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l)))
+          .returning('*')) as LineRow[])
+      : [];
+    if (parties) {
+      const frozen = quotationParties(quotation, parties.records, parties.partnerName);
+      await freezeQuotationParties(ctx.db, quotation, frozen);
+      quotation = { ...quotation, currency: frozen.currency || null };
+    }
+    // Numbered last, so the counter is locked for this statement and the recorded reply's alone.
+    if (!supplied) {
+      const quotation_number = await numberDocument(ctx.db, ctx.orgId, PREFIX[req.quotation_type], {
+        table: 'quotations',
+        column: 'quotation_number',
+        id: quotation.id,
+      });
+      quotation = { ...quotation, quotation_number };
+    }
+    return {
+      message: 'Quotation created successfully',
+      quotation: toQuotationRecord(quotation, stored, today),
+    };
+  },
+});
 
 function checkSizes(lines: PricedLine[]): void {
   const errors = lines.flatMap((l, i) =>

@@ -15,65 +15,59 @@ import type { QuotationRow } from './quotation.record';
  * it: its parties are asked of the partners service first, with no transaction open, and frozen
  * with the move; back to draft, they are dropped (a draft shows them as they are now).
  */
-export const editQuotationHandler = handler(
-  sales.editQuotation,
-  async (req, ctx) => {
-    const number = req.quotation_number?.trim() || undefined;
+export const editQuotationHandler = handler(sales.editQuotation, {
+  gather: async (req, ctx) => {
     // Neither the partner nor the organization of a quotation ever changes, so the unlocked read names whom to ask.
-    const parties =
-      req.quotation_status === 'sent'
-        ? await currentParties(ctx, (await findQuotation(ctx.db, ctx.orgId, req.quotation_id)).partner_id)
-        : null;
-    try {
-      return await ctx.db.transaction(async (trx) => {
-        const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
-        const now = await organizationToday(trx, ctx.orgId);
-        const current = statusOf(q, now);
-        const headerChange =
-          number !== undefined || req.valid_until !== undefined || req.comments !== undefined || req.quotation_reference !== undefined;
-        // An edit naming no field still writes who touched it last, so a closed quotation refuses it too.
-        if (headerChange || req.quotation_status === undefined) enforce(checkHeaderEdit(current), q);
-        // A quotation being converted takes no change at all until the conversion ends.
-        if (conversionUnfinished(q)) enforce(checkHeaderEdit(current, true), q);
-        if (req.quotation_status !== undefined) enforce(checkStatusMove(current, req.quotation_status), q);
-        if (req.valid_until !== undefined && validUntilBeforeDate(formatDateTime(q.quotation_date) as string, req.valid_until)) {
-          const message = `valid_until ${req.valid_until} is before the quotation date ${formatDate(q.quotation_date)}`;
-          throw validationFailed(message, [{ field: 'valid_until', message }]);
-        }
-        const changes: Partial<QuotationRow> = {};
-        if (number !== undefined) changes.quotation_number = number;
-        if (req.valid_until !== undefined) changes.valid_until = req.valid_until;
-        if (req.comments !== undefined) changes.comments = req.comments || null;
-        if (req.quotation_reference !== undefined) changes.quotation_reference = req.quotation_reference || null;
-        if (req.quotation_status !== undefined && req.quotation_status !== current)
-          changes.status = req.quotation_status as QuotationRow['status'];
-        if (changes.status === 'sent' && q.status === 'draft' && parties)
-          await freezeQuotationParties(trx, q, quotationParties(q, parties.records, parties.partnerName));
-        if (changes.status === 'draft') changes.issued_parties = null;
-        const [row] = (await trx('quotations')
-          .where({ id: q.id })
-          .update({ ...changes, updated_by: actor(req, ctx), updated_at: trx.fn.now() })
-          .returning('*')) as QuotationRow[];
-        const updated = row as QuotationRow;
-        const reply = {
-          message: 'Quotation updated successfully',
-          quotation: {
-            id: updated.id,
-            quotation_number: updated.quotation_number,
-            quotation_status: effectiveStatus(updated.status, formatDate(updated.valid_until) as string, now),
-            valid_until: formatDate(updated.valid_until) as string,
-            comments: updated.comments,
-            quotation_reference: updated.quotation_reference,
-          },
-        };
-        await ctx.finish(trx, reply);
-        return reply;
-      });
-    } catch (err) {
-      if (isUniqueViolation(err, 'quotations_org_number_unique'))
-        throw duplicate(`Quotation number ${number} already exists`, 'quotation_number');
-      throw err;
-    }
+    if (req.quotation_status !== 'sent') return { parties: null };
+    return { parties: await currentParties(ctx, (await findQuotation(ctx.db, ctx.orgId, req.quotation_id)).partner_id) };
   },
-  { transactions: 'own' },
-);
+  apply: async (req, ctx, { parties }) => {
+    const number = req.quotation_number?.trim() || undefined;
+    const q = await findQuotation(ctx.db, ctx.orgId, req.quotation_id, { lock: true });
+    const now = await organizationToday(ctx.db, ctx.orgId);
+    const current = statusOf(q, now);
+    const headerChange =
+      number !== undefined || req.valid_until !== undefined || req.comments !== undefined || req.quotation_reference !== undefined;
+    // An edit naming no field still writes who touched it last, so a closed quotation refuses it too.
+    if (headerChange || req.quotation_status === undefined) enforce(checkHeaderEdit(current), q);
+    // A quotation being converted takes no change at all until the conversion ends.
+    if (conversionUnfinished(q)) enforce(checkHeaderEdit(current, true), q);
+    if (req.quotation_status !== undefined) enforce(checkStatusMove(current, req.quotation_status), q);
+    if (req.valid_until !== undefined && validUntilBeforeDate(formatDateTime(q.quotation_date) as string, req.valid_until)) {
+      const message = `valid_until ${req.valid_until} is before the quotation date ${formatDate(q.quotation_date)}`;
+      throw validationFailed(message, [{ field: 'valid_until', message }]);
+    }
+    const changes: Partial<QuotationRow> = {};
+    if (number !== undefined) changes.quotation_number = number;
+    if (req.valid_until !== undefined) changes.valid_until = req.valid_until;
+    if (req.comments !== undefined) changes.comments = req.comments || null;
+    if (req.quotation_reference !== undefined) changes.quotation_reference = req.quotation_reference || null;
+    if (req.quotation_status !== undefined && req.quotation_status !== current)
+      changes.status = req.quotation_status as QuotationRow['status'];
+    if (changes.status === 'sent' && q.status === 'draft' && parties)
+      await freezeQuotationParties(ctx.db, q, quotationParties(q, parties.records, parties.partnerName));
+    if (changes.status === 'draft') changes.issued_parties = null;
+    const [row] = (await ctx
+      .db('quotations')
+      .where({ id: q.id })
+      .update({ ...changes, updated_by: actor(req, ctx), updated_at: ctx.db.fn.now() })
+      .returning('*')
+      .catch((err: unknown) => {
+        if (isUniqueViolation(err, 'quotations_org_number_unique'))
+          throw duplicate(`Quotation number ${number} already exists`, 'quotation_number');
+        throw err;
+      })) as QuotationRow[];
+    const updated = row as QuotationRow;
+    return {
+      message: 'Quotation updated successfully',
+      quotation: {
+        id: updated.id,
+        quotation_number: updated.quotation_number,
+        quotation_status: effectiveStatus(updated.status, formatDate(updated.valid_until) as string, now),
+        valid_until: formatDate(updated.valid_until) as string,
+        comments: updated.comments,
+        quotation_reference: updated.quotation_reference,
+      },
+    };
+  },
+});
