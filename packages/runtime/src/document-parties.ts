@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { organization, partners } from '@bo/contracts';
+import { partners, type organization } from '@bo/contracts';
 import type { Knex } from './db';
 import { findPartner } from './read-models/partner-directory';
 import type { HandlerContext } from './service';

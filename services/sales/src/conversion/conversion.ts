@@ -1,14 +1,6 @@
 import { sales, type ReplyOf } from '@bo/contracts';
 import { dec, formatDateTime, toNumber } from '@bo/kernel';
-import {
-  AppError,
-  invalidState,
-  recordEvent,
-  type BaseConfig,
-  type Call,
-  type Knex,
-  type Logger,
-} from '@bo/runtime';
+import { AppError, invalidState, recordEvent, type BaseConfig, type Call, type Knex, type Logger } from '@bo/runtime';
 import { CONVERTIBLE, findQuotation, linesOf } from '../quotation/quotation.repository';
 import type { LineRow, QuotationRow } from '../quotation/quotation.record';
 import { invoiceForSource, type SourceInvoice, type SourceInvoiceRequest } from './invoicing-client';
