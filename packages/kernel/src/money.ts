@@ -11,7 +11,12 @@ export function dec(value: DecimalLike | null | undefined): Decimal {
 }
 
 export function round2(value: DecimalLike): Decimal {
-  return dec(value).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+  return roundTo(value, 2);
+}
+
+/** Half-up to `places` decimals: an amount in a currency whose minor unit has `places` digits. */
+export function roundTo(value: DecimalLike, places: number): Decimal {
+  return dec(value).toDecimalPlaces(places, Decimal.ROUND_HALF_UP);
 }
 
 const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -47,20 +52,23 @@ export interface LineAmounts {
  * Line arithmetic (spec 2.6, docs/design.md section 4): subtotal = qty x price x (1 - discount/100),
  * tax = subtotal x rate/100, total = subtotal + tax. With tax included the price holds the tax:
  * total = qty x price x (1 - discount/100) and subtotal = total / (1 + rate/100).
- * Each amount is rounded half-up to cents and total always equals subtotal + tax.
+ * Each amount is rounded half-up on its own, to `places` decimals (the currency's minor unit; cents
+ * unless told), and total always equals subtotal + tax. This is the line as the `line` rounding policy
+ * prints it (tax/calculate.ts).
  */
-export function computeLine(line: LineInput): LineAmounts {
+export function computeLine(line: LineInput, places = 2): LineAmounts {
+  const round = (value: Decimal) => roundTo(value, places);
   const gross = dec(line.quantity).times(dec(line.price));
   const net = gross.times(new Dec(1).minus(dec(line.discount).div(100)));
   const rate = dec(line.tax_rate).div(100);
-  const discount_amount = round2(gross.minus(net));
+  const discount_amount = round(gross.minus(net));
   if (line.tax_included) {
-    const total = round2(net);
-    const subtotal = round2(net.div(rate.plus(1)));
+    const total = round(net);
+    const subtotal = round(net.div(rate.plus(1)));
     return { subtotal, tax_amount: total.minus(subtotal), total, discount_amount };
   }
-  const subtotal = round2(net);
-  const tax_amount = round2(net.times(rate));
+  const subtotal = round(net);
+  const tax_amount = round(net.times(rate));
   return { subtotal, tax_amount, total: subtotal.plus(tax_amount), discount_amount };
 }
 
