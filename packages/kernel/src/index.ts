@@ -1,7 +1,8 @@
 /**
- * The domain kernel: exact money, business dates and the document line, as pure functions and types.
+ * The domain kernel: exact money, business dates, the document line and its taxes, as pure functions and types.
  * No database, no bus, no I/O: every other package may import it, and it imports none of them.
  */
 export * from './money';
 export * from './time';
 export * from './lines';
+export * from './tax';
