@@ -113,7 +113,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     const unproven = unprovenKeys !== undefined && !keys.costsNoLookup(apiKey);
     if (unproven) {
       const waitMs = unprovenKeys.take(address);
-      if (waitMs > 0) return failedAuthLimited(res, waitMs, config.RATE_LIMIT_FAILED_AUTH_PER_SECOND);
+      if (waitMs > 0) return failedAuthLimited(res, waitMs, unprovenKeys.policy);
     }
     const keyOrg = await keys.orgOf(apiKey);
     if (keyOrg === undefined) return errorEnvelope(401, 'unauthorized', 'Unknown or revoked API key');

@@ -67,7 +67,7 @@ export function createRateLimits(deps: Pick<GatewayDeps, 'db' | 'log'> & { confi
 }
 
 /** A policy as the `RateLimit-Policy` field states it (IETF draft-ietf-httpapi-ratelimit-headers). */
-export function policyField(name: RequestKind | 'in-flight', policy: RatePolicy | number): string {
+export function policyField(name: RequestKind | 'in-flight' | 'failed-auth', policy: RatePolicy | number): string {
   if (typeof policy === 'number') return `"${name}";q=${policy};qu="concurrent-requests"`;
   return `"${name}";q=${policy.burst};w=${Math.max(1, Math.ceil(policy.burst / policy.perSecond))}`;
 }
@@ -94,15 +94,14 @@ export function rateLimited(
 }
 
 /** The 429 of a request from an address that failed authentication too often (UnprovenKeyLimiter). */
-export function failedAuthLimited(res: ServerResponse, waitMs: number, perSecond: number): Envelope {
+export function failedAuthLimited(res: ServerResponse, waitMs: number, policy: RatePolicy): Envelope {
   const seconds = retryAfterSeconds(waitMs);
-  const burst = Math.max(1, Math.ceil(perSecond));
   return refused(
     res,
     'failed-auth',
     seconds,
-    `"failed-auth";q=${burst};w=${Math.max(1, Math.ceil(burst / perSecond))}`,
-    `Too many requests from this address failed authentication (at most ${perSecond} a second); retry after ${seconds} s with a valid API key`,
+    policyField('failed-auth', policy),
+    `Too many requests from this address failed authentication (at most ${policy.perSecond} a second); retry after ${seconds} s with a valid API key`,
   );
 }
 

@@ -14,7 +14,8 @@ import { takeFromBucket, type BucketLevel, type RatePolicy } from './limiter';
  */
 export class UnprovenKeyLimiter {
   private readonly buckets = new Map<string, BucketLevel>();
-  private readonly policy: RatePolicy;
+  /** The bucket's terms, as the 429's RateLimit-Policy states them. */
+  readonly policy: RatePolicy;
 
   constructor(
     perSecond: number,
