@@ -1,9 +1,9 @@
 import { Api } from './api';
 import { Fixtures } from './fixtures';
 import { log, measure, stackContext, warmUp, type CeilingSample, type MeasuredStack } from './measure';
-import type { BenchOptions, Mode } from './options';
+import type { BenchOptions } from './options';
 import { attachRatios } from './report';
-import type { ScenarioResult } from './result';
+import type { ScenarioResult, StackName } from './result';
 import type { Round } from './rounds';
 import { createScenarios, type Scenario } from './scenarios';
 import { startCeilingStandIn, startFloorStandIn } from './stand-ins';
@@ -11,7 +11,7 @@ import { launchSystem } from './system';
 
 /** A system or stand-in that is up for the whole sitting, with the scenarios it answers. */
 interface Stack extends MeasuredStack {
-  mode: Mode | 'ceiling' | 'floor';
+  mode: StackName;
   scenarios: readonly Scenario[];
 }
 
@@ -47,9 +47,17 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
   };
   try {
     const samples = new Map<string, CeilingSample>();
-    for (const mode of a.opts.modes) {
+    // With --baseline the other checkout's system runs in the first mode beside this one's, and
+    // the sitting compares the two (baseline.ts): the stand-ins, which would double it, stay down.
+    const systems: Array<{ mode: StackName; launch: Parameters<typeof launchSystem> }> = a.opts.modes.map((mode) => ({
+      mode,
+      launch: [mode, a.opts],
+    }));
+    const first = a.opts.modes[0];
+    if (a.opts.baseline !== undefined && first) systems.push({ mode: 'baseline', launch: [first, a.opts, a.opts.baseline] });
+    for (const { mode, launch } of systems) {
       log(`alternating: ${mode}: starting the system`);
-      const sys = await launchSystem(mode, a.opts);
+      const sys = await launchSystem(...launch);
       keep(sys.stop);
       const scenarios = createScenarios(new Fixtures(new Api(sys.base, sys.token)), sys.databaseUrl).filter((s) =>
         a.names.includes(s.name),
@@ -71,7 +79,9 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
       }
       stacks.push({ mode, base: sys.base, token: sys.token, pids: [sys.pid], databaseUrl: sys.databaseUrl, scenarios });
     }
-    for (const standIn of [await startCeilingStandIn(a.opts, samples), await startFloorStandIn(a.opts, samples, a.names)]) {
+    const standIns =
+      a.opts.baseline !== undefined ? [] : [await startCeilingStandIn(a.opts, samples), await startFloorStandIn(a.opts, samples, a.names)];
+    for (const standIn of standIns) {
       if (!standIn) continue;
       keep(standIn.stop);
       stacks.push(standIn);

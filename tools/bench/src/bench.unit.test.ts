@@ -1,7 +1,11 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { alternationRefusal, asRound, rotate } from './alternate';
+import { compareWithBaseline, formatBaseline } from './baseline';
 import { invoiceIdOf, invoiceRequest } from './fixtures';
 import { amountRunSeconds } from './load';
-import { parseOptions, UsageError } from './options';
+import { LAUNCHER_ENTRY, parseOptions, UsageError } from './options';
 import { attachRatios, evaluateTargets, formatReport, targetCell, type Report } from './report';
 import type { ScenarioResult } from './result';
 import { combineRounds, formatSpread } from './rounds';
@@ -32,6 +36,41 @@ describe('benchmark harness', () => {
     expect(parseOptions([], names, {}).alternate).toBeUndefined();
     for (const bad of ['1', '21', '2.5', 'x']) expect(() => parseOptions(['--alternate', bad], names, {})).toThrow(UsageError);
     expect(() => parseOptions(['--alternate', '3', '--rounds', '3'], names, {})).toThrow(/two ways of repeating/);
+  });
+
+  it('reads --baseline DIR as a built checkout compared in alternating slices, refusing an unbuilt one or --rounds', () => {
+    const built = mkdtempSync(join(tmpdir(), 'bench-baseline-'));
+    try {
+      expect(() => parseOptions(['--baseline', built], names, {})).toThrow(/build that checkout first/);
+      mkdirSync(join(built, 'apps', 'launcher', 'dist'), { recursive: true });
+      writeFileSync(join(built, LAUNCHER_ENTRY), '');
+      expect(parseOptions(['--baseline', built], names, {})).toMatchObject({ baseline: built, alternate: 6, rounds: 6 });
+      expect(parseOptions(['--baseline', built, '--alternate', '3'], names, {})).toMatchObject({ alternate: 3, rounds: 3 });
+      expect(() => parseOptions(['--baseline', built, '--rounds', '3'], names, {})).toThrow(/alternating slices/);
+    } finally {
+      rmSync(built, { recursive: true, force: true });
+    }
+  });
+
+  it("compares each slice's run with the baseline's run of the same slice, and takes the median of those ratios", () => {
+    // The machine slows down from slice to slice; each slice's ratio stays 0.9 but one, where a burst hit this system.
+    const slices = [1000, 800, 600].map((base, i) => ({
+      ceiling: [],
+      floor: [],
+      results: [
+        scenarioRun({ rps: i === 1 ? base * 0.5 : base * 0.9, cpu: cpu(i === 1 ? 8 : 4.4) }),
+        scenarioRun({ mode: 'baseline', rps: base, cpu: cpu(4), errors: i }),
+        scenarioRun({ mode: 'in-process', rps: 5000 }),
+      ],
+    }));
+    const [row] = compareWithBaseline(slices, 'rabbitmq');
+    expect(row?.rpsBySlice).toEqual([0.9, 0.5, 0.9]);
+    expect(row?.rps).toBeCloseTo(0.9, 9);
+    expect(row?.cpu).toBeCloseTo(1.1, 9);
+    expect(row?.errors).toBe(3);
+    expect(formatBaseline(compareWithBaseline(slices, 'rabbitmq'), '/b').join('\n')).toContain(
+      '| list | 32 | 0.900 | 0.90, 0.50, 0.90 | 1.100 | 3 |',
+    );
   });
 
   it('alternates only scenarios that leave what the others read alone, rotating the stacks so none always follows another', () => {
@@ -232,6 +271,10 @@ describe('benchmark harness', () => {
 });
 
 /** One measured run of a scenario (list partners over RabbitMQ at 32 connections unless said). */
+function cpu(processMsPerRequest: number): NonNullable<ScenarioResult['cpu']> {
+  return { processMsPerRequest, machineMsPerRequest: processMsPerRequest * 2, machineBusyCores: 1.5, stolenCores: 0 };
+}
+
 function scenarioRun(over: Partial<ScenarioResult>): ScenarioResult {
   return {
     mode: 'rabbitmq',

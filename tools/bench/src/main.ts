@@ -1,4 +1,5 @@
 import { alternationRefusal, measureAlternating } from './alternate';
+import { compareWithBaseline } from './baseline';
 import { Api } from './api';
 import { Fixtures } from './fixtures';
 import { measureIdempotencyCost, type IdempotencyCost } from './idempotency';
@@ -76,6 +77,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
 
   const combined = combineRounds(rounds);
+  const firstMode = opts.modes[0];
+  const baseline =
+    opts.baseline !== undefined && firstMode ? { dir: opts.baseline, rows: compareWithBaseline(rounds, firstMode) } : undefined;
   const finished = new Date();
   const report: Report = {
     startedAt: started.toISOString(),
@@ -92,6 +96,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     ...combined,
     idempotency,
     ...(opts.rounds > 1 ? { rounds } : {}),
+    ...(baseline ? { baseline } : {}),
   };
   const targets = evaluateTargets(report);
   console.log(formatReport(report, targets));

@@ -1,4 +1,10 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+
+/** The launcher's start, as `npm start` runs it: what a `--baseline` checkout must have built. */
+export const LAUNCHER_ENTRY = join('apps', 'launcher', 'dist', 'start.js');
+const DEFAULT_BASELINE_SLICES = 6;
 
 export const modes = ['rabbitmq', 'in-process'] as const;
 export type Mode = (typeof modes)[number];
@@ -17,12 +23,18 @@ export interface BenchOptions {
   only?: ReadonlySet<string>;
   /** Also write the results as JSON here. */
   json?: string;
+  /**
+   * `--baseline DIR`: a built checkout of another commit (a git worktree, say), whose system runs
+   * beside this one's in alternating slices; the report gives this ÷ that per scenario (baseline.ts).
+   */
+  baseline?: string;
   /** Admin URL of PostgreSQL: the bench makes (and drops) a database per mode on it. */
   pgUrl: string;
   amqpUrl: string;
 }
 
-export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|rabbitmq,in-process] [--rounds N | --alternate N] [--json FILE]
+export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|rabbitmq,in-process] [--rounds N | --alternate N] [--baseline DIR] [--json FILE]
+  --baseline DIR: DIR is a built checkout of another commit; both systems run side by side in alternating slices (6 unless --alternate says)
 environment: BENCH_SECONDS (default 10: each 32-connection run; 1-connection runs last half),
   BENCH_DATABASE_URL / BENCH_AMQP_URL (else TEST_DATABASE_URL / TEST_AMQP_URL, else local defaults)`;
 
@@ -36,6 +48,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
       json: { type: 'string' },
       rounds: { type: 'string' },
       alternate: { type: 'string' },
+      baseline: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -56,6 +69,17 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
   if (alternate !== undefined && values.rounds !== undefined)
     throw new UsageError('--alternate and --rounds are two ways of repeating: give one');
 
+  let baseline: string | undefined;
+  if (values.baseline !== undefined) {
+    if (values.rounds !== undefined) throw new UsageError('--baseline runs in alternating slices: give --alternate N, not --rounds');
+    baseline = resolve(values.baseline);
+    if (!existsSync(join(baseline, LAUNCHER_ENTRY)))
+      throw new UsageError(
+        `--baseline ${values.baseline}: no ${LAUNCHER_ENTRY} there; build that checkout first (npm install && npx turbo run build)`,
+      );
+  }
+  const slices = alternate ?? (baseline !== undefined ? DEFAULT_BASELINE_SLICES : undefined);
+
   const chosenModes = values.modes === undefined ? [...modes] : list(values.modes);
   for (const m of chosenModes) {
     if (!(modes as readonly string[]).includes(m)) throw new UsageError(`unknown mode "${m}"; modes: ${modes.join(', ')}`);
@@ -73,8 +97,9 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
   return {
     seconds,
     secondsAt1: seconds / 2,
-    rounds: alternate ?? rounds,
-    ...(alternate !== undefined ? { alternate } : {}),
+    rounds: slices ?? rounds,
+    ...(slices !== undefined ? { alternate: slices } : {}),
+    ...(baseline !== undefined ? { baseline } : {}),
     modes: [...new Set(chosenModes)] as Mode[],
     only,
     json: values.json,

@@ -5,6 +5,7 @@ import type { Mode } from './options';
 import type { LagResult } from './lag';
 import type { LoadResult } from './load';
 import type { ScenarioResult } from './result';
+import { formatBaseline, type BaselineComparison } from './baseline';
 import { formatSpread, type Round } from './rounds';
 import { ratio, round } from './stats';
 
@@ -28,6 +29,8 @@ export interface Report {
   results: ScenarioResult[];
   idempotency: IdempotencyCost[];
   rounds?: Round[];
+  /** With `--baseline`: the checkout compared with, and the comparison per scenario and connections. */
+  baseline?: { dir: string; rows: BaselineComparison[] };
 }
 
 /**
@@ -225,6 +228,7 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
       );
     }
   }
+  if (report.baseline) out.push('', ...formatBaseline(report.baseline.rows, report.baseline.dir));
   if (report.idempotency.length) {
     out.push(
       '',
@@ -346,6 +350,19 @@ export function writeJson(file: string, report: Report, targets: readonly Target
     results: report.results.map(run),
     ...(report.rounds
       ? { rounds: report.rounds.map((r) => ({ ceiling: r.ceiling.map(run), floor: r.floor.map(run), results: r.results.map(run) })) }
+      : {}),
+    ...(report.baseline
+      ? {
+          baseline: {
+            dir: report.baseline.dir,
+            rows: report.baseline.rows.map((r) => ({
+              ...r,
+              rps: roundOpt(r.rps, 3),
+              rpsBySlice: r.rpsBySlice.map((v) => roundOpt(v, 3)),
+              cpu: roundOpt(r.cpu, 3),
+            })),
+          },
+        }
       : {}),
     idempotency: report.idempotency.map((c) => ({
       operation: 'partners.partner.create',

@@ -2,9 +2,12 @@ import type { LagResult } from './lag';
 import type { LoadResult } from './load';
 import type { Mode } from './options';
 
-/** One measured run: a scenario at a number of connections, in a mode or on the ceiling or floor stand-in. */
+/** Who a run measured: the system in a mode, the ceiling or floor stand-in, or the `--baseline` checkout's system. */
+export type StackName = Mode | 'ceiling' | 'floor' | 'baseline';
+
+/** One measured run: a scenario at a number of connections, on one stack. */
 export interface ScenarioResult extends LoadResult {
-  mode: Mode | 'ceiling' | 'floor';
+  mode: StackName;
   scenario: string;
   title: string;
   /** The ceiling stand-in this scenario is compared with. */

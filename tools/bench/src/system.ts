@@ -4,7 +4,7 @@ import pg from 'pg';
 import { createApiKey } from '@bo/gateway';
 import { createDb, deleteTopology } from '@bo/runtime';
 import { freePort, SERVING_NODE_FLAGS, repoRoot, systemTopology } from '@bo/launcher';
-import type { Mode } from './options';
+import { LAUNCHER_ENTRY, type Mode } from './options';
 
 export const ORG = 1;
 
@@ -23,11 +23,12 @@ export interface LaunchedSystem {
 /**
  * `npm start` with DATABASE_URL and AMQP_URL (gateway and each service its own process over
  * RabbitMQ), or with DATABASE_URL alone (everything in one process on the in-process bus), on a
- * fresh database that stop() drops, with an API key for organization 1.
+ * fresh database that stop() drops, with an API key for organization 1. `root` is the checkout whose
+ * launcher starts (another commit's, for `--baseline`); its API-key table must be this one's.
  */
-export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: string }): Promise<LaunchedSystem> {
+export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: string }, root: string = repoRoot): Promise<LaunchedSystem> {
   const stamp = Date.now().toString(36);
-  const tag = mode === 'rabbitmq' ? 'mq' : 'mem';
+  const tag = `${mode === 'rabbitmq' ? 'mq' : 'mem'}${root === repoRoot ? '' : '_base'}`;
   const dbName = `bo_bench_${stamp}_${tag}`;
   const admin = new pg.Client({ connectionString: opts.pgUrl });
   await admin.connect();
@@ -54,7 +55,7 @@ export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: s
     RATE_LIMIT_WRITES_PER_SECOND: '1000000',
     RATE_LIMIT_IN_FLIGHT: '100000',
   };
-  const child = spawn(process.execPath, [...SERVING_NODE_FLAGS, join(repoRoot, 'apps', 'launcher', 'dist', 'start.js')], {
+  const child = spawn(process.execPath, [...SERVING_NODE_FLAGS, join(root, LAUNCHER_ENTRY)], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
