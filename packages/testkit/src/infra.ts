@@ -55,9 +55,14 @@ async function startContainer(image: string, port: number, what: string): Promis
   return what === 'PostgreSQL' ? `postgres://postgres@${host}:${mapped}/postgres` : `amqp://guest:guest@${host}:${mapped}`;
 }
 
+/**
+ * Whether something listens on the port. A closed local port refuses at once, so the timeout only
+ * bounds a connect the kernel has accepted but a busy test process has not yet seen: generous, so
+ * a loaded machine (parallel jest workers on 2 cores) is not taken for a machine without the server.
+ */
 function portOpen(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 500 });
+    const socket = connect({ host, port, timeout: 10_000 });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
