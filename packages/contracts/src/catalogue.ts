@@ -1,5 +1,6 @@
 import { catalogEvents, catalogOperations } from './catalog';
 import type { EventDef } from './events';
+import { integrationsEvents, integrationsOperations } from './integrations';
 import { invoicingEvents, invoicingOperations } from './invoicing';
 import { domainPrefix, type Operation, selectorRank, describeSelector } from './operation';
 import { organizationEvents, organizationOperations } from './organization';
@@ -8,11 +9,25 @@ import { salesEvents, salesOperations } from './sales';
 import { printable } from './shape';
 
 /** Every operation of the system: the gateway routes from it and OpenAPI is generated from it. */
-const catalogue = [...partnersOperations, ...organizationOperations, ...catalogOperations, ...salesOperations, ...invoicingOperations];
+const catalogue = [
+  ...partnersOperations,
+  ...organizationOperations,
+  ...catalogOperations,
+  ...salesOperations,
+  ...invoicingOperations,
+  ...integrationsOperations,
+];
 export const operations: readonly Operation[] = catalogue;
 /** Every operation with its literal name, paths and selector in its type: the typed client is derived from it. */
 export type CatalogueOperation = (typeof catalogue)[number];
-export const events: readonly EventDef[] = [...partnersEvents, ...organizationEvents, ...catalogEvents, ...salesEvents, ...invoicingEvents];
+export const events: readonly EventDef[] = [
+  ...partnersEvents,
+  ...organizationEvents,
+  ...catalogEvents,
+  ...salesEvents,
+  ...invoicingEvents,
+  ...integrationsEvents,
+];
 
 export const operationsByName: ReadonlyMap<string, Operation> = new Map(operations.map((op) => [op.name, op]));
 

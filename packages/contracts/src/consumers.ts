@@ -1,3 +1,4 @@
+import { events } from './catalogue';
 import type { ServiceName } from './operation';
 import * as invoicing from './invoicing';
 import * as organization from './organization';
@@ -69,6 +70,13 @@ export const consumers: readonly ConsumerDef[] = [
     service: 'invoicing',
     summary: 'Stops the recurring contracts of a deleted partner, with the reason',
     events: [partners.partnerDeleted.type],
+  },
+  {
+    name: 'webhooks.deliveries',
+    service: 'webhooks',
+    summary:
+      "Queues a signed webhook delivery of every event to each endpoint of the event's organization whose events match it (docs/webhooks.md)",
+    events: events.map((e) => e.type),
   },
 ];
 

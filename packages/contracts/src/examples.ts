@@ -1431,5 +1431,89 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
       },
     ),
     step('partners.partner.delete', { ...writer, action: 'delete', partner_id: 2 }, { message: 'Partner deleted successfully' }),
+    ...webhookSteps(today, writer, reader),
+  ];
+}
+
+/**
+ * A webhook endpoint's life, told last so no earlier step's event is queued for it: made (its secret
+ * answered once), listed, narrowed, its log read, its secret rotated, failures sent again, a ping,
+ * and its deletion. The ping's event id is new each time (shown cut short).
+ */
+function webhookSteps(today: string, writer: { org_id: '1'; userid: '1' }, reader: { org_id: '1' }): ExampleStep[] {
+  const at = `${today}T09:00:00`;
+  const endpoint = {
+    id: 1,
+    url: 'https://hooks.example.com/backoffice',
+    description: 'Accounting sync',
+    events: ['invoicing.invoice.*'],
+    status: 'enabled' as const,
+    disabled_reason: null,
+    disabled_at: null,
+    previous_secret_expires_at: null,
+    version: 1,
+    created_at: at,
+    updated_at: at,
+  };
+  const narrowed = { ...endpoint, events: ['invoicing.invoice.validated', 'invoicing.invoice.paid'], version: 2 };
+  const page = { page_number: 1, page_size: 25, total_items: 1, total_pages: 1, has_next: false, has_previous: false };
+  return [
+    step(
+      'webhooks.endpoint.create',
+      { ...writer, action: 'create', url: endpoint.url, events: endpoint.events, description: endpoint.description },
+      { message: 'Webhook endpoint created successfully', endpoint, secret: 'whsec_…' },
+    ),
+    step(
+      'webhooks.endpoint.list',
+      { ...reader, action: 'list' },
+      { message: 'Webhook endpoints retrieved successfully', endpoints: [endpoint], pagination: page },
+    ),
+    step(
+      'webhooks.endpoint.update',
+      { ...writer, action: 'update', endpoint_id: 1, events: narrowed.events },
+      { message: 'Webhook endpoint updated successfully', endpoint: narrowed },
+    ),
+    step(
+      'webhooks.delivery.list',
+      { ...reader, action: 'deliveries', endpoint_id: 1 },
+      { message: 'Webhook deliveries retrieved successfully', deliveries: [], pagination: { ...page, total_items: 0, total_pages: 0 } },
+    ),
+    step(
+      'webhooks.endpoint.rotate_secret',
+      { ...writer, action: 'rotate_secret', endpoint_id: 1 },
+      {
+        message: 'Webhook signing secret rotated successfully',
+        endpoint: { ...narrowed, version: 3, previous_secret_expires_at: `${addDays(today, 1)}T09:00:00` },
+        secret: 'whsec_…',
+      },
+    ),
+    step(
+      'webhooks.delivery.redeliver',
+      { ...writer, action: 'redeliver', endpoint_id: 1, since: `${today}T00:00:00` },
+      { message: '0 webhook deliveries queued again', redelivered: 0 },
+    ),
+    step(
+      'webhooks.endpoint.test',
+      { ...writer, action: 'test', endpoint_id: 1 },
+      {
+        message: 'Test webhook queued',
+        delivery: {
+          id: 1,
+          endpoint_id: 1,
+          event_id: '…',
+          event_type: 'webhook.ping',
+          status: 'pending',
+          attempts: 0,
+          last_attempt_at: null,
+          last_http_status: null,
+          last_duration_ms: null,
+          last_error: null,
+          next_attempt_at: at,
+          delivered_at: null,
+          created_at: at,
+        },
+      },
+    ),
+    step('webhooks.endpoint.delete', { ...writer, action: 'delete', endpoint_id: 1 }, { message: 'Webhook endpoint deleted successfully' }),
   ];
 }

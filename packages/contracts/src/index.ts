@@ -17,6 +17,7 @@ export * as organization from './organization';
 export * as catalog from './catalog';
 export * as sales from './sales';
 export * as invoicing from './invoicing';
+export * as integrations from './integrations';
 export * from './reference';
 export * from './json-numbers';
 export * from './examples';

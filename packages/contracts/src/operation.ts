@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const serviceNames = ['partners', 'catalog', 'sales', 'invoicing'] as const;
+export const serviceNames = ['partners', 'catalog', 'sales', 'invoicing', 'webhooks'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 /** The HTTP path prefix of each service's domain. */
@@ -9,6 +9,7 @@ export const domainPrefix: Record<ServiceName, string> = {
   catalog: '/inventory',
   sales: '/sales',
   invoicing: '/invoicing',
+  webhooks: '/integrations',
 };
 
 /**

@@ -1,0 +1,3 @@
+export * from './schemas';
+export * from './operations';
+export * from './events';
