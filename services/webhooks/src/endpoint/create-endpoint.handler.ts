@@ -1,0 +1,26 @@
+import { integrations } from '@bo/contracts';
+import { handler } from '@bo/runtime';
+import { newSigningSecret } from '../domain/signature';
+import { webhookSettings } from '../settings';
+import { checkEndpointInput } from './endpoint-input';
+import { endpointRecord, type EndpointRow } from './endpoint.record';
+import { secretBox } from './secrets';
+
+/** The target is checked (a DNS lookup) before the transaction; the secret is answered once (and recorded with the reply under the key). */
+export const createEndpointHandler = handler(integrations.createEndpoint, {
+  gather: (req, ctx) => checkEndpointInput(req, ctx.config),
+  async apply(req, ctx) {
+    const secret = newSigningSecret();
+    const [row] = (await ctx
+      .db('endpoints')
+      .insert({
+        org_id: ctx.orgId,
+        url: req.url,
+        description: req.description ?? null,
+        events: JSON.stringify(req.events),
+        secret: secretBox(webhookSettings(ctx.config)).seal(secret),
+      })
+      .returning('*')) as EndpointRow[];
+    return { message: 'Webhook endpoint created successfully', endpoint: endpointRecord(row as EndpointRow), secret };
+  },
+});

@@ -1,0 +1,1 @@
+export { webhooksService } from './service';

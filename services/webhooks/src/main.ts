@@ -1,0 +1,4 @@
+import { runServiceMain } from '@bo/runtime';
+import { webhooksService } from './service';
+
+void runServiceMain(webhooksService);
