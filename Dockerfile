@@ -18,6 +18,7 @@ COPY services/partners/package.json services/partners/
 COPY services/catalog/package.json services/catalog/
 COPY services/sales/package.json services/sales/
 COPY services/invoicing/package.json services/invoicing/
+COPY services/webhooks/package.json services/webhooks/
 COPY apps/launcher/package.json apps/launcher/
 # The test kit's and the lab's manifests too, so the install matches the lockfile; their sources never enter the image.
 COPY packages/testkit/package.json packages/testkit/

@@ -12,6 +12,7 @@ const workspaces = {
   catalog: 'services/catalog',
   sales: 'services/sales',
   invoicing: 'services/invoicing',
+  webhooks: 'services/webhooks',
   bench: 'tools/bench',
   chaos: 'tools/chaos',
 };

@@ -4,6 +4,7 @@ import { catalogService } from '@bo/catalog';
 import { invoicingService } from '@bo/invoicing';
 import { partnersService } from '@bo/partners';
 import { salesService } from '@bo/sales';
+import { webhooksService } from '@bo/webhooks';
 
 /** Every service of the system; the launcher is the one place that knows them all. */
 export const serviceDefinitions: Record<ServiceName, ServiceDefinition> = {
@@ -11,6 +12,7 @@ export const serviceDefinitions: Record<ServiceName, ServiceDefinition> = {
   catalog: catalogService,
   sales: salesService,
   invoicing: invoicingService,
+  webhooks: webhooksService,
 };
 
 /**

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { serviceNames } from '@bo/contracts';
 import { createApiKey, hashKey } from '@bo/gateway';
 import { createDb, createLogger, onShutdown, stopTracing } from '@bo/runtime';
+import { DEVELOPMENT_DEFAULTS, passedThrough } from './dev-defaults';
 import { startEmbeddedPostgres } from './embedded';
 import { repoRoot } from './paths';
 import { System } from './system';
@@ -37,7 +38,7 @@ async function startSingleProcess(databaseUrl: string | undefined): Promise<void
     busPrefix: process.env.BUS_PREFIX,
     port: Number(process.env.PORT ?? 3000),
     logLevel: process.env.LOG_LEVEL ?? 'warn',
-    env: process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT } : {},
+    env: passedThrough(process.env),
   });
   let key: string;
   try {
@@ -101,7 +102,7 @@ function startProcesses(): void {
   const children: ChildProcess[] = [];
   let stopping = false;
   for (const entry of entries) {
-    const child = spawn(process.execPath, [...nodeArgs, entry], { stdio: 'inherit', env: process.env });
+    const child = spawn(process.execPath, [...nodeArgs, entry], { stdio: 'inherit', env: { ...DEVELOPMENT_DEFAULTS, ...process.env } });
     child.on('exit', (code, signal) => {
       if (stopping) return;
       log.error({ entry, code, signal }, 'a process exited; stopping the others');

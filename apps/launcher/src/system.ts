@@ -15,6 +15,7 @@ import {
   type Knex,
   type RunningService,
 } from '@bo/runtime';
+import { DEVELOPMENT_DEFAULTS } from './dev-defaults';
 import { serviceDefinitions } from './services';
 
 export interface SystemOptions {
@@ -59,6 +60,7 @@ export class System {
       LOG_LEVEL: opts.logLevel,
       PORT: opts.port === undefined ? undefined : String(opts.port),
       HEALTH_SERVICES: (opts.services ?? serviceNames).join(','),
+      ...DEVELOPMENT_DEFAULTS,
       ...opts.env,
     };
     const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
