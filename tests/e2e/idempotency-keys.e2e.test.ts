@@ -18,7 +18,7 @@ const FED_BY_EVENTS = new Set(['partner_directory', 'organization_settings']);
 describe('one Idempotency-Key, one operation, one body, across the API', () => {
   let sys: TestSystem;
   let db: Knex;
-  const fixtures = { partner: 0, product: 0, fee: '', warehouse: '', location: '', contract: 0 };
+  const fixtures = { partner: 0, product: 0, fee: '', warehouse: '', location: '', contract: 0, webhook: 0 };
   const today = new Date().toISOString().slice(0, 10);
   const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
   let seq = 0;
@@ -49,6 +49,11 @@ describe('one Idempotency-Key, one operation, one body, across the API', () => {
           recurring: { enabled: true, is_parent: true, frequency: 'monthly', start_date: inDays(30), status: 'active' },
         })
       ).invoice.id,
+    );
+    // An endpoint for an event no request here makes: its deliveries table stays as it is.
+    fixtures.webhook = Number(
+      (await ok('/integrations/webhooks', { action: 'create', url: 'https://hooks.example.com/keys', events: ['invoicing.invoice.paid'] }))
+        .endpoint.id,
     );
   });
   afterAll(async () => {
@@ -110,6 +115,16 @@ describe('one Idempotency-Key, one operation, one body, across the API', () => {
         valid_until: inDays(30),
         notes: unique('Quote'),
       },
+    }),
+    'webhooks.endpoint': () => ({
+      operation: 'webhooks.endpoint.create',
+      path: '/integrations/webhooks',
+      body: { action: 'create', url: 'https://hooks.example.com/keys', events: ['invoicing.invoice.paid'], description: unique('Hook') },
+    }),
+    'webhooks.delivery': () => ({
+      operation: 'webhooks.delivery.redeliver',
+      path: '/integrations/webhooks',
+      body: { action: 'redeliver', endpoint_id: fixtures.webhook, since: new Date(Date.now() - ++seq * 1000).toISOString().slice(0, 19) },
     }),
     'invoicing.invoice': () => ({
       operation: 'invoicing.invoice.create',

@@ -27,6 +27,7 @@ describe('serving V8 flags', () => {
       'services/catalog/dist/main.js',
       'services/sales/dist/main.js',
       'services/invoicing/dist/main.js',
+      'services/webhooks/dist/main.js',
       'services/gateway/dist/main.js',
     ]);
     // A command starting with node would run node with the file "node" behind the entry point.

@@ -1,0 +1,241 @@
+import { Webhook } from 'standardwebhooks';
+import { newProducts } from '../support/catalog';
+import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * Webhooks end to end (issue 32): the whole system over RabbitMQ and PostgreSQL, and receivers the
+ * test runs on 127.0.0.1 (hence WEBHOOKS_ALLOW_HTTP and WEBHOOKS_ALLOW_PRIVATE). The retry schedule is
+ * shortened to a few seconds, which stands in for the day-long one: "down for two minutes" is a
+ * receiver down for several retries.
+ */
+describe('webhooks', () => {
+  let sys: TestSystem;
+  let product: number;
+  const receivers: WebhookReceiver[] = [];
+  const receiver = async () => {
+    const r = await new WebhookReceiver().start();
+    receivers.push(r);
+    return r;
+  };
+  const hooks = () => sys.client.webhooks;
+
+  beforeAll(async () => {
+    sys = await startTestSystem({
+      env: {
+        WEBHOOKS_ALLOW_HTTP: '1',
+        WEBHOOKS_ALLOW_PRIVATE: '1',
+        WEBHOOKS_TIMEOUT_MS: '4000',
+        WEBHOOKS_POLL_MS: '100',
+        WEBHOOKS_RETRY_SCHEDULE_MS: '100,200,400,600,800,1000,1000,1000,1000,1000',
+      },
+    });
+    [product] = (await newProducts(sys, ['Consulting'])) as [number];
+  }, 60_000);
+  afterAll(async () => {
+    for (const r of receivers) await r.stop();
+    await sys?.stop();
+  });
+
+  const endpoint = async (url: string, events: string[], org: 1 | 2 = 1) =>
+    sys.clientOf(org).webhooks.endpoint.create({ org_id: String(org), userid: 'u1', url, events, description: 'test receiver' });
+  const partner = async (name: string, org: 1 | 2 = 1) =>
+    (await sys.clientOf(org).partners.partner.create({ org_id: String(org), userid: 'u1', partnername: name, partner_type: 'customer' }))
+      .partner;
+  const deliveries = async (endpointId: number, org: 1 | 2 = 1) =>
+    (await sys.clientOf(org).webhooks.delivery.list({ org_id: String(org), endpoint_id: endpointId, page_size: 100 })).deliveries;
+
+  it('delivers a validated invoice signed as Standard Webhooks says, to the endpoints whose patterns match it', async () => {
+    const invoices = await receiver();
+    const crm = await receiver();
+    const { endpoint: a, secret } = await endpoint(invoices.url, ['invoicing.invoice.validated']);
+    const { endpoint: b } = await endpoint(crm.url, ['partners.*']);
+    expect(secret).toMatch(/^whsec_/);
+    expect(a).toMatchObject({ status: 'enabled', events: ['invoicing.invoice.validated'], previous_secret_expires_at: null });
+
+    const customer = await partner('Webhook Customer');
+    const { invoice } = await sys.client.invoicing.invoice.create({
+      org_id: '1',
+      userid: 'u1',
+      invoicetype: 'invoiceout',
+      partner: customer.id,
+      line_items: [{ product_id: product, quantity: 2, price: 50, tax_rate: 0, tax_included: false }],
+    });
+    await sys.client.invoicing.invoice.validate({ org_id: '1', userid: 'u1', id: invoice.id });
+
+    const [hook] = await eventually(() => {
+      const got = invoices.ofType('invoicing.invoice.validated');
+      if (!got.length) throw new Error('not delivered yet');
+      return got;
+    });
+    // The reference library checks the signature, the id and the timestamp's freshness.
+    const verified = new Webhook(secret).verify(hook!.body, hook!.headers as Record<string, string>) as Record<string, any>;
+    expect(verified).toMatchObject({ type: 'invoicing.invoice.validated', org_id: 1, data: { invoice_id: invoice.id, invoicetotal: 100 } });
+    expect(hook!.headers['webhook-id']).toBe(verified['id']);
+    expect(Object.keys(verified).sort()).toEqual(['created_at', 'data', 'id', 'org_id', 'type']);
+    expect(invoices.hooks.every((h) => h.payload.type === 'invoicing.invoice.validated')).toBe(true);
+
+    // The partner endpoint's rows were queued in the same transactions: it has the partner, never the invoice.
+    await eventually(() => expect(crm.ofType('partners.partner.created').map((h) => h.payload.data['id'])).toContain(customer.id));
+    expect((await deliveries(b.id)).map((d) => d.event_type).every((t) => t.startsWith('partners.'))).toBe(true);
+    expect(crm.hooks.every((h) => h.payload.type.startsWith('partners.'))).toBe(true);
+    const [logged] = (await deliveries(a.id)).filter((d) => d.event_type === 'invoicing.invoice.validated');
+    expect(logged).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      last_http_status: 200,
+      next_attempt_at: null,
+      event_id: verified['id'],
+    });
+  });
+
+  it('refuses event names that match nothing, naming each', async () => {
+    const r = await receiver();
+    const refused = await refusal(endpoint(r.url, ['invoicing.*', 'invoicing.invoice.valdated', 'nothing.*']));
+    expect(refused).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(refused.errors.map((e) => e.field)).toEqual(['events.1', 'events.2']);
+  });
+
+  it('keeps the old secret signing beside the new one for the overlap after a rotation', async () => {
+    const r = await receiver();
+    const { endpoint: e, secret: old } = await endpoint(r.url, ['partners.partner.created']);
+    const rotated = await hooks().endpoint.rotateSecret({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    expect(rotated.secret).not.toBe(old);
+    expect(rotated.endpoint.previous_secret_expires_at).not.toBeNull();
+    const { delivery } = await hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    const ping = await eventually(() => {
+      const found = r.ofType('webhook.ping').find((h) => h.headers['webhook-id'] === delivery.event_id);
+      if (!found) throw new Error('no ping yet');
+      return found;
+    });
+    for (const secret of [old, rotated.secret])
+      expect(new Webhook(secret).verify(ping.body, ping.headers as Record<string, string>)).toMatchObject({ type: 'webhook.ping' });
+    // Never listed: no secret in any answer but create's and rotate's.
+    const listed = await hooks().endpoint.list({ org_id: '1' });
+    expect(JSON.stringify(listed)).not.toContain('whsec_');
+  });
+
+  it('gets every event to a receiver that was down, each under one webhook-id, the same on every attempt', async () => {
+    const r = await receiver();
+    const { endpoint: e } = await endpoint(r.url, ['partners.partner.created']);
+    await r.stop();
+    const made = await Promise.all(['Down One', 'Down Two', 'Down Three'].map((n) => partner(n)));
+    // Down through several attempts of each (the shortened schedule stands in for minutes).
+    await eventually(
+      async () => {
+        const log = await deliveries(e.id);
+        if (log.length !== 3 || log.some((d) => d.attempts < 3 || d.status !== 'pending')) throw new Error('not failed enough yet');
+        expect(log.every((d) => d.last_error !== null && d.last_http_status === null)).toBe(true);
+      },
+      { timeoutMs: 15_000 },
+    );
+    await r.start();
+    await eventually(async () => expect((await deliveries(e.id)).map((d) => d.status)).toEqual(['delivered', 'delivered', 'delivered']), {
+      timeoutMs: 15_000,
+    });
+    const ids = new Map<string, Set<string>>();
+    for (const h of r.hooks) ids.set(h.payload.id, (ids.get(h.payload.id) ?? new Set()).add(String(h.headers['webhook-id'])));
+    expect(new Set(r.hooks.map((h) => h.payload.data['id']))).toEqual(new Set(made.map((p) => p.id)));
+    for (const [id, seen] of ids) expect([...seen]).toEqual([id]);
+  });
+
+  it('retries a 500 until the receiver answers 200', async () => {
+    const r = await receiver();
+    const answered = new Set<string>();
+    r.answer = (h) => (answered.has(h.payload.id) ? 200 : (answered.add(h.payload.id), 500));
+    const { endpoint: e } = await endpoint(r.url, ['partners.partner.created']);
+    const { delivery } = await hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    await eventually(async () =>
+      expect((await deliveries(e.id)).find((d) => d.id === delivery.id)).toMatchObject({
+        status: 'delivered',
+        attempts: 2,
+        last_http_status: 200,
+      }),
+    );
+    expect(r.hooks.map((h) => h.headers['webhook-id'])).toEqual([delivery.event_id, delivery.event_id]);
+  });
+
+  it('does not let a receiver that hangs delay another endpoint', async () => {
+    const stuck = await receiver();
+    stuck.answer = () => 'hang';
+    const quick = await receiver();
+    const { endpoint: stuckEndpoint } = await endpoint(stuck.url, ['partners.partner.updated']);
+    await endpoint(quick.url, ['partners.partner.updated']);
+    const p = await partner('Hang Around');
+    for (let i = 0; i < 8; i++) await sys.client.partners.partner.edit({ org_id: '1', userid: 'u1', partner_id: p.id, notes: `edit ${i}` });
+    // All eight reach the quick receiver while the stuck one still holds its first attempts open
+    // (none of them has ended, not even by the 4 s timeout).
+    await eventually(() => expect(quick.ofType('partners.partner.updated')).toHaveLength(8));
+    expect(stuck.hanging.length).toBeGreaterThan(0);
+    expect((await deliveries(stuckEndpoint.id)).map((d) => d.attempts)).toEqual(Array(8).fill(0));
+  });
+
+  it('sends a delivery again on redeliver, under the same webhook-id', async () => {
+    const r = await receiver();
+    const { endpoint: e } = await endpoint(r.url, ['partners.partner.created']);
+    const { delivery } = await hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    await eventually(() => expect(r.hooks).toHaveLength(1));
+    await eventually(async () => expect((await deliveries(e.id))[0]).toMatchObject({ status: 'delivered' }));
+    expect(await hooks().delivery.redeliver({ org_id: '1', userid: 'u1', endpoint_id: e.id, delivery_id: delivery.id })).toMatchObject({
+      redelivered: 1,
+    });
+    await eventually(() => expect(r.hooks.map((h) => h.headers['webhook-id'])).toEqual([delivery.event_id, delivery.event_id]));
+  });
+
+  it('disables an endpoint that answers 410 Gone, and says so with an event', async () => {
+    const watcher = await receiver();
+    const gone = await receiver();
+    gone.answer = () => 410;
+    await endpoint(watcher.url, ['webhooks.*']);
+    const { endpoint: e } = await endpoint(gone.url, ['*']);
+    await hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    const [disabled] = await eventually(() => {
+      const got = watcher.ofType('webhooks.endpoint.disabled');
+      if (!got.length) throw new Error('no event yet');
+      return got;
+    });
+    expect(disabled!.payload.data).toMatchObject({ endpoint_id: e.id, reason: 'gone' });
+    const listed = (await hooks().endpoint.list({ org_id: '1', page_size: 100 })).endpoints.find((x) => x.id === e.id);
+    expect(listed).toMatchObject({ status: 'disabled', disabled_reason: 'gone' });
+  });
+
+  it("keeps another organization's endpoints and deliveries invisible, and its events away", async () => {
+    const mine = await receiver();
+    const { endpoint: e } = await endpoint(mine.url, ['partners.partner.created']);
+    const theirs = await receiver();
+    await endpoint(theirs.url, ['partners.partner.created'], 2);
+    const org2 = sys.clientOf(2).webhooks;
+    expect((await org2.endpoint.list({ org_id: '2', page_size: 100 })).endpoints.map((x) => x.url)).toEqual([theirs.url]);
+    expect(await refusal(org2.delivery.list({ org_id: '2', endpoint_id: e.id }))).toMatchObject({ status: 400, code: 'not_found' });
+    expect(await refusal(org2.endpoint.rotateSecret({ org_id: '2', userid: 'u2', endpoint_id: e.id }))).toMatchObject({
+      code: 'not_found',
+    });
+    const theirPartner = await partner('Theirs', 2);
+    const myPartner = await partner('Mine');
+    await eventually(() => expect(theirs.hooks.map((h) => h.payload.data['id'])).toEqual([theirPartner.id]));
+    await eventually(() => expect(mine.hooks.map((h) => h.payload.data['id'])).toEqual([myPartner.id]));
+    expect(theirs.hooks.every((h) => h.payload.org_id === 2)).toBe(true);
+  });
+});
+
+describe('webhook targets without the development flags', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startTestSystem({ services: ['webhooks'] });
+  }, 60_000);
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  it.each([
+    ['http://hooks.example.com/x', 'must be an https URL'],
+    ['https://127.0.0.1/hooks', 'loopback, private'],
+    ['https://[::1]:8443/hooks', 'loopback, private'],
+    ['https://169.254.169.254/latest/meta-data', 'loopback, private'],
+    ['https://localhost/hooks', 'loopback, private'],
+  ])('refuses %s', async (url, message) => {
+    const refused = await refusal(sys.client.webhooks.endpoint.create({ org_id: '1', userid: 'u1', url, events: ['*'] }));
+    expect(refused).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(refused.errors).toEqual([{ field: 'url', message: expect.stringContaining(message) }]);
+  });
+});
