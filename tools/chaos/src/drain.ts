@@ -10,6 +10,8 @@ export interface WorkState {
   undelivered: Record<string, number>;
   /** Recurring contracts with a child due and not made. */
   dueContracts: number;
+  /** Webhook deliveries not delivered yet (due, retrying or in flight). */
+  webhooksPending: number;
   /** Ready messages in event, retry and dead queues. */
   queued: Record<string, number>;
 }
@@ -17,7 +19,7 @@ export interface WorkState {
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
 export function isIdle(s: WorkState): boolean {
-  return sum(s.unpublished) === 0 && sum(s.undelivered) === 0 && s.dueContracts === 0 && sum(s.queued) === 0;
+  return sum(s.unpublished) === 0 && sum(s.undelivered) === 0 && s.dueContracts === 0 && s.webhooksPending === 0 && sum(s.queued) === 0;
 }
 
 /** Every subscription of the system: the consumer, the schema its inbox is in, the event types. */
@@ -78,9 +80,14 @@ export async function workState(pool: pg.Pool, broker: BrokerInspector): Promise
     );
     dueContracts = Number(row?.n ?? 0);
   }
+  let webhooksPending = 0;
+  if (tables.has('webhooks.deliveries')) {
+    const [row] = await queryEventually<{ n: string }>(pool, `select count(*) as n from webhooks.deliveries where status = 'pending'`);
+    webhooksPending = Number(row?.n ?? 0);
+  }
   const stats = await broker.statsEventually(30_000, [...broker.queues('events'), ...broker.queues('retry'), ...broker.queues('dead')]);
   const queued = Object.fromEntries(stats.filter((s) => broker.kindOf(s.queue) !== 'dead').map((s) => [s.queue, s.messages]));
-  return { unpublished, undelivered, dueContracts, queued };
+  return { unpublished, undelivered, dueContracts, webhooksPending, queued };
 }
 
 /**
@@ -107,7 +114,7 @@ export async function waitDrained(
     }
     const timedOut = Date.now() - started > timeoutMs;
     // Undelivered events with nothing queued, unpublished or due can only be dead letters: stop waiting.
-    const onlyLost = sum(state.unpublished) === 0 && sum(state.queued) === 0 && state.dueContracts === 0;
+    const onlyLost = sum(state.unpublished) === 0 && sum(state.queued) === 0 && state.dueContracts === 0 && state.webhooksPending === 0;
     if (timedOut || (onlyLost && Date.now() - lastChange > stallMs)) return { drained: false, ms: Date.now() - started, state };
     await new Promise((r) => setTimeout(r, 500));
   }

@@ -17,14 +17,16 @@ import type { ChaosOptions } from './options';
 import { Fleet, type ProcessSpec } from './processes';
 import { waitReady } from './readiness';
 import type { RunReport } from './report';
+import { WebhookReceiver } from './webhooks';
 
 const ORGS = [1, 2];
-/** Two instances of catalog and invoicing (competing consumers, two schedulers), one of the others. */
+/** Two instances of catalog, invoicing and webhooks (competing consumers, two schedulers, two dispatchers), one of the others. */
 const INSTANCES = [
   ['partners', 1],
   ['catalog', 2],
   ['sales', 1],
   ['invoicing', 2],
+  ['webhooks', 2],
 ] as const;
 
 function hostPort(url: string, defaultPort: number): { host: string; port: number } {
@@ -83,12 +85,21 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     RATE_LIMIT_READS_PER_SECOND: '1000000',
     RATE_LIMIT_WRITES_PER_SECOND: '1000000',
     RATE_LIMIT_IN_FLIGHT: '100000',
+    // The receiver is this harness on 127.0.0.1, over http; retries are seconds apart, not hours.
+    WEBHOOKS_SECRET_KEY: `chaos-run-${id}-webhooks-secret-key`,
+    WEBHOOKS_ALLOW_HTTP: '1',
+    WEBHOOKS_ALLOW_PRIVATE: '1',
+    WEBHOOKS_TIMEOUT_MS: '3000',
+    WEBHOOKS_POLL_MS: '250',
+    WEBHOOKS_RETRY_SCHEDULE_MS: '100,200,400,800,1600,3200,5000,5000,5000,5000,5000,5000',
   };
   const specs: ProcessSpec[] = [
     ...INSTANCES.flatMap(([role, n]) => Array.from({ length: n }, (_, i) => ({ name: `${role}#${i + 1}`, role, env }))),
     { name: 'gateway', role: 'gateway', env },
   ];
   const fleet = new Fleet(specs, logDir, log);
+  const webhooks = new WebhookReceiver(rng(options.seed + runNo + 7919));
+  const receiverUrl = await webhooks.start();
   const broker = new BrokerInspector(options.amqpUrl, id, options.eventRetryBaseMs);
   const client = new CarefulClient({
     baseUrl: gatewayUrl,
@@ -110,7 +121,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     seen: {},
     scenarios: {},
     faults: [],
-    drain: { drained: false, ms: 0, state: { unpublished: {}, undelivered: {}, dueContracts: 0, queued: {} } },
+    drain: { drained: false, ms: 0, state: { unpublished: {}, undelivered: {}, dueContracts: 0, webhooksPending: 0, queued: {} } },
     checks: [],
     logDir,
     logsKept: true,
@@ -126,6 +137,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     } finally {
       await keysDb.destroy();
     }
+    for (const org of ORGS) await webhooks.subscribe(client, org, receiverUrl);
     phase('startup');
 
     const load = new Load(client, ORGS, random);
@@ -153,7 +165,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     phase('drain');
     log(`drain: ${report.drain.drained ? 'idle' : 'NOT idle'} after ${(report.drain.ms / 1000).toFixed(1)}s; re-sending every key`);
 
-    const ctx: CheckContext = { pool: db.pool, client, broker, fleet, faults: report.faults, orgs: ORGS, options };
+    const ctx: CheckContext = { pool: db.pool, client, broker, fleet, faults: report.faults, orgs: ORGS, options, webhooks };
     const keyResults = await runChecks(replayChecks, ctx);
     phase('replay');
     const second = await waitDrained(db.pool, broker, options.drainTimeoutMs);
@@ -169,6 +181,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     await fleet.stopAll().catch(() => undefined);
     await proxies.postgres.close();
     await proxies.rabbitmq.close();
+    await webhooks.close();
     if (!options.keep) {
       await broker.destroyTopology().catch((err: Error) => log(`could not remove the queues: ${err.message}`));
       await db.drop().catch((err: Error) => log(`could not drop ${id}: ${err.message}`));

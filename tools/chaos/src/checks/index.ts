@@ -2,6 +2,7 @@ import { conversionsCheck, numbersCheck, recurringCheck } from './documents';
 import { keysCheck } from './keys';
 import { ledgerCheck } from './ledger';
 import { stockCheck } from './stock';
+import { webhooksCheck } from './webhooks';
 import { deadLettersCheck, eventsCheck, no500Check, processesCheck } from './transport';
 import type { Check, CheckContext, CheckResult } from './types';
 import { writesCheck } from './writes';
@@ -20,6 +21,7 @@ export const stateChecks: Check[] = [
   recurringCheck,
   stockCheck,
   eventsCheck,
+  webhooksCheck,
   deadLettersCheck,
   processesCheck,
   no500Check,

@@ -4,6 +4,7 @@ import type { CarefulClient, Outcome, WriteRecord } from '../client';
 import type { FaultRecord } from '../faults';
 import type { ChaosOptions } from '../options';
 import type { Fleet } from '../processes';
+import type { WebhookReceiver } from '../webhooks';
 
 export interface Violation {
   message: string;
@@ -31,6 +32,8 @@ export interface CheckContext {
   faults: FaultRecord[];
   orgs: readonly number[];
   options: ChaosOptions;
+  /** The receiver every event of the organizations is delivered to as a webhook. */
+  webhooks?: WebhookReceiver;
 }
 
 export interface Check {
