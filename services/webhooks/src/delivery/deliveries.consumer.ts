@@ -16,11 +16,11 @@ export const deliveriesConsumer: InboxHandlerDef = {
   events: consumers.find((c) => c.name === NAME)?.events ?? [],
   async handleBatch(trx, events: EventEnvelope[], log) {
     const orgs = [...new Set(events.map((e) => e.org_id))];
-    const endpoints = (await trx('endpoints')
+    const endpoints = await trx('endpoints')
       .whereIn('org_id', orgs)
       .where({ status: 'enabled' })
       .whereNull('deleted_at')
-      .select('id', 'org_id', 'events')) as Array<{ id: number; org_id: number; events: string[] }>;
+      .select<Array<{ id: number; org_id: number; events: string[] }>>('id', 'org_id', 'events');
     if (endpoints.length === 0) return;
     const trace = currentTraceContext();
     const rows = events.flatMap((event) =>

@@ -135,7 +135,7 @@ export class Dispatcher implements BackgroundTask {
    */
   private async claim(limit: number): Promise<Claimed[]> {
     const leaseMs = this.settings.WEBHOOKS_TIMEOUT_MS + LEASE_MARGIN_MS;
-    const result = (await this.db.raw(
+    const result = await this.db.raw<{ rows: Claimed[] }>(
       `with busy as (
          select endpoint_id, count(*)::int as n from deliveries where status = 'pending' and leased_until > now() group by endpoint_id
        ), candidates as (
@@ -154,7 +154,7 @@ export class Dispatcher implements BackgroundTask {
                        and d.status = 'pending' and d.next_attempt_at <= now() for update skip locked)
        returning *`,
       [this.settings.WEBHOOKS_PER_ENDPOINT, limit, leaseMs / 1000, leaseMs / 1000],
-    )) as { rows: Claimed[] };
+    );
     return result.rows;
   }
 

@@ -20,7 +20,7 @@ export const redeliverHandler = handler(integrations.redeliver, async (req, ctx)
       .db('deliveries')
       .where({ endpoint_id: endpoint.id })
       .where('created_at', '>=', new Date(`${req.since}Z`))
-      .where((q) => q.where({ status: 'failed' }).orWhere((p) => p.where({ status: 'pending' }).where('failed_in_a_row', '>', 0)))
+      .whereRaw(`(status = 'failed' or (status = 'pending' and failed_in_a_row > 0))`)
       .update({ ...again, next_attempt_at: ctx.db.fn.now() });
   } else {
     throw validationFailed('Give delivery_id (one delivery) or since (every failed one since then)', [

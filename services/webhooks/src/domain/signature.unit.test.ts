@@ -14,7 +14,7 @@ describe('Standard Webhooks signatures', () => {
   it('verify with either secret while both sign, and not with another', () => {
     const [next, previous, other] = [newSigningSecret(), newSigningSecret(), newSigningSecret()];
     const headers = webhookHeaders([next, previous], 'e1', body);
-    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
     expect(() => new Webhook(next).verify(body, headers)).not.toThrow();
     expect(() => new Webhook(previous).verify(body, headers)).not.toThrow();
     expect(() => new Webhook(other).verify(body, headers)).toThrow();
