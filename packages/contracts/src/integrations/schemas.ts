@@ -3,12 +3,12 @@ import { atMost, baseRequest, dateTimeField, intId, notBlank, optionalText, page
 import { rule } from '../json-schema';
 
 /**
- * A URL a webhook may be sent to, as its shape: http(s), a host name (labels, the first starting with a
+ * A URL a webhook may be sent to, as its shape: http(s), a host name (its last label starting with a
  * letter), an IPv4 or a bracketed IPv6 address, an optional port, a path and query; no user info, no
  * fragment. The scheme allowed and the addresses the host reaches are the service's rules.
  */
 export const webhookUrlPattern =
-  /^https?:\/\/(?:[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:[/?][^\s#]*)?$/;
+  /^https?:\/\/(?:(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}|\[[0-9A-Fa-f:]*:[0-9A-Fa-f:]*\])(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3}))?(?:[/?][^\s#\u0000-\u001F\u007F-\u009F\uFFFE\uFFFF]*)?$/;
 
 /** Why a text is not a URL a webhook may be sent to, or undefined when it is one (the scheme and the target are the service's checks). */
 export function webhookUrlProblem(value: string): string | undefined {
