@@ -87,6 +87,7 @@ export class System {
       rpcPrefetch: this.config.RPC_PREFETCH,
       maxAttempts: this.config.EVENT_MAX_ATTEMPTS,
       retryBaseMs: this.config.EVENT_RETRY_BASE_MS,
+      queueType: this.config.BUS_QUEUE_TYPE,
     });
     await bus.connect();
     this.amqpBuses.push(bus);

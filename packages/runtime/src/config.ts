@@ -1,14 +1,16 @@
 import { z } from 'zod';
+import { isAmqpNodeList } from './bus/nodes';
+import { queueTypes } from './bus/topology';
 
 export class ConfigError extends Error {}
 
 /** Settings every process reads; each service may extend the schema. */
 export const baseConfigSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
-  AMQP_URL: z
-    .string()
-    .regex(/^amqps?:\/\//, 'must be an amqp:// URL')
-    .optional(),
+  /** One RabbitMQ node's URL, or a comma-separated list of a cluster's nodes (bus/nodes.ts). */
+  AMQP_URL: z.string().refine(isAmqpNodeList, 'must be an amqp:// URL, or a comma-separated list of them').optional(),
+  /** How durable queues are declared: `quorum` replicates each over a cluster's nodes (bus/topology.ts). */
+  BUS_QUEUE_TYPE: z.enum(queueTypes).default('classic'),
   BUS_PREFIX: z
     .string()
     .regex(/^[a-z0-9_-]+$/i, 'may hold only letters, digits, "_" and "-"')

@@ -7,12 +7,13 @@ import { consumeEvents } from './event-consumer';
 import { EventPublisher } from './event-publisher';
 import { RpcClient } from './rpc-client';
 import { serveRpc } from './rpc-server';
-import { consumerQueues, deleteTopology, eventsExchangeName, rpcExchangeName, rpcQueueName } from './topology';
+import { consumerQueues, deleteTopology, eventsExchangeName, rpcExchangeName, rpcQueueName, type QueueType } from './topology';
 import { parseRawReply, type Bus, type PublishOptions, type RawReply, type RequestMeta, type RpcServer, type Subscription } from './types';
 
-export { deleteTopology, topologyNames } from './topology';
+export { deleteTopology, topologyNames, queueTypes, type QueueType } from './topology';
 
 export interface AmqpBusOptions {
+  /** One node's URL, or a comma-separated list of a cluster's nodes. */
   url: string;
   prefix: string;
   log: Logger;
@@ -20,6 +21,8 @@ export interface AmqpBusOptions {
   eventPrefetch?: number;
   maxAttempts?: number;
   retryBaseMs?: number;
+  /** How durable queues are declared (BUS_QUEUE_TYPE, topology.ts); classic by default. */
+  queueType?: QueueType;
   /** How long the first connection may take before start-up fails (the broker may still be booting). */
   connectTimeoutMs?: number;
 }
@@ -29,7 +32,8 @@ export interface AmqpBusOptions {
  * reply-to with a per-message expiration equal to the caller's timeout (rpc-client.ts,
  * rpc-server.ts); events on a topic exchange through a confirm channel (event-publisher.ts);
  * durable event queues with a retry queue per back-off delay and a dead-letter queue
- * (event-consumer.ts, names in topology.ts). On connection loss it reconnects with back-off,
+ * (event-consumer.ts, names in topology.ts), classic or quorum queues (BUS_QUEUE_TYPE). On
+ * connection loss it reconnects with back-off, to the next node of a cluster when given several,
  * re-declares its topology and restores its consumers.
  */
 export class AmqpBus implements Bus {
@@ -70,6 +74,7 @@ export class AmqpBus implements Bus {
       exchange: this.rpcExchange,
       operations,
       prefetch: this.opts.rpcPrefetch ?? 32,
+      queueType: this.opts.queueType ?? 'classic',
       log: this.opts.log,
     };
     return serveRpc(this.connection, this.consumers, opts, server);
@@ -92,6 +97,7 @@ export class AmqpBus implements Bus {
         prefetch: this.opts.eventPrefetch ?? 16,
         maxAttempts: this.opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
         retryBaseMs,
+        queueType: this.opts.queueType ?? 'classic',
         log: this.opts.log,
       },
       sub,

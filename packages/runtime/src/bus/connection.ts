@@ -2,9 +2,11 @@ import * as amqp from 'amqplib';
 import { BusError } from '../errors';
 import type { Logger } from '../logger';
 import { coalesceWrites } from './coalesced-writes';
+import { amqpNodes, redactUrl, roundFrom } from './nodes';
 import { eventsExchangeName, rpcExchangeName } from './topology';
 
 export interface ConnectionOptions {
+  /** One node's URL, or a comma-separated list of a cluster's nodes (nodes.ts). */
   url: string;
   prefix: string;
   log: Logger;
@@ -18,7 +20,8 @@ export type Registration = () => Promise<void>;
 /**
  * One AMQP connection per bus with Nagle off and heartbeats. On loss it reconnects with back-off,
  * re-declares the exchanges and runs every registration again, which re-declares the queues and
- * restores the consumers.
+ * restores the consumers. Given several nodes, it connects to the first that answers; after a loss
+ * it tries the next node first and goes round them all before it waits its back-off.
  */
 export class AmqpConnection {
   private conn?: amqp.ChannelModel;
@@ -29,15 +32,25 @@ export class AmqpConnection {
   private wakeUp?: () => void;
   /** Every queue and exchange declared through this connection, for removing them in tests. */
   readonly declared = { queues: new Set<string>(), exchanges: new Set<string>() };
+  private readonly nodes: string[];
+  /** The node tried first: the one connected to, or the next after it once that connection is lost. */
+  private node = 0;
 
-  constructor(private readonly opts: ConnectionOptions) {}
+  constructor(private readonly opts: ConnectionOptions) {
+    this.nodes = amqpNodes(opts.url);
+  }
+
+  /** The node the connection is on (its password left out), or undefined while not connected. */
+  get connectedNode(): string | undefined {
+    return this.conn ? redactUrl(this.nodes[this.node] as string) : undefined;
+  }
 
   async connect(): Promise<void> {
     const deadline = Date.now() + (this.opts.connectTimeoutMs ?? 30_000);
     let delay = 200;
     for (;;) {
       try {
-        await this.open();
+        await this.openAny();
         return;
       } catch (err) {
         if (Date.now() + delay > deadline) throw new BusError('unavailable', `RabbitMQ unreachable: ${(err as Error).message}`);
@@ -48,9 +61,32 @@ export class AmqpConnection {
     }
   }
 
-  private async open(): Promise<void> {
-    const conn = await amqp.connect(withHeartbeat(this.opts.url), {
+  /** One round: every node once, from the one to try first; fails with the last node's error. */
+  private async openAny(): Promise<void> {
+    let failure: unknown = new BusError('unavailable', 'bus closed');
+    for (const index of roundFrom(
+      this.nodes.map((_, i) => i),
+      this.node,
+    )) {
+      if (this.closing) break;
+      try {
+        await this.open(this.nodes[index] as string);
+        this.node = index;
+        return;
+      } catch (err) {
+        failure = err;
+        if (this.nodes.length > 1)
+          this.opts.log.warn({ node: redactUrl(this.nodes[index] as string), err: (err as Error).message }, 'RabbitMQ node not reachable');
+      }
+    }
+    throw failure;
+  }
+
+  private async open(url: string): Promise<void> {
+    const conn = await amqp.connect(withHeartbeat(url), {
       noDelay: true,
+      // A node that does not answer at all (a partition) must not hold the round up for minutes.
+      timeout: CONNECT_TIMEOUT_MS,
       clientProperties: { connection_name: this.opts.prefix },
     });
     if (!coalesceWrites(conn)) this.opts.log.warn('amqplib internals changed: each frame set is written on its own');
@@ -90,6 +126,8 @@ export class AmqpConnection {
     if (this.conn !== conn) return;
     this.conn = this.confirm = undefined;
     if (this.closing) return;
+    // The node may be the one that went down: the next one is tried first.
+    this.node = (this.node + 1) % this.nodes.length;
     this.opts.log.warn('RabbitMQ connection lost, reconnecting');
     this.connecting ??= this.reconnect().finally(() => (this.connecting = undefined));
   }
@@ -100,8 +138,8 @@ export class AmqpConnection {
       await this.pause(delay);
       if (this.closing) return;
       try {
-        await this.open();
-        this.opts.log.info('RabbitMQ connection restored');
+        await this.openAny();
+        this.opts.log.info({ node: this.connectedNode }, 'RabbitMQ connection restored');
         return;
       } catch (err) {
         this.opts.log.warn({ err: (err as Error).message, delay }, 'reconnect failed');
@@ -151,6 +189,9 @@ export class AmqpConnection {
     this.conn = this.confirm = undefined;
   }
 }
+
+/** How long opening the TCP connection to one node may take. */
+const CONNECT_TIMEOUT_MS = 5000;
 
 /** Acks and replies on a channel that died with its connection fail; the broker redelivers instead. */
 export function safely(fn: () => void): void {

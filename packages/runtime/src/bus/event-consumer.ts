@@ -7,7 +7,7 @@ import { ChannelAcks } from './acks';
 import type { AmqpConnection } from './connection';
 import type { Consumers } from './consumers';
 import type { EventPublisher } from './event-publisher';
-import type { ConsumerQueues } from './topology';
+import { queueDeclaration, type ConsumerQueues, type QueueType } from './topology';
 import type { Subscription } from './types';
 
 export interface EventConsumerOptions {
@@ -16,6 +16,7 @@ export interface EventConsumerOptions {
   prefetch: number;
   maxAttempts: number;
   retryBaseMs: number;
+  queueType: QueueType;
   log: Logger;
 }
 
@@ -34,17 +35,12 @@ export async function consumeEvents(
   const { queues } = opts;
   await connection.register(async () => {
     const ch = await connection.channel();
-    await ch.assertQueue(queues.main, { durable: true });
+    const type = opts.queueType;
+    await ch.assertQueue(queues.main, queueDeclaration(type, { role: 'main', dead: queues.dead }));
     for (const tier of queues.retries) {
-      // Waits out the tier's delay, then dead-letters back to the main queue through the default exchange.
-      await ch.assertQueue(tier.queue, {
-        durable: true,
-        messageTtl: tier.delayMs,
-        deadLetterExchange: '',
-        deadLetterRoutingKey: queues.main,
-      });
+      await ch.assertQueue(tier.queue, queueDeclaration(type, { role: 'retry', delayMs: tier.delayMs, main: queues.main }));
     }
-    await ch.assertQueue(queues.dead, { durable: true });
+    await ch.assertQueue(queues.dead, queueDeclaration(type, { role: 'dead' }));
     [queues.main, ...queues.retries.map((t) => t.queue), queues.dead].forEach((q) => connection.declared.queues.add(q));
     for (const type of sub.events) await ch.bindQueue(queues.main, opts.exchange, type);
     await ch.prefetch(opts.prefetch);

@@ -5,7 +5,9 @@ import { MemoryBus } from './memory';
 import type { Bus } from './types';
 
 export * from './types';
-export { AmqpBus, deleteTopology, topologyNames } from './amqp';
+export { AmqpBus, deleteTopology, topologyNames, queueTypes, type QueueType } from './amqp';
+export { amqpNodes } from './nodes';
+export { connectToAny } from './topology';
 export { MemoryBus, topicMatches } from './memory';
 export { REPLY_TO, rpcRequestProperties } from './rpc-properties';
 
@@ -21,6 +23,7 @@ export async function createBus(config: BaseConfig, log: Logger): Promise<Bus> {
     rpcPrefetch: config.RPC_PREFETCH,
     maxAttempts: config.EVENT_MAX_ATTEMPTS,
     retryBaseMs: config.EVENT_RETRY_BASE_MS,
+    queueType: config.BUS_QUEUE_TYPE,
   });
   await bus.connect();
   return bus;

@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import { traceContextFrom } from '../observability/tracing';
 import { safely, type AmqpConnection } from './connection';
 import type { Consumers } from './consumers';
+import { queueDeclaration, type QueueType } from './topology';
 import { toRawReply, type RequestMeta, type RpcServer } from './types';
 
 export interface RpcServeOptions {
@@ -12,6 +13,7 @@ export interface RpcServeOptions {
   exchange: string;
   operations: readonly string[];
   prefetch: number;
+  queueType: QueueType;
   log: Logger;
 }
 
@@ -22,7 +24,7 @@ export interface RpcServeOptions {
 export async function serveRpc(connection: AmqpConnection, consumers: Consumers, opts: RpcServeOptions, server: RpcServer): Promise<void> {
   await connection.register(async () => {
     const ch = await connection.channel();
-    await ch.assertQueue(opts.queue, { durable: true });
+    await ch.assertQueue(opts.queue, queueDeclaration(opts.queueType, { role: 'rpc' }));
     connection.declared.queues.add(opts.queue);
     for (const op of opts.operations) await ch.bindQueue(opts.queue, opts.exchange, op);
     await ch.prefetch(opts.prefetch);

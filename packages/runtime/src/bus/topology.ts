@@ -1,5 +1,6 @@
 import * as amqp from 'amqplib';
 import { DEFAULT_RETRY_BASE_MS, retryTiers } from './backoff';
+import { amqpNodes } from './nodes';
 
 /** The names of every exchange and queue a bus declares under a prefix. */
 export const rpcExchangeName = (prefix: string) => `${prefix}.rpc`;
@@ -68,9 +69,65 @@ export function topologyNames(
   };
 }
 
+/**
+ * How durable queues are declared (BUS_QUEUE_TYPE). `classic`: one broker node holds each queue.
+ * `quorum`: each queue is replicated over (up to five of) a cluster's nodes by Raft and stays
+ * available while a majority of its members runs. Only durable, non-exclusive, non-auto-delete
+ * queues can be quorum queues; every queue this bus declares is one (RPC requests, event queues,
+ * their retry tiers and dead letters), and replies travel over direct reply-to, which is no queue.
+ * A queue's type is fixed when it is made: switching a running system means a new BUS_PREFIX (or a
+ * new vhost), as a redeclaration with another type is refused.
+ */
+export type QueueType = 'classic' | 'quorum';
+export const queueTypes = ['classic', 'quorum'] as const;
+
+/**
+ * Deliveries of one message from a quorum event queue before the broker parks it in the `.dead`
+ * queue: counted only when a message goes back unacknowledged (a consumer killed or cut off while
+ * handling it, a failed park), never for a handler's failure, which is retried by the tiers and
+ * counted by `x-attempt`. It stops a message that kills every consumer that takes it from doing so
+ * forever, and is RabbitMQ 4's default.
+ */
+export const QUORUM_DELIVERY_LIMIT = 20;
+
+/** What a queue is for, which decides its arguments. */
+export type QueueRole =
+  { role: 'rpc' } | { role: 'main'; dead: string } | { role: 'retry'; delayMs: number; main: string } | { role: 'dead' };
+
+/**
+ * The declaration of one durable queue. Classic queues are declared as they always were. A quorum
+ * queue moves messages to another queue (a tier expiring into the main queue, a message past its
+ * delivery limit into the dead letters) at least once: the broker keeps the message until the
+ * target confirmed it (`x-dead-letter-strategy: at-least-once`, which needs `x-overflow:
+ * reject-publish`), where a classic queue's dead-lettering may lose it when a node goes down.
+ * RPC queues dead-letter nothing: a request past its expiration (its caller's timeout) is dropped,
+ * as on a classic queue, and a request redelivered after its consumer died is redelivered until it
+ * expires.
+ */
+export function queueDeclaration(type: QueueType, queue: QueueRole): amqp.Options.AssertQueue {
+  const args: Record<string, unknown> = {};
+  if (queue.role === 'retry') {
+    // Waits out the tier's delay, then dead-letters back to the main queue through the default exchange.
+    Object.assign(args, { 'x-message-ttl': queue.delayMs, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': queue.main });
+  }
+  if (type === 'quorum') {
+    args['x-queue-type'] = 'quorum';
+    if (queue.role === 'main') {
+      Object.assign(args, {
+        'x-delivery-limit': QUORUM_DELIVERY_LIMIT,
+        'x-dead-letter-exchange': '',
+        'x-dead-letter-routing-key': queue.dead,
+      });
+    }
+    if (queue.role === 'main' || queue.role === 'retry')
+      Object.assign(args, { 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' });
+  }
+  return { durable: true, arguments: args };
+}
+
 /** Deletes the given queues and exchanges (test and benchmark clean-up); missing ones are no error. */
 export async function deleteTopology(url: string, names: { queues: readonly string[]; exchanges: readonly string[] }): Promise<void> {
-  const conn = await amqp.connect(url);
+  const conn = await connectToAny(url);
   try {
     const ch = await conn.createChannel();
     for (const q of names.queues) await ch.deleteQueue(q).catch(() => undefined);
@@ -78,4 +135,17 @@ export async function deleteTopology(url: string, names: { queues: readonly stri
   } finally {
     await conn.close().catch(() => undefined);
   }
+}
+
+/** A plain connection to the first node of an AMQP_URL (one node or a list) that answers. */
+export async function connectToAny(url: string): Promise<amqp.ChannelModel> {
+  let failure: unknown;
+  for (const node of amqpNodes(url)) {
+    try {
+      return await amqp.connect(node);
+    } catch (err) {
+      failure = err;
+    }
+  }
+  throw failure;
 }
