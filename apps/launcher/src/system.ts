@@ -6,6 +6,7 @@ import {
   baseConfigSchema,
   createDb,
   createLogger,
+  dbOptions,
   flushTracing,
   serviceConfigSchema,
   startService,
@@ -102,7 +103,7 @@ export class System {
     for (const h of this.handles.values()) h.running.begin();
     const log = createLogger('gateway', this.config.LOG_LEVEL);
     this.gatewayBus = await this.newBus('gateway');
-    this.gatewayDb = createDb(this.config.DATABASE_URL, 'gateway', this.config.DB_POOL_MAX);
+    this.gatewayDb = createDb(this.config.DATABASE_URL, 'gateway', this.config.DB_POOL_MAX, dbOptions(this.config));
     this.gateway = await startGateway({ db: this.gatewayDb, bus: this.gatewayBus, log, config: this.gatewayConfig });
     return this;
   }
@@ -114,7 +115,7 @@ export class System {
   async startGatewayReplica(): Promise<string> {
     const log = createLogger('gateway', this.config.LOG_LEVEL);
     const bus = await this.newBus('gateway');
-    const db = createDb(this.config.DATABASE_URL, 'gateway', this.config.DB_POOL_MAX);
+    const db = createDb(this.config.DATABASE_URL, 'gateway', this.config.DB_POOL_MAX, dbOptions(this.config));
     const gateway = await startGateway({ db, bus, log, config: { ...this.gatewayConfig, PORT: 0 } });
     this.gatewayReplicas.push({ gateway, bus, db });
     return gateway.url;
@@ -124,7 +125,7 @@ export class System {
     if (this.handles.has(name)) return;
     const log = createLogger(name, this.config.LOG_LEVEL);
     const bus = await this.newBus(name);
-    const db = createDb(this.config.DATABASE_URL, name, this.config.DB_POOL_MAX);
+    const db = createDb(this.config.DATABASE_URL, name, this.config.DB_POOL_MAX, dbOptions(this.config));
     const def = serviceDefinitions[name];
     const config = serviceConfigSchema(def).parse(this.env);
     const running = await startService(def, { db, bus, log, config }, { begin });

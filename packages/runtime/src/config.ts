@@ -19,6 +19,8 @@ export const baseConfigSchema = z.object({
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   RPC_PREFETCH: z.coerce.number().int().min(1).max(1000).default(32),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** `off` sends every statement unnamed, for PgBouncer in transaction mode without prepared-statement support (prepared.ts). */
+  DB_PREPARED_STATEMENTS: z.enum(['on', 'off']).default('on'),
   EVENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
   EVENT_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600_000).default(1000),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),

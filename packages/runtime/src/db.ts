@@ -17,12 +17,32 @@ export interface Migration {
   up(trx: Knex.Transaction, schema: string): Promise<void>;
 }
 
-export function createDb(url: string, schema: string, poolMax = 10): Knex {
+export interface DbOptions {
+  /**
+   * Named prepared statements (DB_PREPARED_STATEMENTS, default on). Off for a pooler in transaction
+   * mode that keeps none, such as PgBouncer before 1.21 (prepared.ts).
+   */
+  preparedStatements?: boolean;
+}
+
+/** The pool options a process's settings give. */
+export function dbOptions(config: { DB_PREPARED_STATEMENTS: 'on' | 'off' }): DbOptions {
+  return { preparedStatements: config.DB_PREPARED_STATEMENTS === 'on' };
+}
+
+/**
+ * A pool of connections whose search_path is the schema (then public). The search path is session
+ * state, set once per connection: behind a pooler in transaction mode each service needs a pool of
+ * its own whose server connections have it set (PgBouncer: one database entry per service with a
+ * `connect_query`), see docs/scaling.md.
+ */
+export function createDb(url: string, schema: string, poolMax = 10, opts: DbOptions = {}): Knex {
   // Pipelining (node-postgres 8.23) lets a transaction's BEGIN go out with its first statement (prepared.ts).
   const connection: Knex.PgConnectionConfig & { pipeline: boolean } = { connectionString: url, pipeline: true };
   return knexFactory({
-    // knex's pg client, with named prepared statements (prepared.ts).
+    // knex's pg client, with named prepared statements unless turned off (prepared.ts).
     client: PreparingPgClient as unknown as typeof Knex.Client,
+    ...({ preparedStatements: opts.preparedStatements !== false } as object),
     connection,
     searchPath: [schema, 'public'],
     pool: { min: 0, max: poolMax },

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { loadConfig, type BaseConfig } from './config';
 import { createBus, type Bus } from './bus';
-import { createDb, type Knex } from './db';
+import { createDb, dbOptions, type Knex } from './db';
 import { createLogger, type Logger } from './logger';
 import { serveMetrics } from './observability/metrics-server';
 import { startTracing, stopTracing } from './observability/tracing';
@@ -51,7 +51,7 @@ export async function runProcess<C extends BaseConfig>(
   startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const log = createLogger(name, config.LOG_LEVEL);
   try {
-    const db = createDb(config.DATABASE_URL, name, config.DB_POOL_MAX);
+    const db = createDb(config.DATABASE_URL, name, config.DB_POOL_MAX, dbOptions(config));
     const bus = await createBus(config, log);
     // A migration that timed out on a table lock (live instances' transactions) is tried again.
     const running = await startRetryingLockTimeouts(() => start({ config, log, db, bus }), log);

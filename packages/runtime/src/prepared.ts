@@ -36,6 +36,13 @@ import { KNEX_BEGIN, KNEX_COMMIT, KNEX_ROLLBACK, PgDialect, type KnexConnection,
  * then prepares every text afresh under new names (so the retry cannot meet another connection's
  * stale copy); outside a transaction the statement runs again at once, inside one the error is a
  * transient conflict (isTransientConflict), so the runtime runs the transaction again.
+ *
+ * With `preparedStatements: false` in knex's configuration (DB_PREPARED_STATEMENTS=off, createDb)
+ * every statement goes out unnamed: parsed and planned on each call, but bound to no server
+ * connection. That is what a pooler in transaction mode needs when it keeps no prepared statements
+ * (PgBouncer before 1.21, Debian 12's 1.18 among them): it hands each transaction whichever server
+ * connection is free, where a statement named on another one does not exist. BEGIN and COMMIT still
+ * go out with the statements beside them, which a pooler passes on as they come.
  */
 export class PreparingPgClient extends PgDialect {
   override async _query(connection: PgConnection, obj: KnexQuery): ReturnType<PgDialect['_query']> {
@@ -102,6 +109,11 @@ export class PreparingPgClient extends PgDialect {
     return statement.value;
   }
 
+  /** False when knex's configuration turned named statements off (createDb's `preparedStatements`). */
+  private get namesStatements(): boolean {
+    return (this as unknown as { config: { preparedStatements?: boolean } }).config.preparedStatements !== false;
+  }
+
   /** A text already numbered (runStatement's) has no `?` to renumber: it is not scanned again on every call. */
   override positionBindings(sql: string): string {
     return sql.includes('?') ? super.positionBindings(sql) : sql;
@@ -116,7 +128,7 @@ export class PreparingPgClient extends PgDialect {
   }
 
   private async statement(connection: PgConnection, obj: KnexQuery): ReturnType<PgDialect['_query']> {
-    const id = obj.bindings?.length ? statementId(obj.sql) : undefined;
+    const id = obj.bindings?.length && this.namesStatements ? statementId(obj.sql) : undefined;
     if (id === undefined) return super._query(connection, obj);
     const named = () => {
       obj.options = { ...obj.options, name: `bo${id}_${generation}` };

@@ -12,3 +12,4 @@ export * from './tracing';
 export * from './eventually';
 export * from './partner-record';
 export * from './statements';
+export * from './pgbouncer';
