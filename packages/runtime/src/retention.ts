@@ -5,6 +5,8 @@ import { OPERATION_KEYS } from './idempotency';
 /**
  * Bounded growth: outbox, inbox and idempotency rows are kept for their window, then deleted in
  * small batches, each its own short statement, so the purge never holds locks a write waits on.
+ * Any number of instances may purge at once: a batch takes only rows no other batch holds, and
+ * deleting what is gone does nothing.
  */
 export interface RetentionWindows {
   /** Published events stay this long (for looking into what was sent). */
@@ -50,14 +52,12 @@ export async function purgeExpired(
     let total = 0;
     // A shutdown waits for one batch at most, not for a backlog of them.
     while (!stopping()) {
-      const result = await db.raw<{ rowCount: number }>(`delete from ?? where ?? in (select ?? from ?? where ${p.expired} limit ?)`, [
-        p.table,
-        p.key,
-        p.key,
-        p.table,
-        p.hours(windows),
-        windows.batchSize,
-      ]);
+      // SKIP LOCKED: instances purging at once (every replica of every service purges the shared
+      // key records) take different rows instead of queueing on each other's batches.
+      const result = await db.raw<{ rowCount: number }>(
+        `delete from ?? where ?? in (select ?? from ?? where ${p.expired} limit ? for update skip locked)`,
+        [p.table, p.key, p.key, p.table, p.hours(windows), windows.batchSize],
+      );
       const count = result.rowCount;
       total += count;
       if (count < windows.batchSize) break;

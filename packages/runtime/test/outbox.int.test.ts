@@ -204,5 +204,58 @@ describe('outbox: events published by their writer right after the commit', () =
   });
 });
 
+describe('outbox relay: several instances', () => {
+  let database: TestDatabase;
+  let db: Knex;
+  let bus: AmqpBus;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, 'svc', 2);
+    await migrate(db, 'svc', runtimeMigrations);
+    bus = new AmqpBus({ url: await testAmqpUrl(), prefix: uniqueName('ob'), log });
+    await bus.connect();
+  });
+  afterAll(async () => {
+    await bus.close();
+    await bus.destroyTopology();
+    await db.destroy();
+    await database.drop();
+  });
+
+  it('shares a backlog between two instances: every event published once, by one of them', async () => {
+    // A writer no relay runs beside (as a crash would leave them): every row is the polls' to take.
+    const writer = createDb(database.url, 'svc', 2);
+    const other = createDb(database.url, 'svc', 2);
+    const published = new Map<string, number>();
+    /** The same bus, counting what each relay publishes. */
+    const counting = (): Bus =>
+      Object.assign(Object.create(bus) as Bus, {
+        publish: (event: EventEnvelope, opts?: Parameters<Bus['publish']>[1]) => {
+          published.set(event.id, (published.get(event.id) ?? 0) + 1);
+          return bus.publish(event, opts);
+        },
+      });
+    const relays = [new OutboxRelay(db, counting(), log, 20), new OutboxRelay(other, counting(), log, 20)];
+    try {
+      const ids = await writer.transaction(async (trx) => {
+        const out: string[] = [];
+        for (let i = 0; i < 600; i++) out.push((await recordEvent(trx, 'backlog.item', 1, { i })).id);
+        return out;
+      });
+      for (const r of relays) r.start();
+      await waitUntil(async () => (await db('outbox').whereIn('event_id', ids).whereNull('published_at').count({ n: '*' }))[0]!.n === 0, {
+        timeoutMs: 20_000,
+      });
+      for (const r of relays) await r.stop();
+      expect([...published.keys()].sort()).toEqual([...ids].sort());
+      expect([...published.values()].filter((n) => n !== 1)).toEqual([]);
+    } finally {
+      for (const r of relays) await r.stop();
+      await writer.destroy();
+      await other.destroy();
+    }
+  });
+});
+
 /** The relay publishes within a few seconds or not at all. */
 const waitFor = (check: () => boolean | Promise<boolean>) => waitUntil(check, { timeoutMs: 5000, intervalMs: 25 });

@@ -77,4 +77,19 @@ describe('retention purge', () => {
       [OPERATION_KEYS]: 0,
     });
   });
+
+  it('lets two instances purge at once: each row deleted by one of them, none left, neither waiting on the other', async () => {
+    const other = createDb(database.url, 'svc', 4);
+    try {
+      await db('inbox').insert(
+        Array.from({ length: 1200 }, () => ({ consumer: 'c2', event_id: randomUUID(), type: 't', processed_at: ago(200) })),
+      );
+      const windows = { outboxHours: 24, inboxHours: 168, idempotencyHours: 24, batchSize: 50 };
+      const [a, b] = await Promise.all([purgeExpired(db, windows), purgeExpired(other, windows)]);
+      expect(a.inbox! + b.inbox!).toBe(1200);
+      expect(await db('inbox').where({ consumer: 'c2' }).count({ n: '*' })).toEqual([{ n: 0 }]);
+    } finally {
+      await other.destroy();
+    }
+  });
 });
