@@ -1,10 +1,6 @@
 import type * as Amqp from 'amqplib';
-import { deleteTopology } from '@bo/runtime';
+import { connectToAny, deleteTopology } from '@bo/runtime';
 import { serviceDefinitions, systemTopology } from '@bo/launcher';
-
-/** amqplib as the runtime has it (the launcher talks AMQP only here, to look at queues). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const amqp = require(require.resolve('amqplib', { paths: [require.resolve('@bo/runtime')] })) as typeof Amqp;
 
 export interface QueueStat {
   queue: string;
@@ -58,7 +54,8 @@ export class BrokerInspector {
 
   private async connection(): Promise<Amqp.ChannelModel> {
     if (this.conn) return this.conn;
-    const conn = await amqp.connect(this.url);
+    // The first node that answers, of one or of a cluster's list.
+    const conn = await connectToAny(this.url);
     conn.on('error', () => undefined);
     conn.on('close', () => {
       if (this.conn === conn) this.conn = undefined;

@@ -47,7 +47,8 @@ export interface ReplayResult {
 }
 
 export interface ClientOptions {
-  baseUrl: string;
+  /** One gateway, or several replicas: each request goes to the next one (round robin), as a load balancer would send it. */
+  baseUrl: string | readonly string[];
   apiKeys: Record<number, string>;
   /** One HTTP attempt gives up after this long (the gateway should answer well before). */
   attemptTimeoutMs: number;
@@ -108,8 +109,12 @@ export class CarefulClient {
   /** Answers whose Idempotency-Key header was not the key sent. */
   readonly keyEchoMismatches: Array<{ key: string; echoed: string }> = [];
   private seq = 0;
+  private readonly gateways: readonly string[];
+  private nextGateway = 0;
 
-  constructor(private readonly opts: ClientOptions) {}
+  constructor(private readonly opts: ClientOptions) {
+    this.gateways = typeof opts.baseUrl === 'string' ? [opts.baseUrl] : opts.baseUrl;
+  }
 
   setApiKey(org: number, key: string): void {
     this.opts.apiKeys[org] = key;
@@ -128,7 +133,8 @@ export class CarefulClient {
     const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${this.opts.apiKeys[org]}` };
     if (key) headers['idempotency-key'] = key;
     try {
-      const res = await fetch(this.opts.baseUrl + path, {
+      const gateway = this.gateways[this.nextGateway++ % this.gateways.length] as string;
+      const res = await fetch(gateway + path, {
         method: 'POST',
         headers,
         body: JSON.stringify(body),

@@ -1,4 +1,5 @@
-import type { TcpProxy } from '@bo/testkit';
+import type { PgBouncer, TcpProxy } from '@bo/testkit';
+import type { RabbitCluster } from './cluster';
 import type { ChaosOptions } from './options';
 import type { Fleet } from './processes';
 import { waitReady } from './readiness';
@@ -10,6 +11,9 @@ export interface FaultContext {
   fleet: Fleet;
   proxies: { postgres: TcpProxy; rabbitmq: TcpProxy };
   options: ChaosOptions;
+  /** The run's own RabbitMQ cluster and PgBouncer (--cluster). */
+  cluster?: RabbitCluster;
+  pgbouncer?: PgBouncer;
 }
 
 export interface Fault {
@@ -105,6 +109,52 @@ export function realRabbitRestart(downMs: number): Fault {
   };
 }
 
+/** kill -9 of one node of the run's RabbitMQ cluster; started again after `downMs`, it rejoins. */
+export function rabbitNodeKill(node: number, downMs: number): Fault {
+  return {
+    name: `kill -9 rabbitmq node ${node} (${downMs / 1000}s down)`,
+    async inject({ cluster }) {
+      if (!cluster) throw new Error('no cluster in this run');
+      await cluster.kill(node);
+      await sleep(downMs);
+      await cluster.startNode(node);
+      return `node ${node} killed, started again after ${downMs} ms`;
+    },
+  };
+}
+
+/** PgBouncer killed -9 (every client and server connection drops) and started again on its port. */
+export function pgbouncerRestart(downMs: number): Fault {
+  return {
+    name: `pgbouncer kill -9 and restart (${downMs / 1000}s down)`,
+    async inject({ pgbouncer }) {
+      if (!pgbouncer) throw new Error('no pgbouncer in this run');
+      const pid = pgbouncer.pid();
+      await pgbouncer.kill();
+      await sleep(downMs);
+      await pgbouncer.start();
+      return `pid ${pid} killed, started again after ${downMs} ms`;
+    },
+  };
+}
+
+/**
+ * The faults of a --cluster run: one replica of each service and one gateway killed, alternating
+ * with a RabbitMQ node killed and started again (the node the first nodes' connections are on) and
+ * a PgBouncer restart.
+ */
+export function clusterFaultPlan(): Fault[] {
+  return [
+    kill('invoicing#1'),
+    rabbitNodeKill(1, 3000),
+    kill('gateway#1'),
+    kill('catalog#2'),
+    pgbouncerRestart(1000),
+    kill('sales#1'),
+    kill('partners#2'),
+  ];
+}
+
 /**
  * The faults of a run: every process killed once, alternating with outages so consecutive faults
  * hit different parts. Full mode restarts the real broker and database; short mode makes the same
@@ -146,7 +196,7 @@ export function faultPlan(mode: 'full' | 'short', fleet: Fleet): Fault[] {
  */
 export async function runFaults(
   plan: readonly Fault[],
-  ctx: FaultContext & { broker: BrokerInspector; gatewayUrl: string },
+  ctx: FaultContext & { broker: BrokerInspector; gatewayUrl: string | readonly string[] },
   window: { startedAt: number; spreadMs: number },
   log: (line: string) => void,
 ): Promise<FaultRecord[]> {

@@ -4,14 +4,16 @@ import { formatRun, formatSummary, type RunReport } from './report';
 import { runOnce } from './run';
 
 /**
- * `npm run chaos [-- --short] [--runs N] [--seconds S]`: the fault-injection suite. Runs the
+ * `npm run chaos [-- --short] [--cluster] [--runs N] [--seconds S]`: the fault-injection suite. Runs the
  * system as separate processes over RabbitMQ and PostgreSQL, injects faults under load, checks
  * the invariants, prints a report; exits 1 if any run found a violation.
  */
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const log = (line: string) => process.stderr.write(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-  log(`${options.mode} mode, ${options.runs} run(s), >= ${options.seconds}s of load each, seed ${options.seed}`);
+  log(
+    `${options.mode} mode${options.cluster ? ' on a cluster' : ''}, ${options.runs} run(s), >= ${options.seconds}s of load each, seed ${options.seed}`,
+  );
   const reports: RunReport[] = [];
   for (let run = 1; run <= options.runs; run++) {
     const report = await runOnce(options, run, log);

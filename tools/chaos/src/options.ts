@@ -4,6 +4,14 @@ import { parseArgs } from 'node:util';
 export interface ChaosOptions {
   /** `full`: real broker and database restarts too. `short`: only faults the harness makes itself (proxy, kill -9). */
   mode: 'full' | 'short';
+  /**
+   * The topology past one machine: a 3-node RabbitMQ cluster of the run's own with quorum queues,
+   * two replicas of every service and of the gateway, PostgreSQL behind a PgBouncer of the run's own
+   * in transaction mode; its faults kill one replica of each, one RabbitMQ node and PgBouncer.
+   */
+  cluster: boolean;
+  /** AMQP port of the cluster's first node (the next two follow). */
+  clusterPort: number;
   runs: number;
   /** Load lasts at least this long, and until the last fault has recovered. */
   seconds: number;
@@ -33,13 +41,14 @@ export interface ChaosOptions {
   commands: { postgresRestart: string; rabbitStop: string; rabbitStart: string };
 }
 
-const USAGE = `usage: npm run chaos -- [--short] [--runs N] [--seconds S] [--max-writes N] [--concurrency N] [--seed N] [--keep] [--json FILE]
+const USAGE = `usage: npm run chaos -- [--short] [--cluster] [--runs N] [--seconds S] [--max-writes N] [--concurrency N] [--seed N] [--keep] [--json FILE]
   --short        proxy outages instead of real broker/database restarts, about 2 minutes (what npm test runs)
+  --cluster      3-node RabbitMQ cluster (quorum queues), two replicas of everything, PgBouncer; with --short, shorter
   --runs N       repeat the whole run N times (default 1); exits non-zero if any run finds a violation
   --seconds S    minimum load duration per run (default 120, short 50)
   --keep         keep the database, queues and process logs of each run (a failed run keeps its logs anyway)
   --json FILE    also write the reports as JSON
-environment: CHAOS_DATABASE_URL / CHAOS_AMQP_URL (else TEST_*, else local defaults),
+environment: CHAOS_DATABASE_URL / CHAOS_AMQP_URL (else TEST_*, else local defaults), CHAOS_CLUSTER_PORT (--cluster, default 5682),
   CHAOS_PG_RESTART_CMD, CHAOS_RABBIT_STOP_CMD, CHAOS_RABBIT_START_CMD (full mode)`;
 
 /** A command line the suite cannot run; its message ends with the usage. */
@@ -59,6 +68,7 @@ function fromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ChaosOptions
     args: [...argv],
     options: {
       short: { type: 'boolean', default: false },
+      cluster: { type: 'boolean', default: false },
       runs: { type: 'string' },
       seconds: { type: 'string' },
       'max-writes': { type: 'string' },
@@ -75,6 +85,7 @@ function fromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ChaosOptions
     process.exit(0);
   }
   const short = values.short === true;
+  const cluster = values.cluster === true;
   const int = (v: string | undefined, fallback: number, name: string): number => {
     if (v === undefined) return fallback;
     const n = Number(v);
@@ -84,8 +95,10 @@ function fromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ChaosOptions
   const rpcTimeoutMs = 3000;
   return {
     mode: short ? 'short' : 'full',
+    cluster,
+    clusterPort: int(env.CHAOS_CLUSTER_PORT, 5682, 'CHAOS_CLUSTER_PORT'),
     runs: int(values.runs, 1, 'runs'),
-    seconds: int(values.seconds, short ? 50 : 120, 'seconds'),
+    seconds: int(values.seconds, cluster ? (short ? 35 : 90) : short ? 50 : 120, 'seconds'),
     maxWrites: int(values['max-writes'], short ? 4000 : 12000, 'max-writes'),
     concurrency: int(values.concurrency, short ? 6 : 8, 'concurrency'),
     seed: int(values.seed, Math.floor(Math.random() * 2 ** 31) + 1, 'seed'),

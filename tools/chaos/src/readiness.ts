@@ -8,18 +8,20 @@ export interface Readiness {
 }
 
 /**
- * Everything is up again when every process runs, the gateway's /health says every service
+ * Everything is up again when every process runs, each gateway's /health says every service
  * answers, and every RPC and event queue has one consumer per instance of its service (so a
  * restarted second instance counts too, which /health alone cannot tell).
  */
-export async function readiness(fleet: Fleet, broker: BrokerInspector, gatewayUrl: string): Promise<Readiness> {
+export async function readiness(fleet: Fleet, broker: BrokerInspector, gatewayUrl: string | readonly string[]): Promise<Readiness> {
   const missing: string[] = [];
   for (const name of fleet.names) if (!fleet.isRunning(name)) missing.push(`${name} not running`);
-  try {
-    const res = await fetch(`${gatewayUrl}/health`, { signal: AbortSignal.timeout(3000) });
-    if (res.status !== 200) missing.push(`gateway /health ${res.status} ${await res.text()}`);
-  } catch (err) {
-    missing.push(`gateway /health: ${(err as Error).message}`);
+  for (const gateway of typeof gatewayUrl === 'string' ? [gatewayUrl] : gatewayUrl) {
+    try {
+      const res = await fetch(`${gateway}/health`, { signal: AbortSignal.timeout(3000) });
+      if (res.status !== 200) missing.push(`gateway ${gateway} /health ${res.status} ${await res.text()}`);
+    } catch (err) {
+      missing.push(`gateway ${gateway} /health: ${(err as Error).message}`);
+    }
   }
   try {
     const queues = [...broker.queues('rpc'), ...broker.queues('events')];
@@ -39,7 +41,7 @@ export async function readiness(fleet: Fleet, broker: BrokerInspector, gatewayUr
 export async function waitReady(
   fleet: Fleet,
   broker: BrokerInspector,
-  gatewayUrl: string,
+  gatewayUrl: string | readonly string[],
   timeoutMs: number,
 ): Promise<{ ok: boolean; ms: number; missing: string[] }> {
   const started = Date.now();

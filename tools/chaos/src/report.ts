@@ -6,6 +6,8 @@ export interface RunReport {
   run: number;
   id: string;
   mode: 'full' | 'short';
+  /** A --cluster run (RabbitMQ cluster, replicas of everything, PgBouncer). */
+  cluster?: boolean;
   seed: number;
   ok: boolean;
   /** Seconds per phase. */
@@ -36,7 +38,7 @@ const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.
 /** The run as a person reads it: what ran, what was injected, then every check with its evidence. */
 export function formatRun(r: RunReport): string {
   const out: string[] = [];
-  out.push('', `=== chaos run ${r.run} (${r.mode}, seed ${r.seed}, id ${r.id}): ${r.ok ? 'PASS' : 'FAIL'}`);
+  out.push('', `=== chaos run ${r.run} (${r.mode}${r.cluster ? ', cluster' : ''}, seed ${r.seed}, id ${r.id}): ${r.ok ? 'PASS' : 'FAIL'}`);
   out.push(
     `phases (s): ${Object.entries(r.phases)
       .map(([k, v]) => `${k} ${v.toFixed(1)}`)

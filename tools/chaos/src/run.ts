@@ -11,7 +11,8 @@ import { replayChecks, runChecks, stateChecks, type CheckContext } from './check
 import { CarefulClient, describeAttempts } from './client';
 import { createRunDatabase } from './database';
 import { waitDrained } from './drain';
-import { faultPlan, runFaults } from './faults';
+import { clusterFaultPlan, faultPlan, runFaults } from './faults';
+import { startRabbitCluster, type RabbitCluster } from './cluster';
 import { Load, rng } from './load';
 import type { ChaosOptions } from './options';
 import { Fleet, type ProcessSpec } from './processes';
@@ -28,6 +29,17 @@ const INSTANCES = [
   ['invoicing', 2],
   ['webhooks', 2],
 ] as const;
+/** --cluster: two replicas of every service and of the gateway. */
+const CLUSTER_INSTANCES = [
+  ['partners', 2],
+  ['catalog', 2],
+  ['sales', 2],
+  ['invoicing', 2],
+  ['webhooks', 2],
+] as const;
+const CLUSTER_GATEWAYS = 2;
+/** The schemas behind PgBouncer: one pooler database each, its search_path set (docs/scaling.md). */
+const SCHEMAS = ['partners', 'catalog', 'sales', 'invoicing', 'webhooks', 'gateway'] as const;
 
 function hostPort(url: string, defaultPort: number): { host: string; port: number } {
   const u = new URL(url);
@@ -62,8 +74,19 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
   const amqpVia = new URL(options.amqpUrl);
   amqpVia.hostname = proxies.rabbitmq.host;
   amqpVia.port = String(proxies.rabbitmq.port);
-  const port = await freePort();
-  const gatewayUrl = `http://127.0.0.1:${port}`;
+  const ports = await Promise.all(Array.from({ length: options.cluster ? CLUSTER_GATEWAYS : 1 }, () => freePort()));
+  const gatewayUrls = ports.map((p) => `http://127.0.0.1:${p}`);
+  let cluster: RabbitCluster | undefined;
+  let pgbouncer: testing.PgBouncer | undefined;
+  if (options.cluster) {
+    cluster = await startRabbitCluster(join(logDir, 'rabbitmq'), options.clusterPort, log);
+    pgbouncer = await testing
+      .startPgBouncer({ databaseUrl: db.urlVia(proxies.postgres.host, proxies.postgres.port), schemas: SCHEMAS, poolSize: 4 })
+      .catch(async (err: unknown) => {
+        await cluster?.stop().catch(() => undefined);
+        throw err;
+      });
+  }
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? tmpdir(),
@@ -72,7 +95,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     AMQP_URL: amqpVia.toString(),
     BUS_PREFIX: id,
     LOG_LEVEL: 'warn',
-    PORT: String(port),
+    PORT: String(ports[0]),
     RPC_TIMEOUT_MS: String(options.rpcTimeoutMs),
     RECURRING_INTERVAL_MS: String(options.recurringIntervalMs),
     EVENT_RETRY_BASE_MS: String(options.eventRetryBaseMs),
@@ -93,16 +116,30 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     WEBHOOKS_POLL_MS: '250',
     WEBHOOKS_RETRY_SCHEDULE_MS: '100,200,400,800,1600,3200,5000,5000,5000,5000,5000,5000',
   };
+  if (cluster && pgbouncer) {
+    // Every durable queue replicated over the cluster; statements unnamed for PgBouncer 1.18.
+    Object.assign(env, { AMQP_URL: cluster.url, BUS_QUEUE_TYPE: 'quorum', DB_PREPARED_STATEMENTS: 'off' });
+  }
+  /** Each process reaches PostgreSQL through its schema's pooler database when behind PgBouncer. */
+  const envOf = (role: (typeof SCHEMAS)[number], extra: Record<string, string> = {}) => ({
+    ...env,
+    ...(pgbouncer ? { DATABASE_URL: pgbouncer.urlFor(role) } : {}),
+    ...extra,
+  });
   const specs: ProcessSpec[] = [
-    ...INSTANCES.flatMap(([role, n]) => Array.from({ length: n }, (_, i) => ({ name: `${role}#${i + 1}`, role, env }))),
-    { name: 'gateway', role: 'gateway', env },
+    ...(options.cluster ? CLUSTER_INSTANCES : INSTANCES).flatMap(([role, n]) =>
+      Array.from({ length: n }, (_, i) => ({ name: `${role}#${i + 1}`, role, env: envOf(role) })),
+    ),
+    ...(options.cluster
+      ? ports.map((p, i) => ({ name: `gateway#${i + 1}`, role: 'gateway' as const, env: envOf('gateway', { PORT: String(p) }) }))
+      : [{ name: 'gateway', role: 'gateway' as const, env }]),
   ];
   const fleet = new Fleet(specs, logDir, log);
   const webhooks = new WebhookReceiver(rng(options.seed + runNo + 7919));
   const receiverUrl = await webhooks.start();
-  const broker = new BrokerInspector(options.amqpUrl, id, options.eventRetryBaseMs);
+  const broker = new BrokerInspector(cluster?.url ?? options.amqpUrl, id, options.eventRetryBaseMs);
   const client = new CarefulClient({
-    baseUrl: gatewayUrl,
+    baseUrl: gatewayUrls,
     apiKeys: {},
     attemptTimeoutMs: options.rpcTimeoutMs + 3000,
     maxAttempts: 10,
@@ -114,6 +151,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     run: runNo,
     id,
     mode: options.mode,
+    cluster: options.cluster,
     seed: options.seed + runNo - 1,
     ok: false,
     phases,
@@ -129,7 +167,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
   };
   try {
     fleet.startAll();
-    const up = await waitReady(fleet, broker, gatewayUrl, 120_000);
+    const up = await waitReady(fleet, broker, gatewayUrls, 120_000);
     if (!up.ok) throw new Error(`the system did not start: ${up.missing.join('; ')}`);
     const keysDb = createDb(db.url, 'gateway', 1);
     try {
@@ -147,11 +185,10 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     const loadStart = Date.now();
     let faultsDone = false;
     const shouldStop = () => client.writeCount >= options.maxWrites || (faultsDone && Date.now() - loadStart >= options.seconds * 1000);
-    const faultCtx = { fleet, proxies, options, broker, gatewayUrl };
+    const faultCtx = { fleet, proxies, options, broker, gatewayUrl: gatewayUrls, cluster, pgbouncer };
+    const plan = options.cluster ? clusterFaultPlan() : faultPlan(options.mode, fleet);
     const [faults] = await Promise.all([
-      runFaults(faultPlan(options.mode, fleet), faultCtx, { startedAt: loadStart, spreadMs: options.seconds * 1000 }, log).finally(
-        () => (faultsDone = true),
-      ),
+      runFaults(plan, faultCtx, { startedAt: loadStart, spreadMs: options.seconds * 1000 }, log).finally(() => (faultsDone = true)),
       load.run({ shouldStop, concurrency: options.concurrency, maxRecurring: 12 }),
     ]);
     report.faults = faults;
@@ -159,7 +196,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     phase('load');
     log(`load over: ${client.writeCount} writes`);
 
-    const ready = await waitReady(fleet, broker, gatewayUrl, options.recoverTimeoutMs);
+    const ready = await waitReady(fleet, broker, gatewayUrls, options.recoverTimeoutMs);
     if (!ready.ok) log(`not everything is up after the load: ${ready.missing.join('; ')}`);
     report.drain = await waitDrained(db.pool, broker, options.drainTimeoutMs);
     phase('drain');
@@ -179,16 +216,19 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
   } finally {
     summarizeWrites(report, client);
     await fleet.stopAll().catch(() => undefined);
+    await pgbouncer?.stop().catch((err: Error) => log(`could not stop pgbouncer: ${err.message}`));
     await proxies.postgres.close();
     await proxies.rabbitmq.close();
     await webhooks.close();
+    // The cluster is the run's own: stopped and removed whatever happened (its queues go with it).
+    await broker.close();
+    await cluster?.stop().catch((err: Error) => log(`could not stop the RabbitMQ cluster: ${err.message}`));
     if (!options.keep) {
-      await broker.destroyTopology().catch((err: Error) => log(`could not remove the queues: ${err.message}`));
+      if (!cluster) await broker.destroyTopology().catch((err: Error) => log(`could not remove the queues: ${err.message}`));
       await db.drop().catch((err: Error) => log(`could not drop ${id}: ${err.message}`));
     } else {
       await db.pool.end().catch(() => undefined);
     }
-    await broker.close();
     phase('teardown');
     phases['total'] = (Date.now() - t0) / 1000;
   }
