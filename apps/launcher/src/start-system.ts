@@ -91,18 +91,26 @@ async function devApiKey(system: System): Promise<string> {
 
 function startProcesses(): void {
   const log = createLogger('launcher', process.env.LOG_LEVEL ?? 'info');
-  const entries = [
-    ...serviceNames.map((s) => join(repoRoot, 'services', s, 'dist', 'main.js')),
-    join(repoRoot, 'services', 'gateway', 'dist', 'main.js'),
-  ];
+  // REPLICAS: that many instances of every service and of the gateway (the gateways on PORT, PORT + 1 ...),
+  // as competing consumers over the same RabbitMQ and PostgreSQL (docs/scaling.md).
+  const replicas = Number(process.env.REPLICAS ?? 1);
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 16) {
+    console.error(`REPLICAS must be a whole number from 1 to 16, not "${process.env.REPLICAS}"`);
+    process.exit(1);
+  }
+  const port = Number(process.env.PORT ?? 3000);
+  const entries = Array.from({ length: replicas }, (_, i) => [
+    ...serviceNames.map((s) => ({ entry: join(repoRoot, 'services', s, 'dist', 'main.js'), env: process.env })),
+    { entry: join(repoRoot, 'services', 'gateway', 'dist', 'main.js'), env: { ...process.env, PORT: String(port + i) } },
+  ]).flat();
   // PROFILE_DIR: each process writes a V8 CPU profile there when it exits (--cpu-prof cannot go
   // through NODE_OPTIONS), to see where a bench run's CPU went; see docs/performance.md.
   const profileDir = process.env.PROFILE_DIR;
   const nodeArgs = [...SERVING_NODE_FLAGS, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const children: ChildProcess[] = [];
   let stopping = false;
-  for (const entry of entries) {
-    const child = spawn(process.execPath, [...nodeArgs, entry], { stdio: 'inherit', env: { ...DEVELOPMENT_DEFAULTS, ...process.env } });
+  for (const { entry, env } of entries) {
+    const child = spawn(process.execPath, [...nodeArgs, entry], { stdio: 'inherit', env: { ...DEVELOPMENT_DEFAULTS, ...env } });
     child.on('exit', (code, signal) => {
       if (stopping) return;
       log.error({ entry, code, signal }, 'a process exited; stopping the others');
@@ -110,7 +118,7 @@ function startProcesses(): void {
     });
     children.push(child);
   }
-  log.info(`started ${children.length} processes; gateway on port ${process.env.PORT ?? 3000}`);
+  log.info(`started ${children.length} processes; gateway on port ${replicas > 1 ? `${port} to ${port + replicas - 1}` : port}`);
   const stopAll = async (code: number) => {
     stopping = true;
     await Promise.all(

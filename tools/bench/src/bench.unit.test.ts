@@ -36,6 +36,11 @@ describe('benchmark harness', () => {
     expect(parseOptions([], names, {}).alternate).toBeUndefined();
     for (const bad of ['1', '21', '2.5', 'x']) expect(() => parseOptions(['--alternate', bad], names, {})).toThrow(UsageError);
     expect(() => parseOptions(['--alternate', '3', '--rounds', '3'], names, {})).toThrow(/two ways of repeating/);
+    // --replicas N: one replica and N side by side, unless the modes are named.
+    expect(parseOptions(['--replicas', '2'], names, {})).toMatchObject({ modes: ['rabbitmq', 'replicated'], replicas: 2 });
+    expect(parseOptions(['--modes', 'replicated'], names, {})).toMatchObject({ modes: ['replicated'], replicas: 2 });
+    expect(parseOptions([], names, {}).replicas).toBe(1);
+    for (const bad of ['0', '9', '1.5', 'x']) expect(() => parseOptions(['--replicas', bad], names, {})).toThrow(UsageError);
   });
 
   it('reads --baseline DIR as a built checkout compared in alternating slices, refusing an unbuilt one or --rounds', () => {

@@ -91,6 +91,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       rounds: opts.rounds,
       ...(opts.alternate !== undefined ? { alternating: true } : {}),
       modes: opts.modes,
+      ...(opts.modes.includes('replicated') ? { replicas: opts.replicas } : {}),
       scenarios: names,
     },
     ...combined,

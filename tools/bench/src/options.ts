@@ -6,7 +6,11 @@ import { parseArgs } from 'node:util';
 export const LAUNCHER_ENTRY = join('apps', 'launcher', 'dist', 'start.js');
 const DEFAULT_BASELINE_SLICES = 6;
 
-export const modes = ['rabbitmq', 'in-process'] as const;
+/**
+ * `replicated`: the RabbitMQ mode with REPLICAS instances of every service and of the gateway, the
+ * gateways behind a round-robin balancer (`--replicas N`, measured beside the one-replica mode).
+ */
+export const modes = ['rabbitmq', 'in-process', 'replicated'] as const;
 export type Mode = (typeof modes)[number];
 
 /** What `npm run bench` was asked to do. */
@@ -28,12 +32,15 @@ export interface BenchOptions {
    * beside this one's in alternating slices; the report gives this ÷ that per scenario (baseline.ts).
    */
   baseline?: string;
+  /** Instances of every service and of the gateway in the `replicated` mode. */
+  replicas: number;
   /** Admin URL of PostgreSQL: the bench makes (and drops) a database per mode on it. */
   pgUrl: string;
   amqpUrl: string;
 }
 
-export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|rabbitmq,in-process] [--rounds N | --alternate N] [--baseline DIR] [--json FILE]
+export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|replicated,...] [--replicas N] [--rounds N | --alternate N] [--baseline DIR] [--json FILE]
+  --replicas N   also measure N instances of every service and of the gateway (mode replicated) beside one (mode rabbitmq)
   --baseline DIR: DIR is a built checkout of another commit; both systems run side by side in alternating slices (6 unless --alternate says)
 environment: BENCH_SECONDS (default 10: each 32-connection run; 1-connection runs last half),
   BENCH_DATABASE_URL / BENCH_AMQP_URL (else TEST_DATABASE_URL / TEST_AMQP_URL, else local defaults)`;
@@ -49,6 +56,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
       rounds: { type: 'string' },
       alternate: { type: 'string' },
       baseline: { type: 'string' },
+      replicas: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -80,7 +88,12 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
   }
   const slices = alternate ?? (baseline !== undefined ? DEFAULT_BASELINE_SLICES : undefined);
 
-  const chosenModes = values.modes === undefined ? [...modes] : list(values.modes);
+  const replicas = values.replicas === undefined ? 1 : Number(values.replicas);
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 8)
+    throw new UsageError(`--replicas must be a whole number from 1 to 8, not "${values.replicas}"`);
+  // --replicas N alone: one replica and N, side by side in one sitting.
+  const defaultModes: Mode[] = replicas > 1 ? ['rabbitmq', 'replicated'] : ['rabbitmq', 'in-process'];
+  const chosenModes = values.modes === undefined ? defaultModes : list(values.modes);
   for (const m of chosenModes) {
     if (!(modes as readonly string[]).includes(m)) throw new UsageError(`unknown mode "${m}"; modes: ${modes.join(', ')}`);
   }
@@ -103,6 +116,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
     modes: [...new Set(chosenModes)] as Mode[],
     only,
     json: values.json,
+    replicas: chosenModes.includes('replicated') ? Math.max(replicas, 2) : replicas,
     pgUrl: env['BENCH_DATABASE_URL'] ?? env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     amqpUrl: env['BENCH_AMQP_URL'] ?? env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672',
   };

@@ -20,6 +20,8 @@ export interface Report {
     /** The rounds were slices of one sitting, every stack up at once (`--alternate`). */
     alternating?: boolean;
     modes: Mode[];
+    /** Instances of every service and of the gateway in the replicated mode. */
+    replicas?: number;
     scenarios: string[];
   };
   /** With several rounds, `ceiling`, `floor` and `results` are their medians (rounds.ts) and these the rounds themselves. */
@@ -64,7 +66,14 @@ export interface TargetCell {
   floor?: { value: string; reachable: boolean };
 }
 
-const MODE_TITLES: Record<Mode, string> = { rabbitmq: 'RabbitMQ', 'in-process': 'in-process' };
+const MODE_TITLES: Record<Mode, string> = { rabbitmq: 'RabbitMQ', 'in-process': 'in-process', replicated: 'RabbitMQ, replicated' };
+
+/** A mode's title; the replicated one says how many instances of everything ran. */
+function modeTitle(mode: Mode, settings: Report['settings']): string {
+  return mode === 'replicated' && settings.replicas
+    ? `RabbitMQ, ${settings.replicas} replicas of every service and gateway`
+    : MODE_TITLES[mode];
+}
 
 /** The performance targets (docs/performance.md), each evaluated per mode from this run's results. */
 export function evaluateTargets(report: Pick<Report, 'results' | 'settings'> & Partial<Pick<Report, 'floor'>>): TargetRow[] {
@@ -208,7 +217,7 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
   for (const mode of s.modes) {
     const rows = report.results.filter((r) => r.mode === mode);
     if (!rows.length) continue;
-    out.push('', `## ${MODE_TITLES[mode]} mode`, '');
+    out.push('', `## ${modeTitle(mode, s)} mode`, '');
     out.push(
       `| scenario | conns | req/s | × ceiling |${floorColumn ? ' × floor |' : ''} p50 ms | p99 ms | p99 × ceiling | errors | system CPU ms/req | machine CPU ms/req | stolen cores |`,
       `|---|---|---|---|${floorColumn ? '---|' : ''}---|---|---|---|---|---|---|`,
@@ -247,7 +256,7 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
   }
   if (targets.length) {
     out.push('', '## Targets', '');
-    out.push(`| target | ${s.modes.map((m) => MODE_TITLES[m]).join(' | ')} |`, `|---|${s.modes.map(() => '---|').join('')}`);
+    out.push(`| target | ${s.modes.map((m) => modeTitle(m, s)).join(' | ')} |`, `|---|${s.modes.map(() => '---|').join('')}`);
     // A target nothing of this run measured (--only) is left out of the table; the JSON keeps it.
     for (const t of targets.filter((t) => Object.values(t.byMode).some((v) => v && v.value !== 'not measured'))) {
       const cells = s.modes.map((m) => targetCell(t.byMode[m]));

@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createApiKey } from '@bo/gateway';
 import { createDb, deleteTopology } from '@bo/runtime';
 import { freePort, SERVING_NODE_FLAGS, repoRoot, systemTopology } from '@bo/launcher';
+import { startBalancer, type Balancer } from './balancer';
 import { LAUNCHER_ENTRY, type Mode } from './options';
 
 export const ORG = 1;
@@ -26,9 +28,15 @@ export interface LaunchedSystem {
  * fresh database that stop() drops, with an API key for organization 1. `root` is the checkout whose
  * launcher starts (another commit's, for `--baseline`); its API-key table must be this one's.
  */
-export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: string }, root: string = repoRoot): Promise<LaunchedSystem> {
+export async function launchSystem(
+  mode: Mode,
+  opts: { pgUrl: string; amqpUrl: string; replicas?: number },
+  root: string = repoRoot,
+): Promise<LaunchedSystem> {
   const stamp = Date.now().toString(36);
-  const tag = `${mode === 'rabbitmq' ? 'mq' : 'mem'}${root === repoRoot ? '' : '_base'}`;
+  const overBus = mode !== 'in-process';
+  const replicas = mode === 'replicated' ? (opts.replicas ?? 2) : 1;
+  const tag = `${mode === 'rabbitmq' ? 'mq' : mode === 'replicated' ? `mq${replicas}` : 'mem'}${root === repoRoot ? '' : '_base'}`;
   const dbName = `bo_bench_${stamp}_${tag}`;
   const admin = new pg.Client({ connectionString: opts.pgUrl });
   await admin.connect();
@@ -41,11 +49,12 @@ export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: s
   url.pathname = `/${dbName}`;
   const databaseUrl = url.toString();
   const busPrefix = `bench_${tag}_${stamp}`;
-  const port = await freePort();
+  const port = await freePorts(replicas);
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl,
-    AMQP_URL: mode === 'rabbitmq' ? opts.amqpUrl : '',
+    AMQP_URL: overBus ? opts.amqpUrl : '',
+    REPLICAS: String(replicas),
     BUS_PREFIX: busPrefix,
     PORT: String(port),
     LOG_LEVEL: 'warn',
@@ -59,14 +68,16 @@ export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: s
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const base = `http://127.0.0.1:${port}`;
+  let base = `http://127.0.0.1:${port}`;
+  let balancer: Balancer | undefined;
 
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    await balancer?.close();
     await stopChild(child);
-    if (mode === 'rabbitmq') await deleteTopology(opts.amqpUrl, systemTopology(busPrefix)).catch(() => undefined);
+    if (overBus) await deleteTopology(opts.amqpUrl, systemTopology(busPrefix)).catch(() => undefined);
     const drop = new pg.Client({ connectionString: opts.pgUrl });
     await drop.connect();
     try {
@@ -77,7 +88,13 @@ export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: s
   };
 
   try {
-    await waitHealthy(base, child);
+    // Every replica boots at once on the same cores: the wait grows with their number.
+    for (let i = 0; i < replicas; i++) await waitHealthy(`http://127.0.0.1:${port + i}`, child, 60_000 * replicas);
+    if (replicas > 1) {
+      // The gateways behind one address, each connection to the next one, as a load balancer would.
+      balancer = await startBalancer(Array.from({ length: replicas }, (_, i) => port + i));
+      base = balancer.base;
+    }
     const db = createDb(databaseUrl, 'gateway', 1);
     try {
       const { key } = await createApiKey(db, ORG, 'bench');
@@ -91,6 +108,24 @@ export async function launchSystem(mode: Mode, opts: { pgUrl: string; amqpUrl: s
   }
 }
 
+/** The first of `n` consecutive free ports (the launcher puts gateway replica i on PORT + i). */
+async function freePorts(n: number): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const first = await freePort();
+    const rest = await Promise.all(Array.from({ length: n - 1 }, (_, i) => portFree(first + i + 1)));
+    if (rest.every(Boolean)) return first;
+  }
+  throw new Error(`no ${n} consecutive free ports`);
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** SIGINT as Ctrl-C would send (the launcher stops its children cleanly), or the signal given; SIGKILL after `graceMs`. */
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT', graceMs = 30_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -101,8 +136,8 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'S
   clearTimeout(timer);
 }
 
-async function waitHealthy(base: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
+async function waitHealthy(base: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error('the system exited during start-up');
     try {
@@ -112,5 +147,5 @@ async function waitHealthy(base: string, child: ChildProcess): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error('the system did not become healthy within 60 s');
+  throw new Error(`the system did not become healthy within ${timeoutMs / 1000} s`);
 }
