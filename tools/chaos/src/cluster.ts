@@ -17,7 +17,8 @@ export interface RabbitCluster {
 export async function startRabbitCluster(dir: string, port: number, log: (line: string) => void): Promise<RabbitCluster> {
   const script = join(repoRoot, 'scripts', 'rabbitmq-cluster.sh');
   const env = `RABBIT_CLUSTER_DIR='${dir}' RABBIT_CLUSTER_PORT=${port}`;
-  const run = (args: string, timeoutMs = 180_000) => runCommand(`${env} '${script}' ${args}`, timeoutMs);
+  // Three Erlang VMs booting on a busy machine take minutes, not seconds.
+  const run = (args: string, timeoutMs = 600_000) => runCommand(`${env} '${script}' ${args}`, timeoutMs);
   const cluster: RabbitCluster = {
     url: '',
     kill: (node) => run(`kill ${node}`).then(() => undefined),

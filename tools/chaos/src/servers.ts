@@ -7,7 +7,8 @@ import { exec } from 'node:child_process';
 export function runCommand(command: string, timeoutMs = 120_000): Promise<string> {
   return new Promise((resolve, reject) => {
     exec(command, { timeout: timeoutMs }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${command} failed: ${err.message}\n${stderr}`));
+      if (err?.killed) reject(new Error(`${command} did not finish within ${timeoutMs / 1000} s\n${stdout}${stderr}`));
+      else if (err) reject(new Error(`${command} failed: ${err.message}\n${stdout}${stderr}`));
       else resolve(`${stdout}${stderr}`.trim());
     });
   });
