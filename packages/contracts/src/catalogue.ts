@@ -1,7 +1,7 @@
 import { catalogEvents, catalogOperations } from './catalog';
 import type { EventDef } from './events';
 import { integrationsEvents, integrationsOperations } from './integrations';
-import { invoicingEvents, invoicingOperations } from './invoicing';
+import { invoicingEvents, invoicingOperations, paymentEvents, paymentOperations } from './invoicing';
 import { domainPrefix, type Operation, selectorRank, describeSelector } from './operation';
 import { organizationEvents, organizationOperations } from './organization';
 import { partnersEvents, partnersOperations } from './partners';
@@ -15,6 +15,7 @@ const catalogue = [
   ...catalogOperations,
   ...salesOperations,
   ...invoicingOperations,
+  ...paymentOperations,
   ...integrationsOperations,
 ];
 export const operations: readonly Operation[] = catalogue;
@@ -26,6 +27,7 @@ export const events: readonly EventDef[] = [
   ...catalogEvents,
   ...salesEvents,
   ...invoicingEvents,
+  ...paymentEvents,
   ...integrationsEvents,
 ];
 

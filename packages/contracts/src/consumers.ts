@@ -24,12 +24,18 @@ export const consumers: readonly ConsumerDef[] = [
   {
     name: 'partners.ledger',
     service: 'partners',
-    summary: 'Moves partner balances and committed amounts (the partner ledger) from invoices, payments and quotation conversions',
+    summary:
+      'Moves partner balances and committed amounts (the partner ledger) from invoices, payments, allocations, refunds, voids, write-offs and quotation conversions',
     events: [
       invoicing.invoiceValidated.type,
       invoicing.invoiceCancelled.type,
       invoicing.invoicePaymentRegistered.type,
       sales.quotationConverted.type,
+      invoicing.paymentCreated.type,
+      invoicing.paymentAllocated.type,
+      invoicing.paymentRefunded.type,
+      invoicing.paymentVoided.type,
+      invoicing.invoiceWrittenOff.type,
     ],
   },
   {

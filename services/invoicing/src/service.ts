@@ -11,6 +11,13 @@ import { renderInvoiceHandler } from './invoice/render-invoice.handler';
 import { validateInvoiceHandler } from './invoice/validate-invoice.handler';
 import { invoicingMigrations } from './migrations';
 import { openInvoicesHandler } from './partners/open-invoices.handler';
+import { allocatePaymentHandler } from './payments/allocate-payment.handler';
+import { createPaymentHandler } from './payments/create-payment.handler';
+import { getPaymentHandler } from './payments/get-payment.handler';
+import { listPaymentsHandler } from './payments/list-payments.handler';
+import { refundPaymentHandler } from './payments/refund-payment.handler';
+import { voidPaymentHandler } from './payments/void-payment.handler';
+import { writeOffInvoiceHandler } from './payments/write-off-invoice.handler';
 import { cancelRecurringHandler } from './recurring/cancel-recurring.handler';
 import { generateChildHandler } from './recurring/generate-child.handler';
 import { pauseRecurringHandler } from './recurring/pause-recurring.handler';
@@ -42,6 +49,13 @@ export const invoicingService: ServiceDefinition = {
     cancelRecurringHandler,
     generateChildHandler,
     openInvoicesHandler,
+    createPaymentHandler,
+    allocatePaymentHandler,
+    refundPaymentHandler,
+    voidPaymentHandler,
+    listPaymentsHandler,
+    getPaymentHandler,
+    writeOffInvoiceHandler,
   ],
   subscriptions: [
     partnerDirectoryConsumer('invoicing.partners'),

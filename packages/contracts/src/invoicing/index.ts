@@ -3,3 +3,4 @@ export * from './schemas';
 export * from './operations';
 export * from './events';
 export * from './render';
+export * from './payments';

@@ -17,7 +17,8 @@ import { lineItemInput, lineRecordFields } from '../lines';
 import { currencyField } from '../organization/schemas';
 
 export const invoiceTypes = ['invoiceout', 'creditout', 'invoicein', 'creditin'] as const;
-export const invoiceStatuses = ['draft', 'proforma', 'open', 'paid', 'cancelled', 'overdue'] as const;
+/** `written_off`: what was due was written off as a bad debt (docs/invoicing.md, "Cash application"). */
+export const invoiceStatuses = ['draft', 'proforma', 'open', 'paid', 'cancelled', 'overdue', 'written_off'] as const;
 /** Statuses an invoice may be created in (docs/design.md section 4). */
 export const creatableStatuses = ['draft', 'proforma'] as const;
 export const recurringFrequencies = ['daily', 'weekly', 'monthly', 'quarterly', 'yearly'] as const;

@@ -122,7 +122,20 @@ export const partnerRecord = z.object({
 export type PartnerRecord = z.infer<typeof partnerRecord>;
 
 /** `commitment`: a converted quotation whose invoice is not validated or cancelled yet (its amount is `committed`, not `balance`). */
-export const partnerTransactionTypes = ['invoice', 'credit_note', 'bill', 'vendor_credit', 'payment', 'commitment'] as const;
+export const partnerTransactionTypes = [
+  'invoice',
+  'credit_note',
+  'bill',
+  'vendor_credit',
+  'payment',
+  'commitment',
+  // Cash application (docs/invoicing.md): allocations move no balance but settle documents.
+  'allocation',
+  'refund',
+  'payment_void',
+  'allocation_void',
+  'write_off',
+] as const;
 
 export const partnerTransaction = z.object({
   id: z.number().int(),

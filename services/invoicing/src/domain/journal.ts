@@ -38,8 +38,19 @@ export function accountsFor(
 
 export const DEFAULT_PAYMENT_JOURNAL = 'Bank';
 
-const dr = (account: string, amount: DecimalLike, label: string): JournalLine => ({ account, debit: dec(amount), credit: dec(0), label });
-const cr = (account: string, amount: DecimalLike, label: string): JournalLine => ({ account, debit: dec(0), credit: dec(amount), label });
+/** A debit line and a credit line (domain/cash.ts posts with them too). */
+export const dr = (account: string, amount: DecimalLike, label: string): JournalLine => ({
+  account,
+  debit: dec(amount),
+  credit: dec(0),
+  label,
+});
+export const cr = (account: string, amount: DecimalLike, label: string): JournalLine => ({
+  account,
+  debit: dec(0),
+  credit: dec(amount),
+  label,
+});
 
 /** A credit note is its invoice's entry mirrored: every debit becomes a credit. */
 function mirror(lines: JournalLine[]): JournalLine[] {

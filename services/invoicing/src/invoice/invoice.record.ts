@@ -20,6 +20,8 @@ export interface InvoiceRow {
   tax_amount: string;
   invoicetotal: string;
   amount_paid: string;
+  /** What was written off as a bad debt (docs/invoicing.md, "Cash application"): no longer due. */
+  written_off_amount: string;
   sourceid: string | null;
   sourcenumber: string | null;
   sourcetype: string | null;
@@ -63,8 +65,12 @@ export interface LineRow extends StoredLine {
   catalog_checked: boolean;
 }
 
-export function dueOf(row: Pick<InvoiceRow, 'invoicetotal' | 'amount_paid'>): number {
-  return toNumber(dec(row.invoicetotal).minus(dec(row.amount_paid)));
+export function dueOf(row: Pick<InvoiceRow, 'invoicetotal' | 'amount_paid'> & { written_off_amount?: string }): number {
+  return toNumber(
+    dec(row.invoicetotal)
+      .minus(dec(row.amount_paid))
+      .minus(dec(row.written_off_amount ?? 0)),
+  );
 }
 
 export function statusOf(row: Pick<InvoiceRow, 'invoicestatus' | 'invoicedue'>, today: string): invoicing.InvoiceStatus {

@@ -2,6 +2,7 @@ import { invoicing } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
 import { handler, invalidState, recordEvent, organizationToday, validationFailed } from '@bo/runtime';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL, paymentEntryLines } from '../domain/journal';
+import { settlementDirection } from '../domain/cash';
 import { canTakePayment } from '../domain/status';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice } from './invoice.repository';
@@ -40,13 +41,30 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       .insert({
         org_id: ctx.orgId,
         invoice_id: invoice.id,
+        partner_id: invoice.partner_id,
+        direction: settlementDirection(invoice.invoicetype),
+        currency: invoice.currency,
         amount: req.amount,
+        allocated: req.amount,
         payment_date: paymentDate,
         journal,
         journal_entry_id: journalEntryId,
+        operation_key: ctx.operationKey ?? null,
         created_by: req.userid ?? ctx.userId ?? null,
       })
       .returning<Array<{ id: number }>>('id');
+    // A payment with one allocation (docs/invoicing.md, "Cash application"): listed, voided and
+    // reported like any other, its events those register_payment always published.
+    const paymentId = (payment as { id: number }).id;
+    await trx('journal_entries').where({ id: journalEntryId }).update({ payment_id: paymentId });
+    await trx('payment_allocations').insert({
+      org_id: ctx.orgId,
+      payment_id: paymentId,
+      invoice_id: invoice.id,
+      amount: req.amount,
+      allocation_date: paymentDate,
+      operation_key: ctx.operationKey ?? null,
+    });
     const paidInFull = dec(req.amount).equals(due);
     const [row] = (await trx('invoices')
       .where({ id: invoice.id })
@@ -57,7 +75,6 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       })
       .returning('*')) as InvoiceRow[];
     const updated = row as InvoiceRow;
-    const paymentId = (payment as { id: number }).id;
     await recordEvent(trx, invoicing.invoicePaymentRegistered.type, ctx.orgId, {
       ...eventRef(updated),
       payment_id: paymentId,

@@ -6,7 +6,8 @@ import { documentEffect, paymentEffect, paymentReceivableEffect, receivableEffec
 export interface LedgerEntry {
   partner_id: number;
   type: string;
-  source: 'invoice' | 'payment';
+  /** `invoice`, `payment`, or a cash application row (cash-plan.ts): `allocation`, `refund`, `payment_void`, ... */
+  source: string;
   source_id: number;
   invoice_id: number;
   document_number: string;
@@ -35,6 +36,8 @@ export interface LedgerStep {
   commits?: Commitment;
   /** The row this event posts (validation, payment). */
   posts?: LedgerEntry;
+  /** More rows it posts (a payment's allocations, cash-plan.ts). */
+  also?: LedgerEntry[];
   /** A conversion to a document that commits no credit (a credit note, a vendor document). */
   commitsNothing?: true;
 }
@@ -105,7 +108,7 @@ export function ledgerStep(event: EventEnvelope): LedgerStep {
 
 /** The partner an event's row or commitment belongs to, if it names one. */
 export function partnerOf(step: LedgerStep): number | undefined {
-  return step.posts?.partner_id ?? step.commits?.partner_id;
+  return step.posts?.partner_id ?? step.also?.[0]?.partner_id ?? step.commits?.partner_id;
 }
 
 /**
@@ -124,6 +127,7 @@ export function setBasedRuns(steps: readonly LedgerStep[]): LedgerStep[][] {
       ...(step.releases !== undefined ? [`commitment:${org}:${step.releases}`] : []),
       ...(step.commits ? [`commitment:${org}:${step.commits.invoice_id}`] : []),
       ...(step.posts ? [`posted:${org}:${step.posts.source}:${step.posts.source_id}`] : []),
+      ...(step.also ?? []).map((row) => `posted:${org}:${row.source}:${row.source_id}`),
     ];
     if (keys.some((k) => touched.has(k))) {
       runs.push(run);

@@ -1,5 +1,6 @@
 import { invoicing, sales } from '@bo/contracts';
 import type { InboxHandlerDef, Knex, Logger } from '@bo/runtime';
+import { cashStep } from './cash-plan';
 import { ledgerStep, partnerOf, setBasedRuns, sumMoves, type LedgerStep } from './ledger-plan';
 
 /**
@@ -19,11 +20,17 @@ export const ledgerConsumer: InboxHandlerDef = {
     invoicing.invoiceCancelled.type,
     invoicing.invoicePaymentRegistered.type,
     sales.quotationConverted.type,
+    invoicing.paymentCreated.type,
+    invoicing.paymentAllocated.type,
+    invoicing.paymentRefunded.type,
+    invoicing.paymentVoided.type,
+    invoicing.invoiceWrittenOff.type,
   ],
   async handleBatch(trx, events, log) {
-    const steps = events.map(ledgerStep);
+    // Cash application events first (cash-plan.ts), then invoices, payments and conversions.
+    const steps = events.map((event) => cashStep(event) ?? ledgerStep(event));
     for (const step of steps) {
-      if (step.releases === undefined && !step.commits && !step.posts && !step.commitsNothing)
+      if (step.releases === undefined && !step.commits && !step.posts && !step.also?.length && !step.commitsNothing)
         log.warn({ event_id: step.event.id, type: step.event.type }, 'event type not handled by the ledger');
     }
     for (const run of setBasedRuns(steps)) await applyRun(trx, run, log);
@@ -101,7 +108,13 @@ async function postEntries(
   trx: Knex.Transaction,
   run: LedgerStep[],
 ): Promise<Array<{ partner_id: number; balance_effect: string; receivable_effect: string }>> {
-  const rows = run.flatMap((step) => (step.posts ? [{ ...step.posts, org_id: step.event.org_id, event_id: step.event.id }] : []));
+  const rows = run.flatMap((step) =>
+    [...(step.posts ? [step.posts] : []), ...(step.also ?? [])].map((row) => ({
+      ...row,
+      org_id: step.event.org_id,
+      event_id: step.event.id,
+    })),
+  );
   if (!rows.length) return [];
   return trx('partner_transactions')
     .insert(rows)

@@ -48,13 +48,14 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
     currency: row.currency,
   };
   if (!req.include_transactions) return { message: 'Partner balance retrieved successfully', partner };
-  // A document's paid amount is the sum of its payment rows; a payment is paid in full by itself.
+  // A document's paid amount is the sum of the rows that settle it (payments, allocations and their
+  // voids, credit applied, refunds of a credit note, a write-off); any other row is paid in full by itself.
   const rows = await db('partner_transactions as t')
     .select('t.id', 't.type', 't.document_number', 't.date', 't.amount')
     .select<TransactionRow[]>(
       db.raw(
-        `case when t.source = 'payment' then t.amount else coalesce((select sum(p.amount) from partner_transactions p
-           where p.org_id = t.org_id and p.source = 'payment' and p.invoice_id = t.invoice_id), 0) end as paid`,
+        `case when t.source <> 'invoice' then t.amount else coalesce((select sum(p.amount) from partner_transactions p
+           where p.org_id = t.org_id and p.source <> 'invoice' and p.invoice_id = t.invoice_id), 0) end as paid`,
       ),
     )
     .where({ 't.org_id': orgId, 't.partner_id': row.id })

@@ -1,0 +1,370 @@
+// Cash application (docs/invoicing.md, "Cash application"): payments as records with allocations,
+// credit notes as credit, refunds, voids and write-offs. Field names are the public contract of issue 31.
+import { z } from 'zod';
+import { defineEvent } from '../events';
+import { baseRequest, dateField, intId, money, optionalText, pageRequest, paginationSchema } from '../fields';
+import { defineOperation } from '../operation';
+import { currencyField } from '../organization/schemas';
+import { invoiceStatuses, invoiceTypes } from './schemas';
+
+/** `in`: money from a customer, settling its invoices (`invoiceout`); `out`: money to a vendor, settling its bills (`invoicein`). */
+export const paymentDirections = ['in', 'out'] as const;
+export type PaymentDirection = (typeof paymentDirections)[number];
+export const paymentStatuses = ['posted', 'voided'] as const;
+
+const PAYMENTS_PATH = '/invoicing/payments';
+
+export const allocationInput = z.object({ invoice_id: intId, amount: money({ positive: true }) });
+const allocationsInput = z.array(allocationInput).max(100, 'must have at most 100 allocations');
+
+export const createPaymentRequest = z.object({
+  ...baseRequest,
+  action: z.literal('create'),
+  partner: intId,
+  amount: money({ positive: true }),
+  currency: currencyField,
+  /** Default: the organization's today. */
+  payment_date: dateField.optional(),
+  /** How the money moved (bank_transfer, card, cash, cheque ...): free text. */
+  method: optionalText(50),
+  /** The bank's or the partner's reference. */
+  reference: optionalText(200),
+  direction: z.enum(paymentDirections),
+  /** The bank account (journal) the money went through; default `Bank`. */
+  journal: optionalText(100),
+  allocations: allocationsInput.optional(),
+});
+
+export const allocatePaymentRequest = z.object({
+  ...baseRequest,
+  action: z.literal('allocate'),
+  /** The source: a posted payment ... */
+  payment_id: intId.optional(),
+  /** ... or a validated credit note (`creditout` for customer invoices, `creditin` for vendor bills). */
+  credit_note_id: intId.optional(),
+  allocations: allocationsInput.min(1, 'must have at least one allocation'),
+  /** Default: the organization's today. */
+  allocation_date: dateField.optional(),
+});
+
+export const refundPaymentRequest = z.object({
+  ...baseRequest,
+  action: z.literal('refund'),
+  /** The credit paid out: a payment's unallocated amount ... */
+  payment_id: intId.optional(),
+  /** ... or a validated credit note's. */
+  credit_note_id: intId.optional(),
+  amount: money({ positive: true }),
+  /** Default: the organization's today. */
+  refund_date: dateField.optional(),
+  method: optionalText(50),
+  reference: optionalText(200),
+  journal: optionalText(100),
+});
+
+export const voidPaymentRequest = z.object({
+  ...baseRequest,
+  action: z.literal('void'),
+  payment_id: intId,
+  reason: optionalText(500),
+  /** The date of the reversal entry; default the organization's today. */
+  void_date: dateField.optional(),
+});
+
+export const listPaymentsRequest = z.object({
+  ...baseRequest,
+  action: z.literal('list'),
+  partner: intId.optional(),
+  direction: z.enum(paymentDirections).optional(),
+  status: z.enum(paymentStatuses).optional(),
+  ...pageRequest,
+});
+
+export const getPaymentRequest = z.object({ ...baseRequest, action: z.literal('get'), payment_id: intId });
+
+export const writeOffRequest = z.object({
+  ...baseRequest,
+  id: intId,
+  write_off: z.literal(true),
+  reason: optionalText(500),
+  /** The date of the bad-debt entry; default the organization's today. */
+  write_off_date: dateField.optional(),
+});
+
+export const allocationRecord = z.object({
+  id: z.number().int(),
+  /** Where the money came from: a payment or a credit note. */
+  source: z.enum(['payment', 'credit_note']),
+  payment_id: z.number().int().nullable(),
+  credit_note_id: z.number().int().nullable(),
+  invoice_id: z.number().int(),
+  invoicenumber: z.string(),
+  amount: z.number(),
+  allocation_date: z.string(),
+  /** A voided payment's allocations stay, voided: nothing is deleted. */
+  status: z.enum(['active', 'voided']),
+  /** The transfer between trade accounts, when the source's differs from the invoice's; else null. */
+  journal_entry_id: z.number().int().nullable(),
+});
+export type AllocationRecord = z.infer<typeof allocationRecord>;
+
+export const refundRecord = z.object({
+  id: z.number().int(),
+  source: z.enum(['payment', 'credit_note']),
+  payment_id: z.number().int().nullable(),
+  credit_note_id: z.number().int().nullable(),
+  partner: z.number().int(),
+  amount: z.number(),
+  currency: z.string().nullable(),
+  refund_date: z.string(),
+  method: z.string().nullable(),
+  reference: z.string().nullable(),
+  journal: z.string(),
+  journal_entry_id: z.number().int(),
+});
+export type RefundRecord = z.infer<typeof refundRecord>;
+
+export const paymentRecord = z.object({
+  id: z.number().int(),
+  partner: z.number().int(),
+  direction: z.enum(paymentDirections),
+  amount: z.number(),
+  currency: z.string().nullable(),
+  payment_date: z.string(),
+  method: z.string().nullable(),
+  reference: z.string().nullable(),
+  journal: z.string(),
+  status: z.enum(paymentStatuses),
+  /** Σ active allocations. */
+  allocated: z.number(),
+  /** Σ refunds of its unallocated amount. */
+  refunded: z.number(),
+  /** amount − allocated − refunded: the partner's credit (an advance) from this payment. */
+  unallocated: z.number(),
+  journal_entry_id: z.number().int(),
+  void_journal_entry_id: z.number().int().nullable(),
+  void_reason: z.string().nullable(),
+  voided_at: z.string().nullable(),
+  allocations: z.array(allocationRecord),
+  refunds: z.array(refundRecord),
+  created_at: z.string(),
+});
+export type PaymentRecord = z.infer<typeof paymentRecord>;
+
+/** A document's cash figures after the operation. */
+export const settledDocument = z.object({
+  id: z.number().int(),
+  invoicenumber: z.string(),
+  invoicetype: z.enum(invoiceTypes),
+  invoicestatus: z.enum(invoiceStatuses),
+  invoicetotal: z.number(),
+  amount_paid: z.number(),
+  due_amount: z.number(),
+});
+
+export const paymentReplyBody = z.object({ message: z.string(), payment: paymentRecord, invoices: z.array(settledDocument) });
+export const allocateReply = z.object({
+  message: z.string(),
+  allocations: z.array(allocationRecord),
+  /** The source after the allocation: the payment (`payment_id`) ... */
+  payment: paymentRecord.optional(),
+  /** ... or the credit note (`credit_note_id`), its `due_amount` being its unallocated credit. */
+  credit_note: settledDocument.optional(),
+  invoices: z.array(settledDocument),
+});
+export const refundReply = z.object({
+  message: z.string(),
+  refund: refundRecord,
+  payment: paymentRecord.optional(),
+  credit_note: settledDocument.optional(),
+});
+export const listPaymentsReply = z.object({ message: z.string(), payments: z.array(paymentRecord), pagination: paginationSchema });
+export const getPaymentReply = z.object({ message: z.string(), payment: paymentRecord });
+export const writeOffReply = z.object({
+  message: z.string(),
+  invoice: settledDocument.extend({ written_off_amount: z.number(), journal_entry_id: z.number().int() }),
+});
+
+const sourceRules = [
+  { field: 'payment_id', rule: 'exactly one of payment_id and credit_note_id; a posted payment of the organization' },
+  { field: 'credit_note_id', rule: 'a validated credit note (creditout, creditin) of the organization' },
+] as const;
+const allocationRules = [
+  {
+    field: 'allocations',
+    rule: "each an open or overdue invoice of the same organization, partner and direction (in: invoiceout, out: invoicein; a creditout's credit settles invoiceout, a creditin's invoicein), in the payment's currency, at most once per request; each amount at most the invoice's due amount, together at most the source's unallocated amount",
+  },
+] as const;
+
+export const createPayment = defineOperation({
+  name: 'invoicing.payment.create',
+  service: 'invoicing',
+  summary: 'Record a payment received or sent, optionally allocated to invoices; the rest is the partner’s credit',
+  paths: [PAYMENTS_PATH],
+  select: { action: 'create' },
+  write: true,
+  request: createPaymentRequest,
+  reply: paymentReplyBody,
+  rules: [
+    { field: 'partner', rule: 'a partner of the organization' },
+    { field: 'currency', rule: "the allocated documents' currency" },
+    { field: 'amount', rule: 'at least the sum of the allocations' },
+    ...allocationRules,
+  ],
+});
+export const allocatePayment = defineOperation({
+  name: 'invoicing.payment.allocate',
+  service: 'invoicing',
+  summary: "Allocate a payment's or a credit note's unallocated amount to open documents of the same partner",
+  paths: [PAYMENTS_PATH],
+  select: { action: 'allocate' },
+  write: true,
+  request: allocatePaymentRequest,
+  reply: allocateReply,
+  rules: [...sourceRules, ...allocationRules],
+});
+export const refundPayment = defineOperation({
+  name: 'invoicing.payment.refund',
+  service: 'invoicing',
+  summary: "Pay out (part of) a payment's or a credit note's unallocated credit",
+  paths: [PAYMENTS_PATH],
+  select: { action: 'refund' },
+  write: true,
+  request: refundPaymentRequest,
+  reply: refundReply,
+  rules: [...sourceRules, { field: 'amount', rule: "at most the source's unallocated amount" }],
+});
+export const voidPayment = defineOperation({
+  name: 'invoicing.payment.void',
+  service: 'invoicing',
+  summary: 'Reverse a payment, its allocations and its journal entry (a reversal entry; nothing is deleted)',
+  paths: [PAYMENTS_PATH],
+  select: { action: 'void' },
+  write: true,
+  request: voidPaymentRequest,
+  reply: paymentReplyBody,
+  rules: [{ field: 'payment_id', rule: 'a posted payment, not voided, with no refunds, none of whose invoices is written off' }],
+});
+export const listPayments = defineOperation({
+  name: 'invoicing.payment.list',
+  service: 'invoicing',
+  summary: 'List payments with their allocations and refunds, newest first',
+  paths: [PAYMENTS_PATH],
+  select: { action: 'list' },
+  write: false,
+  request: listPaymentsRequest,
+  reply: listPaymentsReply,
+});
+export const getPayment = defineOperation({
+  name: 'invoicing.payment.get',
+  service: 'invoicing',
+  summary: 'One payment with its allocations and refunds',
+  paths: [PAYMENTS_PATH],
+  select: { action: 'get' },
+  write: false,
+  request: getPaymentRequest,
+  reply: getPaymentReply,
+});
+export const writeOffInvoice = defineOperation({
+  name: 'invoicing.invoice.write_off',
+  service: 'invoicing',
+  summary: 'Write off what is still due on an open or overdue customer invoice as a bad debt',
+  paths: ['/invoicing/invoice/new'],
+  domainWide: true,
+  select: { flag: 'write_off' },
+  write: true,
+  request: writeOffRequest,
+  reply: writeOffReply,
+  rules: [{ field: 'id', rule: 'an open or overdue customer invoice (invoiceout) with something due' }],
+});
+
+export const paymentOperations = [createPayment, allocatePayment, refundPayment, voidPayment, listPayments, getPayment, writeOffInvoice];
+
+// Events: consumed by the partners ledger, applied once per payment, refund, void and write-off.
+// Amounts are positive; `direction` says which way the money went, `side` whether it settles what the
+// partner owes as a customer (its receivable) or as a vendor.
+export const ledgerSides = ['customer', 'vendor'] as const;
+const side = z.enum(ledgerSides);
+const allocationEvent = z.object({
+  allocation_id: z.number().int(),
+  invoice_id: z.number().int(),
+  invoicenumber: z.string(),
+  invoicetype: z.enum(invoiceTypes),
+  amount: z.number(),
+});
+
+export const paymentCreated = defineEvent({
+  type: 'invoicing.payment.created',
+  summary: "A payment was recorded; moves the partner's balance by its amount (its unallocated rest is the partner's credit)",
+  data: z.object({
+    payment_id: z.number().int(),
+    partner_id: z.number().int(),
+    direction: z.enum(paymentDirections),
+    side,
+    amount: z.number(),
+    currency: z.string().nullable(),
+    payment_date: z.string(),
+    journal_entry_id: z.number().int(),
+    allocations: z.array(allocationEvent),
+  }),
+});
+export const paymentAllocated = defineEvent({
+  type: 'invoicing.payment.allocated',
+  summary: "A payment's or credit note's unallocated amount was allocated to documents; moves no balance",
+  data: z.object({
+    partner_id: z.number().int(),
+    payment_id: z.number().int().nullable(),
+    credit_note_id: z.number().int().nullable(),
+    credit_note_number: z.string().nullable(),
+    allocation_date: z.string(),
+    allocations: z.array(allocationEvent),
+  }),
+});
+export const paymentRefunded = defineEvent({
+  type: 'invoicing.payment.refunded',
+  summary: "A partner's unallocated credit was paid out; moves its balance back",
+  data: z.object({
+    refund_id: z.number().int(),
+    partner_id: z.number().int(),
+    payment_id: z.number().int().nullable(),
+    credit_note_id: z.number().int().nullable(),
+    /** `out`: paid to a customer (its credit was receivable-side); `in`: a vendor paid back. */
+    direction: z.enum(paymentDirections),
+    side,
+    amount: z.number(),
+    refund_date: z.string(),
+    journal_entry_id: z.number().int(),
+  }),
+});
+export const paymentVoided = defineEvent({
+  type: 'invoicing.payment.voided',
+  summary: 'A payment was reversed with its allocations; moves the partner balance back',
+  data: z.object({
+    payment_id: z.number().int(),
+    partner_id: z.number().int(),
+    direction: z.enum(paymentDirections),
+    side,
+    amount: z.number(),
+    void_date: z.string(),
+    journal_entry_id: z.number().int(),
+    /** The allocations reversed. */
+    allocations: z.array(allocationEvent),
+  }),
+});
+export const invoiceWrittenOff = defineEvent({
+  type: 'invoicing.invoice.written_off',
+  summary: 'What was still due on a customer invoice was written off as a bad debt; moves the partner balance down',
+  data: z.object({
+    invoice_id: z.number().int(),
+    invoicenumber: z.string(),
+    invoicetype: z.enum(invoiceTypes),
+    partner_id: z.number().int(),
+    invoicetotal: z.number(),
+    amount: z.number(),
+    write_off_date: z.string(),
+    reason: z.string().nullable(),
+    journal_entry_id: z.number().int(),
+  }),
+});
+
+export const paymentEvents = [paymentCreated, paymentAllocated, paymentRefunded, paymentVoided, invoiceWrittenOff];

@@ -1,0 +1,236 @@
+import { invoicing } from '@bo/contracts';
+import { dec, sum, type Dec, type DecimalLike } from '@bo/kernel';
+import { CREDITED_TYPE, isCreditNote } from './credit-note';
+import { accountsFor, cr, dr, type JournalLine } from './journal';
+import { effectiveStatus, type StoredStatus } from './status';
+
+type InvoiceType = invoicing.InvoiceType;
+type Direction = invoicing.PaymentDirection;
+
+/**
+ * Which way money moves when a document is settled in cash: a customer invoice and a vendor credit
+ * are paid in, a vendor bill and a customer credit note (a refund) out. `register_payment` settles
+ * any type this way; a payment made with `create` settles only invoices (in: `invoiceout`, out:
+ * `invoicein`), credit notes being credit themselves.
+ */
+export function settlementDirection(type: InvoiceType): Direction {
+  return type === 'invoiceout' || type === 'creditin' ? 'in' : 'out';
+}
+
+/**
+ * Whether cash settles what the partner owes as a customer (its receivable) or as a vendor: by the
+ * document it settles when it names one (a refund of a customer credit note is the customer's), else
+ * by its direction (money in is a customer's).
+ */
+export function ledgerSide(direction: Direction, settledType?: InvoiceType): 'customer' | 'vendor' {
+  if (settledType) return invoicing.receivableSign[settledType] !== 0 ? 'customer' : 'vendor';
+  return direction === 'in' ? 'customer' : 'vendor';
+}
+
+/** What a payment of this direction settles through `create` or `allocate`. */
+export const INVOICE_OF_DIRECTION: Record<Direction, 'invoiceout' | 'invoicein'> = { in: 'invoiceout', out: 'invoicein' };
+
+/** The trade account a source's unallocated credit sits on when no document names one: receivable for money in, payable for money out. */
+export function defaultTradeAccount(direction: Direction): string {
+  return accountsFor(INVOICE_OF_DIRECTION[direction], {}).trade;
+}
+
+export const BAD_DEBTS_ACCOUNT = '6800 Bad Debts';
+
+/** A document as allocation judges it. */
+export interface SettleableDocument {
+  id: number;
+  invoicenumber: string;
+  invoicetype: InvoiceType;
+  partner_id: number;
+  invoicestatus: StoredStatus;
+  invoicedue: string | null;
+  invoicetotal: string;
+  amount_paid: string;
+  written_off_amount: string;
+  currency: string | null;
+}
+
+/** What a payment or credit note may give, and to whom. */
+export interface CreditSource {
+  partner_id: number;
+  /** The document type the source settles. */
+  settles: 'invoiceout' | 'invoicein';
+  currency: string | null;
+  unallocated: DecimalLike;
+  /** The request field a sum beyond `unallocated` is refused on. */
+  amountField: string;
+  label: string;
+}
+
+export interface Refusal {
+  code: 'validation_failed' | 'invalid_state' | 'not_found';
+  field: string;
+  message: string;
+}
+
+export function dueOfDocument(doc: Pick<SettleableDocument, 'invoicetotal' | 'amount_paid' | 'written_off_amount'>): Dec {
+  return dec(doc.invoicetotal).minus(dec(doc.amount_paid)).minus(dec(doc.written_off_amount));
+}
+
+/**
+ * Judges allocations of a source's credit to documents, every problem at once, each naming its field
+ * (`allocations.<n>.invoice_id`, `allocations.<n>.amount`, `currency`, the source's amount field):
+ * the document must exist in the organization, be the source partner's, of the type the source
+ * settles, open or overdue, in the source's currency (a document without a currency takes any), named
+ * once; each amount at most its due, and together at most the source's unallocated amount.
+ */
+export function allocationRefusals(
+  source: CreditSource,
+  requested: ReadonlyArray<{ invoice_id: number; amount: DecimalLike }>,
+  documents: ReadonlyMap<number, SettleableDocument>,
+  today: string,
+): Refusal[] {
+  const refusals: Refusal[] = [];
+  const seen = new Set<number>();
+  requested.forEach((a, n) => {
+    const field = `allocations.${n}.invoice_id`;
+    const doc = documents.get(a.invoice_id);
+    if (!doc) return refusals.push({ code: 'not_found', field, message: `Invoice ${a.invoice_id} not found` });
+    if (seen.has(doc.id)) return refusals.push({ code: 'validation_failed', field, message: `${doc.invoicenumber} is named twice` });
+    seen.add(doc.id);
+    if (doc.partner_id !== source.partner_id) {
+      return refusals.push({
+        code: 'validation_failed',
+        field,
+        message: `${doc.invoicenumber} is partner ${doc.partner_id}'s; ${source.label} is partner ${source.partner_id}'s`,
+      });
+    }
+    if (doc.invoicetype !== source.settles) {
+      return refusals.push({
+        code: 'validation_failed',
+        field,
+        message: `${source.label} settles ${source.settles} documents; ${doc.invoicenumber} is an ${doc.invoicetype}`,
+      });
+    }
+    const status = effectiveStatus(doc.invoicestatus, doc.invoicedue, today);
+    if (status !== 'open' && status !== 'overdue') {
+      return refusals.push({
+        code: 'invalid_state',
+        field,
+        message: `${doc.invoicenumber} is ${status}; only open or overdue documents take allocations`,
+      });
+    }
+    if (doc.currency !== null && source.currency !== null && doc.currency !== source.currency) {
+      refusals.push({
+        code: 'validation_failed',
+        field: 'currency',
+        message: `${doc.invoicenumber} is in ${doc.currency}; ${source.label} is in ${source.currency}`,
+      });
+    }
+    const due = dueOfDocument(doc);
+    if (dec(a.amount).greaterThan(due)) {
+      refusals.push({
+        code: 'validation_failed',
+        field: `allocations.${n}.amount`,
+        message: `${dec(a.amount).toFixed(2)} exceeds the amount due ${due.toFixed(2)} on ${doc.invoicenumber}`,
+      });
+    }
+  });
+  const total = sum(requested.map((a) => dec(a.amount)));
+  if (total.greaterThan(dec(source.unallocated))) {
+    refusals.push({
+      code: 'validation_failed',
+      field: source.amountField,
+      message: `allocations of ${total.toFixed(2)} exceed the ${dec(source.unallocated).toFixed(2)} unallocated on ${source.label}`,
+    });
+  }
+  return refusals;
+}
+
+/** The source of a credit note's credit: what it settles, by its type. */
+export function creditNoteSettles(type: InvoiceType): 'invoiceout' | 'invoicein' | null {
+  return isCreditNote(type) ? CREDITED_TYPE[type] : null;
+}
+
+/** What a document's stored status becomes once `paid` of its total is settled. */
+export function statusAfterSettlement(
+  doc: Pick<SettleableDocument, 'invoicetotal' | 'written_off_amount'>,
+  paid: DecimalLike,
+): 'open' | 'paid' {
+  return dec(paid).plus(dec(doc.written_off_amount)).greaterThanOrEqualTo(dec(doc.invoicetotal)) ? 'paid' : 'open';
+}
+
+/** The unallocated rest of a payment: what it still gives as credit. */
+export function unallocatedOf(p: { amount: DecimalLike; allocated: DecimalLike; refunded: DecimalLike }): Dec {
+  return dec(p.amount).minus(dec(p.allocated)).minus(dec(p.refunded));
+}
+
+/** Amounts per account, in the order the accounts first appear, zeros dropped. */
+function byAccount(parts: ReadonlyArray<{ account: string; amount: DecimalLike }>): Array<{ account: string; amount: Dec }> {
+  const totals = new Map<string, Dec>();
+  for (const p of parts) totals.set(p.account, (totals.get(p.account) ?? dec(0)).plus(dec(p.amount)));
+  return [...totals].filter(([, amount]) => !amount.isZero()).map(([account, amount]) => ({ account, amount }));
+}
+
+/**
+ * A payment's entry: the bank against the trade accounts it settles. Money in debits the bank and
+ * credits each allocated document's trade account by its part and the default receivable by the
+ * unallocated rest (the partner's credit sits there until allocated); money out the reverse.
+ */
+export function paymentLines(
+  direction: Direction,
+  amount: DecimalLike,
+  bank: string,
+  parts: ReadonlyArray<{ account: string; amount: DecimalLike }>,
+): JournalLine[] {
+  const rest = dec(amount).minus(sum(parts.map((p) => dec(p.amount))));
+  const trade = byAccount([...parts, { account: defaultTradeAccount(direction), amount: rest }]);
+  return direction === 'in'
+    ? [dr(bank, amount, 'Payment received'), ...trade.map((t) => cr(t.account, t.amount, 'Settlement'))]
+    : [...trade.map((t) => dr(t.account, t.amount, 'Settlement')), cr(bank, amount, 'Payment sent')];
+}
+
+/** A payment's reversal: its entry as it stands at the void (allocations and rest), mirrored. */
+export function voidLines(
+  direction: Direction,
+  amount: DecimalLike,
+  bank: string,
+  parts: ReadonlyArray<{ account: string; amount: DecimalLike }>,
+): JournalLine[] {
+  return paymentLines(direction, amount, bank, parts).map((l) => ({ ...l, debit: l.credit, credit: l.debit, label: `Void: ${l.label}` }));
+}
+
+/**
+ * Allocating credit that sits on one trade account to a document on another moves it across (a
+ * payment's rest on the default receivable to an invoice kept on `1210 Receivables EU`, say);
+ * where both are the same account the allocation only matches open items and posts nothing.
+ * `settles` is the type of the document settled: a receivable is credited, a payable debited.
+ */
+export function transferLines(settles: 'invoiceout' | 'invoicein', amount: DecimalLike, from: string, to: string): JournalLine[] {
+  if (from === to || dec(amount).isZero()) return [];
+  return settles === 'invoiceout'
+    ? [dr(from, amount, 'Credit applied'), cr(to, amount, 'Settlement')]
+    : [dr(to, amount, 'Settlement'), cr(from, amount, 'Credit applied')];
+}
+
+/**
+ * A refund pays a partner's credit back: a customer's (receivable side) goes out of the bank, a
+ * vendor's (payable side) comes in.
+ */
+export function refundLines(refundDirection: Direction, amount: DecimalLike, tradeAccount: string, bank: string): JournalLine[] {
+  return refundDirection === 'out'
+    ? [dr(tradeAccount, amount, 'Credit refunded'), cr(bank, amount, 'Refund sent')]
+    : [dr(bank, amount, 'Refund received'), cr(tradeAccount, amount, 'Credit refunded')];
+}
+
+/** A bad debt: the expense against the receivable it will never collect. */
+export function writeOffLines(amount: DecimalLike, tradeAccount: string): JournalLine[] {
+  return [dr(BAD_DEBTS_ACCOUNT, amount, 'Bad debt'), cr(tradeAccount, amount, 'Written off')];
+}
+
+/** Why this document may not be written off, or null: an open or overdue customer invoice with something due. */
+export function writeOffRefusal(doc: SettleableDocument, today: string): string | null {
+  const status = effectiveStatus(doc.invoicestatus, doc.invoicedue, today);
+  if (doc.invoicetype !== 'invoiceout')
+    return `${doc.invoicenumber} is an ${doc.invoicetype}; only a customer invoice (invoiceout) is written off as a bad debt`;
+  if (status !== 'open' && status !== 'overdue')
+    return `${doc.invoicenumber} is ${status}; only an open or overdue invoice can be written off`;
+  if (!dueOfDocument(doc).greaterThan(0)) return `nothing is due on ${doc.invoicenumber}`;
+  return null;
+}

@@ -1,0 +1,184 @@
+import { dec } from '@bo/kernel';
+import fc from 'fast-check';
+import {
+  allocationRefusals,
+  ledgerSide,
+  paymentLines,
+  refundLines,
+  settlementDirection,
+  statusAfterSettlement,
+  transferLines,
+  unallocatedOf,
+  voidLines,
+  writeOffLines,
+  writeOffRefusal,
+  type CreditSource,
+  type SettleableDocument,
+} from './cash';
+import { isBalanced } from './journal';
+
+const doc = (over: Partial<SettleableDocument> = {}): SettleableDocument => ({
+  id: 1,
+  invoicenumber: 'INV-1',
+  invoicetype: 'invoiceout',
+  partner_id: 7,
+  invoicestatus: 'open',
+  invoicedue: null,
+  invoicetotal: '100.00',
+  amount_paid: '0.00',
+  written_off_amount: '0.00',
+  currency: 'EUR',
+  ...over,
+});
+const source = (over: Partial<CreditSource> = {}): CreditSource => ({
+  partner_id: 7,
+  settles: 'invoiceout',
+  currency: 'EUR',
+  unallocated: '100.00',
+  amountField: 'amount',
+  label: 'the payment',
+  ...over,
+});
+const docs = (...rows: SettleableDocument[]) => new Map(rows.map((r) => [r.id, r]));
+const fields = (refusals: ReturnType<typeof allocationRefusals>) => refusals.map((r) => `${r.code}:${r.field}`);
+
+describe('cash application rules', () => {
+  it('accepts allocations within each due and the source', () => {
+    expect(
+      allocationRefusals(
+        source(),
+        [
+          { invoice_id: 1, amount: '60' },
+          { invoice_id: 2, amount: '40' },
+        ],
+        docs(doc(), doc({ id: 2 })),
+        '2026-01-01',
+      ),
+    ).toEqual([]);
+  });
+
+  it('refuses each problem naming its field', () => {
+    const today = '2026-03-01';
+    const all = docs(
+      doc({ id: 1, amount_paid: '90.00' }),
+      doc({ id: 2, partner_id: 8 }),
+      doc({ id: 3, invoicetype: 'invoicein' }),
+      doc({ id: 4, invoicestatus: 'draft' }),
+      doc({ id: 5, currency: 'USD' }),
+      doc({ id: 6, invoicestatus: 'written_off' }),
+    );
+    const refusals = allocationRefusals(
+      source({ unallocated: '5' }),
+      [
+        { invoice_id: 1, amount: '10.01' },
+        { invoice_id: 2, amount: '1' },
+        { invoice_id: 3, amount: '1' },
+        { invoice_id: 4, amount: '1' },
+        { invoice_id: 5, amount: '1' },
+        { invoice_id: 6, amount: '1' },
+        { invoice_id: 9, amount: '1' },
+        { invoice_id: 1, amount: '1' },
+      ],
+      all,
+      today,
+    );
+    expect(fields(refusals)).toEqual([
+      'validation_failed:allocations.0.amount',
+      'validation_failed:allocations.1.invoice_id',
+      'validation_failed:allocations.2.invoice_id',
+      'invalid_state:allocations.3.invoice_id',
+      'validation_failed:currency',
+      'invalid_state:allocations.5.invoice_id',
+      'not_found:allocations.6.invoice_id',
+      'validation_failed:allocations.7.invoice_id',
+      'validation_failed:amount',
+    ]);
+  });
+
+  it('takes an overdue invoice, and a document without a currency in any', () => {
+    const overdue = doc({ invoicedue: '2026-01-01', currency: null });
+    expect(allocationRefusals(source(), [{ invoice_id: 1, amount: '100' }], docs(overdue), '2026-02-01')).toEqual([]);
+  });
+
+  it('settles to paid exactly at the total, counting what was written off', () => {
+    expect(statusAfterSettlement(doc(), '99.99')).toBe('open');
+    expect(statusAfterSettlement(doc(), '100')).toBe('paid');
+    expect(statusAfterSettlement(doc({ written_off_amount: '0.01' }), '99.99')).toBe('paid');
+    expect(unallocatedOf({ amount: '100', allocated: '60.10', refunded: '0.90' }).toFixed(2)).toBe('39.00');
+  });
+
+  it('moves money the way each document settles, on the side it belongs to', () => {
+    expect(['invoiceout', 'creditout', 'invoicein', 'creditin'].map((t) => settlementDirection(t as never))).toEqual([
+      'in',
+      'out',
+      'out',
+      'in',
+    ]);
+    expect(ledgerSide('in')).toBe('customer');
+    expect(ledgerSide('out')).toBe('vendor');
+    expect(ledgerSide('out', 'creditout')).toBe('customer');
+    expect(ledgerSide('in', 'creditin')).toBe('vendor');
+  });
+
+  it('posts a payment to each document account and its rest to the default trade account', () => {
+    const lines = paymentLines('in', '150', 'Bank', [
+      { account: '1200 Accounts Receivable', amount: '50' },
+      { account: '1210 EU', amount: '30' },
+      { account: '1200 Accounts Receivable', amount: '20' },
+    ]);
+    expect(lines.map((l) => [l.account, l.debit.toFixed(2), l.credit.toFixed(2)])).toEqual([
+      ['Bank', '150.00', '0.00'],
+      ['1200 Accounts Receivable', '0.00', '120.00'],
+      ['1210 EU', '0.00', '30.00'],
+    ]);
+    const out = paymentLines('out', '10', 'Bank', []);
+    expect(out.map((l) => [l.account, l.debit.toFixed(2), l.credit.toFixed(2)])).toEqual([
+      ['2000 Accounts Payable', '10.00', '0.00'],
+      ['Bank', '0.00', '10.00'],
+    ]);
+  });
+
+  it('transfers credit only between different accounts', () => {
+    expect(transferLines('invoiceout', '5', '1200 Accounts Receivable', '1200 Accounts Receivable')).toEqual([]);
+    expect(transferLines('invoiceout', '5', '1200 Accounts Receivable', '1210 EU').map((l) => [l.account, l.debit.toFixed(2)])).toEqual([
+      ['1200 Accounts Receivable', '5.00'],
+      ['1210 EU', '0.00'],
+    ]);
+  });
+
+  it('writes off only an open or overdue customer invoice with something due', () => {
+    expect(writeOffRefusal(doc(), '2026-01-01')).toBeNull();
+    expect(writeOffRefusal(doc({ invoicestatus: 'draft' }), '2026-01-01')).toMatch(/draft/);
+    expect(writeOffRefusal(doc({ invoicestatus: 'paid' }), '2026-01-01')).toMatch(/paid/);
+    expect(writeOffRefusal(doc({ invoicestatus: 'cancelled' }), '2026-01-01')).toMatch(/cancelled/);
+    expect(writeOffRefusal(doc({ invoicetype: 'invoicein' }), '2026-01-01')).toMatch(/invoicein/);
+    expect(writeOffRefusal(doc({ invoicedue: '2025-12-01' }), '2026-01-01')).toBeNull();
+  });
+
+  it('balances every entry it makes, for any amounts (fast-check)', () => {
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    console.log(`cash entries property seed: ${seed}`);
+    const cents = fc.integer({ min: 1, max: 10_000_000 }).map((c) => dec(c).dividedBy(100).toFixed(2));
+    fc.assert(
+      fc.property(
+        fc.constantFrom('in' as const, 'out' as const),
+        fc.array(fc.tuple(fc.constantFrom('1200 Accounts Receivable', '1210 EU', '2000 Accounts Payable'), cents), { maxLength: 5 }),
+        cents,
+        (direction, parts, extra) => {
+          const shares = parts.map(([account, amount]) => ({ account, amount }));
+          const total = shares.reduce((s, p) => s.plus(dec(p.amount)), dec(extra)).toFixed(2);
+          for (const lines of [
+            paymentLines(direction, total, 'Bank', shares),
+            voidLines(direction, total, 'Bank', shares),
+            refundLines(direction, extra, '1200 Accounts Receivable', 'Bank'),
+            transferLines(direction === 'in' ? 'invoiceout' : 'invoicein', extra, '1200 Accounts Receivable', '1210 EU'),
+            writeOffLines(extra, '1200 Accounts Receivable'),
+          ]) {
+            expect(isBalanced(lines)).toBe(true);
+          }
+        },
+      ),
+      { seed, numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,123 @@
+import { invoicing } from '@bo/contracts';
+import { dec, sum } from '@bo/kernel';
+import { handler, invalidState, notFound, organizationToday, recordEvent } from '@bo/runtime';
+import { allocationRefusals, creditNoteSettles, INVOICE_OF_DIRECTION, unallocatedOf, type CreditSource } from '../domain/cash';
+import { effectiveStatus } from '../domain/status';
+import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
+import type { InvoiceRow } from '../invoice/invoice.record';
+import {
+  allocationEvents,
+  allocationRecord,
+  bookAllocations,
+  creditNoteUnallocated,
+  findPayment,
+  lockDocuments,
+  paymentRecords,
+  refuse,
+  refuseField,
+  settle,
+  settledView,
+  sourceAccount,
+  type PaymentRow,
+} from './payment.repository';
+
+/**
+ * Allocates a payment's or a validated credit note's unallocated amount to open documents of the
+ * same partner and direction. Locks the payment first, then every document (the credit note among
+ * them) in id order; judges the whole request (domain/cash.ts) and books it, or refuses it all.
+ */
+export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (req, ctx) => {
+  const db = ctx.db;
+  if ((req.payment_id === undefined) === (req.credit_note_id === undefined)) {
+    refuseField('payment_id', 'name exactly one source: payment_id or credit_note_id');
+  }
+  const today = await organizationToday(db, ctx.orgId);
+  const date = req.allocation_date ?? today;
+  const payment = req.payment_id !== undefined ? await findPayment(db, ctx.orgId, req.payment_id, { lock: true }) : undefined;
+  if (payment && payment.status !== 'posted')
+    throw invalidState(`Payment ${payment.id} is ${payment.status}; only a posted payment can be allocated`);
+  const documents = await lockDocuments(db, ctx.orgId, [
+    ...req.allocations.map((a) => a.invoice_id),
+    ...(req.credit_note_id ? [req.credit_note_id] : []),
+  ]);
+  const note = req.credit_note_id !== undefined ? documents.get(req.credit_note_id) : undefined;
+  if (req.credit_note_id !== undefined) {
+    if (!note) throw notFound('Credit note', req.credit_note_id);
+    const settles = creditNoteSettles(note.invoicetype);
+    if (!settles) refuseField('credit_note_id', `${note.invoicenumber} is an ${note.invoicetype}, not a credit note (creditout, creditin)`);
+    const status = effectiveStatus(note.invoicestatus, note.invoicedue, today);
+    if (status !== 'open' && status !== 'overdue' && status !== 'paid') {
+      throw invalidState(`${note.invoicenumber} is ${status}; only a validated credit note gives credit`);
+    }
+    // The note itself is never a target.
+    documents.delete(note.id);
+  }
+  const source: CreditSource = payment
+    ? {
+        partner_id: payment.partner_id,
+        settles: INVOICE_OF_DIRECTION[payment.direction],
+        currency: payment.currency,
+        unallocated: unallocatedOf(payment),
+        amountField: 'allocations',
+        label: `payment ${payment.id}`,
+      }
+    : {
+        partner_id: (note as InvoiceRow).partner_id,
+        settles: creditNoteSettles((note as InvoiceRow).invoicetype) as 'invoiceout' | 'invoicein',
+        currency: (note as InvoiceRow).currency,
+        unallocated: creditNoteUnallocated(note as InvoiceRow),
+        amountField: 'allocations',
+        label: (note as InvoiceRow).invoicenumber,
+      };
+  const refusals = allocationRefusals(source, req.allocations, documents, today);
+  if (refusals.length) refuse(refusals);
+
+  const booked = await bookAllocations(db, {
+    orgId: ctx.orgId,
+    source: payment
+      ? {
+          payment_id: payment.id,
+          credit_note_id: null,
+          account: sourceAccount({ kind: 'payment', direction: payment.direction }),
+          reference: `PAY-${payment.id}`,
+        }
+      : {
+          payment_id: null,
+          credit_note_id: (note as InvoiceRow).id,
+          account: sourceAccount({ kind: 'credit_note', note: note as InvoiceRow }),
+          reference: (note as InvoiceRow).invoicenumber,
+        },
+    documents,
+    requested: req.allocations,
+    date,
+    journal: payment?.journal ?? DEFAULT_PAYMENT_JOURNAL,
+    operationKey: ctx.operationKey,
+  });
+  const total = sum(req.allocations.map((a) => dec(a.amount))).toFixed(2);
+  let paymentRow: PaymentRow | undefined;
+  let noteRow: InvoiceRow | undefined;
+  if (payment) {
+    [paymentRow] = (await db('payments')
+      .where({ id: payment.id })
+      .update({ allocated: dec(payment.allocated).plus(dec(total)).toFixed(2) })
+      .returning('*')) as PaymentRow[];
+  } else {
+    noteRow = await settle(db, note as InvoiceRow, total);
+  }
+  await recordEvent(db, invoicing.paymentAllocated.type, ctx.orgId, {
+    partner_id: source.partner_id,
+    payment_id: payment?.id ?? null,
+    credit_note_id: note?.id ?? null,
+    credit_note_number: note?.invoicenumber ?? null,
+    allocation_date: date,
+    allocations: allocationEvents(booked, documents),
+  });
+  const numbers = new Map([...documents.values()].map((d) => [d.id, d.invoicenumber]));
+  return {
+    message: `Allocated ${total} to ${booked.length} document(s)`,
+    allocations: booked.map((a) => allocationRecord({ ...a, invoicenumber: numbers.get(a.invoice_id) as string })),
+    ...(paymentRow ? { payment: (await paymentRecords(db, [paymentRow]))[0] as invoicing.PaymentRecord } : {}),
+    ...(noteRow ? { credit_note: settledView(noteRow, today) } : {}),
+    invoices: [...new Set(req.allocations.map((a) => a.invoice_id))].map((id) => settledView(documents.get(id) as InvoiceRow, today)),
+  };
+});

@@ -1,0 +1,124 @@
+import { invoicing } from '@bo/contracts';
+import { dec, toNumber } from '@bo/kernel';
+import { handler, organizationToday, recordEvent, requireLivePartner, requirePartnerRole } from '@bo/runtime';
+import { allocationRefusals, INVOICE_OF_DIRECTION, ledgerSide, paymentLines } from '../domain/cash';
+import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
+import type { InvoiceRow } from '../invoice/invoice.record';
+import {
+  allocationEvents,
+  bookAllocations,
+  lockDocuments,
+  paymentRecords,
+  postCashEntry,
+  refuse,
+  settledView,
+  type PaymentRow,
+} from './payment.repository';
+
+/**
+ * A payment received (`in`) or sent (`out`), allocated at once to the documents named; what is left
+ * is the partner's credit. The partner is checked first, with no transaction open; then the documents
+ * are locked in id order, judged (domain/cash.ts) and settled, the payment's entry posted, and one
+ * `invoicing.payment.created` event carries it all to the partner ledger.
+ */
+export const createPaymentHandler = handler(invoicing.createPayment, {
+  gather: async (req, ctx) => {
+    const partner = await requireLivePartner(ctx, req.partner);
+    requirePartnerRole(partner, INVOICE_OF_DIRECTION[req.direction]);
+    return {};
+  },
+  apply: async (req, ctx) => {
+    const db = ctx.db;
+    const today = await organizationToday(db, ctx.orgId);
+    const requested = req.allocations ?? [];
+    const documents = await lockDocuments(
+      db,
+      ctx.orgId,
+      requested.map((a) => a.invoice_id),
+    );
+    const refusals = allocationRefusals(
+      {
+        partner_id: req.partner,
+        settles: INVOICE_OF_DIRECTION[req.direction],
+        currency: req.currency,
+        unallocated: req.amount,
+        amountField: 'amount',
+        label: 'the payment',
+      },
+      requested,
+      documents,
+      today,
+    );
+    if (refusals.length) refuse(refusals);
+
+    const paymentDate = req.payment_date ?? today;
+    const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;
+    const allocated = requested.reduce((s, a) => s.plus(dec(a.amount)), dec(0));
+    const parts = requested.map((a) => {
+      const doc = documents.get(a.invoice_id) as InvoiceRow;
+      return { account: accountsFor(doc.invoicetype, doc).trade, amount: a.amount };
+    });
+    // The entry first (a payment names its entry), then the payment, then the entry names the payment.
+    const journalEntryId = await postCashEntry(
+      db,
+      {
+        org_id: ctx.orgId,
+        invoice_id: requested.length === 1 ? (requested[0]?.invoice_id ?? null) : null,
+        payment_id: null,
+        kind: 'payment',
+        journalname: journal,
+        journaldate: paymentDate,
+        reference: req.reference?.slice(0, 64) || 'Payment',
+      },
+      paymentLines(req.direction, req.amount, journal, parts),
+    );
+    const [inserted] = (await db('payments')
+      .insert({
+        org_id: ctx.orgId,
+        partner_id: req.partner,
+        direction: req.direction,
+        amount: req.amount,
+        currency: req.currency,
+        payment_date: paymentDate,
+        method: req.method ?? null,
+        reference: req.reference ?? null,
+        journal,
+        allocated: allocated.toFixed(2),
+        operation_key: ctx.operationKey ?? null,
+        created_by: req.userid ?? ctx.userId ?? null,
+        journal_entry_id: journalEntryId,
+      })
+      .returning('*')) as PaymentRow[];
+    const payment = inserted as PaymentRow;
+    await db('journal_entries').where({ id: journalEntryId }).update({ payment_id: payment.id });
+    // The payment's own entry credits each document's trade account by its part: its allocations transfer nothing.
+    const booked = await bookAllocations(db, {
+      orgId: ctx.orgId,
+      source: { payment_id: payment.id, credit_note_id: null, account: null, reference: `PAY-${payment.id}` },
+      documents,
+      requested,
+      date: paymentDate,
+      journal,
+      operationKey: ctx.operationKey,
+    });
+    await recordEvent(db, invoicing.paymentCreated.type, ctx.orgId, {
+      payment_id: payment.id,
+      partner_id: req.partner,
+      direction: req.direction,
+      side: ledgerSide(req.direction),
+      amount: toNumber(req.amount),
+      currency: req.currency,
+      payment_date: paymentDate,
+      journal_entry_id: journalEntryId,
+      allocations: allocationEvents(booked, documents),
+    });
+    const [record] = await paymentRecords(db, [payment]);
+    return {
+      message: booked.length
+        ? `Payment recorded and allocated to ${booked.length} document(s)`
+        : 'Payment recorded; unallocated, it is the partner’s credit',
+      payment: record as invoicing.PaymentRecord,
+      invoices: [...new Set(requested.map((a) => a.invoice_id))].map((id) => settledView(documents.get(id) as InvoiceRow, today)),
+    };
+  },
+});

@@ -1,0 +1,323 @@
+import type { invoicing } from '@bo/contracts';
+import { dec, formatDate, formatDateTime, round2, sum, toNumber, type DecimalLike } from '@bo/kernel';
+import { notFound, validationFailed, AppError, type Knex } from '@bo/runtime';
+import { accountsFor, isBalanced, type JournalLine } from '../domain/journal';
+import { defaultTradeAccount, dueOfDocument, statusAfterSettlement, transferLines, unallocatedOf, type Refusal } from '../domain/cash';
+import { dueOf, statusOf, type InvoiceRow } from '../invoice/invoice.record';
+
+export interface PaymentRow {
+  id: number;
+  org_id: number;
+  invoice_id: number | null;
+  partner_id: number;
+  direction: invoicing.PaymentDirection;
+  amount: string;
+  currency: string | null;
+  payment_date: string;
+  method: string | null;
+  reference: string | null;
+  journal: string;
+  status: 'posted' | 'voided';
+  allocated: string;
+  refunded: string;
+  journal_entry_id: number;
+  void_journal_entry_id: number | null;
+  void_reason: string | null;
+  voided_at: Date | null;
+  created_at: Date;
+}
+
+export interface AllocationRow {
+  id: number;
+  org_id: number;
+  payment_id: number | null;
+  credit_note_id: number | null;
+  invoice_id: number;
+  amount: string;
+  allocation_date: string;
+  status: 'active' | 'voided';
+  journal_entry_id: number | null;
+}
+
+export interface RefundRow {
+  id: number;
+  org_id: number;
+  partner_id: number;
+  payment_id: number | null;
+  credit_note_id: number | null;
+  direction: invoicing.PaymentDirection;
+  amount: string;
+  currency: string | null;
+  refund_date: string;
+  method: string | null;
+  reference: string | null;
+  journal: string;
+  journal_entry_id: number;
+}
+
+export type CashEntryKind = 'payment' | 'allocation' | 'refund' | 'void' | 'write_off';
+
+/**
+ * Stores a cash entry (a payment, an allocation's transfer, a refund, a void, a write-off) and its
+ * lines: it may name a payment instead of one invoice. An unbalanced entry is a bug and never reaches
+ * the books. A payment's entry names `kind` `payment` and its one invoice where it has one, so the
+ * invoice's balances show it among its pay journals as before.
+ */
+export async function postCashEntry(
+  trx: Knex.Transaction,
+  entry: {
+    org_id: number;
+    invoice_id: number | null;
+    payment_id: number | null;
+    kind: CashEntryKind;
+    journalname: string;
+    journaldate: string;
+    reference: string;
+  },
+  lines: JournalLine[],
+): Promise<number> {
+  if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);
+  const amount = round2(sum(lines.map((l) => l.debit))).toFixed(2);
+  const [row] = await trx('journal_entries')
+    .insert({ ...entry, amount })
+    .returning<Array<{ id: number }>>('id');
+  const id = (row as { id: number }).id;
+  if (lines.length) {
+    await trx('journal_lines').insert(
+      lines.map((l) => ({ entry_id: id, account: l.account, label: l.label, debit: l.debit.toFixed(2), credit: l.credit.toFixed(2) })),
+    );
+  }
+  return id;
+}
+
+export async function findPayment(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<PaymentRow> {
+  const query = db<PaymentRow>('payments').where({ org_id: orgId, id }).first();
+  const row = await (opts.lock ? query.forUpdate() : query);
+  if (!row) throw notFound('Payment', id);
+  return row;
+}
+
+/**
+ * The organization's documents of these ids, locked in id order: every cash operation locks its
+ * payment first, then its documents in ascending id, so two of them never wait on each other in a
+ * circle. Another organization's ids are simply absent.
+ */
+export async function lockDocuments(trx: Knex.Transaction, orgId: number, ids: readonly number[]): Promise<Map<number, InvoiceRow>> {
+  const unique = [...new Set(ids)].sort((a, b) => a - b);
+  if (!unique.length) return new Map();
+  const rows = await trx<InvoiceRow>('invoices').where({ org_id: orgId }).whereIn('id', unique).orderBy('id').forUpdate();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** Refusals as one 400: the first one's code, every one in `errors[]`. */
+export function refuse(refusals: Refusal[]): never {
+  const [first] = refusals as [Refusal, ...Refusal[]];
+  throw new AppError(
+    400,
+    first.code,
+    refusals.map((r) => r.message).join('; '),
+    refusals.map((r) => ({ field: r.field, message: r.message })),
+  );
+}
+
+export function refuseField(field: string, message: string): never {
+  throw validationFailed(message, [{ field, message }]);
+}
+
+/** Where a source's credit sits: a payment's rest on the default trade account, a credit note's on its own. */
+export function sourceAccount(
+  source: { kind: 'payment'; direction: invoicing.PaymentDirection } | { kind: 'credit_note'; note: InvoiceRow },
+): string {
+  return source.kind === 'payment' ? defaultTradeAccount(source.direction) : accountsFor(source.note.invoicetype, source.note).trade;
+}
+
+/**
+ * Books allocations already judged (domain/cash.ts allocationRefusals) on documents locked by the
+ * caller: one row each under the operation's natural key, each document's paid amount and status,
+ * and a transfer entry where the credit sits on another trade account than the document's.
+ */
+export async function bookAllocations(
+  trx: Knex.Transaction,
+  args: {
+    orgId: number;
+    /** `account`: the trade account the credit sits on; null when the payment's own entry posted each part to its document's account. */
+    source: { payment_id: number | null; credit_note_id: number | null; account: string | null; reference: string };
+    documents: ReadonlyMap<number, InvoiceRow>;
+    requested: ReadonlyArray<{ invoice_id: number; amount: DecimalLike }>;
+    date: string;
+    journal: string;
+    operationKey: string | undefined;
+  },
+): Promise<AllocationRow[]> {
+  const rows: AllocationRow[] = [];
+  let seq = 0;
+  for (const a of args.requested) {
+    const doc = args.documents.get(a.invoice_id) as InvoiceRow;
+    const amount = dec(a.amount).toFixed(2);
+    const settles = doc.invoicetype === 'invoicein' ? 'invoicein' : 'invoiceout';
+    const lines =
+      args.source.account === null ? [] : transferLines(settles, amount, args.source.account, accountsFor(doc.invoicetype, doc).trade);
+    const journalEntryId = lines.length
+      ? await postCashEntry(
+          trx,
+          {
+            org_id: args.orgId,
+            invoice_id: doc.id,
+            payment_id: args.source.payment_id,
+            kind: 'allocation',
+            journalname: args.journal,
+            journaldate: args.date,
+            reference: `${args.source.reference} → ${doc.invoicenumber}`.slice(0, 64),
+          },
+          lines,
+        )
+      : null;
+    const [row] = (await trx('payment_allocations')
+      .insert({
+        org_id: args.orgId,
+        payment_id: args.source.payment_id,
+        credit_note_id: args.source.credit_note_id,
+        invoice_id: doc.id,
+        amount,
+        allocation_date: args.date,
+        journal_entry_id: journalEntryId,
+        operation_key: args.operationKey ?? null,
+        seq: seq++,
+      })
+      .returning('*')) as AllocationRow[];
+    rows.push(row as AllocationRow);
+    await settle(trx, doc, amount, args.documents);
+  }
+  return rows;
+}
+
+/** Moves a locked document's paid amount by `amount` (negative to undo) and its status with it; the map keeps the row current. */
+export async function settle(
+  trx: Knex.Transaction,
+  doc: InvoiceRow,
+  amount: DecimalLike,
+  documents?: ReadonlyMap<number, InvoiceRow>,
+): Promise<InvoiceRow> {
+  const paid = dec(doc.amount_paid).plus(dec(amount));
+  const status = statusAfterSettlement(doc, paid);
+  const [row] = (await trx('invoices')
+    .where({ id: doc.id })
+    .update({
+      amount_paid: paid.toFixed(2),
+      invoicestatus: status,
+      paid_at: status === 'paid' ? (doc.paid_at ?? trx.fn.now()) : null,
+      updated_at: trx.fn.now(),
+    })
+    .returning('*')) as InvoiceRow[];
+  const updated = row as InvoiceRow;
+  (documents as Map<number, InvoiceRow> | undefined)?.set(updated.id, updated);
+  return updated;
+}
+
+/** A document's cash figures as cash replies show them. */
+export function settledView(row: InvoiceRow, today: string): SettledDocument {
+  return {
+    id: row.id,
+    invoicenumber: row.invoicenumber,
+    invoicetype: row.invoicetype,
+    invoicestatus: statusOf(row, today),
+    invoicetotal: toNumber(row.invoicetotal),
+    amount_paid: toNumber(row.amount_paid),
+    due_amount: dueOf(row),
+  };
+}
+export type SettledDocument = {
+  id: number;
+  invoicenumber: string;
+  invoicetype: invoicing.InvoiceType;
+  invoicestatus: invoicing.InvoiceStatus;
+  invoicetotal: number;
+  amount_paid: number;
+  due_amount: number;
+};
+
+/** A credit note's unallocated credit: what is neither allocated nor refunded (its due amount). */
+export function creditNoteUnallocated(note: InvoiceRow) {
+  return dueOfDocument(note);
+}
+
+/** Payment records with their allocations and refunds, in the order given. */
+export async function paymentRecords(db: Knex, rows: PaymentRow[]): Promise<invoicing.PaymentRecord[]> {
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.id);
+  const allocations = await db('payment_allocations as a')
+    .join('invoices as i', 'i.id', 'a.invoice_id')
+    .whereIn('a.payment_id', ids)
+    .select<Array<AllocationRow & { invoicenumber: string }>>('a.*', 'i.invoicenumber')
+    .orderBy('a.id');
+  const refunds = await db<RefundRow>('payment_refunds').whereIn('payment_id', ids).orderBy('id');
+  return rows.map((p) => ({
+    id: p.id,
+    partner: p.partner_id,
+    direction: p.direction,
+    amount: toNumber(p.amount),
+    currency: p.currency,
+    payment_date: formatDate(p.payment_date) as string,
+    method: p.method,
+    reference: p.reference,
+    journal: p.journal,
+    status: p.status,
+    allocated: toNumber(p.allocated),
+    refunded: toNumber(p.refunded),
+    // A voided payment gives no credit.
+    unallocated: p.status === 'voided' ? 0 : toNumber(unallocatedOf(p)),
+    journal_entry_id: p.journal_entry_id,
+    void_journal_entry_id: p.void_journal_entry_id,
+    void_reason: p.void_reason,
+    voided_at: formatDateTime(p.voided_at),
+    allocations: allocations.filter((a) => a.payment_id === p.id).map(allocationRecord),
+    refunds: refunds.filter((r) => r.payment_id === p.id).map(refundRecord),
+    created_at: formatDateTime(p.created_at) as string,
+  }));
+}
+
+export function allocationRecord(a: AllocationRow & { invoicenumber: string }): invoicing.AllocationRecord {
+  return {
+    id: a.id,
+    source: a.payment_id !== null ? 'payment' : 'credit_note',
+    payment_id: a.payment_id,
+    credit_note_id: a.credit_note_id,
+    invoice_id: a.invoice_id,
+    invoicenumber: a.invoicenumber,
+    amount: toNumber(a.amount),
+    allocation_date: formatDate(a.allocation_date) as string,
+    status: a.status,
+    journal_entry_id: a.journal_entry_id,
+  };
+}
+
+export function refundRecord(r: RefundRow): invoicing.RefundRecord {
+  return {
+    id: r.id,
+    source: r.payment_id !== null ? 'payment' : 'credit_note',
+    payment_id: r.payment_id,
+    credit_note_id: r.credit_note_id,
+    partner: r.partner_id,
+    amount: toNumber(r.amount),
+    currency: r.currency,
+    refund_date: formatDate(r.refund_date) as string,
+    method: r.method,
+    reference: r.reference,
+    journal: r.journal,
+    journal_entry_id: r.journal_entry_id,
+  };
+}
+
+/** The allocations as their events carry them. */
+export function allocationEvents(rows: ReadonlyArray<AllocationRow>, documents: ReadonlyMap<number, InvoiceRow>) {
+  return rows.map((a) => {
+    const doc = documents.get(a.invoice_id) as InvoiceRow;
+    return {
+      allocation_id: a.id,
+      invoice_id: a.invoice_id,
+      invoicenumber: doc.invoicenumber,
+      invoicetype: doc.invoicetype,
+      amount: toNumber(a.amount),
+    };
+  });
+}

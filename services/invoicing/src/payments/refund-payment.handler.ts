@@ -1,0 +1,122 @@
+import { invoicing } from '@bo/contracts';
+import { dec, toNumber } from '@bo/kernel';
+import { handler, invalidState, notFound, organizationToday, recordEvent } from '@bo/runtime';
+import { creditNoteSettles, ledgerSide, refundLines, settlementDirection, unallocatedOf } from '../domain/cash';
+import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
+import { effectiveStatus } from '../domain/status';
+import type { InvoiceRow } from '../invoice/invoice.record';
+import {
+  creditNoteUnallocated,
+  findPayment,
+  lockDocuments,
+  paymentRecords,
+  postCashEntry,
+  refundRecord,
+  refuseField,
+  settle,
+  settledView,
+  sourceAccount,
+  type PaymentRow,
+  type RefundRow,
+} from './payment.repository';
+
+/**
+ * Pays out (part of) a partner's unallocated credit: a payment's rest or a validated credit note's.
+ * A customer's credit goes back out of the bank, a vendor's comes back in; the refund is booked
+ * against the trade account the credit sits on.
+ */
+export const refundPaymentHandler = handler(invoicing.refundPayment, async (req, ctx) => {
+  const db = ctx.db;
+  if ((req.payment_id === undefined) === (req.credit_note_id === undefined)) {
+    refuseField('payment_id', 'name exactly one source: payment_id or credit_note_id');
+  }
+  const today = await organizationToday(db, ctx.orgId);
+  const date = req.refund_date ?? today;
+  const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;
+  let payment: PaymentRow | undefined;
+  let note: InvoiceRow | undefined;
+  if (req.payment_id !== undefined) {
+    payment = await findPayment(db, ctx.orgId, req.payment_id, { lock: true });
+    if (payment.status !== 'posted') throw invalidState(`Payment ${payment.id} is ${payment.status}; it has no credit to refund`);
+  } else {
+    note = (await lockDocuments(db, ctx.orgId, [req.credit_note_id as number])).get(req.credit_note_id as number);
+    if (!note) throw notFound('Credit note', req.credit_note_id);
+    if (!creditNoteSettles(note.invoicetype))
+      refuseField('credit_note_id', `${note.invoicenumber} is an ${note.invoicetype}, not a credit note (creditout, creditin)`);
+    const status = effectiveStatus(note.invoicestatus, note.invoicedue, today);
+    if (status !== 'open' && status !== 'overdue' && status !== 'paid')
+      throw invalidState(`${note.invoicenumber} is ${status}; only a validated credit note gives credit`);
+  }
+  const available = payment ? unallocatedOf(payment) : creditNoteUnallocated(note as InvoiceRow);
+  if (dec(req.amount).greaterThan(available)) {
+    refuseField(
+      'amount',
+      `${dec(req.amount).toFixed(2)} exceeds the ${available.toFixed(2)} unallocated credit of ${payment ? `payment ${payment.id}` : note?.invoicenumber}`,
+    );
+  }
+  // A payment received is refunded out; a credit note refunds the way its document type settles (register_payment's rule).
+  const direction = payment ? (payment.direction === 'in' ? 'out' : 'in') : settlementDirection((note as InvoiceRow).invoicetype);
+  const account = payment
+    ? sourceAccount({ kind: 'payment', direction: payment.direction })
+    : sourceAccount({ kind: 'credit_note', note: note as InvoiceRow });
+  const partnerId = payment?.partner_id ?? (note as InvoiceRow).partner_id;
+  const journalEntryId = await postCashEntry(
+    db,
+    {
+      org_id: ctx.orgId,
+      invoice_id: note?.id ?? null,
+      payment_id: payment?.id ?? null,
+      kind: 'refund',
+      journalname: journal,
+      journaldate: date,
+      reference: (req.reference || (payment ? `Refund PAY-${payment.id}` : `Refund ${note?.invoicenumber}`)).slice(0, 64),
+    },
+    refundLines(direction, req.amount, account, journal),
+  );
+  const [refund] = (await db('payment_refunds')
+    .insert({
+      org_id: ctx.orgId,
+      partner_id: partnerId,
+      payment_id: payment?.id ?? null,
+      credit_note_id: note?.id ?? null,
+      direction,
+      amount: req.amount,
+      currency: payment ? payment.currency : (note as InvoiceRow).currency,
+      refund_date: date,
+      method: req.method ?? null,
+      reference: req.reference ?? null,
+      journal,
+      journal_entry_id: journalEntryId,
+      operation_key: ctx.operationKey ?? null,
+      created_by: req.userid ?? ctx.userId ?? null,
+    })
+    .returning('*')) as RefundRow[];
+  const row = refund as RefundRow;
+  let paymentRow: PaymentRow | undefined;
+  let noteRow: InvoiceRow | undefined;
+  if (payment) {
+    [paymentRow] = (await db('payments')
+      .where({ id: payment.id })
+      .update({ refunded: dec(payment.refunded).plus(dec(req.amount)).toFixed(2) })
+      .returning('*')) as PaymentRow[];
+  } else {
+    noteRow = await settle(db, note as InvoiceRow, req.amount);
+  }
+  await recordEvent(db, invoicing.paymentRefunded.type, ctx.orgId, {
+    refund_id: row.id,
+    partner_id: partnerId,
+    payment_id: payment?.id ?? null,
+    credit_note_id: note?.id ?? null,
+    direction,
+    side: payment ? ledgerSide(payment.direction) : ledgerSide(direction, (note as InvoiceRow).invoicetype),
+    amount: toNumber(req.amount),
+    refund_date: date,
+    journal_entry_id: journalEntryId,
+  });
+  return {
+    message: `Refunded ${dec(req.amount).toFixed(2)}`,
+    refund: refundRecord(row),
+    ...(paymentRow ? { payment: (await paymentRecords(db, [paymentRow]))[0] as invoicing.PaymentRecord } : {}),
+    ...(noteRow ? { credit_note: settledView(noteRow, today) } : {}),
+  };
+});

@@ -1,0 +1,97 @@
+import { invoicing } from '@bo/contracts';
+import { toNumber } from '@bo/kernel';
+import { handler, invalidState, organizationToday, recordEvent } from '@bo/runtime';
+import { ledgerSide, voidLines } from '../domain/cash';
+import { accountsFor } from '../domain/journal';
+import type { InvoiceRow } from '../invoice/invoice.record';
+import {
+  allocationEvents,
+  findPayment,
+  lockDocuments,
+  paymentRecords,
+  postCashEntry,
+  settle,
+  settledView,
+  type AllocationRow,
+  type PaymentRow,
+} from './payment.repository';
+
+/**
+ * Reverses a payment: its active allocations are voided (their documents owe again) and a reversal
+ * entry mirrors what the payment's entries still stand for; nothing is deleted. A payment whose
+ * credit was partly refunded, or one of whose documents was written off since, is refused: the
+ * money or the loss those booked would be left without a cause.
+ */
+export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx) => {
+  const db = ctx.db;
+  const today = await organizationToday(db, ctx.orgId);
+  const payment = await findPayment(db, ctx.orgId, req.payment_id, { lock: true });
+  if (payment.status === 'voided') throw invalidState(`Payment ${payment.id} is already voided`);
+  if (Number(payment.refunded) > 0)
+    throw invalidState(`Payment ${payment.id} has refunds of ${payment.refunded}; a refunded payment cannot be voided`);
+  const allocations = await db<AllocationRow>('payment_allocations').where({ payment_id: payment.id, status: 'active' }).orderBy('id');
+  const documents = await lockDocuments(
+    db,
+    ctx.orgId,
+    allocations.map((a) => a.invoice_id),
+  );
+  const writtenOff = [...documents.values()].filter((d) => d.invoicestatus === 'written_off');
+  if (writtenOff.length) {
+    throw invalidState(
+      `Payment ${payment.id} settles ${writtenOff.map((d) => d.invoicenumber).join(', ')}, written off since; it cannot be voided`,
+    );
+  }
+  const date = req.void_date ?? today;
+  const parts = allocations.map((a) => {
+    const doc = documents.get(a.invoice_id) as InvoiceRow;
+    return { account: accountsFor(doc.invoicetype, doc).trade, amount: a.amount };
+  });
+  const journalEntryId = await postCashEntry(
+    db,
+    {
+      org_id: ctx.orgId,
+      invoice_id: allocations.length === 1 ? (allocations[0]?.invoice_id ?? null) : null,
+      payment_id: payment.id,
+      kind: 'void',
+      journalname: payment.journal,
+      journaldate: date,
+      reference: `Void PAY-${payment.id}`,
+    },
+    voidLines(payment.direction, payment.amount, payment.journal, parts),
+  );
+  for (const a of allocations) await settle(db, documents.get(a.invoice_id) as InvoiceRow, `-${a.amount}`, documents);
+  if (allocations.length) {
+    await db('payment_allocations')
+      .whereIn(
+        'id',
+        allocations.map((a) => a.id),
+      )
+      .update({ status: 'voided', voided_at: db.fn.now() });
+  }
+  const [row] = (await db('payments')
+    .where({ id: payment.id })
+    .update({
+      status: 'voided',
+      allocated: 0,
+      void_journal_entry_id: journalEntryId,
+      void_reason: req.reason ?? null,
+      void_date: date,
+      voided_at: db.fn.now(),
+    })
+    .returning('*')) as PaymentRow[];
+  await recordEvent(db, invoicing.paymentVoided.type, ctx.orgId, {
+    payment_id: payment.id,
+    partner_id: payment.partner_id,
+    direction: payment.direction,
+    side: ledgerSide(payment.direction, allocations[0] ? documents.get(allocations[0].invoice_id)?.invoicetype : undefined),
+    amount: toNumber(payment.amount),
+    void_date: date,
+    journal_entry_id: journalEntryId,
+    allocations: allocationEvents(allocations, documents),
+  });
+  return {
+    message: `Payment ${payment.id} voided`,
+    payment: (await paymentRecords(db, [row as PaymentRow]))[0] as invoicing.PaymentRecord,
+    invoices: [...documents.values()].map((d) => settledView(d, today)),
+  };
+});

@@ -1,0 +1,63 @@
+import { invoicing } from '@bo/contracts';
+import { toNumber } from '@bo/kernel';
+import { handler, invalidState, organizationToday, recordEvent } from '@bo/runtime';
+import { dueOfDocument, writeOffLines, writeOffRefusal } from '../domain/cash';
+import { accountsFor } from '../domain/journal';
+import type { InvoiceRow } from '../invoice/invoice.record';
+import { findInvoice } from '../invoice/invoice.repository';
+import { postCashEntry, settledView } from './payment.repository';
+
+/**
+ * Writes off what is still due on an open or overdue customer invoice: a bad-debt expense against
+ * its receivable, status `written_off`, and `invoicing.invoice.written_off` for the partner ledger.
+ * Drafts, proformas, paid, cancelled and written-off invoices, and vendor documents, are refused.
+ */
+export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (req, ctx) => {
+  const db = ctx.db;
+  const today = await organizationToday(db, ctx.orgId);
+  const invoice = await findInvoice(db, ctx.orgId, req.id, { lock: true });
+  const refusal = writeOffRefusal(invoice, today);
+  if (refusal) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be written off: ${refusal}`);
+  const amount = dueOfDocument(invoice).toFixed(2);
+  const date = req.write_off_date ?? today;
+  const journalEntryId = await postCashEntry(
+    db,
+    {
+      org_id: ctx.orgId,
+      invoice_id: invoice.id,
+      payment_id: null,
+      kind: 'write_off',
+      journalname: accountsFor(invoice.invoicetype, invoice).journal,
+      journaldate: date,
+      reference: `Write-off ${invoice.invoicenumber}`.slice(0, 64),
+    },
+    writeOffLines(amount, accountsFor(invoice.invoicetype, invoice).trade),
+  );
+  const [row] = (await db('invoices')
+    .where({ id: invoice.id })
+    .update({
+      invoicestatus: 'written_off',
+      written_off_amount: amount,
+      written_off_at: db.fn.now(),
+      write_off_reason: req.reason ?? null,
+      write_off_journal_entry_id: journalEntryId,
+      updated_at: db.fn.now(),
+    })
+    .returning('*')) as InvoiceRow[];
+  const updated = row as InvoiceRow;
+  await recordEvent(db, invoicing.invoiceWrittenOff.type, ctx.orgId, {
+    invoice_id: updated.id,
+    invoicenumber: updated.invoicenumber,
+    invoicetype: updated.invoicetype,
+    partner_id: updated.partner_id,
+    invoicetotal: toNumber(updated.invoicetotal),
+    amount: toNumber(amount),
+    write_off_date: date,
+    reason: req.reason ?? null,
+    journal_entry_id: journalEntryId,
+  });
+  return {
+    message: `Invoice ${updated.invoicenumber} written off: ${amount}`,
+    invoice: { ...settledView(updated, today), written_off_amount: toNumber(amount), journal_entry_id: journalEntryId },
+  };
+});
