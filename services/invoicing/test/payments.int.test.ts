@@ -1,0 +1,303 @@
+import type { RpcReply } from '@bo/contracts';
+import * as testing from '@bo/testkit';
+import { body, startWithFakePartners, type FakePartner } from './fixtures';
+
+const partnersTable: FakePartner[] = [
+  { org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0, record: { currency: 'EUR' } },
+  { org: 1, id: 11, partnername: 'Globex', credit_limit: 0, balance: 0, record: { currency: 'EUR' } },
+  { org: 1, id: 12, partnername: 'Dollar Inc', credit_limit: 0, balance: 0, record: { currency: 'USD' } },
+  { org: 2, id: 20, partnername: 'Initech', credit_limit: 0, balance: 0, record: { currency: 'EUR' } },
+];
+/** 100.00 net, no tax: totals are round. */
+const line = (price: number) => ({ product_id: 7, quantity: 1, price, tax_rate: 0, tax_included: false });
+
+describe('invoicing service: cash application', () => {
+  let svc: testing.TestService;
+  let events: Awaited<ReturnType<testing.TestService['collect']>>;
+
+  beforeAll(async () => {
+    ({ svc } = await startWithFakePartners(partnersTable));
+    events = await svc.collect(['invoicing.payment.*', 'invoicing.invoice.written_off', 'invoicing.invoice.payment_registered']);
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  const call = (operation: string, payload: Record<string, unknown>, org = 1) => svc.call(operation, { userid: '5', ...payload }, org);
+  /** A validated document of `partner` for `price`. */
+  async function issued(price: number, over: Record<string, unknown> = {}, org = 1): Promise<number> {
+    const partner = org === 2 ? 20 : 10;
+    const inv = body(
+      await call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner, line_items: [line(price)], ...over }, org),
+    ).invoice;
+    body(await call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }, org));
+    return inv.id as number;
+  }
+  const pay = (payload: Record<string, unknown>, org = 1) =>
+    call(
+      'invoicing.payment.create',
+      { action: 'create', partner: 10, currency: 'EUR', direction: 'in', payment_date: '2026-03-01', ...payload },
+      org,
+    );
+  const invoice = (id: number) => svc.db('invoices').where({ id }).first();
+  /** Every journal entry of the organization balances. */
+  async function journalBalances(): Promise<void> {
+    const { rows } = await svc.db.raw(
+      'select e.id, sum(l.debit) as d, sum(l.credit) as c from journal_entries e join journal_lines l on l.entry_id = e.id group by e.id having sum(l.debit) <> sum(l.credit)',
+    );
+    expect(rows).toEqual([]);
+  }
+  /** The refusal, and proof it changed nothing. */
+  async function refusedUnchanged(send: () => Promise<RpcReply>, status: number, code: string, field: string | null) {
+    const before = await testing.schemaSnapshot(svc.db, svc.schema);
+    const reply = (await send()) as { ok: boolean; status: number; code: string; errors?: Array<{ field: string }> };
+    expect(reply).toMatchObject({ ok: false, status, code });
+    if (field !== null) expect(reply.errors?.map((e) => e.field) ?? []).toContain(field);
+    expect(await testing.schemaSnapshot(svc.db, svc.schema)).toEqual(before);
+  }
+
+  it('records a payment across two invoices; the rest is the partner’s credit, posted to the receivable', async () => {
+    const a = await issued(100);
+    const b = await issued(50);
+    const reply = body(
+      await pay({
+        amount: 200,
+        method: 'bank_transfer',
+        reference: 'TRF-1',
+        allocations: [
+          { invoice_id: a, amount: 100 },
+          { invoice_id: b, amount: 20 },
+        ],
+      }),
+    );
+    expect(reply.payment).toMatchObject({
+      partner: 10,
+      direction: 'in',
+      amount: 200,
+      currency: 'EUR',
+      status: 'posted',
+      allocated: 120,
+      unallocated: 80,
+    });
+    expect(reply.payment.allocations.map((x: any) => [x.invoice_id, x.amount, x.status])).toEqual([
+      [a, 100, 'active'],
+      [b, 20, 'active'],
+    ]);
+    expect(reply.invoices.map((i: any) => [i.id, i.invoicestatus, i.amount_paid, i.due_amount])).toEqual([
+      [a, 'paid', 100, 0],
+      [b, 'open', 20, 30],
+    ]);
+    const lines = await svc.db('journal_lines').where({ entry_id: reply.payment.journal_entry_id }).orderBy('id');
+    expect(lines.map((l) => [l.account, l.debit, l.credit])).toEqual([
+      ['Bank', '200.00', '0.00'],
+      ['1200 Accounts Receivable', '0.00', '200.00'],
+    ]);
+    await testing.waitUntil(() => events.some((e) => e.type === 'invoicing.payment.created' && e.data.payment_id === reply.payment.id));
+    const event = events.find((e) => e.type === 'invoicing.payment.created' && e.data.payment_id === reply.payment.id);
+    expect(event?.data).toMatchObject({ partner_id: 10, direction: 'in', side: 'customer', amount: 200 });
+    expect((event?.data.allocations as unknown[]).length).toBe(2);
+
+    // The rest, allocated later to the open one and a new one.
+    const c = await issued(70);
+    const allocated = body(
+      await call('invoicing.payment.allocate', {
+        action: 'allocate',
+        payment_id: reply.payment.id,
+        allocations: [
+          { invoice_id: b, amount: 30 },
+          { invoice_id: c, amount: 50 },
+        ],
+      }),
+    );
+    expect(allocated.payment).toMatchObject({ allocated: 200, unallocated: 0 });
+    expect(allocated.invoices.map((i: any) => [i.invoicestatus, i.due_amount])).toEqual([
+      ['paid', 0],
+      ['open', 20],
+    ]);
+    const got = body(await call('invoicing.payment.get', { action: 'get', payment_id: reply.payment.id }));
+    expect(got.payment.allocations).toHaveLength(4);
+    const listed = body(await call('invoicing.payment.list', { action: 'list', partner: 10 }));
+    expect(listed.payments.map((p: any) => p.id)).toContain(reply.payment.id);
+    await journalBalances();
+  });
+
+  it('refuses over-allocation, cross-partner, cross-organization and currency mismatch, changing nothing', async () => {
+    const a = await issued(100);
+    const theirs = await issued(100, { partner: 11 });
+    const otherOrg = await issued(100, {}, 2);
+    const dollars = await issued(100, { partner: 12 });
+    const send = (payload: Record<string, unknown>) => () => pay({ amount: 100, ...payload });
+    await refusedUnchanged(send({ allocations: [{ invoice_id: a, amount: 100.01 }] }), 400, 'validation_failed', 'allocations.0.amount');
+    await refusedUnchanged(send({ amount: 50, allocations: [{ invoice_id: a, amount: 60 }] }), 400, 'validation_failed', 'amount');
+    await refusedUnchanged(
+      send({ allocations: [{ invoice_id: theirs, amount: 10 }] }),
+      400,
+      'validation_failed',
+      'allocations.0.invoice_id',
+    );
+    await refusedUnchanged(send({ allocations: [{ invoice_id: otherOrg, amount: 10 }] }), 400, 'not_found', 'allocations.0.invoice_id');
+    await refusedUnchanged(
+      () => pay({ partner: 12, currency: 'EUR', amount: 10, allocations: [{ invoice_id: dollars, amount: 10 }] }),
+      400,
+      'validation_failed',
+      'currency',
+    );
+    // Allocating an existing payment's credit: beyond it, or to another partner's invoice.
+    const credit = body(await pay({ amount: 30 })).payment;
+    const allocate = (allocations: unknown[]) => () =>
+      call('invoicing.payment.allocate', { action: 'allocate', payment_id: credit.id, allocations });
+    await refusedUnchanged(allocate([{ invoice_id: a, amount: 30.01 }]), 400, 'validation_failed', 'allocations');
+    await refusedUnchanged(allocate([{ invoice_id: theirs, amount: 1 }]), 400, 'validation_failed', 'allocations.0.invoice_id');
+    // Another organization's payment is not found.
+    await refusedUnchanged(
+      () =>
+        call('invoicing.payment.allocate', { action: 'allocate', payment_id: credit.id, allocations: [{ invoice_id: a, amount: 1 }] }, 2),
+      400,
+      'not_found',
+      null,
+    );
+    expect((await invoice(a)).amount_paid).toBe('0.00');
+  });
+
+  it('refunds unallocated credit, never more than there is', async () => {
+    const credit = body(await pay({ amount: 40 })).payment;
+    await refusedUnchanged(
+      () => call('invoicing.payment.refund', { action: 'refund', payment_id: credit.id, amount: 40.01 }),
+      400,
+      'validation_failed',
+      'amount',
+    );
+    const refunded = body(
+      await call('invoicing.payment.refund', { action: 'refund', payment_id: credit.id, amount: 15, method: 'bank_transfer' }),
+    );
+    expect(refunded.refund).toMatchObject({ source: 'payment', amount: 15, partner: 10 });
+    expect(refunded.payment).toMatchObject({ refunded: 15, unallocated: 25 });
+    const lines = await svc.db('journal_lines').where({ entry_id: refunded.refund.journal_entry_id }).orderBy('id');
+    expect(lines.map((l) => [l.account, l.debit, l.credit])).toEqual([
+      ['1200 Accounts Receivable', '15.00', '0.00'],
+      ['Bank', '0.00', '15.00'],
+    ]);
+    // A refunded payment is not voided: the money paid back would lose its cause.
+    expect(await call('invoicing.payment.void', { action: 'void', payment_id: credit.id })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+    });
+  });
+
+  it('voids a payment with a reversal entry: its invoices owe again; a second void is refused and changes nothing', async () => {
+    const a = await issued(100);
+    const p = body(await pay({ amount: 100, allocations: [{ invoice_id: a, amount: 100 }] })).payment;
+    expect((await invoice(a)).invoicestatus).toBe('paid');
+    const voided = body(await call('invoicing.payment.void', { action: 'void', payment_id: p.id, reason: 'bounced' }));
+    expect(voided.payment).toMatchObject({ status: 'voided', allocated: 0, unallocated: 0, void_reason: 'bounced' });
+    expect(voided.payment.allocations.map((x: any) => x.status)).toEqual(['voided']);
+    expect(voided.invoices[0]).toMatchObject({ invoicestatus: 'open', amount_paid: 0, due_amount: 100 });
+    const reversal = await svc.db('journal_lines').where({ entry_id: voided.payment.void_journal_entry_id }).orderBy('id');
+    expect(reversal.map((l) => [l.account, l.debit, l.credit])).toEqual([
+      ['Bank', '0.00', '100.00'],
+      ['1200 Accounts Receivable', '100.00', '0.00'],
+    ]);
+    // The original entry stays.
+    expect(await svc.db('journal_entries').where({ id: p.journal_entry_id }).first()).toBeTruthy();
+    await refusedUnchanged(() => call('invoicing.payment.void', { action: 'void', payment_id: p.id }), 400, 'invalid_state', null);
+    await journalBalances();
+  });
+
+  it('uses a validated credit note as credit: it settles an invoice only when allocated to it', async () => {
+    const a = await issued(100);
+    const note = body(
+      await call('invoicing.invoice.create', {
+        invoicetype: 'creditout',
+        partner: 10,
+        sourcetype: 'invoice',
+        sourceid: String(a),
+        line_items: [line(30)],
+      }),
+    ).invoice;
+    body(await call('invoicing.invoice.validate', { validate_invoice: true, id: note.id }));
+    // Validated, it reduces nothing on the invoice by itself.
+    expect((await invoice(a)).amount_paid).toBe('0.00');
+    const reply = body(
+      await call('invoicing.payment.allocate', {
+        action: 'allocate',
+        credit_note_id: note.id,
+        allocations: [{ invoice_id: a, amount: 30 }],
+      }),
+    );
+    expect(reply.credit_note).toMatchObject({ id: note.id, invoicestatus: 'paid', due_amount: 0 });
+    expect(reply.invoices[0]).toMatchObject({ id: a, amount_paid: 30, due_amount: 70 });
+    expect(reply.allocations[0]).toMatchObject({ source: 'credit_note', credit_note_id: note.id, journal_entry_id: null });
+    // Nothing left on it to give.
+    await refusedUnchanged(
+      () =>
+        call('invoicing.payment.allocate', { action: 'allocate', credit_note_id: note.id, allocations: [{ invoice_id: a, amount: 1 }] }),
+      400,
+      'validation_failed',
+      'allocations',
+    );
+  });
+
+  it('writes off an open invoice as a bad debt; refuses drafts, paid and cancelled invoices', async () => {
+    const a = await issued(100);
+    body(await pay({ amount: 40, allocations: [{ invoice_id: a, amount: 40 }] }));
+    const reply = body(await call('invoicing.invoice.write_off', { write_off: true, id: a, reason: 'customer insolvent' }));
+    expect(reply.invoice).toMatchObject({ invoicestatus: 'written_off', amount_paid: 40, due_amount: 0, written_off_amount: 60 });
+    const lines = await svc.db('journal_lines').where({ entry_id: reply.invoice.journal_entry_id }).orderBy('id');
+    expect(lines.map((l) => [l.account, l.debit, l.credit])).toEqual([
+      ['6800 Bad Debts', '60.00', '0.00'],
+      ['1200 Accounts Receivable', '0.00', '60.00'],
+    ]);
+    await testing.waitUntil(() => events.some((e) => e.type === 'invoicing.invoice.written_off' && e.data.invoice_id === a));
+
+    const draft = body(await call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [line(5)] })).invoice;
+    const cancelled = body(
+      await call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [line(5)] }),
+    ).invoice;
+    body(await call('invoicing.invoice.cancel', { cancel_invoice: true, id: cancelled.id }));
+    const paid = await issued(10);
+    body(await pay({ amount: 10, allocations: [{ invoice_id: paid, amount: 10 }] }));
+    for (const id of [draft.id, cancelled.id, paid, a]) {
+      const before = await testing.schemaSnapshot(svc.db, svc.schema);
+      expect(await call('invoicing.invoice.write_off', { write_off: true, id })).toMatchObject({
+        ok: false,
+        status: 400,
+        code: 'invalid_state',
+      });
+      expect(await testing.schemaSnapshot(svc.db, svc.schema)).toEqual(before);
+    }
+  });
+
+  it('register_payment is a payment with one allocation, listed and voidable', async () => {
+    const a = await issued(100);
+    const reply = body(
+      await call('invoicing.invoice.register_payment', { register_payment: true, id: a, amount: 25, payment_date: '2026-03-02' }),
+    );
+    const got = body(await call('invoicing.payment.get', { action: 'get', payment_id: reply.payment.id }));
+    expect(got.payment).toMatchObject({ partner: 10, direction: 'in', amount: 25, allocated: 25, unallocated: 0, currency: 'EUR' });
+    expect(got.payment.allocations.map((x: any) => [x.invoice_id, x.amount])).toEqual([[a, 25]]);
+    const voided = body(await call('invoicing.payment.void', { action: 'void', payment_id: reply.payment.id }));
+    expect(voided.invoices[0]).toMatchObject({ id: a, amount_paid: 0, due_amount: 100 });
+  });
+
+  it('books a redelivered payment once', async () => {
+    const a = await issued(100);
+    const { first, again, afterFirst, afterAgain } = await testing.deliverTwice(svc, 'invoicing.payment.create', {
+      action: 'create',
+      partner: 10,
+      amount: 60,
+      currency: 'EUR',
+      direction: 'in',
+      allocations: [{ invoice_id: a, amount: 60 }],
+    });
+    expect(first.ok).toBe(true);
+    expect(again).toEqual(first);
+    expect(afterAgain).toEqual(afterFirst);
+    const twins = await testing.deliverTwins(svc, 'invoicing.payment.allocate', {
+      action: 'allocate',
+      payment_id: body(await pay({ amount: 40 })).payment.id,
+      allocations: [{ invoice_id: a, amount: 40 }],
+    });
+    expect(twins.again).toEqual(twins.first);
+    expect((await invoice(a)).amount_paid).toBe('100.00');
+  });
+});
