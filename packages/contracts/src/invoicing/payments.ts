@@ -190,6 +190,7 @@ const sourceRules = [
   { field: 'credit_note_id', rule: 'a validated credit note (creditout, creditin) of the organization' },
 ] as const;
 const allocationRules = [
+  { field: 'currency', rule: "the source's currency (a payment's, a credit note's) is each allocated document's" },
   {
     field: 'allocations',
     rule: "each an open or overdue invoice of the same organization, partner and direction (in: invoiceout, out: invoicein; a creditout's credit settles invoiceout, a creditin's invoicein), in the payment's currency, at most once per request; each amount at most the invoice's due amount, together at most the source's unallocated amount",
@@ -207,7 +208,6 @@ export const createPayment = defineOperation({
   reply: paymentReplyBody,
   rules: [
     { field: 'partner', rule: 'a partner of the organization' },
-    { field: 'currency', rule: "the allocated documents' currency" },
     { field: 'amount', rule: 'at least the sum of the allocations' },
     ...allocationRules,
   ],
