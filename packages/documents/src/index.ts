@@ -4,15 +4,9 @@ export { renderPdf } from './pdf/render-pdf';
 export { documentTitle, documentInfo, type DocumentInfo } from './pdf/info';
 export { renderUbl, renderCii, renderFacturX, EInvoiceRefused, assertEInvoice } from './einvoice/render';
 export { missingForEInvoice, eInvoiceRefusal } from './einvoice/requirements';
-export {
-  invoiceData,
-  documentTypeCode,
-  taxCategory,
-  paymentMeansCode,
-  taxBreakdown,
-  EN16931_CUSTOMIZATION_ID,
-} from './einvoice/invoice-data';
+export { invoiceData, documentTypeCode, taxCategory, paymentMeansCode, EN16931_CUSTOMIZATION_ID } from './einvoice/invoice-data';
 export { netLine } from './einvoice/net-line';
+export { accountingCurrency, documentTaxes, documentCategories, type DocumentTaxes } from './taxes';
 export { renderDocument, fileStem, type RenderedFile } from './render-document';
 export {
   organizationParty,

@@ -1,8 +1,11 @@
+import type { TaxDocument } from '@bo/kernel';
+
 /**
  * What a rendered document is made from: a plain model the services fill from their own records
  * (invoicing from an invoice, sales from a quotation), so rendering knows no database, no service
  * and no HTTP. Money and quantities are exact decimal strings as PostgreSQL returns numerics; the
- * line amounts are the ones the service computed and stored, never recomputed here.
+ * line amounts are the ones the service computed and stored, and the taxes the kernel's
+ * (`taxes`), never recomputed here.
  */
 
 /** Sales and invoicing documents as a reader knows them. */
@@ -64,6 +67,16 @@ export interface PaymentAccount {
   name?: string | null;
 }
 
+/** The seller's accounting currency on a document in another one (make it with `accountingCurrency`). */
+export interface AccountingCurrency {
+  /** BT-6, ISO 4217. */
+  currency: string;
+  /** Units of the accounting currency per unit of the document's. */
+  exchange_rate: string;
+  /** BT-111 = BT-110 x exchange_rate, rounded half-up to the accounting currency's minor unit. */
+  tax_total: string;
+}
+
 export interface RenderableDocument {
   kind: DocumentKind;
   number: string;
@@ -88,6 +101,23 @@ export interface RenderableDocument {
   buyer: Party;
   lines: readonly DocumentLine[];
   totals: { subtotal: string; tax_amount: string; total: string };
+  /**
+   * The document's VAT as the kernel's decideDocumentTaxes states it (docs/invoicing.md, "Taxes and
+   * rounding"): per line (in the order of `lines`) its category, rate, net, VAT and gross; the
+   * document-level allowances and charges (BG-20, BG-21); the VAT breakdown per category and rate
+   * with its exemption reason and code (BG-23); the totals BT-106 to BT-115, rounding amount
+   * included; and the currency's minor unit. The renderers print these figures as they are.
+   * Absent: a document from before VAT categories, which renders from its stored lines and `totals`
+   * (each line `S` or `Z` by its rate, the breakdown summing the lines' stored taxes).
+   */
+  taxes?: TaxDocument | null;
+  /** A document in a currency other than the seller's accounting currency states its VAT total in that one too (BT-6, BT-111). */
+  accounting?: AccountingCurrency | null;
+  /**
+   * Where and when the supply was delivered (BT-72, BT-80). An intra-community supply (`K`) states
+   * both (BR-IC-11, BR-IC-12): absent, the issue date and the buyer's country.
+   */
+  delivery?: { date?: string | null; country?: string | null } | null;
   /** Paid so far (invoices); amount due = total - paid. */
   amount_paid?: string | null;
   /** Where the buyer pays: the seller's account. Never shown on credit notes, where the seller owes the buyer. */

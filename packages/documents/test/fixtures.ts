@@ -1,5 +1,5 @@
 import { deflateSync } from 'node:zlib';
-import { computeLine, sumLines } from '@bo/kernel';
+import { computeLine, decideDocumentTaxes, sumLines, type AllowanceChargeInput, type TaxLineInput } from '@bo/kernel';
 import type { DocumentKind, DocumentLine, RenderableDocument } from '../src';
 import { makePng } from '../../../tests/support/png';
 
@@ -107,6 +107,55 @@ export function sampleDocument(kind: DocumentKind, overrides: Partial<Renderable
     amount_paid: '0',
     payment_account: { iban: 'IE29AIBK93115212345678', bic: 'AIBKIE2D' },
     logo_png: tinyLogo,
+    ...overrides,
+  };
+}
+
+/** A line of a taxed document: what is stored of it, with its category and exemption. */
+export type TaxedLineSpec = LineSpec & Pick<TaxLineInput, 'tax_category' | 'tax_exemption_reason' | 'tax_exemption_code'>;
+
+export interface TaxedSpec {
+  currency: string;
+  rounding?: 'line' | 'document';
+  cash_rounding?: string | null;
+  lines: readonly TaxedLineSpec[];
+  allowances_charges?: readonly AllowanceChargeInput[];
+}
+
+/**
+ * A document as the services make one with taxes: the kernel decides them from the lines, the
+ * allowances and charges, and the parties' VAT ids; the lines store its amounts, the totals are its
+ * BT-109, the amount due and the difference (docs/invoicing.md, "Taxes and rounding").
+ */
+export function taxedDocument(kind: DocumentKind, spec: TaxedSpec, overrides: Partial<RenderableDocument> = {}): RenderableDocument {
+  const base = sampleDocument(kind, overrides);
+  const decision = decideDocumentTaxes({
+    currency: spec.currency,
+    rounding: spec.rounding,
+    cash_rounding: spec.cash_rounding,
+    lines: spec.lines,
+    allowances_charges: spec.allowances_charges,
+    parties: { seller_vat_id: base.seller.vat_id ?? null, buyer_vat_id: base.buyer.vat_id ?? null },
+  });
+  if (!decision.ok) throw new Error(`the kernel refuses the fixture: ${JSON.stringify(decision.errors)}`);
+  const taxes = decision.document;
+  const m = taxes.minor_unit;
+  const lines: DocumentLine[] = spec.lines.map((l, i) => {
+    const { tax_category: _c, tax_exemption_reason: _r, tax_exemption_code: _x, ...stored } = l;
+    const t = taxes.lines[i]!;
+    return { ...stored, subtotal: t.net.toFixed(m), tax_amount: t.tax.toFixed(m), total: t.gross.toFixed(m) };
+  });
+  const t = taxes.totals;
+  return {
+    ...base,
+    currency: spec.currency,
+    lines,
+    totals: {
+      subtotal: t.tax_exclusive_amount.toFixed(m),
+      tax_amount: t.payable_amount.minus(t.tax_exclusive_amount).toFixed(m),
+      total: t.payable_amount.toFixed(m),
+    },
+    taxes,
     ...overrides,
   };
 }

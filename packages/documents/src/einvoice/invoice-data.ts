@@ -1,7 +1,8 @@
 import type { Invoice } from '@e-invoice-eu/core';
-import { dec, type Dec } from '@bo/kernel';
-import { cents, plain } from '../decimal';
+import { dec, defaultCategory, type Dec, type VatBreakdown, type VatCategory } from '@bo/kernel';
+import { plain } from '../decimal';
 import { creditNoteKinds, type DocumentLine, type Party, type RenderableDocument } from '../model';
+import { amount, documentCategories, documentTaxes, type DocumentTaxes } from '../taxes';
 import { unitCode } from '../units';
 import { netLine } from './net-line';
 
@@ -13,9 +14,9 @@ export function documentTypeCode(kind: RenderableDocument['kind']): '380' | '381
   return creditNoteKinds.includes(kind) ? '381' : '380';
 }
 
-/** UNCL 5305: a positive rate is standard-rated (S), a zero rate zero-rated (Z). */
+/** UNCL 5305 for a document without categories: a positive rate is standard-rated (S), a zero rate zero-rated (Z). */
 export function taxCategory(rate: string): 'S' | 'Z' {
-  return dec(rate).isZero() ? 'Z' : 'S';
+  return defaultCategory(rate) as 'S' | 'Z';
 }
 
 /**
@@ -50,8 +51,9 @@ function postalAddress(party: Party): Json {
   });
 }
 
-function party(p: Party, role: 'seller' | 'buyer'): Json {
-  const vat = text(p.vat_id);
+/** `withVatId`: false on a document outside the scope of VAT, which states no VAT identifier (BR-O-02..04). */
+function party(p: Party, role: 'seller' | 'buyer', withVatId: boolean): Json {
+  const vat = withVatId ? text(p.vat_id) : undefined;
   const taxScheme = vat ? { 'cbc:CompanyID': vat, 'cac:TaxScheme': { 'cbc:ID': 'VAT' } } : undefined;
   return compact({
     // The electronic address (BT-34, BT-49): the party's email (scheme EM), which the library requires.
@@ -67,13 +69,16 @@ function party(p: Party, role: 'seller' | 'buyer'): Json {
   });
 }
 
-function taxCategoryOf(rate: string): Json {
-  return { 'cbc:ID': taxCategory(rate), 'cbc:Percent': plain(rate), 'cac:TaxScheme': { 'cbc:ID': 'VAT' } };
+/** A category and its rate; `O` states no rate (BR-O-05..07). */
+function taxCategoryOf(category: VatCategory, rate: Dec): Json {
+  return compact({ 'cbc:ID': category, 'cbc:Percent': category === 'O' ? undefined : plain(rate), 'cac:TaxScheme': { 'cbc:ID': 'VAT' } });
 }
 
-function invoiceLine(line: DocumentLine, index: number, currency: string): Json {
+function invoiceLine(line: DocumentLine, index: number, currency: string, taxes: DocumentTaxes): Json {
   const unit = unitCode(line.unit);
-  const n = netLine(line);
+  const t = taxes.lines[index]!;
+  const places = taxes.minor_unit;
+  const n = netLine(line, t.net, places);
   const allowance = n.allowance.isZero()
     ? undefined
     : [
@@ -81,7 +86,7 @@ function invoiceLine(line: DocumentLine, index: number, currency: string): Json 
           'cbc:ChargeIndicator': 'false',
           'cbc:AllowanceChargeReasonCode': '95',
           'cbc:AllowanceChargeReason': `Discount ${plain(line.discount)}%`,
-          'cbc:Amount': cents(n.allowance),
+          'cbc:Amount': amount(n.allowance, places),
           'cbc:Amount@currencyID': currency,
         },
       ];
@@ -89,14 +94,14 @@ function invoiceLine(line: DocumentLine, index: number, currency: string): Json 
     'cbc:ID': String(index + 1),
     'cbc:InvoicedQuantity': plain(line.quantity),
     'cbc:InvoicedQuantity@unitCode': unit,
-    'cbc:LineExtensionAmount': cents(line.subtotal),
+    'cbc:LineExtensionAmount': amount(t.net, places),
     'cbc:LineExtensionAmount@currencyID': currency,
     'cac:AllowanceCharge': allowance,
     'cac:Item': compact({
       'cbc:Description': text(line.description),
       'cbc:Name': text(line.name) ?? 'Item',
       'cac:SellersItemIdentification': text(line.sku) ? { 'cbc:ID': text(line.sku) } : undefined,
-      'cac:ClassifiedTaxCategory': taxCategoryOf(line.tax_rate),
+      'cac:ClassifiedTaxCategory': taxCategoryOf(t.tax_category, t.tax_rate),
     }),
     'cac:Price': compact({
       'cbc:PriceAmount': plain(n.price),
@@ -107,37 +112,60 @@ function invoiceLine(line: DocumentLine, index: number, currency: string): Json 
   });
 }
 
-/** Lines grouped by tax category and rate (BG-23): taxable amount and tax as the service summed them. */
-export function taxBreakdown(lines: readonly DocumentLine[]): { category: 'S' | 'Z'; rate: string; taxable: Dec; tax: Dec }[] {
-  const groups = new Map<string, { category: 'S' | 'Z'; rate: string; taxable: Dec; tax: Dec }>();
-  for (const line of lines) {
-    const rate = plain(line.tax_rate);
-    const key = `${taxCategory(rate)}:${rate}`;
-    const group = groups.get(key) ?? { category: taxCategory(rate), rate, taxable: dec(0), tax: dec(0) };
-    group.taxable = group.taxable.plus(dec(line.subtotal));
-    group.tax = group.tax.plus(dec(line.tax_amount));
-    groups.set(key, group);
-  }
-  return [...groups.values()].sort((a, b) => dec(b.rate).comparedTo(dec(a.rate)));
+/** BG-20 and BG-21: each allowance and charge with its reason, percent and base when a percent made it, and its category. */
+function allowanceCharges(taxes: DocumentTaxes, currency: string): Json[] | undefined {
+  if (taxes.allowances_charges.length === 0) return undefined;
+  const places = taxes.minor_unit;
+  return taxes.allowances_charges.map((ac) =>
+    compact({
+      'cbc:ChargeIndicator': ac.charge ? 'true' : 'false',
+      'cbc:AllowanceChargeReasonCode': ac.reason_code ?? undefined,
+      'cbc:AllowanceChargeReason': ac.reason ?? undefined,
+      'cbc:MultiplierFactorNumeric': ac.percent ? plain(ac.percent) : undefined,
+      'cbc:Amount': amount(ac.amount, places),
+      'cbc:Amount@currencyID': currency,
+      'cbc:BaseAmount': ac.base_amount ? amount(ac.base_amount, places) : undefined,
+      'cbc:BaseAmount@currencyID': ac.base_amount ? currency : undefined,
+      'cac:TaxCategory': taxCategoryOf(ac.tax_category, ac.tax_rate),
+    }),
+  );
+}
+
+/** BG-23: one per category and rate, with the reason no VAT is charged where the category has one (BT-120, BT-121). */
+function vatBreakdown(b: VatBreakdown, currency: string, places: number): Json {
+  return {
+    'cbc:TaxableAmount': amount(b.taxable_amount, places),
+    'cbc:TaxableAmount@currencyID': currency,
+    'cbc:TaxAmount': amount(b.tax_amount, places),
+    'cbc:TaxAmount@currencyID': currency,
+    'cac:TaxCategory': compact({
+      ...taxCategoryOf(b.tax_category, b.tax_rate),
+      'cbc:TaxExemptionReasonCode': b.exemption_code ?? undefined,
+      'cbc:TaxExemptionReason': b.exemption_reason ?? undefined,
+    }),
+  };
 }
 
 /**
- * BR-CO-17: a category's tax must be its taxable amount times its rate, rounded to cents, give or
- * take less than one currency unit (the UBL rules test |difference| < 1, the CII ones <= 1; the
- * stricter holds for both); a zero rate's tax must round to zero. The service rounds each line's
- * tax to cents, and those roundings add up, up to half a cent per line, whether prices include tax
- * or not (500 lines at 1.00 including 20 % carry 85.00 tax on 415.00, where 20 % is 83.00). Such a
- * document cannot be a valid e-invoice; this says why for each category that fails, empty if none.
+ * BR-CO-17: a category's tax must be its taxable amount times its rate, rounded to the minor unit,
+ * give or take less than one currency unit (the UBL rules test |difference| < 1, the CII ones <= 1;
+ * the stricter holds for both); a zero rate's tax must round to zero. The kernel's breakdown holds
+ * it exactly; a document from before it sums each line's tax, rounded on its own, and those roundings
+ * add up, up to half a cent per line, whether prices include tax or not (500 lines at 1.00 including
+ * 20 % carry 85.00 tax on 415.00, where 20 % is 83.00). Such a document cannot be a valid e-invoice;
+ * this says why for each category that fails, empty if none.
  */
-export function taxRoundingProblems(lines: readonly DocumentLine[], currency: string): string[] {
-  return taxBreakdown(lines).flatMap((g) => {
-    const expected = g.taxable.abs().times(dec(g.rate).div(100)).toDecimalPlaces(2);
-    const off = g.tax.abs().minus(expected).abs();
-    const ok = dec(g.rate).isZero() ? g.tax.abs().lt(0.5) : off.lt(1);
+export function taxRoundingProblems(breakdown: readonly VatBreakdown[], currency: string, places = 2): string[] {
+  return breakdown.flatMap((g) => {
+    const rate = plain(g.tax_rate);
+    const expected = g.taxable_amount.abs().times(g.tax_rate.div(100)).toDecimalPlaces(places);
+    const off = g.tax_amount.abs().minus(expected).abs();
+    const ok = g.tax_rate.isZero() ? g.tax_amount.abs().lt(0.5) : off.lt(1);
     if (ok) return [];
+    const money = (value: Dec) => amount(value, places);
     return [
-      `the ${plain(g.rate)} % lines carry ${cents(g.tax)} ${currency} of tax summed line by line, while ${plain(g.rate)} % of their ${cents(g.taxable)} is ${cents(expected)}: ` +
-        `${cents(off)} apart, and EN 16931 (BR-CO-17) accepts less than 1.00 (each line's tax is rounded to cents and over many lines the roundings add up; split the invoice into smaller ones)`,
+      `the ${rate} % lines carry ${money(g.tax_amount)} ${currency} of tax summed line by line, while ${rate} % of their ${money(g.taxable_amount)} is ${money(expected)}: ` +
+        `${money(off)} apart, and EN 16931 (BR-CO-17) accepts less than 1.00 (each line's tax is rounded to cents and over many lines the roundings add up; split the invoice into smaller ones)`,
     ];
   });
 }
@@ -166,17 +194,26 @@ function paymentTermsNote(doc: RenderableDocument): string {
 
 /**
  * The document in @e-invoice-eu/core's input model (UBL 2.1 shaped JSON), from which it writes UBL,
- * CII and Factur-X. Amounts are the service's own: the lines' subtotals, taxes and totals, so the
- * e-invoice says exactly what the PDF and the ledger say.
+ * CII and Factur-X. Amounts are the model's own (documentTaxes): the lines' nets, the allowances and
+ * charges, the VAT breakdown and the totals, each with the currency's decimals, so the e-invoice says
+ * exactly what the PDF and the ledger say.
  */
 export function invoiceData(doc: RenderableDocument): Invoice {
   const currency = doc.currency.toUpperCase();
-  const subtotal = dec(doc.totals.subtotal);
+  const taxes = documentTaxes(doc);
+  const places = taxes.minor_unit;
+  const money = (value: Dec) => amount(value, places);
+  const totals = taxes.totals;
   const paid = dec(doc.amount_paid);
-  const total = dec(doc.totals.total);
   const account = payeeAccount(doc);
   const credit = creditNoteKinds.includes(doc.kind);
-  const breakdown = taxBreakdown(doc.lines);
+  const accounting = doc.accounting ?? null;
+  const categories = documentCategories(doc);
+  // A document outside the scope of VAT states no VAT identifier of either party (BR-O-02..04).
+  const vatIds = !categories.has('O');
+  // An intra-community supply says when and to which country it was delivered (BR-IC-11, BR-IC-12).
+  const delivery = doc.delivery ?? (categories.has('K') ? {} : null);
+  const deliveredTo = delivery ? (text(delivery.country) ?? text(doc.buyer.country))?.toUpperCase() : undefined;
   const data = compact({
     'cbc:CustomizationID': EN16931_CUSTOMIZATION_ID,
     'cbc:ID': doc.number,
@@ -186,6 +223,7 @@ export function invoiceData(doc: RenderableDocument): Invoice {
     'cbc:InvoiceTypeCode': documentTypeCode(doc.kind),
     'cbc:Note': text(doc.notes) ? [text(doc.notes)] : undefined,
     'cbc:DocumentCurrencyCode': currency,
+    'cbc:TaxCurrencyCode': accounting ? accounting.currency : undefined,
     'cbc:BuyerReference': text(doc.reference),
     'cac:BillingReference': doc.credited_invoice
       ? [
@@ -197,8 +235,14 @@ export function invoiceData(doc: RenderableDocument): Invoice {
           },
         ]
       : undefined,
-    'cac:AccountingSupplierParty': { 'cac:Party': party(doc.seller, 'seller') },
-    'cac:AccountingCustomerParty': { 'cac:Party': party(doc.buyer, 'buyer') },
+    'cac:AccountingSupplierParty': { 'cac:Party': party(doc.seller, 'seller', vatIds) },
+    'cac:AccountingCustomerParty': { 'cac:Party': party(doc.buyer, 'buyer', vatIds) },
+    'cac:Delivery': delivery
+      ? compact({
+          'cbc:ActualDeliveryDate': text(delivery.date) ?? doc.issue_date,
+          'cac:DeliveryLocation': deliveredTo ? { 'cac:Address': { 'cac:Country': { 'cbc:IdentificationCode': deliveredTo } } } : undefined,
+        })
+      : undefined,
     // A credit note states no payment means: the payment instructions (BG-16) tell the buyer how to pay.
     'cac:PaymentMeans': credit
       ? undefined
@@ -216,32 +260,35 @@ export function invoiceData(doc: RenderableDocument): Invoice {
           }),
         ],
     'cac:PaymentTerms': { 'cbc:Note': paymentTermsNote(doc) },
+    'cac:AllowanceCharge': allowanceCharges(taxes, currency),
     'cac:TaxTotal': [
       {
-        'cbc:TaxAmount': cents(doc.totals.tax_amount),
+        'cbc:TaxAmount': money(totals.tax_total),
         'cbc:TaxAmount@currencyID': currency,
-        'cac:TaxSubtotal': breakdown.map((g) => ({
-          'cbc:TaxableAmount': cents(g.taxable),
-          'cbc:TaxableAmount@currencyID': currency,
-          'cbc:TaxAmount': cents(g.tax),
-          'cbc:TaxAmount@currencyID': currency,
-          'cac:TaxCategory': taxCategoryOf(g.rate),
-        })),
+        'cac:TaxSubtotal': taxes.breakdown.map((b) => vatBreakdown(b, currency, places)),
       },
+      // BT-111: the VAT total in the accounting currency, a second TaxTotal without breakdown (BR-53).
+      ...(accounting ? [{ 'cbc:TaxAmount': accounting.tax_total, 'cbc:TaxAmount@currencyID': accounting.currency }] : []),
     ],
     'cac:LegalMonetaryTotal': compact({
-      'cbc:LineExtensionAmount': cents(subtotal),
+      'cbc:LineExtensionAmount': money(totals.line_net_total),
       'cbc:LineExtensionAmount@currencyID': currency,
-      'cbc:TaxExclusiveAmount': cents(subtotal),
+      'cbc:TaxExclusiveAmount': money(totals.tax_exclusive_amount),
       'cbc:TaxExclusiveAmount@currencyID': currency,
-      'cbc:TaxInclusiveAmount': cents(total),
+      'cbc:TaxInclusiveAmount': money(totals.tax_inclusive_amount),
       'cbc:TaxInclusiveAmount@currencyID': currency,
-      'cbc:PrepaidAmount': paid.isZero() ? undefined : cents(paid),
+      'cbc:AllowanceTotalAmount': totals.allowance_total.isZero() ? undefined : money(totals.allowance_total),
+      'cbc:AllowanceTotalAmount@currencyID': totals.allowance_total.isZero() ? undefined : currency,
+      'cbc:ChargeTotalAmount': totals.charge_total.isZero() ? undefined : money(totals.charge_total),
+      'cbc:ChargeTotalAmount@currencyID': totals.charge_total.isZero() ? undefined : currency,
+      'cbc:PrepaidAmount': paid.isZero() ? undefined : money(paid),
       'cbc:PrepaidAmount@currencyID': paid.isZero() ? undefined : currency,
-      'cbc:PayableAmount': cents(total.minus(paid)),
+      'cbc:PayableRoundingAmount': totals.rounding_amount.isZero() ? undefined : money(totals.rounding_amount),
+      'cbc:PayableRoundingAmount@currencyID': totals.rounding_amount.isZero() ? undefined : currency,
+      'cbc:PayableAmount': money(totals.payable_amount.minus(paid)),
       'cbc:PayableAmount@currencyID': currency,
     }),
-    'cac:InvoiceLine': doc.lines.map((line, i) => invoiceLine(line, i, currency)),
+    'cac:InvoiceLine': doc.lines.map((line, i) => invoiceLine(line, i, currency, taxes)),
   });
   return { 'ubl:Invoice': data } as unknown as Invoice;
 }

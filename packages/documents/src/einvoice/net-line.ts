@@ -3,12 +3,13 @@ import type { DocumentLine } from '../model';
 
 /**
  * A line's figures as EN 16931 wants them: everything before tax. The line net amount (BT-131) is
- * the service's stored `subtotal`; the discount becomes a line allowance (BG-27) taking the line
- * from its gross amount to that subtotal; the item net price (BT-146) with its base quantity
- * (BT-149) gives back the gross amount exactly: quantity x price / base = gross.
+ * the one the document states (the kernel's net, else the stored `subtotal`); the discount becomes a
+ * line allowance (BG-27) taking the line from its gross amount to that net; the item net price
+ * (BT-146) with its base quantity (BT-149) gives back the gross amount exactly: quantity x price /
+ * base = gross.
  */
 export interface NetLine {
-  /** Line amount before the discount, before tax, in cents. */
+  /** Line amount before the discount, before tax, in the currency's minor unit. */
   gross: Dec;
   /** gross - subtotal; zero when the line has no discount. */
   allowance: Dec;
@@ -24,15 +25,17 @@ export interface NetLine {
  */
 const MAX_PRICE_DECIMALS = 2;
 
-export function netLine(line: DocumentLine): NetLine {
+/** `net`: BT-131 as the document states it; `places`: the currency's minor unit. */
+export function netLine(line: DocumentLine, net: Dec = dec(line.subtotal), places = 2): NetLine {
   const quantity = dec(line.quantity);
-  const subtotal = dec(line.subtotal);
+  const subtotal = net;
   const rate = dec(line.tax_rate).div(100);
   const entered = quantity.times(dec(line.price));
-  // A tax-included price holds the tax: its before-tax value is price / (1 + rate), as the service computed the subtotal.
-  let gross = (line.tax_included ? entered.div(rate.plus(1)) : entered).toDecimalPlaces(2);
-  // Without a discount the gross is the subtotal itself (a tax-included line would otherwise round twice);
-  // a discount too small to survive rounding leaves no allowance either.
+  // A tax-included price holds the tax: its before-tax value is price / (1 + rate), as the line's net was computed.
+  let gross = (line.tax_included ? entered.div(rate.plus(1)) : entered).toDecimalPlaces(places);
+  // Without a discount the gross is the net itself (a tax-included line would otherwise round twice, and the
+  // `document` policy shares the net of tax-inclusive lines out of their total); a discount too small to
+  // survive rounding leaves no allowance either.
   if (dec(line.discount).isZero() || gross.lte(subtotal)) gross = subtotal;
   const allowance = gross.minus(subtotal);
   const unit = quantity.isZero() ? gross : gross.div(quantity);

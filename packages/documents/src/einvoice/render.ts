@@ -1,6 +1,7 @@
 import { InvoiceService, type EInvoiceFormat, type FormatFactoryService, type Logger } from '@e-invoice-eu/core';
 import type { RenderableDocument } from '../model';
 import { finishFacturX } from './facturx-metadata';
+import { documentTaxes } from '../taxes';
 import { invoiceData, taxRoundingProblems } from './invoice-data';
 import { eInvoiceRefusal, missingForEInvoice } from './requirements';
 
@@ -22,7 +23,7 @@ export class EInvoiceRefused extends Error {
 /** The library reports through a logger; its warnings concern spreadsheet mappings, not JSON input, so they are dropped. */
 const quiet: Logger = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** Throws EInvoiceRefused unless the document can be an e-invoice (kind, status, lines, parties, tax rounding). */
+/** Throws EInvoiceRefused unless the document can be an e-invoice (kind, status, lines, currency, parties, tax rounding). */
 export function assertEInvoice(doc: RenderableDocument): void {
   const refusal = eInvoiceRefusal(doc);
   if (refusal) throw new EInvoiceRefused(refusal);
@@ -31,7 +32,8 @@ export function assertEInvoice(doc: RenderableDocument): void {
   if (deleted) throw new EInvoiceRefused(`the ${deleted} is deleted, so its data can no longer be completed`, [], deleted);
   const missing = missingForEInvoice(doc);
   if (missing.length > 0) throw new EInvoiceRefused(`an e-invoice needs ${missing.join(', ')}`, missing);
-  const rounding = taxRoundingProblems(doc.lines, doc.currency.toUpperCase());
+  const taxes = documentTaxes(doc);
+  const rounding = taxRoundingProblems(taxes.breakdown, doc.currency.toUpperCase(), taxes.minor_unit);
   if (rounding.length > 0) throw new EInvoiceRefused(`${rounding.join('; ')}. The PDF is still available`);
 }
 

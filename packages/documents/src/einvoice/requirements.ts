@@ -1,14 +1,21 @@
+import { CATEGORY_RULES, documentMinorUnit } from '@bo/kernel';
 import { invoiceKinds, type Party, type RenderableDocument } from '../model';
+import { documentCategories } from '../taxes';
 
 /**
  * What an EN 16931 e-invoice cannot do without, named by where it is missing: `seller.vat_id`,
  * `buyer.country`… Seller and buyer names and countries are mandatory (BR-06, BR-07, BR-09, BR-11);
- * the seller's VAT id is what BR-S-02 / BR-Z-02 ask for on standard and zero-rated lines (a tax
- * registration id or tax representative would do too, but the profile keeps a VAT id); both
- * parties' electronic addresses (BT-34, BT-49) are their emails, which @e-invoice-eu/core requires.
- * The service translates `seller`/`buyer` to `organization`/`partner` for its 400.
+ * the seller's VAT id is what every category but `O` asks for (BR-S/Z/E/AE/IC/G/AF/AG-02; a tax
+ * registration id or tax representative would do too, but the profile keeps a VAT id), and the
+ * buyer's what reverse charge and intra-community supplies ask for (BR-AE-03, BR-IC-03; the kernel
+ * refuses such a document without it earlier); a document outside the scope of VAT (`O`) states
+ * neither (BR-O-02..04); both parties' electronic addresses (BT-34, BT-49) are their emails, which
+ * @e-invoice-eu/core requires. The service translates `seller`/`buyer` to `organization`/`partner`
+ * for its 400.
  */
-export function missingForEInvoice(doc: Pick<RenderableDocument, 'kind' | 'draft' | 'seller' | 'buyer' | 'lines' | 'currency'>): string[] {
+export function missingForEInvoice(
+  doc: Pick<RenderableDocument, 'kind' | 'draft' | 'seller' | 'buyer' | 'lines' | 'currency' | 'taxes'>,
+): string[] {
   const missing: string[] = [];
   // BT-5: an e-invoice states its currency; the services leave it empty when neither partner nor organization has one.
   if (!doc.currency?.trim()) missing.push('currency');
@@ -16,21 +23,27 @@ export function missingForEInvoice(doc: Pick<RenderableDocument, 'kind' | 'draft
     const value = party[field];
     if (typeof value !== 'string' || value.trim() === '') missing.push(`${role}.${field}`);
   };
+  const categories = [...documentCategories(doc)];
   need('seller', doc.seller, 'name');
   need('seller', doc.seller, 'country');
-  need('seller', doc.seller, 'vat_id');
+  if (!categories.includes('O')) need('seller', doc.seller, 'vat_id');
   need('seller', doc.seller, 'email');
   need('buyer', doc.buyer, 'name');
   need('buyer', doc.buyer, 'country');
+  if (categories.some((c) => CATEGORY_RULES[c].buyer_vat_id)) need('buyer', doc.buyer, 'vat_id');
   need('buyer', doc.buyer, 'email');
   return missing;
 }
 
 /** Why a document cannot become an e-invoice at all, whatever its parties hold; null when it can. */
-export function eInvoiceRefusal(doc: Pick<RenderableDocument, 'kind' | 'draft' | 'cancelled' | 'lines'>): string | null {
+export function eInvoiceRefusal(doc: Pick<RenderableDocument, 'kind' | 'draft' | 'cancelled' | 'lines' | 'currency'>): string | null {
   if (!invoiceKinds.includes(doc.kind)) return `a ${doc.kind.replace('_', ' ')} is not an invoice; only PDF is available`;
   if (doc.draft) return 'a draft is not an invoice yet: validate it first (a draft renders as PDF only)';
   if (doc.cancelled) return 'a cancelled invoice is no e-invoice (it renders as PDF marked CANCELLED)';
   if (doc.lines.length === 0) return 'an invoice without lines cannot be an e-invoice (BR-16)';
+  // EN 16931 writes every amount with at most two decimals (BR-DEC-*): BHD, KWD, CLF… amounts cannot be stated.
+  const places = doc.currency?.trim() ? documentMinorUnit(doc.currency) : 2;
+  if (places !== undefined && places > 2)
+    return `amounts in ${doc.currency.trim().toUpperCase()} have ${places} decimals, and EN 16931 states amounts with at most 2 (BR-DEC rules); the PDF is still available`;
   return null;
 }

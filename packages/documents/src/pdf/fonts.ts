@@ -64,6 +64,9 @@ export function undrawable(doc: RenderableDocument): { field: string; characters
   doc.lines.forEach((line, i) => {
     for (const field of ['name', 'description', 'sku', 'unit'] as const) check(`lines[${i}].${field}`, line[field]);
   });
+  // The texts of the taxes the PDF prints: allowance and charge reasons, exemption reasons.
+  doc.taxes?.allowances_charges.forEach((ac, k) => check(`allowances_charges[${k}].reason`, ac.reason));
+  doc.taxes?.breakdown.forEach((b) => check('tax_exemption_reason', b.exemption_reason));
   check('number', doc.number);
   check('reference', doc.reference);
   check('payment_terms', doc.payment_terms);

@@ -1,8 +1,9 @@
 import PDFDocument from 'pdfkit';
-import { dec } from '@bo/kernel';
-import { payeeAccount, taxBreakdown } from '../einvoice/invoice-data';
+import { dec, defaultCategory, vatexCode, type Dec, type VatBreakdown, type VatCategory } from '@bo/kernel';
+import { payeeAccount } from '../einvoice/invoice-data';
 import { pngProblem } from '@bo/contracts';
 import { creditNoteKinds, type Party, type RenderableDocument, type RenderOptions } from '../model';
+import { documentTaxes, type DocumentTaxes } from '../taxes';
 import { loadFonts, undrawable } from './fonts';
 import { formatter, type Formatter } from './format';
 import { documentInfo, documentTitle } from './info';
@@ -121,15 +122,69 @@ function tableHeader(doc: Doc, y: number): number {
   return bottom + 5;
 }
 
-function lineCells(line: RenderableDocument['lines'][number], f: Formatter): Record<ColumnKey, string> {
+/**
+ * How the PDF names a VAT category beside its rate: S and Z go by their rate alone, as on every
+ * document before categories; the others say what they are.
+ */
+const CATEGORY_LABELS: Readonly<Record<VatCategory, string>> = {
+  S: '',
+  Z: '',
+  E: 'Exempt',
+  AE: 'Reverse charge',
+  K: 'Intra-community supply',
+  G: 'Export',
+  O: 'Outside the scope of VAT',
+  L: 'IGIC',
+  M: 'IPSI',
+};
+
+/** `20 %`, `Reverse charge 0 %`, `Outside the scope of VAT` (O has no rate). */
+function categoryLabel(category: VatCategory, rate: Dec, f: Formatter): string {
+  return [CATEGORY_LABELS[category], category === 'O' ? '' : f.percent(rate.toFixed())].filter(Boolean).join(' ');
+}
+
+/** The tax column of a row: its rate, with its category code when that is not the one its rate implies (`AE 0 %`). */
+function taxCell(category: VatCategory, rate: Dec, f: Formatter): string {
+  const percent = f.percent(rate.toFixed());
+  return category === defaultCategory(rate) ? percent : `${category} ${percent}`;
+}
+
+function lineCells(
+  line: RenderableDocument['lines'][number],
+  t: DocumentTaxes['lines'][number],
+  f: Formatter,
+  places: number,
+): Record<ColumnKey, string> {
   return {
     item: line.name,
     qty: f.number(line.quantity),
     unit: line.unit ?? '',
     price: `${f.price(line.price)}${line.tax_included ? ' *' : ''}`,
     discount: dec(line.discount).isZero() ? '' : f.percent(line.discount),
-    tax: f.percent(line.tax_rate),
-    total: f.money(line.subtotal),
+    tax: taxCell(t.tax_category, t.tax_rate, f),
+    total: f.money(t.net.toFixed(places)),
+  };
+}
+
+/** An allowance (BG-20) or charge (BG-21) as a row of the lines table: its reason, how it was made, its VAT and its amount, signed as it moves the total. */
+function allowanceChargeCells(
+  ac: DocumentTaxes['allowances_charges'][number],
+  f: Formatter,
+  places: number,
+): { cells: Record<ColumnKey, string>; details: string } {
+  const kind = ac.charge ? 'Charge' : 'Allowance';
+  const made = ac.percent && ac.base_amount ? `${f.percent(ac.percent.toFixed())} of ${f.money(ac.base_amount.toFixed(places))}` : '';
+  return {
+    cells: {
+      item: ac.reason ?? `${kind} ${ac.reason_code ?? ''}`.trim(),
+      qty: '',
+      unit: '',
+      price: '',
+      discount: '',
+      tax: taxCell(ac.tax_category, ac.tax_rate, f),
+      total: f.money((ac.charge || ac.amount.isZero() ? ac.amount : ac.amount.neg()).toFixed(places)),
+    },
+    details: [kind, ac.reason && ac.reason_code ? `code ${ac.reason_code}` : '', made].filter(Boolean).join(' · '),
   };
 }
 
@@ -165,14 +220,21 @@ function fitDetails(doc: Doc, text: string, width: number, height: number): [str
   return [text.slice(0, end), text.slice(end).replace(/^\n/, '')];
 }
 
-function linesTable(doc: Doc, d: RenderableDocument, f: Formatter, startY: number): number {
+function linesTable(doc: Doc, d: RenderableDocument, taxes: DocumentTaxes, f: Formatter, startY: number): number {
   let y = tableHeader(doc, startY);
   // Where the rows of a continuation page start: the space a row may take at most.
   const pageTop = MARGIN + 18 + 19;
   const itemWidth = columns[0].width - 4;
-  for (const line of d.lines) {
-    const details = [line.sku ? `SKU ${line.sku}` : '', line.description ?? ''].filter((s) => s.trim() !== '').join(' · ');
-    const cells = lineCells(line, f);
+  const places = taxes.minor_unit;
+  const rows = [
+    ...d.lines.map((line, i) => ({
+      cells: lineCells(line, taxes.lines[i]!, f, places),
+      details: [line.sku ? `SKU ${line.sku}` : '', line.description ?? ''].filter((s) => s.trim() !== '').join(' · '),
+    })),
+    // The document's allowances and charges follow its lines, in the same columns.
+    ...taxes.allowances_charges.map((ac) => allowanceChargeCells(ac, f, places)),
+  ];
+  for (const { cells, details } of rows) {
     // Every cell can wrap (a long unit, a price with many digits): the row is as tall as its tallest.
     doc.font('regular').fontSize(9);
     const heights = columns.map((c) => doc.heightOfString(cells[c.key], { width: c.width - 4 }));
@@ -241,36 +303,84 @@ function room(doc: Doc, y: number, height: number): number {
   return MARGIN;
 }
 
-function summary(doc: Doc, d: RenderableDocument, f: Formatter, startY: number): number {
-  const breakdown = taxBreakdown(d.lines);
+/** The breakdown's left-hand columns: category and rate, taxable amount, VAT. */
+const BREAKDOWN = [MARGIN, 110, 75, 65] as const;
+const BREAKDOWN_WIDTH = BREAKDOWN[1] + BREAKDOWN[2] + BREAKDOWN[3];
+
+/** What a category's row says under it: why no VAT is charged (BT-120) and the coded reason with its meaning (BT-121). */
+function exemptionText(b: VatBreakdown): string {
+  const code = b.exemption_code ? `${b.exemption_code}${vatexCode(b.exemption_code) ? `: ${vatexCode(b.exemption_code)!.name}` : ''}` : '';
+  // The reason often repeats what the code means (`Reverse charge` and VATEX-EU-AE: Reverse charge): said once.
+  const reason = b.exemption_reason && !code.toLowerCase().endsWith(`: ${b.exemption_reason.toLowerCase()}`) ? b.exemption_reason : '';
+  return [reason, code].filter(Boolean).join(' · ');
+}
+
+/** Height of a breakdown row with the exemption under it. */
+function breakdownRowHeight(doc: Doc, b: VatBreakdown, f: Formatter): number {
+  doc.font('regular').fontSize(9);
+  const label = doc.heightOfString(categoryLabel(b.tax_category, b.tax_rate, f), { width: BREAKDOWN[1] - 4 });
+  const why = exemptionText(b);
+  doc.fontSize(DETAIL_SIZE);
+  return Math.max(label, 11) + (why ? doc.heightOfString(why, { width: BREAKDOWN_WIDTH }) : 0) + 2;
+}
+
+function summary(doc: Doc, d: RenderableDocument, taxes: DocumentTaxes, f: Formatter, startY: number): number {
+  const places = taxes.minor_unit;
+  const money = (value: Dec) => f.money(value.toFixed(places));
+  const t = taxes.totals;
   const paid = dec(d.amount_paid);
   // A credit note is money the seller owes the reader: credited and refunded, never due.
   const credit = creditNoteKinds.includes(d.kind);
-  const rows: [string, string, boolean][] = [
-    ['Subtotal', f.money(d.totals.subtotal), false],
-    ['Tax', f.money(d.totals.tax_amount), false],
-    [credit ? 'Amount credited' : 'Total', f.money(d.totals.total), true],
-  ];
+  const rows: [string, string, boolean][] = [['Subtotal', money(t.line_net_total), false]];
+  if (!t.allowance_total.isZero()) rows.push(['Allowances', money(t.allowance_total.neg()), false]);
+  if (!t.charge_total.isZero()) rows.push(['Charges', money(t.charge_total), false]);
+  if (!t.allowance_total.isZero() || !t.charge_total.isZero()) rows.push(['Net total', money(t.tax_exclusive_amount), false]);
+  rows.push(['Tax', money(t.tax_total), false]);
+  // BT-114: what the printed rows (or cash rounding) add beyond the total with tax.
+  if (!t.rounding_amount.isZero()) {
+    rows.push(['Total with tax', money(t.tax_inclusive_amount), false]);
+    rows.push(['Rounding', money(t.rounding_amount), false]);
+  }
+  rows.push([credit ? 'Amount credited' : 'Total', money(t.payable_amount), true]);
   if (!paid.isZero()) {
-    rows.push([credit ? 'Refunded' : 'Paid', f.money(paid.negated().toFixed(2)), false]);
-    rows.push([credit ? 'Still to refund' : 'Amount due', f.money(dec(d.totals.total).minus(paid).toFixed(2)), true]);
+    rows.push([credit ? 'Refunded' : 'Paid', money(paid.negated()), false]);
+    rows.push([credit ? 'Still to refund' : 'Amount due', money(t.payable_amount.minus(paid)), true]);
   }
-  let y = room(doc, startY, Math.max(breakdown.length + 1, rows.length) * 14 + 20);
-  // Tax summary per rate on the left, totals on the right.
-  const left = [MARGIN, 70, 100, 90] as const;
+  const accounting = d.accounting ?? null;
+  if (accounting) {
+    // BT-111: the VAT in the seller's accounting currency, at the document's rate.
+    const af = formatter(accounting.currency, d.locale ?? undefined);
+    rows.push([`Tax in ${accounting.currency}`, af.money(accounting.tax_total), false]);
+  }
+  const breakdownHeights = taxes.breakdown.map((b) => breakdownRowHeight(doc, b, f));
+  const leftHeight = 13 + breakdownHeights.reduce((a, h) => a + h, 0);
+  let y = room(doc, startY, Math.max(leftHeight, 13 + rows.length * 14 + (accounting ? 12 : 0)) + 20);
+  // Tax summary per category and rate on the left, totals on the right, both under a header line.
+  const [x0, w1, w2, w3] = BREAKDOWN;
   doc.font('bold').fontSize(8).fillColor(GREY);
-  doc.text('Tax rate', left[0], y, { width: left[1] });
-  doc.text('Taxable', left[0] + left[1], y, { width: left[2], align: 'right' });
-  doc.text('Tax', left[0] + left[1] + left[2], y, { width: left[3], align: 'right' });
-  let ly = y + 13;
-  doc.font('regular').fontSize(9).fillColor('black');
-  for (const g of breakdown) {
-    doc.text(f.percent(g.rate), left[0], ly, { width: left[1] });
-    doc.text(f.money(g.taxable.toFixed(2)), left[0] + left[1], ly, { width: left[2], align: 'right' });
-    doc.text(f.money(g.tax.toFixed(2)), left[0] + left[1] + left[2], ly, { width: left[3], align: 'right' });
-    ly += 13;
-  }
+  doc.text('Tax rate', x0, y, { width: w1 });
+  doc.text('Taxable', x0 + w1, y, { width: w2, align: 'right' });
+  doc.text('Tax', x0 + w1 + w2, y, { width: w3, align: 'right' });
   const rx = MARGIN + CONTENT - 220;
+  const currency = d.currency.trim().toUpperCase();
+  if (currency) doc.text(`Amounts in ${currency}`, rx, y, { width: 220, align: 'right' });
+  let ly = y + 13;
+  taxes.breakdown.forEach((b, i) => {
+    doc.font('regular').fontSize(9).fillColor('black');
+    doc.text(categoryLabel(b.tax_category, b.tax_rate, f), x0, ly, { width: w1 - 4 });
+    const labelBottom = doc.y;
+    doc.text(money(b.taxable_amount), x0 + w1, ly, { width: w2, align: 'right' });
+    doc.text(money(b.tax_amount), x0 + w1 + w2, ly, { width: w3, align: 'right' });
+    const why = exemptionText(b);
+    if (why)
+      doc
+        .font('regular')
+        .fontSize(DETAIL_SIZE)
+        .fillColor(GREY)
+        .text(why, x0, Math.max(labelBottom, ly + 11), { width: BREAKDOWN_WIDTH });
+    ly += breakdownHeights[i]!;
+  });
+  y += 13;
   for (const [label, value, strong] of rows) {
     doc
       .font(strong ? 'bold' : 'regular')
@@ -280,17 +390,27 @@ function summary(doc: Doc, d: RenderableDocument, f: Formatter, startY: number):
     doc.text(value, rx + 110, y, { width: 110, align: 'right' });
     y += strong ? 17 : 14;
   }
+  if (accounting) {
+    doc
+      .font('regular')
+      .fontSize(DETAIL_SIZE)
+      .fillColor(GREY)
+      .text(`1 ${currency} = ${accounting.exchange_rate} ${accounting.currency}`, rx, y - 2, { width: 220, align: 'right' });
+    y += 12;
+  }
   return Math.max(ly, y) + 15;
 }
 
-function paymentAndNotes(doc: Doc, d: RenderableDocument, f: Formatter, startY: number): void {
+function paymentAndNotes(doc: Doc, d: RenderableDocument, taxes: DocumentTaxes, f: Formatter, startY: number): void {
   const blocks: [string, string[]][] = [];
   const payment: string[] = [];
   if (d.payment_terms) payment.push(d.payment_terms);
   if (creditNoteKinds.includes(d.kind)) {
     // Nothing to pay: the seller refunds the amount or sets it against open invoices.
     const by = d.due_date ? ` by ${f.date(d.due_date)}` : '';
-    payment.push(`Amount credited: ${f.money(d.totals.total)}. Nothing to pay: it is refunded or set against open invoices${by}.`);
+    payment.push(
+      `Amount credited: ${f.money(taxes.totals.payable_amount.toFixed(taxes.minor_unit))}. Nothing to pay: it is refunded or set against open invoices${by}.`,
+    );
     blocks.push(['Credit', payment]);
   } else {
     if (d.due_date) payment.push(`Please pay by ${f.date(d.due_date)}, quoting ${d.number}.`);
@@ -415,10 +535,11 @@ export function renderPdf(d: RenderableDocument, options: RenderOptions = {}): P
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
+  const taxes = documentTaxes(d);
   let y = header(doc, d, f, warn);
-  y = linesTable(doc, d, f, y);
-  y = summary(doc, d, f, y);
-  paymentAndNotes(doc, d, f, y);
+  y = linesTable(doc, d, taxes, f, y);
+  y = summary(doc, d, taxes, f, y);
+  paymentAndNotes(doc, d, taxes, f, y);
   finishPages(doc, d);
   doc.end();
   return done;
