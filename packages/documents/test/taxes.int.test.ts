@@ -334,7 +334,16 @@ const lineArb = (tax: Taxing, stated: 'reason' | 'code' | 'both'): fc.Arbitrary<
       };
     });
 
-const allowanceArb = (tax: Taxing, charge: boolean, places: number): fc.Arbitrary<AllowanceChargeInput> =>
+/**
+ * An allowance or charge of a category that needs an exemption states it as the lines do: the
+ * category may have no line on the document (BR-E-10 and the like), and one reason per category.
+ */
+const allowanceArb = (
+  tax: Taxing,
+  charge: boolean,
+  places: number,
+  stated: 'reason' | 'code' | 'both',
+): fc.Arbitrary<AllowanceChargeInput> =>
   fc
     .record({
       by: fc.constantFrom('amount', 'percent', 'percent of base'),
@@ -351,6 +360,8 @@ const allowanceArb = (tax: Taxing, charge: boolean, places: number): fc.Arbitrar
       reason_code: charge ? 'FC' : '95',
       tax_category: tax.category,
       tax_rate: tax.rate,
+      tax_exemption_reason: EXEMPTIONS[tax.category] && stated !== 'code' ? EXEMPTIONS[tax.category]![0] : null,
+      tax_exemption_code: EXEMPTIONS[tax.category] && stated !== 'reason' ? EXEMPTIONS[tax.category]![1] : null,
     }));
 
 /** A random document whose lines include `category`; O stays alone (BR-O-11..14), the rest mix with any category but O. */
@@ -380,7 +391,7 @@ function documentArb(category: VatCategory) {
         ),
       );
       const acs = fc.array(
-        fc.tuple(fc.boolean(), fc.nat({ max: g.length - 1 })).chain(([charge, i]) => allowanceArb(g[i]!, charge, places)),
+        fc.tuple(fc.boolean(), fc.nat({ max: g.length - 1 })).chain(([charge, i]) => allowanceArb(g[i]!, charge, places, stated)),
         { maxLength: 2 },
       );
       return fc.record({ lines, acs }).map(({ lines: [first, rest], acs: a }): { kind: 'invoice' | 'credit_note'; spec: TaxedSpec } => ({
