@@ -11,15 +11,22 @@ export interface LineSnapshot {
   product_name: string | null;
   description: string | null;
   price: string;
+  /** The line's VAT rate, else its catalog default (the variant's, else the product's). */
+  tax_rate: string;
+  /** The line's VAT category; with no rate of its own, the catalog default's; null: S or Z by the rate. */
+  tax_category: string | null;
   sku: string | null;
   uom: string | null;
 }
 
-/** A line as entered, completed from the catalog: every line has a price once resolved. */
+/** A line as entered, completed from the catalog: every line has a price and a tax rate once resolved. */
 export type ResolvedLine<L extends CatalogLine = LineItemInput> = Omit<L, keyof LineSnapshot> & LineSnapshot;
 
 /** The line fields the catalog check reads. */
-export type CatalogLine = Pick<LineItemInput, 'product_id' | 'variant_id' | 'location_id' | 'product_name' | 'description' | 'price'>;
+export type CatalogLine = Pick<LineItemInput, 'product_id' | 'variant_id' | 'location_id' | 'product_name' | 'description' | 'price'> & {
+  tax_rate?: string | undefined;
+  tax_category?: string | null | undefined;
+};
 
 /** Catalog ids are positive 32-bit integers; anything else names no record and is not asked about. */
 function catalogIntId(value: string | undefined): number | null {
@@ -38,7 +45,7 @@ function catalogIntId(value: string | undefined): number | null {
 export async function resolveCatalogLines<L extends CatalogLine>(
   ctx: Pick<HandlerContext, 'call'>,
   lines: readonly L[],
-  fieldOf: (index: number, field: 'product_id' | 'variant_id' | 'location_id') => string,
+  fieldOf: (index: number, field: 'product_id' | 'variant_id' | 'location_id' | 'tax_rate') => string,
 ): Promise<Array<ResolvedLine<L>>> {
   if (lines.length === 0) return [];
   const productIds = uniq(lines.map((l) => catalogIntId(l.product_id)));
@@ -50,7 +57,7 @@ export async function resolveCatalogLines<L extends CatalogLine>(
   const locations = new Set(found.locations.map((l) => l.location_id));
 
   const errors: FieldError[] = [];
-  const refuse = (i: number, field: 'product_id' | 'variant_id' | 'location_id', what: string) => {
+  const refuse = (i: number, field: 'product_id' | 'variant_id' | 'location_id' | 'tax_rate', what: string) => {
     const name = fieldOf(i, field);
     errors.push({ field: name, message: `${name}: ${what}` });
   };
@@ -68,6 +75,16 @@ export async function resolveCatalogLines<L extends CatalogLine>(
     }
     if (line.location_id !== undefined && !locations.has(line.location_id))
       refuse(i, 'location_id', `location ${line.location_id} not found`);
+    // A line naming its rate keeps it (its category then its own, else S or Z by the rate); one naming
+    // none takes the catalog's default as a pair: the variant's when it has one, else the product's.
+    const fallback =
+      variant?.tax_rate !== null && variant?.tax_rate !== undefined
+        ? { rate: variant.tax_rate, category: variant.tax_category ?? null }
+        : product && product.tax_rate !== null && product.tax_rate !== undefined
+          ? { rate: product.tax_rate, category: product.tax_category ?? null }
+          : null;
+    const taxRate = line.tax_rate ?? (fallback ? String(fallback.rate) : undefined);
+    if (taxRate === undefined && product) refuse(i, 'tax_rate', `the line names no tax_rate and product ${product.id} has no default`);
     const snapshot: LineSnapshot = {
       product_id: line.product_id,
       variant_id: line.variant_id ?? null,
@@ -75,12 +92,16 @@ export async function resolveCatalogLines<L extends CatalogLine>(
       product_name: line.product_name || (variant?.variant_name ?? product?.name ?? null),
       description: line.description || fitting(product?.description) || null,
       price: line.price ?? String(variant?.price ?? product?.price ?? 0),
+      tax_rate: taxRate ?? '0',
+      tax_category: line.tax_rate !== undefined ? (line.tax_category ?? null) : (line.tax_category ?? fallback?.category ?? null),
       sku: variant?.sku ?? product?.sku ?? null,
       uom: product?.uom ?? null,
     };
     return { ...line, ...snapshot };
   });
-  if (errors.length) throw new AppError(400, 'not_found', `Unknown catalog records: ${errors.map((e) => e.message).join('; ')}`, errors);
+  if (errors.some((e) => !e.field.endsWith('tax_rate')))
+    throw new AppError(400, 'not_found', `Unknown catalog records: ${errors.map((e) => e.message).join('; ')}`, errors);
+  if (errors.length) throw new AppError(400, 'validation_failed', `Invalid request: ${errors.map((e) => e.message).join('; ')}`, errors);
   return resolved;
 }
 

@@ -22,3 +22,4 @@ export * from './service';
 export * from './read-models';
 export * from './observability';
 export * from './main';
+export * from './document-taxes';

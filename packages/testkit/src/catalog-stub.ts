@@ -17,7 +17,18 @@ export interface CatalogStub {
 
 /** The product the stub answers for an id nobody configured: a fee line needs no stock. */
 export function stubProduct(id: number, over: Partial<Product> = {}): Product {
-  return { id, name: `Product ${id}`, description: null, price: 0, sku: null, uom: null, type: 'service', tax_rate: 0, ...over };
+  return {
+    id,
+    name: `Product ${id}`,
+    description: null,
+    price: 0,
+    sku: null,
+    uom: null,
+    type: 'service',
+    tax_rate: 0,
+    tax_category: null,
+    ...over,
+  };
 }
 
 /**

@@ -52,6 +52,8 @@ export function profileRecord(org_id: number, over: Partial<organization.Profile
     bic: null,
     default_currency: null,
     time_zone: null,
+    rounding: 'line',
+    cash_rounding: null,
     logo_sha256: null,
     logo_bytes: null,
     updated_at: null,

@@ -16,6 +16,7 @@ import {
   text,
   type TextKind,
 } from '../fields';
+import { taxCategoryField } from '../lines';
 
 export const productTypes = ['inventory', 'service', 'consumable'] as const;
 export const productTypeField = z.enum(productTypes);
@@ -48,6 +49,8 @@ const productFields = {
   image: clearableText(2000),
   taxable: z.boolean().optional(),
   tax_rate: percentage().optional(),
+  /** The VAT category a document line of the product takes when it names no rate; null on edit clears it (the rate's S or Z then). */
+  tax_category: taxCategoryField.nullable().optional(),
   type: productTypeField.optional(),
   uom: clearableText(50),
   stock: quantity({ min: 0 }).optional(),
@@ -91,6 +94,9 @@ export const createVariantRequest = z.object({
   cost: money({ min: 0 }).optional(),
   sku: clearableText(100),
   barcode: clearableText(100),
+  /** The VAT rate and category a line of the variant takes when it names no rate; absent: the product's. */
+  tax_rate: percentage().optional(),
+  tax_category: taxCategoryField.optional(),
 });
 
 const categoryFields = {
@@ -164,6 +170,8 @@ export const productRecord = z.object({
   image: z.string().nullable(),
   taxable: z.boolean(),
   tax_rate: z.number(),
+  /** The VAT category of the product's default; null: S when tax_rate is above 0, Z when it is 0. */
+  tax_category: z.string().nullable(),
   type: productTypeField,
   uom: z.string().nullable(),
   min_stock_level: z.number().nullable(),
@@ -182,6 +190,9 @@ export const variantRecord = z.object({
   cost: z.number(),
   sku: z.string().nullable(),
   barcode: z.string().nullable(),
+  /** The variant's own default VAT rate and category; null: the product's. */
+  tax_rate: z.number().nullable(),
+  tax_category: z.string().nullable(),
   created_at: z.string(),
 });
 export type VariantRecord = z.infer<typeof variantRecord>;
@@ -290,11 +301,22 @@ export const lookupProduct = productRecord.pick({
   uom: true,
   type: true,
   tax_rate: true,
+  tax_category: true,
 });
 export const lookupReply = z.object({
   message: z.string(),
   products: z.array(lookupProduct),
-  variants: z.array(variantRecord.pick({ id: true, parent_product_id: true, variant_name: true, price: true, sku: true })),
+  variants: z.array(
+    variantRecord.pick({
+      id: true,
+      parent_product_id: true,
+      variant_name: true,
+      price: true,
+      sku: true,
+      tax_rate: true,
+      tax_category: true,
+    }),
+  ),
   locations: z.array(locationRow),
 });
 export type LookupReply = z.infer<typeof lookupReply>;

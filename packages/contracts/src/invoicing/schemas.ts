@@ -13,8 +13,7 @@ import {
   plainString,
   searchText,
 } from '../fields';
-import { lineItemInput, lineRecordFields } from '../lines';
-import { currencyField } from '../organization/schemas';
+import { documentTaxInput, documentTaxRecord, lineItemInput, lineRecordFields, taxBreakdownRecord } from '../lines';
 
 export const invoiceTypes = ['invoiceout', 'creditout', 'invoicein', 'creditin'] as const;
 /** `written_off`: what was due was written off as a bad debt (docs/invoicing.md, "Cash application"). */
@@ -86,6 +85,7 @@ export const invoiceHeader = {
   invoicejournal: optionalText(100),
   tradeaccount: optionalText(100),
   line_items: z.array(lineItemInput).max(500, 'must have at most 500 lines').optional(),
+  ...documentTaxInput,
 };
 
 export const createInvoiceRequest = z.object({
@@ -123,8 +123,7 @@ export const createFromSourceRequest = z.object({
    * so a caller that sees it pass knows this request can no longer make an invoice.
    */
   commit_before: z.number().int().positive().optional(),
-  /** The source's currency: the invoice bills in the currency the source was made in, whatever the partner's is now. */
-  currency: currencyField.optional(),
+  // `currency` is the source's: the invoice bills in the currency the source was made in, whatever the partner's is now.
 });
 
 const byId = { ...baseRequest, id: intId };
@@ -227,8 +226,7 @@ export const invoiceRecord = z.object({
   tradeaccount: z.string().nullable(),
   /** Whether validating it moves stock: false only on a credit note made with `restock: false`. */
   restock: z.boolean(),
-  /** ISO 4217, stored when the invoice is made (the partner's currency, else the organization's default) and never changed; null when neither had one then (validation sets it). */
-  currency: z.string().nullable(),
+  ...documentTaxRecord,
   recurring: recurringRecord,
   line_items: z.array(invoiceLineRecord),
   created_at: z.string(),
@@ -267,7 +265,15 @@ export const listInvoicesReply = z.object({ message: z.string(), invoices: z.arr
 export const addLineReply = z.object({
   message: z.string(),
   line_item: invoiceLineRecord,
-  invoice: z.object({ id: z.number().int(), subtotal: z.number(), tax_amount: z.number(), invoicetotal: z.number() }),
+  invoice: z.object({
+    id: z.number().int(),
+    subtotal: z.number(),
+    tax_amount: z.number(),
+    invoicetotal: z.number(),
+    vat_total: z.number(),
+    rounding_amount: z.number(),
+    tax_breakdown: z.array(taxBreakdownRecord),
+  }),
 });
 
 export const statusReply = z.object({

@@ -1,6 +1,6 @@
-import { isTimeZone } from '@bo/kernel';
+import { isTimeZone, ROUNDING_POLICIES } from '@bo/kernel';
 import { z } from 'zod';
-import { atMost, baseRequest, plainString, text } from '../fields';
+import { atMost, baseRequest, plainString, quantity, text } from '../fields';
 import {
   base64Pattern,
   bicPattern,
@@ -104,6 +104,10 @@ const profileFields = {
   bic: clearable(bicField),
   default_currency: clearable(currencyField),
   time_zone: clearable(timeZoneField),
+  /** How documents round (docs/invoicing.md "Taxes and rounding"): `line` (default) or `document`; null clears it back to `line`. */
+  rounding: clearable(z.enum(ROUNDING_POLICIES)),
+  /** Round every amount due to a multiple of this (0.05 for 5-cent coins), the difference being BT-114; null: no cash rounding. */
+  cash_rounding: clearable(quantity({ positive: true })),
   logo_png: clearable(logoField),
 };
 export const profileFieldNames = Object.keys(profileFields) as Array<keyof typeof profileFields>;
@@ -133,6 +137,10 @@ export const profileSummary = z.object({
   bic: nullableString,
   default_currency: nullableString,
   time_zone: nullableString,
+  /** The rounding policy of the organization's documents (`line` while never set; an event from before the field reads as `line`). */
+  rounding: z.enum(ROUNDING_POLICIES).default('line'),
+  /** The multiple amounts due are rounded to; null for none. */
+  cash_rounding: z.number().nullable().default(null),
   /** SHA-256 (hex) of the logo's bytes, so a consumer knows when to fetch it again; null without a logo. */
   logo_sha256: nullableString,
   logo_bytes: z.number().int().nullable(),

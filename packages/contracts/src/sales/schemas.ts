@@ -1,7 +1,25 @@
 import { z } from 'zod';
-import { baseRequest, dateField, dateTimeField, intId, optionalText, pageRequest, paginationSchema, searchText } from '../fields';
+import {
+  baseRequest,
+  dateField,
+  dateTimeField,
+  exchangeRate,
+  intId,
+  optionalText,
+  pageRequest,
+  paginationSchema,
+  searchText,
+} from '../fields';
 import { createInvoiceFromSource, invoiceStatuses, invoiceTypes } from '../invoicing';
-import { lineItemInput, lineRecordFields } from '../lines';
+import {
+  allowanceChargeInput,
+  documentTaxInput,
+  documentTaxRecord,
+  lineItemInput,
+  lineRecordFields,
+  MAX_ALLOWANCES_CHARGES,
+  taxBreakdownRecord,
+} from '../lines';
 
 export const quotationTypes = ['quotation', 'proforma', 'estimate'] as const;
 export const quotationStatuses = ['draft', 'sent', 'accepted', 'converted', 'cancelled', 'expired'] as const;
@@ -30,6 +48,7 @@ export const createQuotationRequest = z.object({
   comments: optionalText(5000, 'multiline'),
   quotation_reference: optionalText(200),
   line_items: z.array(lineItemInput).max(MAX_QUOTATION_LINES, `must have at most ${MAX_QUOTATION_LINES} lines`).optional(),
+  ...documentTaxInput,
 });
 
 export const addQuotationLineRequest = z
@@ -45,6 +64,13 @@ export const editQuotationRequest = z.object({
   valid_until: dateField.optional(),
   comments: optionalText(5000, 'multiline'),
   quotation_reference: optionalText(200),
+  /** Replaces the quotation's allowances and charges (`[]` removes them); only while lines may still be added. */
+  allowances_charges: z
+    .array(allowanceChargeInput)
+    .max(MAX_ALLOWANCES_CHARGES, `must have at most ${MAX_ALLOWANCES_CHARGES} entries`)
+    .optional(),
+  /** `null` clears it. */
+  exchange_rate: exchangeRate().nullable().optional(),
 });
 
 export const listQuotationsRequest = z.object({
@@ -86,8 +112,7 @@ const quotationHeader = {
   tax_amount: z.number(),
   discount_total: z.number(),
   quotation_total: z.number(),
-  /** ISO 4217, stored when the quotation is made (the partner's currency, else the organization's default) and never changed; null when neither had one then. */
-  currency: z.string().nullable(),
+  ...documentTaxRecord,
   invoice_id: z.number().int().nullable(),
   invoicenumber: z.string().nullable(),
   created_at: z.string(),
@@ -110,7 +135,15 @@ export const addQuotationLineReply = z.object({
   message: z.string(),
   line_item: quotationLineRecord,
   /** The quotation's totals after the line. */
-  totals: z.object({ subtotal: z.number(), tax_amount: z.number(), discount_total: z.number(), quotation_total: z.number() }),
+  totals: z.object({
+    subtotal: z.number(),
+    tax_amount: z.number(),
+    discount_total: z.number(),
+    quotation_total: z.number(),
+    vat_total: z.number(),
+    rounding_amount: z.number(),
+    tax_breakdown: z.array(taxBreakdownRecord),
+  }),
 });
 export const editQuotationReply = z.object({
   message: z.string(),
@@ -121,6 +154,10 @@ export const editQuotationReply = z.object({
     valid_until: z.string(),
     comments: z.string().nullable(),
     quotation_reference: z.string().nullable(),
+    subtotal: z.number(),
+    tax_amount: z.number(),
+    quotation_total: z.number(),
+    ...documentTaxRecord,
   }),
 });
 export const listQuotationsReply = z.object({
@@ -136,6 +173,9 @@ export const quotationTotalReply = z.object({
   discount_total: z.number(),
   quotation_total: z.number(),
   currency: z.string().nullable(),
+  vat_total: z.number(),
+  rounding_amount: z.number(),
+  tax_breakdown: z.array(taxBreakdownRecord),
 });
 export const cancelQuotationReply = z.object({ message: z.string() });
 export const convertedInvoice = z.object({

@@ -1,7 +1,7 @@
 import { organization } from '@bo/contracts';
 import type { Knex, Migration } from '../db';
 import type { InboxHandlerDef } from '../inbox';
-import { currentTime, localDate, localDateTime, isTimeZone } from '@bo/kernel';
+import { currentTime, DEFAULT_ROUNDING, localDate, localDateTime, isTimeZone, type RoundingPolicy } from '@bo/kernel';
 import { keepNewest } from './versioned';
 
 /**
@@ -15,6 +15,10 @@ export interface OrganizationSettings {
   time_zone: string | null;
   /** Kept since documents store their currency (invoicing 010, sales 006 add the column). */
   default_currency: string | null;
+  /** The documents' rounding policy (docs/invoicing.md "Taxes and rounding"); null: `line`. */
+  rounding: RoundingPolicy | null;
+  /** numeric as the driver reads it; null: no cash rounding. */
+  cash_rounding: string | null;
   version: number;
 }
 
@@ -39,13 +43,48 @@ export async function addOrganizationCurrency(trx: Knex.Transaction, schema: str
   });
 }
 
+/** The rounding policy's columns, added to the read model's table when documents began to compute their taxes. */
+export async function addOrganizationRounding(trx: Knex.Transaction, schema: string): Promise<void> {
+  await trx.schema.withSchema(schema).alterTable('organization_settings', (t) => {
+    t.string('rounding', 8);
+    t.decimal('cash_rounding', 14, 4);
+  });
+}
+
 export async function rememberOrganization(db: Knex, profile: organization.ProfileSummary): Promise<void> {
   await keepNewest(
     db,
     { table: 'organization_settings', key: ['org_id'] },
-    { org_id: profile.org_id, time_zone: profile.time_zone, default_currency: profile.default_currency },
+    {
+      org_id: profile.org_id,
+      time_zone: profile.time_zone,
+      default_currency: profile.default_currency,
+      rounding: profile.rounding,
+      cash_rounding: profile.cash_rounding === null ? null : String(profile.cash_rounding),
+    },
     profile.version,
   );
+}
+
+/** What a document's taxes take from its organization: the rounding policy, cash rounding, and the accounting currency. */
+export interface OrganizationTaxPolicy {
+  rounding: RoundingPolicy;
+  cash_rounding: string | null;
+  /** The organization's currency, which its journal posts in; null when it has none (the journal then posts documents as they are). */
+  accounting_currency: string | null;
+}
+
+/** The organization's tax policy as this service's read model knows it (`line`, no cash rounding, no currency when unseen). */
+export async function organizationTaxPolicy(db: Knex, orgId: number): Promise<OrganizationTaxPolicy> {
+  const row = await db<OrganizationSettings>('organization_settings')
+    .select('rounding', 'cash_rounding', 'default_currency')
+    .where({ org_id: orgId })
+    .first();
+  return {
+    rounding: row?.rounding ?? DEFAULT_ROUNDING,
+    cash_rounding: row?.cash_rounding ?? null,
+    accounting_currency: row?.default_currency ?? null,
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import { claimSku } from '../sku/sku.registry';
 import { cleanSku } from '../sku/sku';
 import { recordStockAdjusted, recordStockMove } from '../stock/stock.ledger';
 import { resolvePlacement } from './placement';
-import { carriesStock, stockLevelsProblem } from './product-rules';
+import { carriesStock, stockLevelsProblem, taxDefaultProblem } from './product-rules';
 import { toProductRecord, type ProductRow } from './product.record';
 import { loadProductView } from './product.repository';
 
@@ -19,6 +19,8 @@ export const createProductHandler = handler(catalog.createProduct, async (req, c
   }
   const levels = stockLevelsProblem(req.min_stock_level, req.max_stock_level);
   if (levels) throw validationFailed(levels, [{ field: 'min_stock_level', message: levels }]);
+  const tax = taxDefaultProblem(req.tax_rate ?? '0', req.tax_category);
+  if (tax) throw validationFailed(tax, [{ field: 'tax_category', message: tax }]);
   const location = await resolvePlacement(ctx.db, ctx.orgId, req, initialStock !== null);
 
   return ctx.db.transaction(async (trx) => {
@@ -37,6 +39,7 @@ export const createProductHandler = handler(catalog.createProduct, async (req, c
         image: req.image || null,
         taxable: req.taxable ?? true,
         tax_rate: req.tax_rate ?? '0',
+        tax_category: req.tax_category ?? null,
         type,
         uom: req.uom || null,
         min_stock_level: req.min_stock_level ?? null,

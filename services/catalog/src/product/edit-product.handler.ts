@@ -7,7 +7,7 @@ import { moveSku } from '../sku/sku.registry';
 import { cleanSku, skuKey } from '../sku/sku';
 import { defaultLocationTarget } from '../stock/adjustment';
 import { recordStockAdjusted, recordStockMove, type RecordedMove } from '../stock/stock.ledger';
-import { carriesStock, stockLevelsProblem } from './product-rules';
+import { carriesStock, stockLevelsProblem, taxDefaultProblem } from './product-rules';
 import { toProductRecord, type ProductRow } from './product.record';
 import { findLiveProduct, loadProductView, totalStock } from './product.repository';
 
@@ -26,6 +26,13 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
     if (req.barcode !== undefined) changes.barcode = req.barcode.trim() || null;
     if (req.category_id === null) changes.category_id = null;
     if (req.category_id) changes.category_id = (await findCategory(trx, ctx.orgId, req.category_id)).id;
+
+    if (req.tax_category !== undefined) changes.tax_category = req.tax_category;
+    const tax = taxDefaultProblem(
+      req.tax_rate ?? current.tax_rate,
+      req.tax_category === undefined ? current.tax_category : req.tax_category,
+    );
+    if (tax) throw validationFailed(tax, [{ field: req.tax_category === undefined ? 'tax_rate' : 'tax_category', message: tax }]);
 
     if (req.min_stock_level !== undefined) changes.min_stock_level = req.min_stock_level;
     if (req.max_stock_level !== undefined) changes.max_stock_level = req.max_stock_level;

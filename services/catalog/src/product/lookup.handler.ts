@@ -11,6 +11,8 @@ interface VariantRow {
   variant_name: string;
   price: string;
   sku: string | null;
+  tax_rate: string | null;
+  tax_category: string | null;
 }
 
 /**
@@ -33,7 +35,7 @@ export const lookupHandler = handler(catalog.lookup, async (req, ctx) => {
         .whereIn('v.id', variantIds)
         .whereNull('v.deleted_at')
         .whereNull('p.deleted_at')
-        .select<VariantRow[]>('v.id', 'v.parent_product_id', 'v.variant_name', 'v.price', 'v.sku')
+        .select<VariantRow[]>('v.id', 'v.parent_product_id', 'v.variant_name', 'v.price', 'v.sku', 'v.tax_rate', 'v.tax_category')
     : [];
   const locations: LocationJoinRow[] = locationIds.length
     ? ((await locationsQuery(ctx.db, ctx.orgId).whereIn('l.id', locationIds)) as LocationJoinRow[])
@@ -49,6 +51,7 @@ export const lookupHandler = handler(catalog.lookup, async (req, ctx) => {
       uom: p.uom,
       type: p.type,
       tax_rate: toNumber(p.tax_rate),
+      tax_category: p.tax_category,
     })),
     variants: variants.map((v) => ({
       id: v.id,
@@ -56,6 +59,8 @@ export const lookupHandler = handler(catalog.lookup, async (req, ctx) => {
       variant_name: v.variant_name,
       price: toNumber(v.price),
       sku: v.sku,
+      tax_rate: v.tax_rate === null ? null : toNumber(v.tax_rate),
+      tax_category: v.tax_category,
     })),
     locations: locations.map(toLocationRow),
   };

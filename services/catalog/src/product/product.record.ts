@@ -14,6 +14,7 @@ export interface ProductRow {
   image: string | null;
   taxable: boolean;
   tax_rate: string;
+  tax_category: string | null;
   type: catalog.ProductRecord['type'];
   uom: string | null;
   min_stock_level: string | null;
@@ -44,6 +45,7 @@ export function toProductRecord(row: ProductView): catalog.ProductRecord {
     image: row.image,
     taxable: row.taxable,
     tax_rate: toNumber(row.tax_rate),
+    tax_category: row.tax_category,
     type: row.type,
     uom: row.uom,
     min_stock_level: row.min_stock_level === null ? null : toNumber(row.min_stock_level),

@@ -1,6 +1,7 @@
 import { catalog } from '@bo/contracts';
 import { formatDateTime, toNumber } from '@bo/kernel';
 import { duplicate, handler, isUniqueViolation, validationFailed } from '@bo/runtime';
+import { taxDefaultProblem } from '../product/product-rules';
 import { findLiveProduct } from '../product/product.repository';
 import { claimSku } from '../sku/sku.registry';
 import { cleanSku } from '../sku/sku';
@@ -15,6 +16,8 @@ interface VariantRow {
   cost: string;
   sku: string | null;
   barcode: string | null;
+  tax_rate: string | null;
+  tax_category: string | null;
   created_at: Date;
 }
 
@@ -25,6 +28,12 @@ export const createVariantHandler = handler(catalog.createVariant, async (req, c
     const message = `options names "${clash}" twice (names compare without case)`;
     throw validationFailed(message, [{ field: 'options', message }]);
   }
+  if (req.tax_category !== undefined && req.tax_rate === undefined) {
+    const message = "tax_category goes with tax_rate: a variant names both, or takes its product's";
+    throw validationFailed(message, [{ field: 'tax_rate', message }]);
+  }
+  const tax = taxDefaultProblem(req.tax_rate, req.tax_category);
+  if (tax) throw validationFailed(tax, [{ field: 'tax_category', message: tax }]);
   try {
     return await ctx.db.transaction(async (trx) => {
       // Locking the parent queues variant creation per product and keeps it from being deleted meanwhile.
@@ -42,6 +51,8 @@ export const createVariantHandler = handler(catalog.createVariant, async (req, c
           cost: req.cost ?? parent.cost,
           sku,
           barcode: req.barcode?.trim() || null,
+          tax_rate: req.tax_rate ?? null,
+          tax_category: req.tax_category ?? null,
           created_by: ctx.userId ?? null,
         })
         .returning('*')) as VariantRow[];
@@ -58,6 +69,8 @@ export const createVariantHandler = handler(catalog.createVariant, async (req, c
           cost: toNumber(v.cost),
           sku: v.sku,
           barcode: v.barcode,
+          tax_rate: v.tax_rate === null ? null : toNumber(v.tax_rate),
+          tax_category: v.tax_category,
           created_at: formatDateTime(v.created_at) as string,
         },
       };

@@ -1,5 +1,5 @@
 import type { invoicing } from '@bo/contracts';
-import { dec, sum, type Dec, type DecimalLike } from '@bo/kernel';
+import { dec, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
 
 type InvoiceType = invoicing.InvoiceType;
 
@@ -8,6 +8,12 @@ export interface JournalLine {
   debit: Dec;
   credit: Dec;
   label: string;
+  /** On lines of a VAT breakdown row (revenue or expense, tax, self-assessed tax): its EN 16931 category. */
+  tax_category?: string;
+  /** Its rate, in percent. */
+  tax_rate?: Dec;
+  /** The taxable amount (BT-116) the line's tax is computed on, in the entry's currency. */
+  tax_base?: Dec;
 }
 
 export interface InvoiceAccounts {
@@ -15,12 +21,23 @@ export interface InvoiceAccounts {
   trade: string;
   /** Revenue (sales side) or expense (purchase side): `chartofaccounts`. */
   counterpart: string;
+  /** The VAT the document states: output VAT on sales, input VAT on purchases. */
   tax: string;
+  /** Where reverse charge books the VAT the organization owes on a purchase (output VAT). */
+  selfAssessedOutput: string;
+  /** Where it books the same VAT as deductible (input VAT). */
+  selfAssessedInput: string;
+  /** Rounding differences: BT-114, and what converting to the accounting currency leaves. */
+  rounding: string;
   /** `invoicejournal`. */
   journal: string;
 }
 
 const SALES_SIDE: ReadonlySet<InvoiceType> = new Set(['invoiceout', 'creditout']);
+
+export const TAX_PAYABLE = '2200 Tax Payable';
+export const TAX_RECEIVABLE = '1400 Tax Receivable';
+export const ROUNDING_ACCOUNT = '7600 Rounding Differences';
 
 /** Defaults an accountant would expect from a fresh chart of accounts, when the invoice names none. */
 export function accountsFor(
@@ -31,7 +48,10 @@ export function accountsFor(
   return {
     trade: given.tradeaccount || (sales ? '1200 Accounts Receivable' : '2000 Accounts Payable'),
     counterpart: given.chartofaccounts || (sales ? '4000 Sales Revenue' : '5000 Purchases'),
-    tax: sales ? '2200 Tax Payable' : '1400 Tax Receivable',
+    tax: sales ? TAX_PAYABLE : TAX_RECEIVABLE,
+    selfAssessedOutput: TAX_PAYABLE,
+    selfAssessedInput: TAX_RECEIVABLE,
+    rounding: ROUNDING_ACCOUNT,
     journal: given.invoicejournal || (sales ? 'Sales Journal' : 'Purchase Journal'),
   };
 }
@@ -57,27 +77,92 @@ function mirror(lines: JournalLine[]): JournalLine[] {
   return lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
 }
 
+/** A debit or credit may be negative as computed (a negative rounding amount): it is then the other side. */
+function normalized(line: JournalLine): JournalLine {
+  const net = line.debit.minus(line.credit);
+  return net.isNegative() ? { ...line, debit: dec(0), credit: net.neg() } : { ...line, debit: net, credit: dec(0) };
+}
+
+/** One VAT breakdown row (BG-23) as the entry posts it. */
+export interface BreakdownFigures {
+  tax_category: string;
+  tax_rate: DecimalLike;
+  taxable_amount: DecimalLike;
+  tax_amount: DecimalLike;
+}
+
+/** What a validated document posts, in its own currency (the kernel's calculation, invoice/taxes.ts). */
+export interface EntryFigures {
+  /** BT-115. */
+  payable: DecimalLike;
+  breakdown: readonly BreakdownFigures[];
+  /** BT-114. */
+  rounding_amount: DecimalLike;
+  /** Reverse charge a purchase self-assesses: per rate, the base of its AE rows. */
+  self_assessed?: ReadonlyArray<{ rate: DecimalLike; base: DecimalLike }>;
+  /** Decimals of the document's currency: the self-assessed VAT is rounded to them. */
+  places: number;
+}
+
+/** Posting in the accounting currency: `rate` units of it per document unit, amounts rounded to its `places`. */
+export interface Conversion {
+  rate: DecimalLike;
+  places: number;
+}
+
 /**
- * The posting of a validated document: receivable/payable against revenue/expense and tax.
- * Zero amounts (no tax, say) make no line.
+ * The posting of a validated document (docs/invoicing.md "Journal entries"), balanced:
+ * - the trade account takes the amount due (BT-115);
+ * - revenue (sales) or expense (purchases) takes, per VAT category and rate, its taxable amount
+ *   (BT-116: its lines' nets less allowances plus charges), tagged with the category, rate and base;
+ * - the tax account takes, per category and rate, the breakdown's VAT (BT-117) exactly;
+ * - the rounding account takes BT-114;
+ * - a purchase's reverse-charge rows self-assess: input VAT debited and output VAT credited, rate x
+ *   base each, net zero.
+ * In another currency than the document's, each line is converted at `conversion.rate` and rounded
+ * on its own; what that leaves between the trade line and the others goes to the rounding account.
+ * Zero amounts make no line.
  */
 export function invoiceEntryLines(
   type: InvoiceType,
-  amounts: { subtotal: DecimalLike; tax_amount: DecimalLike; total: DecimalLike },
+  figures: EntryFigures,
   accounts: InvoiceAccounts,
+  conversion: Conversion | null = null,
 ): JournalLine[] {
-  const sales = [
-    dr(accounts.trade, amounts.total, 'Receivable'),
-    cr(accounts.counterpart, amounts.subtotal, 'Revenue'),
-    cr(accounts.tax, amounts.tax_amount, 'Tax'),
-  ];
-  const purchase = [
-    dr(accounts.counterpart, amounts.subtotal, 'Expense'),
-    dr(accounts.tax, amounts.tax_amount, 'Tax'),
-    cr(accounts.trade, amounts.total, 'Payable'),
-  ];
-  const lines = { invoiceout: sales, creditout: mirror(sales), invoicein: purchase, creditin: mirror(purchase) }[type];
-  return lines.filter((l) => !l.debit.isZero() || !l.credit.isZero());
+  const sales = SALES_SIDE.has(type);
+  const convert = (v: DecimalLike) => (conversion ? roundTo(dec(v).times(dec(conversion.rate)), conversion.places) : dec(v));
+  const tagged = (line: JournalLine, b: { tax_category: string; tax_rate: DecimalLike }, base: DecimalLike): JournalLine => ({
+    ...line,
+    tax_category: b.tax_category,
+    tax_rate: dec(b.tax_rate),
+    tax_base: convert(base),
+  });
+
+  // Written as an invoice: sales credit revenue and tax, purchases debit expense and tax.
+  const side = (account: string, amount: DecimalLike, label: string) => (sales ? cr(account, amount, label) : dr(account, amount, label));
+  const trade = sales
+    ? dr(accounts.trade, convert(figures.payable), 'Receivable')
+    : cr(accounts.trade, convert(figures.payable), 'Payable');
+  const lines: JournalLine[] = [trade];
+  for (const b of figures.breakdown) {
+    lines.push(tagged(side(accounts.counterpart, convert(b.taxable_amount), sales ? 'Revenue' : 'Expense'), b, b.taxable_amount));
+    lines.push(tagged(side(accounts.tax, convert(b.tax_amount), 'Tax'), b, b.taxable_amount));
+  }
+  lines.push(side(accounts.rounding, convert(figures.rounding_amount), 'Rounding'));
+  if (!sales) {
+    for (const s of figures.self_assessed ?? []) {
+      const tax = roundTo(dec(s.base).times(dec(s.rate)).div(100), figures.places);
+      const b = { tax_category: 'AE', tax_rate: s.rate };
+      lines.push(tagged(dr(accounts.selfAssessedInput, convert(tax), 'Reverse charge input VAT'), b, s.base));
+      lines.push(tagged(cr(accounts.selfAssessedOutput, convert(tax), 'Reverse charge output VAT'), b, s.base));
+    }
+  }
+  // What converting each line on its own leaves: the trade line is the amount due, the rest is rounding.
+  // In the document's own currency nothing is left; if something were, postEntry refuses the entry.
+  const difference = sum(lines.map((l) => l.debit)).minus(sum(lines.map((l) => l.credit)));
+  if (conversion && !difference.isZero()) lines.push(cr(accounts.rounding, difference, 'Conversion rounding'));
+  const oriented = type === 'creditout' || type === 'creditin' ? mirror(lines) : lines;
+  return oriented.map(normalized).filter((l) => !l.debit.isZero() || !l.credit.isZero());
 }
 
 /** A payment settles the trade account against the bank: money in for sales and vendor credits, out otherwise. */

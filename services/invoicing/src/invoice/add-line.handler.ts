@@ -1,11 +1,19 @@
 import { invoicing } from '@bo/contracts';
 import { toNumber } from '@bo/kernel';
-import { handler, invalidState, resolveCatalogLines, validationFailed } from '@bo/runtime';
+import {
+  documentDefaults,
+  handler,
+  taxContextFor,
+  invalidState,
+  resolveCatalogLines,
+  toBreakdownRecord,
+  validationFailed,
+} from '@bo/runtime';
 import { lineTotalProblem } from '../domain/line-limits';
 import { isEditable } from '../domain/status';
 import { toLineRecord, type LineRow } from './invoice.record';
-import { countLines, findInvoice } from './invoice.repository';
-import { lineColumns, refreshTotals } from './invoice.writer';
+import { findInvoice, linesOf } from './invoice.repository';
+import { computeInvoice, lineColumns, storeTaxes } from './invoice.writer';
 
 const MAX_LINES = 500;
 
@@ -25,21 +33,29 @@ export const addLineHandler = handler(invoicing.addInvoiceLine, {
         `Lines can only be added to draft or proforma invoices; invoice ${invoice.invoicenumber} is ${invoice.invoicestatus}`,
       );
     }
-    const count = await countLines(ctx.db, invoice.id);
-    if (count >= MAX_LINES) throw invalidState(`Invoice ${invoice.invoicenumber} already has the maximum of ${MAX_LINES} lines`);
+    const existing = (await linesOf(ctx.db, [invoice.id])).get(invoice.id) ?? [];
+    if (existing.length >= MAX_LINES) throw invalidState(`Invoice ${invoice.invoicenumber} already has the maximum of ${MAX_LINES} lines`);
+    // The whole document is computed again: its VAT is rounded per category, not per line.
+    const policy = await documentDefaults(ctx.db, ctx.orgId, invoice.partner_id);
+    const context = taxContextFor(policy, invoice.currency);
+    const added = `line_items.${existing.length}.`;
+    const doc = computeInvoice(invoice, [...existing, line], context, (f) => (f.startsWith(added) ? f.slice(added.length) : f));
     const [stored] = (await ctx
       .db('invoice_lines')
-      .insert(lineColumns(ctx.orgId, invoice.id, line))
+      .insert(lineColumns(ctx.orgId, invoice.id, line, doc.lines[existing.length]!))
       .returning('*')) as LineRow[];
-    const totals = await refreshTotals(ctx.db, invoice.id);
+    const { row } = await storeTaxes(ctx.db, invoice, [...existing, stored as LineRow], doc, context);
     return {
       message: 'Line item added successfully',
       line_item: toLineRecord(stored as LineRow),
       invoice: {
-        id: totals.id,
-        subtotal: toNumber(totals.subtotal),
-        tax_amount: toNumber(totals.tax_amount),
-        invoicetotal: toNumber(totals.invoicetotal),
+        id: row.id,
+        subtotal: toNumber(row.subtotal),
+        tax_amount: toNumber(row.tax_amount),
+        invoicetotal: toNumber(row.invoicetotal),
+        vat_total: toNumber(row.vat_total),
+        rounding_amount: toNumber(row.rounding_amount),
+        tax_breakdown: row.tax_breakdown.map(toBreakdownRecord),
       },
     };
   },

@@ -1,6 +1,6 @@
 import type { invoicing, RequestOf } from '@bo/contracts';
 import { parseDateTime } from '@bo/kernel';
-import { validationFailed, type ResolvedLine } from '@bo/runtime';
+import { allowancesFromRequest, validationFailed, type ResolvedLine } from '@bo/runtime';
 import { isCreditNote } from '../domain/credit-note';
 import { lineTotalProblem } from '../domain/line-limits';
 import { runDate } from '../domain/recurrence';
@@ -60,6 +60,9 @@ export function newInvoiceFrom(req: CreateRequest, lines: readonly ResolvedLine[
     invoicejournal: req.invoicejournal ?? null,
     tradeaccount: req.tradeaccount ?? null,
     created_by: req.userid ?? userId ?? null,
+    allowances_charges: allowancesFromRequest(req.allowances_charges),
+    exchange_rate: req.exchange_rate ?? null,
+    ...(req.currency ? { currency: req.currency } : {}),
   };
   const recurring = 'recurring' in req ? req.recurring : undefined;
   if (recurring?.enabled) {

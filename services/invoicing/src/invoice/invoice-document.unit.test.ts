@@ -22,6 +22,8 @@ const profile = {
   bic: 'AIBKIE2D',
   default_currency: 'EUR',
   time_zone: null,
+  rounding: 'line',
+  cash_rounding: null,
   logo_png: Buffer.from('png').toString('base64'),
   logo_sha256: 'x',
   logo_bytes: 3,

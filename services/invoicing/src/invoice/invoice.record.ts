@@ -1,10 +1,10 @@
 import type { invoicing } from '@bo/contracts';
 import type { DocumentPartiesView } from '@bo/documents';
 import { dec, formatDate, formatDateTime, lineFigures, toNumber, type StoredLine } from '@bo/kernel';
-import type { StoredParties } from '@bo/runtime';
+import { documentTaxFields, type DocumentTaxRow, type StoredParties } from '@bo/runtime';
 import { effectiveStatus, type StoredStatus } from '../domain/status';
 
-export interface InvoiceRow {
+export interface InvoiceRow extends DocumentTaxRow {
   id: number;
   org_id: number;
   invoicenumber: string;
@@ -34,8 +34,6 @@ export interface InvoiceRow {
   chartofaccounts: string | null;
   invoicejournal: string | null;
   tradeaccount: string | null;
-  /** ISO 4217, stored from creation on (the partner's, else the organization's); null only when neither had one. */
-  currency: string | null;
   /** The parties frozen at validation (issued-snapshot.ts), the logo by its content address; null on drafts, proformas and cancelled invoices. */
   issued_parties: StoredParties<DocumentPartiesView> | null;
   created_by: string | null;
@@ -59,6 +57,10 @@ export interface InvoiceRow {
 
 export interface LineRow extends StoredLine {
   id: number;
+  tax_category: string;
+  tax_exemption_reason: string | null;
+  tax_exemption_code: string | null;
+  reverse_charge_rate: string | null;
   org_id: number;
   invoice_id: number;
   /** False only for lines made before lines were checked against the catalog (migration 007): they move no stock. */
@@ -128,7 +130,7 @@ export function toInvoiceRecord(row: InvoiceRow, lines: LineRow[], today: string
     invoicejournal: row.invoicejournal,
     tradeaccount: row.tradeaccount,
     restock: row.restock,
-    currency: row.currency,
+    ...documentTaxFields(row),
     recurring: toRecurringRecord(row),
     line_items: lines.map(toLineRecord),
     created_at: formatDateTime(row.created_at) as string,

@@ -1,6 +1,23 @@
 import { invoicing } from '@bo/contracts';
-import { computeLine, formatDateTime, sumLines, toNumber, type EnteredLine } from '@bo/kernel';
-import { documentCurrencySql, duplicate, isUniqueViolation, numberDocument, pendingNumber, recordEvent, type Knex } from '@bo/runtime';
+import { dec, formatDateTime, toNumber, type EnteredLine, type LineTaxes, type TaxDocument } from '@bo/kernel';
+import {
+  computeDocumentTaxes,
+  documentDefaults,
+  documentTaxColumns,
+  taxContextFor,
+  duplicate,
+  exchangeRateProblem,
+  isUniqueViolation,
+  lineAmountColumns,
+  numberDocument,
+  pendingNumber,
+  recordEvent,
+  validationFailed,
+  type FieldNaming,
+  type Knex,
+  type StoredAllowanceCharge,
+  type TaxContext,
+} from '@bo/runtime';
 import { NUMBER_PREFIX } from '../domain/numbering';
 import type { InvoiceRow, LineRow } from './invoice.record';
 import { isNumberTaken } from './invoice.repository';
@@ -12,7 +29,7 @@ import { isNumberTaken } from './invoice.repository';
 export type LineValues = Omit<EnteredLine, 'product_name' | 'description' | 'discount'> &
   Partial<Pick<EnteredLine, 'product_name' | 'description'>> & { discount?: string | null };
 
-/** Header columns a new invoice takes from its request (or from its recurring parent). */
+/** Header columns a new invoice takes from its request (or from its recurring parent); its taxes are computed from its lines and allowances. */
 export type NewInvoice = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'invoicestatus'> &
   Partial<
     Pick<
@@ -41,12 +58,12 @@ export type NewInvoice = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'invoic
       | 'parent_id'
       | 'run_date'
       | 'currency'
+      | 'exchange_rate'
     >
-  > & { invoicedatetime: Date; invoicenumber?: string };
+  > & { invoicedatetime: Date; invoicenumber?: string; allowances_charges?: StoredAllowanceCharge[] };
 
-/** The stored form of a line: the server's arithmetic, whatever amounts the client sent. */
-export function lineColumns(orgId: number, invoiceId: number, line: LineValues) {
-  const amounts = computeLine(line);
+/** The stored form of a line: the server's arithmetic (its taxes as the document's calculation gave them), whatever amounts the client sent. */
+export function lineColumns(orgId: number, invoiceId: number, line: LineValues, taxes: LineTaxes) {
   return {
     org_id: orgId,
     invoice_id: invoiceId,
@@ -62,24 +79,60 @@ export function lineColumns(orgId: number, invoiceId: number, line: LineValues) 
     discount: line.discount ?? '0',
     tax_rate: line.tax_rate,
     tax_included: line.tax_included,
-    subtotal: amounts.subtotal.toFixed(2),
-    tax_amount: amounts.tax_amount.toFixed(2),
-    total: amounts.total.toFixed(2),
+    tax_exemption_reason: line.tax_exemption_reason ?? null,
+    tax_exemption_code: line.tax_exemption_code ?? null,
+    reverse_charge_rate: line.reverse_charge_rate ?? null,
+    ...lineAmountColumns(taxes),
   };
 }
 
-/** Document totals are sums of the rounded lines (docs/design.md section 3). */
-export async function refreshTotals(trx: Knex.Transaction, invoiceId: number): Promise<InvoiceRow> {
+/** An invoice's taxes with `context`, or a 400 naming what the rules refuse. */
+export function computeInvoice(
+  invoice: Pick<InvoiceRow, 'currency' | 'allowances_charges'>,
+  lines: readonly LineValues[],
+  context: TaxContext,
+  naming?: FieldNaming,
+): TaxDocument {
+  return computeDocumentTaxes(invoice, lines, context, naming);
+}
+
+/**
+ * Stores a computed invoice's amounts: the lines whose figures changed (under `document` rounding a
+ * line's share may move when another is added) and the header's totals, breakdown and policy.
+ */
+export async function storeTaxes(
+  trx: Knex.Transaction,
+  invoice: InvoiceRow,
+  lines: readonly LineRow[],
+  doc: TaxDocument,
+  context: TaxContext,
+  extra: Partial<Record<string, unknown>> = {},
+): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
+  const changed: Array<{ line: LineRow; columns: ReturnType<typeof lineAmountColumns> }> = [];
+  const updated = lines.map((line, i) => {
+    const columns = lineAmountColumns(doc.lines[i] as LineTaxes);
+    const same =
+      line.tax_category === columns.tax_category &&
+      dec(line.subtotal).equals(columns.subtotal) &&
+      dec(line.tax_amount).equals(columns.tax_amount) &&
+      dec(line.total).equals(columns.total);
+    if (!same) changed.push({ line, columns });
+    return same ? line : { ...line, ...columns };
+  });
+  if (changed.length) {
+    const values = changed.map(() => '(?::int, ?, ?::numeric, ?::numeric, ?::numeric)').join(', ');
+    await trx.raw(
+      `update invoice_lines l set tax_category = v.tax_category, subtotal = v.subtotal, tax_amount = v.tax_amount, total = v.total
+         from (values ${values}) as v(id, tax_category, subtotal, tax_amount, total) where l.id = v.id`,
+      changed.flatMap(({ line, columns }) => [line.id, columns.tax_category, columns.subtotal, columns.tax_amount, columns.total]),
+    );
+  }
+  const { total, ...columns } = documentTaxColumns(doc, invoice.allowances_charges, context);
   const [row] = await trx('invoices')
-    .where({ id: invoiceId })
-    .update({
-      subtotal: trx.raw('(select coalesce(sum(subtotal), 0) from invoice_lines where invoice_id = ?)', [invoiceId]),
-      tax_amount: trx.raw('(select coalesce(sum(tax_amount), 0) from invoice_lines where invoice_id = ?)', [invoiceId]),
-      invoicetotal: trx.raw('(select coalesce(sum(total), 0) from invoice_lines where invoice_id = ?)', [invoiceId]),
-      updated_at: trx.fn.now(),
-    })
+    .where({ id: invoice.id })
+    .update({ ...columns, invoicetotal: total, ...extra, updated_at: trx.fn.now() })
     .returning<InvoiceRow[]>('*');
-  return row as InvoiceRow;
+  return { row: row as InvoiceRow, lines: updated };
 }
 
 /**
@@ -95,11 +148,17 @@ export async function insertInvoice(
   values: NewInvoice,
   lines: LineValues[],
 ): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
-  const { invoicenumber: supplied, ...header } = values;
+  const { invoicenumber: supplied, allowances_charges: asked, ...header } = values;
   if (supplied && (await isNumberTaken(trx, orgId, supplied))) throw duplicateNumber(supplied);
-  const amounts = sumLines(lines.map((l) => computeLine(l)));
   // The document's currency from its creation on: given (a recurring child keeps its contract's), else the partner's, else the organization's.
-  const currency = header.currency ?? documentCurrencySql(orgId, header.partner_id);
+  const defaults = await documentDefaults(trx, orgId, header.partner_id);
+  const currency = header.currency ?? defaults.currency;
+  const rateProblem = exchangeRateProblem(currency, header.exchange_rate, defaults.accounting_currency);
+  if (rateProblem) throw validationFailed(rateProblem, [{ field: 'exchange_rate', message: rateProblem }]);
+  const allowances = asked ?? [];
+  const context = taxContextFor(defaults, currency);
+  const doc = computeInvoice({ currency, allowances_charges: allowances }, lines, context);
+  const { total, ...taxColumns } = documentTaxColumns(doc, allowances, context);
   let inserted: InvoiceRow;
   try {
     // A savepoint, so a lost race on a supplied number or the source leaves the caller's transaction usable.
@@ -107,12 +166,11 @@ export async function insertInvoice(
       const [row] = await sp('invoices')
         .insert({
           ...header,
-          currency: typeof currency === 'string' ? currency : sp.raw(currency.sql, currency.bindings),
+          currency: doc.currency,
           org_id: orgId,
           invoicenumber: supplied ?? pendingNumber(),
-          subtotal: amounts.subtotal.toFixed(2),
-          tax_amount: amounts.tax_amount.toFixed(2),
-          invoicetotal: amounts.total.toFixed(2),
+          ...taxColumns,
+          invoicetotal: total,
         })
         .returning<InvoiceRow[]>('*');
       return row as InvoiceRow;
@@ -123,7 +181,7 @@ export async function insertInvoice(
   }
   const lineRows = lines.length
     ? await trx('invoice_lines')
-        .insert(lines.map((l) => lineColumns(orgId, inserted.id, l)))
+        .insert(lines.map((l, i) => lineColumns(orgId, inserted.id, l, doc.lines[i] as LineTaxes)))
         .returning<LineRow[]>('*')
     : [];
   if (!supplied) {

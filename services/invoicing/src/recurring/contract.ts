@@ -41,8 +41,11 @@ export async function makeNextChild(trx: Knex.Transaction, parent: InvoiceRow, t
       invoicejournal: parent.invoicejournal,
       tradeaccount: parent.tradeaccount,
       restock: parent.restock,
-      // The child bills in its contract's currency, whatever the partner's is now.
+      // The child bills in its contract's currency, whatever the partner's is now, at its exchange
+      // rate, with its allowances and charges; its taxes are computed with the organization's policy now.
       ...(parent.currency ? { currency: parent.currency } : {}),
+      exchange_rate: parent.exchange_rate,
+      allowances_charges: parent.allowances_charges,
       created_by: parent.created_by,
       parent_id: parent.id,
       run_date: runOn,

@@ -1,5 +1,5 @@
 import { organization } from '@bo/contracts';
-import { formatDateTime } from '@bo/kernel';
+import { DEFAULT_ROUNDING, formatDateTime, toNumber, type RoundingPolicy } from '@bo/kernel';
 
 export interface ProfileRow {
   org_id: number;
@@ -19,14 +19,21 @@ export interface ProfileRow {
   bic: string | null;
   default_currency: string | null;
   time_zone: string | null;
+  rounding: RoundingPolicy | null;
+  /** numeric, as the driver reads it. */
+  cash_rounding: string | null;
   logo_png: Buffer | null;
   logo_sha256: string | null;
   updated_by: string | null;
   updated_at: Date;
 }
 
-/** The text fields a set copies as given (the logo is stored as bytes). */
-export const TEXT_FIELDS = organization.profileFieldNames.filter((f) => f !== 'logo_png');
+/** The fields a set copies as given (the logo is stored as bytes). */
+export const SET_FIELDS = organization.profileFieldNames.filter((f) => f !== 'logo_png');
+/** The text fields, answered as stored. */
+const TEXT_FIELDS = SET_FIELDS.filter(
+  (f): f is Exclude<typeof f, 'rounding' | 'cash_rounding'> => f !== 'rounding' && f !== 'cash_rounding',
+);
 
 /** The profile without the logo's bytes: the event's data. */
 export function toProfileSummary(orgId: number, row: ProfileRow | undefined): organization.ProfileSummary {
@@ -35,6 +42,8 @@ export function toProfileSummary(orgId: number, row: ProfileRow | undefined): or
     org_id: orgId,
     version: row?.version ?? 0,
     ...text,
+    rounding: row?.rounding ?? DEFAULT_ROUNDING,
+    cash_rounding: row?.cash_rounding ? toNumber(row.cash_rounding) : null,
     logo_sha256: row?.logo_sha256 ?? null,
     logo_bytes: row?.logo_png ? row.logo_png.length : null,
     updated_at: row ? formatDateTime(row.updated_at) : null,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { organization } from '@bo/contracts';
 import { handler, recordEvent } from '@bo/runtime';
-import { TEXT_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from './profile.record';
+import { SET_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from './profile.record';
 
 /**
  * Sets the fields given (null or "" clears one) and announces the whole profile, without the logo's
@@ -10,7 +10,7 @@ import { TEXT_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from 
  */
 export const setProfileHandler = handler(organization.setProfile, async (req, ctx) => {
   const changes: Partial<Record<keyof ProfileRow, unknown>> = {};
-  for (const field of TEXT_FIELDS) if (req[field] !== undefined) changes[field] = req[field];
+  for (const field of SET_FIELDS) if (req[field] !== undefined) changes[field] = req[field];
   if (req.logo_png !== undefined) {
     const bytes = req.logo_png === null ? null : Buffer.from(req.logo_png, 'base64');
     changes.logo_png = bytes;

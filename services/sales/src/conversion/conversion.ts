@@ -1,5 +1,5 @@
 import { sales, type ReplyOf } from '@bo/contracts';
-import { dec, formatDateTime, toNumber } from '@bo/kernel';
+import { dec, formatDateTime, toNumber, type VatCategory } from '@bo/kernel';
 import { AppError, invalidState, recordEvent, type BaseConfig, type Call, type Knex, type Logger } from '@bo/runtime';
 import { CONVERTIBLE, findQuotation, linesOf } from '../quotation/quotation.repository';
 import type { LineRow, QuotationRow } from '../quotation/quotation.record';
@@ -285,14 +285,26 @@ export function sourceRequest(
     invoicestatus: 'draft',
     comments: q.comments ?? undefined,
     invoicereference: q.quotation_reference || q.quotation_number,
-    subtotal: dec(q.subtotal).toFixed(2),
-    tax_amount: dec(q.tax_amount).toFixed(2),
-    invoicetotal: dec(q.total).toFixed(2),
     sourcetype: 'quotation',
     sourceid: String(q.id),
     sourcenumber: q.quotation_number,
     // The invoice bills in the quotation's currency, the one the customer accepted.
     currency: q.currency ?? undefined,
+    exchange_rate: q.exchange_rate === null ? undefined : plain(q.exchange_rate),
+    // Carried as asked: invoicing computes them again, with the organization's policy.
+    allowances_charges: q.allowances_charges.map((a) => ({
+      charge: a.charge,
+      amount: a.amount === null ? undefined : plain(a.amount),
+      percent: a.percent === null ? undefined : plain(a.percent),
+      base_amount: a.base_amount === null ? undefined : plain(a.base_amount),
+      reason: a.reason ?? undefined,
+      reason_code: a.reason_code ?? undefined,
+      tax_category: (a.tax_category ?? undefined) as VatCategory | undefined,
+      tax_rate: plain(a.tax_rate),
+      tax_exemption_reason: a.tax_exemption_reason ?? undefined,
+      tax_exemption_code: a.tax_exemption_code ?? undefined,
+      reverse_charge_rate: a.reverse_charge_rate === null ? undefined : plain(a.reverse_charge_rate),
+    })),
     line_items: lines.map((l) => ({
       product_id: l.product_id,
       variant_id: l.variant_id ?? undefined,
@@ -306,9 +318,10 @@ export function sourceRequest(
       discount: plain(l.discount),
       tax_rate: plain(l.tax_rate),
       tax_included: l.tax_included,
-      subtotal: dec(l.subtotal).toFixed(2),
-      tax_amount: dec(l.tax_amount).toFixed(2),
-      total: dec(l.total).toFixed(2),
+      tax_category: l.tax_category as VatCategory,
+      tax_exemption_reason: l.tax_exemption_reason ?? undefined,
+      tax_exemption_code: l.tax_exemption_code ?? undefined,
+      reverse_charge_rate: l.reverse_charge_rate ? plain(l.reverse_charge_rate) : undefined,
     })),
   };
 }

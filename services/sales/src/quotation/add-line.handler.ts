@@ -1,11 +1,22 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import { dec, toNumber } from '@bo/kernel';
-import { handler, invalidState, resolveCatalogLines, organizationToday, validationFailed } from '@bo/runtime';
-import { addToTotals, documentTooLarge, lineTooLarge, MAX_LINE_TOTAL, priceLine } from './quotation-lines';
+import { toNumber } from '@bo/kernel';
+import {
+  documentDefaults,
+  handler,
+  invalidState,
+  resolveCatalogLines,
+  organizationToday,
+  taxContextFor,
+  toBreakdownRecord,
+  validationFailed,
+  type TaxContext,
+} from '@bo/runtime';
+import { documentTooLarge, lineTooLarge, MAX_LINE_TOTAL, priceLine } from './quotation-lines';
 import { checkAddLine } from './quotation-status';
-import { conversionUnfinished, enforce, findQuotation, statusOf } from './quotation.repository';
+import { conversionUnfinished, enforce, findQuotation, linesOf, statusOf } from './quotation.repository';
 import { lineRow, toLineRecord, type LineRow } from './quotation.record';
+import { computeQuotation, storeQuotationTaxes } from './taxes';
 
 /** Asks catalog about the line first, with no transaction open: no row lock is held meanwhile. */
 export const addQuotationLineHandler = handler(sales.addQuotationLine, {
@@ -25,38 +36,47 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, {
     enforce(checkAddLine(statusOf(q, await organizationToday(ctx.db, ctx.orgId)), conversionUnfinished(q)), q);
     if (q.line_count >= sales.MAX_QUOTATION_LINES)
       throw invalidState(`Quotation ${q.quotation_number} already has ${sales.MAX_QUOTATION_LINES} lines, the most a quotation can hold`);
-    const totals = addToTotals(
-      { subtotal: dec(q.subtotal), tax_amount: dec(q.tax_amount), discount_total: dec(q.discount_total), total: dec(q.total) },
-      line.amounts,
-    );
-    if (documentTooLarge(totals))
+    // The whole quotation is computed again: its VAT is rounded per category, not per line. A sent
+    // quotation keeps the policy it was sent with.
+    const existing = await linesOf(ctx.db, q.id);
+    const policy = await documentDefaults(ctx.db, ctx.orgId, q.partner_id);
+    const context: TaxContext =
+      q.status === 'draft' || q.rounding === null
+        ? taxContextFor(policy, q.currency)
+        : { rounding: q.rounding, cash_rounding: q.cash_rounding, parties: null };
+    const added = `line_items.${existing.length}.`;
+    const doc = computeQuotation(q, [...existing, line], context, (f) => (f.startsWith(added) ? f.slice(added.length) : f));
+    const totals = doc.totals;
+    if (
+      documentTooLarge({
+        subtotal: totals.tax_exclusive_amount,
+        tax_amount: totals.tax_total,
+        discount_total: totals.line_net_total,
+        total: totals.payable_amount,
+      })
+    )
       throw validationFailed('The quotation total would be too large', [
         { field: 'quantity', message: 'this line makes the quotation total too large' },
       ]);
     const [stored] = (await ctx
       .db('quotation_lines')
-      .insert(lineRow(ctx.orgId, q.id, line))
+      .insert(lineRow(ctx.orgId, q.id, line, doc.lines[existing.length]!))
       .returning('*')) as LineRow[];
-    await ctx
-      .db('quotations')
-      .where({ id: q.id })
-      .update({
-        subtotal: totals.subtotal.toFixed(2),
-        tax_amount: totals.tax_amount.toFixed(2),
-        discount_total: totals.discount_total.toFixed(2),
-        total: totals.total.toFixed(2),
-        line_count: q.line_count + 1,
-        updated_by: actor(req, ctx),
-        updated_at: ctx.db.fn.now(),
-      });
+    const row = await storeQuotationTaxes(ctx.db, q, [...existing, stored as LineRow], doc, context, {
+      line_count: q.line_count + 1,
+      updated_by: actor(req, ctx),
+    });
     return {
       message: 'Line added successfully',
       line_item: toLineRecord(stored as LineRow),
       totals: {
-        subtotal: toNumber(totals.subtotal),
-        tax_amount: toNumber(totals.tax_amount),
-        discount_total: toNumber(totals.discount_total),
-        quotation_total: toNumber(totals.total),
+        subtotal: toNumber(row.subtotal),
+        tax_amount: toNumber(row.tax_amount),
+        discount_total: toNumber(row.discount_total),
+        quotation_total: toNumber(row.total),
+        vat_total: toNumber(row.vat_total),
+        rounding_amount: toNumber(row.rounding_amount),
+        tax_breakdown: row.tax_breakdown.map(toBreakdownRecord),
       },
     };
   },

@@ -2,10 +2,12 @@ import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import { parseDateTime } from '@bo/kernel';
 import {
+  allowancesFromRequest,
   assertNotFenced,
   currentParties,
-  documentCurrencySql,
+  documentDefaults,
   duplicate,
+  exchangeRateProblem,
   handler,
   isUniqueViolation,
   numberDocument,
@@ -14,6 +16,7 @@ import {
   requireLivePartner,
   requirePartnerRole,
   resolveCatalogLines,
+  taxContextFor,
   validationFailed,
 } from '@bo/runtime';
 import {
@@ -28,6 +31,7 @@ import {
 import { freezeQuotationParties } from './issued-snapshot';
 import { quotationParties } from './quotation-document';
 import { lineRow, toQuotationRecord, type LineRow, type QuotationRow } from './quotation.record';
+import { computeQuotation, quotationTaxColumns, taxParties } from './taxes';
 
 const PREFIX: Record<sales.QuotationType, string> = { quotation: 'QUO-', proforma: 'PRO-', estimate: 'EST-' };
 const UNIQUE_NUMBER = 'quotations_org_number_unique';
@@ -56,8 +60,18 @@ export const createQuotationHandler = handler(sales.createQuotation, {
   apply: async (req, ctx, { lines, parties, today }) => {
     const supplied = req.quotation_number?.trim() || undefined;
     await assertNotFenced(ctx.db, ctx.orgId, req.partner);
-    const totals = documentTotals(lines.map((l) => l.amounts));
-    const currency = documentCurrencySql(ctx.orgId, req.partner);
+    // Its currency from creation on: given, else the partner's, else the organization's; its taxes
+    // with the organization's rounding policy, checked against the parties' VAT ids when it is sent.
+    const defaults = await documentDefaults(ctx.db, ctx.orgId, req.partner);
+    const currency = req.currency ?? defaults.currency;
+    const rateProblem = exchangeRateProblem(currency, req.exchange_rate, defaults.accounting_currency);
+    if (rateProblem) throw validationFailed(rateProblem, [{ field: 'exchange_rate', message: rateProblem }]);
+    const allowances = allowancesFromRequest(req.allowances_charges);
+    const sentParties = parties
+      ? quotationParties({ quotation_type: req.quotation_type, partner_id: req.partner, currency }, parties.records, parties.partnerName)
+      : null;
+    const context = taxContextFor(defaults, currency, sentParties ? taxParties(sentParties) : null);
+    const doc = computeQuotation({ currency, allowances_charges: allowances }, lines, context);
     const [row] = (await ctx
       .db('quotations')
       .insert({
@@ -65,17 +79,14 @@ export const createQuotationHandler = handler(sales.createQuotation, {
         quotation_number: supplied ?? pendingNumber(),
         quotation_type: req.quotation_type,
         status: req.quotation_status ?? 'draft',
-        // Its currency from creation on: the partner's, else the organization's.
-        currency: ctx.db.raw(currency.sql, currency.bindings),
+        currency: doc.currency,
+        exchange_rate: req.exchange_rate ?? null,
         partner_id: req.partner,
         quotation_date: parseDateTime(req.quotation_date),
         valid_until: req.valid_until,
         comments: req.comments || null,
         quotation_reference: req.quotation_reference || null,
-        subtotal: totals.subtotal.toFixed(2),
-        tax_amount: totals.tax_amount.toFixed(2),
-        discount_total: totals.discount_total.toFixed(2),
-        total: totals.total.toFixed(2),
+        ...quotationTaxColumns(doc, { allowances_charges: allowances }, context),
         line_count: lines.length,
         created_by: actor(req, ctx),
         updated_by: actor(req, ctx),
@@ -90,11 +101,11 @@ export const createQuotationHandler = handler(sales.createQuotation, {
     const stored = lines.length
       ? ((await ctx
           .db('quotation_lines')
-          .insert(lines.map((l) => lineRow(ctx.orgId, quotation.id, l)))
+          .insert(lines.map((l, i) => lineRow(ctx.orgId, quotation.id, l, doc.lines[i]!)))
           .returning('*')) as LineRow[])
       : [];
-    if (parties) {
-      const frozen = quotationParties(quotation, parties.records, parties.partnerName);
+    if (parties && sentParties) {
+      const frozen = sentParties;
       await freezeQuotationParties(ctx.db, quotation, frozen);
       quotation = { ...quotation, currency: frozen.currency || null };
     }

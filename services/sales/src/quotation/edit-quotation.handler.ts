@@ -1,13 +1,28 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import { formatDate, formatDateTime } from '@bo/kernel';
-import { currentParties, duplicate, handler, isUniqueViolation, organizationToday, validationFailed } from '@bo/runtime';
+import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
+import {
+  allowancesFromRequest,
+  currentParties,
+  documentDefaults,
+  documentTaxFields,
+  duplicate,
+  exchangeRateProblem,
+  handler,
+  isUniqueViolation,
+  organizationToday,
+  taxContextFor,
+  validationFailed,
+  type Knex,
+  type TaxContext,
+} from '@bo/runtime';
 import { freezeQuotationParties } from './issued-snapshot';
 import { quotationParties } from './quotation-document';
 import { validUntilBeforeDate } from './quotation-lines';
-import { checkHeaderEdit, checkStatusMove, effectiveStatus } from './quotation-status';
-import { conversionUnfinished, enforce, findQuotation, statusOf } from './quotation.repository';
+import { checkAddLine, checkHeaderEdit, checkStatusMove, effectiveStatus } from './quotation-status';
+import { conversionUnfinished, enforce, findQuotation, linesOf, statusOf } from './quotation.repository';
 import type { QuotationRow } from './quotation.record';
+import { computeQuotation, storeQuotationTaxes, taxParties } from './taxes';
 
 /**
  * Changes the header fields given and moves the status as the state machine allows. Empty
@@ -33,6 +48,9 @@ export const editQuotationHandler = handler(sales.editQuotation, {
     // A quotation being converted takes no change at all until the conversion ends.
     if (conversionUnfinished(q)) enforce(checkHeaderEdit(current, true), q);
     if (req.quotation_status !== undefined) enforce(checkStatusMove(current, req.quotation_status), q);
+    // Allowances, charges and the exchange rate change the amounts: only while lines may be added.
+    const taxChange = req.allowances_charges !== undefined || req.exchange_rate !== undefined;
+    if (taxChange) enforce(checkAddLine(current, conversionUnfinished(q)), q);
     if (req.valid_until !== undefined && validUntilBeforeDate(formatDateTime(q.quotation_date) as string, req.valid_until)) {
       const message = `valid_until ${req.valid_until} is before the quotation date ${formatDate(q.quotation_date)}`;
       throw validationFailed(message, [{ field: 'valid_until', message }]);
@@ -44,19 +62,33 @@ export const editQuotationHandler = handler(sales.editQuotation, {
     if (req.quotation_reference !== undefined) changes.quotation_reference = req.quotation_reference || null;
     if (req.quotation_status !== undefined && req.quotation_status !== current)
       changes.status = req.quotation_status as QuotationRow['status'];
-    if (changes.status === 'sent' && q.status === 'draft' && parties)
-      await freezeQuotationParties(ctx.db, q, quotationParties(q, parties.records, parties.partnerName));
+    const sending = changes.status === 'sent' && q.status === 'draft';
+    const frozen = sending && parties ? quotationParties(q, parties.records, parties.partnerName) : null;
+    if (frozen) await freezeQuotationParties(ctx.db, q, frozen);
     if (changes.status === 'draft') changes.issued_parties = null;
-    const [row] = (await ctx
-      .db('quotations')
-      .where({ id: q.id })
-      .update({ ...changes, updated_by: actor(req, ctx), updated_at: ctx.db.fn.now() })
-      .returning('*')
-      .catch((err: unknown) => {
-        if (isUniqueViolation(err, 'quotations_org_number_unique'))
-          throw duplicate(`Quotation number ${number} already exists`, 'quotation_number');
-        throw err;
-      })) as QuotationRow[];
+    if (req.exchange_rate !== undefined) {
+      const problem = exchangeRateProblem(
+        q.currency,
+        req.exchange_rate,
+        (await documentDefaults(ctx.db, ctx.orgId, q.partner_id)).accounting_currency,
+      );
+      if (problem) throw validationFailed(problem, [{ field: 'exchange_rate', message: problem }]);
+      changes.exchange_rate = req.exchange_rate;
+    }
+    const update = { ...changes, updated_by: actor(req, ctx) };
+    const row = await unique(number, async () =>
+      taxChange || sending || changes.status === 'draft'
+        ? // Computed again: with the allowances asked, and with the organization's policy now (a quotation
+          // being sent keeps it, checked against the parties' VAT ids).
+          await recompute(ctx.db, ctx.orgId, q, req.allowances_charges, frozen ? taxParties(frozen) : null, update)
+        : ((
+            await ctx
+              .db('quotations')
+              .where({ id: q.id })
+              .update({ ...update, updated_at: ctx.db.fn.now() })
+              .returning('*')
+          )[0] as QuotationRow),
+    );
     const updated = row as QuotationRow;
     return {
       message: 'Quotation updated successfully',
@@ -67,7 +99,38 @@ export const editQuotationHandler = handler(sales.editQuotation, {
         valid_until: formatDate(updated.valid_until) as string,
         comments: updated.comments,
         quotation_reference: updated.quotation_reference,
+        subtotal: toNumber(updated.subtotal),
+        tax_amount: toNumber(updated.tax_amount),
+        quotation_total: toNumber(updated.total),
+        ...documentTaxFields(updated),
       },
     };
   },
 });
+
+/** The update, with a clash on the quotation number answered as the duplicate it is. */
+async function unique(number: string | undefined, run: () => Promise<QuotationRow>): Promise<QuotationRow> {
+  try {
+    return await run();
+  } catch (err) {
+    if (isUniqueViolation(err, 'quotations_org_number_unique'))
+      throw duplicate(`Quotation number ${number} already exists`, 'quotation_number');
+    throw err;
+  }
+}
+
+async function recompute(
+  db: Knex.Transaction,
+  orgId: number,
+  q: QuotationRow,
+  asked: Parameters<typeof allowancesFromRequest>[0] | undefined,
+  parties: TaxContext['parties'],
+  update: Record<string, unknown>,
+): Promise<QuotationRow> {
+  const policy = await documentDefaults(db, orgId, q.partner_id);
+  const context = taxContextFor(policy, q.currency, parties);
+  const withAllowances = asked === undefined ? q : { ...q, allowances_charges: allowancesFromRequest(asked) };
+  const lines = await linesOf(db, q.id);
+  const doc = computeQuotation(withAllowances, lines, context);
+  return storeQuotationTaxes(db, withAllowances, lines, doc, context, update);
+}

@@ -1,5 +1,5 @@
-import { computeLine, dec, sumLines, type Dec, type EnteredLine, type LineAmounts } from '@bo/kernel';
-import type { ResolvedLine } from '@bo/runtime';
+import { computeLine, dec, sumLines, type Dec, type EnteredLine, type LineAmounts, type LineTaxes } from '@bo/kernel';
+import { lineAmountColumns, type ResolvedLine } from '@bo/runtime';
 
 /**
  * Largest line and document totals accepted. JSON carries amounts as binary doubles, which keep
@@ -9,7 +9,7 @@ import type { ResolvedLine } from '@bo/runtime';
 export const MAX_LINE_TOTAL = dec('1e12');
 export const MAX_DOCUMENT_TOTAL = dec('1e13');
 
-/** A line as entered, with the server's amounts beside it (stored, they become its amount columns). */
+/** A line as entered, with its amounts alone beside it (for the size checks; the document's calculation gives the stored ones). */
 export interface PricedLine extends EnteredLine {
   amounts: LineAmounts;
 }
@@ -32,6 +32,10 @@ export function priceLine(input: ResolvedLine): PricedLine {
     discount: input.discount ?? '0',
     tax_rate: input.tax_rate,
     tax_included: input.tax_included,
+    tax_category: input.tax_category,
+    tax_exemption_reason: input.tax_exemption_reason ?? null,
+    tax_exemption_code: input.tax_exemption_code ?? null,
+    reverse_charge_rate: input.reverse_charge_rate ?? null,
     amounts: computeLine({
       quantity: input.quantity,
       price: input.price,
@@ -60,16 +64,6 @@ export function documentTotals(lines: LineAmounts[]): DocumentTotals {
   return { subtotal: s.subtotal, tax_amount: s.tax_amount, discount_total: s.discount_amount, total: s.total };
 }
 
-/** Adds one line's amounts to stored totals, as add_line does under the quotation's row lock. */
-export function addToTotals(current: DocumentTotals, line: LineAmounts): DocumentTotals {
-  return {
-    subtotal: current.subtotal.plus(line.subtotal),
-    tax_amount: current.tax_amount.plus(line.tax_amount),
-    discount_total: current.discount_total.plus(line.discount_amount),
-    total: current.total.plus(line.total),
-  };
-}
-
 export function documentTooLarge(totals: DocumentTotals): boolean {
   return [totals.total, totals.subtotal, totals.discount_total].some((a) => a.abs().gte(MAX_DOCUMENT_TOTAL));
 }
@@ -77,4 +71,9 @@ export function documentTooLarge(totals: DocumentTotals): boolean {
 /** valid_until may not fall before the day of the quotation date. */
 export function validUntilBeforeDate(quotationDate: string, validUntil: string): boolean {
   return validUntil < quotationDate.slice(0, 10);
+}
+
+/** A line's stored amounts as the quotation's calculation gave them, its discount's included. */
+export function quotationLineAmounts(taxes: LineTaxes) {
+  return { ...lineAmountColumns(taxes), discount_amount: taxes.discount_amount.toFixed() };
 }

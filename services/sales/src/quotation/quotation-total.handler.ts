@@ -1,6 +1,6 @@
 import { sales } from '@bo/contracts';
 import { toNumber } from '@bo/kernel';
-import { handler } from '@bo/runtime';
+import { handler, toBreakdownRecord } from '@bo/runtime';
 import { findQuotation } from './quotation.repository';
 
 /** The stored totals are kept up to date under the row lock by create and add_line. */
@@ -15,5 +15,8 @@ export const quotationTotalHandler = handler(sales.quotationTotal, async (req, c
     quotation_total: toNumber(q.total),
     // The quotation's own, stored when it was made: a later change of the partner's currency does not reprice it.
     currency: q.currency,
+    vat_total: toNumber(q.vat_total),
+    rounding_amount: toNumber(q.rounding_amount),
+    tax_breakdown: q.tax_breakdown.map(toBreakdownRecord),
   };
 });

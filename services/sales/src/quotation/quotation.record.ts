@@ -1,11 +1,11 @@
 import type { ReplyOf, sales } from '@bo/contracts';
 import type { DocumentPartiesView } from '@bo/documents';
-import { formatDate, formatDateTime, lineFigures, toNumber } from '@bo/kernel';
-import type { StoredParties } from '@bo/runtime';
-import type { PricedLine } from './quotation-lines';
+import { formatDate, formatDateTime, lineFigures, toNumber, type LineTaxes } from '@bo/kernel';
+import { documentTaxFields, type DocumentTaxRow, type StoredParties } from '@bo/runtime';
+import { quotationLineAmounts, type PricedLine } from './quotation-lines';
 import { effectiveStatus, type StoredStatus } from './quotation-status';
 
-export interface QuotationRow {
+export interface QuotationRow extends DocumentTaxRow {
   id: number;
   org_id: number;
   quotation_number: string;
@@ -33,8 +33,6 @@ export interface QuotationRow {
   conversion_attempts: number;
   conversion_lease_until: Date | null;
   converted_invoice: ReplyOf<typeof sales.convertQuotation>['invoice'] | null;
-  /** ISO 4217, stored from creation on (the partner's, else the organization's); null only when neither had one. */
-  currency: string | null;
   /** The parties frozen when the quotation was sent (issued-snapshot.ts); null on drafts. */
   issued_parties: StoredParties<DocumentPartiesView> | null;
   created_at: Date;
@@ -42,8 +40,9 @@ export interface QuotationRow {
 }
 
 /** A stored line: the priced line's fields, with its amounts as numeric strings. */
-export interface LineRow extends Omit<PricedLine, 'amounts'> {
+export interface LineRow extends Omit<PricedLine, 'amounts' | 'tax_category'> {
   id: number;
+  tax_category: string;
   org_id: number;
   quotation_id: number;
   subtotal: string;
@@ -76,7 +75,7 @@ function header(row: QuotationRow, today: string) {
     tax_amount: toNumber(row.tax_amount),
     discount_total: toNumber(row.discount_total),
     quotation_total: toNumber(row.total),
-    currency: row.currency,
+    ...documentTaxFields(row),
     invoice_id: row.invoice_id,
     invoicenumber: row.invoicenumber,
     created_at: formatDateTime(row.created_at) as string,
@@ -92,8 +91,8 @@ export function toListRecord(row: ListRow, today: string): sales.QuotationListRe
   return { ...header(row, today), partner: { id: row.partner_id, partnername: row.partnername, display_name: row.display_name } };
 }
 
-/** The stored form of a priced line. */
-export function lineRow(orgId: number, quotationId: number, l: PricedLine): Omit<LineRow, 'id'> {
+/** The stored form of a priced line, with the amounts the quotation's calculation gave it. */
+export function lineRow(orgId: number, quotationId: number, l: PricedLine, taxes: LineTaxes): Omit<LineRow, 'id'> {
   return {
     org_id: orgId,
     quotation_id: quotationId,
@@ -109,9 +108,9 @@ export function lineRow(orgId: number, quotationId: number, l: PricedLine): Omit
     discount: l.discount,
     tax_rate: l.tax_rate,
     tax_included: l.tax_included,
-    subtotal: l.amounts.subtotal.toFixed(2),
-    tax_amount: l.amounts.tax_amount.toFixed(2),
-    total: l.amounts.total.toFixed(2),
-    discount_amount: l.amounts.discount_amount.toFixed(2),
+    tax_exemption_reason: l.tax_exemption_reason ?? null,
+    tax_exemption_code: l.tax_exemption_code ?? null,
+    reverse_charge_rate: l.reverse_charge_rate ?? null,
+    ...quotationLineAmounts(taxes),
   };
 }

@@ -1,0 +1,375 @@
+import type { AllowanceChargeInput, AllowanceChargeRecord, TaxBreakdownRecord } from '@bo/contracts';
+import {
+  decideDocumentTaxes,
+  documentMinorUnit,
+  DEFAULT_ROUNDING,
+  toNumber,
+  type AllowanceChargeInput as KernelAllowanceCharge,
+  type LineTaxes,
+  type RoundingPolicy,
+  type TaxDocument,
+  type TaxDocumentInput,
+  type TaxParties,
+} from '@bo/kernel';
+import type { Knex } from './db';
+import { validationFailed } from './errors';
+
+/**
+ * The taxes of a quotation or an invoice, shared by sales and invoicing (docs/invoicing.md, "Taxes
+ * and rounding"): the allowances and charges as a document stores them, the kernel's decision turned
+ * into a refusal or into the columns each service stores, and the answer's tax fields. Which stored
+ * rows make a document's kernel input is each service's own module (invoice/taxes.ts,
+ * quotation/taxes.ts).
+ */
+
+/** An allowance or charge as a document stores it (a JSON array column): what was asked, and what the calculation gave it. */
+export interface StoredAllowanceCharge {
+  charge: boolean;
+  amount: string | null;
+  percent: string | null;
+  base_amount: string | null;
+  reason: string | null;
+  reason_code: string | null;
+  tax_category: string | null;
+  tax_rate: string;
+  tax_exemption_reason: string | null;
+  tax_exemption_code: string | null;
+  reverse_charge_rate: string | null;
+  /** The calculation's: the amount (BT-92 / BT-99), the base a percent was taken of, the category, and the VAT the row moves. */
+  computed?: { amount: string; base_amount: string | null; tax_category: string; tax: string };
+}
+
+/** A breakdown row as stored (a JSON array column). */
+export interface StoredBreakdown {
+  tax_category: string;
+  tax_rate: string;
+  taxable_amount: string;
+  tax_amount: string;
+  exemption_reason: string | null;
+  exemption_code: string | null;
+}
+
+/** A request's allowances and charges as stored, before the calculation. */
+export function allowancesFromRequest(input: readonly AllowanceChargeInput[] | undefined): StoredAllowanceCharge[] {
+  return (input ?? []).map((a) => ({
+    charge: a.charge,
+    amount: a.amount ?? null,
+    percent: a.percent ?? null,
+    base_amount: a.base_amount ?? null,
+    reason: a.reason?.trim() || null,
+    reason_code: a.reason_code ?? null,
+    tax_category: a.tax_category ?? null,
+    tax_rate: a.tax_rate,
+    tax_exemption_reason: a.tax_exemption_reason ?? null,
+    tax_exemption_code: a.tax_exemption_code ?? null,
+    reverse_charge_rate: a.reverse_charge_rate ?? null,
+  }));
+}
+
+/** The kernel's reading of stored allowances and charges. */
+export function kernelAllowances(stored: readonly StoredAllowanceCharge[]): KernelAllowanceCharge[] {
+  return stored.map((a) => ({
+    charge: a.charge,
+    amount: a.amount,
+    percent: a.percent,
+    base_amount: a.base_amount,
+    reason: a.reason,
+    reason_code: a.reason_code,
+    tax_category: a.tax_category,
+    tax_rate: a.tax_rate,
+    tax_exemption_reason: a.tax_exemption_reason,
+    tax_exemption_code: a.tax_exemption_code,
+  }));
+}
+
+/** The rounding policy and parties a document's taxes are computed with. */
+export interface TaxContext {
+  rounding: RoundingPolicy;
+  cash_rounding: string | null;
+  /** The VAT ids the categories need are checked against these (validation, sending); null: not checked yet. */
+  parties: TaxParties | null;
+}
+
+/** The line fields the calculation reads: a stored line, or one about to be stored. */
+export interface TaxedLine {
+  quantity: string;
+  price: string;
+  discount?: string | null;
+  tax_rate: string;
+  tax_included: boolean;
+  tax_category?: string | null;
+  tax_exemption_reason?: string | null;
+  tax_exemption_code?: string | null;
+  reverse_charge_rate?: string | null;
+}
+
+/** A document's stored rows as the kernel's calculation reads them (each service names its own: invoiceTaxInput, quotationTaxInput). */
+export function documentTaxInput(
+  doc: { currency: string | null; allowances_charges: readonly StoredAllowanceCharge[] },
+  lines: readonly TaxedLine[],
+  context: TaxContext,
+): TaxDocumentInput {
+  return {
+    currency: doc.currency,
+    rounding: context.rounding,
+    cash_rounding: context.cash_rounding,
+    parties: context.parties,
+    lines: lines.map((l) => ({
+      quantity: l.quantity,
+      price: l.price,
+      discount: l.discount ?? '0',
+      tax_rate: l.tax_rate,
+      tax_included: l.tax_included,
+      tax_category: l.tax_category ?? null,
+      tax_exemption_reason: l.tax_exemption_reason ?? null,
+      tax_exemption_code: l.tax_exemption_code ?? null,
+    })),
+    allowances_charges: kernelAllowances(doc.allowances_charges),
+  };
+}
+
+/** The document's taxes with `context`, or a 400 naming what the rules refuse (reverse_charge_rate off AE rows included). */
+export function computeDocumentTaxes(
+  doc: { currency: string | null; allowances_charges: readonly StoredAllowanceCharge[] },
+  lines: readonly TaxedLine[],
+  context: TaxContext,
+  naming?: FieldNaming,
+): TaxDocument {
+  checkReverseChargeRates(lines, doc.allowances_charges, naming);
+  return decideTaxes(documentTaxInput(doc, lines, context), naming);
+}
+
+/** The policy a document's stored amounts were computed with (an issued one's, frozen). */
+export function storedTaxContext(
+  doc: { rounding: RoundingPolicy | null; cash_rounding: string | null },
+  parties: TaxParties | null = null,
+): TaxContext {
+  return { rounding: doc.rounding ?? DEFAULT_ROUNDING, cash_rounding: doc.cash_rounding, parties };
+}
+
+/** The VAT ids a document states: the seller's and the buyer's as its parties show them. */
+export function taxParties(parties: { seller: unknown; buyer: unknown }): TaxParties {
+  const vat = (p: unknown) => ((p as { vat_id?: string | null }).vat_id ?? '').trim() || null;
+  return { seller_vat_id: vat(parties.seller), buyer_vat_id: vat(parties.buyer) };
+}
+
+/** How refusals of a single added line are named: the line's own fields (`tax_rate`), not `line_items.<n>.tax_rate`. */
+export type FieldNaming = (field: string) => string;
+
+/**
+ * The document's taxes, or a 400 naming each field the rules refuse (`line_items.2.tax_category`,
+ * `allowances_charges.0.reason`, `buyer.vat_id`, `currency`); nothing is written before it.
+ */
+export function decideTaxes(input: TaxDocumentInput, naming: FieldNaming = (f) => f): TaxDocument {
+  const decision = decideDocumentTaxes(input);
+  if (decision.ok) {
+    const t = decision.document.totals;
+    if ([t.payable_amount, t.tax_exclusive_amount, t.line_net_total].some((a) => a.abs().gte(MAX_DOCUMENT_AMOUNT))) {
+      const message = `the document's amounts reach ${MAX_DOCUMENT_AMOUNT}: too large to book`;
+      throw validationFailed(message, [{ field: 'allowances_charges', message }]);
+    }
+    return decision.document;
+  }
+  const errors = decision.errors.map((e) => ({ field: naming(e.field), message: `${naming(e.field)}: ${e.message}` }));
+  throw validationFailed(`The document's taxes are refused: ${errors.map((e) => e.message).join('; ')}`, errors);
+}
+
+/** Amount columns (numeric(20, 4)) hold less than 10^16; a document stays well below. */
+export const MAX_DOCUMENT_AMOUNT = 1e15;
+
+/** Amount columns hold 4 decimals, whatever the currency's (JPY 0, EUR 2, BHD 3, CLF 4). */
+export const AMOUNT_SCALE = 4;
+
+/** A line's stored amounts from its calculation. */
+export function lineAmountColumns(line: LineTaxes): { tax_category: string; subtotal: string; tax_amount: string; total: string } {
+  return {
+    tax_category: line.tax_category,
+    subtotal: line.net.toFixed(),
+    tax_amount: line.tax.toFixed(),
+    total: line.gross.toFixed(),
+  };
+}
+
+/**
+ * The document's stored tax figures: `subtotal` is BT-109, `tax_amount` what the rows' VAT adds up to
+ * (the amount due less BT-109, so BT-110 + BT-114), `total` the amount due (BT-115).
+ */
+export function documentTaxColumns(doc: TaxDocument, stored: readonly StoredAllowanceCharge[], context: TaxContext) {
+  const t = doc.totals;
+  const allowances: StoredAllowanceCharge[] = stored.map((a, k) => {
+    const c = doc.allowances_charges[k];
+    return c
+      ? {
+          ...a,
+          computed: {
+            amount: c.amount.toFixed(),
+            base_amount: c.base_amount === null ? null : c.base_amount.toFixed(),
+            tax_category: c.tax_category,
+            tax: c.tax.toFixed(),
+          },
+        }
+      : a;
+  });
+  const breakdown: StoredBreakdown[] = doc.breakdown.map((b) => ({
+    tax_category: b.tax_category,
+    tax_rate: b.tax_rate.toFixed(),
+    taxable_amount: b.taxable_amount.toFixed(),
+    tax_amount: b.tax_amount.toFixed(),
+    exemption_reason: b.exemption_reason,
+    exemption_code: b.exemption_code,
+  }));
+  return {
+    subtotal: t.tax_exclusive_amount.toFixed(),
+    tax_amount: t.payable_amount.minus(t.tax_exclusive_amount).toFixed(),
+    total: t.payable_amount.toFixed(),
+    allowance_total: t.allowance_total.toFixed(),
+    charge_total: t.charge_total.toFixed(),
+    vat_total: t.tax_total.toFixed(),
+    rounding_amount: t.rounding_amount.toFixed(),
+    rounding: context.rounding,
+    cash_rounding: context.cash_rounding,
+    allowances_charges: JSON.stringify(allowances),
+    tax_breakdown: JSON.stringify(breakdown),
+  };
+}
+
+/** The tax columns every document row has (invoicing 013, sales 009). */
+export interface DocumentTaxRow {
+  currency: string | null;
+  exchange_rate: string | null;
+  rounding: RoundingPolicy | null;
+  cash_rounding: string | null;
+  allowances_charges: StoredAllowanceCharge[];
+  tax_breakdown: StoredBreakdown[];
+  allowance_total: string;
+  charge_total: string;
+  vat_total: string;
+  rounding_amount: string;
+}
+
+const num = (v: string | null | undefined) => (v === null || v === undefined ? null : toNumber(v));
+
+export function toAllowanceChargeRecord(a: StoredAllowanceCharge): AllowanceChargeRecord {
+  return {
+    charge: a.charge,
+    amount: toNumber(a.computed?.amount ?? a.amount ?? '0'),
+    percent: num(a.percent),
+    base_amount: num(a.computed?.base_amount ?? a.base_amount),
+    reason: a.reason,
+    reason_code: a.reason_code,
+    tax_category: a.computed?.tax_category ?? a.tax_category ?? '',
+    tax_rate: toNumber(a.tax_rate),
+    tax_exemption_reason: a.tax_exemption_reason,
+    tax_exemption_code: a.tax_exemption_code,
+    reverse_charge_rate: num(a.reverse_charge_rate),
+    tax_amount: toNumber(a.computed?.tax ?? '0'),
+  };
+}
+
+export function toBreakdownRecord(b: StoredBreakdown): TaxBreakdownRecord {
+  return {
+    tax_category: b.tax_category,
+    tax_rate: toNumber(b.tax_rate),
+    taxable_amount: toNumber(b.taxable_amount),
+    tax_amount: toNumber(b.tax_amount),
+    exemption_reason: b.exemption_reason,
+    exemption_code: b.exemption_code,
+  };
+}
+
+/** The tax fields of a document's answer (contracts' documentTaxRecord). */
+export function documentTaxFields(row: DocumentTaxRow) {
+  return {
+    currency: row.currency,
+    exchange_rate: num(row.exchange_rate),
+    rounding: row.rounding ?? DEFAULT_ROUNDING,
+    allowances_charges: row.allowances_charges.map(toAllowanceChargeRecord),
+    tax_breakdown: row.tax_breakdown.map(toBreakdownRecord),
+    allowance_total: toNumber(row.allowance_total),
+    charge_total: toNumber(row.charge_total),
+    vat_total: toNumber(row.vat_total),
+    rounding_amount: toNumber(row.rounding_amount),
+  };
+}
+
+/**
+ * The currency a new document takes when it names none, read from this service's read models in
+ * one query with the organization's tax policy: the partner's currency, else the organization's.
+ */
+export async function documentDefaults(
+  db: Knex,
+  orgId: number,
+  partnerId: number,
+): Promise<{ currency: string | null; rounding: RoundingPolicy; cash_rounding: string | null; accounting_currency: string | null }> {
+  const { rows } = await db.raw<{
+    rows: Array<{
+      partner_currency: string | null;
+      default_currency: string | null;
+      rounding: RoundingPolicy | null;
+      cash_rounding: string | null;
+    }>;
+  }>(
+    `select (select currency from partner_directory where org_id = ? and id = ?) as partner_currency,
+            s.default_currency, s.rounding, s.cash_rounding
+       from (select 1) one left join organization_settings s on s.org_id = ?`,
+    [orgId, partnerId, orgId],
+  );
+  const row = rows[0];
+  return {
+    currency: row?.partner_currency || row?.default_currency || null,
+    rounding: row?.rounding ?? DEFAULT_ROUNDING,
+    cash_rounding: row?.cash_rounding ?? null,
+    accounting_currency: row?.default_currency ?? null,
+  };
+}
+
+/** What documentDefaults answers. */
+export type DocumentDefaults = Awaited<ReturnType<typeof documentDefaults>>;
+
+/**
+ * The tax context of a document computed now: the organization's rounding policy, and its cash
+ * rounding for a document in its own currency (coins are a currency's own: 0.05 means nothing in JPY).
+ */
+export function taxContextFor(defaults: DocumentDefaults, currency: string | null, parties: TaxParties | null = null): TaxContext {
+  const cash =
+    defaults.cash_rounding !== null && currency !== null && currency === defaults.accounting_currency ? defaults.cash_rounding : null;
+  return { rounding: defaults.rounding, cash_rounding: cash, parties };
+}
+
+/**
+ * An exchange rate given where it means nothing (the document is in the accounting currency), or a
+ * currency without a minor unit; null when fine.
+ */
+export function exchangeRateProblem(
+  currency: string | null,
+  exchangeRate: string | null | undefined,
+  accounting: string | null,
+): string | null {
+  if (exchangeRate === null || exchangeRate === undefined) return null;
+  if (currency !== null && accounting !== null && currency === accounting && toNumber(exchangeRate) !== 1)
+    return `exchange_rate converts a document in another currency than the organization's (${accounting}); this one is in ${currency}`;
+  return null;
+}
+
+/** Decimals of a document's amounts. */
+export function minorUnitOf(currency: string | null): number {
+  return documentMinorUnit(currency) ?? 2;
+}
+
+/**
+ * `reverse_charge_rate` belongs to reverse-charge (AE) rows only: refused by name anywhere else, so a
+ * rate never silently means nothing.
+ */
+export function checkReverseChargeRates(
+  lines: ReadonlyArray<{ tax_category?: string | null; reverse_charge_rate?: string | null }>,
+  allowances: ReadonlyArray<{ tax_category?: string | null; reverse_charge_rate?: string | null }>,
+  naming: FieldNaming = (f) => f,
+): void {
+  const errors = [
+    ...lines.map((l, i) => ({ row: l, field: naming(`line_items.${i}.reverse_charge_rate`) })),
+    ...allowances.map((a, k) => ({ row: a, field: naming(`allowances_charges.${k}.reverse_charge_rate`) })),
+  ]
+    .filter(({ row }) => row.reverse_charge_rate !== null && row.reverse_charge_rate !== undefined && row.tax_category !== 'AE')
+    .map(({ field }) => ({ field, message: `${field}: reverse_charge_rate goes with tax_category AE (reverse charge) only` }));
+  if (errors.length) throw validationFailed(errors.map((e) => e.message).join('; '), errors);
+}
