@@ -100,7 +100,7 @@ function specArb(product: number): fc.Arbitrary<Spec> {
               charge: a.charge,
               ...(a.charge ? { amount: amount(a.units, currency), reason: 'Freight' } : { percent: a.percent, reason_code: '95' }),
               tax_category: of.tax_category,
-              tax_rate: of.tax_rate,
+              tax_rate: of.tax_rate ?? 0,
               ...(of.tax_category === 'AE' ? { reverse_charge_rate: of.reverse_charge_rate } : {}),
             };
           });
@@ -249,7 +249,7 @@ describe('document taxes, a property through the API', () => {
   async function invoicingRecord(id: number) {
     const row = await invoicingDb('invoices').where({ id }).first();
     const lines = await invoicingDb('invoice_lines').where({ invoice_id: id }).orderBy('id');
-    const n = (v: string) => Number(v);
+    const n = (v: string | undefined) => Number(v);
     return {
       id,
       currency: row.currency,

@@ -6,8 +6,12 @@ import { currencyField } from './organization/schemas';
 /** EN 16931 VAT category of a line, allowance or charge (docs/invoicing.md "Taxes and rounding"). */
 export const taxCategoryField = z.enum(VAT_CATEGORIES);
 /** BT-121: a VATEX code (`VATEX-EU-IC`), checked against the CEF list by the tax rules. */
-const exemptionCode = optionalText(40).transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim().toUpperCase()));
-const exemptionReason = optionalText(500).transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+const exemptionCode = optionalText(40)
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim().toUpperCase()))
+  .optional();
+const exemptionReason = optionalText(500)
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+  .optional();
 
 /** The VAT fields of a line as entered: its category and exemption; the rules between them are the kernel's. */
 const lineTaxInput = {
@@ -56,7 +60,9 @@ export const allowanceChargeInput = z.object({
   percent: quantity({ min: 0 }).optional(),
   base_amount: quantity({ min: 0 }).optional(),
   reason: optionalText(500),
-  reason_code: optionalText(10).transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim())),
+  reason_code: optionalText(10)
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+    .optional(),
   tax_category: taxCategoryField.optional(),
   tax_rate: percentage(),
   tax_exemption_reason: exemptionReason,

@@ -1,6 +1,6 @@
-import { dec, toNumber } from '@bo/kernel';
+import { dec, decideDocumentTaxes, toNumber } from '@bo/kernel';
 import type { ResolvedLine } from '@bo/runtime';
-import { addToTotals, documentTooLarge, documentTotals, lineTooLarge, priceLine, validUntilBeforeDate } from './quotation-lines';
+import { documentTooLarge, documentTotals, lineTooLarge, priceLine, quotationLineAmounts, validUntilBeforeDate } from './quotation-lines';
 
 const line = (over: Partial<ResolvedLine> = {}): ResolvedLine => ({
   product_id: '1',
@@ -15,6 +15,7 @@ const line = (over: Partial<ResolvedLine> = {}): ResolvedLine => ({
   discount: '10',
   tax_rate: '15',
   tax_included: false,
+  tax_category: null,
   ...over,
 });
 
@@ -51,11 +52,16 @@ describe('quotation line arithmetic', () => {
     expect(amounts.total.toFixed(2)).toBe('258.75');
   });
 
-  it('adds a line to running totals exactly', () => {
-    const start = documentTotals([priceLine(line()).amounts]);
-    const next = addToTotals(start, priceLine(line({ quantity: '1', price: '0.1', discount: '0', tax_rate: '0' })).amounts);
-    expect(next.subtotal.toFixed(2)).toBe('225.10');
-    expect(next.total.toFixed(2)).toBe('258.85');
+  it("stores a line's amounts as the document's calculation gave them, its category and discount included", () => {
+    const decision = decideDocumentTaxes({ currency: 'EUR', parties: null, lines: [priceLine(line())] });
+    if (!decision.ok) throw new Error('refused');
+    expect(quotationLineAmounts(decision.document.lines[0]!)).toEqual({
+      tax_category: 'S',
+      subtotal: '225',
+      tax_amount: '33.75',
+      total: '258.75',
+      discount_amount: '25',
+    });
   });
 
   it('refuses amounts too large to stay exact', () => {
