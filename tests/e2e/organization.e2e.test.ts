@@ -44,6 +44,8 @@ describe('organization profile through the gateway', () => {
       bic: null,
       default_currency: null,
       time_zone: null,
+      rounding: 'line',
+      cash_rounding: null,
       logo_png: null,
       logo_sha256: null,
       logo_bytes: null,
@@ -69,6 +71,8 @@ describe('organization profile through the gateway', () => {
       bic: 'BNPAFRPP',
       default_currency: 'eur',
       time_zone: 'Europe/Paris',
+      rounding: 'document' as const,
+      cash_rounding: 0.05,
       logo_png: PNG.toString('base64'),
     };
     const first = await set(fields, 1, 'profile-1');

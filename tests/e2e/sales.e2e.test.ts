@@ -106,6 +106,10 @@ describe('sales through the gateway', () => {
     });
     expect(added.line_item).toEqual({
       id: expect.any(Number),
+      tax_category: 'S',
+      tax_exemption_reason: null,
+      tax_exemption_code: null,
+      reverse_charge_rate: null,
       quotation_id: q.id,
       product_id: String(gadgetId),
       variant_id: null,
@@ -133,6 +137,11 @@ describe('sales through the gateway', () => {
       discount_total: 25,
       quotation_total: 488.75,
       currency: 'USD',
+      vat_total: 63.75,
+      rounding_amount: 0,
+      tax_breakdown: [
+        { tax_category: 'S', tax_rate: 15, taxable_amount: 425, tax_amount: 63.75, exemption_reason: null, exemption_code: null },
+      ],
     });
     // The paths below are the point: the total on the create path, the edit and the list on the spec's trailing-slash list path, sent raw.
     const elsewhere = await sys.post('/sales/addline', { org_id: '1', quotation_id: q.id, calculate_total: true });
@@ -278,9 +287,10 @@ describe('sales through the gateway', () => {
           quotation_type: 'quotation',
           quotation_date: `${today}T10:00:00`,
           valid_until: later,
-          line_items: [{ ...specLine, tax_rate: undefined }],
+          // A line without tax_rate takes its product's default; one that names no VAT category is refused.
+          line_items: [{ ...specLine, tax_category: 'X' }],
         },
-        'line_items.0.tax_rate',
+        'line_items.0.tax_category',
       ],
       [{ action: 'add_line', quotation_id: q.id, ...specLine, tax_included: undefined }, 'tax_included'],
       [{ action: 'add_line', quotation_id: q.id, ...specLine, quantity: 'lots' }, 'quantity'],
