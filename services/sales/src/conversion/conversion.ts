@@ -285,6 +285,10 @@ export function sourceRequest(
     invoicestatus: 'draft',
     comments: q.comments ?? undefined,
     invoicereference: q.quotation_reference || q.quotation_number,
+    // Accepted by invoicing for compatibility and recomputed there; in cents, as the field takes them.
+    subtotal: dec(q.subtotal).toFixed(2),
+    tax_amount: dec(q.tax_amount).toFixed(2),
+    invoicetotal: dec(q.total).toFixed(2),
     sourcetype: 'quotation',
     sourceid: String(q.id),
     sourcenumber: q.quotation_number,
