@@ -177,16 +177,16 @@ export function decideTaxes(input: TaxDocumentInput, naming: FieldNaming = (f) =
 /** Amount columns (numeric(20, 4)) hold less than 10^16; a document stays well below. */
 export const MAX_DOCUMENT_AMOUNT = 1e15;
 
-/** Amount columns hold 4 decimals, whatever the currency's (JPY 0, EUR 2, BHD 3, CLF 4). */
-export const AMOUNT_SCALE = 4;
-
-/** A line's stored amounts from its calculation. */
-export function lineAmountColumns(line: LineTaxes): { tax_category: string; subtotal: string; tax_amount: string; total: string } {
+/** A line's stored amounts from its calculation, each with its currency's decimals (JPY 0, EUR 2, BHD 3, CLF 4). */
+export function lineAmountColumns(
+  line: LineTaxes,
+  places: number,
+): { tax_category: string; subtotal: string; tax_amount: string; total: string } {
   return {
     tax_category: line.tax_category,
-    subtotal: line.net.toFixed(),
-    tax_amount: line.tax.toFixed(),
-    total: line.gross.toFixed(),
+    subtotal: line.net.toFixed(places),
+    tax_amount: line.tax.toFixed(places),
+    total: line.gross.toFixed(places),
   };
 }
 
@@ -196,6 +196,7 @@ export function lineAmountColumns(line: LineTaxes): { tax_category: string; subt
  */
 export function documentTaxColumns(doc: TaxDocument, stored: readonly StoredAllowanceCharge[], context: TaxContext) {
   const t = doc.totals;
+  const places = doc.minor_unit;
   const allowances: StoredAllowanceCharge[] = stored.map((a, k) => {
     const c = doc.allowances_charges[k];
     return c
@@ -219,13 +220,13 @@ export function documentTaxColumns(doc: TaxDocument, stored: readonly StoredAllo
     exemption_code: b.exemption_code,
   }));
   return {
-    subtotal: t.tax_exclusive_amount.toFixed(),
-    tax_amount: t.payable_amount.minus(t.tax_exclusive_amount).toFixed(),
-    total: t.payable_amount.toFixed(),
-    allowance_total: t.allowance_total.toFixed(),
-    charge_total: t.charge_total.toFixed(),
-    vat_total: t.tax_total.toFixed(),
-    rounding_amount: t.rounding_amount.toFixed(),
+    subtotal: t.tax_exclusive_amount.toFixed(places),
+    tax_amount: t.payable_amount.minus(t.tax_exclusive_amount).toFixed(places),
+    total: t.payable_amount.toFixed(places),
+    allowance_total: t.allowance_total.toFixed(places),
+    charge_total: t.charge_total.toFixed(places),
+    vat_total: t.tax_total.toFixed(places),
+    rounding_amount: t.rounding_amount.toFixed(places),
     rounding: context.rounding,
     cash_rounding: context.cash_rounding,
     allowances_charges: JSON.stringify(allowances),

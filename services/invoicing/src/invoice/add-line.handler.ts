@@ -42,7 +42,7 @@ export const addLineHandler = handler(invoicing.addInvoiceLine, {
     const doc = computeInvoice(invoice, [...existing, line], context, (f) => (f.startsWith(added) ? f.slice(added.length) : f));
     const [stored] = (await ctx
       .db('invoice_lines')
-      .insert(lineColumns(ctx.orgId, invoice.id, line, doc.lines[existing.length]!))
+      .insert(lineColumns(ctx.orgId, invoice.id, line, doc.lines[existing.length]!, doc.minor_unit))
       .returning('*')) as LineRow[];
     const { row } = await storeTaxes(ctx.db, invoice, [...existing, stored as LineRow], doc, context);
     return {

@@ -63,7 +63,7 @@ export type NewInvoice = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'invoic
   > & { invoicedatetime: Date; invoicenumber?: string; allowances_charges?: StoredAllowanceCharge[] };
 
 /** The stored form of a line: the server's arithmetic (its taxes as the document's calculation gave them), whatever amounts the client sent. */
-export function lineColumns(orgId: number, invoiceId: number, line: LineValues, taxes: LineTaxes) {
+export function lineColumns(orgId: number, invoiceId: number, line: LineValues, taxes: LineTaxes, places: number) {
   return {
     org_id: orgId,
     invoice_id: invoiceId,
@@ -82,7 +82,7 @@ export function lineColumns(orgId: number, invoiceId: number, line: LineValues, 
     tax_exemption_reason: line.tax_exemption_reason ?? null,
     tax_exemption_code: line.tax_exemption_code ?? null,
     reverse_charge_rate: line.reverse_charge_rate ?? null,
-    ...lineAmountColumns(taxes),
+    ...lineAmountColumns(taxes, places),
   };
 }
 
@@ -110,7 +110,7 @@ export async function storeTaxes(
 ): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
   const changed: Array<{ line: LineRow; columns: ReturnType<typeof lineAmountColumns> }> = [];
   const updated = lines.map((line, i) => {
-    const columns = lineAmountColumns(doc.lines[i] as LineTaxes);
+    const columns = lineAmountColumns(doc.lines[i] as LineTaxes, doc.minor_unit);
     const same =
       line.tax_category === columns.tax_category &&
       dec(line.subtotal).equals(columns.subtotal) &&
@@ -181,7 +181,7 @@ export async function insertInvoice(
   }
   const lineRows = lines.length
     ? await trx('invoice_lines')
-        .insert(lines.map((l, i) => lineColumns(orgId, inserted.id, l, doc.lines[i] as LineTaxes)))
+        .insert(lines.map((l, i) => lineColumns(orgId, inserted.id, l, doc.lines[i] as LineTaxes, doc.minor_unit)))
         .returning<LineRow[]>('*')
     : [];
   if (!supplied) {

@@ -361,9 +361,9 @@ export const invoicingMigrations: Migration[] = [
            add column tax_exemption_reason text,
            add column tax_exemption_code varchar(40),
            add column reverse_charge_rate numeric(9, 4),
-           alter column subtotal type numeric(20, 4),
-           alter column tax_amount type numeric(20, 4),
-           alter column total type numeric(20, 4)`,
+           alter column subtotal type numeric,
+           alter column tax_amount type numeric,
+           alter column total type numeric`,
         [schema],
       );
       await trx.raw(`update ??.invoice_lines set tax_category = case when tax_rate > 0 then 'S' else 'Z' end`, [schema]);
@@ -379,10 +379,9 @@ export const invoicingMigrations: Migration[] = [
            add column exchange_rate numeric(18, 8),
            add column rounding varchar(8),
            add column cash_rounding numeric(14, 4),
-           alter column subtotal type numeric(20, 4),
-           alter column tax_amount type numeric(20, 4),
-           alter column invoicetotal type numeric(20, 4),
-           alter column amount_paid type numeric(20, 4)`,
+           alter column subtotal type numeric,
+           alter column tax_amount type numeric,
+           alter column invoicetotal type numeric`,
         [schema],
       );
       await trx.raw(

@@ -209,10 +209,10 @@ export const salesMigrations: Migration[] = [
            add column tax_exemption_reason text,
            add column tax_exemption_code varchar(40),
            add column reverse_charge_rate numeric(9, 4),
-           alter column subtotal type numeric(20, 4),
-           alter column tax_amount type numeric(20, 4),
-           alter column total type numeric(20, 4),
-           alter column discount_amount type numeric(20, 4)`,
+           alter column subtotal type numeric,
+           alter column tax_amount type numeric,
+           alter column total type numeric,
+           alter column discount_amount type numeric`,
         [schema],
       );
       await trx.raw(`update ??.quotation_lines set tax_category = case when tax_rate > 0 then 'S' else 'Z' end`, [schema]);
@@ -228,10 +228,10 @@ export const salesMigrations: Migration[] = [
            add column exchange_rate numeric(18, 8),
            add column rounding varchar(8),
            add column cash_rounding numeric(14, 4),
-           alter column subtotal type numeric(22, 4),
-           alter column tax_amount type numeric(22, 4),
-           alter column discount_total type numeric(22, 4),
-           alter column total type numeric(22, 4)`,
+           alter column subtotal type numeric,
+           alter column tax_amount type numeric,
+           alter column discount_total type numeric,
+           alter column total type numeric`,
         [schema],
       );
       await trx.raw(

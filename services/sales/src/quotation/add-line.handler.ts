@@ -60,7 +60,7 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, {
       ]);
     const [stored] = (await ctx
       .db('quotation_lines')
-      .insert(lineRow(ctx.orgId, q.id, line, doc.lines[existing.length]!))
+      .insert(lineRow(ctx.orgId, q.id, line, doc.lines[existing.length]!, doc.minor_unit))
       .returning('*')) as LineRow[];
     const row = await storeQuotationTaxes(ctx.db, q, [...existing, stored as LineRow], doc, context, {
       line_count: q.line_count + 1,

@@ -101,7 +101,7 @@ export const createQuotationHandler = handler(sales.createQuotation, {
     const stored = lines.length
       ? ((await ctx
           .db('quotation_lines')
-          .insert(lines.map((l, i) => lineRow(ctx.orgId, quotation.id, l, doc.lines[i]!)))
+          .insert(lines.map((l, i) => lineRow(ctx.orgId, quotation.id, l, doc.lines[i]!, doc.minor_unit)))
           .returning('*')) as LineRow[])
       : [];
     if (parties && sentParties) {

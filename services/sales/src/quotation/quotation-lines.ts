@@ -74,6 +74,6 @@ export function validUntilBeforeDate(quotationDate: string, validUntil: string):
 }
 
 /** A line's stored amounts as the quotation's calculation gave them, its discount's included. */
-export function quotationLineAmounts(taxes: LineTaxes) {
-  return { ...lineAmountColumns(taxes), discount_amount: taxes.discount_amount.toFixed() };
+export function quotationLineAmounts(taxes: LineTaxes, places: number) {
+  return { ...lineAmountColumns(taxes, places), discount_amount: taxes.discount_amount.toFixed(places) };
 }

@@ -55,12 +55,12 @@ describe('quotation line arithmetic', () => {
   it("stores a line's amounts as the document's calculation gave them, its category and discount included", () => {
     const decision = decideDocumentTaxes({ currency: 'EUR', parties: null, lines: [priceLine(line())] });
     if (!decision.ok) throw new Error('refused');
-    expect(quotationLineAmounts(decision.document.lines[0]!)).toEqual({
+    expect(quotationLineAmounts(decision.document.lines[0]!, 2)).toEqual({
       tax_category: 'S',
-      subtotal: '225',
+      subtotal: '225.00',
       tax_amount: '33.75',
       total: '258.75',
-      discount_amount: '25',
+      discount_amount: '25.00',
     });
   });
 

@@ -92,7 +92,7 @@ export function toListRecord(row: ListRow, today: string): sales.QuotationListRe
 }
 
 /** The stored form of a priced line, with the amounts the quotation's calculation gave it. */
-export function lineRow(orgId: number, quotationId: number, l: PricedLine, taxes: LineTaxes): Omit<LineRow, 'id'> {
+export function lineRow(orgId: number, quotationId: number, l: PricedLine, taxes: LineTaxes, places: number): Omit<LineRow, 'id'> {
   return {
     org_id: orgId,
     quotation_id: quotationId,
@@ -111,6 +111,6 @@ export function lineRow(orgId: number, quotationId: number, l: PricedLine, taxes
     tax_exemption_reason: l.tax_exemption_reason ?? null,
     tax_exemption_code: l.tax_exemption_code ?? null,
     reverse_charge_rate: l.reverse_charge_rate ?? null,
-    ...quotationLineAmounts(taxes),
+    ...quotationLineAmounts(taxes, places),
   };
 }

@@ -40,7 +40,7 @@ export function computeQuotation(
 export function quotationTaxColumns(doc: TaxDocument, q: Pick<QuotationRow, 'allowances_charges'>, context: TaxContext) {
   return {
     ...documentTaxColumns(doc, q.allowances_charges, context),
-    discount_total: sum(doc.lines.map((l) => l.discount_amount)).toFixed(),
+    discount_total: sum(doc.lines.map((l) => l.discount_amount)).toFixed(doc.minor_unit),
   };
 }
 
@@ -57,7 +57,7 @@ export async function storeQuotationTaxes(
   extra: Record<string, unknown> = {},
 ): Promise<QuotationRow> {
   const changed = lines.flatMap((line, i) => {
-    const columns = quotationLineAmounts(doc.lines[i] as LineTaxes);
+    const columns = quotationLineAmounts(doc.lines[i] as LineTaxes, doc.minor_unit);
     const same =
       line.tax_category === columns.tax_category &&
       dec(line.subtotal).equals(columns.subtotal) &&
