@@ -1,7 +1,14 @@
 import { catalogEvents, catalogOperations } from './catalog';
 import type { EventDef } from './events';
 import { integrationsEvents, integrationsOperations } from './integrations';
-import { invoicingEvents, invoicingOperations, paymentEvents, paymentOperations } from './invoicing';
+import {
+  exchangeRateOperations,
+  invoicingEvents,
+  invoicingOperations,
+  paymentEvents,
+  paymentOperations,
+  reportOperations,
+} from './invoicing';
 import { domainPrefix, type Operation, selectorRank, describeSelector } from './operation';
 import { organizationEvents, organizationOperations } from './organization';
 import { partnersEvents, partnersOperations } from './partners';
@@ -16,6 +23,8 @@ const catalogue = [
   ...salesOperations,
   ...invoicingOperations,
   ...paymentOperations,
+  ...exchangeRateOperations,
+  ...reportOperations,
   ...integrationsOperations,
 ];
 export const operations: readonly Operation[] = catalogue;

@@ -10,6 +10,10 @@ import { registerPaymentHandler } from './invoice/register-payment.handler';
 import { renderInvoiceHandler } from './invoice/render-invoice.handler';
 import { validateInvoiceHandler } from './invoice/validate-invoice.handler';
 import { invoicingMigrations } from './migrations';
+import { deleteExchangeRateHandler } from './exchange-rate/delete-exchange-rate.handler';
+import { listExchangeRatesHandler } from './exchange-rate/list-exchange-rates.handler';
+import { setExchangeRateHandler } from './exchange-rate/set-exchange-rate.handler';
+import { runReportHandler } from './reports/run-report.handler';
 import { openInvoicesHandler } from './partners/open-invoices.handler';
 import { allocatePaymentHandler } from './payments/allocate-payment.handler';
 import { createPaymentHandler } from './payments/create-payment.handler';
@@ -56,6 +60,10 @@ export const invoicingService: ServiceDefinition = {
     listPaymentsHandler,
     getPaymentHandler,
     writeOffInvoiceHandler,
+    setExchangeRateHandler,
+    listExchangeRatesHandler,
+    deleteExchangeRateHandler,
+    runReportHandler,
   ],
   subscriptions: [
     partnerDirectoryConsumer('invoicing.partners'),

@@ -4,3 +4,5 @@ export * from './operations';
 export * from './events';
 export * from './render';
 export * from './payments';
+export * from './exchange-rates';
+export * from './reports';

@@ -1,0 +1,41 @@
+import type { invoicing, RequestOf } from '@bo/contracts';
+import type { Knex } from '@bo/runtime';
+import { accountsFor } from '../domain/journal';
+import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
+import { vatReportFigures, type VatAccounts, type VatLineGroup } from './vat-rows';
+
+/** The VAT accounts validation posts to: a sale's tax account and a purchase's. */
+export const VAT_ACCOUNTS: VatAccounts = {
+  output: accountsFor('invoiceout', {}).tax,
+  input: accountsFor('invoicein', {}).tax,
+};
+
+/**
+ * The VAT report of a period: the VAT lines of the journal entries of documents validated with a
+ * date in it (the entry's date is the document's, the organization's local date), summed in one
+ * statement (one snapshot), then laid out by `vatReportFigures`.
+ */
+export async function vatReport(db: Knex, orgId: number, req: RequestOf<typeof invoicing.runReport>): Promise<invoicing.VatReportReply> {
+  const groups = (await db('journal_entries as e')
+    .join('journal_lines as l', 'l.entry_id', 'e.id')
+    .join('invoices as i', 'i.id', 'e.invoice_id')
+    .where({ 'e.org_id': orgId, 'e.kind': 'invoice' })
+    .whereBetween('e.journaldate', [req.date_from, req.date_to])
+    .whereIn('l.account', [VAT_ACCOUNTS.output, VAT_ACCOUNTS.input])
+    .groupBy('i.invoicetype', 'l.account', 'l.tax_category', 'l.tax_rate')
+    .select('i.invoicetype', 'l.account', 'l.tax_category', 'l.tax_rate')
+    .select(
+      db.raw('sum(l.debit) as debit'),
+      db.raw('sum(l.credit) as credit'),
+      db.raw('coalesce(sum(abs(l.tax_base)), 0) as base'),
+    )) as VatLineGroup[];
+  const figures = vatReportFigures(groups, VAT_ACCOUNTS);
+  return {
+    message: figures.rows.length ? 'VAT report computed successfully' : 'No VAT posted in the period',
+    report: 'vat',
+    date_from: req.date_from,
+    date_to: req.date_to,
+    currency: await accountingCurrency(db, orgId),
+    ...figures,
+  };
+}
