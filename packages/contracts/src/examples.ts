@@ -1299,6 +1299,86 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
       },
     ),
     step(
+      'invoicing.report.run',
+      { ...reader, report: 'vat', date_from: today, date_to: today },
+      {
+        message: 'VAT report computed successfully',
+        report: 'vat',
+        date_from: today,
+        date_to: today,
+        currency: 'EUR',
+        rows: [{ direction: 'sales', tax_category: null, tax_rate: null, base: 0, tax: 19.32 }],
+        totals: { output_tax: 19.32, input_tax: 0, net_payable: 19.32 },
+      },
+    ),
+    step(
+      'invoicing.exchange_rate.set',
+      { ...writer, action: 'set', currency: 'USD', date: today, rate: 0.9234 },
+      {
+        message: 'Exchange rate set successfully',
+        exchange_rate: {
+          id: 1,
+          currency: 'USD',
+          date: today,
+          rate: 0.9234,
+          accounting_currency: 'EUR',
+          created_at: `${today}T20:43:18`,
+          updated_at: `${today}T20:43:18`,
+        },
+      },
+    ),
+    step(
+      'invoicing.exchange_rate.set',
+      { ...writer, action: 'set', currency: 'GBP', date: today, rate: '1.1612' },
+      {
+        message: 'Exchange rate set successfully',
+        exchange_rate: {
+          id: 2,
+          currency: 'GBP',
+          date: today,
+          rate: 1.1612,
+          accounting_currency: 'EUR',
+          created_at: `${today}T20:43:18`,
+          updated_at: `${today}T20:43:18`,
+        },
+      },
+    ),
+    step(
+      'invoicing.exchange_rate.list',
+      { ...reader, action: 'list', currency: 'USD', date_to: today },
+      {
+        message: 'Exchange rates retrieved successfully',
+        exchange_rates: [
+          {
+            id: 1,
+            currency: 'USD',
+            date: today,
+            rate: 0.9234,
+            accounting_currency: 'EUR',
+            created_at: `${today}T20:43:18`,
+            updated_at: `${today}T20:43:18`,
+          },
+        ],
+        pagination: { page_number: 1, page_size: 25, total_items: 1, total_pages: 1, has_next: false, has_previous: false },
+      },
+    ),
+    step(
+      'invoicing.exchange_rate.delete',
+      { ...writer, action: 'delete', currency: 'GBP', date: today },
+      {
+        message: 'Exchange rate deleted successfully',
+        exchange_rate: {
+          id: 2,
+          currency: 'GBP',
+          date: today,
+          rate: 1.1612,
+          accounting_currency: 'EUR',
+          created_at: `${today}T20:43:18`,
+          updated_at: `${today}T20:43:18`,
+        },
+      },
+    ),
+    step(
       'invoicing.invoice.cancel',
       { ...writer, id: 1, cancel_invoice: true },
       { message: 'Invoice INV-00001 cancelled successfully', invoice: { id: 1, invoicenumber: 'INV-00001', invoicestatus: 'cancelled' } },
