@@ -82,7 +82,9 @@ describe('invoicing service: the VAT report', () => {
 
   it('answers rows by direction, category and rate, credit notes negative, and totals the VAT accounts', async () => {
     await posted(1, 'invoiceout', '2026-01-10', [
-      { account: '4000 Sales Revenue', credit: '225.00' },
+      // Revenue lines carry their category and rate too; a zero-rated one posts no VAT line, so its base is read from it.
+      { account: '4000 Sales Revenue', credit: '225.00', tax_category: 'S', tax_rate: '15', tax_base: '225.00' },
+      { account: '4000 Sales Revenue', credit: '40.00', tax_category: 'Z', tax_rate: '0', tax_base: '40.00' },
       { account: OUTPUT, credit: '33.75', tax_category: 'S', tax_rate: '15', tax_base: '225.00' },
       { account: OUTPUT, credit: '0', tax_category: 'K', tax_rate: '0', tax_base: '80.00' },
     ]);
@@ -96,7 +98,7 @@ describe('invoicing service: the VAT report', () => {
     ]);
     // A reverse-charge purchase self-assesses: input and output VAT, net zero.
     await posted(1, 'invoicein', '2026-01-31', [
-      { account: '5000 Purchases', debit: '500.00' },
+      { account: '5000 Purchases', debit: '500.00', tax_category: 'AE', tax_rate: '0', tax_base: '500.00' },
       { account: INPUT, debit: '105.00', tax_category: 'AE', tax_rate: '21', tax_base: '500.00' },
       { account: OUTPUT, credit: '105.00', tax_category: 'AE', tax_rate: '21', tax_base: '500.00' },
     ]);
@@ -124,6 +126,7 @@ describe('invoicing service: the VAT report', () => {
       currency: 'EUR',
       rows: [
         { direction: 'sales', tax_category: 'S', tax_rate: 15, base: 125, tax: 18.75 },
+        { direction: 'sales', tax_category: 'Z', tax_rate: 0, base: 40, tax: 0 },
         { direction: 'sales', tax_category: 'K', tax_rate: 0, base: 80, tax: 0 },
         { direction: 'purchases', tax_category: 'S', tax_rate: 20, base: 90, tax: 18 },
         { direction: 'purchases', tax_category: 'AE', tax_rate: 21, base: 500, tax: 105 },

@@ -10,13 +10,16 @@ export interface VatAccounts {
 }
 
 /**
- * The journal's VAT lines of a period summed by document type, account, category and rate: the
- * journal's own figures, in the accounting currency. `base` sums the lines' taxable amounts as the
- * documents state them (never signed by debit or credit).
+ * The journal lines of a period the VAT report reads, summed by document type, account, category and
+ * rate: the journal's own figures, in the accounting currency. `account` is the VAT account of a VAT
+ * line, or null for a revenue or expense line tagged with the category and rate it carries, of an
+ * entry that posted no VAT line for them (a category and rate bearing no VAT, zero rated say, posts
+ * none: its base is read from those). `base` sums the lines' taxable amounts as the documents state
+ * them (never signed by debit or credit).
  */
 export interface VatLineGroup {
   invoicetype: invoicing.InvoiceType;
-  account: string;
+  account: string | null;
   tax_category: string | null;
   tax_rate: DecimalLike | null;
   debit: DecimalLike;
@@ -33,7 +36,7 @@ const SALES: ReadonlySet<invoicing.InvoiceType> = new Set(['invoiceout', 'credit
 const CREDIT_NOTES: ReadonlySet<invoicing.InvoiceType> = new Set(['creditout', 'creditin']);
 
 /**
- * The VAT report of a period from its VAT lines (docs/invoicing.md, "VAT report"):
+ * The VAT report of a period from its journal lines (docs/invoicing.md, "VAT report"):
  *
  * - the totals are the VAT accounts' movements, nothing else: output_tax = credits − debits of the
  *   output account, input_tax = debits − credits of the input account, so they equal the journal to
@@ -41,9 +44,12 @@ const CREDIT_NOTES: ReadonlySet<invoicing.InvoiceType> = new Set(['creditout', '
  * - a row per direction (the document's: sales or purchases), category and rate, with the base and
  *   the VAT its direction's own account posted (output for sales, input for purchases), credit notes
  *   negative;
+ * - a document's category and rate that posted no VAT line (zero rated, exempt, intra-community,
+ *   export: no VAT, so no line) counts the base of the revenue or expense lines tagged with it;
  * - a reverse-charge purchase posts the same VAT to both accounts (self-assessed): its row (purchases,
- *   `AE`) shows it once, as input VAT, and the totals count it in output_tax and input_tax alike. So
- *   output_tax = Σ sales rows' tax + the self-assessed VAT, input_tax = Σ purchases rows' tax.
+ *   `AE`, the self-assessed rate) shows it once, as input VAT, and the totals count it in output_tax
+ *   and input_tax alike. So output_tax = Σ sales rows' tax + the self-assessed VAT, input_tax = Σ
+ *   purchases rows' tax. Its expense line (`AE` at 0 %) adds no row: the VAT lines carry its base.
  *   A VAT line on the other account whose category and rate have no row of their own still makes
  *   one, with its base and no VAT.
  */
@@ -70,11 +76,17 @@ export function vatReportFigures(groups: readonly VatLineGroup[], accounts: VatA
   };
 
   const onOtherAccount: Array<[Direction, VatLineGroup]> = [];
+  const tagged: Array<[Direction, VatLineGroup]> = [];
   for (const g of groups) {
+    const direction: Direction = SALES.has(g.invoicetype) ? 'sales' : 'purchases';
+    if (g.account === null) {
+      // A purchase's reverse charge: its VAT lines carry the base, at the self-assessed rate.
+      if (!(direction === 'purchases' && g.tax_category === 'AE')) tagged.push([direction, g]);
+      continue;
+    }
     const outputTax = dec(g.credit).minus(dec(g.debit));
     if (g.account === accounts.output) output = output.plus(outputTax);
     if (g.account === accounts.input) input = input.plus(outputTax.negated());
-    const direction: Direction = SALES.has(g.invoicetype) ? 'sales' : 'purchases';
     const own = direction === 'sales' ? accounts.output : accounts.input;
     if (g.account !== own) {
       onOtherAccount.push([direction, g]);
@@ -87,6 +99,10 @@ export function vatReportFigures(groups: readonly VatLineGroup[], accounts: VatA
   const withOwnVat = new Set(rows.keys());
   for (const [direction, g] of onOtherAccount) {
     if (withOwnVat.has(keyOf(direction, g))) continue;
+    const row = rowOf(direction, g);
+    row.base = row.base.plus(signedBase(g));
+  }
+  for (const [direction, g] of tagged) {
     const row = rowOf(direction, g);
     row.base = row.base.plus(signedBase(g));
   }

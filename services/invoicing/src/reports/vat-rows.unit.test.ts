@@ -61,6 +61,27 @@ describe('the VAT report figures', () => {
     ]);
   });
 
+  it('reads the base of a category that posted no VAT line from the revenue or expense lines tagged with it', () => {
+    const figures = vatReportFigures(
+      [
+        group({ invoicetype: 'invoiceout', account: null, tax_category: 'Z', tax_rate: '0', credit: '40.00', base: '40.00' }),
+        group({ invoicetype: 'creditout', account: null, tax_category: 'Z', tax_rate: '0', debit: '10.00', base: '10.00' }),
+        group({ invoicetype: 'invoicein', account: null, tax_category: 'E', tax_rate: '0', debit: '25.00', base: '25.00' }),
+        // A reverse-charge bill's expense line: its self-assessed VAT lines carry the base.
+        group({ invoicetype: 'invoicein', account: null, tax_category: 'AE', tax_rate: '0', debit: '100.00', base: '100.00' }),
+        group({ invoicetype: 'invoicein', account: accounts.input, tax_category: 'AE', tax_rate: '21', debit: '21.00', base: '100.00' }),
+        group({ invoicetype: 'invoicein', account: accounts.output, tax_category: 'AE', tax_rate: '21', credit: '21.00', base: '100.00' }),
+      ],
+      accounts,
+    );
+    expect(figures.rows).toEqual([
+      { direction: 'sales', tax_category: 'Z', tax_rate: 0, base: 30, tax: 0 },
+      { direction: 'purchases', tax_category: 'E', tax_rate: 0, base: 25, tax: 0 },
+      { direction: 'purchases', tax_category: 'AE', tax_rate: 21, base: 100, tax: 21 },
+    ]);
+    expect(figures.totals).toEqual({ output_tax: 21, input_tax: 21, net_payable: 0 });
+  });
+
   it('answers nothing for a period without VAT', () => {
     expect(vatReportFigures([], accounts)).toEqual({ rows: [], totals: { output_tax: 0, input_tax: 0, net_payable: 0 } });
   });

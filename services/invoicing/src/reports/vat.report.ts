@@ -12,19 +12,40 @@ export const VAT_ACCOUNTS: VatAccounts = {
 
 /**
  * The VAT report of a period: the VAT lines of the journal entries of documents validated with a
- * date in it (the entry's date is the document's, the organization's local date), summed in one
- * statement (one snapshot), then laid out by `vatReportFigures`.
+ * date in it (the entry's date is the document's, the organization's local date), and the tagged
+ * revenue and expense lines of the categories and rates that posted none, summed in one statement
+ * (one snapshot), then laid out by `vatReportFigures`.
  */
 export async function vatReport(db: Knex, orgId: number, req: RequestOf<typeof invoicing.runReport>): Promise<invoicing.VatReportReply> {
+  const { output, input } = VAT_ACCOUNTS;
   const groups = (await db('journal_entries as e')
     .join('journal_lines as l', 'l.entry_id', 'e.id')
     .join('invoices as i', 'i.id', 'e.invoice_id')
     .where({ 'e.org_id': orgId, 'e.kind': 'invoice' })
     .whereBetween('e.journaldate', [req.date_from, req.date_to])
-    .whereIn('l.account', [VAT_ACCOUNTS.output, VAT_ACCOUNTS.input])
-    .groupBy('i.invoicetype', 'l.account', 'l.tax_category', 'l.tax_rate')
-    .select('i.invoicetype', 'l.account', 'l.tax_category', 'l.tax_rate')
+    .where((w) =>
+      w
+        .whereIn('l.account', [output, input])
+        .orWhere((tagged) =>
+          tagged
+            .whereNotNull('l.tax_category')
+            .whereNotExists((vat) =>
+              vat
+                .select(db.raw('1'))
+                .from('journal_lines as v')
+                .whereRaw('v.entry_id = l.entry_id')
+                .whereIn('v.account', [output, input])
+                .whereRaw('v.tax_category is not distinct from l.tax_category and v.tax_rate is not distinct from l.tax_rate'),
+            ),
+        ),
+    )
+    // By the first four columns selected: document type, VAT account (or none), category, rate.
+    .groupByRaw('1, 2, 3, 4')
     .select(
+      'i.invoicetype',
+      db.raw('case when l.account in (?, ?) then l.account end as account', [output, input]),
+      'l.tax_category',
+      'l.tax_rate',
       db.raw('sum(l.debit) as debit'),
       db.raw('sum(l.credit) as credit'),
       db.raw('coalesce(sum(abs(l.tax_base)), 0) as base'),
