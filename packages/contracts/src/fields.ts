@@ -226,11 +226,11 @@ export const percentage = () =>
   );
 
 /**
- * An exchange rate: units of one currency per unit of another, above 0 and below 10^5 with up to 10
- * decimal places, so every value (15 significant digits at most) is exact as a JSON number too.
+ * An exchange rate: units of one currency per unit of another, above 0 and below 10^8 with up to 10
+ * decimal places (a rate of more than 15 digits comes as a string: a JSON number would not hold it).
  */
 export const exchangeRate = () =>
-  documented(decimalIn({ positive: true, maxScale: 10, max: 1e5 }), decimalJsonSchema({ positive: true, maxScale: 10, max: 1e5 }));
+  documented(decimalIn({ positive: true, maxScale: 10, max: 1e8 }), decimalJsonSchema({ positive: true, maxScale: 10, max: 1e8 }));
 
 /**
  * Every real calendar day from 1900-01-01 to 9999-12-31 as a pattern, leap days included, so that

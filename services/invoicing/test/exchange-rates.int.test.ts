@@ -48,7 +48,7 @@ describe('invoicing service: exchange rates', () => {
       [await set('GBP', '2026-03-02', 0), 'validation_failed', 'rate'],
       [await set('GBP', '2026-03-02', '-1.5'), 'validation_failed', 'rate'],
       [await set('GBP', '2026-03-02', '0.00000000001'), 'validation_failed', 'rate'],
-      [await set('GBP', '2026-03-02', '100000'), 'validation_failed', 'rate'],
+      [await set('GBP', '2026-03-02', '100000000'), 'validation_failed', 'rate'],
       [await call('list', { date_from: '2026-03-03', date_to: '2026-03-02' }), 'validation_failed', 'date_from'],
     ] as const;
     for (const [reply, code, field] of refusals) {

@@ -432,7 +432,7 @@ export const invoicingMigrations: Migration[] = [
         t.integer('org_id').notNullable();
         t.string('currency', 3).notNullable();
         t.date('rate_date').notNullable();
-        t.decimal('rate', 15, 10).notNullable();
+        t.decimal('rate', 18, 10).notNullable();
         t.string('accounting_currency', 3).notNullable();
         t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
         t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
