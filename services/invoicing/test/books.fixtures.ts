@@ -19,6 +19,8 @@ export const organizationProfile = (org_id: number, default_currency: string | n
   bic: null,
   default_currency,
   time_zone: null,
+  rounding: 'line',
+  cash_rounding: null,
   logo_sha256: null,
   logo_bytes: null,
   updated_at: '2026-03-01T00:00:00',

@@ -451,8 +451,8 @@ export const invoicingMigrations: Migration[] = [
       await trx.raw('create index journal_entries_org_kind_date on ??.journal_entries (org_id, kind, journaldate)', [schema]);
       await trx.raw(
         `with document_rates as (
-           select invoice_id, count(distinct tax_rate) as rates, min(tax_rate) as rate, sum(subtotal) as base,
-                  coalesce(sum(subtotal) filter (where tax_rate <> 0), 0) as taxed_base
+           select invoice_id, count(distinct tax_rate) as rates, min(tax_rate) as rate, round(sum(subtotal), 2) as base,
+                  round(coalesce(sum(subtotal) filter (where tax_rate <> 0), 0), 2) as taxed_base
              from ??.invoice_lines group by invoice_id)
          update ??.journal_lines jl
             set tax_category = case when d.rates = 1 then case when d.rate > 0 then 'S' else 'Z' end end,
