@@ -18,30 +18,27 @@ export const VAT_ACCOUNTS: VatAccounts = {
  */
 export async function vatReport(db: Knex, orgId: number, req: RequestOf<typeof invoicing.runReport>): Promise<invoicing.VatReportReply> {
   const { output, input } = VAT_ACCOUNTS;
-  const groups = (await db('journal_entries as e')
+  const groups: VatLineGroup[] = await db('journal_entries as e')
     .join('journal_lines as l', 'l.entry_id', 'e.id')
     .join('invoices as i', 'i.id', 'e.invoice_id')
     .where({ 'e.org_id': orgId, 'e.kind': 'invoice' })
     .whereBetween('e.journaldate', [req.date_from, req.date_to])
-    .where((w) =>
-      w
-        .whereIn('l.account', [output, input])
-        .orWhere((tagged) =>
-          tagged
-            .whereNotNull('l.tax_category')
-            .whereNotExists((vat) =>
-              vat
-                .select(db.raw('1'))
-                .from('journal_lines as v')
-                .whereRaw('v.entry_id = l.entry_id')
-                .whereIn('v.account', [output, input])
-                .whereRaw('v.tax_category is not distinct from l.tax_category and v.tax_rate is not distinct from l.tax_rate'),
-            ),
-        ),
-    )
+    .where((w) => {
+      void w.whereIn('l.account', [output, input]).orWhere((tagged) => {
+        // A revenue or expense line tagged with a category and rate its entry posted no VAT line for.
+        void tagged.whereNotNull('l.tax_category').whereNotExists((vat) => {
+          void vat
+            .select(db.raw('1'))
+            .from('journal_lines as v')
+            .whereRaw('v.entry_id = l.entry_id')
+            .whereIn('v.account', [output, input])
+            .whereRaw('v.tax_category is not distinct from l.tax_category and v.tax_rate is not distinct from l.tax_rate');
+        });
+      });
+    })
     // By the first four columns selected: document type, VAT account (or none), category, rate.
     .groupByRaw('1, 2, 3, 4')
-    .select(
+    .select<VatLineGroup[]>(
       'i.invoicetype',
       db.raw('case when l.account in (?, ?) then l.account end as account', [output, input]),
       'l.tax_category',
@@ -49,7 +46,7 @@ export async function vatReport(db: Knex, orgId: number, req: RequestOf<typeof i
       db.raw('sum(l.debit) as debit'),
       db.raw('sum(l.credit) as credit'),
       db.raw('coalesce(sum(abs(l.tax_base)), 0) as base'),
-    )) as VatLineGroup[];
+    );
   const figures = vatReportFigures(groups, VAT_ACCOUNTS);
   return {
     message: figures.rows.length ? 'VAT report computed successfully' : 'No VAT posted in the period',
