@@ -217,8 +217,9 @@ describe('invoicing service: the VAT report', () => {
         const second = body(await report({ date_from: next, date_to: to }, org));
         for (const total of ['output_tax', 'input_tax', 'net_payable'] as const)
           expect(dec(first.totals[total]).plus(second.totals[total]).toNumber()).toBe(whole.totals[total]);
-        const bases = (r: { rows: Array<{ base: number; tax: number }> }) => sum(r.rows.map((x) => dec(x.base)));
-        const taxes = (r: { rows: Array<{ base: number; tax: number }> }) => sum(r.rows.map((x) => dec(x.tax)));
+        type Figures = { rows: Array<{ base: number; tax: number }> };
+        const bases = (r: Record<string, any>) => sum((r as Figures).rows.map((x) => dec(x.base)));
+        const taxes = (r: Record<string, any>) => sum((r as Figures).rows.map((x) => dec(x.tax)));
         expect(bases(first).plus(bases(second)).toNumber()).toBe(bases(whole).toNumber());
         expect(taxes(first).plus(taxes(second)).toNumber()).toBe(taxes(whole).toNumber());
       }),
