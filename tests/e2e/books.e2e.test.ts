@@ -45,6 +45,45 @@ describe('the books through the gateway: exchange rates and the VAT report', () 
     expect([gone.status, gone.code]).toEqual([400, 'not_found']);
   });
 
+  it("posts a document in another currency at the table's rate on or before its date, and refuses it by name without one", async () => {
+    const partner = (
+      await sys.client.partners.partner.create({
+        org_id: '1',
+        userid: 'u1',
+        action: 'create',
+        partnername: 'Canadian Client',
+        partner_type: 'customer',
+      })
+    ).partner;
+    const product = (
+      await sys.client.catalog.product.create({ org_id: '1', userid: 'u1', name: 'Consulting', type: 'service', price: 100 })
+    ).product;
+    const { invoice } = await eventually(() =>
+      sys.client.invoicing.invoice.create({
+        org_id: '1',
+        userid: 'u1',
+        invoicetype: 'invoiceout',
+        partner: partner.id,
+        currency: 'CAD',
+        invoicedatetime: '2026-06-10T10:00:00',
+        line_items: [{ product_id: product.id, quantity: 1, price: 100, tax_rate: 20, tax_included: false }],
+      }),
+    );
+    const validate = () => sys.client.invoicing.invoice.validate({ org_id: '1', userid: 'u1', id: invoice.id, validate_invoice: true });
+    // A rate after the invoice date does not apply to it.
+    await rates().set({ org_id: '1', userid: 'u1', action: 'set', currency: 'CAD', date: '2026-06-11', rate: 0.6 });
+    const none = await refusal(validate());
+    expect([none.status, none.code, none.errors?.map((e) => e.field)]).toEqual([400, 'validation_failed', ['exchange_rate']]);
+    await rates().set({ org_id: '1', userid: 'u1', action: 'set', currency: 'CAD', date: '2026-06-01', rate: 0.5 });
+    const validated = await validate();
+    // 120.00 CAD at 0.5: the journal posts 60.00 EUR, and the VAT report 10.00 EUR of VAT on a base of 50.00.
+    const balances = await sys.client.invoicing.invoice.balances({ org_id: '1', id: invoice.id });
+    expect(balances.invoices[0]?.journals.map((j) => [j.id, j.amount])).toEqual([[validated.invoice.journal_entry_id, 60]]);
+    const june = await sys.client.invoicing.report.run({ org_id: '1', report: 'vat', date_from: '2026-06-01', date_to: '2026-06-30' });
+    expect(june.rows).toEqual([{ direction: 'sales', tax_category: 'S', tax_rate: 20, base: 50, tax: 10 }]);
+    expect(june.totals).toEqual({ output_tax: 10, input_tax: 0, net_payable: 10 });
+  });
+
   it('reports the VAT of validated invoices and credit notes, equal to what the journal posted', async () => {
     const partner = (
       await sys.client.partners.partner.create({ org_id: '1', userid: 'u1', action: 'create', partnername: 'Client', partner_type: 'both' })

@@ -1307,7 +1307,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
         date_from: today,
         date_to: today,
         currency: 'EUR',
-        rows: [{ direction: 'sales', tax_category: null, tax_rate: null, base: 0, tax: 19.32 }],
+        rows: [{ direction: 'sales', tax_category: 'S', tax_rate: 23, base: 84, tax: 19.32 }],
         totals: { output_tax: 19.32, input_tax: 0, net_payable: 19.32 },
       },
     ),

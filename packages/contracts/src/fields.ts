@@ -212,12 +212,6 @@ export const money = (opts: { min?: number; positive?: boolean } = {}) =>
  */
 export const quantity = (opts: { min?: number; positive?: boolean } = {}) =>
   documented(decimalIn({ ...opts, maxScale: 4, max: 1e10 }), decimalJsonSchema({ ...opts, maxScale: 4, max: 1e10 }));
-/**
- * An exchange rate: units of the accounting currency per unit of the document's, above 0, with up to
- * 8 decimal places, below 10^8.
- */
-export const exchangeRate = () =>
-  documented(decimalIn({ positive: true, maxScale: 8, max: 1e8 }), decimalJsonSchema({ positive: true, maxScale: 8, max: 1e8 }));
 /** Percentages (tax rate, discount): 0 to 100 with up to 4 decimal places. */
 export const percentage = () =>
   documented(

@@ -13,6 +13,7 @@ import {
   type Knex,
 } from '@bo/runtime';
 import { accountsFor, invoiceEntryLines, type Conversion } from '../domain/journal';
+import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import { assertCreditAvailable } from './credit-check';
 import { assertCreditable } from './credit-link';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
@@ -86,6 +87,8 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
       ...frozen,
       validated_at: ctx.db.fn.now(),
       ...(settled ? { paid_at: ctx.db.fn.now() } : {}),
+      // The table's rate it was posted at, kept with the issued invoice.
+      ...(conversion?.taken ? { exchange_rate: conversion.rate } : {}),
     });
     const posted = row as InvoiceRow;
     await recordEvent(ctx.db, invoicing.invoiceValidated.type, ctx.orgId, {
@@ -141,24 +144,27 @@ function entryFigures(doc: TaxDocument, selfAssessedTax: ReturnType<typeof selfA
 
 /**
  * How the journal converts a document in another currency than the organization's: at the
- * invoice's `exchange_rate`. Without one the validation is refused by name.
+ * invoice's `exchange_rate`, else at the organization's rate for the currency on the invoice date
+ * (the latest on or before it, docs/invoicing.md "Exchange rates"), which the invoice then keeps.
+ * With neither the validation is refused by name.
  */
 async function conversionOf(
-  _db: Knex,
-  _orgId: number,
+  db: Knex,
+  orgId: number,
   invoice: InvoiceRow,
   currency: string | null,
   accounting: string | null,
-): Promise<Conversion | null> {
+): Promise<(Conversion & { taken: boolean }) | null> {
   if (currency === null || accounting === null || currency === accounting) return null;
-  // TODO(tax-books): when findExchangeRate (services/invoicing/src/exchange-rate/) is on main, take
-  // the organization's rate for the currency and the invoice date when the invoice names none.
-  const rate = invoice.exchange_rate;
-  if (rate === null) {
-    const message = `the invoice is in ${currency} and the organization books in ${accounting}: give exchange_rate (${accounting} per 1 ${currency})`;
+  const places = minorUnit(accounting) ?? 2;
+  if (invoice.exchange_rate !== null) return { rate: invoice.exchange_rate, places, taken: false };
+  const day = formatDate(invoice.invoicedatetime) as string;
+  const found = await findExchangeRate(db, orgId, currency, day);
+  if (found === null) {
+    const message = `the invoice is in ${currency} and the organization books in ${accounting}: give exchange_rate (${accounting} per 1 ${currency}), or set a rate for ${currency} on or before ${day} (/invoicing/exchangerates)`;
     throw validationFailed(message, [{ field: 'exchange_rate', message }]);
   }
-  return { rate, places: minorUnit(accounting) ?? 2 };
+  return { rate: found.rate, places, taken: true };
 }
 
 /** Only a sale is checked against the partner's credit, and only unless the caller overrides it. */

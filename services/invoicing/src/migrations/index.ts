@@ -440,6 +440,8 @@ export const invoicingMigrations: Migration[] = [
       await trx.raw(`alter table ??.exchange_rates add constraint exchange_rates_rate_check check (rate > 0)`, [schema]);
       // The natural key, and the latest-on-or-before read (a backward scan from the date).
       await trx.raw('create unique index exchange_rates_key on ??.exchange_rates (org_id, currency, rate_date)', [schema]);
+      // A document keeps the rate it was posted at, the table's included: as precise as the table's.
+      await trx.raw('alter table ??.invoices alter column exchange_rate type numeric(18, 10)', [schema]);
 
       await trx.raw(
         `alter table ??.journal_lines alter column debit type numeric, alter column credit type numeric,

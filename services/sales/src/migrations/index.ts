@@ -225,7 +225,7 @@ export const salesMigrations: Migration[] = [
            add column charge_total numeric(20, 4) not null default 0,
            add column vat_total numeric(20, 4) not null default 0,
            add column rounding_amount numeric(20, 4) not null default 0,
-           add column exchange_rate numeric(18, 8),
+           add column exchange_rate numeric(18, 10),
            add column rounding varchar(8),
            add column cash_rounding numeric(14, 4),
            alter column subtotal type numeric,
