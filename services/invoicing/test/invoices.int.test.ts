@@ -134,7 +134,17 @@ describe('invoicing service: invoices', () => {
       tax_amount: 15,
       total: 115,
     });
-    expect(added.invoice).toEqual({ id: inv.id, subtotal: 325, tax_amount: 48.75, invoicetotal: 373.75 });
+    expect(added.invoice).toEqual({
+      id: inv.id,
+      subtotal: 325,
+      tax_amount: 48.75,
+      invoicetotal: 373.75,
+      tax_breakdown: [
+        { tax_category: 'S', tax_rate: 15, taxable_amount: 325, tax_amount: 48.75, exemption_reason: null, exemption_code: null },
+      ],
+      vat_total: 48.75,
+      rounding_amount: 0,
+    });
     body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
     const refused = await svc.call('invoicing.invoice.add_line', { invoice_id: inv.id, ...tenthsLine });
     expect(refused).toMatchObject({ ok: false, status: 400, code: 'invalid_state' });
@@ -179,7 +189,15 @@ describe('invoicing service: invoices', () => {
   it('takes lines on a proforma and validates it into an open invoice', async () => {
     const proforma = body(await create({ invoicestatus: 'proforma' })).invoice;
     const added = body(await svc.call('invoicing.invoice.add_line', { invoice_id: proforma.id, ...tenthsLine }));
-    expect(added.invoice).toEqual({ id: proforma.id, subtotal: 0.3, tax_amount: 0, invoicetotal: 0.3 });
+    expect(added.invoice).toEqual({
+      id: proforma.id,
+      subtotal: 0.3,
+      tax_amount: 0,
+      invoicetotal: 0.3,
+      tax_breakdown: [{ tax_category: 'Z', tax_rate: 0, taxable_amount: 0.3, tax_amount: 0, exemption_reason: null, exemption_code: null }],
+      vat_total: 0,
+      rounding_amount: 0,
+    });
     const v = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: proforma.id }));
     expect(v.invoice).toMatchObject({ invoicestatus: 'open', invoicetotal: 0.3, due_amount: 0.3 });
     expect(await svc.db('journal_entries').where({ invoice_id: proforma.id })).toHaveLength(1);

@@ -101,9 +101,9 @@ describe('invoicing migrations over data of earlier versions', () => {
       (await db('invoice_lines').where({ id }).first<{ catalog_checked: boolean }>('catalog_checked'))?.catalog_checked;
     expect(await checked(unchecked!.id)).toBe(false);
     expect(await checked(snapshotted!.id)).toBe(true);
-    // Every line made from now on was checked against the catalog first.
+    // Every line made from now on was checked against the catalog first (and states its VAT category, as 013 requires).
     const [fresh] = await db('invoice_lines')
-      .insert(lineOf(plain, { product_id: '8' }))
+      .insert(lineOf(plain, { product_id: '8', tax_category: 'Z' }))
       .returning<Array<{ id: number }>>('id');
     expect(await checked(fresh!.id)).toBe(true);
   });

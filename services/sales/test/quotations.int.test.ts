@@ -95,6 +95,10 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
         price: 50,
         discount: 10,
         tax_rate: 15,
+        tax_category: 'S',
+        tax_exemption_reason: null,
+        tax_exemption_code: null,
+        reverse_charge_rate: null,
         tax_included: false,
         subtotal: 225,
         tax_amount: 33.75,
@@ -248,12 +252,29 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
         price: 10.1,
         discount: 0,
         tax_rate: 20,
+        // No category given: a rate above 0 is standard-rated.
+        tax_category: 'S',
+        tax_exemption_reason: null,
+        tax_exemption_code: null,
+        reverse_charge_rate: null,
         tax_included: false,
         subtotal: 15.15,
         tax_amount: 3.03,
         total: 18.18,
       });
-      expect(added.totals).toEqual({ subtotal: 240.15, tax_amount: 36.78, discount_total: 25, quotation_total: 276.93 });
+      expect(added.totals).toEqual({
+        subtotal: 240.15,
+        tax_amount: 36.78,
+        discount_total: 25,
+        quotation_total: 276.93,
+        // One row per rate, its VAT rounded once on its base.
+        tax_breakdown: [
+          { tax_category: 'S', tax_rate: 15, taxable_amount: 225, tax_amount: 33.75, exemption_reason: null, exemption_code: null },
+          { tax_category: 'S', tax_rate: 20, taxable_amount: 15.15, tax_amount: 3.03, exemption_reason: null, exemption_code: null },
+        ],
+        vat_total: 36.78,
+        rounding_amount: 0,
+      });
       ok(await call('sales.quotation.edit', { action: 'edit_quotation', quotation_id: q.id, quotation_status: 'sent' }));
       ok(
         await call('sales.quotation.add_line', {
@@ -275,6 +296,14 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
         discount_total: 25,
         quotation_total: 277.93,
         currency: 'USD',
+        tax_breakdown: [
+          { tax_category: 'S', tax_rate: 15, taxable_amount: 225, tax_amount: 33.75, exemption_reason: null, exemption_code: null },
+          { tax_category: 'S', tax_rate: 20, taxable_amount: 15.15, tax_amount: 3.03, exemption_reason: null, exemption_code: null },
+          // A rate of 0 without a category is zero-rated.
+          { tax_category: 'Z', tax_rate: 0, taxable_amount: 1, tax_amount: 0, exemption_reason: null, exemption_code: null },
+        ],
+        vat_total: 36.78,
+        rounding_amount: 0,
       });
     });
 
@@ -347,6 +376,19 @@ describe('sales quotations over PostgreSQL and RabbitMQ', () => {
         valid_until: daysFromToday(60),
         comments: 'Signed',
         quotation_reference: 'REF-1',
+        // No lines: every figure is 0, in the partner's currency, under the default policy.
+        subtotal: 0,
+        tax_amount: 0,
+        quotation_total: 0,
+        currency: 'USD',
+        exchange_rate: null,
+        rounding: 'line',
+        allowances_charges: [],
+        tax_breakdown: [],
+        allowance_total: 0,
+        charge_total: 0,
+        vat_total: 0,
+        rounding_amount: 0,
       });
       const before2 = await snapshot();
       for (const to of ['sent', 'draft']) {
