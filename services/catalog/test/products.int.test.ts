@@ -401,8 +401,23 @@ describe('catalog products (integration)', () => {
       svc.call('catalog.lookup', { product_ids: [p.id, 999999], variant_ids: [v.id, 999998], location_ids: [loc, '999997', 'x'] }, org);
     expect(ok(await ask())).toEqual({
       message: 'Catalog records found',
-      products: [{ id: p.id, name: 'Lookup', description: null, price: 4.5, sku: 'LOOK', uom: 'kg', type: 'inventory', tax_rate: 0 }],
-      variants: [{ id: v.id, parent_product_id: p.id, variant_name: 'Lookup XL', price: 5, sku: 'LOOK-XL' }],
+      products: [
+        {
+          id: p.id,
+          name: 'Lookup',
+          description: null,
+          price: 4.5,
+          sku: 'LOOK',
+          uom: 'kg',
+          type: 'inventory',
+          tax_rate: 0,
+          tax_category: null,
+        },
+      ],
+      // A variant without tax defaults of its own takes its product's.
+      variants: [
+        { id: v.id, parent_product_id: p.id, variant_name: 'Lookup XL', price: 5, sku: 'LOOK-XL', tax_rate: null, tax_category: null },
+      ],
       locations: [expect.objectContaining({ location_id: loc, is_default: true })],
     });
     expect(ok(await ask(2))).toMatchObject({ products: [], variants: [], locations: [] });
