@@ -103,9 +103,7 @@ describe('journal entries', () => {
         fc.array(line, { minLength: 1, maxLength: 8 }),
         fc.constantFrom('EUR', 'JPY', 'BHD'),
         fc.constantFrom('line', 'document'),
-        fc.constantFrom('invoiceout', 'creditout', 'invoicein', 'creditin') as fc.Arbitrary<
-          'invoiceout' | 'creditout' | 'invoicein' | 'creditin'
-        >,
+        fc.constantFrom<'invoiceout' | 'creditout' | 'invoicein' | 'creditin'>('invoiceout', 'creditout', 'invoicein', 'creditin'),
         fc.option(fc.constantFrom('0.9', '1.0837', '161.2'), { nil: undefined }),
         (lines: TaxLineInput[], currency, rounding, type, rate) => {
           const decision = decideDocumentTaxes({ currency, rounding, lines, parties: null });

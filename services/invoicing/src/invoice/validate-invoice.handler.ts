@@ -90,7 +90,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
       // The table's rate it was posted at, kept with the issued invoice.
       ...(conversion?.taken ? { exchange_rate: conversion.rate } : {}),
     });
-    const posted = row as InvoiceRow;
+    const posted = row;
     await recordEvent(ctx.db, invoicing.invoiceValidated.type, ctx.orgId, {
       ...eventRef(posted),
       journal_entry_id: journalEntryId,

@@ -89,7 +89,7 @@ export const editQuotationHandler = handler(sales.editQuotation, {
               .returning('*')
           )[0] as QuotationRow),
     );
-    const updated = row as QuotationRow;
+    const updated = row;
     return {
       message: 'Quotation updated successfully',
       quotation: {
