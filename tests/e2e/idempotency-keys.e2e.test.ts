@@ -50,6 +50,9 @@ describe('one Idempotency-Key, one operation, one body, across the API', () => {
         })
       ).invoice.id,
     );
+    // An accounting currency for the exchange-rate samples; invoicing learns it from the profile's event.
+    await ok('/organization/setprofile', { default_currency: 'EUR' });
+    await testing.eventually(() => ok('/invoicing/exchangerates', { action: 'set', currency: 'USD', date: '2026-01-01', rate: '0.9' }));
     // An endpoint for an event no request here makes: its deliveries table stays as it is.
     fixtures.webhook = Number(
       (await ok('/integrations/webhooks', { action: 'create', url: 'https://hooks.example.com/keys', events: ['invoicing.invoice.paid'] }))
@@ -132,6 +135,23 @@ describe('one Idempotency-Key, one operation, one body, across the API', () => {
       body: { invoicetype: 'invoiceout', partner: String(fixtures.partner), line_items: [{ ...line(), quantity: ++seq }] },
     }),
     // Pausing the one contract: refused as a second request, it is still active when sent first.
+    'invoicing.exchange_rate': () => ({
+      operation: 'invoicing.exchange_rate.set',
+      path: '/invoicing/exchangerates',
+      body: { action: 'set', currency: 'USD', date: `2025-01-${String((++seq % 28) + 1).padStart(2, '0')}`, rate: `0.${++seq}` },
+    }),
+    'invoicing.payment': () => ({
+      operation: 'invoicing.payment.create',
+      path: '/invoicing/payments',
+      body: {
+        action: 'create',
+        partner: fixtures.partner,
+        amount: `${++seq}.00`,
+        currency: 'EUR',
+        direction: 'in',
+        reference: unique('Pay'),
+      },
+    }),
     'invoicing.recurring': () => ({
       operation: 'invoicing.recurring.pause',
       path: '/invoicing/invoice/new',
@@ -166,7 +186,13 @@ describe('one Idempotency-Key, one operation, one body, across the API', () => {
       const request = samples[first]!();
       const done = await post(request, key);
       expect([first, done.statusCode, done.body]).toEqual([first, 200, expect.anything()]);
-      const before = await snapshot();
+      // A payment's event moves the partner ledger after the answer: the snapshot is taken once it has.
+      const before = await testing.eventually(async () => {
+        const first = await snapshot();
+        await new Promise((r) => setTimeout(r, 300));
+        expect(await snapshot()).toEqual(first);
+        return first;
+      });
       for (const second of [...families.filter((f) => f !== first), first]) {
         const reused = await post(samples[second]!(), key);
         expect([first, second, reused.statusCode, reused.body.code]).toEqual([first, second, 422, 'idempotency_key_reused']);

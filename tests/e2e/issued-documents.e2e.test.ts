@@ -193,6 +193,8 @@ describe('issued documents through the gateway', () => {
     // Converted, it becomes an invoice in the quotation's currency, not the partner's new one.
     const converted = await api().sales.quotation.convert({ ...who, quotation_id: quotation.id, invoicetype: 'invoiceout' });
     expect(pdfText(await renderPdf(converted.invoice.id))).toMatch(/Total €120\.00/);
+    // The organization now books in GBP: the EUR invoice posts at the table's rate (docs/invoicing.md "Exchange rates").
+    await eventually(() => api().invoicing.exchange_rate.set({ ...who, action: 'set', currency: 'EUR', date: '2026-11-02', rate: '0.85' }));
     await api().invoicing.invoice.validate({ ...who, id: invoice.id });
     expect(pdfText(await renderPdf(invoice.id))).toMatch(/Total €360\.00/);
   }, 180_000);

@@ -596,6 +596,7 @@ describe('spec walkthrough: a client runs its business through the API', () => {
       quotation_status: 'sent',
       comments: 'Sent by mail',
     });
+    // The edit answers the quotation with its taxes (docs/invoicing.md "Taxes and rounding"): 400.00 + 25.00 net at 15 %.
     expect(sent.quotation).toEqual({
       id: s.quotationId,
       quotation_number: 'QUO-00001',
@@ -603,6 +604,20 @@ describe('spec walkthrough: a client runs its business through the API', () => {
       valid_until: validUntil,
       comments: 'Sent by mail',
       quotation_reference: 'RFQ-2024-17',
+      currency: 'USD',
+      exchange_rate: null,
+      rounding: 'line',
+      allowances_charges: [],
+      allowance_total: 0,
+      charge_total: 0,
+      subtotal: 425,
+      tax_amount: 63.75,
+      vat_total: 63.75,
+      rounding_amount: 0,
+      quotation_total: 488.75,
+      tax_breakdown: [
+        { tax_category: 'S', tax_rate: 15, taxable_amount: 425, tax_amount: 63.75, exemption_reason: null, exemption_code: null },
+      ],
     });
 
     // An estimate the customer did not want: numbered in its own series, then cancelled (message only).

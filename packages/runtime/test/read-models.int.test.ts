@@ -7,6 +7,7 @@ import {
   organizationTodaySql,
   rememberOrganization,
   addOrganizationCurrency,
+  addOrganizationRounding,
   todayByZone,
 } from '../src/read-models/organization-settings';
 import { createLogger } from '../src/logger';
@@ -39,6 +40,7 @@ describe('shared read models', () => {
       },
       organizationSettingsMigration('002_organization_settings'),
       { name: '003_organization_currency', up: addOrganizationCurrency },
+      { name: '004_organization_rounding', up: addOrganizationRounding },
     ]);
   });
   afterAll(async () => {

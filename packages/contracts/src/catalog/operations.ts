@@ -21,6 +21,7 @@ export const createProduct = defineOperation({
   request: s.createProductRequest,
   reply: s.productReply,
   rules: [
+    { field: 'tax_category', rule: 'agrees with tax_rate (EN 16931): S above 0; Z, E, AE, K, G, O at 0; L, M 0 or more' },
     { field: 'stock', rule: 'given to inventory products only, not to a service or consumable product' },
     { field: 'min_stock_level', rule: 'not above max_stock_level' },
     { field: 'location_id', rule: 'a location of the warehouse named by warehouse_id' },
@@ -36,6 +37,7 @@ export const editProduct = defineOperation({
   request: s.editProductRequest,
   reply: s.productReply,
   rules: [
+    { field: 'tax_category', rule: 'agrees with tax_rate (EN 16931): S above 0; Z, E, AE, K, G, O at 0; L, M 0 or more' },
     { field: 'stock', rule: 'given to inventory products only, not to a service or consumable product' },
     { field: 'min_stock_level', rule: 'not above max_stock_level (the stored one when only one is sent)' },
   ],
@@ -59,7 +61,10 @@ export const createVariant = defineOperation({
   write: true,
   request: s.createVariantRequest,
   reply: s.variantReply,
-  rules: [{ field: 'options', rule: 'no option name twice, names compared without case' }],
+  rules: [
+    { field: 'tax_category', rule: 'agrees with tax_rate (EN 16931): S above 0; Z, E, AE, K, G, O at 0; L, M 0 or more' },
+    { field: 'options', rule: 'no option name twice, names compared without case' },
+  ],
 });
 export const createCategory = defineOperation({
   name: 'catalog.category.create',

@@ -10,7 +10,7 @@ import { rule } from '../json-schema';
 export const webhookUrlPattern =
   // Control characters are what the path refuses, as every text field does (fields.ts).
   // eslint-disable-next-line no-control-regex
-  /^https?:\/\/(?:(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}|\[[0-9A-Fa-f:]*:[0-9A-Fa-f:]*\])(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3}))?(?:[/?][^\s#\u0000-\u001F\u007F-\u009F\uFFFE\uFFFF]*)?$/;
+  /^https?:\/\/(?:(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}|\[(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,7}:|(?:[0-9A-Fa-f]{1,4}:){1,6}:[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,5}(?::[0-9A-Fa-f]{1,4}){1,2}|(?:[0-9A-Fa-f]{1,4}:){1,4}(?::[0-9A-Fa-f]{1,4}){1,3}|(?:[0-9A-Fa-f]{1,4}:){1,3}(?::[0-9A-Fa-f]{1,4}){1,4}|(?:[0-9A-Fa-f]{1,4}:){1,2}(?::[0-9A-Fa-f]{1,4}){1,5}|[0-9A-Fa-f]{1,4}:(?::[0-9A-Fa-f]{1,4}){1,6}|:(?:(?::[0-9A-Fa-f]{1,4}){1,7}|:))\])(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3}))?(?:[/?][^\s#\u0000-\u001F\u007F-\u009F\uFFFE\uFFFF]*)?$/;
 
 /** Why a text is not a URL a webhook may be sent to, or undefined when it is one (the scheme and the target are the service's checks). */
 export function webhookUrlProblem(value: string): string | undefined {
@@ -85,7 +85,8 @@ export const deliveryRecord = z.object({
 });
 export type DeliveryRecord = z.infer<typeof deliveryRecord>;
 
-const endpointId = intId.describe('The endpoint, as `create` or `list` answered its id');
+// The shared id field as it is: a `.describe()` copy would lose the range its JSON schema documents.
+const endpointId = intId;
 
 export const createEndpointRequest = z.object({
   ...baseRequest,

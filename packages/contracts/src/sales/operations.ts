@@ -19,6 +19,10 @@ export const createQuotation = defineOperation({
     { field: 'valid_until', rule: 'not before the quotation date' },
     { field: 'partner', rule: 'a live partner that is a customer or both' },
     {
+      field: 'allowances_charges',
+      rule: 'each in a VAT category that agrees with its tax_rate, with an exemption where the category needs one; reverse_charge_rate on AE only (EN 16931)',
+    },
+    {
       field: 'line_items',
       rule: 'each names a live catalog product of the organization (and its variant and location when given); each line total and the quotation total below their limits',
     },
@@ -50,7 +54,13 @@ export const editQuotation = defineOperation({
   write: true,
   request: s.editQuotationRequest,
   reply: s.editQuotationReply,
-  rules: [{ field: 'valid_until', rule: 'not before the quotation date' }],
+  rules: [
+    { field: 'valid_until', rule: 'not before the quotation date' },
+    {
+      field: 'allowances_charges',
+      rule: 'each in a VAT category that agrees with its tax_rate, with an exemption where the category needs one; reverse_charge_rate on AE only (EN 16931)',
+    },
+  ],
 });
 export const listQuotations = defineOperation({
   name: 'sales.quotation.list',

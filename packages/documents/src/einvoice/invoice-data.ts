@@ -204,6 +204,8 @@ export function invoiceData(doc: RenderableDocument): Invoice {
   const places = taxes.minor_unit;
   const money = (value: Dec) => amount(value, places);
   const totals = taxes.totals;
+  const hasAllowance = taxes.allowances_charges.some((a) => !a.charge) || !totals.allowance_total.isZero();
+  const hasCharge = taxes.allowances_charges.some((a) => a.charge) || !totals.charge_total.isZero();
   const paid = dec(doc.amount_paid);
   const account = payeeAccount(doc);
   const credit = creditNoteKinds.includes(doc.kind);
@@ -277,10 +279,11 @@ export function invoiceData(doc: RenderableDocument): Invoice {
       'cbc:TaxExclusiveAmount@currencyID': currency,
       'cbc:TaxInclusiveAmount': money(totals.tax_inclusive_amount),
       'cbc:TaxInclusiveAmount@currencyID': currency,
-      'cbc:AllowanceTotalAmount': totals.allowance_total.isZero() ? undefined : money(totals.allowance_total),
-      'cbc:AllowanceTotalAmount@currencyID': totals.allowance_total.isZero() ? undefined : currency,
-      'cbc:ChargeTotalAmount': totals.charge_total.isZero() ? undefined : money(totals.charge_total),
-      'cbc:ChargeTotalAmount@currencyID': totals.charge_total.isZero() ? undefined : currency,
+      // BR-CO-11/12: stated whenever the document has an allowance (a charge), even one of 0.
+      'cbc:AllowanceTotalAmount': hasAllowance ? money(totals.allowance_total) : undefined,
+      'cbc:AllowanceTotalAmount@currencyID': hasAllowance ? currency : undefined,
+      'cbc:ChargeTotalAmount': hasCharge ? money(totals.charge_total) : undefined,
+      'cbc:ChargeTotalAmount@currencyID': hasCharge ? currency : undefined,
       'cbc:PrepaidAmount': paid.isZero() ? undefined : money(paid),
       'cbc:PrepaidAmount@currencyID': paid.isZero() ? undefined : currency,
       'cbc:PayableRoundingAmount': totals.rounding_amount.isZero() ? undefined : money(totals.rounding_amount),

@@ -59,8 +59,9 @@ export async function rememberOrganization(db: Knex, profile: organization.Profi
       org_id: profile.org_id,
       time_zone: profile.time_zone,
       default_currency: profile.default_currency,
-      rounding: profile.rounding,
-      cash_rounding: profile.cash_rounding === null ? null : String(profile.cash_rounding),
+      // A profile event from before these fields (an older producer, a replay) has neither: the defaults.
+      rounding: profile.rounding ?? null,
+      cash_rounding: profile.cash_rounding == null ? null : String(profile.cash_rounding),
     },
     profile.version,
   );
