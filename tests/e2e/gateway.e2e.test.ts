@@ -214,7 +214,10 @@ describe('gateway: health of the whole system', () => {
     try {
       const res = await fetch(`${sys.url}/health`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ status: 'ok', services: { partners: 'ok', catalog: 'ok', sales: 'ok', invoicing: 'ok', webhooks: 'ok' } });
+      expect(await res.json()).toEqual({
+        status: 'ok',
+        services: { partners: 'ok', catalog: 'ok', sales: 'ok', invoicing: 'ok', webhooks: 'ok' },
+      });
     } finally {
       await sys.stop();
     }
