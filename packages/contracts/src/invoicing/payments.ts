@@ -5,7 +5,7 @@ import { defineEvent } from '../events';
 import { baseRequest, dateField, intId, money, optionalText, pageRequest, paginationSchema } from '../fields';
 import { defineOperation } from '../operation';
 import { currencyField } from '../organization/schemas';
-import { invoiceStatuses, invoiceTypes } from './schemas';
+import { invoiceTypes, settledDocument } from './schemas';
 
 /** `in`: money from a customer, settling its invoices (`invoiceout`); `out`: money to a vendor, settling its bills (`invoicein`). */
 export const paymentDirections = ['in', 'out'] as const;
@@ -150,17 +150,6 @@ export const paymentRecord = z.object({
   created_at: z.string(),
 });
 export type PaymentRecord = z.infer<typeof paymentRecord>;
-
-/** A document's cash figures after the operation. */
-export const settledDocument = z.object({
-  id: z.number().int(),
-  invoicenumber: z.string(),
-  invoicetype: z.enum(invoiceTypes),
-  invoicestatus: z.enum(invoiceStatuses),
-  invoicetotal: z.number(),
-  amount_paid: z.number(),
-  due_amount: z.number(),
-});
 
 export const paymentReplyBody = z.object({ message: z.string(), payment: paymentRecord, invoices: z.array(settledDocument) });
 export const allocateReply = z.object({

@@ -314,17 +314,21 @@ export const paymentReply = z.object({
   }),
 });
 
+/** A document's cash figures: what a payment operation answers of each document it touched, and what the balances view starts from. */
+export const settledDocument = z.object({
+  id: z.number().int(),
+  invoicenumber: z.string(),
+  invoicetype: z.enum(invoiceTypes),
+  invoicestatus: z.enum(invoiceStatuses),
+  invoicetotal: z.number(),
+  amount_paid: z.number(),
+  due_amount: z.number(),
+});
+
 export const balancesReply = z.object({
   message: z.string(),
   invoices: z.array(
-    z.object({
-      id: z.number().int(),
-      invoicenumber: z.string(),
-      invoicetype: z.enum(invoiceTypes),
-      invoicestatus: z.enum(invoiceStatuses),
-      invoicetotal: z.number(),
-      amount_paid: z.number(),
-      due_amount: z.number(),
+    settledDocument.extend({
       journals: z.array(journalRef),
       payjournals: z.array(journalRef),
       line_items: z.array(invoiceLineRecord).optional(),
