@@ -480,4 +480,29 @@ describe('sales through the gateway', () => {
     expect(await count()).toBe(total);
     expect((await sales().get({ org_id: '1', quotation_id: q.id })).quotation.line_items).toHaveLength(1);
   });
+
+  it("converts a quotation whose rate the organization's new accounting currency made moot: the invoice books at 1", async () => {
+    const organization = sys.client.partners.organization;
+    await organization.set({ org_id: '1', default_currency: 'EUR' });
+    const q = await createQuotation({ currency: 'USD', exchange_rate: 0.9 });
+    expect(q).toMatchObject({ currency: 'USD', exchange_rate: 0.9 });
+    // The organization now books in the quotation's currency; invoicing learns it by event.
+    await organization.set({ org_id: '1', default_currency: 'USD' });
+    const db = new pg.Client({ connectionString: sys.databaseUrl });
+    await db.connect();
+    try {
+      await eventually(async () => {
+        const { rows } = await db.query('select default_currency from invoicing.organization_settings where org_id = 1');
+        expect(rows[0]?.default_currency).toBe('USD');
+      });
+      const { invoice } = await convert(q.id);
+      const { rows } = await db.query('select currency, exchange_rate from invoicing.invoices where id = $1', [invoice.id]);
+      expect(rows).toEqual([{ currency: 'USD', exchange_rate: null }]);
+      // It posts in the organization's own currency, needing no rate.
+      await sys.client.invoicing.invoice.validate({ org_id: '1', id: invoice.id, validate_invoice: true });
+    } finally {
+      await db.end();
+      await organization.set({ org_id: '1', default_currency: null });
+    }
+  });
 });

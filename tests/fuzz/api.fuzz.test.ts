@@ -7,6 +7,7 @@ import { describeFailure, sendAll, settle, snapshot, type FuzzRequest, type Fuzz
 import {
   amountsAtBounds,
   hostileMutation,
+  emptyPools,
   manyLines,
   objectFor,
   operationCases,
@@ -95,9 +96,9 @@ describe('fuzzing every operation from the OpenAPI document', () => {
   let sys: TestSystem;
   let db: pg.Client;
   let cases: OperationCase[];
-  const pools: Pools = { partner: [], product: [], category: [], warehouse: [], location: [], quotation: [], invoice: [] };
+  const pools = emptyPools();
   /** Records kept for the operations that end a record's life (delete, cancel, convert), so the others keep theirs. */
-  const victims: Pools = { partner: [], product: [], category: [], warehouse: [], location: [], quotation: [], invoice: [] };
+  const victims = emptyPools();
   const contracts = { live: [] as number[], victims: [] as number[] };
   const destructive = /\.(delete|cancel|convert)$/;
   /** The ids an operation's bodies draw from: recurring operations name contracts, destructive ones their own records. */

@@ -1,4 +1,4 @@
-import { IANA_TIME_ZONE_NAME } from '@bo/kernel';
+import { IANA_TIME_ZONE_NAME, ISO_4217_CODES, minorUnit } from '@bo/kernel';
 import { SPACE_CHARACTERS, TRIMMED_SPACE } from './fields';
 import { pngProblem } from './png';
 
@@ -24,8 +24,12 @@ export function isCountryCode(code: string): boolean {
   return countryCodes.has(code);
 }
 
-/** ISO 4217 codes of currencies in use, as the runtime's ICU data knows them. */
-const currencyCodes: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+/**
+ * Current ISO 4217 codes a document can be priced in: the kernel's list, without the codes that have
+ * no minor unit (gold, SDR, test codes). One list for partners, organizations and documents alike, so
+ * no code a partner takes is one its invoices refuse.
+ */
+const currencyCodes: ReadonlySet<string> = new Set(ISO_4217_CODES.filter((code) => typeof minorUnit(code) === 'number'));
 
 export function isCurrencyCode(code: string): boolean {
   return currencyCodes.has(code);

@@ -1,6 +1,7 @@
 import { ROUNDING_POLICIES, VAT_CATEGORIES, type LineFigures } from '@bo/kernel';
 import { z } from 'zod';
 import { atMost, exchangeRate, money, notBlank, optionalText, percentage, plainString, quantity, stringId } from './fields';
+import type { BusinessRule } from './operation';
 import { currencyField } from './organization/schemas';
 
 /** EN 16931 VAT category of a line, allowance or charge (docs/invoicing.md "Taxes and rounding"). */
@@ -85,6 +86,16 @@ export const documentTaxInput = {
   currency: currencyField.optional(),
   /** Units of the organization's accounting currency per 1 unit of the document's. */
   exchange_rate: exchangeRate().optional(),
+};
+
+/** The rules of documentTaxInput beyond its schema, stated by every operation that takes its fields. */
+export const allowancesChargesRule: BusinessRule = {
+  field: 'allowances_charges',
+  rule: 'each in a VAT category that agrees with its tax_rate, with an exemption where the category needs one; reverse_charge_rate on AE only (EN 16931)',
+};
+export const exchangeRateRule: BusinessRule = {
+  field: 'exchange_rate',
+  rule: "other than 1 only on a document in another currency than the organization's accounting currency",
 };
 
 /**

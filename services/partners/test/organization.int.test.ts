@@ -120,6 +120,22 @@ describe('organization profile (partners service)', () => {
     expect(await get()).toEqual(before);
   });
 
+  it("holds cash rounding to its currency's smallest amount, judged on the profile after the change", async () => {
+    const org = 8;
+    expect(body(await set({ default_currency: 'KWD', cash_rounding: 0.005 }, org)).organization).toMatchObject({ cash_rounding: 0.005 });
+    const before = await get(org);
+    // Moving to a 2-decimal currency would leave a rounding no EUR amount can be a multiple of.
+    for (const fields of [{ default_currency: 'EUR' }, { cash_rounding: 0.0005 }, { default_currency: 'JPY', cash_rounding: 0.5 }]) {
+      const reply = await set(fields, org);
+      expect(reply).toMatchObject({ ok: false, status: 400, code: 'validation_failed', errors: [{ field: 'cash_rounding' }] });
+    }
+    expect(await get(org)).toEqual(before);
+    expect(body(await set({ default_currency: 'EUR', cash_rounding: 0.05 }, org)).organization).toMatchObject({
+      default_currency: 'EUR',
+      cash_rounding: 0.05,
+    });
+  });
+
   it('keeps organizations apart', async () => {
     body(await set({ legal_name: 'Other Org' }, 2));
     expect((await get()).legal_name).toBe('Kiwi Widgets Limited');

@@ -120,7 +120,23 @@ export function serialize(body: Body): string {
 }
 
 /** Ids of records seeded before the run, by kind, so generated ids sometimes hit real rows. */
-export type Pools = Record<'partner' | 'product' | 'category' | 'warehouse' | 'location' | 'quotation' | 'invoice', Array<number | string>>;
+export type Pools = Record<
+  'partner' | 'product' | 'category' | 'warehouse' | 'location' | 'quotation' | 'invoice' | 'payment' | 'endpoint' | 'event',
+  Array<number | string>
+>;
+
+export const emptyPools = (): Pools => ({
+  partner: [],
+  product: [],
+  category: [],
+  warehouse: [],
+  location: [],
+  quotation: [],
+  invoice: [],
+  payment: [],
+  endpoint: [],
+  event: [],
+});
 
 const idKinds: Record<string, keyof Pools> = {
   partner: 'partner',
@@ -136,6 +152,11 @@ const idKinds: Record<string, keyof Pools> = {
   quotation_id: 'quotation',
   invoice_id: 'invoice',
   id: 'invoice',
+  credit_note_id: 'invoice',
+  payment_id: 'payment',
+  endpoint_id: 'endpoint',
+  // Webhook subscriptions: the event types the AsyncAPI document names, and patterns over them.
+  events: 'event',
 };
 
 const DAY = 86_400_000;

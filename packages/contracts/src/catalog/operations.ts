@@ -62,7 +62,10 @@ export const createVariant = defineOperation({
   request: s.createVariantRequest,
   reply: s.variantReply,
   rules: [
-    { field: 'tax_category', rule: 'agrees with tax_rate (EN 16931): S above 0; Z, E, AE, K, G, O at 0; L, M 0 or more' },
+    {
+      field: 'tax_category',
+      rule: "comes with tax_rate (a variant names both, or takes its product's) and agrees with it (EN 16931): S above 0; Z, E, AE, K, G, O at 0; L, M 0 or more",
+    },
     { field: 'options', rule: 'no option name twice, names compared without case' },
   ],
 });

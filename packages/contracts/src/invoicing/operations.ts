@@ -1,3 +1,4 @@
+import { allowancesChargesRule, exchangeRateRule } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
 import { renderInvoice } from './render';
@@ -22,10 +23,8 @@ export const createInvoice = defineOperation({
       field: 'line_items',
       rule: 'each names a live catalog product of the organization (and its variant and location when given); each line total and the document total below their limits',
     },
-    {
-      field: 'allowances_charges',
-      rule: 'each in a VAT category that agrees with its tax_rate, with an exemption where the category needs one; reverse_charge_rate on AE only (EN 16931)',
-    },
+    allowancesChargesRule,
+    exchangeRateRule,
     { field: 'recurring.frequency', rule: 'required when recurring.enabled is true' },
     { field: 'recurring.start_date', rule: 'at most a year in the past' },
     { field: 'restock', rule: 'false only on a credit note (creditout, creditin)' },

@@ -21,6 +21,9 @@ export const setProfile = defineOperation({
   write: true,
   request: s.setProfileRequest,
   reply: s.profileReply,
+  rules: [
+    { field: 'cash_rounding', rule: 'a multiple of the smallest amount of default_currency, as the profile stands after the change' },
+  ],
 });
 
 export const organizationOperations = [getProfile, setProfile];

@@ -43,7 +43,13 @@ export const countryField = plainString()
   .transform((v) => v.toUpperCase());
 export const currencyField = plainString()
   .trim()
-  .check(checked((v) => isCurrencyCode(v.toUpperCase()), 'must be an ISO 4217 currency code (EUR, USD ...)', currencyCodePattern))
+  .check(
+    checked(
+      (v) => isCurrencyCode(v.toUpperCase()),
+      'must be a current ISO 4217 currency code with a minor unit (EUR, USD, JPY ...)',
+      currencyCodePattern,
+    ),
+  )
   .transform((v) => v.toUpperCase());
 export const timeZoneField = plainString()
   .trim()

@@ -11,13 +11,10 @@ import {
   plainString,
   searchText,
   text,
-  TRIMMED_SPACE,
 } from '../fields';
 import { isEmailAddress, optionalEmailPattern } from '../identifiers';
 import { rule } from '../json-schema';
-import { countryField, profileRecord } from '../organization/schemas';
-
-const threeLetters = new RegExp(`^${TRIMMED_SPACE}*[A-Za-z]{3}${TRIMMED_SPACE}*$`);
+import { countryField, currencyField, profileRecord } from '../organization/schemas';
 
 export const partnerTypes = ['customer', 'vendor', 'both'] as const;
 export const partnerTypeField = z.enum(partnerTypes);
@@ -29,10 +26,6 @@ const email = plainString()
     atMost(254),
     rule((v) => (v === '' || isEmailAddress(v) ? undefined : 'must be a valid email address'), { patterns: [optionalEmailPattern] }),
   );
-const currency = plainString()
-  .trim()
-  .check(rule((v) => (/^[A-Za-z]{3}$/.test(v) ? undefined : 'must be a 3-letter currency code'), { patterns: [threeLetters] }))
-  .transform((v) => v.toUpperCase());
 
 /** Writable partner fields (spec 2.5), all optional; create makes two of them required. */
 const partnerFields = {
@@ -51,7 +44,7 @@ const partnerFields = {
   country: z.union([z.literal(''), countryField, z.null()]).optional(),
   tax_number: optionalText(50),
   credit_limit: money({ min: 0 }).optional(),
-  currency: currency.nullable().optional(),
+  currency: currencyField.nullable().optional(),
   payment_terms: optionalText(500, 'multiline'),
   contact_person: optionalText(200),
   notes: optionalText(5000, 'multiline'),

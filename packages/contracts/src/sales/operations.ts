@@ -1,3 +1,4 @@
+import { allowancesChargesRule, exchangeRateRule } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
 import { renderQuotation } from './render';
@@ -18,10 +19,8 @@ export const createQuotation = defineOperation({
   rules: [
     { field: 'valid_until', rule: 'not before the quotation date' },
     { field: 'partner', rule: 'a live partner that is a customer or both' },
-    {
-      field: 'allowances_charges',
-      rule: 'each in a VAT category that agrees with its tax_rate, with an exemption where the category needs one; reverse_charge_rate on AE only (EN 16931)',
-    },
+    allowancesChargesRule,
+    exchangeRateRule,
     {
       field: 'line_items',
       rule: 'each names a live catalog product of the organization (and its variant and location when given); each line total and the quotation total below their limits',
@@ -54,13 +53,7 @@ export const editQuotation = defineOperation({
   write: true,
   request: s.editQuotationRequest,
   reply: s.editQuotationReply,
-  rules: [
-    { field: 'valid_until', rule: 'not before the quotation date' },
-    {
-      field: 'allowances_charges',
-      rule: 'each in a VAT category that agrees with its tax_rate, with an exemption where the category needs one; reverse_charge_rate on AE only (EN 16931)',
-    },
-  ],
+  rules: [{ field: 'valid_until', rule: 'not before the quotation date' }, allowancesChargesRule, exchangeRateRule],
 });
 export const listQuotations = defineOperation({
   name: 'sales.quotation.list',

@@ -30,7 +30,7 @@ export const createVariantHandler = handler(catalog.createVariant, async (req, c
   }
   if (req.tax_category !== undefined && req.tax_rate === undefined) {
     const message = "tax_category goes with tax_rate: a variant names both, or takes its product's";
-    throw validationFailed(message, [{ field: 'tax_rate', message }]);
+    throw validationFailed(message, [{ field: 'tax_category', message }]);
   }
   const tax = taxDefaultProblem(req.tax_rate, req.tax_category);
   if (tax) throw validationFailed(tax, [{ field: 'tax_category', message: tax }]);

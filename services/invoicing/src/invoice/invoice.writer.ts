@@ -154,7 +154,11 @@ export async function insertInvoice(
   const defaults = await documentDefaults(trx, orgId, header.partner_id);
   const currency = header.currency ?? defaults.currency;
   const rateProblem = exchangeRateProblem(currency, header.exchange_rate, defaults.accounting_currency);
-  if (rateProblem) throw validationFailed(rateProblem, [{ field: 'exchange_rate', message: rateProblem }]);
+  // A rate the server carries (a converted quotation's, a contract's to its child) from before the
+  // organization changed its accounting currency to the document's converts nothing: it books at 1.
+  const carried = header.converted_from_quotation_id != null || header.parent_id != null;
+  if (rateProblem && carried) header.exchange_rate = null;
+  else if (rateProblem) throw validationFailed(rateProblem, [{ field: 'exchange_rate', message: rateProblem }]);
   const allowances = asked ?? [];
   const context = taxContextFor(defaults, currency);
   const doc = computeInvoice({ currency, allowances_charges: allowances }, lines, context);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { organization } from '@bo/contracts';
-import { handler, recordEvent } from '@bo/runtime';
+import { documentMinorUnit, toNumber } from '@bo/kernel';
+import { handler, recordEvent, validationFailed } from '@bo/runtime';
 import { SET_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from './profile.record';
 
 /**
@@ -23,7 +24,21 @@ export const setProfileHandler = handler(organization.setProfile, async (req, ct
       .where({ org_id: ctx.orgId })
       .update({ ...changes, version: trx.raw('version + 1'), updated_by: req.userid ?? ctx.userId ?? null, updated_at: trx.fn.now() })
       .returning('*')) as ProfileRow[];
+    // Judged on the profile as it now stands: a currency change can break the cash rounding set before it.
+    const problem = cashRoundingProblem(row!);
+    if (problem) throw validationFailed(problem, [{ field: 'cash_rounding', message: problem }]);
     await recordEvent(trx, organization.organizationUpdated.type, ctx.orgId, toProfileSummary(ctx.orgId, row));
     return { message: 'Organization profile updated successfully', organization: toProfileRecord(ctx.orgId, row) };
   });
 });
+
+/** A cash rounding finer than its currency's smallest amount (0.001 in EUR, 0.5 in JPY); null when fine. */
+function cashRoundingProblem(row: ProfileRow): string | null {
+  if (row.cash_rounding === null) return null;
+  const places = documentMinorUnit(row.default_currency);
+  if (places === undefined) return null;
+  // numeric text ("0.0500"): its decimals without trailing zeros, counted exactly.
+  const decimals = (String(row.cash_rounding).split('.')[1] ?? '').replace(/0+$/, '').length;
+  if (decimals <= places) return null;
+  return `cash_rounding ${toNumber(row.cash_rounding)} is no multiple of ${row.default_currency ?? 'the currency'}'s smallest amount (${places} decimals)`;
+}

@@ -80,7 +80,14 @@ export const editQuotationHandler = handler(sales.editQuotation, {
       taxChange || sending || changes.status === 'draft'
         ? // Computed again: with the allowances asked, and with the organization's policy now (a quotation
           // being sent keeps it, checked against the parties' VAT ids).
-          await recompute(ctx.db, ctx.orgId, q, req.allowances_charges, frozen ? taxParties(frozen) : null, update)
+          await recompute(
+            ctx.db,
+            ctx.orgId,
+            frozen ? { ...q, currency: frozen.currency || q.currency } : q,
+            req.allowances_charges,
+            frozen ? taxParties(frozen) : null,
+            update,
+          )
         : ((
             await ctx
               .db('quotations')
