@@ -5,6 +5,7 @@ const partnersTable: FakePartner[] = [
   { org: 1, id: 50, partnername: 'Fenced', credit_limit: 0, balance: 0 },
   { org: 1, id: 51, partnername: 'Busy', credit_limit: 0, balance: 0 },
   { org: 1, id: 52, partnername: 'Deleted Meanwhile', credit_limit: 0, balance: 0 },
+  { org: 1, id: 53, partnername: 'Paused Contract', credit_limit: 0, balance: 0 },
 ];
 
 /**
@@ -61,6 +62,34 @@ describe('invoicing service: a partner being deleted', () => {
     expect(body(await ask(51, 60_000))).toMatchObject({ open_documents: 1, documents: [{ number: first.invoicenumber, status: 'draft' }] });
     expect(await fenceOf(51)).toBeUndefined();
     expect(body(await create(51)).invoice).toMatchObject({ partner: '51' });
+  });
+
+  it('keeps a paused contract of a fenced partner paused: resuming it is refused, changing nothing', async () => {
+    const contract = body(
+      await svc.call('invoicing.invoice.create', {
+        userid: '5',
+        invoicetype: 'invoiceout',
+        partner: 53,
+        line_items: [specLine],
+        recurring: { enabled: true, frequency: 'monthly' },
+      }),
+    ).invoice;
+    body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: contract.id }));
+    // Paused, it does not count as billing the partner: the delete may go ahead, and fences it.
+    expect(body(await ask(53, 60_000))).toMatchObject({ open_documents: 1, active_contracts: 0 });
+    // Issued and paid in full (as validating and paying it would leave it): nothing of it is open.
+    await svc
+      .db('invoices')
+      .where({ id: contract.id })
+      .update({ invoicestatus: 'open', amount_paid: svc.db.ref('invoicetotal') });
+    expect(body(await ask(53, 60_000))).toMatchObject({ open_documents: 0, active_contracts: 0 });
+    const before = await svc.db('invoices').where({ id: contract.id }).first();
+    expect(await svc.call('invoicing.recurring.resume', { resume_recurring: true, id: contract.id })).toMatchObject({
+      ok: false,
+      status: 503,
+      message: expect.stringContaining('Partner 53 is being deleted'),
+    });
+    expect(await svc.db('invoices').where({ id: contract.id }).first()).toEqual(before);
   });
 
   it('records the deletion when a passed fence belongs to a partner partners no longer has', async () => {

@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { handler, invalidState, organizationToday } from '@bo/runtime';
+import { assertNotFenced, handler, invalidState, organizationToday } from '@bo/runtime';
 import { firstRunIndexNotBefore, runDate } from '../domain/recurrence';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { contractReply, lockContract } from './contract';
@@ -12,6 +12,9 @@ export const resumeRecurringHandler = handler(invoicing.resumeRecurring, async (
       throw invalidState(
         `Recurring contract ${contract.invoicenumber} is ${contract.recurring_status}; only a paused contract can be resumed`,
       );
+    // A paused contract does not keep its partner from being deleted: a delete about to commit fences
+    // the partner, and the contract stays paused until the partner-deleted event cancels it.
+    await assertNotFenced(trx, ctx.orgId, contract.partner_id);
     const start = contract.recurring_start_date as string;
     const frequency = contract.recurring_frequency!;
     const index = firstRunIndexNotBefore(start, frequency, contract.recurring_next_index, await organizationToday(trx, ctx.orgId));
