@@ -23,3 +23,4 @@ export * from './read-models';
 export * from './observability';
 export * from './main';
 export * from './document-taxes';
+export * from './document-taxes-migration';

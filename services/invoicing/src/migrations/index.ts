@@ -1,7 +1,7 @@
 import type { invoicing } from '@bo/contracts';
 import {
   addOrganizationCurrency,
-  addOrganizationRounding,
+  addDocumentTaxColumns,
   createDocumentLogos,
   createPartnerDeleteFences,
   createPartnerFenceCheck,
@@ -345,65 +345,16 @@ export const invoicingMigrations: Migration[] = [
     },
   },
   {
-    // Documents carry their taxes (docs/invoicing.md, "Taxes and rounding"). Amounts take 4 decimals
-    // (a currency has 0 to 4). Each line has its VAT category: rows made before are S when their rate
-    // is above 0, Z when it is 0. Each invoice keeps its allowances and charges (none before), its
-    // VAT breakdown, BT-107/108/110/114, its exchange rate and the rounding policy its amounts were
-    // computed with (null: `line`, what every earlier document was). The breakdown of an earlier
-    // invoice is its lines per category and rate, the VAT rounded once on each base, and what its
-    // rows added beyond that its rounding amount: what `line` computes for it. An invoice still
-    // without a currency takes the organization's default as this service knows it.
+    // Documents carry their taxes (docs/invoicing.md, "Taxes and rounding"), as quotations do (sales 009).
     name: '013_document_taxes',
     async up(trx, schema) {
-      await trx.raw(
-        `alter table ??.invoice_lines
-           add column tax_category varchar(2),
-           add column tax_exemption_reason text,
-           add column tax_exemption_code varchar(40),
-           add column reverse_charge_rate numeric(9, 4),
-           alter column subtotal type numeric,
-           alter column tax_amount type numeric,
-           alter column total type numeric`,
-        [schema],
-      );
-      await trx.raw(`update ??.invoice_lines set tax_category = case when tax_rate > 0 then 'S' else 'Z' end`, [schema]);
-      await trx.raw('alter table ??.invoice_lines alter column tax_category set not null', [schema]);
-      await trx.raw(
-        `alter table ??.invoices
-           add column allowances_charges jsonb not null default '[]',
-           add column tax_breakdown jsonb not null default '[]',
-           add column allowance_total numeric(20, 4) not null default 0,
-           add column charge_total numeric(20, 4) not null default 0,
-           add column vat_total numeric(20, 4) not null default 0,
-           add column rounding_amount numeric(20, 4) not null default 0,
-           add column exchange_rate numeric(18, 8),
-           add column rounding varchar(8),
-           add column cash_rounding numeric(14, 4),
-           alter column subtotal type numeric,
-           alter column tax_amount type numeric,
-           alter column invoicetotal type numeric`,
-        [schema],
-      );
-      await trx.raw(
-        `with rows as (
-           select invoice_id, tax_category, tax_rate, sum(subtotal) as taxable, round(sum(subtotal) * tax_rate / 100, 2) as tax, min(id) as first_line
-             from ??.invoice_lines group by invoice_id, tax_category, tax_rate),
-         docs as (
-           select invoice_id, sum(tax) as vat,
-                  jsonb_agg(jsonb_build_object('tax_category', tax_category, 'tax_rate', trim_scale(tax_rate)::text,
-                    'taxable_amount', taxable::text, 'tax_amount', tax::text, 'exemption_reason', null, 'exemption_code', null)
-                    order by first_line) as breakdown
-             from rows group by invoice_id)
-         update ??.invoices i set tax_breakdown = d.breakdown, vat_total = d.vat, rounding_amount = i.invoicetotal - i.subtotal - d.vat
-           from docs d where d.invoice_id = i.id`,
-        [schema, schema],
-      );
-      await trx.raw(
-        `update ??.invoices i set currency = s.default_currency from ??.organization_settings s
-          where i.currency is null and s.org_id = i.org_id and s.default_currency is not null`,
-        [schema, schema],
-      );
-      await addOrganizationRounding(trx, schema);
+      await addDocumentTaxColumns(trx, schema, {
+        documents: 'invoices',
+        lines: 'invoice_lines',
+        documentKey: 'invoice_id',
+        total: 'invoicetotal',
+        exchangeRateScale: 8,
+      });
     },
   },
   {

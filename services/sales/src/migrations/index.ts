@@ -1,6 +1,6 @@
 import {
   addOrganizationCurrency,
-  addOrganizationRounding,
+  addDocumentTaxColumns,
   createDocumentLogos,
   createPartnerDeleteFences,
   createPartnerFenceCheck,
@@ -197,63 +197,17 @@ export const salesMigrations: Migration[] = [
     },
   },
   {
-    // Quotations carry their taxes (docs/invoicing.md, "Taxes and rounding"), as invoices do
-    // (invoicing 013): amounts with 4 decimals, each line's VAT category (S above 0, Z at 0 for rows
-    // made before), the allowances and charges (none before), the VAT breakdown, BT-107/108/110/114,
-    // the exchange rate and the rounding policy the amounts were computed with (null: `line`).
+    // Quotations carry their taxes (docs/invoicing.md, "Taxes and rounding"), as invoices do (invoicing 013).
     name: '009_document_taxes',
     async up(trx, schema) {
-      await trx.raw(
-        `alter table ??.quotation_lines
-           add column tax_category varchar(2),
-           add column tax_exemption_reason text,
-           add column tax_exemption_code varchar(40),
-           add column reverse_charge_rate numeric(9, 4),
-           alter column subtotal type numeric,
-           alter column tax_amount type numeric,
-           alter column total type numeric,
-           alter column discount_amount type numeric`,
-        [schema],
-      );
-      await trx.raw(`update ??.quotation_lines set tax_category = case when tax_rate > 0 then 'S' else 'Z' end`, [schema]);
-      await trx.raw('alter table ??.quotation_lines alter column tax_category set not null', [schema]);
-      await trx.raw(
-        `alter table ??.quotations
-           add column allowances_charges jsonb not null default '[]',
-           add column tax_breakdown jsonb not null default '[]',
-           add column allowance_total numeric(20, 4) not null default 0,
-           add column charge_total numeric(20, 4) not null default 0,
-           add column vat_total numeric(20, 4) not null default 0,
-           add column rounding_amount numeric(20, 4) not null default 0,
-           add column exchange_rate numeric(18, 10),
-           add column rounding varchar(8),
-           add column cash_rounding numeric(14, 4),
-           alter column subtotal type numeric,
-           alter column tax_amount type numeric,
-           alter column discount_total type numeric,
-           alter column total type numeric`,
-        [schema],
-      );
-      await trx.raw(
-        `with rows as (
-           select quotation_id, tax_category, tax_rate, sum(subtotal) as taxable, round(sum(subtotal) * tax_rate / 100, 2) as tax, min(id) as first_line
-             from ??.quotation_lines group by quotation_id, tax_category, tax_rate),
-         docs as (
-           select quotation_id, sum(tax) as vat,
-                  jsonb_agg(jsonb_build_object('tax_category', tax_category, 'tax_rate', trim_scale(tax_rate)::text,
-                    'taxable_amount', taxable::text, 'tax_amount', tax::text, 'exemption_reason', null, 'exemption_code', null)
-                    order by first_line) as breakdown
-             from rows group by quotation_id)
-         update ??.quotations q set tax_breakdown = d.breakdown, vat_total = d.vat, rounding_amount = q.total - q.subtotal - d.vat
-           from docs d where d.quotation_id = q.id`,
-        [schema, schema],
-      );
-      await trx.raw(
-        `update ??.quotations q set currency = s.default_currency from ??.organization_settings s
-          where q.currency is null and s.org_id = q.org_id and s.default_currency is not null`,
-        [schema, schema],
-      );
-      await addOrganizationRounding(trx, schema);
+      await addDocumentTaxColumns(trx, schema, {
+        documents: 'quotations',
+        lines: 'quotation_lines',
+        documentKey: 'quotation_id',
+        total: 'total',
+        moreAmounts: { line: 'discount_amount', document: 'discount_total' },
+        exchangeRateScale: 10,
+      });
     },
   },
 ];
