@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { ApiError, createClient, type Client, type ClientOptions } from '@bo/client';
-import type { ServiceName } from '@bo/contracts';
+import { consumers, serviceNames, type ServiceName } from '@bo/contracts';
+import pg from 'pg';
 import { System } from '@bo/launcher';
 import * as testing from '@bo/testkit';
 
@@ -28,6 +29,11 @@ export interface TestSystem {
   client: Client;
   /** A typed client with the key of `org`, and other options (a retry policy) if given. */
   clientOf(org: 1 | 2, options?: Partial<ClientOptions>): Client;
+  /**
+   * Resolves once every event written so far is published and in the inbox of each running consumer
+   * that takes it: every effect of the writes before it has landed. Fails after `timeoutMs`.
+   */
+  eventsSettled(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -79,12 +85,43 @@ export async function startTestSystem(opts: { services?: ServiceName[]; env?: Re
     },
     client: clientOf(1),
     clientOf,
+    eventsSettled: (timeoutMs = 20_000) => eventsSettled(db.url, opts.services ?? [...serviceNames], timeoutMs),
     async stop() {
       await system.stop();
       await system.destroyTopology();
       await db.drop();
     },
   };
+}
+
+async function eventsSettled(databaseUrl: string, running: readonly ServiceName[], timeoutMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const written = running.map((schema) => `select event_id, type from "${schema}".outbox`).join(' union all ');
+    const behind = async (): Promise<string[]> => {
+      const unsent = await client.query<{ n: string }>(
+        `select count(*) as n from (${running.map((schema) => `select 1 from "${schema}".outbox where published_at is null`).join(' union all ')}) u`,
+      );
+      const lagging = [`${unsent.rows[0]!.n} events unpublished`].filter(() => Number(unsent.rows[0]!.n) > 0);
+      for (const consumer of consumers.filter((c) => running.includes(c.service))) {
+        const { rows } = await client.query<{ n: string }>(
+          `select count(*) as n from (${written}) o
+            where o.type = any($1) and not exists (select 1 from "${consumer.service}".inbox i where i.consumer = $2 and i.event_id = o.event_id)`,
+          [consumer.events, consumer.name],
+        );
+        if (Number(rows[0]!.n) > 0) lagging.push(`${consumer.name} has ${rows[0]!.n} to take`);
+      }
+      return lagging;
+    };
+    const deadline = Date.now() + timeoutMs;
+    for (let lagging = await behind(); lagging.length > 0; lagging = await behind()) {
+      if (Date.now() > deadline) throw new Error(`events did not settle within ${timeoutMs} ms: ${lagging.join('; ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /** Polls until the check passes or the time is up; for effects that arrive by events. */
