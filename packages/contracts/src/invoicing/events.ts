@@ -4,6 +4,19 @@ import { invoiceStatuses, invoiceTypes } from './schemas';
 
 // Consumed by the partners ledger: field names and meanings are stable; fields may only be added.
 // Amounts are positive; the consumer applies the sign for the invoice type.
+
+/**
+ * The invoice's version after the change the event tells: 1 when made, one more per change, so a
+ * receiver (a webhook endpoint, another service) keeps the newest state whatever the order of
+ * delivery. Optional: events recorded before invoices kept versions have none.
+ */
+export const invoiceVersion = z
+  .number()
+  .int()
+  .min(1)
+  .optional()
+  .describe('The invoice version after this change: 1 when created, one more per change; the highest is the newest state');
+
 const invoiceRef = {
   invoice_id: z.number().int(),
   invoicenumber: z.string(),
@@ -13,6 +26,7 @@ const invoiceRef = {
   sourcetype: z.string().nullable(),
   sourceid: z.string().nullable(),
   sourcenumber: z.string().nullable(),
+  version: invoiceVersion,
 };
 
 export const invoiceCreated = defineEvent({

@@ -5,6 +5,7 @@ import { defineEvent } from '../events';
 import { baseRequest, dateField, intId, money, optionalText, pageRequest, paginationSchema } from '../fields';
 import { defineOperation } from '../operation';
 import { currencyField } from '../organization/schemas';
+import { invoiceVersion } from './events';
 import { invoiceTypes, settledDocument } from './schemas';
 
 /** `in`: money from a customer, settling its invoices (`invoiceout`); `out`: money to a vendor, settling its bills (`invoicein`). */
@@ -280,6 +281,8 @@ const allocationEvent = z.object({
   invoicenumber: z.string(),
   invoicetype: z.enum(invoiceTypes),
   amount: z.number(),
+  /** The invoice's version once this allocation (or its reversal) settled it, as invoice events carry it. */
+  invoice_version: invoiceVersion,
 });
 
 export const paymentCreated = defineEvent({
@@ -353,6 +356,7 @@ export const invoiceWrittenOff = defineEvent({
     write_off_date: z.string(),
     reason: z.string().nullable(),
     journal_entry_id: z.number().int(),
+    version: invoiceVersion,
   }),
 });
 

@@ -53,6 +53,8 @@ export interface InvoiceRow extends DocumentTaxRow {
   validated_at: Date | null;
   cancelled_at: Date | null;
   paid_at: Date | null;
+  /** 1 when made, one more per transaction that changes the row (a trigger keeps it: migration 017); invoice events carry it. */
+  version: number;
 }
 
 export interface LineRow extends StoredLine {
@@ -149,5 +151,6 @@ export function eventRef(row: InvoiceRow) {
     sourcetype: row.sourcetype,
     sourceid: row.sourceid,
     sourcenumber: row.sourcenumber,
+    version: row.version,
   };
 }

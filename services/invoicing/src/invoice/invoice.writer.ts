@@ -19,7 +19,7 @@ import {
   type TaxContext,
 } from '@bo/runtime';
 import { NUMBER_PREFIX } from '../domain/numbering';
-import type { InvoiceRow, LineRow } from './invoice.record';
+import { eventRef, type InvoiceRow, type LineRow } from './invoice.record';
 import { isNumberTaken } from './invoice.repository';
 
 /**
@@ -197,14 +197,7 @@ export async function insertInvoice(
     inserted = { ...inserted, invoicenumber };
   }
   await recordEvent(trx, invoicing.invoiceCreated.type, orgId, {
-    invoice_id: inserted.id,
-    invoicenumber: inserted.invoicenumber,
-    invoicetype: inserted.invoicetype,
-    partner_id: inserted.partner_id,
-    invoicetotal: toNumber(inserted.invoicetotal),
-    sourcetype: inserted.sourcetype,
-    sourceid: inserted.sourceid,
-    sourcenumber: inserted.sourcenumber,
+    ...eventRef(inserted),
     invoicestatus: inserted.invoicestatus,
     invoicedatetime: formatDateTime(inserted.invoicedatetime) as string,
     subtotal: toNumber(inserted.subtotal),

@@ -318,6 +318,8 @@ export function allocationEvents(rows: ReadonlyArray<AllocationRow>, documents: 
       invoicenumber: doc.invoicenumber,
       invoicetype: doc.invoicetype,
       amount: toNumber(a.amount),
+      // The documents map holds each row as settled (settle keeps it current).
+      invoice_version: doc.version,
     };
   });
 }

@@ -55,6 +55,7 @@ export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (
     write_off_date: date,
     reason: req.reason ?? null,
     journal_entry_id: journalEntryId,
+    version: updated.version,
   });
   return {
     message: `Invoice ${updated.invoicenumber} written off: ${amount}`,
