@@ -12,6 +12,8 @@ export const LINES = [
 ];
 
 export const ORG_ID = String(ORG);
+/** The seeded partners' currency, so their invoices' and the payments settling them. */
+export const CURRENCY = 'USD';
 export const SEED_CONCURRENCY = 32;
 const PARTNERS = 50;
 const PRODUCTS = 50;
@@ -65,7 +67,7 @@ export class Fixtures {
           partner_type: 'customer',
           email: `seed${i}@example.com`,
           phone: '+1 555 0100',
-          currency: 'USD',
+          currency: CURRENCY,
         });
         return body.partner.id;
       }),
@@ -149,6 +151,21 @@ export class Fixtures {
       });
       return { id: await this.createInvoice(partner.partner.id), partnerId: partner.partner.id };
     });
+  }
+
+  /**
+   * For each of the first `n` seeded partners, three open invoices of that partner alone (made and
+   * validated now: the validate scenario's are spread over partners).
+   */
+  async partnerTriples(n: number): Promise<Array<{ partner: number; invoices: [number, number, number] }>> {
+    const partners = (await this.partners()).slice(0, n);
+    if (partners.length < n) throw new Error(`seeding: ${n} partners asked, ${partners.length} seeded`);
+    const invoices = await inParallel(n * 3, SEED_CONCURRENCY, async (i) => {
+      const id = await this.createInvoice(partners[Math.floor(i / 3)] as number);
+      await this.validate(id);
+      return id;
+    });
+    return partners.map((partner, p) => ({ partner, invoices: invoices.slice(p * 3, p * 3 + 3) as [number, number, number] }));
   }
 
   /** `n` open invoices: the latest ones the validate scenario opened, else made and validated now. */

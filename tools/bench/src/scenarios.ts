@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Fixtures, LINES, ORG_ID, invoiceIdOf, invoiceRequest } from './fixtures';
+import { CURRENCY, Fixtures, LINES, ORG_ID, invoiceIdOf, invoiceRequest } from './fixtures';
 import { LagProbe } from './lag';
 import type { Context, Step } from './load';
 
@@ -49,6 +49,7 @@ export const scenarioNames = [
   'create-invoice',
   'validate-invoice',
   'register-payment',
+  'create-payment',
   'quotation-convert',
   'stock-adjustment',
 ] as const;
@@ -221,6 +222,29 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     },
   };
 
+  let triples: Array<{ partner: number; invoices: readonly number[] }> = [];
+  const createPayment: Scenario = {
+    name: 'create-payment',
+    title: 'create payment (0.03 allocated to 3 open invoices of a partner)',
+    ceiling: 'create-payment',
+    // 32 partners with three open invoices each, taken in turn: 32 connections rarely lock the same invoices at once.
+    prepare: async () => void (triples = await f.partnerTriples(32)),
+    steps: () => {
+      const triple = rotate(triples);
+      const head = `{"org_id":"${ORG_ID}","userid":"bench","action":"create","amount":0.03,"currency":"${CURRENCY}","direction":"in","method":"bank_transfer","reference":"bench","payment_date":"${today()}","partner":`;
+      return [
+        {
+          name: 'create',
+          path: '/invoicing/payments',
+          body: () => {
+            const { partner, invoices } = triple();
+            return `${head}${partner},"allocations":[${invoices.map((id) => `{"invoice_id":${id},"amount":0.01}`).join(',')}]}`;
+          },
+        },
+      ];
+    },
+  };
+
   let quotationPartner = 0;
   const quotationConvert: Scenario = {
     name: 'quotation-convert',
@@ -288,6 +312,7 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     createInvoice,
     validateInvoice,
     registerPayment,
+    createPayment,
     quotationConvert,
     stockAdjustment,
   ];
