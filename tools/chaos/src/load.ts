@@ -3,13 +3,14 @@ import { field, type CarefulClient, type WriteRecord } from './client';
 
 /**
  * The write mix: partners, products and stock, invoices, credit notes and vendor bills with lines,
- * validations and payments, quotations converted (and their invoices validated) or cancelled, and
- * recurring contracts the scheduler makes children for. Each scenario is a short chain a worker
+ * validations and payments, payments allocated across several invoices of a customer, quotations
+ * converted (and their invoices validated) or cancelled, and recurring contracts the scheduler makes
+ * children for. Each scenario is a short chain a worker
  * runs step after step; a step whose outcome is not a 2xx ends its chain.
  *
  * Every record a write creates carries the write's Idempotency-Key in a text field (a marker the
  * checks look for): partner `notes`, product `description`, stock move `reference`, invoice
- * `invoicereference`, quotation `quotation_reference`, line `description`.
+ * `invoicereference`, payment `reference`, quotation `quotation_reference`, line `description`.
  */
 
 /** The operations the load sends; each goes to its canonical path in the operation catalogue. */
@@ -23,6 +24,7 @@ export const OPS = {
   invoiceAddLine: 'invoicing.invoice.add_line',
   invoiceValidate: 'invoicing.invoice.validate',
   payment: 'invoicing.invoice.register_payment',
+  paymentCreate: 'invoicing.payment.create',
   quotationCreate: 'sales.quotation.create',
   quotationAddLine: 'sales.quotation.add_line',
   quotationConvert: 'sales.quotation.convert',
@@ -198,6 +200,7 @@ export class Load {
       ['sales invoice', 3, (w, l) => this.documentScenario(w, l, 'invoiceout')],
       ['credit note', 1, (w, l) => this.documentScenario(w, l, 'creditout')],
       ['vendor bill', 1.5, (w, l) => this.documentScenario(w, l, 'invoicein')],
+      ['payment allocated', 1.5, (w, l) => this.allocatedPaymentScenario(w, l)],
       ['quotation converted', 2.5, (w, l) => this.convertScenario(w, l)],
       ['quotation cancelled', 0.8, (w, l) => this.cancelScenario(w, l)],
       ['recurring', 0.4, (w, l) => this.recurringScenario(w, l)],
@@ -279,6 +282,58 @@ export class Load {
       );
       due = Number(field(paid, 'invoice', 'due_amount'));
     }
+  }
+
+  /**
+   * Two or three invoices of one customer, validated, then one payment allocated across them (each
+   * paid in full or in part), exactly its amount, so it leaves no credit. One in ten asks more than
+   * an invoice's due amount and must be refused, changing nothing.
+   */
+  private async allocatedPaymentScenario(w: OrgWorld, l: LoadLimits): Promise<void> {
+    const partner = this.pick(w.customers);
+    const open: Array<{ id: number; dueCents: number }> = [];
+    const count = 2 + Math.floor(this.random() * 2);
+    for (let i = 0; i < count; i++) {
+      const created = await this.step(
+        'invoiceCreate',
+        w.org,
+        (key) => ({ invoicetype: 'invoiceout', partner: String(partner), invoicereference: key, line_items: [this.line(w, 'to be paid')] }),
+        { partnerId: partner },
+        l,
+      );
+      const invoiceId = numberAt(created, 'invoice', 'id');
+      const validated = await this.step('invoiceValidate', w.org, () => ({ validate_invoice: true, id: invoiceId }), { invoiceId }, l);
+      const dueCents = Math.round(Number(field(validated, 'invoice', 'due_amount')) * 100);
+      if (dueCents > 0) open.push({ id: invoiceId, dueCents });
+    }
+    if (open.length === 0) return;
+    const over = this.random() < 0.1;
+    const allocations = open.map((o, i) => {
+      const cents =
+        over && i === 0
+          ? o.dueCents + 100
+          : this.random() < 0.4
+            ? o.dueCents
+            : Math.max(1, Math.round(o.dueCents * (0.2 + this.random() * 0.6)));
+      return { invoice_id: o.id, cents };
+    });
+    const amountCents = allocations.reduce((s, a) => s + a.cents, 0);
+    await this.step(
+      'paymentCreate',
+      w.org,
+      (key) => ({
+        action: 'create',
+        partner,
+        amount: amountCents / 100,
+        currency: 'EUR',
+        direction: 'in',
+        method: 'bank_transfer',
+        reference: key,
+        allocations: allocations.map((a) => ({ invoice_id: a.invoice_id, amount: a.cents / 100 })),
+      }),
+      { partnerId: partner, allocations: allocations.length, overAllocated: over ? 1 : 0 },
+      l,
+    );
   }
 
   private async quotation(w: OrgWorld, l: LoadLimits): Promise<number> {

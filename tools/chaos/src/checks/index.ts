@@ -1,3 +1,4 @@
+import { allocationsCheck } from './allocations';
 import { conversionsCheck, numbersCheck, recurringCheck } from './documents';
 import { keysCheck } from './keys';
 import { ledgerCheck } from './ledger';
@@ -16,6 +17,7 @@ export const replayChecks: Check[] = [keysCheck];
 export const stateChecks: Check[] = [
   writesCheck,
   ledgerCheck,
+  allocationsCheck,
   numbersCheck,
   conversionsCheck,
   recurringCheck,

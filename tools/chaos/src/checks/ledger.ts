@@ -5,7 +5,9 @@ import { cents, examples, type Check, type Violation } from './types';
 /**
  * The partners ledger's rules (services/partners/src/ledger): a validated document moves the
  * balance by its total, signed by type (invoiceout and creditin add, creditout and invoicein
- * subtract); each payment moves it back the other way. `committed` holds the total of every
+ * subtract); each posted payment by its whole amount, allocated or not: down for money in from the
+ * partner, up for money out to it (a registered payment is in for invoiceout and creditin, out for
+ * the others, so it moves the balance back the other way from its document). `committed` holds the total of every
  * quotation converted to a customer invoice (invoiceout) that is neither validated nor cancelled. Validated = open or paid
  * (a cancelled document never was: only drafts and proformas cancel).
  */
@@ -15,9 +17,8 @@ with docs as (
          sum(case when invoicetype in ('invoiceout','creditin') then invoicetotal else -invoicetotal end) as amount
     from invoicing.invoices where invoicestatus in ('open','paid') group by 1, 2),
 pays as (
-  select i.org_id, i.partner_id,
-         sum(case when i.invoicetype in ('invoiceout','creditin') then -p.amount else p.amount end) as amount
-    from invoicing.payments p join invoicing.invoices i on i.id = p.invoice_id group by 1, 2),
+  select org_id, partner_id, sum(case when direction = 'in' then -amount else amount end) as amount
+    from invoicing.payments where status = 'posted' group by 1, 2),
 commits as (
   select q.org_id, q.partner_id, sum(q.total) as amount
     from sales.quotations q join invoicing.invoices i on i.id = q.invoice_id and i.org_id = q.org_id
@@ -39,14 +40,21 @@ select p.org_id, p.id, p.balance, p.committed,
   left join open_commitments o on o.org_id = p.org_id and o.partner_id = p.id
  order by p.org_id, p.id`;
 
-/** Ledger rows that should be there (one per validated document and per payment) and are not, or are and should not. */
+/**
+ * Ledger rows that should be there and are not, or are and should not: one per validated document,
+ * one per payment, and one per allocation of a payment made by `invoicing.payment.create` (a
+ * registered payment's one allocation is its own payment row: its event posts no other).
+ */
 const TRANSACTIONS = `
 with wanted as (
   select org_id, partner_id, 'invoice' as source, id as source_id, invoicetotal as amount
     from invoicing.invoices where invoicestatus in ('open','paid')
   union all
-  select i.org_id, i.partner_id, 'payment', p.id, p.amount
-    from invoicing.payments p join invoicing.invoices i on i.id = p.invoice_id)
+  select org_id, partner_id, 'payment', id, amount from invoicing.payments
+  union all
+  select a.org_id, p.partner_id, 'allocation', a.id, a.amount
+    from invoicing.payment_allocations a join invoicing.payments p on p.id = a.payment_id
+   where p.invoice_id is null and a.status = 'active')
 select coalesce(w.org_id, t.org_id) as org_id, coalesce(w.partner_id, t.partner_id) as partner_id,
        coalesce(w.source, t.source) as source, coalesce(w.source_id, t.source_id) as source_id,
        w.amount as document_amount, t.amount as ledger_amount, t.id as ledger_row
@@ -133,7 +141,7 @@ export const ledgerCheck: Check = {
     const violations: Violation[] = [];
     if (balance.length)
       violations.push({
-        message: `${balance.length} partners' balance differs from their validated documents minus payments`,
+        message: `${balance.length} partners' balance differs from their validated documents minus their payments`,
         evidence: examples(balance),
       });
     if (internal.length)
@@ -148,12 +156,12 @@ export const ledgerCheck: Check = {
       });
     if (missingTx.length)
       violations.push({
-        message: `${missingTx.length} validated documents or payments have no partner ledger row (event lost or not applied)`,
+        message: `${missingTx.length} validated documents, payments or allocations have no partner ledger row (event lost or not applied)`,
         evidence: examples(missingTx),
       });
     if (strayTx.length)
       violations.push({
-        message: `${strayTx.length} partner ledger rows have no validated document or payment behind them`,
+        message: `${strayTx.length} partner ledger rows have no validated document, payment or allocation behind them`,
         evidence: examples(strayTx),
       });
     if (wrongTx.length)

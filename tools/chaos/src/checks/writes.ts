@@ -36,6 +36,7 @@ const MARKERS: Marker[] = [
     replyId: (r) => field(r, 'invoice', 'id'),
   },
   { op: OPS.invoiceAddLine, table: 'invoicing.invoice_lines', column: 'description', replyId: (r) => field(r, 'line_item', 'id') },
+  { op: OPS.paymentCreate, table: 'invoicing.payments', column: 'reference', replyId: (r) => field(r, 'payment', 'id') },
   { op: OPS.quotationCreate, table: 'sales.quotations', column: 'quotation_reference', replyId: (r) => field(r, 'quotation', 'id') },
   { op: OPS.quotationAddLine, table: 'sales.quotation_lines', column: 'description', replyId: (r) => field(r, 'line_item', 'id') },
 ];
