@@ -46,6 +46,7 @@ describe('organization profile through the gateway', () => {
       time_zone: null,
       rounding: 'line',
       cash_rounding: null,
+      lock_date: null,
       logo_png: null,
       logo_sha256: null,
       logo_bytes: null,
@@ -73,6 +74,7 @@ describe('organization profile through the gateway', () => {
       time_zone: 'Europe/Paris',
       rounding: 'document' as const,
       cash_rounding: 0.05,
+      lock_date: '2025-12-31',
       logo_png: PNG.toString('base64'),
     };
     const first = await set(fields, 1, 'profile-1');

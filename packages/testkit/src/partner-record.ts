@@ -54,6 +54,7 @@ export function profileRecord(org_id: number, over: Partial<organization.Profile
     time_zone: null,
     rounding: 'line',
     cash_rounding: null,
+    lock_date: null,
     logo_sha256: null,
     logo_bytes: null,
     updated_at: null,

@@ -67,7 +67,8 @@ export const invoicingService: ServiceDefinition = {
   ],
   subscriptions: [
     partnerDirectoryConsumer('invoicing.partners'),
-    organizationSettingsConsumer('invoicing.organization'),
+    // Invoicing closes the books: it keeps the lock date too (docs/invoicing.md "Lock date").
+    organizationSettingsConsumer('invoicing.organization', { lockDate: true }),
     recurringPartnersConsumer,
   ],
   background: (deps) => [recurringScheduler(deps, settings.parse(deps.config).RECURRING_INTERVAL_MS)],

@@ -1,6 +1,7 @@
 import { allowancesChargesRule, exchangeRateRule } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
+import { lockDateRule } from './payments';
 import { renderInvoice } from './render';
 import * as partnerSchemas from '../partners/schemas';
 
@@ -83,6 +84,17 @@ export const validateInvoice = defineOperation({
   write: true,
   request: s.validateInvoiceRequest,
   reply: s.validateReply,
+  rules: [
+    {
+      field: 'exchange_rate',
+      rule: "the invoice's, or the rate table's on the invoice date, when its currency is not the organization's accounting currency",
+    },
+    // Validation posts on the invoice's own date, which is no field of its request.
+    {
+      field: 'lock_date',
+      rule: "the invoice date after the organization's lock_date (its profile; the books are closed up to and including it)",
+    },
+  ],
 });
 export const invoiceBalances = defineOperation({
   name: 'invoicing.invoice.balances',
@@ -104,7 +116,14 @@ export const registerPayment = defineOperation({
   write: true,
   request: s.registerPaymentRequest,
   reply: s.paymentReply,
-  rules: [{ field: 'amount', rule: 'not more than the amount still due' }],
+  rules: [
+    { field: 'amount', rule: 'not more than the amount still due' },
+    {
+      field: 'exchange_rate',
+      rule: "given, in the rate table on payment_date, or the invoice's, when its currency is not the organization's accounting currency; 1 when it is",
+    },
+    lockDateRule('payment_date'),
+  ],
 });
 export const pauseRecurring = defineOperation({
   name: 'invoicing.recurring.pause',

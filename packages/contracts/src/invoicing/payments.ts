@@ -2,7 +2,7 @@
 // credit notes as credit, refunds, voids and write-offs. Field names are the public contract of issue 31.
 import { z } from 'zod';
 import { defineEvent } from '../events';
-import { baseRequest, dateField, intId, money, optionalText, pageRequest, paginationSchema } from '../fields';
+import { baseRequest, dateField, exchangeRate, intId, money, optionalText, pageRequest, paginationSchema } from '../fields';
 import { defineOperation } from '../operation';
 import { currencyField } from '../organization/schemas';
 import { invoiceVersion } from './events';
@@ -34,6 +34,12 @@ export const createPaymentRequest = z.object({
   /** The bank account (journal) the money went through; default `Bank`. */
   journal: optionalText(100),
   allocations: allocationsInput.optional(),
+  /**
+   * Units of the accounting currency per 1 unit of `currency` the money was worth; default the rate
+   * table's on `payment_date`, else the rate the documents it settles share (docs/invoicing.md
+   * "Payments in another currency").
+   */
+  exchange_rate: exchangeRate().optional(),
 });
 
 export const allocatePaymentRequest = z.object({
@@ -136,6 +142,10 @@ export const paymentRecord = z.object({
   reference: z.string().nullable(),
   journal: z.string(),
   status: z.enum(paymentStatuses),
+  /** The rate it was posted at (accounting currency per unit); null when posted as it is (in the accounting currency, or none on record). */
+  exchange_rate: z.number().nullable(),
+  /** Its amount's worth in the accounting currency, as the bank line booked it. */
+  accounting_amount: z.number(),
   /** Σ active allocations. */
   allocated: z.number(),
   /** Σ refunds of its unallocated amount. */
@@ -175,6 +185,14 @@ export const writeOffReply = z.object({
   invoice: settledDocument.extend({ written_off_amount: z.number(), journal_entry_id: z.number().int() }),
 });
 
+/** The lock date rule of an operation posting on `field` (docs/invoicing.md "Lock date"). */
+export const lockDateRule = (field: string) =>
+  ({ field, rule: "after the organization's lock_date (its profile; the books are closed up to and including it)" }) as const;
+const paymentRateRule = {
+  field: 'exchange_rate',
+  rule: "given, in the rate table on payment_date, or shared by the documents settled, when the currency is not the organization's accounting currency; 1 when it is",
+} as const;
+
 const sourceRules = [
   { field: 'payment_id', rule: 'exactly one of payment_id and credit_note_id; a posted payment of the organization' },
   { field: 'credit_note_id', rule: 'a validated credit note (creditout, creditin) of the organization' },
@@ -200,6 +218,8 @@ export const createPayment = defineOperation({
     { field: 'partner', rule: 'a partner of the organization' },
     { field: 'amount', rule: 'at least the sum of the allocations' },
     ...allocationRules,
+    paymentRateRule,
+    lockDateRule('payment_date'),
   ],
 });
 export const allocatePayment = defineOperation({
@@ -211,7 +231,7 @@ export const allocatePayment = defineOperation({
   write: true,
   request: allocatePaymentRequest,
   reply: allocateReply,
-  rules: [...sourceRules, ...allocationRules],
+  rules: [...sourceRules, ...allocationRules, lockDateRule('allocation_date')],
 });
 export const refundPayment = defineOperation({
   name: 'invoicing.payment.refund',
@@ -222,7 +242,7 @@ export const refundPayment = defineOperation({
   write: true,
   request: refundPaymentRequest,
   reply: refundReply,
-  rules: [...sourceRules, { field: 'amount', rule: "at most the source's unallocated amount" }],
+  rules: [...sourceRules, { field: 'amount', rule: "at most the source's unallocated amount" }, lockDateRule('refund_date')],
 });
 export const voidPayment = defineOperation({
   name: 'invoicing.payment.void',
@@ -233,7 +253,10 @@ export const voidPayment = defineOperation({
   write: true,
   request: voidPaymentRequest,
   reply: paymentReplyBody,
-  rules: [{ field: 'payment_id', rule: 'a posted payment, not voided, with no refunds, none of whose invoices is written off' }],
+  rules: [
+    { field: 'payment_id', rule: 'a posted payment, not voided, with no refunds, none of whose invoices is written off' },
+    lockDateRule('void_date'),
+  ],
 });
 export const listPayments = defineOperation({
   name: 'invoicing.payment.list',
@@ -265,7 +288,7 @@ export const writeOffInvoice = defineOperation({
   write: true,
   request: writeOffRequest,
   reply: writeOffReply,
-  rules: [{ field: 'id', rule: 'an open or overdue customer invoice (invoiceout) with something due' }],
+  rules: [{ field: 'id', rule: 'an open or overdue customer invoice (invoiceout) with something due' }, lockDateRule('write_off_date')],
 });
 
 export const paymentOperations = [createPayment, allocatePayment, refundPayment, voidPayment, listPayments, getPayment, writeOffInvoice];

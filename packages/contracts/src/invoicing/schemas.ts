@@ -4,6 +4,7 @@ import {
   baseRequest,
   dateField,
   dateTimeField,
+  exchangeRate,
   intId,
   money,
   notBlank,
@@ -139,6 +140,8 @@ export const registerPaymentRequest = z.object({
   amount: money({ positive: true }),
   payment_date: dateField.optional(),
   journal: optionalText(100),
+  /** Units of the accounting currency per 1 unit of the invoice's currency the money was worth (docs/invoicing.md "Payments in another currency"). */
+  exchange_rate: exchangeRate().optional(),
 });
 export const pauseRecurringRequest = z.object({ ...byId, pause_recurring: z.literal(true) });
 export const resumeRecurringRequest = z.object({ ...byId, resume_recurring: z.literal(true) });

@@ -1,6 +1,6 @@
 import { isTimeZone, ROUNDING_POLICIES } from '@bo/kernel';
 import { z } from 'zod';
-import { atMost, baseRequest, plainString, quantity, text } from '../fields';
+import { atMost, baseRequest, dateField, plainString, quantity, text } from '../fields';
 import {
   base64Pattern,
   bicPattern,
@@ -114,6 +114,12 @@ const profileFields = {
   rounding: clearable(z.enum(ROUNDING_POLICIES)),
   /** Round every amount due to a multiple of this (0.05 for 5-cent coins), the difference being BT-114; null: no cash rounding. */
   cash_rounding: clearable(quantity({ positive: true })),
+  /**
+   * The books are closed up to and including this day (the organization's local date): invoicing
+   * refuses to validate, pay, allocate, refund, write off or void anything dated on or before it
+   * (docs/invoicing.md "Lock date"); null clears it.
+   */
+  lock_date: clearable(dateField),
   logo_png: clearable(logoField),
 };
 export const profileFieldNames = Object.keys(profileFields) as Array<keyof typeof profileFields>;
@@ -147,6 +153,8 @@ export const profileSummary = z.object({
   rounding: z.enum(ROUNDING_POLICIES).default('line'),
   /** The multiple amounts due are rounded to; null for none. */
   cash_rounding: z.number().nullable().default(null),
+  /** The last day of closed books (`YYYY-MM-DD`); null while none is set (an event from before the field reads as none). */
+  lock_date: z.string().nullable().default(null),
   /** SHA-256 (hex) of the logo's bytes, so a consumer knows when to fetch it again; null without a logo. */
   logo_sha256: nullableString,
   logo_bytes: z.number().int().nullable(),

@@ -19,7 +19,15 @@ export interface OrganizationSettings {
   rounding: RoundingPolicy | null;
   /** numeric as the driver reads it; null: no cash rounding. */
   cash_rounding: string | null;
+  /** Kept by invoicing only (its migration 016 adds the column): the last day of closed books; null: none. */
+  lock_date?: string | Date | null;
   version: number;
+}
+
+/** Which optional fields of the profile a service's read model keeps besides the shared ones. */
+export interface OrganizationSettingsOptions {
+  /** The books' lock date (`addOrganizationLockDate`). */
+  lockDate?: boolean;
 }
 
 /** The read model's table, the same in every service keeping it; add it to the service's migrations. */
@@ -51,7 +59,18 @@ export async function addOrganizationRounding(trx: Knex.Transaction, schema: str
   });
 }
 
-export async function rememberOrganization(db: Knex, profile: organization.ProfileSummary): Promise<void> {
+/** The lock date's column, added by the service that closes books (invoicing); its consumer then keeps it (`lockDate`). */
+export async function addOrganizationLockDate(trx: Knex.Transaction, schema: string): Promise<void> {
+  await trx.schema.withSchema(schema).alterTable('organization_settings', (t) => {
+    t.date('lock_date');
+  });
+}
+
+export async function rememberOrganization(
+  db: Knex,
+  profile: organization.ProfileSummary,
+  options: OrganizationSettingsOptions = {},
+): Promise<void> {
   await keepNewest(
     db,
     { table: 'organization_settings', key: ['org_id'] },
@@ -62,6 +81,7 @@ export async function rememberOrganization(db: Knex, profile: organization.Profi
       // A profile event from before these fields (an older producer, a replay) has neither: the defaults.
       rounding: profile.rounding ?? null,
       cash_rounding: profile.cash_rounding == null ? null : String(profile.cash_rounding),
+      ...(options.lockDate ? { lock_date: profile.lock_date ?? null } : {}),
     },
     profile.version,
   );
@@ -155,7 +175,7 @@ export function organizationTodaySql(orgIdColumn: string, today: Omit<TodayByZon
 }
 
 /** The consumer keeping a service's organization settings from `partners.organization.updated`, exactly once (inbox). */
-export function organizationSettingsConsumer(name: string): InboxHandlerDef {
+export function organizationSettingsConsumer(name: string, options: OrganizationSettingsOptions = {}): InboxHandlerDef {
   return {
     name,
     events: [organization.organizationUpdated.type],
@@ -165,7 +185,7 @@ export function organizationSettingsConsumer(name: string): InboxHandlerDef {
         log.error({ issues: parsed.success ? undefined : parsed.error.issues }, 'organization event with an unexpected profile; ignored');
         return;
       }
-      await rememberOrganization(trx, parsed.data);
+      await rememberOrganization(trx, parsed.data, options);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, sum, type Dec, type DecimalLike } from '@bo/kernel';
+import { dec, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
 import { CREDITED_TYPE, isCreditNote } from './credit-note';
 import { accountsFor, cr, dr, type JournalLine } from './journal';
 import { effectiveStatus, type StoredStatus } from './status';
@@ -36,6 +36,61 @@ export function defaultTradeAccount(direction: Direction): string {
 }
 
 export const BAD_DEBTS_ACCOUNT = '6800 Bad Debts';
+/** Realized exchange differences (docs/invoicing.md "Payments in another currency"): a gain is income, a loss an expense. */
+export const EXCHANGE_GAINS_ACCOUNT = '7700 Exchange Gains';
+export const EXCHANGE_LOSSES_ACCOUNT = '6700 Exchange Losses';
+
+/**
+ * What an item of the books (a validated document, a payment) is worth in the accounting currency:
+ * `amount` in its own currency was booked as `booked` (its entry's trade or bank line), amounts of
+ * the accounting currency having `places` decimals. Posted as it is (no conversion), both are equal.
+ */
+export interface BookedValue {
+  amount: DecimalLike;
+  booked: DecimalLike;
+  places: number;
+}
+
+/** An item posted as it is: worth its own amount. */
+export function unconverted(amount: DecimalLike): BookedValue {
+  return { amount, booked: amount, places: 2 };
+}
+
+/**
+ * What the first `share` of an item is worth in the accounting currency: in proportion to what it
+ * booked, rounded, and exactly `booked` for the whole of it. Settling or using up an item piece by
+ * piece moves its trade account by `valueOfStep` of each piece: the steps telescope, so once it is
+ * all settled its account has moved by exactly what it booked, whatever the pieces' rounding.
+ */
+export function valueOfShare(item: BookedValue, share: DecimalLike): Dec {
+  const amount = dec(item.amount);
+  const booked = dec(item.booked);
+  const part = dec(share);
+  if (booked.equals(amount) || amount.isZero()) return part;
+  if (part.equals(amount)) return booked;
+  return roundTo(part.times(booked).div(amount), item.places);
+}
+
+/** The value of the piece of an item from `from` to `to` of its amount (negative going back). */
+export function valueOfStep(item: BookedValue, from: DecimalLike, to: DecimalLike): Dec {
+  return valueOfShare(item, to).minus(valueOfShare(item, from));
+}
+
+/**
+ * The realized exchange difference that balances cash lines valued at different rates (the bank or
+ * the credit used at the payment's, the documents cleared at their own): debits beyond the credits
+ * are a gain (credited to exchange gains), credits beyond the debits a loss (debited to exchange
+ * losses). Lines that balance get nothing.
+ */
+export function withExchangeDifference(lines: JournalLine[]): JournalLine[] {
+  // A piece worth nothing in the accounting currency (a cent at a rate of 0.01) makes no line.
+  const posted = lines.filter((l) => !l.debit.isZero() || !l.credit.isZero());
+  const difference = sum(posted.map((l) => l.debit)).minus(sum(posted.map((l) => l.credit)));
+  if (difference.isZero()) return posted;
+  return difference.isPositive()
+    ? [...posted, cr(EXCHANGE_GAINS_ACCOUNT, difference, 'Exchange gain')]
+    : [...posted, dr(EXCHANGE_LOSSES_ACCOUNT, difference.neg(), 'Exchange loss')];
+}
 
 /** A document as allocation judges it. */
 export interface SettleableDocument {
@@ -171,29 +226,40 @@ function byAccount(parts: ReadonlyArray<{ account: string; amount: DecimalLike }
 /**
  * A payment's entry: the bank against the trade accounts it settles. Money in debits the bank and
  * credits each allocated document's trade account by its part and the default receivable by the
- * unallocated rest (the partner's credit sits there until allocated); money out the reverse.
+ * unallocated rest (the partner's credit sits there until allocated); money out the reverse. In
+ * another currency than the books' the bank takes the payment's worth at its rate, each part the
+ * document's worth at the document's, the rest the credit's worth at the payment's (`rest`, default:
+ * what the parts leave), and what is left between them is the realized exchange difference.
  */
 export function paymentLines(
   direction: Direction,
   amount: DecimalLike,
   bank: string,
   parts: ReadonlyArray<{ account: string; amount: DecimalLike }>,
+  rest: DecimalLike = dec(amount).minus(sum(parts.map((p) => dec(p.amount)))),
 ): JournalLine[] {
-  const rest = dec(amount).minus(sum(parts.map((p) => dec(p.amount))));
   const trade = byAccount([...parts, { account: defaultTradeAccount(direction), amount: rest }]);
-  return direction === 'in'
-    ? [dr(bank, amount, 'Payment received'), ...trade.map((t) => cr(t.account, t.amount, 'Settlement'))]
-    : [...trade.map((t) => dr(t.account, t.amount, 'Settlement')), cr(bank, amount, 'Payment sent')];
+  return withExchangeDifference(
+    direction === 'in'
+      ? [dr(bank, amount, 'Payment received'), ...trade.map((t) => cr(t.account, t.amount, 'Settlement'))]
+      : [...trade.map((t) => dr(t.account, t.amount, 'Settlement')), cr(bank, amount, 'Payment sent')],
+  );
 }
 
-/** A payment's reversal: its entry as it stands at the void (allocations and rest), mirrored. */
+/** A payment's reversal: its entry as it stands at the void (allocations, rest and exchange difference), mirrored. */
 export function voidLines(
   direction: Direction,
   amount: DecimalLike,
   bank: string,
   parts: ReadonlyArray<{ account: string; amount: DecimalLike }>,
+  rest?: DecimalLike,
 ): JournalLine[] {
-  return paymentLines(direction, amount, bank, parts).map((l) => ({ ...l, debit: l.credit, credit: l.debit, label: `Void: ${l.label}` }));
+  return paymentLines(direction, amount, bank, parts, rest).map((l) => ({
+    ...l,
+    debit: l.credit,
+    credit: l.debit,
+    label: `Void: ${l.label}`,
+  }));
 }
 
 /**
@@ -203,10 +269,35 @@ export function voidLines(
  * `settles` is the type of the document settled: a receivable is credited, a payable debited.
  */
 export function transferLines(settles: 'invoiceout' | 'invoicein', amount: DecimalLike, from: string, to: string): JournalLine[] {
-  if (from === to || dec(amount).isZero()) return [];
-  return settles === 'invoiceout'
-    ? [dr(from, amount, 'Credit applied'), cr(to, amount, 'Settlement')]
-    : [dr(to, amount, 'Settlement'), cr(from, amount, 'Credit applied')];
+  return allocationLines(settles, { account: from, value: amount }, { account: to, value: amount });
+}
+
+/**
+ * An allocation as the books see it: the credit used, worth `from.value` at its source's rate (a
+ * payment's, a credit note's), clears a document worth `to.value` at the document's. Amounts on one
+ * account are netted; what the two values differ by is the realized exchange difference. Equal values
+ * on one account post nothing.
+ */
+export function allocationLines(
+  settles: 'invoiceout' | 'invoicein',
+  from: { account: string; value: DecimalLike },
+  to: { account: string; value: DecimalLike },
+): JournalLine[] {
+  // A receivable's credit is debited away and the invoice credited; a payable the other way round.
+  const receivable = settles === 'invoiceout';
+  const used = dec(from.value).times(receivable ? 1 : -1);
+  const cleared = dec(to.value).times(receivable ? -1 : 1);
+  const net = new Map<string, Dec>();
+  net.set(from.account, used);
+  net.set(to.account, (net.get(to.account) ?? dec(0)).plus(cleared));
+  const lines = [...net]
+    .filter(([, v]) => !v.isZero())
+    .map(([account, v]) =>
+      v.isPositive()
+        ? dr(account, v, account === from.account ? 'Credit applied' : 'Settlement')
+        : cr(account, v.neg(), account === to.account ? 'Settlement' : 'Credit applied'),
+    );
+  return withExchangeDifference(lines);
 }
 
 /**

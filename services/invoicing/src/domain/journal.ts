@@ -165,14 +165,6 @@ export function invoiceEntryLines(
   return oriented.map(normalized).filter((l) => !l.debit.isZero() || !l.credit.isZero());
 }
 
-/** A payment settles the trade account against the bank: money in for sales and vendor credits, out otherwise. */
-export function paymentEntryLines(type: InvoiceType, amount: DecimalLike, tradeAccount: string, bankAccount: string): JournalLine[] {
-  const moneyIn = type === 'invoiceout' || type === 'creditin';
-  return moneyIn
-    ? [dr(bankAccount, amount, 'Payment received'), cr(tradeAccount, amount, 'Settlement')]
-    : [dr(tradeAccount, amount, 'Settlement'), cr(bankAccount, amount, 'Payment sent')];
-}
-
 export function isBalanced(lines: JournalLine[]): boolean {
   return sum(lines.map((l) => l.debit)).equals(sum(lines.map((l) => l.credit)));
 }

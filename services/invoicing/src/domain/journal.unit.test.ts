@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { decideDocumentTaxes, sum, type TaxLineInput } from '@bo/kernel';
-import { accountsFor, invoiceEntryLines, isBalanced, paymentEntryLines, type EntryFigures, type JournalLine } from './journal';
+import { accountsFor, invoiceEntryLines, isBalanced, type EntryFigures, type JournalLine } from './journal';
 
 const view = (lines: JournalLine[]) => lines.map((l) => [l.account, l.debit.toFixed(2), l.credit.toFixed(2)]);
 const tags = (lines: JournalLine[]) =>
@@ -129,17 +129,6 @@ describe('journal entries', () => {
       ),
       { numRuns: 300 },
     );
-  });
-
-  it('settles payments against the bank in the direction money moves', () => {
-    expect(view(paymentEntryLines('invoiceout', '40.05', '1200', 'Bank'))).toEqual([
-      ['Bank', '40.05', '0.00'],
-      ['1200', '0.00', '40.05'],
-    ]);
-    expect(view(paymentEntryLines('invoicein', '10', '2000', 'Bank'))).toEqual([
-      ['2000', '10.00', '0.00'],
-      ['Bank', '0.00', '10.00'],
-    ]);
   });
 
   it('detects an unbalanced entry', () => {

@@ -24,6 +24,7 @@ const profile = {
   time_zone: null,
   rounding: 'line',
   cash_rounding: null,
+  lock_date: null,
   logo_png: Buffer.from('png').toString('base64'),
   logo_sha256: 'x',
   logo_bytes: 3,

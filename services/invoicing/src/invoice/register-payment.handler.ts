@@ -1,18 +1,23 @@
 import { invoicing } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
 import { handler, invalidState, recordEvent, organizationToday, validationFailed } from '@bo/runtime';
-import { accountsFor, DEFAULT_PAYMENT_JOURNAL, paymentEntryLines } from '../domain/journal';
-import { settlementDirection } from '../domain/cash';
+import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
+import { paymentLines, settlementDirection } from '../domain/cash';
+import { paymentConversion } from '../payments/payment-rate';
+import { bookedDocuments, documentStep } from '../payments/payment.repository';
 import { canTakePayment } from '../domain/status';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice } from './invoice.repository';
+import { assertAfterLockDate } from './lock-date';
 import { postEntry } from './journal.repository';
 
 export const registerPaymentHandler = handler(invoicing.registerPayment, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
+    const now = await organizationToday(trx, ctx.orgId);
+    const paymentDate = req.payment_date ?? now;
+    await assertAfterLockDate(trx, ctx.orgId, paymentDate, 'payment_date', 'a payment');
     // Locked so two payments racing cannot together pay more than is due.
     const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
-    const now = await organizationToday(trx, ctx.orgId);
     const status = statusOf(invoice, now);
     if (!canTakePayment(status)) {
       throw invalidState(`A payment can only be registered on an open or overdue invoice; invoice ${invoice.invoicenumber} is ${status}`);
@@ -22,9 +27,18 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       const message = `Overpayment: amount ${dec(req.amount).toFixed(2)} exceeds the amount due ${due.toFixed(2)} on invoice ${invoice.invoicenumber}`;
       throw validationFailed(message, [{ field: 'amount', message }]);
     }
-    const paymentDate = req.payment_date ?? now;
     const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;
     const accounts = accountsFor(invoice.invoicetype, invoice);
+    // One payment of one document: the bank at the payment's worth, the document cleared at its own
+    // (docs/invoicing.md "Payments in another currency").
+    const conversion = await paymentConversion(trx, ctx.orgId, {
+      currency: invoice.currency,
+      amount: req.amount,
+      date: paymentDate,
+      given: req.exchange_rate,
+      documents: [invoice],
+    });
+    const booked = await bookedDocuments(trx, [invoice], conversion.places);
     const journalEntryId = await postEntry(
       trx,
       {
@@ -35,7 +49,14 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         journaldate: paymentDate,
         reference: invoice.invoicenumber,
       },
-      paymentEntryLines(invoice.invoicetype, req.amount, accounts.trade, journal),
+      // All of it settles the document: no credit is left on the trade account.
+      paymentLines(
+        settlementDirection(invoice.invoicetype),
+        conversion.accounting_amount,
+        journal,
+        [{ account: accounts.trade, amount: documentStep(invoice, booked, req.amount) }],
+        0,
+      ),
     );
     const [payment] = await trx('payments')
       .insert({
@@ -44,6 +65,8 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         partner_id: invoice.partner_id,
         direction: settlementDirection(invoice.invoicetype),
         currency: invoice.currency,
+        exchange_rate: conversion.exchange_rate,
+        accounting_amount: conversion.accounting_amount,
         amount: req.amount,
         allocated: req.amount,
         payment_date: paymentDate,

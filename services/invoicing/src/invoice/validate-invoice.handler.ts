@@ -18,6 +18,7 @@ import { assertCreditAvailable } from './credit-check';
 import { assertCreditable } from './credit-link';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice, linesOf } from './invoice.repository';
+import { assertAfterLockDate } from './lock-date';
 import { invoiceParties, issuedColumns } from './issued-snapshot';
 import { computeInvoice, storeTaxes } from './invoice.writer';
 import { postEntry } from './journal.repository';
@@ -35,9 +36,13 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
     const checksCredit = needsCreditCheck(unlocked.invoicetype, req.override_credit_limit);
     const parties = await currentParties(ctx, unlocked.partner_id, { credit: checksCredit });
     if (checksCredit && !parties.credit) throw notFound('Partner', unlocked.partner_id);
-    return { checksCredit, parties };
+    // The date it posts on, which never changes either.
+    return { checksCredit, parties, invoiceDate: formatDate(unlocked.invoicedatetime) as string, number: unlocked.invoicenumber };
   },
-  apply: async (req, ctx, { checksCredit, parties }) => {
+  apply: async (req, ctx, { checksCredit, parties, invoiceDate, number }) => {
+    // Before the invoice's lock, as every posting takes the lock date's row first. The date is the
+    // invoice's own, no field of this request: the refusal names `lock_date`.
+    await assertAfterLockDate(ctx.db, ctx.orgId, invoiceDate, 'lock_date', `invoice ${number}`);
     const invoice = await findInvoice(ctx.db, ctx.orgId, req.id, { lock: true });
     if (invoice.invoicestatus !== 'draft' && invoice.invoicestatus !== 'proforma') {
       throw invalidState(
@@ -65,7 +70,6 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
     await assertCreditable(ctx.db, computed);
 
     const accounts = accountsFor(invoice.invoicetype, invoice);
-    const invoiceDate = formatDate(invoice.invoicedatetime) as string;
     const journalEntryId = await postEntry(
       ctx.db,
       {

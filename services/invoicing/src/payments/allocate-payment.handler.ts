@@ -1,21 +1,33 @@
 import { invoicing } from '@bo/contracts';
 import { dec, sum } from '@bo/kernel';
 import { handler, invalidState, notFound, organizationToday, recordEvent } from '@bo/runtime';
-import { allocationRefusals, creditNoteSettles, INVOICE_OF_DIRECTION, unallocatedOf, type CreditSource } from '../domain/cash';
+import {
+  allocationRefusals,
+  creditNoteSettles,
+  INVOICE_OF_DIRECTION,
+  unallocatedOf,
+  type BookedValue,
+  type CreditSource,
+} from '../domain/cash';
 import { effectiveStatus } from '../domain/status';
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
+import { assertAfterLockDate } from '../invoice/lock-date';
+import { accountingPlaces } from './payment-rate';
 import {
   allocationEvents,
   allocationRecord,
   bookAllocations,
+  bookedDocuments,
   creditNoteUnallocated,
   findPayment,
   lockDocuments,
   paymentRecords,
   refuse,
+  paymentValue,
   refuseField,
   settle,
+  settledShare,
   settledView,
   sourceAccount,
   type PaymentRow,
@@ -33,6 +45,7 @@ export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (
   }
   const today = await organizationToday(db, ctx.orgId);
   const date = req.allocation_date ?? today;
+  await assertAfterLockDate(db, ctx.orgId, date, 'allocation_date', 'an allocation');
   const payment = req.payment_id !== undefined ? await findPayment(db, ctx.orgId, req.payment_id, { lock: true }) : undefined;
   if (payment && payment.status !== 'posted')
     throw invalidState(`Payment ${payment.id} is ${payment.status}; only a posted payment can be allocated`);
@@ -72,6 +85,14 @@ export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (
   const refusals = allocationRefusals(source, req.allocations, documents, today);
   if (refusals.length) refuse(refusals);
 
+  // The credit is used up at its source's worth, each document cleared at its own (docs/invoicing.md
+  // "Payments in another currency").
+  const places = await accountingPlaces(db, ctx.orgId);
+  const worths = await bookedDocuments(db, [...documents.values(), ...(note ? [note] : [])], places);
+  const value = payment
+    ? { item: paymentValue(payment, places), used: dec(payment.allocated).plus(dec(payment.refunded)) }
+    : { item: worths.get((note as InvoiceRow).id) as BookedValue, used: settledShare(note as InvoiceRow) };
+
   const booked = await bookAllocations(db, {
     orgId: ctx.orgId,
     source: payment
@@ -79,15 +100,18 @@ export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (
           payment_id: payment.id,
           credit_note_id: null,
           account: sourceAccount({ kind: 'payment', direction: payment.direction }),
+          value,
           reference: `PAY-${payment.id}`,
         }
       : {
           payment_id: null,
           credit_note_id: (note as InvoiceRow).id,
           account: sourceAccount({ kind: 'credit_note', note: note as InvoiceRow }),
+          value,
           reference: (note as InvoiceRow).invoicenumber,
         },
     documents,
+    booked: worths,
     requested: req.allocations,
     date,
     journal: payment?.journal ?? DEFAULT_PAYMENT_JOURNAL,

@@ -1,13 +1,18 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
 import { handler, organizationToday, recordEvent, requireLivePartner, requirePartnerRole } from '@bo/runtime';
-import { allocationRefusals, INVOICE_OF_DIRECTION, ledgerSide, paymentLines } from '../domain/cash';
+import { allocationRefusals, INVOICE_OF_DIRECTION, ledgerSide, paymentLines, valueOfShare } from '../domain/cash';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
+import { assertAfterLockDate } from '../invoice/lock-date';
+import { paymentConversion } from './payment-rate';
 import {
   allocationEvents,
   bookAllocations,
+  bookedDocuments,
+  documentStep,
   lockDocuments,
+  paymentValue,
   paymentRecords,
   postCashEntry,
   refuse,
@@ -30,6 +35,8 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
   apply: async (req, ctx) => {
     const db = ctx.db;
     const today = await organizationToday(db, ctx.orgId);
+    const paymentDate = req.payment_date ?? today;
+    await assertAfterLockDate(db, ctx.orgId, paymentDate, 'payment_date', 'a payment');
     const requested = req.allocations ?? [];
     const documents = await lockDocuments(
       db,
@@ -51,13 +58,23 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
     );
     if (refusals.length) refuse(refusals);
 
-    const paymentDate = req.payment_date ?? today;
     const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;
     const allocated = requested.reduce((s, a) => s.plus(dec(a.amount)), dec(0));
+    const conversion = await paymentConversion(db, ctx.orgId, {
+      currency: req.currency,
+      amount: req.amount,
+      date: paymentDate,
+      given: req.exchange_rate,
+      documents: [...documents.values()],
+    });
+    // The bank at the payment's worth, each document cleared at its own, the rest (credit) at the payment's.
+    const worths = await bookedDocuments(db, documents.values(), conversion.places);
     const parts = requested.map((a) => {
       const doc = documents.get(a.invoice_id) as InvoiceRow;
-      return { account: accountsFor(doc.invoicetype, doc).trade, amount: a.amount };
+      return { account: accountsFor(doc.invoicetype, doc).trade, amount: documentStep(doc, worths, a.amount) };
     });
+    const worth = paymentValue({ amount: req.amount, accounting_amount: conversion.accounting_amount }, conversion.places);
+    const rest = dec(conversion.accounting_amount).minus(valueOfShare(worth, allocated));
     // The entry first (a payment names its entry), then the payment, then the entry names the payment.
     const journalEntryId = await postCashEntry(
       db,
@@ -70,7 +87,7 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
         journaldate: paymentDate,
         reference: req.reference?.slice(0, 64) || 'Payment',
       },
-      paymentLines(req.direction, req.amount, journal, parts),
+      paymentLines(req.direction, conversion.accounting_amount, journal, parts, rest),
     );
     const [inserted] = (await db('payments')
       .insert({
@@ -79,6 +96,8 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
         direction: req.direction,
         amount: req.amount,
         currency: req.currency,
+        exchange_rate: conversion.exchange_rate,
+        accounting_amount: conversion.accounting_amount,
         payment_date: paymentDate,
         method: req.method ?? null,
         reference: req.reference ?? null,
@@ -96,6 +115,7 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
       orgId: ctx.orgId,
       source: { payment_id: payment.id, credit_note_id: null, account: null, reference: `PAY-${payment.id}` },
       documents,
+      booked: worths,
       requested,
       date: paymentDate,
       journal,

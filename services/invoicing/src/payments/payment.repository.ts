@@ -1,8 +1,19 @@
 import type { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, round2, sum, toNumber, type DecimalLike } from '@bo/kernel';
+import { dec, formatDate, formatDateTime, sum, toNumber, type Dec, type DecimalLike } from '@bo/kernel';
 import { notFound, validationFailed, AppError, type Knex } from '@bo/runtime';
 import { accountsFor, isBalanced, type JournalLine } from '../domain/journal';
-import { defaultTradeAccount, dueOfDocument, statusAfterSettlement, transferLines, unallocatedOf, type Refusal } from '../domain/cash';
+import {
+  allocationLines,
+  defaultTradeAccount,
+  dueOfDocument,
+  statusAfterSettlement,
+  unallocatedOf,
+  unconverted,
+  valueOfStep,
+  type BookedValue,
+  type Refusal,
+} from '../domain/cash';
+import { journalAmount } from '../invoice/journal.repository';
 import { dueOf, statusOf, type InvoiceRow } from '../invoice/invoice.record';
 
 export interface PaymentRow {
@@ -18,6 +29,10 @@ export interface PaymentRow {
   reference: string | null;
   journal: string;
   status: 'posted' | 'voided';
+  /** The rate it was posted at (accounting currency per unit); null: posted as it is. */
+  exchange_rate: string | null;
+  /** Its amount's worth in the accounting currency, as its bank line booked it. */
+  accounting_amount: string;
   allocated: string;
   refunded: string;
   journal_entry_id: number;
@@ -77,14 +92,20 @@ export async function postCashEntry(
   lines: JournalLine[],
 ): Promise<number> {
   if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);
-  const amount = round2(sum(lines.map((l) => l.debit))).toFixed(2);
+  const amount = journalAmount(sum(lines.map((l) => l.debit)));
   const [row] = await trx('journal_entries')
     .insert({ ...entry, amount })
     .returning<Array<{ id: number }>>('id');
   const id = (row as { id: number }).id;
   if (lines.length) {
     await trx('journal_lines').insert(
-      lines.map((l) => ({ entry_id: id, account: l.account, label: l.label, debit: l.debit.toFixed(2), credit: l.credit.toFixed(2) })),
+      lines.map((l) => ({
+        entry_id: id,
+        account: l.account,
+        label: l.label,
+        debit: journalAmount(l.debit),
+        credit: journalAmount(l.credit),
+      })),
     );
   }
   return id;
@@ -134,15 +155,29 @@ export function sourceAccount(
 /**
  * Books allocations already judged (domain/cash.ts allocationRefusals) on documents locked by the
  * caller: one row each under the operation's natural key, each document's paid amount and status,
- * and a transfer entry where the credit sits on another trade account than the document's.
+ * and, from a source whose credit sits on the books (`source.account`), an entry where the credit
+ * sits on another trade account than the document's or is worth another amount in the accounting
+ * currency (the realized exchange difference).
  */
 export async function bookAllocations(
   trx: Knex.Transaction,
   args: {
     orgId: number;
-    /** `account`: the trade account the credit sits on; null when the payment's own entry posted each part to its document's account. */
-    source: { payment_id: number | null; credit_note_id: number | null; account: string | null; reference: string };
+    /**
+     * `account`: the trade account the credit sits on, `value` what it is worth and how much of it is
+     * used up already; `account` null when the payment's own entry posted each part to its document's
+     * account.
+     */
+    source: {
+      payment_id: number | null;
+      credit_note_id: number | null;
+      account: string | null;
+      value?: { item: BookedValue; used: DecimalLike };
+      reference: string;
+    };
     documents: ReadonlyMap<number, InvoiceRow>;
+    /** What each document booked in the accounting currency (`bookedDocuments`). */
+    booked: ReadonlyMap<number, BookedValue>;
     requested: ReadonlyArray<{ invoice_id: number; amount: DecimalLike }>;
     date: string;
     journal: string;
@@ -151,12 +186,19 @@ export async function bookAllocations(
 ): Promise<AllocationRow[]> {
   const rows: AllocationRow[] = [];
   let seq = 0;
+  let used = dec(args.source.value?.used ?? 0);
   for (const a of args.requested) {
     const doc = args.documents.get(a.invoice_id) as InvoiceRow;
     const amount = dec(a.amount).toFixed(2);
     const settles = doc.invoicetype === 'invoicein' ? 'invoicein' : 'invoiceout';
-    const lines =
-      args.source.account === null ? [] : transferLines(settles, amount, args.source.account, accountsFor(doc.invoicetype, doc).trade);
+    let lines: JournalLine[] = [];
+    if (args.source.account !== null) {
+      const sourceItem = args.source.value?.item ?? unconverted(amount);
+      const from = { account: args.source.account, value: valueOfStep(sourceItem, used, used.plus(amount)) };
+      used = used.plus(amount);
+      const to = { account: accountsFor(doc.invoicetype, doc).trade, value: documentStep(doc, args.booked, amount) };
+      lines = allocationLines(settles, from, to);
+    }
     const journalEntryId = lines.length
       ? await postCashEntry(
           trx,
@@ -189,6 +231,51 @@ export async function bookAllocations(
     await settle(trx, doc, amount, args.documents);
   }
   return rows;
+}
+
+/** How much of a document is settled one way or another: paid (allocated, refunded for a credit note) or written off. */
+export function settledShare(doc: Pick<InvoiceRow, 'amount_paid' | 'written_off_amount'>): Dec {
+  return dec(doc.amount_paid).plus(dec(doc.written_off_amount));
+}
+
+/**
+ * What settling `amount` more of a document (negative: undoing it) moves its trade account by in the
+ * accounting currency: the step of its booked value from what is settled now.
+ */
+export function documentStep(doc: InvoiceRow, booked: ReadonlyMap<number, BookedValue>, amount: DecimalLike): Dec {
+  const from = settledShare(doc);
+  return valueOfStep(booked.get(doc.id) ?? unconverted(doc.invoicetotal), from, from.plus(dec(amount)));
+}
+
+/**
+ * What each validated document booked in the accounting currency for its total: its entry's trade
+ * line (the amount due, converted at its rate). A document with no entry is worth its total.
+ * `places`: the accounting currency's decimals.
+ */
+export async function bookedDocuments(db: Knex, docs: Iterable<InvoiceRow>, places: number): Promise<Map<number, BookedValue>> {
+  const list = [...docs];
+  const booked = new Map<number, BookedValue>(list.map((d) => [d.id, { ...unconverted(d.invoicetotal), places }]));
+  if (!list.length) return booked;
+  const rows = await db('journal_entries as e')
+    .join('journal_lines as l', 'l.entry_id', 'e.id')
+    .whereIn(
+      'e.invoice_id',
+      list.map((d) => d.id),
+    )
+    .where('e.kind', 'invoice')
+    .whereIn('l.label', ['Receivable', 'Payable'])
+    .groupBy('e.invoice_id')
+    .select<Array<{ invoice_id: number; booked: string }>>('e.invoice_id', db.raw('sum(l.debit + l.credit) as booked'));
+  for (const r of rows) {
+    const doc = list.find((d) => d.id === r.invoice_id) as InvoiceRow;
+    booked.set(r.invoice_id, { amount: doc.invoicetotal, booked: r.booked, places });
+  }
+  return booked;
+}
+
+/** What a payment is worth in the accounting currency, to use its credit up in proportion. */
+export function paymentValue(p: Pick<PaymentRow, 'amount' | 'accounting_amount'>, places: number): BookedValue {
+  return { amount: p.amount, booked: p.accounting_amount ?? p.amount, places };
 }
 
 /** Moves a locked document's paid amount by `amount` (negative to undo) and its status with it; the map keeps the row current. */
@@ -262,6 +349,8 @@ export async function paymentRecords(db: Knex, rows: PaymentRow[]): Promise<invo
     reference: p.reference,
     journal: p.journal,
     status: p.status,
+    exchange_rate: p.exchange_rate === null ? null : toNumber(p.exchange_rate),
+    accounting_amount: toNumber(p.accounting_amount),
     allocated: toNumber(p.allocated),
     refunded: toNumber(p.refunded),
     // A voided payment gives no credit.

@@ -1,19 +1,24 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
 import { handler, invalidState, notFound, organizationToday, recordEvent } from '@bo/runtime';
-import { creditNoteSettles, ledgerSide, refundLines, settlementDirection, unallocatedOf } from '../domain/cash';
+import { creditNoteSettles, ledgerSide, refundLines, settlementDirection, unallocatedOf, valueOfStep } from '../domain/cash';
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import { effectiveStatus } from '../domain/status';
 import type { InvoiceRow } from '../invoice/invoice.record';
+import { assertAfterLockDate } from '../invoice/lock-date';
+import { accountingPlaces } from './payment-rate';
 import {
+  bookedDocuments,
   creditNoteUnallocated,
   findPayment,
   lockDocuments,
   paymentRecords,
+  paymentValue,
   postCashEntry,
   refundRecord,
   refuseField,
   settle,
+  settledShare,
   settledView,
   sourceAccount,
   type PaymentRow,
@@ -32,6 +37,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
   }
   const today = await organizationToday(db, ctx.orgId);
   const date = req.refund_date ?? today;
+  await assertAfterLockDate(db, ctx.orgId, date, 'refund_date', 'a refund');
   const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;
   let payment: PaymentRow | undefined;
   let note: InvoiceRow | undefined;
@@ -60,6 +66,13 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
     ? sourceAccount({ kind: 'payment', direction: payment.direction })
     : sourceAccount({ kind: 'credit_note', note: note as InvoiceRow });
   const partnerId = payment?.partner_id ?? (note as InvoiceRow).partner_id;
+  // Paid back at what the credit is worth on the books, so it leaves the trade account exactly:
+  // a refund realizes no exchange difference (docs/invoicing.md "Payments in another currency").
+  const places = await accountingPlaces(db, ctx.orgId);
+  const [item, used] = payment
+    ? [paymentValue(payment, places), dec(payment.allocated).plus(dec(payment.refunded))]
+    : [(await bookedDocuments(db, [note as InvoiceRow], places)).get((note as InvoiceRow).id)!, settledShare(note as InvoiceRow)];
+  const worth = valueOfStep(item, used, used.plus(dec(req.amount)));
   const journalEntryId = await postCashEntry(
     db,
     {
@@ -71,7 +84,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
       journaldate: date,
       reference: (req.reference || (payment ? `Refund PAY-${payment.id}` : `Refund ${note?.invoicenumber}`)).slice(0, 64),
     },
-    refundLines(direction, req.amount, account, journal),
+    refundLines(direction, worth, account, journal),
   );
   const [refund] = (await db('payment_refunds')
     .insert({

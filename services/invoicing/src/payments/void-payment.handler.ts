@@ -1,16 +1,21 @@
 import { invoicing } from '@bo/contracts';
-import { toNumber } from '@bo/kernel';
+import { dec, toNumber } from '@bo/kernel';
 import { handler, invalidState, organizationToday, recordEvent } from '@bo/runtime';
-import { ledgerSide, voidLines } from '../domain/cash';
+import { ledgerSide, valueOfShare, valueOfStep, voidLines } from '../domain/cash';
 import { accountsFor } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
+import { assertAfterLockDate } from '../invoice/lock-date';
+import { accountingPlaces } from './payment-rate';
 import {
   allocationEvents,
+  bookedDocuments,
   findPayment,
   lockDocuments,
   paymentRecords,
+  paymentValue,
   postCashEntry,
   settle,
+  settledShare,
   settledView,
   type AllocationRow,
   type PaymentRow,
@@ -25,6 +30,8 @@ import {
 export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx) => {
   const db = ctx.db;
   const today = await organizationToday(db, ctx.orgId);
+  const date = req.void_date ?? today;
+  await assertAfterLockDate(db, ctx.orgId, date, 'void_date', 'a void');
   const payment = await findPayment(db, ctx.orgId, req.payment_id, { lock: true });
   if (payment.status === 'voided') throw invalidState(`Payment ${payment.id} is already voided`);
   if (Number(payment.refunded) > 0)
@@ -41,11 +48,20 @@ export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx
       `Payment ${payment.id} settles ${writtenOff.map((d) => d.invoicenumber).join(', ')}, written off since; it cannot be voided`,
     );
   }
-  const date = req.void_date ?? today;
+  // What the payment still stands for, valued as it was booked: each document's clearing undone at the
+  // document's worth (from what is settled now, back), the credit left at the payment's.
+  const places = await accountingPlaces(db, ctx.orgId);
+  const booked = await bookedDocuments(db, documents.values(), places);
+  const shares = new Map([...documents.values()].map((d) => [d.id, settledShare(d)]));
   const parts = allocations.map((a) => {
     const doc = documents.get(a.invoice_id) as InvoiceRow;
-    return { account: accountsFor(doc.invoicetype, doc).trade, amount: a.amount };
+    const to = shares.get(doc.id) as ReturnType<typeof settledShare>;
+    const from = to.minus(dec(a.amount));
+    shares.set(doc.id, from);
+    return { account: accountsFor(doc.invoicetype, doc).trade, amount: valueOfStep(booked.get(doc.id)!, from, to) };
   });
+  const worth = paymentValue(payment, places);
+  const rest = dec(payment.accounting_amount).minus(valueOfShare(worth, payment.allocated));
   const journalEntryId = await postCashEntry(
     db,
     {
@@ -57,7 +73,7 @@ export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx
       journaldate: date,
       reference: `Void PAY-${payment.id}`,
     },
-    voidLines(payment.direction, payment.amount, payment.journal, parts),
+    voidLines(payment.direction, payment.accounting_amount, payment.journal, parts, rest),
   );
   for (const a of allocations) await settle(db, documents.get(a.invoice_id) as InvoiceRow, `-${a.amount}`, documents);
   if (allocations.length) {

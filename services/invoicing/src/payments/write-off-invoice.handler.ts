@@ -5,7 +5,9 @@ import { dueOfDocument, writeOffLines, writeOffRefusal } from '../domain/cash';
 import { accountsFor } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice } from '../invoice/invoice.repository';
-import { postCashEntry, settledView } from './payment.repository';
+import { assertAfterLockDate } from '../invoice/lock-date';
+import { accountingPlaces } from './payment-rate';
+import { bookedDocuments, documentStep, postCashEntry, settledView } from './payment.repository';
 
 /**
  * Writes off what is still due on an open or overdue customer invoice: a bad-debt expense against
@@ -15,11 +17,14 @@ import { postCashEntry, settledView } from './payment.repository';
 export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (req, ctx) => {
   const db = ctx.db;
   const today = await organizationToday(db, ctx.orgId);
+  const date = req.write_off_date ?? today;
+  await assertAfterLockDate(db, ctx.orgId, date, 'write_off_date', 'a write-off');
   const invoice = await findInvoice(db, ctx.orgId, req.id, { lock: true });
   const refusal = writeOffRefusal(invoice, today);
   if (refusal) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be written off: ${refusal}`);
   const amount = dueOfDocument(invoice).toFixed(2);
-  const date = req.write_off_date ?? today;
+  // The bad debt is what the rest of the receivable is worth on the books, at the invoice's own rate.
+  const booked = await bookedDocuments(db, [invoice], await accountingPlaces(db, ctx.orgId));
   const journalEntryId = await postCashEntry(
     db,
     {
@@ -31,7 +36,7 @@ export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (
       journaldate: date,
       reference: `Write-off ${invoice.invoicenumber}`.slice(0, 64),
     },
-    writeOffLines(amount, accountsFor(invoice.invoicetype, invoice).trade),
+    writeOffLines(documentStep(invoice, booked, amount), accountsFor(invoice.invoicetype, invoice).trade),
   );
   const [row] = (await db('invoices')
     .where({ id: invoice.id })

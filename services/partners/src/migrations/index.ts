@@ -145,6 +145,13 @@ export const partnersMigrations: Migration[] = [
       );
     },
   },
+  {
+    // The last day of closed books (docs/invoicing.md "Lock date"); null: none.
+    name: '005_organization_lock_date',
+    async up(trx, schema) {
+      await trx.raw('alter table ??.organization_profiles add column lock_date date', [schema]);
+    },
+  },
   // Each partner's record as a list answers it, kept by PostgreSQL (repeatable: renamed, and so
   // rebuilt, whenever the record's fields change). Keep it last.
   storedRecordMigration('partners', partnerRecordFields),

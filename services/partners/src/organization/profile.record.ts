@@ -1,5 +1,5 @@
 import { organization } from '@bo/contracts';
-import { DEFAULT_ROUNDING, formatDateTime, toNumber, type RoundingPolicy } from '@bo/kernel';
+import { DEFAULT_ROUNDING, formatDate, formatDateTime, toNumber, type RoundingPolicy } from '@bo/kernel';
 
 export interface ProfileRow {
   org_id: number;
@@ -22,6 +22,8 @@ export interface ProfileRow {
   rounding: RoundingPolicy | null;
   /** numeric, as the driver reads it. */
   cash_rounding: string | null;
+  /** date, as the driver reads it. */
+  lock_date: string | Date | null;
   logo_png: Buffer | null;
   logo_sha256: string | null;
   updated_by: string | null;
@@ -32,7 +34,7 @@ export interface ProfileRow {
 export const SET_FIELDS = organization.profileFieldNames.filter((f) => f !== 'logo_png');
 /** The text fields, answered as stored. */
 const TEXT_FIELDS = SET_FIELDS.filter(
-  (f): f is Exclude<typeof f, 'rounding' | 'cash_rounding'> => f !== 'rounding' && f !== 'cash_rounding',
+  (f): f is Exclude<typeof f, 'rounding' | 'cash_rounding' | 'lock_date'> => f !== 'rounding' && f !== 'cash_rounding' && f !== 'lock_date',
 );
 
 /** The profile without the logo's bytes: the event's data. */
@@ -44,6 +46,7 @@ export function toProfileSummary(orgId: number, row: ProfileRow | undefined): or
     ...text,
     rounding: row?.rounding ?? DEFAULT_ROUNDING,
     cash_rounding: row?.cash_rounding ? toNumber(row.cash_rounding) : null,
+    lock_date: formatDate(row?.lock_date ?? null),
     logo_sha256: row?.logo_sha256 ?? null,
     logo_bytes: row?.logo_png ? row.logo_png.length : null,
     updated_at: row ? formatDateTime(row.updated_at) : null,

@@ -1,0 +1,20 @@
+import { formatDate } from '@bo/kernel';
+import { validationFailed, type Knex } from '@bo/runtime';
+import { lockDateRefusal } from '../domain/lock-date';
+
+/**
+ * Refuses (400 `validation_failed` on `field`, inside the caller's transaction, so nothing changes)
+ * what would post on or before the organization's lock date, as this service's read model of the
+ * profile has it. The row is read `FOR SHARE`: a lock date arriving by its event waits for the
+ * postings under way to commit, and a posting after it sees it, so in this service every posting is
+ * judged against the lock date either before or after its arrival, never halfway.
+ */
+export async function assertAfterLockDate(db: Knex, orgId: number, date: string, field: string, what: string): Promise<void> {
+  const row = await db('organization_settings')
+    .select('lock_date')
+    .where({ org_id: orgId })
+    .forShare()
+    .first<{ lock_date: string | Date | null } | undefined>();
+  const refusal = lockDateRefusal(formatDate(row?.lock_date ?? null), date, field, what);
+  if (refusal) throw validationFailed(refusal.message, [{ field: refusal.field, message: refusal.message }]);
+}

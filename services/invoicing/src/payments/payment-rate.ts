@@ -1,0 +1,72 @@
+import { dec, minorUnit, roundTo, type DecimalLike } from '@bo/kernel';
+import { validationFailed, type Knex } from '@bo/runtime';
+import { accountingCurrency, findExchangeRate } from '../exchange-rate/exchange-rate.repository';
+
+/** How a payment is posted: the rate (null: as it is) and its amount's worth in the accounting currency. */
+export interface PaymentConversion {
+  exchange_rate: string | null;
+  accounting_amount: string;
+  /** The accounting currency's decimals: the worth of every piece of the payment is rounded to them. */
+  places: number;
+}
+
+/**
+ * The rate a payment is posted at (docs/invoicing.md "Payments in another currency"). In the
+ * accounting currency, or while the organization has none on record, it is posted as it is (a rate
+ * given other than 1 is refused, as on a document). Otherwise: the rate given, else the rate table's
+ * for its currency on the payment date (the latest on or before it), else the rate the documents it
+ * settles share, so a payment of one foreign invoice realizes no difference when nobody says the rate
+ * moved; with none of these it is refused on `exchange_rate`.
+ */
+export async function paymentConversion(
+  db: Knex,
+  orgId: number,
+  payment: {
+    currency: string | null;
+    amount: DecimalLike;
+    date: string;
+    given: DecimalLike | undefined;
+    documents: ReadonlyArray<{ currency: string | null; exchange_rate: string | null }>;
+  },
+): Promise<PaymentConversion> {
+  const accounting = await accountingCurrency(db, orgId);
+  const places = placesOf(accounting);
+  const asItIs = { exchange_rate: null, accounting_amount: dec(payment.amount).toFixed(), places };
+  if (accounting === null || payment.currency === null || payment.currency === accounting) {
+    if (payment.given !== undefined && accounting !== null && payment.currency === accounting && !dec(payment.given).equals(1)) {
+      refuseRate(`the payment is in ${accounting}, the accounting currency: its rate is 1`);
+    }
+    return asItIs;
+  }
+  const rate =
+    (payment.given !== undefined ? dec(payment.given).toFixed() : undefined) ??
+    (await findExchangeRate(db, orgId, payment.currency, payment.date))?.rate ??
+    sharedRate(payment.currency, payment.documents);
+  if (rate === undefined) {
+    refuseRate(
+      `the payment is in ${payment.currency} and the organization books in ${accounting}: give exchange_rate (${accounting} per 1 ${payment.currency}), or set a rate for ${payment.currency} on or before ${payment.date} (/invoicing/exchangerates)`,
+    );
+  }
+  return { exchange_rate: rate, accounting_amount: roundTo(dec(payment.amount).times(dec(rate)), places).toFixed(), places };
+}
+
+/** The decimals amounts of the accounting currency are rounded to (2 while the organization has none on record). */
+export async function accountingPlaces(db: Knex, orgId: number): Promise<number> {
+  return placesOf(await accountingCurrency(db, orgId));
+}
+
+function placesOf(accounting: string | null): number {
+  return (accounting === null ? undefined : minorUnit(accounting)) ?? 2;
+}
+
+/** The one rate every document in the payment's currency was posted at, if they have one in common. */
+function sharedRate(currency: string, documents: ReadonlyArray<{ currency: string | null; exchange_rate: string | null }>) {
+  const rates = new Set(
+    documents.filter((d) => d.currency === currency && d.exchange_rate !== null).map((d) => dec(d.exchange_rate as string).toFixed()),
+  );
+  return rates.size === 1 ? [...rates][0] : undefined;
+}
+
+function refuseRate(message: string): never {
+  throw validationFailed(message, [{ field: 'exchange_rate', message }]);
+}

@@ -1,0 +1,253 @@
+import { createDb, type Knex } from '@bo/runtime';
+import * as testing from '@bo/testkit';
+import fc from 'fast-check';
+import { newProducts } from '../support/catalog';
+import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
+
+const RECEIVABLE = '1200 Accounts Receivable';
+const GAINS = '7700 Exchange Gains';
+const LOSSES = '6700 Exchange Losses';
+
+/**
+ * Payments in another currency than the books' (docs/invoicing.md "Payments in another currency"),
+ * through the gateway, with EUR books and USD documents: a payment worth more or less than the
+ * invoice it settles posts the realized exchange gain or loss, so the receivable in EUR clears
+ * exactly; refusals change nothing; and, over random rates and amounts, full settlement leaves each
+ * partner's receivable at exactly 0 with every entry balanced.
+ */
+describe('payments in another currency, end to end', () => {
+  let sys: TestSystem;
+  let invoicingDb: Knex;
+  let product: number;
+
+  beforeAll(async () => {
+    sys = await startTestSystem();
+    invoicingDb = createDb(sys.databaseUrl, 'invoicing', 2);
+    [product] = (await newProducts(sys, ['Export consulting'])) as [number];
+    await ok(post('/organization/setprofile', { default_currency: 'EUR' }));
+    await eventually(async () => {
+      const row = await invoicingDb('organization_settings').where({ org_id: 1 }).first();
+      expect(row?.default_currency).toBe('EUR');
+    });
+  });
+  afterAll(async () => {
+    await invoicingDb?.destroy();
+    await sys?.stop();
+  });
+
+  async function ok(reply: Promise<ApiResponse>): Promise<ApiResponse> {
+    const r = await reply;
+    if (r.statusCode !== 200) throw new Error(`expected 200, got ${r.statusCode}: ${JSON.stringify(r.body)}`);
+    return r;
+  }
+  const post = (path: string, body: Record<string, unknown>) => sys.post(path, { org_id: 1, userid: 'e2e', ...body });
+  const payments = (body: Record<string, unknown>) => post('/invoicing/payments', body);
+  async function customer(name: string, currency = 'USD'): Promise<number> {
+    const id = (await ok(post('/crm/editpatner', { action: 'create', partnername: name, partner_type: 'customer', currency }))).body.partner
+      .id;
+    // Invoicing takes the partner's currency from its directory, fed by the partner's event.
+    await eventually(async () => expect(await invoicingDb('partner_directory').where({ id }).first()).toBeDefined());
+    return id;
+  }
+  async function issued(partner: number, price: number | string, rate: string, type = 'invoiceout'): Promise<number> {
+    const inv = (
+      await ok(
+        post('/invoicing/invoice/new', {
+          invoicetype: type,
+          partner,
+          currency: 'USD',
+          exchange_rate: rate,
+          invoicedatetime: '2026-05-04T10:00:00',
+          line_items: [{ product_id: product, quantity: 1, price, tax_rate: 0, tax_included: false }],
+        }),
+      )
+    ).body.invoice;
+    await ok(post('/invoicing/invoice/new', { validate_invoice: true, id: inv.id }));
+    return inv.id;
+  }
+  /** An entry's lines as [account, debit, credit]. */
+  async function linesOf(entryId: number): Promise<string[][]> {
+    const lines = await invoicingDb('journal_lines').where({ entry_id: entryId }).orderBy('id');
+    return lines.map((l) => [l.account, Number(l.debit).toFixed(2), Number(l.credit).toFixed(2)]);
+  }
+  /** The partner's receivable in EUR: the receivable lines of every entry of its documents and payments. */
+  async function receivableOf(partner: number): Promise<string> {
+    const { rows } = await invoicingDb.raw(
+      `select coalesce(sum(l.debit - l.credit), 0)::text as receivable from journal_lines l join journal_entries e on e.id = l.entry_id
+        where l.account = ? and (e.invoice_id in (select id from invoices where partner_id = ?)
+                                 or e.payment_id in (select id from payments where partner_id = ?))`,
+      [RECEIVABLE, partner, partner],
+    );
+    return Number(rows[0].receivable).toFixed(2);
+  }
+  async function unbalancedEntries(): Promise<unknown[]> {
+    const { rows } = await invoicingDb.raw(
+      'select e.id from journal_entries e join journal_lines l on l.entry_id = e.id group by e.id having sum(l.debit) <> sum(l.credit)',
+    );
+    return rows;
+  }
+  async function refusedUnchanged(send: () => Promise<ApiResponse>, field: string) {
+    const before = await testing.schemaSnapshot(invoicingDb, 'invoicing');
+    const r = await send();
+    expect([r.statusCode, r.body.code]).toEqual([400, 'validation_failed']);
+    expect(r.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(await testing.schemaSnapshot(invoicingDb, 'invoicing')).toEqual(before);
+  }
+
+  it('posts a realized gain when the payment is worth more than the invoice booked, and a loss when less', async () => {
+    const acme = await customer('Acme USA');
+    // 100.00 USD at 0.90: the receivable is 90.00 EUR.
+    const gainInvoice = await issued(acme, 100, '0.9');
+    const gain = (
+      await ok(
+        payments({
+          action: 'create',
+          partner: acme,
+          amount: 100,
+          currency: 'USD',
+          direction: 'in',
+          payment_date: '2026-05-20',
+          exchange_rate: '0.95',
+          allocations: [{ invoice_id: gainInvoice, amount: 100 }],
+        }),
+      )
+    ).body.payment;
+    expect(gain).toMatchObject({ exchange_rate: 0.95, accounting_amount: 95, unallocated: 0 });
+    expect(await linesOf(gain.journal_entry_id)).toEqual([
+      ['Bank', '95.00', '0.00'],
+      [RECEIVABLE, '0.00', '90.00'],
+      [GAINS, '0.00', '5.00'],
+    ]);
+    // register_payment at 0.85: 85.00 EUR in for 90.00 EUR of receivable.
+    const lossInvoice = await issued(acme, 100, '0.9');
+    const loss = (
+      await ok(
+        post('/invoicing/invoice/new', {
+          register_payment: true,
+          id: lossInvoice,
+          amount: 100,
+          payment_date: '2026-05-21',
+          exchange_rate: 0.85,
+        }),
+      )
+    ).body.payment;
+    expect(await linesOf(loss.journal_entry_id)).toEqual([
+      ['Bank', '85.00', '0.00'],
+      [RECEIVABLE, '0.00', '90.00'],
+      [LOSSES, '5.00', '0.00'],
+    ]);
+    expect(await receivableOf(acme)).toBe('0.00');
+  });
+
+  it("takes the rate table's rate on the payment date, and clears credit allocated later at the invoice's rate", async () => {
+    const globex = await customer('Globex USA');
+    await ok(post('/invoicing/exchangerates', { action: 'set', currency: 'USD', date: '2026-06-01', rate: '0.8' }));
+    const invoice = await issued(globex, '50.01', '0.9');
+    // Unallocated first: 60.00 USD at 0.80 is 48.00 EUR of credit on the receivable.
+    const payment = (
+      await ok(payments({ action: 'create', partner: globex, amount: 60, currency: 'USD', direction: 'in', payment_date: '2026-06-03' }))
+    ).body.payment;
+    expect(payment).toMatchObject({ exchange_rate: 0.8, accounting_amount: 48 });
+    const allocated = (
+      await ok(
+        payments({
+          action: 'allocate',
+          payment_id: payment.id,
+          allocation_date: '2026-06-04',
+          allocations: [{ invoice_id: invoice, amount: 50.01 }],
+        }),
+      )
+    ).body.allocations[0];
+    // 50.01 USD of credit is worth 40.01 EUR (50.01 x 48 / 60, rounded) and clears 45.01 EUR (50.01 x 0.9): a loss of 5.00.
+    expect(await linesOf(allocated.journal_entry_id)).toEqual([
+      [RECEIVABLE, '0.00', '5.00'],
+      [LOSSES, '5.00', '0.00'],
+    ]);
+    const refund = (await ok(payments({ action: 'refund', payment_id: payment.id, amount: 9.99, refund_date: '2026-06-05' }))).body.refund;
+    // The rest of the credit (48.00 - 40.01 = 7.99 EUR) leaves the receivable exactly.
+    expect(await linesOf(refund.journal_entry_id)).toEqual([
+      [RECEIVABLE, '7.99', '0.00'],
+      ['Bank', '0.00', '7.99'],
+    ]);
+    expect(await receivableOf(globex)).toBe('0.00');
+    expect(await unbalancedEntries()).toEqual([]);
+  });
+
+  it('refuses a currency mismatch, a foreign payment with no rate, and a rate on a payment in the books’ currency, changing nothing', async () => {
+    const initech = await customer('Initech USA');
+    const invoice = await issued(initech, 20, '0.9');
+    const pay = (body: Record<string, unknown>) => () =>
+      payments({ action: 'create', partner: initech, amount: 20, currency: 'USD', direction: 'in', payment_date: '2026-05-10', ...body });
+    await refusedUnchanged(pay({ currency: 'EUR', allocations: [{ invoice_id: invoice, amount: 20 }] }), 'currency');
+    // No rate given, none in the table before June, and no document to take one from.
+    await refusedUnchanged(pay({}), 'exchange_rate');
+    await refusedUnchanged(pay({ currency: 'EUR', exchange_rate: 1.1 }), 'exchange_rate');
+    // Settling the invoice alone, with no other rate, takes its own: no difference is realized.
+    const settled = (await ok(pay({ allocations: [{ invoice_id: invoice, amount: 20 }] })())).body.payment;
+    expect(settled).toMatchObject({ exchange_rate: 0.9, accounting_amount: 18 });
+    expect(await linesOf(settled.journal_entry_id)).toEqual([
+      ['Bank', '18.00', '0.00'],
+      [RECEIVABLE, '0.00', '18.00'],
+    ]);
+  });
+
+  it('clears every receivable exactly after full settlement at random rates and amounts (fast-check, seed printed)', async () => {
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    console.log(`cash currency property seed: ${seed} (replay with FC_SEED=${seed})`);
+    // Rates from 0.01 to 10 with up to 6 decimals, as exact text.
+    const rate = fc
+      .integer({ min: 10_000, max: 10_000_000 })
+      .map((micro) => `${Math.floor(micro / 1e6)}.${String(micro % 1e6).padStart(6, '0')}`);
+    const cents = fc.integer({ min: 1, max: 500_000 });
+    // An invoice settled in 1 to 4 pieces, each paid at its own rate, allocated at creation or later.
+    const invoiceSpec = fc.record({
+      total: cents,
+      rate,
+      pieces: fc.array(
+        fc.record({ weight: fc.integer({ min: 1, max: 10 }), rate, later: fc.boolean(), extra: fc.integer({ min: 0, max: 500 }) }),
+        {
+          minLength: 1,
+          maxLength: 4,
+        },
+      ),
+    });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(invoiceSpec, { minLength: 1, maxLength: 3 }), async (specs) => {
+        const partner = await customer(`FX ${seed}-${run++}`);
+        for (const spec of specs) {
+          const invoice = await issued(partner, (spec.total / 100).toFixed(2), spec.rate);
+          const weights = spec.pieces.reduce((s, p) => s + p.weight, 0);
+          let left = spec.total;
+          for (const [i, piece] of spec.pieces.entries()) {
+            const share = i === spec.pieces.length - 1 ? left : Math.min(left, Math.floor((spec.total * piece.weight) / weights));
+            left -= share;
+            if (share === 0) continue;
+            const amount = (share / 100).toFixed(2);
+            const body = {
+              action: 'create',
+              partner,
+              currency: 'USD',
+              direction: 'in',
+              payment_date: '2026-07-01',
+              exchange_rate: piece.rate,
+            };
+            if (!piece.later) {
+              await ok(payments({ ...body, amount, allocations: [{ invoice_id: invoice, amount }] }));
+              continue;
+            }
+            // Paid unallocated with something extra, allocated later, the extra refunded.
+            const paid = (await ok(payments({ ...body, amount: ((share + piece.extra) / 100).toFixed(2) }))).body.payment;
+            await ok(payments({ action: 'allocate', payment_id: paid.id, allocations: [{ invoice_id: invoice, amount }] }));
+            if (piece.extra) await ok(payments({ action: 'refund', payment_id: paid.id, amount: (piece.extra / 100).toFixed(2) }));
+          }
+          const settled = await invoicingDb('invoices').where({ id: invoice }).first();
+          expect(settled.invoicestatus).toBe('paid');
+        }
+        expect(await receivableOf(partner)).toBe('0.00');
+        expect(await unbalancedEntries()).toEqual([]);
+      }),
+      { seed, numRuns: Number(process.env.FC_RUNS ?? 8) },
+    );
+  }, 600_000);
+});
