@@ -1,6 +1,7 @@
 import { dec } from '@bo/kernel';
 import fc from 'fast-check';
 import {
+  allocationLines,
   allocationRefusals,
   ledgerSide,
   paymentLines,
@@ -9,6 +10,8 @@ import {
   statusAfterSettlement,
   transferLines,
   unallocatedOf,
+  valueOfShare,
+  valueOfStep,
   voidLines,
   writeOffLines,
   writeOffRefusal,
@@ -179,6 +182,79 @@ describe('cash application rules', () => {
         },
       ),
       { seed, numRuns: 200 },
+    );
+  });
+});
+
+describe('values in the accounting currency', () => {
+  const view = (lines: ReturnType<typeof paymentLines>) => lines.map((l) => [l.account, l.debit.toFixed(2), l.credit.toFixed(2)]);
+
+  it('values a share in proportion to what the item booked, exactly what it booked for the whole', () => {
+    const invoice = { amount: '100.00', booked: '90.01', places: 2 };
+    expect(valueOfShare(invoice, '33.33').toFixed(2)).toBe('30.00');
+    expect(valueOfShare(invoice, '100').toFixed(2)).toBe('90.01');
+    // Posted as it is: worth its own amount, whatever its decimals.
+    expect(valueOfShare({ amount: '100', booked: '100', places: 2 }, '0.005').toFixed()).toBe('0.005');
+  });
+
+  it('posts the realized difference: a gain when the money is worth more than the receivable it clears, a loss when less', () => {
+    expect(view(paymentLines('in', '95', 'Bank', [{ account: '1200 Accounts Receivable', amount: '90' }], '0'))).toEqual([
+      ['Bank', '95.00', '0.00'],
+      ['1200 Accounts Receivable', '0.00', '90.00'],
+      ['7700 Exchange Gains', '0.00', '5.00'],
+    ]);
+    // A vendor paid more than the bill booked: a loss.
+    expect(view(paymentLines('out', '95', 'Bank', [{ account: '2000 Accounts Payable', amount: '90' }], '0'))).toEqual([
+      ['2000 Accounts Payable', '90.00', '0.00'],
+      ['Bank', '0.00', '95.00'],
+      ['6700 Exchange Losses', '5.00', '0.00'],
+    ]);
+    // Credit worth 40.01 clearing 45.01 of receivable on the same account: the net and the loss.
+    const from = { account: '1200 Accounts Receivable', value: '40.01' };
+    expect(view(allocationLines('invoiceout', from, { account: '1200 Accounts Receivable', value: '45.01' }))).toEqual([
+      ['1200 Accounts Receivable', '0.00', '5.00'],
+      ['6700 Exchange Losses', '5.00', '0.00'],
+    ]);
+    expect(allocationLines('invoiceout', from, { ...from })).toEqual([]);
+  });
+
+  it('clears an item exactly, piece by piece at any rates, and balances every entry (fast-check)', () => {
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    console.log(`exchange differences property seed: ${seed}`);
+    const cents = fc.integer({ min: 1, max: 10_000_000 });
+    const rate = fc.integer({ min: 1, max: 10_000_000 }).map((micro) => dec(micro).div(1e6));
+    fc.assert(
+      fc.property(
+        cents,
+        rate,
+        rate,
+        fc.array(fc.integer({ min: 1, max: 100 }), { minLength: 1, maxLength: 6 }),
+        (total, docRate, payRate, weights) => {
+          const amount = dec(total).div(100);
+          const invoice = { amount, booked: amount.times(docRate).toDecimalPlaces(2), places: 2 };
+          const payment = { amount, booked: amount.times(payRate).toDecimalPlaces(2), places: 2 };
+          const sumWeights = weights.reduce((a, b) => a + b, 0);
+          let settled = dec(0);
+          let cleared = dec(0);
+          let used = dec(0);
+          weights.forEach((w, i) => {
+            const piece =
+              i === weights.length - 1
+                ? amount.minus(settled)
+                : amount.times(w).div(sumWeights).toDecimalPlaces(2, 1).clampedTo(0, amount.minus(settled));
+            const to = valueOfStep(invoice, settled, settled.plus(piece));
+            const from = valueOfStep(payment, settled, settled.plus(piece));
+            const lines = allocationLines('invoiceout', { account: '1200', value: from }, { account: '1200', value: to });
+            expect(isBalanced(lines)).toBe(true);
+            settled = settled.plus(piece);
+            cleared = cleared.plus(to);
+            used = used.plus(from);
+          });
+          expect(cleared.toFixed(2)).toBe(dec(invoice.booked).toFixed(2));
+          expect(used.toFixed(2)).toBe(dec(payment.booked).toFixed(2));
+        },
+      ),
+      { seed, numRuns: 300 },
     );
   });
 });
