@@ -191,6 +191,24 @@ describe('payments in another currency, end to end', () => {
     ]);
   });
 
+  it('clears a document its rate made worth nothing (a cent at 0.01): its entry has no trade line, so it is worth 0.00, not its total', async () => {
+    const tiny = await customer('Tiny Cents Inc');
+    const invoice = await issued(tiny, '0.01', '0.01');
+    const body = {
+      action: 'create',
+      partner: tiny,
+      currency: 'USD',
+      direction: 'in',
+      payment_date: '2026-07-01',
+      exchange_rate: '0.509346',
+    };
+    const paid = (await ok(payments({ ...body, amount: '2.46' }))).body.payment;
+    await ok(payments({ action: 'allocate', payment_id: paid.id, allocations: [{ invoice_id: invoice, amount: '0.01' }] }));
+    await ok(payments({ action: 'refund', payment_id: paid.id, amount: '2.45' }));
+    expect(await receivableOf(tiny)).toBe('0.00');
+    expect(await unbalancedEntries()).toEqual([]);
+  });
+
   it('clears every receivable exactly after full settlement at random rates and amounts (fast-check, seed printed)', async () => {
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
     console.log(`cash currency property seed: ${seed} (replay with FC_SEED=${seed})`);

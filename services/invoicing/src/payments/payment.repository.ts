@@ -249,23 +249,25 @@ export function documentStep(doc: InvoiceRow, booked: ReadonlyMap<number, Booked
 
 /**
  * What each validated document booked in the accounting currency for its total: its entry's trade
- * line (the amount due, converted at its rate). A document with no entry is worth its total.
- * `places`: the accounting currency's decimals.
+ * line (the amount due, converted at its rate). A document with no entry is worth its total; one
+ * whose entry has no trade line (a cent at a rate of 0.01 is worth 0.00, and zero lines are not
+ * posted) is worth 0. `places`: the accounting currency's decimals.
  */
 export async function bookedDocuments(db: Knex, docs: Iterable<InvoiceRow>, places: number): Promise<Map<number, BookedValue>> {
   const list = [...docs];
   const booked = new Map<number, BookedValue>(list.map((d) => [d.id, { ...unconverted(d.invoicetotal), places }]));
   if (!list.length) return booked;
   const rows = await db('journal_entries as e')
-    .join('journal_lines as l', 'l.entry_id', 'e.id')
+    .leftJoin('journal_lines as l', (j) => {
+      j.on('l.entry_id', 'e.id').onIn('l.label', ['Receivable', 'Payable']);
+    })
     .whereIn(
       'e.invoice_id',
       list.map((d) => d.id),
     )
     .where('e.kind', 'invoice')
-    .whereIn('l.label', ['Receivable', 'Payable'])
     .groupBy('e.invoice_id')
-    .select<Array<{ invoice_id: number; booked: string }>>('e.invoice_id', db.raw('sum(l.debit + l.credit) as booked'));
+    .select<Array<{ invoice_id: number; booked: string }>>('e.invoice_id', db.raw('coalesce(sum(l.debit + l.credit), 0) as booked'));
   for (const r of rows) {
     const doc = list.find((d) => d.id === r.invoice_id) as InvoiceRow;
     booked.set(r.invoice_id, { amount: doc.invoicetotal, booked: r.booked, places });
