@@ -8,7 +8,8 @@ import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '
  * each refusal, then random sequences of invoices, credit notes, payments, allocations, refunds, voids
  * and write-offs, after which the books must agree: no document paid beyond its total, no payment
  * allocated beyond its amount, every journal entry balanced, and the partners' balances (fed by
- * events, exactly once) equal to the receivable account of the journal.
+ * events, exactly once) equal to the receivable account of the journal; and on past days too, the
+ * aged receivables (docs/invoicing.md, "Aged balances") equal to the journal as of that day.
  */
 describe('cash application, end to end', () => {
   let sys: TestSystem;
@@ -57,6 +58,9 @@ describe('cash application, end to end', () => {
     return inv.id;
   }
   const payments = (body: Record<string, unknown>, org: 1 | 2 = 1) => post('/invoicing/payments', body, org);
+  const report = (body: Record<string, unknown>, org: 1 | 2 = 1) => post('/invoicing/reports', body, org);
+  /** A calendar date `days` after `date`. */
+  const plusDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
   /** Every table of invoicing, to prove a refusal changed nothing. */
   async function books(): Promise<string> {
@@ -163,35 +167,135 @@ describe('cash application, end to end', () => {
     await refusedUnchanged(() => payments({ action: 'void', payment_id: p.id }), 'invalid_state');
   });
 
+  it("ages receivables as of past days and states a customer's account, the worked example of docs/invoicing.md", async () => {
+    const { partner: dora } = (
+      await ok(post('/crm/editpatner', { action: 'create', partnername: 'Dora', partner_type: 'customer', currency: 'EUR' }))
+    ).body;
+    const a = await issued(dora.id, 100, { invoicedatetime: '2025-01-05T10:00:00', invoicedue: '2025-01-20' });
+    const b = await issued(dora.id, 80, { invoicedatetime: '2025-02-01T10:00:00', invoicedue: '2025-02-15' });
+    const pay = (
+      await ok(
+        payments({
+          action: 'create',
+          partner: dora.id,
+          amount: 150,
+          currency: 'EUR',
+          direction: 'in',
+          payment_date: '2025-02-10',
+          allocations: [{ invoice_id: a, amount: 100 }],
+        }),
+      )
+    ).body.payment;
+    await ok(
+      payments({ action: 'allocate', payment_id: pay.id, allocation_date: '2025-03-01', allocations: [{ invoice_id: b, amount: 30 }] }),
+    );
+    await ok(payments({ action: 'refund', payment_id: pay.id, amount: 20, refund_date: '2025-03-15' }));
+    await ok(post('/invoicing/invoice/new', { write_off: true, id: b, write_off_date: '2025-04-30' }));
+
+    const aged = async (as_of: string) => {
+      const r = (await ok(report({ report: 'aged_receivables', as_of }))).body;
+      return r.partners.find((p: { partner: number }) => p.partner === dora.id);
+    };
+    const figures = (row: Record<string, number> | undefined) =>
+      row && [row.current, row['1_30'], row['31_60'], row['61_90'], row.over_90, row.unallocated_credit, row.total];
+    // INV A 16 days overdue, B not yet due.
+    expect(figures(await aged('2025-02-05'))).toEqual([80, 100, 0, 0, 0, 0, 180]);
+    // A paid; 50.00 of the payment is credit; B 5 days overdue.
+    const feb20 = await aged('2025-02-20');
+    expect(figures(feb20)).toEqual([0, 80, 0, 0, 0, 50, 30]);
+    expect(feb20.credits).toMatchObject([{ source: 'payment', payment_id: pay.id, unallocated: 50 }]);
+    expect(figures(await aged('2025-03-05'))).toEqual([0, 50, 0, 0, 0, 20, 30]);
+    expect(figures(await aged('2025-03-20'))).toEqual([0, 0, 50, 0, 0, 0, 50]);
+    // Written off: nothing open, Dora is not listed.
+    expect(await aged('2025-05-01')).toBeUndefined();
+
+    const statement = (await ok(report({ report: 'statement', partner: dora.id, date_from: '2025-02-01', date_to: '2025-03-31' }))).body;
+    expect(statement.opening_balance).toBe(100);
+    expect(statement.lines.map((l: Record<string, unknown>) => [l.date, l.kind, l.debit, l.credit, l.balance])).toEqual([
+      ['2025-02-01', 'invoice', 80, 0, 180],
+      ['2025-02-10', 'payment', 0, 150, 30],
+      ['2025-02-10', 'allocation', 0, 0, 30],
+      ['2025-03-01', 'allocation', 0, 0, 30],
+      ['2025-03-15', 'refund', 20, 0, 50],
+    ]);
+    expect(statement.closing_balance).toBe(50);
+    const later = (await ok(report({ report: 'statement', partner: dora.id, date_from: '2025-04-01', date_to: '2025-12-31' }))).body;
+    expect([later.opening_balance, later.lines.map((l: { kind: string }) => l.kind), later.closing_balance]).toEqual([
+      50,
+      ['write_off'],
+      0,
+    ]);
+
+    const pdf = (await ok(report({ report: 'statement', partner: dora.id, date_from: '2025-02-01', date_to: '2025-03-31', format: 'pdf' })))
+      .body;
+    expect(pdf).toMatchObject({ report: 'statement', format: 'pdf', content_type: 'application/pdf' });
+    expect(pdf.filename).toBe(`statement-${dora.id}-2025-02-01-2025-03-31.pdf`);
+    expect(Buffer.from(pdf.content_base64, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
+    // Dated by the period, not the clock: the same statement is the same bytes.
+    const again = (
+      await ok(report({ report: 'statement', partner: dora.id, date_from: '2025-02-01', date_to: '2025-03-31', format: 'pdf' }))
+    ).body;
+    expect(again.content_base64).toBe(pdf.content_base64);
+  });
+
+  it("refuses reports for an unknown or another organization's partner and a backwards period, changing nothing", async () => {
+    const [ada] = customers as [number];
+    const { partner: initech } = (
+      await ok(post('/crm/editpatner', { action: 'create', partnername: 'Initech 2', partner_type: 'customer', currency: 'EUR' }, 2))
+    ).body;
+    const statement = (body: Record<string, unknown>) => () =>
+      report({ report: 'statement', partner: ada, date_from: '2025-01-01', date_to: '2025-12-31', ...body });
+    await refusedUnchanged(statement({ partner: 987_654 }), 'not_found', 'partner');
+    await refusedUnchanged(statement({ partner: initech.id }), 'not_found', 'partner');
+    await refusedUnchanged(statement({ partner: initech.id, format: 'pdf' }), 'not_found', 'partner');
+    await refusedUnchanged(statement({ date_from: '2026-01-01' }), 'validation_failed', 'date_from');
+    await refusedUnchanged(statement({ format: 'docx' }), 'validation_failed', 'format');
+    await refusedUnchanged(() => report({ report: 'aged_receivables', as_of: '2025-02-30' }), 'validation_failed', 'as_of');
+    await refusedUnchanged(() => report({ report: 'aged_payables', as_of: 'yesterday' }), 'validation_failed', 'as_of');
+    await refusedUnchanged(() => report({ report: 'aged', as_of: '2025-01-01' }), 'validation_failed', 'report');
+    // Organization 2 sees none of organization 1's books.
+    const theirs = (await ok(report({ report: 'aged_receivables' }, 2))).body;
+    expect(theirs.partners.map((p: { partner: number }) => p.partner)).not.toContain(ada);
+  });
+
   it('keeps the books whole under random sequences of cash operations (fast-check, seed printed)', async () => {
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
     console.log(`cash application property seed: ${seed} (replay with FC_SEED=${seed})`);
     const cents = fc.integer({ min: 1, max: 20_000 }).map((c) => c / 100);
     const pick = fc.nat({ max: 1000 });
+    // Every operation is dated within the last 120 days, in any order (a void or an allocation may be
+    // dated before what it touches): the books as of each day must still agree with the journal.
+    const today = (await ok(report({ report: 'aged_receivables' }))).body.as_of as string;
+    const first = plusDays(today, -120);
+    const day = fc.nat({ max: 120 });
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('invoice' as const), who: pick, amount: cents }),
-      fc.record({ kind: fc.constant('credit_note' as const), which: pick, amount: cents }),
+      fc.record({ kind: fc.constant('invoice' as const), who: pick, amount: cents, day, due: fc.nat({ max: 60 }) }),
+      fc.record({ kind: fc.constant('credit_note' as const), which: pick, amount: cents, day }),
       fc.record({
         kind: fc.constant('payment' as const),
         who: pick,
         amount: cents,
         allocations: fc.array(fc.tuple(pick, cents), { maxLength: 3 }),
+        day,
       }),
-      fc.record({ kind: fc.constant('allocate' as const), from: pick, note: fc.boolean(), which: pick, amount: cents }),
-      fc.record({ kind: fc.constant('refund' as const), from: pick, note: fc.boolean(), amount: cents }),
-      fc.record({ kind: fc.constant('void' as const), which: pick }),
-      fc.record({ kind: fc.constant('write_off' as const), which: pick }),
+      fc.record({ kind: fc.constant('allocate' as const), from: pick, note: fc.boolean(), which: pick, amount: cents, day }),
+      fc.record({ kind: fc.constant('refund' as const), from: pick, note: fc.boolean(), amount: cents, day }),
+      fc.record({ kind: fc.constant('void' as const), which: pick, day }),
+      fc.record({ kind: fc.constant('write_off' as const), which: pick, day }),
     );
     const invoices: number[] = [];
     const notes: number[] = [];
     const paid: number[] = [];
     const nth = <T>(xs: T[], i: number): T | undefined => (xs.length ? xs[i % xs.length] : undefined);
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 14 }), async (ops) => {
+      fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 14 }), fc.array(day, { minLength: 3, maxLength: 3 }), async (ops, asOf) => {
         for (const o of ops) {
           let r: ApiResponse | undefined;
-          if (o.kind === 'invoice') invoices.push(await issued(customers[o.who % customers.length] as number, o.amount));
-          else if (o.kind === 'credit_note') {
+          const date = plusDays(first, o.day);
+          if (o.kind === 'invoice') {
+            const over = { invoicedatetime: `${date}T10:00:00`, invoicedue: plusDays(date, o.due) };
+            invoices.push(await issued(customers[o.who % customers.length] as number, o.amount, over));
+          } else if (o.kind === 'credit_note') {
             const credited = nth(invoices, o.which);
             if (credited === undefined) continue;
             const inv = await invoicingDb('invoices').where({ id: credited }).first();
@@ -201,6 +305,7 @@ describe('cash application, end to end', () => {
               partner: inv.partner_id,
               sourcetype: 'invoice',
               sourceid: String(credited),
+              invoicedatetime: `${date}T10:00:00`,
               line_items: [line(o.amount)],
             });
             expect([200, 400]).toContain(created.statusCode);
@@ -214,34 +319,75 @@ describe('cash application, end to end', () => {
               const id = nth(invoices, i);
               return id === undefined ? [] : [{ invoice_id: id, amount }];
             });
-            r = await payments({ action: 'create', partner: who, amount: o.amount, currency: 'EUR', direction: 'in', allocations });
+            r = await payments({
+              action: 'create',
+              partner: who,
+              amount: o.amount,
+              currency: 'EUR',
+              direction: 'in',
+              payment_date: date,
+              allocations,
+            });
             if (r.statusCode === 200) paid.push(r.body.payment.id);
           } else if (o.kind === 'allocate') {
             const source = o.note ? { credit_note_id: nth(notes, o.from) } : { payment_id: nth(paid, o.from) };
             const target = nth(invoices, o.which);
             if (Object.values(source)[0] === undefined || target === undefined) continue;
-            r = await payments({ action: 'allocate', ...source, allocations: [{ invoice_id: target, amount: o.amount }] });
+            r = await payments({
+              action: 'allocate',
+              ...source,
+              allocation_date: date,
+              allocations: [{ invoice_id: target, amount: o.amount }],
+            });
           } else if (o.kind === 'refund') {
             const source = o.note ? { credit_note_id: nth(notes, o.from) } : { payment_id: nth(paid, o.from) };
             if (Object.values(source)[0] === undefined) continue;
-            r = await payments({ action: 'refund', ...source, amount: o.amount });
+            r = await payments({ action: 'refund', ...source, amount: o.amount, refund_date: date });
           } else if (o.kind === 'void') {
             const id = nth(paid, o.which);
             if (id === undefined) continue;
-            r = await payments({ action: 'void', payment_id: id });
+            r = await payments({ action: 'void', payment_id: id, void_date: date });
           } else {
             const id = nth(invoices, o.which);
             if (id === undefined) continue;
-            r = await post('/invoicing/invoice/new', { write_off: true, id });
+            r = await post('/invoicing/invoice/new', { write_off: true, id, write_off_date: date });
           }
           // Refused or done, never a failure of the server.
           if (r) expect([200, 400]).toContain(r.statusCode);
         }
         await booksAgree();
+        // Before everything, three days in the range, today, and a day to come (everything ages on).
+        for (const d of [plusDays(first, -1), ...asOf.map((n) => plusDays(first, n)), today, plusDays(today, 100)]) await agedAgree(d);
       }),
       { seed, numRuns: Number(process.env.FC_RUNS ?? 6) },
     );
   }, 600_000);
+
+  /**
+   * As of `asOf`: the aged receivables' total = the sum of its partners' totals = the receivable
+   * account of the journal up to that day; each partner's buckets less its credit = its total = the
+   * closing balance of its statement up to that day.
+   */
+  async function agedAgree(asOf: string): Promise<void> {
+    const aged = (await ok(report({ report: 'aged_receivables', as_of: asOf }))).body;
+    const { rows } = await invoicingDb.raw(
+      `select coalesce(sum(l.debit - l.credit), 0) as receivable from journal_lines l join journal_entries e on e.id = l.entry_id
+        where e.org_id = 1 and l.account = '1200 Accounts Receivable' and e.journaldate <= ?`,
+      [asOf],
+    );
+    const cents = (n: number | string) => Math.round(Number(n) * 100);
+    const partnersSum = aged.partners.reduce((s: number, p: { total: number }) => s + cents(p.total), 0);
+    expect([asOf, cents(aged.totals.total), partnersSum]).toEqual([asOf, cents(rows[0].receivable), cents(rows[0].receivable)]);
+    for (const p of aged.partners) {
+      const buckets = ['current', '1_30', '31_60', '61_90', 'over_90'].reduce((s, b) => s + cents(p[b]), 0);
+      expect([asOf, p.partner, buckets - cents(p.unallocated_credit)]).toEqual([asOf, p.partner, cents(p.total)]);
+    }
+    for (const partner of customers) {
+      const statement = (await ok(report({ report: 'statement', partner, date_from: plusDays(asOf, -400), date_to: asOf }))).body;
+      const row = aged.partners.find((p: { partner: number }) => p.partner === partner);
+      expect([asOf, partner, cents(statement.closing_balance)]).toEqual([asOf, partner, cents(row?.total ?? 0)]);
+    }
+  }
 
   async function booksAgree(): Promise<void> {
     const over = await invoicingDb('invoices').whereRaw('amount_paid + written_off_amount > invoicetotal').count('* as n').first();

@@ -1,25 +1,51 @@
 import { VAT_CATEGORIES } from '@bo/kernel';
 import { z } from 'zod';
-import { baseRequest, dateField } from '../fields';
+import { baseRequest, dateField, intId } from '../fields';
 import { defineOperation } from '../operation';
 
 /**
- * The books' reports (docs/invoicing.md, "VAT report"): one operation, the report picked by
- * `report`, each read from the journal so it agrees with it to the cent.
+ * The books' reports (docs/invoicing.md, "VAT report", "Aged balances", "Customer statement"): one
+ * operation, the report picked by `report`, each with its own fields and reply, each read from the
+ * books so it agrees with the journal.
  */
-export const reportNames = ['vat'] as const;
+export const reportNames = ['vat', 'aged_receivables', 'aged_payables', 'statement'] as const;
 export type ReportName = (typeof reportNames)[number];
 
 /** The most a report's period may span: ten years, inclusive of both ends. */
 export const MAX_REPORT_YEARS = 10;
 
-export const runReportRequest = z.object({
+/** The organization's local dates, both inclusive. */
+const period = { date_from: dateField, date_to: dateField };
+
+export const vatReportRequest = z.object({ ...baseRequest, report: z.literal('vat'), ...period });
+
+export const agedReportNames = ['aged_receivables', 'aged_payables'] as const;
+export type AgedReportName = (typeof agedReportNames)[number];
+
+export const agedReportRequest = z.object({
   ...baseRequest,
-  report: z.enum(reportNames),
-  /** The organization's local dates, both inclusive. */
-  date_from: dateField,
-  date_to: dateField,
+  /** `aged_receivables`: what customers owe; `aged_payables`: what is owed to vendors. */
+  report: z.enum(agedReportNames),
+  /** The day the books are read as of (the organization's local date); default the organization's today. */
+  as_of: dateField.optional(),
 });
+
+export const statementFormats = ['pdf'] as const;
+
+export const statementReportRequest = z.object({
+  ...baseRequest,
+  report: z.literal('statement'),
+  /** The customer the statement is of. */
+  partner: intId,
+  ...period,
+  /** `pdf`: the statement as a PDF file instead of JSON. */
+  format: z.enum(statementFormats).optional(),
+});
+
+export const runReportRequest = z.discriminatedUnion('report', [vatReportRequest, agedReportRequest, statementReportRequest]);
+export type VatReportRequest = z.output<typeof vatReportRequest>;
+export type AgedReportRequest = z.output<typeof agedReportRequest>;
+export type StatementReportRequest = z.output<typeof statementReportRequest>;
 
 export const vatDirections = ['sales', 'purchases'] as const;
 
@@ -55,18 +81,142 @@ export const vatReportReply = z.object({
 });
 export type VatReportReply = z.infer<typeof vatReportReply>;
 
+export const agingBuckets = ['current', '1_30', '31_60', '61_90', 'over_90'] as const;
+export type AgingBucket = (typeof agingBuckets)[number];
+
+/** The five buckets, `unallocated_credit` and `total` (= the buckets less the credit), in the accounting currency. */
+const agedFigures = {
+  /** Not yet due on `as_of` (due that day or later). */
+  current: z.number(),
+  /** 1 to 30 days past due. */
+  '1_30': z.number(),
+  '31_60': z.number(),
+  '61_90': z.number(),
+  over_90: z.number(),
+  /** What the partner has paid or been credited and not yet allocated nor refunded (payments, credit notes). */
+  unallocated_credit: z.number(),
+  /** The partner's balance on the side reported: Σ buckets − unallocated_credit. */
+  total: z.number(),
+};
+
+export const agedOpenDocument = z.object({
+  invoice_id: z.number().int(),
+  invoicenumber: z.string(),
+  /** The document's date (its journal entry's). */
+  date: z.string(),
+  /** `invoicedue`, or the document's date when it has none. */
+  due_date: z.string(),
+  /** Days past due on `as_of`; 0 or less is not yet due. */
+  days_past_due: z.number().int(),
+  bucket: z.enum(agingBuckets),
+  /** The document's currency, and what was open on it that day in that currency. */
+  currency: z.string().nullable(),
+  open_amount_currency: z.number(),
+  /** The same in the accounting currency, at the rate the document was posted at. */
+  open_amount: z.number(),
+});
+
+export const agedCredit = z.object({
+  source: z.enum(['payment', 'credit_note']),
+  payment_id: z.number().int().nullable(),
+  credit_note_id: z.number().int().nullable(),
+  /** The credit note's number, the payment's reference (or `PAY-<id>`). */
+  reference: z.string(),
+  date: z.string(),
+  currency: z.string().nullable(),
+  unallocated_currency: z.number(),
+  unallocated: z.number(),
+});
+
+export const agedPartnerRow = z.object({
+  partner: z.number().int(),
+  partnername: z.string().nullable(),
+  ...agedFigures,
+  documents: z.array(agedOpenDocument),
+  credits: z.array(agedCredit),
+});
+
+export const agedReportReply = z.object({
+  message: z.string(),
+  report: z.enum(agedReportNames),
+  as_of: z.string(),
+  /** The accounting currency every figure but the `…_currency` ones is in; null when invoicing has none on record. */
+  currency: z.string().nullable(),
+  /** Partners with anything open or any credit on `as_of`, by id. */
+  partners: z.array(agedPartnerRow),
+  totals: z.object(agedFigures),
+});
+export type AgedReportReply = z.infer<typeof agedReportReply>;
+export type AgedPartnerRow = z.infer<typeof agedPartnerRow>;
+
+export const statementLineKinds = ['invoice', 'credit_note', 'payment', 'allocation', 'refund', 'void', 'write_off'] as const;
+
+export const statementLine = z.object({
+  date: z.string(),
+  kind: z.enum(statementLineKinds),
+  /** The document number, `PAY-<id>` with its reference, or for an allocation `<source> → <document>`. */
+  reference: z.string(),
+  invoice_id: z.number().int().nullable(),
+  payment_id: z.number().int().nullable(),
+  credit_note_id: z.number().int().nullable(),
+  currency: z.string().nullable(),
+  /** The amount of the movement in its own currency (an allocation: the amount applied). */
+  amount_currency: z.number(),
+  /** What it adds to the balance, in the accounting currency (an invoice, a refund, a void) ... */
+  debit: z.number(),
+  /** ... or takes off it (a credit note, a payment, a write-off); an allocation neither. */
+  credit: z.number(),
+  /** The balance after this line. */
+  balance: z.number(),
+});
+export type StatementLine = z.infer<typeof statementLine>;
+
+export const statementReportReply = z.object({
+  message: z.string(),
+  report: z.literal('statement'),
+  partner: z.number().int(),
+  partnername: z.string().nullable(),
+  date_from: z.string(),
+  date_to: z.string(),
+  /** The accounting currency of `opening_balance`, `debit`, `credit`, `balance` and `closing_balance`. */
+  currency: z.string().nullable(),
+  /** What the customer owed at the end of the day before `date_from` (negative: its credit). */
+  opening_balance: z.number(),
+  lines: z.array(statementLine),
+  /** What it owed at the end of `date_to`: its `total` in aged receivables as of that day. */
+  closing_balance: z.number(),
+});
+export type StatementReportReply = z.infer<typeof statementReportReply>;
+
+/** The statement as a file (`format: "pdf"`), answered like the documents operations. */
+export const statementFileReply = z.object({
+  message: z.string(),
+  report: z.literal('statement'),
+  partner: z.number().int(),
+  format: z.enum(statementFormats),
+  filename: z.string(),
+  content_type: z.literal('application/pdf'),
+  content_base64: z.string(),
+});
+export type StatementFileReply = z.infer<typeof statementFileReply>;
+
+export const runReportReply = z.union([vatReportReply, agedReportReply, statementReportReply, statementFileReply]);
+export type RunReportReply = z.infer<typeof runReportReply>;
+
 export const runReport = defineOperation({
   name: 'invoicing.report.run',
   service: 'invoicing',
-  summary: 'A report of the books over a period: `vat`, the VAT return by direction, category and rate',
+  summary:
+    'A report of the books: `vat` (the VAT return of a period), `aged_receivables` and `aged_payables` (open balances by age as of a day), `statement` (a customer statement of a period, JSON or PDF)',
   paths: ['/invoicing/reports'],
   select: { default: true },
   write: false,
   request: runReportRequest,
-  reply: vatReportReply,
+  reply: runReportReply,
   rules: [
-    { field: 'date_from', rule: 'not after date_to' },
-    { field: 'date_to', rule: `at most ${MAX_REPORT_YEARS} years after date_from` },
+    { field: 'date_from', rule: 'not after date_to (vat, statement)' },
+    { field: 'date_to', rule: `at most ${MAX_REPORT_YEARS} years after date_from (vat, statement)` },
+    { field: 'partner', rule: 'a partner of the organization (statement)' },
   ],
 });
 

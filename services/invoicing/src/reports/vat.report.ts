@@ -1,4 +1,4 @@
-import type { invoicing, RequestOf } from '@bo/contracts';
+import type { invoicing } from '@bo/contracts';
 import type { Knex } from '@bo/runtime';
 import { accountsFor } from '../domain/journal';
 import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
@@ -16,7 +16,7 @@ export const VAT_ACCOUNTS: VatAccounts = {
  * revenue and expense lines of the categories and rates that posted none, summed in one statement
  * (one snapshot), then laid out by `vatReportFigures`.
  */
-export async function vatReport(db: Knex, orgId: number, req: RequestOf<typeof invoicing.runReport>): Promise<invoicing.VatReportReply> {
+export async function vatReport(db: Knex, orgId: number, req: invoicing.VatReportRequest): Promise<invoicing.VatReportReply> {
   const { output, input } = VAT_ACCOUNTS;
   const groups: VatLineGroup[] = await db('journal_entries as e')
     .join('journal_lines as l', 'l.entry_id', 'e.id')

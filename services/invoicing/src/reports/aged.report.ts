@@ -1,0 +1,44 @@
+import type { invoicing } from '@bo/contracts';
+import { minorUnit } from '@bo/kernel';
+import { organizationToday, type Knex } from '@bo/runtime';
+import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
+import { cashHistory } from './cash-history';
+import { agedBalances, OpenItems } from './open-items';
+
+/** The organization's partners' names as this service's read model knows them. */
+export async function partnerNames(db: Knex, orgId: number, ids?: number[]): Promise<Map<number, string>> {
+  const rows = await db('partner_directory')
+    .where({ org_id: orgId })
+    .modify((q) => void (ids && q.whereIn('id', ids)))
+    .select<Array<{ id: number; partnername: string }>>('id', 'partnername');
+  return new Map(rows.map((r) => [r.id, r.partnername]));
+}
+
+/** Decimals of the accounting currency (2 when there is none on record). */
+export const accountingPlaces = (currency: string | null) => (currency ? (minorUnit(currency) ?? 2) : 2);
+
+/**
+ * Aged receivables (the customer side) or payables (the vendor side) as of a day, default the
+ * organization's today, reconstructed from the dated history (open-items.ts) read in one snapshot.
+ */
+export async function agedReport(db: Knex, orgId: number, req: invoicing.AgedReportRequest): Promise<invoicing.AgedReportReply> {
+  return db.transaction(
+    async (trx) => {
+      const asOf = req.as_of ?? (await organizationToday(trx, orgId));
+      const currency = await accountingCurrency(trx, orgId);
+      const book = new OpenItems(await cashHistory(trx, orgId));
+      const side = req.report === 'aged_receivables' ? 'customer' : 'vendor';
+      const { partners, totals } = agedBalances(book, side, asOf, accountingPlaces(currency), await partnerNames(trx, orgId));
+      const what = side === 'customer' ? 'receivables' : 'payables';
+      return {
+        message: partners.length ? `Aged ${what} as of ${asOf}` : `Nothing open in ${what} as of ${asOf}`,
+        report: req.report,
+        as_of: asOf,
+        currency,
+        partners,
+        totals,
+      };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
+}

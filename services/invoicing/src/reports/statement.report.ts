@@ -1,0 +1,51 @@
+import type { invoicing } from '@bo/contracts';
+import { renderStatementPdf } from '@bo/documents';
+import { findPartner, requireLivePartner, type HandlerContext } from '@bo/runtime';
+import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
+import { accountingPlaces } from './aged.report';
+import { cashHistory } from './cash-history';
+import { OpenItems, statementOf } from './open-items';
+
+/**
+ * A customer statement of a period (open-items.ts statementOf), as JSON or, with `format: "pdf"`, as
+ * a PDF answered like the documents operations. The partner is one this service has seen (a deleted
+ * one keeps its history), else one the partners service knows in the organization: any other is
+ * `not_found` on `partner`.
+ */
+export async function statementReport(
+  ctx: Pick<HandlerContext, 'db' | 'orgId' | 'call'>,
+  req: invoicing.StatementReportRequest,
+): Promise<invoicing.StatementReportReply | invoicing.StatementFileReply> {
+  const known = (await findPartner(ctx.db, ctx.orgId, req.partner)) ?? (await requireLivePartner(ctx, req.partner));
+  const statement = await ctx.db.transaction(
+    async (trx) => {
+      const currency = await accountingCurrency(trx, ctx.orgId);
+      const book = new OpenItems(await cashHistory(trx, ctx.orgId, req.partner));
+      return {
+        currency,
+        ...statementOf(book, req.partner, req.date_from, req.date_to, accountingPlaces(currency)),
+      };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
+  const reply: invoicing.StatementReportReply = {
+    message: `Statement of ${known.partnername} from ${req.date_from} to ${req.date_to}`,
+    report: 'statement',
+    partner: req.partner,
+    partnername: known.partnername,
+    date_from: req.date_from,
+    date_to: req.date_to,
+    ...statement,
+  };
+  if (req.format !== 'pdf') return reply;
+  const pdf = await renderStatementPdf(reply);
+  return {
+    message: `Statement of ${known.partnername} from ${req.date_from} to ${req.date_to} rendered as PDF`,
+    report: 'statement',
+    partner: req.partner,
+    format: 'pdf',
+    filename: `statement-${req.partner}-${req.date_from}-${req.date_to}.pdf`,
+    content_type: 'application/pdf',
+    content_base64: pdf.toString('base64'),
+  };
+}
