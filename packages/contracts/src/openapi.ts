@@ -109,6 +109,20 @@ function requestSchemaOf(ops: readonly Operation[]): JsonSchema {
 /** Operations as the catalogue declares them (create, edit, delete …), the order a reader expects, not the router's. */
 const inCatalogueOrder = (ops: readonly Operation[]) => operations.filter((op) => ops.includes(op));
 
+/** The alternatives of a reply that is a union (a report's), else the reply itself. */
+const branchesOf = (schema: JsonSchema): JsonSchema[] => (schema['anyOf'] ?? schema['oneOf'] ?? [schema]) as JsonSchema[];
+
+/** The members every alternative of a reply requires. */
+function requiredOf(schema: JsonSchema): string[] {
+  const [first, ...rest] = branchesOf(schema).map((b) => (b['required'] ?? []) as string[]);
+  return (first ?? []).filter((k) => rest.every((r) => r.includes(k)));
+}
+
+/** The members any alternative of a reply may have. */
+const propertyNamesOf = (schema: JsonSchema): string[] => [
+  ...new Set(branchesOf(schema).flatMap((b) => Object.keys((b['properties'] ?? {}) as JsonSchema))),
+];
+
 /**
  * The success reply of a path, told apart by its members: operations whose replies require the same
  * members share an alternative (create and edit both answer `{ message, partner }`: the `anyOf` of
@@ -118,7 +132,7 @@ const inCatalogueOrder = (ops: readonly Operation[]) => operations.filter((op) =
  */
 export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
   const shapes: Array<{ ops: Operation[]; schemas: JsonSchema[] }> = [];
-  const membersOf = (schema: JsonSchema) => JSON.stringify([...((schema['required'] ?? []) as string[])].sort());
+  const membersOf = (schema: JsonSchema) => JSON.stringify([...requiredOf(schema)].sort());
   for (const op of ops) {
     const schema = schemaOf(op.reply, 'input');
     const shape = shapes.find((s) => membersOf(s.schemas[0] as JsonSchema) === membersOf(schema));
@@ -132,13 +146,13 @@ export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
       ? refTo(replySchemaName(shape.ops[0] as Operation))
       : { title: shape.ops.map((op) => op.name).join(' | '), anyOf: shape.ops.map((op) => refTo(replySchemaName(op))) };
   if (shapes.length === 1) return titled(shapes[0] as (typeof shapes)[number]);
-  const propertiesOf = (shape: (typeof shapes)[number]) => shape.schemas.flatMap((s) => Object.keys(s['properties'] ?? {}));
+  const propertiesOf = (shape: (typeof shapes)[number]) => shape.schemas.flatMap(propertyNamesOf);
   return {
     oneOf: shapes.map((shape) => {
       const own = propertiesOf(shape);
       const others = shapes
         .filter((o) => o !== shape)
-        .flatMap((o) => ((o.schemas[0] as JsonSchema)['required'] ?? []) as string[])
+        .flatMap((o) => requiredOf(o.schemas[0] as JsonSchema))
         .filter((k) => !own.includes(k));
       const alternative = titled(shape);
       if (others.length) alternative['not'] = { anyOf: [...new Set(others)].map((k) => ({ required: [k] })) };
