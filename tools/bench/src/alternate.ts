@@ -51,7 +51,7 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
     // the sitting compares the two (baseline.ts): the stand-ins, which would double it, stay down.
     const systems: Array<{ mode: StackName; launch: Parameters<typeof launchSystem> }> = a.opts.modes.map((mode) => ({
       mode,
-      launch: [mode, a.opts],
+      launch: a.opts.subject !== undefined ? [mode, a.opts, a.opts.subject] : [mode, a.opts],
     }));
     const first = a.opts.modes[0];
     if (a.opts.baseline !== undefined && first) systems.push({ mode: 'baseline', launch: [first, a.opts, a.opts.baseline] });

@@ -52,6 +52,12 @@ describe('benchmark harness', () => {
       expect(parseOptions(['--baseline', built], names, {})).toMatchObject({ baseline: built, alternate: 6, rounds: 6 });
       expect(parseOptions(['--baseline', built, '--alternate', '3'], names, {})).toMatchObject({ alternate: 3, rounds: 3 });
       expect(() => parseOptions(['--baseline', built, '--rounds', '3'], names, {})).toThrow(/alternating slices/);
+      // --subject: another built checkout measured in this one's place, only against a baseline.
+      expect(parseOptions(['--baseline', built, '--subject', built], names, {})).toMatchObject({ baseline: built, subject: built });
+      expect(() => parseOptions(['--subject', built], names, {})).toThrow(/give both/);
+      expect(() => parseOptions(['--baseline', built, '--subject', join(built, 'nowhere')], names, {})).toThrow(
+        /--subject .*build that checkout first/,
+      );
     } finally {
       rmSync(built, { recursive: true, force: true });
     }

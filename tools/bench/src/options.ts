@@ -32,6 +32,11 @@ export interface BenchOptions {
    * beside this one's in alternating slices; the report gives this ÷ that per scenario (baseline.ts).
    */
   baseline?: string;
+  /**
+   * `--subject DIR`: with `--baseline`, the built checkout measured in place of this one, so two
+   * earlier commits compare under today's bench (which they may predate).
+   */
+  subject?: string;
   /** Instances of every service and of the gateway in the `replicated` mode. */
   replicas: number;
   /** Admin URL of PostgreSQL: the bench makes (and drops) a database per mode on it. */
@@ -39,9 +44,10 @@ export interface BenchOptions {
   amqpUrl: string;
 }
 
-export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|replicated,...] [--replicas N] [--rounds N | --alternate N] [--baseline DIR] [--json FILE]
+export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|replicated,...] [--replicas N] [--rounds N | --alternate N] [--baseline DIR [--subject DIR]] [--json FILE]
   --replicas N   also measure N instances of every service and of the gateway (mode replicated) beside one (mode rabbitmq)
   --baseline DIR: DIR is a built checkout of another commit; both systems run side by side in alternating slices (6 unless --alternate says)
+  --subject DIR:  with --baseline, measure DIR's built checkout in place of this one (two earlier commits under today's bench)
 environment: BENCH_SECONDS (default 10: each 32-connection run; 1-connection runs last half),
   BENCH_DATABASE_URL / BENCH_AMQP_URL (else TEST_DATABASE_URL / TEST_AMQP_URL, else local defaults)`;
 
@@ -56,6 +62,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
       rounds: { type: 'string' },
       alternate: { type: 'string' },
       baseline: { type: 'string' },
+      subject: { type: 'string' },
       replicas: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -86,6 +93,15 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
         `--baseline ${values.baseline}: no ${LAUNCHER_ENTRY} there; build that checkout first (npm install && npx turbo run build)`,
       );
   }
+  let subject: string | undefined;
+  if (values.subject !== undefined) {
+    if (baseline === undefined) throw new UsageError('--subject is measured against a --baseline: give both');
+    subject = resolve(values.subject);
+    if (!existsSync(join(subject, LAUNCHER_ENTRY)))
+      throw new UsageError(
+        `--subject ${values.subject}: no ${LAUNCHER_ENTRY} there; build that checkout first (npm install && npx turbo run build)`,
+      );
+  }
   const slices = alternate ?? (baseline !== undefined ? DEFAULT_BASELINE_SLICES : undefined);
 
   const replicas = values.replicas === undefined ? 1 : Number(values.replicas);
@@ -113,6 +129,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
     rounds: slices ?? rounds,
     ...(slices !== undefined ? { alternate: slices } : {}),
     ...(baseline !== undefined ? { baseline } : {}),
+    ...(subject !== undefined ? { subject } : {}),
     modes: [...new Set(chosenModes)] as Mode[],
     only,
     json: values.json,

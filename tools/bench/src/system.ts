@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import pg from 'pg';
 import { createApiKey } from '@bo/gateway';
 import { createDb, deleteTopology } from '@bo/runtime';
@@ -36,7 +36,15 @@ export async function launchSystem(
   const stamp = Date.now().toString(36);
   const overBus = mode !== 'in-process';
   const replicas = mode === 'replicated' ? (opts.replicas ?? 2) : 1;
-  const tag = `${mode === 'rabbitmq' ? 'mq' : mode === 'replicated' ? `mq${replicas}` : 'mem'}${root === repoRoot ? '' : '_base'}`;
+  // A checkout's directory name tells its databases apart (a --subject and a --baseline both run beside none of this one's).
+  const other =
+    root === repoRoot
+      ? ''
+      : `_${basename(root)
+          .replace(/[^a-z0-9]/gi, '')
+          .toLowerCase()
+          .slice(0, 12)}`;
+  const tag = `${mode === 'rabbitmq' ? 'mq' : mode === 'replicated' ? `mq${replicas}` : 'mem'}${other}`;
   const dbName = `bo_bench_${stamp}_${tag}`;
   const admin = new pg.Client({ connectionString: opts.pgUrl });
   await admin.connect();
