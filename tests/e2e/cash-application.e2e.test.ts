@@ -167,6 +167,37 @@ describe('cash application, end to end', () => {
     await refusedUnchanged(() => payments({ action: 'void', payment_id: p.id }), 'invalid_state');
   });
 
+  it("moves cash in its currency's minor unit: a BHD invoice is paid to the mill; more decimals than a currency has are refused, changing nothing", async () => {
+    const partner = (
+      await ok(post('/crm/editpatner', { action: 'create', partnername: 'Dinar Trading', partner_type: 'customer', currency: 'BHD' }))
+    ).body.partner.id;
+    const invoice = await issued(partner, 1.234, { currency: 'BHD', exchange_rate: 2.5 });
+    const pay =
+      (amount: number, currency: string, more: Record<string, unknown> = {}) =>
+      () =>
+        payments({ action: 'create', partner, amount, currency, direction: 'in', exchange_rate: 2.5, ...more });
+    await refusedUnchanged(pay(1.2345, 'BHD', { allocations: [{ invoice_id: invoice, amount: 1.2345 }] }), 'validation_failed', 'amount');
+    await refusedUnchanged(
+      pay(2, 'BHD', { allocations: [{ invoice_id: invoice, amount: 1.2345 }] }),
+      'validation_failed',
+      'allocations.0.amount',
+    );
+    await refusedUnchanged(pay(1.234, 'USD'), 'validation_failed', 'amount');
+    await refusedUnchanged(pay(100.5, 'JPY'), 'validation_failed', 'amount');
+    await refusedUnchanged(
+      () => post('/invoicing/invoice/new', { register_payment: true, id: invoice, amount: 1.2345 }),
+      'validation_failed',
+      'amount',
+    );
+    const paid = await ok(post('/invoicing/invoice/new', { register_payment: true, id: invoice, amount: 1.234 }));
+    expect(paid.body.invoice).toMatchObject({ invoicestatus: 'paid', amount_paid: 1.234, due_amount: 0 });
+    // A payment in mills leaves mills of credit, refunded to the mill.
+    const credit = (await ok(pay(0.005, 'BHD')())).body.payment;
+    await refusedUnchanged(() => payments({ action: 'refund', payment_id: credit.id, amount: 0.0045 }), 'validation_failed', 'amount');
+    await ok(payments({ action: 'refund', payment_id: credit.id, amount: 0.005 }));
+    expect((await ok(payments({ action: 'get', payment_id: credit.id }))).body.payment).toMatchObject({ amount: 0.005, refunded: 0.005 });
+  });
+
   it("ages receivables as of past days and states a customer's account, the worked example of docs/invoicing.md", async () => {
     const { partner: dora } = (
       await ok(post('/crm/editpatner', { action: 'create', partnername: 'Dora', partner_type: 'customer', currency: 'EUR' }))

@@ -1,3 +1,4 @@
+import { cashAmountRule } from '../fields';
 import { allowancesChargesRule, exchangeRateRule } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
@@ -118,6 +119,7 @@ export const registerPayment = defineOperation({
   reply: s.paymentReply,
   rules: [
     { field: 'amount', rule: 'not more than the amount still due' },
+    cashAmountRule('amount'),
     {
       field: 'exchange_rate',
       rule: "given, in the rate table on payment_date, or the invoice's, when its currency is not the organization's accounting currency; 1 when it is",

@@ -2,7 +2,17 @@
 // credit notes as credit, refunds, voids and write-offs. Field names are the public contract of issue 31.
 import { z } from 'zod';
 import { defineEvent } from '../events';
-import { baseRequest, dateField, exchangeRate, intId, money, optionalText, pageRequest, paginationSchema } from '../fields';
+import {
+  baseRequest,
+  cashAmount,
+  cashAmountRule,
+  dateField,
+  exchangeRate,
+  intId,
+  optionalText,
+  pageRequest,
+  paginationSchema,
+} from '../fields';
 import { defineOperation } from '../operation';
 import { currencyField } from '../organization/schemas';
 import { invoiceVersion } from './events';
@@ -15,14 +25,14 @@ export const paymentStatuses = ['posted', 'voided'] as const;
 
 const PAYMENTS_PATH = '/invoicing/payments';
 
-export const allocationInput = z.object({ invoice_id: intId, amount: money({ positive: true }) });
+export const allocationInput = z.object({ invoice_id: intId, amount: cashAmount({ positive: true }) });
 const allocationsInput = z.array(allocationInput).max(100, 'must have at most 100 allocations');
 
 export const createPaymentRequest = z.object({
   ...baseRequest,
   action: z.literal('create'),
   partner: intId,
-  amount: money({ positive: true }),
+  amount: cashAmount({ positive: true }),
   currency: currencyField,
   /** Default: the organization's today. */
   payment_date: dateField.optional(),
@@ -61,7 +71,7 @@ export const refundPaymentRequest = z.object({
   payment_id: intId.optional(),
   /** ... or a validated credit note's. */
   credit_note_id: intId.optional(),
-  amount: money({ positive: true }),
+  amount: cashAmount({ positive: true }),
   /** Default: the organization's today. */
   refund_date: dateField.optional(),
   method: optionalText(50),
@@ -201,7 +211,7 @@ const allocationRules = [
   { field: 'currency', rule: "the source's currency (a payment's, a credit note's) is each allocated document's" },
   {
     field: 'allocations',
-    rule: "each an open or overdue invoice of the same organization, partner and direction (in: invoiceout, out: invoicein; a creditout's credit settles invoiceout, a creditin's invoicein), in the payment's currency, at most once per request; each amount at most the invoice's due amount, together at most the source's unallocated amount",
+    rule: "each an open or overdue invoice of the same organization, partner and direction (in: invoiceout, out: invoicein; a creditout's credit settles invoiceout, a creditin's invoicein), in the payment's currency, at most once per request; each amount at most the invoice's due amount and in its currency's minor unit, together at most the source's unallocated amount",
   },
 ] as const;
 
@@ -217,6 +227,7 @@ export const createPayment = defineOperation({
   rules: [
     { field: 'partner', rule: 'a partner of the organization' },
     { field: 'amount', rule: 'at least the sum of the allocations' },
+    cashAmountRule('amount'),
     ...allocationRules,
     paymentRateRule,
     lockDateRule('payment_date'),
@@ -242,7 +253,12 @@ export const refundPayment = defineOperation({
   write: true,
   request: refundPaymentRequest,
   reply: refundReply,
-  rules: [...sourceRules, { field: 'amount', rule: "at most the source's unallocated amount" }, lockDateRule('refund_date')],
+  rules: [
+    ...sourceRules,
+    { field: 'amount', rule: "at most the source's unallocated amount" },
+    cashAmountRule('amount'),
+    lockDateRule('refund_date'),
+  ],
 });
 export const voidPayment = defineOperation({
   name: 'invoicing.payment.void',

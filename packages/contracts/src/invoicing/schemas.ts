@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   atMost,
   baseRequest,
+  cashAmount,
   dateField,
   dateTimeField,
   exchangeRate,
@@ -137,7 +138,7 @@ export const validateInvoiceRequest = z.object({
 export const registerPaymentRequest = z.object({
   ...byId,
   register_payment: z.literal(true),
-  amount: money({ positive: true }),
+  amount: cashAmount({ positive: true }),
   payment_date: dateField.optional(),
   journal: optionalText(100),
   /** Units of the accounting currency per 1 unit of the invoice's currency the money was worth (docs/invoicing.md "Payments in another currency"). */

@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
+import { dec, documentMinorUnit, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
 import { CREDITED_TYPE, isCreditNote } from './credit-note';
 import { accountsFor, cr, dr, type JournalLine } from './journal';
 import { effectiveStatus, type StoredStatus } from './status';
@@ -124,6 +124,20 @@ export interface Refusal {
   message: string;
 }
 
+/**
+ * Cash in `currency` moves in its minor unit: 1.234 is a BHD amount but no EUR one, and a yen has no
+ * cents. A currency the kernel does not know (none is stored: each is checked when made) takes 2.
+ */
+export function minorUnitRefusal(field: string, amount: DecimalLike, currency: string | null): Refusal | null {
+  const places = documentMinorUnit(currency) ?? 2;
+  if (dec(amount).decimalPlaces() <= places) return null;
+  return {
+    code: 'validation_failed',
+    field,
+    message: `${field} ${dec(amount).toString()} has more decimals than ${currency ?? 'the currency'} has (${places})`,
+  };
+}
+
 export function dueOfDocument(doc: Pick<SettleableDocument, 'invoicetotal' | 'amount_paid' | 'written_off_amount'>): Dec {
   return dec(doc.invoicetotal).minus(dec(doc.amount_paid)).minus(dec(doc.written_off_amount));
 }
@@ -178,6 +192,8 @@ export function allocationRefusals(
         message: `${doc.invoicenumber} is in ${doc.currency}; ${source.label} is in ${source.currency}`,
       });
     }
+    const unit = minorUnitRefusal(`allocations.${n}.amount`, a.amount, source.currency ?? doc.currency);
+    if (unit) refusals.push(unit);
     const due = dueOfDocument(doc);
     if (dec(a.amount).greaterThan(due)) {
       refusals.push({

@@ -1,6 +1,7 @@
 import { dec } from '@bo/kernel';
 import fc from 'fast-check';
 import {
+  minorUnitRefusal,
   allocationLines,
   allocationRefusals,
   ledgerSide,
@@ -256,5 +257,22 @@ describe('values in the accounting currency', () => {
       ),
       { seed, numRuns: 300 },
     );
+  });
+});
+
+describe("cash in its currency's minor unit", () => {
+  it('takes as many decimals as the currency has, and refuses one more by field', () => {
+    expect(minorUnitRefusal('amount', '1.234', 'BHD')).toBeNull();
+    expect(minorUnitRefusal('amount', '1.2300', 'EUR')).toBeNull();
+    expect(minorUnitRefusal('amount', '100', 'JPY')).toBeNull();
+    expect(minorUnitRefusal('amount', '0.0001', 'CLF')).toBeNull();
+    expect(minorUnitRefusal('amount', '1.234', 'EUR')).toMatchObject({
+      code: 'validation_failed',
+      field: 'amount',
+      message: expect.stringContaining('EUR has (2)'),
+    });
+    expect(minorUnitRefusal('allocations.0.amount', '100.5', 'JPY')).toMatchObject({ field: 'allocations.0.amount' });
+    // A document stored without a currency counts in cents.
+    expect(minorUnitRefusal('amount', '0.001', null)).toMatchObject({ field: 'amount' });
   });
 });

@@ -2,7 +2,7 @@ import { invoicing } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
 import { handler, invalidState, recordEvent, organizationToday, validationFailed } from '@bo/runtime';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
-import { paymentLines, settlementDirection } from '../domain/cash';
+import { minorUnitRefusal, paymentLines, settlementDirection } from '../domain/cash';
 import { paymentConversion } from '../payments/payment-rate';
 import { bookedDocuments, documentStep } from '../payments/payment.repository';
 import { canTakePayment } from '../domain/status';
@@ -22,6 +22,8 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
     if (!canTakePayment(status)) {
       throw invalidState(`A payment can only be registered on an open or overdue invoice; invoice ${invoice.invoicenumber} is ${status}`);
     }
+    const unit = minorUnitRefusal('amount', req.amount, invoice.currency);
+    if (unit) throw validationFailed(unit.message, [{ field: unit.field, message: unit.message }]);
     const due = dec(invoice.invoicetotal).minus(dec(invoice.amount_paid));
     if (dec(req.amount).greaterThan(due)) {
       const message = `Overpayment: amount ${dec(req.amount).toFixed(2)} exceeds the amount due ${due.toFixed(2)} on invoice ${invoice.invoicenumber}`;

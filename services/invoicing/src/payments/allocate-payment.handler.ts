@@ -32,6 +32,7 @@ import {
   sourceAccount,
   type PaymentRow,
 } from './payment.repository';
+import { journalAmount } from '../invoice/journal.repository';
 
 /**
  * Allocates a payment's or a validated credit note's unallocated amount to open documents of the
@@ -117,13 +118,13 @@ export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (
     journal: payment?.journal ?? DEFAULT_PAYMENT_JOURNAL,
     operationKey: ctx.operationKey,
   });
-  const total = sum(req.allocations.map((a) => dec(a.amount))).toFixed(2);
+  const total = journalAmount(sum(req.allocations.map((a) => dec(a.amount))));
   let paymentRow: PaymentRow | undefined;
   let noteRow: InvoiceRow | undefined;
   if (payment) {
     [paymentRow] = (await db('payments')
       .where({ id: payment.id })
-      .update({ allocated: dec(payment.allocated).plus(dec(total)).toFixed(2) })
+      .update({ allocated: journalAmount(dec(payment.allocated).plus(dec(total))) })
       .returning('*')) as PaymentRow[];
   } else {
     noteRow = await settle(db, note as InvoiceRow, total);

@@ -1,7 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
 import { handler, organizationToday, recordEvent, requireLivePartner, requirePartnerRole } from '@bo/runtime';
-import { allocationRefusals, INVOICE_OF_DIRECTION, ledgerSide, paymentLines, valueOfShare } from '../domain/cash';
+import { allocationRefusals, INVOICE_OF_DIRECTION, ledgerSide, minorUnitRefusal, paymentLines, valueOfShare } from '../domain/cash';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { assertAfterLockDate } from '../invoice/lock-date';
@@ -19,6 +19,7 @@ import {
   settledView,
   type PaymentRow,
 } from './payment.repository';
+import { journalAmount } from '../invoice/journal.repository';
 
 /**
  * A payment received (`in`) or sent (`out`), allocated at once to the documents named; what is left
@@ -43,6 +44,7 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
       ctx.orgId,
       requested.map((a) => a.invoice_id),
     );
+    const unit = minorUnitRefusal('amount', req.amount, req.currency);
     const refusals = allocationRefusals(
       {
         partner_id: req.partner,
@@ -56,6 +58,7 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
       documents,
       today,
     );
+    if (unit) refusals.unshift(unit);
     if (refusals.length) refuse(refusals);
 
     const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;
@@ -102,7 +105,7 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
         method: req.method ?? null,
         reference: req.reference ?? null,
         journal,
-        allocated: allocated.toFixed(2),
+        allocated: journalAmount(allocated),
         operation_key: ctx.operationKey ?? null,
         created_by: req.userid ?? ctx.userId ?? null,
         journal_entry_id: journalEntryId,

@@ -189,7 +189,7 @@ export async function bookAllocations(
   let used = dec(args.source.value?.used ?? 0);
   for (const a of args.requested) {
     const doc = args.documents.get(a.invoice_id) as InvoiceRow;
-    const amount = dec(a.amount).toFixed(2);
+    const amount = journalAmount(dec(a.amount));
     const settles = doc.invoicetype === 'invoicein' ? 'invoicein' : 'invoiceout';
     let lines: JournalLine[] = [];
     if (args.source.account !== null) {
@@ -292,7 +292,7 @@ export async function settle(
   const [row] = (await trx('invoices')
     .where({ id: doc.id })
     .update({
-      amount_paid: paid.toFixed(2),
+      amount_paid: journalAmount(paid),
       invoicestatus: status,
       paid_at: status === 'paid' ? (doc.paid_at ?? trx.fn.now()) : null,
       updated_at: trx.fn.now(),

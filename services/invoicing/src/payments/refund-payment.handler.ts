@@ -1,7 +1,15 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
 import { handler, invalidState, notFound, organizationToday, recordEvent } from '@bo/runtime';
-import { creditNoteSettles, ledgerSide, refundLines, settlementDirection, unallocatedOf, valueOfStep } from '../domain/cash';
+import {
+  creditNoteSettles,
+  ledgerSide,
+  minorUnitRefusal,
+  refundLines,
+  settlementDirection,
+  unallocatedOf,
+  valueOfStep,
+} from '../domain/cash';
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import { effectiveStatus } from '../domain/status';
 import type { InvoiceRow } from '../invoice/invoice.record';
@@ -24,6 +32,7 @@ import {
   type PaymentRow,
   type RefundRow,
 } from './payment.repository';
+import { journalAmount } from '../invoice/journal.repository';
 
 /**
  * Pays out (part of) a partner's unallocated credit: a payment's rest or a validated credit note's.
@@ -53,6 +62,8 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
     if (status !== 'open' && status !== 'overdue' && status !== 'paid')
       throw invalidState(`${note.invoicenumber} is ${status}; only a validated credit note gives credit`);
   }
+  const unit = minorUnitRefusal('amount', req.amount, payment ? payment.currency : (note as InvoiceRow).currency);
+  if (unit) refuseField(unit.field, unit.message);
   const available = payment ? unallocatedOf(payment) : creditNoteUnallocated(note as InvoiceRow);
   if (dec(req.amount).greaterThan(available)) {
     refuseField(
@@ -110,7 +121,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
   if (payment) {
     [paymentRow] = (await db('payments')
       .where({ id: payment.id })
-      .update({ refunded: dec(payment.refunded).plus(dec(req.amount)).toFixed(2) })
+      .update({ refunded: journalAmount(dec(payment.refunded).plus(dec(req.amount))) })
       .returning('*')) as PaymentRow[];
   } else {
     noteRow = await settle(db, note as InvoiceRow, req.amount);

@@ -5,6 +5,7 @@ import { dueOfDocument, writeOffLines, writeOffRefusal } from '../domain/cash';
 import { accountsFor } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice } from '../invoice/invoice.repository';
+import { journalAmount } from '../invoice/journal.repository';
 import { assertAfterLockDate } from '../invoice/lock-date';
 import { accountingPlaces } from './payment-rate';
 import { bookedDocuments, documentStep, postCashEntry, settledView } from './payment.repository';
@@ -22,7 +23,7 @@ export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (
   const invoice = await findInvoice(db, ctx.orgId, req.id, { lock: true });
   const refusal = writeOffRefusal(invoice, today);
   if (refusal) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be written off: ${refusal}`);
-  const amount = dueOfDocument(invoice).toFixed(2);
+  const amount = journalAmount(dueOfDocument(invoice));
   // The bad debt is what the rest of the receivable is worth on the books, at the invoice's own rate.
   const booked = await bookedDocuments(db, [invoice], await accountingPlaces(db, ctx.orgId));
   const journalEntryId = await postCashEntry(
