@@ -85,20 +85,22 @@ export async function frozenParties<T extends { logo_png?: Uint8Array | null }>(
 /**
  * Freezes the parties on a document row (`table` with the columns `issued_parties` and `currency`)
  * unless it already holds frozen ones, and answers what it holds afterwards: of two freezes racing,
- * the first to write wins and the other answers its parties.
+ * the first to write wins and the other answers its parties. `also` are columns frozen with them
+ * (the accounting currency), written only by the freeze that wins.
  */
 export async function freezeParties<T extends { currency: string; logo_png?: Uint8Array | null }>(
   trx: Knex.Transaction,
   table: string,
   row: { org_id: number; id: number },
   parties: T,
+  also: Record<string, unknown> = {},
 ): Promise<T> {
   const stored = await storedParties(trx, row.org_id, parties);
   const where = { org_id: row.org_id, id: row.id };
   const updated = await trx(table)
     .where(where)
     .whereNull('issued_parties')
-    .update({ issued_parties: JSON.stringify(stored), currency: parties.currency || null });
+    .update({ ...also, issued_parties: JSON.stringify(stored), currency: parties.currency || null });
   if (updated === 1) return parties;
   const kept = await trx(table).select('issued_parties').where(where).first<{ issued_parties: StoredParties<T> | null } | undefined>();
   const frozen = await frozenParties<T>(trx, row.org_id, kept?.issued_parties ?? null);

@@ -12,7 +12,7 @@ import {
   type TaxParties,
 } from '@bo/kernel';
 import type { Knex } from './db';
-import { validationFailed } from './errors';
+import { invalidState, validationFailed } from './errors';
 
 /**
  * The taxes of a quotation or an invoice, shared by sales and invoicing (docs/invoicing.md, "Taxes
@@ -145,6 +145,36 @@ export function storedTaxContext(
   parties: TaxParties | null = null,
 ): TaxContext {
   return { rounding: doc.rounding ?? DEFAULT_ROUNDING, cash_rounding: doc.cash_rounding, parties };
+}
+
+/**
+ * A stored document's taxes for its render (PDF, UBL, CII): the kernel's decision on its stored rows
+ * with the policy they were stored with (`storedTaxContext`), so it states exactly the figures its
+ * columns hold. Only a rule made stricter since the document was written can refuse it: a 400 naming
+ * what the rules now refuse, never a render that disagrees with them.
+ */
+export function storedDocumentTaxes(input: TaxDocumentInput, what: string): TaxDocument {
+  const decision = decideDocumentTaxes(input);
+  if (decision.ok) return decision.document;
+  throw invalidState(
+    `${what} cannot be rendered: its stored taxes are refused by the rules now (${decision.errors.map((e) => `${e.field}: ${e.message}`).join('; ')})`,
+  );
+}
+
+/**
+ * The accounting currency and exchange rate a document states its VAT in besides its own currency
+ * (BT-6, BT-111): frozen with the parties of an issued document (`accounting_currency` beside
+ * `issued_parties`), the organization's now on a draft. Null when the document is in that currency,
+ * or when either is unknown (no accounting currency, no rate): the document then states none.
+ */
+export function documentAccounting(
+  currency: string | null,
+  accountingCurrency: string | null,
+  exchangeRate: string | null,
+): { currency: string; exchange_rate: string } | null {
+  if (!currency || !accountingCurrency || exchangeRate === null) return null;
+  if (currency.trim().toUpperCase() === accountingCurrency.trim().toUpperCase()) return null;
+  return { currency: accountingCurrency, exchange_rate: exchangeRate };
 }
 
 /** The VAT ids a document states: the seller's and the buyer's as its parties show them. */

@@ -10,7 +10,10 @@ export type VatCategory = (typeof VAT_CATEGORIES)[number];
 /**
  * What EN 16931 asks of a category, line, allowance or charge alike:
  * - `rate`: `positive` (BR-S-05..07), `zero` (BR-Z/E/AE/IC/G-05..07; `O` has no rate at all, BR-O-05..07,
- *   which this model writes as 0), `any` (0 or more: BR-AF/AG-05..07).
+ *   which this model writes as 0), `any` (0 or more: BR-AG-05..07). `L` (IGIC) is `positive`: EN 16931
+ *   takes 0 or more, but the CII rules of the official validation artefacts (1.3.16, BR-AF-05..07)
+ *   want a rate above 0, and a document accepted here renders as an e-invoice in both syntaxes, so
+ *   an IGIC row at 0 is refused when it is written rather than becoming a CII file that fails.
  * - `exemption`: the category's VAT breakdown states why no VAT is charged (BR-E/AE/IC/G/O-10), or
  *   must not (BR-S/Z/AF/AG-10).
  * - `seller_vat_id` / `buyer_vat_id`: the party VAT identifiers the category needs (BR-AE-02..04,
@@ -64,7 +67,7 @@ export const CATEGORY_RULES: Readonly<Record<VatCategory, CategoryRules>> = {
     buyer_vat_id: false,
     vatex: 'VATEX-EU-O',
   },
-  L: { name: 'Canary Islands general indirect tax', rate: 'any', exemption: 'forbidden', seller_vat_id: true, buyer_vat_id: false },
+  L: { name: 'Canary Islands general indirect tax', rate: 'positive', exemption: 'forbidden', seller_vat_id: true, buyer_vat_id: false },
   M: {
     name: 'Tax for production, services and importation in Ceuta and Melilla',
     rate: 'any',

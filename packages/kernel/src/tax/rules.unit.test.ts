@@ -38,7 +38,9 @@ const amount = (max: number, positive: boolean) =>
     .filter((v) => !positive || dec(v).gt(0));
 
 const STANDARD_RATES = ['2.1', '5', '5.5', '7', '8.1', '9', '10', '13', '17', '19', '20', '21', '23', '25', '27'];
-const CANARY_RATES = ['0', '3', '7', '9.5', '15'];
+/** IGIC (L) takes a rate above 0 (categories.ts); IPSI (M) 0 or more. */
+const IGIC_RATES = ['3', '7', '9.5', '15'];
+const IPSI_RATES = ['0', '0.5', '4', '10'];
 const EXEMPTIONS: Partial<Record<VatCategory, readonly [string, string]>> = {
   E: ['Exempt medical care', 'VATEX-EU-132-1C'],
   AE: ['Reverse charge', 'VATEX-EU-AE'],
@@ -59,7 +61,8 @@ const taxing: fc.Arbitrary<Taxing> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({ category: fc.constantFrom<VatCategory>('Z', 'E', 'AE', 'K', 'G'), rate: fc.constant('0') }),
   },
-  { weight: 1, arbitrary: fc.record({ category: fc.constantFrom<VatCategory>('L', 'M'), rate: fc.constantFrom(...CANARY_RATES) }) },
+  { weight: 1, arbitrary: fc.record({ category: fc.constant<VatCategory>('L'), rate: fc.constantFrom(...IGIC_RATES) }) },
+  { weight: 1, arbitrary: fc.record({ category: fc.constant<VatCategory>('M'), rate: fc.constantFrom(...IPSI_RATES) }) },
 );
 
 const lineOf = (tax: { category: VatCategory; rate: string }, stated: 'reason' | 'code' | 'both', named: boolean) =>

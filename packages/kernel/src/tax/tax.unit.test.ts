@@ -221,6 +221,23 @@ describe('VAT categories', () => {
     ]);
   });
 
+  test('IGIC (L) has a rate above 0 on lines, allowances and charges (the CII rules BR-AF-05..07); IPSI (M) takes 0', () => {
+    expect(
+      refusals({
+        lines: [line('1', '10', '0', false, { tax_category: 'L' }), line('1', '10', '0', false, { tax_category: 'M' })],
+        allowances_charges: [
+          { charge: false, amount: '1', reason: 'Discount', tax_category: 'L', tax_rate: '0' },
+          { charge: true, amount: '1', reason: 'Freight', tax_category: 'L', tax_rate: '0' },
+        ],
+      }),
+    ).toEqual([
+      { field: 'line_items.0.tax_rate', message: 'an IGIC (L) line has a rate above 0 (BR-AF-05)' },
+      { field: 'allowances_charges.0.tax_rate', message: 'an IGIC (L) allowance has a rate above 0 (BR-AF-06)' },
+      { field: 'allowances_charges.1.tax_rate', message: 'an IGIC (L) charge has a rate above 0 (BR-AF-07)' },
+    ]);
+    expect(decideDocumentTaxes({ currency: 'EUR', parties, lines: [line('1', '10', '7', false, { tax_category: 'L' })] }).ok).toBe(true);
+  });
+
   test('O excludes every other category from the document', () => {
     expect(
       refusals({

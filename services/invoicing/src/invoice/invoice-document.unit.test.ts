@@ -67,20 +67,56 @@ const row = (fields: Partial<InvoiceRow>): InvoiceRow =>
     sourcetype: null,
     sourceid: null,
     sourcenumber: null,
+    currency: null,
+    exchange_rate: null,
+    rounding: null,
+    cash_rounding: null,
+    allowances_charges: [],
     ...fields,
   }) as InvoiceRow;
+
+/** A line of 2 x 50.00 at 20 %, as stored. */
+const line = (fields: Partial<LineRow> = {}): LineRow =>
+  ({
+    id: 1,
+    product_id: '7',
+    product_name: 'Widget',
+    sku: null,
+    uom: null,
+    description: null,
+    quantity: '2',
+    price: '50.00',
+    discount: '0',
+    tax_rate: '20',
+    tax_included: false,
+    tax_category: 'S',
+    tax_exemption_reason: null,
+    tax_exemption_code: null,
+    reverse_charge_rate: null,
+    subtotal: '100.00',
+    tax_amount: '20.00',
+    total: '120.00',
+    ...fields,
+  }) as LineRow;
 
 /** The document of an invoice whose parties are the records given (as a draft's are now, or as validation froze them). */
 const input = (
   fields: Partial<InvoiceRow>,
-  extra: { parties?: DocumentParties; partnerName?: string; credited?: InvoiceDocumentInput['credited'] } = {},
+  extra: {
+    parties?: DocumentParties;
+    partnerName?: string;
+    credited?: InvoiceDocumentInput['credited'];
+    lines?: LineRow[];
+    accounting?: InvoiceDocumentInput['accounting'];
+  } = {},
 ): InvoiceDocumentInput => {
   const invoice = row(fields);
   return {
     invoice,
-    lines: [] as LineRow[],
+    lines: extra.lines ?? [],
     parties: invoiceParties(invoice, extra.parties ?? { organization: profile, partner }, extra.partnerName ?? 'Client SA'),
     credited: extra.credited ?? null,
+    accounting: extra.accounting ?? { currency: null, exchange_rate: null },
   };
 };
 
@@ -133,5 +169,62 @@ describe('invoiceDocument', () => {
   test("the invoice's own currency, stored when it was made, wins over the partner's and the organization's now", () => {
     expect(invoiceDocument(input({ currency: 'GBP' })).currency).toBe('GBP');
     expect(invoiceDocument(input({ currency: 'GBP' }, { parties: { organization: profile, partner: null } })).currency).toBe('GBP');
+  });
+
+  test("the taxes are the kernel's on the stored rows with the stored policy: the breakdown, allowances and totals as answered", () => {
+    const d = invoiceDocument(
+      input(
+        {
+          currency: 'EUR',
+          subtotal: '90.00',
+          tax_amount: '18.00',
+          invoicetotal: '108.00',
+          allowances_charges: [
+            {
+              charge: false,
+              amount: '10.00',
+              percent: null,
+              base_amount: null,
+              reason: 'Discount',
+              reason_code: null,
+              tax_category: 'S',
+              tax_rate: '20',
+              tax_exemption_reason: null,
+              tax_exemption_code: null,
+              reverse_charge_rate: null,
+            },
+          ],
+        },
+        { lines: [line()] },
+      ),
+    );
+    expect(
+      d.taxes?.breakdown.map((b) => [b.tax_category, b.tax_rate.toFixed(), b.taxable_amount.toFixed(2), b.tax_amount.toFixed(2)]),
+    ).toEqual([['S', '20', '90.00', '18.00']]);
+    expect(d.taxes?.totals.payable_amount.toFixed(2)).toBe('108.00');
+    expect(d.accounting).toBeNull();
+  });
+
+  test('a stored document the rules refuse now is not rendered: a 400 naming what they refuse', () => {
+    expect(() => invoiceDocument(input({ currency: 'EUR' }, { lines: [line({ tax_category: 'L', tax_rate: '0' })] }))).toThrow(
+      /INV-00005 cannot be rendered: its stored taxes are refused by the rules now \(line_items\.0\.tax_rate: an IGIC \(L\) line has a rate above 0/,
+    );
+  });
+
+  test('in another currency than the accounting one, the VAT is stated in that one too at the rate given (BT-6, BT-111)', () => {
+    const usd = input(
+      { currency: 'USD', exchange_rate: '0.9215' },
+      { lines: [line()], accounting: { currency: 'EUR', exchange_rate: '0.9215' } },
+    );
+    expect(invoiceDocument(usd).accounting).toEqual({ currency: 'EUR', exchange_rate: '0.9215', tax_total: '18.43' });
+    // In the accounting currency, or without a rate or an accounting currency: nothing more is stated.
+    const eur = input({ currency: 'EUR' }, { lines: [line()], accounting: { currency: 'EUR', exchange_rate: '1' } });
+    expect(invoiceDocument(eur).accounting).toBeNull();
+    expect(
+      invoiceDocument(input({ currency: 'USD' }, { lines: [line()], accounting: { currency: 'EUR', exchange_rate: null } })).accounting,
+    ).toBeNull();
+    expect(
+      invoiceDocument(input({ currency: 'USD' }, { lines: [line()], accounting: { currency: null, exchange_rate: '2' } })).accounting,
+    ).toBeNull();
   });
 });

@@ -36,6 +36,8 @@ export interface InvoiceRow extends DocumentTaxRow {
   tradeaccount: string | null;
   /** The parties frozen at validation (issued-snapshot.ts), the logo by its content address; null on drafts, proformas and cancelled invoices. */
   issued_parties: StoredParties<DocumentPartiesView> | null;
+  /** The organization's accounting currency, frozen with the parties (migration 019); null beside frozen parties: it had none. */
+  accounting_currency: string | null;
   created_by: string | null;
   recurring_enabled: boolean;
   recurring_frequency: invoicing.RecurringFrequency | null;

@@ -44,26 +44,40 @@ export function isIssued(invoice: Pick<InvoiceRow, 'invoicestatus'>): boolean {
   return invoice.invoicestatus === 'open' || invoice.invoicestatus === 'paid';
 }
 
-/** The columns that freeze the parties and the currency, for validation to write with the new status. */
+/**
+ * The columns that freeze the parties, the currency and the organization's accounting currency (its
+ * VAT total is stated in it too, BT-6, BT-111), for validation to write with the new status.
+ */
 export async function issuedColumns(
   trx: Knex.Transaction,
   invoice: Pick<InvoiceRow, 'org_id'>,
   parties: IssuedParties,
-): Promise<{ issued_parties: string; currency: string | null }> {
-  return { issued_parties: JSON.stringify(await storedParties(trx, invoice.org_id, parties)), currency: parties.currency || null };
+  accountingCurrency: string | null,
+): Promise<{ issued_parties: string; currency: string | null; accounting_currency: string | null }> {
+  return {
+    issued_parties: JSON.stringify(await storedParties(trx, invoice.org_id, parties)),
+    currency: parties.currency || null,
+    accounting_currency: accountingCurrency,
+  };
 }
 
 /**
- * Freezes the parties and the currency on an invoice issued before validation froze them, unless it
- * holds frozen ones, and answers what it holds: its first render calls it (the first of two such
- * renders to write wins).
+ * Freezes the parties, the currency and the accounting currency on an invoice issued before
+ * validation froze them, unless it holds frozen ones, and answers what it holds: its first render
+ * calls it (the first of two such renders to write wins).
  */
-export function freezeIssuedParties(
+export async function freezeIssuedParties(
   trx: Knex.Transaction,
   invoice: Pick<InvoiceRow, 'org_id' | 'id'>,
   parties: IssuedParties,
-): Promise<IssuedParties> {
-  return freezeParties(trx, 'invoices', invoice, parties);
+  accountingCurrency: string | null,
+): Promise<{ parties: IssuedParties; accounting_currency: string | null }> {
+  const held = await freezeParties(trx, 'invoices', invoice, parties, { accounting_currency: accountingCurrency });
+  const row = await trx('invoices')
+    .select('accounting_currency')
+    .where({ org_id: invoice.org_id, id: invoice.id })
+    .first<Pick<InvoiceRow, 'accounting_currency'>>();
+  return { parties: held, accounting_currency: row.accounting_currency };
 }
 
 /** The parties the invoice froze; null when it froze none (not issued, or issued before parties were frozen). */

@@ -1,8 +1,9 @@
 import { invoicing } from '@bo/contracts';
 import { EInvoiceRefused, refusalBody, renderDocument } from '@bo/documents';
-import { formatDateTime } from '@bo/kernel';
-import { AppError, currentParties, handler, type HandlerContext } from '@bo/runtime';
-import { invoiceDocument } from './invoice-document';
+import { formatDate, formatDateTime } from '@bo/kernel';
+import { AppError, currentParties, handler, type HandlerContext, type Knex } from '@bo/runtime';
+import { accountingCurrency, findExchangeRate } from '../exchange-rate/exchange-rate.repository';
+import { invoiceDocument, type InvoiceDocumentInput } from './invoice-document';
 import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
 import type { InvoiceRow } from './invoice.record';
 import { freezeIssuedParties, invoiceParties, isIssued, issuedParties, type IssuedParties } from './issued-snapshot';
@@ -10,8 +11,11 @@ import { freezeIssuedParties, invoiceParties, isIssued, issuedParties, type Issu
 /**
  * `/invoicing/getinvoice` with a `format`: the invoice as a file (docs/documents.md). The invoice is
  * read in one snapshot; a validated invoice renders from the parties it froze, any other from the
- * parties asked of the partners service now, with no transaction open. E-invoice formats refuse
- * drafts, proformas, cancelled invoices and missing party data (400).
+ * parties asked of the partners service now, with no transaction open. Its VAT is also stated in
+ * the organization's accounting currency (BT-6, BT-111) at the invoice's rate: the currency frozen
+ * with the parties of an issued invoice, the organization's now on a draft (whose rate, when it has
+ * none of its own, is the table's on its date, as validation would take it). E-invoice formats
+ * refuse drafts, proformas, cancelled invoices and missing party data (400).
  */
 export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req, ctx) => {
   const { invoice, lines, credited, frozen } = await inSnapshot(ctx.db, async (db) => {
@@ -23,9 +27,12 @@ export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req,
     const credited = source
       ? { number: source.invoicenumber, issue_date: (formatDateTime(source.invoicedatetime) as string).slice(0, 10) }
       : null;
-    return { invoice, lines, credited, frozen: await issuedParties(db, invoice) };
+    const frozen = await issuedParties(db, invoice);
+    return { invoice, lines, credited, frozen: frozen && { parties: frozen, accounting_currency: invoice.accounting_currency } };
   });
-  const doc = invoiceDocument({ invoice, lines, parties: frozen ?? (await partiesNow(ctx, invoice)), credited });
+  const { parties, accounting_currency } = frozen ?? (await partiesNow(ctx, invoice));
+  const accounting = { currency: accounting_currency, exchange_rate: await rateOf(ctx.db, invoice, parties.currency, accounting_currency) };
+  const doc = invoiceDocument({ invoice, lines, parties, credited, accounting });
   try {
     const file = await renderDocument(doc, req.format, { warn: (message) => ctx.log.warn({ invoice_id: invoice.id }, message) });
     return {
@@ -50,11 +57,32 @@ export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req,
 });
 
 /**
- * The parties as they are now. An invoice issued before validation froze its parties freezes them at
- * its first render, so every render after it is the same.
+ * The parties and the accounting currency as they are now. An invoice issued before validation froze
+ * them freezes them at its first render, so every render after it is the same.
  */
-async function partiesNow(ctx: HandlerContext, invoice: InvoiceRow): Promise<IssuedParties> {
+async function partiesNow(
+  ctx: HandlerContext,
+  invoice: InvoiceRow,
+): Promise<{ parties: IssuedParties; accounting_currency: string | null }> {
   const current = await currentParties(ctx, invoice.partner_id);
   const parties = invoiceParties(invoice, current.records, current.partnerName);
-  return isIssued(invoice) ? ctx.db.transaction((trx) => freezeIssuedParties(trx, invoice, parties)) : parties;
+  const accounting_currency = await accountingCurrency(ctx.db, ctx.orgId);
+  return isIssued(invoice)
+    ? ctx.db.transaction((trx) => freezeIssuedParties(trx, invoice, parties, accounting_currency))
+    : { parties, accounting_currency };
+}
+
+/**
+ * The rate the invoice's VAT is converted at: its own (given, or the table's kept when it was
+ * validated), else on a draft or proforma the table's on its date; null in the accounting currency.
+ */
+async function rateOf(
+  db: Knex,
+  invoice: InvoiceRow,
+  currency: string,
+  accounting: string | null,
+): Promise<InvoiceDocumentInput['accounting']['exchange_rate']> {
+  if (invoice.exchange_rate !== null) return invoice.exchange_rate;
+  if (!currency || accounting === null || currency === accounting || isIssued(invoice)) return null;
+  return (await findExchangeRate(db, invoice.org_id, currency, formatDate(invoice.invoicedatetime) as string))?.rate ?? null;
 }

@@ -85,7 +85,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
     // A zero-total document has nothing to collect: it is settled as soon as it is posted.
     const settled = dec(computed.invoicetotal).isZero();
     // Issued: what it shows of its parties, its currency and its rounding policy never change from here on.
-    const frozen = await issuedColumns(ctx.db, invoice, issuedParties);
+    const frozen = await issuedColumns(ctx.db, invoice, issuedParties, policy.accounting_currency);
     const { row } = await storeTaxes(ctx.db, invoice, stored, doc, context, {
       invoicestatus: settled ? 'paid' : 'open',
       ...frozen,

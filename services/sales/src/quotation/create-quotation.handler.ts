@@ -106,8 +106,8 @@ export const createQuotationHandler = handler(sales.createQuotation, {
       : [];
     if (parties && sentParties) {
       const frozen = sentParties;
-      await freezeQuotationParties(ctx.db, quotation, frozen);
-      quotation = { ...quotation, currency: frozen.currency || null };
+      await freezeQuotationParties(ctx.db, quotation, frozen, defaults.accounting_currency);
+      quotation = { ...quotation, currency: frozen.currency || null, accounting_currency: defaults.accounting_currency };
     }
     // Numbered last, so the counter is locked for this statement and the recorded reply's alone.
     if (!supplied) {

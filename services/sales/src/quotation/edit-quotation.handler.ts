@@ -10,6 +10,7 @@ import {
   exchangeRateProblem,
   handler,
   isUniqueViolation,
+  organizationTaxPolicy,
   organizationToday,
   taxContextFor,
   validationFailed,
@@ -64,8 +65,11 @@ export const editQuotationHandler = handler(sales.editQuotation, {
       changes.status = req.quotation_status as QuotationRow['status'];
     const sending = changes.status === 'sent' && q.status === 'draft';
     const frozen = sending && parties ? quotationParties(q, parties.records, parties.partnerName) : null;
-    if (frozen) await freezeQuotationParties(ctx.db, q, frozen);
-    if (changes.status === 'draft') changes.issued_parties = null;
+    if (frozen) await freezeQuotationParties(ctx.db, q, frozen, (await organizationTaxPolicy(ctx.db, ctx.orgId)).accounting_currency);
+    if (changes.status === 'draft') {
+      changes.issued_parties = null;
+      changes.accounting_currency = null;
+    }
     if (req.exchange_rate !== undefined) {
       const problem = exchangeRateProblem(
         q.currency,

@@ -19,13 +19,22 @@ export async function partiesNow(ctx: HandlerContext, q: Pick<QuotationRow, 'quo
   return quotationParties(q, current.records, current.partnerName);
 }
 
-/** Freezes the parties and the currency on the quotation unless it holds frozen ones; answers what it holds. */
-export function freezeQuotationParties(
+/**
+ * Freezes the parties, the currency and the organization's accounting currency on the quotation
+ * unless it holds frozen ones; answers what it holds.
+ */
+export async function freezeQuotationParties(
   trx: Knex.Transaction,
   q: Pick<QuotationRow, 'org_id' | 'id'>,
   parties: DocumentPartiesView,
-): Promise<DocumentPartiesView> {
-  return freezeParties(trx, 'quotations', q, parties);
+  accountingCurrency: string | null,
+): Promise<{ parties: DocumentPartiesView; accounting_currency: string | null }> {
+  const held = await freezeParties(trx, 'quotations', q, parties, { accounting_currency: accountingCurrency });
+  const row = await trx('quotations')
+    .select('accounting_currency')
+    .where({ org_id: q.org_id, id: q.id })
+    .first<Pick<QuotationRow, 'accounting_currency'>>();
+  return { parties: held, accounting_currency: row.accounting_currency };
 }
 
 /** The parties the quotation froze; null when it froze none. */

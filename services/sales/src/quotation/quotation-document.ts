@@ -1,5 +1,6 @@
 import type { sales } from '@bo/contracts';
 import {
+  accountingCurrency,
   documentLines,
   organizationLogo,
   organizationParty,
@@ -9,8 +10,9 @@ import {
   type RenderableDocument,
 } from '@bo/documents';
 import { formatDate, formatDateTime } from '@bo/kernel';
-import type { DocumentParties } from '@bo/runtime';
+import { documentAccounting, storedDocumentTaxes, type DocumentParties } from '@bo/runtime';
 import type { LineRow, QuotationRow } from './quotation.record';
+import { quotationTaxInput, storedTaxContext } from './taxes';
 
 const kinds: Record<sales.QuotationType, DocumentKind> = { quotation: 'quotation', proforma: 'proforma', estimate: 'estimate' };
 
@@ -36,8 +38,21 @@ export function quotationParties(
   };
 }
 
-/** A quotation, proforma or estimate as a document, with its parties as frozen when it was sent or as they are now for a draft. */
-export function quotationDocument(q: QuotationRow, lines: readonly LineRow[], parties: DocumentPartiesView): RenderableDocument {
+/**
+ * A quotation, proforma or estimate as a document, with its parties as frozen when it was sent or as
+ * they are now for a draft, and the taxes the kernel decides on its stored rows with the policy they
+ * were stored with (the one mapping, quotationTaxInput). `accountingCurrency` is the organization's,
+ * frozen with the parties of a sent quotation: with the quotation's own exchange rate, its VAT is
+ * stated in that currency too (BT-6, BT-111).
+ */
+export function quotationDocument(
+  q: QuotationRow,
+  lines: readonly LineRow[],
+  parties: DocumentPartiesView,
+  accounting: string | null,
+): RenderableDocument {
+  const taxes = storedDocumentTaxes(quotationTaxInput(q, lines, storedTaxContext(q)), `Quotation ${q.quotation_number}`);
+  const conversion = documentAccounting(parties.currency || null, accounting, q.exchange_rate);
   return {
     kind: kinds[q.quotation_type],
     number: q.quotation_number,
@@ -49,6 +64,8 @@ export function quotationDocument(q: QuotationRow, lines: readonly LineRow[], pa
     reference: q.quotation_reference,
     lines: documentLines(lines),
     totals: { subtotal: q.subtotal, tax_amount: q.tax_amount, total: q.total },
+    taxes,
+    accounting: conversion && accountingCurrency(parties.currency, taxes.totals.tax_total, conversion),
     ...parties,
   };
 }

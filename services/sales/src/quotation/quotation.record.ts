@@ -35,6 +35,8 @@ export interface QuotationRow extends DocumentTaxRow {
   converted_invoice: ReplyOf<typeof sales.convertQuotation>['invoice'] | null;
   /** The parties frozen when the quotation was sent (issued-snapshot.ts); null on drafts. */
   issued_parties: StoredParties<DocumentPartiesView> | null;
+  /** The organization's accounting currency, frozen with the parties (migration 010); null beside frozen parties: it had none. */
+  accounting_currency: string | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -1,6 +1,6 @@
 import { sales } from '@bo/contracts';
 import { renderDocument } from '@bo/documents';
-import { handler } from '@bo/runtime';
+import { handler, organizationTaxPolicy } from '@bo/runtime';
 import { freezeQuotationParties, isIssued, issuedParties, partiesNow } from './issued-snapshot';
 import { quotationDocument } from './quotation-document';
 import { findQuotation, linesOf } from './quotation.repository';
@@ -10,7 +10,8 @@ import { findQuotation, linesOf } from './quotation.repository';
  * (docs/documents.md). Read in one snapshot; a draft renders, marked DRAFT, with the parties asked
  * of the partners service now (no transaction open), any other with the parties it froze when it
  * was sent. One that left draft without freezing them freezes them now, so every later render is
- * the same.
+ * the same. The organization's accounting currency is frozen with the parties (the VAT in it, at the
+ * quotation's own exchange rate, is printed too).
  */
 export const renderQuotationHandler = handler(sales.renderQuotation, async (req, ctx) => {
   const { q, lines, frozen } = await ctx.db.transaction(
@@ -20,12 +21,15 @@ export const renderQuotationHandler = handler(sales.renderQuotation, async (req,
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
-  let parties = frozen;
-  if (!parties) {
+  let held = frozen && { parties: frozen, accounting_currency: q.accounting_currency };
+  if (!held) {
     const now = await partiesNow(ctx, q);
-    parties = isIssued(q) ? await ctx.db.transaction((trx) => freezeQuotationParties(trx, q, now)) : now;
+    const { accounting_currency } = await organizationTaxPolicy(ctx.db, ctx.orgId);
+    held = isIssued(q)
+      ? await ctx.db.transaction((trx) => freezeQuotationParties(trx, q, now, accounting_currency))
+      : { parties: now, accounting_currency };
   }
-  const file = await renderDocument(quotationDocument(q, lines, parties), req.format, {
+  const file = await renderDocument(quotationDocument(q, lines, held.parties, held.accounting_currency), req.format, {
     warn: (message) => ctx.log.warn({ quotation_id: q.id }, message),
   });
   return {
