@@ -91,8 +91,18 @@ export const documentTaxInput = {
 /** The rules of documentTaxInput beyond its schema, stated by every operation that takes its fields. */
 export const allowancesChargesRule: BusinessRule = {
   field: 'allowances_charges',
-  rule: 'each in a VAT category that agrees with its tax_rate, with an exemption where the category needs one; reverse_charge_rate on AE only (EN 16931)',
+  rule: 'each in a VAT category that agrees with its tax_rate (S and L above 0, M 0 or more, the others at 0), with an exemption where the category needs one; reverse_charge_rate on AE only (EN 16931)',
 };
+/**
+ * The rules of a line's VAT fields beyond their schema (docs/invoicing.md "Categories"), stated on
+ * `line_items` by a create and on the line's own `tax_rate` by an add_line. IGIC (L) at 0 is refused
+ * although EN 16931 allows it: the CII rules of the official artefacts refuse it (BR-AF-05), and an
+ * accepted document renders as a valid e-invoice in both syntaxes.
+ */
+export const lineTaxRule = (field: 'line_items' | 'tax_rate'): BusinessRule => ({
+  field,
+  rule: 'a VAT category that agrees with tax_rate: S and L above 0 (L at 0 fails the CII rule BR-AF-05), M 0 or more, Z, E, AE, K, G, O at 0; E, AE, K, G, O with tax_exemption_reason or tax_exemption_code from the VATEX list (EN 16931)',
+});
 export const exchangeRateRule: BusinessRule = {
   field: 'exchange_rate',
   rule: "other than 1 only on a document in another currency than the organization's accounting currency",

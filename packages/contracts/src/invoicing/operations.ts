@@ -1,5 +1,5 @@
 import { cashAmountRule } from '../fields';
-import { allowancesChargesRule, exchangeRateRule } from '../lines';
+import { allowancesChargesRule, exchangeRateRule, lineTaxRule } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
 import { lockDateRule } from './payments';
@@ -27,6 +27,7 @@ export const createInvoice = defineOperation({
     },
     allowancesChargesRule,
     exchangeRateRule,
+    lineTaxRule('line_items'),
     { field: 'recurring.frequency', rule: 'required when recurring.enabled is true' },
     { field: 'recurring.start_date', rule: 'at most a year in the past' },
     { field: 'restock', rule: 'false only on a credit note (creditout, creditin)' },
@@ -61,6 +62,7 @@ export const addInvoiceLine = defineOperation({
   reply: s.addLineReply,
   rules: [
     { field: 'quantity', rule: 'the line total below its limit' },
+    lineTaxRule('tax_rate'),
     { field: 'product_id', rule: 'a live catalog product of the organization' },
     { field: 'variant_id', rule: 'a variant of that product' },
     { field: 'location_id', rule: 'a location of the organization' },

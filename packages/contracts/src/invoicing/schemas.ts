@@ -259,6 +259,11 @@ export const invoiceListRecord = z.object({
   invoicedatetime: z.string(),
   invoicedue: z.string().nullable(),
   ...invoiceAmounts,
+  /** The document's currency and tax totals, as the invoice record states them (documentTaxRecord). */
+  currency: documentTaxRecord.currency,
+  vat_total: documentTaxRecord.vat_total,
+  allowance_total: documentTaxRecord.allowance_total,
+  charge_total: documentTaxRecord.charge_total,
   creator: z.string(),
   recurring: z.object({ enabled: z.boolean() }),
   line_items: z.array(invoiceLineRecord).optional(),

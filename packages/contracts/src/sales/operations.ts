@@ -1,4 +1,4 @@
-import { allowancesChargesRule, exchangeRateRule } from '../lines';
+import { allowancesChargesRule, exchangeRateRule, lineTaxRule } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
 import { renderQuotation } from './render';
@@ -21,6 +21,7 @@ export const createQuotation = defineOperation({
     { field: 'partner', rule: 'a live partner that is a customer or both' },
     allowancesChargesRule,
     exchangeRateRule,
+    lineTaxRule('line_items'),
     {
       field: 'line_items',
       rule: 'each names a live catalog product of the organization (and its variant and location when given); each line total and the quotation total below their limits',
@@ -38,6 +39,7 @@ export const addQuotationLine = defineOperation({
   reply: s.addQuotationLineReply,
   rules: [
     { field: 'quantity', rule: 'the line total and the quotation total below their limits' },
+    lineTaxRule('tax_rate'),
     { field: 'product_id', rule: 'a live catalog product of the organization' },
     { field: 'variant_id', rule: 'a variant of that product' },
     { field: 'location_id', rule: 'a location of the organization' },
