@@ -3,7 +3,8 @@ import { dec, minorUnit, roundTo, sum, type Dec } from '@bo/kernel';
 import { createDb, type Knex } from '@bo/runtime';
 import fc from 'fast-check';
 import { newProducts } from '../support/catalog';
-import { eventually, startTestSystem, type TestSystem } from '../support/system';
+import { einvoiceFailures, prepareRules, type Syntax } from '../support/einvoice';
+import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
 type InvoiceRequest = RequestBody<OperationNamed<'invoicing.invoice.create'>>;
 type Line = NonNullable<InvoiceRequest['line_items']>[number];
@@ -14,6 +15,12 @@ type Invoice = Awaited<ReturnType<TestSystem['client']['invoicing']['invoice']['
 const DOCUMENTS = Number(process.env.TAX_PROPERTY_DOCUMENTS ?? 240);
 /** Requests in flight at once. */
 const PARALLEL = 8;
+/**
+ * Issued documents whose UBL and CII are checked against the official EN 16931 rules and XSDs: a
+ * sample spread over the run (every n-th, about a second each per syntax), so the run stays within
+ * minutes; every other one is still rendered in both syntaxes. TAX_PROPERTY_EINVOICES=<n> checks more.
+ */
+const EINVOICES = Number(process.env.TAX_PROPERTY_EINVOICES ?? 40);
 const seed = Number(process.env.TAX_PROPERTY_SEED ?? Date.now() % 2_147_483_647);
 
 const EXEMPTIONS: Record<string, Pick<Line, 'tax_exemption_reason' | 'tax_exemption_code'>> = {
@@ -23,6 +30,18 @@ const EXEMPTIONS: Record<string, Pick<Line, 'tax_exemption_reason' | 'tax_exempt
   G: { tax_exemption_code: 'VATEX-EU-G' },
   O: { tax_exemption_reason: 'Outside the scope of VAT' },
 };
+
+/** The VAT accounts validation posts to (services/invoicing domain/journal.ts). */
+const OUTPUT_VAT = '2200 Tax Payable';
+const INPUT_VAT = '1400 Tax Receivable';
+
+/** A validated document as the VAT report sums it. */
+interface Posted {
+  invoicetype: string;
+  tax_breakdown: Array<{ tax_category: string; tax_rate: number; tax_amount: number }>;
+  /** The exchange rate to EUR; undefined for a EUR document. */
+  rate: string | undefined;
+}
 
 interface Spec {
   type: 'invoiceout' | 'invoicein' | 'quotation';
@@ -38,7 +57,7 @@ function specArb(product: number): fc.Arbitrary<Spec> {
   const lineArb = (currency: Spec['currency']) =>
     fc
       .record({
-        category: fc.constantFrom('S', 'S', 'S', 'Z', 'E', 'K', 'AE', 'G'),
+        category: fc.constantFrom('S', 'S', 'S', 'Z', 'E', 'K', 'AE', 'G', 'L', 'M'),
         rate: fc.constantFrom('5.5', '7', '10', '19', '20'),
         quantity: fc.constantFrom(1, 2, 3, 7, 0.5, 1.25),
         price: fc.integer({ min: 1, max: 200_000 }),
@@ -50,7 +69,8 @@ function specArb(product: number): fc.Arbitrary<Spec> {
         quantity: l.quantity,
         price: amount(l.price, currency),
         ...(l.discount !== undefined ? { discount: l.discount } : {}),
-        tax_rate: l.category === 'S' ? l.rate : 0,
+        // IGIC (L) takes a rate above 0 (the CII rules' BR-AF-05), IPSI (M) is tried at 0.
+        tax_rate: l.category === 'S' || l.category === 'L' ? l.rate : 0,
         tax_category: l.category,
         tax_included: l.tax_included,
         ...(EXEMPTIONS[l.category] ?? {}),
@@ -113,7 +133,11 @@ function specArb(product: number): fc.Arbitrary<Spec> {
  * The property of issue 30 through the API: random documents (categories, rates, inclusive and
  * exclusive prices, discounts, allowances and charges, EUR/JPY/BHD, quotations converted, credit
  * notes), validated; each answer satisfies EN 16931's calculation rules exactly, each journal entry
- * balances and posts exactly the breakdown's VAT. Replay a failure with TAX_PROPERTY_SEED.
+ * balances and posts exactly the breakdown's VAT; each issued document renders as UBL and CII
+ * stating the answer's VAT total, amount due and VAT in the accounting currency (a sample checked
+ * against the official EN 16931 rules and XSDs, EINVOICES), or is refused as an e-invoice when its
+ * currency has three decimals; and the VAT report over all of them equals the journal's VAT accounts
+ * and the documents' breakdowns in the accounting currency. Replay a failure with TAX_PROPERTY_SEED.
  */
 describe('document taxes, a property through the API', () => {
   let sys: TestSystem;
@@ -121,27 +145,61 @@ describe('document taxes, a property through the API', () => {
   let product = 0;
   let customer = 0;
   let vendor = 0;
+  /** Every validated document, as the VAT report must sum it. */
+  const posted: Posted[] = [];
+  /** Validated documents so far: every EINVOICE_STEP-th is checked against the EN 16931 rules. */
+  let issuedCount = 0;
+  const EINVOICE_STEP = Math.max(1, Math.floor(DOCUMENTS / EINVOICES));
+  let einvoicesChecked = 0;
 
   beforeAll(async () => {
+    // The rules compile once (about 20 s a syntax) into node_modules/.cache.
+    prepareRules();
     sys = await startTestSystem({ services: ['partners', 'catalog', 'sales', 'invoicing'] });
     invoicingDb = createDb(sys.databaseUrl, 'invoicing', 2);
     [product] = (await newProducts(sys, ['Anything'])) as [number];
-    await sys.client.partners.organization.set({ org_id: '1', legal_name: 'Seller GmbH', vat_id: 'DE123456789', default_currency: 'EUR' });
+    // The parties hold what an e-invoice needs of them: names, countries, VAT ids and emails.
+    await sys.client.partners.organization.set({
+      org_id: '1',
+      legal_name: 'Seller GmbH',
+      address_line1: 'Hauptstrasse 1',
+      city: 'Berlin',
+      postal_code: '10115',
+      country: 'DE',
+      email: 'billing@seller.test',
+      vat_id: 'DE123456789',
+      default_currency: 'EUR',
+    });
     customer = (
       await sys.client.partners.partner.create({
         org_id: '1',
         partnername: 'Buyer',
         partner_type: 'customer',
         tax_number: 'NL123456789B01',
+        address_line1: 'Damrak 1',
+        city: 'Amsterdam',
+        postal_code: '1012 LG',
+        country: 'NL',
+        email: 'ap@buyer.test',
       })
     ).partner.id;
     vendor = (
-      await sys.client.partners.partner.create({ org_id: '1', partnername: 'Vendor', partner_type: 'vendor', tax_number: 'FR12345678901' })
+      await sys.client.partners.partner.create({
+        org_id: '1',
+        partnername: 'Vendor',
+        partner_type: 'vendor',
+        tax_number: 'FR12345678901',
+        address_line1: '1 rue de Rivoli',
+        city: 'Paris',
+        postal_code: '75001',
+        country: 'FR',
+        email: 'sales@vendor.test',
+      })
     ).partner.id;
     await eventually(async () =>
       expect((await invoicingDb('organization_settings').where({ org_id: 1 }).first())?.default_currency).toBe('EUR'),
     );
-  });
+  }, 300_000);
   afterAll(async () => {
     await invoicingDb?.destroy();
     await sys?.stop();
@@ -172,8 +230,10 @@ describe('document taxes, a property through the API', () => {
         checked += results.length;
       }
     }
+    expect(einvoicesChecked).toBeGreaterThan(0);
+    await checkVatReport();
     expect(checked).toBeGreaterThanOrEqual(200);
-  }, 600_000);
+  }, 900_000);
 
   function withSpec(err: unknown, spec: Spec): Error {
     const e = err instanceof Error ? err : new Error(String(err));
@@ -226,6 +286,7 @@ describe('document taxes, a property through the API', () => {
     const issued = (await invoicingRecord(invoice.id)) as Invoice;
     checkFigures(spec.currency, issued.line_items, issued, issued.invoicetotal);
     await checkJournal(validated.journal_entry_id, issued, rate);
+    await checkEInvoices(issued, rate);
     if (spec.credit && spec.type !== 'quotation') {
       const note = (
         await sys.client.invoicing.invoice.create({
@@ -242,7 +303,91 @@ describe('document taxes, a property through the API', () => {
       const issuedNote = (await invoicingRecord(note.id)) as Invoice;
       checkFigures(spec.currency, issuedNote.line_items, issuedNote, issuedNote.invoicetotal);
       await checkJournal(credited.journal_entry_id, issuedNote, rate);
+      await checkEInvoices(issuedNote, rate);
     }
+  }
+
+  /**
+   * The issued document as UBL and CII: each states the answer's VAT total (BT-110) and amount due
+   * (BT-115), and in another currency the VAT in the accounting currency (BT-111, at the document's
+   * rate); every EINVOICE_STEP-th passes the official EN 16931 rules and XSDs. A currency with three
+   * decimals is no e-invoice: both are refused, naming why.
+   */
+  async function checkEInvoices(
+    doc: Figures & { id: number; currency: string | null; invoicetype: string; invoicetotal: number },
+    rate: string | undefined,
+  ) {
+    posted.push({ invoicetype: doc.invoicetype, tax_breakdown: doc.tax_breakdown, rate });
+    const currency = doc.currency ?? 'EUR';
+    const sampled = issuedCount++ % EINVOICE_STEP === 0;
+    for (const format of ['ubl', 'cii'] as const satisfies readonly Syntax[]) {
+      const render = sys.client.invoicing.invoice.render({ org_id: '1', id: doc.id, format });
+      if ((minorUnit(currency) ?? 2) > 2) {
+        const err = await refusal(render);
+        expect([err.status, err.code]).toEqual([400, 'invalid_state']);
+        expect(err.message).toMatch(/at most 2/);
+        continue;
+      }
+      const xml = Buffer.from((await render).content_base64, 'base64').toString('utf8');
+      const places = minorUnit(currency) ?? 2;
+      const taxTotals = [...xml.matchAll(/<(?:cac:TaxTotal>\s*<cbc:TaxAmount|ram:TaxTotalAmount) currencyID="(\w+)">([-\d.]+)</g)].map(
+        (m) => [m[1], m[2]],
+      );
+      const expectedTax: Array<[string, string]> = [[currency, dec(doc.vat_total).toFixed(places)]];
+      if (rate) expectedTax.push(['EUR', roundTo(dec(doc.vat_total).times(rate), 2).toFixed(2)]);
+      expect(taxTotals).toEqual(expectedTax);
+      const due = new RegExp(`<(?:cbc:PayableAmount|ram:DuePayableAmount)(?: currencyID="${currency}")?>([-\\d.]+)<`).exec(xml)?.[1];
+      expect(due).toBe(dec(doc.invoicetotal).toFixed(places));
+      if (sampled) {
+        expect(await einvoiceFailures(format, xml)).toBe('');
+        einvoicesChecked++;
+      }
+    }
+  }
+
+  /**
+   * The VAT report of the month over every document: its totals are the journal's VAT accounts
+   * (output VAT credited less debited, input VAT debited less credited), and its rows the documents'
+   * breakdowns per direction, category and rate, each VAT converted at the document's rate as the
+   * journal posts it, credit notes negative. A reverse-charge purchase self-assesses: its VAT is in
+   * both totals and in its own purchases AE row, so output less input is what sales less purchases
+   * state.
+   */
+  async function checkVatReport() {
+    const report = await sys.client.invoicing.report.run({ org_id: '1', report: 'vat', date_from: '2026-03-01', date_to: '2026-03-31' });
+    expect(report.currency).toBe('EUR');
+    const lines: Array<{ account: string; debit: string; credit: string }> = await invoicingDb('journal_lines as l')
+      .join('journal_entries as e', 'e.id', 'l.entry_id')
+      .where({ 'e.org_id': 1, 'e.kind': 'invoice' })
+      .whereIn('l.account', [OUTPUT_VAT, INPUT_VAT])
+      .select('l.account', 'l.debit', 'l.credit');
+    const movement = (account: string) => sum(lines.filter((l) => l.account === account).map((l) => dec(l.credit).minus(l.debit)));
+    expect(dec(report.totals.output_tax).toFixed(2)).toBe(movement(OUTPUT_VAT).toFixed(2));
+    expect(dec(report.totals.input_tax).toFixed(2)).toBe(movement(INPUT_VAT).neg().toFixed(2));
+
+    const expected = new Map<string, Dec>();
+    for (const doc of posted) {
+      const direction = doc.invoicetype === 'invoiceout' || doc.invoicetype === 'creditout' ? 'sales' : 'purchases';
+      const sign = doc.invoicetype === 'creditout' || doc.invoicetype === 'creditin' ? -1 : 1;
+      for (const b of doc.tax_breakdown) {
+        if (direction === 'purchases' && b.tax_category === 'AE') continue;
+        const key = `${direction} ${b.tax_category} ${dec(b.tax_rate).toFixed()}`;
+        const tax = doc.rate ? roundTo(dec(b.tax_amount).times(doc.rate), 2) : dec(b.tax_amount);
+        expected.set(key, (expected.get(key) ?? dec(0)).plus(tax.times(sign)));
+      }
+    }
+    const actual = new Map<string, Dec>();
+    for (const r of report.rows) {
+      if (r.direction === 'purchases' && r.tax_category === 'AE') continue;
+      actual.set(`${r.direction} ${r.tax_category} ${dec(r.tax_rate ?? 0).toFixed()}`, dec(r.tax));
+    }
+    const keys = [...new Set([...expected.keys(), ...actual.keys()])].sort();
+    const amounts = (m: Map<string, Dec>) => keys.map((k) => `${k}: ${(m.get(k) ?? dec(0)).toFixed(2)}`);
+    expect(amounts(actual)).toEqual(amounts(expected));
+    const salesTax = sum(report.rows.filter((r) => r.direction === 'sales').map((r) => r.tax));
+    const purchasesTax = sum(report.rows.filter((r) => r.direction === 'purchases' && r.tax_category !== 'AE').map((r) => r.tax));
+    expect(dec(report.totals.net_payable).toFixed(2)).toBe(salesTax.minus(purchasesTax).toFixed(2));
+    expect(dec(report.totals.output_tax).minus(report.totals.input_tax).toFixed(2)).toBe(salesTax.minus(purchasesTax).toFixed(2));
   }
 
   /** The invoice as the service stores and answers it now (the record create answers, read back). */

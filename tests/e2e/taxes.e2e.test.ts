@@ -98,6 +98,13 @@ describe('document taxes through the gateway', () => {
         line({ tax_category: 'E', tax_rate: 0, tax_exemption_reason: 'Education' }),
       ]),
     ).toEqual(['line_items.1.tax_exemption_reason']);
+    // IGIC (L) takes a rate above 0 on lines, allowances and charges: the CII rules refuse it at 0 (BR-AF-05..07).
+    expect(await refused([line({ tax_category: 'L', tax_rate: 0 })])).toEqual(['line_items.0.tax_rate']);
+    expect(
+      await refused([line({ tax_category: 'L', tax_rate: 7 })], {
+        allowances_charges: [{ charge: true, amount: 5, tax_category: 'L', tax_rate: 0, reason: 'Freight' }],
+      }),
+    ).toEqual(['allowances_charges.0.tax_rate']);
     // O shares the document with no other category.
     expect(await refused([line(), line({ tax_category: 'O', tax_rate: 0, tax_exemption_reason: 'Not a supply' })])).toEqual([
       'line_items.1.tax_category',
