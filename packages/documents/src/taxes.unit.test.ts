@@ -95,12 +95,14 @@ describe('what an e-invoice needs, by category', () => {
     return decision.document;
   };
 
-  test('every category but O needs the seller VAT id; AE and K the buyer one too; O neither', () => {
+  test('every category but O needs the seller VAT id; AE and K the buyer one too; O neither, but the seller registration id (BR-CO-26)', () => {
     expect(missingForEInvoice(complete)).toEqual(['seller.vat_id']);
     expect(missingForEInvoice({ ...complete, taxes: taxed('AE', 'VATEX-EU-AE') })).toEqual(['seller.vat_id', 'buyer.vat_id']);
     expect(missingForEInvoice({ ...complete, taxes: taxed('K', 'VATEX-EU-IC') })).toEqual(['seller.vat_id', 'buyer.vat_id']);
     expect(missingForEInvoice({ ...complete, taxes: taxed('G', 'VATEX-EU-G') })).toEqual(['seller.vat_id']);
-    expect(missingForEInvoice({ ...complete, taxes: taxed('O', 'VATEX-EU-O') })).toEqual([]);
+    expect(missingForEInvoice({ ...complete, taxes: taxed('O', 'VATEX-EU-O') })).toEqual(['seller.company_id']);
+    const registered = { ...complete, seller: { ...complete.seller, company_id: 'HRB 1' } };
+    expect(missingForEInvoice({ ...registered, taxes: taxed('O', 'VATEX-EU-O') })).toEqual([]);
   });
 
   test('a currency of three decimals is no e-invoice (BR-DEC); 0 and 2 are', () => {

@@ -9,7 +9,7 @@ import { documentCategories } from '../taxes';
  * registration id or tax representative would do too, but the profile keeps a VAT id), and the
  * buyer's what reverse charge and intra-community supplies ask for (BR-AE-03, BR-IC-03; the kernel
  * refuses such a document without it earlier); a document outside the scope of VAT (`O`) states
- * neither (BR-O-02..04); both parties' electronic addresses (BT-34, BT-49) are their emails, which
+ * neither (BR-O-02..04), so its seller is identified by its registration id (BR-CO-26); both parties' electronic addresses (BT-34, BT-49) are their emails, which
  * @e-invoice-eu/core requires. The service translates `seller`/`buyer` to `organization`/`partner`
  * for its 400.
  */
@@ -27,6 +27,9 @@ export function missingForEInvoice(
   need('seller', doc.seller, 'name');
   need('seller', doc.seller, 'country');
   if (!categories.includes('O')) need('seller', doc.seller, 'vat_id');
+  // Without its VAT id, a seller outside the scope of VAT is identified by its legal registration id
+  // (BT-30): BR-CO-26 wants BT-29, BT-30 or BT-31.
+  else need('seller', doc.seller, 'company_id');
   need('seller', doc.seller, 'email');
   need('buyer', doc.buyer, 'name');
   need('buyer', doc.buyer, 'country');
