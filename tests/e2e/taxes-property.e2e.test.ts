@@ -364,7 +364,14 @@ describe('document taxes, a property through the API', () => {
    * state.
    */
   async function checkVatReport() {
-    const report = await sys.client.invoicing.report.run({ org_id: '1', report: 'vat', date_from: '2026-03-01', date_to: '2026-03-31' });
+    // Every entry: the documents are dated 2 and 3 March, invoices converted from quotations the day they are converted.
+    const span = await invoicingDb('journal_entries')
+      .where({ org_id: 1, kind: 'invoice' })
+      .first(
+        invoicingDb.raw("to_char(min(journaldate), 'YYYY-MM-DD') as date_from"),
+        invoicingDb.raw("to_char(max(journaldate), 'YYYY-MM-DD') as date_to"),
+      );
+    const report = await sys.client.invoicing.report.run({ org_id: '1', report: 'vat', date_from: span.date_from, date_to: span.date_to });
     expect(report.currency).toBe('EUR');
     const lines: Array<{ account: string; debit: string; credit: string }> = await invoicingDb('journal_lines as l')
       .join('journal_entries as e', 'e.id', 'l.entry_id')
