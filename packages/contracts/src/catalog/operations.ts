@@ -21,7 +21,10 @@ export const createProduct = defineOperation({
   request: s.createProductRequest,
   reply: s.productReply,
   rules: [
-    { field: 'tax_category', rule: 'agrees with tax_rate (EN 16931): S and L above 0 (L: the CII rule BR-AF-05); Z, E, AE, K, G, O at 0; M 0 or more' },
+    {
+      field: 'tax_category',
+      rule: 'agrees with tax_rate (EN 16931): S and L above 0 (L: the CII rule BR-AF-05); Z, E, AE, K, G, O at 0; M 0 or more',
+    },
     { field: 'stock', rule: 'given to inventory products only, not to a service or consumable product' },
     { field: 'min_stock_level', rule: 'not above max_stock_level' },
     { field: 'location_id', rule: 'a location of the warehouse named by warehouse_id' },
@@ -37,7 +40,10 @@ export const editProduct = defineOperation({
   request: s.editProductRequest,
   reply: s.productReply,
   rules: [
-    { field: 'tax_category', rule: 'agrees with tax_rate (EN 16931): S and L above 0 (L: the CII rule BR-AF-05); Z, E, AE, K, G, O at 0; M 0 or more' },
+    {
+      field: 'tax_category',
+      rule: 'agrees with tax_rate (EN 16931): S and L above 0 (L: the CII rule BR-AF-05); Z, E, AE, K, G, O at 0; M 0 or more',
+    },
     { field: 'stock', rule: 'given to inventory products only, not to a service or consumable product' },
     { field: 'min_stock_level', rule: 'not above max_stock_level (the stored one when only one is sent)' },
   ],
