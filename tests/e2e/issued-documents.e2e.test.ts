@@ -227,4 +227,52 @@ describe('issued documents through the gateway', () => {
     expect(text).toContain('Epsilon AS');
     expect(pdfText(before)).not.toContain('Epsilon AS');
   }, 180_000);
+
+  it('an invoice in another currency states its VAT in the accounting currency too (BT-6, BT-111): frozen when it is issued, as it is now on a draft', async () => {
+    const customer = (
+      await api().partners.partner.create({
+        ...who,
+        partnername: 'Zeta Inc',
+        partner_type: 'customer',
+        address_line1: '1 Market Street',
+        city: 'San Francisco',
+        postal_code: '94105',
+        country: 'US',
+        email: 'ap@zeta.test',
+        currency: 'USD',
+      })
+    ).partner.id;
+    const usd = (draft: string) =>
+      api().invoicing.invoice.create({
+        ...who,
+        invoicetype: 'invoiceout',
+        partner: String(customer),
+        invoicedatetime: '2026-11-02T09:30:00',
+        currency: 'USD',
+        exchange_rate: 0.92,
+        comments: draft,
+        line_items: [{ product_id: product, quantity: 2, price: 150, tax_rate: 20, tax_included: false }],
+      });
+    // The organization books in EUR (an earlier test moved it to GBP): the draft shows it once invoicing has heard.
+    await api().partners.organization.set({ ...who, default_currency: 'EUR' });
+    const issued = (await usd('issued')).invoice;
+    const draft = (await usd('draft')).invoice;
+    await eventually(async () => expect(pdfText(await renderPdf(draft.id))).toContain('Tax in EUR'));
+    await api().invoicing.invoice.validate({ ...who, id: issued.id });
+
+    // VAT 60.00 USD at 0.92: 55.20 EUR, in both syntaxes and on the PDF.
+    const before = await renderAll(issued.id);
+    const ubl = before.get('ubl')!.toString('utf8');
+    expect(fatalFailures('ubl', ubl)).toBe('');
+    expect(ubl).toContain('<cbc:TaxCurrencyCode>EUR</cbc:TaxCurrencyCode>');
+    expect(ubl).toMatch(/<cac:TaxTotal>\s*<cbc:TaxAmount currencyID="EUR">55\.20<\/cbc:TaxAmount>/);
+    expect(fatalFailures('cii', before.get('cii')!.toString('utf8'))).toBe('');
+    expect(before.get('cii')!.toString('utf8')).toMatch(/<ram:TaxTotalAmount currencyID="EUR">55\.20</);
+    expect(pdfText(before.get('pdf')!)).toContain('Tax in EUR');
+
+    // The organization now books in USD: the draft is in its accounting currency and states nothing more; the issued invoice is unchanged.
+    await api().partners.organization.set({ ...who, default_currency: 'USD' });
+    await eventually(async () => expect(pdfText(await renderPdf(draft.id))).not.toContain('Tax in'));
+    for (const [format, bytes] of await renderAll(issued.id)) expect([format, bytes.equals(before.get(format)!)]).toEqual([format, true]);
+  }, 180_000);
 });
