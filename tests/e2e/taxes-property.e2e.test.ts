@@ -372,6 +372,7 @@ describe('document taxes, a property through the API', () => {
         invoicingDb.raw("to_char(max(journaldate), 'YYYY-MM-DD') as date_to"),
       );
     const report = await sys.client.invoicing.report.run({ org_id: '1', report: 'vat', date_from: span.date_from, date_to: span.date_to });
+    if (report.report !== 'vat') throw new Error(`expected the VAT report, got ${report.report}`);
     expect(report.currency).toBe('EUR');
     const lines: Array<{ account: string; debit: string; credit: string }> = await invoicingDb('journal_lines as l')
       .join('journal_entries as e', 'e.id', 'l.entry_id')
