@@ -80,7 +80,14 @@ export function operationCases(doc: unknown): OperationCase[] {
     for (const schema of schemas) {
       const op = meta.get(schema.title as string);
       if (!op) throw new Error(`operation ${schema.title} is not in x-operations`);
-      cases.push({ path, name: op.name, write: op.write, select: op.select, schema, pathSelectors, pathActions, pathFlags });
+      // An operation whose body is itself a union (the reports, by `report`): a case per alternative,
+      // each keeping the operation's name and the rules it states.
+      const alternatives = schema.properties ? [schema] : (schema.oneOf ?? schema.anyOf ?? [schema]);
+      for (const alternative of alternatives) {
+        const rules = (schema as { 'x-rules'?: unknown })['x-rules'];
+        const caseSchema = alternative === schema ? schema : { ...alternative, title: schema.title, 'x-rules': rules };
+        cases.push({ path, name: op.name, write: op.write, select: op.select, schema: caseSchema, pathSelectors, pathActions, pathFlags });
+      }
     }
   }
   return cases;
