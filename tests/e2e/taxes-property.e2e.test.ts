@@ -16,11 +16,11 @@ const DOCUMENTS = Number(process.env.TAX_PROPERTY_DOCUMENTS ?? 240);
 /** Requests in flight at once. */
 const PARALLEL = 8;
 /**
- * Issued documents whose UBL and CII are checked against the official EN 16931 rules and XSDs: a
- * sample spread over the run (every n-th, about a second each per syntax), so the run stays within
- * minutes; every other one is still rendered in both syntaxes. TAX_PROPERTY_EINVOICES=<n> checks more.
+ * Issued documents whose UBL and CII are checked against the official EN 16931 rules and XSDs: every
+ * one (about a second each per syntax, after the run, so about eight minutes in CI).
+ * TAX_PROPERTY_EINVOICES=<n> checks a sample of n spread over the run instead, for a quicker look.
  */
-const EINVOICES = Number(process.env.TAX_PROPERTY_EINVOICES ?? 40);
+const EINVOICES = Number(process.env.TAX_PROPERTY_EINVOICES ?? DOCUMENTS);
 const seed = Number(process.env.TAX_PROPERTY_SEED ?? Date.now() % 2_147_483_647);
 
 const EXEMPTIONS: Record<string, Pick<Line, 'tax_exemption_reason' | 'tax_exemption_code'>> = {
@@ -238,7 +238,7 @@ describe('document taxes, a property through the API', () => {
     for (const { format, xml, label } of sampledEInvoices)
       expect(`${label} ${format}: ${await einvoiceFailures(format, xml)}`).toBe(`${label} ${format}: `);
     expect(checked).toBeGreaterThanOrEqual(200);
-  }, 900_000);
+  }, 1_800_000);
 
   function withSpec(err: unknown, spec: Spec): Error {
     const e = err instanceof Error ? err : new Error(String(err));
