@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { organization } from '@bo/contracts';
-import { documentMinorUnit, toNumber } from '@bo/kernel';
+import { dec, documentMinorUnit, toNumber } from '@bo/kernel';
 import { handler, recordEvent, validationFailed } from '@bo/runtime';
 import { SET_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from './profile.record';
 
@@ -37,8 +37,7 @@ function cashRoundingProblem(row: ProfileRow): string | null {
   if (row.cash_rounding === null) return null;
   const places = documentMinorUnit(row.default_currency);
   if (places === undefined) return null;
-  // numeric text ("0.0500"): its decimals without trailing zeros, counted exactly.
-  const decimals = (String(row.cash_rounding).split('.')[1] ?? '').replace(/0+$/, '').length;
-  if (decimals <= places) return null;
+  // The kernel's rule for a document's cash rounding (decideDocumentTaxes), applied to the profile.
+  if (dec(row.cash_rounding).decimalPlaces() <= places) return null;
   return `cash_rounding ${toNumber(row.cash_rounding)} is no multiple of ${row.default_currency ?? 'the currency'}'s smallest amount (${places} decimals)`;
 }
