@@ -10,10 +10,22 @@ export function journalAmount(value: Dec): string {
   return value.decimalPlaces() > 2 ? value.toFixed() : value.toFixed(2);
 }
 
-/** Stores a journal entry and its lines; an unbalanced entry is a bug and never reaches the books. */
+/**
+ * Stores a journal entry and its lines, a document's or a cash entry's (payments/payment.repository.ts
+ * postCashEntry, which may name a payment instead of an invoice); an unbalanced entry is a bug and
+ * never reaches the books.
+ */
 export async function postEntry(
   trx: Knex.Transaction,
-  entry: { org_id: number; invoice_id: number; kind: 'invoice' | 'payment'; journalname: string; journaldate: string; reference: string },
+  entry: {
+    org_id: number;
+    invoice_id: number | null;
+    payment_id?: number | null;
+    kind: string;
+    journalname: string;
+    journaldate: string;
+    reference: string;
+  },
   lines: JournalLine[],
 ): Promise<number> {
   if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);

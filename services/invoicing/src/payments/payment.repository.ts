@@ -1,7 +1,7 @@
 import type { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, sum, toNumber, type Dec, type DecimalLike } from '@bo/kernel';
+import { dec, formatDate, formatDateTime, toNumber, type Dec, type DecimalLike } from '@bo/kernel';
 import { notFound, validationFailed, AppError, type Knex } from '@bo/runtime';
-import { accountsFor, isBalanced, type JournalLine } from '../domain/journal';
+import { accountsFor, type JournalLine } from '../domain/journal';
 import {
   allocationLines,
   defaultTradeAccount,
@@ -13,7 +13,7 @@ import {
   type BookedValue,
   type Refusal,
 } from '../domain/cash';
-import { journalAmount } from '../invoice/journal.repository';
+import { journalAmount, postEntry } from '../invoice/journal.repository';
 import { dueOf, statusOf, type InvoiceRow } from '../invoice/invoice.record';
 
 export interface PaymentRow {
@@ -91,24 +91,7 @@ export async function postCashEntry(
   },
   lines: JournalLine[],
 ): Promise<number> {
-  if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);
-  const amount = journalAmount(sum(lines.map((l) => l.debit)));
-  const [row] = await trx('journal_entries')
-    .insert({ ...entry, amount })
-    .returning<Array<{ id: number }>>('id');
-  const id = (row as { id: number }).id;
-  if (lines.length) {
-    await trx('journal_lines').insert(
-      lines.map((l) => ({
-        entry_id: id,
-        account: l.account,
-        label: l.label,
-        debit: journalAmount(l.debit),
-        credit: journalAmount(l.credit),
-      })),
-    );
-  }
-  return id;
+  return postEntry(trx, entry, lines);
 }
 
 export async function findPayment(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<PaymentRow> {
@@ -254,8 +237,11 @@ export function documentStep(doc: InvoiceRow, booked: ReadonlyMap<number, Booked
  * posted) is worth 0. `places`: the accounting currency's decimals.
  */
 export async function bookedDocuments(db: Knex, docs: Iterable<InvoiceRow>, places: number): Promise<Map<number, BookedValue>> {
-  const list = [...docs];
-  const booked = new Map<number, BookedValue>(list.map((d) => [d.id, { ...unconverted(d.invoicetotal), places }]));
+  const all = [...docs];
+  const booked = new Map<number, BookedValue>(all.map((d) => [d.id, { ...unconverted(d.invoicetotal), places }]));
+  // A document posted without converting (no exchange_rate: the accounting currency's own) booked its
+  // total as it is; only a converted one needs its entry read.
+  const list = all.filter((d) => d.exchange_rate !== null);
   if (!list.length) return booked;
   const rows = await db('journal_entries as e')
     .leftJoin('journal_lines as l', (j) => {
