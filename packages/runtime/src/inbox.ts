@@ -42,6 +42,8 @@ export type InboxHandlerDef = {
        * another service pays the least per event.
        */
       statement(events: EventEnvelope[], log: Logger): SqlStatement | undefined;
+      /** Called once the statement committed, with the number of rows its effect wrote. */
+      applied?(rowCount: number): void;
       handle?: never;
       handleBatch?: never;
     }
@@ -118,10 +120,11 @@ class InboxBatches {
     if (def.statement) {
       const effect = def.statement(events, this.log.child({ consumer: def.name }));
       if (effect && /^\s*with\b/i.test(effect.sql)) throw new Error(`${def.name}: a consumer's statement may not start with WITH`);
-      await this.db.raw(
+      const result: unknown = await this.db.raw(
         effect ? `with ${pending.sql}, recorded as (${recorded.sql}) ${effect.sql}` : `with ${pending.sql} ${recorded.sql}`,
         [...pending.bindings, ...recorded.bindings, ...(effect?.bindings ?? [])],
       );
+      if (effect && def.applied) def.applied((result as { rowCount: number | null }).rowCount ?? 0);
       return;
     }
     // Events the effects record go out once this commits (recordEvent); nothing else is owed here.

@@ -157,11 +157,12 @@ describe('inbox', () => {
   });
 
   describe('a consumer whose effect is one statement', () => {
-    const upserts = (name: string) =>
+    const upserts = (name: string, applied?: (rowCount: number) => void) =>
       inboxSubscription(
         {
           name,
           events: ['thing.happened'],
+          ...(applied ? { applied } : {}),
           // Idempotent, as the kind requires: the highest n seen per id.
           statement(events) {
             const ns = events.map((e) => (e.data as { n: number }).n).filter((n) => n > 0);
@@ -189,6 +190,17 @@ describe('inbox', () => {
       expect(begins()).toBe(0);
       // The first alone, the three that waited behind it together.
       expect(statements.filter((s) => /insert into "?tallies"?/i.test(s) && /insert into "?inbox"?/i.test(s))).toHaveLength(2);
+    });
+
+    it('tells the consumer, once committed, how many rows its effect wrote', async () => {
+      const counts: number[] = [];
+      const sub = upserts('c.statement-applied', (n) => counts.push(n));
+      await sub.handler(event(7), { attempt: 1 });
+      await sub.handler(event(0), { attempt: 1 });
+      await sub.handler(event(8), { attempt: 1 });
+      // The event without an effect ran no effect statement, so nothing was told of it.
+      expect(counts).toEqual([1, 1]);
+      expect(await tallies()).toEqual([7, 8]);
     });
 
     it('records the events of a batch with no effect, and applies a redelivered one to the same end', async () => {

@@ -1,51 +1,42 @@
-import { consumers, type EventEnvelope } from '@bo/contracts';
+import { consumers } from '@bo/contracts';
 import { currentTraceContext, type InboxHandlerDef } from '@bo/runtime';
-import { matchesAny } from '../domain/patterns';
-import { wakeAfterCommit } from './wake';
+import { matchesAnySql } from '../domain/patterns';
+import { wakeDispatchers } from './wake';
 
 const NAME = 'webhooks.deliveries';
 
 /**
  * Every event becomes one delivery row per enabled endpoint of its organization whose events match
- * it, in the inbox's transaction: the rows exist exactly when the event is recorded as taken, and
- * the unique (endpoint, event) makes a second copy of an event queue nothing. Sending is the
- * dispatcher's work, so a slow receiver never holds an event consumer.
+ * it. A batch of events is one statement run with its inbox rows (no transaction): every event of a
+ * business write passes through here, most of them for organizations without endpoints, so it costs
+ * one round trip. The unique (endpoint, event) makes a second copy of an event queue nothing. Sending
+ * is the dispatcher's work, so a slow receiver never holds an event consumer; it is woken when rows
+ * were queued.
  */
 export const deliveriesConsumer: InboxHandlerDef = {
   name: NAME,
   events: consumers.find((c) => c.name === NAME)?.events ?? [],
-  async handleBatch(trx, events: EventEnvelope[], log) {
-    const orgs = [...new Set(events.map((e) => e.org_id))];
-    const endpoints = await trx('endpoints')
-      .whereIn('org_id', orgs)
-      .where({ status: 'enabled' })
-      .whereNull('deleted_at')
-      .select<Array<{ id: number; org_id: number; events: string[] }>>('id', 'org_id', 'events');
-    if (endpoints.length === 0) return;
+  statement(events) {
     const trace = currentTraceContext();
-    const rows = events.flatMap((event) =>
-      endpoints
-        .filter((ep) => ep.org_id === event.org_id && matchesAny(ep.events, event.type))
-        .map((ep) => ({
-          org_id: event.org_id,
-          endpoint_id: ep.id,
-          event_id: event.id,
-          event_type: event.type,
-          payload: JSON.stringify({
-            id: event.id,
-            type: event.type,
-            created_at: event.occurred_at,
-            org_id: event.org_id,
-            data: event.data,
-          }),
-          next_attempt_at: trx.fn.now(),
-          traceparent: trace?.traceparent ?? null,
-          tracestate: trace?.tracestate ?? null,
-        })),
-    );
-    if (rows.length === 0) return;
-    await trx('deliveries').insert(rows).onConflict(['endpoint_id', 'event_id']).ignore();
-    log.debug({ deliveries: rows.length }, 'webhook deliveries queued');
-    wakeAfterCommit(trx);
+    const rows = events.map((event, i) => ({
+      i,
+      org_id: event.org_id,
+      id: event.id,
+      type: event.type,
+      payload: { id: event.id, type: event.type, created_at: event.occurred_at, org_id: event.org_id, data: event.data },
+    }));
+    return {
+      sql: `insert into deliveries (org_id, endpoint_id, event_id, event_type, payload, next_attempt_at, traceparent, tracestate)
+            select e.org_id, ep.id, e.id, e.type, e.payload, now(), ?, ?
+            from jsonb_to_recordset(?::jsonb) as e(i int, org_id int, id uuid, type text, payload jsonb)
+            join endpoints ep on ep.org_id = e.org_id and ep.status = 'enabled' and ep.deleted_at is null
+            where ${matchesAnySql('ep.events', 'e.type')}
+            order by e.i, ep.id
+            on conflict (endpoint_id, event_id) do nothing`,
+      bindings: [trace?.traceparent ?? null, trace?.tracestate ?? null, JSON.stringify(rows)],
+    };
+  },
+  applied(rowCount) {
+    if (rowCount > 0) wakeDispatchers();
   },
 };

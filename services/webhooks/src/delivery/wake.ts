@@ -8,12 +8,14 @@ export function onWake(wake: () => void): () => void {
   return () => dispatchers.delete(wake);
 }
 
+/** Wakes every dispatcher of the process: call it once what was queued is committed. */
+export function wakeDispatchers(): void {
+  dispatchers.forEach((wake) => wake());
+}
+
 /** Wakes every dispatcher of the process once the transaction committed (what it queued is visible then). */
 export function wakeAfterCommit(trx: Knex.Transaction): void {
   const committed = (trx as Partial<Knex.Transaction>).executionPromise;
   if (!committed) return;
-  committed.then(
-    () => dispatchers.forEach((wake) => wake()),
-    () => undefined,
-  );
+  committed.then(wakeDispatchers, () => undefined);
 }
