@@ -13,6 +13,7 @@ import {
 } from '@bo/kernel';
 import type { Knex } from './db';
 import { invalidState, validationFailed } from './errors';
+import { keepSettingsRead, settingsReadIn, type OrganizationSettings } from './read-models/organization-settings';
 
 /**
  * The taxes of a quotation or an invoice, shared by sales and invoicing (docs/invoicing.md, "Taxes
@@ -331,26 +332,39 @@ export async function documentDefaults(
   db: Knex,
   orgId: number,
   partnerId: number,
-): Promise<{ currency: string | null; rounding: RoundingPolicy; cash_rounding: string | null; accounting_currency: string | null }> {
-  const { rows } = await db.raw<{
-    rows: Array<{
-      partner_currency: string | null;
-      default_currency: string | null;
-      rounding: RoundingPolicy | null;
-      cash_rounding: string | null;
-    }>;
-  }>(
-    `select (select currency from partner_directory where org_id = ? and id = ?) as partner_currency,
-            s.default_currency, s.rounding, s.cash_rounding
-       from (select 1) one left join organization_settings s on s.org_id = ?`,
-    [orgId, partnerId, orgId],
-  );
-  const row = rows[0];
+): Promise<{
+  currency: string | null;
+  rounding: RoundingPolicy;
+  cash_rounding: string | null;
+  accounting_currency: string | null;
+  /** The organization's time zone, read with the rest (nowIn). */
+  time_zone: string | null;
+}> {
+  const partnerCurrency = 'select currency from partner_directory where org_id = ? and id = ?';
+  const known = settingsReadIn(db, orgId);
+  let settings: OrganizationSettings | undefined;
+  let partner_currency: string | null | undefined;
+  if (known) {
+    settings = known.row;
+    const { rows } = await db.raw<{ rows: Array<{ currency: string | null }> }>(partnerCurrency, [orgId, partnerId]);
+    partner_currency = rows[0]?.currency;
+  } else {
+    // The settings with the partner's currency in one round trip, kept for the rest of the transaction.
+    const { rows } = await db.raw<{ rows: Array<OrganizationSettings & { partner_currency: string | null }> }>(
+      `select (${partnerCurrency}) as partner_currency, s.* from (select 1) one left join organization_settings s on s.org_id = ?`,
+      [orgId, partnerId, orgId],
+    );
+    const { partner_currency: found, ...row } = rows[0] as OrganizationSettings & { partner_currency: string | null };
+    partner_currency = found;
+    settings = row.org_id == null ? undefined : row;
+    keepSettingsRead(db, orgId, settings);
+  }
   return {
-    currency: row?.partner_currency || row?.default_currency || null,
-    rounding: row?.rounding ?? DEFAULT_ROUNDING,
-    cash_rounding: row?.cash_rounding ?? null,
-    accounting_currency: row?.default_currency ?? null,
+    currency: partner_currency || settings?.default_currency || null,
+    rounding: settings?.rounding ?? DEFAULT_ROUNDING,
+    cash_rounding: settings?.cash_rounding ?? null,
+    accounting_currency: settings?.default_currency ?? null,
+    time_zone: settings?.time_zone ?? null,
   };
 }
 
@@ -361,7 +375,7 @@ export type DocumentDefaults = Awaited<ReturnType<typeof documentDefaults>>;
  * The tax context of a document computed now: the organization's rounding policy, and its cash
  * rounding for a document in its own currency (coins are a currency's own: 0.05 means nothing in JPY).
  */
-export function taxContextFor(defaults: DocumentDefaults, currency: string | null, parties: TaxParties | null = null): TaxContext {
+export function taxContextFor(defaults: Pick<DocumentDefaults, 'rounding' | 'cash_rounding' | 'accounting_currency'>, currency: string | null, parties: TaxParties | null = null): TaxContext {
   const cash =
     defaults.cash_rounding !== null && currency !== null && currency === defaults.accounting_currency ? defaults.cash_rounding : null;
   return { rounding: defaults.rounding, cash_rounding: cash, parties };

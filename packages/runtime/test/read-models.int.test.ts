@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@bo/contracts';
 import { createDb, migrate, type Knex } from '../src/db';
 import {
+  organizationSettings,
   organizationSettingsMigration,
+  organizationTaxPolicy,
   organizationToday,
   organizationTodaySql,
   rememberOrganization,
@@ -10,6 +12,7 @@ import {
   addOrganizationRounding,
   todayByZone,
 } from '../src/read-models/organization-settings';
+import { documentDefaults } from '../src/document-taxes';
 import { createLogger } from '../src/logger';
 import { findPartner, partnerDirectoryConsumer, rememberPartner } from '../src/read-models/partner-directory';
 import { createTestDatabase, type TestDatabase, statementsIn } from '@bo/testkit';
@@ -164,5 +167,43 @@ describe('shared read models', () => {
 
     await rememberOrganization(db, profile(3, null));
     expect(await organizationToday(db, 1, instant)).toBe('2026-03-10');
+  });
+  it('reads the settings once per transaction, FOR SHARE when asked, and every call outside one', async () => {
+    const profile = { org_id: 7, version: 1, time_zone: 'Europe/Paris', default_currency: 'EUR', rounding: 'document', cash_rounding: 0.05 };
+    await rememberOrganization(db, profile as Parameters<typeof rememberOrganization>[1]);
+    const settingsReads = (statements: string[]) => statements.filter((s) => /organization_settings/.test(s));
+    const locked = await statementsIn(db, async (trx) => {
+      await organizationSettings(trx, 7, { forShare: true });
+      expect(await organizationToday(trx, 7, new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-11');
+      expect(await organizationTaxPolicy(trx, 7)).toEqual({ rounding: 'document', cash_rounding: '0.0500', accounting_currency: 'EUR' });
+      await organizationSettings(trx, 7, { forShare: true });
+      expect((await documentDefaults(trx, 7, 99)).currency).toBe('EUR');
+    });
+    expect(settingsReads(locked)).toHaveLength(1);
+    expect(locked[0]).toMatch(/for share/i);
+    // Read plainly first, a later FOR SHARE reads again (once), so the lock is really taken.
+    const upgraded = await statementsIn(db, async (trx) => {
+      await organizationToday(trx, 7);
+      await organizationSettings(trx, 7, { forShare: true });
+      await organizationSettings(trx, 7, { forShare: true });
+      await organizationTaxPolicy(trx, 7);
+    });
+    expect(settingsReads(upgraded)).toHaveLength(2);
+    // documentDefaults reads the settings with the partner's currency and leaves them to the rest.
+    const together = await statementsIn(db, async (trx) => {
+      expect(await documentDefaults(trx, 7, 5)).toMatchObject({ currency: 'EUR', rounding: 'document', time_zone: 'Europe/Paris' });
+      await organizationToday(trx, 7);
+    });
+    expect(together).toHaveLength(1);
+    // An organization whose profile was never seen reads once too, and has the defaults.
+    const unseen = await statementsIn(db, async (trx) => {
+      expect(await organizationTaxPolicy(trx, 8)).toEqual({ rounding: 'line', cash_rounding: null, accounting_currency: null });
+      await organizationToday(trx, 8);
+    });
+    expect(unseen).toHaveLength(1);
+    // Outside a transaction nothing is kept: a change is seen at once.
+    await organizationToday(db, 7);
+    await rememberOrganization(db, { ...profile, version: 2, time_zone: 'Pacific/Honolulu' } as Parameters<typeof rememberOrganization>[1]);
+    expect(await organizationToday(db, 7, new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-10');
   });
 });

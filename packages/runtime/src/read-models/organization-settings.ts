@@ -87,6 +87,43 @@ export async function rememberOrganization(
   );
 }
 
+/** Settings read in a transaction, by transaction and organization: `locked` once read FOR SHARE. */
+const readInTransaction = new WeakMap<Knex, Map<number, { row: OrganizationSettings | undefined; locked: boolean }>>();
+
+/**
+ * The organization's settings row as this service's read model has it (undefined when it has not
+ * seen the profile). Within a transaction the row is read once and what follows in it reuses that
+ * reading (a posting asks for the lock date, today, the accounting currency and the rounding, and
+ * pays one round trip); `forShare` reads it FOR SHARE (once per transaction), so a lock date
+ * arriving by its event waits for the postings under way, and a posting that read the row so holds
+ * it unchanged to its end. Outside a transaction every call reads.
+ */
+export async function organizationSettings(
+  db: Knex,
+  orgId: number,
+  options: { forShare?: boolean } = {},
+): Promise<OrganizationSettings | undefined> {
+  const known = settingsReadIn(db, orgId);
+  if (known && (known.locked || !options.forShare)) return known.row;
+  const query = db<OrganizationSettings>('organization_settings').where({ org_id: orgId });
+  const row = (await (options.forShare ? query.forShare() : query).first()) as OrganizationSettings | undefined;
+  keepSettingsRead(db, orgId, row, options.forShare === true);
+  return row;
+}
+
+/** The settings this transaction read already (organizationSettings), for a query that would read them with something else. */
+export function settingsReadIn(db: Knex, orgId: number): { row: OrganizationSettings | undefined; locked: boolean } | undefined {
+  return readInTransaction.get(db)?.get(orgId);
+}
+
+/** Keeps a reading of the settings for the rest of the transaction (organizationSettings); outside one, nothing. */
+export function keepSettingsRead(db: Knex, orgId: number, row: OrganizationSettings | undefined, locked = false): void {
+  if ((db as { isTransaction?: boolean }).isTransaction !== true) return;
+  const byOrg = readInTransaction.get(db) ?? new Map<number, { row: OrganizationSettings | undefined; locked: boolean }>();
+  byOrg.set(orgId, { row, locked });
+  readInTransaction.set(db, byOrg);
+}
+
 /** What a document's taxes take from its organization: the rounding policy, cash rounding, and the accounting currency. */
 export interface OrganizationTaxPolicy {
   rounding: RoundingPolicy;
@@ -97,10 +134,7 @@ export interface OrganizationTaxPolicy {
 
 /** The organization's tax policy as this service's read model knows it (`line`, no cash rounding, no currency when unseen). */
 export async function organizationTaxPolicy(db: Knex, orgId: number): Promise<OrganizationTaxPolicy> {
-  const row = await db<OrganizationSettings>('organization_settings')
-    .select('rounding', 'cash_rounding', 'default_currency')
-    .where({ org_id: orgId })
-    .first();
+  const row = await organizationSettings(db, orgId);
   return {
     rounding: row?.rounding ?? DEFAULT_ROUNDING,
     cash_rounding: row?.cash_rounding ?? null,
@@ -113,7 +147,7 @@ export async function organizationTaxPolicy(db: Knex, orgId: number): Promise<Or
  * was set by a process with newer time zone data) counts as UTC rather than failing every request.
  */
 export async function organizationTimeZone(db: Knex, orgId: number): Promise<string | null> {
-  const row = await db<OrganizationSettings>('organization_settings').select('time_zone').where({ org_id: orgId }).first();
+  const row = await organizationSettings(db, orgId);
   return row?.time_zone && isTimeZone(row.time_zone) ? row.time_zone : null;
 }
 
@@ -138,8 +172,13 @@ export interface LocalNow {
 }
 
 export async function organizationNow(db: Knex, orgId: number, instant: Date = currentTime()): Promise<LocalNow> {
-  const zone = await organizationTimeZone(db, orgId);
-  return { instant, date: localDate(instant, zone), dateTime: localDateTime(instant, zone) };
+  return nowIn(await organizationTimeZone(db, orgId), instant);
+}
+
+/** The clock reading in a time zone read already (null: UTC; a zone this runtime does not know counts as UTC). */
+export function nowIn(zone: string | null, instant: Date = currentTime()): LocalNow {
+  const known = zone && isTimeZone(zone) ? zone : null;
+  return { instant, date: localDate(instant, known), dateTime: localDateTime(instant, known) };
 }
 
 /** The organization's today (`YYYY-MM-DD`, its time zone, UTC when unset). */

@@ -1,6 +1,6 @@
 import type { invoicing } from '@bo/contracts';
 import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import type { Knex } from '@bo/runtime';
+import { organizationSettings, type Knex } from '@bo/runtime';
 
 /** A row of `exchange_rates` (migration 014). */
 export interface ExchangeRateRow {
@@ -30,11 +30,7 @@ export interface ExchangeRate {
  * its profile's `default_currency` as this service's read model has it; null until it has one.
  */
 export async function accountingCurrency(db: Knex, orgId: number): Promise<string | null> {
-  const row = await db('organization_settings')
-    .select('default_currency')
-    .where({ org_id: orgId })
-    .first<{ default_currency: string | null }>();
-  return row?.default_currency ?? null;
+  return (await organizationSettings(db, orgId))?.default_currency ?? null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { parseDateTime } from '@bo/kernel';
-import { assertNotFenced, handler, organizationNow, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/runtime';
+import { assertNotFenced, documentDefaults, handler, nowIn, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
 import { checkedCreditLink } from './credit-link';
 import { toInvoiceRecord } from './invoice.record';
@@ -10,18 +10,20 @@ import { insertInvoice } from './invoice.writer';
 export const createInvoiceHandler = handler(invoicing.createInvoice, {
   gather: async (req, ctx) => {
     const lines = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
-    // Dates are the organization's wall clock: a new invoice is dated now in its time zone.
-    const now = await organizationNow(ctx.db, ctx.orgId);
+    // Dates are the organization's wall clock: a new invoice is dated now in its time zone. Read
+    // with the currency and rounding the invoice takes, which apply uses as read here.
+    const defaults = await documentDefaults(ctx.db, ctx.orgId, req.partner);
+    const now = nowIn(defaults.time_zone);
     const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
     requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
     // The client's source fields are free text: they link nothing, except that a credit note names
     // the invoice it credits by them, and that link is checked before it is kept.
     const credits_invoice_id = await checkedCreditLink(ctx.db, ctx.orgId, values);
-    return { lines, today: now.date, values: { ...values, credits_invoice_id } };
+    return { lines, defaults, today: now.date, values: { ...values, credits_invoice_id } };
   },
-  apply: async (req, ctx, { lines, today, values }) => {
+  apply: async (req, ctx, { lines, defaults, today, values }) => {
     await assertNotFenced(ctx.db, ctx.orgId, req.partner);
-    const created = await insertInvoice(ctx.db, ctx.orgId, values, lines);
+    const created = await insertInvoice(ctx.db, ctx.orgId, values, lines, defaults);
     const invoice = toInvoiceRecord(created.row, created.lines, today);
     return {
       message: invoice.recurring.enabled ? 'Recurring invoice created successfully' : 'Invoice created successfully',

@@ -13,6 +13,7 @@ import {
   pendingNumber,
   recordEvent,
   validationFailed,
+  type DocumentDefaults,
   type FieldNaming,
   type Knex,
   type StoredAllowanceCharge,
@@ -147,11 +148,13 @@ export async function insertInvoice(
   orgId: number,
   values: NewInvoice,
   lines: LineValues[],
+  /** documentDefaults of the invoice's partner when the caller read them already; else read here. */
+  known?: DocumentDefaults,
 ): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
   const { invoicenumber: supplied, allowances_charges: asked, ...header } = values;
   if (supplied && (await isNumberTaken(trx, orgId, supplied))) throw duplicateNumber(supplied);
   // The document's currency from its creation on: given (a recurring child keeps its contract's), else the partner's, else the organization's.
-  const defaults = await documentDefaults(trx, orgId, header.partner_id);
+  const defaults = known ?? (await documentDefaults(trx, orgId, header.partner_id));
   const currency = header.currency ?? defaults.currency;
   const rateProblem = exchangeRateProblem(currency, header.exchange_rate, defaults.accounting_currency);
   // A rate the server carries (a converted quotation's, a contract's to its child) from before the

@@ -1,5 +1,5 @@
 import { formatDate } from '@bo/kernel';
-import { validationFailed, type Knex } from '@bo/runtime';
+import { organizationSettings, organizationToday, validationFailed, type Knex } from '@bo/runtime';
 import { lockDateRefusal } from '../domain/lock-date';
 
 /**
@@ -10,11 +10,17 @@ import { lockDateRefusal } from '../domain/lock-date';
  * judged against the lock date either before or after its arrival, never halfway.
  */
 export async function assertAfterLockDate(db: Knex, orgId: number, date: string, field: string, what: string): Promise<void> {
-  const row = await db('organization_settings')
-    .select('lock_date')
-    .where({ org_id: orgId })
-    .forShare()
-    .first<{ lock_date: string | Date | null } | undefined>();
+  const row = await organizationSettings(db, orgId, { forShare: true });
   const refusal = lockDateRefusal(formatDate(row?.lock_date ?? null), date, field, what);
   if (refusal) throw validationFailed(refusal.message, [{ field: refusal.field, message: refusal.message }]);
+}
+
+/**
+ * The organization's today for a posting: the settings row read FOR SHARE first, so the lock-date
+ * check that follows (assertAfterLockDate) and every other setting the posting reads in its
+ * transaction come from that one reading.
+ */
+export async function postingToday(db: Knex, orgId: number): Promise<string> {
+  await organizationSettings(db, orgId, { forShare: true });
+  return organizationToday(db, orgId);
 }

@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import { handler, invalidState, recordEvent, organizationToday, validationFailed } from '@bo/runtime';
+import { handler, invalidState, recordEvent, validationFailed } from '@bo/runtime';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import { minorUnitRefusal, paymentLines, settlementDirection } from '../domain/cash';
 import { paymentConversion } from '../payments/payment-rate';
@@ -8,12 +8,12 @@ import { bookedDocuments, documentStep } from '../payments/payment.repository';
 import { canTakePayment } from '../domain/status';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice } from './invoice.repository';
-import { assertAfterLockDate } from './lock-date';
+import { assertAfterLockDate, postingToday } from './lock-date';
 import { postEntry } from './journal.repository';
 
 export const registerPaymentHandler = handler(invoicing.registerPayment, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
-    const now = await organizationToday(trx, ctx.orgId);
+    const now = await postingToday(trx, ctx.orgId);
     const paymentDate = req.payment_date ?? now;
     await assertAfterLockDate(trx, ctx.orgId, paymentDate, 'payment_date', 'a payment');
     // Locked so two payments racing cannot together pay more than is due.

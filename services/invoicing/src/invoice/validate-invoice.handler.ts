@@ -2,7 +2,7 @@ import { invoicing } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, minorUnit, toNumber, type TaxDocument } from '@bo/kernel';
 import {
   currentParties,
-  documentDefaults,
+  organizationTaxPolicy,
   handler,
   invalidState,
   notFound,
@@ -55,7 +55,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
     // Issued with the organization's rounding policy now, which the invoice then keeps, and checked
     // against the VAT ids the parties state (AE and K need both).
     const issuedParties = invoiceParties(invoice, parties.records, parties.partnerName);
-    const policy = await documentDefaults(ctx.db, ctx.orgId, invoice.partner_id);
+    const policy = await organizationTaxPolicy(ctx.db, ctx.orgId);
     const currency = issuedParties.currency || null;
     const context = taxContextFor(policy, currency, taxParties(issuedParties));
     const doc = computeInvoice({ currency, allowances_charges: invoice.allowances_charges }, stored, context);

@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { dec, sum } from '@bo/kernel';
-import { handler, invalidState, notFound, organizationToday, recordEvent } from '@bo/runtime';
+import { handler, invalidState, notFound, recordEvent } from '@bo/runtime';
 import {
   allocationRefusals,
   creditNoteSettles,
@@ -12,7 +12,7 @@ import {
 import { effectiveStatus } from '../domain/status';
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
-import { assertAfterLockDate } from '../invoice/lock-date';
+import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
 import { accountingPlaces } from './payment-rate';
 import {
   allocationEvents,
@@ -44,7 +44,7 @@ export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (
   if ((req.payment_id === undefined) === (req.credit_note_id === undefined)) {
     refuseField('payment_id', 'name exactly one source: payment_id or credit_note_id');
   }
-  const today = await organizationToday(db, ctx.orgId);
+  const today = await postingToday(db, ctx.orgId);
   const date = req.allocation_date ?? today;
   await assertAfterLockDate(db, ctx.orgId, date, 'allocation_date', 'an allocation');
   const payment = req.payment_id !== undefined ? await findPayment(db, ctx.orgId, req.payment_id, { lock: true }) : undefined;

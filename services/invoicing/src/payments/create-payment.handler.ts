@@ -1,10 +1,10 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
-import { handler, organizationToday, recordEvent, requireLivePartner, requirePartnerRole } from '@bo/runtime';
+import { handler, recordEvent, requireLivePartner, requirePartnerRole } from '@bo/runtime';
 import { allocationRefusals, INVOICE_OF_DIRECTION, ledgerSide, minorUnitRefusal, paymentLines, valueOfShare } from '../domain/cash';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
-import { assertAfterLockDate } from '../invoice/lock-date';
+import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
 import { paymentConversion } from './payment-rate';
 import {
   allocationEvents,
@@ -35,7 +35,7 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
   },
   apply: async (req, ctx) => {
     const db = ctx.db;
-    const today = await organizationToday(db, ctx.orgId);
+    const today = await postingToday(db, ctx.orgId);
     const paymentDate = req.payment_date ?? today;
     await assertAfterLockDate(db, ctx.orgId, paymentDate, 'payment_date', 'a payment');
     const requested = req.allocations ?? [];

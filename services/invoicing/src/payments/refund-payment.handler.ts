@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
-import { handler, invalidState, notFound, organizationToday, recordEvent } from '@bo/runtime';
+import { handler, invalidState, notFound, recordEvent } from '@bo/runtime';
 import {
   creditNoteSettles,
   ledgerSide,
@@ -13,7 +13,7 @@ import {
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import { effectiveStatus } from '../domain/status';
 import type { InvoiceRow } from '../invoice/invoice.record';
-import { assertAfterLockDate } from '../invoice/lock-date';
+import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
 import { accountingPlaces } from './payment-rate';
 import {
   bookedDocuments,
@@ -44,7 +44,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
   if ((req.payment_id === undefined) === (req.credit_note_id === undefined)) {
     refuseField('payment_id', 'name exactly one source: payment_id or credit_note_id');
   }
-  const today = await organizationToday(db, ctx.orgId);
+  const today = await postingToday(db, ctx.orgId);
   const date = req.refund_date ?? today;
   await assertAfterLockDate(db, ctx.orgId, date, 'refund_date', 'a refund');
   const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;

@@ -1,10 +1,10 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
-import { handler, invalidState, organizationToday, recordEvent } from '@bo/runtime';
+import { handler, invalidState, recordEvent } from '@bo/runtime';
 import { ledgerSide, valueOfShare, valueOfStep, voidLines } from '../domain/cash';
 import { accountsFor } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
-import { assertAfterLockDate } from '../invoice/lock-date';
+import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
 import { accountingPlaces } from './payment-rate';
 import {
   allocationEvents,
@@ -29,7 +29,7 @@ import {
  */
 export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx) => {
   const db = ctx.db;
-  const today = await organizationToday(db, ctx.orgId);
+  const today = await postingToday(db, ctx.orgId);
   const date = req.void_date ?? today;
   await assertAfterLockDate(db, ctx.orgId, date, 'void_date', 'a void');
   const payment = await findPayment(db, ctx.orgId, req.payment_id, { lock: true });

@@ -1,12 +1,12 @@
 import { invoicing } from '@bo/contracts';
 import { toNumber } from '@bo/kernel';
-import { handler, invalidState, organizationToday, recordEvent } from '@bo/runtime';
+import { handler, invalidState, recordEvent } from '@bo/runtime';
 import { dueOfDocument, writeOffLines, writeOffRefusal } from '../domain/cash';
 import { accountsFor } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice } from '../invoice/invoice.repository';
 import { journalAmount } from '../invoice/journal.repository';
-import { assertAfterLockDate } from '../invoice/lock-date';
+import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
 import { accountingPlaces } from './payment-rate';
 import { bookedDocuments, documentStep, postCashEntry, settledView } from './payment.repository';
 
@@ -17,7 +17,7 @@ import { bookedDocuments, documentStep, postCashEntry, settledView } from './pay
  */
 export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (req, ctx) => {
   const db = ctx.db;
-  const today = await organizationToday(db, ctx.orgId);
+  const today = await postingToday(db, ctx.orgId);
   const date = req.write_off_date ?? today;
   await assertAfterLockDate(db, ctx.orgId, date, 'write_off_date', 'a write-off');
   const invoice = await findInvoice(db, ctx.orgId, req.id, { lock: true });
