@@ -375,7 +375,11 @@ export type DocumentDefaults = Awaited<ReturnType<typeof documentDefaults>>;
  * The tax context of a document computed now: the organization's rounding policy, and its cash
  * rounding for a document in its own currency (coins are a currency's own: 0.05 means nothing in JPY).
  */
-export function taxContextFor(defaults: Pick<DocumentDefaults, 'rounding' | 'cash_rounding' | 'accounting_currency'>, currency: string | null, parties: TaxParties | null = null): TaxContext {
+export function taxContextFor(
+  defaults: Pick<DocumentDefaults, 'rounding' | 'cash_rounding' | 'accounting_currency'>,
+  currency: string | null,
+  parties: TaxParties | null = null,
+): TaxContext {
   const cash =
     defaults.cash_rounding !== null && currency !== null && currency === defaults.accounting_currency ? defaults.cash_rounding : null;
   return { rounding: defaults.rounding, cash_rounding: cash, parties };

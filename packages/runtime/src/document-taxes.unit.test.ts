@@ -110,7 +110,13 @@ describe('tax contexts', () => {
   });
 
   test("cash rounding applies to a document in the organization's own currency only", () => {
-    const defaults: DocumentDefaults = { currency: 'EUR', rounding: 'document', cash_rounding: '0.05', accounting_currency: 'EUR' };
+    const defaults: DocumentDefaults = {
+      currency: 'EUR',
+      rounding: 'document',
+      cash_rounding: '0.05',
+      accounting_currency: 'EUR',
+      time_zone: null,
+    };
     expect(taxContextFor(defaults, 'EUR').cash_rounding).toBe('0.05');
     expect(taxContextFor(defaults, 'JPY').cash_rounding).toBeNull();
     expect(taxContextFor(defaults, null).cash_rounding).toBeNull();

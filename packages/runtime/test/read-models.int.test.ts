@@ -169,7 +169,14 @@ describe('shared read models', () => {
     expect(await organizationToday(db, 1, instant)).toBe('2026-03-10');
   });
   it('reads the settings once per transaction, FOR SHARE when asked, and every call outside one', async () => {
-    const profile = { org_id: 7, version: 1, time_zone: 'Europe/Paris', default_currency: 'EUR', rounding: 'document', cash_rounding: 0.05 };
+    const profile = {
+      org_id: 7,
+      version: 1,
+      time_zone: 'Europe/Paris',
+      default_currency: 'EUR',
+      rounding: 'document',
+      cash_rounding: 0.05,
+    };
     await rememberOrganization(db, profile as Parameters<typeof rememberOrganization>[1]);
     const settingsReads = (statements: string[]) => statements.filter((s) => /organization_settings/.test(s));
     const locked = await statementsIn(db, async (trx) => {

@@ -42,7 +42,11 @@ describe('an endpoint pattern in SQL', () => {
   it('agrees with matches on random patterns and types, LIKE metacharacters included', async () => {
     const segment = fc.string({ unit: fc.constantFrom('a', 'b', '%', '_', '\\'), minLength: 1, maxLength: 3 });
     const type = fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join('.'));
-    const pattern = fc.oneof(fc.constant('*'), type, type.map((t) => `${t}.*`));
+    const pattern = fc.oneof(
+      fc.constant('*'),
+      type,
+      type.map((t) => `${t}.*`),
+    );
     const seed = Number(process.env['FC_SEED'] ?? Date.now() % 2_147_483_647);
     const cases = fc.sample(fc.record({ patterns: fc.array(pattern, { maxLength: 3 }), type }), { numRuns: 500, seed });
     const got = await sqlMatches(cases);

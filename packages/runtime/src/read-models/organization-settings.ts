@@ -106,7 +106,7 @@ export async function organizationSettings(
   const known = settingsReadIn(db, orgId);
   if (known && (known.locked || !options.forShare)) return known.row;
   const query = db<OrganizationSettings>('organization_settings').where({ org_id: orgId });
-  const row = (await (options.forShare ? query.forShare() : query).first()) as OrganizationSettings | undefined;
+  const row = await (options.forShare ? query.forShare() : query).first<OrganizationSettings | undefined>();
   keepSettingsRead(db, orgId, row, options.forShare === true);
   return row;
 }

@@ -1,6 +1,14 @@
 import { invoicing } from '@bo/contracts';
 import { parseDateTime } from '@bo/kernel';
-import { assertNotFenced, documentDefaults, handler, nowIn, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/runtime';
+import {
+  assertNotFenced,
+  documentDefaults,
+  handler,
+  nowIn,
+  requireLivePartner,
+  requirePartnerRole,
+  resolveCatalogLines,
+} from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
 import { checkedCreditLink } from './credit-link';
 import { toInvoiceRecord } from './invoice.record';
