@@ -12,8 +12,9 @@ export function journalAmount(value: Dec): string {
 
 /**
  * Stores a journal entry and its lines, a document's or a cash entry's (payments/payment.repository.ts
- * postCashEntry, which may name a payment instead of an invoice); an unbalanced entry is a bug and
- * never reaches the books.
+ * postCashEntry, which may name a payment instead of an invoice), in one statement: an entry is
+ * posted by every validation and payment, and its lines need its id, which the statement hands them
+ * itself instead of a round trip apart. An unbalanced entry is a bug and never reaches the books.
  */
 export async function postEntry(
   trx: Knex.Transaction,
@@ -29,25 +30,30 @@ export async function postEntry(
   lines: JournalLine[],
 ): Promise<number> {
   if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);
-  const amount = journalAmount(sum(lines.map((l) => l.debit)));
-  const [row] = await trx('journal_entries')
-    .insert({ ...entry, amount })
-    .returning<Array<{ id: number }>>('id');
+  const header: Record<string, Knex.Value | undefined> = { ...entry, amount: journalAmount(sum(lines.map((l) => l.debit))) };
+  const columns = Object.keys(header).filter((c) => header[c] !== undefined);
+  const values = lines.map(() => '(?, ?, ?::numeric, ?::numeric, ?, ?::numeric, ?::numeric)').join(', ');
+  const { rows } = await trx.raw<{ rows: Array<{ id: number }> }>(
+    `with entry as (insert into journal_entries (${columns.map(() => '??').join(', ')}) values (${columns.map(() => '?').join(', ')}) returning id)${
+      lines.length
+        ? `, posted as (insert into journal_lines (entry_id, account, label, debit, credit, tax_category, tax_rate, tax_base)
+             select entry.id, l.* from entry, (values ${values}) as l(account, label, debit, credit, tax_category, tax_rate, tax_base))`
+        : ''
+    } select id from entry`,
+    [
+      ...columns,
+      ...columns.map((c) => header[c] as Knex.Value),
+      ...lines.flatMap((l) => [
+        l.account,
+        l.label,
+        journalAmount(l.debit),
+        journalAmount(l.credit),
+        l.tax_category ?? null,
+        l.tax_rate?.toFixed() ?? null,
+        l.tax_base ? journalAmount(l.tax_base) : null,
+      ]),
+    ],
+  );
   // One row inserted, so exactly one returned.
-  const id = (row as { id: number }).id;
-  if (lines.length) {
-    await trx('journal_lines').insert(
-      lines.map((l) => ({
-        entry_id: id,
-        account: l.account,
-        label: l.label,
-        debit: journalAmount(l.debit),
-        credit: journalAmount(l.credit),
-        tax_category: l.tax_category ?? null,
-        tax_rate: l.tax_rate?.toFixed() ?? null,
-        tax_base: l.tax_base ? journalAmount(l.tax_base) : null,
-      })),
-    );
-  }
-  return id;
+  return (rows[0] as { id: number }).id;
 }

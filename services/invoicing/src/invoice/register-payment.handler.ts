@@ -4,7 +4,7 @@ import { handler, invalidState, recordEvent, validationFailed } from '@bo/runtim
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import { minorUnitRefusal, paymentLines, settlementDirection } from '../domain/cash';
 import { paymentConversion } from '../payments/payment-rate';
-import { bookedDocuments, documentStep } from '../payments/payment.repository';
+import { bookedDocuments, documentStep, insertPayment } from '../payments/payment.repository';
 import { canTakePayment } from '../domain/status';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice } from './invoice.repository';
@@ -60,8 +60,11 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         0,
       ),
     );
-    const [payment] = await trx('payments')
-      .insert({
+    // A payment with one allocation (docs/invoicing.md, "Cash application"): listed, voided and
+    // reported like any other, its events those register_payment always published.
+    const { id: paymentId } = await insertPayment(
+      trx,
+      {
         org_id: ctx.orgId,
         invoice_id: invoice.id,
         partner_id: invoice.partner_id,
@@ -76,20 +79,15 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         journal_entry_id: journalEntryId,
         operation_key: ctx.operationKey ?? null,
         created_by: req.userid ?? ctx.userId ?? null,
-      })
-      .returning<Array<{ id: number }>>('id');
-    // A payment with one allocation (docs/invoicing.md, "Cash application"): listed, voided and
-    // reported like any other, its events those register_payment always published.
-    const paymentId = (payment as { id: number }).id;
-    await trx('journal_entries').where({ id: journalEntryId }).update({ payment_id: paymentId });
-    await trx('payment_allocations').insert({
-      org_id: ctx.orgId,
-      payment_id: paymentId,
-      invoice_id: invoice.id,
-      amount: req.amount,
-      allocation_date: paymentDate,
-      operation_key: ctx.operationKey ?? null,
-    });
+      },
+      {
+        org_id: ctx.orgId,
+        invoice_id: invoice.id,
+        amount: req.amount,
+        allocation_date: paymentDate,
+        operation_key: ctx.operationKey ?? null,
+      },
+    );
     const paidInFull = dec(req.amount).equals(due);
     const [row] = (await trx('invoices')
       .where({ id: invoice.id })

@@ -11,6 +11,7 @@ import {
   bookAllocations,
   bookedDocuments,
   documentStep,
+  insertPayment,
   lockDocuments,
   paymentValue,
   paymentRecords,
@@ -78,7 +79,7 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
     });
     const worth = paymentValue({ amount: req.amount, accounting_amount: conversion.accounting_amount }, conversion.places);
     const rest = dec(conversion.accounting_amount).minus(valueOfShare(worth, allocated));
-    // The entry first (a payment names its entry), then the payment, then the entry names the payment.
+    // The entry first (a payment names its entry), then the payment, which the entry then names.
     const journalEntryId = await postCashEntry(
       db,
       {
@@ -92,27 +93,23 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
       },
       paymentLines(req.direction, conversion.accounting_amount, journal, parts, rest),
     );
-    const [inserted] = (await db('payments')
-      .insert({
-        org_id: ctx.orgId,
-        partner_id: req.partner,
-        direction: req.direction,
-        amount: req.amount,
-        currency: req.currency,
-        exchange_rate: conversion.exchange_rate,
-        accounting_amount: conversion.accounting_amount,
-        payment_date: paymentDate,
-        method: req.method ?? null,
-        reference: req.reference ?? null,
-        journal,
-        allocated: journalAmount(allocated),
-        operation_key: ctx.operationKey ?? null,
-        created_by: req.userid ?? ctx.userId ?? null,
-        journal_entry_id: journalEntryId,
-      })
-      .returning('*')) as PaymentRow[];
-    const payment = inserted as PaymentRow;
-    await db('journal_entries').where({ id: journalEntryId }).update({ payment_id: payment.id });
+    const payment = await insertPayment(db, {
+      org_id: ctx.orgId,
+      partner_id: req.partner,
+      direction: req.direction,
+      amount: req.amount,
+      currency: req.currency,
+      exchange_rate: conversion.exchange_rate,
+      accounting_amount: conversion.accounting_amount,
+      payment_date: paymentDate,
+      method: req.method ?? null,
+      reference: req.reference ?? null,
+      journal,
+      allocated: journalAmount(allocated),
+      operation_key: ctx.operationKey ?? null,
+      created_by: req.userid ?? ctx.userId ?? null,
+      journal_entry_id: journalEntryId,
+    });
     // The payment's own entry credits each document's trade account by its part: its allocations transfer nothing.
     const booked = await bookAllocations(db, {
       orgId: ctx.orgId,

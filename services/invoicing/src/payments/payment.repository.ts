@@ -16,6 +16,36 @@ import {
 import { journalAmount, postEntry } from '../invoice/journal.repository';
 import { dueOf, statusOf, type InvoiceRow } from '../invoice/invoice.record';
 
+/**
+ * Inserts a payment and makes its journal entry (posted just before: a payment names its entry)
+ * name it back, in one statement, with the one allocation a `register_payment` makes; answers the
+ * stored payment. Every payment is written this way, so no entry is left naming none.
+ */
+export async function insertPayment(
+  trx: Knex.Transaction,
+  row: Record<string, Knex.Value> & { journal_entry_id: number },
+  allocation?: { org_id: number; invoice_id: number; amount: DecimalLike; allocation_date: string; operation_key: string | null },
+): Promise<PaymentRow> {
+  const payment = trx('payments').insert(row).returning('*').toSQL();
+  const allocated = allocation
+    ? `, allocated as (insert into payment_allocations (payment_id, org_id, invoice_id, amount, allocation_date, operation_key)
+         select payment.id, ?::int, ?::int, ?::numeric, ?::date, ? from payment)`
+    : '';
+  const { rows } = await trx.raw<{ rows: PaymentRow[] }>(
+    `with payment as (${payment.sql}),
+          linked as (update journal_entries e set payment_id = payment.id from payment where e.id = ?)${allocated}
+     select * from payment`,
+    [
+      ...(payment.bindings as Knex.Value[]),
+      row.journal_entry_id,
+      ...(allocation
+        ? [allocation.org_id, allocation.invoice_id, String(allocation.amount), allocation.allocation_date, allocation.operation_key]
+        : []),
+    ],
+  );
+  return rows[0] as PaymentRow;
+}
+
 export interface PaymentRow {
   id: number;
   org_id: number;
