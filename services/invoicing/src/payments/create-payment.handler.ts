@@ -18,7 +18,6 @@ import {
   postCashEntry,
   refuse,
   settledView,
-  type PaymentRow,
 } from './payment.repository';
 import { journalAmount } from '../invoice/journal.repository';
 
