@@ -202,7 +202,13 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
    * the record. A two-step write's twin has gathered already, and its transaction asks no one: it
    * runs, waits on the first's record and answers it, so parallel retries of one command all get its reply.
    */
-  const runWrite = async (h: BoundHandler, request: unknown, ctx: HandlerContext, key: OperationKey | undefined): Promise<RpcReply> => {
+  const runWrite = async (
+    h: BoundHandler,
+    request: unknown,
+    ctx: HandlerContext,
+    scope: RequestScope,
+    key: OperationKey | undefined,
+  ): Promise<RpcReply> => {
     if (key && h.gather) {
       const prior = await findRecorded(db, key);
       if (prior) return replayOf(prior, key);
@@ -212,7 +218,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
       return await retryTransientConflicts(() =>
         inTransaction(db, async (trx) => {
           if (key && !h.gather) await holdKey(trx, key);
-          const reply = okReply(h, await h.run(request, applyContext(ctx, trx), facts));
+          const reply = okReply(h, await h.run(request, applyContext(scope, trx), facts));
           // The record is the transaction's last statement: its COMMIT goes out with it, saving the
           // round trip that every lock the transaction holds (a number series, a partner's credit) waits on.
           if (key && !(await recordReply(trx, key, reply, { commit: true }))) throw new AlreadyRecorded();
@@ -244,14 +250,17 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     if (operation === pingOperation(def.name)) return { ok: true, status: 200, body: { message: 'pong', service: def.name } };
     const h = byName.get(operation);
     if (!h) return { ok: false, status: 503, code: 'service_unavailable', message: `${operation} is not available` };
-    const reqLog = log.child({ request_id: meta.requestId, operation });
+    // The request's logger and calls are made on first use (RequestScope): most requests log nothing.
+    let child: Logger | undefined;
+    const reqLog = () => (child ??= log.child({ request_id: meta.requestId, operation }));
+    const scope: RequestScope = { fields: { ...meta, config }, log: reqLog };
     const parsed = parseWith(h.operation.request, payload);
     if (!parsed.ok) return { ok: false, status: 400, code: 'validation_failed', message: parsed.message, errors: parsed.errors };
     if (!Number.isInteger(meta.orgId) || meta.orgId <= 0) {
       return { ok: false, status: 400, code: 'validation_failed', message: 'org_id is required' };
     }
     // A gather step's own transactions (a saga's step) nest flat too (inTransaction); a read's pool is left as it is.
-    const ctx: HandlerContext = { ...meta, db: h.operation.write ? flatDb : db, log: reqLog, config, call: caller(bus, config, meta) };
+    const ctx = handlerContext(scope, h.operation.write ? flatDb : db, () => caller(bus, config, meta));
     try {
       if (!h.operation.write) return okReply(h, await h.run(parsed.value, ctx, undefined));
       const key: OperationKey | undefined = meta.operationKey
@@ -263,9 +272,9 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
             ttlHours: config.IDEMPOTENCY_TTL_HOURS,
           }
         : undefined;
-      return await runWrite(h, parsed.value, ctx, key);
+      return await runWrite(h, parsed.value, ctx, scope, key);
     } catch (err) {
-      return failureReply(err, h.operation.write, reqLog, meta.requestId);
+      return failureReply(err, h.operation.write, reqLog(), meta.requestId);
     }
   };
   await bus.serve(def.name, [...byName.keys(), pingOperation(def.name)], server);
@@ -300,10 +309,42 @@ function settled(err: unknown): boolean {
   return err instanceof AppError || err instanceof AlreadyRecorded || isKeyInUse(err) || isTransientConflict(err);
 }
 
+/**
+ * What a request's contexts are made of: its fields, and its logger (a pino child naming the
+ * request), made when first read: a child serializes its bindings when it is made, and most
+ * requests never log. The contexts are object literals, getters included, which V8 keeps in its
+ * fast shape (a context copied property by property with its descriptors costs more than the
+ * logger it spares).
+ */
+interface RequestScope {
+  fields: Omit<ContextBase, 'log'>;
+  log: () => Logger;
+}
+
+/** A read's or a gather step's context: `call` too is made when first read. */
+function handlerContext(scope: RequestScope, db: Knex, call: () => Call): HandlerContext {
+  let made: Call | undefined;
+  return {
+    ...scope.fields,
+    db,
+    get log() {
+      return scope.log();
+    },
+    get call() {
+      return (made ??= call());
+    },
+  };
+}
+
 /** The transaction's view of a write's context: no calls to other services from inside it. */
-function applyContext(ctx: HandlerContext, trx: Knex.Transaction): ApplyContext {
-  const { call: _call, db: _pool, ...rest } = ctx;
-  return { ...rest, db: trx };
+function applyContext(scope: RequestScope, trx: Knex.Transaction): ApplyContext {
+  return {
+    ...scope.fields,
+    db: trx,
+    get log() {
+      return scope.log();
+    },
+  };
 }
 
 function errorReply(err: AppError): RpcReply {

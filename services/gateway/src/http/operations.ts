@@ -72,18 +72,21 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
 
   async function servePost(req: IncomingMessage & { body?: unknown }, res: ServerResponse, path: string, locals: Observed): Promise<void> {
     const requestId = locals.requestId;
-    const reqLog = log.child({ request_id: requestId, path });
+    // The request's logger is made when something is logged: most requests log nothing, and a pino
+    // child costs every one of them its bindings' serialization.
+    let child: Logger | undefined;
+    const reqLog = () => (child ??= log.child({ request_id: requestId, path }));
     try {
       sendAnswer(res, await withRequestSpan(locals, () => handlePost(req, res, path, locals, reqLog)));
     } catch (err) {
       if (isDbUnavailable(err)) {
-        reqLog.warn({ err: (err as Error).message }, 'gateway database unavailable');
+        reqLog().warn({ err: (err as Error).message }, 'gateway database unavailable');
         return sendEnvelope(
           res,
           errorEnvelope(503, 'service_unavailable', 'The service is unavailable; retry later', { request_id: requestId }),
         );
       }
-      reqLog.error({ err }, 'gateway failure');
+      reqLog().error({ err }, 'gateway failure');
       sendEnvelope(res, errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId }));
     } finally {
       limits.release(locals);
@@ -95,7 +98,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     res: ServerResponse,
     path: string,
     locals: Observed,
-    reqLog: Logger,
+    reqLog: () => Logger,
   ): Promise<GatewayAnswer> {
     const requestId = locals.requestId;
     const body: unknown = req.body;
@@ -175,7 +178,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     orgId: number,
     requestId: string,
     keys: { operationKey?: string },
-    reqLog: Logger,
+    reqLog: () => Logger,
   ): Promise<GatewayAnswer> {
     const userId = userIdText(body['userid']);
     try {
@@ -190,7 +193,7 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
       });
     } catch (err) {
       if (!(err instanceof BusError)) throw err;
-      reqLog.warn({ operation: op.name, kind: err.kind }, err.message);
+      reqLog().warn({ operation: op.name, kind: err.kind }, err.message);
       return busFailure(op, err, requestId);
     }
   }
