@@ -31,10 +31,27 @@ export function requestHash(operation: string, body: unknown): string {
  * called on bodies that passed the shape check of parseWith, so the recursion depth is bounded.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  // Built by appending, with no entry pairs, mapped arrays or joins: it runs on every keyed write's
+  // whole body. Its text is a recorded key's fingerprint, so it must never change: keys sorted by
+  // UTF-16 code units (what sort() does with strings), an undefined value written as null.
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) text += ',';
+      // A hole is written as nothing, as join() wrote it.
+      if (i in value) text += canonicalJson(value[i]);
+    }
+    return text + ']';
+  }
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    let text = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      text += `${i > 0 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(record[key])}`;
+    }
+    return text + '}';
   }
   return JSON.stringify(value) ?? 'null';
 }

@@ -6,6 +6,35 @@ describe('idempotency request hash', () => {
     expect(requestHash('op', { a: 1, b: 2 })).toBe(requestHash('op', { b: 2, a: 1 }));
   });
 
+  it('writes the text it always wrote, so recorded keys keep matching their retries', () => {
+    // The fingerprint's first form: its text is what keys recorded since then were hashed over.
+    const reference = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+      if (value && typeof value === 'object') {
+        const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${reference(v)}`).join(',')}}`;
+      }
+      return JSON.stringify(value) ?? 'null';
+    };
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const keys = ['a', 'B', 'b', '_', 'é', 'z1', 'z10', 'z2', '\u{1F600}', '\uFFFF', '"q"', '', 'line\nbreak', '10', '9'];
+    const leaves = [0, -1.5, 1e21, 'text', 'é\u{1F600}"\\', '', true, false, null, undefined];
+    const gen = (depth: number): unknown => {
+      const kind = depth > 3 ? 0 : next(4);
+      if (kind === 0 || kind === 1) return leaves[next(leaves.length)];
+      if (kind === 2) return Array.from({ length: next(4) }, () => gen(depth + 1));
+      return Object.fromEntries(Array.from({ length: next(6) }, () => [keys[next(keys.length)], gen(depth + 1)]));
+    };
+    for (let i = 0; i < 500; i++) {
+      const value = gen(0);
+      expect(canonicalJson(value)).toBe(reference(value));
+    }
+    // eslint-disable-next-line no-sparse-arrays
+    const holes = [1, , 3];
+    expect(canonicalJson({ holes, u: undefined, d: { n: [undefined] } })).toBe(reference({ holes, u: undefined, d: { n: [undefined] } }));
+  });
+
   it('differs by body and by operation', () => {
     expect(requestHash('op', { a: 1 })).not.toBe(requestHash('op', { a: 2 }));
     expect(requestHash('op1', { a: 1 })).not.toBe(requestHash('op2', { a: 1 }));
