@@ -43,6 +43,8 @@ export const events: readonly EventDef[] = [
 export const operationsByName: ReadonlyMap<string, Operation> = new Map(operations.map((op) => [op.name, op]));
 
 export function normalizePath(path: string): string {
+  // Nearly every request's path has no trailing slash: it is answered without a regular expression.
+  if (path.length > 0 && path.charCodeAt(path.length - 1) !== 0x2f) return path;
   const trimmed = path.replace(/\/+$/, '');
   return trimmed === '' ? '/' : trimmed;
 }
@@ -67,6 +69,33 @@ for (const [prefix, paths] of domainPaths) {
   }
 }
 
+/**
+ * A path's candidates by the kind of their selector, in the candidates' order, so that picking the
+ * operation of a request (resolveOperation, on every request) filters and maps nothing.
+ */
+interface PathChoices {
+  candidates: readonly Operation[];
+  /** The candidates selected by `action`, and their actions. */
+  byAction: ReadonlyArray<Operation & { select: { action: string } }>;
+  actions: readonly string[];
+  byFlag: ReadonlyArray<Operation & { select: { flag: string } }>;
+  byPresent: ReadonlyArray<Operation & { select: { present: string } }>;
+  fallback?: Operation;
+}
+
+const choicesByPath = new Map<string, PathChoices>();
+for (const [path, candidates] of candidatesByPath) {
+  const byAction = candidates.filter((op): op is Operation & { select: { action: string } } => 'action' in op.select);
+  choicesByPath.set(path, {
+    candidates,
+    byAction,
+    actions: byAction.map((op) => op.select.action),
+    byFlag: candidates.filter((op): op is Operation & { select: { flag: string } } => 'flag' in op.select),
+    byPresent: candidates.filter((op): op is Operation & { select: { present: string } } => 'present' in op.select),
+    fallback: candidates.find((op) => 'default' in op.select),
+  });
+}
+
 export function resolveCandidates(path: string): readonly Operation[] {
   return candidatesByPath.get(normalizePath(path)) ?? [];
 }
@@ -80,36 +109,43 @@ export type Resolution =
 
 /** Picks the operation a POST to `path` with `body` means, as docs/design.md section 3 describes. */
 export function resolveOperation(path: string, body: Record<string, unknown>): Resolution {
-  const candidates = candidatesByPath.get(normalizePath(path));
-  if (!candidates) return { kind: 'unknown_path' };
-  const actions = candidates.flatMap((op) => ('action' in op.select ? [op.select.action] : []));
+  const choices = choicesByPath.get(normalizePath(path));
+  if (!choices) return { kind: 'unknown_path' };
   const action = body['action'];
-  if (action !== undefined && actions.length > 0) {
-    const match = candidates.find((op) => 'action' in op.select && op.select.action === action);
+  if (action !== undefined && choices.actions.length > 0) {
+    const match = choices.byAction.find((op) => op.select.action === action);
     if (match) return { kind: 'operation', operation: match };
     return {
       kind: 'unknown_action',
-      allowed: actions,
-      message: `Unknown action ${describeAction(action)} on ${normalizePath(path)}; allowed actions: ${actions.join(', ')}`,
+      allowed: [...choices.actions],
+      message: `Unknown action ${describeAction(action)} on ${normalizePath(path)}; allowed actions: ${choices.actions.join(', ')}`,
     };
   }
-  const flagged = candidates.filter((op) => 'flag' in op.select && body[op.select.flag] === true);
-  if (flagged.length > 1) {
-    const flags = flagged.map((op) => describeSelector(op.select)).join(', ');
-    return { kind: 'unknown_action', allowed: actions, message: `Only one operation flag may be set at a time; got ${flags}` };
+  let flagged: Operation | undefined;
+  for (const op of choices.byFlag) {
+    if (body[op.select.flag] !== true) continue;
+    if (flagged) {
+      const flags = choices.byFlag
+        .filter((o) => body[o.select.flag] === true)
+        .map((o) => describeSelector(o.select))
+        .join(', ');
+      return {
+        kind: 'unknown_action',
+        allowed: [...choices.actions],
+        message: `Only one operation flag may be set at a time; got ${flags}`,
+      };
+    }
+    flagged = op;
   }
-  if (flagged[0]) return { kind: 'operation', operation: flagged[0] };
-  const present = candidates.find(
-    (op) => 'present' in op.select && body[op.select.present] !== undefined && body[op.select.present] !== null,
-  );
+  if (flagged) return { kind: 'operation', operation: flagged };
+  const present = choices.byPresent.find((op) => body[op.select.present] !== undefined && body[op.select.present] !== null);
   if (present) return { kind: 'operation', operation: present };
-  const fallback = candidates.find((op) => 'default' in op.select);
-  if (fallback) return { kind: 'operation', operation: fallback };
-  const choices = candidates.map((op) => describeSelector(op.select));
+  if (choices.fallback) return { kind: 'operation', operation: choices.fallback };
+  const selectors = choices.candidates.map((op) => describeSelector(op.select));
   return {
     kind: 'unknown_action',
-    allowed: actions,
-    message: `${normalizePath(path)} needs one of: ${choices.join(', ')}`,
+    allowed: [...choices.actions],
+    message: `${normalizePath(path)} needs one of: ${selectors.join(', ')}`,
   };
 }
 

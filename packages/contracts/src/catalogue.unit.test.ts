@@ -1,4 +1,5 @@
-import { knownPaths, operations, resolveOperation } from './catalogue';
+import { knownPaths, operations, resolveCandidates, resolveOperation, type Resolution } from './catalogue';
+import { describeSelector } from './operation';
 import { buildOpenApi } from './openapi';
 
 function opName(path: string, body: Record<string, unknown>): string {
@@ -76,5 +77,62 @@ describe('request and reply schemas', () => {
   it('never share a schema object, so the request limits of parseWith apply to every request', () => {
     const replies = new Set(operations.map((op) => op.reply));
     expect(operations.filter((op) => replies.has(op.request)).map((op) => op.name)).toEqual([]);
+  });
+});
+
+describe('picking the operation of a request', () => {
+  /** The rules as first written, over the path's candidates in order: the pick must not change. */
+  function reference(path: string, body: Record<string, unknown>): Resolution {
+    const candidates = resolveCandidates(path);
+    if (candidates.length === 0) return { kind: 'unknown_path' };
+    const actions = candidates.flatMap((op) => ('action' in op.select ? [op.select.action] : []));
+    const action = body['action'];
+    if (action !== undefined && actions.length > 0) {
+      const match = candidates.find((op) => 'action' in op.select && op.select.action === action);
+      if (match) return { kind: 'operation', operation: match };
+      return { kind: 'unknown_action', allowed: actions, message: expect.stringContaining('Unknown action') as unknown as string };
+    }
+    const flagged = candidates.filter((op) => 'flag' in op.select && body[op.select.flag] === true);
+    if (flagged.length > 1) {
+      const flags = flagged.map((op) => describeSelector(op.select)).join(', ');
+      return { kind: 'unknown_action', allowed: actions, message: `Only one operation flag may be set at a time; got ${flags}` };
+    }
+    if (flagged[0]) return { kind: 'operation', operation: flagged[0] };
+    const present = candidates.find(
+      (op) => 'present' in op.select && body[op.select.present] !== undefined && body[op.select.present] !== null,
+    );
+    if (present) return { kind: 'operation', operation: present };
+    const fallback = candidates.find((op) => 'default' in op.select);
+    if (fallback) return { kind: 'operation', operation: fallback };
+    return { kind: 'unknown_action', allowed: actions, message: expect.stringContaining('needs one of') as unknown as string };
+  }
+
+  it('is the same as the rules as first written, on every path and selector combination', () => {
+    let checked = 0;
+    for (const path of [...knownPaths(), '/nowhere']) {
+      const candidates = resolveCandidates(path);
+      const fields = new Set<string>();
+      const actions: unknown[] = [undefined, 'no-such-action', 3, null];
+      for (const op of candidates) {
+        if ('action' in op.select) actions.push(op.select.action);
+        if ('flag' in op.select) fields.add(op.select.flag);
+        if ('present' in op.select) fields.add(op.select.present);
+      }
+      const names = [...fields];
+      const values: unknown[] = [true, 1, null, 'x'];
+      const bodies: Array<Record<string, unknown>> = [{}];
+      for (const a of names) for (const v of values) bodies.push({ [a]: v });
+      for (const a of names) for (const b of names) if (a < b) bodies.push({ [a]: true, [b]: true }, { [a]: true, [b]: 'x' });
+      for (const action of actions) {
+        for (const body of bodies) {
+          const withAction = action === undefined ? body : { ...body, action };
+          for (const p of [path, `${path}/`, `${path}//`]) {
+            expect(resolveOperation(p, withAction)).toEqual(reference(p, withAction));
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
   });
 });
