@@ -108,12 +108,15 @@ export const writeOffRequest = z.object({
   write_off_date: dateField.optional(),
 });
 
+/** How money moved, on a payment or a refund record: the method, the reference, the bank account (journal). */
+const paidThrough = { method: z.string().nullable(), reference: z.string().nullable(), journal: z.string() };
+/** The source of applied cash, in records and events: a payment or a credit note, the other id null. */
+const sourceIds = { payment_id: z.number().int().nullable(), credit_note_id: z.number().int().nullable() };
+/** What an allocation and a refund record both start with: their id and where the money came from. */
+const appliedFrom = { id: z.number().int(), source: z.enum(['payment', 'credit_note']), ...sourceIds };
+
 export const allocationRecord = z.object({
-  id: z.number().int(),
-  /** Where the money came from: a payment or a credit note. */
-  source: z.enum(['payment', 'credit_note']),
-  payment_id: z.number().int().nullable(),
-  credit_note_id: z.number().int().nullable(),
+  ...appliedFrom,
   invoice_id: z.number().int(),
   invoicenumber: z.string(),
   amount: z.number(),
@@ -126,17 +129,12 @@ export const allocationRecord = z.object({
 export type AllocationRecord = z.infer<typeof allocationRecord>;
 
 export const refundRecord = z.object({
-  id: z.number().int(),
-  source: z.enum(['payment', 'credit_note']),
-  payment_id: z.number().int().nullable(),
-  credit_note_id: z.number().int().nullable(),
+  ...appliedFrom,
   partner: z.number().int(),
   amount: z.number(),
   currency: z.string().nullable(),
   refund_date: z.string(),
-  method: z.string().nullable(),
-  reference: z.string().nullable(),
-  journal: z.string(),
+  ...paidThrough,
   journal_entry_id: z.number().int(),
 });
 export type RefundRecord = z.infer<typeof refundRecord>;
@@ -148,9 +146,7 @@ export const paymentRecord = z.object({
   amount: z.number(),
   currency: z.string().nullable(),
   payment_date: z.string(),
-  method: z.string().nullable(),
-  reference: z.string().nullable(),
-  journal: z.string(),
+  ...paidThrough,
   status: z.enum(paymentStatuses),
   /** The rate it was posted at (accounting currency per unit); null when posted as it is (in the accounting currency, or none on record). */
   exchange_rate: z.number().nullable(),
@@ -314,6 +310,8 @@ export const paymentOperations = [createPayment, allocatePayment, refundPayment,
 // partner owes as a customer (its receivable) or as a vendor.
 export const ledgerSides = ['customer', 'vendor'] as const;
 const side = z.enum(ledgerSides);
+/** How a payment, refund or void moves the partner's balance: which way the money went, which side it settles, how much. */
+const balanceMove = { direction: z.enum(paymentDirections), side, amount: z.number() };
 const allocationEvent = z.object({
   allocation_id: z.number().int(),
   invoice_id: z.number().int(),
@@ -330,9 +328,7 @@ export const paymentCreated = defineEvent({
   data: z.object({
     payment_id: z.number().int(),
     partner_id: z.number().int(),
-    direction: z.enum(paymentDirections),
-    side,
-    amount: z.number(),
+    ...balanceMove,
     currency: z.string().nullable(),
     payment_date: z.string(),
     journal_entry_id: z.number().int(),
@@ -344,8 +340,7 @@ export const paymentAllocated = defineEvent({
   summary: "A payment's or credit note's unallocated amount was allocated to documents; moves no balance",
   data: z.object({
     partner_id: z.number().int(),
-    payment_id: z.number().int().nullable(),
-    credit_note_id: z.number().int().nullable(),
+    ...sourceIds,
     credit_note_number: z.string().nullable(),
     allocation_date: z.string(),
     allocations: z.array(allocationEvent),
@@ -357,12 +352,9 @@ export const paymentRefunded = defineEvent({
   data: z.object({
     refund_id: z.number().int(),
     partner_id: z.number().int(),
-    payment_id: z.number().int().nullable(),
-    credit_note_id: z.number().int().nullable(),
-    /** `out`: paid to a customer (its credit was receivable-side); `in`: a vendor paid back. */
-    direction: z.enum(paymentDirections),
-    side,
-    amount: z.number(),
+    ...sourceIds,
+    /** `direction` `out`: paid to a customer (its credit was receivable-side); `in`: a vendor paid back. */
+    ...balanceMove,
     refund_date: z.string(),
     journal_entry_id: z.number().int(),
   }),
@@ -373,9 +365,7 @@ export const paymentVoided = defineEvent({
   data: z.object({
     payment_id: z.number().int(),
     partner_id: z.number().int(),
-    direction: z.enum(paymentDirections),
-    side,
-    amount: z.number(),
+    ...balanceMove,
     void_date: z.string(),
     journal_entry_id: z.number().int(),
     /** The allocations reversed. */
