@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { dec, sum } from '@bo/kernel';
-import { handler, invalidState, notFound, recordEvent } from '@bo/runtime';
+import { handler, recordEvent } from '@bo/runtime';
 import {
   allocationRefusals,
   creditNoteSettles,
@@ -9,10 +9,9 @@ import {
   type BookedValue,
   type CreditSource,
 } from '../domain/cash';
-import { effectiveStatus } from '../domain/status';
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
-import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
+import { creditNoteSource, lockPostedPayment, openCreditApplication } from './credit-source';
 import { accountingPlaces } from './payment-rate';
 import {
   allocationEvents,
@@ -20,12 +19,10 @@ import {
   bookAllocations,
   bookedDocuments,
   creditNoteUnallocated,
-  findPayment,
   lockDocuments,
   paymentRecords,
   refuse,
   paymentValue,
-  refuseField,
   settle,
   settledShare,
   settledView,
@@ -41,31 +38,23 @@ import { journalAmount } from '../invoice/journal.repository';
  */
 export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (req, ctx) => {
   const db = ctx.db;
-  if ((req.payment_id === undefined) === (req.credit_note_id === undefined)) {
-    refuseField('payment_id', 'name exactly one source: payment_id or credit_note_id');
-  }
-  const today = await postingToday(db, ctx.orgId);
-  const date = req.allocation_date ?? today;
-  await assertAfterLockDate(db, ctx.orgId, date, 'allocation_date', 'an allocation');
-  const payment = req.payment_id !== undefined ? await findPayment(db, ctx.orgId, req.payment_id, { lock: true }) : undefined;
-  if (payment && payment.status !== 'posted')
-    throw invalidState(`Payment ${payment.id} is ${payment.status}; only a posted payment can be allocated`);
+  const { today, date } = await openCreditApplication(db, ctx.orgId, req, {
+    field: 'allocation_date',
+    value: req.allocation_date,
+    what: 'an allocation',
+  });
+  const payment =
+    req.payment_id !== undefined
+      ? await lockPostedPayment(db, ctx.orgId, req.payment_id, 'only a posted payment can be allocated')
+      : undefined;
   const documents = await lockDocuments(db, ctx.orgId, [
     ...req.allocations.map((a) => a.invoice_id),
     ...(req.credit_note_id ? [req.credit_note_id] : []),
   ]);
-  const note = req.credit_note_id !== undefined ? documents.get(req.credit_note_id) : undefined;
-  if (req.credit_note_id !== undefined) {
-    if (!note) throw notFound('Credit note', req.credit_note_id);
-    const settles = creditNoteSettles(note.invoicetype);
-    if (!settles) refuseField('credit_note_id', `${note.invoicenumber} is an ${note.invoicetype}, not a credit note (creditout, creditin)`);
-    const status = effectiveStatus(note.invoicestatus, note.invoicedue, today);
-    if (status !== 'open' && status !== 'overdue' && status !== 'paid') {
-      throw invalidState(`${note.invoicenumber} is ${status}; only a validated credit note gives credit`);
-    }
-    // The note itself is never a target.
-    documents.delete(note.id);
-  }
+  const note =
+    req.credit_note_id !== undefined ? creditNoteSource(documents.get(req.credit_note_id), req.credit_note_id, today) : undefined;
+  // The note itself is never a target.
+  if (note) documents.delete(note.id);
   const source: CreditSource = payment
     ? {
         partner_id: payment.partner_id,

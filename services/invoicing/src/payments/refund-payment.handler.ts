@@ -1,24 +1,14 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
-import { handler, invalidState, notFound, recordEvent } from '@bo/runtime';
-import {
-  creditNoteSettles,
-  ledgerSide,
-  minorUnitRefusal,
-  refundLines,
-  settlementDirection,
-  unallocatedOf,
-  valueOfStep,
-} from '../domain/cash';
+import { handler, recordEvent } from '@bo/runtime';
+import { ledgerSide, minorUnitRefusal, refundLines, settlementDirection, unallocatedOf, valueOfStep } from '../domain/cash';
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
-import { effectiveStatus } from '../domain/status';
 import type { InvoiceRow } from '../invoice/invoice.record';
-import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
+import { creditNoteSource, lockPostedPayment, openCreditApplication } from './credit-source';
 import { accountingPlaces } from './payment-rate';
 import {
   bookedDocuments,
   creditNoteUnallocated,
-  findPayment,
   lockDocuments,
   paymentRecords,
   paymentValue,
@@ -41,26 +31,19 @@ import { journalAmount } from '../invoice/journal.repository';
  */
 export const refundPaymentHandler = handler(invoicing.refundPayment, async (req, ctx) => {
   const db = ctx.db;
-  if ((req.payment_id === undefined) === (req.credit_note_id === undefined)) {
-    refuseField('payment_id', 'name exactly one source: payment_id or credit_note_id');
-  }
-  const today = await postingToday(db, ctx.orgId);
-  const date = req.refund_date ?? today;
-  await assertAfterLockDate(db, ctx.orgId, date, 'refund_date', 'a refund');
+  const { today, date } = await openCreditApplication(db, ctx.orgId, req, {
+    field: 'refund_date',
+    value: req.refund_date,
+    what: 'a refund',
+  });
   const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;
   let payment: PaymentRow | undefined;
   let note: InvoiceRow | undefined;
   if (req.payment_id !== undefined) {
-    payment = await findPayment(db, ctx.orgId, req.payment_id, { lock: true });
-    if (payment.status !== 'posted') throw invalidState(`Payment ${payment.id} is ${payment.status}; it has no credit to refund`);
+    payment = await lockPostedPayment(db, ctx.orgId, req.payment_id, 'it has no credit to refund');
   } else {
-    note = (await lockDocuments(db, ctx.orgId, [req.credit_note_id as number])).get(req.credit_note_id as number);
-    if (!note) throw notFound('Credit note', req.credit_note_id);
-    if (!creditNoteSettles(note.invoicetype))
-      refuseField('credit_note_id', `${note.invoicenumber} is an ${note.invoicetype}, not a credit note (creditout, creditin)`);
-    const status = effectiveStatus(note.invoicestatus, note.invoicedue, today);
-    if (status !== 'open' && status !== 'overdue' && status !== 'paid')
-      throw invalidState(`${note.invoicenumber} is ${status}; only a validated credit note gives credit`);
+    const id = req.credit_note_id as number;
+    note = creditNoteSource((await lockDocuments(db, ctx.orgId, [id])).get(id), id, today);
   }
   const unit = minorUnitRefusal('amount', req.amount, payment ? payment.currency : (note as InvoiceRow).currency);
   if (unit) refuseField(unit.field, unit.message);
