@@ -1,6 +1,7 @@
 import { createDb, type Knex } from '@bo/runtime';
 import fc from 'fast-check';
 import { newProducts } from '../support/catalog';
+import { ok } from '../support/invoicing';
 import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
 
 /**
@@ -43,11 +44,6 @@ describe('cash application, end to end', () => {
     await sys?.stop();
   });
 
-  async function ok(reply: Promise<ApiResponse>): Promise<ApiResponse> {
-    const r = await reply;
-    if (r.statusCode !== 200) throw new Error(`expected 200, got ${r.statusCode}: ${JSON.stringify(r.body)}`);
-    return r;
-  }
   const post = (path: string, body: Record<string, unknown>, org: 1 | 2 = 1) =>
     sys.post(path, { org_id: org, userid: 'e2e', ...body }, { org });
   const line = (price: number) => ({ product_id: product, quantity: 1, price, tax_rate: 0, tax_included: false });

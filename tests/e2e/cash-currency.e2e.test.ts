@@ -1,8 +1,6 @@
-import { createDb, type Knex } from '@bo/runtime';
-import * as testing from '@bo/testkit';
 import fc from 'fast-check';
-import { newProducts } from '../support/catalog';
-import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
+import { invoicingSuite, ok } from '../support/invoicing';
+import { eventually, type ApiResponse } from '../support/system';
 
 const RECEIVABLE = '1200 Accounts Receivable';
 const GAINS = '7700 Exchange Gains';
@@ -16,37 +14,18 @@ const LOSSES = '6700 Exchange Losses';
  * partner's receivable at exactly 0 with every entry balanced.
  */
 describe('payments in another currency, end to end', () => {
-  let sys: TestSystem;
-  let invoicingDb: Knex;
-  let product: number;
+  const suite = invoicingSuite('Export consulting');
+  const { post, payments } = suite;
 
   beforeAll(async () => {
-    sys = await startTestSystem();
-    invoicingDb = createDb(sys.databaseUrl, 'invoicing', 2);
-    [product] = (await newProducts(sys, ['Export consulting'])) as [number];
     await ok(post('/organization/setprofile', { default_currency: 'EUR' }));
-    await eventually(async () => {
-      const row = await invoicingDb('organization_settings').where({ org_id: 1 }).first();
-      expect(row?.default_currency).toBe('EUR');
-    });
+    await suite.settingsReach((row) => expect(row?.default_currency).toBe('EUR'));
   });
-  afterAll(async () => {
-    await invoicingDb?.destroy();
-    await sys?.stop();
-  });
-
-  async function ok(reply: Promise<ApiResponse>): Promise<ApiResponse> {
-    const r = await reply;
-    if (r.statusCode !== 200) throw new Error(`expected 200, got ${r.statusCode}: ${JSON.stringify(r.body)}`);
-    return r;
-  }
-  const post = (path: string, body: Record<string, unknown>) => sys.post(path, { org_id: 1, userid: 'e2e', ...body });
-  const payments = (body: Record<string, unknown>) => post('/invoicing/payments', body);
   async function customer(name: string, currency = 'USD'): Promise<number> {
     const id = (await ok(post('/crm/editpatner', { action: 'create', partnername: name, partner_type: 'customer', currency }))).body.partner
       .id;
     // Invoicing takes the partner's currency from its directory, fed by the partner's event.
-    await eventually(async () => expect(await invoicingDb('partner_directory').where({ id }).first()).toBeDefined());
+    await eventually(async () => expect(await suite.invoicingDb('partner_directory').where({ id }).first()).toBeDefined());
     return id;
   }
   async function issued(partner: number, price: number | string, rate: string, type = 'invoiceout'): Promise<number> {
@@ -58,7 +37,7 @@ describe('payments in another currency, end to end', () => {
           currency: 'USD',
           exchange_rate: rate,
           invoicedatetime: '2026-05-04T10:00:00',
-          line_items: [{ product_id: product, quantity: 1, price, tax_rate: 0, tax_included: false }],
+          line_items: [{ product_id: suite.product, quantity: 1, price, tax_rate: 0, tax_included: false }],
         }),
       )
     ).body.invoice;
@@ -67,12 +46,12 @@ describe('payments in another currency, end to end', () => {
   }
   /** An entry's lines as [account, debit, credit]. */
   async function linesOf(entryId: number): Promise<string[][]> {
-    const lines = await invoicingDb('journal_lines').where({ entry_id: entryId }).orderBy('id');
+    const lines = await suite.invoicingDb('journal_lines').where({ entry_id: entryId }).orderBy('id');
     return lines.map((l) => [l.account, Number(l.debit).toFixed(2), Number(l.credit).toFixed(2)]);
   }
   /** The partner's receivable in EUR: the receivable lines of every entry of its documents and payments. */
   async function receivableOf(partner: number): Promise<string> {
-    const { rows } = await invoicingDb.raw(
+    const { rows } = await suite.invoicingDb.raw(
       `select coalesce(sum(l.debit - l.credit), 0)::text as receivable from journal_lines l join journal_entries e on e.id = l.entry_id
         where l.account = ? and (e.invoice_id in (select id from invoices where partner_id = ?)
                                  or e.payment_id in (select id from payments where partner_id = ?))`,
@@ -81,17 +60,16 @@ describe('payments in another currency, end to end', () => {
     return Number(rows[0].receivable).toFixed(2);
   }
   async function unbalancedEntries(): Promise<unknown[]> {
-    const { rows } = await invoicingDb.raw(
+    const { rows } = await suite.invoicingDb.raw(
       'select e.id from journal_entries e join journal_lines l on l.entry_id = e.id group by e.id having sum(l.debit) <> sum(l.credit)',
     );
     return rows;
   }
   async function refusedUnchanged(send: () => Promise<ApiResponse>, field: string) {
-    const before = await testing.schemaSnapshot(invoicingDb, 'invoicing');
-    const r = await send();
-    expect([r.statusCode, r.body.code]).toEqual([400, 'validation_failed']);
-    expect(r.body.errors.map((e: { field: string }) => e.field)).toContain(field);
-    expect(await testing.schemaSnapshot(invoicingDb, 'invoicing')).toEqual(before);
+    await suite.unchangedBy(send, (r) => {
+      expect([r.statusCode, r.body.code]).toEqual([400, 'validation_failed']);
+      expect(r.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    });
   }
 
   it('posts a realized gain when the payment is worth more than the invoice booked, and a loss when less', async () => {
@@ -259,7 +237,7 @@ describe('payments in another currency, end to end', () => {
             await ok(payments({ action: 'allocate', payment_id: paid.id, allocations: [{ invoice_id: invoice, amount }] }));
             if (piece.extra) await ok(payments({ action: 'refund', payment_id: paid.id, amount: (piece.extra / 100).toFixed(2) }));
           }
-          const settled = await invoicingDb('invoices').where({ id: invoice }).first();
+          const settled = await suite.invoicingDb('invoices').where({ id: invoice }).first();
           expect(settled.invoicestatus).toBe('paid');
         }
         expect(await receivableOf(partner)).toBe('0.00');

@@ -1,8 +1,6 @@
 import { formatDate } from '@bo/kernel';
-import { createDb, type Knex } from '@bo/runtime';
-import * as testing from '@bo/testkit';
-import { newProducts } from '../support/catalog';
-import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
+import { invoicingSuite, ok } from '../support/invoicing';
+import type { ApiResponse } from '../support/system';
 
 /**
  * The lock date through the gateway (docs/invoicing.md "Lock date"): set on the organization profile,
@@ -11,39 +9,24 @@ import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '
  * after it goes through, and clearing the lock opens the books again.
  */
 describe('the lock date, end to end', () => {
-  let sys: TestSystem;
-  let invoicingDb: Knex;
-  let product: number;
+  const suite = invoicingSuite('Audit');
+  const { post, payments } = suite;
   let customer: number;
 
   beforeAll(async () => {
-    sys = await startTestSystem();
-    invoicingDb = createDb(sys.databaseUrl, 'invoicing', 2);
-    [product] = (await newProducts(sys, ['Audit'])) as [number];
     customer = (
       await ok(post('/crm/editpatner', { action: 'create', partnername: 'Locked Ltd', partner_type: 'customer', currency: 'EUR' }))
     ).body.partner.id;
   });
-  afterAll(async () => {
-    await invoicingDb?.destroy();
-    await sys?.stop();
-  });
 
-  async function ok(reply: Promise<ApiResponse>): Promise<ApiResponse> {
-    const r = await reply;
-    if (r.statusCode !== 200) throw new Error(`expected 200, got ${r.statusCode}: ${JSON.stringify(r.body)}`);
-    return r;
-  }
-  const post = (path: string, body: Record<string, unknown>) => sys.post(path, { org_id: 1, userid: 'e2e', ...body });
   const invoicing = (body: Record<string, unknown>) => post('/invoicing/invoice/new', body);
-  const payments = (body: Record<string, unknown>) => post('/invoicing/payments', body);
   async function draft(date: string, type = 'invoiceout', price = 100): Promise<number> {
     const created = await ok(
       invoicing({
         invoicetype: type,
         partner: customer,
         invoicedatetime: `${date}T09:00:00`,
-        line_items: [{ product_id: product, quantity: 1, price, tax_rate: 0, tax_included: false }],
+        line_items: [{ product_id: suite.product, quantity: 1, price, tax_rate: 0, tax_included: false }],
       }),
     );
     return created.body.invoice.id;
@@ -56,18 +39,18 @@ describe('the lock date, end to end', () => {
   /** Sets the lock date on the profile and waits until invoicing's copy has it. */
   async function lockBooks(lockDate: string | null): Promise<void> {
     await ok(post('/organization/setprofile', { lock_date: lockDate }));
-    await eventually(async () => {
-      const row = await invoicingDb('organization_settings').where({ org_id: 1 }).first();
-      expect(formatDate(row?.lock_date ?? null)).toBe(lockDate);
-    });
+    await suite.settingsReach((row) => expect(formatDate(row?.lock_date ?? null)).toBe(lockDate));
   }
   /** A refusal naming `field` and the lock date, proven to change nothing in invoicing. */
   async function refusedUnchanged(send: () => Promise<ApiResponse>, field: string, lockDate = '2026-01-31') {
-    const before = await testing.schemaSnapshot(invoicingDb, 'invoicing');
-    const r = await send();
-    expect([r.statusCode, r.body.code, r.body.errors?.map((e: { field: string }) => e.field)]).toEqual([400, 'validation_failed', [field]]);
-    expect(r.body.message).toContain(`locked up to ${lockDate}`);
-    expect(await testing.schemaSnapshot(invoicingDb, 'invoicing')).toEqual(before);
+    await suite.unchangedBy(send, (r) => {
+      expect([r.statusCode, r.body.code, r.body.errors?.map((e: { field: string }) => e.field)]).toEqual([
+        400,
+        'validation_failed',
+        [field],
+      ]);
+      expect(r.body.message).toContain(`locked up to ${lockDate}`);
+    });
   }
 
   it('keeps the lock date on the profile, clearable, and refuses an unreal one by name', async () => {
@@ -77,10 +60,7 @@ describe('the lock date, end to end', () => {
     expect([bad.statusCode, bad.body.errors?.map((e: { field: string }) => e.field)]).toEqual([400, ['lock_date']]);
     const cleared = await ok(post('/organization/setprofile', { lock_date: null }));
     expect(cleared.body.organization.lock_date).toBeNull();
-    await eventually(async () => {
-      const row = await invoicingDb('organization_settings').where({ org_id: 1 }).first();
-      expect(row?.lock_date ?? null).toBeNull();
-    });
+    await suite.settingsReach((row) => expect(row?.lock_date ?? null).toBeNull());
   });
 
   it('refuses a validation, payment, allocation, refund, write-off and void dated on or before it, changing nothing', async () => {
@@ -156,7 +136,8 @@ describe('the lock date, end to end', () => {
     await ok(payments({ action: 'refund', credit_note_id: note, amount: 5, refund_date: '2026-02-05' }));
     const written = await ok(invoicing({ write_off: true, id: owing, write_off_date: '2026-02-06' }));
     expect(written.body.invoice.invoicestatus).toBe('written_off');
-    const entries = await invoicingDb('journal_entries')
+    const entries = await suite
+      .invoicingDb('journal_entries')
       .where({ org_id: 1 })
       .where('journaldate', '<=', '2026-01-31')
       .count('* as n')
