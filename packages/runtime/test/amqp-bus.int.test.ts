@@ -2,11 +2,8 @@ import { randomUUID } from 'node:crypto';
 import * as amqplib from 'amqplib';
 import type { EventEnvelope } from '@bo/contracts';
 import { AmqpBus, deleteTopology, topologyNames } from '../src/bus/amqp';
-import { createLogger } from '../src/logger';
-import { testAmqpUrl, uniqueName, waitUntil as until } from '@bo/testkit';
-
-const log = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
-const meta = { orgId: 1, requestId: 'req-1' };
+import { waitUntil as until } from '@bo/testkit';
+import { closeBusPair, connectBusPair, envelope as thing, log, meta, onChannel, queueDepth } from './amqp-support';
 
 /** Cuts the TCP connection under a bus, as a network failure or broker restart would. */
 function cutConnection(bus: AmqpBus): void {
@@ -14,23 +11,6 @@ function cutConnection(bus: AmqpBus): void {
   (bus as unknown as Internals).connection.conn.connection.stream.destroy(new Error('network failure'));
 }
 
-function thing(type: string): EventEnvelope {
-  return { id: randomUUID(), type, occurred_at: '2026-01-01T00:00:00', org_id: 1, data: {} };
-}
-
-/** Runs `work` on a channel of its own connection (for looking at queues behind the buses' backs). */
-async function onChannel<T>(url: string, work: (ch: amqplib.Channel) => Promise<T>): Promise<T> {
-  const conn = await amqplib.connect(url);
-  try {
-    const ch = await conn.createChannel();
-    ch.on('error', () => undefined); // a missing queue closes the channel; the caller sees the rejection
-    return await work(ch);
-  } finally {
-    await conn.close().catch(() => undefined);
-  }
-}
-
-const queueDepth = (url: string, queue: string) => onChannel(url, async (ch) => (await ch.checkQueue(queue)).messageCount);
 const queueExists = (url: string, queue: string) =>
   onChannel(url, (ch) =>
     ch.checkQueue(queue).then(
@@ -45,18 +25,9 @@ describe('RabbitMQ bus', () => {
   let server: AmqpBus;
   let client: AmqpBus;
   beforeEach(async () => {
-    url = await testAmqpUrl();
-    prefix = uniqueName('bus');
-    server = new AmqpBus({ url, prefix, log, retryBaseMs: 20, maxAttempts: 3 });
-    client = new AmqpBus({ url, prefix, log });
-    await server.connect();
-    await client.connect();
+    ({ url, prefix, server, client } = await connectBusPair('bus'));
   });
-  afterEach(async () => {
-    await client.close();
-    await server.close();
-    await server.destroyTopology();
-  });
+  afterEach(() => closeBusPair({ server, client }));
 
   it('carries a request and its headers to the service and the reply back', async () => {
     let seen: unknown;

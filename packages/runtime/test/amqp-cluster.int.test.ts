@@ -1,36 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import * as amqplib from 'amqplib';
-import type { EventEnvelope } from '@bo/contracts';
 import { AmqpBus } from '../src/bus/amqp';
 import { QUORUM_DELIVERY_LIMIT, queueDeclaration, type QueueRole } from '../src/bus/topology';
-import { createLogger } from '../src/logger';
 import { TcpProxy, testAmqpUrl, uniqueName, waitUntil as until } from '@bo/testkit';
+import { closeBusPair, connectBusPair, envelope, log, meta, onChannel, queueDepth } from './amqp-support';
 
 /**
  * The bus past one broker node, over the shared broker: quorum queues (a single node runs them as
  * a cluster of one) and a list of nodes, here two TCP proxies in front of the same broker, so one
  * "node" can go down while the other stays.
  */
-const log = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
-const meta = { orgId: 1, requestId: 'req-1' };
-
-function event(type: string): EventEnvelope {
-  return { id: randomUUID(), type, occurred_at: '2026-01-01T00:00:00', org_id: 1, data: { n: 1 } };
-}
-
-/** Runs `work` on a channel of its own connection, behind the buses' backs. */
-async function onChannel<T>(url: string, work: (ch: amqplib.Channel) => Promise<T>): Promise<T> {
-  const conn = await amqplib.connect(url);
-  try {
-    const ch = await conn.createChannel();
-    ch.on('error', () => undefined);
-    return await work(ch);
-  } finally {
-    await conn.close().catch(() => undefined);
-  }
-}
-
-const queueDepth = (url: string, queue: string) => onChannel(url, async (ch) => (await ch.checkQueue(queue)).messageCount);
+const event = (type: string) => envelope(type, { n: 1 });
 
 /**
  * A quorum queue refuses a redeclaration with its own arguments but as a classic queue
@@ -52,18 +30,9 @@ describe('RabbitMQ bus with quorum queues', () => {
   let server: AmqpBus;
   let client: AmqpBus;
   beforeEach(async () => {
-    url = await testAmqpUrl();
-    prefix = uniqueName('quorum');
-    server = new AmqpBus({ url, prefix, log, retryBaseMs: 20, maxAttempts: 3, queueType: 'quorum' });
-    client = new AmqpBus({ url, prefix, log, queueType: 'quorum' });
-    await server.connect();
-    await client.connect();
+    ({ url, prefix, server, client } = await connectBusPair('quorum', { queueType: 'quorum' }));
   });
-  afterEach(async () => {
-    await client.close();
-    await server.close();
-    await server.destroyTopology();
-  });
+  afterEach(() => closeBusPair({ server, client }));
 
   it('declares every durable queue as a quorum queue and keeps the retry semantics: tiers, then the dead letters', async () => {
     await server.serve('svc', ['svc.echo'], async (_op, payload) => ({ ok: true, status: 200, body: { payload } }));
