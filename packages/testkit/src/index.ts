@@ -4,6 +4,7 @@
  * tests/repo/layers.test.ts holds the product to that.
  */
 export * from './infra';
+export * from './migrations';
 export * from './service';
 export * from './redelivery';
 export * from './tcp-proxy';

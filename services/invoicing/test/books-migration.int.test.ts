@@ -1,26 +1,22 @@
-import { createDb, migrate, type Knex } from '@bo/runtime';
+import { migrate, type Knex } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { invoicingMigrations } from '../src/migrations';
 
 /** Migration 014 over journal entries as validation posted them before VAT lines carried their category. */
 describe('invoicing migration 014: tax lines posted before', () => {
   const schema = 'invoicing';
-  let database: testing.TestDatabase;
+  let migrated: testing.MigratedDatabase;
   let db: Knex;
-  const names = invoicingMigrations.map((m) => m.name);
-  /** The migrations up to `name`, included. */
-  const through = (name: string) => invoicingMigrations.slice(0, names.indexOf(name) + 1);
 
   beforeAll(async () => {
-    database = await testing.createTestDatabase();
-    db = createDb(database.url, schema);
     // The schema before documents carried their taxes (013) and the journal its VAT (014).
-    await migrate(db, schema, through('012_partner_fence_check'));
+    migrated = await testing.migratedDatabase(
+      schema,
+      testing.migrationsUpTo(invoicingMigrations, '012_partner_fence_check', { including: true }),
+    );
+    db = migrated.db;
   });
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => migrated?.drop());
 
   let seq = 0;
   /** A validated document as it was stored: its lines (rate, net) and its entry with one lump of tax. */

@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { dec } from '@bo/kernel';
-import { createDb, migrate, type Knex } from '@bo/runtime';
+import type { Knex } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import fc from 'fast-check';
 import { customerExposure, ownReceivable, type ExposureDocument } from '../src/domain/credit';
@@ -15,13 +15,12 @@ import { invoicingMigrations } from '../src/migrations';
  */
 describe('credit check reads: index plans on a large invoices table', () => {
   const schema = 'invoicing';
-  let database: testing.TestDatabase;
+  let migrated: testing.MigratedDatabase;
   let db: Knex;
 
   beforeAll(async () => {
-    database = await testing.createTestDatabase();
-    db = createDb(database.url, schema, 1);
-    await migrate(db, schema, invoicingMigrations);
+    migrated = await testing.migratedDatabase(schema, invoicingMigrations, 1);
+    db = migrated.db;
     // 40,000 invoices of 400 partners in one organization: open, paid, drafts, some from quotations.
     await db.raw(
       `insert into invoices (org_id, invoicetype, partner_id, invoicestatus, invoicenumber, invoicedatetime, converted_from_quotation_id, invoicetotal)
@@ -31,10 +30,7 @@ describe('credit check reads: index plans on a large invoices table', () => {
     );
     await db.raw('analyze invoices');
   });
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => migrated?.drop());
 
   /** The generic plan of the statement as the service sends it. */
   const genericPlan = async (query: Knex.QueryBuilder): Promise<string> =>

@@ -1,4 +1,4 @@
-import { createDb, migrate, type Knex } from '@bo/runtime';
+import { migrate, type Knex } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { invoicingMigrations } from '../src/migrations';
 
@@ -10,20 +10,17 @@ import { invoicingMigrations } from '../src/migrations';
  */
 describe('invoicing migration 013: documents made before they carried their taxes', () => {
   const schema = 'invoicing';
-  let database: testing.TestDatabase;
+  let migrated: testing.MigratedDatabase;
   let db: Knex;
-  const names = invoicingMigrations.map((m) => m.name);
-  const through = (name: string) => invoicingMigrations.slice(0, names.indexOf(name) + 1);
 
   beforeAll(async () => {
-    database = await testing.createTestDatabase();
-    db = createDb(database.url, schema);
-    await migrate(db, schema, through('012_partner_fence_check'));
+    migrated = await testing.migratedDatabase(
+      schema,
+      testing.migrationsUpTo(invoicingMigrations, '012_partner_fence_check', { including: true }),
+    );
+    db = migrated.db;
   });
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => migrated?.drop());
 
   it('gives each line its category and each invoice its breakdown, VAT total, rounding amount and currency', async () => {
     await db('organization_settings').insert({ org_id: 1, default_currency: 'EUR', version: 1 });
@@ -65,7 +62,7 @@ describe('invoicing migration 013: documents made before they carried their taxe
     // Of an organization invoicing has no currency for: it keeps none.
     const elsewhere = await invoice(2, '11.00', [['10', '10.00']]);
 
-    await migrate(db, schema, through('013_document_taxes'));
+    await migrate(db, schema, testing.migrationsUpTo(invoicingMigrations, '013_document_taxes', { including: true }));
 
     expect(await db('invoice_lines').where({ invoice_id: mixed }).orderBy('id').pluck('tax_category')).toEqual(['S', 'Z', 'S']);
     const row = await db('invoices').where({ id: mixed }).first();

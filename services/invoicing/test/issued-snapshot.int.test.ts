@@ -1,5 +1,5 @@
 import type { organization } from '@bo/contracts';
-import { createDb, migrate, type Knex } from '@bo/runtime';
+import { migrate, type Knex } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { makePng } from '../../../tests/support/png';
 import { invoicingMigrations } from '../src/migrations';
@@ -162,19 +162,14 @@ describe('invoicing: issued invoices keep the parties they were validated with',
 /** Migration 010 over rows of the version before: currencies from the partner read model. */
 describe('invoicing migration 010_issued_snapshot_and_currency', () => {
   const schema = 'invoicing';
-  let database: testing.TestDatabase;
+  let migrated: testing.MigratedDatabase;
   let db: Knex;
 
   beforeAll(async () => {
-    database = await testing.createTestDatabase();
-    db = createDb(database.url, schema);
-    const names = invoicingMigrations.map((m) => m.name);
-    await migrate(db, schema, invoicingMigrations.slice(0, names.indexOf('010_issued_snapshot_and_currency')));
+    migrated = await testing.migratedDatabase(schema, testing.migrationsUpTo(invoicingMigrations, '010_issued_snapshot_and_currency'));
+    db = migrated.db;
   });
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => migrated?.drop());
 
   it("gives every invoice its partner's currency where the read model has one, and leaves the rest to validation or their first render", async () => {
     await db('partner_directory').insert([

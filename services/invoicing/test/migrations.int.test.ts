@@ -1,25 +1,19 @@
-import { createDb, migrate, type Knex } from '@bo/runtime';
+import { migrate, type Knex } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { invoicingMigrations } from '../src/migrations';
 
 /** Data migrations over rows as earlier versions of the service left them, on real PostgreSQL. */
 describe('invoicing migrations over data of earlier versions', () => {
   const schema = 'invoicing';
-  let database: testing.TestDatabase;
+  let migrated: testing.MigratedDatabase;
   let db: Knex;
-  const names = invoicingMigrations.map((m) => m.name);
-  const upTo = (name: string) => invoicingMigrations.slice(0, names.indexOf(name));
 
   beforeAll(async () => {
-    database = await testing.createTestDatabase();
-    db = createDb(database.url, schema);
     // The schema as it was before the migrations under test.
-    await migrate(db, schema, upTo('006_recurring_first_period'));
+    migrated = await testing.migratedDatabase(schema, testing.migrationsUpTo(invoicingMigrations, '006_recurring_first_period'));
+    db = migrated.db;
   });
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => migrated?.drop());
 
   let seq = 0;
   const invoice = async (values: Record<string, unknown>): Promise<number> => {
@@ -112,19 +106,17 @@ describe('invoicing migrations over data of earlier versions', () => {
 /** 009: links from before links were the server's are reported, and kept only where invoicing can check them. */
 describe('invoicing migration 009 over source links typed by clients', () => {
   const schema = 'invoicing';
-  let database: testing.TestDatabase;
+  let migrated: testing.MigratedDatabase;
   let db: Knex;
-  const names = invoicingMigrations.map((m) => m.name);
 
   beforeAll(async () => {
-    database = await testing.createTestDatabase();
-    db = createDb(database.url, schema);
-    await migrate(db, schema, invoicingMigrations.slice(0, names.indexOf('009_server_made_links_and_partial_credits')));
+    migrated = await testing.migratedDatabase(
+      schema,
+      testing.migrationsUpTo(invoicingMigrations, '009_server_made_links_and_partial_credits'),
+    );
+    db = migrated.db;
   });
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => migrated?.drop());
 
   let seq = 0;
   const invoice = async (values: Record<string, unknown>): Promise<number> => {
