@@ -1,10 +1,12 @@
 import type { AllowanceChargeInput, AllowanceChargeRecord, TaxBreakdownRecord } from '@bo/contracts';
 import {
+  dec,
   decideDocumentTaxes,
   documentMinorUnit,
   DEFAULT_ROUNDING,
   toNumber,
   type AllowanceChargeInput as KernelAllowanceCharge,
+  type DecimalLike,
   type LineTaxes,
   type RoundingPolicy,
   type TaxDocument,
@@ -219,6 +221,22 @@ export function lineAmountColumns(
     tax_amount: line.tax.toFixed(places),
     total: line.gross.toFixed(places),
   };
+}
+
+/**
+ * Whether a stored line already holds the amounts its calculation gives (`lineAmountColumns`), by
+ * value (`10.5` is `10.50`): a document's store writes again only the lines that do not.
+ */
+export function lineAmountsUnchanged(
+  stored: { tax_category: string; subtotal: DecimalLike; tax_amount: DecimalLike; total: DecimalLike },
+  columns: { tax_category: string; subtotal: string; tax_amount: string; total: string },
+): boolean {
+  return (
+    stored.tax_category === columns.tax_category &&
+    dec(stored.subtotal).equals(columns.subtotal) &&
+    dec(stored.tax_amount).equals(columns.tax_amount) &&
+    dec(stored.total).equals(columns.total)
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   exchangeRateProblem,
   kernelAllowances,
   lineAmountColumns,
+  lineAmountsUnchanged,
   minorUnitOf,
   storedDocumentTaxes,
   storedTaxContext,
@@ -189,6 +190,15 @@ describe('stored columns and answers', () => {
       tax_amount: '67',
       total: '400',
     });
+  });
+
+  test('a stored line is unchanged when its category and amounts equal the computed ones by value', () => {
+    const columns = { tax_category: 'S', subtotal: '10.50', tax_amount: '2.42', total: '12.92' };
+    expect(lineAmountsUnchanged({ tax_category: 'S', subtotal: '10.5000', tax_amount: '2.4200', total: '12.9200' }, columns)).toBe(true);
+    expect(lineAmountsUnchanged({ ...columns, tax_category: 'Z' }, columns)).toBe(false);
+    expect(lineAmountsUnchanged({ ...columns, subtotal: '10.51' }, columns)).toBe(false);
+    expect(lineAmountsUnchanged({ ...columns, tax_amount: '2.43' }, columns)).toBe(false);
+    expect(lineAmountsUnchanged({ ...columns, total: '12.93' }, columns)).toBe(false);
   });
 
   test('documentTaxColumns and documentTaxFields: what is stored answers as it was computed', () => {

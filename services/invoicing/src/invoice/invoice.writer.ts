@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, formatDateTime, toNumber, type EnteredLine, type LineTaxes, type TaxDocument } from '@bo/kernel';
+import { formatDateTime, toNumber, type EnteredLine, type LineTaxes, type TaxDocument } from '@bo/kernel';
 import {
   computeDocumentTaxes,
   documentDefaults,
@@ -9,6 +9,7 @@ import {
   exchangeRateProblem,
   isUniqueViolation,
   lineAmountColumns,
+  lineAmountsUnchanged,
   numberDocument,
   pendingNumber,
   recordEvent,
@@ -112,11 +113,7 @@ export async function storeTaxes(
   const changed: Array<{ line: LineRow; columns: ReturnType<typeof lineAmountColumns> }> = [];
   const updated = lines.map((line, i) => {
     const columns = lineAmountColumns(doc.lines[i] as LineTaxes, doc.minor_unit);
-    const same =
-      line.tax_category === columns.tax_category &&
-      dec(line.subtotal).equals(columns.subtotal) &&
-      dec(line.tax_amount).equals(columns.tax_amount) &&
-      dec(line.total).equals(columns.total);
+    const same = lineAmountsUnchanged(line, columns);
     if (!same) changed.push({ line, columns });
     return same ? line : { ...line, ...columns };
   });

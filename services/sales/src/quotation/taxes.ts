@@ -1,8 +1,9 @@
-import { dec, sum, type LineTaxes, type TaxDocument, type TaxDocumentInput } from '@bo/kernel';
+import { sum, type LineTaxes, type TaxDocument, type TaxDocumentInput } from '@bo/kernel';
 import {
   computeDocumentTaxes,
   documentTaxColumns,
   documentTaxInput,
+  lineAmountsUnchanged,
   type FieldNaming,
   type Knex,
   type TaxContext,
@@ -58,12 +59,7 @@ export async function storeQuotationTaxes(
 ): Promise<QuotationRow> {
   const changed = lines.flatMap((line, i) => {
     const columns = quotationLineAmounts(doc.lines[i] as LineTaxes, doc.minor_unit);
-    const same =
-      line.tax_category === columns.tax_category &&
-      dec(line.subtotal).equals(columns.subtotal) &&
-      dec(line.tax_amount).equals(columns.tax_amount) &&
-      dec(line.total).equals(columns.total);
-    return same ? [] : [{ id: line.id, ...columns }];
+    return lineAmountsUnchanged(line, columns) ? [] : [{ id: line.id, ...columns }];
   });
   if (changed.length) {
     const values = changed.map(() => '(?::int, ?, ?::numeric, ?::numeric, ?::numeric)').join(', ');
