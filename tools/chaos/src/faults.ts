@@ -152,6 +152,7 @@ export function clusterFaultPlan(): Fault[] {
     pgbouncerRestart(1000),
     kill('sales#1'),
     kill('partners#2'),
+    kill('webhooks#1'),
   ];
 }
 
