@@ -10,11 +10,31 @@ import { attachRatios, evaluateTargets, formatReport, targetCell, type Report } 
 import type { ScenarioResult } from './result';
 import { combineRounds, formatSpread } from './rounds';
 import { interleave, scenarioNames } from './scenarios';
+import { countIn } from './statements';
 import { median, percentile } from './stats';
 
 /** The benchmark's pure parts; no test here measures or asserts a timing of the system. */
 describe('benchmark harness', () => {
   const names = [...scenarioNames, 'idempotency-cost'];
+
+  it("counts a database's statements per request from PostgreSQL's log, continuation lines joined and literals folded", () => {
+    const log = [
+      '2026-11-26 07:00:00.001 UTC [11] postgres@bo_x LOG:  statement: BEGIN;',
+      '2026-11-26 07:00:00.002 UTC [11] postgres@bo_x LOG:  execute s1: select * from invoices',
+      "\t  where id = $1 and status = 'open'",
+      "2026-11-26 07:00:00.003 UTC [11] postgres@bo_x DETAIL:  parameters: $1 = '5'",
+      '2026-11-26 07:00:00.004 UTC [12] postgres@bo_other LOG:  statement: select 1',
+      "2026-11-26 07:00:00.005 UTC [11] postgres@bo_x LOG:  execute <unnamed>: select * from invoices where id = $1 and status = 'paid'",
+      '2026-11-26 07:00:00.006 UTC [11] postgres@bo_x LOG:  statement: COMMIT;',
+    ].join('\n');
+    const count = countIn(log, 'bo_x', 2);
+    expect(count.perRequest).toBe(2);
+    expect(count.statements).toEqual([
+      { perRequest: 1, sql: "select * from invoices where id = $N and status = '?'" },
+      { perRequest: 0.5, sql: 'BEGIN;' },
+      { perRequest: 0.5, sql: 'COMMIT;' },
+    ]);
+  });
 
   it('reads --only, --modes, --json and BENCH_SECONDS, and refuses unknown names', () => {
     const opts = parseOptions(['--only', 'list-partners,validate-invoice', '--modes', 'rabbitmq', '--json', 'out.json'], names, {
