@@ -15,6 +15,12 @@ export type InboxHandlerDef = {
   /** Durable consumer name, e.g. `partners.ledger`; also the inbox's consumer key. */
   name: string;
   events: readonly string[];
+  /**
+   * Makes the consumer routed (Subscription.routes): of `events`, it gets only the types routed to
+   * it, starting with those this answers when the service subscribes; the service routes more with
+   * `ctx.routes.addRoutes` and sets them with `setRoutes`.
+   */
+  routes?: (db: Knex) => Promise<readonly string[]>;
 } & (
   | {
       /** Applies the event's effect inside the transaction that records it as processed. */

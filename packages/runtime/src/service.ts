@@ -28,9 +28,17 @@ import { inTransaction, withFlatTransactions } from './transaction';
 import { periodicTask, type BackgroundTask } from './periodic';
 import { purgeExpired, retentionWindows } from './retention';
 
+/** Routing of events to the service's routed subscriptions (Subscription.routes, Bus.addRoutes). */
+export type EventRoutes = Pick<Bus, 'addRoutes' | 'setRoutes'>;
+
 interface ContextBase extends RequestMeta {
   log: Logger;
   config: BaseConfig;
+  /**
+   * The bus's routes, for a write that makes a routed subscription want more event types: it routes
+   * them before its transaction commits (docs/webhooks.md).
+   */
+  routes: EventRoutes;
 }
 
 /**
@@ -253,7 +261,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     // The request's logger and calls are made on first use (RequestScope): most requests log nothing.
     let child: Logger | undefined;
     const reqLog = () => (child ??= log.child({ request_id: meta.requestId, operation }));
-    const scope: RequestScope = { fields: { ...meta, config }, log: reqLog };
+    const scope: RequestScope = { fields: { ...meta, config, routes: bus }, log: reqLog };
     const parsed = parseWith(h.operation.request, payload);
     if (!parsed.ok) return { ok: false, status: 400, code: 'validation_failed', message: parsed.message, errors: parsed.errors };
     if (!Number.isInteger(meta.orgId) || meta.orgId <= 0) {
@@ -279,7 +287,9 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
   };
   await bus.serve(def.name, [...byName.keys(), pingOperation(def.name)], server);
   for (const sub of def.subscriptions ?? []) {
-    await bus.subscribe(inboxSubscription(sub, db, log));
+    // A routed one starts with its routes as they stand, before anything of this process publishes.
+    const routes = sub.routes ? await sub.routes(db) : undefined;
+    await bus.subscribe({ ...inboxSubscription(sub, db, log), ...(routes ? { routes } : {}) });
   }
   const tasks = [...(def.background?.({ ...deps, bus, relay }) ?? []), retentionTask(deps)];
   // Publishing starts once its own consumers are subscribed (events it sends itself reach them too).

@@ -3,7 +3,8 @@ import type { Logger } from '../logger';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS } from './backoff';
 import { AmqpConnection } from './connection';
 import { Consumers } from './consumers';
-import { consumeEvents } from './event-consumer';
+import { BusError } from '../errors';
+import { ConsumerRoutes, consumeEvents } from './event-consumer';
 import { EventPublisher } from './event-publisher';
 import { RpcClient } from './rpc-client';
 import { serveRpc } from './rpc-server';
@@ -42,6 +43,8 @@ export class AmqpBus implements Bus {
   private readonly consumers = new Consumers();
   private readonly rpc: RpcClient;
   private readonly events: EventPublisher;
+  /** The routed subscriptions made on this bus, by name. */
+  private readonly routed = new Map<string, ConsumerRoutes>();
 
   constructor(private readonly opts: AmqpBusOptions) {
     this.connection = new AmqpConnection(opts);
@@ -87,12 +90,18 @@ export class AmqpBus implements Bus {
   /** `sub.store` is not used: the broker's durable queues keep what is not handled yet. */
   subscribe(sub: Subscription): Promise<void> {
     const retryBaseMs = this.opts.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
+    const queues = consumerQueues(this.opts.prefix, sub.name, retryBaseMs);
+    let routes: ConsumerRoutes | undefined;
+    if (sub.routes) {
+      routes = new ConsumerRoutes(sub, queues.main, this.eventsExchange);
+      this.routed.set(sub.name, routes);
+    }
     return consumeEvents(
       this.connection,
       this.consumers,
       this.events,
       {
-        queues: consumerQueues(this.opts.prefix, sub.name, retryBaseMs),
+        queues,
         exchange: this.eventsExchange,
         prefetch: this.opts.eventPrefetch ?? 16,
         maxAttempts: this.opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
@@ -101,7 +110,22 @@ export class AmqpBus implements Bus {
         log: this.opts.log,
       },
       sub,
+      routes,
     );
+  }
+
+  async addRoutes(subscription: string, types: readonly string[]): Promise<void> {
+    await this.routesOf(subscription).add(types);
+  }
+
+  async setRoutes(subscription: string, types: readonly string[]): Promise<void> {
+    await this.routesOf(subscription).set(types);
+  }
+
+  private routesOf(subscription: string): ConsumerRoutes {
+    const routes = this.routed.get(subscription);
+    if (!routes) throw new BusError('unavailable', `${subscription} is not a routed subscription of this bus (yet)`);
+    return routes;
   }
 
   stopConsuming(): Promise<void> {

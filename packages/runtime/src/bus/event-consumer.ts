@@ -8,7 +8,70 @@ import type { AmqpConnection } from './connection';
 import type { Consumers } from './consumers';
 import type { EventPublisher } from './event-publisher';
 import { queueDeclaration, type ConsumerQueues, type QueueType } from './topology';
+import { BusError } from '../errors';
 import type { Subscription } from './types';
+
+/**
+ * The event types routed to a routed subscription (Subscription.routes) through this bus, and the
+ * channel its queue is bound on. Bindings are durable: a reconnect binds these again (for a queue the
+ * broker lost) and unbinds nothing, since another instance may have bound what this one never saw.
+ */
+export class ConsumerRoutes {
+  types: Set<string>;
+  channel?: amqp.Channel;
+
+  constructor(
+    readonly sub: Subscription,
+    private readonly queue: string,
+    private readonly exchange: string,
+  ) {
+    this.types = new Set(this.checked(sub.routes ?? []));
+  }
+
+  async add(types: readonly string[]): Promise<void> {
+    // Kept before binding: a reconnect meanwhile binds it too.
+    for (const type of this.checked(types)) this.types.add(type);
+    await this.onChannel(async (ch) => {
+      for (const type of types) await ch.bindQueue(this.queue, this.exchange, type);
+    });
+  }
+
+  async set(types: readonly string[]): Promise<void> {
+    const routed = new Set(this.checked(types));
+    const before = this.types;
+    this.types = routed;
+    await this.onChannel(async (ch) => {
+      for (const type of routed) await ch.bindQueue(this.queue, this.exchange, type);
+      // Unbinding a type not bound is no error in RabbitMQ.
+      for (const type of new Set([...this.sub.events, ...before])) {
+        if (!routed.has(type)) await ch.unbindQueue(this.queue, this.exchange, type);
+      }
+    });
+  }
+
+  /** Binds every routed type on a fresh consumer channel (after each (re)connect). */
+  async bind(ch: amqp.Channel): Promise<void> {
+    this.channel = ch;
+    for (const type of [...this.types]) await ch.bindQueue(this.queue, this.exchange, type);
+  }
+
+  private async onChannel(work: (ch: amqp.Channel) => Promise<void>): Promise<void> {
+    const ch = this.channel;
+    if (!ch) throw new BusError('unavailable', `RabbitMQ is not connected: cannot route events to ${this.sub.name}`);
+    try {
+      await work(ch);
+    } catch (err) {
+      throw new BusError('unavailable', `Could not route events to ${this.sub.name}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Only exact types among the subscription's events: unrouting the others then unbinds all. */
+  private checked(types: readonly string[]): readonly string[] {
+    const unknown = types.filter((t) => !this.sub.events.includes(t));
+    if (unknown.length) throw new Error(`${this.sub.name} does not take ${unknown.join(', ')}`);
+    return types;
+  }
+}
 
 export interface EventConsumerOptions {
   queues: ConsumerQueues;
@@ -21,7 +84,8 @@ export interface EventConsumerOptions {
 }
 
 /**
- * A durable event consumer: its queue bound to each event type it takes, a retry queue per back-off
+ * A durable event consumer: its queue bound to each event type it takes (a routed one: to those
+ * routed to it, see ConsumerRoutes), a retry queue per back-off
  * delay and a dead-letter queue. A failed message is copied to the retry tier of its next delay
  * (or, after the last attempt, to the dead letters) and only then acked, so it is never lost.
  */
@@ -31,6 +95,7 @@ export async function consumeEvents(
   publisher: EventPublisher,
   opts: EventConsumerOptions,
   sub: Subscription,
+  routes?: ConsumerRoutes,
 ): Promise<void> {
   const { queues } = opts;
   await connection.register(async () => {
@@ -42,7 +107,8 @@ export async function consumeEvents(
     }
     await ch.assertQueue(queues.dead, queueDeclaration(type, { role: 'dead' }));
     [queues.main, ...queues.retries.map((t) => t.queue), queues.dead].forEach((q) => connection.declared.queues.add(q));
-    for (const type of sub.events) await ch.bindQueue(queues.main, opts.exchange, type);
+    if (routes) await routes.bind(ch);
+    else for (const type of sub.events) await ch.bindQueue(queues.main, opts.exchange, type);
     await ch.prefetch(opts.prefetch);
     const acks = new ChannelAcks(ch);
     await consumers.consume(ch, queues.main, (msg) => handleEvent(acks, msg, sub, publisher, opts));

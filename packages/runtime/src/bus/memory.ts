@@ -19,12 +19,15 @@ import {
  * subscription with a `store` has each event written there before publish resolves (the outbox
  * forgets it then) and removed once handled or dead-lettered, so first deliveries and retries not
  * made when the process stops are made after the next start, at their due time and with their
- * attempt count. One without a store lives in memory only.
+ * attempt count. One without a store lives in memory only. A routed subscription (Subscription.routes)
+ * gets only the types routed to it at the moment an event is published.
  */
 export class MemoryBus implements Bus {
   readonly kind = 'memory' as const;
   private readonly servers = new Map<string, RpcServer>();
   private readonly subscriptions: Subscription[] = [];
+  /** The types routed to each routed subscription (Subscription.routes), by name. */
+  private readonly routed = new Map<string, Set<string>>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Stored deliveries scheduled or running here, by consumer and event id: none is made twice at once. */
@@ -66,7 +69,10 @@ export class MemoryBus implements Bus {
 
   async publish(event: EventEnvelope): Promise<void> {
     const copy = JSON.parse(JSON.stringify(event)) as EventEnvelope;
-    const matching = this.subscriptions.filter((sub) => sub.events.some((pattern) => topicMatches(pattern, event.type)));
+    const matching = this.subscriptions.filter(
+      (sub) =>
+        sub.events.some((pattern) => topicMatches(pattern, event.type)) && (this.routed.get(sub.name)?.has(event.type) ?? !sub.routes),
+    );
     const stored = await Promise.allSettled(
       matching.map(async (sub) => {
         if (!sub.store) return this.schedule(sub, copy, 1);
@@ -81,11 +87,29 @@ export class MemoryBus implements Bus {
   }
 
   async subscribe(subscription: Subscription): Promise<void> {
+    if (subscription.routes) this.routed.set(subscription.name, new Set(checkedRoutes(subscription, subscription.routes)));
     this.subscriptions.push(subscription);
     // What an earlier run left undone resumes at its due time with its attempt count. Read after
     // subscribing, so an event published meanwhile cannot fall between the two; should both this
     // and publish find it, `scheduled` lets only one deliver it.
     for (const delivery of (await subscription.store?.pending()) ?? []) this.resume(subscription, delivery);
+  }
+
+  async addRoutes(subscription: string, types: readonly string[]): Promise<void> {
+    const routed = this.routesOf(subscription);
+    for (const type of checkedRoutes(routed.sub, types)) routed.types.add(type);
+  }
+
+  async setRoutes(subscription: string, types: readonly string[]): Promise<void> {
+    const routed = this.routesOf(subscription);
+    this.routed.set(subscription, new Set(checkedRoutes(routed.sub, types)));
+  }
+
+  private routesOf(name: string): { sub: Subscription; types: Set<string> } {
+    const sub = this.subscriptions.find((s) => s.name === name);
+    const types = this.routed.get(name);
+    if (!sub || !types) throw new BusError('unavailable', `${name} is not a routed subscription of this bus (yet)`);
+    return { sub, types };
   }
 
   /** Schedules a stored delivery unless it is scheduled already or the bus stopped (it waits in its store). */
@@ -173,6 +197,13 @@ export function topicMatches(pattern: string, key: string): boolean {
     return j < k.length && (p[i] === '*' || p[i] === k[j]) && match(i + 1, j + 1);
   };
   return match(0, 0);
+}
+
+/** Only exact types among the subscription's events, as on RabbitMQ. */
+function checkedRoutes(sub: Subscription, types: readonly string[]): readonly string[] {
+  const unknown = types.filter((t) => !sub.events.includes(t));
+  if (unknown.length) throw new Error(`${sub.name} does not take ${unknown.join(', ')}`);
+  return types;
 }
 
 function deliveryKey(sub: Subscription, event: EventEnvelope): string {

@@ -67,6 +67,12 @@ export interface Subscription {
    * unnecessary there; without it the in-process bus keeps them in memory only.
    */
   store?: DeliveryStore;
+  /**
+   * Makes the subscription routed: of its `events`, only the types routed to it reach it, starting
+   * with these (exact types among `events`); `Bus.addRoutes` and `Bus.setRoutes` change them. For a
+   * consumer that costs every event something while it rarely wants any (webhooks with no endpoint).
+   */
+  routes?: readonly string[];
 }
 
 /** A delivery still to make: which attempt it will be and when it is due (epoch ms). */
@@ -108,6 +114,18 @@ export interface Bus {
   /** Publishes an event; resolves once the broker has confirmed it. */
   publish(event: EventEnvelope, opts?: PublishOptions): Promise<void>;
   subscribe(subscription: Subscription): Promise<void>;
+  /**
+   * Routes these event types to a routed subscription made on this bus, in addition to those routed
+   * already; resolves once an event of them published from now on reaches it (RabbitMQ: bound).
+   * Rejects with BusError when the subscription is not routed here yet or the broker is unreachable.
+   */
+  addRoutes(subscription: string, types: readonly string[]): Promise<void>;
+  /**
+   * Routes exactly these event types to a routed subscription from now on: routes them and unroutes
+   * every other of its `events`. Only this ever unroutes: a reconnect routes again what this bus
+   * routed and unroutes nothing, so one instance never undoes what another routed.
+   */
+  setRoutes(subscription: string, types: readonly string[]): Promise<void>;
   /** Stops taking new messages and waits for the handlers in flight. */
   stopConsuming(): Promise<void>;
   close(): Promise<void>;

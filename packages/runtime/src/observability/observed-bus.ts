@@ -137,6 +137,14 @@ export class ObservedBus implements Bus {
     return { span, parent };
   }
 
+  addRoutes(subscription: string, types: readonly string[]): Promise<void> {
+    return this.inner.addRoutes(subscription, types);
+  }
+
+  setRoutes(subscription: string, types: readonly string[]): Promise<void> {
+    return this.inner.setRoutes(subscription, types);
+  }
+
   stopConsuming(): Promise<void> {
     return this.inner.stopConsuming();
   }
