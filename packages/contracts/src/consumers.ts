@@ -15,6 +15,11 @@ export interface ConsumerDef {
   service: ServiceName;
   summary: string;
   events: readonly string[];
+  /**
+   * Of `events`, it gets only the types routed to it at the time (Subscription.routes): webhooks',
+   * those some enabled endpoint subscribes to. Absent: every one of them.
+   */
+  routed?: true;
 }
 
 const partnerRecordEvents = [partners.partnerCreated.type, partners.partnerUpdated.type, partners.partnerDeleted.type];
@@ -83,6 +88,7 @@ export const consumers: readonly ConsumerDef[] = [
     summary:
       "Queues a signed webhook delivery of every event to each endpoint of the event's organization whose events match it (docs/webhooks.md)",
     events: events.map((e) => e.type),
+    routed: true,
   },
 ];
 

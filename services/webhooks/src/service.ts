@@ -4,6 +4,7 @@ import { Dispatcher } from './delivery/dispatcher';
 import { listDeliveriesHandler } from './delivery/list-deliveries.handler';
 import { logRetention } from './delivery/log-retention';
 import { redeliverHandler } from './delivery/redeliver.handler';
+import { routesReconcile } from './delivery/routes';
 import { createEndpointHandler } from './endpoint/create-endpoint.handler';
 import { deleteEndpointHandler } from './endpoint/delete-endpoint.handler';
 import { listEndpointsHandler } from './endpoint/list-endpoints.handler';
@@ -32,6 +33,10 @@ export const webhooksService: ServiceDefinition = {
   background: (deps) => {
     const settings = webhookSettings(deps.config);
     const log = deps.log.child({ task: 'webhook-dispatcher' });
-    return [new Dispatcher(deps.db, log, deps.relay, settings), logRetention(deps.db, deps.log, settings.WEBHOOKS_LOG_RETENTION_DAYS)];
+    return [
+      new Dispatcher(deps.db, log, deps.relay, settings),
+      logRetention(deps.db, deps.log, settings.WEBHOOKS_LOG_RETENTION_DAYS),
+      routesReconcile(deps.db, deps.bus, deps.log, settings.WEBHOOKS_ROUTES_RECONCILE_MS),
+    ];
   },
 };

@@ -45,6 +45,8 @@ export const webhookSettingsSchema = z.object({
   WEBHOOKS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** The most of a receiver's answer read (and kept, up to 1 kB, in the log). */
   WEBHOOKS_MAX_RESPONSE_BYTES: z.coerce.number().int().min(0).max(1_048_576).default(65_536),
+  /** How often the event types routed to the webhooks consumer are set to what the enabled endpoints want (and at start). */
+  WEBHOOKS_ROUTES_RECONCILE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** Delivered and failed deliveries are purged after this many days. */
   WEBHOOKS_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });

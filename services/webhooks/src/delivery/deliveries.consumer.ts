@@ -1,9 +1,7 @@
-import { consumers } from '@bo/contracts';
 import { currentTraceContext, type InboxHandlerDef } from '@bo/runtime';
 import { matchesAnySql } from '../domain/patterns';
+import { currentRoutes, deliverableTypes, DELIVERIES_CONSUMER } from './routes';
 import { wakeDispatchers } from './wake';
-
-const NAME = 'webhooks.deliveries';
 
 /**
  * Every event becomes one delivery row per enabled endpoint of its organization whose events match
@@ -11,11 +9,12 @@ const NAME = 'webhooks.deliveries';
  * business write passes through here, most of them for organizations without endpoints, so it costs
  * one round trip. The unique (endpoint, event) makes a second copy of an event queue nothing. Sending
  * is the dispatcher's work, so a slow receiver never holds an event consumer; it is woken when rows
- * were queued.
+ * were queued. It is routed (routes.ts): only the types some enabled endpoint wants reach it.
  */
 export const deliveriesConsumer: InboxHandlerDef = {
-  name: NAME,
-  events: consumers.find((c) => c.name === NAME)?.events ?? [],
+  name: DELIVERIES_CONSUMER,
+  events: deliverableTypes,
+  routes: currentRoutes,
   statement(events) {
     const trace = currentTraceContext();
     const rows = events.map((event, i) => ({

@@ -1,12 +1,17 @@
 import { integrations } from '@bo/contracts';
 import { handler } from '@bo/runtime';
+import { routeEndpoint } from '../delivery/routes';
 import { newSigningSecret } from '../domain/signature';
 import { webhookSettings } from '../settings';
 import { checkEndpointInput } from './endpoint-input';
 import { endpointRecord, type EndpointRow } from './endpoint.record';
 import { secretBox } from './secrets';
 
-/** The target is checked (a DNS lookup) before the transaction; the secret is answered once (and recorded with the reply under the key). */
+/**
+ * The target is checked (a DNS lookup) before the transaction; the secret is answered once (and
+ * recorded with the reply under the key). Its event types are routed to the webhooks consumer before
+ * the endpoint commits (delivery/routes.ts), so no event published once it is visible misses it.
+ */
 export const createEndpointHandler = handler(integrations.createEndpoint, {
   gather: (req, ctx) => checkEndpointInput(req, ctx.config),
   async apply(req, ctx) {
@@ -21,6 +26,7 @@ export const createEndpointHandler = handler(integrations.createEndpoint, {
         secret: secretBox(webhookSettings(ctx.config)).seal(secret),
       })
       .returning('*')) as EndpointRow[];
+    await routeEndpoint(ctx.db, ctx.routes, req.events);
     return { message: 'Webhook endpoint created successfully', endpoint: endpointRecord(row as EndpointRow), secret };
   },
 });

@@ -1,9 +1,14 @@
 import { integrations } from '@bo/contracts';
 import { handler } from '@bo/runtime';
+import { routeEndpoint } from '../delivery/routes';
 import { checkEndpointInput } from './endpoint-input';
 import { endpointRecord, lockEndpoint, type EndpointRow } from './endpoint.record';
 
-/** Enabling an endpoint again clears why it was off and its failing streak: its pending deliveries resume. */
+/**
+ * Enabling an endpoint again clears why it was off and its failing streak: its pending deliveries
+ * resume. An enabled endpoint whose events change, or one enabled again, has its types routed before
+ * it commits (delivery/routes.ts); disabling routes nothing away at once (the reconcile does).
+ */
 export const updateEndpointHandler = handler(integrations.updateEndpoint, {
   gather: (req, ctx) => checkEndpointInput(req, ctx.config),
   async apply(req, ctx) {
@@ -21,6 +26,8 @@ export const updateEndpointHandler = handler(integrations.updateEndpoint, {
       .where({ id: row.id })
       .update({ ...changes, version: row.version + 1, updated_at: ctx.db.fn.now() })
       .returning('*')) as EndpointRow[];
+    if (updated?.status === 'enabled' && (changes['events'] !== undefined || changes['status'] === 'enabled'))
+      await routeEndpoint(ctx.db, ctx.routes, updated.events);
     return { message: 'Webhook endpoint updated successfully', endpoint: endpointRecord(updated as EndpointRow) };
   },
 });
