@@ -219,4 +219,68 @@ describe('RabbitMQ bus', () => {
     expect(finished).toBe(true);
     await expect(pending).resolves.toMatchObject({ ok: true });
   });
+  it('delivers a routed subscription only the types routed to it (subscribe, addRoutes, setRoutes), after a reconnect too', async () => {
+    const got: string[] = [];
+    await server.subscribe({
+      name: 'svc.routed',
+      events: ['r.a', 'r.b', 'r.c'],
+      routes: ['r.a'],
+      handler: async (e) => void got.push(e.type),
+    });
+    await expect(server.addRoutes('svc.other', ['r.a'])).rejects.toMatchObject({ kind: 'unavailable' });
+    // One publisher, one queue: an event published before the last one would have arrived before it.
+    const publishAll = async (...types: string[]) => {
+      for (const type of types) await client.publish(thing(type));
+      await until(() => got.at(-1) === types.at(-1));
+    };
+    await publishAll('r.b', 'r.c', 'r.a');
+    expect(got).toEqual(['r.a']);
+    await server.addRoutes('svc.routed', ['r.b']);
+    await publishAll('r.c', 'r.b', 'r.a');
+    expect(got).toEqual(['r.a', 'r.b', 'r.a']);
+    await server.setRoutes('svc.routed', ['r.c']);
+    await publishAll('r.a', 'r.b', 'r.c');
+    expect(got).toEqual(['r.a', 'r.b', 'r.a', 'r.c']);
+
+    cutConnection(server);
+    // Routing waits for the connection to be back: until then it fails as unavailable.
+    await until(() =>
+      server.addRoutes('svc.routed', ['r.b']).then(
+        () => true,
+        () => false,
+      ),
+    );
+    got.length = 0;
+    await publishAll('r.a', 'r.b', 'r.c');
+    expect(got).toEqual(['r.b', 'r.c']);
+    await server.setRoutes('svc.routed', []);
+    await publishAll('r.a', 'r.b', 'r.c');
+    expect(got).toEqual(['r.b', 'r.c']);
+    expect(await queueDepth(url, `${prefix}.svc.routed`)).toBe(0);
+  });
+
+  it('binds again on reconnect what it routed, and unbinds nothing another instance routed', async () => {
+    const got: string[] = [];
+    const handler = async (e: EventEnvelope) => void got.push(e.type);
+    await server.subscribe({ name: 'svc.shared', events: ['s.a', 's.b'], routes: [], handler });
+    const other = new AmqpBus({ url, prefix, log });
+    await other.connect();
+    try {
+      await other.subscribe({ name: 'svc.shared', events: ['s.a', 's.b'], routes: [], handler });
+      await other.addRoutes('svc.shared', ['s.b']);
+      await server.addRoutes('svc.shared', ['s.a']);
+      cutConnection(server);
+      await until(() =>
+        server.addRoutes('svc.shared', []).then(
+          () => true,
+          () => false,
+        ),
+      );
+      for (const type of ['s.a', 's.b']) await client.publish(thing(type));
+      await until(() => got.length === 2);
+      expect(got.sort()).toEqual(['s.a', 's.b']);
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -163,3 +163,29 @@ describe('in-process bus', () => {
     });
   });
 });
+
+describe('in-process bus: a routed subscription', () => {
+  const log = createLogger('test', 'silent');
+  const event = (type: string, n: number): EventEnvelope => ({ ...anEvent(n), type });
+
+  it('gets only the types routed to it when each event is published: from subscribe, addRoutes and setRoutes', async () => {
+    const bus = new MemoryBus({ log });
+    const got: string[] = [];
+    const handler = async (e: EventEnvelope) => void got.push(e.id);
+    await bus.subscribe({ name: 'hooks', events: ['a.one', 'a.two', 'b.one'], routes: ['a.one'], handler });
+    await expect(bus.addRoutes('other', ['a.one'])).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(bus.addRoutes('hooks', ['c.nope'])).rejects.toThrow(/does not take c.nope/);
+
+    await bus.publish(event('a.one', 1));
+    await bus.publish(event('a.two', 2));
+    await bus.addRoutes('hooks', ['b.one']);
+    await bus.publish(event('b.one', 3));
+    await bus.setRoutes('hooks', ['a.two']);
+    await bus.publish(event('a.one', 4));
+    await bus.publish(event('b.one', 5));
+    await bus.publish(event('a.two', 6));
+    await waitUntil(() => got.length === 3);
+    await bus.stopConsuming();
+    expect(got.sort()).toEqual([event('a.one', 1).id, event('b.one', 3).id, event('a.two', 6).id].sort());
+  });
+});
