@@ -1,1 +1,2 @@
 export { webhooksService } from './service';
+export { reconcileRoutes, routesLockSql } from './delivery/routes';
