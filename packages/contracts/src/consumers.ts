@@ -86,7 +86,7 @@ export const consumers: readonly ConsumerDef[] = [
     name: 'webhooks.deliveries',
     service: 'webhooks',
     summary:
-      "Queues a signed webhook delivery of every event to each endpoint of the event's organization whose events match it (docs/webhooks.md)",
+      "Queues a signed webhook delivery of every event to each endpoint of the event's organization whose events match it; an event type is routed to it only while some enabled endpoint subscribes to it (docs/webhooks.md)",
     events: events.map((e) => e.type),
     routed: true,
   },

@@ -51,7 +51,9 @@ export function eventsReference(): string {
     '',
   ];
   for (const e of events) {
-    const takers = consumers.filter((c) => c.events.includes(e.type)).map((c) => `\`${c.name}\` (${c.service})`);
+    const takers = consumers
+      .filter((c) => c.events.includes(e.type))
+      .map((c) => `\`${c.name}\` (${c.service}${c.routed ? ', only while routed to it' : ''})`);
     const flow = `Published by ${publisherOf(e.type)}; consumed by ${takers.length ? takers.join(', ') : 'none yet'}.`;
     lines.push(`## \`${e.type}\``, '', e.summary, '', flow, '', '| field | type | required |', '|---|---|---|');
     const schema = z.toJSONSchema(e.data, { io: 'output', unrepresentable: 'any' }) as {
