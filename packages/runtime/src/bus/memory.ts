@@ -95,14 +95,18 @@ export class MemoryBus implements Bus {
     for (const delivery of (await subscription.store?.pending()) ?? []) this.resume(subscription, delivery);
   }
 
-  async addRoutes(subscription: string, types: readonly string[]): Promise<void> {
-    const routed = this.routesOf(subscription);
-    for (const type of checkedRoutes(routed.sub, types)) routed.types.add(type);
+  addRoutes(subscription: string, types: readonly string[]): Promise<void> {
+    return Promise.resolve().then(() => {
+      const routed = this.routesOf(subscription);
+      for (const type of checkedRoutes(routed.sub, types)) routed.types.add(type);
+    });
   }
 
-  async setRoutes(subscription: string, types: readonly string[]): Promise<void> {
-    const routed = this.routesOf(subscription);
-    this.routed.set(subscription, new Set(checkedRoutes(routed.sub, types)));
+  setRoutes(subscription: string, types: readonly string[]): Promise<void> {
+    return Promise.resolve().then(() => {
+      const routed = this.routesOf(subscription);
+      this.routed.set(subscription, new Set(checkedRoutes(routed.sub, types)));
+    });
   }
 
   private routesOf(name: string): { sub: Subscription; types: Set<string> } {

@@ -30,10 +30,10 @@ export function routedTypes(patterns: readonly string[]): string[] {
 
 /** The types every enabled endpoint of any organization wants, together. */
 export async function currentRoutes(db: Knex): Promise<string[]> {
-  const { rows } = (await db.raw(
+  const { rows } = await db.raw<{ rows: Array<{ pattern: string }> }>(
     `select distinct p.pattern from endpoints e, jsonb_array_elements_text(e.events) as p(pattern)
      where e.status = 'enabled' and e.deleted_at is null`,
-  )) as { rows: Array<{ pattern: string }> };
+  );
   return routedTypes(rows.map((r) => r.pattern));
 }
 
