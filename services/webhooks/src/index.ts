@@ -1,2 +1,3 @@
 export { webhooksService } from './service';
 export { reconcileRoutes, routesLockSql } from './delivery/routes';
+export { matchesAnySql } from './domain/patterns';
