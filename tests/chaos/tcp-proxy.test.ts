@@ -74,6 +74,18 @@ describe('TcpProxy', () => {
     t.destroy();
   });
 
+  it('forwards new connections again once told to stop refusing', async () => {
+    proxy.refuse(60_000);
+    await open()
+      .then((s) => closed(s.on('error', () => undefined)))
+      .catch(() => undefined);
+    expect(proxy.stats().refused).toBe(1);
+    proxy.stopRefusing();
+    const t = await open();
+    expect(await roundTrip(t, 'back')).toBe('back');
+    t.destroy();
+  });
+
   it('stalls traffic in a blackhole, then lets it flow or cuts it', async () => {
     const s = await open();
     s.on('error', () => undefined);

@@ -4,7 +4,8 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
  * A TCP proxy a test controls, put between processes and one upstream (PostgreSQL, RabbitMQ), so a
  * test can break the network without touching a shared server:
  * - `cut()` resets every established connection (what a server restart or a dropped link does);
- * - `refuse(ms)` resets every new connection for a while (a server that is down);
+ * - `refuse(ms)` resets every new connection for a while (a server that is down), until
+ *   `stopRefusing()` if that comes first;
  * - `blackhole(ms)` stalls every byte, old and new connections alike, for a while (a partition),
  *   then either resumes (the link healed) or resets what it held (the peers gave up).
  * Everything else is forwarded as is, with Nagle off on both sides.
@@ -79,6 +80,11 @@ export class TcpProxy {
   /** Resets every new connection for `ms` (established ones are untouched: call `cut()` too for a restart). */
   refuse(ms: number): void {
     this.refuseUntil = Math.max(this.refuseUntil, Date.now() + ms);
+  }
+
+  /** Ends a refusal now (a server back sooner than `refuse` said): new connections are forwarded again. */
+  stopRefusing(): void {
+    this.refuseUntil = 0;
   }
 
   get refusing(): boolean {
