@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { newProducts } from '../support/catalog';
 import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
@@ -182,6 +183,89 @@ describe('webhooks', () => {
     await eventually(() => expect(r.hooks.map((h) => h.headers['webhook-id'])).toEqual([delivery.event_id, delivery.event_id]));
   });
 
+  it('logs each failing attempt, paginated, and on redeliver since a time sends again every delivery that failed since then, and no other', async () => {
+    const r = await receiver();
+    let up = false;
+    const answeredOk: string[] = [];
+    r.answer = (h) => (up ? (answeredOk.push(String(h.headers['webhook-id'])), 200) : 503);
+    const { endpoint: e } = await endpoint(r.url, ['partners.partner.created']);
+    const ping = async () => (await hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id })).delivery;
+    const before = await ping();
+    // The log while it retries: the event, the attempts, the last one's time, status and duration, the next one.
+    const retrying = await eventually(async () => {
+      const [d] = await deliveries(e.id);
+      expect(d).toMatchObject({
+        id: before.id,
+        event_id: before.event_id,
+        event_type: 'webhook.ping',
+        status: 'pending',
+        last_http_status: 503,
+      });
+      expect(d!.attempts).toBeGreaterThanOrEqual(1);
+      // Between two attempts (while one runs, the next is not known yet).
+      expect(d!.next_attempt_at).not.toBeNull();
+      return d!;
+    });
+    expect(retrying.last_attempt_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    expect(retrying.next_attempt_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    expect(retrying.last_duration_ms).toEqual(expect.any(Number));
+    expect(retrying.last_error).toBeNull();
+    // `since` is to the second: the deliveries after it are made once that second has begun.
+    const sinceMs = Date.parse(`${before.created_at}Z`) + 1000;
+    const since = new Date(sinceMs).toISOString().slice(0, 19);
+    await eventually(() => expect(Date.now()).toBeGreaterThanOrEqual(sinceMs + 50), { timeoutMs: 5000 });
+    const after = [await ping(), await ping()];
+    // Every retry of the shortened schedule fails: all three give up.
+    await eventually(async () => expect((await deliveries(e.id)).map((d) => d.status)).toEqual(['failed', 'failed', 'failed']), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    });
+    const gaveUp = await deliveries(e.id);
+    expect(gaveUp.every((d) => d.next_attempt_at === null && d.last_http_status === 503 && d.attempts === 11)).toBe(true);
+
+    const page = await hooks().delivery.list({ org_id: '1', endpoint_id: e.id, page_size: 1, page_number: 2 });
+    expect(page.deliveries.map((d) => d.id)).toEqual([after[0]!.id]);
+    expect(page.pagination).toMatchObject({
+      page_number: 2,
+      page_size: 1,
+      total_items: 3,
+      total_pages: 3,
+      has_next: true,
+      has_previous: true,
+    });
+
+    up = true;
+    expect(await hooks().delivery.redeliver({ org_id: '1', userid: 'u1', endpoint_id: e.id, since })).toMatchObject({ redelivered: 2 });
+    await eventually(async () =>
+      expect((await deliveries(e.id)).map((d) => [d.id, d.status])).toEqual([
+        [after[1]!.id, 'delivered'],
+        [after[0]!.id, 'delivered'],
+        [before.id, 'failed'],
+      ]),
+    );
+    expect(answeredOk.sort()).toEqual(after.map((d) => d.event_id).sort());
+  });
+
+  it('counts attempts by outcome and their latency, and the backlog per endpoint, in /metrics', async () => {
+    const stuck = await receiver();
+    stuck.answer = () => 'hang';
+    const { endpoint: e } = await endpoint(stuck.url, ['partners.partner.created']);
+    await hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    await eventually(() => expect(stuck.hanging).toHaveLength(1));
+    const text = await (await fetch(`${sys.url}/metrics`)).text();
+    const value = (series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      if (!line) throw new Error(`no ${series} in /metrics`);
+      return Number(line.slice(series.length + 1));
+    };
+    // The earlier tests delivered, failed (500) and were gone (410).
+    expect(value('bo_webhook_attempts_total{service="webhooks",outcome="delivered"}')).toBeGreaterThan(0);
+    expect(value('bo_webhook_attempts_total{service="webhooks",outcome="failed"}')).toBeGreaterThan(0);
+    expect(value('bo_webhook_attempt_duration_seconds_count{service="webhooks",outcome="delivered"}')).toBeGreaterThan(0);
+    expect(value(`bo_webhook_backlog{service="webhooks",endpoint="${e.id}"}`)).toBe(1);
+    expect(value('bo_webhook_oldest_pending_seconds{service="webhooks"}')).toBeGreaterThan(0);
+  });
+
   it('disables an endpoint that answers 410 Gone, and says so with an event', async () => {
     const watcher = await receiver();
     const gone = await receiver();
@@ -218,6 +302,64 @@ describe('webhooks', () => {
   });
 });
 
+/**
+ * An endpoint failing for WEBHOOKS_DISABLE_AFTER_MS (3 days by default; one second here, with a
+ * retry schedule that outlasts it) is disabled at its next failure, with an event.
+ */
+describe('an endpoint failing for too long', () => {
+  let sys: TestSystem;
+  const receivers: WebhookReceiver[] = [];
+  beforeAll(async () => {
+    sys = await startTestSystem({
+      services: ['webhooks'],
+      env: {
+        WEBHOOKS_ALLOW_HTTP: '1',
+        WEBHOOKS_ALLOW_PRIVATE: '1',
+        WEBHOOKS_POLL_MS: '100',
+        WEBHOOKS_DISABLE_AFTER_MS: '1000',
+        WEBHOOKS_RETRY_SCHEDULE_MS: '300,300,300,300,300,300,300,300,300,300',
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    for (const r of receivers) await r.stop();
+    await sys?.stop();
+  });
+
+  it('is disabled with an event, and delivers what was pending once enabled again', async () => {
+    const [watcher, failing] = [await new WebhookReceiver().start(), await new WebhookReceiver().start()];
+    receivers.push(watcher, failing);
+    let up = false;
+    failing.answer = () => (up ? 200 : 500);
+    const hooks = sys.client.webhooks;
+    await hooks.endpoint.create({ org_id: '1', userid: 'u1', url: watcher.url, events: ['webhooks.*'] });
+    const { endpoint: e } = await hooks.endpoint.create({ org_id: '1', userid: 'u1', url: failing.url, events: ['*'] });
+    const { delivery } = await hooks.endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+
+    const [disabled] = await eventually(() => {
+      const got = watcher.ofType('webhooks.endpoint.disabled');
+      if (!got.length) throw new Error('no event yet');
+      return got;
+    });
+    expect(disabled!.payload.data).toMatchObject({ endpoint_id: e.id, reason: 'failing', failing_since: expect.any(String) });
+    const listed = (await hooks.endpoint.list({ org_id: '1' })).endpoints.find((x) => x.id === e.id);
+    expect(listed).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
+    // Disabled before its retries ran out: the ping waits, pending.
+    const [waiting] = (await hooks.delivery.list({ org_id: '1', endpoint_id: e.id })).deliveries;
+    expect(waiting).toMatchObject({ id: delivery.id, status: 'pending' });
+
+    up = true;
+    await hooks.endpoint.update({ org_id: '1', userid: 'u1', endpoint_id: e.id, status: 'enabled' });
+    await eventually(async () =>
+      expect((await hooks.delivery.list({ org_id: '1', endpoint_id: e.id })).deliveries[0]).toMatchObject({
+        id: delivery.id,
+        status: 'delivered',
+        last_http_status: 200,
+      }),
+    );
+  });
+});
+
 describe('webhook targets without the development flags', () => {
   let sys: TestSystem;
   beforeAll(async () => {
@@ -225,6 +367,32 @@ describe('webhook targets without the development flags', () => {
   }, 60_000);
   afterAll(async () => {
     await sys?.stop();
+  });
+
+  it('refuses a private address again at delivery, before connecting (a name that resolves elsewhere now)', async () => {
+    // A name that does not resolve is taken at create; its address is checked at every attempt. The
+    // stored URL is then changed to a loopback address, as the name resolving there later would.
+    const { endpoint: e } = await sys.client.webhooks.endpoint.create({
+      org_id: '1',
+      userid: 'u1',
+      url: 'https://hooks.invalid/x',
+      events: ['webhooks.*'],
+    });
+    const db = new pg.Client({ connectionString: sys.databaseUrl });
+    await db.connect();
+    try {
+      await db.query(`update webhooks.endpoints set url = 'https://127.0.0.1:9/x' where id = $1`, [e.id]);
+    } finally {
+      await db.end();
+    }
+    const { delivery } = await sys.client.webhooks.endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    const [tried] = await eventually(async () => {
+      const log = (await sys.client.webhooks.delivery.list({ org_id: '1', endpoint_id: e.id })).deliveries;
+      if (!log[0]?.attempts) throw new Error('not tried yet');
+      return log;
+    });
+    expect(tried).toMatchObject({ id: delivery.id, status: 'pending', last_http_status: null, last_duration_ms: 0 });
+    expect(tried!.last_error).toMatch(/^refused: resolves to 127\.0\.0\.1, a loopback, private/);
   });
 
   it.each([
