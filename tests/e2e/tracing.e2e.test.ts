@@ -168,7 +168,11 @@ describe('traces across the message hop', () => {
     expect(ping.parentSpanContext?.spanId).toBe(health.spanContext().spanId);
 
     // Every service's spans, one trace id: webhooks consumes the invoicing events its endpoint subscribes to.
-    await eventually(async () => one('webhooks', SpanKind.CONSUMER, `consume ${invoicing.invoiceValidated.type}`));
+    const consumed = await eventually(async () => one('webhooks', SpanKind.CONSUMER, `consume ${invoicing.invoiceValidated.type}`));
     expect(new Set(inTrace().map(serviceOf))).toEqual(new Set(['gateway', 'catalog', 'partners', 'sales', 'invoicing', 'webhooks']));
+    // Its delivery to the endpoint continues the trace too: an attempt (refused at port 9) is a client span under the consumer's.
+    const attempt = await eventually(async () => one('webhooks', SpanKind.CLIENT, `webhook ${invoicing.invoiceValidated.type}`));
+    expect(attempt.parentSpanContext?.spanId).toBe(consumed.spanContext().spanId);
+    expect(attempt.attributes).toMatchObject({ 'webhook.attempt': 1, 'webhook.outcome': 'error', 'webhook.id': carried?.event.id });
   });
 });
