@@ -4,6 +4,7 @@ import type { Knex, SqlStatement } from './db';
 import type { Logger } from './logger';
 import { Batched } from './batched';
 import { retryTransientConflicts } from './db-errors';
+import { currentTraceContext, type TraceContext } from './observability/tracing';
 import { inTransaction } from './transaction';
 
 /**
@@ -45,9 +46,10 @@ export type InboxHandlerDef = {
        * before too, so running it again for an event must leave what running it once did (as an
        * upsert keeping the newest version does). It runs with the batch's inbox rows as one statement,
        * so one round trip commits both, with no BEGIN or COMMIT: a read model fed by every write of
-       * another service pays the least per event.
+       * another service pays the least per event. It runs in the trace of the batch's first event;
+       * `traces[i]` is the one `events[i]` arrived in, for an effect that keeps each event's own.
        */
-      statement(events: EventEnvelope[], log: Logger): SqlStatement | undefined;
+      statement(events: EventEnvelope[], log: Logger, traces: ReadonlyArray<TraceContext | undefined>): SqlStatement | undefined;
       /** Called once the statement committed, with the number of rows its effect wrote. */
       applied?(rowCount: number): void;
       handle?: never;
@@ -83,6 +85,8 @@ const MAX_BATCH = 64;
 /** Events applied together in one transaction; each answers its own failure, or undefined. */
 class InboxBatches {
   private readonly batches = new Batched<EventEnvelope, unknown>((events) => this.run(events), MAX_BATCH);
+  /** The trace each event arrived in (its consume span): a batch runs in its first event's only. */
+  private readonly traces = new WeakMap<EventEnvelope, TraceContext | undefined>();
 
   constructor(
     private readonly def: InboxHandlerDef,
@@ -92,6 +96,7 @@ class InboxBatches {
 
   /** Resolves once the event took effect (or was found applied already); rejects if its effect failed. */
   async apply(event: EventEnvelope): Promise<void> {
+    this.traces.set(event, currentTraceContext());
     const failure = await this.batches.run(event);
     if (failure !== undefined) throw failure as Error;
   }
@@ -124,7 +129,11 @@ class InboxBatches {
     const { def } = this;
     const { pending, recorded } = this.inboxRows(events);
     if (def.statement) {
-      const effect = def.statement(events, this.log.child({ consumer: def.name }));
+      const effect = def.statement(
+        events,
+        this.log.child({ consumer: def.name }),
+        events.map((e) => this.traces.get(e)),
+      );
       if (effect && /^\s*with\b/i.test(effect.sql)) throw new Error(`${def.name}: a consumer's statement may not start with WITH`);
       const result: unknown = await this.db.raw(
         effect ? `with ${pending.sql}, recorded as (${recorded.sql}) ${effect.sql}` : `with ${pending.sql} ${recorded.sql}`,

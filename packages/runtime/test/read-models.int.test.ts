@@ -118,7 +118,7 @@ describe('shared read models', () => {
       event('created', 23, 1, 'Foreign', { orgid: 2 }),
       event('created', 24, 1, 'Nameless', { partnername: undefined }),
     ];
-    const upsert = consumer.statement!(batch, createLogger('test', 'silent'))!;
+    const upsert = consumer.statement!(batch, createLogger('test', 'silent'), [])!;
     const statements = await statementsIn(db, (trx) => trx.raw(upsert.sql, upsert.bindings));
     expect(statements).toHaveLength(1);
     expect(await findPartner(db, 1, 20)).toMatchObject({ partnername: 'Third edit', currency: 'USD', version: 3, deleted_at: null });
