@@ -266,6 +266,17 @@ describe('webhooks', () => {
     expect(value('bo_webhook_oldest_pending_seconds{service="webhooks"}')).toBeGreaterThan(0);
   });
 
+  it('deletes an endpoint with its log: no longer listed, its deliveries not found', async () => {
+    const r = await receiver();
+    const { endpoint: e } = await endpoint(r.url, ['partners.partner.created']);
+    await hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    await eventually(async () => expect((await deliveries(e.id)).map((d) => d.status)).toEqual(['delivered']));
+    await hooks().endpoint.delete({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    expect((await hooks().endpoint.list({ org_id: '1', page_size: 100 })).endpoints.map((x) => x.id)).not.toContain(e.id);
+    expect(await refusal(hooks().delivery.list({ org_id: '1', endpoint_id: e.id }))).toMatchObject({ code: 'not_found' });
+    expect(await refusal(hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id }))).toMatchObject({ code: 'not_found' });
+  });
+
   it('disables an endpoint that answers 410 Gone, and says so with an event', async () => {
     const watcher = await receiver();
     const gone = await receiver();
