@@ -114,6 +114,20 @@ describe('webhooks', () => {
     // Never listed: no secret in any answer but create's and rotate's.
     const listed = await hooks().endpoint.list({ org_id: '1' });
     expect(JSON.stringify(listed)).not.toContain('whsec_');
+    // Stored sealed (AES-GCM under WEBHOOKS_SECRET_KEY), neither secret in the clear.
+    const db = new pg.Client({ connectionString: sys.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query('select secret, previous_secret from webhooks.endpoints where id = $1', [e.id]);
+      const stored = JSON.stringify(rows);
+      expect(rows[0]).toEqual({ secret: expect.stringMatching(/^v1:/), previous_secret: expect.stringMatching(/^v1:/) });
+      for (const secret of [old, rotated.secret]) {
+        expect(stored).not.toContain(secret);
+        expect(stored).not.toContain(secret.slice('whsec_'.length));
+      }
+    } finally {
+      await db.end();
+    }
   });
 
   it('gets every event to a receiver that was down, each under one webhook-id, the same on every attempt', async () => {
