@@ -23,8 +23,8 @@ export const deliveriesConsumer: InboxHandlerDef = {
       id: event.id,
       type: event.type,
       payload: { id: event.id, type: event.type, created_at: event.occurred_at, org_id: event.org_id, data: event.data },
-      traceparent: traces[i]?.traceparent ?? null,
-      tracestate: traces[i]?.tracestate ?? null,
+      // Absent (null to the recordset) when tracing is off.
+      ...traces[i],
     }));
     return {
       sql: `insert into deliveries (org_id, endpoint_id, event_id, event_type, payload, next_attempt_at, traceparent, tracestate)
