@@ -117,6 +117,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     max_stock_level: null,
     created_at: `${today}T20:43:00`,
     updated_at: `${today}T20:43:01`,
+    version: 2,
   };
   const hammerMoves: Reply<'catalog.stock.moves'>['stock_moves'] = [
     {
@@ -505,6 +506,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
           max_stock_level: null,
           created_at: `${today}T20:43:00`,
           updated_at: `${today}T20:43:00`,
+          version: 1,
         },
       },
     ),
@@ -641,6 +643,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
           max_stock_level: null,
           created_at: `${today}T20:43:05`,
           updated_at: `${today}T20:43:05`,
+          version: 1,
         },
       },
     ),

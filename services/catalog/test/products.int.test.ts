@@ -271,6 +271,25 @@ describe('catalog products (integration)', () => {
     });
   });
 
+  it('counts each change of a product in its version, 1 when made, in its replies and events, so a receiver keeps the newest', async () => {
+    const events = await svc.collect(['catalog.product.created', 'catalog.product.updated', 'catalog.product.deleted']);
+    const made = ok(await create({ name: 'Versioned', stock: 1 })).product;
+    expect(made.version).toBe(1);
+    expect(ok(await svc.call('catalog.product.edit', { product_id: made.id, name: 'Versioned twice' })).product.version).toBe(2);
+    // A refused edit changes nothing, its version included.
+    refusal(await svc.call('catalog.product.edit', { product_id: made.id, min_stock_level: 5, max_stock_level: 1 }));
+    expect(ok(await svc.call('catalog.product.edit', { product_id: made.id, price: 3 })).product.version).toBe(3);
+    ok(await svc.call('catalog.product.delete', { product_id: made.id, delete: true }));
+    await waitFor(() => events.filter((e) => e.data.id === made.id).length >= 4);
+    expect(events.filter((e) => e.data.id === made.id).map((e) => [e.type, e.data.version])).toEqual([
+      ['catalog.product.created', 1],
+      ['catalog.product.updated', 2],
+      ['catalog.product.updated', 3],
+      ['catalog.product.deleted', 4],
+    ]);
+    expect((await svc.db('products').where({ id: made.id }).first()).version).toBe(4);
+  });
+
   it("names the edited product (its new SKU) in the event of an edit's stock move", async () => {
     const p = ok(await create({ name: 'Rename me', sku: 'OLD-SKU', stock: 1 }));
     const events = await svc.collect(['catalog.stock.adjusted', 'catalog.product.updated']);

@@ -2,20 +2,23 @@ import { z } from 'zod';
 import { defineEvent } from '../events';
 import { productRecord, stockMoveDocument, stockMoveSources } from './schemas';
 
+/** The product record; events recorded before products kept versions have none. */
+const productEventData = productRecord.extend({ version: productRecord.shape.version.optional() });
+
 export const productCreated = defineEvent({
   type: 'catalog.product.created',
   summary: 'A product was created; data is the product record (stock included)',
-  data: productRecord,
+  data: productEventData,
 });
 export const productUpdated = defineEvent({
   type: 'catalog.product.updated',
   summary: 'A product was edited; data is the product record after the edit',
-  data: productRecord,
+  data: productEventData,
 });
 export const productDeleted = defineEvent({
   type: 'catalog.product.deleted',
   summary: 'A product was soft-deleted; data is the product record as it was',
-  data: productRecord,
+  data: productEventData,
 });
 
 export const stockAdjustedData = z.object({

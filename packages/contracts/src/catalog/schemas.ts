@@ -178,6 +178,11 @@ export const productRecord = z.object({
   max_stock_level: z.number().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  version: z
+    .number()
+    .int()
+    .min(1)
+    .describe("The record's version: 1 when created, one more per edit and at its delete; the highest is the newest state"),
 });
 export type ProductRecord = z.infer<typeof productRecord>;
 

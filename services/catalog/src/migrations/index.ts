@@ -232,4 +232,12 @@ export const catalogMigrations: Migration[] = [
       await trx.raw('alter table ??.variants add column tax_rate numeric(9, 4), add column tax_category varchar(2)', [schema]);
     },
   },
+  {
+    // A product's version counts its record's changes (1 when made, one more per edit and at its
+    // delete), so a receiver of its events, which are not delivered in order, keeps the newest.
+    name: '006_product_version',
+    async up(trx, schema) {
+      await trx.raw('alter table ??.products add column version integer not null default 1', [schema]);
+    },
+  },
 ];

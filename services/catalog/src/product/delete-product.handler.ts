@@ -11,7 +11,8 @@ import { findLiveProduct, loadProductView } from './product.repository';
 export const deleteProductHandler = handler(catalog.deleteProduct, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
     const current = await findLiveProduct(trx, ctx.orgId, req.product_id, { lock: true });
-    const record = toProductRecord(await loadProductView(trx, ctx.orgId, current.id));
+    // The record as it was, at the version its delete makes.
+    const record = { ...toProductRecord(await loadProductView(trx, ctx.orgId, current.id)), version: current.version + 1 };
     const variants: Array<{ id: number }> = await trx('variants')
       .where({ parent_product_id: current.id })
       .whereNull('deleted_at')
@@ -21,7 +22,7 @@ export const deleteProductHandler = handler(catalog.deleteProduct, async (req, c
     await trx('variants').where({ parent_product_id: current.id }).whereNull('deleted_at').update({ deleted_at: trx.fn.now() });
     await trx('products')
       .where({ id: current.id })
-      .update({ deleted_at: trx.fn.now(), updated_by: ctx.userId ?? null });
+      .update({ deleted_at: trx.fn.now(), updated_by: ctx.userId ?? null, version: trx.raw('version + 1') });
     await recordEvent(trx, catalog.productDeleted.type, ctx.orgId, record);
     return { message: 'Product deleted successfully' };
   });

@@ -54,7 +54,7 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
     // (its new SKU); a refusal below still rolls both back.
     const [updated] = (await trx('products')
       .where({ id: current.id })
-      .update({ ...changes, updated_by: ctx.userId ?? null, updated_at: trx.fn.now() } as never)
+      .update({ ...changes, version: trx.raw('version + 1'), updated_by: ctx.userId ?? null, updated_at: trx.fn.now() } as never)
       .returning('*')) as ProductRow[];
     const product = updated as ProductRow;
     const move = req.stock !== undefined && defaultLocation ? await setTotalStock(trx, ctx, product, req, defaultLocation) : null;

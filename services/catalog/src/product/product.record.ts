@@ -22,6 +22,7 @@ export interface ProductRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  version: number;
 }
 
 /** A product row read with its category's name and its stock summed over locations. */
@@ -52,5 +53,6 @@ export function toProductRecord(row: ProductView): catalog.ProductRecord {
     max_stock_level: row.max_stock_level === null ? null : toNumber(row.max_stock_level),
     created_at: formatDateTime(row.created_at) as string,
     updated_at: formatDateTime(row.updated_at) as string,
+    version: row.version,
   };
 }
