@@ -5,7 +5,7 @@ import { isRetryable, retryAfterMs, retryDelay, retryPolicyOf, type AttemptOutco
 export interface ClientOptions {
   /** Where the gateway listens, e.g. `http://localhost:3000`. */
   baseUrl: string;
-  /** An API key of the organization the calls are for (`npm run apikey -- <org_id>`); sent as a bearer token. */
+  /** An API key of the organization the calls are for (`npm run apikey -- create --org <N>`); sent as a bearer token. */
   apiKey?: string;
   /** Replaces the global fetch (a proxy agent, instrumentation, tests). */
   fetch?: typeof fetch;
