@@ -77,6 +77,12 @@ export const refundPaymentRequest = z.object({
   method: optionalText(50),
   reference: optionalText(200),
   journal: optionalText(100),
+  /**
+   * Units of the accounting currency per 1 unit of the credit's currency the money paid out was
+   * worth; default the rate table's on `refund_date`, else the rate the credit was booked at
+   * (docs/invoicing.md "Payments in another currency").
+   */
+  exchange_rate: exchangeRate().optional(),
 });
 
 export const voidPaymentRequest = z.object({
