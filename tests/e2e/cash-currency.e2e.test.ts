@@ -21,9 +21,8 @@ describe('payments in another currency, end to end', () => {
     await ok(post('/organization/setprofile', { default_currency: 'EUR' }));
     await suite.settingsReach((row) => expect(row?.default_currency).toBe('EUR'));
   });
-  async function customer(name: string, currency = 'USD'): Promise<number> {
-    const id = (await ok(post('/crm/editpatner', { action: 'create', partnername: name, partner_type: 'customer', currency }))).body.partner
-      .id;
+  async function customer(name: string, currency = 'USD', partner_type = 'customer'): Promise<number> {
+    const id = (await ok(post('/crm/editpatner', { action: 'create', partnername: name, partner_type, currency }))).body.partner.id;
     // Invoicing takes the partner's currency from its directory, fed by the partner's event.
     await eventually(async () => expect(await suite.invoicingDb('partner_directory').where({ id }).first()).toBeDefined());
     return id;
@@ -185,6 +184,153 @@ describe('payments in another currency, end to end', () => {
     await ok(payments({ action: 'refund', payment_id: paid.id, amount: '2.45' }));
     expect(await receivableOf(tiny)).toBe('0.00');
     expect(await unbalancedEntries()).toEqual([]);
+  });
+
+  describe('a refund of credit at another rate than the credit was booked at', () => {
+    const PAYABLE = '2000 Accounts Payable';
+    const client = () => suite.sys.client;
+    async function credit(partner: number, amount: number, rate: string, date: string, direction: 'in' | 'out' = 'in') {
+      const body = { org_id: '1', userid: 'e2e', partner, amount, currency: 'USD', direction, payment_date: date, exchange_rate: rate };
+      return (await client().invoicing.payment.create(body)).payment;
+    }
+    async function refund(source: { payment_id: number } | { credit_note_id: number }, amount: number, date: string, rate?: string) {
+      const body = { org_id: '1', userid: 'e2e', ...source, amount, refund_date: date, ...(rate ? { exchange_rate: rate } : {}) };
+      return client().invoicing.payment.refund(body);
+    }
+    /** What a partner's account in the partners ledger (in the credit's currency, fed by events) says. */
+    async function ledgerBalance(partner: number, expected: number) {
+      await eventually(async () => {
+        const { partner: view } = await client().partners.partner.balance({ org_id: '1', partner_id: partner });
+        expect(view.balance).toBe(expected);
+      });
+    }
+
+    it('realizes a loss when paid out at a higher rate and a gain at a lower one; the credit leaves the receivable at exactly 0', async () => {
+      const loser = await customer('Refund Loss USA');
+      // 100.00 USD at 0.90: 90.00 EUR of credit on the receivable.
+      const paid = await credit(loser, 100, '0.9', '2026-05-11');
+      const loss = await refund({ payment_id: paid.id }, 100, '2026-05-12', '0.95');
+      // 100.00 USD at 0.95 cost 95.00 EUR out of the bank for 90.00 EUR of credit: a loss of 5.00.
+      expect(await linesOf(loss.refund.journal_entry_id)).toEqual([
+        [RECEIVABLE, '90.00', '0.00'],
+        ['Bank', '0.00', '95.00'],
+        [LOSSES, '5.00', '0.00'],
+      ]);
+      expect(loss.payment).toMatchObject({ refunded: 100, unallocated: 0 });
+      expect(await receivableOf(loser)).toBe('0.00');
+
+      const winner = await customer('Refund Gain USA');
+      const again = await credit(winner, 100, '0.9', '2026-05-11');
+      const gain = await refund({ payment_id: again.id }, 100, '2026-05-12', '0.85');
+      expect(await linesOf(gain.refund.journal_entry_id)).toEqual([
+        [RECEIVABLE, '90.00', '0.00'],
+        ['Bank', '0.00', '85.00'],
+        [GAINS, '0.00', '5.00'],
+      ]);
+      expect(await receivableOf(winner)).toBe('0.00');
+      expect(await unbalancedEntries()).toEqual([]);
+      // The partner ledger counts the credit in its own currency: the refund event carries 100.00 USD as before.
+      await ledgerBalance(loser, 0);
+      await ledgerBalance(winner, 0);
+    });
+
+    it('values a partial refund as a share of the credit, the last piece taking exactly what is left', async () => {
+      const partial = await customer('Refund Partial USA');
+      // 100.00 USD at 0.901: 90.10 EUR.
+      const paid = await credit(partial, 100, '0.901', '2026-05-13');
+      // 33.33 USD of it is worth 33.33 x 90.10 / 100 = 30.03 EUR; paid out at 0.95: 31.66 EUR, a loss of 1.63.
+      const first = await refund({ payment_id: paid.id }, 33.33, '2026-05-14', '0.95');
+      expect(await linesOf(first.refund.journal_entry_id)).toEqual([
+        [RECEIVABLE, '30.03', '0.00'],
+        ['Bank', '0.00', '31.66'],
+        [LOSSES, '1.63', '0.00'],
+      ]);
+      expect(await receivableOf(partial)).toBe('-60.07');
+      // The rest, 66.67 USD, takes the 60.07 EUR left; paid out at 0.85: 56.67 EUR, a gain of 3.40.
+      const rest = await refund({ payment_id: paid.id }, 66.67, '2026-05-15', '0.85');
+      expect(await linesOf(rest.refund.journal_entry_id)).toEqual([
+        [RECEIVABLE, '60.07', '0.00'],
+        ['Bank', '0.00', '56.67'],
+        [GAINS, '0.00', '3.40'],
+      ]);
+      expect(await receivableOf(partial)).toBe('0.00');
+      expect(await unbalancedEntries()).toEqual([]);
+    });
+
+    it('values credit from payments at two rates each at its own payment’s, as allocation does', async () => {
+      const two = await customer('Refund Two Rates USA');
+      // 100.00 USD at 0.90 (90.00 EUR) and 100.00 USD at 0.80 (80.00 EUR): 170.00 EUR of credit.
+      const dear = await credit(two, 100, '0.9', '2026-05-16');
+      const cheap = await credit(two, 100, '0.8', '2026-05-17');
+      expect(await receivableOf(two)).toBe('-170.00');
+      // A refund names its source: 50.00 USD of the cheaper payment is worth 40.00 EUR, paid out at 0.95 (47.50).
+      const fromCheap = await refund({ payment_id: cheap.id }, 50, '2026-05-18', '0.95');
+      expect(await linesOf(fromCheap.refund.journal_entry_id)).toEqual([
+        [RECEIVABLE, '40.00', '0.00'],
+        ['Bank', '0.00', '47.50'],
+        [LOSSES, '7.50', '0.00'],
+      ]);
+      // The same 50.00 USD of the dearer one is worth 45.00 EUR: a loss of 2.50 only.
+      const fromDear = await refund({ payment_id: dear.id }, 50, '2026-05-18', '0.95');
+      expect(await linesOf(fromDear.refund.journal_entry_id)).toEqual([
+        [RECEIVABLE, '45.00', '0.00'],
+        ['Bank', '0.00', '47.50'],
+        [LOSSES, '2.50', '0.00'],
+      ]);
+      // Left: 50.00 USD at 0.90 and 50.00 USD at 0.80, 85.00 EUR.
+      expect(await receivableOf(two)).toBe('-85.00');
+      await refund({ payment_id: dear.id }, 50, '2026-05-19', '0.9');
+      await refund({ payment_id: cheap.id }, 50, '2026-05-19', '0.9');
+      expect(await receivableOf(two)).toBe('0.00');
+      expect(await unbalancedEntries()).toEqual([]);
+      await ledgerBalance(two, 0);
+    });
+
+    it("refunds a credit note's credit and a vendor's credit at another rate, realizing the difference the same way", async () => {
+      const noted = await customer('Refund Credit Note USA');
+      // A credit note of 100.00 USD at 0.90: 90.00 EUR of credit on the receivable.
+      const note = await issued(noted, 100, '0.9', 'creditout');
+      const paidOut = await refund({ credit_note_id: note }, 100, '2026-05-20', '0.95');
+      expect(paidOut.credit_note).toMatchObject({ amount_paid: 100, due_amount: 0 });
+      expect(await linesOf(paidOut.refund.journal_entry_id)).toEqual([
+        [RECEIVABLE, '90.00', '0.00'],
+        ['Bank', '0.00', '95.00'],
+        [LOSSES, '5.00', '0.00'],
+      ]);
+      expect(await receivableOf(noted)).toBe('0.00');
+
+      const vendor = await customer('Refund Vendor USA', 'USD', 'vendor');
+      // 100.00 USD paid to the vendor at 0.90 (90.00 EUR on the payable); it pays them back at 0.95: 95.00 EUR in, a gain of 5.00.
+      const advance = await credit(vendor, 100, '0.9', '2026-05-21', 'out');
+      const back = await refund({ payment_id: advance.id }, 100, '2026-05-22', '0.95');
+      expect(await linesOf(back.refund.journal_entry_id)).toEqual([
+        ['Bank', '95.00', '0.00'],
+        [PAYABLE, '0.00', '90.00'],
+        [GAINS, '0.00', '5.00'],
+      ]);
+      expect(await unbalancedEntries()).toEqual([]);
+    });
+
+    it('takes the rate table’s rate on the refund date when none is given, else the credit’s own, realizing nothing', async () => {
+      const plain = await customer('Refund Default Rate USA');
+      // In May the table has no USD rate yet (the suite's first is of June 1): the credit's own 0.90 applies.
+      const may = await credit(plain, 100, '0.9', '2026-05-24');
+      const own = await refund({ payment_id: may.id }, 40, '2026-05-25');
+      expect(await linesOf(own.refund.journal_entry_id)).toEqual([
+        [RECEIVABLE, '36.00', '0.00'],
+        ['Bank', '0.00', '36.00'],
+      ]);
+      // On August 2 the table's rate of August 1, 0.92: 60.00 USD worth 54.00 EUR cost 55.20, a loss of 1.20.
+      await ok(post('/invoicing/exchangerates', { action: 'set', currency: 'USD', date: '2026-08-01', rate: '0.92' }));
+      const tabled = await refund({ payment_id: may.id }, 60, '2026-08-02');
+      expect(await linesOf(tabled.refund.journal_entry_id)).toEqual([
+        [RECEIVABLE, '54.00', '0.00'],
+        ['Bank', '0.00', '55.20'],
+        [LOSSES, '1.20', '0.00'],
+      ]);
+      expect(await receivableOf(plain)).toBe('0.00');
+      expect(await unbalancedEntries()).toEqual([]);
+    });
   });
 
   it('clears every receivable exactly after full settlement at random rates and amounts (fast-check, seed printed)', async () => {
