@@ -217,6 +217,7 @@ describe('payments in another currency, end to end', () => {
         [LOSSES, '5.00', '0.00'],
       ]);
       expect(loss.payment).toMatchObject({ refunded: 100, unallocated: 0 });
+      expect(loss.refund).toMatchObject({ amount: 100, currency: 'USD', exchange_rate: 0.95, accounting_amount: 95 });
       expect(await receivableOf(loser)).toBe('0.00');
 
       const winner = await customer('Refund Gain USA');
@@ -316,6 +317,7 @@ describe('payments in another currency, end to end', () => {
       // In May the table has no USD rate yet (the suite's first is of June 1): the credit's own 0.90 applies.
       const may = await credit(plain, 100, '0.9', '2026-05-24');
       const own = await refund({ payment_id: may.id }, 40, '2026-05-25');
+      expect(own.refund).toMatchObject({ exchange_rate: 0.9, accounting_amount: 36 });
       expect(await linesOf(own.refund.journal_entry_id)).toEqual([
         [RECEIVABLE, '36.00', '0.00'],
         ['Bank', '0.00', '36.00'],

@@ -279,6 +279,8 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     partner: 1,
     amount: 6.68,
     currency: 'EUR',
+    exchange_rate: null,
+    accounting_amount: 6.68,
     refund_date: `${today}`,
     method: 'bank_transfer',
     reference: 'Overpayment TRF-2041',

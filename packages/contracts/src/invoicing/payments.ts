@@ -139,6 +139,10 @@ export const refundRecord = z.object({
   partner: z.number().int(),
   amount: z.number(),
   currency: z.string().nullable(),
+  /** The rate the money was paid out at (null: as it is, in the accounting currency or with none on record). */
+  exchange_rate: z.number().nullable(),
+  /** What the money paid out was worth in the accounting currency: its bank line. */
+  accounting_amount: z.number(),
   refund_date: z.string(),
   ...paidThrough,
   journal_entry_id: z.number().int(),

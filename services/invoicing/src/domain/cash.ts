@@ -318,12 +318,21 @@ export function allocationLines(
 
 /**
  * A refund pays a partner's credit back: a customer's (receivable side) goes out of the bank, a
- * vendor's (payable side) comes in.
+ * vendor's (payable side) comes in. The trade account takes the credit's worth as booked
+ * (`value.credit`), the bank what the money paid out was worth that day (`value.paid`); what they
+ * differ by is the realized exchange difference, as on a payment.
  */
-export function refundLines(refundDirection: Direction, amount: DecimalLike, tradeAccount: string, bank: string): JournalLine[] {
-  return refundDirection === 'out'
-    ? [dr(tradeAccount, amount, 'Credit refunded'), cr(bank, amount, 'Refund sent')]
-    : [dr(bank, amount, 'Refund received'), cr(tradeAccount, amount, 'Credit refunded')];
+export function refundLines(
+  refundDirection: Direction,
+  value: { credit: DecimalLike; paid: DecimalLike },
+  tradeAccount: string,
+  bank: string,
+): JournalLine[] {
+  return withExchangeDifference(
+    refundDirection === 'out'
+      ? [dr(tradeAccount, value.credit, 'Credit refunded'), cr(bank, value.paid, 'Refund sent')]
+      : [dr(bank, value.paid, 'Refund received'), cr(tradeAccount, value.credit, 'Credit refunded')],
+  );
 }
 
 /** A bad debt: the expense against the receivable it will never collect. */

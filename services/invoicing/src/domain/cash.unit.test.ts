@@ -174,7 +174,7 @@ describe('cash application rules', () => {
           for (const lines of [
             paymentLines(direction, total, 'Bank', shares),
             voidLines(direction, total, 'Bank', shares),
-            refundLines(direction, extra, '1200 Accounts Receivable', 'Bank'),
+            refundLines(direction, { credit: extra, paid: extra }, '1200 Accounts Receivable', 'Bank'),
             transferLines(direction === 'in' ? 'invoiceout' : 'invoicein', extra, '1200 Accounts Receivable', '1210 EU'),
             writeOffLines(extra, '1200 Accounts Receivable'),
           ]) {
@@ -217,6 +217,17 @@ describe('values in the accounting currency', () => {
       ['6700 Exchange Losses', '5.00', '0.00'],
     ]);
     expect(allocationLines('invoiceout', from, { ...from })).toEqual([]);
+    // A customer's credit booked at 90.00 paid back for 95.00 out of the bank: a loss; a vendor's paid back for 95.00 in: a gain.
+    expect(view(refundLines('out', { credit: '90', paid: '95' }, '1200 Accounts Receivable', 'Bank'))).toEqual([
+      ['1200 Accounts Receivable', '90.00', '0.00'],
+      ['Bank', '0.00', '95.00'],
+      ['6700 Exchange Losses', '5.00', '0.00'],
+    ]);
+    expect(view(refundLines('in', { credit: '90', paid: '95' }, '2000 Accounts Payable', 'Bank'))).toEqual([
+      ['Bank', '95.00', '0.00'],
+      ['2000 Accounts Payable', '0.00', '90.00'],
+      ['7700 Exchange Gains', '0.00', '5.00'],
+    ]);
   });
 
   it('clears an item exactly, piece by piece at any rates, and balances every entry (fast-check)', () => {

@@ -29,25 +29,46 @@ export async function paymentConversion(
     documents: ReadonlyArray<{ currency: string | null; exchange_rate: string | null }>;
   },
 ): Promise<PaymentConversion> {
-  const accounting = await accountingCurrency(db, orgId);
-  const places = placesOf(accounting);
-  const asItIs = { exchange_rate: null, accounting_amount: dec(payment.amount).toFixed(), places };
-  if (accounting === null || payment.currency === null || payment.currency === accounting) {
-    if (payment.given !== undefined && accounting !== null && payment.currency === accounting && !dec(payment.given).equals(1)) {
-      refuseRate(`the payment is in ${accounting}, the accounting currency: its rate is 1`);
-    }
-    return asItIs;
-  }
-  const rate =
-    (payment.given !== undefined ? dec(payment.given).toFixed() : undefined) ??
-    (await findExchangeRate(db, orgId, payment.currency, payment.date))?.rate ??
-    sharedRate(payment.currency, payment.documents);
+  const { accounting, places, rate: stated } = await cashRate(db, orgId, { ...payment, what: 'the payment' });
+  if (stated === null) return { exchange_rate: null, accounting_amount: dec(payment.amount).toFixed(), places };
+  const rate = stated ?? sharedRate(payment.currency as string, payment.documents);
   if (rate === undefined) {
     refuseRate(
       `the payment is in ${payment.currency} and the organization books in ${accounting}: give exchange_rate (${accounting} per 1 ${payment.currency}), or set a rate for ${payment.currency} on or before ${payment.date} (/invoicing/exchangerates)`,
     );
   }
-  return { exchange_rate: rate, accounting_amount: roundTo(dec(payment.amount).times(dec(rate)), places).toFixed(), places };
+  return { exchange_rate: rate, accounting_amount: atRate(payment.amount, rate, places), places };
+}
+
+/**
+ * The rate cash in `currency` on `date` moves at, as far as the request and the rate table say
+ * (payments and refunds share it): null when it is posted as it is (in the accounting currency, or
+ * while the organization has none on record; a rate given other than 1 is then refused), else the
+ * rate given, else the table's for the currency on `date` (the latest on or before it), else
+ * undefined: the caller falls back on its own (a payment on its documents', a refund on its credit's).
+ */
+export async function cashRate(
+  db: Knex,
+  orgId: number,
+  cash: { currency: string | null; date: string; given: DecimalLike | undefined; what: string },
+): Promise<{ accounting: string | null; places: number; rate: string | null | undefined }> {
+  const accounting = await accountingCurrency(db, orgId);
+  const places = placesOf(accounting);
+  if (accounting === null || cash.currency === null || cash.currency === accounting) {
+    if (cash.given !== undefined && accounting !== null && cash.currency === accounting && !dec(cash.given).equals(1)) {
+      refuseRate(`${cash.what} is in ${accounting}, the accounting currency: its rate is 1`);
+    }
+    return { accounting, places, rate: null };
+  }
+  const rate =
+    (cash.given !== undefined ? dec(cash.given).toFixed() : undefined) ??
+    (await findExchangeRate(db, orgId, cash.currency, cash.date))?.rate;
+  return { accounting, places, rate };
+}
+
+/** `amount` of a foreign currency at `rate`, in the accounting currency rounded to its `places`. */
+export function atRate(amount: DecimalLike, rate: DecimalLike, places: number): string {
+  return roundTo(dec(amount).times(dec(rate)), places).toFixed();
 }
 
 /** The decimals amounts of the accounting currency are rounded to (2 while the organization has none on record). */

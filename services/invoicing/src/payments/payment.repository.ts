@@ -93,6 +93,10 @@ export interface RefundRow {
   direction: invoicing.PaymentDirection;
   amount: string;
   currency: string | null;
+  /** The rate its money was paid out at (accounting currency per unit); null: as it is. */
+  exchange_rate: string | null;
+  /** What the money paid out was worth in the accounting currency: its bank line. */
+  accounting_amount: string;
   refund_date: string;
   method: string | null;
   reference: string | null;
@@ -407,6 +411,8 @@ export function refundRecord(r: RefundRow): invoicing.RefundRecord {
     partner: r.partner_id,
     amount: toNumber(r.amount),
     currency: r.currency,
+    exchange_rate: r.exchange_rate === null ? null : toNumber(r.exchange_rate),
+    accounting_amount: toNumber(r.accounting_amount),
     refund_date: formatDate(r.refund_date) as string,
     method: r.method,
     reference: r.reference,

@@ -5,7 +5,7 @@ import { ledgerSide, minorUnitRefusal, refundLines, settlementDirection, unalloc
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { creditNoteSource, lockPostedPayment, openCreditApplication } from './credit-source';
-import { accountingPlaces } from './payment-rate';
+import { atRate, cashRate } from './payment-rate';
 import {
   bookedDocuments,
   creditNoteUnallocated,
@@ -60,13 +60,17 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
     ? sourceAccount({ kind: 'payment', direction: payment.direction })
     : sourceAccount({ kind: 'credit_note', note: note as InvoiceRow });
   const partnerId = payment?.partner_id ?? (note as InvoiceRow).partner_id;
-  // Paid back at what the credit is worth on the books, so it leaves the trade account exactly:
-  // a refund realizes no exchange difference (docs/invoicing.md "Payments in another currency").
-  const places = await accountingPlaces(db, ctx.orgId);
+  // The credit leaves its trade account at what it is worth on the books (its share of what its
+  // source booked, valued as allocation values it); the money paid out is worth the refund day's rate,
+  // and the difference is realized (docs/invoicing.md "Payments in another currency").
+  const currency = payment ? payment.currency : (note as InvoiceRow).currency;
+  const { places, rate } = await cashRate(db, ctx.orgId, { currency, date, given: req.exchange_rate, what: 'the refund' });
   const [item, used] = payment
     ? [paymentValue(payment, places), dec(payment.allocated).plus(dec(payment.refunded))]
     : [(await bookedDocuments(db, [note as InvoiceRow], places)).get((note as InvoiceRow).id)!, settledShare(note as InvoiceRow)];
   const worth = valueOfStep(item, used, used.plus(dec(req.amount)));
+  // With no rate given nor in the table, the credit's own: paid out at its worth, realizing nothing.
+  const paid = rate === null ? dec(req.amount).toFixed() : rate === undefined ? worth.toFixed() : atRate(req.amount, rate, places);
   const journalEntryId = await postCashEntry(
     db,
     {
@@ -78,7 +82,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
       journaldate: date,
       reference: (req.reference || (payment ? `Refund PAY-${payment.id}` : `Refund ${note?.invoicenumber}`)).slice(0, 64),
     },
-    refundLines(direction, worth, account, journal),
+    refundLines(direction, { credit: worth, paid }, account, journal),
   );
   const [refund] = (await db('payment_refunds')
     .insert({
@@ -88,7 +92,9 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
       credit_note_id: note?.id ?? null,
       direction,
       amount: req.amount,
-      currency: payment ? payment.currency : (note as InvoiceRow).currency,
+      currency,
+      exchange_rate: rate ?? (payment ? payment.exchange_rate : (note as InvoiceRow).exchange_rate),
+      accounting_amount: paid,
       refund_date: date,
       method: req.method ?? null,
       reference: req.reference ?? null,
