@@ -186,6 +186,16 @@ describe('payments in another currency, end to end', () => {
     expect(await unbalancedEntries()).toEqual([]);
   });
 
+  it('ages a payment its rate made worth nothing (0.15 USD at 0.01) as 0.00 of credit, as its entry booked it', async () => {
+    const crumbs = await customer('Crumbs Inc');
+    const body = { action: 'create', partner: crumbs, currency: 'USD', direction: 'in', payment_date: '2026-07-02', exchange_rate: '0.01' };
+    expect((await ok(payments({ ...body, amount: '0.15' }))).body.payment).toMatchObject({ accounting_amount: 0 });
+    const aged = (await ok(post('/invoicing/reports', { report: 'aged_receivables', as_of: '2026-07-02' }))).body;
+    const row = aged.partners.find((p: { partner: number }) => p.partner === crumbs);
+    expect(row.credits.map((c: Record<string, unknown>) => [c.unallocated_currency, c.unallocated])).toEqual([[0.15, 0]]);
+    expect([row.total, await receivableOf(crumbs)]).toEqual([0, '0.00']);
+  });
+
   describe('a refund of credit at another rate than the credit was booked at', () => {
     const PAYABLE = '2000 Accounts Payable';
     const client = () => suite.sys.client;
