@@ -6,9 +6,9 @@ import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '
 
 /**
  * Cash application through the gateway (docs/invoicing.md, "Cash application"): each operation and
- * each refusal, then random sequences of invoices, credit notes, payments, allocations, refunds, voids
- * and write-offs, after which the books must agree: no document paid beyond its total, no payment
- * allocated beyond its amount, every journal entry balanced, and the partners' balances (fed by
+ * each refusal, then random sequences of invoices, credit notes, payments, allocations, refunds, voids,
+ * write-offs and foreign-currency credit refunded at other rates, after which the books must agree: no
+ * document paid beyond its total, no payment allocated beyond its amount, every journal entry balanced, and the partners' balances (fed by
  * events, exactly once) equal to the receivable account of the journal; and on past days too, the
  * aged receivables (docs/invoicing.md, "Aged balances") equal to the journal as of that day.
  */
@@ -295,7 +295,31 @@ describe('cash application, end to end', () => {
     const today = (await ok(report({ report: 'aged_receivables' }))).body.as_of as string;
     const first = plusDays(today, -120);
     const day = fc.nat({ max: 120 });
+    // Foreign-currency credit (docs/invoicing.md "Payments in another currency"): the organization books
+    // in EUR, a USD customer pays at one rate and is refunded the whole credit in pieces at others. Its
+    // credit is worth, on the receivable, what the payment booked; every refund realizes the difference.
+    await ok(post('/organization/setprofile', { default_currency: 'EUR' }));
+    await eventually(async () =>
+      expect((await invoicingDb('organization_settings').where({ org_id: 1 }).first())?.default_currency).toBe('EUR'),
+    );
+    const dollars = (
+      await ok(post('/crm/editpatner', { action: 'create', partnername: 'Dollar', partner_type: 'customer', currency: 'USD' }))
+    ).body.partner.id as number;
+    await eventually(async () => expect(await invoicingDb('partner_directory').where({ id: dollars }).first()).toBeDefined());
+    // Rates from 0.01 to 10 with up to 6 decimals, as exact text.
+    const rate = fc
+      .integer({ min: 10_000, max: 10_000_000 })
+      .map((micro) => `${Math.floor(micro / 1e6)}.${String(micro % 1e6).padStart(6, '0')}`);
     const op = fc.oneof(
+      fc.record({
+        kind: fc.constant('foreign_credit' as const),
+        amount: cents,
+        rate,
+        // The pieces refunded, by weight, each at its own rate, all on one day `after` the payment's.
+        refunds: fc.array(fc.tuple(fc.integer({ min: 1, max: 10 }), rate), { minLength: 1, maxLength: 3 }),
+        day,
+        after: fc.nat({ max: 30 }),
+      }),
       fc.record({ kind: fc.constant('invoice' as const), who: pick, amount: cents, day, due: fc.nat({ max: 60 }) }),
       fc.record({ kind: fc.constant('credit_note' as const), which: pick, amount: cents, day }),
       fc.record({
@@ -370,6 +394,40 @@ describe('cash application, end to end', () => {
             const source = o.note ? { credit_note_id: nth(notes, o.from) } : { payment_id: nth(paid, o.from) };
             if (Object.values(source)[0] === undefined) continue;
             r = await payments({ action: 'refund', ...source, amount: o.amount, refund_date: date });
+          } else if (o.kind === 'foreign_credit') {
+            const credit = (
+              await ok(
+                payments({
+                  action: 'create',
+                  partner: dollars,
+                  amount: o.amount,
+                  currency: 'USD',
+                  direction: 'in',
+                  payment_date: date,
+                  exchange_rate: o.rate,
+                }),
+              )
+            ).body.payment;
+            // The whole credit goes back on one day, so every day the reports are asked about sees all of it or none.
+            const refundDate = plusDays(first, Math.min(120, o.day + o.after));
+            const total = Math.round(o.amount * 100);
+            const weights = o.refunds.reduce((s, [w]) => s + w, 0);
+            let left = total;
+            for (const [i, [w, at]] of o.refunds.entries()) {
+              const piece = i === o.refunds.length - 1 ? left : Math.floor((total * w) / weights);
+              left -= piece;
+              if (piece === 0) continue;
+              const amount = (piece / 100).toFixed(2);
+              const { refund } = (
+                await ok(payments({ action: 'refund', payment_id: credit.id, amount, refund_date: refundDate, exchange_rate: at }))
+              ).body;
+              // The bank pays out the piece at its own rate (half up to the cent), whatever the credit booked.
+              const [whole, micro = ''] = at.split('.');
+              const worth = Math.floor((piece * (Number(whole) * 1e6 + Number(micro.padEnd(6, '0'))) + 500_000) / 1e6);
+              const bank = await invoicingDb('journal_lines').where({ entry_id: refund.journal_entry_id, account: 'Bank' }).first();
+              expect([refund.id, Math.round(Number(bank?.credit ?? 0) * 100)]).toEqual([refund.id, worth]);
+            }
+            continue;
           } else if (o.kind === 'void') {
             const id = nth(paid, o.which);
             if (id === undefined) continue;
