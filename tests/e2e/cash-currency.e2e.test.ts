@@ -203,9 +203,15 @@ describe('payments in another currency, end to end', () => {
       const body = { org_id: '1', userid: 'e2e', partner, amount, currency: 'USD', direction, payment_date: date, exchange_rate: rate };
       return (await client().invoicing.payment.create(body)).payment;
     }
-    async function refund(source: { payment_id: number } | { credit_note_id: number }, amount: number, date: string, rate?: string) {
+    async function refund(
+      source: { payment_id: number } | { credit_note_id: number },
+      amount: number,
+      date: string,
+      rate?: string,
+      idempotencyKey?: string,
+    ) {
       const body = { org_id: '1', userid: 'e2e', ...source, amount, refund_date: date, ...(rate ? { exchange_rate: rate } : {}) };
-      return client().invoicing.payment.refund(body);
+      return client().invoicing.payment.refund(body, { idempotencyKey });
     }
     /** What a partner's account in the partners ledger (in the credit's currency, fed by events) says. */
     async function ledgerBalance(partner: number, expected: number) {
@@ -219,7 +225,10 @@ describe('payments in another currency, end to end', () => {
       const loser = await customer('Refund Loss USA');
       // 100.00 USD at 0.90: 90.00 EUR of credit on the receivable.
       const paid = await credit(loser, 100, '0.9', '2026-05-11');
-      const loss = await refund({ payment_id: paid.id }, 100, '2026-05-12', '0.95');
+      const key = `refund-loss-${paid.id}`;
+      const loss = await refund({ payment_id: paid.id }, 100, '2026-05-12', '0.95', key);
+      // Sent again under its key, it is the same refund: nothing is posted twice.
+      expect((await refund({ payment_id: paid.id }, 100, '2026-05-12', '0.95', key)).refund).toEqual(loss.refund);
       // 100.00 USD at 0.95 cost 95.00 EUR out of the bank for 90.00 EUR of credit: a loss of 5.00.
       expect(await linesOf(loss.refund.journal_entry_id)).toEqual([
         [RECEIVABLE, '90.00', '0.00'],
@@ -320,6 +329,25 @@ describe('payments in another currency, end to end', () => {
         [GAINS, '0.00', '5.00'],
       ]);
       expect(await unbalancedEntries()).toEqual([]);
+    });
+
+    it('refuses a rate other than 1 on a refund of credit in the books’ currency, changing nothing', async () => {
+      const local = await customer('Refund Local EUR', 'EUR');
+      const paid = (
+        await ok(payments({ action: 'create', partner: local, amount: 50, currency: 'EUR', direction: 'in', payment_date: '2026-05-26' }))
+      ).body.payment;
+      await refusedUnchanged(
+        () => payments({ action: 'refund', payment_id: paid.id, amount: 10, refund_date: '2026-05-27', exchange_rate: 1.1 }),
+        'exchange_rate',
+      );
+      const refunded = (
+        await ok(payments({ action: 'refund', payment_id: paid.id, amount: 10, refund_date: '2026-05-27', exchange_rate: 1 }))
+      ).body.refund;
+      expect(refunded).toMatchObject({ exchange_rate: null, accounting_amount: 10 });
+      expect(await linesOf(refunded.journal_entry_id)).toEqual([
+        [RECEIVABLE, '10.00', '0.00'],
+        ['Bank', '0.00', '10.00'],
+      ]);
     });
 
     it('takes the rate table’s rate on the refund date when none is given, else the credit’s own, realizing nothing', async () => {
