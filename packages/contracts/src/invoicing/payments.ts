@@ -263,6 +263,7 @@ export const refundPayment = defineOperation({
     ...sourceRules,
     { field: 'amount', rule: "at most the source's unallocated amount" },
     cashAmountRule('amount'),
+    { field: 'exchange_rate', rule: "1 when the credit is in the organization's accounting currency" },
     lockDateRule('refund_date'),
   ],
 });
