@@ -9,7 +9,10 @@ import {
   organizationTodaySql,
   rememberOrganization,
   addOrganizationCurrency,
+  addOrganizationLockDate,
   addOrganizationRounding,
+  createOrganizationSettingsHold,
+  organizationSettingsConsumer,
   todayByZone,
 } from '../src/read-models/organization-settings';
 import { documentDefaults } from '../src/document-taxes';
@@ -44,6 +47,8 @@ describe('shared read models', () => {
       organizationSettingsMigration('002_organization_settings'),
       { name: '003_organization_currency', up: addOrganizationCurrency },
       { name: '004_organization_rounding', up: addOrganizationRounding },
+      { name: '005_organization_lock_date', up: addOrganizationLockDate },
+      { name: '006_organization_settings_hold', up: createOrganizationSettingsHold },
     ]);
   });
   afterAll(async () => {
@@ -168,7 +173,7 @@ describe('shared read models', () => {
     await rememberOrganization(db, profile(3, null));
     expect(await organizationToday(db, 1, instant)).toBe('2026-03-10');
   });
-  it('reads the settings once per transaction, FOR SHARE when asked, and every call outside one', async () => {
+  it('reads the settings once per transaction, held when asked, and every call outside one', async () => {
     const profile = {
       org_id: 7,
       version: 1,
@@ -180,19 +185,19 @@ describe('shared read models', () => {
     await rememberOrganization(db, profile as Parameters<typeof rememberOrganization>[1]);
     const settingsReads = (statements: string[]) => statements.filter((s) => /organization_settings/.test(s));
     const locked = await statementsIn(db, async (trx) => {
-      await organizationSettings(trx, 7, { forShare: true });
+      await organizationSettings(trx, 7, { hold: true });
       expect(await organizationToday(trx, 7, new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-11');
       expect(await organizationTaxPolicy(trx, 7)).toEqual({ rounding: 'document', cash_rounding: '0.0500', accounting_currency: 'EUR' });
-      await organizationSettings(trx, 7, { forShare: true });
+      await organizationSettings(trx, 7, { hold: true });
       expect((await documentDefaults(trx, 7, 99)).currency).toBe('EUR');
     });
     expect(settingsReads(locked)).toHaveLength(1);
-    expect(locked[0]).toMatch(/for share/i);
-    // Read plainly first, a later FOR SHARE reads again (once), so the lock is really taken.
+    expect(locked[0]).toMatch(/organization_settings_held/);
+    // Read plainly first, a later held read reads again (once), so the lock is really taken.
     const upgraded = await statementsIn(db, async (trx) => {
       await organizationToday(trx, 7);
-      await organizationSettings(trx, 7, { forShare: true });
-      await organizationSettings(trx, 7, { forShare: true });
+      await organizationSettings(trx, 7, { hold: true });
+      await organizationSettings(trx, 7, { hold: true });
       await organizationTaxPolicy(trx, 7);
     });
     expect(settingsReads(upgraded)).toHaveLength(2);
@@ -212,5 +217,69 @@ describe('shared read models', () => {
     await organizationToday(db, 7);
     await rememberOrganization(db, { ...profile, version: 2, time_zone: 'Pacific/Honolulu' } as Parameters<typeof rememberOrganization>[1]);
     expect(await organizationToday(db, 7, new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-10');
+  });
+
+  it('holds a lock date back while a posting holds the settings, and a posting after it waits for it and reads it', async () => {
+    const consumer = organizationSettingsConsumer('readmodels.organization', { lockDate: true });
+    const log = createLogger({ service: 'test', level: 'silent' });
+    const base = { legal_name: null, trading_name: null, address_line1: null, address_line2: null, city: null, postal_code: null };
+    const more = {
+      country: null,
+      vat_id: null,
+      company_id: null,
+      email: null,
+      phone: null,
+      iban: null,
+      bic: null,
+      logo_sha256: null,
+      logo_bytes: 0,
+    };
+    const lockAt = (version: number, lock_date: string): EventEnvelope => ({
+      id: randomUUID(),
+      type: 'partners.organization.updated',
+      org_id: 9,
+      occurred_at: new Date().toISOString(),
+      data: {
+        ...base,
+        ...more,
+        org_id: 9,
+        version,
+        default_currency: 'EUR',
+        time_zone: null,
+        lock_date,
+        updated_at: new Date().toISOString(),
+      },
+    });
+    const lockDateOf = async (trx: Knex = db) => String((await trx('organization_settings').where({ org_id: 9 }).first())?.lock_date ?? '');
+    /** Waits until some session waits for an advisory lock: the one the test set off is then blocked on it. */
+    const aSessionWaits = async () => {
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await db.raw<{ rows: unknown[] }>(
+          `select 1 from pg_locks l join pg_database d on d.oid = l.database where l.locktype = 'advisory' and not l.granted and d.datname = current_database()`,
+        );
+        if (rows.length) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error('no session waits for the settings lock');
+    };
+    await consumer.handle?.(db as Knex.Transaction, lockAt(1, '2026-01-31'), log);
+
+    // A posting holds the settings: the lock date's event waits until it commits.
+    const posting = await db.transaction();
+    expect((await organizationSettings(posting, 9, { hold: true }))?.lock_date).toBeTruthy();
+    const applying = db.transaction((trx) => consumer.handle?.(trx, lockAt(2, '2026-02-28'), log));
+    await aSessionWaits();
+    expect(await lockDateOf()).toMatch(/2026-01-31/);
+    await posting.commit();
+    await applying;
+    expect(await lockDateOf()).toMatch(/2026-02-28/);
+
+    // A lock date being applied: a posting waits for it, then reads the new one (its read is newer than its wait).
+    const lockTrx = await db.transaction();
+    await consumer.handle?.(lockTrx, lockAt(3, '2026-03-31'), log);
+    const later = db.transaction(async (trx) => (await organizationSettings(trx, 9, { hold: true }))?.lock_date);
+    await aSessionWaits();
+    await lockTrx.commit();
+    expect(String(await later)).toMatch(/2026-03-31/);
   });
 });

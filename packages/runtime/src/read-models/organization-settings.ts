@@ -66,6 +66,35 @@ export async function addOrganizationLockDate(trx: Knex.Transaction, schema: str
   });
 }
 
+/**
+ * The organization's settings lock: an advisory lock per schema and organization. A posting holds it
+ * shared (`organizationSettings` with `hold`), the consumer keeping a service's lock date exclusive.
+ * A row lock (FOR SHARE) would do the same, but each posting would write the one row every posting
+ * of the organization reads: a WAL record and a dirty page each time, and a new multixact for every
+ * posting that joins others under way, which only vacuum ever takes back.
+ */
+const SETTINGS_LOCK_KEY = `hashtextextended('organization_settings:' || current_schema() || ':' || ?::int, 0)`;
+
+/**
+ * The schema's `organization_settings_held(org_id)`: takes the organization's settings lock shared,
+ * then answers its settings row. Two statements in one round trip: a statement's snapshot is taken
+ * when it starts, so a select in the statement that waited for the lock would miss a lock date
+ * committed meanwhile; a PL/pgSQL function's next statement takes a new one. Add it to the
+ * migrations of a service whose postings hold their settings (invoicing).
+ */
+export async function createOrganizationSettingsHold(trx: Knex.Transaction, schema: string): Promise<void> {
+  await trx.raw(
+    `create or replace function ??.organization_settings_held(org integer) returns setof ??.organization_settings
+       language plpgsql volatile as $held$
+     begin
+       perform pg_advisory_xact_lock_shared(hashtextextended('organization_settings:' || current_schema() || ':' || org, 0));
+       return query select s.* from ??.organization_settings s where s.org_id = org;
+     end
+     $held$`,
+    [schema, schema, schema],
+  );
+}
+
 export async function rememberOrganization(
   db: Knex,
   profile: organization.ProfileSummary,
@@ -87,27 +116,29 @@ export async function rememberOrganization(
   );
 }
 
-/** Settings read in a transaction, by transaction and organization: `locked` once read FOR SHARE. */
+/** Settings read in a transaction, by transaction and organization: `locked` once read held. */
 const readInTransaction = new WeakMap<Knex, Map<number, { row: OrganizationSettings | undefined; locked: boolean }>>();
 
 /**
  * The organization's settings row as this service's read model has it (undefined when it has not
  * seen the profile). Within a transaction the row is read once and what follows in it reuses that
  * reading (a posting asks for the lock date, today, the accounting currency and the rounding, and
- * pays one round trip); `forShare` reads it FOR SHARE (once per transaction), so a lock date
- * arriving by its event waits for the postings under way, and a posting that read the row so holds
- * it unchanged to its end. Outside a transaction every call reads.
+ * pays one round trip); `hold` reads it under the organization's settings lock, shared, once per
+ * transaction (`organization_settings_held`), so a lock date arriving by its event waits for the
+ * postings under way, and a posting that read the row so holds it unchanged to its end. Outside a
+ * transaction every call reads.
  */
 export async function organizationSettings(
   db: Knex,
   orgId: number,
-  options: { forShare?: boolean } = {},
+  options: { hold?: boolean } = {},
 ): Promise<OrganizationSettings | undefined> {
   const known = settingsReadIn(db, orgId);
-  if (known && (known.locked || !options.forShare)) return known.row;
-  const query = db<OrganizationSettings>('organization_settings').where({ org_id: orgId });
-  const row = await (options.forShare ? query.forShare() : query).first<OrganizationSettings | undefined>();
-  keepSettingsRead(db, orgId, row, options.forShare === true);
+  if (known && (known.locked || !options.hold)) return known.row;
+  const row = options.hold
+    ? (await db.raw<{ rows: OrganizationSettings[] }>('select * from organization_settings_held(?::int)', [orgId])).rows[0]
+    : await db<OrganizationSettings>('organization_settings').where({ org_id: orgId }).first<OrganizationSettings | undefined>();
+  keepSettingsRead(db, orgId, row, options.hold === true);
   return row;
 }
 
@@ -224,6 +255,8 @@ export function organizationSettingsConsumer(name: string, options: Organization
         log.error({ issues: parsed.success ? undefined : parsed.error.issues }, 'organization event with an unexpected profile; ignored');
         return;
       }
+      // The lock date changes only once the postings holding the settings have committed (organizationSettings).
+      if (options.lockDate) await trx.raw(`select pg_advisory_xact_lock(${SETTINGS_LOCK_KEY})`, [parsed.data.org_id]);
       await rememberOrganization(trx, parsed.data, options);
     },
   };

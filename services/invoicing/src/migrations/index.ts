@@ -6,6 +6,7 @@ import {
   createDocumentLogos,
   createPartnerDeleteFences,
   createPartnerFenceCheck,
+  createOrganizationSettingsHold,
   organizationSettingsMigration,
   type Migration,
 } from '@bo/runtime';
@@ -638,5 +639,11 @@ export const invoicingMigrations: Migration[] = [
       );
       await trx.raw('alter table ??.payment_refunds alter column accounting_amount set not null', [schema]);
     },
+  },
+  {
+    // A posting holds its organization's settings under an advisory lock, not a row lock
+    // (organizationSettings with `hold`).
+    name: '021_organization_settings_hold',
+    up: createOrganizationSettingsHold,
   },
 ];
