@@ -19,6 +19,15 @@ export function roundTo(value: DecimalLike, places: number): Decimal {
   return dec(value).toDecimalPlaces(places, Decimal.ROUND_HALF_UP);
 }
 
+/**
+ * An amount as text: as exact as it is (a currency may have three or four decimals, KWD's fils), and
+ * with at least two, as every amount of a two-decimal currency always read.
+ */
+export function amountText(value: DecimalLike): string {
+  const d = dec(value);
+  return d.decimalPlaces() > 2 ? d.toFixed() : d.toFixed(2);
+}
+
 const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /** For JSON, which carries numbers: exact for amounts with few digits, as every stored one has. */

@@ -1,4 +1,4 @@
-import { computeLine, round2, sumLines, toNumber } from './money';
+import { amountText, computeLine, round2, sumLines, toNumber } from './money';
 
 const amounts = (l: ReturnType<typeof computeLine>) => ({
   subtotal: l.subtotal.toFixed(2),
@@ -43,5 +43,18 @@ describe('line arithmetic', () => {
     expect(totals.subtotal.toFixed(2)).toBe('0.99');
     expect(totals.tax_amount.toFixed(2)).toBe('0.09');
     expect(totals.total.toFixed(2)).toBe('1.08');
+  });
+});
+
+describe('amounts as text', () => {
+  it('keeps every decimal an amount has and shows at least two', () => {
+    expect(['12.5', '0', '-0.01', '10.005', '-7.0040', 1.2345].map((v) => amountText(v))).toEqual([
+      '12.50',
+      '0.00',
+      '-0.01',
+      '10.005',
+      '-7.004',
+      '1.2345',
+    ]);
   });
 });

@@ -67,4 +67,44 @@ describe('partners migrations over data of earlier versions', () => {
       { source_id: 6130, receivable_effect: '-30.00' },
     ]);
   });
+
+  it('keeps the ledger amounts exact from 006 on: rows stored before read as they did, a fils stays a fils, a new zero reads 0.00', async () => {
+    // Runs after the test above has migrated every row it wrote to the latest version.
+    const before = await db('partner_transactions').orderBy('id').select('amount', 'balance_effect');
+    expect(before.map((r) => [r.amount, r.balance_effect])[0]).toEqual(['500.00', '500.00']);
+    const [dinar] = await db('partners')
+      .insert({ org_id: 1, partnername: 'Dinar', display_name: 'Dinar', partner_type: 'customer' })
+      .returning<Array<{ id: number }>>('id');
+    await db('partner_transactions').insert({
+      org_id: 1,
+      partner_id: dinar!.id,
+      type: 'invoice',
+      source: 'invoice',
+      source_id: 900,
+      invoice_id: 900,
+      document_number: 'INV-900',
+      date: '2026-03-01',
+      amount: '10.005',
+      balance_effect: '10.005',
+      receivable_effect: '10.005',
+      event_id: randomUUID(),
+    });
+    await db('commitments').insert({ org_id: 1, invoice_id: 901, partner_id: dinar!.id, amount: '2.222', status: 'open' });
+    expect(await db('partners').where({ id: dinar!.id }).first('balance', 'receivable', 'committed', 'credit_limit')).toEqual({
+      balance: '0.00',
+      receivable: '0.00',
+      committed: '0.00',
+      credit_limit: '0.00',
+    });
+    await db('partners')
+      .where({ id: dinar!.id })
+      .update({ balance: db.raw('balance + 10.005'), committed: db.raw('committed + 2.222') });
+    expect(await db('partners').where({ id: dinar!.id }).first('balance', 'committed')).toEqual({ balance: '10.005', committed: '2.222' });
+    expect(await db('partner_transactions').where({ source_id: 900 }).first('amount', 'balance_effect', 'receivable_effect')).toEqual({
+      amount: '10.005',
+      balance_effect: '10.005',
+      receivable_effect: '10.005',
+    });
+    expect(await db('commitments').where({ invoice_id: 901 }).first('amount')).toEqual({ amount: '2.222' });
+  });
 });

@@ -1,5 +1,5 @@
 import type { partners } from '@bo/contracts';
-import { dec } from '@bo/kernel';
+import { amountText } from '@bo/kernel';
 import { AppError, type Knex } from '@bo/runtime';
 import { decideCredit, ownReceivable } from '../domain/credit';
 import type { InvoiceRow } from './invoice.record';
@@ -33,8 +33,8 @@ export async function assertCreditAvailable(trx: Knex.Transaction, invoice: Invo
   throw new AppError(
     400,
     'credit_limit_exceeded',
-    `Credit limit exceeded for partner ${invoice.partner_id}: balance ${decision.balance.toFixed(2)} + committed ${decision.committed.toFixed(2)} ` +
-      `+ this invoice ${dec(invoice.invoicetotal).toFixed(2)} = ${decision.exposure.toFixed(2)}, above the credit limit ${dec(credit.credit_limit).toFixed(2)}; ` +
+    `Credit limit exceeded for partner ${invoice.partner_id}: balance ${amountText(decision.balance)} + committed ${amountText(decision.committed)} ` +
+      `+ this invoice ${amountText(invoice.invoicetotal)} = ${amountText(decision.exposure)}, above the credit limit ${amountText(credit.credit_limit)}; ` +
       `send override_credit_limit: true to validate anyway`,
   );
 }

@@ -1,13 +1,10 @@
-import { sum, type Dec } from '@bo/kernel';
+import { amountText, sum, type Dec } from '@bo/kernel';
 import type { Knex } from '@bo/runtime';
 import { isBalanced, type JournalLine } from '../domain/journal';
 
-/**
- * An amount as the journal stores it: as exact as it came (the accounting currency may have three
- * or four decimals), and with at least two, as every amount of a two-decimal currency always read.
- */
+/** An amount as the journal stores it: as exact as it came (the accounting currency may have three or four decimals). */
 export function journalAmount(value: Dec): string {
-  return value.decimalPlaces() > 2 ? value.toFixed() : value.toFixed(2);
+  return amountText(value);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { partners } from '@bo/contracts';
-import { dec, type DecimalLike } from '@bo/kernel';
+import { amountText, dec, type DecimalLike } from '@bo/kernel';
 
 type OpenDocuments = partners.OpenDocumentsReply;
 
@@ -9,7 +9,7 @@ type OpenDocuments = partners.OpenDocumentsReply;
  */
 export function deleteBlockers(partnerId: number, balance: DecimalLike, answers: readonly OpenDocuments[]): string | undefined {
   const reasons: string[] = [];
-  if (!dec(balance).isZero()) reasons.push(`its balance is ${dec(balance).toFixed(2)}, not zero`);
+  if (!dec(balance).isZero()) reasons.push(`its balance is ${amountText(balance)}, not zero`);
   const documents = answers.flatMap((a) => a.documents);
   const openCount = answers.reduce((n, a) => n + a.open_documents, 0);
   const contractCount = answers.reduce((n, a) => n + a.active_contracts, 0);

@@ -9,7 +9,9 @@ describe('partner delete blockers', () => {
 
   it('names a non-zero balance either way', () => {
     expect(deleteBlockers(3, '12.5', [none])).toBe('Partner 3 cannot be deleted: its balance is 12.50, not zero');
-    expect(deleteBlockers(3, '-0.01', [none])).toMatch(/balance is -0.01/);
+    expect(deleteBlockers(3, '-0.01', [none])).toMatch(/balance is -0.01,/);
+    // A fils owed in a three-decimal currency is named as it is, not rounded to a cent (or to none).
+    expect(deleteBlockers(3, '0.004', [none])).toMatch(/balance is 0.004,/);
   });
 
   it('names the open documents and contracts of every service, and how many more there are', () => {
