@@ -1,8 +1,18 @@
+import type { invoicing } from '@bo/contracts';
 import { newProducts } from '../support/catalog';
 import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
 const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+
+function aged(reply: invoicing.RunReportReply): invoicing.AgedReportReply {
+  if (!('partners' in reply)) throw new Error(`expected an aged report, got ${reply.report}`);
+  return reply;
+}
+function statement(reply: invoicing.RunReportReply): invoicing.StatementReportReply {
+  if (!('closing_balance' in reply)) throw new Error(`expected a statement, got ${reply.report}`);
+  return reply;
+}
 
 /**
  * The partners ledger keeps its amounts in the documents' currency, to that currency's minor unit
@@ -20,7 +30,7 @@ describe('the partners ledger keeps three-decimal amounts to the fils', () => {
     [product] = (await newProducts(sys, ['Consulting'])) as [number];
     await sys.client.partners.organization.set({ ...who, legal_name: 'Gulf Books', default_currency: 'KWD' });
     await eventually(async () =>
-      expect((await sys.client.invoicing.report.run({ org_id: '1', report: 'aged_receivables' })).currency).toBe('KWD'),
+      expect(aged(await sys.client.invoicing.report.run({ org_id: '1', report: 'aged_receivables' })).currency).toBe('KWD'),
     );
   });
   afterAll(async () => {
@@ -79,16 +89,18 @@ describe('the partners ledger keeps three-decimal amounts to the fils', () => {
 
     const due = (await sys.client.invoicing.invoice.balances({ org_id: '1', id: converted.id })).invoices[0]!.due_amount;
     expect(due).toBe(7.004);
-    const aged = await sys.client.invoicing.report.run({ org_id: '1', report: 'aged_receivables' });
-    expect(aged.partners.find((p) => p.partner === partner.id)?.total).toBe(7.004);
-    const statement = await sys.client.invoicing.report.run({
-      org_id: '1',
-      report: 'statement',
-      partner: partner.id,
-      date_from: today,
-      date_to: today,
-    });
-    expect(statement.closing_balance).toBe(7.004);
+    const receivables = aged(await sys.client.invoicing.report.run({ org_id: '1', report: 'aged_receivables' }));
+    expect(receivables.partners.find((p) => p.partner === partner.id)?.total).toBe(7.004);
+    const account = statement(
+      await sys.client.invoicing.report.run({
+        org_id: '1',
+        report: 'statement',
+        partner: partner.id,
+        date_from: today,
+        date_to: today,
+      }),
+    );
+    expect(account.closing_balance).toBe(7.004);
     // The ledger follows by events; once caught up it says the same, to the fils.
     await eventually(async () =>
       expect(await balance(partner.id)).toMatchObject({ balance: 7.004, receivable: 7.004, committed: 0, exposure: 7.004 }),
