@@ -161,7 +161,8 @@ export const partnersMigrations: Migration[] = [
       // A new row's zero reads 0.00, as it did.
       const exact = (...columns: string[]) =>
         columns.map((c) => `alter column ${c} type numeric, alter column ${c} set default 0.00`).join(', ');
-      await trx.raw(`alter table ??.partners ${exact('balance', 'receivable', 'committed', 'credit_limit')}`, [schema]);
+      // credit_limit stays numeric(18, 2): it is no ledger amount but what the API takes (`money`, two decimals).
+      await trx.raw(`alter table ??.partners ${exact('balance', 'receivable', 'committed')}`, [schema]);
       await trx.raw(
         `alter table ??.partner_transactions ${exact('receivable_effect')}, alter column amount type numeric, alter column balance_effect type numeric`,
         [schema],
