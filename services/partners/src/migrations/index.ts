@@ -1,4 +1,4 @@
-import { storedRecordMigration, type Migration } from '@bo/runtime';
+import { storedRecordMigration, withLockTimeout, type Migration } from '@bo/runtime';
 import { partnerRecordFields } from '../partner/partner.record';
 
 export const partnersMigrations: Migration[] = [
@@ -161,13 +161,17 @@ export const partnersMigrations: Migration[] = [
       // A new row's zero reads 0.00, as it did.
       const exact = (...columns: string[]) =>
         columns.map((c) => `alter column ${c} type numeric, alter column ${c} set default 0.00`).join(', ');
-      // credit_limit stays numeric(18, 2): it is no ledger amount but what the API takes (`money`, two decimals).
-      await trx.raw(`alter table ??.partners ${exact('balance', 'receivable', 'committed')}`, [schema]);
-      await trx.raw(
-        `alter table ??.partner_transactions ${exact('receivable_effect')}, alter column amount type numeric, alter column balance_effect type numeric`,
-        [schema],
-      );
-      await trx.raw(`alter table ??.commitments ${exact('amount')}`, [schema]);
+      // No table is rewritten (dropping a numeric's scale is binary-compatible), but each ALTER takes
+      // its table's lock while the running ledger writes it: a bounded wait, as for any live table.
+      await withLockTimeout(trx, async () => {
+        // credit_limit stays numeric(18, 2): it is no ledger amount but what the API takes (`money`, two decimals).
+        await trx.raw(`alter table ??.partners ${exact('balance', 'receivable', 'committed')}`, [schema]);
+        await trx.raw(
+          `alter table ??.partner_transactions ${exact('receivable_effect')}, alter column amount type numeric, alter column balance_effect type numeric`,
+          [schema],
+        );
+        await trx.raw(`alter table ??.commitments ${exact('amount')}`, [schema]);
+      });
     },
   },
   // Each partner's record as a list answers it, kept by PostgreSQL (repeatable: renamed, and so
