@@ -221,7 +221,7 @@ describe('shared read models', () => {
 
   it('holds a lock date back while a posting holds the settings, and a posting after it waits for it and reads it', async () => {
     const consumer = organizationSettingsConsumer('readmodels.organization', { lockDate: true });
-    const log = createLogger({ service: 'test', level: 'silent' });
+    const log = createLogger('test', 'silent');
     const base = { legal_name: null, trading_name: null, address_line1: null, address_line2: null, city: null, postal_code: null };
     const more = {
       country: null,
