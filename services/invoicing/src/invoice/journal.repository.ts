@@ -7,37 +7,46 @@ export function journalAmount(value: Dec): string {
   return amountText(value);
 }
 
+/** A journal entry's header as postEntry stores it. */
+export interface EntryHeader {
+  org_id: number;
+  invoice_id: number | null;
+  payment_id?: number | null;
+  kind: string;
+  journalname: string;
+  journaldate: string;
+  reference: string;
+}
+
 /**
- * Stores a journal entry and its lines, a document's or a cash entry's (payments/payment.repository.ts
- * postCashEntry, which may name a payment instead of an invoice), in one statement: an entry is
- * posted by every validation and payment, and its lines need its id, which the statement hands them
- * itself instead of a round trip apart. An unbalanced entry is a bug and never reaches the books.
+ * The common table expressions that store a journal entry (`entry`, returning its id) and its
+ * lines (`posted`), for a statement to go on from. `drawn` names SQL for ids drawn beforehand in the
+ * same statement (the entry's own, its payment's), so an entry and the payment it belongs to can name
+ * each other as they go in. An unbalanced entry is a bug and never reaches the books.
  */
-export async function postEntry(
-  trx: Knex.Transaction,
-  entry: {
-    org_id: number;
-    invoice_id: number | null;
-    payment_id?: number | null;
-    kind: string;
-    journalname: string;
-    journaldate: string;
-    reference: string;
-  },
+export function entryCtes(
+  entry: EntryHeader,
   lines: JournalLine[],
-): Promise<number> {
+  drawn: { id: string; payment_id: string } | null = null,
+): { sql: string; bindings: Knex.Value[] } {
   if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);
   const header: Record<string, Knex.Value | undefined> = { ...entry, amount: journalAmount(sum(lines.map((l) => l.debit))) };
+  if (drawn) delete header['payment_id'];
   const columns = Object.keys(header).filter((c) => header[c] !== undefined);
+  const drawnColumns = drawn ? ['id', 'payment_id'] : [];
   const values = lines.map(() => '(?, ?, ?::numeric, ?::numeric, ?, ?::numeric, ?::numeric)').join(', ');
-  const { rows } = await trx.raw<{ rows: Array<{ id: number }> }>(
-    `with entry as (insert into journal_entries (${columns.map(() => '??').join(', ')}) values (${columns.map(() => '?').join(', ')}) returning id)${
+  return {
+    sql: `entry as (insert into journal_entries (${[...drawnColumns, ...columns].map(() => '??').join(', ')}) values (${[
+      ...(drawn ? [drawn.id, drawn.payment_id] : []),
+      ...columns.map(() => '?'),
+    ].join(', ')}) returning id)${
       lines.length
         ? `, posted as (insert into journal_lines (entry_id, account, label, debit, credit, tax_category, tax_rate, tax_base)
              select entry.id, l.* from entry, (values ${values}) as l(account, label, debit, credit, tax_category, tax_rate, tax_base))`
         : ''
-    } select id from entry`,
-    [
+    }`,
+    bindings: [
+      ...drawnColumns,
       ...columns,
       ...columns.map((c) => header[c] as Knex.Value),
       ...lines.flatMap((l) => [
@@ -50,7 +59,18 @@ export async function postEntry(
         l.tax_base ? journalAmount(l.tax_base) : null,
       ]),
     ],
-  );
+  };
+}
+
+/**
+ * Stores a journal entry and its lines, a document's or a cash entry's (payments/payment.repository.ts
+ * postCashEntry, which may name a payment instead of an invoice), in one statement: an entry is
+ * posted by every validation and payment, and its lines need its id, which the statement hands them
+ * itself instead of a round trip apart.
+ */
+export async function postEntry(trx: Knex.Transaction, entry: EntryHeader, lines: JournalLine[]): Promise<number> {
+  const ctes = entryCtes(entry, lines);
+  const { rows } = await trx.raw<{ rows: Array<{ id: number }> }>(`with ${ctes.sql} select id from entry`, ctes.bindings);
   // One row inserted, so exactly one returned.
   return (rows[0] as { id: number }).id;
 }

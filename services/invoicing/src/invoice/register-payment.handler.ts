@@ -4,12 +4,11 @@ import { handler, invalidState, recordEvent, validationFailed } from '@bo/runtim
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import { minorUnitRefusal, paymentLines, settlementDirection } from '../domain/cash';
 import { paymentConversion } from '../payments/payment-rate';
-import { bookedDocuments, documentStep, insertPayment } from '../payments/payment.repository';
+import { bookedDocuments, documentStep, postPayment } from '../payments/payment.repository';
 import { canTakePayment } from '../domain/status';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice } from './invoice.repository';
 import { assertAfterLockDate, postingToday } from './lock-date';
-import { postEntry } from './journal.repository';
 
 export const registerPaymentHandler = handler(invoicing.registerPayment, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
@@ -41,7 +40,9 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       documents: [invoice],
     });
     const booked = await bookedDocuments(trx, [invoice], conversion.places);
-    const journalEntryId = await postEntry(
+    // A payment with one allocation (docs/invoicing.md, "Cash application"): listed, voided and
+    // reported like any other, its events those register_payment always published.
+    const payment = await postPayment(
       trx,
       {
         org_id: ctx.orgId,
@@ -59,11 +60,6 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         [{ account: accounts.trade, amount: documentStep(invoice, booked, req.amount) }],
         0,
       ),
-    );
-    // A payment with one allocation (docs/invoicing.md, "Cash application"): listed, voided and
-    // reported like any other, its events those register_payment always published.
-    const { id: paymentId } = await insertPayment(
-      trx,
       {
         org_id: ctx.orgId,
         invoice_id: invoice.id,
@@ -76,7 +72,6 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         allocated: req.amount,
         payment_date: paymentDate,
         journal,
-        journal_entry_id: journalEntryId,
         operation_key: ctx.operationKey ?? null,
         created_by: req.userid ?? ctx.userId ?? null,
       },
@@ -88,6 +83,7 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         operation_key: ctx.operationKey ?? null,
       },
     );
+    const { id: paymentId, journal_entry_id: journalEntryId } = payment;
     const paidInFull = dec(req.amount).equals(due);
     const [row] = (await trx('invoices')
       .where({ id: invoice.id })

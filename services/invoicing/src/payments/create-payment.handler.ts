@@ -11,11 +11,10 @@ import {
   bookAllocations,
   bookedDocuments,
   documentStep,
-  insertPayment,
   lockDocuments,
   paymentValue,
   paymentRecords,
-  postCashEntry,
+  postPayment,
   refuse,
   settledView,
 } from './payment.repository';
@@ -78,37 +77,35 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
     });
     const worth = paymentValue({ amount: req.amount, accounting_amount: conversion.accounting_amount }, conversion.places);
     const rest = dec(conversion.accounting_amount).minus(valueOfShare(worth, allocated));
-    // The entry first (a payment names its entry), then the payment, which the entry then names.
-    const journalEntryId = await postCashEntry(
+    const payment = await postPayment(
       db,
       {
         org_id: ctx.orgId,
         invoice_id: requested.length === 1 ? (requested[0]?.invoice_id ?? null) : null,
-        payment_id: null,
         kind: 'payment',
         journalname: journal,
         journaldate: paymentDate,
         reference: req.reference?.slice(0, 64) || 'Payment',
       },
       paymentLines(req.direction, conversion.accounting_amount, journal, parts, rest),
+      {
+        org_id: ctx.orgId,
+        partner_id: req.partner,
+        direction: req.direction,
+        amount: req.amount,
+        currency: req.currency,
+        exchange_rate: conversion.exchange_rate,
+        accounting_amount: conversion.accounting_amount,
+        payment_date: paymentDate,
+        method: req.method ?? null,
+        reference: req.reference ?? null,
+        journal,
+        allocated: journalAmount(allocated),
+        operation_key: ctx.operationKey ?? null,
+        created_by: req.userid ?? ctx.userId ?? null,
+      },
     );
-    const payment = await insertPayment(db, {
-      org_id: ctx.orgId,
-      partner_id: req.partner,
-      direction: req.direction,
-      amount: req.amount,
-      currency: req.currency,
-      exchange_rate: conversion.exchange_rate,
-      accounting_amount: conversion.accounting_amount,
-      payment_date: paymentDate,
-      method: req.method ?? null,
-      reference: req.reference ?? null,
-      journal,
-      allocated: journalAmount(allocated),
-      operation_key: ctx.operationKey ?? null,
-      created_by: req.userid ?? ctx.userId ?? null,
-      journal_entry_id: journalEntryId,
-    });
+    const journalEntryId = payment.journal_entry_id;
     // The payment's own entry credits each document's trade account by its part: its allocations transfer nothing.
     const booked = await bookAllocations(db, {
       orgId: ctx.orgId,

@@ -13,31 +13,40 @@ import {
   type BookedValue,
   type Refusal,
 } from '../domain/cash';
-import { journalAmount, postEntry } from '../invoice/journal.repository';
+import { entryCtes, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
 import { dueOf, statusOf, type InvoiceRow } from '../invoice/invoice.record';
 
 /**
- * Inserts a payment and makes its journal entry (posted just before: a payment names its entry)
- * name it back, in one statement, with the one allocation a `register_payment` makes; answers the
- * stored payment. Every payment is written this way, so no entry is left naming none.
+ * Posts a payment's journal entry and inserts the payment, each naming the other, in one statement,
+ * with the one allocation a `register_payment` makes; answers the stored payment (its
+ * `journal_entry_id` the entry's). Both ids are drawn from their sequences first, so neither row is
+ * written twice. Every payment is written this way, so no entry is left naming none.
  */
-export async function insertPayment(
+export async function postPayment(
   trx: Knex.Transaction,
-  row: Record<string, Knex.Value> & { journal_entry_id: number },
+  entry: Omit<EntryHeader, 'payment_id'>,
+  lines: JournalLine[],
+  row: Record<string, Knex.Value>,
   allocation?: { org_id: number; invoice_id: number; amount: DecimalLike; allocation_date: string; operation_key: string | null },
 ): Promise<PaymentRow> {
-  const payment = trx('payments').insert(row).returning('*').toSQL();
+  const ctes = entryCtes(entry, lines, { id: '(select entry_id from ids)', payment_id: '(select payment_id from ids)' });
+  const payment = trx('payments')
+    .insert({ ...row, id: trx.raw('(select payment_id from ids)'), journal_entry_id: trx.raw('(select entry_id from ids)') })
+    .returning('*')
+    .toSQL();
   const allocated = allocation
     ? `, allocated as (insert into payment_allocations (payment_id, org_id, invoice_id, amount, allocation_date, operation_key)
          select payment.id, ?::int, ?::int, ?::numeric, ?::date, ? from payment)`
     : '';
   const { rows } = await trx.raw<{ rows: PaymentRow[] }>(
-    `with payment as (${payment.sql}),
-          linked as (update journal_entries e set payment_id = payment.id from payment where e.id = ?)${allocated}
+    `with ids as (select nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as entry_id,
+                         nextval(pg_get_serial_sequence('payments', 'id'))::int as payment_id),
+          ${ctes.sql},
+          payment as (${payment.sql})${allocated}
      select * from payment`,
     [
+      ...ctes.bindings,
       ...(payment.bindings as Knex.Value[]),
-      row.journal_entry_id,
       ...(allocation
         ? [allocation.org_id, allocation.invoice_id, String(allocation.amount), allocation.allocation_date, allocation.operation_key]
         : []),
