@@ -11,7 +11,7 @@ import { findPayment, refuseField, type PaymentRow } from './payment.repository'
 
 /**
  * Judges the request's source and date: exactly one of `payment_id` and `credit_note_id`; the date
- * (default the organization's today, read with the settings FOR SHARE: postingToday) after the lock
+ * (default the organization's today, read with the settings held: postingToday) after the lock
  * date. Returns today and the date.
  */
 export async function openCreditApplication(
