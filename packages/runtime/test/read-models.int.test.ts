@@ -18,7 +18,7 @@ import {
 import { documentDefaults } from '../src/document-taxes';
 import { createLogger } from '../src/logger';
 import { findPartner, partnerDirectoryConsumer, rememberPartner } from '../src/read-models/partner-directory';
-import { createTestDatabase, type TestDatabase, statementsIn } from '@bo/testkit';
+import { createTestDatabase, profileRecord, type TestDatabase, statementsIn } from '@bo/testkit';
 
 /** The shared read models sales and invoicing keep, over real PostgreSQL. */
 describe('shared read models', () => {
@@ -222,33 +222,12 @@ describe('shared read models', () => {
   it('holds a lock date back while a posting holds the settings, and a posting after it waits for it and reads it', async () => {
     const consumer = organizationSettingsConsumer('readmodels.organization', { lockDate: true });
     const log = createLogger('test', 'silent');
-    const base = { legal_name: null, trading_name: null, address_line1: null, address_line2: null, city: null, postal_code: null };
-    const more = {
-      country: null,
-      vat_id: null,
-      company_id: null,
-      email: null,
-      phone: null,
-      iban: null,
-      bic: null,
-      logo_sha256: null,
-      logo_bytes: 0,
-    };
     const lockAt = (version: number, lock_date: string): EventEnvelope => ({
       id: randomUUID(),
       type: 'partners.organization.updated',
       org_id: 9,
       occurred_at: new Date().toISOString(),
-      data: {
-        ...base,
-        ...more,
-        org_id: 9,
-        version,
-        default_currency: 'EUR',
-        time_zone: null,
-        lock_date,
-        updated_at: new Date().toISOString(),
-      },
+      data: { ...profileRecord(9, { version, default_currency: 'EUR', lock_date, logo_bytes: 0, updated_at: new Date().toISOString() }) },
     });
     const lockDateOf = async (trx: Knex = db) => String((await trx('organization_settings').where({ org_id: 9 }).first())?.lock_date ?? '');
     /** Waits until some session waits for an advisory lock: the one the test set off is then blocked on it. */
