@@ -73,7 +73,7 @@ export async function addOrganizationLockDate(trx: Knex.Transaction, schema: str
  * of the organization reads: a WAL record and a dirty page each time, and a new multixact for every
  * posting that joins others under way, which only vacuum ever takes back.
  */
-const SETTINGS_LOCK_KEY = `hashtextextended('organization_settings:' || current_schema() || ':' || ?::int, 0)`;
+const settingsLockKey = (org: string) => `hashtextextended('organization_settings:' || current_schema() || ':' || ${org}, 0)`;
 
 /**
  * The schema's `organization_settings_held(org_id)`: takes the organization's settings lock shared,
@@ -87,7 +87,7 @@ export async function createOrganizationSettingsHold(trx: Knex.Transaction, sche
     `create or replace function ??.organization_settings_held(org integer) returns setof ??.organization_settings
        language plpgsql volatile as $held$
      begin
-       perform pg_advisory_xact_lock_shared(hashtextextended('organization_settings:' || current_schema() || ':' || org, 0));
+       perform pg_advisory_xact_lock_shared(${settingsLockKey('org')});
        return query select s.* from ??.organization_settings s where s.org_id = org;
      end
      $held$`,
@@ -256,7 +256,7 @@ export function organizationSettingsConsumer(name: string, options: Organization
         return;
       }
       // The lock date changes only once the postings holding the settings have committed (organizationSettings).
-      if (options.lockDate) await trx.raw(`select pg_advisory_xact_lock(${SETTINGS_LOCK_KEY})`, [parsed.data.org_id]);
+      if (options.lockDate) await trx.raw(`select pg_advisory_xact_lock(${settingsLockKey('?::int')})`, [parsed.data.org_id]);
       await rememberOrganization(trx, parsed.data, options);
     },
   };
