@@ -291,6 +291,41 @@ describe('webhooks', () => {
     expect(await refusal(hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id }))).toMatchObject({ code: 'not_found' });
   });
 
+  it("records an attempt only once it holds the delivery's endpoint, the order every endpoint write locks in (so none deadlocks with it)", async () => {
+    const r = await receiver();
+    r.answer = () => 'hang';
+    const { endpoint: e } = await endpoint(r.url, ['partners.partner.created']);
+    const { delivery } = await hooks().endpoint.test({ org_id: '1', userid: 'u1', endpoint_id: e.id });
+    await eventually(() => expect(r.hanging).toHaveLength(1));
+    const writer = new pg.Client({ connectionString: sys.databaseUrl });
+    const other = new pg.Client({ connectionString: sys.databaseUrl });
+    await writer.connect();
+    await other.connect();
+    try {
+      // What a delete, an update or a redeliver takes first.
+      await writer.query('begin');
+      await writer.query('select 1 from webhooks.endpoints where id = $1 for update', [e.id]);
+      r.hanging[0]!.writeHead(500).end('no');
+      await eventually(async () => {
+        const { rows } = await other.query(
+          `select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%endpoints%'`,
+        );
+        expect(rows).toHaveLength(1);
+      });
+      // The attempt waits holding nothing of its delivery: a delete's cascade takes it at once.
+      await other.query('begin');
+      await expect(other.query('select 1 from webhooks.deliveries where id = $1 for update nowait', [delivery.id])).resolves.toMatchObject({
+        rowCount: 1,
+      });
+      await other.query('rollback');
+    } finally {
+      await writer.query('rollback');
+      await writer.end();
+      await other.end();
+    }
+    await eventually(async () => expect((await deliveries(e.id))[0]).toMatchObject({ attempts: 1, last_http_status: 500 }));
+  });
+
   it('disables an endpoint that answers 410 Gone, and says so with an event', async () => {
     const watcher = await receiver();
     const gone = await receiver();
