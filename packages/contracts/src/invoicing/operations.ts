@@ -1,5 +1,5 @@
 import { cashAmountRule } from '../fields';
-import { allowancesChargesRule, exchangeRateRule, lineTaxRule } from '../lines';
+import { allowancesChargesRule, exchangeRateRule, lineTaxRule, partyVatIdRules } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
 import { lockDateRule } from './payments';
@@ -97,6 +97,7 @@ export const validateInvoice = defineOperation({
       field: 'lock_date',
       rule: "the invoice date after the organization's lock_date (its profile; the books are closed up to and including it)",
     },
+    ...partyVatIdRules,
   ],
 });
 export const invoiceBalances = defineOperation({

@@ -1,4 +1,4 @@
-import { allowancesChargesRule, exchangeRateRule, lineTaxRule } from '../lines';
+import { allowancesChargesRule, exchangeRateRule, lineTaxRule, partyVatIdRules } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
 import { renderQuotation } from './render';
@@ -22,6 +22,7 @@ export const createQuotation = defineOperation({
     allowancesChargesRule,
     exchangeRateRule,
     lineTaxRule('line_items'),
+    ...partyVatIdRules,
     {
       field: 'line_items',
       rule: 'each names a live catalog product of the organization (and its variant and location when given); each line total and the quotation total below their limits',
@@ -55,7 +56,7 @@ export const editQuotation = defineOperation({
   write: true,
   request: s.editQuotationRequest,
   reply: s.editQuotationReply,
-  rules: [{ field: 'valid_until', rule: 'not before the quotation date' }, allowancesChargesRule, exchangeRateRule],
+  rules: [{ field: 'valid_until', rule: 'not before the quotation date' }, allowancesChargesRule, exchangeRateRule, ...partyVatIdRules],
 });
 export const listQuotations = defineOperation({
   name: 'sales.quotation.list',
