@@ -188,11 +188,27 @@ describe('cash application, end to end', () => {
       'validation_failed',
       'amount',
     );
+    // A refusal names its amounts to the mill, as the currency has them.
+    const overpaid = await post('/invoicing/invoice/new', { register_payment: true, id: invoice, amount: 1.235 });
+    expect([overpaid.statusCode, overpaid.body.message]).toEqual([
+      400,
+      expect.stringContaining('amount 1.235 exceeds the amount due 1.234'),
+    ]);
+    const overAllocated = await pay(2, 'BHD', { allocations: [{ invoice_id: invoice, amount: 1.235 }] })();
+    expect([overAllocated.statusCode, overAllocated.body.errors?.[0]?.message]).toEqual([
+      400,
+      expect.stringContaining('1.235 exceeds the amount due 1.234'),
+    ]);
     const paid = await ok(post('/invoicing/invoice/new', { register_payment: true, id: invoice, amount: 1.234 }));
     expect(paid.body.invoice).toMatchObject({ invoicestatus: 'paid', amount_paid: 1.234, due_amount: 0 });
     // A payment in mills leaves mills of credit, refunded to the mill.
     const credit = (await ok(pay(0.005, 'BHD')())).body.payment;
     await refusedUnchanged(() => payments({ action: 'refund', payment_id: credit.id, amount: 0.0045 }), 'validation_failed', 'amount');
+    const overRefunded = await payments({ action: 'refund', payment_id: credit.id, amount: 0.006 });
+    expect([overRefunded.statusCode, overRefunded.body.message]).toEqual([
+      400,
+      expect.stringContaining('0.006 exceeds the 0.005 unallocated credit'),
+    ]);
     await ok(payments({ action: 'refund', payment_id: credit.id, amount: 0.005 }));
     expect((await ok(payments({ action: 'get', payment_id: credit.id }))).body.payment).toMatchObject({ amount: 0.005, refunded: 0.005 });
   });

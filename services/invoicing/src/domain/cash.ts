@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, documentMinorUnit, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
+import { amountText, dec, documentMinorUnit, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
 import { CREDITED_TYPE, isCreditNote } from './credit-note';
 import { accountsFor, cr, dr, type JournalLine } from './journal';
 import { effectiveStatus, type StoredStatus } from './status';
@@ -199,7 +199,7 @@ export function allocationRefusals(
       refusals.push({
         code: 'validation_failed',
         field: `allocations.${n}.amount`,
-        message: `${dec(a.amount).toFixed(2)} exceeds the amount due ${due.toFixed(2)} on ${doc.invoicenumber}`,
+        message: `${amountText(a.amount)} exceeds the amount due ${amountText(due)} on ${doc.invoicenumber}`,
       });
     }
   });
@@ -208,7 +208,7 @@ export function allocationRefusals(
     refusals.push({
       code: 'validation_failed',
       field: source.amountField,
-      message: `allocations of ${total.toFixed(2)} exceed the ${dec(source.unallocated).toFixed(2)} unallocated on ${source.label}`,
+      message: `allocations of ${amountText(total)} exceed the ${amountText(source.unallocated)} unallocated on ${source.label}`,
     });
   }
   return refusals;

@@ -1,4 +1,4 @@
-import { dec } from '@bo/kernel';
+import { amountText } from '@bo/kernel';
 import { AppError, validationFailed, type Knex } from '@bo/runtime';
 import { claimedCreditedInvoice, creditLinkProblem, creditRoom, isCreditNote } from '../domain/credit-note';
 import type { InvoiceRow } from './invoice.record';
@@ -52,8 +52,8 @@ export async function assertCreditable(trx: Knex.Transaction, note: InvoiceRow):
   const room = creditRoom(invoice.invoicetotal, validated, note.invoicetotal);
   if (room.fits) return;
   const message =
-    `Credit note ${note.invoicenumber} (${dec(note.invoicetotal).toFixed(2)}) would credit invoice ${invoice.invoicenumber} ` +
-    `beyond its total ${dec(invoice.invoicetotal).toFixed(2)}: ` +
-    `${room.credited.toFixed(2)} is credited already, ${room.left.toFixed(2)} is still creditable`;
+    `Credit note ${note.invoicenumber} (${amountText(note.invoicetotal)}) would credit invoice ${invoice.invoicenumber} ` +
+    `beyond its total ${amountText(invoice.invoicetotal)}: ` +
+    `${amountText(room.credited)} is credited already, ${amountText(room.left)} is still creditable`;
   throw new AppError(400, 'credit_exceeds_invoice', message, [{ field: 'invoicetotal', message }]);
 }

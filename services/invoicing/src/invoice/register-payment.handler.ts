@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
+import { amountText, dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
 import { handler, invalidState, recordEvent, validationFailed } from '@bo/runtime';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import { minorUnitRefusal, paymentLines, settlementDirection } from '../domain/cash';
@@ -25,7 +25,7 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
     if (unit) throw validationFailed(unit.message, [{ field: unit.field, message: unit.message }]);
     const due = dec(invoice.invoicetotal).minus(dec(invoice.amount_paid));
     if (dec(req.amount).greaterThan(due)) {
-      const message = `Overpayment: amount ${dec(req.amount).toFixed(2)} exceeds the amount due ${due.toFixed(2)} on invoice ${invoice.invoicenumber}`;
+      const message = `Overpayment: amount ${amountText(req.amount)} exceeds the amount due ${amountText(due)} on invoice ${invoice.invoicenumber}`;
       throw validationFailed(message, [{ field: 'amount', message }]);
     }
     const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;

@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, toNumber } from '@bo/kernel';
+import { amountText, dec, toNumber } from '@bo/kernel';
 import { handler, recordEvent } from '@bo/runtime';
 import { ledgerSide, minorUnitRefusal, refundLines, settlementDirection, unallocatedOf, valueOfStep } from '../domain/cash';
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
@@ -51,7 +51,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
   if (dec(req.amount).greaterThan(available)) {
     refuseField(
       'amount',
-      `${dec(req.amount).toFixed(2)} exceeds the ${available.toFixed(2)} unallocated credit of ${payment ? `payment ${payment.id}` : note?.invoicenumber}`,
+      `${amountText(req.amount)} exceeds the ${amountText(available)} unallocated credit of ${payment ? `payment ${payment.id}` : note?.invoicenumber}`,
     );
   }
   // A payment received is refunded out; a credit note refunds the way its document type settles (register_payment's rule).
@@ -127,7 +127,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
     journal_entry_id: journalEntryId,
   });
   return {
-    message: `Refunded ${dec(req.amount).toFixed(2)}`,
+    message: `Refunded ${amountText(req.amount)}`,
     refund: refundRecord(row),
     ...(paymentRow ? { payment: (await paymentRecords(db, [paymentRow]))[0] as invoicing.PaymentRecord } : {}),
     ...(noteRow ? { credit_note: settledView(noteRow, today) } : {}),
