@@ -3,17 +3,19 @@ import { createDb, type Knex } from '@bo/runtime';
 import fc from 'fast-check';
 import { newProducts } from '../support/catalog';
 import { ok } from '../support/invoicing';
+import { pdfText } from '../support/pdf';
 import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
 
 /**
  * Cash application through the gateway (docs/invoicing.md, "Cash application"): each operation and
- * each refusal, then random sequences of invoices, credit notes, payments, allocations, refunds, voids,
- * write-offs and foreign-currency credit refunded at other rates, after which the books must agree: no
- * document paid beyond its total, no payment allocated beyond its amount, every journal entry balanced, and the partners' balances (fed by
- * events, exactly once) equal to the receivable account of the journal; and on past days too, the
- * aged receivables (docs/invoicing.md, "Aged balances") equal to the journal as of that day. The
- * random sequences run in EUR books and in KWD books side by side, so all of it holds to the fils
- * (the foreign-currency credit in the EUR books).
+ * each refusal, then random sequences of invoices and bills, credit notes, payments in and out,
+ * allocations, refunds, voids, write-offs and foreign-currency credit refunded at other rates, after
+ * which the books must agree: no document paid beyond its total, no payment allocated beyond its
+ * amount, every journal entry balanced, and the partners' balances (fed by events, exactly once)
+ * equal to the trade accounts of the journal; and on past days too, the aged receivables and payables
+ * (docs/invoicing.md, "Aged balances") and each partner's statement of either side equal to the
+ * journal as of that day. The random sequences run in EUR books and in KWD books side by side, so all
+ * of it holds to the fils (the foreign-currency credit in the EUR books).
  */
 describe('cash application, end to end', () => {
   let sys: TestSystem;
@@ -319,9 +321,32 @@ describe('cash application, end to end', () => {
       const r = await ok(post('/crm/editpatner', { action: 'create', partnername: name, partner_type: 'customer', currency: 'KWD' }, 2));
       kwdCustomers.push(r.body.partner.id);
     }
+    // Vendors: one that is a vendor only, and one that is both, so one partner has both sides at once.
+    const partnersOf = async (org: 1 | 2, currency: string, names: Array<[string, 'vendor' | 'both']>) => {
+      const ids: number[] = [];
+      for (const [partnername, partner_type] of names)
+        ids.push((await ok(post('/crm/editpatner', { action: 'create', partnername, partner_type, currency }, org))).body.partner.id);
+      return ids;
+    };
+    const [vera, janus] = (await partnersOf(1, 'EUR', [
+      ['Vera', 'vendor'],
+      ['Janus', 'both'],
+    ])) as [number, number];
+    const [yusuf, zaid] = (await partnersOf(2, 'KWD', [
+      ['Yusuf', 'vendor'],
+      ['Zaid', 'both'],
+    ])) as [number, number];
+    const ledger = (partners: number[]): Ledger => ({ partners, invoices: [], notes: [], paid: [] });
     const books: Record<'EUR' | 'KWD', Books> = {
-      EUR: { org: 1, currency: 'EUR', decimals: 2, product, customers, invoices: [], notes: [], paid: [] },
-      KWD: { org: 2, currency: 'KWD', decimals: 3, product: kwdProduct, customers: kwdCustomers, invoices: [], notes: [], paid: [] },
+      EUR: { org: 1, currency: 'EUR', decimals: 2, product, customer: ledger([...customers, janus]), vendor: ledger([vera, janus]) },
+      KWD: {
+        org: 2,
+        currency: 'KWD',
+        decimals: 3,
+        product: kwdProduct,
+        customer: ledger([...kwdCustomers, zaid]),
+        vendor: ledger([yusuf, zaid]),
+      },
     };
     // An amount as a count of the book's minor units (cents or fils), 1 to 20,000 of them.
     const minor = fc.integer({ min: 1, max: 20_000 });

@@ -4,7 +4,7 @@ import { baseRequest, dateField, intId } from '../fields';
 import { defineOperation } from '../operation';
 
 /**
- * The books' reports (docs/invoicing.md, "VAT report", "Aged balances", "Customer statement"): one
+ * The books' reports (docs/invoicing.md, "VAT report", "Aged balances", "Statements"): one
  * operation, the report picked by `report`, each with its own fields and reply, each read from the
  * books so it agrees with the journal.
  */
@@ -31,12 +31,21 @@ export const agedReportRequest = z.object({
 });
 
 export const statementFormats = ['pdf'] as const;
+/** The side of a partner's account a statement shows: what it owes (`customer`) or what is owed to it (`vendor`). */
+export const statementSides = ['customer', 'vendor'] as const;
+export type StatementSide = (typeof statementSides)[number];
 
 export const statementReportRequest = z.object({
   ...baseRequest,
   report: z.literal('statement'),
-  /** The customer the statement is of. */
+  /** The partner the statement is of. */
   partner: intId,
+  /**
+   * `customer`: its receivable, what it owes (invoices, credit notes, money from it); `vendor`: what
+   * is owed to it (bills, its credit notes, money to it). Default: `vendor` for a partner that is a
+   * vendor only, else `customer`.
+   */
+  side: z.enum(statementSides).optional(),
   ...period,
   /** `pdf`: the statement as a PDF file instead of JSON. */
   format: z.enum(statementFormats).optional(),
@@ -162,9 +171,13 @@ export const statementLine = z.object({
   currency: z.string().nullable(),
   /** The amount of the movement in its own currency (an allocation: the amount applied). */
   amount_currency: z.number(),
-  /** What it adds to the balance, in the accounting currency (an invoice, a refund, a void) ... */
+  /**
+   * In the accounting currency, as the partner's trade account posts it: on the customer side
+   * (receivable) a debit adds to the balance (an invoice, a refund, a void) and a credit takes off it
+   * (a credit note, a payment, a write-off); on the vendor side (payable) a credit adds to it (a bill,
+   * a refund, a void) and a debit takes off it (a credit note, a payment). An allocation is neither.
+   */
   debit: z.number(),
-  /** ... or takes off it (a credit note, a payment, a write-off); an allocation neither. */
   credit: z.number(),
   /** The balance after this line. */
   balance: z.number(),
@@ -176,14 +189,18 @@ export const statementReportReply = z.object({
   report: z.literal('statement'),
   partner: z.number().int(),
   partnername: z.string().nullable(),
+  side: z.enum(statementSides),
   date_from: z.string(),
   date_to: z.string(),
   /** The accounting currency of `opening_balance`, `debit`, `credit`, `balance` and `closing_balance`. */
   currency: z.string().nullable(),
-  /** What the customer owed at the end of the day before `date_from` (negative: its credit). */
+  /**
+   * What the customer owed, or what was owed to the vendor, at the end of the day before `date_from`
+   * (negative: its credit with the organization, or the organization's with the vendor).
+   */
   opening_balance: z.number(),
   lines: z.array(statementLine),
-  /** What it owed at the end of `date_to`: its `total` in aged receivables as of that day. */
+  /** The same at the end of `date_to`: the partner's `total` in aged receivables (or payables) as of that day. */
   closing_balance: z.number(),
 });
 export type StatementReportReply = z.infer<typeof statementReportReply>;
@@ -193,6 +210,7 @@ export const statementFileReply = z.object({
   message: z.string(),
   report: z.literal('statement'),
   partner: z.number().int(),
+  side: z.enum(statementSides),
   format: z.enum(statementFormats),
   filename: z.string(),
   content_type: z.literal('application/pdf'),
@@ -207,7 +225,7 @@ export const runReport = defineOperation({
   name: 'invoicing.report.run',
   service: 'invoicing',
   summary:
-    'A report of the books: `vat` (the VAT return of a period), `aged_receivables` and `aged_payables` (open balances by age as of a day), `statement` (a customer statement of a period, JSON or PDF)',
+    "A report of the books: `vat` (the VAT return of a period), `aged_receivables` and `aged_payables` (open balances by age as of a day), `statement` (a partner's statement of a period, of its customer or vendor side, JSON or PDF)",
   paths: ['/invoicing/reports'],
   select: { default: true },
   write: false,

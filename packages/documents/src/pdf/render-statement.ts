@@ -2,10 +2,12 @@ import PDFDocument from 'pdfkit';
 import { loadFonts } from './fonts';
 import { formatter } from './format';
 
-/** A customer statement as the renderer draws it (the `statement` report, docs/invoicing.md "Customer statement"). */
+/** A statement as the renderer draws it (the `statement` report, docs/invoicing.md "Statements"). */
 export interface StatementDocument {
   partner: number;
   partnername: string | null;
+  /** Which side of the partner's account: what it owes (`customer`) or what is owed to it (`vendor`). */
+  side: 'customer' | 'vendor';
   date_from: string;
   date_to: string;
   /** The currency of every balance; null: plain numbers. */
@@ -83,7 +85,10 @@ export function renderStatementPdf(s: StatementDocument): Promise<Buffer> {
   doc.font('bold').fontSize(20).fillColor('black').text('Statement of account', MARGIN, MARGIN, { width: CONTENT });
   doc.font('regular').fontSize(11).text(who, { width: CONTENT });
   doc.moveDown(0.5).fontSize(9);
-  const meta: Array<[string, string]> = [['Period', `${f.date(s.date_from)} – ${f.date(s.date_to)}`]];
+  const meta: Array<[string, string]> = [
+    ['Account', s.side === 'vendor' ? 'Payable: what is owed to the vendor' : 'Receivable: what the customer owes'],
+    ['Period', `${f.date(s.date_from)} – ${f.date(s.date_to)}`],
+  ];
   if (s.currency) meta.push(['Currency', s.currency.toUpperCase()]);
   for (const [label, value] of meta) {
     const y = doc.y;

@@ -336,21 +336,23 @@ function itemLabel(item: Item): string {
 }
 
 /**
- * A customer statement of one partner over a period: the balance at the end of the day before
- * `dateFrom`, every movement dated in the period in order with the running balance, and the balance at
- * the end of `dateTo` (its aged-receivables `total` that day). An allocation moves no balance (it
- * matches a credit against a document of the same partner) but is listed with the amount applied.
+ * A statement of one side of one partner's account over a period: the balance at the end of the day
+ * before `dateFrom`, every movement dated in the period in order with the running balance, and the
+ * balance at the end of `dateTo` (its aged receivables' or payables' `total` that day). An allocation
+ * moves no balance (it matches a credit against a document of the same partner) but is listed with
+ * the amount applied.
  */
 export function statementOf(
   book: OpenItems,
   partner: number,
+  side: Side,
   dateFrom: string,
   dateTo: string,
   places: number,
 ): { opening_balance: number; lines: invoicing.StatementLine[]; closing_balance: number } {
   const mine = (key: ItemKey) => {
     const item = book.items.get(key);
-    return item && item.partner_id === partner && item.side === 'customer' ? item : undefined;
+    return item && item.partner_id === partner && item.side === side ? item : undefined;
   };
   const movements: Movement[] = [];
   const ids = (item: Item) => ({
@@ -367,7 +369,7 @@ export function statementOf(
       delta: inAccounting(item, amount, places).times(direction),
     });
   for (const item of book.items.values()) {
-    if (item.partner_id !== partner || item.side !== 'customer') continue;
+    if (item.partner_id !== partner || item.side !== side) continue;
     const doc = item.document;
     if (doc) {
       move(item, item.sign === 1 ? 'invoice' : 'credit_note', item.date, item.id, item.amount, item.sign);
@@ -410,12 +412,11 @@ export function statementOf(
   for (const m of movements) {
     if (m.date < dateFrom || m.date > dateTo) continue;
     balance = balance.plus(m.delta);
-    lines.push({
-      ...m.line,
-      debit: toNumber(m.delta.greaterThan(0) ? m.delta : dec(0)),
-      credit: toNumber(m.delta.lessThan(0) ? m.delta.neg() : dec(0)),
-      balance: toNumber(balance),
-    });
+    const raised = toNumber(m.delta.greaterThan(0) ? m.delta : dec(0));
+    const lowered = toNumber(m.delta.lessThan(0) ? m.delta.neg() : dec(0));
+    // The trade account's columns: a receivable rises by debits, a payable by credits.
+    const [debit, credit] = side === 'customer' ? [raised, lowered] : [lowered, raised];
+    lines.push({ ...m.line, debit, credit, balance: toNumber(balance) });
   }
   return { opening_balance: toNumber(opening), lines, closing_balance: toNumber(balance) };
 }

@@ -81,7 +81,7 @@ describe('open items as of a day', () => {
       refunds: [{ id: 9, payment_id: 3, credit_note_id: null, amount: '10.00', date: '2025-02-20' }],
     });
     expect(aged(b, '2025-02-28')).toMatchObject({ '31_60': 92.34, unallocated_credit: 30, total: 62.34 });
-    const statement = statementOf(b, 7, '2025-02-01', '2025-02-28', 2);
+    const statement = statementOf(b, 7, 'customer', '2025-02-01', '2025-02-28', 2);
     expect(statement.opening_balance).toBe(92.34);
     expect(statement.lines.map((l) => [l.kind, l.debit, l.credit, l.balance])).toEqual([
       ['payment', 0, 40, 52.34],
@@ -94,5 +94,19 @@ describe('open items as of a day', () => {
     const b = book({ documents: [invoice({ invoicetype: 'invoicein' })] });
     expect(aged(b, '2025-01-10').total).toBe(0);
     expect(agedBalances(b, 'vendor', '2025-01-10', 2, new Map()).totals).toMatchObject({ current: 100, total: 100 });
+  });
+
+  it("states a vendor's side with the payable's columns: a bill is credited, a payment to the vendor debited", () => {
+    const b = book({
+      documents: [invoice({ invoicetype: 'invoicein' }), invoice({ id: 2, invoicenumber: 'INV-2', date: '2025-02-03' })],
+      payments: [payment({ direction: 'out', amount: '60.00', accounting_amount: '60.00', settled_type: 'invoicein' })],
+    });
+    const vendor = statementOf(b, 7, 'vendor', '2025-02-01', '2025-02-28', 2);
+    expect([vendor.opening_balance, vendor.closing_balance]).toEqual([100, 40]);
+    expect(vendor.lines.map((l) => [l.kind, l.debit, l.credit, l.balance])).toEqual([['payment', 60, 0, 40]]);
+    // The customer invoice of the same partner is on the other side alone.
+    const customer = statementOf(b, 7, 'customer', '2025-02-01', '2025-02-28', 2);
+    expect(customer.lines.map((l) => [l.kind, l.debit, l.credit, l.balance])).toEqual([['invoice', 100, 0, 100]]);
+    expect(agedBalances(b, 'vendor', '2025-02-28', 2, new Map()).totals.total).toBe(vendor.closing_balance);
   });
 });

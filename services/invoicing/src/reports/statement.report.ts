@@ -7,23 +7,25 @@ import { cashHistory } from './cash-history';
 import { OpenItems, statementOf } from './open-items';
 
 /**
- * A customer statement of a period (open-items.ts statementOf), as JSON or, with `format: "pdf"`, as
- * a PDF answered like the documents operations. The partner is one this service has seen (a deleted
- * one keeps its history), else one the partners service knows in the organization: any other is
- * `not_found` on `partner`.
+ * A partner's statement of a period, of its customer or its vendor side (open-items.ts statementOf),
+ * as JSON or, with `format: "pdf"`, as a PDF answered like the documents operations. The partner is
+ * one this service has seen (a deleted one keeps its history), else one the partners service knows in
+ * the organization: any other is `not_found` on `partner`. Without `side`, a vendor-only partner's is
+ * its vendor side, any other's its customer side.
  */
 export async function statementReport(
   ctx: Pick<HandlerContext, 'db' | 'orgId' | 'call'>,
   req: invoicing.StatementReportRequest,
 ): Promise<invoicing.StatementReportReply | invoicing.StatementFileReply> {
   const known = (await findPartner(ctx.db, ctx.orgId, req.partner)) ?? (await requireLivePartner(ctx, req.partner));
+  const side = req.side ?? (known.partner_type === 'vendor' ? 'vendor' : 'customer');
   const statement = await ctx.db.transaction(
     async (trx) => {
       const currency = await accountingCurrency(trx, ctx.orgId);
       const book = new OpenItems(await cashHistory(trx, ctx.orgId, req.partner));
       return {
         currency,
-        ...statementOf(book, req.partner, req.date_from, req.date_to, accountingPlaces(currency)),
+        ...statementOf(book, req.partner, side, req.date_from, req.date_to, accountingPlaces(currency)),
       };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
@@ -33,6 +35,7 @@ export async function statementReport(
     report: 'statement',
     partner: req.partner,
     partnername: known.partnername,
+    side,
     date_from: req.date_from,
     date_to: req.date_to,
     ...statement,
@@ -43,8 +46,9 @@ export async function statementReport(
     message: `Statement of ${known.partnername} from ${req.date_from} to ${req.date_to} rendered as PDF`,
     report: 'statement',
     partner: req.partner,
+    side,
     format: 'pdf',
-    filename: `statement-${req.partner}-${req.date_from}-${req.date_to}.pdf`,
+    filename: `statement-${req.partner}${side === 'vendor' ? '-vendor' : ''}-${req.date_from}-${req.date_to}.pdf`,
     content_type: 'application/pdf',
     content_base64: pdf.toString('base64'),
   };
