@@ -168,6 +168,23 @@ describe('webhooks', () => {
       }),
     );
     expect(r.hooks.map((h) => h.headers['webhook-id'])).toEqual([delivery.event_id, delivery.event_id]);
+    // Each attempt of it, newest first, with what the receiver answered.
+    const history = await hooks().delivery.attempts({ org_id: '1', endpoint_id: e.id, delivery_id: delivery.id });
+    expect(history.delivery).toMatchObject({ id: delivery.id, status: 'delivered', attempts: 2 });
+    expect(history.attempts.map((a) => [a.attempt, a.http_status, a.response_excerpt, a.error])).toEqual([
+      [2, 200, 'ok', null],
+      [1, 500, 'ok', null],
+    ]);
+    expect(history.attempts.every((a) => a.duration_ms >= 0 && /^\d{4}-\d{2}-\d{2}T/.test(a.at))).toBe(true);
+    expect(history.pagination).toMatchObject({ total_items: 2 });
+    // Only through its own endpoint, and only in its organization.
+    const other = (await endpoint(r.url, ['partners.partner.created'])).endpoint;
+    expect(await refusal(hooks().delivery.attempts({ org_id: '1', endpoint_id: other.id, delivery_id: delivery.id }))).toMatchObject({
+      code: 'not_found',
+    });
+    expect(
+      await refusal(sys.clientOf(2).webhooks.delivery.attempts({ org_id: '2', endpoint_id: e.id, delivery_id: delivery.id })),
+    ).toMatchObject({ code: 'not_found' });
   });
 
   it('does not let a receiver that hangs delay another endpoint', async () => {

@@ -1654,8 +1654,10 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
 
 /**
  * A webhook endpoint's life, told last so no earlier step's event is queued for it: made (its secret
- * answered once), listed, narrowed, its log read, its secret rotated, failures sent again, a ping,
- * and its deletion. The ping's event id is new each time (shown cut short).
+ * answered once), listed, narrowed, its log read, its secret rotated, failures sent again, a ping and
+ * its first attempt, and its deletion. The ping's event id is new each time (shown cut short). The
+ * example host does not resolve (example.com is reserved and has no such name), so the attempt fails
+ * at once, and is tried again 5 s later.
  */
 function webhookSteps(today: string, writer: { org_id: '1'; userid: '1' }, reader: { org_id: '1' }): ExampleStep[] {
   const at = `${today}T09:00:00`;
@@ -1674,6 +1676,22 @@ function webhookSteps(today: string, writer: { org_id: '1'; userid: '1' }, reade
   };
   const narrowed = { ...endpoint, events: ['invoicing.invoice.validated', 'invoicing.invoice.paid'], version: 2 };
   const page = { page_number: 1, page_size: 25, total_items: 1, total_pages: 1, has_next: false, has_previous: false };
+  const ping = {
+    id: 1,
+    endpoint_id: 1,
+    event_id: '…',
+    event_type: 'webhook.ping',
+    status: 'pending' as const,
+    attempts: 0,
+    last_attempt_at: null,
+    last_http_status: null,
+    last_duration_ms: null,
+    last_error: null,
+    next_attempt_at: at,
+    delivered_at: null,
+    created_at: at,
+  };
+  const unresolved = 'refused: host hooks.example.com does not resolve…';
   return [
     step(
       'webhooks.endpoint.create',
@@ -1709,26 +1727,15 @@ function webhookSteps(today: string, writer: { org_id: '1'; userid: '1' }, reade
       { ...writer, action: 'redeliver', endpoint_id: 1, since: `${today}T00:00:00` },
       { message: '0 webhook deliveries queued again', redelivered: 0 },
     ),
+    step('webhooks.endpoint.test', { ...writer, action: 'test', endpoint_id: 1 }, { message: 'Test webhook queued', delivery: ping }),
     step(
-      'webhooks.endpoint.test',
-      { ...writer, action: 'test', endpoint_id: 1 },
+      'webhooks.delivery.attempts',
+      { ...reader, action: 'attempts', endpoint_id: 1, delivery_id: 1 },
       {
-        message: 'Test webhook queued',
-        delivery: {
-          id: 1,
-          endpoint_id: 1,
-          event_id: '…',
-          event_type: 'webhook.ping',
-          status: 'pending',
-          attempts: 0,
-          last_attempt_at: null,
-          last_http_status: null,
-          last_duration_ms: null,
-          last_error: null,
-          next_attempt_at: at,
-          delivered_at: null,
-          created_at: at,
-        },
+        message: 'Webhook delivery attempts retrieved successfully',
+        delivery: { ...ping, attempts: 1, last_attempt_at: at, last_duration_ms: 0, last_error: unresolved },
+        attempts: [{ attempt: 1, at, http_status: null, duration_ms: 0, error: unresolved, response_excerpt: null }],
+        pagination: page,
       },
     ),
     step('webhooks.endpoint.delete', { ...writer, action: 'delete', endpoint_id: 1 }, { message: 'Webhook endpoint deleted successfully' }),

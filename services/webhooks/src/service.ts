@@ -1,6 +1,7 @@
 import type { ServiceDefinition } from '@bo/runtime';
 import { deliveriesConsumer } from './delivery/deliveries.consumer';
 import { Dispatcher } from './delivery/dispatcher';
+import { listAttemptsHandler } from './delivery/list-attempts.handler';
 import { listDeliveriesHandler } from './delivery/list-deliveries.handler';
 import { logRetention } from './delivery/log-retention';
 import { redeliverHandler } from './delivery/redeliver.handler';
@@ -27,6 +28,7 @@ export const webhooksService: ServiceDefinition = {
     rotateSecretHandler,
     testEndpointHandler,
     listDeliveriesHandler,
+    listAttemptsHandler,
     redeliverHandler,
   ],
   subscriptions: [deliveriesConsumer],

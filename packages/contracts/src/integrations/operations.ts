@@ -90,6 +90,18 @@ export const listDeliveries = defineOperation({
   reply: s.listDeliveriesReply,
 });
 
+export const listAttempts = defineOperation({
+  name: 'webhooks.delivery.attempts',
+  service: 'webhooks',
+  summary: "One delivery's attempts, newest first: time, HTTP status, duration, error and the first kilobyte of the answer",
+  paths: [PATH],
+  select: { action: 'attempts' },
+  write: false,
+  request: s.listAttemptsRequest,
+  reply: s.listAttemptsReply,
+  rules: [{ field: 'delivery_id', rule: 'a delivery of the endpoint' }],
+});
+
 export const redeliver = defineOperation({
   name: 'webhooks.delivery.redeliver',
   service: 'webhooks',
@@ -110,5 +122,6 @@ export const integrationsOperations = [
   rotateSecret,
   testEndpoint,
   listDeliveries,
+  listAttempts,
   redeliver,
 ];

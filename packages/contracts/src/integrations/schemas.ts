@@ -85,6 +85,22 @@ export const deliveryRecord = z.object({
 });
 export type DeliveryRecord = z.infer<typeof deliveryRecord>;
 
+/** One attempt of a delivery, as the dispatcher recorded it when it ended. */
+export const attemptRecord = z.object({
+  /** 1 for the first attempt, counting on across redeliveries. */
+  attempt: z.number().int(),
+  /** When it was made (UTC). */
+  at: z.string(),
+  /** The receiver's HTTP status; null when none came (refused, unreachable, timed out). */
+  http_status: z.number().int().nullable(),
+  duration_ms: z.number().int(),
+  /** Why it failed without an answer (refused, unreachable, no answer in time); null when the receiver answered. */
+  error: z.string().nullable(),
+  /** The first kilobyte of the receiver's answer, as text. */
+  response_excerpt: z.string().nullable(),
+});
+export type AttemptRecord = z.infer<typeof attemptRecord>;
+
 // The shared id field as it is: a `.describe()` copy would lose the range its JSON schema documents.
 const endpointId = intId;
 
@@ -128,6 +144,14 @@ export const listDeliveriesRequest = z.object({
   ...pageRequest,
 });
 
+export const listAttemptsRequest = z.object({
+  ...baseRequest,
+  action: z.literal('attempts'),
+  endpoint_id: endpointId,
+  delivery_id: intId,
+  ...pageRequest,
+});
+
 export const redeliverRequest = z.object({
   ...baseRequest,
   action: z.literal('redeliver'),
@@ -148,6 +172,12 @@ export const endpointWithSecretReply = z.object({
 export const listEndpointsReply = z.object({ message: z.string(), endpoints: z.array(endpointRecord), pagination: paginationSchema });
 export const deliveryReply = z.object({ message: z.string(), delivery: deliveryRecord });
 export const listDeliveriesReply = z.object({ message: z.string(), deliveries: z.array(deliveryRecord), pagination: paginationSchema });
+export const listAttemptsReply = z.object({
+  message: z.string(),
+  delivery: deliveryRecord,
+  attempts: z.array(attemptRecord),
+  pagination: paginationSchema,
+});
 export const redeliverReply = z.object({ message: z.string(), redelivered: z.number().int() });
 export const messageReply = z.object({ message: z.string() });
 
