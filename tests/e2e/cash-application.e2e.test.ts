@@ -656,7 +656,7 @@ describe('cash application, end to end', () => {
           for (const d of [plusDays(first, -1), ...asOf.map((n) => plusDays(first, n)), today, plusDays(today, 100)]) await agedAgree(b, d);
         }
       }),
-      { seed, numRuns: Number(process.env.FC_RUNS ?? 6) },
+      { seed, numRuns: Number(process.env.FC_RUNS ?? 10) },
     );
   }, 600_000);
 
