@@ -1,6 +1,6 @@
 import type { invoicing } from '@bo/contracts';
 import { newProducts } from '../support/catalog';
-import { eventually, startTestSystem, type TestSystem } from '../support/system';
+import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
 const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
@@ -109,6 +109,51 @@ describe('the partners ledger keeps three-decimal amounts to the fils', () => {
     expect(view.transactions?.filter((t) => t.type === 'invoice').map((t) => [t.document_number, t.amount, t.paid, t.due])).toEqual([
       [converted.invoicenumber, 10.005, 3.001, 7.004],
       [second.invoicenumber, 2.222, 2.222, 0],
+    ]);
+  });
+
+  it('takes a credit limit to the fils in a KWD partner, refuses one finer than its currency, and weighs a sale against it exactly', async () => {
+    const create = (over: Record<string, unknown>) =>
+      sys.client.partners.partner.create({ ...who, partnername: 'Limited', partner_type: 'customer', ...over });
+    // In KWD, the partner's own or the organization's default: to the fils.
+    const kwd = (await create({ currency: 'KWD', credit_limit: 10.005 })).partner;
+    const byDefault = (await create({ credit_limit: '1000.125' })).partner;
+    expect([kwd.credit_limit, byDefault.credit_limit]).toEqual([10.005, 1000.125]);
+    // In EUR no finer than the cent; two decimals as ever, even in JPY; four decimals by no currency.
+    const before = (await sys.client.partners.partner.list({ org_id: '1', page_size: 100 })).pagination.total_items;
+    const eur = await refusal(create({ currency: 'EUR', credit_limit: 10.005 }));
+    expect([eur.status, eur.code, eur.errors?.[0]?.field, eur.message]).toEqual([
+      400,
+      'validation_failed',
+      'credit_limit',
+      'credit_limit 10.005 has more decimals than EUR has (2)',
+    ]);
+    expect((await refusal(create({ currency: 'KWD', credit_limit: 10.0005 }))).errors?.[0]?.field).toBe('credit_limit');
+    expect((await sys.client.partners.partner.list({ org_id: '1', page_size: 100 })).pagination.total_items).toBe(before);
+    const yen = (await create({ currency: 'JPY', credit_limit: 1000.5 })).partner;
+    expect(yen.credit_limit).toBe(1000.5);
+    // An edit is judged in the currency it leaves the partner in.
+    const edit = (partner_id: number, over: Record<string, unknown>) => sys.client.partners.partner.edit({ ...who, partner_id, ...over });
+    expect((await refusal(edit(yen.id, { credit_limit: 7.005 }))).errors?.[0]?.field).toBe('credit_limit');
+    expect((await edit(yen.id, { currency: 'BHD', credit_limit: 7.005 })).partner).toMatchObject({ currency: 'BHD', credit_limit: 7.005 });
+
+    // A sale of exactly the limit passes; a fils more is refused, naming the limit to the fils.
+    const sale = async (price: number) => {
+      const { invoice } = await sys.client.invoicing.invoice.create({
+        ...who,
+        invoicetype: 'invoiceout',
+        partner: kwd.id,
+        currency: 'KWD',
+        line_items: [line(price)],
+      });
+      return invoice.id;
+    };
+    await sys.client.invoicing.invoice.validate({ ...who, id: await sale(10.005) });
+    await eventually(async () => expect(await balance(kwd.id)).toMatchObject({ receivable: 10.005, available_credit: 0 }));
+    const over = await refusal(sys.client.invoicing.invoice.validate({ ...who, id: await sale(0.001) }));
+    expect([over.code, over.message]).toEqual([
+      'credit_limit_exceeded',
+      expect.stringContaining('= 10.006, above the credit limit 10.005'),
     ]);
   });
 });

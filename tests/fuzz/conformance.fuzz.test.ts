@@ -293,7 +293,7 @@ describe('the served OpenAPI document says what the server does', () => {
       ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'A\u0007', partner_type: 'customer' }, false],
       ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'Mail', partner_type: 'customer', email: 'a b@c.d' }, false],
       ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'Mail', partner_type: 'customer', email: ' a@b.co ' }, true],
-      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'Cents', partner_type: 'customer', credit_limit: 10.001 }, false],
+      ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'Cents', partner_type: 'customer', credit_limit: 10.00001 }, false],
       ['/crm/editpatner', { org_id: 1, action: 'create', partnername: 'Cents', partner_type: 'customer', credit_limit: '10.01' }, true],
       ['/organization/setprofile', { org_id: 1, iban: 'FR76 3000 6000 0112 3456 7890 188' }, false],
       ['/organization/setprofile', { org_id: 1, iban: 'FR76 3000 6000 0112 3456 7890 189', country: ' fr ', bic: 'bnpafrpp' }, true],

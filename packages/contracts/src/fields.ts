@@ -208,7 +208,7 @@ function decimalJsonSchema(r: DecimalRange): JsonSchema {
  * document's amounts (a currency has 0 to 4), below 10^12. The handler holds it to its currency's own
  * minor unit (`cashAmountRule`): 1.234 BHD is a payment, 1.234 EUR is not.
  */
-export const cashAmount = (opts: { positive?: boolean } = {}) =>
+export const cashAmount = (opts: { min?: number; positive?: boolean } = {}) =>
   documented(decimalIn({ ...opts, maxScale: 4 }), decimalJsonSchema({ ...opts, maxScale: 4, max: 1e12 }));
 export const cashAmountRule = (field: string) =>
   ({ field, rule: "at most the decimals of its currency's minor unit (2 for EUR, 3 for BHD, 0 for JPY)" }) as const;

@@ -106,4 +106,16 @@ describe('partners migrations over data of earlier versions', () => {
     });
     expect(await db('commitments').where({ invoice_id: 901 }).first('amount')).toEqual({ amount: '2.222' });
   });
+
+  it('keeps credit limits to the fils from 007 on: those stored before read as they did, a new zero reads 0.00', async () => {
+    const stored = await db('partners').whereNot({ partnername: 'Dinar' }).pluck('credit_limit');
+    expect(stored.length).toBeGreaterThan(0);
+    expect(new Set(stored)).toEqual(new Set(['0.00']));
+    const [limited] = await db('partners')
+      .insert({ org_id: 1, partnername: 'Limited', display_name: 'Limited', partner_type: 'customer' })
+      .returning<Array<{ id: number; credit_limit: string }>>(['id', 'credit_limit']);
+    expect(limited?.credit_limit).toBe('0.00');
+    await db('partners').where({ id: limited!.id }).update({ credit_limit: '10.005' });
+    expect(await db('partners').where({ id: limited!.id }).first('credit_limit')).toEqual({ credit_limit: '10.005' });
+  });
 });

@@ -3,6 +3,12 @@ import { baseRequest } from '../fields';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
 
+/** Beyond its schema's four decimals: those of the currency its balance is kept in. */
+const creditLimitRule = {
+  field: 'credit_limit',
+  rule: "two decimals, or as many as the partner's currency has (else the organization's default_currency): three for KWD or BHD",
+} as const;
+
 export const listPartners = defineOperation({
   name: 'partners.partner.list',
   service: 'partners',
@@ -34,6 +40,7 @@ export const createPartner = defineOperation({
   write: true,
   request: s.createPartnerRequest,
   reply: s.partnerReply,
+  rules: [creditLimitRule],
 });
 
 export const editPartner = defineOperation({
@@ -45,6 +52,7 @@ export const editPartner = defineOperation({
   write: true,
   request: s.editPartnerRequest,
   reply: s.partnerReply,
+  rules: [creditLimitRule],
 });
 
 export const deletePartner = defineOperation({

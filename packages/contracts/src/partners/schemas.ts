@@ -2,8 +2,8 @@ import { z } from 'zod';
 import {
   atMost,
   baseRequest,
+  cashAmount,
   intId,
-  money,
   notBlank,
   optionalText,
   pageRequest,
@@ -43,7 +43,8 @@ const partnerFields = {
   region: optionalText(100),
   country: z.union([z.literal(''), countryField, z.null()]).optional(),
   tax_number: optionalText(50),
-  credit_limit: money({ min: 0 }).optional(),
+  /** In the partner's currency (its documents'), to its minor unit: 2 decimals, 3 for KWD or BHD. */
+  credit_limit: cashAmount({ min: 0 }).optional(),
   currency: currencyField.nullable().optional(),
   payment_terms: optionalText(500, 'multiline'),
   contact_person: optionalText(200),

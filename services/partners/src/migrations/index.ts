@@ -164,7 +164,6 @@ export const partnersMigrations: Migration[] = [
       // No table is rewritten (dropping a numeric's scale is binary-compatible), but each ALTER takes
       // its table's lock while the running ledger writes it: a bounded wait, as for any live table.
       await withLockTimeout(trx, async () => {
-        // credit_limit stays numeric(18, 2): it is no ledger amount but what the API takes (`money`, two decimals).
         await trx.raw(`alter table ??.partners ${exact('balance', 'receivable', 'committed')}`, [schema]);
         await trx.raw(
           `alter table ??.partner_transactions ${exact('receivable_effect')}, alter column amount type numeric, alter column balance_effect type numeric`,
@@ -172,6 +171,16 @@ export const partnersMigrations: Migration[] = [
         );
         await trx.raw(`alter table ??.commitments ${exact('amount')}`, [schema]);
       });
+    },
+  },
+  {
+    // A credit limit is in the partner's currency to its minor unit (partner/credit-limit.ts), three
+    // decimals for KWD or BHD, as the balance it is weighed against: unbounded, as 006 made the ledger.
+    name: '007_credit_limit_minor_units',
+    async up(trx, schema) {
+      await withLockTimeout(trx, () =>
+        trx.raw('alter table ??.partners alter column credit_limit type numeric, alter column credit_limit set default 0.00', [schema]),
+      );
     },
   },
   // Each partner's record as a list answers it, kept by PostgreSQL (repeatable: renamed, and so

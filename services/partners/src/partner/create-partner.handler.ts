@@ -1,9 +1,11 @@
 import { partners } from '@bo/contracts';
 import { handler, recordEvent } from '@bo/runtime';
+import { checkCreditLimit } from './credit-limit';
 import { structuredAddress, toPartnerRecord, type PartnerRow } from './partner.record';
 
 export const createPartnerHandler = handler(partners.createPartner, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
+    await checkCreditLimit(trx, ctx.orgId, req.credit_limit, req.currency);
     const [row] = await trx('partners')
       .insert({
         org_id: ctx.orgId,

@@ -1,11 +1,13 @@
 import { partners } from '@bo/contracts';
 import { handler, recordEvent } from '@bo/runtime';
+import { checkCreditLimit } from './credit-limit';
 import { structuredAddress, toPartnerRecord, type PartnerRow } from './partner.record';
 import { findLivePartner } from './partner.repository';
 
 export const editPartnerHandler = handler(partners.editPartner, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
     const current = await findLivePartner(trx, ctx.orgId, req.partner_id, { lock: true });
+    await checkCreditLimit(trx, ctx.orgId, req.credit_limit, req.currency !== undefined ? req.currency : current.currency);
     const changes: Partial<Record<keyof PartnerRow | 'updated_by', unknown>> = {};
     const copy = [
       'partnername',
