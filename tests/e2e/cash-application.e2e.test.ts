@@ -59,6 +59,10 @@ describe('cash application, end to end', () => {
     return inv.id;
   }
   const payments = (body: Record<string, unknown>, org: 1 | 2 = 1) => post('/invoicing/payments', body, org);
+  /** A new partner of `org`, made through the API: its id. */
+  async function newPartner(partnername: string, partner_type: 'customer' | 'vendor' | 'both', currency: string, org: 1 | 2 = 1) {
+    return (await ok(post('/crm/editpatner', { action: 'create', partnername, partner_type, currency }, org))).body.partner.id as number;
+  }
   const report = (body: Record<string, unknown>, org: 1 | 2 = 1) => post('/invoicing/reports', body, org);
   /** A calendar date `days` after `date`. */
   const plusDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -140,15 +144,13 @@ describe('cash application, end to end', () => {
     await refusedUnchanged(pay({ allocations: [{ invoice_id: theirs, amount: 1 }] }), 'validation_failed', 'allocations.0.invoice_id');
     await refusedUnchanged(pay({ currency: 'USD', allocations: [{ invoice_id: a, amount: 1 }] }), 'validation_failed', 'currency');
     // Organization 2 sees neither the invoice nor the payment of organization 1.
-    const { partner: initech } = (
-      await ok(post('/crm/editpatner', { action: 'create', partnername: 'Initech', partner_type: 'customer', currency: 'EUR' }, 2))
-    ).body;
+    const initech = await newPartner('Initech', 'customer', 'EUR', 2);
     await refusedUnchanged(
       () =>
         payments(
           {
             action: 'create',
-            partner: initech.id,
+            partner: initech,
             amount: 5,
             currency: 'EUR',
             direction: 'in',
@@ -169,9 +171,7 @@ describe('cash application, end to end', () => {
   });
 
   it("moves cash in its currency's minor unit: a BHD invoice is paid to the mill; more decimals than a currency has are refused, changing nothing", async () => {
-    const partner = (
-      await ok(post('/crm/editpatner', { action: 'create', partnername: 'Dinar Trading', partner_type: 'customer', currency: 'BHD' }))
-    ).body.partner.id;
+    const partner = await newPartner('Dinar Trading', 'customer', 'BHD');
     const invoice = await issued(partner, 1.234, { currency: 'BHD', exchange_rate: 2.5 });
     const pay =
       (amount: number, currency: string, more: Record<string, unknown> = {}) =>
@@ -216,16 +216,14 @@ describe('cash application, end to end', () => {
   });
 
   it("ages receivables as of past days and states a customer's account, the worked example of docs/invoicing.md", async () => {
-    const { partner: dora } = (
-      await ok(post('/crm/editpatner', { action: 'create', partnername: 'Dora', partner_type: 'customer', currency: 'EUR' }))
-    ).body;
-    const a = await issued(dora.id, 100, { invoicedatetime: '2025-01-05T10:00:00', invoicedue: '2025-01-20' });
-    const b = await issued(dora.id, 80, { invoicedatetime: '2025-02-01T10:00:00', invoicedue: '2025-02-15' });
+    const dora = await newPartner('Dora', 'customer', 'EUR');
+    const a = await issued(dora, 100, { invoicedatetime: '2025-01-05T10:00:00', invoicedue: '2025-01-20' });
+    const b = await issued(dora, 80, { invoicedatetime: '2025-02-01T10:00:00', invoicedue: '2025-02-15' });
     const pay = (
       await ok(
         payments({
           action: 'create',
-          partner: dora.id,
+          partner: dora,
           amount: 150,
           currency: 'EUR',
           direction: 'in',
@@ -242,7 +240,7 @@ describe('cash application, end to end', () => {
 
     const aged = async (as_of: string) => {
       const r = (await ok(report({ report: 'aged_receivables', as_of }))).body;
-      return r.partners.find((p: { partner: number }) => p.partner === dora.id);
+      return r.partners.find((p: { partner: number }) => p.partner === dora);
     };
     const figures = (row: Record<string, number> | undefined) =>
       row && [row.current, row['1_30'], row['31_60'], row['61_90'], row.over_90, row.unallocated_credit, row.total];
@@ -257,7 +255,7 @@ describe('cash application, end to end', () => {
     // Written off: nothing open, Dora is not listed.
     expect(await aged('2025-05-01')).toBeUndefined();
 
-    const statement = (await ok(report({ report: 'statement', partner: dora.id, date_from: '2025-02-01', date_to: '2025-03-31' }))).body;
+    const statement = (await ok(report({ report: 'statement', partner: dora, date_from: '2025-02-01', date_to: '2025-03-31' }))).body;
     expect(statement.opening_balance).toBe(100);
     expect(statement.lines.map((l: Record<string, unknown>) => [l.date, l.kind, l.debit, l.credit, l.balance])).toEqual([
       ['2025-02-01', 'invoice', 80, 0, 180],
@@ -267,29 +265,26 @@ describe('cash application, end to end', () => {
       ['2025-03-15', 'refund', 20, 0, 50],
     ]);
     expect(statement.closing_balance).toBe(50);
-    const later = (await ok(report({ report: 'statement', partner: dora.id, date_from: '2025-04-01', date_to: '2025-12-31' }))).body;
+    const later = (await ok(report({ report: 'statement', partner: dora, date_from: '2025-04-01', date_to: '2025-12-31' }))).body;
     expect([later.opening_balance, later.lines.map((l: { kind: string }) => l.kind), later.closing_balance]).toEqual([
       50,
       ['write_off'],
       0,
     ]);
 
-    const pdf = (await ok(report({ report: 'statement', partner: dora.id, date_from: '2025-02-01', date_to: '2025-03-31', format: 'pdf' })))
+    const pdf = (await ok(report({ report: 'statement', partner: dora, date_from: '2025-02-01', date_to: '2025-03-31', format: 'pdf' })))
       .body;
     expect(pdf).toMatchObject({ report: 'statement', format: 'pdf', content_type: 'application/pdf' });
-    expect(pdf.filename).toBe(`statement-${dora.id}-2025-02-01-2025-03-31.pdf`);
+    expect(pdf.filename).toBe(`statement-${dora}-2025-02-01-2025-03-31.pdf`);
     expect(Buffer.from(pdf.content_base64, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
     // Dated by the period, not the clock: the same statement is the same bytes.
-    const again = (
-      await ok(report({ report: 'statement', partner: dora.id, date_from: '2025-02-01', date_to: '2025-03-31', format: 'pdf' }))
-    ).body;
+    const again = (await ok(report({ report: 'statement', partner: dora, date_from: '2025-02-01', date_to: '2025-03-31', format: 'pdf' })))
+      .body;
     expect(again.content_base64).toBe(pdf.content_base64);
   });
 
   it("states a vendor's account, what is owed to it, and either side of a partner that is both (docs/invoicing.md, Statements)", async () => {
-    const create = async (partnername: string, partner_type: 'vendor' | 'both') =>
-      (await ok(post('/crm/editpatner', { action: 'create', partnername, partner_type, currency: 'EUR' }))).body.partner.id as number;
-    const vega = await create('Vega', 'vendor');
+    const vega = await newPartner('Vega', 'vendor', 'EUR');
     const billA = await issued(vega, 200, { invoicetype: 'invoicein', invoicedatetime: '2025-01-10T10:00:00', invoicedue: '2025-02-09' });
     await ok(
       payments({
@@ -318,8 +313,8 @@ describe('cash application, end to end', () => {
     );
     await issued(vega, 50, { invoicetype: 'invoicein', invoicedatetime: '2025-02-15T10:00:00', invoicedue: '2025-03-15' });
 
-    // A vendor only: its vendor side without asking. A payable rises by credits.
-    const period = { report: 'statement', partner: vega, date_from: '2025-02-01', date_to: '2025-02-28' };
+    // What is owed to it: a payable, which rises by credits.
+    const period = { report: 'statement', partner: vega, side: 'vendor', date_from: '2025-02-01', date_to: '2025-02-28' };
     const statement = (await ok(report(period))).body;
     expect([statement.side, statement.opening_balance, statement.closing_balance]).toEqual(['vendor', 80, 100]);
     expect(statement.lines.map((l: Record<string, unknown>) => [l.date, l.kind, l.debit, l.credit, l.balance])).toEqual([
@@ -329,8 +324,8 @@ describe('cash application, end to end', () => {
     ]);
     const payables = (await ok(report({ report: 'aged_payables', as_of: '2025-02-28' }))).body;
     expect(payables.partners.find((p: { partner: number }) => p.partner === vega)?.total).toBe(100);
-    // Its customer side has nothing on it.
-    const customerSide = (await ok(report({ ...period, side: 'customer' }))).body;
+    // Without `side`, its customer side, whatever its type: nothing on it.
+    const customerSide = (await ok(report({ ...period, side: undefined }))).body;
     expect([customerSide.side, customerSide.opening_balance, customerSide.lines, customerSide.closing_balance]).toEqual([
       'customer',
       0,
@@ -341,8 +336,8 @@ describe('cash application, end to end', () => {
     expect([pdf.side, pdf.filename]).toEqual(['vendor', `statement-${vega}-vendor-2025-02-01-2025-02-28.pdf`]);
     expect(pdfText(Buffer.from(pdf.content_base64, 'base64'))).toContain('Payable: what is owed to the vendor');
 
-    // Both a customer and a vendor: its customer side unless asked, each side on its own.
-    const janus = await create('Janus Both', 'both');
+    // Both a customer and a vendor: each side on its own.
+    const janus = await newPartner('Janus Both', 'both', 'EUR');
     await issued(janus, 40, { invoicedatetime: '2025-03-01T10:00:00', invoicedue: '2025-03-31' });
     await issued(janus, 25, { invoicetype: 'invoicein', invoicedatetime: '2025-03-02T10:00:00', invoicedue: '2025-04-01' });
     const month = { report: 'statement', partner: janus, date_from: '2025-03-01', date_to: '2025-03-31' };
@@ -358,14 +353,12 @@ describe('cash application, end to end', () => {
 
   it("refuses reports for an unknown or another organization's partner and a backwards period, changing nothing", async () => {
     const [ada] = customers as [number];
-    const { partner: initech } = (
-      await ok(post('/crm/editpatner', { action: 'create', partnername: 'Initech 2', partner_type: 'customer', currency: 'EUR' }, 2))
-    ).body;
+    const initech = await newPartner('Initech 2', 'customer', 'EUR', 2);
     const statement = (body: Record<string, unknown>) => () =>
       report({ report: 'statement', partner: ada, date_from: '2025-01-01', date_to: '2025-12-31', ...body });
     await refusedUnchanged(statement({ partner: 987_654 }), 'not_found', 'partner');
-    await refusedUnchanged(statement({ partner: initech.id }), 'not_found', 'partner');
-    await refusedUnchanged(statement({ partner: initech.id, format: 'pdf' }), 'not_found', 'partner');
+    await refusedUnchanged(statement({ partner: initech }), 'not_found', 'partner');
+    await refusedUnchanged(statement({ partner: initech, format: 'pdf' }), 'not_found', 'partner');
     await refusedUnchanged(statement({ date_from: '2026-01-01' }), 'validation_failed', 'date_from');
     await refusedUnchanged(statement({ format: 'docx' }), 'validation_failed', 'format');
     await refusedUnchanged(() => report({ report: 'aged_receivables', as_of: '2025-02-30' }), 'validation_failed', 'as_of');
@@ -387,25 +380,10 @@ describe('cash application, end to end', () => {
     );
     const [kwdProduct] = (await newProducts(sys, ['Consulting'], { org: 2 })) as [number];
     const kwdCustomers: number[] = [];
-    for (const name of ['Dana', 'Eid', 'Faris']) {
-      const r = await ok(post('/crm/editpatner', { action: 'create', partnername: name, partner_type: 'customer', currency: 'KWD' }, 2));
-      kwdCustomers.push(r.body.partner.id);
-    }
+    for (const name of ['Dana', 'Eid', 'Faris']) kwdCustomers.push(await newPartner(name, 'customer', 'KWD', 2));
     // Vendors: one that is a vendor only, and one that is both, so one partner has both sides at once.
-    const partnersOf = async (org: 1 | 2, currency: string, names: Array<[string, 'vendor' | 'both']>) => {
-      const ids: number[] = [];
-      for (const [partnername, partner_type] of names)
-        ids.push((await ok(post('/crm/editpatner', { action: 'create', partnername, partner_type, currency }, org))).body.partner.id);
-      return ids;
-    };
-    const [vera, janus] = (await partnersOf(1, 'EUR', [
-      ['Vera', 'vendor'],
-      ['Janus', 'both'],
-    ])) as [number, number];
-    const [yusuf, zaid] = (await partnersOf(2, 'KWD', [
-      ['Yusuf', 'vendor'],
-      ['Zaid', 'both'],
-    ])) as [number, number];
+    const [vera, janus] = [await newPartner('Vera', 'vendor', 'EUR'), await newPartner('Janus', 'both', 'EUR')];
+    const [yusuf, zaid] = [await newPartner('Yusuf', 'vendor', 'KWD', 2), await newPartner('Zaid', 'both', 'KWD', 2)];
     const ledger = (partners: number[]): Ledger => ({ partners, invoices: [], notes: [], paid: [] });
     const books: Record<'EUR' | 'KWD', Books> = {
       EUR: { org: 1, currency: 'EUR', decimals: 2, product, customer: ledger([...customers, janus]), vendor: ledger([vera, janus]) },
@@ -434,9 +412,7 @@ describe('cash application, end to end', () => {
     await eventually(async () =>
       expect((await invoicingDb('organization_settings').where({ org_id: 1 }).first())?.default_currency).toBe('EUR'),
     );
-    const dollars = (
-      await ok(post('/crm/editpatner', { action: 'create', partnername: 'Dollar', partner_type: 'customer', currency: 'USD' }))
-    ).body.partner.id as number;
+    const dollars = await newPartner('Dollar', 'customer', 'USD');
     await eventually(async () => expect(await invoicingDb('partner_directory').where({ id: dollars }).first()).toBeDefined());
     // Rates from 0.01 to 10 with up to 6 decimals, as exact text.
     const rate = fc
@@ -728,14 +704,22 @@ describe('cash application, end to end', () => {
         const period = { report: 'statement', partner, side, date_from: plusDays(asOf, -400), date_to: asOf };
         const statement = (await ok(report(period, b.org))).body;
         const row = aged.partners.find((p: { partner: number }) => p.partner === partner);
-        expect([b.currency, name, asOf, partner, statement.side, exact(statement.closing_balance)]).toEqual([
+        expect([b.currency, name, asOf, partner, exact(statement.closing_balance)]).toEqual([
           b.currency,
           name,
           asOf,
           partner,
-          side,
           exact(row?.total ?? 0),
         ]);
+        // Each line moves the balance by its columns as the side's trade account reads them: a
+        // receivable rises by debits, a payable by credits; the last balance is the closing one.
+        let running = dec(statement.opening_balance);
+        for (const l of statement.lines as Array<{ debit: number; credit: number; balance: number }>) {
+          const rise = side === 'customer' ? dec(l.debit).minus(dec(l.credit)) : dec(l.credit).minus(dec(l.debit));
+          running = running.plus(rise);
+          expect([name, asOf, partner, exact(l.balance)]).toEqual([name, asOf, partner, running.toFixed()]);
+        }
+        expect([name, asOf, partner, exact(statement.closing_balance)]).toEqual([name, asOf, partner, running.toFixed()]);
       }
     }
   }

@@ -1733,7 +1733,14 @@ function webhookSteps(today: string, writer: { org_id: '1'; userid: '1' }, reade
       { ...reader, action: 'attempts', endpoint_id: 1, delivery_id: 1 },
       {
         message: 'Webhook delivery attempts retrieved successfully',
-        delivery: { ...ping, attempts: 1, last_attempt_at: at, last_duration_ms: 0, last_error: unresolved },
+        delivery: {
+          ...ping,
+          attempts: 1,
+          last_attempt_at: at,
+          last_duration_ms: 0,
+          last_error: unresolved,
+          next_attempt_at: `${today}T09:00:05`,
+        },
         attempts: [{ attempt: 1, at, http_status: null, duration_ms: 0, error: unresolved, response_excerpt: null }],
         pagination: page,
       },

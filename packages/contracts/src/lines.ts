@@ -104,17 +104,17 @@ export const lineTaxRule = (field: 'line_items' | 'tax_rate'): BusinessRule => (
   rule: 'a VAT category that agrees with tax_rate: S and L above 0 (L at 0 fails the CII rule BR-AF-05), M 0 or more, Z, E, AE, K, G, O at 0; E, AE, K, G, O with tax_exemption_reason or tax_exemption_code from the VATEX list (EN 16931)',
 });
 /**
- * The VAT ids a category needs of the parties (BR-AE-02..04, BR-IC-02..04, BR-G-02, BR-IG-02,
- * BR-IP-02), checked when a document is issued (a quotation sent, an invoice validated): the parties
+ * The VAT ids a category needs of the parties (BR-AE-02..04, BR-IC-02..04, BR-G-02, BR-AF-02,
+ * BR-AG-02), checked when a document is issued (a quotation sent, an invoice validated): the parties
  * are no field of the request but the organization's profile and the partner, named `seller.vat_id`
  * and `buyer.vat_id` in the refusal.
  */
 export const partyVatIdRules: readonly BusinessRule[] = [
   {
     field: 'seller.vat_id',
-    rule: "set in the organization's profile when the document is issued with an AE, K, G, L or M line or allowance (EN 16931)",
+    rule: "set in the organization's profile when the document is issued with an AE, K, G, L or M line, allowance or charge (EN 16931)",
   },
-  { field: 'buyer.vat_id', rule: 'set on the partner when the document is issued with an AE or K line or allowance (EN 16931)' },
+  { field: 'buyer.vat_id', rule: 'set on the partner when the document is issued with an AE or K line, allowance or charge (EN 16931)' },
 ];
 export const exchangeRateRule: BusinessRule = {
   field: 'exchange_rate',

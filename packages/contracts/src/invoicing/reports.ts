@@ -2,6 +2,7 @@ import { VAT_CATEGORIES } from '@bo/kernel';
 import { z } from 'zod';
 import { baseRequest, dateField, intId } from '../fields';
 import { defineOperation } from '../operation';
+import { ledgerSides } from './payments';
 
 /**
  * The books' reports (docs/invoicing.md, "VAT report", "Aged balances", "Statements"): one
@@ -32,7 +33,7 @@ export const agedReportRequest = z.object({
 
 export const statementFormats = ['pdf'] as const;
 /** The side of a partner's account a statement shows: what it owes (`customer`) or what is owed to it (`vendor`). */
-export const statementSides = ['customer', 'vendor'] as const;
+export const statementSides = ledgerSides;
 export type StatementSide = (typeof statementSides)[number];
 
 export const statementReportRequest = z.object({
@@ -41,9 +42,8 @@ export const statementReportRequest = z.object({
   /** The partner the statement is of. */
   partner: intId,
   /**
-   * `customer`: its receivable, what it owes (invoices, credit notes, money from it); `vendor`: what
-   * is owed to it (bills, its credit notes, money to it). Default: `vendor` for a partner that is a
-   * vendor only, else `customer`.
+   * `customer` (the default): its receivable, what it owes (invoices, credit notes, money from it);
+   * `vendor`: what is owed to it (bills, its credit notes, money to it).
    */
   side: z.enum(statementSides).optional(),
   ...period,

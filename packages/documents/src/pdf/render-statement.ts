@@ -1,3 +1,4 @@
+import type { invoicing } from '@bo/contracts';
 import PDFDocument from 'pdfkit';
 import { loadFonts } from './fonts';
 import { formatter } from './format';
@@ -7,7 +8,7 @@ export interface StatementDocument {
   partner: number;
   partnername: string | null;
   /** Which side of the partner's account: what it owes (`customer`) or what is owed to it (`vendor`). */
-  side: 'customer' | 'vendor';
+  side: invoicing.StatementSide;
   date_from: string;
   date_to: string;
   /** The currency of every balance; null: plain numbers. */

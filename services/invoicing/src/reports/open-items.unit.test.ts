@@ -109,4 +109,35 @@ describe('open items as of a day', () => {
     expect(customer.lines.map((l) => [l.kind, l.debit, l.credit, l.balance])).toEqual([['invoice', 100, 0, 100]]);
     expect(agedBalances(b, 'vendor', '2025-02-28', 2, new Map()).totals.total).toBe(vendor.closing_balance);
   });
+
+  it('credits a refund from a vendor and the void of a payment to it on the vendor side, as a payable takes them', () => {
+    const b = book({
+      documents: [invoice({ invoicetype: 'invoicein' })],
+      payments: [
+        // Paid 150.00 against a bill of 100.00: 50.00 of credit with the vendor, 20.00 of it refunded.
+        payment({ direction: 'out', settled_type: 'invoicein' }),
+        // A second payment to it, voided a week later.
+        payment({
+          id: 4,
+          direction: 'out',
+          amount: '30.00',
+          accounting_amount: '30.00',
+          date: '2025-02-12',
+          void_date: '2025-02-19',
+          settled_type: null,
+        }),
+      ],
+      allocations: [{ id: 1, payment_id: 3, credit_note_id: null, invoice_id: 1, amount: '100.00', date: '2025-02-10', void_date: null }],
+      refunds: [{ id: 9, payment_id: 3, credit_note_id: null, amount: '20.00', date: '2025-02-20' }],
+    });
+    const vendor = statementOf(b, 7, 'vendor', '2025-02-01', '2025-02-28', 2);
+    expect(vendor.lines.map((l) => [l.date, l.kind, l.debit, l.credit, l.balance])).toEqual([
+      ['2025-02-10', 'payment', 150, 0, -50],
+      ['2025-02-10', 'allocation', 0, 0, -50],
+      ['2025-02-12', 'payment', 30, 0, -80],
+      ['2025-02-19', 'void', 0, 30, -50],
+      ['2025-02-20', 'refund', 0, 20, -30],
+    ]);
+    expect(agedBalances(b, 'vendor', '2025-02-28', 2, new Map()).totals.total).toBe(vendor.closing_balance);
+  });
 });

@@ -10,15 +10,15 @@ import { OpenItems, statementOf } from './open-items';
  * A partner's statement of a period, of its customer or its vendor side (open-items.ts statementOf),
  * as JSON or, with `format: "pdf"`, as a PDF answered like the documents operations. The partner is
  * one this service has seen (a deleted one keeps its history), else one the partners service knows in
- * the organization: any other is `not_found` on `partner`. Without `side`, a vendor-only partner's is
- * its vendor side, any other's its customer side.
+ * the organization: any other is `not_found` on `partner`.
  */
 export async function statementReport(
   ctx: Pick<HandlerContext, 'db' | 'orgId' | 'call'>,
   req: invoicing.StatementReportRequest,
 ): Promise<invoicing.StatementReportReply | invoicing.StatementFileReply> {
   const known = (await findPartner(ctx.db, ctx.orgId, req.partner)) ?? (await requireLivePartner(ctx, req.partner));
-  const side = req.side ?? (known.partner_type === 'vendor' ? 'vendor' : 'customer');
+  // A fixed default, not one by the partner's type: a type changes, and a saved request would change side with it.
+  const side = req.side ?? 'customer';
   const statement = await ctx.db.transaction(
     async (trx) => {
       const currency = await accountingCurrency(trx, ctx.orgId);

@@ -204,8 +204,9 @@ export class Dispatcher implements BackgroundTask {
     const status = outcome === 'delivered' ? 'delivered' : delay === undefined ? 'failed' : 'pending';
     let disabled = false;
     await this.db.transaction(async (trx) => {
-      // The endpoint before its delivery, the order of every endpoint write (lockEndpoint, then its
-      // deliveries: a delete's cascade, a redeliver, a test). The other order deadlocks with them.
+      // The endpoint before its delivery, the order of the endpoint writes that touch its deliveries
+      // (lockEndpoint, then a delete's cascade or a redeliver's update): the other order deadlocks with
+      // them. FOR NO KEY UPDATE, so the consumer's inserts (a key share of the endpoint) never wait on it.
       await trx.raw('select 1 from endpoints where id = ? for no key update', [endpoint.id]);
       const updated = await trx('deliveries')
         .where({ id: delivery.id, lease_id: delivery.lease_id })
