@@ -135,6 +135,7 @@ describe('the partners ledger keeps three-decimal amounts to the fils', () => {
     // An edit is judged in the currency it leaves the partner in.
     const edit = (partner_id: number, over: Record<string, unknown>) => sys.client.partners.partner.edit({ ...who, partner_id, ...over });
     expect((await refusal(edit(yen.id, { credit_limit: 7.005 }))).errors?.[0]?.field).toBe('credit_limit');
+    expect(await balance(yen.id)).toMatchObject({ credit_limit: 1000.5, currency: 'JPY' });
     expect((await edit(yen.id, { currency: 'BHD', credit_limit: 7.005 })).partner).toMatchObject({ currency: 'BHD', credit_limit: 7.005 });
 
     // A sale of exactly the limit passes; a fils more is refused, naming the limit to the fils.

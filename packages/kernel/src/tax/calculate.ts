@@ -20,6 +20,17 @@ export function documentMinorUnit(currency: string | null): number | undefined {
   return minorUnit(currency.trim().toUpperCase()) ?? undefined;
 }
 
+/**
+ * Why `amount` is finer than `currency`'s minor unit allows (1.234 EUR, 100.5 JPY), naming `field`;
+ * undefined when it is not. `atLeast` keeps a floor of decimals whatever the currency (a credit limit
+ * has always taken cents). A currency the kernel does not know takes 2.
+ */
+export function finerThanCurrency(field: string, amount: Dec | string | number, currency: string | null, atLeast = 0): string | undefined {
+  const places = Math.max(atLeast, documentMinorUnit(currency) ?? 2);
+  if (dec(amount).decimalPlaces() <= places) return undefined;
+  return `${field} ${dec(amount).toString()} has more decimals than ${currency ?? 'the currency'} has (${places})`;
+}
+
 /** The category a line or allowance is taxed in: the one it names, else S for a positive rate and Z for 0. */
 export function categoryOf(item: { tax_category?: string | null; tax_rate: Dec | string | number }): VatCategory {
   const named = item.tax_category?.trim();

@@ -4,5 +4,5 @@ export * from './vatex';
 export * from './currencies';
 export * from './allowance-reasons';
 export * from './document';
-export { documentMinorUnit } from './calculate';
+export { documentMinorUnit, finerThanCurrency } from './calculate';
 export { decideDocumentTaxes, validateDocumentTaxes } from './decide';

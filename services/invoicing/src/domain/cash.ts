@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { amountText, dec, documentMinorUnit, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
+import { amountText, dec, finerThanCurrency, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
 import { CREDITED_TYPE, isCreditNote } from './credit-note';
 import { accountsFor, cr, dr, type JournalLine } from './journal';
 import { effectiveStatus, type StoredStatus } from './status';
@@ -129,13 +129,8 @@ export interface Refusal {
  * cents. A currency the kernel does not know (none is stored: each is checked when made) takes 2.
  */
 export function minorUnitRefusal(field: string, amount: DecimalLike, currency: string | null): Refusal | null {
-  const places = documentMinorUnit(currency) ?? 2;
-  if (dec(amount).decimalPlaces() <= places) return null;
-  return {
-    code: 'validation_failed',
-    field,
-    message: `${field} ${dec(amount).toString()} has more decimals than ${currency ?? 'the currency'} has (${places})`,
-  };
+  const message = finerThanCurrency(field, amount, currency);
+  return message ? { code: 'validation_failed', field, message } : null;
 }
 
 export function dueOfDocument(doc: Pick<SettleableDocument, 'invoicetotal' | 'amount_paid' | 'written_off_amount'>): Dec {

@@ -1,4 +1,4 @@
-import { dec, documentMinorUnit } from '@bo/kernel';
+import { dec, finerThanCurrency } from '@bo/kernel';
 import { validationFailed, type Knex } from '@bo/runtime';
 
 /**
@@ -15,10 +15,8 @@ export async function checkCreditLimit(
 ): Promise<void> {
   if (limit === undefined || dec(limit).decimalPlaces() <= 2) return;
   const currency = partnerCurrency ?? (await organizationCurrency(db, orgId));
-  const places = Math.max(2, documentMinorUnit(currency) ?? 2);
-  if (dec(limit).decimalPlaces() <= places) return;
-  const message = `credit_limit ${limit} has more decimals than ${currency ?? 'the currency'} has (${places})`;
-  throw validationFailed(message, [{ field: 'credit_limit', message }]);
+  const message = finerThanCurrency('credit_limit', limit, currency, 2);
+  if (message) throw validationFailed(message, [{ field: 'credit_limit', message }]);
 }
 
 async function organizationCurrency(db: Knex, orgId: number): Promise<string | null> {
