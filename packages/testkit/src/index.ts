@@ -5,6 +5,7 @@
  */
 export * from './infra';
 export * from './migrations';
+export * from './template';
 export * from './service';
 export * from './redelivery';
 export * from './tcp-proxy';

@@ -84,14 +84,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database per test file, dropped afterwards. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database per test file, dropped afterwards: empty, or a copy of `template` (a database
+ * `migratedTemplate` made, every schema already migrated).
+ */
+export async function createTestDatabase(opts: { template?: string } = {}): Promise<TestDatabase> {
   const adminUrl = await testPostgresUrl();
   const name = uniqueName('bo_test');
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(`create database ${name}${opts.template ? ` template ${opts.template}` : ''}`);
   } finally {
     await admin.end();
   }

@@ -14,6 +14,7 @@ import {
   type ServiceDefinition,
 } from '@bo/runtime';
 import { createTestDatabase, testAmqpUrl, uniqueName } from './infra';
+import { migratedTemplate, serviceMigrations } from './template';
 
 export interface TestService {
   /** The bus prefix of this test's queues and exchanges. */
@@ -39,7 +40,7 @@ export interface TestService {
 
 /** One service over real PostgreSQL and RabbitMQ, fresh database and bus prefix, for integration tests. */
 export async function startTestService(def: ServiceDefinition, env: Record<string, string> = {}): Promise<TestService> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ template: await migratedTemplate(def.name, [serviceMigrations(def)]) });
   const amqpUrl = await testAmqpUrl();
   const prefix = uniqueName('it');
   const config = serviceConfigSchema(def).parse({
