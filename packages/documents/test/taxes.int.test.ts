@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { decideDocumentTaxes, vatexCode, type AllowanceChargeInput, type VatCategory } from '@bo/kernel';
 import { accountingCurrency, missingForEInvoice, renderCii, renderFacturX, renderPdf, renderUbl, type RenderableDocument } from '../src';
-import { einvoiceFailures, prepareRules } from '../../../tests/support/einvoice';
+import { einvoiceFailures, fatalFailures, prepareRules, schemaFailuresOfMany } from '../../../tests/support/einvoice';
 import { pdfAttachments, pdfText, savePage1Png } from '../../../tests/support/pdf';
 import { greekBuyer, seller, taxedDocument, type TaxedLineSpec, type TaxedSpec } from './fixtures';
 
@@ -436,12 +436,17 @@ describe(`random taxed documents pass the EN 16931 rules in UBL and CII (seed ${
     async (category) => {
       let n = 0;
       let pdfs = 0;
+      const schemaChecks: Array<{ label: string; ubl: string; cii: string }> = [];
       try {
         await fc.assert(
           fc.asyncProperty(documentArb(category), async ({ kind, spec }) => {
             const doc = decided(kind, spec, ++n);
             fc.pre(doc !== null);
-            const { ubl, cii } = await expectValid(doc);
+            // The rules document by document (so a failure shrinks); the XSDs for all of them after the run.
+            const [ubl, cii] = [await renderUbl(doc), await renderCii(doc)];
+            expect(fatalFailures('ubl', ubl)).toBe('');
+            expect(fatalFailures('cii', cii)).toBe('');
+            schemaChecks.push({ label: `${doc.number} ${JSON.stringify(spec)}`, ubl, cii });
             const t = doc.taxes!;
             const m = t.minor_unit;
             const c = doc.currency;
@@ -473,6 +478,20 @@ describe(`random taxed documents pass the EN 16931 rules in UBL and CII (seed ${
       } catch (err) {
         throw new Error(`seed ${SEED} (FC_SEED=${SEED} replays): ${String(err)}`, { cause: err });
       }
+      const [ublErrors, ciiErrors] = [
+        await schemaFailuresOfMany(
+          'ubl',
+          schemaChecks.map((c) => c.ubl),
+        ),
+        await schemaFailuresOfMany(
+          'cii',
+          schemaChecks.map((c) => c.cii),
+        ),
+      ];
+      const invalid = schemaChecks.flatMap((c, i) =>
+        ublErrors[i] || ciiErrors[i] ? [`seed ${SEED}, ${c.label}: ${ublErrors[i]} ${ciiErrors[i]}`] : [],
+      );
+      expect(invalid).toEqual([]);
     },
     240_000,
   );
