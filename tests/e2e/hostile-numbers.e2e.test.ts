@@ -48,7 +48,7 @@ describe('hostile numbers through the gateway', () => {
   let productId: number;
 
   beforeAll(async () => {
-    sys = await startTestSystem();
+    sys = await startTestSystem({ bus: 'in-process' });
     db = new pg.Client({ connectionString: sys.databaseUrl });
     await db.connect();
     const partner = await sys.post('/crm/editpatner', {

@@ -19,7 +19,7 @@ describe('document taxes through the gateway', () => {
   let vendor = 0;
 
   beforeAll(async () => {
-    sys = await startTestSystem({ services: ['partners', 'catalog', 'invoicing'] });
+    sys = await startTestSystem({ services: ['partners', 'catalog', 'invoicing'], bus: 'in-process' });
     invoicingDb = createDb(sys.databaseUrl, 'invoicing', 2);
     [product] = (await newProducts(sys, ['Service'])) as [number];
     await sys.client.partners.organization.set({ org_id: '1', legal_name: 'Seller GmbH', vat_id: 'DE123456789', default_currency: 'EUR' });

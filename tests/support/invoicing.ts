@@ -43,7 +43,7 @@ export function invoicingSuite(productName: string): InvoicingSuite {
     },
   } as InvoicingSuite;
   beforeAll(async () => {
-    suite.sys = await startTestSystem();
+    suite.sys = await startTestSystem({ bus: 'in-process' });
     suite.invoicingDb = createDb(suite.sys.databaseUrl, 'invoicing', 2);
     [suite.product] = (await newProducts(suite.sys, [productName])) as [number];
   });
