@@ -1,5 +1,5 @@
 import { knownPaths, operations, resolveCandidates, resolveOperation, type Resolution } from './catalogue';
-import { describeSelector } from './operation';
+import { describeSelector, HEAVY_COST, operationCost, READ_COST, WRITE_COST } from './operation';
 import { buildOpenApi } from './openapi';
 
 function opName(path: string, body: Record<string, unknown>): string {
@@ -64,6 +64,21 @@ describe('operation catalogue', () => {
     expect(knownPaths()).toEqual(
       expect.arrayContaining(['/crm/editpatner', '/inventory/getproducts', '/sales/addline', '/invoicing/listinvoices']),
     );
+  });
+
+  it('costs each operation a whole number of reads: a read 1, a write 2, a report or a render 10, stated in OpenAPI', () => {
+    const costs = Object.fromEntries(operations.map((op) => [op.name, operationCost(op)]));
+    for (const op of operations) expect([op.name, Number.isInteger(costs[op.name]) && costs[op.name]! >= 1]).toEqual([op.name, true]);
+    expect(costs).toMatchObject({
+      'partners.partner.list': READ_COST,
+      'partners.partner.create': WRITE_COST,
+      'invoicing.report.run': HEAVY_COST,
+      'invoicing.invoice.render': HEAVY_COST,
+      'sales.quotation.render': HEAVY_COST,
+    });
+    const doc = buildOpenApi() as { components: { schemas: Record<string, { 'x-cost'?: number }> } };
+    expect(doc.components.schemas['invoicing.report.run.request']?.['x-cost']).toBe(HEAVY_COST);
+    expect(doc.components.schemas['partners.partner.list.request']?.['x-cost']).toBe(READ_COST);
   });
 
   it('documents every known path in the OpenAPI document', () => {

@@ -3,7 +3,7 @@ import { exampleStory, type ExampleStep } from './examples';
 import { events, knownPaths, operations, resolveCandidates } from './catalogue';
 import { jsonSchemaOf as schemaOf } from './json-schema';
 import { requestShapeLimits } from './shape';
-import { domainPrefix, serviceNames, type Operation, type Selector } from './operation';
+import { domainPrefix, operationCost, serviceNames, type Operation, type Selector } from './operation';
 
 function envelopeOf(body: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -67,9 +67,10 @@ function requestComponent(op: Operation): JsonSchema {
   return {
     title: op.name,
     ...schema,
-    description: `${op.summary}.${rules}`,
+    description: `${op.summary}. Costs ${operationCost(op)} against the organization's rate and concurrency limits (\`x-cost\`).${rules}`,
     maxProperties: requestShapeLimits.maxObjectKeys,
     'x-selector': op.select,
+    'x-cost': operationCost(op),
     ...(op.rules?.length ? { 'x-rules': op.rules } : {}),
   };
 }
@@ -402,6 +403,7 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
       domainWide: !!op.domainWide,
       select: op.select,
       write: op.write,
+      cost: operationCost(op),
       ...(op.paths.length ? { request: refTo(requestSchemaName(op)), reply: refTo(replySchemaName(op)) } : {}),
     })),
   };

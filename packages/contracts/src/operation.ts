@@ -39,6 +39,24 @@ export interface Operation<Req extends z.ZodType = z.ZodType, Res extends z.ZodT
    * field under it: `line_items` covers `line_items.2.quantity`). The OpenAPI document lists them.
    */
   rules?: readonly BusinessRule[];
+  /**
+   * What one call weighs against its organization's rate and concurrency limits and in its service's
+   * turn-taking (docs/api.md, Rate limits), in units of a plain read. Absent: READ_COST for a read,
+   * WRITE_COST for a write; a report or a document render states HEAVY_COST.
+   */
+  cost?: number;
+}
+
+/** A plain read (a list, a get). */
+export const READ_COST = 1;
+/** A write: a transaction, a recorded reply, events. */
+export const WRITE_COST = 2;
+/** A report over the books or a document rendered to a file: tens of milliseconds of a service's CPU and database. */
+export const HEAVY_COST = 10;
+
+/** An operation's cost (Operation.cost). */
+export function operationCost(op: Pick<Operation, 'cost' | 'write'>): number {
+  return op.cost ?? (op.write ? WRITE_COST : READ_COST);
 }
 
 export interface BusinessRule {

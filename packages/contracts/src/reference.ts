@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { events, operations } from './catalogue';
 import { consumers, publisherOf } from './consumers';
-import { describeSelector, domainPrefix } from './operation';
+import { describeSelector, domainPrefix, operationCost } from './operation';
 
 /**
  * The operation and event reference in docs/ is generated from here (`npm run docs`), and a test
@@ -16,15 +16,16 @@ export function operationsReference(): string {
     'Every operation is a POST of a JSON body to its path (trailing slash optional). Operations sharing a path',
     'are told apart by `action`, then a boolean flag, then the presence of a field, then the default.',
     'Operations marked "domain-wide" are accepted on every path of their domain; the canonical path is listed first.',
+    "The cost is what one call weighs against its organization's rate and concurrency limits (docs/api.md, Rate limits).",
     '',
-    '| operation | service | canonical path | selected by | domain-wide | write | summary |',
-    '|---|---|---|---|---|---|---|',
+    '| operation | service | canonical path | selected by | domain-wide | write | cost | summary |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const op of operations) {
     if (op.paths.length === 0) continue;
     const domain = op.domainWide ? `yes (${domainPrefix[op.service]}/*)` : 'no';
     lines.push(
-      `| \`${op.name}\` | ${op.service} | \`${op.paths[0]}\` | ${describeSelector(op.select)} | ${domain} | ${op.write ? 'yes' : 'no'} | ${op.summary} |`,
+      `| \`${op.name}\` | ${op.service} | \`${op.paths[0]}\` | ${describeSelector(op.select)} | ${domain} | ${op.write ? 'yes' : 'no'} | ${operationCost(op)} | ${op.summary} |`,
     );
   }
   lines.push('', '## Internal operations (RPC only, no HTTP path)', '');

@@ -1,6 +1,6 @@
 import { renderedDocumentReply, renderFormatField, renderFormats } from '../documents';
 import { baseRequest, intId } from '../fields';
-import { defineOperation } from '../operation';
+import { defineOperation, HEAVY_COST } from '../operation';
 import { z } from 'zod';
 
 export const renderInvoiceRequest = z.object({ ...baseRequest, id: intId, format: renderFormatField(renderFormats) });
@@ -17,6 +17,7 @@ export const renderInvoice = defineOperation({
   paths: ['/invoicing/getinvoice'],
   select: { present: 'format' },
   write: false,
+  cost: HEAVY_COST,
   request: renderInvoiceRequest,
   reply: renderedDocumentReply,
   rules: [

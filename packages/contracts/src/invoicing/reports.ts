@@ -1,7 +1,7 @@
 import { VAT_CATEGORIES } from '@bo/kernel';
 import { z } from 'zod';
 import { baseRequest, dateField, intId } from '../fields';
-import { defineOperation } from '../operation';
+import { defineOperation, HEAVY_COST } from '../operation';
 import { ledgerSides } from './payments';
 
 /**
@@ -229,6 +229,7 @@ export const runReport = defineOperation({
   paths: ['/invoicing/reports'],
   select: { default: true },
   write: false,
+  cost: HEAVY_COST,
   request: runReportRequest,
   reply: runReportReply,
   rules: [

@@ -1,6 +1,6 @@
 import { renderedDocumentReply, renderFormatField } from '../documents';
 import { baseRequest, intId } from '../fields';
-import { defineOperation } from '../operation';
+import { defineOperation, HEAVY_COST } from '../operation';
 import { z } from 'zod';
 
 export const renderQuotationRequest = z.object({ ...baseRequest, quotation_id: intId, format: renderFormatField(['pdf']) });
@@ -16,6 +16,7 @@ export const renderQuotation = defineOperation({
   paths: ['/sales/orderdetail'],
   select: { present: 'format' },
   write: false,
+  cost: HEAVY_COST,
   request: renderQuotationRequest,
   reply: renderedDocumentReply,
 });
