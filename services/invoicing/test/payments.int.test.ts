@@ -24,11 +24,15 @@ describe('invoicing service: cash application', () => {
   });
 
   const call = (operation: string, payload: Record<string, unknown>, org = 1) => svc.call(operation, { userid: '5', ...payload }, org);
-  /** A validated document of `partner` for `price`. */
+  /** A validated document of `partner` for `price`, dated before the payments of these tests (dates run forward). */
   async function issued(price: number, over: Record<string, unknown> = {}, org = 1): Promise<number> {
     const partner = org === 2 ? 20 : 10;
     const inv = body(
-      await call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner, line_items: [line(price)], ...over }, org),
+      await call(
+        'invoicing.invoice.create',
+        { invoicetype: 'invoiceout', partner, invoicedatetime: '2026-02-01T09:00:00', line_items: [line(price)], ...over },
+        org,
+      ),
     ).invoice;
     body(await call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }, org));
     return inv.id as number;
@@ -211,6 +215,7 @@ describe('invoicing service: cash application', () => {
         partner: 10,
         sourcetype: 'invoice',
         sourceid: String(a),
+        invoicedatetime: '2026-02-01T09:00:00',
         line_items: [line(30)],
       }),
     ).invoice;

@@ -24,8 +24,15 @@ describe('invoicing service: invoice versions', () => {
   const call = (operation: string, payload: Record<string, unknown>) => svc.call(operation, { userid: '5', ...payload }, 1);
   const version = async (id: number) => (await svc.db('invoices').where({ id }).first<{ version: number }>('version')).version;
   const draft = async (price = 100) =>
-    body(await call('invoicing.invoice.create', { invoicetype: 'invoiceout', partner: 10, line_items: [line(price)] })).invoice
-      .id as number;
+    // Dated before the payments of these tests: dates run forward.
+    body(
+      await call('invoicing.invoice.create', {
+        invoicetype: 'invoiceout',
+        partner: 10,
+        invoicedatetime: '2026-02-01T09:00:00',
+        line_items: [line(price)],
+      }),
+    ).invoice.id as number;
   /** The data of the one event of `type` that names the invoice (directly or among its allocations), once it has arrived. */
   async function eventOf(type: string, match: (data: Record<string, any>) => boolean): Promise<Record<string, any>> {
     await testing.waitUntil(() => events.some((e) => e.type === type && match(e.data)));

@@ -9,6 +9,8 @@ import { canTakePayment } from '../domain/status';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice } from './invoice.repository';
 import { assertAfterLockDate, postingToday } from './lock-date';
+import { datedBeforeRefusal } from '../domain/dating';
+import { documentDated } from '../payments/dated';
 
 export const registerPaymentHandler = handler(invoicing.registerPayment, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
@@ -23,6 +25,8 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
     }
     const unit = minorUnitRefusal('amount', req.amount, invoice.currency);
     if (unit) throw validationFailed(unit.message, [{ field: unit.field, message: unit.message }]);
+    const early = datedBeforeRefusal('payment_date', formatDate(paymentDate) as string, 'a payment of it', [documentDated(invoice)]);
+    if (early) throw validationFailed(early.message, [{ field: early.field, message: early.message }]);
     const due = dec(invoice.invoicetotal).minus(dec(invoice.amount_paid));
     if (dec(req.amount).greaterThan(due)) {
       const message = `Overpayment: amount ${amountText(req.amount)} exceeds the amount due ${amountText(due)} on invoice ${invoice.invoicenumber}`;

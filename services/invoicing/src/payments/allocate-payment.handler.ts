@@ -9,7 +9,9 @@ import {
   type BookedValue,
   type CreditSource,
 } from '../domain/cash';
+import { datedBeforeRefusal } from '../domain/dating';
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
+import { documentDated, paymentDated } from './dated';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { creditNoteSource, lockPostedPayment, openCreditApplication } from './credit-source';
 import { accountingPlaces } from './payment-rate';
@@ -73,6 +75,11 @@ export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (
         label: (note as InvoiceRow).invoicenumber,
       };
   const refusals = allocationRefusals(source, req.allocations, documents, today);
+  const early = datedBeforeRefusal('allocation_date', date, 'an allocation', [
+    payment ? paymentDated(payment) : documentDated(note as InvoiceRow),
+    ...[...documents.values()].map(documentDated),
+  ]);
+  if (early) refusals.push(early);
   if (refusals.length) refuse(refusals);
 
   // The credit is used up at its source's worth, each document cleared at its own (docs/invoicing.md

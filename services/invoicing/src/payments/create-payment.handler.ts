@@ -1,6 +1,8 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
 import { handler, recordEvent, requireLivePartner, requirePartnerRole } from '@bo/runtime';
+import { datedBeforeRefusal } from '../domain/dating';
+import { documentDated } from './dated';
 import { allocationRefusals, INVOICE_OF_DIRECTION, ledgerSide, minorUnitRefusal, paymentLines, valueOfShare } from '../domain/cash';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
@@ -58,6 +60,8 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
       today,
     );
     if (unit) refusals.unshift(unit);
+    const early = datedBeforeRefusal('payment_date', paymentDate, 'a payment settling them', [...documents.values()].map(documentDated));
+    if (early) refusals.push(early);
     if (refusals.length) refuse(refusals);
 
     const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;

@@ -1,6 +1,8 @@
 import { invoicing } from '@bo/contracts';
 import { amountText, dec, toNumber } from '@bo/kernel';
 import { handler, recordEvent } from '@bo/runtime';
+import { datedBeforeRefusal } from '../domain/dating';
+import { documentDated, paymentDated } from './dated';
 import { ledgerSide, minorUnitRefusal, refundLines, settlementDirection, unallocatedOf, valueOfStep } from '../domain/cash';
 import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
@@ -47,6 +49,8 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
   }
   const unit = minorUnitRefusal('amount', req.amount, payment ? payment.currency : (note as InvoiceRow).currency);
   if (unit) refuseField(unit.field, unit.message);
+  const early = datedBeforeRefusal('refund_date', date, 'a refund', [payment ? paymentDated(payment) : documentDated(note as InvoiceRow)]);
+  if (early) refuseField(early.field, early.message);
   const available = payment ? unallocatedOf(payment) : creditNoteUnallocated(note as InvoiceRow);
   if (dec(req.amount).greaterThan(available)) {
     refuseField(

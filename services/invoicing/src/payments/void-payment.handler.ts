@@ -1,6 +1,8 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
 import { handler, invalidState, recordEvent } from '@bo/runtime';
+import { datedBeforeRefusal } from '../domain/dating';
+import { allocationDated, paymentDated } from './dated';
 import { ledgerSide, valueOfShare, valueOfStep, voidLines } from '../domain/cash';
 import { accountsFor } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
@@ -14,6 +16,7 @@ import {
   paymentRecords,
   paymentValue,
   postCashEntry,
+  refuseField,
   settle,
   settledShare,
   settledView,
@@ -37,6 +40,8 @@ export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx
   if (Number(payment.refunded) > 0)
     throw invalidState(`Payment ${payment.id} has refunds of ${payment.refunded}; a refunded payment cannot be voided`);
   const allocations = await db<AllocationRow>('payment_allocations').where({ payment_id: payment.id, status: 'active' }).orderBy('id');
+  const early = datedBeforeRefusal('void_date', date, 'a void', [paymentDated(payment), ...allocations.map(allocationDated)]);
+  if (early) refuseField(early.field, early.message);
   const documents = await lockDocuments(
     db,
     ctx.orgId,

@@ -2,13 +2,15 @@ import { invoicing } from '@bo/contracts';
 import { toNumber } from '@bo/kernel';
 import { handler, invalidState, recordEvent } from '@bo/runtime';
 import { dueOfDocument, writeOffLines, writeOffRefusal } from '../domain/cash';
+import { datedBeforeRefusal } from '../domain/dating';
+import { documentDated } from './dated';
 import { accountsFor } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice } from '../invoice/invoice.repository';
 import { journalAmount } from '../invoice/journal.repository';
 import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
 import { accountingPlaces } from './payment-rate';
-import { bookedDocuments, documentStep, postCashEntry, settledView } from './payment.repository';
+import { bookedDocuments, documentStep, postCashEntry, refuseField, settledView } from './payment.repository';
 
 /**
  * Writes off what is still due on an open or overdue customer invoice: a bad-debt expense against
@@ -23,6 +25,8 @@ export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (
   const invoice = await findInvoice(db, ctx.orgId, req.id, { lock: true });
   const refusal = writeOffRefusal(invoice, today);
   if (refusal) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be written off: ${refusal}`);
+  const early = datedBeforeRefusal('write_off_date', date, 'a write-off', [documentDated(invoice)]);
+  if (early) refuseField(early.field, early.message);
   const amount = journalAmount(dueOfDocument(invoice));
   // The bad debt is what the rest of the receivable is worth on the books, at the invoice's own rate.
   const booked = await bookedDocuments(db, [invoice], await accountingPlaces(db, ctx.orgId));
