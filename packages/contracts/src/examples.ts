@@ -40,7 +40,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
   const in14 = addDays(today, 14);
   const writer = { org_id: '1', userid: '1' } as const;
   const reader = { org_id: '1' } as const;
-  const line = { product_id: 1, quantity: 4, price: 27.5, discount: 10, tax_rate: 23, tax_included: false };
+  const line = { product_id: 1, quantity: 4, price: '27.5', discount: 10, tax_rate: 23, tax_included: false };
   // Records the story shows more than once (written, then read back), written once.
   const organization: Reply<'partners.organization.get'>['organization'] = {
     org_id: 1,
@@ -472,7 +472,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
         name: 'Claw hammer',
         description: '16 oz, fibreglass handle',
         price: 25,
-        cost: 12.5,
+        cost: '12.5',
         category_id: '1',
         sku: 'HAM-16',
         barcode: '5012345678900',
@@ -514,7 +514,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     ),
     step(
       'catalog.product.edit',
-      { ...writer, product_id: 1, price: 27.5, min_stock_level: 5 },
+      { ...writer, product_id: 1, price: '27.5', min_stock_level: 5 },
       {
         message: 'Product updated successfully',
         product: hammer,
@@ -948,7 +948,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
         invoicedue: in14,
         invoiceterms: '30 days net',
         invoicereference: 'PO-7731',
-        line_items: [{ product_id: 1, quantity: 2, price: 27.5, tax_rate: 23, tax_included: false }],
+        line_items: [{ product_id: 1, quantity: 2, price: '27.5', tax_rate: 23, tax_included: false }],
       },
       {
         message: 'Invoice created successfully',
@@ -1195,7 +1195,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     ),
     step(
       'invoicing.exchange_rate.set',
-      { ...writer, action: 'set', currency: 'USD', date: today, rate: 0.9234 },
+      { ...writer, action: 'set', currency: 'USD', date: today, rate: '0.9234' },
       {
         message: 'Exchange rate set successfully',
         exchange_rate: usdRate,
@@ -1516,7 +1516,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     ),
     step(
       'invoicing.payment.allocate',
-      { ...writer, action: 'allocate', payment_id: 2, allocations: [{ invoice_id: 2, amount: 13.32 }] },
+      { ...writer, action: 'allocate', payment_id: 2, allocations: [{ invoice_id: 2, amount: '13.32' }] },
       {
         message: 'Allocated 13.32 to 1 document(s)',
         allocations: [allocation3],
@@ -1536,7 +1536,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     ),
     step(
       'invoicing.payment.refund',
-      { ...writer, action: 'refund', payment_id: 2, amount: 6.68, method: 'bank_transfer', reference: 'Overpayment TRF-2041' },
+      { ...writer, action: 'refund', payment_id: 2, amount: '6.68', method: 'bank_transfer', reference: 'Overpayment TRF-2041' },
       {
         message: 'Refunded 6.68',
         refund: refund1,

@@ -43,20 +43,40 @@ export function textProblem(value: string, kind: TextKind = 'line'): string | un
 }
 
 /**
- * `textProblem` as the JSON Schema pattern of what it accepts, for the OpenAPI document (read with
- * Unicode semantics, as JSON Schema's ECMA-262 patterns are: a surrogate pair is one character).
- * The server keeps testing for the refused characters, which takes no backtracking on long input.
+ * The patterns of the OpenAPI document are written so that every mainstream engine reads them alike:
+ * ECMA-262 with and without the `u` flag, Python's `re`, Rust's `regex` and PCRE. A character
+ * outside ASCII stands as itself (PCRE and Rust read no `\uXXXX`; a JSON reader hands them the
+ * character), a control character as `\xHH`, a digit as `[0-9]` (`\d` is every script's digits in
+ * Python and Rust), white space as its list (`\s` differs between engines), and nothing looks
+ * around (Rust cannot). `patterns.fixtures.ts` holds every pattern of the document to this.
+ */
+/** C0, DEL and C1, for a class of a pattern: the characters text never holds (fields.ts, `textProblem`). */
+export const CONTROLS = '\\x00-\\x1F\\x7F-\\x9F';
+/** U+FFFE and U+FFFF, for a class of a pattern (as the characters themselves). */
+export const NONCHARACTERS = '\uFFFE\uFFFF';
+
+/**
+ * `textProblem` as the JSON Schema pattern of what it accepts, for the OpenAPI document: no control
+ * characters (tab and line breaks in multi-line text), no noncharacters. An unpaired surrogate is
+ * the one rule no portable pattern can state (a surrogate is not a character to Rust, and without
+ * the `u` flag each half of a pair is one): the server keeps it and the schema says so in
+ * `x-text-rule`. The server tests for the refused characters, which takes no backtracking.
  */
 export const textPatterns: Record<TextKind, RegExp> = {
-  // eslint-disable-next-line no-control-regex
-  line: /^[^\u0000-\u001F\u007F-\u009F\uD800-\uDFFF\uFFFE\uFFFF]*$/u,
-  // eslint-disable-next-line no-control-regex
-  multiline: /^(?:[^\u0000-\u0008\u000B-\u001F\u007F-\u009F\uD800-\uDFFF\uFFFE\uFFFF]|\r\n)*$/u,
+  line: new RegExp(`^[^${CONTROLS}${NONCHARACTERS}]*$`),
+  multiline: new RegExp(`^(?:[^\\x00-\\x08\\x0B-\\x1F\\x7F-\\x9F${NONCHARACTERS}]|\\r\\n)*$`),
 };
+export const unpairedSurrogateRule = 'no unpaired UTF-16 surrogate (refused with 400 naming the field)';
 
 const textRules = {
-  line: rule<string>((v) => textProblem(v, 'line'), { patterns: [textPatterns.line] }),
-  multiline: rule<string>((v) => textProblem(v, 'multiline'), { patterns: [textPatterns.multiline] }),
+  line: rule<string>((v) => textProblem(v, 'line'), {
+    patterns: [textPatterns.line],
+    extensions: { 'x-text-rule': unpairedSurrogateRule },
+  }),
+  multiline: rule<string>((v) => textProblem(v, 'multiline'), {
+    patterns: [textPatterns.multiline],
+    extensions: { 'x-text-rule': unpairedSurrogateRule },
+  }),
 };
 
 /** A string schema that refuses what `textProblem` refuses; chain trim/regex/`atMost` on it as on `z.string()`. */
@@ -67,12 +87,15 @@ export function plainString(kind: TextKind = 'line') {
 
 /**
  * What `String.prototype.trim` removes (JavaScript's `\s`) but the control characters, which text
- * never holds: for patterns, spelled out, since regex dialects disagree on `\s`.
+ * never holds: for patterns, spelled out (as the characters themselves), since regex dialects
+ * disagree on `\s`.
  */
-export const SPACE_CHARACTERS = ' \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF';
+export const SPACE_CHARACTERS = ' \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF';
 export const TRIMMED_SPACE = `[${SPACE_CHARACTERS}]`;
+/** JavaScript's `\s`, for a class: the trimmed spaces and the control characters among them. */
+export const WHITE_SPACE = `\\t\\n\\x0B\\f\\r${SPACE_CHARACTERS}`;
 /** A character `String.prototype.trim` keeps. */
-const NOT_SPACE = `[^\\t\\n\\u000B\\f\\r${SPACE_CHARACTERS}]`;
+const NOT_SPACE = `[^${WHITE_SPACE}]`;
 
 /** Characters a string holds as PostgreSQL and JSON Schema count them: code points, a surrogate pair being one. */
 export function characterCount(value: string): number {
@@ -101,7 +124,7 @@ const NOT_BLANK = new RegExp(NOT_SPACE);
 
 /** A positive 32-bit integer written in decimal (leading zeros allowed), the range every id and page number has. */
 const POSITIVE_INT32 =
-  '0*(?:[1-9]\\d{0,8}|1\\d{9}|20\\d{8}|21[0-3]\\d{7}|214[0-6]\\d{6}|2147[0-3]\\d{5}|21474[0-7]\\d{4}|214748[0-2]\\d{3}|2147483[0-5]\\d{2}|21474836[0-3]\\d|214748364[0-7])';
+  '0*(?:[1-9][0-9]{0,8}|1[0-9]{9}|20[0-9]{8}|21[0-3][0-9]{7}|214[0-6][0-9]{6}|2147[0-3][0-9]{5}|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-7])';
 const MAX_INT32 = 2147483647;
 
 export const orgIdField = documented(
@@ -174,11 +197,14 @@ interface DecimalRange extends DecimalRule {
 }
 
 /**
- * A decimal field's input forms in JSON Schema: a JSON number with its range and scale (multipleOf),
- * or a plain decimal string (no exponent) whose digits keep it in range.
+ * A decimal field's input forms in JSON Schema: a plain decimal string (no exponent) whose digits
+ * keep it in range and scale, or a whole JSON number in range. A JSON number with decimals is read
+ * too, but is not a form the schema offers: its scale would be a `multipleOf` of 0.01 or 0.0001,
+ * which validators that divide binary floats judge unevenly (0.14 / 0.01 is 14.000000000000002), so
+ * the schema states it in words and in `x-decimal-places`, and the server judges it.
  */
 function decimalJsonSchema(r: DecimalRange): JsonSchema {
-  const number: JsonSchema = { type: 'number', multipleOf: Number(`1e-${r.maxScale}`) };
+  const number: JsonSchema = { type: 'integer' };
   if (r.positive) number['exclusiveMinimum'] = 0;
   else if (r.min !== undefined) number['minimum'] = r.min;
   else number['exclusiveMinimum'] = -r.max;
@@ -188,18 +214,19 @@ function decimalJsonSchema(r: DecimalRange): JsonSchema {
   const fraction = (digits: string) => `(?:\\.${digits}{0,${r.maxScale}})?`;
   const whole =
     r.atMost === undefined
-      ? `\\d{1,${Math.log10(r.max)}}${fraction('\\d')}`
-      : `(?:\\d{1,${String(r.atMost).length - 1}}${fraction('\\d')}|${r.atMost}${fraction('0')})`;
+      ? `[0-9]{1,${Math.log10(r.max)}}${fraction('[0-9]')}`
+      : `(?:[0-9]{1,${String(r.atMost).length - 1}}${fraction('[0-9]')}|${r.atMost}${fraction('0')})`;
   const string: JsonSchema = {
     type: 'string',
-    pattern: `^${TRIMMED_SPACE}*${sign}0*(?:${whole}|\\.\\d{1,${r.maxScale}})${TRIMMED_SPACE}*$`,
+    pattern: `^${TRIMMED_SPACE}*${sign}0*(?:${whole}|\\.[0-9]{1,${r.maxScale}})${TRIMMED_SPACE}*$`,
   };
   // Greater than 0: some digit is not a zero.
   if (r.positive) string['allOf'] = [{ pattern: '[1-9]' }];
   const range = `${r.positive ? 'greater than 0' : r.min !== undefined ? `at least ${r.min}` : `greater than -${r.max}`} and ${r.atMost !== undefined ? `at most ${r.atMost}` : `less than ${r.max}`}`;
   return {
     anyOf: [number, string],
-    description: `A decimal ${range}, with at most ${r.maxScale} decimal places: a JSON number or a decimal string. The server also reads a string in exponent notation ("1.5e2") when its value keeps to these bounds.`,
+    description: `A decimal ${range}, with at most ${r.maxScale} decimal places: a decimal string ("12.50"), or a whole JSON number. The server also reads, within these bounds, a JSON number with up to ${r.maxScale} decimal places (12.5; \`x-decimal-places\`) and a string in exponent notation ("1.5e2").`,
+    'x-decimal-places': r.maxScale,
   };
 }
 
@@ -240,12 +267,12 @@ export const exchangeRate = () =>
  * Every real calendar day from 1900-01-01 to 9999-12-31 as a pattern, leap days included, so that
  * the OpenAPI document accepts exactly the dates the server does (`isRealDate`).
  */
-const YEAR = '(?:19\\d{2}|[2-9]\\d{3})';
-const MONTH_DAY = '(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)';
-const LEAP_YEAR = '(?:(?:19|[2-9]\\d)(?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[3579][26])00)';
+const YEAR = '(?:19[0-9]{2}|[2-9][0-9]{3})';
+const MONTH_DAY = '(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)';
+const LEAP_YEAR = '(?:(?:19|[2-9][0-9])(?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[3579][26])00)';
 const CALENDAR_DATE = `(?:${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
 export const calendarDatePattern = new RegExp(`^${CALENDAR_DATE}$`);
-export const calendarDateTimePattern = new RegExp(`^${CALENDAR_DATE}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d$`);
+export const calendarDateTimePattern = new RegExp(`^${CALENDAR_DATE}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`);
 
 export const dateField = plainString()
   .check(
@@ -293,7 +320,7 @@ const pageField = (max: number, pattern: string) =>
 
 export const pageRequest = {
   page_number: pageField(MAX_INT32, POSITIVE_INT32).optional(),
-  page_size: pageField(100, '0*(?:[1-9]\\d?|100)').optional(),
+  page_size: pageField(100, '0*(?:[1-9][0-9]?|100)').optional(),
 };
 
 export const paginationSchema = z.object({

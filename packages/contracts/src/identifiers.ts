@@ -1,5 +1,5 @@
 import { IANA_TIME_ZONE_NAME, ISO_4217_CODES, minorUnit } from '@bo/kernel';
-import { SPACE_CHARACTERS, TRIMMED_SPACE } from './fields';
+import { TRIMMED_SPACE, WHITE_SPACE } from './fields';
 import { pngProblem } from './png';
 
 /**
@@ -93,7 +93,7 @@ function codesPattern(codes: Iterable<string>): string {
 }
 
 const SPACE = TRIMMED_SPACE;
-const NOT_SPACE_OR_AT = `[^@\\t\\n\\u000B\\f\\r${SPACE_CHARACTERS}]`;
+const NOT_SPACE_OR_AT = `[^@${WHITE_SPACE}]`;
 const padded = (inner: string) => new RegExp(`^${SPACE}*${inner}${SPACE}*$`);
 
 const COUNTRY = codesPattern(countryCodes);
@@ -101,7 +101,7 @@ export const countryCodePattern = padded(COUNTRY);
 export const currencyCodePattern = padded(codesPattern(currencyCodes));
 export const bicPattern = padded(`[A-Za-z]{4}${COUNTRY}[A-Za-z0-9]{2}(?:[A-Za-z0-9]{3})?`);
 /** The IBAN's shape with spaces anywhere (they are removed); its country and mod-97 checksum are beyond a pattern. */
-export const ibanPattern = new RegExp(`^${SPACE}*(?:[A-Za-z]${SPACE}*){2}(?:\\d${SPACE}*){2}(?:[A-Za-z0-9]${SPACE}*){11,30}$`);
+export const ibanPattern = new RegExp(`^${SPACE}*(?:[A-Za-z]${SPACE}*){2}(?:[0-9]${SPACE}*){2}(?:[A-Za-z0-9]${SPACE}*){11,30}$`);
 /** The name's shape; whether the time zone database knows it is beyond a pattern. */
 export const timeZonePattern = padded(IANA_TIME_ZONE_NAME.source.slice(1, -1));
 

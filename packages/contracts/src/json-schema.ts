@@ -15,11 +15,13 @@ export type JsonSchema = Record<string, unknown>;
 
 /** JSON Schema keywords a rule documents about the input it accepts. */
 export interface RuleKeywords {
-  /** Patterns (each applies); written without flags, read as ECMA-262 with Unicode semantics. */
+  /** Patterns (each applies); written without flags, in the portable form fields.ts describes. */
   patterns?: readonly RegExp[];
   format?: string;
   maxLength?: number;
   minLength?: number;
+  /** `x-` members the schema carries: a rule the server keeps that no portable keyword states. */
+  extensions?: Record<`x-${string}`, unknown>;
 }
 
 interface Bag {
@@ -45,11 +47,13 @@ export function rule<T>(problem: (value: T) => string | undefined, keywords: Rul
     if (keywords.format) bag.format = keywords.format;
     if (keywords.maxLength !== undefined) bag.maximum = Math.min(bag.maximum ?? Infinity, keywords.maxLength);
     if (keywords.minLength !== undefined) bag.minimum = Math.max(bag.minimum ?? 0, keywords.minLength);
+    if (keywords.extensions) extendedSchemas.set(schema, { ...extendedSchemas.get(schema), ...keywords.extensions });
   });
   return check;
 }
 
 const documentedSchemas = new WeakMap<object, JsonSchema>();
+const extendedSchemas = new WeakMap<object, JsonSchema>();
 
 /** `schema` itself, whose JSON Schema (as a request's input) is `json` rather than what zod derives. */
 export function documented<S extends z.ZodType>(schema: S, json: JsonSchema): S {
@@ -64,6 +68,8 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
     unrepresentable: 'any',
     target: 'draft-2020-12',
     override: ({ zodSchema, jsonSchema }) => {
+      const extensions = io === 'input' ? extendedSchemas.get(zodSchema) : undefined;
+      if (extensions) Object.assign(jsonSchema, extensions);
       const replacement = io === 'input' ? documentedSchemas.get(zodSchema) : undefined;
       if (!replacement) return;
       for (const key of Object.keys(jsonSchema)) delete (jsonSchema as JsonSchema)[key];
@@ -71,5 +77,23 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
     },
   }) as JsonSchema;
   delete json['$schema'];
-  return json;
+  return withLiteralLineSeparators(json);
+}
+
+/**
+ * `RegExp.prototype.source` writes U+2028 and U+2029 as `\u2028` and `\u2029`, escapes PCRE cannot
+ * read: the document's patterns hold the characters themselves, as they hold every other one
+ * outside ASCII (fields.ts).
+ */
+function withLiteralLineSeparators<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(withLiteralLineSeparators) as T;
+  if (node === null || typeof node !== 'object') return node;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(node)) {
+    out[key] =
+      key === 'pattern' && typeof value === 'string'
+        ? value.replace(/\\u2028/g, '\u2028').replace(/\\u2029/g, '\u2029')
+        : withLiteralLineSeparators(value);
+  }
+  return out as T;
 }

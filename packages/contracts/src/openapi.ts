@@ -19,33 +19,29 @@ function envelopeOf(body: Record<string, unknown>): Record<string, unknown> {
 
 type JsonSchema = Record<string, unknown>;
 
-// Titled, so a renderer can say what each excluded case is (Swagger UI shows `required` inside `not` as "any").
-const hasAction: JsonSchema = { title: 'with action', required: ['action'] };
-const isTrue = (field: string): JsonSchema => ({ title: `${field}: true`, required: [field], properties: { [field]: { const: true } } });
-const isSet = (field: string): JsonSchema => ({
-  title: `with ${field}`,
-  required: [field],
-  properties: { [field]: { not: { type: 'null' } } },
-});
-
 /**
- * The bodies for which the router (`resolveOperation`) picks another operation of the path before
- * `op`, as JSON Schema: an `action` sent on a path that has actions, a flag set to true, a field
- * present (not null) that an earlier candidate is selected by, an earlier default. An alternative
- * excludes them with `not`, so a body matches exactly the alternative the gateway would run, not
- * also its neighbours (a `{org_id, product_id, name}` body is an edit, never a create too).
+ * What a body of `op` leaves out on a path, so that the router (`resolveOperation`) picks no other
+ * operation of the path before it: no `action` where the path has actions, no other flag set to
+ * true, no field (other than null) that an earlier candidate is selected by, and nothing at all
+ * after an earlier default. As the members of one object schema, each with what it would select,
+ * or `false` when an earlier default takes every body; undefined when nothing need be left out.
  */
-function shadowsOf(op: Operation, candidates: readonly Operation[]): JsonSchema[] {
-  if ('action' in op.select) return [];
-  const shadows: JsonSchema[] = candidates.some((c) => 'action' in c.select) ? [hasAction] : [];
+function exclusionOf(op: Operation, candidates: readonly Operation[]): JsonSchema | false | undefined {
+  if ('action' in op.select) return undefined;
+  const properties: Record<string, JsonSchema> = {};
+  const actions = candidates.filter((c) => 'action' in c.select).map((c) => c.name);
+  if (actions.length)
+    properties['action'] = { not: {}, description: `Absent: any \`action\` selects another operation (${actions.join(', ')})` };
   const before = candidates.slice(0, candidates.indexOf(op));
   for (const other of candidates) {
     if (other === op) continue;
-    if ('flag' in other.select) shadows.push(isTrue(other.select.flag));
-    else if ('present' in other.select && before.includes(other)) shadows.push(isSet(other.select.present));
-    else if ('default' in other.select && before.includes(other)) shadows.push({ title: `${other.name} is the default` });
+    if ('flag' in other.select)
+      properties[other.select.flag] = { not: { const: true }, description: `Not true: \`true\` selects ${other.name}` };
+    else if ('present' in other.select && before.includes(other))
+      properties[other.select.present] = { type: 'null', description: `Absent or null: a value selects ${other.name}` };
+    else if ('default' in other.select && before.includes(other)) return false;
   }
-  return shadows;
+  return Object.keys(properties).length ? { type: 'object', properties } : undefined;
 }
 
 /** The names of an operation's request and reply schemas under `components/schemas`: one named type each for a generator. */
@@ -66,6 +62,8 @@ function requestComponent(op: Operation): JsonSchema {
   // The shape limits apply before any schema (shape.ts); the body's own key count is the one a schema can state.
   return {
     title: op.name,
+    // A request is an object, whether its schema says so itself or through its alternatives (a report's).
+    type: 'object',
     ...schema,
     description: `${op.summary}. Costs ${operationCost(op)} against the organization's rate and concurrency limits (\`x-cost\`).${rules}`,
     maxProperties: requestShapeLimits.maxObjectKeys,
@@ -79,12 +77,15 @@ function replyComponent(op: Operation): JsonSchema {
   return { title: `${op.name} reply`, ...schemaOf(op.reply, 'input'), description: `The \`body\` of a 200 answer to \`${op.name}\`.` };
 }
 
-/** One operation of a path as a `oneOf` alternative: its request schema, minus the bodies that select a neighbour on this path. */
+/**
+ * One operation of a path as a `oneOf` alternative: a reference to its request schema and, where a
+ * neighbour could claim the body, the members it leaves out (`exclusionOf`), the two under `allOf`:
+ * many tools drop what stands beside a `$ref`, none drops an `allOf` member.
+ */
 function alternativeOf(op: Operation, candidates: readonly Operation[]): JsonSchema {
-  const shadows = shadowsOf(op, candidates);
-  // Always an anyOf, even of one: Swagger UI shows a lone `not: {required}` as the type `never`.
-  if (shadows.length === 0) return refTo(requestSchemaName(op));
-  return { ...refTo(requestSchemaName(op)), not: { description: 'Bodies that select another operation of this path', anyOf: shadows } };
+  const exclusion = exclusionOf(op, candidates);
+  if (exclusion === undefined) return refTo(requestSchemaName(op));
+  return { title: op.name, allOf: [refTo(requestSchemaName(op)), exclusion] };
 }
 
 /**
@@ -127,9 +128,9 @@ const propertyNamesOf = (schema: JsonSchema): string[] => [
 /**
  * The success reply of a path, told apart by its members: operations whose replies require the same
  * members share an alternative (create and edit both answer `{ message, partner }`: the `anyOf` of
- * their reply schemas, titled with their names). Several alternatives are `oneOf`, each excluding
- * the members that identify the others (`not` a member another requires and it has none of), so a
- * reply matches exactly one.
+ * their reply schemas, titled with their names). Several alternatives are `oneOf`, each leaving out
+ * the members that identify the others (a member another requires and it has none of), under
+ * `allOf` beside its reply schema as a request alternative does, so a reply matches exactly one.
  */
 export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
   const shapes: Array<{ ops: Operation[]; schemas: JsonSchema[] }> = [];
@@ -142,22 +143,30 @@ export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
       shape.schemas.push(schema);
     } else shapes.push({ ops: [op], schemas: [schema] });
   }
-  const titled = (shape: (typeof shapes)[number]): JsonSchema =>
+  const titleOf = (shape: (typeof shapes)[number]) =>
+    shape.ops.length === 1 ? `${(shape.ops[0] as Operation).name} reply` : shape.ops.map((op) => op.name).join(' | ');
+  const bodyOf = (shape: (typeof shapes)[number]): JsonSchema =>
     shape.ops.length === 1
       ? refTo(replySchemaName(shape.ops[0] as Operation))
-      : { title: shape.ops.map((op) => op.name).join(' | '), anyOf: shape.ops.map((op) => refTo(replySchemaName(op))) };
-  if (shapes.length === 1) return titled(shapes[0] as (typeof shapes)[number]);
+      : { title: titleOf(shape), anyOf: shape.ops.map((op) => refTo(replySchemaName(op))) };
+  if (shapes.length === 1) return bodyOf(shapes[0] as (typeof shapes)[number]);
   const propertiesOf = (shape: (typeof shapes)[number]) => shape.schemas.flatMap(propertyNamesOf);
   return {
     oneOf: shapes.map((shape) => {
       const own = propertiesOf(shape);
-      const others = shapes
-        .filter((o) => o !== shape)
-        .flatMap((o) => requiredOf(o.schemas[0] as JsonSchema))
-        .filter((k) => !own.includes(k));
-      const alternative = titled(shape);
-      if (others.length) alternative['not'] = { anyOf: [...new Set(others)].map((k) => ({ required: [k] })) };
-      return alternative;
+      const others = [
+        ...new Set(
+          shapes
+            .filter((o) => o !== shape)
+            .flatMap((o) => requiredOf(o.schemas[0] as JsonSchema))
+            .filter((k) => !own.includes(k)),
+        ),
+      ];
+      if (!others.length) return bodyOf(shape);
+      const absent = Object.fromEntries(
+        others.map((k) => [k, { not: {}, description: 'Absent: it belongs to another reply of this path' }]),
+      );
+      return { title: titleOf(shape), allOf: [bodyOf(shape), { type: 'object', properties: absent }] };
     }),
   };
 }
@@ -186,7 +195,7 @@ const otherRefusals: Array<{ status: number; codes: string[]; writesOnly?: boole
     description:
       "Over the organization's request rate or its requests in flight; nothing was done: retry after the Retry-After header's seconds",
     headers: {
-      'Retry-After': { description: 'Seconds to wait, at least 1', schema: { type: 'string', pattern: '^[1-9]\\d*$' } },
+      'Retry-After': { description: 'Seconds to wait, at least 1', schema: { type: 'string', pattern: '^[1-9][0-9]*$' } },
       RateLimit: { description: 'The IETF RateLimit field of the policy that refused: `"reads";r=0;t=1`', schema: { type: 'string' } },
       'RateLimit-Policy': { description: 'The policy that refused: `"reads";q=100;w=1`', schema: { type: 'string' } },
     },
@@ -388,7 +397,7 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
     info: {
       title: 'Back-office API',
       version,
-      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}. Whatever its schema, a body nests at most ${requestShapeLimits.maxDepth} levels deep and holds at most ${requestShapeLimits.maxArrayItems} items per array and ${requestShapeLimits.maxObjectKeys} members per object (beyond that: 400), within 1 MiB (beyond that: 413). A JSON number a double cannot hold as written (\`1e-400\`, \`9007199254740993\`) is refused wherever it stands: send such a value as a string.\n\nSeveral operations may share a path, the body choosing among them (\`action\`, a flag, a field): each path lists its operations, each operation's request and reply are the schemas named after it (\`<operation>.request\`, \`<operation>.reply\`), and the path's request body is the \`oneOf\` of them. An operation accepted on every path of its domain is described at its canonical path only.`,
+      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}. Whatever its schema, a body nests at most ${requestShapeLimits.maxDepth} levels deep and holds at most ${requestShapeLimits.maxArrayItems} items per array and ${requestShapeLimits.maxObjectKeys} members per object (beyond that: 400), within 1 MiB (beyond that: 413). A JSON number a double cannot hold as written (\`1e-400\`, \`9007199254740993\`) is refused wherever it stands: send such a value as a string.\n\nPatterns are written for every mainstream engine (ECMA-262 with or without the \`u\` flag, Python, Rust, PCRE): characters outside ASCII stand as themselves, digits as \`[0-9]\`. What a portable schema cannot state is said beside it: \`x-text-rule\` on a text field (the server also refuses an unpaired UTF-16 surrogate), \`x-decimal-places\` on a decimal (the server also reads a JSON number with up to that many decimal places, a form validators that divide binary floats judge unevenly, so the schema offers whole numbers and decimal strings).\n\nSeveral operations may share a path, the body choosing among them (\`action\`, a flag, a field): each path lists its operations, each operation's request and reply are the schemas named after it (\`<operation>.request\`, \`<operation>.reply\`), and the path's request body is the \`oneOf\` of them. An operation accepted on every path of its domain is described at its canonical path only.`,
     },
     servers: [{ url: '/', description: 'The gateway serving this document' }],
     tags: serviceNames.map((service) => ({ name: service, description: `Operations of the ${service} service` })),

@@ -1,5 +1,18 @@
 import { z } from 'zod';
-import { atMost, baseRequest, dateTimeField, intId, notBlank, optionalText, pageRequest, paginationSchema, plainString } from '../fields';
+import {
+  atMost,
+  baseRequest,
+  CONTROLS,
+  dateTimeField,
+  intId,
+  NONCHARACTERS,
+  notBlank,
+  optionalText,
+  pageRequest,
+  paginationSchema,
+  plainString,
+  WHITE_SPACE,
+} from '../fields';
 import { rule } from '../json-schema';
 
 /**
@@ -7,10 +20,10 @@ import { rule } from '../json-schema';
  * letter), an IPv4 or a bracketed IPv6 address, an optional port, a path and query; no user info, no
  * fragment. The scheme allowed and the addresses the host reaches are the service's rules.
  */
-export const webhookUrlPattern =
-  // Control characters are what the path refuses, as every text field does (fields.ts).
-  // eslint-disable-next-line no-control-regex
-  /^https?:\/\/(?:(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}|\[(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,7}:|(?:[0-9A-Fa-f]{1,4}:){1,6}:[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,5}(?::[0-9A-Fa-f]{1,4}){1,2}|(?:[0-9A-Fa-f]{1,4}:){1,4}(?::[0-9A-Fa-f]{1,4}){1,3}|(?:[0-9A-Fa-f]{1,4}:){1,3}(?::[0-9A-Fa-f]{1,4}){1,4}|(?:[0-9A-Fa-f]{1,4}:){1,2}(?::[0-9A-Fa-f]{1,4}){1,5}|[0-9A-Fa-f]{1,4}:(?::[0-9A-Fa-f]{1,4}){1,6}|:(?:(?::[0-9A-Fa-f]{1,4}){1,7}|:))\])(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3}))?(?:[/?][^\s#\u0000-\u001F\u007F-\u009F\uFFFE\uFFFF]*)?$/;
+export const webhookUrlPattern = new RegExp(
+  // The path refuses white space and what every text field refuses (fields.ts).
+  `^https?:\\/\\/(?:(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*|(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){3}|\\[(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,7}:|(?:[0-9A-Fa-f]{1,4}:){1,6}:[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,5}(?::[0-9A-Fa-f]{1,4}){1,2}|(?:[0-9A-Fa-f]{1,4}:){1,4}(?::[0-9A-Fa-f]{1,4}){1,3}|(?:[0-9A-Fa-f]{1,4}:){1,3}(?::[0-9A-Fa-f]{1,4}){1,4}|(?:[0-9A-Fa-f]{1,4}:){1,2}(?::[0-9A-Fa-f]{1,4}){1,5}|[0-9A-Fa-f]{1,4}:(?::[0-9A-Fa-f]{1,4}){1,6}|:(?:(?::[0-9A-Fa-f]{1,4}){1,7}|:))\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9][0-9]|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?(?:[/?][^#${WHITE_SPACE}${CONTROLS}${NONCHARACTERS}]*)?$`,
+);
 
 /** Why a text is not a URL a webhook may be sent to, or undefined when it is one (the scheme and the target are the service's checks). */
 export function webhookUrlProblem(value: string): string | undefined {
