@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import type Ajv2020 from 'ajv/dist/2020';
+import type { ValidateFunction } from 'ajv/dist/2020';
 import fc from 'fast-check';
-import { documentFormats } from '../../packages/contracts/src/json-schema.fixtures';
 import { dereference } from '../../packages/contracts/src/openapi.fixtures';
 import pg from 'pg';
 import { events } from '../../packages/contracts/src/catalogue';
+import { patternsIn, portabilityProblems } from '../support/pattern-portability';
+import { extensionsIn, strangersAjv } from '../support/strangers-ajv';
 import { startTestSystem, type TestSystem } from '../support/system';
 import { describeFailure, sendAll, settle, snapshot, type FuzzRequest, type FuzzResult } from './support/harness';
 import { conformingValue, emptyPools, operationCases, violationsOf, type JsonSchema, type OperationCase } from './support/openapi-bodies';
@@ -16,7 +18,9 @@ import { conformingValue, emptyPools, operationCases, violationsOf, type JsonSch
  * document lists for the path (`not_found`, `invalid_state` ...), never as malformed; a body the
  * document refuses, for breaking one rule it states, is refused with 400 and changes nothing; every
  * answer matches the response the document declares for its status. The Idempotency-Key header is
- * held to its declared pattern on reads and writes alike.
+ * held to its declared pattern on reads and writes alike. The document is read as a stranger's tools
+ * read it: Ajv in strict mode and untuned, and every pattern one that each mainstream engine compiles
+ * and reads alike (ECMA-262 with and without `u`, Python, Rust, PCRE).
  *
  * A failure prints the seed: `FUZZ_SEED=<seed> npx jest tests/fuzz/conformance` replays the same requests.
  */
@@ -63,9 +67,7 @@ describe('the served OpenAPI document says what the server does', () => {
   let db: pg.Client;
   let doc: Doc;
   let cases: OperationCase[];
-  // Decimals are multiples of 0.01 or 0.0001, which binary floating point divides inexactly (0.14 / 0.01 = 14.000000000000002).
-  const ajv = new Ajv2020({ strict: false, allErrors: false, multipleOfPrecision: 6 });
-  for (const [name, validate] of Object.entries(documentFormats)) ajv.addFormat(name, { type: 'string', validate });
+  let ajv: Ajv2020;
   const requestValidators = new Map<string, ValidateFunction>();
   const responseValidators = new Map<string, ValidateFunction>();
   const pools = emptyPools();
@@ -138,7 +140,9 @@ describe('the served OpenAPI document says what the server does', () => {
     await db.connect();
     const res = await fetch(`${sys.url}/openapi.json`);
     // Its schemas refer to named components (`$ref`): inlined, as a validator handed one schema needs them.
-    doc = dereference((await res.json()) as Doc);
+    const served = await res.json();
+    doc = dereference(served as Doc);
+    ajv = strangersAjv(extensionsIn(served));
     cases = operationCases(doc);
     for (const [path, item] of Object.entries(doc.paths)) {
       requestValidators.set(path, ajv.compile(item.post.requestBody.content['application/json'].schema));
@@ -206,6 +210,12 @@ describe('the served OpenAPI document says what the server does', () => {
     expect(doc.servers?.[0]?.url).toBe('/');
     expect(cases.length).toBeGreaterThanOrEqual(50);
   });
+
+  it('serves patterns that every mainstream regex engine compiles and reads alike', () => {
+    const patterns = patternsIn(doc);
+    expect(patterns.length).toBeGreaterThan(20);
+    expect(portabilityProblems(patterns, SEED)).toEqual([]);
+  }, 60_000);
 
   it('refuses with 400, changing nothing, every body that breaks a rule the document states', async () => {
     const requests: FuzzRequest[] = [];
@@ -284,8 +294,13 @@ describe('the served OpenAPI document says what the server does', () => {
       ],
       [
         '/invoicing/invoice/new',
-        { org_id: 1, invoicetype: 'invoiceout', partner: pools.partner[0], line_items: [{ ...line, quantity: 0.0001 }] },
+        { org_id: 1, invoicetype: 'invoiceout', partner: pools.partner[0], line_items: [{ ...line, quantity: '0.0001' }] },
         true,
+      ],
+      [
+        '/invoicing/invoice/new',
+        { org_id: 1, invoicetype: 'invoiceout', partner: pools.partner[0], line_items: [{ ...line, quantity: 0.00001 }] },
+        false,
       ],
       ['/crm/editpatner', { org_id: 1, action: 'create', partnername: '😀'.repeat(200), partner_type: 'customer' }, true],
       ['/crm/editpatner', { org_id: 1, action: 'create', partnername: '😀'.repeat(201), partner_type: 'customer' }, false],

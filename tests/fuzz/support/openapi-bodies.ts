@@ -6,7 +6,7 @@ import { makePng } from '../../support/png';
 /**
  * Request bodies for every operation, derived from `GET /openapi.json`: the operations on each path
  * (`requestBody.content['application/json'].schema.oneOf`, one per operation: a `$ref` to its
- * request schema, titled with its name),
+ * request schema, titled with its name, alone or under `allOf` beside what selects its neighbours),
  * how each is selected and whether it writes (`x-operations`). Values follow each property's type,
  * pattern, enum, bounds and length, with the property's name choosing plausible ids, amounts and dates
  * so that many requests reach the services and some hit rows that exist.
@@ -40,6 +40,8 @@ export interface JsonSchema {
   contentMediaType?: string;
   description?: string;
   title?: string;
+  /** A decimal's scale: the server also reads a JSON number with up to this many decimal places. */
+  'x-decimal-places'?: number;
 }
 
 export type Selector = { action: string } | { flag: string } | { present: string } | { default: true };
@@ -77,7 +79,9 @@ export function operationCases(doc: unknown): OperationCase[] {
     const pathSelectors = [
       ...new Set([...(pathActions.length ? ['action'] : []), ...pathFlags, ...selects.flatMap((s) => ('present' in s ? [s.present] : []))]),
     ];
-    for (const schema of schemas) {
+    for (const alternative of schemas) {
+      // The operation's own schema; the members it leaves out for its neighbours it has none of anyway.
+      const schema = alternative.allOf?.[0] ?? alternative;
       const op = meta.get(schema.title as string);
       if (!op) throw new Error(`operation ${schema.title} is not in x-operations`);
       // An operation whose body is itself a union (the reports, by `report`): a case per alternative,
@@ -198,10 +202,10 @@ export function patternsOf(schema: JsonSchema): string[] {
   return [schema.pattern, ...(schema.allOf ?? []).map((s) => s.pattern)].filter((p): p is string => p !== undefined);
 }
 /** The pattern every text field carries (no control characters): says nothing about what the field is for. */
-const isTextPattern = (p: string) => p.startsWith('^[^\\u0000') || p.startsWith('^(?:[^\\u0000');
+const isTextPattern = (p: string) => p.startsWith('^[^\\x00') || p.startsWith('^(?:[^\\x00');
 
-/** Decimals are numbers with a scale (multipleOf); ids and page numbers integers from 1, or strings holding one. */
-const isDecimal = (s: JsonSchema) => branches(s).some((b) => b.multipleOf !== undefined);
+/** Decimals state their scale (`x-decimal-places`); ids and page numbers are integers from 1, or strings holding one. */
+const isDecimal = (s: JsonSchema) => s['x-decimal-places'] !== undefined;
 const isIntegerId = (s: JsonSchema) => branches(s).some((b) => b.type === 'integer' && b.minimum === 1);
 const isDate = (s: JsonSchema) => branches(s).some((b) => b.format === 'date');
 const hasPattern = (s: JsonSchema, p: string) => branches(s).some((b) => patternsOf(b).includes(p));
@@ -859,6 +863,7 @@ export interface Violation {
 /** Values that break what `schema` says: past each bound, length and count, outside each pattern and enum, of another type. */
 export function violationsOf(schema: JsonSchema): unknown[] {
   const out: unknown[] = [];
+  const places = schema['x-decimal-places'];
   for (const b of branches(schema)) {
     if (b.maxLength !== undefined) out.push('x'.repeat(b.maxLength + 1), '😀'.repeat(b.maxLength + 1));
     if (b.minLength) out.push('', ' ');
@@ -867,7 +872,10 @@ export function violationsOf(schema: JsonSchema): unknown[] {
     if (b.exclusiveMinimum !== undefined) out.push(b.exclusiveMinimum, b.exclusiveMinimum - 1);
     if (b.exclusiveMaximum !== undefined) out.push(b.exclusiveMaximum, b.exclusiveMaximum * 10);
     if (b.multipleOf !== undefined) out.push(1 + b.multipleOf / 10, `1.${'0'.repeat(Math.round(-Math.log10(b.multipleOf)))}1`);
-    if (b.type === 'integer') out.push(1.5, '1.5', 0, '0', -1, 2_147_483_648, '2147483648');
+    // A decimal's whole-number form: a fraction finer than its scale, as a number and as a string; one
+    // within its scale the server also reads, as the schema says beside it (`x-decimal-places`).
+    if (places !== undefined && b.type === 'integer') out.push(Number(`1.${'0'.repeat(places)}1`), `1.${'0'.repeat(places)}1`);
+    if (b.type === 'integer') out.push(...(places === undefined ? [1.5, '1.5'] : []), 0, '0', -1, 2_147_483_648, '2147483648');
     if (b.format === 'date' || patternsOf(b).some((p) => p.includes('02-29')))
       out.push(
         '2000-02-30',
