@@ -18,6 +18,7 @@ import {
   replayOf,
   requestHash,
   type OperationKey,
+  type RecordedReply,
 } from './idempotency';
 import { inboxSubscription, type InboxHandlerDef } from './inbox';
 import { plainBody, type Serializable } from './json-text';
@@ -88,8 +89,19 @@ export interface GatherApply<O extends Operation, F> {
   compensate?: (failure: unknown, request: RequestOf<O>, ctx: HandlerContext, facts: F) => Promise<void>;
 }
 
+/**
+ * A write whose reply carries a secret: the record under its key keeps the reply as `seal` makes it
+ * (the secret encrypted), and a replay of the record answers it as `open` makes it again.
+ */
+export interface ReplySeal {
+  seal(body: Record<string, unknown>, config: BaseConfig): Record<string, unknown>;
+  open(body: Record<string, unknown>, config: BaseConfig): Record<string, unknown>;
+}
+
 export interface BoundHandler {
   operation: Operation;
+  /** How the key's record keeps its reply, when that reply carries a secret. */
+  seal?: ReplySeal;
   /** A write's step before its transaction; none for a handler needing nothing outside it. */
   gather?: (request: unknown, ctx: HandlerContext) => Promise<unknown>;
   /** A read with the pool; a write in the runtime's transaction, with what `gather` answered. */
@@ -191,6 +203,13 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     return { ok: true, status: 200, body };
   };
   const flatDb = withFlatTransactions(db);
+  /** The reply as the key's record keeps it, and a recorded reply as a replay answers it (ReplySeal). */
+  const sealed = (h: BoundHandler, reply: RpcReply): RpcReply =>
+    h.seal && reply.ok ? { ...reply, body: h.seal.seal(reply.body, config) } : reply;
+  const replayed = (h: BoundHandler, record: RecordedReply, key: OperationKey): RpcReply => {
+    const reply = replayOf(record, key);
+    return h.seal && reply.ok ? { ...reply, body: h.seal.open(reply.body, config) } : reply;
+  };
 
   /**
    * A write: its gather step (if any) with the pool, then its effect in the one transaction the
@@ -219,7 +238,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
   ): Promise<RpcReply> => {
     if (key && h.gather) {
       const prior = await findRecorded(db, key);
-      if (prior) return replayOf(prior, key);
+      if (prior) return replayed(h, prior, key);
     }
     try {
       const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
@@ -229,7 +248,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
           const reply = okReply(h, await h.run(request, applyContext(scope, trx), facts));
           // The record is the transaction's last statement: its COMMIT goes out with it, saving the
           // round trip that every lock the transaction holds (a number series, a partner's credit) waits on.
-          if (key && !(await recordReply(trx, key, reply, { commit: true }))) throw new AlreadyRecorded();
+          if (key && !(await recordReply(trx, key, sealed(h, reply), { commit: true }))) throw new AlreadyRecorded();
           return reply;
         }),
       ).catch(async (err: unknown) => {
@@ -239,7 +258,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     } catch (err) {
       if (!key) throw err;
       const twin = await findRecorded(db, key).catch(() => undefined);
-      if (twin) return replayOf(twin, key);
+      if (twin) return replayed(h, twin, key);
       if (isKeyInUse(err)) return KEY_IN_USE_REPLY;
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       if (err.transient) return errorReply(err);
@@ -248,7 +267,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
       const recorded = await recordReply(db, key, refusal).catch(() => true);
       if (!recorded) {
         const first = await findRecorded(db, key);
-        if (first) return replayOf(first, key);
+        if (first) return replayed(h, first, key);
       }
       return refusal;
     }
