@@ -447,13 +447,13 @@ describe('webhook targets without the development flags', () => {
     await sys?.stop();
   });
 
-  it('refuses a private address again at delivery, before connecting (a name that resolves elsewhere now)', async () => {
-    // A name that does not resolve is taken at create; its address is checked at every attempt. The
-    // stored URL is then changed to a loopback address, as the name resolving there later would.
+  it('refuses a private address again at delivery, before connecting, without naming it (a name that resolves elsewhere now)', async () => {
+    // A public address is taken at create; the address is checked at every attempt. The stored URL
+    // is then changed to a loopback address, as a name resolving there later would.
     const { endpoint: e } = await sys.client.webhooks.endpoint.create({
       org_id: '1',
       userid: 'u1',
-      url: 'https://hooks.invalid/x',
+      url: 'https://93.184.215.14/x',
       events: ['webhooks.*'],
     });
     const db = new pg.Client({ connectionString: sys.databaseUrl });
@@ -470,7 +470,7 @@ describe('webhook targets without the development flags', () => {
       return log;
     });
     expect(tried).toMatchObject({ id: delivery.id, status: 'pending', last_http_status: null, last_duration_ms: 0 });
-    expect(tried!.last_error).toMatch(/^refused: resolves to 127\.0\.0\.1, a loopback, private/);
+    expect(tried!.last_error).toBe('refused: is a loopback, private, link-local or reserved address');
   });
 
   it.each([
@@ -479,6 +479,8 @@ describe('webhook targets without the development flags', () => {
     ['https://[::1]:8443/hooks', 'loopback, private'],
     ['https://169.254.169.254/latest/meta-data', 'loopback, private'],
     ['https://localhost/hooks', 'loopback, private'],
+    ['https://[::808:808]/hooks', 'loopback, private'],
+    ['https://[64:ff9b:1::a00:1]/hooks', 'loopback, private'],
   ])('refuses %s', async (url, message) => {
     const refused = await refusal(sys.client.webhooks.endpoint.create({ org_id: '1', userid: 'u1', url, events: ['*'] }));
     expect(refused).toMatchObject({ status: 400, code: 'validation_failed' });

@@ -1,3 +1,4 @@
+import { promises as dns } from 'node:dns';
 import { z } from 'zod';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseSchedule } from './domain/retry';
 
@@ -41,6 +42,24 @@ export const webhookSettingsSchema = z.object({
   WEBHOOKS_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(32),
   /** Attempts in flight to one endpoint (per instance claiming; see docs/webhooks.md). */
   WEBHOOKS_PER_ENDPOINT: z.coerce.number().int().min(1).max(100).default(4),
+  /** How long a DNS lookup of a target may take (at create, update and each attempt). */
+  WEBHOOKS_DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(2000),
+  /** Nameservers to ask (IP or IP:port, comma-separated) instead of the system's (/etc/resolv.conf). */
+  WEBHOOKS_DNS_SERVERS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const servers = text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      try {
+        if (servers.length) new dns.Resolver().setServers(servers);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be IP addresses (with :port if not 53), comma-separated' });
+      }
+      return servers;
+    }),
   /** How often the dispatcher looks for due deliveries when nothing woke it. */
   WEBHOOKS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** The most of a receiver's answer read (and kept, up to 1 kB, in the log). */

@@ -17,7 +17,22 @@ describe('webhook settings by default', () => {
     expect(defaults.WEBHOOKS_ROTATION_OVERLAP_MS).toBe(24 * 3600_000);
   });
 
+  it('give a lookup 2 s with the system nameservers', () => {
+    expect(defaults).toMatchObject({ WEBHOOKS_DNS_TIMEOUT_MS: 2000, WEBHOOKS_DNS_SERVERS: [] });
+  });
+
   it('refuse to start without a secret key', () => {
     expect(webhookSettingsSchema.safeParse({}).success).toBe(false);
+  });
+
+  it('refuse nameservers that are not addresses, and take them with a port', () => {
+    expect(webhookSettingsSchema.safeParse({ WEBHOOKS_SECRET_KEY: 'k'.repeat(32), WEBHOOKS_DNS_SERVERS: 'dns.example.com' }).success).toBe(
+      false,
+    );
+    expect(webhookSettingsSchema.parse({ WEBHOOKS_SECRET_KEY: 'k'.repeat(32), WEBHOOKS_DNS_SERVERS: '127.0.0.1:5353, ::1' })).toMatchObject(
+      {
+        WEBHOOKS_DNS_SERVERS: ['127.0.0.1:5353', '::1'],
+      },
+    );
   });
 });

@@ -74,4 +74,14 @@ describe('a webhook attempt', () => {
     expect(attempt.status).toBeUndefined();
     expect(attempt.durationMs).toBeGreaterThanOrEqual(290);
   });
+
+  it('names the URL host, never the address it connected to, when the connection fails', async () => {
+    // A port nothing listens on: refused at once.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const unused = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const attempt = await postWebhook(new URL(`http://hooks.invalid:${unused}/in`), pinned, '{}', {}, { timeoutMs: 5000, maxBytes: 4096 });
+    expect(attempt.error).toBe(`connect ECONNREFUSED hooks.invalid:${unused}`);
+  });
 });

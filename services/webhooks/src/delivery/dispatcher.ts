@@ -20,7 +20,7 @@ import type { WebhookSettings } from '../settings';
 import type { DeliveryRow } from './delivery.record';
 import { countAttempt, watchBacklog, type AttemptOutcome } from './metrics';
 import { postWebhook, type Attempt } from './sender';
-import { resolveTarget, systemResolver, type Resolver } from './target';
+import { resolveTarget, settingsResolver, type Resolver } from './target';
 import { onWake } from './wake';
 
 /** How long past its timeout an attempt's lease lasts: a process killed mid-attempt lets the delivery go then. */
@@ -52,7 +52,7 @@ export class Dispatcher implements BackgroundTask {
     private readonly log: Logger,
     private readonly relay: OutboxRelay,
     private readonly settings: WebhookSettings,
-    private readonly resolve: Resolver = systemResolver,
+    private readonly resolve: Resolver = settingsResolver(settings),
   ) {}
 
   start(): void {

@@ -85,7 +85,8 @@ export function postWebhook(
       finish(answered === undefined ? { error: `no answer within ${opts.timeoutMs} ms` } : { status: answered });
       req.destroy();
     }, opts.timeoutMs);
-    req.on('error', (err) => finish({ error: err.message }));
+    // The error says the URL's host where it said the address connected to: no answer names an address.
+    req.on('error', (err) => finish({ error: err.message.split(target.address).join(url.hostname) }));
     req.end(body);
   });
 }

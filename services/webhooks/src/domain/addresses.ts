@@ -3,8 +3,9 @@ import { BlockList, isIP } from 'node:net';
 /**
  * Addresses a webhook may never reach without WEBHOOKS_ALLOW_PRIVATE=1: this host, private
  * networks, link-local (the cloud metadata services at 169.254.169.254 and fd00:ec2::254 among
- * them), shared carrier NAT, multicast and reserved ranges. IPv4 inside IPv6 (mapped, NAT64) is
- * judged as the IPv4 address it carries.
+ * them), shared carrier NAT, multicast and reserved ranges. IPv4 inside IPv6 (mapped, well-known
+ * NAT64) is judged as the IPv4 address it carries; the deprecated IPv4-compatible range (::/96) and
+ * local-use NAT64 (64:ff9b:1::/48, translated by a network's own gateway) are refused outright.
  */
 const refused = new BlockList();
 for (const [net, bits] of [
@@ -22,8 +23,8 @@ for (const [net, bits] of [
 ] as const)
   refused.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96],
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],
@@ -32,15 +33,22 @@ for (const [net, bits] of [
 ] as const)
   refused.addSubnet(net, bits, 'ipv6');
 
-/** The IPv4 address an IPv6 one carries (::ffff:a.b.c.d, 64:ff9b::/96), if it carries one. */
+/** IPv6 ranges whose last 32 bits are an IPv4 address the packet goes to: mapped, and well-known NAT64. */
+const carriesIpv4 = new BlockList();
+carriesIpv4.addSubnet('::ffff:0:0', 96, 'ipv6');
+carriesIpv4.addSubnet('64:ff9b::', 96, 'ipv6');
+
+/** The IPv4 address an IPv6 one carries (::ffff:a.b.c.d, 64:ff9b::/96), in any of its spellings. */
 function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (!carriesIpv4.check(address, 'ipv6')) return undefined;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(address);
   if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const [hi, lo] = [parseInt(hex[1] as string, 16), parseInt(hex[2] as string, 16)];
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+  // The prefix is spelled out, so the last two groups are the address's last 32 bits ('' is 0).
+  const [hi, lo] = address
+    .split(':')
+    .slice(-2)
+    .map((g) => parseInt(g || '0', 16));
+  return [(hi as number) >> 8, (hi as number) & 255, (lo as number) >> 8, (lo as number) & 255].join('.');
 }
 
 /** Whether a webhook may be sent to this IP address (not private, loopback, link-local, metadata or reserved). */

@@ -1,18 +1,19 @@
 import { events } from '@bo/contracts';
-import { validationFailed } from '@bo/runtime';
+import { AppError, validationFailed } from '@bo/runtime';
 import { patternProblems } from '../domain/patterns';
-import { resolveTarget, type Resolver } from '../delivery/target';
+import { resolveTarget, settingsResolver, type Resolver } from '../delivery/target';
 import { webhookSettings } from '../settings';
 
 /**
  * The rules beyond an endpoint's schema: each of `events` names some event type, and the URL is
- * https (or http where allowed) and does not resolve to a refused address. A host that does not
- * resolve now is taken (it may exist tomorrow); every delivery checks the address again anyway.
+ * https (or http where allowed) and its host resolves, to no refused address. A host that does not
+ * resolve is refused (400); one whose nameservers do not answer in time is a retryable 503, since
+ * the fault may be ours. Every delivery checks the address again anyway.
  */
 export async function checkEndpointInput(
   input: { url?: string; events?: readonly string[] },
   config: object,
-  resolve?: Resolver,
+  resolve: Resolver = settingsResolver(webhookSettings(config)),
 ): Promise<void> {
   if (input.events) {
     const problems = patternProblems(
@@ -27,6 +28,9 @@ export async function checkEndpointInput(
   }
   if (input.url !== undefined) {
     const target = await resolveTarget(new URL(input.url), webhookSettings(config), resolve);
-    if (!target.ok && !target.unresolved) throw validationFailed(`url ${target.problem}`, [{ field: 'url', message: target.problem }]);
+    if (target.ok) return;
+    if (target.lookup === 'unanswered')
+      throw new AppError(503, 'service_unavailable', `The host of url could not be looked up now (${target.problem}); retry`).asTransient();
+    throw validationFailed(`url ${target.problem}`, [{ field: 'url', message: target.problem }]);
   }
 }
