@@ -40,8 +40,10 @@ export const webhookSettingsSchema = z.object({
     .default(24 * 3600_000),
   /** Attempts in flight per process, all endpoints together. */
   WEBHOOKS_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(32),
-  /** Attempts in flight to one endpoint (per instance claiming; see docs/webhooks.md). */
+  /** Attempts in flight to one endpoint, counting every instance's. */
   WEBHOOKS_PER_ENDPOINT: z.coerce.number().int().min(1).max(100).default(4),
+  /** Attempts in flight to the endpoints of one organization, counting every instance's: its share, so one tenant's receivers cannot take every slot. */
+  WEBHOOKS_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1000).default(16),
   /** How long a DNS lookup of a target may take (at create, update and each attempt). */
   WEBHOOKS_DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(2000),
   /** Nameservers to ask (IP or IP:port, comma-separated) instead of the system's (/etc/resolv.conf). */
@@ -66,7 +68,7 @@ export const webhookSettingsSchema = z.object({
   WEBHOOKS_MAX_RESPONSE_BYTES: z.coerce.number().int().min(0).max(1_048_576).default(65_536),
   /** How often the event types routed to the webhooks consumer are set to what the enabled endpoints want (and at start). */
   WEBHOOKS_ROUTES_RECONCILE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
-  /** Delivered and failed deliveries are purged after this many days. */
+  /** Delivered and failed deliveries are purged this many days after they were made, and the pending ones of an endpoint disabled this long. */
   WEBHOOKS_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 export type WebhookSettings = z.infer<typeof webhookSettingsSchema>;

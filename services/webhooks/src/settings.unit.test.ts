@@ -17,8 +17,13 @@ describe('webhook settings by default', () => {
     expect(defaults.WEBHOOKS_ROTATION_OVERLAP_MS).toBe(24 * 3600_000);
   });
 
-  it('give a lookup 2 s with the system nameservers', () => {
-    expect(defaults).toMatchObject({ WEBHOOKS_DNS_TIMEOUT_MS: 2000, WEBHOOKS_DNS_SERVERS: [] });
+  it('give one organization 16 of the 32 attempts at once, and a lookup 2 s with the system nameservers', () => {
+    expect(defaults).toMatchObject({
+      WEBHOOKS_MAX_IN_FLIGHT: 32,
+      WEBHOOKS_PER_ORGANIZATION: 16,
+      WEBHOOKS_DNS_TIMEOUT_MS: 2000,
+      WEBHOOKS_DNS_SERVERS: [],
+    });
   });
 
   it('refuse to start without a secret key', () => {

@@ -26,17 +26,45 @@ import { onWake } from './wake';
 /** How long past its timeout an attempt's lease lasts: a process killed mid-attempt lets the delivery go then. */
 const LEASE_MARGIN_MS = 20_000;
 
+/** The shortest sleep between passes: a row another instance is claiming this instant is seen leased at the next. */
+const MIN_SLEEP_MS = 10;
+
 type Claimed = DeliveryRow & { lease_id: string };
 
 /**
- * Sends due deliveries, each attempt on its own, at most WEBHOOKS_MAX_IN_FLIGHT at once and
- * WEBHOOKS_PER_ENDPOINT to one endpoint, so a receiver that hangs holds its own slots only.
+ * The endpoints that may take an attempt now (enabled, below WEBHOOKS_PER_ENDPOINT attempts in
+ * flight, their organization below WEBHOOKS_PER_ORGANIZATION), counting the attempts every instance
+ * holds (leased rows), with the room each has left. Bindings: per endpoint, per endpoint, per organization.
+ */
+const OPEN_ENDPOINTS = `busy as (
+    select endpoint_id, org_id, count(*)::int as n from deliveries
+     where leased_until is not null and leased_until > now() and status = 'pending'
+     group by endpoint_id, org_id
+  ), org_busy as (
+    select org_id, sum(n)::int as n from busy group by org_id
+  ), open as (
+    select e.id, e.org_id, ?::int - coalesce(b.n, 0) as room, coalesce(o.n, 0) as org_n
+      from endpoints e
+      left join busy b on b.endpoint_id = e.id
+      left join org_busy o on o.org_id = e.org_id
+     where e.status = 'enabled' and e.deleted_at is null and coalesce(b.n, 0) < ? and coalesce(o.n, 0) < ?
+  )`;
+
+/**
+ * Sends due deliveries, each attempt on its own, at most WEBHOOKS_MAX_IN_FLIGHT at once,
+ * WEBHOOKS_PER_ENDPOINT to one endpoint and WEBHOOKS_PER_ORGANIZATION to one organization's, so a
+ * receiver that hangs holds its own slots only, and one organization's receivers leave the others theirs.
  *
  * A delivery is claimed by a lease: one statement takes due rows with FOR UPDATE SKIP LOCKED and
  * moves their next attempt to the lease's end, so instances running at once never take the same
  * row, and a process killed mid-attempt leaves a row that falls due again when its lease ends (sent
  * again: at least once, with the same webhook-id). The outcome is written only under the lease it
  * was claimed with, so a redelivery or a deletion meanwhile wins.
+ *
+ * Between passes it sleeps until the next row it could claim falls due (rows of disabled endpoints,
+ * and of endpoints or organizations at their cap, are not rows it could claim), or WEBHOOKS_POLL_MS
+ * (what other instances free or queue), whichever is first; with every slot of the process taken it
+ * sleeps until one frees. New deliveries and freed slots of this process wake it at once.
  */
 export class Dispatcher implements BackgroundTask {
   private readonly inFlight = new Map<number, Promise<void>>();
@@ -50,7 +78,7 @@ export class Dispatcher implements BackgroundTask {
   constructor(
     private readonly db: Knex,
     private readonly log: Logger,
-    private readonly relay: OutboxRelay,
+    private readonly relay: Pick<OutboxRelay, 'kick'>,
     private readonly settings: WebhookSettings,
     private readonly resolve: Resolver = settingsResolver(settings),
   ) {}
@@ -80,9 +108,13 @@ export class Dispatcher implements BackgroundTask {
     this.passing = true;
     clearTimeout(this.timer);
     this.running = this.pass()
-      .catch((err: unknown) => this.log.error({ err }, 'webhook dispatch pass failed; will retry'))
-      .then(() => this.sleepUntilDue())
-      .catch(() => this.sleep(this.settings.WEBHOOKS_POLL_MS))
+      .then(
+        (sleepMs) => this.sleep(sleepMs),
+        (err: unknown) => {
+          this.log.error({ err }, 'webhook dispatch pass failed; will retry');
+          this.sleep(this.settings.WEBHOOKS_POLL_MS);
+        },
+      )
       .finally(() => {
         this.passing = false;
         if (this.again) {
@@ -92,70 +124,103 @@ export class Dispatcher implements BackgroundTask {
       });
   }
 
-  private sleep(ms: number): void {
-    if (this.stopped) return;
+  /** Wakes after `ms`; none: only a finishing attempt (or new work) wakes it. */
+  private sleep(ms: number | undefined): void {
+    if (this.stopped || ms === undefined) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), Math.max(5, ms));
+    this.timer = setTimeout(() => this.wake(), ms);
     this.timer.unref();
   }
 
-  /** Until the next delivery falls due (a retry, a lease ending), or the poll interval, whichever is first. */
-  private async sleepUntilDue(): Promise<void> {
-    const row = (await this.db('deliveries').where({ status: 'pending' }).min({ due: 'next_attempt_at' }).first()) as { due: Date | null };
-    const untilDue = row?.due ? row.due.getTime() - Date.now() : Infinity;
-    this.sleep(Math.min(this.settings.WEBHOOKS_POLL_MS, untilDue + 5));
+  /** Claims what it can and starts its attempts; answers how long to sleep before the next pass. */
+  private async pass(): Promise<number | undefined> {
+    const free = this.settings.WEBHOOKS_MAX_IN_FLIGHT - this.inFlight.size;
+    // Every slot taken: the first attempt to end wakes it.
+    if (free <= 0) return undefined;
+    const claimed = await this.claim(free);
+    if (claimed.length) {
+      const endpoints = new Map(
+        ((await this.db('endpoints').whereIn('id', [...new Set(claimed.map((d) => d.endpoint_id))])) as EndpointRow[]).map((e) => [
+          e.id,
+          e,
+        ]),
+      );
+      for (const delivery of claimed) {
+        const endpoint = endpoints.get(delivery.endpoint_id);
+        if (!endpoint) continue;
+        const attempt = this.attempt(delivery, endpoint)
+          .catch((err: unknown) =>
+            this.log.error({ err, delivery_id: delivery.id }, 'webhook attempt failed to record; its lease will end'),
+          )
+          .finally(() => {
+            this.inFlight.delete(delivery.id);
+            this.wake();
+          });
+        this.inFlight.set(delivery.id, attempt);
+      }
+      // As many as there was room for: more may be due.
+      if (claimed.length === free) {
+        this.again = true;
+        return undefined;
+      }
+    }
+    const due = await this.nextDue();
+    const poll = this.settings.WEBHOOKS_POLL_MS;
+    return due === undefined ? poll : Math.min(poll, Math.max(MIN_SLEEP_MS, due.getTime() - Date.now()));
   }
 
-  private async pass(): Promise<void> {
-    const free = this.settings.WEBHOOKS_MAX_IN_FLIGHT - this.inFlight.size;
-    if (free <= 0) return;
-    const claimed = await this.claim(free);
-    if (claimed.length === 0) return;
-    const endpoints = new Map(
-      ((await this.db('endpoints').whereIn('id', [...new Set(claimed.map((d) => d.endpoint_id))])) as EndpointRow[]).map((e) => [e.id, e]),
-    );
-    for (const delivery of claimed) {
-      const endpoint = endpoints.get(delivery.endpoint_id);
-      if (!endpoint) continue;
-      const attempt = this.attempt(delivery, endpoint)
-        .catch((err: unknown) => this.log.error({ err, delivery_id: delivery.id }, 'webhook attempt failed to record; its lease will end'))
-        .finally(() => {
-          this.inFlight.delete(delivery.id);
-          this.wake();
-        });
-      this.inFlight.set(delivery.id, attempt);
-    }
-    // As many as there was room for: more may be due.
-    if (claimed.length === free) this.again = true;
+  private get capBindings(): number[] {
+    const { WEBHOOKS_PER_ENDPOINT: perEndpoint, WEBHOOKS_PER_ORGANIZATION: perOrg } = this.settings;
+    return [perEndpoint, perEndpoint, perOrg];
   }
 
   /**
-   * Takes up to `limit` due deliveries of enabled endpoints, at most WEBHOOKS_PER_ENDPOINT in flight
-   * to one endpoint counting those leased already (by any instance), oldest due first.
+   * Takes up to `limit` due deliveries, the organizations in turn: each organization's next attempt
+   * is ranked by how many it has in flight (its place), and the lowest places go first, so an
+   * organization with a backlog, however old, takes a slot only after every other organization with
+   * something due took as many. Within an organization its endpoints take turns the same way, and an
+   * endpoint's deliveries go oldest due first. Each open endpoint is asked for its room's worth of
+   * rows through its index, so a pass reads at most that many rows per endpoint, whatever the backlog.
    */
   private async claim(limit: number): Promise<Claimed[]> {
     const leaseMs = this.settings.WEBHOOKS_TIMEOUT_MS + LEASE_MARGIN_MS;
     const result = await this.db.raw<{ rows: Claimed[] }>(
-      `with busy as (
-         select endpoint_id, count(*)::int as n from deliveries where status = 'pending' and leased_until > now() group by endpoint_id
-       ), candidates as (
+      `with ${OPEN_ENDPOINTS}, candidates as (
          select d.id, d.next_attempt_at,
-                row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) + coalesce(b.n, 0) as place
-           from deliveries d
-           join endpoints e on e.id = d.endpoint_id and e.status = 'enabled' and e.deleted_at is null
-           left join busy b on b.endpoint_id = d.endpoint_id
-          where d.status = 'pending' and d.next_attempt_at <= now()
+                o.org_n + row_number() over (partition by o.org_id order by d.turn, d.next_attempt_at, d.id) as place
+           from open o
+           cross join lateral (
+             select x.id, x.next_attempt_at, row_number() over (order by x.next_attempt_at, x.id) as turn
+               from deliveries x
+              where x.endpoint_id = o.id and x.status = 'pending' and x.next_attempt_at <= now()
+              order by x.next_attempt_at, x.id
+              limit o.room) d
        ), chosen as (
-         select id from candidates where place <= ? order by next_attempt_at, id limit ?
+         select id from candidates where place <= ? order by place, next_attempt_at, id limit ?
        )
        update deliveries set leased_until = now() + make_interval(secs => ?), next_attempt_at = now() + make_interval(secs => ?),
               lease_id = gen_random_uuid()
         where id in (select d.id from deliveries d where d.id in (select id from chosen)
                        and d.status = 'pending' and d.next_attempt_at <= now() for update skip locked)
        returning *`,
-      [this.settings.WEBHOOKS_PER_ENDPOINT, limit, leaseMs / 1000, leaseMs / 1000],
+      [...this.capBindings, this.settings.WEBHOOKS_PER_ORGANIZATION, limit, leaseMs / 1000, leaseMs / 1000],
     );
     return result.rows;
+  }
+
+  /** When the next row it could claim falls due (a retry, a lease ending): only open endpoints' rows count. */
+  private async nextDue(): Promise<Date | undefined> {
+    const result = await this.db.raw<{ rows: Array<{ due: Date | null }> }>(
+      `with ${OPEN_ENDPOINTS}
+       select min(d.next_attempt_at) as due
+         from open o
+         cross join lateral (
+           select x.next_attempt_at from deliveries x
+            where x.endpoint_id = o.id and x.status = 'pending'
+            order by x.next_attempt_at limit 1) d`,
+      this.capBindings,
+    );
+    return result.rows[0]?.due ?? undefined;
   }
 
   /** One attempt of one delivery, in a span continuing the event's trace, and its outcome recorded. */
