@@ -92,7 +92,7 @@ describe('an endpoint write while its types cannot be routed', () => {
       BUS_PREFIX: sys.system.config.BUS_PREFIX,
       EVENT_RETRY_BASE_MS: '50',
       OUTBOX_POLL_MS: '200',
-      WEBHOOKS_SECRET_KEY: 'a test key of thirty-two characters or more',
+      WEBHOOKS_SECRET_KEYS: 'test:a test key of thirty-two characters or more',
       WEBHOOKS_ALLOW_HTTP: '1',
       WEBHOOKS_ALLOW_PRIVATE: '1',
       WEBHOOKS_POLL_MS: '100',

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { newProducts } from '../support/catalog';
@@ -114,19 +115,38 @@ describe('webhooks', () => {
     // Never listed: no secret in any answer but create's and rotate's.
     const listed = await hooks().endpoint.list({ org_id: '1' });
     expect(JSON.stringify(listed)).not.toContain('whsec_');
-    // Stored sealed (AES-GCM under WEBHOOKS_SECRET_KEY), neither secret in the clear.
+    // Stored sealed (AES-GCM under the first key of WEBHOOKS_SECRET_KEYS, its id beside), neither secret in the clear.
     const db = new pg.Client({ connectionString: sys.databaseUrl });
     await db.connect();
     try {
       const { rows } = await db.query('select secret, previous_secret from webhooks.endpoints where id = $1', [e.id]);
       const stored = JSON.stringify(rows);
-      expect(rows[0]).toEqual({ secret: expect.stringMatching(/^v1:/), previous_secret: expect.stringMatching(/^v1:/) });
+      expect(rows[0]).toEqual({ secret: expect.stringMatching(/^v2:dev:/), previous_secret: expect.stringMatching(/^v2:dev:/) });
       for (const secret of [old, rotated.secret]) {
         expect(stored).not.toContain(secret);
         expect(stored).not.toContain(secret.slice('whsec_'.length));
       }
     } finally {
       await db.end();
+    }
+  });
+
+  it('keeps no secret in the clear in the database, its dump included, and answers a retry of create or rotate the same secret', async () => {
+    const r = await receiver();
+    const request = { org_id: '1', userid: 'u1', url: r.url, events: ['partners.partner.created'] };
+    const made = await hooks().endpoint.create(request, { idempotencyKey: 'hooks-create-once' });
+    const rotate = { org_id: '1', userid: 'u1', endpoint_id: made.endpoint.id };
+    const rotated = await hooks().endpoint.rotateSecret(rotate, { idempotencyKey: 'hooks-rotate-once' });
+    // A retry whose answer was lost gets the same answer, secret included, from the record under its key.
+    expect(await hooks().endpoint.create(request, { idempotencyKey: 'hooks-create-once' })).toEqual(made);
+    expect(await hooks().endpoint.rotateSecret(rotate, { idempotencyKey: 'hooks-rotate-once' })).toEqual(rotated);
+    // The whole database as pg_dump writes it: the endpoint and the two recorded answers hold each secret sealed.
+    const dump = spawnSync('pg_dump', ['--no-owner', sys.databaseUrl], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    expect(dump.status).toBe(0);
+    expect(dump.stdout).toContain('hooks-rotate-once');
+    for (const secret of [made.secret, rotated.secret]) {
+      expect(dump.stdout).not.toContain(secret);
+      expect(dump.stdout).not.toContain(secret.slice('whsec_'.length));
     }
   });
 

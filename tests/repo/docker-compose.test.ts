@@ -38,4 +38,10 @@ describe('docker-compose.yml', () => {
     expect(resolved).toContain('DB_PREPARED_STATEMENTS: "off"');
     expect(resolved).toContain('postgres://postgres:postgres@pgbouncer:6432/invoicing');
   });
+
+  it('ships no webhook key: the service gets none unless the environment gives WEBHOOKS_SECRET_KEYS, and refuses to start', () => {
+    const resolved = compose(['config']).stdout;
+    expect(resolved).toContain("WEBHOOKS_SECRET_KEYS: ''");
+    expect(resolved).not.toMatch(/WEBHOOKS_SECRET_KEY:/);
+  });
 });

@@ -1,8 +1,7 @@
 import { apiKeyCommand } from './apikey-command';
+import { commandDatabaseUrl } from './dev-defaults';
 
-const EMBEDDED_URL = `postgres://postgres:backoffice@127.0.0.1:${process.env.EMBEDDED_PG_PORT ?? 54329}/backoffice`;
-
-apiKeyCommand(process.argv.slice(2), process.env.DATABASE_URL || EMBEDDED_URL, {
+apiKeyCommand(process.argv.slice(2), commandDatabaseUrl(process.env), {
   out: (line) => console.log(line),
   err: (line) => console.error(line),
 }).then(

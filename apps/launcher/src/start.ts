@@ -5,6 +5,8 @@ import { explainStartError } from './start-errors';
  * ends in one sentence saying what to do, never a stack trace.
  */
 async function run(): Promise<void> {
+  const { defaultToDevelopment } = await import('./dev-defaults.js');
+  defaultToDevelopment(process.env);
   const { main } = await import('./start-system.js');
   await main();
 }

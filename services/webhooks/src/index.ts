@@ -1,3 +1,6 @@
 export { webhooksService } from './service';
 export { reconcileRoutes, routesLockSql } from './delivery/routes';
 export { matchesAnySql } from './domain/patterns';
+export { SecretBox } from './domain/secret-box';
+export { rekey } from './keys/rekey';
+export { DEVELOPMENT_SECRET_KEYS, inDevelopmentMode, parseSealingKeys } from './settings';

@@ -1,16 +1,61 @@
 import { promises as dns } from 'node:dns';
 import { z } from 'zod';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseSchedule } from './domain/retry';
+import type { SealingKey } from './domain/secret-box';
 
 const flag = z
   .enum(['0', '1'])
   .default('0')
   .transform((v) => v === '1');
 
+/**
+ * The keys `npm start` and the test systems use (apps/launcher's DEVELOPMENT_DEFAULTS). Public in this
+ * repository, so they protect nothing: refused outside development mode (NODE_ENV `development`,
+ * which `npm start` sets, or `test`).
+ */
+const DEVELOPMENT_KEY: SealingKey = { id: 'dev', text: 'development-only-webhooks-key-do-not-use-in-production' };
+export const DEVELOPMENT_SECRET_KEYS = `${DEVELOPMENT_KEY.id}:${DEVELOPMENT_KEY.text}`;
+
+const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+const KEYS_FORM = '<id>:<32+ characters of random text>, comma-separated, the newest first';
+
+/** WEBHOOKS_SECRET_KEYS read: `<id>:<text>` each, the first sealing (domain/secret-box.ts); else what is wrong. */
+export function parseSealingKeys(text: string, developmentMode: boolean): SealingKey[] | string {
+  const keys: SealingKey[] = [];
+  for (const entry of text.split(',').map((e) => e.trim())) {
+    const colon = entry.indexOf(':');
+    const id = entry.slice(0, Math.max(colon, 0));
+    const key = entry.slice(colon + 1);
+    if (!KEY_ID.test(id)) return `each key is ${KEYS_FORM}; an id is 1 to 32 letters, digits, "_" or "-"`;
+    if (key.length < 32) return `key "${id}" must be at least 32 characters of random text`;
+    if (keys.some((k) => k.id === id)) return `key id "${id}" is given twice`;
+    keys.push({ id, text: key });
+  }
+  if (!developmentMode && keys.some((k) => k.text === DEVELOPMENT_KEY.text))
+    return 'holds the development key published in this repository, which protects nothing: set keys of your own (outside development mode, NODE_ENV development or test, it is refused)';
+  return keys;
+}
+
+/** Development mode: NODE_ENV `development` (`npm start` sets it unless given) or `test`. */
+export const inDevelopmentMode = (): boolean => ['development', 'test'].includes(process.env.NODE_ENV ?? '');
+
 /** The webhooks service's settings, read from the environment beside the base ones. */
 export const webhookSettingsSchema = z.object({
-  /** Encrypts the stored signing secrets (any random text of 32 characters or more); required: there is no default outside the launcher's development one. */
-  WEBHOOKS_SECRET_KEY: z.string().min(32, 'must be at least 32 characters of random text'),
+  /**
+   * Encrypt the stored signing secrets: `<id>:<random text>` each, comma-separated, the newest first
+   * (it seals; all open). Required: the service has no default, and refuses the launcher's
+   * development keys outside development mode.
+   */
+  WEBHOOKS_SECRET_KEYS: z.string({ error: `is required: ${KEYS_FORM} (e.g. k1:$(openssl rand -base64 32))` }).transform((text, ctx) => {
+    const keys = parseSealingKeys(text, inDevelopmentMode());
+    if (typeof keys === 'string') ctx.addIssue({ code: 'custom', message: keys });
+    return typeof keys === 'string' ? [] : keys;
+  }),
+  /** The single key before key ids: refused, so a deployment still setting it learns where it went. */
+  WEBHOOKS_SECRET_KEY: z
+    .unknown()
+    .refine((v) => v === undefined, `is replaced by WEBHOOKS_SECRET_KEYS (${KEYS_FORM}): set WEBHOOKS_SECRET_KEYS=k1:<this key>`)
+    .optional(),
   /** 1: http URLs are accepted too (development). */
   WEBHOOKS_ALLOW_HTTP: flag,
   /** 1: targets on loopback, private, link-local and metadata addresses are allowed (tests, local development). */

@@ -7,7 +7,7 @@ import { createDb, createLogger, type Knex } from '@bo/runtime';
 import { createTestDatabase, eventually, migratedTemplate, serviceMigrations, testPostgresUrl, type TestDatabase } from '@bo/testkit';
 import { webhooksService } from '../src';
 import { Dispatcher } from '../src/delivery/dispatcher';
-import { secretBox } from '../src/endpoint/secrets';
+import { secretBox } from '../src/keys/secrets';
 import { webhookSettingsSchema, type WebhookSettings } from '../src/settings';
 
 /** A receiver on 127.0.0.1 that answers 200, or holds every request open (`hang`) until it closes. */
@@ -62,7 +62,7 @@ describe('the webhook dispatcher', () => {
     return r;
   };
   const base = {
-    WEBHOOKS_SECRET_KEY: 'a test key of thirty-two characters or more',
+    WEBHOOKS_SECRET_KEYS: 'test:a test key of thirty-two characters or more',
     WEBHOOKS_ALLOW_HTTP: '1',
     WEBHOOKS_ALLOW_PRIVATE: '1',
   };

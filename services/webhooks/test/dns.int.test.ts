@@ -76,7 +76,7 @@ describe('an endpoint target checked at create and update', () => {
       'hang.example.com': 'silent',
     }).start();
     svc = await startTestService(webhooksService, {
-      WEBHOOKS_SECRET_KEY: 'a test key of thirty-two characters or more',
+      WEBHOOKS_SECRET_KEYS: 'test:a test key of thirty-two characters or more',
       WEBHOOKS_DNS_SERVERS: dns.server,
       WEBHOOKS_DNS_TIMEOUT_MS: '500',
     });

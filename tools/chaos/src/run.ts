@@ -109,7 +109,7 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     RATE_LIMIT_WRITES_PER_SECOND: '1000000',
     RATE_LIMIT_IN_FLIGHT: '100000',
     // The receiver is this harness on 127.0.0.1, over http; retries are seconds apart, not hours.
-    WEBHOOKS_SECRET_KEY: `chaos-run-${id}-webhooks-secret-key`,
+    WEBHOOKS_SECRET_KEYS: `chaos:chaos-run-${id}-webhooks-secret-key`,
     WEBHOOKS_ALLOW_HTTP: '1',
     WEBHOOKS_ALLOW_PRIVATE: '1',
     WEBHOOKS_TIMEOUT_MS: '3000',

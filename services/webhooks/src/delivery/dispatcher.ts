@@ -15,7 +15,7 @@ import {
 import { nextAttemptDelay } from '../domain/retry';
 import { webhookHeaders } from '../domain/signature';
 import type { EndpointRow } from '../endpoint/endpoint.record';
-import { secretBox } from '../endpoint/secrets';
+import { secretBox } from '../keys/secrets';
 import type { WebhookSettings } from '../settings';
 import type { DeliveryRow } from './delivery.record';
 import { countAttempt, watchBacklog, type AttemptOutcome } from './metrics';
