@@ -23,25 +23,33 @@ type JsonSchema = Record<string, unknown>;
  * What a body of `op` leaves out on a path, so that the router (`resolveOperation`) picks no other
  * operation of the path before it: no `action` where the path has actions, no other flag set to
  * true, no field (other than null) that an earlier candidate is selected by, and nothing at all
- * after an earlier default. As the members of one object schema, each with what it would select,
- * or `false` when an earlier default takes every body; undefined when nothing need be left out.
+ * after an earlier default. As one object schema, whose description says what each member would
+ * select, or `false` when an earlier default takes every body; undefined when nothing need be left out.
  */
 function exclusionOf(op: Operation, candidates: readonly Operation[]): JsonSchema | false | undefined {
   if ('action' in op.select) return undefined;
-  const properties: Record<string, JsonSchema> = {};
+  const properties: Record<string, JsonSchema | false> = {};
+  const why: string[] = [];
   const actions = candidates.filter((c) => 'action' in c.select).map((c) => c.name);
-  if (actions.length)
-    properties['action'] = { not: {}, description: `Absent: any \`action\` selects another operation (${actions.join(', ')})` };
+  // `false` rather than `not: {}`: a generated client types the member as never there.
+  if (actions.length) {
+    properties['action'] = false;
+    why.push(`no \`action\` (any selects another operation: ${actions.join(', ')})`);
+  }
   const before = candidates.slice(0, candidates.indexOf(op));
   for (const other of candidates) {
     if (other === op) continue;
-    if ('flag' in other.select)
-      properties[other.select.flag] = { not: { const: true }, description: `Not true: \`true\` selects ${other.name}` };
-    else if ('present' in other.select && before.includes(other))
-      properties[other.select.present] = { type: 'null', description: `Absent or null: a value selects ${other.name}` };
-    else if ('default' in other.select && before.includes(other)) return false;
+    if ('flag' in other.select) {
+      properties[other.select.flag] = { not: { const: true } };
+      why.push(`\`${other.select.flag}\` not true (true selects ${other.name})`);
+    } else if ('present' in other.select && before.includes(other)) {
+      properties[other.select.present] = { type: 'null' };
+      why.push(`\`${other.select.present}\` absent or null (a value selects ${other.name})`);
+    } else if ('default' in other.select && before.includes(other)) return false;
   }
-  return Object.keys(properties).length ? { type: 'object', properties } : undefined;
+  return why.length
+    ? { type: 'object', description: `Leaves out what selects another operation of this path: ${why.join('; ')}.`, properties }
+    : undefined;
 }
 
 /** The names of an operation's request and reply schemas under `components/schemas`: one named type each for a generator. */
@@ -163,10 +171,9 @@ export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
         ),
       ];
       if (!others.length) return bodyOf(shape);
-      const absent = Object.fromEntries(
-        others.map((k) => [k, { not: {}, description: 'Absent: it belongs to another reply of this path' }]),
-      );
-      return { title: titleOf(shape), allOf: [bodyOf(shape), { type: 'object', properties: absent }] };
+      const absent = Object.fromEntries(others.map((k) => [k, false]));
+      const description = `Leaves out what another reply of this path has: ${others.map((k) => `\`${k}\``).join(', ')}.`;
+      return { title: titleOf(shape), allOf: [bodyOf(shape), { type: 'object', description, properties: absent }] };
     }),
   };
 }

@@ -261,8 +261,18 @@ describe('each operation once, at its canonical path', () => {
       for (const a of alternatives) {
         const exclusion = (a['allOf'] as JsonSchema[] | undefined)?.[1];
         expect([path, Object.keys(a).sort()]).toEqual([path, exclusion ? ['allOf', 'title'] : ['$ref']]);
-        if (exclusion) expect([path, Object.keys(exclusion).sort()]).toEqual([path, ['properties', 'type']]);
+        if (exclusion) expect([path, Object.keys(exclusion).sort()]).toEqual([path, ['description', 'properties', 'type']]);
       }
+    }
+  });
+
+  it('makes the selector of an operation chosen by an action or a flag a required const of its request schema', () => {
+    const selected = routed.filter((op) => 'action' in op.select || 'flag' in op.select);
+    expect(selected.length).toBeGreaterThan(routed.length / 2);
+    for (const op of selected) {
+      const schema = raw.components.schemas[requestSchemaName(op)] as { required?: string[]; properties?: Record<string, JsonSchema> };
+      const [field, value] = 'action' in op.select ? ['action', op.select.action] : ['flag' in op.select ? op.select.flag : '', true];
+      expect([op.name, schema.required?.includes(field), schema.properties?.[field]?.['const']]).toEqual([op.name, true, value]);
     }
   });
 
