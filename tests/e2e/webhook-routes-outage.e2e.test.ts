@@ -96,6 +96,7 @@ describe('an endpoint write while its types cannot be routed', () => {
       WEBHOOKS_ALLOW_HTTP: '1',
       WEBHOOKS_ALLOW_PRIVATE: '1',
       WEBHOOKS_POLL_MS: '100',
+      WEBHOOKS_BROKER_TIMEOUT_MS: '1000',
     });
     const prefix = sys.system.config.BUS_PREFIX;
     rpcBus = new AmqpBus({ url: amqpUrl, prefix, log, retryBaseMs: 50 });
@@ -147,5 +148,25 @@ describe('an endpoint write while its types cannot be routed', () => {
       partner_type: 'customer',
     });
     await eventually(() => expect(receiver.ofType('partners.partner.created').map((h) => h.payload.data['id'])).toEqual([partner.id]));
+  });
+
+  it('answers a retryable 503 after WEBHOOKS_BROKER_TIMEOUT_MS while RabbitMQ takes the routing call and never answers', async () => {
+    const hooks = sys.clientOf(1, { retry: false }).webhooks;
+    const create = { org_id: '1', userid: 'u1', url: receiver.url, events: ['partners.partner.updated'] };
+    // The event side's connection stalls for 4 s: what is sent is held, nothing comes back.
+    const stalled = broker.blackhole(4000);
+    const started = performance.now();
+    const refused = await refusal(hooks.endpoint.create(create));
+    expect(refused).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(refused.message).toContain('did not answer within 1000 ms');
+    expect(performance.now() - started).toBeLessThan(2500);
+    expect(
+      await db('endpoints')
+        .whereRaw('events @> ?::jsonb', [JSON.stringify(create.events)])
+        .count({ n: '*' }),
+    ).toEqual([{ n: 0 }]);
+    await stalled;
+    const { endpoint } = await hooks.endpoint.create(create, { idempotencyKey: refused.idempotencyKey });
+    expect(endpoint.events).toEqual(['partners.partner.updated']);
   });
 });

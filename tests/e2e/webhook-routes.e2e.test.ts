@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { reconcileRoutes, routesLockSql } from '@bo/webhooks';
+import type { EventRoutes } from '@bo/runtime';
+import { reconcileRoutes } from '@bo/webhooks';
 import { newProducts } from '../support/catalog';
 import { eventually, startTestSystem, type TestSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -47,26 +48,14 @@ describe('webhook routes', () => {
         ])
       ).rows[0]!.n,
     );
-  const waiting = async () =>
-    Number((await db.query<{ n: string }>(`select count(*) as n from pg_locks where locktype = 'advisory' and not granted`)).rows[0]!.n);
-
-  const reconcile = () => {
+  /** A reconcile on the service's database and bus (the service's own runs at start and then every minute), on routes given or the bus's. */
+  const reconcile = (routes?: EventRoutes) => {
     const webhooks = sys.system.service('webhooks')!;
-    return reconcileRoutes(webhooks.db, webhooks.bus);
-  };
-  /** Takes the routes lock (delivery/routes.ts) on a connection of the test's own, until released. */
-  const holdRoutesLock = async (mode: 'shared' | 'exclusive') => {
-    const lock = new pg.Client({ connectionString: sys.databaseUrl });
-    await lock.connect();
-    await lock.query('begin');
-    await lock.query('set local search_path to webhooks');
-    await lock.query(routesLockSql(mode));
-    return {
-      async release() {
-        await lock.query('commit');
-        await lock.end();
-      },
-    };
+    return eventually(async () => {
+      const routed = await reconcileRoutes(webhooks.db, routes ?? webhooks.bus, 5000);
+      if (!routed) throw new Error('another reconcile holds the route lease');
+      return routed;
+    });
   };
 
   it('keeps every event from the webhooks consumer while no endpoint exists, and routes the very next one once one is created', async () => {
@@ -108,21 +97,29 @@ describe('webhook routes', () => {
 
   it('ends with the route bound when a reconcile and an endpoint create interleave', async () => {
     const r = await receiver();
-    let created: Promise<unknown> | undefined;
-    let reconciled: Promise<string[]> | undefined;
-    const lock = await holdRoutesLock('exclusive');
-    try {
-      // A reconcile queues behind the lock first, then the create behind both: once released, the
-      // reconcile reads the endpoints without the new one, and the create routes after it.
-      reconciled = reconcile();
-      await eventually(async () => expect(await waiting()).toBe(1));
-      created = endpoint(r.url, ['catalog.*']);
-      await eventually(async () => expect(await waiting()).toBe(2));
-    } finally {
-      await lock.release();
-    }
-    expect(await reconciled).not.toContain('catalog.product.created');
-    await created;
+    const bus = sys.system.service('webhooks')!.bus;
+    // The reconcile reads what is wanted, then waits before setting the routes to it.
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let setting = false;
+    const reconciled = reconcile({
+      addRoutes: (sub, types) => bus.addRoutes(sub, types),
+      setRoutes: async (sub, types) => {
+        setting = true;
+        await held;
+        await bus.setRoutes(sub, types);
+      },
+    });
+    await eventually(() => expect(setting).toBe(true));
+    // The create routes its types meanwhile, then waits for the reconcile to let the route lease go.
+    let reconcileDone = false;
+    void reconciled.then(() => (reconcileDone = true));
+    const created = endpoint(r.url, ['catalog.*']).then(() => reconcileDone);
+    await eventually(async () => expect((await db.query('select count(*)::int as n from webhooks.route_claims')).rows).toEqual([{ n: 1 }]));
+    // Set to what it read, without the create's types; it reads again and routes the claim before letting go.
+    release();
+    expect(await reconciled).toContain('catalog.product.created');
+    expect(await created).toBe(true);
     await newProducts(sys, ['Routed Product']);
     await eventually(() => expect(r.hooks.filter((h) => h.payload.type.startsWith('catalog.'))).not.toHaveLength(0));
   });

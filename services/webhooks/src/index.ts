@@ -1,5 +1,5 @@
 export { webhooksService } from './service';
-export { reconcileRoutes, routesLockSql } from './delivery/routes';
+export { reconcileRoutes } from './delivery/routes';
 export { matchesAnySql } from './domain/patterns';
 export { SecretBox } from './domain/secret-box';
 export { rekey } from './keys/rekey';

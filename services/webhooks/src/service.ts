@@ -38,7 +38,7 @@ export const webhooksService: ServiceDefinition = {
     return [
       new Dispatcher(deps.db, log, deps.relay, settings),
       logRetention(deps.db, deps.log, settings.WEBHOOKS_LOG_RETENTION_DAYS),
-      routesReconcile(deps.db, deps.bus, deps.log, settings.WEBHOOKS_ROUTES_RECONCILE_MS),
+      routesReconcile(deps.db, deps.bus, deps.log, settings.WEBHOOKS_ROUTES_RECONCILE_MS, settings.WEBHOOKS_BROKER_TIMEOUT_MS),
     ];
   },
 };

@@ -107,6 +107,8 @@ export const webhookSettingsSchema = z.object({
       }
       return servers;
     }),
+  /** How long a call to RabbitMQ routing event types to the webhooks consumer may take. */
+  WEBHOOKS_BROKER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   /** How often the dispatcher looks for due deliveries when nothing woke it. */
   WEBHOOKS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** The most of a receiver's answer read (and kept, up to 1 kB, in the log). */

@@ -1,6 +1,6 @@
 import { integrations } from '@bo/contracts';
 import { handler, type BoundHandler } from '@bo/runtime';
-import { routeEndpoint } from '../delivery/routes';
+import { routeBeforeWrite, settleClaim } from '../delivery/routes';
 import { newSigningSecret } from '../domain/signature';
 import { webhookSettings } from '../settings';
 import { checkEndpointInput } from './endpoint-input';
@@ -9,15 +9,18 @@ import { secretReplySeal } from '../keys/secret-reply';
 import { secretBox } from '../keys/secrets';
 
 /**
- * The target is checked (a DNS lookup) before the transaction; the secret is answered once, and
- * sealed in the record kept under the key (secret-reply.ts). Its event types are routed to the
- * webhooks consumer before the endpoint commits (delivery/routes.ts), so no event published once it
- * is visible misses it.
+ * The target is checked (a DNS lookup) and the event types routed to the webhooks consumer before
+ * the transaction (delivery/routes.ts), so no event published once the endpoint is visible misses
+ * it. The secret is answered once, and sealed in the record kept under the key (secret-reply.ts).
  */
 export const createEndpointHandler: BoundHandler = {
   ...handler(integrations.createEndpoint, {
-    gather: (req, ctx) => checkEndpointInput(req, ctx.config),
-    async apply(req, ctx) {
+    async gather(req, ctx) {
+      await checkEndpointInput(req, ctx.config);
+      return routeBeforeWrite(ctx.db, ctx.routes, req.events, webhookSettings(ctx.config).WEBHOOKS_BROKER_TIMEOUT_MS);
+    },
+    async apply(req, ctx, claim) {
+      await settleClaim(ctx.db, claim);
       const secret = newSigningSecret();
       const [row] = (await ctx
         .db('endpoints')
@@ -29,7 +32,6 @@ export const createEndpointHandler: BoundHandler = {
           secret: secretBox(webhookSettings(ctx.config)).seal(secret),
         })
         .returning('*')) as EndpointRow[];
-      await routeEndpoint(ctx.db, ctx.routes, req.events);
       return { message: 'Webhook endpoint created successfully', endpoint: endpointRecord(row as EndpointRow), secret };
     },
   }),

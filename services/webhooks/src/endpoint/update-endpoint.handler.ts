@@ -1,18 +1,40 @@
 import { integrations } from '@bo/contracts';
-import { handler } from '@bo/runtime';
-import { routeEndpoint } from '../delivery/routes';
+import { AppError, handler } from '@bo/runtime';
+import { routeBeforeWrite, routedTypes, settleClaim } from '../delivery/routes';
+import { webhookSettings } from '../settings';
 import { checkEndpointInput } from './endpoint-input';
-import { endpointRecord, lockEndpoint, type EndpointRow } from './endpoint.record';
+import { endpointRecord, findEndpoint, lockEndpoint, type EndpointRow } from './endpoint.record';
+
+type Change = { events?: readonly string[]; status?: 'enabled' | 'disabled' };
+
+/** The patterns an update makes an endpoint want routed anew: when it is enabled after it, and its events change or it was off. */
+function patternsRoutedBy(row: Pick<EndpointRow, 'status' | 'events'>, req: Change): readonly string[] | undefined {
+  const enabled = req.status === 'enabled' || (req.status === undefined && row.status === 'enabled');
+  if (!enabled || (req.events === undefined && row.status === 'enabled')) return undefined;
+  return req.events ?? row.events;
+}
 
 /**
  * Enabling an endpoint again clears why it was off and its failing streak: its pending deliveries
- * resume. An enabled endpoint whose events change, or one enabled again, has its types routed before
- * it commits (delivery/routes.ts); disabling routes nothing away at once (the reconcile does).
+ * resume. An update that makes an enabled endpoint want types (new events, or enabled again) routes
+ * them before its transaction (delivery/routes.ts), reading the endpoint first; one changed
+ * meanwhile so that it wants more is a retryable 503. Disabling routes nothing away at once (the
+ * reconcile does).
  */
 export const updateEndpointHandler = handler(integrations.updateEndpoint, {
-  gather: (req, ctx) => checkEndpointInput(req, ctx.config),
-  async apply(req, ctx) {
+  async gather(req, ctx) {
+    await checkEndpointInput(req, ctx.config);
+    const patterns = patternsRoutedBy(await findEndpoint(ctx.db, ctx.orgId, req.endpoint_id), req);
+    if (!patterns) return { routed: [] as string[] };
+    const claim = await routeBeforeWrite(ctx.db, ctx.routes, patterns, webhookSettings(ctx.config).WEBHOOKS_BROKER_TIMEOUT_MS);
+    return { claim, routed: routedTypes(patterns) };
+  },
+  async apply(req, ctx, { claim, routed }) {
     const row = await lockEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
+    const patterns = patternsRoutedBy(row, req);
+    if (patterns && routedTypes(patterns).some((t) => !routed.includes(t)))
+      throw new AppError(503, 'service_unavailable', `Webhook endpoint ${row.id} changed meanwhile; retry`).asTransient();
+    await settleClaim(ctx.db, claim);
     const changes: Record<string, unknown> = {};
     if (req.url !== undefined) changes['url'] = req.url;
     if (req.events !== undefined) changes['events'] = JSON.stringify(req.events);
@@ -26,8 +48,6 @@ export const updateEndpointHandler = handler(integrations.updateEndpoint, {
       .where({ id: row.id })
       .update({ ...changes, version: row.version + 1, updated_at: ctx.db.fn.now() })
       .returning('*')) as EndpointRow[];
-    if (updated?.status === 'enabled' && (changes['events'] !== undefined || changes['status'] === 'enabled'))
-      await routeEndpoint(ctx.db, ctx.routes, updated.events);
     return { message: 'Webhook endpoint updated successfully', endpoint: endpointRecord(updated as EndpointRow) };
   },
 });
