@@ -8,7 +8,7 @@ const patternRule = {
 };
 const targetRule = {
   field: 'url',
-  rule: 'https only (unless WEBHOOKS_ALLOW_HTTP=1); its host must not resolve to a loopback, private, link-local or metadata address (unless WEBHOOKS_ALLOW_PRIVATE=1)',
+  rule: 'https only (unless WEBHOOKS_ALLOW_HTTP=1); its host must resolve, and to no loopback, private, link-local, metadata or reserved address (unless WEBHOOKS_ALLOW_PRIVATE=1)',
 };
 
 export const createEndpoint = defineOperation({
