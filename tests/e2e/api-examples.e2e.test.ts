@@ -1,4 +1,5 @@
 import { exampleStory, operationsByName, type ExampleStep } from '@bo/contracts';
+import { FakeDns } from '@bo/testkit';
 import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
 
 /**
@@ -32,17 +33,23 @@ function differences(actual: unknown, expected: unknown, at = 'body'): string[] 
   return Object.is(actual, expected) ? [] : [`${at}: ${JSON.stringify(expected)} → ${JSON.stringify(actual)}`];
 }
 
+/** Where the story's webhook endpoint is: a public address when it is made, no longer resolving by its ping (see examples.ts). */
+const WEBHOOK_HOST = 'hooks.example.com';
+
 describe('the API reference examples, played on a new database', () => {
   let sys: TestSystem;
+  let dns: FakeDns;
   let served: {
     paths: Record<string, { post: { requestBody: { content: { 'application/json': { examples: Record<string, { value: unknown }> } } } } }>;
   };
   beforeAll(async () => {
-    sys = await startTestSystem();
+    dns = await new FakeDns({ [WEBHOOK_HOST]: ['203.0.113.10'] }).start();
+    sys = await startTestSystem({ env: { WEBHOOKS_DNS_SERVERS: dns.server } });
     served = (await (await fetch(`${sys.url}/openapi.json`)).json()) as typeof served;
   }, 60_000);
   afterAll(async () => {
     await sys?.stop();
+    await dns?.stop();
   });
 
   /** The day the served document counts its dates from (the gateway's day at start): its quotation's date. */
@@ -80,6 +87,7 @@ describe('the API reference examples, played on a new database', () => {
         { timeoutMs: 15_000, intervalMs: 100 },
       );
       expect([i, step.operation, differences(answer.body, step.reply)]).toEqual([i, step.operation, []]);
+      if (step.operation === 'webhooks.endpoint.create') dns.answer(WEBHOOK_HOST, 'nxdomain');
     }
   }, 180_000);
 });

@@ -55,7 +55,7 @@ describe('one Idempotency-Key, one operation, one body, across the API', () => {
     await testing.eventually(() => ok('/invoicing/exchangerates', { action: 'set', currency: 'USD', date: '2026-01-01', rate: '0.9' }));
     // An endpoint for an event no request here makes: its deliveries table stays as it is.
     fixtures.webhook = Number(
-      (await ok('/integrations/webhooks', { action: 'create', url: 'https://hooks.example.com/keys', events: ['invoicing.invoice.paid'] }))
+      (await ok('/integrations/webhooks', { action: 'create', url: 'https://203.0.113.10/keys', events: ['invoicing.invoice.paid'] }))
         .endpoint.id,
     );
   });
@@ -122,7 +122,7 @@ describe('one Idempotency-Key, one operation, one body, across the API', () => {
     'webhooks.endpoint': () => ({
       operation: 'webhooks.endpoint.create',
       path: '/integrations/webhooks',
-      body: { action: 'create', url: 'https://hooks.example.com/keys', events: ['invoicing.invoice.paid'], description: unique('Hook') },
+      body: { action: 'create', url: 'https://203.0.113.10/keys', events: ['invoicing.invoice.paid'], description: unique('Hook') },
     }),
     'webhooks.delivery': () => ({
       operation: 'webhooks.delivery.redeliver',

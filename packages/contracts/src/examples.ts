@@ -1656,8 +1656,9 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
  * A webhook endpoint's life, told last so no earlier step's event is queued for it: made (its secret
  * answered once), listed, narrowed, its log read, its secret rotated, failures sent again, a ping and
  * its first attempt, and its deletion. The ping's event id is new each time (shown cut short). The
- * example host does not resolve (example.com is reserved and has no such name), so the attempt fails
- * at once, and is tried again 5 s later.
+ * example host resolves to a public address when the endpoint is made (a host that does not is
+ * refused), and no longer by the ping (example.com has no such name: tests/e2e/api-examples.e2e.test.ts
+ * plays both through a nameserver of its own), so the attempt fails at once, and is tried again 5 s later.
  */
 function webhookSteps(today: string, writer: { org_id: '1'; userid: '1' }, reader: { org_id: '1' }): ExampleStep[] {
   const at = `${today}T09:00:00`;

@@ -1,9 +1,8 @@
 import { pbkdf2 } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { startTestService, type TestService } from '@bo/testkit';
+import { FakeDns, startTestService, type TestService } from '@bo/testkit';
 import { webhooksService } from '../src';
 import { dnsResolver, LookupFailure } from '../src/delivery/target';
-import { FakeDns } from './fake-dns';
 
 /**
  * Target names are looked up through c-ares (dns.Resolver) against the nameservers configured, each

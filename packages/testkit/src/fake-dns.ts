@@ -20,9 +20,14 @@ export class FakeDns {
 
   constructor(private readonly answers: Record<string, DnsAnswer> = {}) {}
 
+  /** How `name` is answered from now on. */
+  answer(name: string, answer: DnsAnswer): void {
+    this.answers[name.toLowerCase()] = answer;
+  }
+
   async start(): Promise<this> {
     const socket = createSocket('udp4');
-    socket.on('message', (msg, from) => this.answer(msg, from));
+    socket.on('message', (msg, from) => this.respond(msg, from));
     await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
     this.socket = socket;
     return this;
@@ -42,7 +47,7 @@ export class FakeDns {
     await new Promise<void>((resolve) => (this.socket ? this.socket.close(() => resolve()) : resolve()));
   }
 
-  private answer(query: Buffer, from: RemoteInfo): void {
+  private respond(query: Buffer, from: RemoteInfo): void {
     // The question: labels from byte 12 to a zero length, then its type and class.
     const labels: string[] = [];
     let at = 12;
