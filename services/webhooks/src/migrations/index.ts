@@ -16,7 +16,7 @@ export const webhooksMigrations: Migration[] = [
         t.timestamp('disabled_at', { useTz: true });
         // Since when every attempt failed (none succeeded since); null while it delivers.
         t.timestamp('failing_since', { useTz: true });
-        // Signing secrets sealed with WEBHOOKS_SECRET_KEY (secret-box.ts), never answered after create/rotate.
+        // Signing secrets sealed with WEBHOOKS_SECRET_KEYS (secret-box.ts), never answered after create/rotate.
         t.text('secret').notNullable();
         t.text('previous_secret');
         t.timestamp('previous_secret_expires_at', { useTz: true });
