@@ -161,6 +161,43 @@ describe('API reference page at /docs, in a real browser', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'api-docs-shared-path.png'), fullPage: false });
   }, 180_000);
 
+  it('names each alternative of a path chosen by a flag or a field, whose exclusions stand under allOf', async () => {
+    const path = '/inventory/editproduct';
+    const home = `#operations-catalog-${path.replace(/\W+/g, '_').replace(/^_/, '')}`;
+    const alternatives = resolveCandidates(path)
+      .map((op) => op.name)
+      .sort();
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(`${sys.url}/docs`, { waitUntil: 'networkidle0' });
+    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    await page.click(`${home} .opblock-summary-control`);
+    await page.waitForSelector(`${home} .opblock-section-request-body`, { timeout: 20_000 });
+    // Each operation whose canonical path this is offers its example (catalog.stock.adjust offers its own at its own path).
+    const offered = await page.$$eval(`${home} .opblock-section-request-body select.examples-select-element option`, (options) =>
+      options.map((o) => o.getAttribute('value')),
+    );
+    const own = resolveCandidates(path)
+      .filter((op) => op.paths[0] === path)
+      .map((op) => op.name)
+      .sort();
+    expect([...offered].sort()).toEqual(own);
+    await clickButton(page, `${home} .opblock-section-request-body button`, 'Schema');
+    await page.waitForSelector(`${home} .opblock-section-request-body .json-schema-2020-12`, { timeout: 10_000 });
+    await clickButton(page, `${home} .opblock-section-request-body button`, 'Expand all');
+    const titled = async () =>
+      (
+        await page.$$eval(`${home} .opblock-section-request-body .json-schema-2020-12__title`, (els) =>
+          els.map((el) => el.textContent!.trim()).filter((t) => /^#\d+ /.test(t)),
+        )
+      )
+        .map((t) => t.replace(/^#\d+ /, '').toLowerCase())
+        .filter((t) => alternatives.includes(t));
+    await eventually(async () => expect([...new Set(await titled())].sort()).toEqual(alternatives), { timeoutMs: 10_000, intervalMs: 100 });
+    await page.$eval(home, (el) => el.scrollIntoView());
+    await page.screenshot({ path: join(ARTIFACTS, 'api-docs-flag-path.png'), fullPage: false });
+  }, 180_000);
+
   it('serves the AsyncAPI document of the events beside it', async () => {
     const res = await fetch(`${sys.url}/asyncapi.json`);
     expect(res.status).toBe(200);

@@ -204,6 +204,15 @@ export function patternsOf(schema: JsonSchema): string[] {
 /** The pattern every text field carries (no control characters): says nothing about what the field is for. */
 const isTextPattern = (p: string) => p.startsWith('^[^\\x00') || p.startsWith('^(?:[^\\x00');
 
+/**
+ * A URL the system would send to (a webhook's): drawn from its pattern it could name any public
+ * address or host, which a test must never reach. Fuzzed endpoints point at this machine instead,
+ * on the discard port, where nothing listens: a delivery attempt is refused at once and goes no
+ * further. A system that takes them runs with WEBHOOKS_ALLOW_HTTP and WEBHOOKS_ALLOW_PRIVATE.
+ */
+const isUrl = (s: JsonSchema) => patternsOf(s).some((p) => p.startsWith('^https?:'));
+export const LOOPBACK_URLS = ['http://127.0.0.1:9/hooks', 'http://localhost:9/conf?from=fuzz', 'https://127.0.0.1:9/'];
+
 /** Decimals state their scale (`x-decimal-places`); ids and page numbers are integers from 1, or strings holding one. */
 const isDecimal = (s: JsonSchema) => s['x-decimal-places'] !== undefined;
 const isIntegerId = (s: JsonSchema) => branches(s).some((b) => b.type === 'integer' && b.minimum === 1);
@@ -293,6 +302,7 @@ export function valueFor(name: string, schema: JsonSchema, pools: Pools): fc.Arb
     case 'number':
       return decimalFor(name);
     case 'string': {
+      if (isUrl(schema)) return fc.constantFrom(...LOOPBACK_URLS);
       const specific = patternsOf(schema).filter((p) => !isTextPattern(p));
       if (specific[0]) return fc.stringMatching(new RegExp(specific[0], 'u'));
       return textFor(name, schema);
@@ -818,6 +828,7 @@ function conformingString(name: string, schema: JsonSchema, pools: Pools): fc.Ar
   if (schema.format === 'iban') return validIban.filter(keeps);
   if (schema.contentMediaType === 'image/png') return fc.constant(TINY_PNG);
   if (name === 'time_zone') return fc.constantFrom(...TIME_ZONES).filter(keeps);
+  if (isUrl(schema)) return fc.constantFrom(...LOOPBACK_URLS).filter(keeps);
   const kind = idKinds[name];
   if (kind && pools[kind].length) return fc.constantFrom(...pools[kind].map(String)).filter(keeps);
   const specific = patternsOf(schema).filter((p) => !isTextPattern(p));
