@@ -45,12 +45,14 @@ export function textProblem(value: string, kind: TextKind = 'line'): string | un
 /**
  * The patterns of the OpenAPI document are written so that every mainstream engine reads them alike:
  * ECMA-262 with and without the `u` flag, Python's `re`, Rust's `regex` and PCRE. A character
- * outside ASCII stands as itself (PCRE and Rust read no `\uXXXX`; a JSON reader hands them the
+ * outside ASCII stands as itself (PCRE reads no `\uXXXX`; a JSON reader hands every engine the
  * character), a control character as `\xHH`, a digit as `[0-9]` (`\d` is every script's digits in
  * Python and Rust), white space as its list (`\s` differs between engines), and nothing looks
- * around (Rust cannot). `patterns.fixtures.ts` holds every pattern of the document to this.
+ * around (Rust cannot). tests/openapi/patterns.unit.test.ts holds every pattern of the document to
+ * this, with the five engines.
+ *
+ * C0, DEL and C1, for a class of a pattern: the characters text never holds (`textProblem`).
  */
-/** C0, DEL and C1, for a class of a pattern: the characters text never holds (fields.ts, `textProblem`). */
 export const CONTROLS = '\\x00-\\x1F\\x7F-\\x9F';
 /** U+FFFE and U+FFFF, for a class of a pattern (as the characters themselves). */
 export const NONCHARACTERS = '\uFFFE\uFFFF';
@@ -66,7 +68,7 @@ export const textPatterns: Record<TextKind, RegExp> = {
   line: new RegExp(`^[^${CONTROLS}${NONCHARACTERS}]*$`),
   multiline: new RegExp(`^(?:[^\\x00-\\x08\\x0B-\\x1F\\x7F-\\x9F${NONCHARACTERS}]|\\r\\n)*$`),
 };
-export const unpairedSurrogateRule = 'no unpaired UTF-16 surrogate (refused with 400 naming the field)';
+const unpairedSurrogateRule = 'no unpaired UTF-16 surrogate (refused with 400 naming the field)';
 
 const textRules = {
   line: rule<string>((v) => textProblem(v, 'line'), {
