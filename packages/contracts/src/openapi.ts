@@ -153,10 +153,11 @@ export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
   }
   const titleOf = (shape: (typeof shapes)[number]) =>
     shape.ops.length === 1 ? `${(shape.ops[0] as Operation).name} reply` : shape.ops.map((op) => op.name).join(' | ');
-  const bodyOf = (shape: (typeof shapes)[number]): JsonSchema =>
+  // Titled where it is the alternative itself; under `allOf` the alternative around it carries the title.
+  const bodyOf = (shape: (typeof shapes)[number], titled = true): JsonSchema =>
     shape.ops.length === 1
       ? refTo(replySchemaName(shape.ops[0] as Operation))
-      : { title: titleOf(shape), anyOf: shape.ops.map((op) => refTo(replySchemaName(op))) };
+      : { ...(titled ? { title: titleOf(shape) } : {}), anyOf: shape.ops.map((op) => refTo(replySchemaName(op))) };
   if (shapes.length === 1) return bodyOf(shapes[0] as (typeof shapes)[number]);
   const propertiesOf = (shape: (typeof shapes)[number]) => shape.schemas.flatMap(propertyNamesOf);
   return {
@@ -173,7 +174,7 @@ export function replySchemaOf(ops: readonly Operation[]): JsonSchema {
       if (!others.length) return bodyOf(shape);
       const absent = Object.fromEntries(others.map((k) => [k, false]));
       const description = `Leaves out what another reply of this path has: ${others.map((k) => `\`${k}\``).join(', ')}.`;
-      return { title: titleOf(shape), allOf: [bodyOf(shape), { type: 'object', description, properties: absent }] };
+      return { title: titleOf(shape), allOf: [bodyOf(shape, false), { type: 'object', description, properties: absent }] };
     }),
   };
 }
