@@ -1,17 +1,18 @@
 import { Worker } from 'node:worker_threads';
-import { admissionBound, ratePolicy, type RatePolicy } from '@bo/gateway';
-import { startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
+import { admissionBound, ratePolicy, REPLICA_HEARTBEAT_MS, type RatePolicy } from '@bo/gateway';
+import { eventually, startTestSystem, type ApiResponse, type TestSystem } from '../support/system';
 
 /**
- * One organization cannot starve the others: each organization's reads and writes are limited per
- * second over every gateway replica, and its requests in flight per replica. Low limits keep the test
- * quick; the defaults are 100 reads, 50 writes and 16 in flight (docs/api.md).
+ * One organization cannot starve the others: each organization's reads and writes are limited in
+ * cost per second over every gateway replica, and the cost of its requests in flight too. Low limits
+ * keep the test quick; the defaults are 100 a second each and 16 in flight (docs/api.md: a list costs
+ * 1, a write 2).
  */
 const READS_PER_SECOND = 10;
 const WRITES_PER_SECOND = 10;
 const IN_FLIGHT = 4;
-/** One lookup of an unproven key per address every 5 s: the test's steps fit well inside one refill. */
-const FAILED_AUTH_PER_SECOND = 0.2;
+/** One request without a valid key per client every 5 s: the test's steps fit well inside one refill. */
+const ANONYMOUS_PER_SECOND = 0.2;
 const reads = ratePolicy(READS_PER_SECOND, 100) as RatePolicy;
 
 const listBody = (org: 1 | 2) => ({ org_id: String(org), page_size: 5 });
@@ -97,13 +98,15 @@ function flood(opts: {
 
 describe('per-organization rate limits', () => {
   let sys: TestSystem;
+  /** A second gateway replica, started by the test of what replicas share. */
+  let second: string;
   beforeAll(async () => {
     sys = await startTestSystem({
       env: {
         RATE_LIMIT_READS_PER_SECOND: String(READS_PER_SECOND),
         RATE_LIMIT_WRITES_PER_SECOND: String(WRITES_PER_SECOND),
         RATE_LIMIT_IN_FLIGHT: String(IN_FLIGHT),
-        RATE_LIMIT_FAILED_AUTH_PER_SECOND: String(FAILED_AUTH_PER_SECOND),
+        RATE_LIMIT_ANONYMOUS_PER_SECOND: String(ANONYMOUS_PER_SECOND),
         // Keys cached as in production: a refused request costs no database round trip.
         API_KEY_CACHE_MS: '5000',
         RPC_TIMEOUT_MS: '2000',
@@ -149,7 +152,7 @@ describe('per-organization rate limits', () => {
       expect(answers.filter((a) => a.httpStatus === 504)).toHaveLength(IN_FLIGHT);
       expect(refused).toHaveLength(IN_FLIGHT);
       for (const r of refused) {
-        expect(r.body).toMatchObject({ code: 'rate_limited', message: expect.stringContaining(`${IN_FLIGHT} requests in flight`) });
+        expect(r.body).toMatchObject({ code: 'rate_limited', message: expect.stringContaining(`requests costing ${IN_FLIGHT} in flight`) });
         expect(r.raw.headers.get('retry-after')).toBe('1');
         expect(r.raw.headers.get('ratelimit')).toBe('"in-flight";r=0;t=1');
         expect(r.raw.headers.get('ratelimit-policy')).toBe(`"in-flight";q=${IN_FLIGHT};qu="concurrent-requests"`);
@@ -161,26 +164,31 @@ describe('per-organization rate limits', () => {
     expect((await sys.post('/crm/partners', listBody(1))).httpStatus).toBe(200);
   });
 
-  it('refuses an address flooding made-up keys before looking them up; keys already proven still work from it', async () => {
-    // Organization 2's key is proven here before the flood.
+  it('refuses a client flooding made-up keys without looking each up; its good keys, even one made during the flood, still work', async () => {
     expect((await sys.post('/crm/partners', listBody(2), { org: 2 })).httpStatus).toBe(200);
     const flood = await Promise.all(
       Array.from({ length: 30 }, (_, i) => sys.post('/crm/partners', listBody(1), { key: `bo_made_up_${i}` })),
     );
     const statuses = flood.map((a) => a.httpStatus);
-    // All thirty arrive at once: the bucket's one lookup is made (and refused 401), the rest are not.
+    // All thirty arrive at once: the client's one request without a valid key is answered 401, the rest 429.
     expect(statuses.filter((s) => s === 401).length).toBe(1);
     expect(statuses.filter((s) => s === 429).length).toBe(29);
-    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
     const limited = flood.find((a) => a.httpStatus === 429) as ApiResponse;
     expect(limited.body.code).toBe('rate_limited');
-    expect(limited.raw.headers.get('ratelimit')).toMatch(/^"failed-auth";r=0;t=\d+$/);
+    expect(limited.raw.headers.get('ratelimit')).toMatch(/^"anonymous";r=0;t=\d+$/);
     expect(Number(limited.raw.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    // Unread: a valid key this replica has not proven yet is refused like the made-up ones...
-    const fresh = await sys.system.createApiKey(1);
-    expect((await sys.post('/crm/partners', listBody(1), { key: fresh })).httpStatus).toBe(429);
-    // ...while the proven key of the same address goes on.
+    // No key at all is the same budget.
+    expect((await sys.post('/crm/partners', listBody(1), { key: null })).httpStatus).toBe(429);
+    // A key this replica knows works from the flooding client...
     expect((await sys.post('/crm/partners', listBody(2), { org: 2 })).httpStatus).toBe(200);
+    // ...and so does one made during the flood, once the look for new keys its first try started has found it.
+    const fresh = await sys.system.createApiKey(1);
+    const first = await sys.post('/crm/partners', listBody(1), { key: fresh });
+    expect([200, 429]).toContain(first.httpStatus);
+    await eventually(async () => expect((await sys.post('/crm/partners', listBody(1), { key: fresh })).httpStatus).toBe(200), {
+      timeoutMs: 2000,
+      intervalMs: 100,
+    });
   });
 
   it('refuses reads over the rate with 429 rate_limited, Retry-After and the RateLimit fields, in the envelope too', async () => {
@@ -198,7 +206,7 @@ describe('per-organization rate limits', () => {
     expect(res.statusCode).toBe(429);
     expect(res.body).toEqual({
       code: 'rate_limited',
-      message: `This organization is over its rate limit of ${READS_PER_SECOND} reads per second; retry after 1 s`,
+      message: `This organization is over its rate limit for reads, a cost of ${READS_PER_SECOND} a second (a read costs 1, a write 2, a report or a render 10); retry after 1 s`,
     });
     const fields = {
       'Retry-After': '1',
@@ -300,7 +308,7 @@ describe('per-organization rate limits', () => {
   });
 
   it('two gateway replicas over one database admit together no more than the documented bound', async () => {
-    const second = await sys.system.startGatewayReplica();
+    second = await sys.system.startGatewayReplica();
     await pause(1000); // organization 2's read bucket fills again, so the flood can have its whole burst
     const flooded = await flood({
       urls: [sys.url, second],
@@ -323,5 +331,46 @@ describe('per-organization rate limits', () => {
     // And the limit is a rate, not a wall: the second's burst and most of what the time earned got through.
     expect(admitted).toBeGreaterThanOrEqual(Math.min(sent, reads.burst + 0.5 * READS_PER_SECOND * flooded.seconds));
     expect(flooded.admittedBy.size).toBe(2);
+  });
+
+  /** A POST through the gateway at `url` as organization 1. */
+  const postTo = async (url: string, path: string, body: Record<string, unknown>) => {
+    const res = await fetch(url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${sys.keys[1]}` },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, policy: res.headers.get('ratelimit') };
+  };
+
+  it('caps the cost one organization has in flight over both replicas together, each taking half of it', async () => {
+    // Each replica counts the other from its next heartbeat after the other's first.
+    await pause(REPLICA_HEARTBEAT_MS + 500);
+    await pause(1000); // organization 1's read bucket fills again
+    await sys.system.stopService('partners');
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 2 * IN_FLIGHT }, (_, i) => postTo(i % 2 === 0 ? sys.url : second, '/crm/partners', listBody(1))),
+      );
+      expect(answers.filter((a) => a.status === 504)).toHaveLength(IN_FLIGHT);
+      expect(answers.filter((a) => a.status === 429).map((a) => a.policy)).toEqual(Array(IN_FLIGHT).fill('"in-flight";r=0;t=1'));
+    } finally {
+      await sys.system.startService('partners');
+    }
+  });
+
+  it('counts a report as ten reads in flight: while one runs, the same organization has no room for a list', async () => {
+    await pause(1000);
+    await sys.system.stopService('invoicing');
+    try {
+      const report = postTo(sys.url, '/invoicing/reports', { org_id: '1', report: 'aged_receivables' });
+      // The report's ten tokens have come back into the bucket; its cost in flight has not.
+      await pause(1100);
+      expect(await postTo(sys.url, '/crm/partners', listBody(1))).toEqual({ status: 429, policy: '"in-flight";r=0;t=1' });
+      expect((await report).status).toBe(504);
+    } finally {
+      await sys.system.startService('invoicing');
+    }
+    expect((await postTo(sys.url, '/crm/partners', listBody(1))).status).toBe(200);
   });
 });

@@ -46,7 +46,7 @@ const UNLIMITED_ENOUGH = {
   RATE_LIMIT_READS_PER_SECOND: '100000',
   RATE_LIMIT_WRITES_PER_SECOND: '100000',
   RATE_LIMIT_IN_FLIGHT: '1000',
-  RATE_LIMIT_FAILED_AUTH_PER_SECOND: '100000',
+  RATE_LIMIT_ANONYMOUS_PER_SECOND: '100000',
 };
 
 /** A database with every service's schema and the gateway's migrated, copied by each test system. */

@@ -14,6 +14,7 @@ import {
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
 import { gatewayMigrations } from './migrations';
+import { REPLICA_HEARTBEAT_MS, ReplicaRegistry } from './rate-limit/replicas';
 
 export interface RunningGateway {
   url: string;
@@ -25,7 +26,14 @@ export interface RunningGateway {
 export async function startGateway(deps: { db: Knex; bus: Bus; log: Logger; config: GatewayConfig }): Promise<RunningGateway> {
   await migrate(deps.db, 'gateway', gatewayMigrations);
   const observed = observeService('gateway', deps, { outbox: false });
-  const app = createGatewayApp({ ...deps, bus: observed.bus });
+  // This replica counts for the others before it serves, so together they never admit more in flight than one share over the cap.
+  const replicas = new ReplicaRegistry(deps.db, (err) =>
+    deps.log.warn({ err: (err as Error).message }, 'replica heartbeat failed; the share of the in-flight cap stays as it was'),
+  );
+  await replicas.beat();
+  const heartbeat = periodicTask('replicas', REPLICA_HEARTBEAT_MS, deps.log, () => replicas.beat());
+  heartbeat.start();
+  const app = createGatewayApp({ ...deps, bus: observed.bus, replicas });
   const server: Server = await new Promise((resolve, reject) => {
     const s = createServer(app);
     s.once('error', reject);
@@ -51,6 +59,8 @@ export async function startGateway(deps: { db: Knex; bus: Bus; log: Logger; conf
         server.closeIdleConnections();
       });
       await retention.stop();
+      await heartbeat.stop();
+      await replicas.leave();
       observed.stop();
     },
   };

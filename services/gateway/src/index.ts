@@ -4,3 +4,4 @@ export * from './migrations';
 export { createGatewayApp } from './http/app';
 export { createApiKey, revokeApiKey, hashKey } from './api-keys/api-keys';
 export { admissionBound, ratePolicy, type RatePolicy } from './rate-limit/limiter';
+export { REPLICA_HEARTBEAT_MS } from './rate-limit/replicas';

@@ -66,4 +66,12 @@ export const gatewayMigrations: Migration[] = [
       );
     },
   },
+  {
+    name: '006_replicas',
+    async up(trx, schema) {
+      // The gateway replicas alive, each beating every second (rate-limit/replicas.ts): the cap on an
+      // organization's requests in flight is divided among them.
+      await trx.raw('create table ??.replicas (id uuid primary key, seen_at timestamptz not null)', [schema]);
+    },
+  },
 ];

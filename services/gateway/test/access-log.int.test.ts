@@ -5,6 +5,7 @@ import { createDb, createLogger, MemoryBus, metricsRegistry, migrate, type Knex 
 import * as testing from '@bo/testkit';
 import { createApiKey } from '../src/api-keys/api-keys';
 import { createGatewayApp } from '../src/http/app';
+import { trustedProxies } from '../src/http/client-address';
 import { gatewayMigrations } from '../src/migrations';
 
 /** Every request leaves one info line at its end: method, path, status, ms, request id and organization. */
@@ -54,10 +55,11 @@ describe('gateway access log', () => {
         HEALTH_SERVICES: ['partners'],
         IDEMPOTENCY_TTL_HOURS: 24,
         RATE_LIMIT_READS_PER_SECOND: 0,
-        RATE_LIMIT_FAILED_AUTH_PER_SECOND: 0,
+        RATE_LIMIT_ANONYMOUS_PER_SECOND: 0,
         RATE_LIMIT_WRITES_PER_SECOND: 0,
         RATE_LIMIT_IN_FLIGHT: 0,
         RATE_LIMIT_LEASE_MS: 100,
+        TRUST_PROXY: trustedProxies(''),
       },
     });
     server = await new Promise<Server>((resolve) => {

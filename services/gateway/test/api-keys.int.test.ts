@@ -1,9 +1,9 @@
 import { createDb, migrate, type Knex } from '@bo/runtime';
 import * as testing from '@bo/testkit';
-import { ApiKeyStore, createApiKey, revokeApiKey } from '../src/api-keys/api-keys';
+import { ApiKeyStore, createApiKey, NEW_KEYS_EVERY_MS, revokeApiKey } from '../src/api-keys/api-keys';
 import { gatewayMigrations } from '../src/migrations';
 
-/** The gateway's API key lookups: one per key at a time, refreshed ahead of expiry, revocation still felt. */
+/** The gateway's API keys: a snapshot of every live key, refreshed ahead of expiry, new keys looked for at a bounded rate, revocation still felt. */
 describe('API key store', () => {
   const CACHE_MS = 2000;
   let database: testing.TestDatabase;
@@ -59,5 +59,29 @@ describe('API key store', () => {
     expect(await revokeApiKey(db, key)).toBe(true);
     // Within the cache time and the one refresh that finds it revoked.
     await testing.waitUntil(async () => (await store.orgOf(key)) === undefined, { timeoutMs: CACHE_MS * 2 });
+  });
+
+  it('answers a flood of made-up keys from memory, asking the database at most once a NEW_KEYS_EVERY_MS, and finds a key made meanwhile', async () => {
+    const store = new ApiKeyStore(db, CACHE_MS);
+    const { key: before } = await createApiKey(db, 6);
+    expect(await store.orgOf(before)).toBe(6);
+    expect(store.fromMemory(before)).toBe(6);
+    expect(store.fromMemory('bo_made_up')).toBeNull();
+    const started = Date.now();
+    const statements = lookups;
+    let made: string | undefined;
+    const answers: Array<Promise<number | undefined>> = [];
+    for (let round = 0; round < 10; round++) {
+      for (let i = 0; i < 100; i++) answers.push(store.orgOf(`bo_made_up_${round}_${i}`));
+      if (round === 5) made = (await createApiKey(db, 8)).key;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    answers.push(store.orgOf(made as string));
+    const orgs = await Promise.all(answers);
+    expect(orgs.slice(0, -1).every((org) => org === undefined)).toBe(true);
+    expect(orgs.at(-1)).toBe(8);
+    const seconds = (Date.now() - started) / 1000;
+    // A thousand made-up keys over about a quarter of a second: a handful of statements, not a thousand.
+    expect(lookups - statements).toBeLessThanOrEqual(Math.ceil((seconds * 1000) / NEW_KEYS_EVERY_MS) + 1);
   });
 });

@@ -1,7 +1,11 @@
 import type { Bus, Knex, Logger } from '@bo/runtime';
 import type { GatewayConfig } from '../config';
 
-/** What the gateway's HTTP side is built from: its database (API keys, rate limits), the bus, the log and its settings. */
+/**
+ * What the gateway's HTTP side is built from: its database (API keys, rate limits), the bus, the log,
+ * its settings, and the live replicas (rate-limit/replicas.ts) whose count divides the cap on an
+ * organization's requests in flight (absent: this replica is alone).
+ */
 export interface GatewayDeps {
   db: Knex;
   bus: Bus;
@@ -17,6 +21,8 @@ export interface GatewayDeps {
     | 'RATE_LIMIT_WRITES_PER_SECOND'
     | 'RATE_LIMIT_IN_FLIGHT'
     | 'RATE_LIMIT_LEASE_MS'
-    | 'RATE_LIMIT_FAILED_AUTH_PER_SECOND'
+    | 'RATE_LIMIT_ANONYMOUS_PER_SECOND'
+    | 'TRUST_PROXY'
   >;
+  replicas?: { share(cap: number): number };
 }

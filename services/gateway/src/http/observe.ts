@@ -28,7 +28,7 @@ export const METRICS_PATH = '/metrics';
 
 const ROUTES = new Set(knownPaths());
 /** The GET routes the gateway serves besides the operations; anything else is `other`, so labels stay bounded. */
-const OTHER_ROUTES = new Set(['/health', '/openapi.json', '/asyncapi.json', '/docs', METRICS_PATH]);
+const OTHER_ROUTES = new Set(['/health', '/health/live', '/health/ready', '/openapi.json', '/asyncapi.json', '/docs', METRICS_PATH]);
 
 /** The route label of a path: an operation path or a known route as it is, never a raw unknown path. */
 export function routeLabel(path: string): string {

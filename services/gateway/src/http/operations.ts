@@ -16,44 +16,53 @@ import {
 import { BusError, isDbUnavailable, parseRawReply, type Logger } from '@bo/runtime';
 import { ApiKeyStore } from '../api-keys/api-keys';
 import type { GatewayAnswer } from '../forwarded-answer';
+import type { AnonymousLimiter } from '../rate-limit/anonymous';
 import type { GatewayDeps } from './deps';
+import { scanJsonShape, type ShapeRefusal } from './json-shape';
 import { withRequestSpan, type Observed } from './observe';
-import { UnprovenKeyLimiter } from '../rate-limit/unproven-keys';
-import { createRateLimits, failedAuthLimited } from './rate-limit';
+import { anonymousLimited, createRateLimits } from './rate-limit';
 import { errorEnvelope, sendAnswer, sendEnvelope } from './reply';
 
-/** Answers a POST to an operation's path: the request is read and answered here, on node's own request and response. */
-export type OperationServer = (req: IncomingMessage, res: ServerResponse, path: string, locals: Observed) => void;
+/**
+ * Answers a POST to an operation's path from `client` (client-address.ts): the request is read and
+ * answered here, on node's own request and response.
+ */
+export type OperationServer = (req: IncomingMessage, res: ServerResponse, path: string, locals: Observed, client: string) => void;
 
 /**
- * The operations: read the JSON body, check the API key against org_id, pick the operation from
- * the path and selector, validate it with its contract, and forward it with its Idempotency-Key to
- * its service over the bus, whose reply goes out as it came.
+ * The operations: check the API key of the Authorization header, admit the key's organization
+ * (its rate and requests in flight, rate-limit.ts), only then read the JSON body, its shape bounded
+ * before it is parsed (json-shape.ts); check org_id, pick the operation from the path and selector,
+ * charge its cost, validate it with its contract, and forward it with its Idempotency-Key to its
+ * service over the bus, whose reply goes out as it came. A request refused before its body is read
+ * (no key, a bad one, its organization over its limits) has its body left unread: node discards it.
  *
  * This runs on node's http objects, not through Express: Express's request pipeline (its
  * prototypes swapped onto every request and response, the router, res.send) cost about 75 µs per
  * request on this machine, a fifth of the gateway's CPU for a list. Express serves the other routes (routes.ts).
  */
-export function createOperationServer(deps: GatewayDeps): OperationServer {
+export function createOperationServer(deps: GatewayDeps, anonymous: AnonymousLimiter | undefined): OperationServer {
   const { db, bus, log, config } = deps;
   const keys = new ApiKeyStore(db, config.API_KEY_CACHE_MS);
   const limits = createRateLimits(deps);
-  const unprovenKeys =
-    config.RATE_LIMIT_FAILED_AUTH_PER_SECOND > 0 ? new UnprovenKeyLimiter(config.RATE_LIMIT_FAILED_AUTH_PER_SECOND) : undefined;
   // Every POST body is read as JSON whatever its content type says: clients of the old API vary.
-  // (Express's body reader is body-parser's, which needs no Express around it.)
-  // The body's bytes are kept beside what JSON.parse made of them: its numbers are checked as written (handlePost).
-  const readJson = express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true, verify: keepBytes });
+  // (Express's body reader is body-parser's, which needs no Express around it.) Its shape is checked
+  // on the bytes before JSON.parse sees them, and the bytes are kept beside what JSON.parse made of
+  // them: its numbers are checked as written (handlePost).
+  const readJson = express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true, verify: checkAndKeepBytes });
+  const readBody = (req: IncomingMessage, res: ServerResponse) => new Promise<unknown>((resolve) => readJson(req, res, resolve));
 
-  return (req, res, path, locals) => {
-    readJson(req, res, (err?: unknown) => {
-      if (err) return sendEnvelope(res, bodyRefusal(err, locals.requestId));
-      void servePost(req, res, path, locals);
-    });
+  return (req, res, path, locals, client) => {
+    void servePost(req, res, path, locals, client);
   };
 
   /** What a body the reader refused is answered with: the client's fault, unless it is not. */
   function bodyRefusal(err: unknown, requestId: string): Envelope {
+    if (err instanceof BodyShapeError) {
+      const refusal = err.refusal;
+      if (refusal.status === 413) return errorEnvelope(413, 'payload_too_large', refusal.message);
+      return errorEnvelope(400, 'validation_failed', `Invalid request: ${refusal.error.message}`, { errors: [refusal.error] });
+    }
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large')
       return errorEnvelope(413, 'payload_too_large', `Request body exceeds ${config.BODY_LIMIT_BYTES} bytes`);
@@ -70,14 +79,14 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     return errorEnvelope(500, 'internal_error', 'Internal error', { request_id: requestId });
   }
 
-  async function servePost(req: IncomingMessage & { body?: unknown }, res: ServerResponse, path: string, locals: Observed): Promise<void> {
+  async function servePost(req: IncomingMessage, res: ServerResponse, path: string, locals: Observed, client: string): Promise<void> {
     const requestId = locals.requestId;
     // The request's logger is made when something is logged: most requests log nothing, and a pino
     // child costs every one of them its bindings' serialization.
     let child: Logger | undefined;
     const reqLog = () => (child ??= log.child({ request_id: requestId, path }));
     try {
-      sendAnswer(res, await withRequestSpan(locals, () => handlePost(req, res, path, locals, reqLog)));
+      sendAnswer(res, await withRequestSpan(locals, () => handlePost(req, res, path, locals, client, reqLog)));
     } catch (err) {
       if (isDbUnavailable(err)) {
         reqLog().warn({ err: (err as Error).message }, 'gateway database unavailable');
@@ -93,35 +102,69 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
     }
   }
 
+  /**
+   * The organization of the request's key, or the refusal of a request no valid key covers: 401, or
+   * 429 once its client is over its budget of those (AnonymousLimiter). A key the snapshot holds costs
+   * nothing and spends no budget; one it does not hold spends a token of the client's budget, given
+   * back if a look for keys made since finds it, so only failures spend it.
+   */
+  async function authenticate(req: IncomingMessage, res: ServerResponse, client: string): Promise<number | Envelope> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!match) {
+      const waitMs = anonymous?.take(client) ?? 0;
+      if (waitMs > 0) return anonymousLimited(res, waitMs, anonymous as AnonymousLimiter);
+      return errorEnvelope(401, 'unauthorized', 'Missing API key: send Authorization: Bearer <key>');
+    }
+    const apiKey = match[1] as string;
+    const known = keys.fromMemory(apiKey);
+    if (typeof known === 'number') return known;
+    if (known === null && anonymous) {
+      const waitMs = anonymous.take(client);
+      if (waitMs > 0) {
+        // A key made since the snapshot is found for the client's next try.
+        keys.lookForNewKeys();
+        return anonymousLimited(res, waitMs, anonymous);
+      }
+      const org = await keys.orgOf(apiKey);
+      if (org === undefined) return errorEnvelope(401, 'unauthorized', 'Unknown or revoked API key');
+      anonymous.giveBack(client);
+      return org;
+    }
+    // No fresh snapshot to say (or no budget to spend): the database is asked first.
+    const org = await keys.orgOf(apiKey);
+    if (org !== undefined) return org;
+    const waitMs = anonymous?.take(client) ?? 0;
+    if (waitMs > 0) return anonymousLimited(res, waitMs, anonymous as AnonymousLimiter);
+    return errorEnvelope(401, 'unauthorized', 'Unknown or revoked API key');
+  }
+
   async function handlePost(
     req: IncomingMessage & { body?: unknown },
     res: ServerResponse,
     path: string,
     locals: Observed,
+    client: string,
     reqLog: () => Logger,
   ): Promise<GatewayAnswer> {
     const requestId = locals.requestId;
-    const body: unknown = req.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      return errorEnvelope(400, 'validation_failed', 'Request body must be a JSON object');
-    }
-    const fields = body as Record<string, unknown>;
-
-    const auth = req.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (!match) return errorEnvelope(401, 'unauthorized', 'Missing API key: send Authorization: Bearer <key>');
-    const apiKey = match[1] as string;
-    // A key this replica has not proven costs a lookup, which its address's failures limit.
-    const address = req.socket.remoteAddress ?? '';
-    const unproven = unprovenKeys !== undefined && !keys.costsNoLookup(apiKey);
-    if (unproven) {
-      const waitMs = unprovenKeys.take(address);
-      if (waitMs > 0) return failedAuthLimited(res, waitMs, unprovenKeys.policy);
-    }
-    const keyOrg = await keys.orgOf(apiKey);
-    if (keyOrg === undefined) return errorEnvelope(401, 'unauthorized', 'Unknown or revoked API key');
-    if (unproven) unprovenKeys.proven(address);
+    const keyOrg = await authenticate(req, res, client);
+    if (typeof keyOrg !== 'number') return keyOrg;
     locals.orgId = keyOrg;
+    // The key's organization is limited before its body costs any work here.
+    const early = limits.admitPath(res, locals, keyOrg, path);
+    if (early) return early;
+
+    const unread = await readBody(req, res);
+    const body: unknown = unread ? undefined : req.body;
+    const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    // The key's organization pays for what its body asks, and for a request it then refuses (a body
+    // it cannot read, 403, an unknown action) as much as for one it serves, before any more work here
+    // or in a service.
+    const resolution = fields ? resolveOperation(path, fields) : undefined;
+    const limited = await limits.admitOperation(res, locals, resolution?.kind === 'operation' ? resolution.operation : undefined);
+    if (limited) return limited;
+    if (unread) return bodyRefusal(unread, requestId);
+    if (!fields || !resolution) return errorEnvelope(400, 'validation_failed', 'Request body must be a JSON object');
 
     const org = parseWith(orgIdField, fields['org_id']);
     if (!org.ok) {
@@ -129,14 +172,9 @@ export function createOperationServer(deps: GatewayDeps): OperationServer {
       return errorEnvelope(400, 'validation_failed', message, { errors: [{ field: 'org_id', message }] });
     }
     if (org.value !== keyOrg) return errorEnvelope(403, 'forbidden', 'This API key does not belong to the organization in org_id');
-
-    const resolution = resolveOperation(path, fields);
     if (resolution.kind === 'unknown_path') return errorEnvelope(404, 'not_found', `No operation at ${path}`);
     if (resolution.kind === 'unknown_action') return errorEnvelope(400, 'unknown_action', resolution.message);
     const op = resolution.operation;
-    // The key's organization is limited before its request costs any more work here or in a service.
-    const limited = await limits.admit(res, locals, keyOrg, op.write);
-    if (limited) return limited;
 
     const parsed = parseWith(op.request, fields);
     if (!parsed.ok) return errorEnvelope(400, 'validation_failed', parsed.message, { errors: parsed.errors });
@@ -204,7 +242,34 @@ interface WithBytes {
   jsonCharset?: string;
 }
 
-function keepBytes(req: IncomingMessage, _res: ServerResponse, bytes: Buffer, charset: string): void {
+/** A body refused for its shape before it was parsed (json-shape.ts). */
+class BodyShapeError extends Error {
+  readonly type = 'body.shape';
+  constructor(
+    readonly refusal: ShapeRefusal,
+    readonly status = refusal.status,
+  ) {
+    super(refusal.status === 413 ? refusal.message : refusal.error.message);
+  }
+}
+
+/**
+ * The body reader's check of the bytes before it decodes and parses them: a shape past the limits is
+ * refused (BodyShapeError), and the bytes are kept for the check of the numbers as written. A body in
+ * UTF-16 is read in UTF-8 for the check; a charset this runtime cannot decode is refused as JSON it
+ * cannot read.
+ */
+function checkAndKeepBytes(req: IncomingMessage, _res: ServerResponse, bytes: Buffer, charset: string): void {
+  let utf8 = bytes;
+  if (charset !== 'utf-8') {
+    try {
+      utf8 = Buffer.from(new TextDecoder(charset).decode(bytes), 'utf8');
+    } catch {
+      throw Object.assign(new Error(`unsupported charset ${charset}`), { status: 400, type: 'charset.unsupported' });
+    }
+  }
+  const refusal = scanJsonShape(utf8);
+  if (refusal) throw new BodyShapeError(refusal);
   Object.assign(req, { jsonBytes: bytes, jsonCharset: charset } satisfies WithBytes);
 }
 

@@ -2,12 +2,12 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { buildOpenApi, normalizePath } from '@bo/contracts';
 import type { GatewayDeps } from './deps';
 import { apiDocsRouter } from './api-docs';
-import { checkHealth } from './health';
+import { Readiness } from './health';
 import { METRICS_PATH, serveMetricsRoute, type Observed } from './observe';
 import { errorEnvelope, sendEnvelope } from './reply';
 
 /**
- * Everything but the operations' POSTs, on Express: pre-flight OPTIONS, /health, /openapi.json,
+ * Everything but the operations' POSTs, on Express: pre-flight OPTIONS, /health (/live, /ready), /openapi.json,
  * the API reference, /metrics, and 404/405 for the rest. The front (app.ts) has already timed the
  * request, given it its id and set its CORS headers.
  */
@@ -23,8 +23,13 @@ export function createRoutes(deps: Pick<GatewayDeps, 'bus' | 'log' | 'config'>):
     res.status(204).end();
   });
 
-  app.get('/health', async (_req, res) => {
-    const health = await checkHealth(bus, config.HEALTH_SERVICES);
+  // Liveness: the process answers. Readiness: every service answers its ping (health.ts).
+  app.get('/health/live', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  const readiness = new Readiness(bus, config.HEALTH_SERVICES);
+  app.get(['/health', '/health/ready'], async (_req, res) => {
+    const health = await readiness.check();
     res.status(health.healthy ? 200 : 503).json({ status: health.healthy ? 'ok' : 'degraded', services: health.services });
   });
 

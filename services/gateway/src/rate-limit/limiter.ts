@@ -1,19 +1,21 @@
 /**
  * Per-organization rate limits, shared by every gateway replica without a database round trip per
- * request.
+ * request, counted in cost (Operation.cost: a read 1, a write 2, a report or a render 10).
  *
  * Each organization has one token bucket per kind of request (reads, writes) in PostgreSQL: it holds
- * at most `burst` tokens and refills at `perSecond`. A replica does not take tokens one by one: it
- * leases up to `lease` of them at once (one statement, bucket-store.ts) and spends them locally; when
- * its lease runs down to half, it tops it up in the background, so a request only waits for the
- * database when its replica has nothing left (the first request of an organization, or a flood that
- * emptied the bucket). Tokens are taken from the shared bucket before they are spent, and a replica
- * never holds more than one lease, so over any T seconds the replicas together admit at most
- * `burst + perSecond × T + replicas × lease` requests of one kind (admissionBound). The price is the
- * other way round: tokens a replica holds and does not spend are not available to the others.
+ * at most `burst` tokens and refills at `perSecond`; a request spends its cost in tokens. A replica
+ * does not take tokens one by one: it leases up to `lease` of them at once (one statement,
+ * bucket-store.ts) and spends them locally; when its lease runs down to half, it tops it up in the
+ * background, so a request only waits for the database when its replica has too few left (the first
+ * request of an organization, or a flood that emptied the bucket). Tokens are taken from the shared
+ * bucket before they are spent, and a replica never holds more than one lease, so over any T seconds
+ * the replicas together admit at most `burst + perSecond × T + replicas × lease` tokens' worth of one
+ * kind (admissionBound). The price is the other way round: tokens a replica holds and does not spend
+ * are not available to the others.
  *
- * Besides the rate, each replica caps the requests of one organization it has in flight to the
- * services, so a flood of slow requests cannot fill the services' RPC queues ahead of everyone else's.
+ * Besides the rate, each replica caps the cost of one organization's requests it has in flight to
+ * its share of the organization's cap (the cap divided among the live replicas, replicas.ts), so a
+ * flood of slow or heavy requests cannot fill the services' RPC queues ahead of everyone else's.
  */
 
 export type RequestKind = 'reads' | 'writes';
@@ -37,8 +39,8 @@ export interface LimiterOptions {
   /** Undefined: that kind of request is not limited. */
   reads?: RatePolicy;
   writes?: RatePolicy;
-  /** Most requests of one organization this replica has in flight; undefined: no cap. */
-  inFlight?: number;
+  /** The most cost of one organization this replica has in flight now (its share of the cap); undefined: no cap. */
+  inFlight?: () => number;
   /** Longest a request waits for the shared bucket; past it the replica limits alone for a while. */
   storeWaitMs: number;
   /** How long a replica that could not use the shared bucket limits alone before asking it again. */
@@ -56,6 +58,7 @@ export type Admission =
     };
 
 const ADMITTED: Admission = Object.freeze({ admitted: true });
+const IN_FLIGHT_REFUSAL: Admission = Object.freeze({ admitted: false, policy: 'in-flight', retryAfterMs: 1000 });
 
 /** A token bucket's level at a time (ms). */
 export interface BucketLevel {
@@ -87,7 +90,7 @@ export function ratePolicy(perSecond: number, leaseMs: number): RatePolicy | und
   return { perSecond, burst, lease: Math.min(burst, Math.max(1, Math.ceil((perSecond * leaseMs) / 1000))) };
 }
 
-/** Most requests of one kind `replicas` replicas admit together over `seconds` (docs/api.md). */
+/** Most tokens (cost) of one kind `replicas` replicas admit together over `seconds` (docs/api.md). */
 export function admissionBound(policy: RatePolicy, seconds: number, replicas: number): number {
   return policy.burst + policy.perSecond * seconds + replicas * policy.lease;
 }
@@ -103,7 +106,7 @@ interface Lease {
   /** No token will be granted before this time (the shared bucket was empty). */
   refusedUntil: number;
   fetching?: Promise<void>;
-  /** Requests waiting for the top-up under way: it asks for them too. */
+  /** Tokens the requests waiting for the top-up under way need: it asks for them too. */
   waiting: number;
   /** The bucket this replica keeps alone while the shared one cannot be used. */
   alone?: BucketLevel;
@@ -123,57 +126,96 @@ export class RateLimiter {
   ) {}
 
   /**
-   * Whether a request of `orgId` may go on. An admitted request holds one of the organization's
-   * in-flight places until release(orgId).
+   * Whether a request of `orgId` costing `cost` may go on: its place in flight (enter) and its
+   * tokens (spend). An admitted request holds `cost` in flight until release(orgId, cost).
    */
-  async admit(orgId: number, kind: RequestKind): Promise<Admission> {
-    const cap = this.options.inFlight;
-    if (cap !== undefined) {
-      const running = this.inFlight.get(orgId) ?? 0;
-      // A request refused for its concurrency costs no token: it was not served.
-      if (running >= cap) return { admitted: false, policy: 'in-flight', retryAfterMs: 1000 };
-      // The place is held while the request waits for its token, so waiters cannot overshoot the cap together.
-      this.inFlight.set(orgId, running + 1);
-    }
-    const policy = this.options[kind];
-    if (!policy) return ADMITTED;
-    const decision = await this.takeToken(orgId, kind, policy);
-    if (decision !== ADMITTED) this.release(orgId);
+  async admit(orgId: number, kind: RequestKind, cost = 1): Promise<Admission> {
+    const entered = this.enter(orgId, cost);
+    if (!entered.admitted) return entered;
+    const decision = await this.spend(orgId, kind, cost);
+    if (!decision.admitted) this.release(orgId, cost);
     return decision;
   }
 
-  /** Gives back the in-flight place of an admitted request. */
-  release(orgId: number): void {
+  /**
+   * Holds `units` of the organization's cost in flight, unless that would take it past this
+   * replica's share of the cap; a request alone always fits, however much it costs. A request
+   * refused for its concurrency costs no token: it was not served.
+   */
+  enter(orgId: number, units: number): Admission {
+    const cap = this.options.inFlight?.();
+    if (cap === undefined) return ADMITTED;
+    const running = this.inFlight.get(orgId) ?? 0;
+    if (running > 0 && running + units > cap) return IN_FLIGHT_REFUSAL;
+    this.inFlight.set(orgId, running + units);
+    return ADMITTED;
+  }
+
+  /** Holds `more` units for a request that holds `held` already (enter), on the same terms. */
+  grow(orgId: number, held: number, more: number): Admission {
+    const cap = this.options.inFlight?.();
+    if (cap === undefined || more <= 0) return ADMITTED;
+    const running = this.inFlight.get(orgId) ?? 0;
+    if (running > held && running + more > cap) return IN_FLIGHT_REFUSAL;
+    this.inFlight.set(orgId, running + more);
+    return ADMITTED;
+  }
+
+  /** Gives back what a request held in flight. */
+  release(orgId: number, units = 1): void {
     if (this.options.inFlight === undefined) return;
-    const running = (this.inFlight.get(orgId) ?? 0) - 1;
+    const running = (this.inFlight.get(orgId) ?? 0) - units;
     if (running > 0) this.inFlight.set(orgId, running);
     else this.inFlight.delete(orgId);
   }
 
-  /** Requests of `orgId` in flight on this replica. */
+  /** Cost of `orgId` in flight on this replica. */
   inFlightOf(orgId: number): number {
     return this.inFlight.get(orgId) ?? 0;
   }
 
-  private async takeToken(orgId: number, kind: RequestKind, policy: RatePolicy): Promise<Admission> {
+  /**
+   * The refusal of a request whose kind is not known yet (its body is unread) when every kind it may
+   * turn out to be has nothing to give now: this replica's lease of it is empty and the shared bucket
+   * said when to ask again. Asks nothing; an organization under its rate is never refused here.
+   */
+  exhausted(orgId: number, kinds: readonly RequestKind[]): Admission {
+    let refusal: Admission | undefined;
+    for (const kind of kinds) {
+      const policy = this.options[kind];
+      const lease = this.leases[kind].get(orgId);
+      if (!policy || !lease || lease.tokens > 0 || lease.fetching || lease.refusedUntil <= this.now()) return ADMITTED;
+      refusal ??= this.refusal(kind, lease, policy);
+    }
+    return refusal ?? ADMITTED;
+  }
+
+  /** Takes `cost` tokens of `kind` for `orgId` (the burst at most: a request costing more than a second's worth still runs). */
+  async spend(orgId: number, kind: RequestKind, cost: number): Promise<Admission> {
+    const policy = this.options[kind];
+    if (!policy) return ADMITTED;
+    return this.takeTokens(orgId, kind, policy, Math.min(Math.max(1, cost), policy.burst));
+  }
+
+  private async takeTokens(orgId: number, kind: RequestKind, policy: RatePolicy, cost: number): Promise<Admission> {
     const leases = this.leases[kind];
     let lease = leases.get(orgId);
     if (!lease) {
       lease = { tokens: 0, refusedUntil: 0, waiting: 0 };
       leases.set(orgId, lease);
     }
-    // Nothing left here: the request waits for the shared bucket, one statement for all who wait. Each
+    // Too few left here: the request waits for the shared bucket, one statement for all who wait. Each
     // round either leaves tokens that someone takes, or finds the bucket short for a while and refuses.
-    while (lease.tokens <= 0) {
+    while (lease.tokens < cost) {
       if (!lease.fetching && lease.refusedUntil > this.now()) return this.refusal(kind, lease, policy);
-      lease.waiting++;
+      lease.waiting += cost;
       try {
         await (lease.fetching ?? this.topUp(orgId, kind, lease, policy));
       } finally {
-        lease.waiting--;
+        lease.waiting -= cost;
       }
     }
-    lease.tokens--;
+    lease.tokens -= cost;
     if (lease.tokens <= policy.lease / 2 && !lease.fetching && lease.refusedUntil <= this.now()) {
       void this.topUp(orgId, kind, lease, policy);
     }

@@ -193,7 +193,7 @@ describe('the limiter', () => {
   it('caps the requests one organization has in flight, and a request refused for it takes no token', async () => {
     const clock = fakeClock();
     const mem = memoryStore(clock.now);
-    const limiter = limiterOn(mem.store, clock, { reads: ratePolicy(3, 100), inFlight: 2 });
+    const limiter = limiterOn(mem.store, clock, { reads: ratePolicy(3, 100), inFlight: () => 2 });
     expect(await limiter.admit(1, 'reads')).toEqual({ admitted: true });
     expect(await limiter.admit(1, 'reads')).toEqual({ admitted: true });
     expect(await limiter.admit(1, 'reads')).toEqual({ admitted: false, policy: 'in-flight', retryAfterMs: 1000 });
@@ -213,10 +213,62 @@ describe('the limiter', () => {
   it('holds the in-flight places of requests waiting for a lease, so they cannot overshoot the cap together', async () => {
     const clock = fakeClock();
     const mem = memoryStore(clock.now);
-    const limiter = limiterOn(mem.store, clock, { reads: ratePolicy(100, 100), inFlight: 4 });
+    const limiter = limiterOn(mem.store, clock, { reads: ratePolicy(100, 100), inFlight: () => 4 });
     const answers = await Promise.all(Array.from({ length: 10 }, () => limiter.admit(1, 'reads')));
     expect(answers.filter((a) => a.admitted)).toHaveLength(4);
     expect(limiter.inFlightOf(1)).toBe(4);
+  });
+
+  it("spends a request's cost in tokens: a second's worth of 10-cost reports is a tenth of the lists", async () => {
+    const clock = fakeClock();
+    const mem = memoryStore(clock.now);
+    const limiter = limiterOn(mem.store, clock, { reads: ratePolicy(100, 100) });
+    let reports = 0;
+    while ((await limiter.admit(1, 'reads', 10)).admitted) reports++;
+    expect(reports).toBe(10);
+    // A cost above the burst is clamped to it: one such request a second still runs.
+    const tiny = limiterOn(memoryStore(clock.now).store, clock, { reads: ratePolicy(4, 100) });
+    expect(await tiny.admit(1, 'reads', 10)).toEqual({ admitted: true });
+    expect((await tiny.admit(1, 'reads', 1)).admitted).toBe(false);
+  });
+
+  it('caps the cost in flight, not the count, and lets a request costlier than the cap run alone', async () => {
+    const clock = fakeClock();
+    const limiter = limiterOn(memoryStore(clock.now).store, clock, { inFlight: () => 8 });
+    expect(limiter.enter(1, 10)).toEqual({ admitted: true });
+    expect(limiter.enter(1, 1)).toEqual({ admitted: false, policy: 'in-flight', retryAfterMs: 1000 });
+    limiter.release(1, 10);
+    // Six lists, then a write's worth more for one of them once its body named it.
+    for (let i = 0; i < 6; i++) expect(limiter.enter(1, 1).admitted).toBe(true);
+    expect(limiter.grow(1, 1, 1)).toEqual({ admitted: true });
+    expect(limiter.grow(1, 1, 9)).toEqual({ admitted: false, policy: 'in-flight', retryAfterMs: 1000 });
+    expect(limiter.inFlightOf(1)).toBe(7);
+    // Alone, a request grows to any cost.
+    const alone = limiterOn(memoryStore(clock.now).store, clock, { inFlight: () => 8 });
+    expect(alone.enter(1, 1).admitted).toBe(true);
+    expect(alone.grow(1, 1, 9).admitted).toBe(true);
+    // The share may change between requests (replicas join or leave): each request meets the cap of its time.
+    let share = 8;
+    const moving = limiterOn(memoryStore(clock.now).store, clock, { inFlight: () => share });
+    for (let i = 0; i < 4; i++) expect(moving.enter(1, 1).admitted).toBe(true);
+    share = 4;
+    expect(moving.enter(1, 1).admitted).toBe(false);
+  });
+
+  it('refuses a request of unknown kind unasked only when every kind it may be has nothing to give now', async () => {
+    const clock = fakeClock();
+    const mem = memoryStore(clock.now);
+    const limiter = limiterOn(mem.store, clock, { reads: ratePolicy(10, 100), writes: ratePolicy(10, 100) });
+    // Nothing known yet: not refused.
+    expect(limiter.exhausted(1, ['reads', 'writes'])).toEqual({ admitted: true });
+    while ((await limiter.admit(1, 'reads')).admitted);
+    const statements = mem.statements();
+    expect(limiter.exhausted(1, ['reads'])).toEqual({ admitted: false, policy: 'reads', retryAfterMs: expect.any(Number) });
+    // The writes may still be served: a path that may lead to either is not refused.
+    expect(limiter.exhausted(1, ['reads', 'writes'])).toEqual({ admitted: true });
+    expect(mem.statements()).toBe(statements);
+    clock.advance(1000);
+    expect(limiter.exhausted(1, ['reads'])).toEqual({ admitted: true });
   });
 
   it('limits alone at the policy rate while the shared bucket fails, and uses it again after the retry time', async () => {

@@ -1,12 +1,12 @@
-import { UnprovenKeyLimiter } from './unproven-keys';
+import { AnonymousLimiter } from './anonymous';
 
-describe('UnprovenKeyLimiter', () => {
+describe('AnonymousLimiter', () => {
   let now = 0;
   const clock = () => now;
   beforeEach(() => (now = 1_000_000));
 
-  it("lets an address look up a second's worth of keys at once, then refuses it until one lookup has refilled", () => {
-    const limiter = new UnprovenKeyLimiter(5, 100, clock);
+  it("lets a client make a second's worth of anonymous requests at once, then refuses it until one has refilled", () => {
+    const limiter = new AnonymousLimiter(5, 100, clock);
     for (let i = 0; i < 5; i++) expect(limiter.take('10.0.0.1')).toBe(0);
     expect(limiter.take('10.0.0.1')).toBe(200);
     expect(limiter.take('10.0.0.2')).toBe(0);
@@ -17,11 +17,11 @@ describe('UnprovenKeyLimiter', () => {
     expect(limiter.take('10.0.0.1')).toBe(200);
   });
 
-  it('spends nothing on keys that prove valid', () => {
-    const limiter = new UnprovenKeyLimiter(2, 100, clock);
+  it('spends nothing on requests whose key turned out valid', () => {
+    const limiter = new AnonymousLimiter(2, 100, clock);
     for (let i = 0; i < 50; i++) {
       expect(limiter.take('10.0.0.1')).toBe(0);
-      limiter.proven('10.0.0.1');
+      limiter.giveBack('10.0.0.1');
     }
     expect(limiter.take('10.0.0.1')).toBe(0);
     expect(limiter.take('10.0.0.1')).toBe(0);
@@ -29,7 +29,7 @@ describe('UnprovenKeyLimiter', () => {
   });
 
   it('remembers a bounded number of addresses, forgetting refilled ones first, then the oldest', () => {
-    const limiter = new UnprovenKeyLimiter(1, 3, clock);
+    const limiter = new AnonymousLimiter(1, 3, clock);
     limiter.take('a');
     now += 500;
     limiter.take('b');

@@ -1,18 +1,16 @@
 import { takeFromBucket, type BucketLevel, type RatePolicy } from './limiter';
 
 /**
- * Lookups of keys the replica has not proven, limited per client address. A key the gateway does not
- * know costs a database lookup, and a flood of made-up keys would make one per request: each lookup
- * takes a token from its address's bucket before it starts (so a burst sent at once is limited at
- * once), and a key that proves valid gives its token back, so only failures spend the rate. Past
- * `perSecond` (a second's worth may come at once), the address's unproven keys are refused unread
- * until its bucket refills. Keys the replica knows (ApiKeyStore's cache) never come here, nor do
- * requests that join a lookup of their key already under way (a client opening many connections at
- * once with a key not seen yet spends one), so a client sharing an address (a NAT, a proxy) with a
- * flood keeps working. Per replica, not shared: it guards
- * each replica's own database work, which is the replica's to spend.
+ * The budget of requests no valid API key covers, per client (client-address.ts: the socket's
+ * address, or the one a trusted proxy gives): requests with no key, an unknown or a revoked one, and
+ * the routes that need none (/health, /openapi.json, /docs, OPTIONS, 404, 405). Such a request takes
+ * a token from its client's bucket before anything else is done for it; past `perSecond` (a second's
+ * worth may come at once) its client's anonymous requests are answered 429 until the bucket refills.
+ * A request with a valid key never comes here, so a client behind the same proxy as a flood, or the
+ * flood's own client with a good key, keeps working. Per replica, not shared: it guards each
+ * replica's own work, which is the replica's to spend.
  */
-export class UnprovenKeyLimiter {
+export class AnonymousLimiter {
   private readonly buckets = new Map<string, BucketLevel>();
   /** The bucket's terms, as the 429's RateLimit-Policy states them. */
   readonly policy: RatePolicy;
@@ -27,7 +25,7 @@ export class UnprovenKeyLimiter {
     this.policy = { perSecond, burst, lease: burst };
   }
 
-  /** Takes a lookup for the address and answers 0, or answers the ms until it may have one. */
+  /** Takes a request for the client and answers 0, or answers the ms until it may make one. */
   take(address: string): number {
     const now = this.now();
     if (!this.buckets.has(address) && this.buckets.size >= this.maxAddresses) this.forgetRefilled(now);
@@ -38,8 +36,8 @@ export class UnprovenKeyLimiter {
     return Math.max(1, Math.ceil(((1 - bucket.tokens) / this.policy.perSecond) * 1000 - 1e-6));
   }
 
-  /** Gives back the lookup of a key that proved valid. */
-  proven(address: string): void {
+  /** Gives back the token of a request that turned out to have a valid key. */
+  giveBack(address: string): void {
     const bucket = this.buckets.get(address);
     if (bucket) bucket.tokens = Math.min(this.policy.burst, bucket.tokens + 1);
   }
