@@ -6,7 +6,7 @@ import { dereference } from '../../packages/contracts/src/openapi.fixtures';
 import pg from 'pg';
 import { events } from '../../packages/contracts/src/catalogue';
 import { patternsIn, portabilityProblems } from '../support/pattern-portability';
-import { extensionsIn, strangersAjv } from '../support/strangers-ajv';
+import { extensionsIn, strangersAjv } from '../../packages/contracts/src/testing/strangers-ajv';
 import { startTestSystem, type TestSystem } from '../support/system';
 import { describeFailure, sendAll, settle, snapshot, type FuzzRequest, type FuzzResult } from './support/harness';
 import {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { z } from 'zod';
-import { extensionsIn, strangersAjv } from '../../../tests/support/strangers-ajv';
+import { extensionsIn, strangersAjv } from './testing/strangers-ajv';
 import { atMost, dateField, dateTimeField, intId, money, notBlank, pageRequest, percentage, plainString, quantity, text } from './fields';
 import { jsonSchemaOf } from './json-schema';
 import { buildOpenApi } from './openapi';

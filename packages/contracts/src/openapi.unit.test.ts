@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import type { ValidateFunction } from 'ajv/dist/2020';
 import fc from 'fast-check';
-import { extensionsIn, strangersAjv } from '../../../tests/support/strangers-ajv';
+import { extensionsIn, strangersAjv } from './testing/strangers-ajv';
 import { knownPaths, operations, operationsByName, resolveCandidates, resolveOperation } from './catalogue';
 import { exampleStory } from './examples';
 import { textPatterns } from './fields';

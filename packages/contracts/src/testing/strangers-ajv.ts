@@ -1,5 +1,5 @@
 import Ajv2020 from 'ajv/dist/2020';
-import { documentFormats } from '../../packages/contracts/src/json-schema.fixtures';
+import { documentFormats } from '../json-schema.fixtures';
 
 /**
  * Ajv as someone who did not write the OpenAPI document would run it on the document's schemas: in
@@ -8,6 +8,9 @@ import { documentFormats } from '../../packages/contracts/src/json-schema.fixtur
  * OpenAPI 3.1 document must be: OpenAPI's keywords beside JSON Schema's, the document's `x-`
  * extensions (allowed on any schema), and what its formats mean (`date`, and `iban`, which the
  * document defines in words).
+ *
+ * Test code in the package's `testing/` folder: the package's own tests import it inside their build,
+ * and as test code it uses the root's devDependencies (ajv).
  */
 export function strangersAjv(extensions: readonly string[]): Ajv2020 {
   const ajv = new Ajv2020({ strict: true });
