@@ -17,7 +17,9 @@ export const baseConfigSchema = z.object({
     .default('bo'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /** RPC requests RabbitMQ hands a service instance at once, of which RPC_CONCURRENCY run, taken by organization in turn (fair-turns.ts). */
   RPC_PREFETCH: z.coerce.number().int().min(1).max(1000).default(32),
+  RPC_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   /** `off` sends every statement unnamed, for PgBouncer in transaction mode without prepared-statement support (prepared.ts). */
   DB_PREPARED_STATEMENTS: z.enum(['on', 'off']).default('on'),

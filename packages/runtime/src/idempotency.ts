@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { RpcReply } from '@bo/contracts';
 import type { Knex } from './db';
 import { takeDeferredEvents } from './outbox';
@@ -65,35 +65,71 @@ export interface OperationKey {
   ttlHours: number;
 }
 
-export interface RecordedReply {
-  operation: string;
-  hash: string;
-  reply: RpcReply;
-}
+export type RecordedReply =
+  | { inProgress?: false; operation: string; hash: string; reply: RpcReply }
+  /** A request holds the key (claimKey) and has not answered yet. */
+  | { inProgress: true };
 
 interface Row {
   operation: string;
   request_hash: string;
   reply: string;
+  in_progress: boolean;
 }
 
 /**
- * The live record of a key, if a command with it already took effect (here or in another service):
- * this service's record from before OPERATION_KEYS first, so its replies stay exactly as they were.
+ * The live record of a key, if a command with it already took effect (here or in another service)
+ * or holds it while it runs (claimKey, its lease not over): this service's record from before
+ * OPERATION_KEYS first, so its replies stay exactly as they were.
  */
 export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedReply | undefined> {
   const result: unknown = await db.raw(
-    `select operation, request_hash, reply from (
-       select operation, request_hash, reply, 0 as rank from idempotency
+    `select operation, request_hash, reply, in_progress from (
+       select operation, request_hash, reply, false as in_progress, 0 as rank from idempotency
        where org_id = ? and key = ? and created_at > now() - make_interval(hours => ?)
        union all
-       select operation, request_hash, reply, 1 from ${OPERATION_KEYS}
-       where org_id = ? and key = ? and created_at > now() - make_interval(hours => ?)) records
+       select operation, request_hash, reply, claim is not null, 1 from ${OPERATION_KEYS}
+       where org_id = ? and key = ? and created_at > now() - make_interval(hours => ?)
+         and (claim is null or lease_until > now())) records
      order by rank limit 1`,
     [k.orgId, k.key, k.ttlHours, k.orgId, k.key, k.ttlHours],
   );
   const row = (result as { rows: Row[] }).rows[0];
-  return row && { operation: row.operation, hash: row.request_hash, reply: JSON.parse(row.reply) as RpcReply };
+  if (!row) return undefined;
+  if (row.in_progress) return { inProgress: true };
+  return { operation: row.operation, hash: row.request_hash, reply: JSON.parse(row.reply) as RpcReply };
+}
+
+/**
+ * Takes the key for a command before any of its steps (a two-step write's gather asks other
+ * services, and a saga's takes a step of its own there): a row of OPERATION_KEYS in progress, with
+ * a claim token and a lease, committed on its own so that a twin arriving while the command runs, of
+ * any operation and any service, finds it and is answered 409 without doing anything. Its reply
+ * (recordReply with the token) or its release (releaseClaim) ends it; a process that dies leaves it
+ * until its lease is over, and a retry then takes the key over.
+ *
+ * Answers the token, or what holds the key: the live record of a command that took effect, or a
+ * command still in progress.
+ */
+export async function claimKey(db: Knex, k: OperationKey, leaseMs: number): Promise<{ token: string } | { held: RecordedReply }> {
+  const token = randomUUID();
+  const { rows } = await db.raw<{ rows: unknown[] }>(
+    `insert into ${OPERATION_KEYS} as record (org_id, key, operation, request_hash, status, reply, claim, lease_until)
+     values (?, ?, ?, ?, 0, '', ?, now() + make_interval(secs => ?::float8 / 1000))
+     on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
+       status = 0, reply = '', claim = excluded.claim, lease_until = excluded.lease_until, created_at = now()
+     where record.created_at <= now() - make_interval(hours => ?) or (record.claim is not null and record.lease_until <= now())
+     returning 1`,
+    [k.orgId, k.key, k.operation, k.hash, token, leaseMs, k.ttlHours],
+  );
+  if (rows.length === 1) return { token };
+  // Held: by a record or a claim, here, or in the service's table from before OPERATION_KEYS.
+  return { held: (await findRecorded(db, k)) ?? { inProgress: true } };
+}
+
+/** Gives the key of a command that answered nothing to record (an outage, a transient refusal) back: a retry runs it afresh. */
+export async function releaseClaim(db: Knex, k: OperationKey, token: string): Promise<void> {
+  await db.raw(`delete from ${OPERATION_KEYS} where org_id = ? and key = ? and claim = ?`, [k.orgId, k.key, token]);
 }
 
 /** The function that fails a reply's record when a twin's is live (runtime migration 007), and its SQLSTATE. */
@@ -115,7 +151,7 @@ export async function recordReply(
   db: Knex | Knex.Transaction,
   k: OperationKey,
   reply: RpcReply,
-  opts: { commit?: boolean } = {},
+  opts: { commit?: boolean; claim?: string } = {},
 ): Promise<boolean> {
   // The transaction's events still waiting to be inserted go in the same statement (one round trip).
   const events = takeDeferredEvents(db);
@@ -123,11 +159,12 @@ export async function recordReply(
     `with ${events ? `events as (${events.sql}), ` : ''}recorded as (
        insert into ${OPERATION_KEYS} as record (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
        on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
-         status = excluded.status, reply = excluded.reply, created_at = now()
-       where record.created_at <= now() - make_interval(hours => ?)
+         status = excluded.status, reply = excluded.reply, created_at = now(), claim = null, lease_until = null
+       where record.claim = ?::uuid or record.created_at <= now() - make_interval(hours => ?)
+         or (record.claim is not null and record.lease_until <= now())
        returning key)
      select ${RECORDED_CHECK}(count(*)) from recorded`,
-    [...(events?.bindings ?? []), k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), k.ttlHours],
+    [...(events?.bindings ?? []), k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), opts.claim ?? null, k.ttlHours],
   );
   try {
     await (opts.commit ? statement.options(COMMIT_AHEAD) : statement);
@@ -155,7 +192,17 @@ export const KEY_IN_USE_SQLSTATE = 'BO423';
  */
 export async function holdKey(trx: Knex.Transaction, k: OperationKey): Promise<void> {
   const lock = createHash('sha256').update(`operation key\0${k.orgId}\0${k.key}`).digest().readBigInt64BE(0);
-  await trx.raw(`select ${KEY_FREE_CHECK}(pg_try_advisory_xact_lock(${lock}))`).options(WITH_BEGIN);
+  // A two-step write holds its key by a row in progress (claimKey) instead: that holds it too. The
+  // statement goes out with BEGIN, which takes no bindings: the organization (an integer) and the
+  // key (a string literal, its quotes doubled) are written into it, as the lock's number is.
+  const org = Math.trunc(k.orgId);
+  const key = `'${k.key.replaceAll("'", "''")}'`;
+  await trx
+    .raw(
+      `select ${KEY_FREE_CHECK}(pg_try_advisory_xact_lock(${lock}) and not exists (
+         select 1 from ${OPERATION_KEYS} where org_id = ${org} and key = ${key} and claim is not null and lease_until > now()))`,
+    )
+    .options(WITH_BEGIN);
 }
 
 /** Whether a transaction failed because a twin of its command held the key (holdKey). */
@@ -182,8 +229,9 @@ export const KEY_REUSED_REPLY: RpcReply = {
   message: 'This Idempotency-Key was already used with another operation or another body; send this request with a new key',
 };
 
-/** The answer to a command whose key was recorded: the same reply, or a refusal if it is another request. */
+/** The answer to a command whose key was recorded: the same reply, or a refusal if it is another request; 409 while one is in progress. */
 export function replayOf(recorded: RecordedReply, k: OperationKey): RpcReply {
+  if (recorded.inProgress) return KEY_IN_USE_REPLY;
   if (recorded.operation === k.operation && recorded.hash === k.hash) return recorded.reply;
   return KEY_REUSED_REPLY;
 }

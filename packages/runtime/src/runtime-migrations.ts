@@ -192,4 +192,13 @@ export const runtimeMigrations: Migration[] = [
       );
     },
   },
+  {
+    name: '010_runtime_operation_keys_in_progress',
+    async up(trx) {
+      // A two-step write takes its key before its first step (claimKey): a row in progress, its claim
+      // token and its lease; the reply replaces it. Made by whichever service migrates first.
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`migrate:${OPERATION_KEYS}`]);
+      await trx.raw(`alter table ${OPERATION_KEYS} add column if not exists claim uuid, add column if not exists lease_until timestamptz`);
+    },
+  },
 ];

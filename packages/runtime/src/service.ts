@@ -1,16 +1,19 @@
 import type { z } from 'zod';
 import type { Operation, ReplyOf, RequestOf, RpcReply, ServiceName } from '@bo/contracts';
-import { parseWith } from '@bo/contracts';
+import { operationCost, parseWith } from '@bo/contracts';
 import type { Bus, RequestMeta } from './bus/types';
 import { caller, type Call } from './call';
 import { baseConfigSchema, type BaseConfig } from './config';
 import { migrate, type Knex, type Migration } from './db';
 import { runtimeMigrations } from './runtime-migrations';
+import { FairTurns } from './fair-turns';
 import { isDbUnavailable, isTransientConflict, retryTransientConflicts } from './db-errors';
 import { AppError } from './errors';
 import {
   AlreadyRecorded,
+  claimKey,
   findRecorded,
+  releaseClaim,
   holdKey,
   isKeyInUse,
   KEY_IN_USE_REPLY,
@@ -217,17 +220,18 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
    * the transaction records nothing.
    *
    * With a key, the reply is recorded beside the effect, or answered from the record if it already
-   * took effect here. A twin that committed first (a redelivery racing the original, a client retry)
-   * wins: this run rolls back and answers the twin's reply. A one-step write does not look the
-   * record up first: nearly every key is new, and a key already recorded makes the record's insert
-   * find it, so the run rolls back and answers the recorded reply, with nothing of it left (one
-   * statement and one pool checkout less per write). A gather step may act elsewhere (ask a service,
-   * take a step of a saga), so for it the record is looked up first.
+   * took effect here. A one-step write does not look the record up first: nearly every key is new,
+   * and a key already recorded makes the record's insert find it, so the run rolls back and answers
+   * the recorded reply, with nothing of it left (one statement and one pool checkout less per write).
+   * Its transaction holds the key from its first statement (holdKey): a twin arriving while it runs
+   * is answered 409 at once, instead of running the command only to roll it back at the record.
    *
-   * A one-step write's transaction holds the key from its first statement (holdKey): a twin arriving
-   * while it runs is answered 409 at once, instead of running the command only to roll it back at
-   * the record. A two-step write's twin has gathered already, and its transaction asks no one: it
-   * runs, waits on the first's record and answers it, so parallel retries of one command all get its reply.
+   * A two-step write takes its key before its first step (claimKey: a row in progress, committed on
+   * its own), since its gather acts elsewhere (asks a service, takes a step of a saga): a twin, or
+   * another request with the key, arriving while it runs is answered 409 and does nothing, and one
+   * arriving after it is answered its record. Its reply replaces the row in the transaction of its
+   * effect; a failure that records nothing gives the key back (releaseClaim), and a process that dies
+   * leaves it held until its lease (twice RPC_TIMEOUT_MS) is over.
    */
   const runWrite = async (
     h: BoundHandler,
@@ -236,9 +240,11 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     scope: RequestScope,
     key: OperationKey | undefined,
   ): Promise<RpcReply> => {
+    let claim: string | undefined;
     if (key && h.gather) {
-      const prior = await findRecorded(db, key);
-      if (prior) return replayed(h, prior, key);
+      const taken = await claimKey(db, key, 2 * config.RPC_TIMEOUT_MS);
+      if ('held' in taken) return replayed(h, taken.held, key);
+      claim = taken.token;
     }
     try {
       const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
@@ -248,7 +254,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
           const reply = okReply(h, await h.run(request, applyContext(scope, trx), facts));
           // The record is the transaction's last statement: its COMMIT goes out with it, saving the
           // round trip that every lock the transaction holds (a number series, a partner's credit) waits on.
-          if (key && !(await recordReply(trx, key, sealed(h, reply), { commit: true }))) throw new AlreadyRecorded();
+          if (key && !(await recordReply(trx, key, sealed(h, reply), { commit: true, claim }))) throw new AlreadyRecorded();
           return reply;
         }),
       ).catch(async (err: unknown) => {
@@ -257,14 +263,21 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
       });
     } catch (err) {
       if (!key) throw err;
-      const twin = await findRecorded(db, key).catch(() => undefined);
-      if (twin) return replayed(h, twin, key);
-      if (isKeyInUse(err)) return KEY_IN_USE_REPLY;
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      if (err.transient) return errorReply(err);
+      // A claimed write's own row is in progress until it ends: only a record it could not write means a twin's.
+      if (claim === undefined || err instanceof AlreadyRecorded) {
+        const twin = await findRecorded(db, key).catch(() => undefined);
+        if (twin) return replayed(h, twin, key);
+        if (isKeyInUse(err)) return KEY_IN_USE_REPLY;
+      }
+      if (!(err instanceof AppError) || err.status >= 500 || err.transient) {
+        // Nothing to record: the key is given back, so a retry runs afresh.
+        if (claim !== undefined) await releaseClaim(db, key, claim).catch(() => undefined);
+        if (err instanceof AppError && err.transient) return errorReply(err);
+        throw err;
+      }
       // A refusal is recorded too, so the key answers the same way however often it is retried.
       const refusal = errorReply(err);
-      const recorded = await recordReply(db, key, refusal).catch(() => true);
+      const recorded = await recordReply(db, key, refusal, { claim }).catch(() => true);
       if (!recorded) {
         const first = await findRecorded(db, key);
         if (first) return replayed(h, first, key);
@@ -273,10 +286,16 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     }
   };
 
+  // The requests that reached this instance run RPC_CONCURRENCY at a time, by organization in turn, weighted by cost.
+  const turns = new FairTurns(config.RPC_CONCURRENCY);
   const server = async (operation: string, payload: unknown, meta: RequestMeta): Promise<RpcReply> => {
     if (operation === pingOperation(def.name)) return { ok: true, status: 200, body: { message: 'pong', service: def.name } };
     const h = byName.get(operation);
     if (!h) return { ok: false, status: 503, code: 'service_unavailable', message: `${operation} is not available` };
+    return turns.run(meta.orgId, operationCost(h.operation), meta.deadline, () => handle(h, operation, payload, meta), expiredReply);
+  };
+
+  const handle = async (h: BoundHandler, operation: string, payload: unknown, meta: RequestMeta): Promise<RpcReply> => {
     // The request's logger and calls are made on first use (RequestScope): most requests log nothing.
     let child: Logger | undefined;
     const reqLog = () => (child ??= log.child({ request_id: meta.requestId, operation }));
@@ -331,6 +350,11 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
       log.info(`${def.name} service stopped`);
     },
   };
+}
+
+/** The answer to a request whose caller stopped waiting before its turn came: it was not run, and nobody reads this. */
+function expiredReply(): RpcReply {
+  return { ok: false, status: 504, code: 'timeout', message: 'The request waited past its deadline and was not run' };
 }
 
 /** A write's transaction that ended for a reason of its own: a refusal, a twin's record, a conflict. */

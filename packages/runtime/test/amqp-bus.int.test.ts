@@ -35,13 +35,18 @@ describe('RabbitMQ bus', () => {
       seen = { op, payload, m };
       return { ok: true, status: 200, body: { payload } };
     });
+    const sent = Date.now();
     const reply = await client.request('svc.echo', { a: 1 }, { ...meta, userId: 'u9', operationKey: 'op1' }, 2000);
     expect(reply).toEqual({ ok: true, status: 200, body: { payload: { a: 1 } } });
     expect(seen).toEqual({
       op: 'svc.echo',
       payload: { a: 1 },
-      m: { orgId: 1, userId: 'u9', requestId: 'req-1', operationKey: 'op1' },
+      // The deadline: when the caller stops waiting, its timeout after it sent.
+      m: { orgId: 1, userId: 'u9', requestId: 'req-1', operationKey: 'op1', deadline: expect.any(Number) },
     });
+    const deadline = (seen as { m: { deadline: number } }).m.deadline;
+    expect(deadline).toBeGreaterThanOrEqual(sent + 2000);
+    expect(deadline).toBeLessThanOrEqual(Date.now() + 2000);
   });
 
   it('writes the requests of one event-loop turn to the socket together, in order, each answered', async () => {

@@ -31,9 +31,12 @@ const bumpGathered = defineOperation({
   paths: [],
   select: { default: true },
   write: true,
-  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'refuse']) }),
+  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'refuse', 'hold', 'outage']) }),
   reply: z.object({ message: z.string(), count: z.number() }),
 });
+
+/** A gather step with `outcome: 'hold'` waits for this (a slow call to another service), so a test can send twins meanwhile. */
+let held: { reached: () => void; release: Promise<void> } | undefined;
 
 /** How often the gather step ran: it stands for a call to another service, which a replay must not make again. */
 let gathered = 0;
@@ -59,6 +62,11 @@ const testService: ServiceDefinition = {
       gather: async (req, ctx) => {
         gathered += 1;
         if (req.outcome === 'refuse') throw new AppError(400, 'invalid_state', 'refused before the transaction');
+        if (req.outcome === 'outage') throw new AppError(503, 'service_unavailable', 'the other service is down');
+        if (req.outcome === 'hold' && held) {
+          held.reached();
+          await held.release;
+        }
         return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
       },
       apply: async (_req, ctx, { before }) => {
@@ -297,5 +305,77 @@ describe('service host: replies recorded with their effect', () => {
     });
 
     it('rolls its effect back when another request took the key meanwhile', () => keyTakenMeanwhile(sendGathered));
+
+    /** Runs `body` while a two-step write with `key` is in its gather step (a call to another service that does not answer yet). */
+    async function whileGathering(key: string, body: (first: Promise<RpcReply>) => Promise<void>): Promise<RpcReply> {
+      let release!: () => void;
+      const reached = new Promise<void>((resolve) => {
+        held = { reached: resolve, release: new Promise<void>((r) => (release = r)) };
+      });
+      const first = sendGathered('hold', key);
+      await reached;
+      try {
+        await body(first);
+      } finally {
+        release();
+        held = undefined;
+      }
+      return first;
+    }
+
+    it('takes its key before its first step: a twin, or any request with the key, meanwhile is answered 409 and does nothing', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      const reply = await whileGathering(key, async () => {
+        const gatheredBefore = gathered;
+        // Its twin, another body, another operation (one step): all 409, none of them runs a step.
+        expect(await sendGathered('hold', key)).toEqual(KEY_IN_USE_REPLY);
+        expect(await sendGathered('ok', key)).toEqual(KEY_IN_USE_REPLY);
+        expect(await send('ok', key)).toEqual(KEY_IN_USE_REPLY);
+        expect(gathered).toBe(gatheredBefore);
+        expect(await bumps()).toBe(before);
+        expect(await svc.db(OPERATION_KEYS).where({ key }).select('claim')).toEqual([{ claim: expect.any(String) }]);
+      });
+      expect(reply).toMatchObject({ ok: true, body: { count: before + 1 } });
+      // Once it answered: its twin gets its reply, another body is refused 422.
+      expect(await sendGathered('hold', key)).toEqual(reply);
+      expect(await sendGathered('ok', key)).toEqual(KEY_REUSED_REPLY);
+      expect(await svc.db(OPERATION_KEYS).where({ key }).select('claim', 'status')).toEqual([{ claim: null, status: 200 }]);
+      expect(await bumps()).toBe(before + 1);
+    });
+
+    it('gives its key back when it ends with nothing to record, and a key left by a process that died is taken over once its lease is over', async () => {
+      const key = randomUUID();
+      expect(await sendGathered('outage', key)).toMatchObject({ ok: false, status: 503 });
+      expect(await svc.db(OPERATION_KEYS).where({ key })).toEqual([]);
+      expect(await sendGathered('ok', key)).toMatchObject({ ok: true });
+
+      // A claim whose process died: held until its lease is over, then the retry runs.
+      const orphan = randomUUID();
+      await svc.db(OPERATION_KEYS).insert({
+        org_id: 1,
+        key: orphan,
+        operation: 'partners.test.bumpGathered',
+        request_hash: 'h',
+        status: 0,
+        reply: '',
+        claim: randomUUID(),
+        lease_until: svc.db.raw(`now() + interval '1 hour'`),
+      });
+      expect(await sendGathered('ok', orphan)).toEqual(KEY_IN_USE_REPLY);
+      await svc
+        .db(OPERATION_KEYS)
+        .where({ key: orphan })
+        .update({ lease_until: svc.db.raw(`now() - interval '1 second'`) });
+      expect(await sendGathered('ok', orphan)).toMatchObject({ ok: true });
+    });
+  });
+
+  it("holds a key whatever characters it has: quotes and question marks are the key's own", async () => {
+    const key = `it's ? a "key" $1 ?? \\`;
+    const first = await send('ok', key);
+    expect(first).toMatchObject({ ok: true });
+    expect(await send('ok', key)).toEqual(first);
+    expect(await svc.db(OPERATION_KEYS).where({ key }).select('key')).toEqual([{ key }]);
   });
 });

@@ -49,7 +49,7 @@ export class MemoryBus implements Bus {
     const server = this.servers.get(operation);
     if (!server || !this.consuming) throw new BusError('unroutable', `No service serves ${operation}`);
     // Round-trip through JSON so handlers see exactly what they would over the wire.
-    const work = server(operation, JSON.parse(JSON.stringify(payload ?? null)), meta);
+    const work = server(operation, JSON.parse(JSON.stringify(payload ?? null)), { ...meta, deadline: Date.now() + timeoutMs });
     this.track(work);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {

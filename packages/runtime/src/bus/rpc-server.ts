@@ -47,6 +47,7 @@ async function handleRequest(ch: amqp.Channel, msg: amqp.ConsumeMessage, server:
     requestId: String(headers['x-request-id'] ?? randomUUID()),
     operationKey: optionalString(headers['x-operation-key']),
     trace: traceContextFrom(headers),
+    deadline: deadline || undefined,
   };
   let reply: RpcReply;
   try {

@@ -15,6 +15,8 @@ export interface RequestMeta {
   operationKey?: string;
   /** W3C trace context of the caller's span (headers `traceparent`, `tracestate`); set only while tracing is on. */
   trace?: TraceContext;
+  /** When the caller stops waiting (epoch ms; header `x-deadline`): a request still waiting for its turn then is not run. */
+  deadline?: number;
 }
 
 /**
