@@ -271,7 +271,7 @@ describe('service host: replies recorded with their effect', () => {
   });
 
   describe('a handler in two steps (gather, then apply)', () => {
-    const sendGathered = (outcome: 'ok' | 'refuse', operationKey: string) =>
+    const sendGathered = (outcome: 'ok' | 'refuse' | 'hold' | 'outage', operationKey: string) =>
       svc.call('partners.test.bumpGathered', { outcome }, 1, { operationKey });
     /** The transaction that last wrote a row (its xmin): two rows with one xmin were committed together. */
     const writtenBy = async (sql: string, bindings: Knex.RawBinding[] = []) =>
