@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { operationCost, resolveCandidates, type Envelope, type Operation } from '@bo/contracts';
+import { normalizePath, operationCost, resolveCandidates, type Envelope, type Operation } from '@bo/contracts';
 import type { GatewayConfig } from '../config';
 import type { AnonymousLimiter } from '../rate-limit/anonymous';
 import { PgBucketStore } from '../rate-limit/bucket-store';
@@ -72,7 +72,9 @@ export function createRateLimits(deps: Pick<GatewayDeps, 'db' | 'log' | 'replica
       ),
   );
   const terms = new Map<string, PathTerms>();
-  const termsOf = (path: string): PathTerms => {
+  const termsOf = (raw: string): PathTerms => {
+    // By the path as the catalogue knows it: however many trailing slashes a client adds, one entry.
+    const path = normalizePath(raw);
     let known = terms.get(path);
     if (!known) {
       const ops = resolveCandidates(path);
