@@ -10,11 +10,12 @@ import { startTestSystem, type TestSystem } from '../support/system';
  * turn; another organization's invoice lists, served by the same service, are measured quiet and
  * while it floods, rounds alternating, and compared by their 90th percentiles.
  *
- * The target is 2×. Here everything runs in one process, and rendering a statement PDF holds the
- * event loop for one synchronous stretch of 50 to 300 ms on a shared 2-core machine, so even the one
- * statement a second the limits let through delays the lists that arrive during it: measured, the
- * ratio is 1.7 to 3.1 (13.6 when the limits counted requests, 145 statements served instead of 12).
- * The bound asserted is 4×; rendering off the event loop (packages/documents) is what 2× needs.
+ * The target is 2×. Everything runs in one process here; PDFs are drawn on a worker thread
+ * (packages/documents src/pdf/pool.ts), so a statement no longer holds the event loop the lists need,
+ * but on a 2-core machine that thread still takes a core from them. Measured with the PDF thread:
+ * 1.9 to 3.1 with the machine's load average at 15 to 18 (before it, on the event loop: 1.7 to 3.1
+ * on a quieter machine, 4.97 under the full suite). The bound asserted stays 4×, which a shared CI
+ * machine keeps; the ratio is printed for the issue's 2×.
  */
 
 /** The organization's limits: a second's worth of reads is a cost of 10, one statement; 16 in flight. */

@@ -2,6 +2,7 @@ export * from './model';
 export { unitCode } from './units';
 export { renderPdf } from './pdf/render-pdf';
 export { renderStatementPdf, type StatementDocument } from './pdf/render-statement';
+export { drawDocumentPdf, drawStatementPdf } from './pdf/pool';
 export { documentTitle, documentInfo, type DocumentInfo } from './pdf/info';
 export { renderUbl, renderCii, renderFacturX, EInvoiceRefused, assertEInvoice } from './einvoice/render';
 export { missingForEInvoice, eInvoiceRefusal } from './einvoice/requirements';

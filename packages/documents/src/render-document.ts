@@ -2,7 +2,7 @@ import type { RenderFormat } from '@bo/contracts';
 import { assertEInvoice, EInvoiceRefused, renderCii, renderFacturX, renderUbl } from './einvoice/render';
 import type { RenderableDocument, RenderOptions } from './model';
 import { undrawable } from './pdf/fonts';
-import { renderPdf } from './pdf/render-pdf';
+import { drawDocumentPdf } from './pdf/pool';
 
 export interface RenderedFile {
   filename: string;
@@ -35,7 +35,7 @@ export async function renderDocument(doc: RenderableDocument, format: RenderForm
   const stem = fileStem(doc.number);
   switch (format) {
     case 'pdf':
-      return { filename: `${stem}.pdf`, content_type: 'application/pdf', content: await renderPdf(doc, options) };
+      return { filename: `${stem}.pdf`, content_type: 'application/pdf', content: await drawDocumentPdf(doc, options) };
     case 'ubl':
       return { filename: `${stem}.ubl.xml`, content_type: 'application/xml', content: Buffer.from(await renderUbl(doc), 'utf8') };
     case 'cii':
@@ -47,7 +47,7 @@ export async function renderDocument(doc: RenderableDocument, format: RenderForm
       return {
         filename: `${stem}.facturx.pdf`,
         content_type: 'application/pdf',
-        content: Buffer.from(await renderFacturX(doc, await renderPdf(doc, options))),
+        content: Buffer.from(await renderFacturX(doc, await drawDocumentPdf(doc, options))),
       };
   }
 }

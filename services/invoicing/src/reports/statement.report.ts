@@ -1,5 +1,5 @@
 import type { invoicing } from '@bo/contracts';
-import { renderStatementPdf } from '@bo/documents';
+import { drawStatementPdf } from '@bo/documents';
 import { findPartner, requireLivePartner, type HandlerContext } from '@bo/runtime';
 import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
 import { accountingPlaces } from './aged.report';
@@ -41,7 +41,7 @@ export async function statementReport(
     ...statement,
   };
   if (req.format !== 'pdf') return reply;
-  const pdf = await renderStatementPdf(reply);
+  const pdf = await drawStatementPdf(reply);
   return {
     message: `Statement of ${known.partnername} from ${req.date_from} to ${req.date_to} rendered as PDF`,
     report: 'statement',
