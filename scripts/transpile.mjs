@@ -46,7 +46,7 @@ for (const dir of workspaces) {
     bundle: false,
     format: 'cjs',
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     sourcemap: true,
     logLevel: 'warning',
   });
