@@ -51,7 +51,7 @@ export function invoiceDocument({ invoice, lines, parties, credited, accounting 
     lines: documentLines(lines),
     totals: { subtotal: invoice.subtotal, tax_amount: invoice.tax_amount, total: invoice.invoicetotal },
     taxes,
-    accounting: conversion && accountingCurrency(parties.currency, taxes.totals.tax_total, conversion),
+    accounting: conversion && accountingCurrency(parties.currency, taxes.breakdown, conversion),
     amount_paid: invoice.amount_paid,
     ...parties,
   };
