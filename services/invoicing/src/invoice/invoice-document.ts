@@ -31,7 +31,8 @@ export interface InvoiceDocumentInput {
 /**
  * An invoice as a document: its stored rows, with the taxes the kernel decides on them with the
  * policy they were stored with (the one mapping, invoiceTaxInput), so every format states exactly
- * the breakdown, allowances, charges and totals the invoice's answer and journal hold.
+ * the breakdown, allowances, charges and totals the invoice's answer and journal hold. Payments are
+ * no part of it (nothing prepaid, the whole total due): they go on statements and receipts.
  */
 export function invoiceDocument({ invoice, lines, parties, credited, accounting }: InvoiceDocumentInput): RenderableDocument {
   const kind = invoice.invoicetype === 'invoiceout' && invoice.invoicestatus === 'proforma' ? 'proforma' : kinds[invoice.invoicetype];
@@ -52,7 +53,6 @@ export function invoiceDocument({ invoice, lines, parties, credited, accounting 
     totals: { subtotal: invoice.subtotal, tax_amount: invoice.tax_amount, total: invoice.invoicetotal },
     taxes,
     accounting: conversion && accountingCurrency(parties.currency, taxes.breakdown, conversion),
-    amount_paid: invoice.amount_paid,
     ...parties,
   };
 }
