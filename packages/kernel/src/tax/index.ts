@@ -5,6 +5,6 @@ export * from './currencies';
 export * from './allowance-reasons';
 export * from './document';
 export * from './accounting';
-export { categoryTaxOfRows } from './calculate';
+export { categoryTaxOfRows, withinVatTolerance } from './calculate';
 export { documentMinorUnit, finerThanCurrency } from './calculate';
 export { decideDocumentTaxes, validateDocumentTaxes } from './decide';
