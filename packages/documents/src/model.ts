@@ -73,7 +73,7 @@ export interface AccountingCurrency {
   currency: string;
   /** Units of the accounting currency per unit of the document's. */
   exchange_rate: string;
-  /** BT-111 = BT-110 x exchange_rate, rounded half-up to the accounting currency's minor unit. */
+  /** BT-111: each category's VAT at exchange_rate, rounded half-up to the accounting currency's minor unit, summed (kernel `vatInAccountingCurrency`). */
   tax_total: string;
 }
 

@@ -2,9 +2,9 @@ import {
   dec,
   defaultCategory,
   documentMinorUnit,
-  minorUnit,
-  roundTo,
+  vatInAccountingCurrency,
   type AllowanceChargeTaxes,
+  type CategoryTax,
   type DecimalLike,
   type DocumentTotals,
   type LineTaxes,
@@ -109,19 +109,17 @@ export function amount(value: DecimalLike, places: number): string {
 
 /**
  * BT-6 and BT-111 for a document in a currency other than the seller's accounting currency: its VAT
- * total (BT-110) times the exchange rate (accounting currency per unit of the document's), rounded
- * half-up to the accounting currency's minor unit. Null when the document is in that currency already.
+ * in that currency as the kernel's `vatInAccountingCurrency` decides it (each category's VAT
+ * converted at the exchange rate and rounded on its own, BT-111 their sum), the figures the journal
+ * posts. Null when the document is in that currency already.
  */
 export function accountingCurrency(
   documentCurrency: string,
-  taxTotal: DecimalLike,
+  breakdown: readonly CategoryTax[],
   accounting: { currency: string; exchange_rate: DecimalLike },
 ): AccountingCurrency | null {
   const code = accounting.currency.trim().toUpperCase();
   if (code === documentCurrency.trim().toUpperCase()) return null;
-  const places = minorUnit(code);
-  if (places === null || places === undefined) throw new Error(`${code} is no ISO 4217 currency with a minor unit`);
-  const rate = dec(accounting.exchange_rate);
-  if (!rate.gt(0)) throw new Error(`the exchange rate to ${code} is ${rate.toFixed()}, not above 0`);
-  return { currency: code, exchange_rate: rate.toFixed(), tax_total: roundTo(dec(taxTotal).times(rate), places).toFixed(places) };
+  const vat = vatInAccountingCurrency(breakdown, accounting.exchange_rate, code);
+  return { currency: code, exchange_rate: dec(accounting.exchange_rate).toFixed(), tax_total: vat.tax_total.toFixed(vat.minor_unit) };
 }

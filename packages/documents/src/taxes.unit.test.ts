@@ -61,19 +61,23 @@ test('amounts are written with the currency decimals, never as -0', () => {
   expect(amount(dec(0).neg(), 2)).toBe('0.00');
 });
 
-test('accountingCurrency: BT-111 = BT-110 x rate, half-up to the accounting currency; nothing in the same currency', () => {
-  expect(accountingCurrency('USD', '190.00', { currency: 'eur', exchange_rate: '0.9215' })).toEqual({
+const vat = (...amounts: string[]) => amounts.map((tax_amount, n) => ({ tax_category: 'S', tax_rate: String(20 - n), tax_amount }));
+
+test("accountingCurrency: BT-111 is each category's VAT at the rate, half-up to the accounting currency, summed; nothing in the same currency", () => {
+  expect(accountingCurrency('USD', vat('190.00'), { currency: 'eur', exchange_rate: '0.9215' })).toEqual({
     currency: 'EUR',
     exchange_rate: '0.9215',
     tax_total: '175.09',
   });
-  expect(accountingCurrency('EUR', '100.00', { currency: 'JPY', exchange_rate: '162.345' })).toEqual({
+  // 12.35 and 7.65 USD at 0.9234: 11.40 + 7.06 = 18.46, what the journal posts (20.00 whole would say 18.47).
+  expect(accountingCurrency('USD', vat('12.35', '7.65'), { currency: 'EUR', exchange_rate: '0.9234' })?.tax_total).toBe('18.46');
+  expect(accountingCurrency('EUR', vat('100.00'), { currency: 'JPY', exchange_rate: '162.345' })).toEqual({
     currency: 'JPY',
     exchange_rate: '162.345',
     tax_total: '16235',
   });
-  expect(accountingCurrency('EUR', '1', { currency: 'EUR', exchange_rate: '1' })).toBeNull();
-  expect(() => accountingCurrency('EUR', '1', { currency: 'USD', exchange_rate: '0' })).toThrow(/not above 0/);
+  expect(accountingCurrency('EUR', vat('1'), { currency: 'EUR', exchange_rate: '1' })).toBeNull();
+  expect(() => accountingCurrency('EUR', vat('1'), { currency: 'USD', exchange_rate: '0' })).toThrow(/not above 0/);
 });
 
 describe('what an e-invoice needs, by category', () => {

@@ -232,9 +232,9 @@ describe('currencies and rounding amounts', () => {
     const lines = [item({ name: 'Licence', quantity: '3', price: '333.33', tax_rate: '19' })];
     const draft = taxedDocument('invoice', { currency: 'USD', lines }, { number: 'INV-USD-1' });
     // BT-110 = 19 % of 999.99 = 190.00 USD; at 0.9215 EUR per USD, 175.085 rounds half-up to 175.09 EUR.
-    const accounting = accountingCurrency('USD', draft.taxes!.totals.tax_total, { currency: 'EUR', exchange_rate: '0.9215' });
+    const accounting = accountingCurrency('USD', draft.taxes!.breakdown, { currency: 'EUR', exchange_rate: '0.9215' });
     expect(accounting).toEqual({ currency: 'EUR', exchange_rate: '0.9215', tax_total: '175.09' });
-    expect(accountingCurrency('USD', '1', { currency: 'usd', exchange_rate: '1' })).toBeNull();
+    expect(accountingCurrency('USD', [], { currency: 'usd', exchange_rate: '1' })).toBeNull();
     const doc = { ...draft, accounting };
     const { ubl, cii } = await expectValid(doc);
     expect(ubl).toContain('<cbc:DocumentCurrencyCode>USD</cbc:DocumentCurrencyCode>');
@@ -258,7 +258,7 @@ describe('currencies and rounding amounts', () => {
     });
     const doc = {
       ...draft,
-      accounting: accountingCurrency('EUR', draft.taxes!.totals.tax_total, { currency: 'DKK', exchange_rate: '7.4604' }),
+      accounting: accountingCurrency('EUR', draft.taxes!.breakdown, { currency: 'DKK', exchange_rate: '7.4604' }),
     };
     const fx = await renderFacturX(doc, await renderPdf(doc));
     const xml = pdfAttachments(fx)['factur-x.xml']!.toString('utf8');
@@ -418,7 +418,7 @@ function decided(kind: 'invoice' | 'credit_note', spec: TaxedSpec, n: number): R
   if (spec.currency !== 'EUR') {
     return {
       ...doc,
-      accounting: accountingCurrency(spec.currency, doc.taxes!.totals.tax_total, {
+      accounting: accountingCurrency(spec.currency, doc.taxes!.breakdown, {
         currency: 'EUR',
         exchange_rate: spec.currency === 'JPY' ? '0.0061' : '0.92',
       }),

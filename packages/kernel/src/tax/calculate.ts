@@ -61,18 +61,44 @@ export function groupKey(category: VatCategory, rate: Dec): string {
 }
 
 /**
+ * EN 16931's BR-CO-17 as the official validation artefacts test it: a category's VAT is within less
+ * than one unit of the currency of its base times its rate rounded to two decimals (the UBL rules
+ * test < 1, the CII ones <= 1: the stricter holds for both); at a rate that rounds to 0 %, a VAT that
+ * rounds to 0.
+ */
+export function withinVatTolerance(tax: Dec, base: Dec, rate: Dec): boolean {
+  if (rate.toDecimalPlaces(0, Dec.ROUND_HALF_UP).isZero()) return tax.abs().lt(0.5);
+  return tax
+    .abs()
+    .minus(roundTo(base.abs().times(rate).div(100), 2))
+    .abs()
+    .lt(1);
+}
+
+/**
+ * The VAT of a category (BT-117) under `line` rounding: what its printed rows (lines, allowances and
+ * charges, each rounded on its own) add up to, so BT-110 is the VAT the customer sees and the rows
+ * add up to BT-112; where the rows' rounding drifts beyond EN 16931's tolerance (`withinVatTolerance`:
+ * hundreds of lines), the category takes `onBase`, its base times its rate, and the rows' difference
+ * is BT-114.
+ */
+export function categoryTaxOfRows(rows: Dec, base: Dec, rate: Dec, onBase: Dec): Dec {
+  return withinVatTolerance(rows, base, rate) ? rows : onBase;
+}
+
+/**
  * A document's VAT: each line's amounts, each allowance and charge, the VAT breakdown per (category,
  * rate) and the totals, every amount a whole number of the currency's minor unit. The input must be
  * one `validateDocumentTaxes` accepts (`decideDocumentTaxes` checks first); an unknown currency or
  * category throws.
  *
  * Both policies (document.ts) compute the EN 16931 figures the same way: line nets (BT-131); per
- * (category, rate) the base (BT-116) from the nets, allowances and charges and its VAT (BT-117)
- * rounded once on that base; totals as sums (BT-106..BT-112). They differ in the line nets of
- * tax-inclusive prices and in how the VAT is printed on each row:
- * - `line`: each row as computeLine rounds it alone. A row's VAT rounds apart from its
- *   category's, so the printed rows may add up to more or less than BT-112: the difference is the
- *   rounding amount BT-114, and the customer pays what the rows add up to.
+ * (category, rate) the base (BT-116) from the nets, allowances and charges; totals as sums
+ * (BT-106..BT-112, BT-110 = Σ BT-117, BT-112 = BT-109 + BT-110). They differ in the line nets of
+ * tax-inclusive prices and in each category's VAT (BT-117):
+ * - `line`: each row as computeLine rounds it alone, and BT-117 is what the category's rows' VAT adds
+ *   up to (`categoryTaxOfRows`: within EN 16931's tolerance of base x rate), so the rows add up to
+ *   BT-112 and the customer pays what they add up to.
  * - `document`: per (category, rate), the tax-inclusive lines' gross G (each line rounded as
  *   printed) is split once: the category's net is round((G + E + round(E x rate)) / (1 + rate)) - E,
  *   E being the tax-exclusive lines' net, and is shared over those lines in proportion to their gross;
@@ -201,17 +227,23 @@ export function calculateDocumentTaxes(input: TaxDocumentInput): TaxDocument {
       return out.charge ? out.amount : out.amount.neg();
     };
     const taxableAmount = linesNet.plus(sum(g.allowancesCharges.map(signed)));
-    const taxAmount = round(taxableAmount.times(g.r));
+    const onBase = round(taxableAmount.times(g.r));
 
-    // The VAT each allowance or charge is printed with, signed as it moves the document.
-    const acTaxes =
-      policy === 'line'
-        ? g.allowancesCharges.map((k) => round(signed(k).times(g.r)))
-        : allocate(
-            taxAmount.minus(round(linesNet.times(g.r))),
-            g.allowancesCharges.map((k) => signed(k).times(g.r)),
-            unit,
-          );
+    // The VAT each allowance or charge is printed with, signed as it moves the document, and the
+    // category's VAT (BT-117): under `line` what its printed rows add up to, under `document` the
+    // base times the rate, shared over the rows.
+    let taxAmount = onBase;
+    let acTaxes: Dec[];
+    if (policy === 'line') {
+      acTaxes = g.allowancesCharges.map((k) => round(signed(k).times(g.r)));
+      taxAmount = categoryTaxOfRows(sum([...g.lines.map((i) => line(i).tax), ...acTaxes]), taxableAmount, g.rate, onBase);
+    } else {
+      acTaxes = allocate(
+        onBase.minus(round(linesNet.times(g.r))),
+        g.allowancesCharges.map((k) => signed(k).times(g.r)),
+        unit,
+      );
+    }
     g.allowancesCharges.forEach((k, n) => {
       const out = acOut[k] as AllowanceChargeTaxes;
       const t = acTaxes[n] as Dec;

@@ -3,8 +3,9 @@ import type { VatCategory } from './categories';
 
 /**
  * How a document's amounts are rounded (docs/invoicing.md, "Taxes and rounding"):
- * - `line`: each line, allowance and charge is rounded on its own, as it is printed, and the amount
- *   due is what they add up to (the arithmetic of every document before this policy existed).
+ * - `line`: each line, allowance and charge is rounded on its own, as it is printed, each category's
+ *   VAT is what its rows' VAT adds up to, and the amount due is what the rows add up to (the line
+ *   arithmetic of every document before this policy existed).
  * - `document`: the VAT of each (category, rate) is rounded once, on its base, and shared out over the
  *   lines; the net of tax-inclusive prices is taken out of their total, not line by line.
  * Either way the EN 16931 figures hold exactly; what the printed rows add up to beyond them is the
@@ -116,7 +117,7 @@ export interface VatBreakdown {
   tax_rate: Dec;
   /** BT-116: the lines' nets, less the allowances, plus the charges of this category and rate. */
   taxable_amount: Dec;
-  /** BT-117 = BT-116 x BT-119 / 100, rounded half-up to the minor unit. */
+  /** BT-117: under `document` BT-116 x BT-119 / 100 rounded half-up to the minor unit; under `line` what the category's rows' VAT adds up to (calculate.ts `categoryTaxOfRows`). */
   tax_amount: Dec;
   /** BT-120. */
   exemption_reason: string | null;

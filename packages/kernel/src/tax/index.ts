@@ -4,5 +4,7 @@ export * from './vatex';
 export * from './currencies';
 export * from './allowance-reasons';
 export * from './document';
+export * from './accounting';
+export { categoryTaxOfRows, withinVatTolerance } from './calculate';
 export { documentMinorUnit, finerThanCurrency } from './calculate';
 export { decideDocumentTaxes, validateDocumentTaxes } from './decide';

@@ -5,7 +5,7 @@ import { ALLOWANCE_REASON_CODES, CHARGE_REASON_CODES } from './allowance-reasons
 import { ISO_4217_CODES, isoCurrency, minorUnit } from './currencies';
 import type { TaxDocument, TaxDocumentInput, TaxLineInput } from './document';
 import { VATEX_CODES, vatexCode } from './vatex';
-import { decideDocumentTaxes, defaultCategory } from './index';
+import { decideDocumentTaxes, defaultCategory, vatInAccountingCurrency } from './index';
 
 const parties = { seller_vat_id: 'DE123456789', buyer_vat_id: 'FR12345678901' };
 
@@ -69,29 +69,92 @@ describe('tax-inclusive prices that add up (the ERPNext #58712 case)', () => {
     });
   });
 
-  test('line rounding keeps each line as it was and states the cent as the rounding amount: still 20.00 to pay', () => {
+  test("line rounding keeps each line as it was and states the lines' VAT as the category's: 16.80 + 3.20 = 20.00, nothing to round", () => {
     const doc = decide({ lines });
     expect(figures(doc).lines).toEqual([
       ['8.40', '1.60', '10.00'],
       ['8.40', '1.60', '10.00'],
     ]);
-    expect(figures(doc).breakdown).toEqual([['S', '19', '16.80', '3.19']]);
-    expect(doc.totals.tax_inclusive_amount.toFixed(2)).toBe('19.99');
-    expect(doc.totals.rounding_amount.toFixed(2)).toBe('0.01');
+    // 16.80 x 19 % is 3.192: the lines' 3.20 is within EN 16931's tolerance.
+    expect(figures(doc).breakdown).toEqual([['S', '19', '16.80', '3.20']]);
+    expect(doc.totals.tax_inclusive_amount.toFixed(2)).toBe('20.00');
+    expect(doc.totals.rounding_amount.toFixed(2)).toBe('0.00');
     expect(doc.totals.payable_amount.toFixed(2)).toBe('20.00');
+  });
+});
+
+describe('one set of numbers under line rounding (issue 40, case 3)', () => {
+  test("3 x 19.99 at 19 % and 7 x 0.35 at 7 %, tax included: the breakdown is the lines' 9.58 + 0.16, BT-110 9.74 the invoice's tax, BT-112 = BT-109 + BT-110", () => {
+    const doc = decide({ lines: [line('3', '19.99', '19', true), line('7', '0.35', '7', true)] });
+    expect(figures(doc).lines).toEqual([
+      ['50.39', '9.58', '59.97'],
+      ['2.29', '0.16', '2.45'],
+    ]);
+    // 50.39 x 19 % is 9.5741: the line's 9.58 is within EN 16931's tolerance.
+    expect(figures(doc).breakdown).toEqual([
+      ['S', '19', '50.39', '9.58'],
+      ['S', '7', '2.29', '0.16'],
+    ]);
+    expect(figures(doc).totals).toMatchObject({
+      tax_exclusive_amount: '52.68',
+      tax_total: '9.74',
+      tax_inclusive_amount: '62.42',
+      rounding_amount: '0.00',
+      payable_amount: '62.42',
+    });
+    expect(brokenCalculationRules(doc)).toEqual([]);
+  });
+
+  test("document rounding keeps base x rate per category, the rows' difference being BT-114", () => {
+    const doc = decide({ rounding: 'document', lines: [line('3', '19.99', '19', true), line('7', '0.35', '7', true)] });
+    expect(figures(doc).breakdown.map((b) => b[3])).toEqual(['9.57', '0.16']);
+    expect(doc.totals.tax_inclusive_amount.plus(doc.totals.rounding_amount).toFixed(2)).toBe(doc.totals.payable_amount.toFixed(2));
+    expect(brokenCalculationRules(doc)).toEqual([]);
+  });
+
+  test('rows that drift a whole unit from base x rate fall back to it: 300 lines of 0.05 at 10 % print 0.01 each, 3.00, against 1.50', () => {
+    const doc = decide({ lines: Array.from({ length: 300 }, () => line('1', '0.05', '10')) });
+    expect(figures(doc).breakdown).toEqual([['S', '10', '15.00', '1.50']]);
+    expect(doc.totals.rounding_amount.toFixed(2)).toBe('1.50');
+    expect(doc.totals.payable_amount.toFixed(2)).toBe('18.00');
+    expect(brokenCalculationRules(doc)).toEqual([]);
+  });
+});
+
+describe('VAT in the accounting currency (issue 40, case 2)', () => {
+  test('each category converted and rounded on its own, BT-111 their sum: 12.35 and 7.65 USD at 0.9234 are 11.40 + 7.06 = 18.46 EUR', () => {
+    const vat = vatInAccountingCurrency(
+      [
+        { tax_category: 'S', tax_rate: '20', tax_amount: '12.35' },
+        { tax_category: 'S', tax_rate: '10', tax_amount: '7.65' },
+      ],
+      '0.9234',
+      'eur',
+    );
+    expect(vat.currency).toBe('EUR');
+    expect(vat.categories.map((c) => c.tax_amount.toFixed(2))).toEqual(['11.40', '7.06']);
+    // Converting BT-110 whole would say 20.00 x 0.9234 = 18.47.
+    expect(vat.tax_total.toFixed(2)).toBe('18.46');
+    expect(vatInAccountingCurrency([{ tax_category: 'S', tax_rate: '10', tax_amount: '100' }], '162.345', 'JPY').tax_total.toFixed()).toBe(
+      '16235',
+    );
+    expect(() => vatInAccountingCurrency([], '0', 'EUR')).toThrow(/not above 0/);
   });
 });
 
 describe('JPY (no decimals)', () => {
   test('50 000 including 10 %: no net gives exactly 50 000 with its VAT, so the yen between is the rounding amount', () => {
-    for (const rounding of ['line', 'document']) {
-      const doc = decide({ currency: 'JPY', rounding, lines: [line('1', '50000', '10', true)] });
-      expect(figures(doc)).toMatchObject({
-        lines: [['45455', '4545', '50000']],
-        breakdown: [['S', '10', '45455', '4546']],
-        totals: { tax_inclusive_amount: '50001', rounding_amount: '-1', payable_amount: '50000' },
-      });
-    }
+    const doc = decide({ currency: 'JPY', rounding: 'document', lines: [line('1', '50000', '10', true)] });
+    expect(figures(doc)).toMatchObject({
+      lines: [['45455', '4545', '50000']],
+      breakdown: [['S', '10', '45455', '4546']],
+      totals: { tax_inclusive_amount: '50001', rounding_amount: '-1', payable_amount: '50000' },
+    });
+    // Under line rounding the category's VAT is the line's 4545, within a yen of 4545.5.
+    expect(figures(decide({ currency: 'JPY', lines: [line('1', '50000', '10', true)] }))).toMatchObject({
+      breakdown: [['S', '10', '45455', '4545']],
+      totals: { tax_inclusive_amount: '50000', rounding_amount: '0', payable_amount: '50000' },
+    });
   });
 
   test('amounts are whole yen', () => {
@@ -114,15 +177,15 @@ describe('JPY (no decimals)', () => {
 describe('BHD (three decimals)', () => {
   const lines = [line('3', '1.255', '10'), line('2', '0.3335', '10', true)];
 
-  test('line rounding: each line to the fils, the fils the lines add beyond the breakdown is the rounding amount', () => {
+  test("line rounding: each line to the fils, the category's VAT what they add up to", () => {
     const doc = decide({ currency: 'BHD', lines });
     expect(figures(doc)).toMatchObject({
       lines: [
         ['3.765', '0.377', '4.142'],
         ['0.606', '0.061', '0.667'],
       ],
-      breakdown: [['S', '10', '4.371', '0.437']],
-      totals: { tax_inclusive_amount: '4.808', rounding_amount: '0.001', payable_amount: '4.809' },
+      breakdown: [['S', '10', '4.371', '0.438']],
+      totals: { tax_inclusive_amount: '4.809', rounding_amount: '0.000', payable_amount: '4.809' },
     });
   });
 

@@ -1,5 +1,5 @@
 import type { invoicing } from '@bo/contracts';
-import { dec, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
+import { dec, roundTo, sum, vatInAccountingCurrency, type Dec, type DecimalLike } from '@bo/kernel';
 
 type InvoiceType = invoicing.InvoiceType;
 
@@ -104,10 +104,10 @@ export interface EntryFigures {
   places: number;
 }
 
-/** Posting in the accounting currency: `rate` units of it per document unit, amounts rounded to its `places`. */
+/** Posting in the accounting `currency`: `rate` units of it per document unit, amounts rounded to its minor unit. */
 export interface Conversion {
   rate: DecimalLike;
-  places: number;
+  currency: string;
 }
 
 /**
@@ -120,7 +120,9 @@ export interface Conversion {
  * - a purchase's reverse-charge rows self-assess: input VAT debited and output VAT credited, rate x
  *   base each, net zero.
  * In another currency than the document's, each line is converted at `conversion.rate` and rounded
- * on its own; what that leaves between the trade line and the others goes to the rounding account.
+ * on its own, the VAT of each category as the kernel's `vatInAccountingCurrency` decides it (the
+ * document's BT-111 is their sum); what that leaves between the trade line and the others goes to
+ * the rounding account.
  * Zero amounts make no line.
  */
 export function invoiceEntryLines(
@@ -130,7 +132,8 @@ export function invoiceEntryLines(
   conversion: Conversion | null = null,
 ): JournalLine[] {
   const sales = SALES_SIDE.has(type);
-  const convert = (v: DecimalLike) => (conversion ? roundTo(dec(v).times(dec(conversion.rate)), conversion.places) : dec(v));
+  const vat = conversion ? vatInAccountingCurrency(figures.breakdown, conversion.rate, conversion.currency) : null;
+  const convert = (v: DecimalLike) => (conversion && vat ? roundTo(dec(v).times(dec(conversion.rate)), vat.minor_unit) : dec(v));
   const tagged = (line: JournalLine, b: { tax_category: string; tax_rate: DecimalLike }, base: DecimalLike): JournalLine => ({
     ...line,
     tax_category: b.tax_category,
@@ -144,10 +147,11 @@ export function invoiceEntryLines(
     ? dr(accounts.trade, convert(figures.payable), 'Receivable')
     : cr(accounts.trade, convert(figures.payable), 'Payable');
   const lines: JournalLine[] = [trade];
-  for (const b of figures.breakdown) {
+  figures.breakdown.forEach((b, n) => {
+    const tax = vat ? (vat.categories[n]?.tax_amount ?? dec(0)) : dec(b.tax_amount);
     lines.push(tagged(side(accounts.counterpart, convert(b.taxable_amount), sales ? 'Revenue' : 'Expense'), b, b.taxable_amount));
-    lines.push(tagged(side(accounts.tax, convert(b.tax_amount), 'Tax'), b, b.taxable_amount));
-  }
+    lines.push(tagged(side(accounts.tax, tax, 'Tax'), b, b.taxable_amount));
+  });
   lines.push(side(accounts.rounding, convert(figures.rounding_amount), 'Rounding'));
   if (!sales) {
     for (const s of figures.self_assessed ?? []) {

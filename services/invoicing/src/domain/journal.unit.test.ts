@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decideDocumentTaxes, sum, type TaxLineInput } from '@bo/kernel';
+import { decideDocumentTaxes, sum, vatInAccountingCurrency, type TaxLineInput } from '@bo/kernel';
 import { accountsFor, invoiceEntryLines, isBalanced, type EntryFigures, type JournalLine } from './journal';
 
 const view = (lines: JournalLine[]) => lines.map((l) => [l.account, l.debit.toFixed(2), l.credit.toFixed(2)]);
@@ -76,7 +76,7 @@ describe('journal entries', () => {
   });
 
   it('posts another currency converted line by line, the conversion difference to the rounding account', () => {
-    const lines = invoiceEntryLines('invoiceout', figures, accountsFor('invoiceout', {}), { rate: '0.913', places: 2 });
+    const lines = invoiceEntryLines('invoiceout', figures, accountsFor('invoiceout', {}), { rate: '0.913', currency: 'EUR' });
     expect(view(lines)).toEqual([
       ['1200 Accounts Receivable', '241.95', '0.00'],
       ['4000 Sales Revenue', '0.00', '182.60'],
@@ -86,8 +86,26 @@ describe('journal entries', () => {
       ['7600 Rounding Differences', '0.01', '0.00'],
     ]);
     expect(isBalanced(lines)).toBe(true);
-    const yen = invoiceEntryLines('invoiceout', figures, accountsFor('invoiceout', {}), { rate: '161.37', places: 0 });
+    const yen = invoiceEntryLines('invoiceout', figures, accountsFor('invoiceout', {}), { rate: '161.37', currency: 'JPY' });
     expect(isBalanced(yen)).toBe(true);
+  });
+
+  it("posts each category's VAT as the document states it in the accounting currency (BT-111 = Σ tax lines): 12.35 and 7.65 USD at 0.9234", () => {
+    const usd = {
+      payable: '120.00',
+      breakdown: [
+        { tax_category: 'S', tax_rate: '20', taxable_amount: '61.75', tax_amount: '12.35' },
+        { tax_category: 'S', tax_rate: '10', taxable_amount: '38.25', tax_amount: '7.65' },
+      ],
+      rounding_amount: '0.00',
+      places: 2,
+    };
+    const conversion = { rate: '0.9234', currency: 'EUR' };
+    const tax = invoiceEntryLines('invoiceout', usd, accountsFor('invoiceout', {}), conversion).filter((l) => l.label === 'Tax');
+    const stated = vatInAccountingCurrency(usd.breakdown, conversion.rate, conversion.currency);
+    expect(tax.map((l) => l.credit.toFixed(2))).toEqual(['11.40', '7.06']);
+    expect(sum(tax.map((l) => l.credit)).toFixed(2)).toBe(stated.tax_total.toFixed(2));
+    expect(stated.tax_total.toFixed(2)).toBe('18.46');
   });
 
   it('balances every document the tax calculation accepts, posting exactly its VAT (property)', () => {
@@ -118,7 +136,7 @@ describe('journal entries', () => {
               places: doc.minor_unit,
             },
             accountsFor(type, {}),
-            rate ? { rate, places: 2 } : null,
+            rate ? { rate, currency: 'EUR' } : null,
           );
           expect(isBalanced(entry)).toBe(true);
           if (!rate) {

@@ -136,7 +136,33 @@ describe('invoiceDocument', () => {
     expect(d.buyer).toMatchObject({ name: 'Client SA', vat_id: 'FR1', country: 'FR', address_lines: ['Old street 1', '75001 Paris'] });
     expect(d.payment_account).toEqual({ iban: 'IE29AIBK93115212345678', bic: 'AIBKIE2D', name: 'Acme Ltd' });
     expect(Buffer.from(d.logo_png!).toString()).toBe('png');
-    expect(d.amount_paid).toBe('20.00');
+    // 20.00 paid is no part of the issued document: it states the whole total due.
+    expect(d.amount_paid).toBeUndefined();
+  });
+
+  test('an issued invoice states the VAT it was posted with: one issued under line rounding when BT-117 was base x rate keeps 3.19 and its cent of BT-114', () => {
+    const lines = [
+      line({ quantity: '1', price: '10', tax_rate: '19', tax_included: true }),
+      line({ id: 2, quantity: '1', price: '10', tax_rate: '19', tax_included: true }),
+    ];
+    const posted = {
+      tax_breakdown: [
+        { tax_category: 'S', tax_rate: '19', taxable_amount: '16.80', tax_amount: '3.19', exemption_reason: null, exemption_code: null },
+      ],
+      vat_total: '3.1900',
+      rounding_amount: '0.0100',
+      rounding: 'line' as const,
+    };
+    const issued = invoiceDocument(input({ ...posted, currency: 'EUR' }, { lines })).taxes!;
+    expect([
+      issued.breakdown[0]!.tax_amount.toFixed(2),
+      issued.totals.tax_inclusive_amount.toFixed(2),
+      issued.totals.rounding_amount.toFixed(2),
+      issued.totals.payable_amount.toFixed(2),
+    ]).toEqual(['3.19', '19.99', '0.01', '20.00']);
+    // A draft states what the kernel decides now: the lines' 3.20.
+    const draft = invoiceDocument(input({ ...posted, currency: 'EUR', invoicestatus: 'draft' }, { lines })).taxes!;
+    expect([draft.breakdown[0]!.tax_amount.toFixed(2), draft.totals.rounding_amount.toFixed(2)]).toEqual(['3.20', '0.00']);
   });
 
   test('a credit note the organization issues names no account to pay into: it owes the customer', () => {

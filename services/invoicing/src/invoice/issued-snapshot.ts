@@ -39,9 +39,9 @@ export function invoiceParties(invoice: PartiesOf, parties: DocumentParties, par
   };
 }
 
-/** A validated invoice: its parties are frozen. Drafts and proformas are not issued; a cancelled invoice never was. */
+/** A validated invoice, written off since or not: its parties are frozen. Drafts and proformas are not issued; a cancelled invoice never was. */
 export function isIssued(invoice: Pick<InvoiceRow, 'invoicestatus'>): boolean {
-  return invoice.invoicestatus === 'open' || invoice.invoicestatus === 'paid';
+  return invoice.invoicestatus === 'open' || invoice.invoicestatus === 'paid' || invoice.invoicestatus === 'written_off';
 }
 
 /**

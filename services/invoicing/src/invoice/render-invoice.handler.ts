@@ -6,11 +6,13 @@ import { accountingCurrency, findExchangeRate } from '../exchange-rate/exchange-
 import { invoiceDocument, type InvoiceDocumentInput } from './invoice-document';
 import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
 import type { InvoiceRow } from './invoice.record';
+import { issuedFile, keepIssuedFile, type IssuedFile } from './issued-files';
 import { freezeIssuedParties, invoiceParties, isIssued, issuedParties, type IssuedParties } from './issued-snapshot';
 
 /**
  * `/invoicing/getinvoice` with a `format`: the invoice as a file (docs/documents.md). The invoice is
- * read in one snapshot; a validated invoice renders from the parties it froze, any other from the
+ * read in one snapshot; an issued invoice answers the file its first render kept, and that first
+ * render is made from the parties it froze, any other from the
  * parties asked of the partners service now, with no transaction open. Its VAT is also stated in
  * the organization's accounting currency (BT-6, BT-111) at the invoice's rate: the currency frozen
  * with the parties of an issued invoice, the organization's now on a draft (whose rate, when it has
@@ -18,8 +20,19 @@ import { freezeIssuedParties, invoiceParties, isIssued, issuedParties, type Issu
  * refuse drafts, proformas, cancelled invoices and missing party data (400).
  */
 export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req, ctx) => {
-  const { invoice, lines, credited, frozen } = await inSnapshot(ctx.db, async (db) => {
+  const answer = (invoice: InvoiceRow, file: IssuedFile) => ({
+    message: `Invoice ${invoice.invoicenumber} rendered as ${req.format}`,
+    id: invoice.id,
+    number: invoice.invoicenumber,
+    format: req.format,
+    filename: file.filename,
+    content_type: file.content_type,
+    content_base64: file.content.toString('base64'),
+  });
+  const read = await inSnapshot(ctx.db, async (db) => {
     const invoice = await findInvoice(db, ctx.orgId, req.id);
+    const kept = isIssued(invoice) ? await issuedFile(db, invoice, req.format) : null;
+    if (kept) return { invoice, kept };
     const lines = (await linesOf(db, [invoice.id])).get(invoice.id) ?? [];
     // The preceding invoice (EN 16931 BG-3, BT-25/26) is the checked link alone, never the client's free text.
     const creditedId = invoice.credits_invoice_id;
@@ -30,20 +43,15 @@ export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req,
     const frozen = await issuedParties(db, invoice);
     return { invoice, lines, credited, frozen: frozen && { parties: frozen, accounting_currency: invoice.accounting_currency } };
   });
+  if (read.kept) return answer(read.invoice, read.kept);
+  const { invoice, lines, credited, frozen } = read;
   const { parties, accounting_currency } = frozen ?? (await partiesNow(ctx, invoice));
   const accounting = { currency: accounting_currency, exchange_rate: await rateOf(ctx.db, invoice, parties.currency, accounting_currency) };
   const doc = invoiceDocument({ invoice, lines, parties, credited, accounting });
   try {
     const file = await renderDocument(doc, req.format, { warn: (message) => ctx.log.warn({ invoice_id: invoice.id }, message) });
-    return {
-      message: `Invoice ${invoice.invoicenumber} rendered as ${req.format}`,
-      id: invoice.id,
-      number: invoice.invoicenumber,
-      format: req.format,
-      filename: file.filename,
-      content_type: file.content_type,
-      content_base64: file.content.toString('base64'),
-    };
+    // An issued invoice's first render is kept and answered ever after (issued-files.ts).
+    return answer(invoice, isIssued(invoice) ? await keepIssuedFile(ctx.db, invoice, req.format, file) : file);
   } catch (err) {
     if (!(err instanceof EInvoiceRefused)) throw err;
     const body = refusalBody(err, doc.kind);

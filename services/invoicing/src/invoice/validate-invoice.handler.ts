@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, minorUnit, toNumber, type TaxDocument } from '@bo/kernel';
+import { dec, formatDate, formatDateTime, toNumber, type TaxDocument } from '@bo/kernel';
 import {
   currentParties,
   organizationTaxPolicy,
@@ -160,15 +160,14 @@ async function conversionOf(
   accounting: string | null,
 ): Promise<(Conversion & { taken: boolean }) | null> {
   if (currency === null || accounting === null || currency === accounting) return null;
-  const places = minorUnit(accounting) ?? 2;
-  if (invoice.exchange_rate !== null) return { rate: invoice.exchange_rate, places, taken: false };
+  if (invoice.exchange_rate !== null) return { rate: invoice.exchange_rate, currency: accounting, taken: false };
   const day = formatDate(invoice.invoicedatetime) as string;
   const found = await findExchangeRate(db, orgId, currency, day);
   if (found === null) {
     const message = `the invoice is in ${currency} and the organization books in ${accounting}: give exchange_rate (${accounting} per 1 ${currency}), or set a rate for ${currency} on or before ${day} (/invoicing/exchangerates)`;
     throw validationFailed(message, [{ field: 'exchange_rate', message }]);
   }
-  return { rate: found.rate, places, taken: true };
+  return { rate: found.rate, currency: accounting, taken: true };
 }
 
 /** Only a sale is checked against the partner's credit, and only unless the caller overrides it. */

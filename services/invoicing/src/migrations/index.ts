@@ -708,4 +708,54 @@ export const invoicingMigrations: Migration[] = [
       );
     },
   },
+  {
+    // An issued invoice's files (PDF, UBL, CII, Factur-X) are kept as first rendered from what it
+    // froze and served byte-identical ever after (docs/invoicing.md "Issued invoices never change"):
+    // one row per invoice and format, the natural key, so racing first renders keep one.
+    name: '024_issued_files',
+    async up(trx, schema) {
+      await trx.schema.withSchema(schema).createTable('issued_files', (t) => {
+        t.integer('org_id').notNullable();
+        t.integer('invoice_id').notNullable().references('id').inTable(`${schema}.invoices`);
+        t.string('format', 16).notNullable();
+        t.string('filename', 200).notNullable();
+        t.string('content_type', 100).notNullable();
+        t.binary('content').notNullable();
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
+        t.primary(['org_id', 'invoice_id', 'format']);
+      });
+    },
+  },
+  {
+    // Documents stored without a currency (from before currencies) get the organization's accounting
+    // currency (its `default_currency` as organization_settings knows it), which is what the journal
+    // posted them in: invoices first, then payments (the one currency of the documents they settle,
+    // else the organization's), then refunds (their source's). Cash in another currency is refused
+    // against them from now on (docs/invoicing.md "Cash application"); an organization with no
+    // accounting currency on record keeps its documents without one.
+    name: '025_documents_without_currency_take_the_accounting_currency',
+    async up(trx, schema) {
+      await trx.raw(
+        `update ??.invoices i set currency = s.default_currency from ??.organization_settings s
+          where i.currency is null and s.org_id = i.org_id and s.default_currency is not null`,
+        [schema, schema],
+      );
+      await trx.raw(
+        `update ??.payments p set currency = coalesce(
+           (select min(i.currency) from ??.payment_allocations a join ??.invoices i on i.id = a.invoice_id
+             where a.payment_id = p.id having count(distinct i.currency) = 1 and count(i.currency) = count(*)),
+           s.default_currency)
+           from ??.organization_settings s
+          where p.currency is null and s.org_id = p.org_id and s.default_currency is not null`,
+        [schema, schema, schema, schema],
+      );
+      await trx.raw(
+        `update ??.payment_refunds r set currency = coalesce(
+           (select p.currency from ??.payments p where p.id = r.payment_id),
+           (select c.currency from ??.invoices c where c.id = r.credit_note_id))
+          where r.currency is null`,
+        [schema, schema, schema],
+      );
+    },
+  },
 ];

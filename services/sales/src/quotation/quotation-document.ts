@@ -65,7 +65,7 @@ export function quotationDocument(
     lines: documentLines(lines),
     totals: { subtotal: q.subtotal, tax_amount: q.tax_amount, total: q.total },
     taxes,
-    accounting: conversion && accountingCurrency(parties.currency, taxes.totals.tax_total, conversion),
+    accounting: conversion && accountingCurrency(parties.currency, taxes.breakdown, conversion),
     ...parties,
   };
 }
