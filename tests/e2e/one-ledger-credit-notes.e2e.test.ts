@@ -211,6 +211,34 @@ describe('one ledger: credit notes and the invoice they credit', () => {
       const allocated = await db('payment_allocations').where({ invoice_id: sale.id }).sum({ total: 'amount' }).first();
       expect(Number(allocated?.total)).toBe(100);
     });
+
+    it('a validation sent twice at once under one Idempotency-Key settles the invoice once, and the ledger counts it once', async () => {
+      const gail = await customer('Gail Twice');
+      const sale = await issued({ partner: gail, line_items: amount(80) });
+      const note = (await ok(creditOf(sale, { partner: gail, line_items: amount(80) }))).body.invoice;
+      const headers = { 'Idempotency-Key': `validate-${note.id}` };
+      const twins = await Promise.all(
+        [1, 2].map(() =>
+          sys.post('/invoicing/invoice/new', { org_id: 1, userid: 'e2e', validate_invoice: true, id: note.id }, { headers }),
+        ),
+      );
+      // One runs; its twin, while it runs, is 409 idempotency_conflict (docs/api.md) or its recorded reply.
+      const answered = twins.filter((r) => r.statusCode === 200);
+      expect(answered.length).toBeGreaterThanOrEqual(1);
+      for (const r of twins.filter((t) => t.statusCode !== 200)) expect([r.statusCode, r.body.code]).toEqual([409, 'idempotency_conflict']);
+      // Sent again once answered: the recorded reply, nothing run twice.
+      const again = await sys.post(
+        '/invoicing/invoice/new',
+        { org_id: 1, userid: 'e2e', validate_invoice: true, id: note.id },
+        { headers },
+      );
+      expect(again.body).toEqual(answered[0]!.body);
+      expect(again.body.invoice).toMatchObject({ invoicestatus: 'paid', due_amount: 0 });
+      expect(await db('payment_allocations').where({ credit_note_id: note.id })).toHaveLength(1);
+      await sys.eventsSettled();
+      const partner = (await ok(post('/crm/partners', { partner_id: gail }))).body.partner;
+      expect([partner.balance, partner.receivable]).toEqual([0, 0]);
+    });
   });
 
   describe('case 9: a credit note returns to stock at most what its invoice delivered', () => {
