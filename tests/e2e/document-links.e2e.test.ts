@@ -174,8 +174,10 @@ describe('document links are made by the server; partial credit notes', () => {
     expect(await everything()).toEqual(before);
     expect(await balance(gamma)).toEqual(balanceBefore);
 
-    // Up to the cent is fine; after that nothing is left.
-    expect((await invoicing().validate({ ...as7, id: rest.id })).invoice.invoicestatus).toBe('open');
+    // Up to the cent is fine, and it settles the invoice's last 24.50 (a credit note settles its
+    // invoice first); after that nothing is left.
+    expect((await invoicing().validate({ ...as7, id: rest.id })).invoice).toMatchObject({ invoicestatus: 'paid', due_amount: 0 });
+    expect((await invoicing().balances({ ...as7, id: sale.id })).invoices[0]).toMatchObject({ invoicestatus: 'paid', due_amount: 0 });
     expect(await refusal(invoicing().validate({ ...as7, id: tooMuch.id }))).toMatchObject({
       code: 'credit_exceeds_invoice',
       message: expect.stringContaining('0.00 is still creditable'),

@@ -140,7 +140,8 @@ describe('invoicing: document links are the server’s, credit notes credit part
       errors: [{ field: 'invoicetotal', message: expect.stringContaining('24.50 is still creditable') }],
     });
     expect(await snapshot()).toEqual(before);
-    expect(body(await validate(d.id)).invoice.invoicestatus).toBe('open');
+    // It fits exactly and settles the invoice's last 24.50 (a credit note settles its invoice first): used up.
+    expect(body(await validate(d.id)).invoice).toMatchObject({ invoicestatus: 'paid', due_amount: 0 });
     expect(await validate(c.id)).toMatchObject({
       code: 'credit_exceeds_invoice',
       message: expect.stringContaining('0.00 is still creditable'),

@@ -207,14 +207,34 @@ describe('invoicing service: cash application', () => {
     await journalBalances();
   });
 
-  it('uses a validated credit note as credit: it settles an invoice only when allocated to it', async () => {
-    const a = await issued(100);
-    const note = body(
+  it('a credit note settles the invoice it credits when validated; one that credits none settles an invoice only when allocated', async () => {
+    const credited = await issued(100);
+    const settling = body(
       await call('invoicing.invoice.create', {
         invoicetype: 'creditout',
         partner: 10,
         sourcetype: 'invoice',
-        sourceid: String(a),
+        sourceid: String(credited),
+        invoicedatetime: '2026-02-01T09:00:00',
+        line_items: [line(30)],
+      }),
+    ).invoice;
+    expect(body(await call('invoicing.invoice.validate', { validate_invoice: true, id: settling.id })).invoice).toMatchObject({
+      invoicestatus: 'paid',
+      due_amount: 0,
+    });
+    expect((await invoice(credited)).amount_paid).toBe('30.00');
+    const settlement = await svc.db('payment_allocations').where({ credit_note_id: settling.id });
+    expect(settlement.map((x) => [x.invoice_id, x.amount, x.settles_credited, x.journal_entry_id])).toEqual([
+      [credited, '30.00', true, null],
+    ]);
+
+    const a = await issued(100);
+    // Its source fields are free text: it credits no invoice in particular.
+    const note = body(
+      await call('invoicing.invoice.create', {
+        invoicetype: 'creditout',
+        partner: 10,
         invoicedatetime: '2026-02-01T09:00:00',
         line_items: [line(30)],
       }),

@@ -19,6 +19,11 @@ import {
 import { taxCategoryField } from '../lines';
 
 export const productTypes = ['inventory', 'service', 'consumable'] as const;
+
+/** Only `inventory` products are stocked; services and consumables are never counted (nor returned to stock). */
+export function carriesStock(type: string): boolean {
+  return type === 'inventory';
+}
 export const productTypeField = z.enum(productTypes);
 
 /** Sort keys of the product list; the default is newest first. */

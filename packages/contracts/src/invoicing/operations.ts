@@ -35,6 +35,7 @@ export const createInvoice = defineOperation({
       field: 'sourceid',
       rule: 'on a credit note with sourcetype "invoice": the id of an issued invoice of the organization, of the same partner and the paired type',
     },
+    { field: 'currency', rule: "on a credit note of an invoice: the invoice's currency (taken when none is given)" },
   ],
 });
 export const listInvoices = defineOperation({
@@ -98,6 +99,12 @@ export const validateInvoice = defineOperation({
       rule: "the invoice date after the organization's lock_date (its profile; the books are closed up to and including it)",
     },
     ...partyVatIdRules,
+    // A credit note of an invoice is judged against it: neither field is of this request.
+    { field: 'currency', rule: "a credit note's currency is the currency of the invoice it credits" },
+    {
+      field: 'line_items',
+      rule: "a credit note that restocks returns at most what its invoice delivered per product, less earlier credit notes' returns (each line's quantity)",
+    },
   ],
 });
 export const invoiceBalances = defineOperation({

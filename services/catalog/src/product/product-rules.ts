@@ -1,3 +1,4 @@
+import { catalog } from '@bo/contracts';
 import { CATEGORY_RULES, dec, isVatCategory } from '@bo/kernel';
 
 /** Minimum above maximum would make every reorder rule contradict itself. */
@@ -8,10 +9,8 @@ export function stockLevelsProblem(min: string | null | undefined, max: string |
     : null;
 }
 
-/** Only `inventory` products are stocked; services and consumables are never counted. */
-export function carriesStock(type: string): boolean {
-  return type === 'inventory';
-}
+/** The one rule of which products are stocked, shared with invoicing's cap on returns. */
+export const carriesStock = catalog.carriesStock;
 
 /**
  * A default VAT category that its rate contradicts (S above 0; Z, E, AE, K, G, O at 0), so that no

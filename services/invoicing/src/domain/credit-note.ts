@@ -61,20 +61,78 @@ export function creditLinkProblem(
   return null;
 }
 
-export interface CreditRoom {
-  fits: boolean;
-  /** What the validated credit notes already credit. */
-  credited: Dec;
-  /** What may still be credited before this note: the invoice total less what is credited. */
-  left: Dec;
+/**
+ * The currency a credit note is in: its invoice's. A note that names none takes the invoice's; one
+ * that names another is refused by name (`currency`). An invoice stored without a currency (from
+ * before currencies) sets no rule: the note keeps its own.
+ */
+export function creditNoteCurrency(
+  note: { currency: string | null },
+  invoice: { currency: string | null; invoicenumber: string },
+): { currency: string | null } | { problem: string } {
+  if (invoice.currency === null || note.currency === null || note.currency === invoice.currency)
+    return { currency: invoice.currency ?? note.currency };
+  return {
+    problem: `a credit note is in the currency of the invoice it credits: ${invoice.invoicenumber} is in ${invoice.currency}, not ${note.currency}`,
+  };
 }
+
+/** An amount with the currency it is in (null: a document from before currencies). */
+export interface Priced {
+  amount: DecimalLike;
+  currency: string | null;
+}
+
+export type CreditRoom =
+  | {
+      fits: boolean;
+      /** What the validated credit notes already credit. */
+      credited: Dec;
+      /** What may still be credited before this note: the invoice total less what is credited. */
+      left: Dec;
+    }
+  | {
+      fits: false;
+      /** Validated credit notes in another currency than the invoice's: no cap can be judged across them. */
+      foreign: Priced[];
+    };
 
 /**
  * Any number of credit notes may credit one invoice; together the validated ones never credit more
- * than its total. Exact decimals, to the cent.
+ * than its total. Every amount is in the invoice's currency (creditNoteCurrency), compared exactly
+ * to its minor unit; a credit in another currency (validated before the rule) is never added to it.
  */
-export function creditRoom(invoiceTotal: DecimalLike, validatedCredits: readonly DecimalLike[], noteTotal: DecimalLike): CreditRoom {
-  const credited = sum(validatedCredits.map((c) => dec(c)));
-  const left = dec(invoiceTotal).minus(credited);
-  return { fits: dec(noteTotal).lessThanOrEqualTo(left), credited, left: left.isNegative() ? dec(0) : left };
+export function creditRoom(invoice: Priced, validatedCredits: readonly Priced[], note: Priced): CreditRoom {
+  const same = (p: Priced) => p.currency === null || invoice.currency === null || p.currency === invoice.currency;
+  const foreign = [...validatedCredits, note].filter((p) => !same(p));
+  if (foreign.length) return { fits: false, foreign };
+  const credited = sum(validatedCredits.map((c) => dec(c.amount)));
+  const left = dec(invoice.amount).minus(credited);
+  return { fits: dec(note.amount).lessThanOrEqualTo(left), credited, left: left.isNegative() ? dec(0) : left };
+}
+
+/** A document as the settlement of a credit note judges it. */
+export interface CreditSettlementDocument {
+  invoicestatus: string;
+  invoicetotal: DecimalLike;
+  amount_paid: DecimalLike;
+  written_off_amount: DecimalLike;
+  /** The day it posted on (YYYY-MM-DD). */
+  date: string;
+}
+
+/**
+ * What a credit note settles of the invoice it credits when it is validated (Odoo's reconciliation
+ * of a reversal, ERPNext's return against an invoice): the smaller of what the note gives and what
+ * is open on the invoice, allocated from the one to the other on the later of their two dates, so
+ * nothing is settled before it existed. Only the rest is credit the partner may use elsewhere or be
+ * paid back. Null when the invoice has nothing open (paid, written off): the whole note is credit.
+ */
+export function creditSettlement(note: CreditSettlementDocument, invoice: CreditSettlementDocument): { amount: Dec; date: string } | null {
+  if (invoice.invoicestatus !== 'open') return null;
+  const open = dec(invoice.invoicetotal).minus(dec(invoice.amount_paid)).minus(dec(invoice.written_off_amount));
+  const gives = dec(note.invoicetotal).minus(dec(note.amount_paid)).minus(dec(note.written_off_amount));
+  const amount = open.lessThan(gives) ? open : gives;
+  if (!amount.greaterThan(0)) return null;
+  return { amount, date: note.date > invoice.date ? note.date : invoice.date };
 }

@@ -10,7 +10,7 @@ import {
   resolveCatalogLines,
 } from '@bo/runtime';
 import { lineField, newInvoiceFrom } from './create-input';
-import { checkedCreditLink } from './credit-link';
+import { checkedCreditLink, creditedCurrency } from './credit-link';
 import { toInvoiceRecord } from './invoice.record';
 import { insertInvoice } from './invoice.writer';
 
@@ -25,9 +25,16 @@ export const createInvoiceHandler = handler(invoicing.createInvoice, {
     const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
     requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
     // The client's source fields are free text: they link nothing, except that a credit note names
-    // the invoice it credits by them, and that link is checked before it is kept.
-    const credits_invoice_id = await checkedCreditLink(ctx.db, ctx.orgId, values);
-    return { lines, defaults, today: now.date, values: { ...values, credits_invoice_id } };
+    // the invoice it credits by them, and that link is checked before it is kept. Such a note is in
+    // that invoice's currency.
+    const credited = await checkedCreditLink(ctx.db, ctx.orgId, values);
+    const currency = credited ? creditedCurrency(values, credited) : null;
+    return {
+      lines,
+      defaults,
+      today: now.date,
+      values: { ...values, credits_invoice_id: credited?.id ?? null, ...(currency ? { currency } : {}) },
+    };
   },
   apply: async (req, ctx, { lines, defaults, today, values }) => {
     await assertNotFenced(ctx.db, ctx.orgId, req.partner);

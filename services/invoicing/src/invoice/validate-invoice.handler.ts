@@ -15,7 +15,15 @@ import {
 import { accountsFor, invoiceEntryLines, type Conversion } from '../domain/journal';
 import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import { assertCreditAvailable } from './credit-check';
-import { assertCreditable } from './credit-link';
+import {
+  assertCreditable,
+  assertRestockable,
+  creditedCurrency,
+  lockCreditedInvoice,
+  productsNotStocked,
+  storeStocked,
+} from './credit-link';
+import { settleCreditedInvoice } from './credit-settlement';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice, linesOf } from './invoice.repository';
 import { assertAfterLockDate } from './lock-date';
@@ -36,10 +44,18 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
     const checksCredit = needsCreditCheck(unlocked.invoicetype, req.override_credit_limit);
     const parties = await currentParties(ctx, unlocked.partner_id, { credit: checksCredit });
     if (checksCredit && !parties.credit) throw notFound('Partner', unlocked.partner_id);
+    // What of a credit note's returns catalog keeps no stock of, so is not capped by the invoice's deliveries.
+    const notStocked = [...(await productsNotStocked(ctx, unlocked))];
     // The date it posts on, which never changes either.
-    return { checksCredit, parties, invoiceDate: formatDate(unlocked.invoicedatetime) as string, number: unlocked.invoicenumber };
+    return {
+      checksCredit,
+      parties,
+      notStocked,
+      invoiceDate: formatDate(unlocked.invoicedatetime) as string,
+      number: unlocked.invoicenumber,
+    };
   },
-  apply: async (req, ctx, { checksCredit, parties, invoiceDate, number }) => {
+  apply: async (req, ctx, { checksCredit, parties, notStocked, invoiceDate, number }) => {
     // Before the invoice's lock, as every posting takes the lock date's row first. The date is the
     // invoice's own, no field of this request: the refusal names `lock_date`.
     await assertAfterLockDate(ctx.db, ctx.orgId, invoiceDate, 'lock_date', `invoice ${number}`);
@@ -52,9 +68,13 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
     const stored = (await linesOf(ctx.db, [invoice.id])).get(invoice.id) ?? [];
     if (stored.length === 0) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it has no lines`);
 
+    // A credit note is judged against the invoice it credits, locked from here on: in its currency.
+    const credited = await lockCreditedInvoice(ctx.db, invoice);
+    const inCurrency = credited ? { ...invoice, currency: creditedCurrency(invoice, credited) } : invoice;
+
     // Issued with the organization's rounding policy now, which the invoice then keeps, and checked
     // against the VAT ids the parties state (AE and K need both).
-    const issuedParties = invoiceParties(invoice, parties.records, parties.partnerName);
+    const issuedParties = invoiceParties(inCurrency, parties.records, parties.partnerName);
     const policy = await organizationTaxPolicy(ctx.db, ctx.orgId);
     const currency = issuedParties.currency || null;
     const context = taxContextFor(policy, currency, taxParties(issuedParties));
@@ -66,8 +86,12 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
 
     // Checked while the invoice is locked, so its total cannot grow between the check and the posting.
     if (checksCredit && parties.credit) await assertCreditAvailable(ctx.db, computed, parties.credit);
-    // A credit note never takes its invoice's validated credit notes past the invoice's total.
-    await assertCreditable(ctx.db, computed);
+    // A credit note never takes its invoice's validated credit notes past the invoice's total, nor
+    // returns more goods than it delivered.
+    if (credited) {
+      await assertCreditable(ctx.db, { ...computed, currency }, credited);
+      await assertRestockable(ctx.db, invoice, stored, credited, new Set(notStocked));
+    }
 
     const accounts = accountsFor(invoice.invoicetype, invoice);
     const journalEntryId = await postEntry(
@@ -94,6 +118,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
       // The table's rate it was posted at, kept with the issued invoice.
       ...(conversion?.taken ? { exchange_rate: conversion.rate } : {}),
     });
+    await storeStocked(ctx.db, invoice, stored);
     const posted = row;
     await recordEvent(ctx.db, invoicing.invoiceValidated.type, ctx.orgId, {
       ...eventRef(posted),
@@ -121,15 +146,18 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
         ...eventRef(posted),
         paid_at: formatDateTime(posted.paid_at) as string,
       });
+    // A credit note settles the invoice it credits first; only the rest is credit. After the note's
+    // own event, so the partner ledger reads the note before the allocation that uses it.
+    const answered = credited ? (await settleCreditedInvoice(ctx.db, ctx, posted, credited)).note : posted;
     return {
       message: `Invoice ${posted.invoicenumber} validated successfully`,
       invoice: {
         id: posted.id,
         invoicenumber: posted.invoicenumber,
-        invoicestatus: statusOf(posted, await organizationToday(ctx.db, ctx.orgId)),
+        invoicestatus: statusOf(answered, await organizationToday(ctx.db, ctx.orgId)),
         journal_entry_id: journalEntryId,
         invoicetotal: toNumber(posted.invoicetotal),
-        due_amount: dueOf(posted),
+        due_amount: dueOf(answered),
       },
     };
   },

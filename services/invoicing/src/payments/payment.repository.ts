@@ -208,6 +208,8 @@ export async function bookAllocations(
     date: string;
     journal: string;
     operationKey: string | undefined;
+    /** A credit note's settlement of the invoice it credits, made by its validation: at most one per note. */
+    settlesCredited?: boolean;
   },
 ): Promise<AllocationRow[]> {
   const rows: AllocationRow[] = [];
@@ -251,6 +253,7 @@ export async function bookAllocations(
         journal_entry_id: journalEntryId,
         operation_key: args.operationKey ?? null,
         seq: seq++,
+        ...(args.settlesCredited ? { settles_credited: true } : {}),
       })
       .returning('*')) as AllocationRow[];
     rows.push(row as AllocationRow);
