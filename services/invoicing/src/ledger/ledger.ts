@@ -114,7 +114,12 @@ export class Ledger {
     for (const a of history.allocations) {
       const source = this.items.get(a.payment_id !== null ? `p${a.payment_id}` : `d${a.credit_note_id as number}`);
       const target = this.items.get(`d${a.invoice_id}`);
-      if (!source || !target) continue;
+      // A history of the items open on a day (history.ts `openOn`) may hold one side only: it is settled all the same.
+      if (!source || !target) {
+        const side = source ?? target;
+        if (side) steps.push({ seq: a.seq, rank: 1, id: a.id, run: () => this.settleOneSide(a, side) });
+        continue;
+      }
       steps.push({ seq: a.seq, rank: 1, id: a.id, run: () => this.allocate(a, source, target) });
       if (a.voided && a.payment_id !== null) {
         const list = byPayment.get(a.payment_id) ?? [];
@@ -226,6 +231,13 @@ export class Ledger {
       // The credit used lowers the source's open value, the document cleared the target's: what they differ by is realized.
       realized: used.times(-source.sign).minus(cleared.times(target.sign)),
     });
+  }
+
+  /** An allocation whose other side the history left out: its movement is kept for the side present, no statement line. */
+  private settleOneSide(a: LedgerAllocation, item: Item) {
+    const amount = dec(a.amount);
+    const worth = this.settle(item, amount);
+    this.change(item, later(a.date, item.date), amount.neg(), worth.neg());
   }
 
   private refund(r: LedgerRefund, source: Item) {

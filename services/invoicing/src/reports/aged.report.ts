@@ -20,14 +20,15 @@ export const accountingPlaces = (currency: string | null) => (currency ? (minorU
 
 /**
  * Aged receivables (the customer side) or payables (the vendor side) as of a day, default the
- * organization's today, from the ledger (ledger/ledger.ts) of the postings read in one snapshot.
+ * organization's today, from the ledger (ledger/ledger.ts) of the items that can be open that day
+ * (history.ts `openOn`: those open now and those touched since), read in one snapshot.
  */
 export async function agedReport(db: Knex, orgId: number, req: invoicing.AgedReportRequest): Promise<invoicing.AgedReportReply> {
   return db.transaction(
     async (trx) => {
       const asOf = req.as_of ?? (await organizationToday(trx, orgId));
       const currency = await accountingCurrency(trx, orgId);
-      const ledger = new Ledger(await loadHistory(trx, orgId), accountingPlaces(currency));
+      const ledger = new Ledger(await loadHistory(trx, orgId, { openOn: asOf }), accountingPlaces(currency));
       const side = req.report === 'aged_receivables' ? 'customer' : 'vendor';
       const { partners, totals } = agedBalances(ledger, side, asOf, await partnerNames(trx, orgId));
       const what = side === 'customer' ? 'receivables' : 'payables';

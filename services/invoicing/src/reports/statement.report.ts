@@ -23,7 +23,7 @@ export async function statementReport(
   const statement = await ctx.db.transaction(
     async (trx) => {
       const currency = await accountingCurrency(trx, ctx.orgId);
-      const ledger = new Ledger(await loadHistory(trx, ctx.orgId, req.partner), accountingPlaces(currency));
+      const ledger = new Ledger(await loadHistory(trx, ctx.orgId, { partner: req.partner }), accountingPlaces(currency));
       return { currency, ...statementOf(ledger, req.partner, side, req.date_from, req.date_to, currency) };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
