@@ -1,7 +1,8 @@
 import * as testing from '@bo/testkit';
 import { loadHistory } from '../src/ledger/history';
 import { Ledger } from '../src/ledger/ledger';
-import { agedBalances } from '../src/ledger/views';
+import { addDays } from '../src/domain/recurrence';
+import { agedBalances, statementOf } from '../src/ledger/views';
 import { body, startWithFakePartners, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [
@@ -11,13 +12,13 @@ const partnersTable: FakePartner[] = [
 const line = (price: number) => ({ product_id: 7, quantity: 1, price, tax_rate: 0, tax_included: false });
 
 /**
- * Aged balances read only the items that can be open on their day (ledger/history.ts `openOn`), not
- * the whole history: over a history of USD documents in EUR books with part payments, credit used
+ * Aged balances and statements read only the items that can be open on their day (ledger/history.ts
+ * `openOn`; a statement: the day before its period), not the whole history: over a history of USD documents in EUR books with part payments, credit used
  * later, refunds, a void and a write-off, dated across two months, every day's aged balances equal
- * those of the full replay, and each partner's total equals the journal's receivable lines up to
- * that day.
+ * those of the full replay, every period's statement too, and each partner's total equals the
+ * journal's receivable lines up to that day.
  */
-describe('invoicing: aged balances from the open items equal the full replay', () => {
+describe('invoicing: aged balances and statements from the open items equal the full replay', () => {
   let svc: testing.TestService;
 
   beforeAll(async () => {
@@ -115,6 +116,21 @@ describe('invoicing: aged balances from the open items equal the full replay', (
       for (const partner of [10, 11]) {
         const total = expected.partners.find((p) => p.partner === partner)?.total ?? 0;
         expect({ day, partner, total }).toEqual({ day, partner, total: await journalReceivable(partner, day) });
+      }
+    }
+    // A statement reads the items open on the day before its period, and states what the full replay does.
+    const periods = [
+      ['2026-01-01', '2026-01-31'],
+      ['2026-02-01', '2026-02-28'],
+      ['2026-01-21', '2026-02-05'],
+      ['2026-02-06', '2026-03-31'],
+    ] as const;
+    for (const [from, to] of periods) {
+      for (const partner of [10, 11]) {
+        const open = new Ledger(await loadHistory(svc.db, 1, { partner, openOn: addDays(from, -1) }), 2);
+        const expected = statementOf(full, partner, 'customer', from, to, 'EUR');
+        expect({ from, partner, ...statementOf(open, partner, 'customer', from, to, 'EUR') }).toEqual({ from, partner, ...expected });
+        expect(expected.closing_balance).toBe(await journalReceivable(partner, to));
       }
     }
     // Today (after everything) only what is open is read: c (reopened by the void), b's rest and nothing of a.

@@ -77,8 +77,9 @@ export interface HistoryScope {
   partner?: number;
   /**
    * Only the documents and payments open now (the running balances their rows keep: a document
-   * `open`, a payment with credit left) or touched by a posting dated after `openOn` (an allocation,
-   * refund, void or write-off that had not happened yet that day), with every posting of theirs: the
+   * `open`, a payment with credit left) or posted or touched by a posting dated after `openOn` (an
+   * allocation, refund, void or write-off that had not happened yet that day), with every posting of
+   * theirs: the
    * rest were settled by then, in both currencies, and add nothing; the payments that settled an open
    * document come with it, as their voids reopen it. Dates run forward (an allocation
    * is never dated before its source or document), so an allocation's own date says when it counted.
@@ -119,7 +120,8 @@ export async function loadHistory(db: Knex, orgId: number, scope: HistoryScope =
               where p.org_id = ${org()} and p.status = 'voided' and coalesce(p.void_date, p.voided_at::date) > ${day()}
        union select credit_note_id from payment_refunds
               where org_id = ${org()} and refund_date > ${day()} and credit_note_id is not null
-       union select invoice_id from journal_entries where org_id = ${org()} and kind = 'write_off' and journaldate > ${day()}
+       union select invoice_id from journal_entries
+              where org_id = ${org()} and kind in ('write_off', 'invoice') and journaldate > ${day()}
      ),
      cand_pays as (
        select id from payments where org_id = ${org()} and status = 'posted' and amount > allocated + refunded

@@ -1,11 +1,7 @@
 import type { invoicing } from '@bo/contracts';
 import { dec, sum, toNumber, type Dec } from '@bo/kernel';
+import { daysBetween } from '../domain/recurrence';
 import type { Item, ItemKey, Ledger, Movement, Side } from './ledger';
-
-/** Whole days from `from` to `to` (calendar dates). */
-export function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}
 
 export function agingBucket(daysPastDue: number): invoicing.AgingBucket {
   if (daysPastDue <= 0) return 'current';
@@ -124,7 +120,8 @@ function itemLabel(item: Item): string {
  * A statement of one side of one partner's account over a period: the balance at the end of the day
  * before `dateFrom`, every movement dated in the period in order with the running balance, and the
  * balance at the end of `dateTo` (its aged receivables' or payables' `total` that day, the journal's
- * trade lines of the partner). An allocation moves no balance by itself (it matches credit against a
+ * trade lines of the partner). The ledger may hold only the items that can be open on the day before
+ * the period (history.ts `openOn`): every movement of the period is among their postings. An allocation moves no balance by itself (it matches credit against a
  * document of the same partner) and is listed with the amount applied; what cash realizes in the
  * accounting currency (worth more or less than what it cleared) is an `exchange_difference` line of
  * its own, right after it.
@@ -140,7 +137,15 @@ export function statementOf(
   const mine = ledger.movements
     .filter((m) => m.partner_id === partner && m.side === side)
     .sort((a, b) => a.date.localeCompare(b.date) || RANK[a.kind] - RANK[b.kind] || a.seq - b.seq || a.id - b.id);
-  const opening = sum(mine.filter((m) => m.date < dateFrom).map((m) => m.cash.plus(m.realized)));
+  // What the partner's items on this side stood at: the sum of their changes before the period (a
+  // history of the items open by then, history.ts `openOn`, holds every item that adds anything).
+  const opening = sum(
+    ledger.changes
+      .filter((c) => c.date < dateFrom)
+      .map((c) => ({ c, item: ledger.items.get(c.key) as Item }))
+      .filter(({ item }) => item.partner_id === partner && item.side === side)
+      .map(({ c, item }) => c.accounting.times(item.sign)),
+  );
   let balance = opening;
   const lines: invoicing.StatementLine[] = [];
   const push = (line: Omit<invoicing.StatementLine, 'debit' | 'credit' | 'balance'>, delta: Dec) => {

@@ -3,6 +3,7 @@ import { renderStatementPdf } from '@bo/documents';
 import { findPartner, requireLivePartner, type HandlerContext } from '@bo/runtime';
 import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
 import { accountingPlaces } from './aged.report';
+import { addDays } from '../domain/recurrence';
 import { loadHistory } from '../ledger/history';
 import { Ledger } from '../ledger/ledger';
 import { statementOf } from '../ledger/views';
@@ -23,7 +24,10 @@ export async function statementReport(
   const statement = await ctx.db.transaction(
     async (trx) => {
       const currency = await accountingCurrency(trx, ctx.orgId);
-      const ledger = new Ledger(await loadHistory(trx, ctx.orgId, { partner: req.partner }), accountingPlaces(currency));
+      const ledger = new Ledger(
+        await loadHistory(trx, ctx.orgId, { partner: req.partner, openOn: addDays(req.date_from, -1) }),
+        accountingPlaces(currency),
+      );
       return { currency, ...statementOf(ledger, req.partner, side, req.date_from, req.date_to, currency) };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
