@@ -136,8 +136,10 @@ describe('payments in another currency, end to end', () => {
       )
     ).body.allocations[0];
     // 50.01 USD of credit is worth 40.01 EUR (50.01 x 48 / 60, rounded) and clears 45.01 EUR (50.01 x 0.9): a loss of 5.00.
+    // The credit used and the invoice cleared are lines of their own, though both sit on the receivable.
     expect(await linesOf(allocated.journal_entry_id)).toEqual([
-      [RECEIVABLE, '0.00', '5.00'],
+      [RECEIVABLE, '40.01', '0.00'],
+      [RECEIVABLE, '0.00', '45.01'],
       [LOSSES, '5.00', '0.00'],
     ]);
     const refund = (await ok(payments({ action: 'refund', payment_id: payment.id, amount: 9.99, refund_date: '2026-06-05' }))).body.refund;

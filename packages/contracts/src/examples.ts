@@ -257,7 +257,8 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     },
   };
   // Payment 2 (60.00 by bank transfer for INV-00002) as each of its steps leaves it: allocated twice, then refunded.
-  const allocation = (id: number, amount: number): AllocationRecord => ({
+  // Each allocation names the entry that posted it: the payment's own (3) for the one made with it, its own after.
+  const allocation = (id: number, amount: number, journalEntryId: number): AllocationRecord => ({
     id,
     source: 'payment',
     payment_id: 2,
@@ -267,10 +268,10 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     amount,
     allocation_date: `${today}`,
     status: 'active',
-    journal_entry_id: null,
+    journal_entry_id: journalEntryId,
   });
-  const allocation2 = allocation(2, 40);
-  const allocation3 = allocation(3, 13.32);
+  const allocation2 = allocation(2, 40, 3);
+  const allocation3 = allocation(3, 13.32, 4);
   const refund1: RefundRecord = {
     id: 1,
     source: 'payment',
@@ -285,7 +286,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     method: 'bank_transfer',
     reference: 'Overpayment TRF-2041',
     journal: 'Bank',
-    journal_entry_id: 4,
+    journal_entry_id: 5,
   };
   const payment2 = (state: Pick<PaymentRecord, 'allocated' | 'refunded' | 'unallocated' | 'allocations' | 'refunds'>): PaymentRecord => ({
     id: 2,
@@ -1585,7 +1586,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
           refunded: 0,
           unallocated: 0,
           journal_entry_id: 2,
-          void_journal_entry_id: 5,
+          void_journal_entry_id: 6,
           void_reason: 'Cheque bounced',
           voided_at: `${today}T10:00:00`,
           allocations: [
@@ -1599,7 +1600,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
               amount: 50,
               allocation_date: `${today}`,
               status: 'voided',
-              journal_entry_id: null,
+              journal_entry_id: 2,
             },
           ],
           refunds: [],
@@ -1643,7 +1644,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
           amount_paid: 53.32,
           due_amount: 0,
           written_off_amount: 50,
-          journal_entry_id: 6,
+          journal_entry_id: 7,
         },
       },
     ),

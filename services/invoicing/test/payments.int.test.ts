@@ -251,7 +251,14 @@ describe('invoicing service: cash application', () => {
     );
     expect(reply.credit_note).toMatchObject({ id: note.id, invoicestatus: 'paid', due_amount: 0 });
     expect(reply.invoices[0]).toMatchObject({ id: a, amount_paid: 30, due_amount: 70 });
-    expect(reply.allocations[0]).toMatchObject({ source: 'credit_note', credit_note_id: note.id, journal_entry_id: null });
+    // Its own entry, though credit and invoice sit on one account: the credit applied and the invoice settled, each a line.
+    const allocated = reply.allocations[0];
+    expect(allocated).toMatchObject({ source: 'credit_note', credit_note_id: note.id, journal_entry_id: expect.any(Number) });
+    const lines = await svc.db('journal_lines').where({ entry_id: allocated.journal_entry_id }).orderBy('id');
+    expect(lines.map((l) => [l.account, l.label, Number(l.debit), Number(l.credit)])).toEqual([
+      ['1200 Accounts Receivable', 'Credit applied', 30, 0],
+      ['1200 Accounts Receivable', 'Settlement', 0, 30],
+    ]);
     // Nothing left on it to give.
     await refusedUnchanged(
       () =>

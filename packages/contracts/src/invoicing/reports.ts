@@ -158,24 +158,41 @@ export const agedReportReply = z.object({
 export type AgedReportReply = z.infer<typeof agedReportReply>;
 export type AgedPartnerRow = z.infer<typeof agedPartnerRow>;
 
-export const statementLineKinds = ['invoice', 'credit_note', 'payment', 'allocation', 'refund', 'void', 'write_off'] as const;
+export const statementLineKinds = [
+  'invoice',
+  'credit_note',
+  'payment',
+  'allocation',
+  'refund',
+  'void',
+  'write_off',
+  'exchange_difference',
+] as const;
 
 export const statementLine = z.object({
   date: z.string(),
   kind: z.enum(statementLineKinds),
-  /** The document number, `PAY-<id>` with its reference, or for an allocation `<source> → <document>`. */
+  /**
+   * The document number, `PAY-<id>` with its reference, or for an allocation `<source> → <document>`;
+   * an `exchange_difference` (the gain or loss realized by the line before it) names what realized it.
+   */
   reference: z.string(),
   invoice_id: z.number().int().nullable(),
   payment_id: z.number().int().nullable(),
   credit_note_id: z.number().int().nullable(),
   currency: z.string().nullable(),
-  /** The amount of the movement in its own currency (an allocation: the amount applied). */
+  /**
+   * The amount of the movement in its own currency (an allocation: the amount applied; an
+   * `exchange_difference`: the difference itself, in the accounting currency).
+   */
   amount_currency: z.number(),
   /**
    * In the accounting currency, as the partner's trade account posts it: on the customer side
    * (receivable) a debit adds to the balance (an invoice, a refund, a void) and a credit takes off it
    * (a credit note, a payment, a write-off); on the vendor side (payable) a credit adds to it (a bill,
-   * a refund, a void) and a debit takes off it (a credit note, a payment). An allocation is neither.
+   * a refund, a void) and a debit takes off it (a credit note, a payment). An allocation is neither;
+   * an `exchange_difference` is what the cash line before it was worth beyond (or short of) what it
+   * cleared on the trade account.
    */
   debit: z.number(),
   credit: z.number(),

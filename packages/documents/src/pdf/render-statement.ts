@@ -49,6 +49,7 @@ const KIND_LABELS: Readonly<Record<string, string>> = {
   refund: 'Refund',
   void: 'Void',
   write_off: 'Write-off',
+  exchange_difference: 'Exchange difference',
 };
 
 /**

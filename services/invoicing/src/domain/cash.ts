@@ -274,20 +274,11 @@ export function voidLines(
 }
 
 /**
- * Allocating credit that sits on one trade account to a document on another moves it across (a
- * payment's rest on the default receivable to an invoice kept on `1210 Receivables EU`, say);
- * where both are the same account the allocation only matches open items and posts nothing.
- * `settles` is the type of the document settled: a receivable is credited, a payable debited.
- */
-export function transferLines(settles: 'invoiceout' | 'invoicein', amount: DecimalLike, from: string, to: string): JournalLine[] {
-  return allocationLines(settles, { account: from, value: amount }, { account: to, value: amount });
-}
-
-/**
- * An allocation as the books see it: the credit used, worth `from.value` at its source's rate (a
- * payment's, a credit note's), clears a document worth `to.value` at the document's. Amounts on one
- * account are netted; what the two values differ by is the realized exchange difference. Equal values
- * on one account post nothing.
+ * An allocation as the books see it, always its own entry (docs/invoicing.md "One ledger"): the
+ * credit used, worth `from.value` at its source's rate (a payment's, a credit note's), comes off its
+ * trade account, and the document cleared, worth `to.value` at the document's, off its own; the two
+ * lines stand apart even on one account, so every trade line names what it settles. What the two
+ * values differ by is the realized exchange difference.
  */
 export function allocationLines(
   settles: 'invoiceout' | 'invoicein',
@@ -295,20 +286,11 @@ export function allocationLines(
   to: { account: string; value: DecimalLike },
 ): JournalLine[] {
   // A receivable's credit is debited away and the invoice credited; a payable the other way round.
-  const receivable = settles === 'invoiceout';
-  const used = dec(from.value).times(receivable ? 1 : -1);
-  const cleared = dec(to.value).times(receivable ? -1 : 1);
-  const net = new Map<string, Dec>();
-  net.set(from.account, used);
-  net.set(to.account, (net.get(to.account) ?? dec(0)).plus(cleared));
-  const lines = [...net]
-    .filter(([, v]) => !v.isZero())
-    .map(([account, v]) =>
-      v.isPositive()
-        ? dr(account, v, account === from.account ? 'Credit applied' : 'Settlement')
-        : cr(account, v.neg(), account === to.account ? 'Settlement' : 'Credit applied'),
-    );
-  return withExchangeDifference(lines);
+  return withExchangeDifference(
+    settles === 'invoiceout'
+      ? [dr(from.account, from.value, 'Credit applied'), cr(to.account, to.value, 'Settlement')]
+      : [dr(to.account, to.value, 'Settlement'), cr(from.account, from.value, 'Credit applied')],
+  );
 }
 
 /**

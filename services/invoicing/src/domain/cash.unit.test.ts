@@ -9,7 +9,6 @@ import {
   refundLines,
   settlementDirection,
   statusAfterSettlement,
-  transferLines,
   unallocatedOf,
   valueOfShare,
   valueOfStep,
@@ -142,11 +141,20 @@ describe('cash application rules', () => {
     ]);
   });
 
-  it('transfers credit only between different accounts', () => {
-    expect(transferLines('invoiceout', '5', '1200 Accounts Receivable', '1200 Accounts Receivable')).toEqual([]);
-    expect(transferLines('invoiceout', '5', '1200 Accounts Receivable', '1210 EU').map((l) => [l.account, l.debit.toFixed(2)])).toEqual([
-      ['1200 Accounts Receivable', '5.00'],
-      ['1210 EU', '0.00'],
+  it('posts an allocation as its own two lines, on one account or across two', () => {
+    const view = (from: string, to: string) =>
+      allocationLines('invoiceout', { account: from, value: '5' }, { account: to, value: '5' }).map((l) => [
+        l.account,
+        l.debit.toFixed(2),
+        l.credit.toFixed(2),
+      ]);
+    expect(view('1200 Accounts Receivable', '1200 Accounts Receivable')).toEqual([
+      ['1200 Accounts Receivable', '5.00', '0.00'],
+      ['1200 Accounts Receivable', '0.00', '5.00'],
+    ]);
+    expect(view('1200 Accounts Receivable', '1210 EU')).toEqual([
+      ['1200 Accounts Receivable', '5.00', '0.00'],
+      ['1210 EU', '0.00', '5.00'],
     ]);
   });
 
@@ -175,7 +183,11 @@ describe('cash application rules', () => {
             paymentLines(direction, total, 'Bank', shares),
             voidLines(direction, total, 'Bank', shares),
             refundLines(direction, { credit: extra, paid: extra }, '1200 Accounts Receivable', 'Bank'),
-            transferLines(direction === 'in' ? 'invoiceout' : 'invoicein', extra, '1200 Accounts Receivable', '1210 EU'),
+            allocationLines(
+              direction === 'in' ? 'invoiceout' : 'invoicein',
+              { account: '1200 Accounts Receivable', value: extra },
+              { account: '1210 EU', value: extra },
+            ),
             writeOffLines(extra, '1200 Accounts Receivable'),
           ]) {
             expect(isBalanced(lines)).toBe(true);
@@ -210,13 +222,15 @@ describe('values in the accounting currency', () => {
       ['Bank', '0.00', '95.00'],
       ['6700 Exchange Losses', '5.00', '0.00'],
     ]);
-    // Credit worth 40.01 clearing 45.01 of receivable on the same account: the net and the loss.
+    // Credit worth 40.01 clearing 45.01 of receivable on the same account: both lines and the loss.
     const from = { account: '1200 Accounts Receivable', value: '40.01' };
     expect(view(allocationLines('invoiceout', from, { account: '1200 Accounts Receivable', value: '45.01' }))).toEqual([
-      ['1200 Accounts Receivable', '0.00', '5.00'],
+      ['1200 Accounts Receivable', '40.01', '0.00'],
+      ['1200 Accounts Receivable', '0.00', '45.01'],
       ['6700 Exchange Losses', '5.00', '0.00'],
     ]);
-    expect(allocationLines('invoiceout', from, { ...from })).toEqual([]);
+    // Worth nothing in the accounting currency (a cent at a rate of 0.01): no line.
+    expect(allocationLines('invoiceout', { ...from, value: '0' }, { ...from, value: '0' })).toEqual([]);
     // A customer's credit booked at 90.00 paid back for 95.00 out of the bank: a loss; a vendor's paid back for 95.00 in: a gain.
     expect(view(refundLines('out', { credit: '90', paid: '95' }, '1200 Accounts Receivable', 'Bank'))).toEqual([
       ['1200 Accounts Receivable', '90.00', '0.00'],

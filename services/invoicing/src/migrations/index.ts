@@ -783,4 +783,36 @@ export const invoicingMigrations: Migration[] = [
       );
     },
   },
+  {
+    // Allocations name the entry that posted them, so the ledger replays them in posting order
+    // (docs/invoicing.md "One ledger"): one made with its payment (`create` with allocations,
+    // `register_payment`; the same transaction, so the same created_at) was posted by the payment's
+    // entry, and is given it. An allocation made later that posted nothing (credit on the
+    // document's own account, at the same worth) keeps none: it is replayed at its source's entry.
+    name: '028_allocation_entries',
+    async up(trx, schema) {
+      await trx.raw(
+        `update ??.payment_allocations a set journal_entry_id = p.journal_entry_id
+           from ??.payments p
+          where p.id = a.payment_id and a.journal_entry_id is null and a.created_at = p.created_at`,
+        [schema, schema],
+      );
+    },
+  },
+  {
+    // Aged balances read only the items that can be open on their day (ledger/history.ts `openOn`):
+    // the payments with credit left, by their running balance, what an allocation or refund dated
+    // after the day touched, by date, and the voided payments (few). (Open documents have
+    // invoices_partner_open.)
+    name: '029_ledger_open_items',
+    async up(trx, schema) {
+      await trx.raw(
+        `create index payments_org_credit_left on ??.payments (org_id) where status = 'posted' and amount > allocated + refunded`,
+        [schema],
+      );
+      await trx.raw('create index payment_allocations_org_date on ??.payment_allocations (org_id, allocation_date)', [schema]);
+      await trx.raw('create index payment_refunds_org_date on ??.payment_refunds (org_id, refund_date)', [schema]);
+      await trx.raw(`create index payments_org_voided on ??.payments (org_id) where status = 'voided'`, [schema]);
+    },
+  },
 ];

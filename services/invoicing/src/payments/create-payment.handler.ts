@@ -110,10 +110,10 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
       },
     );
     const journalEntryId = payment.journal_entry_id;
-    // The payment's own entry credits each document's trade account by its part: its allocations transfer nothing.
+    // The payment's own entry credits each document's trade account by its part: its allocations are posted by it.
     const booked = await bookAllocations(db, {
       orgId: ctx.orgId,
-      source: { payment_id: payment.id, credit_note_id: null, account: null, reference: `PAY-${payment.id}` },
+      source: { payment_id: payment.id, credit_note_id: null, account: null, postedBy: journalEntryId, reference: `PAY-${payment.id}` },
       documents,
       booked: worths,
       requested,

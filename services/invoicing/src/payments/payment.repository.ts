@@ -18,7 +18,7 @@ import { dueOf, statusOf, type InvoiceRow } from '../invoice/invoice.record';
 
 /**
  * Posts a payment's journal entry and inserts the payment, each naming the other, in one statement,
- * with the one allocation a `register_payment` makes; answers the stored payment (its
+ * with the one allocation a `register_payment` makes (posted by that entry, which it names); answers the stored payment (its
  * `journal_entry_id` the entry's). Both ids are drawn from their sequences first, so neither row is
  * written twice. Every payment is written this way, so no entry is left naming none.
  */
@@ -35,8 +35,8 @@ export async function postPayment(
     .returning('*')
     .toSQL();
   const allocated = allocation
-    ? `, allocated as (insert into payment_allocations (payment_id, org_id, invoice_id, amount, allocation_date, operation_key)
-         select payment.id, ?::int, ?::int, ?::numeric, ?::date, ? from payment)`
+    ? `, allocated as (insert into payment_allocations (payment_id, org_id, invoice_id, amount, allocation_date, operation_key, journal_entry_id)
+         select payment.id, ?::int, ?::int, ?::numeric, ?::date, ?, payment.journal_entry_id from payment)`
     : '';
   const { rows } = await trx.raw<{ rows: PaymentRow[] }>(
     `with ids as (select nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as entry_id,
@@ -181,9 +181,9 @@ export function sourceAccount(
 /**
  * Books allocations already judged (domain/cash.ts allocationRefusals) on documents locked by the
  * caller: one row each under the operation's natural key, each document's paid amount and status,
- * and, from a source whose credit sits on the books (`source.account`), an entry where the credit
- * sits on another trade account than the document's or is worth another amount in the accounting
- * currency (the realized exchange difference).
+ * and, from a source whose credit sits on the books (`source.account`), an entry of its own (the
+ * credit used, the document cleared, the realized exchange difference). Each row names the entry
+ * that posted it, so the ledger replays it in posting order (ledger/ledger.ts).
  */
 export async function bookAllocations(
   trx: Knex.Transaction,
@@ -191,13 +191,14 @@ export async function bookAllocations(
     orgId: number;
     /**
      * `account`: the trade account the credit sits on, `value` what it is worth and how much of it is
-     * used up already; `account` null when the payment's own entry posted each part to its document's
-     * account.
+     * used up already; `account` null when the payment's own entry (`postedBy`) posted each part to its
+     * document's account.
      */
     source: {
       payment_id: number | null;
       credit_note_id: number | null;
       account: string | null;
+      postedBy?: number;
       value?: { item: BookedValue; used: DecimalLike };
       reference: string;
     };
@@ -241,7 +242,7 @@ export async function bookAllocations(
           },
           lines,
         )
-      : null;
+      : (args.source.postedBy ?? null);
     const [row] = (await trx('payment_allocations')
       .insert({
         org_id: args.orgId,

@@ -2,8 +2,9 @@ import type { invoicing } from '@bo/contracts';
 import { minorUnit } from '@bo/kernel';
 import { organizationToday, type Knex } from '@bo/runtime';
 import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
-import { cashHistory } from './cash-history';
-import { agedBalances, OpenItems } from './open-items';
+import { loadHistory } from '../ledger/history';
+import { Ledger } from '../ledger/ledger';
+import { agedBalances } from '../ledger/views';
 
 /** The organization's partners' names as this service's read model knows them. */
 export async function partnerNames(db: Knex, orgId: number, ids?: number[]): Promise<Map<number, string>> {
@@ -19,16 +20,17 @@ export const accountingPlaces = (currency: string | null) => (currency ? (minorU
 
 /**
  * Aged receivables (the customer side) or payables (the vendor side) as of a day, default the
- * organization's today, reconstructed from the dated history (open-items.ts) read in one snapshot.
+ * organization's today, from the ledger (ledger/ledger.ts) of the items that can be open that day
+ * (history.ts `openOn`: those open now and those touched since), read in one snapshot.
  */
 export async function agedReport(db: Knex, orgId: number, req: invoicing.AgedReportRequest): Promise<invoicing.AgedReportReply> {
   return db.transaction(
     async (trx) => {
       const asOf = req.as_of ?? (await organizationToday(trx, orgId));
       const currency = await accountingCurrency(trx, orgId);
-      const book = new OpenItems(await cashHistory(trx, orgId));
+      const ledger = new Ledger(await loadHistory(trx, orgId, { openOn: asOf }), accountingPlaces(currency));
       const side = req.report === 'aged_receivables' ? 'customer' : 'vendor';
-      const { partners, totals } = agedBalances(book, side, asOf, accountingPlaces(currency), await partnerNames(trx, orgId));
+      const { partners, totals } = agedBalances(ledger, side, asOf, await partnerNames(trx, orgId));
       const what = side === 'customer' ? 'receivables' : 'payables';
       return {
         message: partners.length ? `Aged ${what} as of ${asOf}` : `Nothing open in ${what} as of ${asOf}`,

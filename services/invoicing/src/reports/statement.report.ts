@@ -3,11 +3,13 @@ import { drawStatementPdf } from '@bo/documents';
 import { findPartner, requireLivePartner, type HandlerContext } from '@bo/runtime';
 import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
 import { accountingPlaces } from './aged.report';
-import { cashHistory } from './cash-history';
-import { OpenItems, statementOf } from './open-items';
+import { addDays } from '../domain/recurrence';
+import { loadHistory } from '../ledger/history';
+import { Ledger } from '../ledger/ledger';
+import { statementOf } from '../ledger/views';
 
 /**
- * A partner's statement of a period, of its customer or its vendor side (open-items.ts statementOf),
+ * A partner's statement of a period, of its customer or its vendor side (ledger/views.ts statementOf),
  * as JSON or, with `format: "pdf"`, as a PDF answered like the documents operations. The partner is
  * one this service has seen (a deleted one keeps its history), else one the partners service knows in
  * the organization: any other is `not_found` on `partner`.
@@ -22,11 +24,11 @@ export async function statementReport(
   const statement = await ctx.db.transaction(
     async (trx) => {
       const currency = await accountingCurrency(trx, ctx.orgId);
-      const book = new OpenItems(await cashHistory(trx, ctx.orgId, req.partner));
-      return {
-        currency,
-        ...statementOf(book, req.partner, side, req.date_from, req.date_to, accountingPlaces(currency)),
-      };
+      const ledger = new Ledger(
+        await loadHistory(trx, ctx.orgId, { partner: req.partner, openOn: addDays(req.date_from, -1) }),
+        accountingPlaces(currency),
+      );
+      return { currency, ...statementOf(ledger, req.partner, side, req.date_from, req.date_to, currency) };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
