@@ -19,11 +19,6 @@ describe('PDFs drawn off the event loop', () => {
         date: '2026-01-05',
         kind: 'invoice',
         reference: 'INV-000001',
-        invoice_id: 1,
-        payment_id: null,
-        credit_note_id: null,
-        currency: 'EUR',
-        amount_currency: 100,
         debit: 100,
         credit: 0,
         balance: 110,
@@ -33,13 +28,13 @@ describe('PDFs drawn off the event loop', () => {
   };
 
   it('draws a document with its logo to the same bytes as the calling thread', async () => {
-    const doc = sampleDocument('invoiceout', { logo_png: tinyLogo });
+    const doc = sampleDocument('invoice', { logo_png: tinyLogo });
     expect(Buffer.compare(await drawDocumentPdf(doc), await renderPdf(doc))).toBe(0);
   });
 
   it("passes the thread's warnings to the caller", async () => {
     const warnings: string[] = [];
-    const pdf = await drawDocumentPdf(sampleDocument('invoiceout', { logo_png: Buffer.from('not a png') }), {
+    const pdf = await drawDocumentPdf(sampleDocument('invoice', { logo_png: Buffer.from('not a png') }), {
       warn: (m) => warnings.push(m),
     });
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
