@@ -84,9 +84,10 @@ export class Money<C extends string = string> {
     return new Money(roundTo(this.amount.times(r), placesOf(to)), to);
   }
 
-  /** The amount with at least its currency's decimals (more when it has them), then the code: `240.00 EUR`, `100000 JPY`. */
+  /** The amount with at least its currency's decimals (more when it has them), then the code: `240.00 EUR`, `100000 JPY`; no code for NO_CURRENCY. */
   toString(): string {
-    return `${this.amount.toFixed(Math.max(this.places, this.amount.decimalPlaces()))} ${this.currency}`;
+    const amount = this.amount.toFixed(Math.max(this.places, this.amount.decimalPlaces()));
+    return this.currency === NO_CURRENCY ? amount : `${amount} ${this.currency}`;
   }
 
   private same(other: Money<C>, what: string): Money<C> {
@@ -96,8 +97,47 @@ export class Money<C extends string = string> {
   }
 }
 
+/**
+ * ISO 4217's code for "no currency involved": the currency of an amount on a document that has none
+ * (made before documents took one), with two decimals as such a document has.
+ */
+export const NO_CURRENCY = 'XXX';
+
 function placesOf(currency: string): number {
+  if (currency === NO_CURRENCY) return 2;
   const places = minorUnit(currency);
   if (places === undefined || places === null) throw new RangeError(`${currency} is not an ISO 4217 currency with a minor unit`);
   return places;
+}
+
+/** An amount and what one unit of its currency is worth in the accounting currency (null: no rate known). */
+export interface Weighable {
+  money: Money;
+  /** Units of the accounting currency per one unit of `money.currency`; ignored in the accounting currency (1) and in the currency weighed in. */
+  rate: DecimalLike | null;
+}
+
+/**
+ * `items` weighed in `target`, each converted on its own: as it is in `target`, else at its rate to
+ * the accounting currency and back at `targetRate` (units of the accounting currency per one unit of
+ * `target`; 1 when `target` is the accounting currency). The one rule by which amounts in several
+ * currencies become one figure (a partner's balance, a sale's credit exposure). Throws a RangeError
+ * naming the currency whose rate is needed and unknown.
+ */
+export function weighIn<W extends string>(
+  target: W,
+  accounting: string,
+  targetRate: DecimalLike | null,
+  items: readonly Weighable[],
+): Money<W> {
+  const parts = items.map(({ money, rate }) => {
+    if (money.currency === target) return Money.of(money.amount, target);
+    const toAccounting = money.currency === accounting ? dec(1) : rate === null ? null : dec(rate);
+    const fromAccounting = target === accounting ? dec(1) : targetRate === null ? null : dec(targetRate);
+    if (toAccounting === null)
+      throw new RangeError(`no rate of ${money.currency} to ${accounting} to weigh ${money.toString()} in ${target}`);
+    if (fromAccounting === null) throw new RangeError(`no rate of ${target} to ${accounting} to weigh ${money.toString()} in ${target}`);
+    return money.convert(toAccounting.div(fromAccounting), target);
+  });
+  return Money.sum(target, parts);
 }

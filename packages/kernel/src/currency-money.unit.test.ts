@@ -1,4 +1,4 @@
-import { Money } from './currency-money';
+import { Money, NO_CURRENCY, weighIn } from './currency-money';
 
 describe('Money', () => {
   it('adds, subtracts and compares exactly within one currency', () => {
@@ -24,6 +24,8 @@ describe('Money', () => {
   it('refuses a code that is no currency with a minor unit', () => {
     expect(() => Money.of(1, 'EURO')).toThrow(RangeError);
     expect(() => Money.of(1, 'XAU')).toThrow('XAU is not an ISO 4217 currency with a minor unit');
+    // A document made before documents took a currency has none: two decimals, written without a code.
+    expect(Money.of('800.5', NO_CURRENCY).toString()).toBe('800.50');
   });
 
   it('does not let two currencies meet: a type error, and a run-time error where the types cannot tell', () => {
@@ -51,5 +53,34 @@ describe('Money', () => {
     expect(() => Money.of(1, 'EUR').convert(0, 'USD')).toThrow(RangeError);
     expect(() => Money.of(1, 'EUR').convert('-1.2', 'USD')).toThrow(RangeError);
     expect(() => Money.of(1, 'EUR').convert('1.1', 'EUR')).toThrow('EUR converts to itself at 1, not 1.1');
+  });
+
+  describe('weighIn', () => {
+    it("weighs each amount in the target currency at its own rate: the issue's EUR customer with a JPY invoice", () => {
+      const weighed = weighIn('EUR', 'EUR', null, [
+        { money: Money.of(100000, 'JPY'), rate: '0.0062' },
+        { money: Money.of('620.00', 'EUR'), rate: null },
+        { money: Money.of(-5000, 'JPY'), rate: '0.0065' },
+      ]);
+      expect(weighed.toString()).toBe('1207.50 EUR'); // 620 + 620 - 32.50
+    });
+
+    it('goes through the accounting currency when the target is another one, converting each amount once', () => {
+      // Books in EUR, a USD customer (1 USD = 0.92 EUR): a JPY document at 0.0062 EUR per yen.
+      const weighed = weighIn('USD', 'EUR', '0.92', [
+        { money: Money.of(100000, 'JPY'), rate: '0.0062' },
+        { money: Money.of(92, 'EUR'), rate: null },
+        { money: Money.of('10.00', 'USD'), rate: null },
+      ]);
+      expect(weighed.toString()).toBe('783.91 USD'); // 673.913... + 100 + 10
+    });
+
+    it('names the rate it lacks', () => {
+      expect(() => weighIn('EUR', 'EUR', null, [{ money: Money.of(1, 'JPY'), rate: null }])).toThrow(
+        'no rate of JPY to EUR to weigh 1 JPY in EUR',
+      );
+      expect(() => weighIn('USD', 'EUR', null, [{ money: Money.of(1, 'EUR'), rate: null }])).toThrow('no rate of USD to EUR');
+      expect(weighIn('USD', 'EUR', null, [{ money: Money.of(1, 'USD'), rate: null }]).toString()).toBe('1.00 USD');
+    });
   });
 });
