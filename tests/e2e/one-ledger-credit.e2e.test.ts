@@ -100,5 +100,30 @@ describe('one ledger: credit is weighed in the partner’s currency at each docu
     // And not a cent beyond.
     const cent = await refusal(sys.client.invoicing.invoice.validate({ ...who, id: await sale(partner.id, 0.01, 'EUR') }));
     expect(cent.message).toContain('= 1000.01 EUR, 0.01 EUR above the credit limit 1000.00 EUR');
+
+    // 100,000 JPY paid on the first yen invoice (at 0.0065 that day): the yen balance falls by it, and
+    // what is left of it is weighed at the rate its documents were posted at, so 380 EUR are owed.
+    await sys.client.invoicing.payment.create({
+      ...who,
+      partner: partner.id,
+      amount: 100000,
+      currency: 'JPY',
+      direction: 'in',
+      exchange_rate: 0.0065,
+      allocations: [{ invoice_id: yen, amount: 100000 }],
+    });
+    await eventually(async () =>
+      expect(await balance(partner.id)).toMatchObject({
+        balance: 380,
+        receivable: 380,
+        available_credit: 620,
+        balances: [
+          { currency: 'EUR', balance: 8, receivable: 8, committed: 0 },
+          { currency: 'JPY', balance: 60000, receivable: 60000, committed: 0 },
+        ],
+      }),
+    );
+    // The sale refused for 54.00 EUR now fits.
+    await sys.client.invoicing.invoice.validate({ ...who, id: tooManyYen });
   });
 });
