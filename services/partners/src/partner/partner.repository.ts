@@ -26,3 +26,11 @@ export async function weighedBalanceOf(db: Knex, row: Pick<PartnerRow, 'org_id' 
   const buckets = rows.filter((r): r is CurrencyBalanceRow & { accounting: string | null } => r.currency !== null);
   return weighBalances(buckets, row.currency, rows[0]?.accounting ?? null);
 }
+
+/** The partner's balance in each currency, as it is (partner_balances). */
+export function balancesOf(db: Knex, row: Pick<PartnerRow, 'org_id' | 'id'>) {
+  return db('partner_balances')
+    .where({ org_id: row.org_id, partner_id: row.id })
+    .orderBy('currency')
+    .select<Array<{ currency: string; balance: string }>>('currency', 'balance');
+}
