@@ -126,4 +126,29 @@ describe('one ledger: credit is weighed in the partner’s currency at each docu
     // The sale refused for 54.00 EUR now fits.
     await sys.client.invoicing.invoice.validate({ ...who, id: tooManyYen });
   });
+
+  it("weighs a limit in another currency than the organization's through its rate, and names that rate when it has none", async () => {
+    const { partner } = await sys.client.partners.partner.create({
+      ...who,
+      partnername: 'Dollar Buyer',
+      partner_type: 'customer',
+      currency: 'USD',
+      credit_limit: 1000,
+    });
+    // 100,000 JPY is 620.00 EUR; weighing it in USD needs the organization's USD rate, which it has not.
+    const yen = await sale(partner.id, 100000, 'JPY', 0.0062);
+    const unknown = await refusal(sys.client.invoicing.invoice.validate({ ...who, id: yen }));
+    expect([unknown.status, unknown.code, unknown.errors?.[0]?.field]).toEqual([400, 'validation_failed', 'exchange_rate']);
+    expect(unknown.message).toContain('The credit limit is in USD: no rate of USD to EUR');
+    expect(await status(yen)).toBe('draft');
+
+    // At 0.80 EUR per dollar it is 775.00 USD of a 1,000.00 USD limit.
+    const today = new Date().toISOString().slice(0, 10);
+    await sys.client.invoicing.exchange_rate.set({ ...who, action: 'set', currency: 'USD', date: today, rate: '0.8' });
+    expect((await sys.client.invoicing.invoice.validate({ ...who, id: yen })).invoice.invoicestatus).toBe('open');
+    const more = await refusal(sys.client.invoicing.invoice.validate({ ...who, id: await sale(partner.id, 40000, 'JPY', 0.0062) }));
+    expect(more.message).toContain(
+      'balance 775.00 USD + committed 0.00 USD + this invoice 310.00 USD (40000 JPY at 0.0062) = 1085.00 USD, 85.00 USD above the credit limit 1000.00 USD',
+    );
+  });
 });

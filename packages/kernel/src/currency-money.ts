@@ -110,6 +110,9 @@ function placesOf(currency: string): number {
   return places;
 }
 
+/** A conversion weighIn needs and has no rate for: the caller names the rate to give. */
+export class MissingRate extends RangeError {}
+
 /** An amount and what one unit of its currency is worth in the accounting currency (null: no rate known). */
 export interface Weighable {
   money: Money;
@@ -121,7 +124,7 @@ export interface Weighable {
  * `items` weighed in `target`, each converted on its own: as it is in `target`, else at its rate to
  * the accounting currency and back at `targetRate` (units of the accounting currency per one unit of
  * `target`; 1 when `target` is the accounting currency). The one rule by which amounts in several
- * currencies become one figure (a partner's balance, a sale's credit exposure). Throws a RangeError
+ * currencies become one figure (a partner's balance, a sale's credit exposure). Throws MissingRate
  * naming the currency whose rate is needed and unknown.
  */
 export function weighIn<W extends string>(
@@ -135,8 +138,8 @@ export function weighIn<W extends string>(
     const toAccounting = money.currency === accounting ? dec(1) : rate === null ? null : dec(rate);
     const fromAccounting = target === accounting ? dec(1) : targetRate === null ? null : dec(targetRate);
     if (toAccounting === null)
-      throw new RangeError(`no rate of ${money.currency} to ${accounting} to weigh ${money.toString()} in ${target}`);
-    if (fromAccounting === null) throw new RangeError(`no rate of ${target} to ${accounting} to weigh ${money.toString()} in ${target}`);
+      throw new MissingRate(`no rate of ${money.currency} to ${accounting} to weigh ${money.toString()} in ${target}`);
+    if (fromAccounting === null) throw new MissingRate(`no rate of ${target} to ${accounting} to weigh ${money.toString()} in ${target}`);
     return money.convert(toAccounting.div(fromAccounting), target);
   });
   return Money.sum(target, parts);

@@ -1,4 +1,4 @@
-import { Money, NO_CURRENCY, weighIn } from './currency-money';
+import { MissingRate, Money, NO_CURRENCY, weighIn } from './currency-money';
 
 describe('Money', () => {
   it('adds, subtracts and compares exactly within one currency', () => {
@@ -77,9 +77,9 @@ describe('Money', () => {
 
     it('names the rate it lacks', () => {
       expect(() => weighIn('EUR', 'EUR', null, [{ money: Money.of(1, 'JPY'), rate: null }])).toThrow(
-        'no rate of JPY to EUR to weigh 1 JPY in EUR',
+        new MissingRate('no rate of JPY to EUR to weigh 1 JPY in EUR'),
       );
-      expect(() => weighIn('USD', 'EUR', null, [{ money: Money.of(1, 'EUR'), rate: null }])).toThrow('no rate of USD to EUR');
+      expect(() => weighIn('USD', 'EUR', null, [{ money: Money.of(1, 'EUR'), rate: null }])).toThrow(MissingRate);
       expect(weighIn('USD', 'EUR', null, [{ money: Money.of(1, 'USD'), rate: null }]).toString()).toBe('1.00 USD');
     });
   });

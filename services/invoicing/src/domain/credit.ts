@@ -76,7 +76,7 @@ export interface CreditDecision<W extends string = string> {
  * this service's own: the two agree once every event is applied, and taking the larger means neither
  * a posting the partners ledger has not seen yet nor one made outside invoicing lets a sale through.
  * This service's documents are weighed one by one at their rates; what the partners service counts
- * beyond them, at the rate `rateOf` gives. Throws a RangeError naming a rate it needs and lacks.
+ * beyond them, at the rate `rateOf` gives. Throws MissingRate naming a rate it needs and lacks.
  */
 export function decideCredit<W extends string>(
   weighing: CreditWeighing<W>,

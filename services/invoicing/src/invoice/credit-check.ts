@@ -1,5 +1,5 @@
 import { invoicing, type partners } from '@bo/contracts';
-import { dec, Money, NO_CURRENCY, type DecimalLike } from '@bo/kernel';
+import { dec, MissingRate, Money, NO_CURRENCY, type DecimalLike } from '@bo/kernel';
 import { AppError, validationFailed, type Knex } from '@bo/runtime';
 import { decideCredit, type CreditDecision } from '../domain/credit';
 import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
@@ -70,7 +70,7 @@ export async function assertCreditAvailable(
       },
     );
   } catch (err) {
-    if (!(err instanceof RangeError)) throw err;
+    if (!(err instanceof MissingRate)) throw err;
     const message = `The credit limit is in ${limitCurrency}: ${err.message}; set a rate on or before ${doc.today} (/invoicing/exchangerates) or send override_credit_limit: true`;
     throw validationFailed(message, [{ field: 'exchange_rate', message }]);
   }
