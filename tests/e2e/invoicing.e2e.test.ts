@@ -182,7 +182,9 @@ describe('invoicing through the gateway', () => {
     expect(refused).toMatchObject({
       status: 400,
       code: 'credit_limit_exceeded',
-      message: expect.stringContaining('balance 258.75 + committed 0.00 + this invoice 115.00 = 373.75, above the credit limit 300.00'),
+      message: expect.stringContaining(
+        'balance 258.75 + committed 0.00 + this invoice 115.00 = 373.75, 73.75 above the credit limit 300.00',
+      ),
     });
     expect(await invoiceOf(second.id)).toMatchObject({ invoicestatus: 'draft', journals: [] });
     const forced = await validate(second.id, { override_credit_limit: true });

@@ -154,7 +154,7 @@ describe('the partners ledger keeps three-decimal amounts to the fils', () => {
     const over = await refusal(sys.client.invoicing.invoice.validate({ ...who, id: await sale(0.001) }));
     expect([over.code, over.message]).toEqual([
       'credit_limit_exceeded',
-      expect.stringContaining('= 10.006, above the credit limit 10.005'),
+      expect.stringContaining('= 10.006 KWD, 0.001 KWD above the credit limit 10.005 KWD'),
     ]);
   });
 });

@@ -203,6 +203,7 @@ describe('partners through the gateway', () => {
       available_credit: 300,
       exposure: 0,
       currency: null,
+      balances: [],
     });
     expect(r.transactions).toEqual([]);
     const without = await balance(p.id);

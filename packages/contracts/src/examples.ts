@@ -1478,6 +1478,7 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
           available_credit: 4946.68,
           exposure: 53.32,
           currency: 'EUR',
+          balances: [{ currency: 'EUR', balance: 53.32, receivable: 53.32, committed: 0 }],
         },
         transactions: [
           { id: 1, type: 'invoice', document_number: 'INV-00002', date: `${today}`, amount: 103.32, paid: 50, due: 53.32 },

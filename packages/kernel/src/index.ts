@@ -3,6 +3,7 @@
  * No database, no bus, no I/O: every other package may import it, and it imports none of them.
  */
 export * from './money';
+export * from './currency-money';
 export * from './time';
 export * from './lines';
 export * from './tax';

@@ -221,7 +221,9 @@ describe('invoicing service: invoices', () => {
       ok: false,
       status: 400,
       code: 'credit_limit_exceeded',
-      message: expect.stringContaining('balance 800.00 + committed 0.00 + this invoice 258.75 = 1058.75, above the credit limit 1000.00'),
+      message: expect.stringContaining(
+        'balance 800.00 + committed 0.00 + this invoice 258.75 = 1058.75, 58.75 above the credit limit 1000.00',
+      ),
     });
     expect((await stored(inv.id)).invoicestatus).toBe('draft');
     expect(await svc.db('journal_entries').where({ invoice_id: inv.id })).toHaveLength(0);
@@ -279,7 +281,9 @@ describe('invoicing service: invoices', () => {
     expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: sale.id })).toMatchObject({
       ok: false,
       code: 'credit_limit_exceeded',
-      message: expect.stringContaining('balance 50.00 + committed 115.00 + this invoice 230.00 = 395.00, above the credit limit 300.00'),
+      message: expect.stringContaining(
+        'balance 50.00 + committed 115.00 + this invoice 230.00 = 395.00, 95.00 above the credit limit 300.00',
+      ),
     });
     // The converted invoice itself does not count twice: 50 + 0 + 115 fits.
     expect(body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: converted.id })).invoice.invoicestatus).toBe(

@@ -66,6 +66,10 @@ export const invoiceValidated = defineEvent({
     lines: z.array(validatedLine).optional(),
     /** False: a credit note that returns no goods, so its lines move no stock (added field: absent means true). */
     restock: z.boolean().optional(),
+    /** The document's currency (ISO 4217; null: it has none). Added field: absent on events recorded before. */
+    currency: z.string().nullable().optional(),
+    /** The total in the organization's accounting currency at the document's rate: its journal entry's trade line. Added field. */
+    accounting_total: z.number().optional(),
   }),
 });
 export const invoiceCancelled = defineEvent({
@@ -80,6 +84,8 @@ export const invoicePaymentRegistered = defineEvent({
     ...invoiceRef,
     payment_id: z.number().int(),
     amount: z.number(),
+    /** The document's currency, the payment's too (ISO 4217; null: none). Added field: absent on events recorded before. */
+    currency: z.string().nullable().optional(),
     payment_date: z.string(),
     journal: z.string().nullable(),
     amount_paid: z.number(),

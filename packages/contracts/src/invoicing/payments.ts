@@ -366,6 +366,8 @@ export const paymentRefunded = defineEvent({
     ...sourceIds,
     /** `direction` `out`: paid to a customer (its credit was receivable-side); `in`: a vendor paid back. */
     ...balanceMove,
+    /** The currency of the money moved (ISO 4217; null: none). Added field: absent on events recorded before. */
+    currency: z.string().nullable().optional(),
     refund_date: z.string(),
     journal_entry_id: z.number().int(),
   }),
@@ -377,6 +379,8 @@ export const paymentVoided = defineEvent({
     payment_id: z.number().int(),
     partner_id: z.number().int(),
     ...balanceMove,
+    /** The currency of the money moved (ISO 4217; null: none). Added field: absent on events recorded before. */
+    currency: z.string().nullable().optional(),
     void_date: z.string(),
     journal_entry_id: z.number().int(),
     /** The allocations reversed. */
@@ -393,6 +397,8 @@ export const invoiceWrittenOff = defineEvent({
     partner_id: z.number().int(),
     invoicetotal: z.number(),
     amount: z.number(),
+    /** The currency of the money moved (ISO 4217; null: none). Added field: absent on events recorded before. */
+    currency: z.string().nullable().optional(),
     write_off_date: z.string(),
     reason: z.string().nullable(),
     journal_entry_id: z.number().int(),

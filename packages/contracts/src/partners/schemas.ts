@@ -141,6 +141,15 @@ export const partnerTransaction = z.object({
   due: z.number(),
 });
 
+/** What the partner owes in one currency: the amounts of its documents and cash in that currency, as they are. */
+export const partnerCurrencyBalance = z.object({
+  /** ISO 4217; null for documents made before documents took a currency, in an organization that had none. */
+  currency: z.string().nullable(),
+  balance: z.number(),
+  receivable: z.number(),
+  committed: z.number(),
+});
+
 export const partnerBalanceView = z.object({
   id: z.number().int(),
   partnername: z.string(),
@@ -161,6 +170,12 @@ export const partnerBalanceView = z.object({
   /** receivable + committed: what the partner will owe as a customer, weighed against credit_limit at validation (before the document's own total). */
   exposure: z.number(),
   currency: z.string().nullable(),
+  /**
+   * The balance per currency its documents and cash are in, each as it is; `balance`, `receivable`,
+   * `committed` and `exposure` weigh them in the partner's currency (else the organization's) at the
+   * rates their documents were posted at (docs/partners.md "Currencies").
+   */
+  balances: z.array(partnerCurrencyBalance),
 });
 
 export const partnerReply = z.object({ message: z.string(), partner: partnerRecord });
@@ -175,7 +190,14 @@ export const documentPartiesRequest = z.object({
   partner_id: intId,
   include_credit: z.boolean().optional(),
 });
-export const partnerCredit = partnerBalanceView.pick({ balance: true, receivable: true, credit_limit: true, available_credit: true });
+export const partnerCredit = partnerBalanceView
+  .pick({ balance: true, receivable: true, credit_limit: true, available_credit: true })
+  .extend({
+    /** The currency of credit_limit: the partner's (absent: the organization's). */
+    currency: z.string().nullable().optional(),
+    /** The receivable per currency (absent: `receivable` is all in the limit's currency). */
+    balances: z.array(partnerCurrencyBalance).optional(),
+  });
 export type PartnerCredit = z.infer<typeof partnerCredit>;
 export const documentPartiesReply = z.object({
   message: z.string(),

@@ -20,6 +20,8 @@ export const quotationConverted = defineEvent({
     quotation_total: z.number(),
     converted_at: z.string(),
     quotation_type: z.enum(quotationTypes).optional(),
+    /** The quotation's currency (ISO 4217; null: it has none). Added field: absent on events recorded before. */
+    currency: z.string().nullable().optional(),
   }),
 });
 

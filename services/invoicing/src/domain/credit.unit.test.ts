@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, sum } from '@bo/kernel';
+import { dec, Money, sum } from '@bo/kernel';
 import fc from 'fast-check';
 import { customerExposure, decideCredit, ownReceivable, type ExposureDocument } from './credit';
 
@@ -39,37 +39,78 @@ describe('credit check', () => {
     expect([exposure.committed.toFixed(2), exposure.receivable.toFixed(2)]).toEqual(['120.50', '80.00']);
   });
 
+  const eur = (amount: string | number) => ({ money: Money.of(amount, 'EUR'), rate: null });
+  const inEur = { creditLimit: Money.of(1000, 'EUR'), accounting: 'EUR', limitRate: null, rateOf: () => null };
+  /** One currency, as the check always weighed it: the partners service's receivable, this service's, committed, the sale. */
+  const single = (limit: number, partners: number, own: number, total: string | number, committed?: string) =>
+    decideCredit(
+      { ...inEur, creditLimit: Money.of(limit, 'EUR') },
+      {
+        partnersReceivable: [Money.of(partners, 'EUR')],
+        posted: own ? [eur(own)] : [],
+        committed: committed ? [eur(committed)] : [],
+        document: eur(total),
+      },
+    );
+
   it('allows a sale up to the limit exactly and refuses a cent more', () => {
-    const fits = decideCredit({ creditLimit: 1000, partnersReceivable: 800, ownReceivable: 0, total: '200.00' });
-    expect(fits.allowed).toBe(true);
-    const over = decideCredit({ creditLimit: 1000, partnersReceivable: 800, ownReceivable: 0, total: '200.01' });
-    expect([over.allowed, over.available.toFixed(2)]).toEqual([false, '200.00']);
+    expect(single(1000, 800, 0, '200.00').allowed).toBe(true);
+    const over = single(1000, 800, 0, '200.01');
+    expect([over.allowed, over.available.toString(), over.over.toString()]).toEqual([false, '200.00 EUR', '0.01 EUR']);
   });
 
   it('checks against the larger balance, so a posting not yet applied by the partners ledger counts', () => {
     // The partners service still says 800; this service has posted 915 (a sale of 115 not applied yet).
-    const lagging = decideCredit({ creditLimit: 1000, partnersReceivable: 800, ownReceivable: 915, total: 115 });
-    expect([lagging.allowed, lagging.balance.toFixed(2), lagging.available.toFixed(2)]).toEqual([false, '915.00', '85.00']);
+    const lagging = single(1000, 800, 915, 115);
+    expect([lagging.allowed, lagging.balance.toString(), lagging.available.toString()]).toEqual([false, '915.00 EUR', '85.00 EUR']);
     // And a balance the partners service has that this service cannot see counts too.
-    const outside = decideCredit({ creditLimit: 1000, partnersReceivable: 950, ownReceivable: 0, total: 60 });
-    expect([outside.allowed, outside.available.toFixed(2)]).toEqual([false, '50.00']);
+    const outside = single(1000, 950, 0, 60);
+    expect([outside.allowed, outside.available.toString()]).toEqual([false, '50.00 EUR']);
   });
 
   it('counts what other converted quotations have committed', () => {
-    const over = decideCredit({ creditLimit: 1000, partnersReceivable: 500, ownReceivable: 0, committed: '300.00', total: '200.01' });
-    expect([over.allowed, over.balance.toFixed(2), over.committed.toFixed(2), over.exposure.toFixed(2)]).toEqual([
+    const over = single(1000, 500, 0, '200.01', '300.00');
+    expect([over.allowed, over.balance.toString(), over.committed.toString(), over.exposure.toString()]).toEqual([
       false,
-      '500.00',
-      '300.00',
-      '1000.01',
+      '500.00 EUR',
+      '300.00 EUR',
+      '1000.01 EUR',
     ]);
-    expect(
-      decideCredit({ creditLimit: 1000, partnersReceivable: 500, ownReceivable: 0, committed: '300.00', total: '200.00' }).allowed,
-    ).toBe(true);
+    expect(single(1000, 500, 0, '200.00', '300.00').allowed).toBe(true);
   });
 
   it('does not limit a partner whose limit is 0', () => {
-    expect(decideCredit({ creditLimit: 0, partnersReceivable: 1e9, ownReceivable: 1e9, total: 1e9 }).allowed).toBe(true);
+    expect(single(0, 1e9, 1e9, 1e9).allowed).toBe(true);
+  });
+
+  it("weighs each currency in the limit's at its document's rate: 100,000 JPY at 0.0062 is 620 EUR of a 1,000 EUR limit", () => {
+    const yen = { money: Money.of(100000, 'JPY'), rate: '0.0062' };
+    const first = decideCredit(inEur, { partnersReceivable: [], posted: [], committed: [], document: yen });
+    expect([first.allowed, first.exposure.toString()]).toEqual([true, '620.00 EUR']);
+    // Once posted (the partners ledger says the same, per currency): another 620 EUR passes the limit by 240 EUR.
+    const second = decideCredit(inEur, {
+      partnersReceivable: [Money.of(100000, 'JPY')],
+      posted: [yen],
+      committed: [],
+      document: eur('620.00'),
+    });
+    expect([second.allowed, second.balance.toString(), second.exposure.toString(), second.over.toString()]).toEqual([
+      false,
+      '620.00 EUR',
+      '1240.00 EUR',
+      '240.00 EUR',
+    ]);
+  });
+
+  it("weighs what the partners service counts beyond this service's documents at the organization's rate, and names a rate it lacks", () => {
+    const input = {
+      partnersReceivable: [Money.of(150000, 'JPY')],
+      posted: [{ money: Money.of(100000, 'JPY'), rate: '0.0062' }],
+      committed: [],
+      document: eur(0),
+    };
+    expect(decideCredit({ ...inEur, rateOf: () => '0.006' }, input).balance.toString()).toBe('920.00 EUR');
+    expect(() => decideCredit(inEur, input)).toThrow('no rate of JPY to EUR');
   });
 
   it('for any mix of document types and statuses, exposure is what the partner will owe as a customer', () => {

@@ -1,42 +1,99 @@
-import type { partners } from '@bo/contracts';
-import { amountText } from '@bo/kernel';
-import { AppError, type Knex } from '@bo/runtime';
-import { decideCredit, ownReceivable } from '../domain/credit';
+import { invoicing, type partners } from '@bo/contracts';
+import { dec, MissingRate, Money, NO_CURRENCY, type DecimalLike } from '@bo/kernel';
+import { AppError, validationFailed, type Knex } from '@bo/runtime';
+import { decideCredit, type CreditDecision } from '../domain/credit';
+import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import type { InvoiceRow } from './invoice.record';
+
+/** The document being validated as the credit check weighs it: its currency and the rate it posts at. */
+export interface CreditDocument {
+  currency: string | null;
+  /** Units of the accounting currency per one unit of `currency`; null in the accounting currency. */
+  rate: DecimalLike | null;
+  accounting: string | null;
+  /** The organization's today: the day of the rates a figure with no document rate is weighed at. */
+  today: string;
+}
 
 /**
  * Refuses a sale whose credit exposure (balance + committed of other documents + its total) would
- * pass the partner's credit limit. The partner's row in
+ * pass the partner's credit limit, every figure weighed in the limit's currency at its document's
+ * rate (decideCredit). The partner's row in
  * `partner_credit_locks` is locked until the caller commits, so checks for one partner run one at a
  * time; and what this service has posted counts at once (see decideCredit), so a sale validated a
  * moment ago is counted even before the partners ledger has applied its event. The partners
  * service's view is asked before the transaction: it lags the events anyway, and this service's
  * own postings, read under the lock, cover what it has not seen yet.
  */
-export async function assertCreditAvailable(trx: Knex.Transaction, invoice: InvoiceRow, credit: partners.PartnerCredit): Promise<void> {
+export async function assertCreditAvailable(
+  trx: Knex.Transaction,
+  invoice: InvoiceRow,
+  credit: partners.PartnerCredit,
+  doc: CreditDocument,
+): Promise<void> {
   // An upsert takes the row lock whether or not the row was there; nothing else ever locks it, and
   // the invoice is always locked first, so this cannot deadlock.
   await trx.raw(
     'insert into partner_credit_locks (org_id, partner_id) values (?, ?) on conflict (org_id, partner_id) do update set partner_id = excluded.partner_id',
     [invoice.org_id, invoice.partner_id],
   );
-  const dueByType = await openDueByType(trx, invoice.org_id, invoice.partner_id);
+  const accounting = doc.accounting ?? NO_CURRENCY;
+  const limitCurrency = credit.currency ?? accounting;
+  // An organization that never named its accounting currency has no rates: its amounts count as they are.
+  const currencyOf = (c: string | null) => (doc.accounting === null ? limitCurrency : (c ?? accounting));
+  const open = await openDueByDocument(trx, invoice.org_id, invoice.partner_id);
   const committed = await committedDrafts(trx, invoice.org_id, invoice.partner_id, invoice.id);
-  const decision = decideCredit({
-    creditLimit: credit.credit_limit,
-    partnersReceivable: credit.receivable,
-    ownReceivable: ownReceivable(dueByType),
-    committed: committed[0]?.total ?? '0',
-    total: invoice.invoicetotal,
-  });
+  const partnersReceivable = credit.balances
+    ? credit.balances.map((b) => Money.of(b.receivable, currencyOf(b.currency)))
+    : [Money.of(credit.receivable, limitCurrency)];
+  const needed = new Set([limitCurrency, ...partnersReceivable.map((m) => m.currency), ...committed.map((d) => currencyOf(d.currency))]);
+  needed.delete(accounting);
+  const tableRates = await organizationRates(trx, invoice.org_id, [...needed], doc.today);
+  const amount = (value: DecimalLike, currency: string | null, rate: DecimalLike | null) => {
+    const money = Money.of(value, currencyOf(currency));
+    return { money, rate: rate ?? tableRates.get(money.currency) ?? null };
+  };
+  let decision: CreditDecision;
+  try {
+    decision = decideCredit(
+      {
+        creditLimit: Money.of(credit.credit_limit, limitCurrency),
+        accounting,
+        limitRate: tableRates.get(limitCurrency) ?? null,
+        rateOf: (currency) => tableRates.get(currency) ?? null,
+      },
+      {
+        partnersReceivable,
+        posted: open.map((d) => amount(dec(d.due).times(invoicing.receivableSign[d.invoicetype]), d.currency, d.exchange_rate)),
+        committed: committed.map((d) => amount(d.invoicetotal, d.currency, d.exchange_rate)),
+        document: amount(invoice.invoicetotal, doc.currency, doc.rate),
+      },
+    );
+  } catch (err) {
+    if (!(err instanceof MissingRate)) throw err;
+    const message = `The credit limit is in ${limitCurrency}: ${err.message}; set a rate on or before ${doc.today} (/invoicing/exchangerates) or send override_credit_limit: true`;
+    throw validationFailed(message, [{ field: 'exchange_rate', message }]);
+  }
   if (decision.allowed) return;
+  const own = Money.of(invoice.invoicetotal, currencyOf(doc.currency));
+  const asIssued = own.currency === limitCurrency ? '' : ` (${own.toString()} at ${dec(doc.rate ?? 1).toFixed()})`;
   throw new AppError(
     400,
     'credit_limit_exceeded',
-    `Credit limit exceeded for partner ${invoice.partner_id}: balance ${amountText(decision.balance)} + committed ${amountText(decision.committed)} ` +
-      `+ this invoice ${amountText(invoice.invoicetotal)} = ${amountText(decision.exposure)}, above the credit limit ${amountText(credit.credit_limit)}; ` +
+    `Credit limit exceeded for partner ${invoice.partner_id}: balance ${decision.balance.toString()} + committed ${decision.committed.toString()} ` +
+      `+ this invoice ${decision.document.toString()}${asIssued} = ${decision.exposure.toString()}, ${decision.over.toString()} above the credit limit ${Money.of(credit.credit_limit, limitCurrency).toString()}; ` +
       `send override_credit_limit: true to validate anyway`,
   );
+}
+
+/** The organization's latest rate on or before `day` of each currency (to its accounting currency) that has one. */
+async function organizationRates(db: Knex, orgId: number, currencies: string[], day: string): Promise<Map<string, string>> {
+  const rates = new Map<string, string>();
+  for (const currency of currencies) {
+    const found = currency === NO_CURRENCY ? null : await findExchangeRate(db, orgId, currency, day);
+    if (found) rates.set(currency, found.rate);
+  }
+  return rates;
 }
 
 /*
@@ -47,13 +104,17 @@ export async function assertCreditAvailable(trx: Knex.Transaction, invoice: Invo
  * (a bound value cannot prove a partial index's condition).
  */
 
-/** What is due on the partner's open documents, by type (ownReceivable signs them). */
-export function openDueByType(db: Knex, orgId: number, partnerId: number) {
+/** What is due on each of the partner's open documents, with its type, currency and rate (decideCredit weighs them). */
+export function openDueByDocument(db: Knex, orgId: number, partnerId: number) {
   return db('invoices')
     .where({ org_id: orgId, partner_id: partnerId })
     .whereRaw("invoicestatus = 'open'")
-    .groupBy('invoicetype')
-    .select<Array<Pick<InvoiceRow, 'invoicetype'> & { due: string }>>('invoicetype', db.raw('sum(invoicetotal - amount_paid) as due'));
+    .select<Array<Pick<InvoiceRow, 'invoicetype' | 'currency' | 'exchange_rate'> & { due: string }>>(
+      'invoicetype',
+      'currency',
+      'exchange_rate',
+      db.raw('invoicetotal - amount_paid as due'),
+    );
 }
 
 /**
@@ -68,5 +129,5 @@ export function committedDrafts(db: Knex, orgId: number, partnerId: number, exce
     .where({ org_id: orgId, partner_id: partnerId })
     .whereRaw("converted_from_quotation_id is not null and invoicetype = 'invoiceout' and invoicestatus in ('draft', 'proforma')")
     .whereNot('id', exceptId)
-    .sum<{ total: string | null }[]>({ total: 'invoicetotal' });
+    .select<Array<Pick<InvoiceRow, 'invoicetotal' | 'currency' | 'exchange_rate'>>>('invoicetotal', 'currency', 'exchange_rate');
 }

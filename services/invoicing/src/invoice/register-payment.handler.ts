@@ -102,6 +102,7 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       ...eventRef(updated),
       payment_id: paymentId,
       amount: toNumber(req.amount),
+      currency: updated.currency,
       payment_date: paymentDate,
       journal,
       amount_paid: toNumber(updated.amount_paid),

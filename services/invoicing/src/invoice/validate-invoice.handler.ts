@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, toNumber, type TaxDocument } from '@bo/kernel';
+import { dec, formatDate, formatDateTime, minorUnit, Money, toNumber, type Dec, type TaxDocument } from '@bo/kernel';
 import {
   currentParties,
   organizationTaxPolicy,
@@ -85,7 +85,13 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
     const computed: InvoiceRow = { ...invoice, invoicetotal: doc.totals.payable_amount.toFixed() };
 
     // Checked while the invoice is locked, so its total cannot grow between the check and the posting.
-    if (checksCredit && parties.credit) await assertCreditAvailable(ctx.db, computed, parties.credit);
+    if (checksCredit && parties.credit)
+      await assertCreditAvailable(ctx.db, computed, parties.credit, {
+        currency,
+        rate: conversion?.rate ?? null,
+        accounting: policy.accounting_currency,
+        today: invoiceDate,
+      });
     // A credit note never takes its invoice's validated credit notes past the invoice's total, nor
     // returns more goods than it delivered.
     if (credited) {
@@ -140,6 +146,8 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
           quantity: toNumber(l.quantity),
         })),
       restock: posted.restock,
+      currency,
+      accounting_total: toNumber(accountingTotal(doc.totals.payable_amount, currency, conversion, policy.accounting_currency)),
     });
     if (settled)
       await recordEvent(ctx.db, invoicing.invoicePaid.type, ctx.orgId, {
@@ -196,6 +204,12 @@ async function conversionOf(
     throw validationFailed(message, [{ field: 'exchange_rate', message }]);
   }
   return { rate: found.rate, currency: accounting, taken: true };
+}
+
+/** The total in the accounting currency as the journal's trade line books it: converted at the document's rate, or as it is. */
+function accountingTotal(payable: Dec, currency: string | null, conversion: Conversion | null, accounting: string | null): Dec {
+  if (!conversion || currency === null || accounting === null) return payable;
+  return Money.of(payable, currency).convert(conversion.rate, accounting).amount;
 }
 
 /** Only a sale is checked against the partner's credit, and only unless the caller overrides it. */

@@ -127,6 +127,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
     direction,
     side: payment ? ledgerSide(payment.direction) : ledgerSide(direction, (note as InvoiceRow).invoicetype),
     amount: toNumber(req.amount),
+    currency,
     refund_date: date,
     journal_entry_id: journalEntryId,
   });

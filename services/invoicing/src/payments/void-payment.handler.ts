@@ -106,6 +106,7 @@ export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx
     direction: payment.direction,
     side: ledgerSide(payment.direction, allocations[0] ? documents.get(allocations[0].invoice_id)?.invoicetype : undefined),
     amount: toNumber(payment.amount),
+    currency: payment.currency,
     void_date: date,
     journal_entry_id: journalEntryId,
     allocations: allocationEvents(allocations, documents),

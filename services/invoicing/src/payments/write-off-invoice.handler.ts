@@ -62,6 +62,7 @@ export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (
     partner_id: updated.partner_id,
     invoicetotal: toNumber(updated.invoicetotal),
     amount: toNumber(amount),
+    currency: updated.currency,
     write_off_date: date,
     reason: req.reason ?? null,
     journal_entry_id: journalEntryId,

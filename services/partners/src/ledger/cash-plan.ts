@@ -43,6 +43,8 @@ function allocationRows(
     amount: dec(a.amount).times(sign).toFixed(),
     balance_effect: '0',
     receivable_effect: '0',
+    currency: null,
+    accounting_amount: null,
   }));
   // A credit note's credit used: its own `paid` grows by what it settled.
   const used = creditNote
@@ -57,6 +59,8 @@ function allocationRows(
         amount: String(a.amount),
         balance_effect: '0',
         receivable_effect: '0',
+        currency: null,
+        accounting_amount: null,
       }))
     : [];
   return [...rows, ...used];
@@ -85,6 +89,8 @@ export function cashStep(event: EventEnvelope): LedgerStep | undefined {
           date,
           amount: String(d.amount),
           ...cashEffects(fromPartner(d.direction), d.side, String(d.amount)),
+          currency: d.currency ?? null,
+          accounting_amount: null,
         },
         also: allocationRows(d.partner_id, date, d.allocations, 'allocation'),
       };
@@ -113,6 +119,8 @@ export function cashStep(event: EventEnvelope): LedgerStep | undefined {
           date: d.refund_date.slice(0, 10),
           amount: String(d.amount),
           ...cashEffects(fromPartner(d.direction), d.side, String(d.amount)),
+          currency: d.currency ?? null,
+          accounting_amount: null,
         },
       };
     }
@@ -132,6 +140,8 @@ export function cashStep(event: EventEnvelope): LedgerStep | undefined {
           amount: String(d.amount),
           // The payment's effect undone: money in voided puts the balance back up.
           ...cashEffects(!fromPartner(d.direction), d.side, String(d.amount)),
+          currency: d.currency ?? null,
+          accounting_amount: null,
         },
         also: allocationRows(d.partner_id, date, d.allocations, 'allocation_void'),
       };
@@ -153,6 +163,8 @@ export function cashStep(event: EventEnvelope): LedgerStep | undefined {
           // What the customer owed and never will pay leaves both.
           balance_effect: dec(amount).negated().toFixed(),
           receivable_effect: dec(amount).times(-invoicing.receivableSign[d.invoicetype]).toFixed(),
+          currency: d.currency ?? null,
+          accounting_amount: null,
         },
       };
     }

@@ -16,6 +16,10 @@ export interface LedgerEntry {
   balance_effect: string;
   /** The part of balance_effect that moves what the partner owes as a customer. */
   receivable_effect: string;
+  /** The currency of the document or money (null when the event does not say: the partner's, else the organization's). */
+  currency: string | null;
+  /** A document's total in the accounting currency at its rate, when the event tells it. */
+  accounting_amount: string | null;
 }
 
 /** A converted quotation's amount, committed until its invoice is validated or cancelled. */
@@ -25,6 +29,7 @@ export interface Commitment {
   quotation_id: number;
   quotation_number: string;
   amount: string;
+  currency: string | null;
 }
 
 /** What one event asks of the ledger. */
@@ -62,6 +67,8 @@ export function ledgerStep(event: EventEnvelope): LedgerStep {
           amount: total,
           balance_effect: documentEffect(data.invoicetype, total).toFixed(),
           receivable_effect: receivableEffect(data.invoicetype, total).toFixed(),
+          currency: data.currency ?? null,
+          accounting_amount: data.accounting_total === undefined ? null : String(data.accounting_total),
         },
       };
     }
@@ -82,6 +89,8 @@ export function ledgerStep(event: EventEnvelope): LedgerStep {
           amount: String(data.amount),
           balance_effect: paymentEffect(data.invoicetype, String(data.amount)).toFixed(),
           receivable_effect: paymentReceivableEffect(data.invoicetype, String(data.amount)).toFixed(),
+          currency: data.currency ?? null,
+          accounting_amount: null,
         },
       };
     }
@@ -98,6 +107,7 @@ export function ledgerStep(event: EventEnvelope): LedgerStep {
           quotation_id: data.quotation_id,
           quotation_number: data.quotation_number,
           amount: String(data.quotation_total),
+          currency: data.currency ?? null,
         },
       };
     }
@@ -162,4 +172,55 @@ export function sumMoves(
     byPartner.set(m.partner_id, sum);
   }
   return [...byPartner.values()];
+}
+
+/** How much one currency of a partner moves, and what documents posted in it came to (their rate). */
+export interface CurrencyMove {
+  partner_id: number;
+  /** null: the event did not say (the partner's currency, else the organization's, applies). */
+  currency: string | null;
+  balance: Dec;
+  receivable: Dec;
+  committed: Dec;
+  /** Totals of the documents posted with their worth in the accounting currency ... */
+  documents_total: Dec;
+  /** ... and that worth: their rate, weighted by total. */
+  documents_accounting: Dec;
+}
+
+/** Sums moves per partner and currency, in the order they first appear; a document row that tells its accounting worth adds to its rate. */
+export function sumCurrencyMoves(
+  moves: ReadonlyArray<{
+    partner_id: number;
+    currency: string | null;
+    balance?: string;
+    receivable?: string;
+    committed?: string;
+    /** A posted document's total and its worth in the accounting currency. */
+    document?: { amount: string; accounting_amount: string | null };
+  }>,
+): CurrencyMove[] {
+  const sums = new Map<string, CurrencyMove>();
+  for (const m of moves) {
+    const key = `${m.partner_id}:${m.currency ?? ''}`;
+    const zero = dec(0);
+    const sum = sums.get(key) ?? {
+      partner_id: m.partner_id,
+      currency: m.currency,
+      balance: zero,
+      receivable: zero,
+      committed: zero,
+      documents_total: zero,
+      documents_accounting: zero,
+    };
+    if (m.balance !== undefined) sum.balance = sum.balance.plus(dec(m.balance));
+    if (m.receivable !== undefined) sum.receivable = sum.receivable.plus(dec(m.receivable));
+    if (m.committed !== undefined) sum.committed = sum.committed.plus(dec(m.committed));
+    if (m.document && m.document.accounting_amount !== null) {
+      sum.documents_total = sum.documents_total.plus(dec(m.document.amount));
+      sum.documents_accounting = sum.documents_accounting.plus(dec(m.document.accounting_amount));
+    }
+    sums.set(key, sum);
+  }
+  return [...sums.values()];
 }

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@bo/contracts';
 import { cancelledData, convertedData, paymentData, validatedData } from '../../test/ledger-events';
-import { ledgerStep, setBasedRuns, sumMoves, type LedgerStep } from './ledger-plan';
+import { ledgerStep, setBasedRuns, sumCurrencyMoves, sumMoves, type LedgerStep } from './ledger-plan';
 
 const envelope = (type: string, data: Record<string, unknown>, org_id = 1): EventEnvelope => ({
   id: `${type}:${JSON.stringify(data)}:${org_id}`,
@@ -90,5 +90,39 @@ describe('the ledger applied as sets', () => {
       [2, '0.25', '-0.3'],
       [1, '0', '0'],
     ]);
+  });
+
+  it('sums moves per partner and currency, and the rate of the documents that tell their accounting worth', () => {
+    const sums = sumCurrencyMoves([
+      { partner_id: 1, currency: 'JPY', balance: '100000', receivable: '100000', document: { amount: '100000', accounting_amount: '620' } },
+      { partner_id: 1, currency: 'EUR', committed: '50' },
+      { partner_id: 1, currency: 'JPY', balance: '-40000', receivable: '-40000' },
+      // An event recorded before documents told their worth: its currency moves, its rate is unknown.
+      { partner_id: 1, currency: 'JPY', balance: '5000', document: { amount: '5000', accounting_amount: null } },
+      { partner_id: 2, currency: null, balance: '1.5' },
+    ]);
+    expect(
+      sums.map((s) => [
+        s.partner_id,
+        s.currency,
+        s.balance.toFixed(),
+        s.receivable.toFixed(),
+        s.committed.toFixed(),
+        s.documents_total.toFixed(),
+        s.documents_accounting.toFixed(),
+      ]),
+    ).toEqual([
+      [1, 'JPY', '65000', '60000', '0', '100000', '620'],
+      [1, 'EUR', '0', '0', '50', '0', '0'],
+      [2, null, '1.5', '0', '0', '0', '0'],
+    ]);
+  });
+
+  it('reads the currency and the accounting worth a validation tells', () => {
+    const step = ledgerStep(
+      envelope('invoicing.invoice.validated', { ...validatedData(7, 3, 'invoiceout', 100000), currency: 'JPY', accounting_total: 620 }),
+    );
+    expect([step.posts?.currency, step.posts?.accounting_amount]).toEqual(['JPY', '620']);
+    expect([validated(4).posts?.currency, validated(4).posts?.accounting_amount]).toEqual([null, null]);
   });
 });

@@ -1,7 +1,7 @@
 import { invoicing, sales } from '@bo/contracts';
 import type { InboxHandlerDef, Knex, Logger } from '@bo/runtime';
 import { cashStep } from './cash-plan';
-import { ledgerStep, partnerOf, setBasedRuns, sumMoves, type LedgerStep } from './ledger-plan';
+import { ledgerStep, partnerOf, setBasedRuns, sumCurrencyMoves, sumMoves, type LedgerEntry, type LedgerStep } from './ledger-plan';
 
 /**
  * Moves partner balances and committed amounts from invoicing and sales events. Each batch runs in
@@ -53,9 +53,15 @@ async function applyRun(trx: Knex.Transaction, run: LedgerStep[], log: Logger): 
   const committed = await openCommitments(trx, named);
   const posted = await postEntries(trx, named);
   await moveBalances(trx, [
-    ...released.map((r) => ({ partner_id: r.partner_id, committed: `-${r.amount}` })),
-    ...committed.map((c) => ({ partner_id: c.partner_id, committed: c.amount })),
-    ...posted.map((p) => ({ partner_id: p.partner_id, balance: p.balance_effect, receivable: p.receivable_effect })),
+    ...released.map((r) => ({ partner_id: r.partner_id, currency: r.currency, committed: `-${r.amount}` })),
+    ...committed.map((c) => ({ partner_id: c.partner_id, currency: c.currency, committed: c.amount })),
+    ...posted.map((p) => ({
+      partner_id: p.partner_id,
+      currency: p.currency,
+      balance: p.balance_effect,
+      receivable: p.receivable_effect,
+      ...(p.source === 'invoice' ? { document: { amount: p.amount, accounting_amount: p.accounting_amount } } : {}),
+    })),
   ]);
 }
 
@@ -78,7 +84,10 @@ async function knownPartners(trx: Knex.Transaction, run: LedgerStep[]): Promise<
  * `committed`); where none exists yet a released placeholder stops a late conversion event adding
  * one. Both in one statement: the update sees only rows from before it, never the placeholders.
  */
-async function releaseCommitments(trx: Knex.Transaction, run: LedgerStep[]): Promise<Array<{ partner_id: number; amount: string }>> {
+async function releaseCommitments(
+  trx: Knex.Transaction,
+  run: LedgerStep[],
+): Promise<Array<{ partner_id: number; amount: string; currency: string | null }>> {
   const ends = run.flatMap((step) => (step.releases === undefined ? [] : [{ org: step.event.org_id, invoice: step.releases }]));
   if (!ends.length) return [];
   const result: unknown = await trx.raw(
@@ -90,24 +99,29 @@ async function releaseCommitments(trx: Knex.Transaction, run: LedgerStep[]): Pro
      )
      update commitments c set status = 'released', released_at = now()
      from ended where c.org_id = ended.org_id and c.invoice_id = ended.invoice_id and c.status = 'open'
-     returning c.partner_id, c.amount`,
+     returning c.partner_id, c.amount, c.currency`,
     [ends.map((e) => e.org), ends.map((e) => e.invoice)],
   );
-  return (result as { rows: Array<{ partner_id: number; amount: string }> }).rows;
+  return (result as { rows: Array<{ partner_id: number; amount: string; currency: string | null }> }).rows;
 }
 
 /** Conversions open commitments; an invoice validated or cancelled first left a placeholder, so nothing is added. */
-async function openCommitments(trx: Knex.Transaction, run: LedgerStep[]): Promise<Array<{ partner_id: number; amount: string }>> {
+async function openCommitments(
+  trx: Knex.Transaction,
+  run: LedgerStep[],
+): Promise<Array<{ partner_id: number; amount: string; currency: string | null }>> {
   const rows = run.flatMap((step) => (step.commits ? [{ ...step.commits, org_id: step.event.org_id, status: 'open' }] : []));
   if (!rows.length) return [];
-  return trx('commitments').insert(rows).onConflict(['org_id', 'invoice_id']).ignore().returning(['partner_id', 'amount']);
+  return trx('commitments').insert(rows).onConflict(['org_id', 'invoice_id']).ignore().returning(['partner_id', 'amount', 'currency']);
 }
 
 /** Posts each document or payment once per source; a source posted before adds nothing. */
 async function postEntries(
   trx: Knex.Transaction,
   run: LedgerStep[],
-): Promise<Array<{ partner_id: number; balance_effect: string; receivable_effect: string }>> {
+): Promise<
+  Array<Pick<LedgerEntry, 'partner_id' | 'balance_effect' | 'receivable_effect' | 'currency' | 'source' | 'amount' | 'accounting_amount'>>
+> {
   const rows = run.flatMap((step) =>
     [...(step.posts ? [step.posts] : []), ...(step.also ?? [])].map((row) => ({
       ...row,
@@ -120,29 +134,51 @@ async function postEntries(
     .insert(rows)
     .onConflict(['org_id', 'source', 'source_id'])
     .ignore()
-    .returning(['partner_id', 'balance_effect', 'receivable_effect']);
+    .returning(['partner_id', 'balance_effect', 'receivable_effect', 'currency', 'source', 'amount', 'accounting_amount']);
 }
 
 /**
  * One update for every partner the run moved, fed in id order so that instances applying batches side
  * by side tend to lock rows alike; a deadlock all the same runs the batch again (the inbox retries it).
  */
-async function moveBalances(
-  trx: Knex.Transaction,
-  moves: Array<{ partner_id: number; balance?: string; receivable?: string; committed?: string }>,
-): Promise<void> {
+async function moveBalances(trx: Knex.Transaction, moves: Parameters<typeof sumCurrencyMoves>[0]): Promise<void> {
   const sums = sumMoves(moves).sort((a, b) => a.partner_id - b.partner_id);
   if (!sums.length) return;
+  // The same moves per currency, in the same statement: a row that names none is in the partner's
+  // currency, else the organization's.
+  const byCurrency = sumCurrencyMoves(moves);
   await trx.raw(
-    `update partners p set balance = p.balance + m.balance, receivable = p.receivable + m.receivable,
-       committed = p.committed + m.committed, updated_at = now()
-     from (select * from unnest(?::int[], ?::numeric[], ?::numeric[], ?::numeric[]) as m(id, balance, receivable, committed) order by id) m
-     where p.id = m.id`,
+    `with moved as (
+       update partners p set balance = p.balance + m.balance, receivable = p.receivable + m.receivable,
+         committed = p.committed + m.committed, updated_at = now()
+       from (select * from unnest(?::int[], ?::numeric[], ?::numeric[], ?::numeric[]) as m(id, balance, receivable, committed) order by id) m
+       where p.id = m.id
+       returning p.id, p.org_id, p.currency
+     )
+     insert into partner_balances as b (org_id, partner_id, currency, balance, receivable, committed, documents_total, documents_accounting)
+     select moved.org_id, moved.id, coalesce(nullif(m.currency, ''), moved.currency, o.default_currency, ''), sum(m.balance), sum(m.receivable),
+            sum(m.committed), sum(m.documents_total), sum(m.documents_accounting)
+       from unnest(?::int[], ?::text[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[])
+              as m(id, currency, balance, receivable, committed, documents_total, documents_accounting)
+       join moved on moved.id = m.id
+       left join organization_profiles o on o.org_id = moved.org_id
+      group by 1, 2, 3
+      order by 1, 2, 3
+     on conflict (org_id, partner_id, currency) do update set
+       balance = b.balance + excluded.balance, receivable = b.receivable + excluded.receivable, committed = b.committed + excluded.committed,
+       documents_total = b.documents_total + excluded.documents_total, documents_accounting = b.documents_accounting + excluded.documents_accounting`,
     [
       sums.map((s) => s.partner_id),
       sums.map((s) => s.balance.toFixed()),
       sums.map((s) => s.receivable.toFixed()),
       sums.map((s) => s.committed.toFixed()),
+      byCurrency.map((s) => s.partner_id),
+      byCurrency.map((s) => s.currency ?? ''),
+      byCurrency.map((s) => s.balance.toFixed()),
+      byCurrency.map((s) => s.receivable.toFixed()),
+      byCurrency.map((s) => s.committed.toFixed()),
+      byCurrency.map((s) => s.documents_total.toFixed()),
+      byCurrency.map((s) => s.documents_accounting.toFixed()),
     ],
   );
 }

@@ -1,5 +1,5 @@
 import type { partners } from '@bo/contracts';
-import { amountText, dec, type DecimalLike } from '@bo/kernel';
+import { amountText, dec, Money, type DecimalLike } from '@bo/kernel';
 
 type OpenDocuments = partners.OpenDocumentsReply;
 
@@ -7,9 +7,19 @@ type OpenDocuments = partners.OpenDocumentsReply;
  * Why a partner cannot be deleted (docs/partners.md), or undefined when it can: money it owes or is
  * owed, documents still open in sales or invoicing, recurring contracts still billing it.
  */
-export function deleteBlockers(partnerId: number, balance: DecimalLike, answers: readonly OpenDocuments[]): string | undefined {
+export function deleteBlockers(
+  partnerId: number,
+  balances: ReadonlyArray<{ currency: string; balance: DecimalLike }>,
+  answers: readonly OpenDocuments[],
+): string | undefined {
   const reasons: string[] = [];
-  if (!dec(balance).isZero()) reasons.push(`its balance is ${amountText(balance)}, not zero`);
+  // Per currency: 620 EUR owed and 100,000 JPY of credit do not make nothing.
+  const owed = balances.filter((b) => !dec(b.balance).isZero());
+  if (owed.length === 1) reasons.push(`its balance is ${amountText(owed[0]!.balance)}, not zero`);
+  if (owed.length > 1)
+    reasons.push(
+      `its balance is ${owed.map((b) => (b.currency ? Money.of(b.balance, b.currency).toString() : amountText(b.balance))).join(' and ')}, not zero`,
+    );
   const documents = answers.flatMap((a) => a.documents);
   const openCount = answers.reduce((n, a) => n + a.open_documents, 0);
   const contractCount = answers.reduce((n, a) => n + a.active_contracts, 0);

@@ -3,7 +3,7 @@ import { AppError, commitOnlyBefore, handler, recordEvent, validationFailed, typ
 import { deleteBlockers } from './delete-blockers';
 import { askOpenDocuments } from './open-documents';
 import { toPartnerRecord, type PartnerRow } from './partner.record';
-import { findLivePartner } from './partner.repository';
+import { balancesOf, findLivePartner } from './partner.repository';
 
 /**
  * Soft delete: the partner leaves lists and lookups; its ledger and documents keep pointing at it.
@@ -19,7 +19,7 @@ import { findLivePartner } from './partner.repository';
 export const deletePartnerHandler = handler(partners.deletePartner, {
   gather: async (req, ctx) => {
     const before = await findLivePartner(ctx.db, ctx.orgId, req.partner_id);
-    refuseIfBlocked(deleteBlockers(before.id, before.balance, await askOpenDocuments(ctx, req.partner_id)));
+    refuseIfBlocked(deleteBlockers(before.id, await balancesOf(ctx.db, before), await askOpenDocuments(ctx, req.partner_id)));
     const { fenceMs, commitWithinMs } = deleteFence(ctx.config);
     const asked = Date.now();
     const open = await askOpenDocuments(ctx, req.partner_id, fenceMs);
@@ -27,7 +27,7 @@ export const deletePartnerHandler = handler(partners.deletePartner, {
   },
   apply: async (req, ctx, { open, commitBy }) => {
     const current = await findLivePartner(ctx.db, ctx.orgId, req.partner_id, { lock: true });
-    refuseIfBlocked(deleteBlockers(current.id, current.balance, open));
+    refuseIfBlocked(deleteBlockers(current.id, await balancesOf(ctx.db, current), open));
     const [row] = await ctx
       .db<PartnerRow>('partners')
       .where({ id: current.id })

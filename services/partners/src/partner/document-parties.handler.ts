@@ -2,6 +2,7 @@ import { partners } from '@bo/contracts';
 import { handler } from '@bo/runtime';
 import { toProfileRecord, type ProfileRow } from '../organization/profile.record';
 import { creditOf, toPartnerRecord, type PartnerRow } from './partner.record';
+import { weighedBalanceOf } from './partner.repository';
 
 /**
  * One call for what issuing or rendering a document asks of this service: both parties, and the
@@ -17,6 +18,6 @@ export const documentPartiesHandler = handler(partners.documentParties, async (r
     message: partner ? 'Document parties found' : 'The organization profile; the partner is not found',
     organization: toProfileRecord(ctx.orgId, profile),
     partner: partner ? toPartnerRecord(partner) : null,
-    credit: partner && req.include_credit ? creditOf(partner) : null,
+    credit: partner && req.include_credit ? creditOf(partner, await weighedBalanceOf(ctx.db, partner)) : null,
   };
 });

@@ -2,7 +2,7 @@ import { partners, type RequestOf } from '@bo/contracts';
 import { dec, formatDate, toNumber } from '@bo/kernel';
 import { handler, type Knex } from '@bo/runtime';
 import { creditOf } from './partner.record';
-import { findLivePartner } from './partner.repository';
+import { findLivePartner, weighedBalanceOf } from './partner.repository';
 
 interface TransactionRow {
   id: number;
@@ -22,16 +22,14 @@ interface CommitmentRow {
 }
 
 export const partnerBalanceHandler = handler(partners.partnerBalance, (req, ctx) =>
-  // With its transactions: one snapshot for the balance and them, so they always add up to each
-  // other. Without (the credit check every validation asks): one statement, one snapshot already.
-  req.include_transactions
-    ? ctx.db.transaction(async (trx) => balanceView(trx, req, ctx.orgId), { isolationLevel: 'repeatable read', readOnly: true })
-    : balanceView(ctx.db, req, ctx.orgId),
+  // One snapshot for the partner, its balances and its transactions, so they always add up to each other.
+  ctx.db.transaction(async (trx) => balanceView(trx, req, ctx.orgId), { isolationLevel: 'repeatable read', readOnly: true }),
 );
 
 async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalance>, orgId: number) {
   const row = await findLivePartner(db, orgId, req.partner_id);
-  const credit = creditOf(row);
+  const weighed = await weighedBalanceOf(db, row);
+  const credit = creditOf(row, weighed);
   const partner = {
     id: row.id,
     partnername: row.partnername,
@@ -40,12 +38,13 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
     phone: row.phone,
     balance: credit.balance,
     receivable: credit.receivable,
-    committed: toNumber(row.committed),
+    committed: toNumber(weighed.committed),
     credit_limit: credit.credit_limit,
     available_credit: credit.available_credit,
     // What the partner will owe as a customer: its vendor side neither adds nor takes off.
-    exposure: toNumber(dec(row.receivable).plus(dec(row.committed))),
+    exposure: toNumber(weighed.receivable.plus(weighed.committed)),
     currency: row.currency,
+    balances: weighed.balances,
   };
   if (!req.include_transactions) return { message: 'Partner balance retrieved successfully', partner };
   // A document's paid amount is the sum of the rows that settle it (payments, allocations and their

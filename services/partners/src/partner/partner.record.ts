@@ -1,6 +1,7 @@
 import type { partners } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
 import { recordMapper, type RecordFields } from '@bo/runtime';
+import type { WeighedBalance } from '../ledger/currency-balances';
 
 export interface PartnerRow {
   id: number;
@@ -68,18 +69,16 @@ export const partnerRecordFields: RecordFields<partners.PartnerRecord> = {
 
 export const toPartnerRecord: (row: PartnerRow) => partners.PartnerRecord = recordMapper(partnerRecordFields);
 
-/** What the partner may still buy on credit: credit limit minus what it owes. */
-export function availableCredit(row: Pick<PartnerRow, 'credit_limit' | 'balance'>): number {
-  return toNumber(dec(row.credit_limit).minus(dec(row.balance)));
-}
-
-/** What the credit check weighs: the partner's ledger figures and its limit. */
-export function creditOf(row: PartnerRow): partners.PartnerCredit {
+/** What the credit check weighs: the partner's ledger figures, weighed and per currency, and its limit. */
+export function creditOf(row: PartnerRow, weighed: WeighedBalance): partners.PartnerCredit {
   return {
-    balance: toNumber(row.balance),
-    receivable: toNumber(row.receivable),
+    balance: toNumber(weighed.balance),
+    receivable: toNumber(weighed.receivable),
     credit_limit: toNumber(row.credit_limit),
-    available_credit: availableCredit(row),
+    // What the partner may still buy on credit: credit limit minus what it owes.
+    available_credit: toNumber(dec(row.credit_limit).minus(weighed.balance)),
+    currency: weighed.currency,
+    balances: weighed.balances,
   };
 }
 

@@ -206,6 +206,7 @@ export async function complete(trx: Knex.Transaction, attempt: Attempt, invoice:
     subtotal: toNumber(q.subtotal),
     tax_amount: toNumber(q.tax_amount),
     quotation_total: toNumber(q.total),
+    currency: q.currency,
     converted_at: formatDateTime(convertedAt) as string,
   } satisfies sales.QuotationConvertedData);
   return convertedReply(q, view);
