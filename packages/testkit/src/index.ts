@@ -12,6 +12,7 @@ export * from './tcp-proxy';
 export * from './fake-dns';
 export * from './catalog-stub';
 export * from './books-stub';
+export * from './diverted-events';
 export * from './tracing';
 export * from './eventually';
 export * from './partner-record';
