@@ -28,6 +28,8 @@ describe('cash application, end to end', () => {
     sys = await startTestSystem();
     invoicingDb = createDb(sys.databaseUrl, 'invoicing', 2);
     partnersDb = createDb(sys.databaseUrl, 'partners', 2);
+    // Organization 1 keeps its books in EUR from the start: the accounting currency is fixed once they post.
+    await ok(sys.post('/organization/setprofile', { org_id: 1, userid: 'e2e', default_currency: 'EUR' }));
     [product] = (await newProducts(sys, ['Consulting'])) as [number];
     for (const name of ['Ada', 'Brook', 'Cato']) {
       const r = await ok(
@@ -401,10 +403,6 @@ describe('cash application, end to end', () => {
     // books only, which are kept in EUR: a USD customer pays at one rate and is refunded the whole credit
     // in pieces at others. Its credit is worth, on the receivable, what the payment booked; every refund
     // realizes the difference.
-    await ok(post('/organization/setprofile', { default_currency: 'EUR' }));
-    await eventually(async () =>
-      expect((await invoicingDb('organization_settings').where({ org_id: 1 }).first())?.default_currency).toBe('EUR'),
-    );
     const dollars = await newPartner('Dollar', 'customer', 'USD');
     await eventually(async () => expect(await invoicingDb('partner_directory').where({ id: dollars }).first()).toBeDefined());
     // Rates from 0.01 to 10 with up to 6 decimals, as exact text.

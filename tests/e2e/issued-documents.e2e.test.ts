@@ -3,7 +3,7 @@ import { tinyLogo } from '../../packages/documents/test/fixtures';
 import { fatalFailures, prepareRules } from '../support/einvoice';
 import { pdfText } from '../support/pdf';
 import type { Client } from '@bo/client';
-import { eventually, startTestSystem, type TestSystem } from '../support/system';
+import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
 type RenderFormat = Parameters<Client['invoicing']['invoice']['render']>[0]['format'];
 const formats: RenderFormat[] = ['pdf', 'ubl', 'cii', 'facturx'];
@@ -181,7 +181,9 @@ describe('issued documents through the gateway', () => {
       return made;
     });
 
-    await api().partners.organization.set({ ...who, default_currency: 'GBP' });
+    // The organization's books have posted (the test before), so its currency stays EUR (docs/invoicing.md "The books' settings").
+    const moved = await refusal(api().partners.organization.set({ ...who, default_currency: 'GBP' }));
+    expect([moved.status, moved.errors?.map((e) => e.field)]).toEqual([400, ['default_currency']]);
     await api().partners.partner.edit({ ...who, partner_id: plain, currency: 'CHF' });
     await eventually(async () => expect((await newInvoice(plain)).currency).toBe('CHF'));
 
@@ -193,8 +195,6 @@ describe('issued documents through the gateway', () => {
     // Converted, it becomes an invoice in the quotation's currency, not the partner's new one.
     const converted = await api().sales.quotation.convert({ ...who, quotation_id: quotation.id, invoicetype: 'invoiceout' });
     expect(pdfText(await renderPdf(converted.invoice.id))).toMatch(/Total €120\.00/);
-    // The organization now books in GBP: the EUR invoice posts at the table's rate (docs/invoicing.md "Exchange rates").
-    await eventually(() => api().invoicing.exchange_rate.set({ ...who, action: 'set', currency: 'EUR', date: '2026-11-02', rate: '0.85' }));
     await api().invoicing.invoice.validate({ ...who, id: invoice.id });
     expect(pdfText(await renderPdf(invoice.id))).toMatch(/Total €360\.00/);
   }, 180_000);
@@ -253,7 +253,7 @@ describe('issued documents through the gateway', () => {
         comments: draft,
         line_items: [{ product_id: product, quantity: 2, price: 150, tax_rate: 20, tax_included: false }],
       });
-    // The organization books in EUR (an earlier test moved it to GBP): the draft shows it once invoicing has heard.
+    // The organization books in EUR: setting it again is no change.
     await api().partners.organization.set({ ...who, default_currency: 'EUR' });
     const issued = (await usd('issued')).invoice;
     const draft = (await usd('draft')).invoice;
@@ -270,9 +270,10 @@ describe('issued documents through the gateway', () => {
     expect(before.get('cii')!.toString('utf8')).toMatch(/<ram:TaxTotalAmount currencyID="EUR">55\.20</);
     expect(pdfText(before.get('pdf')!)).toContain('Tax in EUR');
 
-    // The organization now books in USD: the draft is in its accounting currency and states nothing more; the issued invoice is unchanged.
-    await api().partners.organization.set({ ...who, default_currency: 'USD' });
-    await eventually(async () => expect(pdfText(await renderPdf(draft.id))).not.toContain('Tax in'));
+    // Its accounting currency cannot move now that the books have posted; a new rate in the table changes no issued render.
+    const moved = await refusal(api().partners.organization.set({ ...who, default_currency: 'USD' }));
+    expect([moved.status, moved.errors?.map((e) => e.field)]).toEqual([400, ['default_currency']]);
+    await api().invoicing.exchange_rate.set({ ...who, action: 'set', currency: 'USD', date: '2026-11-01', rate: '0.95' });
     for (const [format, bytes] of await renderAll(issued.id)) expect([format, bytes.equals(before.get(format)!)]).toEqual([format, true]);
   }, 180_000);
 });

@@ -4,7 +4,7 @@ import type { ApiResponse } from '../support/system';
 
 /**
  * The lock date through the gateway (docs/invoicing.md "Lock date"): set on the organization profile,
- * it reaches invoicing by the profile's event; from then on every posting dated on or before it is
+ * invoicing has it once the profile answers (docs/invoicing.md "The books' settings"); from then on every posting dated on or before it is
  * refused, naming its date field and the lock date, and changes nothing; the same operation dated
  * after it goes through, and clearing the lock opens the books again.
  */
@@ -36,9 +36,10 @@ describe('the lock date, end to end', () => {
     await ok(invoicing({ validate_invoice: true, id }));
     return id;
   }
-  /** Sets the lock date on the profile and waits until invoicing's copy has it. */
+  /** Sets the lock date on the profile, checks invoicing's books have it, and lets the profile's event land before the next snapshot. */
   async function lockBooks(lockDate: string | null): Promise<void> {
     await ok(post('/organization/setprofile', { lock_date: lockDate }));
+    await suite.sys.eventsSettled();
     await suite.settingsReach((row) => expect(formatDate(row?.lock_date ?? null)).toBe(lockDate));
   }
   /** A refusal naming `field` and the lock date, proven to change nothing in invoicing. */
@@ -153,7 +154,7 @@ describe('the lock date, end to end', () => {
 
   it('judges a posting against the lock date once invoicing has it: a payment right after the lock is refused', async () => {
     const invoice = await issued('2026-03-02');
-    // The common path of the race: the lock is set, its event applied, then the payment arrives.
+    // The lock is set, then the payment arrives (one-ledger-books.e2e.test.ts: with the profile's event held back).
     await lockBooks('2026-03-31');
     await refusedUnchanged(
       () => invoicing({ register_payment: true, id: invoice, amount: 100, payment_date: '2026-03-31' }),

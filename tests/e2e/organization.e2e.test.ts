@@ -11,7 +11,8 @@ type ProfileFields = Omit<RequestBody<OperationNamed<'partners.organization.set'
 describe('organization profile through the gateway', () => {
   let sys: TestSystem;
   beforeAll(async () => {
-    sys = await startTestSystem({ services: ['partners'] });
+    // Invoicing keeps the books' currency and lock date, which the profile sets through it.
+    sys = await startTestSystem({ services: ['partners', 'invoicing'] });
   });
   afterAll(async () => {
     await sys?.stop();

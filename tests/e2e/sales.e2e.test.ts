@@ -482,27 +482,28 @@ describe('sales through the gateway', () => {
   });
 
   it("converts a quotation whose rate the organization's new accounting currency made moot: the invoice books at 1", async () => {
-    const organization = sys.client.partners.organization;
-    await organization.set({ org_id: '1', default_currency: 'EUR' });
-    const q = await createQuotation({ currency: 'USD', exchange_rate: 0.9 });
+    // Organization 2, whose books have not posted, so its accounting currency may still move (docs/invoicing.md "The books' settings").
+    const organization = org2.partners.organization;
+    await organization.set({ org_id: '2', default_currency: 'EUR' });
+    const buyer = (await org2.partners.partner.create({ org_id: '2', userid: 'u1', partnername: 'Moot Inc', partner_type: 'customer' }))
+      .partner;
+    const [product] = (await newProducts(sys, ['Moot widget'], { org: 2 })) as [number];
+    const { quotation: q } = await eventually(() =>
+      create({ partner: String(buyer.id), line_items: [{ ...specLine, product_id: product }], currency: 'USD', exchange_rate: 0.9 }, 2),
+    );
     expect(q).toMatchObject({ currency: 'USD', exchange_rate: 0.9 });
-    // The organization now books in the quotation's currency; invoicing learns it by event.
-    await organization.set({ org_id: '1', default_currency: 'USD' });
+    // The organization now books in the quotation's currency; invoicing has it once the profile answers.
+    await organization.set({ org_id: '2', default_currency: 'USD' });
     const db = new pg.Client({ connectionString: sys.databaseUrl });
     await db.connect();
     try {
-      await eventually(async () => {
-        const { rows } = await db.query('select default_currency from invoicing.organization_settings where org_id = 1');
-        expect(rows[0]?.default_currency).toBe('USD');
-      });
-      const { invoice } = await convert(q.id);
+      const { invoice } = await org2.sales.quotation.convert({ org_id: '2', userid: 'u1', quotation_id: q.id, invoicetype: 'invoiceout' });
       const { rows } = await db.query('select currency, exchange_rate from invoicing.invoices where id = $1', [invoice.id]);
       expect(rows).toEqual([{ currency: 'USD', exchange_rate: null }]);
       // It posts in the organization's own currency, needing no rate.
-      await sys.client.invoicing.invoice.validate({ org_id: '1', id: invoice.id, validate_invoice: true });
+      await org2.invoicing.invoice.validate({ org_id: '2', id: invoice.id, validate_invoice: true });
     } finally {
       await db.end();
-      await organization.set({ org_id: '1', default_currency: null });
     }
   });
 });

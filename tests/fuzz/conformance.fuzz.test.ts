@@ -94,8 +94,13 @@ describe('the served OpenAPI document says what the server does', () => {
   async function seedPools(): Promise<void> {
     for (const pool of Object.values(pools)) pool.length = 0;
     // Earlier bodies may have closed the books (a lock date in year 8000) or moved the organization
-    // to another currency: opened again, and known so by invoicing, before anything is posted.
-    await ok('/organization/setprofile', { lock_date: null, default_currency: 'EUR', cash_rounding: null });
+    // to another currency: opened again before anything is posted. Once the books have posted, their
+    // currency is fixed (docs/invoicing.md "The books' settings"), and they keep the one they have.
+    await ok('/organization/setprofile', { lock_date: null, cash_rounding: null });
+    const euro = await sys.post('/organization/setprofile', { org_id: 1, default_currency: 'EUR' });
+    if (euro.statusCode !== 200 && euro.body.errors?.[0]?.field !== 'default_currency') {
+      throw new Error(`seeding the currency answered ${euro.statusCode}: ${JSON.stringify(euro.body)}`);
+    }
     await sys.eventsSettled();
     for (const type of ['customer', 'vendor', 'both'])
       pools.partner.push((await ok('/crm/editpatner', { action: 'create', partnername: `Conf ${type}`, partner_type: type })).partner.id);

@@ -2,6 +2,7 @@ import { catalogEvents, catalogOperations } from './catalog';
 import type { EventDef } from './events';
 import { integrationsEvents, integrationsOperations } from './integrations';
 import {
+  booksOperations,
   exchangeRateOperations,
   invoicingEvents,
   invoicingOperations,
@@ -25,6 +26,7 @@ const catalogue = [
   ...paymentOperations,
   ...exchangeRateOperations,
   ...reportOperations,
+  ...booksOperations,
   ...integrationsOperations,
 ];
 export const operations: readonly Operation[] = catalogue;

@@ -13,6 +13,7 @@ import {
   addOrganizationRounding,
   createOrganizationSettingsHold,
   organizationSettingsConsumer,
+  holdOrganizationSettingsExclusively,
   todayByZone,
 } from '../src/read-models/organization-settings';
 import { documentDefaults } from '../src/document-taxes';
@@ -219,16 +220,12 @@ describe('shared read models', () => {
     expect(await organizationToday(db, 7, new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-10');
   });
 
-  it('holds a lock date back while a posting holds the settings, and a posting after it waits for it and reads it', async () => {
-    const consumer = organizationSettingsConsumer('readmodels.organization', { lockDate: true });
-    const log = createLogger('test', 'silent');
-    const lockAt = (version: number, lock_date: string): EventEnvelope => ({
-      id: randomUUID(),
-      type: 'partners.organization.updated',
-      org_id: 9,
-      occurred_at: new Date().toISOString(),
-      data: { ...profileRecord(9, { version, default_currency: 'EUR', lock_date, logo_bytes: 0, updated_at: new Date().toISOString() }) },
-    });
+  it('holds a change of the books back while a posting holds the settings, and a posting after it waits for it and reads it', async () => {
+    /** What the books' owner does (invoicing.books.configure): the settings held exclusive, then the row written. */
+    const setLockDate = async (trx: Knex, lock_date: string) => {
+      await holdOrganizationSettingsExclusively(trx, 9);
+      await trx('organization_settings').insert({ org_id: 9, lock_date, version: 0 }).onConflict('org_id').merge(['lock_date']);
+    };
     const lockDateOf = async (trx: Knex = db) => String((await trx('organization_settings').where({ org_id: 9 }).first())?.lock_date ?? '');
     /** Waits until some session waits for an advisory lock: the one the test set off is then blocked on it. */
     const aSessionWaits = async () => {
@@ -241,24 +238,53 @@ describe('shared read models', () => {
       }
       throw new Error('no session waits for the settings lock');
     };
-    await consumer.handle?.(db as Knex.Transaction, lockAt(1, '2026-01-31'), log);
+    await db.transaction((trx) => setLockDate(trx, '2026-01-31'));
 
-    // A posting holds the settings: the lock date's event waits until it commits.
+    // A posting holds the settings: the change waits until it commits.
     const posting = await db.transaction();
     expect((await organizationSettings(posting, 9, { hold: true }))?.lock_date).toBeTruthy();
-    const applying = db.transaction((trx) => consumer.handle?.(trx, lockAt(2, '2026-02-28'), log));
+    const applying = db.transaction((trx) => setLockDate(trx, '2026-02-28'));
     await aSessionWaits();
     expect(await lockDateOf()).toMatch(/2026-01-31/);
     await posting.commit();
     await applying;
     expect(await lockDateOf()).toMatch(/2026-02-28/);
 
-    // A lock date being applied: a posting waits for it, then reads the new one (its read is newer than its wait).
+    // A change being made: a posting waits for it, then reads the new one (its read is newer than its wait).
     const lockTrx = await db.transaction();
-    await consumer.handle?.(lockTrx, lockAt(3, '2026-03-31'), log);
+    await setLockDate(lockTrx, '2026-03-31');
     const later = db.transaction(async (trx) => (await organizationSettings(trx, 9, { hold: true }))?.lock_date);
     await aSessionWaits();
     await lockTrx.commit();
     expect(String(await later)).toMatch(/2026-03-31/);
+  });
+
+  it("leaves the books' settings to their owner: the profile's event, however new, does not write them", async () => {
+    const consumer = organizationSettingsConsumer('readmodels.organization', { ownsBooks: true });
+    const log = createLogger('test', 'silent');
+    await db('organization_settings').insert({ org_id: 10, default_currency: 'EUR', lock_date: '2026-01-31', version: 0 });
+    const event: EventEnvelope = {
+      id: randomUUID(),
+      type: 'partners.organization.updated',
+      org_id: 10,
+      occurred_at: new Date().toISOString(),
+      data: {
+        ...profileRecord(10, {
+          version: 5,
+          time_zone: 'Europe/Paris',
+          default_currency: 'USD',
+          lock_date: '2025-12-31',
+          logo_bytes: 0,
+          updated_at: new Date().toISOString(),
+        }),
+      },
+    };
+    await db.transaction((trx) => consumer.handle?.(trx, event, log));
+    const row = await db('organization_settings').where({ org_id: 10 }).first();
+    expect([row?.time_zone, row?.default_currency, String(row?.lock_date)]).toEqual([
+      'Europe/Paris',
+      'EUR',
+      expect.stringMatching(/2026-01-31|Jan 31 2026/),
+    ]);
   });
 });

@@ -11,6 +11,8 @@ export * from './redelivery';
 export * from './tcp-proxy';
 export * from './fake-dns';
 export * from './catalog-stub';
+export * from './books-stub';
+export * from './diverted-events';
 export * from './tracing';
 export * from './eventually';
 export * from './partner-record';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { organizationSettingsConsumer, partnerDirectoryConsumer, type ServiceDefinition } from '@bo/runtime';
+import { configureBooksHandler } from './books/configure-books.handler';
 import { addLineHandler } from './invoice/add-line.handler';
 import { cancelInvoiceHandler } from './invoice/cancel-invoice.handler';
 import { createFromSourceHandler } from './invoice/create-from-source.handler';
@@ -64,11 +65,12 @@ export const invoicingService: ServiceDefinition = {
     listExchangeRatesHandler,
     deleteExchangeRateHandler,
     runReportHandler,
+    configureBooksHandler,
   ],
   subscriptions: [
     partnerDirectoryConsumer('invoicing.partners'),
-    // Invoicing closes the books: it keeps the lock date too (docs/invoicing.md "Lock date").
-    organizationSettingsConsumer('invoicing.organization', { lockDate: true }),
+    // Invoicing keeps the books: their accounting currency and lock date are its own (configureBooksHandler).
+    organizationSettingsConsumer('invoicing.organization', { ownsBooks: true }),
     recurringPartnersConsumer,
   ],
   background: (deps) => [recurringScheduler(deps, settings.parse(deps.config).RECURRING_INTERVAL_MS)],

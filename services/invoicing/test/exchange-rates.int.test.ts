@@ -8,8 +8,8 @@ describe('invoicing service: exchange rates', () => {
 
   beforeAll(async () => {
     ({ svc } = await startWithFakePartners([]));
-    await setAccountingCurrency(svc, 1, 'EUR', 1);
-    await setAccountingCurrency(svc, 2, 'USD', 1);
+    await setAccountingCurrency(svc, 1, 'EUR');
+    await setAccountingCurrency(svc, 2, 'USD');
   });
   afterAll(async () => {
     await svc?.stop();
@@ -111,7 +111,7 @@ describe('invoicing service: exchange rates', () => {
     expect((await findExchangeRate(svc.db, 2, 'SEK', '2026-02-09'))?.rate).toBe('0.0870000000');
     expect(await findExchangeRate(svc.db, 1, 'NOK', '2026-02-09')).toBeNull();
     // A rate set against an earlier accounting currency no longer counts.
-    await setAccountingCurrency(svc, 2, 'CHF', 2);
+    await setAccountingCurrency(svc, 2, 'CHF');
     expect(await findExchangeRate(svc.db, 2, 'SEK', '2026-02-09')).toBeNull();
   });
 

@@ -18,7 +18,7 @@ describe('invoicing service: the VAT report', () => {
 
   beforeAll(async () => {
     ({ svc } = await startWithFakePartners(partnersTable));
-    await setAccountingCurrency(svc, 1, 'EUR', 1);
+    await setAccountingCurrency(svc, 1, 'EUR');
   });
   afterAll(async () => {
     await svc?.stop();

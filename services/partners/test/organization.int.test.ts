@@ -13,10 +13,13 @@ const PNG = makePng({ width: 2, height: 2 });
 
 describe('organization profile (partners service)', () => {
   let svc: testing.TestService;
+  let books: testing.BooksStub;
   beforeAll(async () => {
     svc = await testing.startTestService(partnersService);
+    books = await testing.startBooksStub(svc);
   });
   afterAll(async () => {
+    await books?.stop();
     await svc?.stop();
   });
 
@@ -136,10 +139,50 @@ describe('organization profile (partners service)', () => {
     });
   });
 
+  it("sets the books' currency and lock date in invoicing first, and stores nothing when invoicing refuses", async () => {
+    const org = 11;
+    const asked = books.calls.length;
+    body(await set({ legal_name: 'Ledger Ltd' }, org));
+    // Neither books field: invoicing is not asked.
+    expect(books.calls.length).toBe(asked);
+    expect(body(await set({ default_currency: 'eur', lock_date: '2026-01-31' }, org)).organization).toMatchObject({
+      default_currency: 'EUR',
+      lock_date: '2026-01-31',
+    });
+    expect(books.books.get(org)).toEqual({ default_currency: 'EUR', lock_date: '2026-01-31' });
+    expect(books.calls.at(-1)).toMatchObject({ default_currency: 'EUR', lock_date: '2026-01-31' });
+
+    books.posted.add(org);
+    const before = await get(org);
+    const refused = await set({ default_currency: 'USD', legal_name: 'Renamed Ltd' }, org);
+    expect(refused).toMatchObject({ ok: false, status: 400, code: 'validation_failed', errors: [{ field: 'default_currency' }] });
+    expect(await get(org)).toEqual(before);
+    // The profile's own refusal comes first: invoicing is not asked to change what would not be stored.
+    const callsBefore = books.calls.length;
+    expect(await set({ lock_date: '2026-02-28', cash_rounding: 0.001 }, org)).toMatchObject({ errors: [{ field: 'cash_rounding' }] });
+    expect(books.calls.length).toBe(callsBefore);
+    expect(books.books.get(org)?.lock_date).toBe('2026-01-31');
+  });
+
   it('keeps organizations apart', async () => {
     body(await set({ legal_name: 'Other Org' }, 2));
     expect((await get()).legal_name).toBe('Kiwi Widgets Limited');
     expect((await get(2)).legal_name).toBe('Other Org');
+  });
+
+  // Last: it stops the books stub.
+  it("refuses a change of the books' settings while invoicing is down, storing nothing; the rest of the profile still sets", async () => {
+    const org = 12;
+    body(await set({ legal_name: 'Outage Ltd' }, org));
+    const before = await get(org);
+    await books.stop();
+    expect(await set({ lock_date: '2026-03-31', legal_name: 'Renamed' }, org)).toMatchObject({
+      ok: false,
+      status: 503,
+      code: 'service_unavailable',
+    });
+    expect(await get(org)).toEqual(before);
+    expect(body(await set({ phone: '+64 9 000 0000' }, org)).organization).toMatchObject({ phone: '+64 9 000 0000', lock_date: null });
   });
 });
 

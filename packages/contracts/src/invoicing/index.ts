@@ -6,3 +6,4 @@ export * from './render';
 export * from './payments';
 export * from './exchange-rates';
 export * from './reports';
+export * from './books';

@@ -28,7 +28,7 @@ const checked = (check: (v: string) => boolean, message: string, pattern: RegExp
  * A field of a partial update: absent keeps the stored value, `null` or `""` clears it, anything
  * else must pass `schema`.
  */
-function clearable<S extends z.ZodType>(schema: S) {
+export function clearable<S extends z.ZodType>(schema: S) {
   return z
     .union([z.null(), z.literal(''), schema])
     .optional()

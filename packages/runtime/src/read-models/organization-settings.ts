@@ -8,7 +8,9 @@ import { keepNewest } from './versioned';
  * What sales and invoicing keep of the organization profile (owned by partners): its time zone,
  * which decides every "today" (overdue, expiry, the recurring scheduler, default dates), and its
  * default currency, which a new document takes when its partner has none. An organization whose
- * profile they have not seen is on UTC and has no default currency.
+ * profile they have not seen is on UTC and has no default currency. In invoicing, which keeps the
+ * books, the default currency (the accounting currency) and the lock date are its own
+ * (`ownsBooks`).
  */
 export interface OrganizationSettings {
   org_id: number;
@@ -19,15 +21,20 @@ export interface OrganizationSettings {
   rounding: RoundingPolicy | null;
   /** numeric as the driver reads it; null: no cash rounding. */
   cash_rounding: string | null;
-  /** Kept by invoicing only (its migration 016 adds the column): the last day of closed books; null: none. */
+  /** Invoicing's only (its migration 016 adds the column), set with its accounting currency by `invoicing.books.configure`: the last day of closed books; null: none. */
   lock_date?: string | Date | null;
   version: number;
 }
 
-/** Which optional fields of the profile a service's read model keeps besides the shared ones. */
+/** What a service's read model keeps of the profile's event besides the shared fields. */
 export interface OrganizationSettingsOptions {
-  /** The books' lock date (`addOrganizationLockDate`). */
-  lockDate?: boolean;
+  /**
+   * The service keeps the books (invoicing): the accounting currency and the lock date in its row are
+   * its own, set by `invoicing.books.configure` under the settings lock
+   * (`holdOrganizationSettingsExclusively`), and the profile's event leaves them alone, so no event,
+   * however late, brings back an older value.
+   */
+  ownsBooks?: boolean;
 }
 
 /** The read model's table, the same in every service keeping it; add it to the service's migrations. */
@@ -59,7 +66,7 @@ export async function addOrganizationRounding(trx: Knex.Transaction, schema: str
   });
 }
 
-/** The lock date's column, added by the service that closes books (invoicing); its consumer then keeps it (`lockDate`). */
+/** The lock date's column, added by the service that closes books (invoicing). */
 export async function addOrganizationLockDate(trx: Knex.Transaction, schema: string): Promise<void> {
   await trx.schema.withSchema(schema).alterTable('organization_settings', (t) => {
     t.date('lock_date');
@@ -68,10 +75,11 @@ export async function addOrganizationLockDate(trx: Knex.Transaction, schema: str
 
 /**
  * The organization's settings lock: an advisory lock per schema and organization. A posting holds it
- * shared (`organizationSettings` with `hold`), the consumer keeping a service's lock date exclusive.
- * A row lock (FOR SHARE) would do the same, but each posting would write the one row every posting
- * of the organization reads: a WAL record and a dirty page each time, and a new multixact for every
- * posting that joins others under way, which only vacuum ever takes back.
+ * shared (`organizationSettings` with `hold`), a change of the books' settings exclusive
+ * (`holdOrganizationSettingsExclusively`). A row lock (FOR SHARE) would do the same, but each posting
+ * would write the one row every posting of the organization reads: a WAL record and a dirty page each
+ * time, and a new multixact for every posting that joins others under way, which only vacuum ever
+ * takes back.
  */
 const settingsLockKey = (org: string) => `hashtextextended('organization_settings:' || current_schema() || ':' || ${org}, 0)`;
 
@@ -106,11 +114,10 @@ export async function rememberOrganization(
     {
       org_id: profile.org_id,
       time_zone: profile.time_zone,
-      default_currency: profile.default_currency,
+      ...(options.ownsBooks ? {} : { default_currency: profile.default_currency }),
       // A profile event from before these fields (an older producer, a replay) has neither: the defaults.
       rounding: profile.rounding ?? null,
       cash_rounding: profile.cash_rounding == null ? null : String(profile.cash_rounding),
-      ...(options.lockDate ? { lock_date: profile.lock_date ?? null } : {}),
     },
     profile.version,
   );
@@ -124,7 +131,7 @@ const readInTransaction = new WeakMap<Knex, Map<number, { row: OrganizationSetti
  * seen the profile). Within a transaction the row is read once and what follows in it reuses that
  * reading (a posting asks for the lock date, today, the accounting currency and the rounding, and
  * pays one round trip); `hold` reads it under the organization's settings lock, shared, once per
- * transaction (`organization_settings_held`), so a lock date arriving by its event waits for the
+ * transaction (`organization_settings_held`), so a change of the books' settings waits for the
  * postings under way, and a posting that read the row so holds it unchanged to its end. Outside a
  * transaction every call reads.
  */
@@ -244,6 +251,17 @@ export function organizationTodaySql(orgIdColumn: string, today: Omit<TodayByZon
   };
 }
 
+/**
+ * Takes the organization's settings lock exclusive for the rest of the transaction, waiting for the
+ * postings that hold it shared to commit; a posting that starts after it waits for this transaction
+ * and then reads what it wrote. Statements after it read a snapshot newer than the wait, and the
+ * settings this transaction read before are forgotten, so what it decides on is the row as it now is.
+ */
+export async function holdOrganizationSettingsExclusively(db: Knex, orgId: number): Promise<void> {
+  await db.raw(`select pg_advisory_xact_lock(${settingsLockKey('?::int')})`, [orgId]);
+  readInTransaction.get(db)?.delete(orgId);
+}
+
 /** The consumer keeping a service's organization settings from `partners.organization.updated`, exactly once (inbox). */
 export function organizationSettingsConsumer(name: string, options: OrganizationSettingsOptions = {}): InboxHandlerDef {
   return {
@@ -255,8 +273,6 @@ export function organizationSettingsConsumer(name: string, options: Organization
         log.error({ issues: parsed.success ? undefined : parsed.error.issues }, 'organization event with an unexpected profile; ignored');
         return;
       }
-      // The lock date changes only once the postings holding the settings have committed (organizationSettings).
-      if (options.lockDate) await trx.raw(`select pg_advisory_xact_lock(${settingsLockKey('?::int')})`, [parsed.data.org_id]);
       await rememberOrganization(trx, parsed.data, options);
     },
   };

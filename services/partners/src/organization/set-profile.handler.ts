@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { organization } from '@bo/contracts';
+import { invoicing, organization, type RequestOf } from '@bo/contracts';
 import { dec, documentMinorUnit, toNumber } from '@bo/kernel';
 import { handler, recordEvent, validationFailed } from '@bo/runtime';
 import { SET_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from './profile.record';
@@ -8,8 +8,42 @@ import { SET_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from '
  * Sets the fields given (null or "" clears one) and announces the whole profile, without the logo's
  * bytes, as `partners.organization.updated`. The row is created on the first set and locked for the
  * update, so concurrent sets each add one to the version and none is lost.
+ *
+ * The books' settings among them (`default_currency`, the accounting currency, and `lock_date`)
+ * belong to invoicing, which keeps the journal: they are set there first (`invoicing.books.configure`,
+ * with no transaction open here), and the profile stores them only once invoicing has, so a change
+ * this answers already holds for every posting. Invoicing's refusal is the answer, and nothing
+ * changes; so is a refusal of the profile's own, judged before invoicing is asked.
  */
-export const setProfileHandler = handler(organization.setProfile, async (req, ctx) => {
+export const setProfileHandler = handler(organization.setProfile, {
+  gather: async (req, ctx) => {
+    const books = booksChange(req);
+    if (!books) return {};
+    const current = await ctx.db<ProfileRow>('organization_profiles').where({ org_id: ctx.orgId }).first();
+    refuseCashRounding({ ...current, ...profileChanges(req) } as ProfileRow);
+    await ctx.call(invoicing.configureBooks, books, { what: "the organization's books" });
+    return {};
+  },
+  apply: async (req, ctx) => {
+    const changes = profileChanges(req);
+    await ctx.db('organization_profiles').insert({ org_id: ctx.orgId, version: 0 }).onConflict('org_id').ignore();
+    // The update locks the row; a concurrent set waits and then adds one to the version it left.
+    const [row] = (await ctx
+      .db('organization_profiles')
+      .where({ org_id: ctx.orgId })
+      .update({ ...changes, version: ctx.db.raw('version + 1'), updated_by: req.userid ?? ctx.userId ?? null, updated_at: ctx.db.fn.now() })
+      .returning('*')) as ProfileRow[];
+    // Judged on the profile as it now stands: a currency change can break the cash rounding set before it.
+    refuseCashRounding(row!);
+    await recordEvent(ctx.db, organization.organizationUpdated.type, ctx.orgId, toProfileSummary(ctx.orgId, row));
+    return { message: 'Organization profile updated successfully', organization: toProfileRecord(ctx.orgId, row) };
+  },
+});
+
+type SetProfileRequest = RequestOf<typeof organization.setProfile>;
+
+/** The columns a set writes: the fields given, the logo as its bytes and their digest. */
+function profileChanges(req: SetProfileRequest): Partial<Record<keyof ProfileRow, unknown>> {
   const changes: Partial<Record<keyof ProfileRow, unknown>> = {};
   for (const field of SET_FIELDS) if (req[field] !== undefined) changes[field] = req[field];
   if (req.logo_png !== undefined) {
@@ -17,24 +51,26 @@ export const setProfileHandler = handler(organization.setProfile, async (req, ct
     changes.logo_png = bytes;
     changes.logo_sha256 = bytes ? createHash('sha256').update(bytes).digest('hex') : null;
   }
-  return ctx.db.transaction(async (trx) => {
-    await trx('organization_profiles').insert({ org_id: ctx.orgId, version: 0 }).onConflict('org_id').ignore();
-    // The update locks the row; a concurrent set waits and then adds one to the version it left.
-    const [row] = (await trx('organization_profiles')
-      .where({ org_id: ctx.orgId })
-      .update({ ...changes, version: trx.raw('version + 1'), updated_by: req.userid ?? ctx.userId ?? null, updated_at: trx.fn.now() })
-      .returning('*')) as ProfileRow[];
-    // Judged on the profile as it now stands: a currency change can break the cash rounding set before it.
-    const problem = cashRoundingProblem(row!);
-    if (problem) throw validationFailed(problem, [{ field: 'cash_rounding', message: problem }]);
-    await recordEvent(trx, organization.organizationUpdated.type, ctx.orgId, toProfileSummary(ctx.orgId, row));
-    return { message: 'Organization profile updated successfully', organization: toProfileRecord(ctx.orgId, row) };
-  });
-});
+  return changes;
+}
+
+/** The books' settings the request changes, for invoicing; undefined when it names neither. */
+function booksChange(req: SetProfileRequest): { default_currency?: string | null; lock_date?: string | null } | undefined {
+  if (req.default_currency === undefined && req.lock_date === undefined) return undefined;
+  return {
+    ...(req.default_currency === undefined ? {} : { default_currency: req.default_currency }),
+    ...(req.lock_date === undefined ? {} : { lock_date: req.lock_date }),
+  };
+}
+
+function refuseCashRounding(row: ProfileRow): void {
+  const problem = cashRoundingProblem(row);
+  if (problem) throw validationFailed(problem, [{ field: 'cash_rounding', message: problem }]);
+}
 
 /** A cash rounding finer than its currency's smallest amount (0.001 in EUR, 0.5 in JPY); null when fine. */
 function cashRoundingProblem(row: ProfileRow): string | null {
-  if (row.cash_rounding === null) return null;
+  if (row.cash_rounding == null) return null;
   const places = documentMinorUnit(row.default_currency);
   if (places === undefined) return null;
   // The kernel's rule for a document's cash rounding (decideDocumentTaxes), applied to the profile.
