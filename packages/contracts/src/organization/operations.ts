@@ -23,7 +23,10 @@ export const setProfile = defineOperation({
   reply: s.profileReply,
   rules: [
     { field: 'cash_rounding', rule: 'a multiple of the smallest amount of default_currency, as the profile stands after the change' },
-    { field: 'default_currency', rule: "unchanged once the organization's first journal entry has posted (the books' accounting currency)" },
+    {
+      field: 'default_currency',
+      rule: "unchanged once the organization's first journal entry has posted (the books' accounting currency)",
+    },
   ],
 });
 

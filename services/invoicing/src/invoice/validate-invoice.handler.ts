@@ -1,5 +1,5 @@
 import { invoicing } from '@bo/contracts';
-import { dec, formatDate, formatDateTime, minorUnit, Money, toNumber, type Dec, type TaxDocument } from '@bo/kernel';
+import { dec, formatDate, formatDateTime, Money, toNumber, type Dec, type TaxDocument } from '@bo/kernel';
 import {
   currentParties,
   organizationTaxPolicy,
