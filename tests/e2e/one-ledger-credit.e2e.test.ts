@@ -1,3 +1,4 @@
+import { createDb, type Knex } from '@bo/runtime';
 import { newProducts } from '../support/catalog';
 import { eventually, refusal, startTestSystem, type TestSystem } from '../support/system';
 
@@ -9,10 +10,12 @@ import { eventually, refusal, startTestSystem, type TestSystem } from '../suppor
  */
 describe('one ledger: credit is weighed in the partner’s currency at each document’s rate', () => {
   let sys: TestSystem;
+  let db: Knex;
   let product: number;
   const who = { org_id: '1', userid: 'u1' } as const;
   beforeAll(async () => {
     sys = await startTestSystem();
+    db = createDb(sys.databaseUrl, 'invoicing', 1);
     [product] = (await newProducts(sys, ['Consulting'])) as [number];
     await sys.client.partners.organization.set({ ...who, legal_name: 'Euro Books', default_currency: 'EUR' });
     await eventually(async () => {
@@ -21,6 +24,7 @@ describe('one ledger: credit is weighed in the partner’s currency at each docu
     });
   });
   afterAll(async () => {
+    await db?.destroy();
     await sys?.stop();
   });
 
@@ -150,5 +154,58 @@ describe('one ledger: credit is weighed in the partner’s currency at each docu
     expect(more.message).toContain(
       'balance 775.00 USD + committed 0.00 USD + this invoice 310.00 USD (40000 JPY at 0.0062) = 1085.00 USD, 85.00 USD above the credit limit 1000.00 USD',
     );
+  });
+
+  it('moves the balance by what the journal posts to the receivable: a KWD invoice at one rate, its payment at another, allocated, refunded', async () => {
+    const { partner } = await sys.client.partners.partner.create({ ...who, partnername: 'Dinar Buyer', partner_type: 'customer' });
+    /** The journal's receivable for the partner's documents and payments, in EUR. */
+    const journal = async () => {
+      const { rows } = await db.raw<{ rows: Array<{ receivable: string }> }>(
+        `select coalesce(sum(l.debit - l.credit), 0)::numeric(18, 2)::text as receivable
+           from journal_lines l join journal_entries e on e.id = l.entry_id
+          where e.org_id = 1 and l.account = '1200 Accounts Receivable'
+            and (e.invoice_id in (select id from invoices where partner_id = ?) or e.payment_id in (select id from payments where partner_id = ?))`,
+        [partner.id, partner.id],
+      );
+      return Number(rows[0]!.receivable);
+    };
+    /** The partner view (in EUR, the organization's: the partner names no currency) agrees with the journal, the KWD balance as it is. */
+    const agrees = async (receivable: number, kwd: number) => {
+      expect(await journal()).toBe(receivable);
+      await eventually(async () =>
+        expect(await balance(partner.id)).toMatchObject({
+          balance: receivable,
+          receivable,
+          balances: [{ currency: 'KWD', balance: kwd, receivable: kwd, committed: 0 }],
+        }),
+      );
+    };
+
+    // 16.120 KWD at 2.999994: 48.36 EUR on the receivable.
+    const invoice = await sale(partner.id, 16.12, 'KWD', 2.999994);
+    await sys.client.invoicing.invoice.validate({ ...who, id: invoice });
+    await agrees(48.36, 16.12);
+
+    // 16.120 KWD received at 0.755127 and left unallocated: 12.17 EUR of credit on the receivable, so
+    // 36.19 EUR are owed though no KWD are (the documents' rate would say 0.00).
+    const { payment } = await sys.client.invoicing.payment.create({
+      ...who,
+      partner: partner.id,
+      amount: 16.12,
+      currency: 'KWD',
+      direction: 'in',
+      exchange_rate: 0.755127,
+    });
+    await agrees(36.19, 0);
+
+    // 10.000 KWD of it allocated to the invoice: the credit used is worth 7.55 EUR, the invoice cleared
+    // 30.00 EUR; the receivable moves by the realized difference, −22.45 EUR, with no KWD moving.
+    await sys.client.invoicing.payment.allocate({ ...who, payment_id: payment.id, allocations: [{ invoice_id: invoice, amount: 10 }] });
+    await agrees(13.74, 0);
+
+    // The 6.120 KWD of credit left paid back at 0.8 (4.90 EUR out of the bank): the credit leaves the
+    // receivable at what it booked, 4.62 EUR, the rest is realized; what is owed is the invoice's rest.
+    await sys.client.invoicing.payment.refund({ ...who, payment_id: payment.id, amount: 6.12, exchange_rate: 0.8 });
+    await agrees(18.36, 6.12);
   });
 });

@@ -17,6 +17,19 @@ export const invoiceVersion = z
   .optional()
   .describe('The invoice version after this change: 1 when created, one more per change; the highest is the newest state');
 
+/**
+ * What the event's journal entry moved the partner's trade accounts (receivable, payable) by in the
+ * accounting currency, debit minus credit: positive when the partner owes more. The partners ledger
+ * moves the partner's accounting-currency balance by exactly this (docs/partners.md "Currencies").
+ * Added field: absent on events recorded before, which the ledger weighs as it always did.
+ */
+export const tradeDelta = z
+  .number()
+  .optional()
+  .describe(
+    "What this posting's journal entry moved the partner's trade accounts by in the accounting currency (debit minus credit; positive: the partner owes more)",
+  );
+
 const invoiceRef = {
   invoice_id: z.number().int(),
   invoicenumber: z.string(),
@@ -70,6 +83,7 @@ export const invoiceValidated = defineEvent({
     currency: z.string().nullable().optional(),
     /** The total in the organization's accounting currency at the document's rate: its journal entry's trade line. Added field. */
     accounting_total: z.number().optional(),
+    trade_delta: tradeDelta,
   }),
 });
 export const invoiceCancelled = defineEvent({
@@ -91,6 +105,7 @@ export const invoicePaymentRegistered = defineEvent({
     amount_paid: z.number(),
     due_amount: z.number(),
     journal_entry_id: z.number().int().optional(),
+    trade_delta: tradeDelta,
   }),
 });
 export const invoicePaid = defineEvent({

@@ -15,7 +15,7 @@ import {
 } from '../fields';
 import { defineOperation } from '../operation';
 import { currencyField } from '../organization/schemas';
-import { invoiceVersion } from './events';
+import { invoiceVersion, tradeDelta } from './events';
 import { invoiceTypes, settledDocument } from './schemas';
 
 /** `in`: money from a customer, settling its invoices (`invoiceout`); `out`: money to a vendor, settling its bills (`invoicein`). */
@@ -331,6 +331,8 @@ const allocationEvent = z.object({
   amount: z.number(),
   /** The invoice's version once this allocation (or its reversal) settled it, as invoice events carry it. */
   invoice_version: invoiceVersion,
+  /** An allocation posted by an entry of its own (allocate, a credit note's settlement): that entry's trade move (a realized exchange difference). */
+  trade_delta: tradeDelta,
 });
 
 export const paymentCreated = defineEvent({
@@ -343,6 +345,7 @@ export const paymentCreated = defineEvent({
     currency: z.string().nullable(),
     payment_date: z.string(),
     journal_entry_id: z.number().int(),
+    trade_delta: tradeDelta,
     allocations: z.array(allocationEvent),
   }),
 });
@@ -353,6 +356,8 @@ export const paymentAllocated = defineEvent({
     partner_id: z.number().int(),
     ...sourceIds,
     credit_note_number: z.string().nullable(),
+    /** The currency of the credit allocated, its documents' too (ISO 4217; null: none). Added field: absent on events recorded before. */
+    currency: z.string().nullable().optional(),
     allocation_date: z.string(),
     allocations: z.array(allocationEvent),
   }),
@@ -370,6 +375,7 @@ export const paymentRefunded = defineEvent({
     currency: z.string().nullable().optional(),
     refund_date: z.string(),
     journal_entry_id: z.number().int(),
+    trade_delta: tradeDelta,
   }),
 });
 export const paymentVoided = defineEvent({
@@ -383,6 +389,7 @@ export const paymentVoided = defineEvent({
     currency: z.string().nullable().optional(),
     void_date: z.string(),
     journal_entry_id: z.number().int(),
+    trade_delta: tradeDelta,
     /** The allocations reversed. */
     allocations: z.array(allocationEvent),
   }),
@@ -402,6 +409,7 @@ export const invoiceWrittenOff = defineEvent({
     write_off_date: z.string(),
     reason: z.string().nullable(),
     journal_entry_id: z.number().int(),
+    trade_delta: tradeDelta,
     version: invoiceVersion,
   }),
 });

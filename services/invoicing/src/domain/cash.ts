@@ -1,7 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import { amountText, dec, finerThanCurrency, roundTo, sum, type Dec, type DecimalLike } from '@bo/kernel';
 import { CREDITED_TYPE, isCreditNote } from './credit-note';
-import { accountsFor, cr, dr, type JournalLine } from './journal';
+import { accountsFor, cr, dr, tradeLine, type JournalLine } from './journal';
 import { effectiveStatus, type StoredStatus } from './status';
 
 type InvoiceType = invoicing.InvoiceType;
@@ -252,8 +252,8 @@ export function paymentLines(
   const trade = byAccount([...parts, { account: defaultTradeAccount(direction), amount: rest }]);
   return withExchangeDifference(
     direction === 'in'
-      ? [dr(bank, amount, 'Payment received'), ...trade.map((t) => cr(t.account, t.amount, 'Settlement'))]
-      : [...trade.map((t) => dr(t.account, t.amount, 'Settlement')), cr(bank, amount, 'Payment sent')],
+      ? [dr(bank, amount, 'Payment received'), ...trade.map((t) => tradeLine(cr(t.account, t.amount, 'Settlement')))]
+      : [...trade.map((t) => tradeLine(dr(t.account, t.amount, 'Settlement'))), cr(bank, amount, 'Payment sent')],
   );
 }
 
@@ -288,8 +288,8 @@ export function allocationLines(
   // A receivable's credit is debited away and the invoice credited; a payable the other way round.
   return withExchangeDifference(
     settles === 'invoiceout'
-      ? [dr(from.account, from.value, 'Credit applied'), cr(to.account, to.value, 'Settlement')]
-      : [dr(to.account, to.value, 'Settlement'), cr(from.account, from.value, 'Credit applied')],
+      ? [tradeLine(dr(from.account, from.value, 'Credit applied')), tradeLine(cr(to.account, to.value, 'Settlement'))]
+      : [tradeLine(dr(to.account, to.value, 'Settlement')), tradeLine(cr(from.account, from.value, 'Credit applied'))],
   );
 }
 
@@ -307,14 +307,14 @@ export function refundLines(
 ): JournalLine[] {
   return withExchangeDifference(
     refundDirection === 'out'
-      ? [dr(tradeAccount, value.credit, 'Credit refunded'), cr(bank, value.paid, 'Refund sent')]
-      : [dr(bank, value.paid, 'Refund received'), cr(tradeAccount, value.credit, 'Credit refunded')],
+      ? [tradeLine(dr(tradeAccount, value.credit, 'Credit refunded')), cr(bank, value.paid, 'Refund sent')]
+      : [dr(bank, value.paid, 'Refund received'), tradeLine(cr(tradeAccount, value.credit, 'Credit refunded'))],
   );
 }
 
 /** A bad debt: the expense against the receivable it will never collect. */
 export function writeOffLines(amount: DecimalLike, tradeAccount: string): JournalLine[] {
-  return [dr(BAD_DEBTS_ACCOUNT, amount, 'Bad debt'), cr(tradeAccount, amount, 'Written off')];
+  return [dr(BAD_DEBTS_ACCOUNT, amount, 'Bad debt'), tradeLine(cr(tradeAccount, amount, 'Written off'))];
 }
 
 /** Why this document may not be written off, or null: an open or overdue customer invoice with something due. */

@@ -18,7 +18,7 @@ import {
   type CreditSource,
   type SettleableDocument,
 } from './cash';
-import { isBalanced } from './journal';
+import { isBalanced, tradeMove } from './journal';
 
 const doc = (over: Partial<SettleableDocument> = {}): SettleableDocument => ({
   id: 1,
@@ -201,6 +201,24 @@ describe('cash application rules', () => {
 
 describe('values in the accounting currency', () => {
   const view = (lines: ReturnType<typeof paymentLines>) => lines.map((l) => [l.account, l.debit.toFixed(2), l.credit.toFixed(2)]);
+
+  it("tells the trade accounts' move of each posting, debit minus credit, the exchange difference and the bank left out", () => {
+    // Money in worth 95.00 clearing 90.00 of receivable and leaving 3.00 of credit: the partner owes 93.00 less.
+    expect(tradeMove(paymentLines('in', '98', 'Bank', [{ account: '1200 Accounts Receivable', amount: '90' }], '3')).toFixed(2)).toBe(
+      '-93.00',
+    );
+    // A vendor paid: what is owed to it goes down, so the partner's balance goes up.
+    expect(tradeMove(paymentLines('out', '95', 'Bank', [{ account: '2000 Accounts Payable', amount: '90' }], '0')).toFixed(2)).toBe(
+      '90.00',
+    );
+    // Credit worth 40.01 clearing 45.01: the receivable moves by the realized difference, across accounts too.
+    const from = { account: '1200 Accounts Receivable', value: '40.01' };
+    expect(tradeMove(allocationLines('invoiceout', from, { account: '1210 EU', value: '45.01' })).toFixed(2)).toBe('-5.00');
+    expect(tradeMove(refundLines('out', { credit: '90', paid: '95' }, '1200 Accounts Receivable', 'Bank')).toFixed(2)).toBe('90.00');
+    expect(tradeMove(writeOffLines('12.5', '1200 Accounts Receivable')).toFixed(2)).toBe('-12.50');
+    // A void is its payment mirrored.
+    expect(tradeMove(voidLines('in', '98', 'Bank', [{ account: '1200 Accounts Receivable', amount: '90' }], '3')).toFixed(2)).toBe('93.00');
+  });
 
   it('values a share in proportion to what the item booked, exactly what it booked for the whole', () => {
     const invoice = { amount: '100.00', booked: '90.01', places: 2 };

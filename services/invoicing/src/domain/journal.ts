@@ -14,6 +14,8 @@ export interface JournalLine {
   tax_rate?: Dec;
   /** The taxable amount (BT-116) the line's tax is computed on, in the entry's currency. */
   tax_base?: Dec;
+  /** A line on the partner's trade account (receivable or payable): what moves its balance (tradeMove). Not stored. */
+  trade?: true;
 }
 
 export interface InvoiceAccounts {
@@ -71,6 +73,19 @@ export const cr = (account: string, amount: DecimalLike, label: string): Journal
   credit: dec(amount),
   label,
 });
+
+/** The same line, marked as one on the partner's trade account. */
+export const tradeLine = (line: JournalLine): JournalLine => ({ ...line, trade: true });
+
+/**
+ * What an entry's lines move the partner's trade accounts by in the accounting currency, debit minus
+ * credit: positive when the partner owes more (a receivable debited, a payable debited). The one
+ * figure the events of a posting carry to the partners ledger (`trade_delta`, docs/partners.md
+ * "Currencies"), so its balance moves by exactly what the journal posted, never by a formula of its own.
+ */
+export function tradeMove(lines: readonly JournalLine[]): Dec {
+  return sum(lines.filter((l) => l.trade).map((l) => l.debit.minus(l.credit)));
+}
 
 /** A credit note is its invoice's entry mirrored: every debit becomes a credit. */
 function mirror(lines: JournalLine[]): JournalLine[] {
@@ -143,9 +158,9 @@ export function invoiceEntryLines(
 
   // Written as an invoice: sales credit revenue and tax, purchases debit expense and tax.
   const side = (account: string, amount: DecimalLike, label: string) => (sales ? cr(account, amount, label) : dr(account, amount, label));
-  const trade = sales
-    ? dr(accounts.trade, convert(figures.payable), 'Receivable')
-    : cr(accounts.trade, convert(figures.payable), 'Payable');
+  const trade = tradeLine(
+    sales ? dr(accounts.trade, convert(figures.payable), 'Receivable') : cr(accounts.trade, convert(figures.payable), 'Payable'),
+  );
   const lines: JournalLine[] = [trade];
   figures.breakdown.forEach((b, n) => {
     const tax = vat ? (vat.categories[n]?.tax_amount ?? dec(0)) : dec(b.tax_amount);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { decideDocumentTaxes, sum, vatInAccountingCurrency, type TaxLineInput } from '@bo/kernel';
-import { accountsFor, invoiceEntryLines, isBalanced, type EntryFigures, type JournalLine } from './journal';
+import { accountsFor, invoiceEntryLines, isBalanced, tradeMove, type EntryFigures, type JournalLine } from './journal';
 
 const view = (lines: JournalLine[]) => lines.map((l) => [l.account, l.debit.toFixed(2), l.credit.toFixed(2)]);
 const tags = (lines: JournalLine[]) =>
@@ -27,6 +27,10 @@ describe('journal entries', () => {
       ['4000 Sales Revenue', '0.00', '25.00'],
       ['7600 Rounding Differences', '0.00', '0.01'],
     ]);
+    // Its trade move, as its event tells the partners ledger: the receivable line; a credit note's mirrored.
+    expect(tradeMove(lines).toFixed(2)).toBe('265.01');
+    expect(tradeMove(invoiceEntryLines('creditout', figures, accountsFor('creditout', {}))).toFixed(2)).toBe('-265.01');
+    expect(tradeMove(invoiceEntryLines('invoicein', figures, accountsFor('invoicein', {}))).toFixed(2)).toBe('-265.01');
     expect(tags(lines).slice(1, 4)).toEqual([
       ['Revenue', 'S', '20', '200.00'],
       ['Tax', 'S', '20', '200.00'],

@@ -61,6 +61,7 @@ export async function settleCreditedInvoice(
     payment_id: null,
     credit_note_id: note.id,
     credit_note_number: note.invoicenumber,
+    currency: note.currency,
     allocation_date: decided.date,
     allocations: allocationEvents([allocation as AllocationRow], documents),
   });

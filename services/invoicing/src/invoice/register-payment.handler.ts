@@ -1,7 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import { amountText, dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
 import { handler, invalidState, recordEvent, validationFailed } from '@bo/runtime';
-import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
+import { accountsFor, DEFAULT_PAYMENT_JOURNAL, tradeMove } from '../domain/journal';
 import { minorUnitRefusal, paymentLines, settlementDirection } from '../domain/cash';
 import { paymentConversion } from '../payments/payment-rate';
 import { bookedDocuments, documentStep, postPayment } from '../payments/payment.repository';
@@ -44,6 +44,14 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       documents: [invoice],
     });
     const booked = await bookedDocuments(trx, [invoice], conversion.places);
+    // All of it settles the document: no credit is left on the trade account.
+    const lines = paymentLines(
+      settlementDirection(invoice.invoicetype),
+      conversion.accounting_amount,
+      journal,
+      [{ account: accounts.trade, amount: documentStep(invoice, booked, req.amount) }],
+      0,
+    );
     // A payment with one allocation (docs/invoicing.md, "Cash application"): listed, voided and
     // reported like any other, its events those register_payment always published.
     const payment = await postPayment(
@@ -56,14 +64,7 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         journaldate: paymentDate,
         reference: invoice.invoicenumber,
       },
-      // All of it settles the document: no credit is left on the trade account.
-      paymentLines(
-        settlementDirection(invoice.invoicetype),
-        conversion.accounting_amount,
-        journal,
-        [{ account: accounts.trade, amount: documentStep(invoice, booked, req.amount) }],
-        0,
-      ),
+      lines,
       {
         org_id: ctx.orgId,
         invoice_id: invoice.id,
@@ -108,6 +109,7 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       amount_paid: toNumber(updated.amount_paid),
       due_amount: dueOf(updated),
       journal_entry_id: journalEntryId,
+      trade_delta: toNumber(tradeMove(lines)),
     });
     if (paidInFull)
       await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, {

@@ -12,7 +12,7 @@ import {
   validationFailed,
   type Knex,
 } from '@bo/runtime';
-import { accountsFor, invoiceEntryLines, type Conversion } from '../domain/journal';
+import { accountsFor, invoiceEntryLines, tradeMove, type Conversion } from '../domain/journal';
 import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import { assertCreditAvailable } from './credit-check';
 import {
@@ -100,6 +100,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
     }
 
     const accounts = accountsFor(invoice.invoicetype, invoice);
+    const lines = invoiceEntryLines(invoice.invoicetype, entryFigures(doc, selfAssessedTax), accounts, conversion);
     const journalEntryId = await postEntry(
       ctx.db,
       {
@@ -110,7 +111,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
         journaldate: invoiceDate,
         reference: invoice.invoicenumber,
       },
-      invoiceEntryLines(invoice.invoicetype, entryFigures(doc, selfAssessedTax), accounts, conversion),
+      lines,
     );
     // A zero-total document has nothing to collect: it is settled as soon as it is posted.
     const settled = dec(computed.invoicetotal).isZero();
@@ -148,6 +149,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
       restock: posted.restock,
       currency,
       accounting_total: toNumber(accountingTotal(doc.totals.payable_amount, currency, conversion, policy.accounting_currency)),
+      trade_delta: toNumber(tradeMove(lines)),
     });
     if (settled)
       await recordEvent(ctx.db, invoicing.invoicePaid.type, ctx.orgId, {

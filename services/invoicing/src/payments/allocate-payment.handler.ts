@@ -130,6 +130,7 @@ export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (
     payment_id: payment?.id ?? null,
     credit_note_id: note?.id ?? null,
     credit_note_number: note?.invoicenumber ?? null,
+    currency: source.currency,
     allocation_date: date,
     allocations: allocationEvents(booked, documents),
   });

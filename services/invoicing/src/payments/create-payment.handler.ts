@@ -4,7 +4,7 @@ import { handler, recordEvent, requireLivePartner, requirePartnerRole } from '@b
 import { datedBeforeRefusal } from '../domain/dating';
 import { documentDated } from './dated';
 import { allocationRefusals, INVOICE_OF_DIRECTION, ledgerSide, minorUnitRefusal, paymentLines, valueOfShare } from '../domain/cash';
-import { accountsFor, DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
+import { accountsFor, DEFAULT_PAYMENT_JOURNAL, tradeMove } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
 import { paymentConversion } from './payment-rate';
@@ -81,6 +81,7 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
     });
     const worth = paymentValue({ amount: req.amount, accounting_amount: conversion.accounting_amount }, conversion.places);
     const rest = dec(conversion.accounting_amount).minus(valueOfShare(worth, allocated));
+    const lines = paymentLines(req.direction, conversion.accounting_amount, journal, parts, rest);
     const payment = await postPayment(
       db,
       {
@@ -91,7 +92,7 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
         journaldate: paymentDate,
         reference: req.reference?.slice(0, 64) || 'Payment',
       },
-      paymentLines(req.direction, conversion.accounting_amount, journal, parts, rest),
+      lines,
       {
         org_id: ctx.orgId,
         partner_id: req.partner,
@@ -130,6 +131,8 @@ export const createPaymentHandler = handler(invoicing.createPayment, {
       currency: req.currency,
       payment_date: paymentDate,
       journal_entry_id: journalEntryId,
+      // Its entry posted its allocations too: this is all of its trade move.
+      trade_delta: toNumber(tradeMove(lines)),
       allocations: allocationEvents(booked, documents),
     });
     const [record] = await paymentRecords(db, [payment]);

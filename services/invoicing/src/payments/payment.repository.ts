@@ -1,7 +1,7 @@
 import type { invoicing } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, toNumber, type Dec, type DecimalLike } from '@bo/kernel';
 import { notFound, validationFailed, AppError, type Knex } from '@bo/runtime';
-import { accountsFor, type JournalLine } from '../domain/journal';
+import { accountsFor, tradeMove, type JournalLine } from '../domain/journal';
 import {
   allocationLines,
   defaultTradeAccount,
@@ -183,7 +183,8 @@ export function sourceAccount(
  * caller: one row each under the operation's natural key, each document's paid amount and status,
  * and, from a source whose credit sits on the books (`source.account`), an entry of its own (the
  * credit used, the document cleared, the realized exchange difference). Each row names the entry
- * that posted it, so the ledger replays it in posting order (ledger/ledger.ts).
+ * that posted it, so the ledger replays it in posting order (ledger/ledger.ts); one booked from a
+ * source on the books answers its entry's trade move (`trade_delta`, for its event).
  */
 export async function bookAllocations(
   trx: Knex.Transaction,
@@ -212,8 +213,8 @@ export async function bookAllocations(
     /** A credit note's settlement of the invoice it credits, made by its validation: at most one per note. */
     settlesCredited?: boolean;
   },
-): Promise<AllocationRow[]> {
-  const rows: AllocationRow[] = [];
+): Promise<BookedAllocation[]> {
+  const rows: BookedAllocation[] = [];
   let seq = 0;
   let used = dec(args.source.value?.used ?? 0);
   for (const a of args.requested) {
@@ -257,11 +258,14 @@ export async function bookAllocations(
         ...(args.settlesCredited ? { settles_credited: true } : {}),
       })
       .returning('*')) as AllocationRow[];
-    rows.push(row as AllocationRow);
+    rows.push(args.source.account !== null ? { ...(row as AllocationRow), trade_delta: tradeMove(lines) } : (row as AllocationRow));
     await settle(trx, doc, amount, args.documents);
   }
   return rows;
 }
+
+/** An allocation as booked: with its own entry's trade move when it posted one (an allocation made by its payment's entry has none). */
+export type BookedAllocation = AllocationRow & { trade_delta?: Dec };
 
 /** How much of a document is settled one way or another: paid (allocated, refunded for a credit note) or written off. */
 export function settledShare(doc: Pick<InvoiceRow, 'amount_paid' | 'written_off_amount'>): Dec {
@@ -435,7 +439,7 @@ export function refundRecord(r: RefundRow): invoicing.RefundRecord {
 }
 
 /** The allocations as their events carry them. */
-export function allocationEvents(rows: ReadonlyArray<AllocationRow>, documents: ReadonlyMap<number, InvoiceRow>) {
+export function allocationEvents(rows: ReadonlyArray<BookedAllocation>, documents: ReadonlyMap<number, InvoiceRow>) {
   return rows.map((a) => {
     const doc = documents.get(a.invoice_id) as InvoiceRow;
     return {
@@ -446,6 +450,7 @@ export function allocationEvents(rows: ReadonlyArray<AllocationRow>, documents: 
       amount: toNumber(a.amount),
       // The documents map holds each row as settled (settle keeps it current).
       invoice_version: doc.version,
+      ...(a.trade_delta !== undefined ? { trade_delta: toNumber(a.trade_delta) } : {}),
     };
   });
 }

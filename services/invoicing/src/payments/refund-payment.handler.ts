@@ -4,7 +4,7 @@ import { handler, recordEvent } from '@bo/runtime';
 import { datedBeforeRefusal } from '../domain/dating';
 import { documentDated, paymentDated } from './dated';
 import { ledgerSide, minorUnitRefusal, refundLines, settlementDirection, unallocatedOf, valueOfStep } from '../domain/cash';
-import { DEFAULT_PAYMENT_JOURNAL } from '../domain/journal';
+import { DEFAULT_PAYMENT_JOURNAL, tradeMove } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { creditNoteSource, lockPostedPayment, openCreditApplication } from './credit-source';
 import { atRate, cashRate } from './payment-rate';
@@ -75,6 +75,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
   const worth = valueOfStep(item, used, used.plus(dec(req.amount)));
   // With no rate given nor in the table, the credit's own: paid out at its worth, realizing nothing.
   const paid = rate === null ? dec(req.amount).toFixed() : rate === undefined ? worth.toFixed() : atRate(req.amount, rate, places);
+  const lines = refundLines(direction, { credit: worth, paid }, account, journal);
   const journalEntryId = await postCashEntry(
     db,
     {
@@ -86,7 +87,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
       journaldate: date,
       reference: (req.reference || (payment ? `Refund PAY-${payment.id}` : `Refund ${note?.invoicenumber}`)).slice(0, 64),
     },
-    refundLines(direction, { credit: worth, paid }, account, journal),
+    lines,
   );
   const [refund] = (await db('payment_refunds')
     .insert({
@@ -130,6 +131,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
     currency,
     refund_date: date,
     journal_entry_id: journalEntryId,
+    trade_delta: toNumber(tradeMove(lines)),
   });
   return {
     message: `Refunded ${amountText(req.amount)}`,

@@ -4,7 +4,7 @@ import { handler, invalidState, recordEvent } from '@bo/runtime';
 import { datedBeforeRefusal } from '../domain/dating';
 import { allocationDated, paymentDated } from './dated';
 import { ledgerSide, valueOfShare, valueOfStep, voidLines } from '../domain/cash';
-import { accountsFor } from '../domain/journal';
+import { accountsFor, tradeMove } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
 import { accountingPlaces } from './payment-rate';
@@ -67,6 +67,7 @@ export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx
   });
   const worth = paymentValue(payment, places);
   const rest = dec(payment.accounting_amount).minus(valueOfShare(worth, payment.allocated));
+  const lines = voidLines(payment.direction, payment.accounting_amount, payment.journal, parts, rest);
   const journalEntryId = await postCashEntry(
     db,
     {
@@ -78,7 +79,7 @@ export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx
       journaldate: date,
       reference: `Void PAY-${payment.id}`,
     },
-    voidLines(payment.direction, payment.accounting_amount, payment.journal, parts, rest),
+    lines,
   );
   for (const a of allocations) await settle(db, documents.get(a.invoice_id) as InvoiceRow, `-${a.amount}`, documents);
   if (allocations.length) {
@@ -109,6 +110,7 @@ export const voidPaymentHandler = handler(invoicing.voidPayment, async (req, ctx
     currency: payment.currency,
     void_date: date,
     journal_entry_id: journalEntryId,
+    trade_delta: toNumber(tradeMove(lines)),
     allocations: allocationEvents(allocations, documents),
   });
   return {

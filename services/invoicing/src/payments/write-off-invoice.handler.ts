@@ -4,7 +4,7 @@ import { handler, invalidState, recordEvent } from '@bo/runtime';
 import { dueOfDocument, writeOffLines, writeOffRefusal } from '../domain/cash';
 import { datedBeforeRefusal } from '../domain/dating';
 import { documentDated } from './dated';
-import { accountsFor } from '../domain/journal';
+import { accountsFor, tradeMove } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice } from '../invoice/invoice.repository';
 import { journalAmount } from '../invoice/journal.repository';
@@ -30,6 +30,7 @@ export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (
   const amount = journalAmount(dueOfDocument(invoice));
   // The bad debt is what the rest of the receivable is worth on the books, at the invoice's own rate.
   const booked = await bookedDocuments(db, [invoice], await accountingPlaces(db, ctx.orgId));
+  const lines = writeOffLines(documentStep(invoice, booked, amount), accountsFor(invoice.invoicetype, invoice).trade);
   const journalEntryId = await postCashEntry(
     db,
     {
@@ -41,7 +42,7 @@ export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (
       journaldate: date,
       reference: `Write-off ${invoice.invoicenumber}`.slice(0, 64),
     },
-    writeOffLines(documentStep(invoice, booked, amount), accountsFor(invoice.invoicetype, invoice).trade),
+    lines,
   );
   const [row] = (await db('invoices')
     .where({ id: invoice.id })
@@ -66,6 +67,7 @@ export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (
     write_off_date: date,
     reason: req.reason ?? null,
     journal_entry_id: journalEntryId,
+    trade_delta: toNumber(tradeMove(lines)),
     version: updated.version,
   });
   return {

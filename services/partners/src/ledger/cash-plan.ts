@@ -1,6 +1,6 @@
 import { invoicing, type EventEnvelope } from '@bo/contracts';
 import { dec } from '@bo/kernel';
-import type { LedgerEntry, LedgerStep } from './ledger-plan';
+import { journalEffects, type LedgerEntry, type LedgerStep } from './ledger-plan';
 
 type Direction = invoicing.PaymentDirection;
 type Side = (typeof invoicing.ledgerSides)[number];
@@ -21,14 +21,23 @@ interface AllocationData {
   invoice_id: number;
   invoicenumber: string;
   amount: number;
+  invoicetype?: string;
+  /** Its own entry's trade move (a realized exchange difference), when it posted one and the event tells it. */
+  trade_delta?: number;
 }
 
-/** An allocation as a ledger row: it settles its document (its `paid`) and moves no balance. */
+/**
+ * An allocation as a ledger row: it settles its document (its `paid`) and moves no face balance; one
+ * posted by an entry of its own moves the accounting-currency balance by what that entry realized on
+ * the trade accounts (its `trade_delta`). Its reversal by a void moves nothing: the void's own row
+ * carries the whole of the void entry's move.
+ */
 function allocationRows(
   partnerId: number,
   date: string,
   allocations: readonly AllocationData[],
   source: 'allocation' | 'allocation_void',
+  currency: string | null,
   creditNote?: { id: number; invoicenumber: string },
 ): LedgerEntry[] {
   const sign = source === 'allocation' ? 1 : -1;
@@ -43,8 +52,10 @@ function allocationRows(
     amount: dec(a.amount).times(sign).toFixed(),
     balance_effect: '0',
     receivable_effect: '0',
-    currency: null,
+    currency,
     accounting_amount: null,
+    // Allocations settle the customer side's receivable or the vendor side's payable, as their documents.
+    ...(source === 'allocation' ? journalEffects(a.trade_delta, a.invoicetype === 'invoiceout') : journalEffects(undefined, false)),
   }));
   // A credit note's credit used: its own `paid` grows by what it settled.
   const used = creditNote
@@ -59,8 +70,9 @@ function allocationRows(
         amount: String(a.amount),
         balance_effect: '0',
         receivable_effect: '0',
-        currency: null,
+        currency,
         accounting_amount: null,
+        ...journalEffects(undefined, false),
       }))
     : [];
   return [...rows, ...used];
@@ -91,8 +103,9 @@ export function cashStep(event: EventEnvelope): LedgerStep | undefined {
           ...cashEffects(fromPartner(d.direction), d.side, String(d.amount)),
           currency: d.currency ?? null,
           accounting_amount: null,
+          ...journalEffects(d.trade_delta, d.side === 'customer'),
         },
-        also: allocationRows(d.partner_id, date, d.allocations, 'allocation'),
+        also: allocationRows(d.partner_id, date, d.allocations, 'allocation', d.currency ?? null),
       };
     }
     case invoicing.paymentAllocated.type: {
@@ -102,7 +115,7 @@ export function cashStep(event: EventEnvelope): LedgerStep | undefined {
         d.credit_note_id === null
           ? undefined
           : { id: d.credit_note_id, invoicenumber: d.credit_note_number ?? `credit note ${d.credit_note_id}` };
-      return { event, also: allocationRows(d.partner_id, date, d.allocations, 'allocation', note) };
+      return { event, also: allocationRows(d.partner_id, date, d.allocations, 'allocation', d.currency ?? null, note) };
     }
     case invoicing.paymentRefunded.type: {
       const d = invoicing.paymentRefunded.data.parse(event.data);
@@ -121,6 +134,7 @@ export function cashStep(event: EventEnvelope): LedgerStep | undefined {
           ...cashEffects(fromPartner(d.direction), d.side, String(d.amount)),
           currency: d.currency ?? null,
           accounting_amount: null,
+          ...journalEffects(d.trade_delta, d.side === 'customer'),
         },
       };
     }
@@ -142,8 +156,9 @@ export function cashStep(event: EventEnvelope): LedgerStep | undefined {
           ...cashEffects(!fromPartner(d.direction), d.side, String(d.amount)),
           currency: d.currency ?? null,
           accounting_amount: null,
+          ...journalEffects(d.trade_delta, d.side === 'customer'),
         },
-        also: allocationRows(d.partner_id, date, d.allocations, 'allocation_void'),
+        also: allocationRows(d.partner_id, date, d.allocations, 'allocation_void', d.currency ?? null),
       };
     }
     case invoicing.invoiceWrittenOff.type: {
@@ -165,6 +180,7 @@ export function cashStep(event: EventEnvelope): LedgerStep | undefined {
           receivable_effect: dec(amount).times(-invoicing.receivableSign[d.invoicetype]).toFixed(),
           currency: d.currency ?? null,
           accounting_amount: null,
+          ...journalEffects(d.trade_delta, invoicing.receivableSign[d.invoicetype] !== 0),
         },
       };
     }

@@ -9,6 +9,11 @@ export interface CurrencyBalanceRow {
   /** Totals of its documents posted with their worth in the accounting currency, and that worth. */
   documents_total: DecimalLike;
   documents_accounting: DecimalLike;
+  /** What the journal moved in the accounting currency for the rows whose events told it, and their face amounts (absent: none told). */
+  booked_balance?: DecimalLike;
+  booked_receivable?: DecimalLike;
+  booked_face_balance?: DecimalLike;
+  booked_face_receivable?: DecimalLike;
 }
 
 export interface WeighedBalance {
@@ -21,11 +26,17 @@ export interface WeighedBalance {
 }
 
 /**
- * A partner's balances per currency weighed in its own currency (else the organization's accounting
- * currency), each by the kernel's one rule (weighIn) at the rate its documents were posted at: what
- * they came to in the accounting currency over their totals. A currency that cannot be weighed (no
- * document of it posted at a known rate, or an organization with no accounting currency) counts as it
- * is, as the ledger always counted it; `balances` keeps every currency apart in any case.
+ * A partner's balances per currency in its own currency (else the organization's accounting
+ * currency). The balance and receivable are the journal's (docs/partners.md "Currencies"): what each
+ * currency's rows moved the trade accounts by in the accounting currency, as their events told it
+ * (`booked_*`), so the view equals the journal's trade lines to the minor unit. What rows posted from
+ * events that did not tell it leave (`balance` less `booked_face_balance`), and the committed amount
+ * (in no journal), are weighed by the kernel's one rule (weighIn) at the rate the currency's documents
+ * were posted at: what they came to in the accounting currency over their totals. A currency that
+ * cannot be weighed (no document of it posted at a known rate, or an organization with no accounting
+ * currency) counts as it is, as the ledger always counted it. In a partner currency other than the
+ * accounting one, that currency counts at its face amount and the others' accounting worth is
+ * weighed into it at its documents' rate. `balances` keeps every currency apart in any case.
  */
 export function weighBalances(
   rows: readonly CurrencyBalanceRow[],
@@ -38,19 +49,45 @@ export function weighBalances(
     const row = rows.find((r) => r.currency === currency);
     return row && !dec(row.documents_total).isZero() ? dec(row.documents_accounting).div(dec(row.documents_total)) : null;
   };
-  const weigh = (pick: (r: CurrencyBalanceRow) => DecimalLike): Dec =>
+  const weigh = (
+    pick: (r: CurrencyBalanceRow) => DecimalLike,
+    booked: (r: CurrencyBalanceRow) => { accounting: DecimalLike; face: DecimalLike } = () => ({ accounting: 0, face: 0 }),
+  ): Dec =>
     rows.reduce((acc, r) => {
       const amount = dec(pick(r));
+      const told = booked(r);
+      // Nothing to weigh (a zero a rate of 0 could not convert).
+      if (amount.isZero() && dec(told.accounting).isZero() && dec(told.face).isZero()) return acc;
       const rate = r.currency === '' || target === null || accounting === null ? null : rateOf(r.currency);
       const targetRate = target === null ? null : rateOf(target);
-      if (target === null || accounting === null || r.currency === '' || r.currency === target || rate === null || targetRate === null)
+      if (target === null || accounting === null || r.currency === '' || (r.currency === target && target !== accounting))
         return acc.plus(amount);
-      return acc.plus(weighIn(target, accounting, targetRate, [{ money: Money.of(amount, r.currency), rate }]).amount);
+      if (dec(told.accounting).isZero() && dec(told.face).isZero()) {
+        // Nothing told: weighed as it always was; documents worth nothing in the accounting currency weigh nothing.
+        if (r.currency === target || rate === null || targetRate === null || targetRate.isZero()) return acc.plus(amount);
+        if (rate.isZero()) return acc;
+        return acc.plus(weighIn(target, accounting, targetRate, [{ money: Money.of(amount, r.currency), rate }]).amount);
+      }
+      // The journal's figure for what was told, the untold rest at the currency's documents' rate.
+      const untold = amount.minus(dec(told.face));
+      const untoldWorth =
+        untold.isZero() || rate?.isZero() ? dec(0) : rate === null ? null : Money.of(untold, r.currency).convert(rate, accounting).amount;
+      if (untoldWorth === null) return acc.plus(amount);
+      const worth = dec(told.accounting).plus(untoldWorth);
+      if (target === accounting) return acc.plus(worth);
+      if (targetRate === null || targetRate.isZero()) return acc.plus(amount);
+      return acc.plus(weighIn(target, accounting, targetRate, [{ money: Money.of(worth, accounting), rate: 1 }]).amount);
     }, dec(0));
   return {
     currency: target,
-    balance: weigh((r) => r.balance),
-    receivable: weigh((r) => r.receivable),
+    balance: weigh(
+      (r) => r.balance,
+      (r) => ({ accounting: r.booked_balance ?? 0, face: r.booked_face_balance ?? 0 }),
+    ),
+    receivable: weigh(
+      (r) => r.receivable,
+      (r) => ({ accounting: r.booked_receivable ?? 0, face: r.booked_face_receivable ?? 0 }),
+    ),
     committed: weigh((r) => r.committed),
     balances: [...rows]
       .sort((a, b) => a.currency.localeCompare(b.currency))

@@ -42,4 +42,34 @@ describe('a partner balance per currency, weighed in the partner’s', () => {
     expect(weighed.balances.map((b) => b.currency)).toEqual([null, 'USD']);
     expect(weighBalances([], null, null)).toMatchObject({ currency: null, balances: [] });
   });
+
+  it("takes the journal's figure for what events told, and weighs only the untold rest at the documents' rate", () => {
+    // A KWD invoice booked at 2.999994 (16.12 KWD: 48.36 EUR), an unallocated 16.12 KWD payment at 0.755127:
+    // the journal's receivable is 48.36 − 12.17 = 36.19; the documents' rate would say 0.
+    const told = { booked_balance: '36.19', booked_receivable: '36.19', booked_face_balance: '0', booked_face_receivable: '0' };
+    const kwd = { ...row('KWD', 0, 16.12, 48.36), ...told };
+    expect(weighBalances([kwd], null, 'EUR').balance.toFixed(2)).toBe('36.19');
+    expect(weighBalances([kwd], null, 'EUR').receivable.toFixed(2)).toBe('36.19');
+    // 10 KWD more from an event that told nothing: weighed at 48.36 / 16.12 = 3 EUR per KWD.
+    const mixed = { ...row('KWD', 10, 16.12, 48.36), ...told };
+    expect(weighBalances([mixed], 'EUR', 'EUR').balance.toFixed(2)).toBe('66.19');
+    // A realized exchange difference moves the journal's figure with no face amount.
+    const fx = {
+      ...row('EUR', 0),
+      booked_balance: '-1.25',
+      booked_receivable: '-1.25',
+      booked_face_balance: '0',
+      booked_face_receivable: '0',
+    };
+    expect(weighBalances([kwd, fx], null, 'EUR').balance.toFixed(2)).toBe('34.94');
+    // The committed amount is in no journal: still weighed at the documents' rate.
+    expect(weighBalances([{ ...row('KWD', 0, 16.12, 48.36, 1), ...told }], null, 'EUR').committed.toFixed(2)).toBe('3.00');
+    // Documents worth nothing in the accounting currency (66.123 KWD at 0.00102 is 0 JPY) weigh nothing, told or not.
+    const crumbs = { ...row('KWD', 66.123, 66.123, 0, 5), booked_balance: 0, booked_face_balance: 66.123 };
+    expect([weighBalances([crumbs], null, 'JPY').balance.toFixed(), weighBalances([crumbs], null, 'JPY').committed.toFixed()]).toEqual([
+      '0',
+      '0',
+    ]);
+    expect(weighBalances([row('KWD', 66.123, 66.123, 0)], null, 'JPY').balance.toFixed()).toBe('0');
+  });
 });

@@ -20,6 +20,26 @@ export interface LedgerEntry {
   currency: string | null;
   /** A document's total in the accounting currency at its rate, when the event tells it. */
   accounting_amount: string | null;
+  /**
+   * What the row's journal entry moved the partner's trade accounts by in the accounting currency
+   * (the event's `trade_delta`), signed as balance_effect; null when the event does not tell it.
+   */
+  accounting_effect: string | null;
+  /** The part of accounting_effect on what the partner owes as a customer (null with it). */
+  accounting_receivable_effect: string | null;
+}
+
+/**
+ * The accounting-currency effects of a row whose event tells its journal entry's trade move: all of it
+ * on the balance, and on the receivable when the row is on the customer side; both null when untold.
+ */
+export function journalEffects(
+  tradeDelta: number | undefined,
+  customerSide: boolean,
+): Pick<LedgerEntry, 'accounting_effect' | 'accounting_receivable_effect'> {
+  if (tradeDelta === undefined) return { accounting_effect: null, accounting_receivable_effect: null };
+  const move = dec(tradeDelta);
+  return { accounting_effect: move.toFixed(), accounting_receivable_effect: customerSide ? move.toFixed() : '0' };
 }
 
 /** A converted quotation's amount, committed until its invoice is validated or cancelled. */
@@ -69,6 +89,7 @@ export function ledgerStep(event: EventEnvelope): LedgerStep {
           receivable_effect: receivableEffect(data.invoicetype, total).toFixed(),
           currency: data.currency ?? null,
           accounting_amount: data.accounting_total === undefined ? null : String(data.accounting_total),
+          ...journalEffects(data.trade_delta, invoicing.receivableSign[data.invoicetype] !== 0),
         },
       };
     }
@@ -91,6 +112,7 @@ export function ledgerStep(event: EventEnvelope): LedgerStep {
           receivable_effect: paymentReceivableEffect(data.invoicetype, String(data.amount)).toFixed(),
           currency: data.currency ?? null,
           accounting_amount: null,
+          ...journalEffects(data.trade_delta, invoicing.receivableSign[data.invoicetype] !== 0),
         },
       };
     }
@@ -186,6 +208,12 @@ export interface CurrencyMove {
   documents_total: Dec;
   /** ... and that worth: their rate, weighted by total. */
   documents_accounting: Dec;
+  /** What the journal moved, in the accounting currency, for the rows that told it ... */
+  booked_balance: Dec;
+  booked_receivable: Dec;
+  /** ... and what those same rows moved in face amounts. */
+  booked_face_balance: Dec;
+  booked_face_receivable: Dec;
 }
 
 /** Sums moves per partner and currency, in the order they first appear; a document row that tells its accounting worth adds to its rate. */
@@ -198,6 +226,8 @@ export function sumCurrencyMoves(
     committed?: string;
     /** A posted document's total and its worth in the accounting currency. */
     document?: { amount: string; accounting_amount: string | null };
+    /** A posted row's journal move in the accounting currency (LedgerEntry accounting_effect), when told. */
+    journal?: { balance: string; receivable: string };
   }>,
 ): CurrencyMove[] {
   const sums = new Map<string, CurrencyMove>();
@@ -212,6 +242,10 @@ export function sumCurrencyMoves(
       committed: zero,
       documents_total: zero,
       documents_accounting: zero,
+      booked_balance: zero,
+      booked_receivable: zero,
+      booked_face_balance: zero,
+      booked_face_receivable: zero,
     };
     if (m.balance !== undefined) sum.balance = sum.balance.plus(dec(m.balance));
     if (m.receivable !== undefined) sum.receivable = sum.receivable.plus(dec(m.receivable));
@@ -219,6 +253,12 @@ export function sumCurrencyMoves(
     if (m.document && m.document.accounting_amount !== null) {
       sum.documents_total = sum.documents_total.plus(dec(m.document.amount));
       sum.documents_accounting = sum.documents_accounting.plus(dec(m.document.accounting_amount));
+    }
+    if (m.journal) {
+      sum.booked_balance = sum.booked_balance.plus(dec(m.journal.balance));
+      sum.booked_receivable = sum.booked_receivable.plus(dec(m.journal.receivable));
+      sum.booked_face_balance = sum.booked_face_balance.plus(dec(m.balance ?? 0));
+      sum.booked_face_receivable = sum.booked_face_receivable.plus(dec(m.receivable ?? 0));
     }
     sums.set(key, sum);
   }

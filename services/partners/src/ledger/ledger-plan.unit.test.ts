@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@bo/contracts';
 import { cancelledData, convertedData, paymentData, validatedData } from '../../test/ledger-events';
+import { cashStep } from './cash-plan';
 import { ledgerStep, setBasedRuns, sumCurrencyMoves, sumMoves, type LedgerStep } from './ledger-plan';
 
 const envelope = (type: string, data: Record<string, unknown>, org_id = 1): EventEnvelope => ({
@@ -124,5 +125,68 @@ describe('the ledger applied as sets', () => {
     );
     expect([step.posts?.currency, step.posts?.accounting_amount]).toEqual(['JPY', '620']);
     expect([validated(4).posts?.currency, validated(4).posts?.accounting_amount]).toEqual([null, null]);
+  });
+
+  it("reads the journal's trade move an event tells, on the receivable only on the customer side; older events tell none", () => {
+    const validatedKwd = ledgerStep(
+      envelope('invoicing.invoice.validated', { ...validatedData(7, 3, 'invoiceout', 16.12), currency: 'KWD', trade_delta: 48.36 }),
+    );
+    expect(validatedKwd.posts).toMatchObject({
+      balance_effect: '16.12',
+      accounting_effect: '48.36',
+      accounting_receivable_effect: '48.36',
+    });
+    const bill = ledgerStep(envelope('invoicing.invoice.validated', { ...validatedData(7, 4, 'invoicein', 50), trade_delta: -45 }));
+    expect(bill.posts).toMatchObject({ accounting_effect: '-45', accounting_receivable_effect: '0' });
+    expect(validated(5).posts).toMatchObject({ accounting_effect: null, accounting_receivable_effect: null });
+    const cash = {
+      payment_id: 9,
+      partner_id: 7,
+      direction: 'in',
+      side: 'customer',
+      amount: 16.12,
+      currency: 'KWD',
+      payment_date: '2026-03-02',
+      journal_entry_id: 1,
+    };
+    expect(cashStep(envelope('invoicing.payment.created', { ...cash, allocations: [], trade_delta: -12.17 }))?.posts).toMatchObject({
+      balance_effect: '-16.12',
+      accounting_effect: '-12.17',
+      accounting_receivable_effect: '-12.17',
+    });
+    // An allocation moves no face balance; its own entry's realized difference moves the journal's figure.
+    const allocated = cashStep(
+      envelope('invoicing.payment.allocated', {
+        partner_id: 7,
+        payment_id: 9,
+        credit_note_id: null,
+        credit_note_number: null,
+        allocation_date: '2026-03-03',
+        allocations: [
+          { allocation_id: 4, invoice_id: 3, invoicenumber: 'INV-3', invoicetype: 'invoiceout', amount: 16.12, trade_delta: 36.19 },
+        ],
+      }),
+    );
+    expect(allocated?.also?.[0]).toMatchObject({ balance_effect: '0', accounting_effect: '36.19', accounting_receivable_effect: '36.19' });
+    const voided = cashStep(
+      envelope('invoicing.payment.voided', { ...cash, void_date: '2026-03-04', trade_delta: 12.17, allocations: [] }),
+    );
+    expect(voided?.posts).toMatchObject({ balance_effect: '16.12', accounting_effect: '12.17' });
+    expect(cashStep(envelope('invoicing.payment.created', { ...cash, allocations: [] }))?.posts?.accounting_effect).toBeNull();
+  });
+
+  it("sums the journal's moves per currency with the face amounts of the rows that told them", () => {
+    const [kwd, eur] = sumCurrencyMoves([
+      { partner_id: 1, currency: 'KWD', balance: '16.12', receivable: '16.12', journal: { balance: '48.36', receivable: '48.36' } },
+      { partner_id: 1, currency: 'KWD', balance: '5', receivable: '5' },
+      { partner_id: 1, currency: 'EUR', balance: '0', receivable: '0', journal: { balance: '-1.25', receivable: '-1.25' } },
+    ]);
+    expect([kwd?.balance, kwd?.booked_balance, kwd?.booked_face_balance, kwd?.booked_receivable].map((d) => d?.toFixed())).toEqual([
+      '21.12',
+      '48.36',
+      '16.12',
+      '48.36',
+    ]);
+    expect([eur?.booked_balance.toFixed(), eur?.booked_face_balance.toFixed()]).toEqual(['-1.25', '0']);
   });
 });

@@ -61,6 +61,10 @@ async function applyRun(trx: Knex.Transaction, run: LedgerStep[], log: Logger): 
       balance: p.balance_effect,
       receivable: p.receivable_effect,
       ...(p.source === 'invoice' ? { document: { amount: p.amount, accounting_amount: p.accounting_amount } } : {}),
+      // What its journal entry moved, when the event told it (docs/partners.md "Currencies").
+      ...(p.accounting_effect !== null
+        ? { journal: { balance: p.accounting_effect, receivable: p.accounting_receivable_effect ?? '0' } }
+        : {}),
     })),
   ]);
 }
@@ -120,7 +124,20 @@ async function postEntries(
   trx: Knex.Transaction,
   run: LedgerStep[],
 ): Promise<
-  Array<Pick<LedgerEntry, 'partner_id' | 'balance_effect' | 'receivable_effect' | 'currency' | 'source' | 'amount' | 'accounting_amount'>>
+  Array<
+    Pick<
+      LedgerEntry,
+      | 'partner_id'
+      | 'balance_effect'
+      | 'receivable_effect'
+      | 'currency'
+      | 'source'
+      | 'amount'
+      | 'accounting_amount'
+      | 'accounting_effect'
+      | 'accounting_receivable_effect'
+    >
+  >
 > {
   const rows = run.flatMap((step) =>
     [...(step.posts ? [step.posts] : []), ...(step.also ?? [])].map((row) => ({
@@ -134,7 +151,17 @@ async function postEntries(
     .insert(rows)
     .onConflict(['org_id', 'source', 'source_id'])
     .ignore()
-    .returning(['partner_id', 'balance_effect', 'receivable_effect', 'currency', 'source', 'amount', 'accounting_amount']);
+    .returning([
+      'partner_id',
+      'balance_effect',
+      'receivable_effect',
+      'currency',
+      'source',
+      'amount',
+      'accounting_amount',
+      'accounting_effect',
+      'accounting_receivable_effect',
+    ]);
 }
 
 /**
@@ -155,18 +182,25 @@ async function moveBalances(trx: Knex.Transaction, moves: Parameters<typeof sumC
        where p.id = m.id
        returning p.id, p.org_id, p.currency
      )
-     insert into partner_balances as b (org_id, partner_id, currency, balance, receivable, committed, documents_total, documents_accounting)
+     insert into partner_balances as b (org_id, partner_id, currency, balance, receivable, committed, documents_total, documents_accounting,
+                                        booked_balance, booked_receivable, booked_face_balance, booked_face_receivable)
      select moved.org_id, moved.id, coalesce(nullif(m.currency, ''), moved.currency, o.default_currency, ''), sum(m.balance), sum(m.receivable),
-            sum(m.committed), sum(m.documents_total), sum(m.documents_accounting)
-       from unnest(?::int[], ?::text[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[])
-              as m(id, currency, balance, receivable, committed, documents_total, documents_accounting)
+            sum(m.committed), sum(m.documents_total), sum(m.documents_accounting),
+            sum(m.booked_balance), sum(m.booked_receivable), sum(m.booked_face_balance), sum(m.booked_face_receivable)
+       from unnest(?::int[], ?::text[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[],
+                   ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[])
+              as m(id, currency, balance, receivable, committed, documents_total, documents_accounting,
+                   booked_balance, booked_receivable, booked_face_balance, booked_face_receivable)
        join moved on moved.id = m.id
        left join organization_profiles o on o.org_id = moved.org_id
       group by 1, 2, 3
       order by 1, 2, 3
      on conflict (org_id, partner_id, currency) do update set
        balance = b.balance + excluded.balance, receivable = b.receivable + excluded.receivable, committed = b.committed + excluded.committed,
-       documents_total = b.documents_total + excluded.documents_total, documents_accounting = b.documents_accounting + excluded.documents_accounting`,
+       documents_total = b.documents_total + excluded.documents_total, documents_accounting = b.documents_accounting + excluded.documents_accounting,
+       booked_balance = b.booked_balance + excluded.booked_balance, booked_receivable = b.booked_receivable + excluded.booked_receivable,
+       booked_face_balance = b.booked_face_balance + excluded.booked_face_balance,
+       booked_face_receivable = b.booked_face_receivable + excluded.booked_face_receivable`,
     [
       sums.map((s) => s.partner_id),
       sums.map((s) => s.balance.toFixed()),
@@ -179,6 +213,10 @@ async function moveBalances(trx: Knex.Transaction, moves: Parameters<typeof sumC
       byCurrency.map((s) => s.committed.toFixed()),
       byCurrency.map((s) => s.documents_total.toFixed()),
       byCurrency.map((s) => s.documents_accounting.toFixed()),
+      byCurrency.map((s) => s.booked_balance.toFixed()),
+      byCurrency.map((s) => s.booked_receivable.toFixed()),
+      byCurrency.map((s) => s.booked_face_balance.toFixed()),
+      byCurrency.map((s) => s.booked_face_receivable.toFixed()),
     ],
   );
 }

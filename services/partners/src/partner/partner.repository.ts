@@ -16,7 +16,8 @@ export async function findLivePartner(db: Knex, orgId: number, partnerId: number
  */
 export async function weighedBalanceOf(db: Knex, row: Pick<PartnerRow, 'org_id' | 'id' | 'currency'>): Promise<WeighedBalance> {
   const result: unknown = await db.raw(
-    `select a.default_currency as accounting, b.currency, b.balance, b.receivable, b.committed, b.documents_total, b.documents_accounting
+    `select a.default_currency as accounting, b.currency, b.balance, b.receivable, b.committed, b.documents_total, b.documents_accounting,
+            b.booked_balance, b.booked_receivable, b.booked_face_balance, b.booked_face_receivable
        from (select ?::int as org_id) k
        left join organization_profiles a on a.org_id = k.org_id
        left join partner_balances b on b.org_id = k.org_id and b.partner_id = ?`,
