@@ -1,5 +1,5 @@
 import { drawDocumentPdf, drawStatementPdf, renderPdf, renderStatementPdf, type StatementDocument } from '../src';
-import { sampleDocument, tinyLogo } from './fixtures';
+import { sampleDocument, taxedDocument, tinyLogo } from './fixtures';
 
 /**
  * PDFs drawn on the PDF threads (src/pdf/pool.ts, the built dist/pdf/pdf-thread.js) are the bytes the
@@ -29,6 +29,26 @@ describe('PDFs drawn off the event loop', () => {
 
   it('draws a document with its logo to the same bytes as the calling thread', async () => {
     const doc = sampleDocument('invoice', { logo_png: tinyLogo });
+    expect(Buffer.compare(await drawDocumentPdf(doc), await renderPdf(doc))).toBe(0);
+  });
+
+  it('draws a document whose taxes are the kernel decimals to the same bytes', async () => {
+    const doc = taxedDocument('invoice', {
+      currency: 'KWD',
+      lines: [
+        {
+          name: 'Oud',
+          unit: 'piece',
+          quantity: '3',
+          price: '12.345',
+          discount: '0',
+          tax_rate: '5',
+          tax_included: false,
+          tax_category: 'S',
+        },
+        { name: 'Dates', unit: 'kg', quantity: '1.25', price: '4.1', discount: '0', tax_rate: '0', tax_included: true, tax_category: 'Z' },
+      ],
+    });
     expect(Buffer.compare(await drawDocumentPdf(doc), await renderPdf(doc))).toBe(0);
   });
 

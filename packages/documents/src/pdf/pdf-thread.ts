@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import type { PdfJob, PdfJobResult } from './pool';
+import { unpacked, type PdfJob, type PdfJobResult } from './pool';
 import { renderPdf } from './render-pdf';
 import { renderStatementPdf } from './render-statement';
 
@@ -24,5 +24,5 @@ async function draw(job: PdfJob): Promise<PdfJobResult> {
 }
 
 parentPort?.on('message', (job: PdfJob) => {
-  void draw(job).then((result) => parentPort?.postMessage(result));
+  void draw(unpacked(job) as PdfJob).then((result) => parentPort?.postMessage(result));
 });

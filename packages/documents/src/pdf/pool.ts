@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { Dec } from '@bo/kernel';
 import type { RenderableDocument, RenderOptions } from '../model';
 import { renderPdf } from './render-pdf';
 import { renderStatementPdf, type StatementDocument } from './render-statement';
@@ -9,6 +10,25 @@ import { renderStatementPdf, type StatementDocument } from './render-statement';
 type PdfTask = { kind: 'document'; doc: RenderableDocument } | { kind: 'statement'; statement: StatementDocument };
 export type PdfJob = PdfTask & { id: number };
 export type PdfJobResult = { id: number; warnings: string[] } & ({ pdf: Uint8Array } | { error: string });
+
+/**
+ * What crosses to a thread is structured-cloned, which keeps plain data but not classes: a decimal
+ * (the model's money, `taxes`) would arrive as a bare object. `packed` tags each one with its exact
+ * text, and the thread's `unpacked` makes it a decimal again.
+ */
+export function packed(value: unknown): unknown {
+  if (Dec.isDecimal(value)) return { $decimal: (value).toString() };
+  if (Array.isArray(value)) return value.map(packed);
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || value instanceof Date) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, packed(v)]));
+}
+export function unpacked(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unpacked);
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || value instanceof Date) return value;
+  const entries = Object.entries(value);
+  if (entries.length === 1 && entries[0]![0] === '$decimal') return new Dec(entries[0]![1] as string);
+  return Object.fromEntries(entries.map(([k, v]) => [k, unpacked(v)]));
+}
 
 /**
  * PDFs are drawn off the event loop. PDFKit lays a page out in one synchronous stretch of 50 to
@@ -39,7 +59,7 @@ class PdfPool {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.queue.push({ ...job, id });
+      this.queue.push(packed({ ...job, id }) as PdfJob);
       this.pump();
     });
   }
