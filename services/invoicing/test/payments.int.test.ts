@@ -225,8 +225,12 @@ describe('invoicing service: cash application', () => {
     });
     expect((await invoice(credited)).amount_paid).toBe('30.00');
     const settlement = await svc.db('payment_allocations').where({ credit_note_id: settling.id });
-    expect(settlement.map((x) => [x.invoice_id, x.amount, x.settles_credited, x.journal_entry_id])).toEqual([
-      [credited, '30.00', true, null],
+    // Like every allocation it posts an entry of its own: the credit applied and the invoice settled, 30.00 each.
+    expect(settlement.map((x) => [x.invoice_id, x.amount, x.settles_credited])).toEqual([[credited, '30.00', true]]);
+    const settlementLines = await svc.db('journal_lines').where({ entry_id: settlement[0].journal_entry_id }).orderBy('id');
+    expect(settlementLines.map((l) => [l.debit, l.credit])).toEqual([
+      ['30.00', '0.00'],
+      ['0.00', '30.00'],
     ]);
 
     const a = await issued(100);
