@@ -17,7 +17,7 @@ export type PdfJobResult = { id: number; warnings: string[] } & ({ pdf: Uint8Arr
  * text, and the thread's `unpacked` makes it a decimal again.
  */
 export function packed(value: unknown): unknown {
-  if (Dec.isDecimal(value)) return { $decimal: (value).toString() };
+  if (Dec.isDecimal(value)) return { $decimal: value.toString() };
   if (Array.isArray(value)) return value.map(packed);
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || value instanceof Date) return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, packed(v)]));
