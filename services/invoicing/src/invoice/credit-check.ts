@@ -1,7 +1,7 @@
 import { invoicing, type partners } from '@bo/contracts';
 import { dec, MissingRate, Money, NO_CURRENCY, type DecimalLike } from '@bo/kernel';
 import { AppError, validationFailed, type Knex } from '@bo/runtime';
-import { decideCredit, type CreditDecision } from '../domain/credit';
+import { decideCredit, hasCreditLimit, type CreditDecision } from '../domain/credit';
 import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import type { InvoiceRow } from './invoice.record';
 
@@ -31,6 +31,8 @@ export async function assertCreditAvailable(
   credit: partners.PartnerCredit,
   doc: CreditDocument,
 ): Promise<void> {
+  // No limit, nothing to weigh: a partner in another currency without one needs no rate.
+  if (!hasCreditLimit(credit.credit_limit)) return;
   // An upsert takes the row lock whether or not the row was there; nothing else ever locks it, and
   // the invoice is always locked first, so this cannot deadlock.
   await trx.raw(
