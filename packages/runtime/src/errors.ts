@@ -17,9 +17,18 @@ export class AppError extends Error {
     super(message);
   }
 
+  /** Set by asStale: what gather found changed before apply ran, so the runtime gathers again (a few times) before answering it. */
+  stale = false;
+
   asTransient(): this {
     this.transient = true;
     return this;
+  }
+
+  /** A transient refusal of apply because its gathered facts went stale: the write is run again from gather. */
+  asStale(): this {
+    this.stale = true;
+    return this.asTransient();
   }
 }
 

@@ -247,20 +247,31 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
       claim = taken.token;
     }
     try {
-      const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
-      return await retryTransientConflicts(() =>
-        inTransaction(db, async (trx) => {
-          if (key && !h.gather) await holdKey(trx, key);
-          const reply = okReply(h, await h.run(request, applyContext(scope, trx), facts));
-          // The record is the transaction's last statement: its COMMIT goes out with it, saving the
-          // round trip that every lock the transaction holds (a number series, a partner's credit) waits on.
-          if (key && !(await recordReply(trx, key, sealed(h, reply), { commit: true, claim }))) throw new AlreadyRecorded();
-          return reply;
-        }),
-      ).catch(async (err: unknown) => {
-        if (h.compensate && !settled(err)) await h.compensate(err, request, ctx, facts);
-        throw err;
-      });
+      // Facts gathered outside the transaction may go stale before it runs (AppError.asStale): gather again, twice at most.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await gatherAndApply();
+        } catch (err) {
+          if (attempt < 3 && err instanceof AppError && err.stale) continue;
+          throw err;
+        }
+      }
+      async function gatherAndApply(): Promise<RpcReply> {
+        const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
+        return await retryTransientConflicts(() =>
+          inTransaction(db, async (trx) => {
+            if (key && !h.gather) await holdKey(trx, key);
+            const reply = okReply(h, await h.run(request, applyContext(scope, trx), facts));
+            // The record is the transaction's last statement: its COMMIT goes out with it, saving the
+            // round trip that every lock the transaction holds (a number series, a partner's credit) waits on.
+            if (key && !(await recordReply(trx, key, sealed(h, reply), { commit: true, claim }))) throw new AlreadyRecorded();
+            return reply;
+          }),
+        ).catch(async (err: unknown) => {
+          if (h.compensate && !settled(err)) await h.compensate(err, request, ctx, facts);
+          throw err;
+        });
+      }
     } catch (err) {
       if (!key) throw err;
       // A claimed write's own row is in progress until it ends: only a record it could not write means a twin's.

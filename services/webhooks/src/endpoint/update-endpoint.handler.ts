@@ -18,7 +18,7 @@ function patternsRoutedBy(row: Pick<EndpointRow, 'status' | 'events'>, req: Chan
  * Enabling an endpoint again clears why it was off and its failing streak: its pending deliveries
  * resume. An update that makes an enabled endpoint want types (new events, or enabled again) routes
  * them before its transaction (delivery/routes.ts), reading the endpoint first; one changed
- * meanwhile so that it wants more is a retryable 503. Disabling routes nothing away at once (the
+ * meanwhile so that it wants more is gathered again (AppError.asStale), and a retryable 503 only if it keeps changing. Disabling routes nothing away at once (the
  * reconcile does).
  */
 export const updateEndpointHandler = handler(integrations.updateEndpoint, {
@@ -33,7 +33,7 @@ export const updateEndpointHandler = handler(integrations.updateEndpoint, {
     const row = await lockEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
     const patterns = patternsRoutedBy(row, req);
     if (patterns && routedTypes(patterns).some((t) => !routed.includes(t)))
-      throw new AppError(503, 'service_unavailable', `Webhook endpoint ${row.id} changed meanwhile; retry`).asTransient();
+      throw new AppError(503, 'service_unavailable', `Webhook endpoint ${row.id} changed meanwhile; retry`).asStale();
     await settleClaim(ctx.db, claim);
     const changes: Record<string, unknown> = {};
     if (req.url !== undefined) changes['url'] = req.url;
