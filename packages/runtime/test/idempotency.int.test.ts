@@ -31,7 +31,7 @@ const bumpGathered = defineOperation({
   paths: [],
   select: { default: true },
   write: true,
-  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'refuse', 'hold', 'outage']) }),
+  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'refuse', 'hold', 'outage', 'stale']) }),
   reply: z.object({ message: z.string(), count: z.number() }),
 });
 
@@ -40,6 +40,9 @@ let held: { reached: () => void; release: Promise<void> } | undefined;
 
 /** How often the gather step ran: it stands for a call to another service, which a replay must not make again. */
 let gathered = 0;
+
+/** How many more times the apply step of `outcome: 'stale'` finds its gathered facts out of date. */
+let staleLeft = 0;
 
 const testService: ServiceDefinition = {
   name: 'partners',
@@ -69,7 +72,8 @@ const testService: ServiceDefinition = {
         }
         return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
       },
-      apply: async (_req, ctx, { before }) => {
+      apply: async (req, ctx, { before }) => {
+        if (req.outcome === 'stale' && staleLeft-- > 0) throw new AppError(503, 'service_unavailable', 'changed meanwhile').asStale();
         await ctx.db('bumps').insert({});
         const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
         return { message: `bumped from ${before}`, count };
@@ -271,11 +275,27 @@ describe('service host: replies recorded with their effect', () => {
   });
 
   describe('a handler in two steps (gather, then apply)', () => {
-    const sendGathered = (outcome: 'ok' | 'refuse' | 'hold' | 'outage', operationKey: string) =>
+    const sendGathered = (outcome: 'ok' | 'refuse' | 'hold' | 'outage' | 'stale', operationKey: string) =>
       svc.call('partners.test.bumpGathered', { outcome }, 1, { operationKey });
     /** The transaction that last wrote a row (its xmin): two rows with one xmin were committed together. */
     const writtenBy = async (sql: string, bindings: Knex.RawBinding[] = []) =>
       (await svc.db.raw<{ rows: Array<{ xid: string }> }>(sql, bindings)).rows.map((r) => r.xid);
+
+    it('gathers again when apply finds its facts stale, twice at most, then answers the transient refusal and records nothing', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      const gatheredBefore = gathered;
+      staleLeft = 2;
+      expect(await sendGathered('stale', key)).toMatchObject({ ok: true, body: { count: before + 1 } });
+      expect([gathered - gatheredBefore, await bumps()]).toEqual([3, before + 1]);
+
+      const again = randomUUID();
+      staleLeft = 3;
+      expect(await sendGathered('stale', again)).toMatchObject({ ok: false, status: 503, message: 'changed meanwhile' });
+      expect([gathered - gatheredBefore, await bumps()]).toEqual([6, before + 1]);
+      expect(await svc.db(OPERATION_KEYS).where({ key: again })).toHaveLength(0);
+      staleLeft = 0;
+    });
 
     it('records its reply in the transaction of its effect, and a replay answers the record without gathering again', async () => {
       const key = randomUUID();
