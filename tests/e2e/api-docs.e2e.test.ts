@@ -76,7 +76,7 @@ describe('API reference page at /docs, in a real browser', () => {
     expect(shown.sort()).toEqual(knownPaths().sort());
     expect(outside).toEqual([]);
     expect(failed).toEqual([]);
-  });
+  }, 180_000);
 
   it('shows an operation that shares its path once, at its canonical path, among the alternatives of that path', async () => {
     const adjust = operationsByName.get('catalog.stock.adjust')!;
