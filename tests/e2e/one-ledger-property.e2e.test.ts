@@ -244,6 +244,15 @@ describe('one ledger: every view of money agrees, a property through the API', (
       const amount = of.times(fraction).div(1000).toDecimalPlaces(places(currency), Dec.ROUND_DOWN);
       return amount.lt(unit) ? unit : amount;
     };
+    /** What can be allocated or refunded: payments with money left, and credit notes with credit left. */
+    const creditSources = () => [
+      ...cash
+        .filter((c) => c.status === 'posted' && c.unallocated.gt(0))
+        .map((c) => ({ payment_id: c.id, currency: c.currency, left: c.unallocated })),
+      ...docs
+        .filter((d) => d.invoicetype === 'creditout' && d.due.gt(0))
+        .map((d) => ({ credit_note_id: d.id, currency: d.currency, left: d.due })),
+    ];
     const openInvoices = () => docs.filter((d) => d.invoicetype === 'invoiceout' && d.due.gt(0) && ['open', 'overdue'].includes(d.status));
 
     for (const [n, s] of sequence.steps.entries()) {
@@ -382,15 +391,7 @@ describe('one ledger: every view of money agrees, a property through the API', (
           break;
         }
         case 'allocate': {
-          const sources = [
-            ...cash
-              .filter((c) => c.status === 'posted' && c.unallocated.gt(0))
-              .map((c) => ({ payment_id: c.id, currency: c.currency, left: c.unallocated })),
-            ...docs
-              .filter((d) => d.invoicetype === 'creditout' && d.due.gt(0))
-              .map((d) => ({ credit_note_id: d.id, currency: d.currency, left: d.due })),
-          ];
-          const source = pick(sources, s.pick);
+          const source = pick(creditSources(), s.pick);
           const target =
             source &&
             pick(
@@ -410,15 +411,7 @@ describe('one ledger: every view of money agrees, a property through the API', (
           break;
         }
         case 'refund': {
-          const sources = [
-            ...cash
-              .filter((c) => c.status === 'posted' && c.unallocated.gt(0))
-              .map((c) => ({ payment_id: c.id, currency: c.currency, left: c.unallocated })),
-            ...docs
-              .filter((d) => d.invoicetype === 'creditout' && d.due.gt(0))
-              .map((d) => ({ credit_note_id: d.id, currency: d.currency, left: d.due })),
-          ];
-          const source = pick(sources, s.pick);
+          const source = pick(creditSources(), s.pick);
           if (!source) break;
           const { left, currency, ...named } = source;
           await ok('/invoicing/payments', {
