@@ -8,14 +8,15 @@ import { validateXML, type XMLFileInfo } from 'xmllint-wasm';
  * An e-invoice is checked twice: against its syntax's official XSD (schemaFailures) and against the
  * EN 16931 business rules (fatalFailures); einvoiceFailures does both.
  *
- * The official EN 16931 validation rules (CEN/TC 434, release 1.3.16, EUPL 1.2: tests/einvoice-rules)
+ * The official EN 16931 validation rules (CEN/TC 434, release 1.3.16, EUPL 1.2: packages/documents/einvoice-rules)
  * run with SaxonJS. The XSLT is compiled to a SEF once (about 20 s) into node_modules/.cache, keyed
  * by the XSLT's hash, so later runs start at once; a document then takes a tenth of a second. The
  * XSD check reads the schemas (2.4 MB for UBL) each time it runs, a third of a second, so many
- * documents are checked in one run (einvoiceFailuresOfMany).
+ * documents are checked in one run (einvoiceFailuresOfMany). The Peppol BIS Billing 3.0 rules
+ * (RuleSet `peppol-ubl`, `peppol-cii`) are run the same way, for documents marked `peppol`.
  */
 const root = join(__dirname, '..', '..');
-const rulesDir = join(root, 'tests', 'einvoice-rules');
+const rulesDir = join(root, 'packages', 'documents', 'einvoice-rules');
 const cacheDir = join(root, 'node_modules', '.cache', 'einvoice');
 
 export type Syntax = 'ubl' | 'cii';
@@ -37,18 +38,31 @@ interface SaxonJS {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const saxon = require('saxon-js') as SaxonJS;
 
-/** The compiled rules of each syntax, parsed once per test file (a third of a transform's time when read per call). */
-const compiled = new Map<Syntax, unknown>();
+/**
+ * A rule set: EN 16931 of a syntax, or the Peppol BIS Billing 3.0 rules of a syntax (OpenPEPPOL,
+ * packages/documents/einvoice-rules/peppol), which a Peppol document passes on top of EN 16931.
+ */
+export type RuleSet = Syntax | 'peppol-ubl' | 'peppol-cii';
 
-function stylesheet(syntax: Syntax): unknown {
-  const known = compiled.get(syntax);
+const xsltOf: Record<RuleSet, string> = {
+  ubl: join(rulesDir, 'ubl', 'xslt', 'EN16931-UBL-validation.xslt'),
+  cii: join(rulesDir, 'cii', 'xslt', 'EN16931-CII-validation.xslt'),
+  'peppol-ubl': join(rulesDir, 'peppol', 'xslt', 'PEPPOL-EN16931-UBL.xsl'),
+  'peppol-cii': join(rulesDir, 'peppol', 'xslt', 'PEPPOL-EN16931-CII.xsl'),
+};
+
+/** The compiled rules of each set, parsed once per test file (a third of a transform's time when read per call). */
+const compiled = new Map<RuleSet, unknown>();
+
+function stylesheet(rules: RuleSet): unknown {
+  const known = compiled.get(rules);
   if (known) return known;
-  const xslt = join(rulesDir, syntax, 'xslt', `EN16931-${syntax.toUpperCase()}-validation.xslt`);
+  const xslt = xsltOf[rules];
   const hash = createHash('sha256').update(readFileSync(xslt)).digest('hex').slice(0, 16);
-  const sef = join(cacheDir, `${syntax}-${hash}.sef.json`);
+  const sef = join(cacheDir, `${rules}-${hash}.sef.json`);
   if (!existsSync(sef)) compileOnce(xslt, sef);
   const parsed: unknown = JSON.parse(readFileSync(sef, 'utf8'));
-  compiled.set(syntax, parsed);
+  compiled.set(rules, parsed);
   return parsed;
 }
 
@@ -83,18 +97,23 @@ function compileOnce(xslt: string, sef: string): void {
   }
 }
 
-/** Compiles (or finds) the rules of both syntaxes; call it in beforeAll with a long timeout. */
+/** Compiles (or finds) the EN 16931 rules of both syntaxes; call it in beforeAll with a long timeout. */
 export function prepareRules(): void {
   stylesheet('ubl');
   stylesheet('cii');
 }
 
+/** Compiles (or finds) the Peppol rules of the syntaxes given (UBL is what Peppol documents here are); beforeAll, long timeout. */
+export function preparePeppolRules(syntaxes: readonly Syntax[] = ['ubl']): void {
+  for (const syntax of syntaxes) stylesheet(`peppol-${syntax}`);
+}
+
 const attr = (tag: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(tag)?.[1] ?? '';
 
-/** Every failed assert of the EN 16931 rules for this document; fatal ones make it invalid. */
-export function validate(syntax: Syntax, xml: string): FailedAssert[] {
+/** Every failed assert of the rules (EN 16931 of the syntax by default) for this document; fatal ones make it invalid. */
+export function validate(rules: RuleSet, xml: string): FailedAssert[] {
   const svrl = saxon.transform(
-    { stylesheetInternal: stylesheet(syntax), sourceText: xml, destination: 'serialized' },
+    { stylesheetInternal: stylesheet(rules), sourceText: xml, destination: 'serialized' },
     'sync',
   ).principalResult;
   const failures: FailedAssert[] = [];
@@ -107,15 +126,15 @@ export function validate(syntax: Syntax, xml: string): FailedAssert[] {
 }
 
 /** The fatal failures, printed one a line, or '' when the document passes: `expect(fatal(...)).toBe('')` shows them all. */
-export function fatalFailures(syntax: Syntax, xml: string): string {
-  return validate(syntax, xml)
+export function fatalFailures(rules: RuleSet, xml: string): string {
+  return validate(rules, xml)
     .filter((f) => f.flag === 'fatal')
     .map((f) => `${f.id} at ${f.location}: ${f.text}`)
     .join('\n');
 }
 
 /**
- * The official XSDs (tests/einvoice-rules/xsd, with their notices): UBL 2.1 (OASIS; Invoice or
+ * The official XSDs (packages/documents/einvoice-rules/xsd, with their notices): UBL 2.1 (OASIS; Invoice or
  * CreditNote after the document's root element), UN/CEFACT CII D16B (uncoupled code lists, as the
  * EN 16931 artifacts ship it) and the Factur-X 1.09 EN 16931 profile, the stricter subset of CII a
  * Factur-X reader checks the factur-x.xml of a PDF against.
@@ -185,11 +204,15 @@ export async function schemaFailuresOfMany(schema: Schema, xmls: readonly string
   return found;
 }
 
-/** A document to check: its syntax, its XML, and whether it is the factur-x.xml of a Factur-X PDF. */
+/**
+ * A document to check: its syntax, its XML, whether it is the factur-x.xml of a Factur-X PDF, and
+ * whether it is a Peppol BIS Billing 3.0 document (checked by the Peppol rules too).
+ */
 export interface EInvoice {
   syntax: Syntax;
   xml: string;
   facturx?: boolean;
+  peppol?: boolean;
 }
 
 const schemasOf = (doc: EInvoice): Schema[] => (doc.syntax === 'ubl' ? ['ubl'] : doc.facturx ? ['cii', 'facturx'] : ['cii']);
@@ -198,7 +221,11 @@ const schemasOf = (doc: EInvoice): Schema[] => (doc.syntax === 'ubl' ? ['ubl'] :
  * Schema errors and fatal EN 16931 rules together, '' when the document is a valid e-invoice: UBL
  * against UBL 2.1; CII against CII D16B, and, for a Factur-X attachment, the Factur-X EN 16931 XSD too.
  */
-export async function einvoiceFailures(syntax: Syntax, xml: string, options: { facturx?: boolean } = {}): Promise<string> {
+export async function einvoiceFailures(
+  syntax: Syntax,
+  xml: string,
+  options: { facturx?: boolean; peppol?: boolean } = {},
+): Promise<string> {
   return (await einvoiceFailuresOfMany([{ syntax, xml, ...options }]))[0]!;
 }
 
@@ -217,6 +244,8 @@ export async function einvoiceFailuresOfMany(docs: readonly EInvoice[]): Promise
   docs.forEach((doc, i) => {
     const rules = fatalFailures(doc.syntax, doc.xml);
     if (rules) found[i]!.push(`EN 16931 rules: ${rules}`);
+    const peppol = doc.peppol ? fatalFailures(`peppol-${doc.syntax}`, doc.xml) : '';
+    if (peppol) found[i]!.push(`Peppol rules: ${peppol}`);
   });
   return found.map((f) => f.join('\n'));
 }

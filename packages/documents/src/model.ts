@@ -34,6 +34,8 @@ export interface Party {
   company_id?: string | null;
   email?: string | null;
   phone?: string | null;
+  /** Peppol participant id, `<EAS scheme>:<identifier>` (`0208:0123456749`): the electronic address on Peppol documents. */
+  peppol_id?: string | null;
   /** The record is deleted: only its name is left, and nobody can complete it for an e-invoice. */
   deleted?: boolean;
 }
@@ -93,6 +95,11 @@ export interface RenderableDocument {
   currency: string;
   payment_terms?: string | null;
   notes?: string | null;
+  /**
+   * BT-83, the remittance information the buyer quotes when paying: an invoice's ISO 11649
+   * creditor reference (`RF…`, electronic form). Absent, the document number is quoted.
+   */
+  payment_reference?: string | null;
   /** The buyer's reference (purchase order, their reference). */
   reference?: string | null;
   /** Credit notes: the invoice they credit, when known. */

@@ -1,5 +1,5 @@
 import type { RenderFormat } from '@bo/contracts';
-import { assertEInvoice, EInvoiceRefused, renderCii, renderFacturX, renderUbl } from './einvoice/render';
+import { assertEInvoice, EInvoiceRefused, renderCii, renderFacturX, renderPeppol, renderUbl } from './einvoice/render';
 import type { RenderableDocument, RenderOptions } from './model';
 import { undrawable } from './pdf/fonts';
 import { drawDocumentPdf } from './pdf/pool';
@@ -38,6 +38,8 @@ export async function renderDocument(doc: RenderableDocument, format: RenderForm
       return { filename: `${stem}.pdf`, content_type: 'application/pdf', content: await drawDocumentPdf(doc, options) };
     case 'ubl':
       return { filename: `${stem}.ubl.xml`, content_type: 'application/xml', content: Buffer.from(await renderUbl(doc), 'utf8') };
+    case 'peppol':
+      return { filename: `${stem}.peppol.xml`, content_type: 'application/xml', content: Buffer.from(await renderPeppol(doc), 'utf8') };
     case 'cii':
       return { filename: `${stem}.cii.xml`, content_type: 'application/xml', content: Buffer.from(await renderCii(doc), 'utf8') };
     case 'facturx':

@@ -20,6 +20,7 @@ export function organizationParty(p: organization.ProfileRecord): Party {
     company_id: p.company_id,
     email: p.email,
     phone: p.phone,
+    peppol_id: p.peppol_id ?? null,
   };
 }
 
@@ -36,6 +37,7 @@ export function partnerParty(p: partners.PartnerRecord): Party {
     vat_id: p.tax_number,
     email: p.email,
     phone: p.phone,
+    peppol_id: p.peppol_id ?? null,
   };
 }
 
@@ -57,6 +59,7 @@ const organizationFields: Record<Exclude<keyof Party, 'deleted'>, string> = {
   company_id: 'company_id',
   email: 'email',
   phone: 'phone',
+  peppol_id: 'peppol_id',
 };
 const partnerFields: Record<Exclude<keyof Party, 'deleted'>, string> = {
   ...organizationFields,
@@ -78,6 +81,8 @@ export function sourceFieldNames(missing: readonly string[], seller: PartySource
   return missing.map((path) => {
     // The document's currency is the partner's, else the organization's default: the default is what to set.
     if (path === 'currency') return 'organization.default_currency';
+    // The buyer's reference (BT-10) is the invoice's own field.
+    if (path === 'reference') return 'invoicereference';
     const [role, field] = path.split('.') as ['seller' | 'buyer', Exclude<keyof Party, 'deleted'>];
     // Fields of the document itself (`lines[2].name`, `notes`) are named as they are.
     if (role !== 'seller' && role !== 'buyer') return path;
@@ -145,7 +150,7 @@ export function refusalBody(refusal: EInvoiceRefused, kind: RenderableDocument['
   const fields = sourceFieldNames(refusal.missing, sellerSource(kind));
   return {
     code: 'validation_failed',
-    message: `An e-invoice needs ${fields.join(', ')}: set them on the organization profile or the partner`,
+    message: `An e-invoice needs ${fields.join(', ')}: set them on the organization profile${fields.includes('invoicereference') ? ', the partner or the invoice' : ' or the partner'}`,
     errors: fields.map((field) => ({ field, message: `${field} is required for an e-invoice` })),
   };
 }

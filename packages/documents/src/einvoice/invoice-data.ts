@@ -5,9 +5,14 @@ import { creditNoteKinds, type DocumentLine, type Party, type RenderableDocument
 import { amount, documentCategories, documentTaxes, type DocumentTaxes } from '../taxes';
 import { unitCode } from '../units';
 import { netLine } from './net-line';
+import type { EInvoiceProfile } from './requirements';
 
 /** EN 16931 itself, no CIUS on top (BT-24). */
 export const EN16931_CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017';
+/** Peppol BIS Billing 3.0 (BT-24, PEPPOL-EN16931-R004). */
+export const PEPPOL_CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
+/** The Peppol billing process (BT-23, PEPPOL-EN16931-R001, R007). */
+export const PEPPOL_PROFILE_ID = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
 
 /** UNCL 1001: invoices (ours and vendor bills received) are commercial invoices, credit notes 381. */
 export function documentTypeCode(kind: RenderableDocument['kind']): '380' | '381' {
@@ -51,14 +56,28 @@ function postalAddress(party: Party): Json {
   });
 }
 
+/**
+ * The electronic address (BT-34, BT-49): on Peppol the party's participant id, its EAS scheme as the
+ * schemeID (PEPPOL-EN16931-R020, R010, CL008); otherwise its email (scheme EM), which the library requires.
+ */
+function endpoint(p: Party, profile: EInvoiceProfile): { id?: string; scheme?: string } {
+  if (profile === 'peppol') {
+    const id = text(p.peppol_id);
+    const colon = id?.indexOf(':') ?? -1;
+    return id && colon > 0 ? { id: id.slice(colon + 1), scheme: id.slice(0, colon) } : {};
+  }
+  const email = text(p.email);
+  return email ? { id: email, scheme: 'EM' } : {};
+}
+
 /** `withVatId`: false on a document outside the scope of VAT, which states no VAT identifier (BR-O-02..04). */
-function party(p: Party, role: 'seller' | 'buyer', withVatId: boolean): Json {
+function party(p: Party, role: 'seller' | 'buyer', withVatId: boolean, profile: EInvoiceProfile): Json {
   const vat = withVatId ? text(p.vat_id) : undefined;
   const taxScheme = vat ? { 'cbc:CompanyID': vat, 'cac:TaxScheme': { 'cbc:ID': 'VAT' } } : undefined;
+  const address = endpoint(p, profile);
   return compact({
-    // The electronic address (BT-34, BT-49): the party's email (scheme EM), which the library requires.
-    'cbc:EndpointID': text(p.email),
-    'cbc:EndpointID@schemeID': text(p.email) ? 'EM' : undefined,
+    'cbc:EndpointID': address.id,
+    'cbc:EndpointID@schemeID': address.scheme,
     'cac:PartyName': text(p.trading_name) ? { 'cbc:Name': text(p.trading_name) } : undefined,
     'cac:PostalAddress': postalAddress(p),
     // The seller may carry two tax ids (VAT and tax registration), the buyer one: an array and an object.
@@ -112,23 +131,38 @@ function invoiceLine(line: DocumentLine, index: number, currency: string, taxes:
   });
 }
 
-/** BG-20 and BG-21: each allowance and charge with its reason, percent and base when a percent made it, and its category. */
-function allowanceCharges(taxes: DocumentTaxes, currency: string): Json[] | undefined {
+/**
+ * BG-20 and BG-21: each allowance and charge with its reason, percent and base when a percent made it,
+ * and its category. Peppol (PEPPOL-EN16931-R040) wants the amount within 0.02 of base × percent / 100;
+ * in a currency of few decimals the amount, rounded to the minor unit, can be further off (31 JPY at
+ * 9.61 % is 2.98, charged as 3), so a Peppol document then states the amount alone: it is what was
+ * charged, and percent and base are optional.
+ */
+function allowanceCharges(taxes: DocumentTaxes, currency: string, profile: EInvoiceProfile): Json[] | undefined {
   if (taxes.allowances_charges.length === 0) return undefined;
   const places = taxes.minor_unit;
-  return taxes.allowances_charges.map((ac) =>
-    compact({
+  return taxes.allowances_charges.map((ac) => {
+    // As a reader recomputes it: from the figures printed.
+    const recomputable =
+      ac.percent &&
+      ac.base_amount &&
+      (profile !== 'peppol' ||
+        dec(amount(ac.amount, places))
+          .minus(dec(amount(ac.base_amount, places)).times(plain(ac.percent)).div(100))
+          .abs()
+          .lte('0.02'));
+    return compact({
       'cbc:ChargeIndicator': ac.charge ? 'true' : 'false',
       'cbc:AllowanceChargeReasonCode': ac.reason_code ?? undefined,
       'cbc:AllowanceChargeReason': ac.reason ?? undefined,
-      'cbc:MultiplierFactorNumeric': ac.percent ? plain(ac.percent) : undefined,
+      'cbc:MultiplierFactorNumeric': ac.percent && (recomputable || !ac.base_amount) ? plain(ac.percent) : undefined,
       'cbc:Amount': amount(ac.amount, places),
       'cbc:Amount@currencyID': currency,
-      'cbc:BaseAmount': ac.base_amount ? amount(ac.base_amount, places) : undefined,
-      'cbc:BaseAmount@currencyID': ac.base_amount ? currency : undefined,
+      'cbc:BaseAmount': ac.base_amount && (recomputable || !ac.percent) ? amount(ac.base_amount, places) : undefined,
+      'cbc:BaseAmount@currencyID': ac.base_amount && (recomputable || !ac.percent) ? currency : undefined,
       'cac:TaxCategory': taxCategoryOf(ac.tax_category, ac.tax_rate),
-    }),
-  );
+    });
+  });
 }
 
 /** BG-23: one per category and rate, with the reason no VAT is charged where the category has one (BT-120, BT-121). */
@@ -193,9 +227,10 @@ function paymentTermsNote(doc: RenderableDocument): string {
  * The document in @e-invoice-eu/core's input model (UBL 2.1 shaped JSON), from which it writes UBL,
  * CII and Factur-X. Amounts are the model's own (documentTaxes): the lines' nets, the allowances and
  * charges, the VAT breakdown and the totals, each with the currency's decimals, so the e-invoice says
- * exactly what the PDF and the ledger say.
+ * exactly what the PDF and the ledger say. With `profile` `peppol` it is a Peppol BIS Billing 3.0
+ * document: the Peppol customization and profile ids, the parties' Peppol ids as their addresses.
  */
-export function invoiceData(doc: RenderableDocument): Invoice {
+export function invoiceData(doc: RenderableDocument, profile: EInvoiceProfile = 'en16931'): Invoice {
   const currency = doc.currency.toUpperCase();
   const taxes = documentTaxes(doc);
   const places = taxes.minor_unit;
@@ -214,7 +249,9 @@ export function invoiceData(doc: RenderableDocument): Invoice {
   const delivery = doc.delivery ?? (categories.has('K') ? {} : null);
   const deliveredTo = delivery ? (text(delivery.country) ?? text(doc.buyer.country))?.toUpperCase() : undefined;
   const data = compact({
-    'cbc:CustomizationID': EN16931_CUSTOMIZATION_ID,
+    'cbc:CustomizationID': profile === 'peppol' ? PEPPOL_CUSTOMIZATION_ID : EN16931_CUSTOMIZATION_ID,
+    // The library writes the Peppol process id on every UBL document unless told otherwise; it is stated here for Peppol, so it does not depend on that.
+    'cbc:ProfileID': profile === 'peppol' ? PEPPOL_PROFILE_ID : undefined,
     'cbc:ID': doc.number,
     'cbc:IssueDate': doc.issue_date,
     // BT-9 is when the buyer pays; a credit note's date of refund is in its payment terms instead.
@@ -234,8 +271,8 @@ export function invoiceData(doc: RenderableDocument): Invoice {
           },
         ]
       : undefined,
-    'cac:AccountingSupplierParty': { 'cac:Party': party(doc.seller, 'seller', vatIds) },
-    'cac:AccountingCustomerParty': { 'cac:Party': party(doc.buyer, 'buyer', vatIds) },
+    'cac:AccountingSupplierParty': { 'cac:Party': party(doc.seller, 'seller', vatIds, profile) },
+    'cac:AccountingCustomerParty': { 'cac:Party': party(doc.buyer, 'buyer', vatIds, profile) },
     'cac:Delivery': delivery
       ? compact({
           'cbc:ActualDeliveryDate': text(delivery.date) ?? doc.issue_date,
@@ -248,7 +285,7 @@ export function invoiceData(doc: RenderableDocument): Invoice {
       : [
           compact({
             'cbc:PaymentMeansCode': paymentMeansCode(doc),
-            'cbc:PaymentID': doc.number,
+            'cbc:PaymentID': text(doc.payment_reference) ?? doc.number,
             'cac:PayeeFinancialAccount': account?.iban
               ? compact({
                   'cbc:ID': account.iban.replace(/\s+/g, '').toUpperCase(),
@@ -259,7 +296,7 @@ export function invoiceData(doc: RenderableDocument): Invoice {
           }),
         ],
     'cac:PaymentTerms': { 'cbc:Note': paymentTermsNote(doc) },
-    'cac:AllowanceCharge': allowanceCharges(taxes, currency),
+    'cac:AllowanceCharge': allowanceCharges(taxes, currency, profile),
     'cac:TaxTotal': [
       {
         'cbc:TaxAmount': money(totals.tax_total),

@@ -4,7 +4,7 @@ import type { RenderableDocument } from '../model';
 import { finishFacturX } from './facturx-metadata';
 import { documentTaxes } from '../taxes';
 import { invoiceData, taxRoundingProblems } from './invoice-data';
-import { eInvoiceRefusal, missingForEInvoice } from './requirements';
+import { eInvoiceRefusal, missingForEInvoice, type EInvoiceProfile } from './requirements';
 
 /** A document that cannot become an e-invoice: `missing` names the absent fields (`seller.vat_id`…). */
 export class EInvoiceRefused extends Error {
@@ -25,13 +25,13 @@ export class EInvoiceRefused extends Error {
 const quiet: Logger = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Throws EInvoiceRefused unless the document can be an e-invoice (kind, status, lines, currency, parties, tax rounding). */
-export function assertEInvoice(doc: RenderableDocument): void {
+export function assertEInvoice(doc: RenderableDocument, profile: EInvoiceProfile = 'en16931'): void {
   const refusal = eInvoiceRefusal(doc);
   if (refusal) throw new EInvoiceRefused(refusal);
   // A deleted party's fields cannot be set any more: naming them would send the user to a record they cannot edit.
   const deleted = doc.seller.deleted ? 'seller' : doc.buyer.deleted ? 'buyer' : undefined;
   if (deleted) throw new EInvoiceRefused(`the ${deleted} is deleted, so its data can no longer be completed`, [], deleted);
-  const missing = missingForEInvoice(doc);
+  const missing = missingForEInvoice(doc, profile);
   if (missing.length > 0) throw new EInvoiceRefused(`an e-invoice needs ${missing.join(', ')}`, missing);
   const taxes = documentTaxes(doc);
   const rounding = taxRoundingProblems(taxes.breakdown, doc.currency.toUpperCase(), taxes.minor_unit);
@@ -141,12 +141,17 @@ function inputCheck(format: string, formatter: EInvoiceFormat): ValidateFunction
  * CII writer's fix-up step extended by fixCii: the format's writer, the input checked (and its
  * defaults filled) against the writer's schema, then written.
  */
-async function generate(doc: RenderableDocument, format: string, pdf?: Uint8Array): Promise<string | Uint8Array> {
-  assertEInvoice(doc);
+async function generate(
+  doc: RenderableDocument,
+  format: string,
+  pdf?: Uint8Array,
+  profile: EInvoiceProfile = 'en16931',
+): Promise<string | Uint8Array> {
+  assertEInvoice(doc, profile);
   const factory = new FormatFactoryService();
   const formatter = withCiiFixes(factory.createFormatService(format, quiet), format, doc);
   const normalized = factory.normalizeFormat(format);
-  const invoice = structuredClone(invoiceData(doc));
+  const invoice = structuredClone(invoiceData(doc, profile));
   const check = inputCheck(normalized, formatter);
   if (!check(invoice)) throw new Ajv2019.ValidationError(check.errors ?? []);
   formatter.fillInvoiceDefaults(invoice);
@@ -161,6 +166,15 @@ async function generate(doc: RenderableDocument, format: string, pdf?: Uint8Arra
 /** UBL 2.1 Invoice, or CreditNote for credit notes, with the EN 16931 customization id. */
 export async function renderUbl(doc: RenderableDocument): Promise<string> {
   return String(await generate(doc, 'UBL'));
+}
+
+/**
+ * Peppol BIS Billing 3.0: the UBL 2.1 Invoice or CreditNote with the Peppol customization and
+ * profile ids, the parties' Peppol ids as their electronic addresses and the buyer reference; it
+ * passes EN 16931 and the Peppol rules (docs/documents.md "Peppol").
+ */
+export async function renderPeppol(doc: RenderableDocument): Promise<string> {
+  return String(await generate(doc, 'UBL', undefined, 'peppol'));
 }
 
 /** UN/CEFACT CII D16B (type code 380 or 381), EN 16931. */

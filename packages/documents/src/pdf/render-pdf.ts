@@ -1,11 +1,12 @@
 import PDFDocument from 'pdfkit';
-import { dec, defaultCategory, vatexCode, type Dec, type VatBreakdown, type VatCategory } from '@bo/kernel';
+import { dec, defaultCategory, printCreditorReference, vatexCode, type Dec, type VatBreakdown, type VatCategory } from '@bo/kernel';
 import { payeeAccount } from '../einvoice/invoice-data';
 import { pngProblem } from '@bo/contracts';
 import { creditNoteKinds, type Party, type RenderableDocument, type RenderOptions } from '../model';
 import { documentTaxes, type DocumentTaxes } from '../taxes';
 import { loadFonts, undrawable } from './fonts';
 import { formatter, type Formatter } from './format';
+import { girocodeModules, girocodePayload } from './girocode';
 import { documentInfo, documentTitle } from './info';
 
 const A4 = { width: 595.28, height: 841.89 };
@@ -413,7 +414,11 @@ function paymentAndNotes(doc: Doc, d: RenderableDocument, taxes: DocumentTaxes, 
     );
     blocks.push(['Credit', payment]);
   } else {
-    if (d.due_date) payment.push(`Please pay by ${f.date(d.due_date)}, quoting ${d.number}.`);
+    // The structured reference lets the seller's bank match the payment to this invoice by itself.
+    const reference = d.payment_reference ? printCreditorReference(d.payment_reference) : null;
+    const quoting = reference ?? d.number;
+    if (d.due_date) payment.push(`Please pay by ${f.date(d.due_date)}, quoting ${quoting}.`);
+    if (reference) payment.push(`Payment reference: ${reference}`);
     const account = payeeAccount(d);
     if (account?.iban) {
       payment.push(`IBAN: ${account.iban}${account.bic ? `   BIC: ${account.bic}` : ''}`);
@@ -431,6 +436,50 @@ function paymentAndNotes(doc: Doc, d: RenderableDocument, taxes: DocumentTaxes, 
     doc.font('regular').fontSize(9).fillColor('black').text(body, { width: CONTENT });
     y = doc.y + 12;
   }
+  const payload = invoiceGirocode(d, taxes);
+  if (payload) drawGirocode(doc, payload, y);
+}
+
+/**
+ * The EPC069-12 QR code ("GiroCode") of a EUR customer invoice in force with something due, paid
+ * to the seller's IBAN: its banking app fills the transfer in (amount due, structured reference).
+ */
+export function invoiceGirocode(d: RenderableDocument, taxes: DocumentTaxes): string | null {
+  const account = payeeAccount(d);
+  if (d.kind !== 'invoice' || d.currency !== 'EUR' || d.draft || d.cancelled || !account?.iban) return null;
+  return girocodePayload({
+    bic: account.bic,
+    name: account.name ?? d.seller.name,
+    iban: account.iban,
+    amount: taxes.totals.payable_amount.minus(dec(d.amount_paid)),
+    purpose: 'GDSV',
+    reference: d.payment_reference,
+    text: d.payment_reference ? null : d.number,
+  });
+}
+
+const GIROCODE_SIZE = 100;
+
+/** The QR symbol drawn as squares (no image), four modules of quiet zone around it, its caption beside it. */
+function drawGirocode(doc: Doc, payload: string, startY: number): void {
+  const symbol = girocodeModules(payload);
+  const module = GIROCODE_SIZE / (symbol.size + 8);
+  const y = room(doc, startY, GIROCODE_SIZE + 8);
+  doc.save().fillColor('black');
+  for (let row = 0; row < symbol.size; row++) {
+    for (let col = 0; col < symbol.size; col++) {
+      if (symbol.dark(row, col)) doc.rect(MARGIN + (col + 4) * module, y + (row + 4) * module, module, module);
+    }
+  }
+  doc.fill().restore();
+  doc
+    .font('regular')
+    .fontSize(8)
+    .fillColor(GREY)
+    .text('Scan with your banking app to pay (GiroCode, EPC069-12).', MARGIN + GIROCODE_SIZE + 10, y + GIROCODE_SIZE / 2 - 5, {
+      width: CONTENT - GIROCODE_SIZE - 10,
+    });
+  doc.fillColor('black');
 }
 
 /** What a document that is not (or no longer) in force says across every page. */
