@@ -119,3 +119,88 @@ describe('partners migrations over data of earlier versions', () => {
     expect(await db('partners').where({ id: limited!.id }).first('credit_limit')).toEqual({ credit_limit: '10.005' });
   });
 });
+
+/** Migration 012 over balances an earlier ledger kept: the records' figures weighed as the balance view weighs them. */
+describe('partners migration 012: the records weighed', () => {
+  const schema = 'partners';
+  let database: testing.TestDatabase;
+  let db: Knex;
+  const names = partnersMigrations.map((m) => m.name);
+
+  beforeAll(async () => {
+    database = await testing.createTestDatabase();
+    db = createDb(database.url, schema);
+    await migrate(db, schema, partnersMigrations.slice(0, names.indexOf('012_partner_figures_weighed')));
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it('given EUR books and face sums, then told USD is the journal’s, untold USD at its documents’ rate, a USD partner as it was', async () => {
+    await db('organization_profiles').insert({ org_id: 1, default_currency: 'EUR', version: 1 });
+    const partner = async (name: string, currency: string | null, balance: string, committed = '0') =>
+      (
+        await db('partners')
+          .insert({
+            org_id: 1,
+            partnername: name,
+            display_name: name,
+            partner_type: 'customer',
+            currency,
+            balance,
+            receivable: balance,
+            committed,
+          })
+          .returning<Array<{ id: number }>>('id')
+      )[0]!.id;
+    const told = await partner('Told', null, '110');
+    const untold = await partner('Untold', null, '50', '20');
+    const inUsd = await partner('In USD', 'USD', '100');
+    const euro = await partner('Euro', null, '80.00');
+    const balances = (partner_id: number, currency: string, balance: string, extra: Record<string, string> = {}) => ({
+      org_id: 1,
+      partner_id,
+      currency,
+      balance,
+      receivable: balance,
+      ...extra,
+    });
+    await db('partner_balances').insert([
+      // A 100 USD invoice booked at 90.00 EUR, its event told it; and 10 EUR.
+      balances(told, 'USD', '100', {
+        documents_total: '100',
+        documents_accounting: '90',
+        booked_balance: '90',
+        booked_receivable: '90',
+        booked_face_balance: '100',
+        booked_face_receivable: '100',
+      }),
+      balances(told, 'EUR', '10'),
+      // 50 USD owed of documents posted at 92.35 for 100 (46.175: 46.18 half-up), 20 USD committed (18.47).
+      balances(untold, 'USD', '50', { committed: '20', documents_total: '100', documents_accounting: '92.35' }),
+      balances(inUsd, 'USD', '100', {
+        documents_total: '100',
+        documents_accounting: '90',
+        booked_balance: '90',
+        booked_face_balance: '100',
+      }),
+      balances(euro, 'EUR', '80'),
+    ]);
+
+    await migrate(db, schema, partnersMigrations);
+
+    const figures = await db('partners')
+      .whereIn('id', [told, untold, inUsd, euro])
+      .orderBy('id')
+      .select('partnername', 'balance', 'receivable', 'committed');
+    expect(figures.map((f) => [f.partnername, Number(f.balance), Number(f.receivable), Number(f.committed)])).toEqual([
+      ['Told', 100, 100, 0],
+      ['Untold', 46.18, 46.18, 18.47],
+      ['In USD', 100, 100, 0],
+      ['Euro', 80, 80, 0],
+    ]);
+    // A figure that does not change is not written: it reads as it was stored.
+    expect(await db('partners').where({ id: euro }).first('balance')).toEqual({ balance: '80.00' });
+  });
+});
