@@ -11,6 +11,7 @@ COPY package.json package-lock.json turbo.json tsconfig.base.json ./
 COPY packages/kernel/package.json packages/kernel/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/runtime/package.json packages/runtime/
+COPY packages/billing/package.json packages/billing/
 COPY packages/client/package.json packages/client/
 COPY packages/documents/package.json packages/documents/
 COPY services/gateway/package.json services/gateway/

@@ -15,6 +15,7 @@ const workspaces = {
   kernel: 'packages/kernel',
   contracts: 'packages/contracts',
   runtime: 'packages/runtime',
+  billing: 'packages/billing',
   testkit: 'packages/testkit',
   launcher: 'apps/launcher',
   client: 'packages/client',

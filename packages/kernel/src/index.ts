@@ -7,3 +7,4 @@ export * from './currency-money';
 export * from './time';
 export * from './lines';
 export * from './tax';
+export * from './creditor-reference';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { RpcReply } from '@bo/contracts';
 import type { Knex } from './db';
-import { takeDeferredEvents } from './outbox';
+import { takeDeferredWrites } from './outbox';
 import { COMMIT_AHEAD, WITH_BEGIN } from './prepared';
 
 /**
@@ -153,10 +153,11 @@ export async function recordReply(
   reply: RpcReply,
   opts: { commit?: boolean; claim?: string } = {},
 ): Promise<boolean> {
-  // The transaction's events still waiting to be inserted go in the same statement (one round trip).
-  const events = takeDeferredEvents(db);
+  // What the transaction still waits to write (the events' outbox rows, parts handed over with
+  // storeWithCommit) goes in the same statement: one round trip, and nothing of it without the record.
+  const writes = takeDeferredWrites(db);
   const statement = db.raw(
-    `with ${events ? `events as (${events.sql}), ` : ''}recorded as (
+    `with ${writes ? `${writes.sql}, ` : ''}recorded as (
        insert into ${OPERATION_KEYS} as record (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
        on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
          status = excluded.status, reply = excluded.reply, created_at = now(), claim = null, lease_until = null
@@ -164,7 +165,7 @@ export async function recordReply(
          or (record.claim is not null and record.lease_until <= now())
        returning key)
      select ${RECORDED_CHECK}(count(*)) from recorded`,
-    [...(events?.bindings ?? []), k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), opts.claim ?? null, k.ttlHours],
+    [...(writes?.bindings ?? []), k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), opts.claim ?? null, k.ttlHours],
   );
   try {
     await (opts.commit ? statement.options(COMMIT_AHEAD) : statement);

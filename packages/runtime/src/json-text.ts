@@ -1,9 +1,8 @@
 /**
  * A value already serialized as JSON: PostgreSQL wrote it (a page of records, recordJsonSql), so the
  * service neither parses rows into objects nor serializes them again. A reply carries it into its
- * bytes as it is (serializeBody). A list of 25 partners cost the partners process about 250 µs of
- * CPU as rows read by node-postgres, mapped and stringified, and about 50 µs as one text
- * (measured with `npm run bench`).
+ * bytes as it is (serializeBody): a fifth of the CPU of rows read by node-postgres, mapped and
+ * stringified (docs/performance.md, "Why the code is shaped so").
  *
  * Wherever a body is serialized by JSON.stringify instead (a recorded reply, a log line), `toJSON`
  * makes it read as the value it holds, so it can never go out as `{}`.

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEnvelope } from '@bo/contracts';
+import type { EventDef, EventEnvelope } from '@bo/contracts';
+import type { z } from 'zod';
 import type { Bus } from './bus/types';
 import type { Knex, SqlStatement } from './db';
 import type { Logger } from './logger';
@@ -18,17 +19,20 @@ const relays = new WeakMap<object, OutboxRelay>();
 
 /**
  * Writes an event into the outbox inside the caller's transaction: it exists iff the change commits.
+ * The event is named by its contract, whose schema types its data, so a payload that drifts from
+ * what consumers and the AsyncAPI document are told fails to compile.
  * Once the transaction committed, its events are published at once by the process that wrote them
  * (no poll, no second transaction); the relay's poll publishes whatever that did not. In a
  * transaction the runtime opened (inTransaction) the row is not inserted at once but with the
  * statement that ends the work (the recorded reply, or one insert for all its events).
  */
-export async function recordEvent<D extends object>(
+export async function recordEvent<E extends EventDef>(
   trx: Knex.Transaction,
-  type: string,
+  event: E,
   orgId: number,
-  data: D,
-): Promise<EventEnvelope<D>> {
+  data: z.input<E['data']>,
+): Promise<EventEnvelope<z.input<E['data']>>> {
+  const type = event.type;
   const envelope = { id: randomUUID(), type, occurred_at: formatDateTime(new Date()) as string, org_id: orgId, data };
   const trace = currentTraceContext();
   const relay = relays.get(configOf(trx));
@@ -46,7 +50,7 @@ export async function recordEvent<D extends object>(
     claimed: !!direct,
   };
   const later = whole && deferred.get(whole);
-  if (later) later.push(row);
+  if (later) later.rows.push(row);
   else {
     const insert = outboxInsert([row]);
     await trx.raw(insert.sql, insert.bindings);
@@ -67,27 +71,84 @@ interface OutboxRow {
   claimed: boolean;
 }
 
-/** Rows recorded in a transaction the runtime opened and not inserted yet, by that transaction. */
-const deferred = new WeakMap<Promise<unknown>, OutboxRow[]>();
+/**
+ * A write a handler hands to the statement that ends its transaction (`storeWithCommit`): one
+ * statement, run there as a data-modifying CTE of it. It may not read what another part writes (the
+ * parts of one statement see one snapshot): a row another part inserts is named by an id drawn
+ * before (a sequence's nextval in the load), not read back.
+ */
+export interface StorePart {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
 
-/** From now on the transaction's events wait for the statement that ends it (see takeDeferredEvents). */
+/** What a transaction the runtime opened still has to write, with the statement that ends it. */
+interface Deferred {
+  rows: OutboxRow[];
+  parts: StorePart[];
+}
+
+/** Rows recorded and parts handed over in a transaction the runtime opened, not written yet, by that transaction. */
+const deferred = new WeakMap<Promise<unknown>, Deferred>();
+
+/** From now on the transaction's events wait for the statement that ends it (see takeDeferredWrites). */
 export function deferEvents(trx: Knex.Transaction): void {
-  deferred.set(trx.executionPromise, []);
+  deferred.set(trx.executionPromise, { rows: [], parts: [] });
 }
 
-/** The transaction's events not inserted yet, as the insert to run with its last statement (undefined if none). */
-export function takeDeferredEvents(trx: Knex | Knex.Transaction): SqlStatement | undefined {
+/**
+ * Writes the parts with the statement that ends the transaction, when the runtime opened it (the
+ * recorded reply, whose failure rolls them back with everything else), else at once as one
+ * statement. The store of a load → decide → store write: its rows, the events' outbox rows and the
+ * reply's record go to PostgreSQL as one statement. A part must not fail for a reason the handler
+ * would answer (its decision has ruled those out under the locks its load took): a failure there
+ * fails the write as any failed statement does. The transaction's later statements do not see the
+ * parts' rows (they are written last): hand them over once nothing more reads them.
+ */
+export async function storeWithCommit(trx: Knex.Transaction, parts: readonly StorePart[]): Promise<void> {
   const committed = (trx as Partial<Knex.Transaction>).executionPromise;
-  const rows = committed && deferred.get(committed);
-  if (!rows || rows.length === 0) return undefined;
-  deferred.set(committed, []);
-  return outboxInsert(rows);
+  const later = committed && !trx.parentTransaction ? deferred.get(committed) : undefined;
+  if (later) {
+    later.parts.push(...parts);
+    return;
+  }
+  const now = withParts(parts, undefined);
+  if (now) await trx.raw(`with ${now.sql} select 1`, now.bindings);
 }
 
-/** Inserts whatever the transaction's events still wait for; run last in the transaction. */
+/**
+ * The transaction's writes not made yet, as the CTEs that go before the statement that ends it
+ * (`with <sql>, …`): the handed-over parts, then the events' outbox insert as `events`. Undefined if none.
+ */
+export function takeDeferredWrites(trx: Knex | Knex.Transaction): SqlStatement | undefined {
+  const committed = (trx as Partial<Knex.Transaction>).executionPromise;
+  const waiting = committed && deferred.get(committed);
+  if (!waiting || (waiting.rows.length === 0 && waiting.parts.length === 0)) return undefined;
+  deferred.set(committed, { rows: [], parts: [] });
+  return withParts(waiting.parts, waiting.rows.length > 0 ? outboxInsert(waiting.rows) : undefined);
+}
+
+function withParts(parts: readonly StorePart[], events: SqlStatement | undefined): SqlStatement | undefined {
+  const ctes = parts.map((part, i) => ({ sql: `store${i + 1} as (${part.sql})`, bindings: part.bindings }));
+  if (events) ctes.push({ sql: `events as (${events.sql})`, bindings: events.bindings });
+  if (ctes.length === 0) return undefined;
+  return { sql: ctes.map((c) => c.sql).join(', '), bindings: ctes.flatMap((c) => c.bindings) };
+}
+
+/** Writes whatever the transaction still waits to write (its events, handed-over parts); run last in the transaction. */
 export async function flushDeferredEvents(trx: Knex.Transaction): Promise<void> {
-  const insert = takeDeferredEvents(trx);
-  if (insert) await trx.raw(insert.sql, insert.bindings);
+  const committed = (trx as Partial<Knex.Transaction>).executionPromise;
+  const waiting = committed && deferred.get(committed);
+  if (waiting && waiting.parts.length === 0) {
+    // Events alone: their insert as it always went, a statement of its own.
+    if (waiting.rows.length === 0) return;
+    deferred.set(committed, { rows: [], parts: [] });
+    const insert = outboxInsert(waiting.rows);
+    await trx.raw(insert.sql, insert.bindings);
+    return;
+  }
+  const writes = takeDeferredWrites(trx);
+  if (writes) await trx.raw(`with ${writes.sql} select 1`, writes.bindings);
 }
 
 /** One statement inserting the rows in order (it also serves as a CTE of a larger statement). */

@@ -37,13 +37,11 @@ export function likeContains(text: string): string {
 /**
  * One page of a filtered query and the total it pages through, in one statement (one snapshot and
  * one round trip, with no transaction around it): the total is a scalar subquery counting the same
- * filter without the page's columns, which PostgreSQL runs once (an InitPlan). `count(*) over ()`
- * did the same in one statement but made the page read and sort every matching row in full: 19 ms
- * for a page of an organization with 27,000 partners against 4 ms, and 18k against 23k pages a
- * second with 50 (measured with `npm run bench`). Only a page past the end needs a second,
- * counting query. `rows` is the filtered query with the page's columns selected; `order` orders it,
+ * filter without the page's columns, which PostgreSQL runs once (an InitPlan). Not `count(*) over
+ * ()`, which makes the page read and sort every matching row in full (docs/performance.md, "Why the
+ * code is shaped so"). Only a page past the end needs a second, counting query. `rows` is the filtered query with the page's columns selected; `order` orders it,
  * its last key making the order total (the id). The rows keep the `total_count` column (copying
- * every row to drop it cost a list 3 % of its service's CPU): map them to records, never spread
+ * every row to drop it costs a list a share of its service's CPU): map them to records, never spread
  * them into a reply.
  */
 export async function selectPage<Row>(
@@ -88,8 +86,8 @@ export interface RecordPageQuery<R> {
  * it pages through, in one statement and one fixed text per filter shape, written once per process
  * (so it is prepared once per connection, and neither a query builder nor knex's formatter runs
  * per call: runStatement). The service splices the text into its reply
- * (JsonText) without reading the rows: for a 25-partner page that took the partners process from
- * about 250 to about 50 µs of CPU (measured with `npm run bench`). A page past the end is `[]`
+ * (JsonText) without reading the rows, the cheapest list this runtime serves (docs/performance.md,
+ * "Why the code is shaped so"). A page past the end is `[]`
  * (the text of an empty page, always) with the total still counted; the total is a scalar
  * subquery, as in selectPage.
  */

@@ -44,19 +44,13 @@ export async function numberDocument(
   for (;;) {
     let rows: Array<{ candidate: string; taken: boolean; numbered: number }>;
     try {
-      ({ rows } = await trx.raw<{ rows: typeof rows }>(NUMBER_DOCUMENT_SQL, [
-        orgId,
-        prefix,
-        prefix,
-        width,
-        numbered.table,
-        orgId,
-        numbered.column,
-        numbered.table,
-        numbered.column,
-        numbered.id,
-        orgId,
-      ]));
+      const next = nextNumberCtes(orgId, prefix, numbered, { width });
+      ({ rows } = await trx.raw<{ rows: typeof rows }>(
+        `with ${next.sql},
+           written as (update ?? as doc set ?? = c.number from candidate c where doc.id = ? and doc.org_id = ? and not c.taken returning 1)
+         select number as candidate, taken, (select count(*) from written)::int as numbered from candidate`,
+        [...next.bindings, numbered.table, numbered.column, numbered.id, orgId],
+      ));
     } catch (err) {
       if (isUniqueViolation(err)) throw new NumberRace(prefix);
       throw err;
@@ -70,27 +64,39 @@ export async function numberDocument(
 }
 
 /**
- * The counter's next value as the series writes it (the prefix, then the value zero-padded to the
- * width), whether a document holds it, and the document numbered with it when none does.
+ * The CTEs that take the next number of a series inside a larger statement (a document's store,
+ * which writes the document with it): `advanced` moves the counter on, locking its row until the
+ * transaction ends, and `candidate` answers the number as the series writes it (`number`) and whether
+ * a document already holds it (`taken`: a number typed by hand; the document is then stored with
+ * `pendingNumber()` and numbered by numberDocument). `from` names what the advance is conditioned on
+ * (e.g. `fence where not fence.fenced`): the counter moves only when the document is written. A
+ * candidate typed by hand into a concurrent document fails the store on the number's unique index:
+ * answer it with `new NumberRace(prefix)`, a transient conflict, as numberDocument does.
  */
-const NUMBER_DOCUMENT_SQL = `with advanced as (
-    insert into document_sequences (org_id, series, last_value) values (?, ?, 1)
-    on conflict (org_id, series) do update set last_value = document_sequences.last_value + 1
-    returning last_value::text as digits),
-  formatted as (
-    select ? || repeat('0', greatest(?::int - length(digits), 0)) || digits as candidate from advanced),
-  checked as (
-    select candidate, exists (select 1 from ?? d where d.org_id = ? and d.?? = candidate) as taken from formatted),
-  written as (
-    update ?? as doc set ?? = checked.candidate from checked where doc.id = ? and doc.org_id = ? and not checked.taken returning 1)
-  select candidate, taken, (select count(*) from written)::int as numbered from checked`;
+export function nextNumberCtes(
+  orgId: number,
+  prefix: string,
+  numbered: NumberedTable,
+  opts: { from?: string; width?: number } = {},
+): { sql: string; bindings: Knex.RawBinding[] } {
+  return {
+    sql: `advanced as (
+        insert into document_sequences as s (org_id, series, last_value) select ?, ?, 1 ${opts.from ? `from ${opts.from}` : ''}
+        on conflict (org_id, series) do update set last_value = s.last_value + 1
+        returning last_value::text as digits),
+      candidate as (
+        select f.number, exists (select 1 from ?? d where d.org_id = ? and d.?? = f.number) as taken
+        from (select ?::text || repeat('0', greatest(?::int - length(digits), 0)) || digits as number from advanced) f)`,
+    bindings: [orgId, prefix, numbered.table, orgId, numbered.column, prefix, opts.width ?? 5],
+  };
+}
 
 /**
  * The number a document was about to take went, in the meantime, to a document whose number was
  * typed by hand: a conflict between two transactions, as PostgreSQL's serialization failures are,
  * so it carries their SQLSTATE and the runtime runs the write again (isTransientConflict).
  */
-class NumberRace extends Error {
+export class NumberRace extends Error {
   readonly code = '40001';
   constructor(prefix: string) {
     super(`the next ${prefix} number was typed by hand into a concurrent document; run the write again`);

@@ -90,6 +90,14 @@ export interface GatherApply<O extends Operation, F> {
   gather: (request: RequestOf<O>, ctx: HandlerContext) => Promise<F>;
   apply: (request: RequestOf<O>, ctx: ApplyContext, facts: F) => HandlerReply<O>;
   compensate?: (failure: unknown, request: RequestOf<O>, ctx: HandlerContext, facts: F) => Promise<void>;
+  /**
+   * The gather only reads: it asks other services' reads and this service's own tables (it may fill
+   * a read model it keeps), and takes no step anywhere that a twin must not take too. Its key is
+   * then held as a one-step write's is, by the transaction (holdKey, sent with BEGIN), not claimed by
+   * a statement of its own before gather (claimKey). A replay then gathers again before the record's
+   * insert finds the key and answers the record; no compensate goes with it.
+   */
+  readOnlyGather?: true;
 }
 
 /**
@@ -111,6 +119,8 @@ export interface BoundHandler {
   run: (request: unknown, ctx: HandlerContext | ApplyContext, facts: unknown) => Promise<Record<string, unknown>>;
   /** After a write's transaction failed for no refusal: what gather took elsewhere is released. */
   compensate?: (failure: unknown, request: unknown, ctx: HandlerContext, facts: unknown) => Promise<void>;
+  /** Its gather only reads: the key is held by the transaction, not claimed before gather (GatherApply.readOnlyGather). */
+  readOnlyGather?: boolean;
 }
 
 /**
@@ -133,11 +143,13 @@ export function handler<O extends Operation, F>(
   type Run = BoundHandler['run'];
   if (typeof def === 'function') return { operation, run: def as unknown as Run };
   if (!operation.write) throw new Error(`${operation.name} is a read: it calls other services directly, with no gather step`);
+  if (def.readOnlyGather && def.compensate) throw new Error(`${operation.name}: a gather that only reads has nothing to compensate`);
   return {
     operation,
     gather: def.gather as BoundHandler['gather'],
     run: def.apply as unknown as Run,
     compensate: def.compensate as BoundHandler['compensate'],
+    readOnlyGather: def.readOnlyGather === true,
   };
 }
 
@@ -226,7 +238,8 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
    * Its transaction holds the key from its first statement (holdKey): a twin arriving while it runs
    * is answered 409 at once, instead of running the command only to roll it back at the record.
    *
-   * A two-step write takes its key before its first step (claimKey: a row in progress, committed on
+   * A two-step write whose gather only reads (readOnlyGather) holds its key as a one-step write does.
+   * Any other takes its key before its first step (claimKey: a row in progress, committed on
    * its own), since its gather acts elsewhere (asks a service, takes a step of a saga): a twin, or
    * another request with the key, arriving while it runs is answered 409 and does nothing, and one
    * arriving after it is answered its record. Its reply replaces the row in the transaction of its
@@ -241,7 +254,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     key: OperationKey | undefined,
   ): Promise<RpcReply> => {
     let claim: string | undefined;
-    if (key && h.gather) {
+    if (key && h.gather && !h.readOnlyGather) {
       const taken = await claimKey(db, key, 2 * config.RPC_TIMEOUT_MS);
       if ('held' in taken) return replayed(h, taken.held, key);
       claim = taken.token;
@@ -260,7 +273,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
         const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
         return await retryTransientConflicts(() =>
           inTransaction(db, async (trx) => {
-            if (key && !h.gather) await holdKey(trx, key);
+            if (key && claim === undefined) await holdKey(trx, key);
             const reply = okReply(h, await h.run(request, applyContext(scope, trx), facts));
             // The record is the transaction's last statement: its COMMIT goes out with it, saving the
             // round trip that every lock the transaction holds (a number series, a partner's credit) waits on.

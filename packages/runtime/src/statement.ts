@@ -9,8 +9,8 @@ let queries = 0;
  * A fixed statement text with `$n` parameters (positionalText), run on the connection knex would
  * use for `db` (the pool's, or the transaction's) without knex's raw formatter or runner. For a
  * 3 KB text those rewrote the text twice on every call (placeholders scanned, then renumbered) and
- * made the prepared-statement cache hash a new string: about 10 KB of garbage and 15 µs per list in
- * the partners process (measured with `npm run bench`). The statement still goes through the
+ * made the prepared-statement cache hash a new string (docs/performance.md, "Why the code is shaped
+ * so"). The statement still goes through the
  * PreparingPgClient (named, pipelined) and still emits knex's query events, so SQL spans and
  * statement counts see it as they see any other.
  */

@@ -9,14 +9,15 @@ export const RECORD_JSON_COLUMN = 'record_json';
  * A migration that gives `table` a column keeping each row's record as the JSON text a list answers
  * (recordJsonSql's, to the byte), written by PostgreSQL whenever the row is, so a list reads its
  * records instead of writing them on every request (selectRecordPage `stored`): writing a 25-partner
- * page's records was half of what PostgreSQL spent on a list (measured with `npm run bench`).
+ * page's records was half of what PostgreSQL spent on a list (docs/performance.md, "Why the code is
+ * shaped so").
  *
  * A trigger writes it, before every insert and update of a row, whatever the statement set it to,
  * so no write can leave it behind; it is NOT NULL, so a write that skipped the trigger would fail
  * rather than leave a row out of a list. Not a generated column: one may only call immutable
  * functions, to_json is stable, and wrapping it in an immutable function made PostgreSQL plan the
- * wrapper's body once per field on every statement (a single-row insert of a partner went from
- * about 0.25 to 0.58 ms; with the trigger, 0.29 ms).
+ * wrapper's body once per field on every statement, doubling the cost of a single-row insert; the
+ * trigger costs a few percent.
  *
  * Its name carries a digest of the expression, so the migration is repeatable: when the record's
  * fields change, the name changes, and the next start-up replaces the trigger's function, adds the

@@ -35,6 +35,18 @@ const bumpGathered = defineOperation({
   reply: z.object({ message: z.string(), count: z.number() }),
 });
 
+/** The same count, by a handler whose gather only reads (readOnlyGather): its key is held by its transaction. */
+const bumpRead = defineOperation({
+  name: 'partners.test.bumpRead',
+  service: 'partners',
+  summary: 'test',
+  paths: [],
+  select: { default: true },
+  write: true,
+  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'hold']) }),
+  reply: z.object({ message: z.string(), count: z.number() }),
+});
+
 /** A gather step with `outcome: 'hold'` waits for this (a slow call to another service), so a test can send twins meanwhile. */
 let held: { reached: () => void; release: Promise<void> } | undefined;
 
@@ -78,6 +90,22 @@ const testService: ServiceDefinition = {
         const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
         return { message: `bumped from ${before}`, count };
       },
+    }),
+    handler(bumpRead, {
+      gather: async (req, ctx) => {
+        gathered += 1;
+        if (req.outcome === 'hold' && held) {
+          held.reached();
+          await held.release;
+        }
+        return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
+      },
+      apply: async (_req, ctx, { before }) => {
+        await ctx.db('bumps').insert({});
+        const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
+        return { message: `bumped from ${before}`, count };
+      },
+      readOnlyGather: true,
     }),
   ],
 };
@@ -388,6 +416,52 @@ describe('service host: replies recorded with their effect', () => {
         .where({ key: orphan })
         .update({ lease_until: svc.db.raw(`now() - interval '1 second'`) });
       expect(await sendGathered('ok', orphan)).toMatchObject({ ok: true });
+    });
+  });
+
+  describe('a handler in two steps whose gather only reads', () => {
+    const sendRead = (outcome: 'ok' | 'hold', operationKey: string) => svc.call('partners.test.bumpRead', { outcome }, 1, { operationKey });
+
+    it('writes no claim before its gather: a twin meanwhile gathers too, and the command still runs once', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      let release!: () => void;
+      const reached = new Promise<void>((resolve) => {
+        held = { reached: resolve, release: new Promise<void>((r) => (release = r)) };
+      });
+      const first = sendRead('hold', key);
+      await reached;
+      held = undefined;
+      let twin: RpcReply;
+      try {
+        expect(await svc.db(OPERATION_KEYS).where({ key })).toEqual([]);
+        const gatheredBefore = gathered;
+        twin = await sendRead('hold', key);
+        expect(gathered).toBe(gatheredBefore + 1);
+      } finally {
+        release();
+      }
+      // The twin ran to its record first; the first finds it there, rolls back and answers it.
+      expect(twin).toMatchObject({ ok: true, body: { count: before + 1 } });
+      expect(await first).toEqual(twin);
+      expect(await bumps()).toBe(before + 1);
+    });
+
+    it('runs a command once however many twins race it, and a replay gathers again but answers the record', async () => {
+      for (let round = 0; round < 3; round++) {
+        const key = randomUUID();
+        const before = await bumps();
+        const replies = await Promise.all(Array.from({ length: 6 }, () => sendRead('ok', key)));
+        const answered = new Set(replies.filter((r) => r.ok).map((r) => JSON.stringify(r)));
+        expect(answered.size).toBe(1);
+        for (const r of replies.filter((r) => !r.ok)) expect(r).toEqual(KEY_IN_USE_REPLY);
+        expect(await bumps()).toBe(before + 1);
+        const gatheredBefore = gathered;
+        expect(JSON.stringify(await sendRead('ok', key))).toBe([...answered][0]);
+        expect(gathered).toBe(gatheredBefore + 1);
+        expect(await bumps()).toBe(before + 1);
+        expect(await svc.db(OPERATION_KEYS).where({ key }).select('claim', 'status')).toEqual([{ claim: null, status: 200 }]);
+      }
     });
   });
 

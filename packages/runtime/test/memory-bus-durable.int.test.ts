@@ -1,3 +1,4 @@
+import { anyEvent } from './any-event';
 import type { ServiceName } from '@bo/contracts';
 import { MemoryBus } from '../src/bus/memory';
 import type { Subscription } from '../src/bus/types';
@@ -89,7 +90,7 @@ describe('in-process bus with its deliveries in the database', () => {
   it('makes a retry still waiting at stop after a fresh start, with its attempt count', async () => {
     failing = true;
     const first = await start(400);
-    const event = await first.db.transaction((trx) => recordEvent(trx, 'thing.happened', 1, { n: 1 }));
+    const event = await first.db.transaction((trx) => recordEvent(trx, anyEvent('thing.happened'), 1, { n: 1 }));
     first.service.relay.kick();
     await until(async () => ((await pending(event.id))?.attempt ?? 0) >= 2);
     await first.stop();
@@ -116,7 +117,7 @@ describe('in-process bus with its deliveries in the database', () => {
     const first = await start(50);
     // The order of a stop: consumers first, then the relay flushes the outbox into the bus.
     await first.bus.stopConsuming();
-    const event = await first.db.transaction((trx) => recordEvent(trx, 'thing.happened', 1, { n: 2 }));
+    const event = await first.db.transaction((trx) => recordEvent(trx, anyEvent('thing.happened'), 1, { n: 2 }));
     await first.stop();
     expect(await db('outbox').where({ event_id: event.id }).whereNotNull('published_at')).toHaveLength(1);
     expect(await pending(event.id)).toMatchObject({ attempt: 1 });
@@ -136,7 +137,7 @@ describe('in-process bus with its deliveries in the database', () => {
     failing = true;
     // A back-off long enough that the second attempt is still waiting when the service stops.
     const first = await start(300, 3);
-    const event = await first.db.transaction((trx) => recordEvent(trx, 'thing.happened', 1, { n: 3 }));
+    const event = await first.db.transaction((trx) => recordEvent(trx, anyEvent('thing.happened'), 1, { n: 3 }));
     first.service.relay.kick();
     await until(async () => ((await pending(event.id))?.attempt ?? 0) >= 2);
     await first.stop();

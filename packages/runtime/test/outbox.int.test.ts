@@ -1,3 +1,4 @@
+import { anyEvent } from './any-event';
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@bo/contracts';
 import type { Bus } from '../src/bus/types';
@@ -6,7 +7,7 @@ import { createDb, migrate, type Knex } from '../src/db';
 import { runtimeMigrations } from '../src/runtime-migrations';
 import { createLogger } from '../src/logger';
 import { OPERATION_KEYS, recordReply } from '../src/idempotency';
-import { OutboxRelay, recordEvent } from '../src/outbox';
+import { OutboxRelay, recordEvent, storeWithCommit } from '../src/outbox';
 import { inTransaction } from '../src/transaction';
 import { createTestDatabase, testAmqpUrl, uniqueName, type TestDatabase, waitUntil } from '@bo/testkit';
 
@@ -35,12 +36,12 @@ describe('outbox relay', () => {
 
   it('publishes only events whose transaction committed, in order, and marks them sent', async () => {
     await db.transaction(async (trx) => {
-      await recordEvent(trx, 'thing.created', 1, { n: 1 });
-      await recordEvent(trx, 'thing.updated', 1, { n: 2 });
+      await recordEvent(trx, anyEvent('thing.created'), 1, { n: 1 });
+      await recordEvent(trx, anyEvent('thing.updated'), 1, { n: 2 });
     });
     await db
       .transaction(async (trx) => {
-        await recordEvent(trx, 'thing.rolled_back', 1, { n: 3 });
+        await recordEvent(trx, anyEvent('thing.rolled_back'), 1, { n: 3 });
         throw new Error('abort');
       })
       .catch(() => undefined);
@@ -59,7 +60,7 @@ describe('outbox relay', () => {
   it('keeps events whose publication failed and sends them once the broker is back', async () => {
     const down = new AmqpBus({ url: await testAmqpUrl(), prefix: 'never-connected', log });
     const relay = new OutboxRelay(db, down, log, 60_000);
-    await db.transaction((trx) => recordEvent(trx, 'thing.retried', 1, { n: 4 }));
+    await db.transaction((trx) => recordEvent(trx, anyEvent('thing.retried'), 1, { n: 4 }));
     await relay.stop();
     const [row] = await db('outbox').where({ type: 'thing.retried' });
     expect(row).toMatchObject({ published_at: null, attempts: 1 });
@@ -109,8 +110,8 @@ describe('outbox: events published by their writer right after the commit', () =
 
   it("sends a committed transaction's events without polling and marks them sent", async () => {
     const [first, second] = await db.transaction(async (trx) => [
-      await recordEvent(trx, 'direct.one', 1, { n: 1 }),
-      await recordEvent(trx, 'direct.two', 1, { n: 2 }),
+      await recordEvent(trx, anyEvent('direct.one'), 1, { n: 1 }),
+      await recordEvent(trx, anyEvent('direct.two'), 1, { n: 2 }),
     ]);
     await waitFor(() => seen('direct.one').length === 1 && seen('direct.two').length === 1);
     expect(received.filter((e) => e.type.startsWith('direct.')).map((e) => e.id)).toEqual([first.id, second.id]);
@@ -123,11 +124,11 @@ describe('outbox: events published by their writer right after the commit', () =
   it('sends nothing of a transaction that rolled back', async () => {
     await db
       .transaction(async (trx) => {
-        await recordEvent(trx, 'direct.rolled_back', 1, {});
+        await recordEvent(trx, anyEvent('direct.rolled_back'), 1, {});
         throw new Error('abort');
       })
       .catch(() => undefined);
-    const after = await db.transaction((trx) => recordEvent(trx, 'direct.after', 1, {}));
+    const after = await db.transaction((trx) => recordEvent(trx, anyEvent('direct.after'), 1, {}));
     await waitFor(() => seen('direct.after').length === 1);
     await waitFor(async () => (await row(after.id)).published_at !== null);
     expect(seen('direct.rolled_back')).toEqual([]);
@@ -135,7 +136,7 @@ describe('outbox: events published by their writer right after the commit', () =
 
   it('leaves an event whose publication failed to the poll, which sends it', async () => {
     failures = 1;
-    const event = await db.transaction((trx) => recordEvent(trx, 'direct.failed_once', 1, {}));
+    const event = await db.transaction((trx) => recordEvent(trx, anyEvent('direct.failed_once'), 1, {}));
     // Its claim is released at once, so the next pass takes it.
     await waitFor(async () => (await row(event.id)).claimed_until === null);
     expect(seen('direct.failed_once')).toEqual([]);
@@ -145,7 +146,7 @@ describe('outbox: events published by their writer right after the commit', () =
   });
 
   it('leaves an event recorded inside a savepoint to a poll made once the transaction committed', async () => {
-    const event = await db.transaction((trx) => trx.transaction((sp) => recordEvent(sp, 'direct.in_savepoint', 1, {})));
+    const event = await db.transaction((trx) => trx.transaction((sp) => recordEvent(sp, anyEvent('direct.in_savepoint'), 1, {})));
     await waitFor(async () => (await row(event.id)).published_at !== null);
     expect(seen('direct.in_savepoint').map((e) => e.id)).toEqual([event.id]);
     // A relay pass took it: the writer did not publish it itself.
@@ -155,7 +156,10 @@ describe('outbox: events published by their writer right after the commit', () =
   it('inserts the events of a transaction the runtime opened with its last statement, and sends them', async () => {
     const key = { orgId: 1, key: randomUUID(), operation: 'op', hash: 'h', ttlHours: 24 };
     const [first, second] = await inTransaction(db, async (trx) => {
-      const events = [await recordEvent(trx, 'deferred.one', 1, { n: 1 }), await recordEvent(trx, 'deferred.two', 1, { n: 2 })];
+      const events = [
+        await recordEvent(trx, anyEvent('deferred.one'), 1, { n: 1 }),
+        await recordEvent(trx, anyEvent('deferred.two'), 1, { n: 2 }),
+      ];
       expect(await recordReply(trx, key, { ok: true, status: 200, body: {} })).toBe(true);
       return events;
     });
@@ -169,17 +173,66 @@ describe('outbox: events published by their writer right after the commit', () =
 
   it('inserts them in one statement at the end when nothing else ends the transaction, and none of a rolled-back one', async () => {
     await inTransaction(db, async (trx) => {
-      await recordEvent(trx, 'deferred.dropped', 1, {});
+      await recordEvent(trx, anyEvent('deferred.dropped'), 1, {});
       throw new Error('abort');
     }).catch(() => undefined);
     const events = await inTransaction(db, async (trx) => [
-      await recordEvent(trx, 'deferred.a', 1, {}),
-      await recordEvent(trx, 'deferred.b', 1, {}),
+      await recordEvent(trx, anyEvent('deferred.a'), 1, {}),
+      await recordEvent(trx, anyEvent('deferred.b'), 1, {}),
     ]);
     expect(statements.filter((s) => /insert into outbox/i.test(s))).toHaveLength(1);
     await waitFor(async () => (await row(events[1]!.id))?.published_at != null);
     expect(seen('deferred.a').map((e) => e.id)).toEqual([events[0]!.id]);
     expect(await db('outbox').where({ type: 'deferred.dropped' })).toEqual([]);
+  });
+
+  it('writes the parts a handler stores with the commit in the statement that records the reply, and none of them when a twin recorded first', async () => {
+    await db.raw('create table if not exists store_parts (id int primary key, label text not null)');
+    const key = { orgId: 1, key: randomUUID(), operation: 'op', hash: 'h', ttlHours: 24 };
+    const part = (id: number, label: string) => ({ sql: 'insert into store_parts (id, label) values (?, ?)', bindings: [id, label] });
+    const event = await inTransaction(db, async (trx) => {
+      await storeWithCommit(trx, [part(1, 'one'), part(2, 'two')]);
+      const recorded = await recordEvent(trx, anyEvent('stored.with_commit'), 1, {});
+      expect(await recordReply(trx, key, { ok: true, status: 200, body: {} })).toBe(true);
+      return recorded;
+    });
+    const writes = statements.filter((s) => /insert into store_parts/.test(s));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/insert into outbox[\s\S]*insert into idempotency/i);
+    expect(await db('store_parts').orderBy('id')).toEqual([
+      { id: 1, label: 'one' },
+      { id: 2, label: 'two' },
+    ]);
+    await waitFor(async () => (await row(event.id))?.published_at != null);
+    const twin = await inTransaction(db, async (trx) => {
+      await storeWithCommit(trx, [part(3, 'twin')]);
+      // The runtime rolls back a transaction whose record found a twin's (AlreadyRecorded).
+      if (!(await recordReply(trx, key, { ok: true, status: 200, body: {} }))) throw new Error('a twin recorded first');
+    }).catch((err: unknown) => err);
+    expect(twin).toEqual(new Error('a twin recorded first'));
+    expect(await db('store_parts').where({ id: 3 })).toEqual([]);
+  });
+
+  it('writes the parts with the events in one statement at the end when nothing records a reply, and at once outside a transaction the runtime opened', async () => {
+    await db.raw('create table if not exists store_parts (id int primary key, label text not null)');
+    const part = (id: number) => ({ sql: 'insert into store_parts (id, label) values (?, ?)', bindings: [id, 'p'] });
+    await inTransaction(db, async (trx) => {
+      await storeWithCommit(trx, [part(10)]);
+      await recordEvent(trx, anyEvent('stored.at_end'), 1, {});
+    });
+    const writes = statements.filter((s) => /insert into store_parts/.test(s));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/insert into outbox/i);
+    await db.transaction(async (trx) => {
+      await storeWithCommit(trx, [part(11), part(12)]);
+      // Written already: this transaction reads it.
+      expect(await trx('store_parts').whereIn('id', [11, 12])).toHaveLength(2);
+    });
+    await inTransaction(db, async (trx) => {
+      await storeWithCommit(trx, [part(13)]);
+      throw new Error('abort');
+    }).catch(() => undefined);
+    expect((await db('store_parts').whereIn('id', [10, 11, 12, 13]).orderBy('id')).map((r: { id: number }) => r.id)).toEqual([10, 11, 12]);
   });
 
   it("does not poll a row while its writer's claim runs, and takes it once the claim ran out", async () => {
@@ -191,7 +244,7 @@ describe('outbox: events published by their writer right after the commit', () =
     });
     const other = await db.transaction(async (trx) => {
       // Recorded in a savepoint: published by a poll, which must skip the claimed row.
-      return trx.transaction((sp) => recordEvent(sp, 'direct.polled', 1, {}));
+      return trx.transaction((sp) => recordEvent(sp, anyEvent('direct.polled'), 1, {}));
     });
     await waitFor(async () => (await row(other.id)).published_at !== null);
     expect(await row(claimed.event_id)).toMatchObject({ published_at: null });
@@ -239,7 +292,7 @@ describe('outbox relay: several instances', () => {
     try {
       const ids = await writer.transaction(async (trx) => {
         const out: string[] = [];
-        for (let i = 0; i < 600; i++) out.push((await recordEvent(trx, 'backlog.item', 1, { i })).id);
+        for (let i = 0; i < 600; i++) out.push((await recordEvent(trx, anyEvent('backlog.item'), 1, { i })).id);
         return out;
       });
       for (const r of relays) r.start();

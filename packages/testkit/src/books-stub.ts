@@ -14,7 +14,8 @@ export interface BooksStub {
 /**
  * A stand-in for invoicing's `invoicing.books.configure` on a test's bus prefix, for tests that run
  * partners without invoicing: it keeps each organization's settings as asked, and refuses a change of
- * the accounting currency of an organization in `posted` on `default_currency`, as invoicing does.
+ * the accounting currency of an organization in `posted` on `default_currency`, as invoicing does,
+ * and answers the settings with their `books_version`, one more per answer.
  * Stopping it makes invoicing unreachable, as an invoicing outage would.
  */
 export async function startBooksStub(opts: { amqpUrl: string; prefix: string }): Promise<BooksStub> {
@@ -34,6 +35,7 @@ export async function startBooksStub(opts: { amqpUrl: string; prefix: string }):
       return stopped;
     },
   };
+  const versions = new Map<number, number>();
   await bus.serve('invoicing', [invoicing.configureBooks.name], async (_operation, payload) => {
     const req = invoicing.configureBooks.request.parse(payload);
     stub.calls.push(req);
@@ -48,7 +50,10 @@ export async function startBooksStub(opts: { amqpUrl: string; prefix: string }):
       return { ok: false, status: 400, code: 'validation_failed', message, errors: [{ field: 'default_currency', message }] };
     }
     stub.books.set(orgId, next);
-    return { ok: true, status: 200, body: { message: 'Books configured', books: next } };
+    // Each answer is a change here (one more version), as invoicing's changes are.
+    const books_version = (versions.get(orgId) ?? 0) + 1;
+    versions.set(orgId, books_version);
+    return { ok: true, status: 200, body: { message: 'Books configured', books: next, books_version } };
   });
   return stub;
 }

@@ -418,7 +418,7 @@ describe('refusals of the document and its allowances', () => {
 });
 
 describe('the code lists', () => {
-  const rules = readFileSync(join(__dirname, '../../../../tests/einvoice-rules/ubl/xslt/EN16931-UBL-validation.xslt'), 'utf8');
+  const rules = readFileSync(join(__dirname, '../../../../packages/documents/einvoice-rules/ubl/xslt/EN16931-UBL-validation.xslt'), 'utf8');
   const listIn = (rule: string) => {
     const at = rules.indexOf(`<xsl:attribute name="id">${rule}</xsl:attribute>`);
     const test = rules.lastIndexOf('contains(', at);

@@ -1,7 +1,5 @@
 import { catalog, type FieldError, type LineItemInput } from '@bo/contracts';
-import { CallError } from './call';
-import { AppError } from './errors';
-import type { HandlerContext } from './service';
+import { CallError, AppError, type HandlerContext } from '@bo/runtime';
 
 /** A line's catalog snapshot: what the document keeps whatever the catalog does later. */
 export interface LineSnapshot {

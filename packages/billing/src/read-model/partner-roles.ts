@@ -1,5 +1,5 @@
 import type { invoicing, partners, sales } from '@bo/contracts';
-import { validationFailed } from '../errors';
+import { validationFailed } from '@bo/runtime';
 
 type PartnerType = (typeof partners.partnerTypes)[number];
 export type DocumentKind = sales.QuotationType | (typeof invoicing.invoiceTypes)[number];

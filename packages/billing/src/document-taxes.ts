@@ -13,9 +13,8 @@ import {
   type TaxDocumentInput,
   type TaxParties,
 } from '@bo/kernel';
-import type { Knex } from './db';
-import { invalidState, validationFailed } from './errors';
-import { keepSettingsRead, settingsReadIn, type OrganizationSettings } from './read-models/organization-settings';
+import { type Knex, invalidState, validationFailed } from '@bo/runtime';
+import { keepSettingsRead, settingsReadIn, type OrganizationSettings } from './read-model/organization-settings';
 
 /**
  * The taxes of a quotation or an invoice, shared by sales and invoicing (docs/invoicing.md, "Taxes
@@ -346,18 +345,7 @@ export function documentTaxFields(row: DocumentTaxRow) {
  * The currency a new document takes when it names none, read from this service's read models in
  * one query with the organization's tax policy: the partner's currency, else the organization's.
  */
-export async function documentDefaults(
-  db: Knex,
-  orgId: number,
-  partnerId: number,
-): Promise<{
-  currency: string | null;
-  rounding: RoundingPolicy;
-  cash_rounding: string | null;
-  accounting_currency: string | null;
-  /** The organization's time zone, read with the rest (nowIn). */
-  time_zone: string | null;
-}> {
+export async function documentDefaults(db: Knex, orgId: number, partnerId: number): Promise<ReturnType<typeof defaultsOf>> {
   const partnerCurrency = 'select currency from partner_directory where org_id = ? and id = ?';
   const known = settingsReadIn(db, orgId);
   let settings: OrganizationSettings | undefined;
@@ -377,11 +365,20 @@ export async function documentDefaults(
     settings = row.org_id == null ? undefined : row;
     keepSettingsRead(db, orgId, settings);
   }
+  return defaultsOf(settings, partner_currency);
+}
+
+/** A new document's defaults from the organization's settings and its partner's currency: see documentDefaults. */
+export function defaultsOf(
+  settings: Pick<OrganizationSettings, 'default_currency' | 'rounding' | 'cash_rounding' | 'time_zone'> | undefined,
+  partnerCurrency: string | null | undefined,
+) {
   return {
-    currency: partner_currency || settings?.default_currency || null,
+    currency: partnerCurrency || settings?.default_currency || null,
     rounding: settings?.rounding ?? DEFAULT_ROUNDING,
     cash_rounding: settings?.cash_rounding ?? null,
     accounting_currency: settings?.default_currency ?? null,
+    /** The organization's time zone, read with the rest (nowIn). */
     time_zone: settings?.time_zone ?? null,
   };
 }

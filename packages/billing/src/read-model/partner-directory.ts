@@ -1,12 +1,18 @@
-import { partners } from '@bo/contracts';
+import { partners, type consumer } from '@bo/contracts';
 import { z } from 'zod';
-import { CallError } from '../call';
-import { AppError } from '../errors';
-import type { Knex } from '../db';
-import type { InboxHandlerDef } from '../inbox';
-import type { HandlerContext } from '../service';
+import {
+  CallError,
+  AppError,
+  bindConsumer,
+  type Knex,
+  type InboxHandlerDef,
+  type HandlerContext,
+  keepNewest,
+  keepNewestStatement,
+  type VersionedRow,
+  type VersionedTable,
+} from '@bo/runtime';
 import { liftPassedFence, partnerBeingDeleted } from './partner-delete-fence';
-import { keepNewest, keepNewestStatement, type VersionedRow, type VersionedTable } from './versioned';
 
 /**
  * The partner read model sales and invoicing keep (names for lists and search, type for the role
@@ -59,25 +65,35 @@ export async function findPartner(db: Knex, orgId: number, partnerId: number): P
   return db<DirectoryPartner>('partner_directory').where({ org_id: orgId, id: partnerId }).first();
 }
 
-/** The partner as the read model has it, and any delete fence on it, in one round trip. */
-async function findPartnerAndFence(
-  db: Knex,
-  orgId: number,
-  partnerId: number,
-): Promise<{ known: DirectoryPartner | undefined; fence: 'standing' | 'passed' | undefined }> {
-  const { rows } = await db.raw<{ rows: Array<{ directory: DirectoryPartner | null; fence: 'standing' | 'passed' | null }> }>(
-    `select (select to_jsonb(d) from partner_directory d where d.org_id = k.org_id and d.id = k.id) as directory,
+/** The partner as the read model has it, and any delete fence on it. */
+export interface PartnerAndFence {
+  known: DirectoryPartner | undefined;
+  fence: 'standing' | 'passed' | undefined;
+}
+
+/** The SQL of findPartnerAndFence's two columns, `directory` and `fence`, for the partner `k.id` of `k.org_id`. */
+export const PARTNER_AND_FENCE_COLUMNS = `(select to_jsonb(d) from partner_directory d where d.org_id = k.org_id and d.id = k.id) as directory,
             (select case when f.fenced_until > now() then 'standing' else 'passed' end from partner_delete_fences f
-              where f.org_id = k.org_id and f.partner_id = k.id) as fence
-       from (select ?::int as org_id, ?::int as id) k`,
-    [orgId, partnerId],
-  );
-  const row = rows[0];
+              where f.org_id = k.org_id and f.partner_id = k.id) as fence`;
+
+/** The partner and its fence from the columns PARTNER_AND_FENCE_COLUMNS read. */
+export function partnerAndFenceOf(
+  row: { directory: DirectoryPartner | null; fence: 'standing' | 'passed' | null } | undefined,
+): PartnerAndFence {
   const directory = row?.directory;
   return {
     known: directory ? { ...directory, deleted_at: directory.deleted_at ? new Date(directory.deleted_at) : null } : undefined,
     fence: row?.fence ?? undefined,
   };
+}
+
+/** The partner as the read model has it, and any delete fence on it, in one round trip. */
+async function findPartnerAndFence(db: Knex, orgId: number, partnerId: number): Promise<PartnerAndFence> {
+  const { rows } = await db.raw<{ rows: Array<{ directory: DirectoryPartner | null; fence: 'standing' | 'passed' | null }> }>(
+    `select ${PARTNER_AND_FENCE_COLUMNS} from (select ?::int as org_id, ?::int as id) k`,
+    [orgId, partnerId],
+  );
+  return partnerAndFenceOf(rows[0]);
 }
 
 export type LivePartner = DirectoryPartner & { partner_type: NonNullable<DirectoryPartner['partner_type']> };
@@ -96,8 +112,10 @@ export async function requireLivePartner(
   ctx: Pick<HandlerContext, 'db' | 'orgId' | 'call'>,
   partnerId: number,
   field = 'partner',
+  /** The directory's row and fence when the caller read them already (documentPartyAndDefaults). */
+  read?: PartnerAndFence,
 ): Promise<LivePartner> {
-  const { known, fence } = await findPartnerAndFence(ctx.db, ctx.orgId, partnerId);
+  const { known, fence } = read ?? (await findPartnerAndFence(ctx.db, ctx.orgId, partnerId));
   if (known?.deleted_at) throw partnerNotFound(partnerId, field);
   // A delete of this partner is under way (partner-delete-fence.ts): wait for its outcome.
   if (fence === 'standing') throw partnerBeingDeleted(partnerId);
@@ -135,26 +153,24 @@ async function fetchPartner(ctx: Pick<HandlerContext, 'call'>, partnerId: number
 /**
  * The consumer keeping a service's partner directory from partners events, exactly once (inbox):
  * a batch of events is one upsert, whatever their number, run with its inbox rows as one statement
- * (keeping the newest version, an event applied twice leaves what it did once).
+ * (keeping the newest version, an event applied twice leaves what it did once). It reads only the
+ * fields it keeps, and an event it cannot read is logged and left: a later version puts it right.
  */
-export function partnerDirectoryConsumer(name: string): InboxHandlerDef {
-  return {
-    name,
-    events: [partners.partnerCreated.type, partners.partnerUpdated.type, partners.partnerDeleted.type],
+export function partnerDirectoryConsumer(contract: typeof consumer.salesPartnerDirectory): InboxHandlerDef {
+  return bindConsumer(contract).reading(keptRecord, {
+    malformed: 'skip',
     statement(events, log) {
       const records: VersionedRow[] = [];
       for (const event of events) {
-        const eventLog = () => log.child({ event_id: event.id, type: event.type });
-        const parsed = keptRecord.safeParse(event.data);
-        if (!parsed.success) {
-          eventLog().error({ issues: parsed.error.issues }, 'partner event with an unexpected record; ignored');
-        } else if (parsed.data.orgid !== event.org_id) {
-          eventLog().error({ orgid: parsed.data.orgid }, 'partner event whose record belongs to another organization; ignored');
+        if (event.data.orgid !== event.org_id) {
+          log
+            .child({ event_id: event.id, type: event.type })
+            .error({ orgid: event.data.orgid }, 'partner event whose record belongs to another organization; ignored');
         } else {
-          records.push({ row: directoryRow(parsed.data, event.type === partners.partnerDeleted.type), version: parsed.data.version ?? 0 });
+          records.push({ row: directoryRow(event.data, event.type === partners.partnerDeleted.type), version: event.data.version });
         }
       }
       return keepNewestStatement(DIRECTORY, records);
     },
-  };
+  });
 }

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { partners, type organization } from '@bo/contracts';
-import type { Knex } from './db';
-import { findPartner } from './read-models/partner-directory';
-import type { HandlerContext } from './service';
+import type { Knex, HandlerContext } from '@bo/runtime';
+import { findPartner } from './read-model/partner-directory';
 
 /**
  * The two parties of a document as the partners service holds them now: the organization profile

@@ -1,5 +1,4 @@
-import { AppError } from '../errors';
-import type { Knex } from '../db';
+import { AppError, type Knex } from '@bo/runtime';
 
 /**
  * A partner's delete (in the partners service) and a new document for that partner (in sales or

@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '@bo/runtime';
 import { partnerRoleProblem, requirePartnerRole } from './partner-roles';
 
 describe('partner roles on documents', () => {

@@ -1,7 +1,6 @@
 import type { RpcReply } from '@bo/contracts';
-import { caller } from './call';
+import { caller, AppError, BusError } from '@bo/runtime';
 import { resolveCatalogLines } from './catalog-lines';
-import { AppError, BusError } from './errors';
 
 /** Calls over a bus whose request answers as catalog would (or fails as the bus would). */
 function ctxAnswering(reply: RpcReply | BusError) {

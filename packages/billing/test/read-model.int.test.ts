@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEnvelope } from '@bo/contracts';
-import { createDb, migrate, type Knex } from '../src/db';
+import { consumer as consumers, type EventEnvelope } from '@bo/contracts';
+import { createDb, migrate, type Knex, createLogger } from '@bo/runtime';
 import {
   organizationSettings,
   organizationSettingsMigration,
@@ -15,10 +15,9 @@ import {
   organizationSettingsConsumer,
   holdOrganizationSettingsExclusively,
   todayByZone,
-} from '../src/read-models/organization-settings';
+} from '../src/read-model/organization-settings';
 import { documentDefaults } from '../src/document-taxes';
-import { createLogger } from '../src/logger';
-import { findPartner, partnerDirectoryConsumer, rememberPartner } from '../src/read-models/partner-directory';
+import { findPartner, partnerDirectoryConsumer, rememberPartner } from '../src/read-model/partner-directory';
 import { createTestDatabase, profileRecord, type TestDatabase, statementsIn } from '@bo/testkit';
 
 /** The shared read models sales and invoicing keep, over real PostgreSQL. */
@@ -103,7 +102,7 @@ describe('shared read models', () => {
   });
 
   it('applies a batch of partner events in one upsert, ending where applying them one by one would', async () => {
-    const consumer = partnerDirectoryConsumer('readmodels.directory');
+    const consumer = partnerDirectoryConsumer({ ...consumers.salesPartnerDirectory, name: 'readmodels.directory' });
     const event = (type: string, id: number, version: number, partnername: string, extra: Record<string, unknown> = {}): EventEnvelope => ({
       id: randomUUID(),
       type: `partners.partner.${type}`,
@@ -260,7 +259,7 @@ describe('shared read models', () => {
   });
 
   it("leaves the books' settings to their owner: the profile's event, however new, does not write them", async () => {
-    const consumer = organizationSettingsConsumer('readmodels.organization', { ownsBooks: true });
+    const consumer = organizationSettingsConsumer({ ...consumers.salesOrganization, name: 'readmodels.organization' }, { ownsBooks: true });
     const log = createLogger('test', 'silent');
     await db('organization_settings').insert({ org_id: 10, default_currency: 'EUR', lock_date: '2026-01-31', version: 0 });
     const event: EventEnvelope = {

@@ -23,7 +23,7 @@ import {
   type StoredAllowanceCharge,
   type TaxedLine,
 } from './document-taxes';
-import { AppError } from './errors';
+import { AppError } from '@bo/runtime';
 
 /** What a call threw, checked to be the API's refusal. */
 function refusal(run: () => unknown): AppError {

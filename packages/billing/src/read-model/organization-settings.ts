@@ -1,8 +1,6 @@
-import { organization } from '@bo/contracts';
-import type { Knex, Migration } from '../db';
-import type { InboxHandlerDef } from '../inbox';
+import { organization, type consumer } from '@bo/contracts';
+import { bindConsumer, type Knex, type Migration, type InboxHandlerDef, keepNewest } from '@bo/runtime';
 import { currentTime, DEFAULT_ROUNDING, localDate, localDateTime, isTimeZone, type RoundingPolicy } from '@bo/kernel';
-import { keepNewest } from './versioned';
 
 /**
  * What sales and invoicing keep of the organization profile (owned by partners): its time zone,
@@ -262,18 +260,25 @@ export async function holdOrganizationSettingsExclusively(db: Knex, orgId: numbe
   readInTransaction.get(db)?.delete(orgId);
 }
 
-/** The consumer keeping a service's organization settings from `partners.organization.updated`, exactly once (inbox). */
-export function organizationSettingsConsumer(name: string, options: OrganizationSettingsOptions = {}): InboxHandlerDef {
-  return {
-    name,
-    events: [organization.organizationUpdated.type],
-    async handle(trx, event, log) {
-      const parsed = organization.organizationUpdated.data.safeParse(event.data);
-      if (!parsed.success || parsed.data.org_id !== event.org_id) {
-        log.error({ issues: parsed.success ? undefined : parsed.error.issues }, 'organization event with an unexpected profile; ignored');
-        return;
-      }
-      await rememberOrganization(trx, parsed.data, options);
+/**
+ * The consumer keeping a service's organization settings from `partners.organization.updated`,
+ * exactly once (inbox). An event it cannot read, or of another organization than it names, is logged
+ * and left: the next profile update puts the row right.
+ */
+export function organizationSettingsConsumer(
+  contract: typeof consumer.salesOrganization,
+  options: OrganizationSettingsOptions = {},
+): InboxHandlerDef {
+  return bindConsumer(contract).to({
+    malformed: 'skip',
+    on: {
+      [organization.organizationUpdated.type]: async (trx, event, log) => {
+        if (event.data.org_id !== event.org_id) {
+          log.error({ org_id: event.data.org_id }, 'organization event with an unexpected profile; ignored');
+          return;
+        }
+        await rememberOrganization(trx, event.data, options);
+      },
     },
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { addOrganizationRounding } from './read-models/organization-settings';
+import { addOrganizationRounding } from './read-model/organization-settings';
 
 /** The names a document service's tables go by, for the tax columns both document services add. */
 export interface TaxedDocumentTables {
