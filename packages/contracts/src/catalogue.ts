@@ -2,8 +2,13 @@ import { catalogEvents, catalogOperations } from './catalog';
 import type { EventDef } from './events';
 import { integrationsEvents, integrationsOperations } from './integrations';
 import {
+  bankOperations,
   booksOperations,
+  dunningEvents,
+  dunningOperations,
   exchangeRateOperations,
+  inboundEvents,
+  inboundOperations,
   invoicingEvents,
   invoicingOperations,
   paymentEvents,
@@ -27,6 +32,9 @@ const catalogue = [
   ...exchangeRateOperations,
   ...reportOperations,
   ...booksOperations,
+  ...bankOperations,
+  ...dunningOperations,
+  ...inboundOperations,
   ...integrationsOperations,
 ];
 export const operations: readonly Operation[] = catalogue;
@@ -39,6 +47,8 @@ export const events: readonly EventDef[] = [
   ...salesEvents,
   ...invoicingEvents,
   ...paymentEvents,
+  ...inboundEvents,
+  ...dunningEvents,
   ...integrationsEvents,
 ];
 
@@ -96,6 +106,27 @@ for (const [path, candidates] of candidatesByPath) {
     byPresent: candidates.filter((op): op is Operation & { select: { present: string } } => 'present' in op.select),
     fallback: candidates.find((op) => 'default' in op.select),
   });
+}
+
+/** The largest body an operation on `path` takes (Operation.maxBodyBytes), undefined when none states one. */
+const largestBodyByPath = new Map<string, number>();
+for (const [path, candidates] of candidatesByPath) {
+  const largest = Math.max(0, ...candidates.map((op) => op.maxBodyBytes ?? 0));
+  if (largest > 0) largestBodyByPath.set(path, largest);
+}
+
+/**
+ * How many bytes of body the gateway reads on `path`: the largest an operation there states, else
+ * (or when it is larger) `defaultLimit`. Once the body names its operation, bodyLimitOf holds it to
+ * that operation's own.
+ */
+export function pathBodyLimit(path: string, defaultLimit: number): number {
+  return Math.max(defaultLimit, largestBodyByPath.get(normalizePath(path)) ?? 0);
+}
+
+/** The largest body `op` takes: what it states, else (or when it is larger) `defaultLimit`. */
+export function bodyLimitOf(op: Pick<Operation, 'maxBodyBytes'>, defaultLimit: number): number {
+  return Math.max(defaultLimit, op.maxBodyBytes ?? 0);
 }
 
 export function resolveCandidates(path: string): readonly Operation[] {

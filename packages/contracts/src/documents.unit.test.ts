@@ -22,7 +22,7 @@ describe('render operations', () => {
   test('an unknown format is refused naming the choices; quotations have PDF only', () => {
     const invoice = parseWith(renderInvoice.request, { org_id: 1, id: 3, format: 'docx' });
     expect(invoice.ok ? [] : invoice.errors).toEqual([
-      { field: 'format', message: 'format must be one of "pdf", "ubl", "cii", "facturx"' },
+      { field: 'format', message: 'format must be one of "pdf", "ubl", "cii", "facturx", "peppol"' },
     ]);
     expect(renderInvoice.request.safeParse({ org_id: 1, id: 3, format: 'facturx' }).success).toBe(true);
     const quotation = parseWith(renderQuotation.request, { org_id: 1, quotation_id: 3, format: 'ubl' });

@@ -18,6 +18,8 @@ export const errorCodes = [
   'credit_limit_exceeded',
   /** Validating a credit note would credit an invoice beyond its total: the message names what is still creditable. */
   'credit_exceeds_invoice',
+  /** A bank statement (its account and statement id or sequence) imported before (409). */
+  'duplicate_statement',
   /** The organization is over its rate limit or its requests in flight: retry after `Retry-After` seconds. */
   'rate_limited',
   'service_unavailable',
@@ -25,6 +27,8 @@ export const errorCodes = [
   /** A write whose effect could not be confirmed (reply lost, timeout): retrying with the same Idempotency-Key is safe. */
   'outcome_unknown',
   'internal_error',
+  /** An e-invoice already imported (same supplier, number and issue date): the message names the earlier import and its bill (409). */
+  'duplicate_document',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

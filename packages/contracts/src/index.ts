@@ -6,6 +6,7 @@ export * from './events';
 export * from './validation';
 export * from './shape';
 export * from './identifiers';
+export * from './peppol-id';
 export * from './png';
 export * from './catalogue';
 export * from './openapi';

@@ -73,10 +73,11 @@ function requestComponent(op: Operation): JsonSchema {
     // A request is an object, whether its schema says so itself or through its alternatives (a report's).
     type: 'object',
     ...schema,
-    description: `${op.summary}. Costs ${operationCost(op)} against the organization's rate and concurrency limits (\`x-cost\`).${rules}`,
+    description: `${op.summary}. Costs ${operationCost(op)} against the organization's rate and concurrency limits (\`x-cost\`).${op.maxBodyBytes ? ` Carries a file: its body may be up to ${op.maxBodyBytes} bytes (\`x-max-body-bytes\`).` : ''}${rules}`,
     maxProperties: requestShapeLimits.maxObjectKeys,
     'x-selector': op.select,
     'x-cost': operationCost(op),
+    ...(op.maxBodyBytes ? { 'x-max-body-bytes': op.maxBodyBytes } : {}),
     ...(op.rules?.length ? { 'x-rules': op.rules } : {}),
   };
 }
@@ -189,7 +190,11 @@ const otherRefusals: Array<{ status: number; codes: string[]; writesOnly?: boole
     writesOnly: true,
     description: 'A request with this Idempotency-Key is still running; retry later with the same key and body',
   },
-  { status: 413, codes: ['payload_too_large'], description: 'The body is over the size limit (1 MiB)' },
+  {
+    status: 413,
+    codes: ['payload_too_large'],
+    description: 'The body is over the size limit (1 MiB, or what an operation carrying a file states in `x-max-body-bytes`)',
+  },
   {
     status: 422,
     codes: ['idempotency_key_reused'],
@@ -405,7 +410,7 @@ export function buildOpenApi(version = '0.1.0'): Record<string, unknown> {
     info: {
       title: 'Back-office API',
       version,
-      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}. Whatever its schema, a body nests at most ${requestShapeLimits.maxDepth} levels deep and holds at most ${requestShapeLimits.maxArrayItems} items per array and ${requestShapeLimits.maxObjectKeys} members per object (beyond that: 400), within 1 MiB (beyond that: 413). A JSON number a double cannot hold as written (\`1e-400\`, \`9007199254740993\`) is refused wherever it stands: send such a value as a string.\n\nPatterns are written for every mainstream engine (ECMA-262 with or without the \`u\` flag, Python, Rust, PCRE): characters outside ASCII stand as themselves, digits as \`[0-9]\`. What a portable schema cannot state is said beside it: \`x-text-rule\` on a text field (the server also refuses an unpaired UTF-16 surrogate), \`x-decimal-places\` on a decimal (the server also reads a JSON number with up to that many decimal places, a form validators that divide binary floats judge unevenly, so the schema offers whole numbers and decimal strings).\n\nSeveral operations may share a path, the body choosing among them (\`action\`, a flag, a field): each path lists its operations, each operation's request and reply are the schemas named after it (\`<operation>.request\`, \`<operation>.reply\`), and the path's request body is the \`oneOf\` of them. An operation accepted on every path of its domain is described at its canonical path only.`,
+      description: `Every call is a POST with a JSON body naming \`org_id\`; every answer is an envelope whose statusCode equals the HTTP status. CORS headers: ${Object.keys(corsHeaders).join(', ')}. Domains: ${Object.values(domainPrefix).join(', ')}. Whatever its schema, a body nests at most ${requestShapeLimits.maxDepth} levels deep and holds at most ${requestShapeLimits.maxArrayItems} items per array and ${requestShapeLimits.maxObjectKeys} members per object (beyond that: 400), within 1 MiB, or the larger size an operation carrying a file states in \`x-max-body-bytes\` (beyond that: 413). A JSON number a double cannot hold as written (\`1e-400\`, \`9007199254740993\`) is refused wherever it stands: send such a value as a string.\n\nPatterns are written for every mainstream engine (ECMA-262 with or without the \`u\` flag, Python, Rust, PCRE): characters outside ASCII stand as themselves, digits as \`[0-9]\`. What a portable schema cannot state is said beside it: \`x-text-rule\` on a text field (the server also refuses an unpaired UTF-16 surrogate), \`x-decimal-places\` on a decimal (the server also reads a JSON number with up to that many decimal places, a form validators that divide binary floats judge unevenly, so the schema offers whole numbers and decimal strings).\n\nSeveral operations may share a path, the body choosing among them (\`action\`, a flag, a field): each path lists its operations, each operation's request and reply are the schemas named after it (\`<operation>.request\`, \`<operation>.reply\`), and the path's request body is the \`oneOf\` of them. An operation accepted on every path of its domain is described at its canonical path only.`,
     },
     servers: [{ url: '/', description: 'The gateway serving this document' }],
     tags: serviceNames.map((service) => ({ name: service, description: `Operations of the ${service} service` })),

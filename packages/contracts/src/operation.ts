@@ -45,6 +45,13 @@ export interface Operation<Req extends z.ZodType = z.ZodType, Res extends z.ZodT
    * WRITE_COST for a write; a report or a document render states HEAVY_COST.
    */
   cost?: number;
+  /**
+   * A request that carries a file as base64 (an e-invoice, a bank statement) may be this many bytes
+   * of JSON; the gateway reads the body of its path up to the largest of its operations' and refuses
+   * past the chosen operation's own with 413 (docs/architecture.md, Body limit). Absent: the
+   * gateway's BODY_LIMIT_BYTES, as for every other request.
+   */
+  maxBodyBytes?: number;
 }
 
 /** A plain read (a list, a get). */

@@ -44,6 +44,7 @@ export const editProduct = defineOperation({
       field: 'tax_category',
       rule: 'agrees with tax_rate (EN 16931): S and L above 0 (L: the CII rule BR-AF-05); Z, E, AE, K, G, O at 0; M 0 or more',
     },
+    { field: 'tax_rate', rule: "agrees with the product's tax_category, the stored one when none is sent (as tax_category states)" },
     { field: 'stock', rule: 'given to inventory products only, not to a service or consumable product' },
     { field: 'min_stock_level', rule: 'not above max_stock_level (the stored one when only one is sent)' },
   ],

@@ -26,7 +26,13 @@ export const booksSettings = z.object({
 });
 export type BooksSettings = z.infer<typeof booksSettings>;
 
-export const configureBooksReply = z.object({ message: z.string(), books: booksSettings });
+export const configureBooksReply = z.object({
+  message: z.string(),
+  /** The books' settings as they stand once this configure committed. */
+  books: booksSettings,
+  /** The books' version those settings stand at: one more for each change, so of two answers the higher is the newer. */
+  books_version: z.number().int().nonnegative(),
+});
 
 /** Internal (not routed over HTTP): sets the books' settings the request names; asked by partners' `/organization/setprofile`. */
 export const configureBooks = defineOperation({

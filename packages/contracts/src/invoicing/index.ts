@@ -7,3 +7,6 @@ export * from './payments';
 export * from './exchange-rates';
 export * from './reports';
 export * from './books';
+export * from './bank';
+export * from './inbound';
+export * from './dunning';

@@ -9,7 +9,7 @@ import { ledgerSides } from './payments';
  * operation, the report picked by `report`, each with its own fields and reply, each read from the
  * books so it agrees with the journal.
  */
-export const reportNames = ['vat', 'aged_receivables', 'aged_payables', 'statement'] as const;
+export const reportNames = ['vat', 'aged_receivables', 'aged_payables', 'statement', 'bank_reconciliation'] as const;
 export type ReportName = (typeof reportNames)[number];
 
 /** The most a report's period may span: ten years, inclusive of both ends. */
@@ -51,10 +51,23 @@ export const statementReportRequest = z.object({
   format: z.enum(statementFormats).optional(),
 });
 
-export const runReportRequest = z.discriminatedUnion('report', [vatReportRequest, agedReportRequest, statementReportRequest]);
+export const bankReconciliationReportRequest = z.object({
+  ...baseRequest,
+  report: z.literal('bank_reconciliation'),
+  /** The day the bank accounts are compared as of (the organization's local date); default the organization's today. */
+  as_of: dateField.optional(),
+});
+
+export const runReportRequest = z.discriminatedUnion('report', [
+  vatReportRequest,
+  agedReportRequest,
+  statementReportRequest,
+  bankReconciliationReportRequest,
+]);
 export type VatReportRequest = z.output<typeof vatReportRequest>;
 export type AgedReportRequest = z.output<typeof agedReportRequest>;
 export type StatementReportRequest = z.output<typeof statementReportRequest>;
+export type BankReconciliationReportRequest = z.output<typeof bankReconciliationReportRequest>;
 
 export const vatDirections = ['sales', 'purchases'] as const;
 
@@ -235,14 +248,69 @@ export const statementFileReply = z.object({
 });
 export type StatementFileReply = z.infer<typeof statementFileReply>;
 
-export const runReportReply = z.union([vatReportReply, agedReportReply, statementReportReply, statementFileReply]);
+/** A statement line not reconciled (nor set aside): what the books do not hold yet. */
+export const bankOpenLine = z.object({
+  id: z.number().int(),
+  statement: z.number().int(),
+  booking_date: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  status: z.enum(['unmatched', 'suggested']),
+  counterparty_name: z.string().nullable(),
+  remittance_text: z.string().nullable(),
+});
+
+export const bankReconciliationAccount = z.object({
+  /** The journal the account books on, and the bank account (IBAN) its statements are of. */
+  journal: z.string(),
+  iban: z.string(),
+  /** The statements' currency, and the accounting currency the journal's account is kept in. */
+  currency: z.string(),
+  book_currency: z.string().nullable(),
+  /** The last statement imported dated on or before `as_of`. */
+  statement: z.object({ id: z.number().int(), statement_id: z.string(), statement_date: z.string().nullable() }),
+  /** What the account held before its first imported statement: the books start from it. */
+  opening_balance: z.number(),
+  /** The statement's closing balance. */
+  statement_balance: z.number(),
+  /** The journal's account (debits less credits) dated on or before `as_of`. */
+  book_balance: z.number(),
+  /** statement_balance − opening_balance − book_balance; null when the currencies differ. */
+  difference: z.number().nullable(),
+  /** The lines of that statement and the ones before it neither reconciled nor ignored, by id, and their sum. */
+  open_lines: z.array(bankOpenLine),
+  open_total: z.number(),
+  /** The lines set aside (`ignore`): on the statement, never in the books. */
+  ignored_total: z.number(),
+  /** difference − open_total − ignored_total: what no line explains (a payment by hand through the journal, say); null when the currencies differ. */
+  unexplained: z.number().nullable(),
+});
+
+export const bankReconciliationReportReply = z.object({
+  message: z.string(),
+  report: z.literal('bank_reconciliation'),
+  as_of: z.string(),
+  /** Each bank account with a statement dated on or before `as_of`, by IBAN. */
+  accounts: z.array(bankReconciliationAccount),
+});
+export type BankReconciliationReportReply = z.infer<typeof bankReconciliationReportReply>;
+export type BankReconciliationAccount = z.infer<typeof bankReconciliationAccount>;
+export type BankOpenLine = z.infer<typeof bankOpenLine>;
+
+export const runReportReply = z.union([
+  vatReportReply,
+  agedReportReply,
+  statementReportReply,
+  statementFileReply,
+  bankReconciliationReportReply,
+]);
 export type RunReportReply = z.infer<typeof runReportReply>;
 
 export const runReport = defineOperation({
   name: 'invoicing.report.run',
   service: 'invoicing',
   summary:
-    "A report of the books: `vat` (the VAT return of a period), `aged_receivables` and `aged_payables` (open balances by age as of a day), `statement` (a partner's statement of a period, of its customer or vendor side, JSON or PDF)",
+    "A report of the books: `vat` (the VAT return of a period), `aged_receivables` and `aged_payables` (open balances by age as of a day), `statement` (a partner's statement of a period, of its customer or vendor side, JSON or PDF), `bank_reconciliation` (each bank account's statement balance against its journal account as of a day, and the lines not reconciled)",
   paths: ['/invoicing/reports'],
   select: { default: true },
   write: false,

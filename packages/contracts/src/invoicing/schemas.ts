@@ -206,12 +206,17 @@ const invoiceAmounts = {
 };
 
 /** The invoice as create answers it (spec 2.7), plus the amounts paid and due. */
+/** A customer invoice's ISO 11649 creditor reference (docs/invoicing.md "Payment references"). */
+const paymentReferenceField = z.string().nullable();
+
 export const invoiceRecord = z.object({
   id: z.number().int(),
   orgid: z.number().int(),
   /** The partner id as the string the request carries (spec 2.7 `partner`, string partner id), as the quotation's and the converted invoice's. */
   partner: z.string(),
   invoicenumber: z.string(),
+  /** The ISO 11649 creditor reference customers pay a customer invoice with (`RF…`, no spaces), set at validation; null on other types and before. */
+  payment_reference: paymentReferenceField,
   invoicetype: z.enum(invoiceTypes),
   /** An integer when the creating user id is one (spec 2.7), else the id as sent. */
   userid: z.union([z.number().int(), z.string()]).nullable(),
@@ -253,6 +258,7 @@ export const invoiceListRecord = z.object({
   id: z.number().int(),
   orgid: z.number().int(),
   invoicenumber: z.string(),
+  payment_reference: paymentReferenceField,
   invoicetype: z.enum(invoiceTypes),
   invoicestatus: z.enum(invoiceStatuses),
   partner: partnerRef,
@@ -295,6 +301,7 @@ export const validateReply = z.object({
   invoice: z.object({
     id: z.number().int(),
     invoicenumber: z.string(),
+    payment_reference: paymentReferenceField,
     invoicestatus: z.enum(invoiceStatuses),
     journal_entry_id: z.number().int(),
     invoicetotal: z.number(),
@@ -338,6 +345,7 @@ export const balancesReply = z.object({
   message: z.string(),
   invoices: z.array(
     settledDocument.extend({
+      payment_reference: paymentReferenceField,
       journals: z.array(journalRef),
       payjournals: z.array(journalRef),
       line_items: z.array(invoiceLineRecord).optional(),

@@ -19,6 +19,7 @@ import {
   timeZonePattern,
 } from '../identifiers';
 import { rule } from '../json-schema';
+import { peppolIdPattern, peppolIdProblem } from '../peppol-id';
 
 /** A refinement as a rule documented by `pattern`: `check` passes, or the field gets `message`. */
 const checked = (check: (v: string) => boolean, message: string, pattern: RegExp, format?: string) =>
@@ -59,7 +60,7 @@ const emailField = plainString()
   .trim()
   // A longer text stops at the length (its check aborts): the pattern, quadratic on a text of dots, never sees it.
   .check(atMost(254), checked(isEmailAddress, 'must be a valid email address', emailPattern));
-const ibanField = plainString()
+export const ibanField = plainString()
   .check(
     atMost(50),
     checked(
@@ -73,7 +74,7 @@ const ibanField = plainString()
   .describe(
     'An IBAN (ISO 13616), spaces allowed: an ISO 3166 country, and check digits that pass the mod-97 checksum (beyond the pattern)',
   );
-const bicField = plainString()
+export const bicField = plainString()
   .trim()
   .check(
     checked(
@@ -92,6 +93,20 @@ const logoField = z
     contentMediaType: 'image/png',
     description: 'A PNG image of at most 256 kB, in standard base64, that decodes and draws (beyond the pattern)',
   });
+
+/**
+ * A Peppol participant id, `<EAS scheme>:<identifier>` (peppol-id.ts): the scheme from the EAS code
+ * list the Peppol rules accept, the identifier passing the checks they make of its scheme.
+ */
+export const peppolIdField = plainString()
+  .trim()
+  .check(
+    atMost(60),
+    rule<string>((v) => peppolIdProblem(v), { patterns: [peppolIdPattern], format: 'peppol-id' }),
+  )
+  .describe(
+    'A Peppol participant id, <EAS scheme>:<identifier> (0208:0123456749): the scheme in the EAS code list of the Peppol BIS Billing 3.0 rules, the identifier passing their check for its scheme (0088 GLN, 0208 Belgian, 0192 Norwegian, 0184 Danish, 0007 Swedish, 0151 ABN), beyond the pattern (`format: peppol-id`)',
+  );
 
 /** The profile's own fields, all optional in a set (partial update). */
 const profileFields = {
@@ -121,6 +136,8 @@ const profileFields = {
    */
   lock_date: clearable(dateField),
   logo_png: clearable(logoField),
+  /** The organization's Peppol participant id, its electronic address (BT-34) on Peppol documents; null clears it. */
+  peppol_id: clearable(peppolIdField),
 };
 export const profileFieldNames = Object.keys(profileFields) as Array<keyof typeof profileFields>;
 
@@ -155,6 +172,8 @@ export const profileSummary = z.object({
   cash_rounding: z.number().nullable().default(null),
   /** The last day of closed books (`YYYY-MM-DD`); null while none is set (an event from before the field reads as none). */
   lock_date: z.string().nullable().default(null),
+  /** The Peppol participant id (`0208:0123456749`); null while none is set (an event from before the field reads as none). */
+  peppol_id: z.string().nullable().default(null),
   /** SHA-256 (hex) of the logo's bytes, so a consumer knows when to fetch it again; null without a logo. */
   logo_sha256: nullableString,
   logo_bytes: z.number().int().nullable(),

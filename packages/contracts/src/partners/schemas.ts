@@ -14,7 +14,7 @@ import {
 } from '../fields';
 import { isEmailAddress, optionalEmailPattern } from '../identifiers';
 import { rule } from '../json-schema';
-import { countryField, currencyField, profileRecord } from '../organization/schemas';
+import { bicField, clearable, countryField, currencyField, ibanField, peppolIdField, profileRecord } from '../organization/schemas';
 
 export const partnerTypes = ['customer', 'vendor', 'both'] as const;
 export const partnerTypeField = z.enum(partnerTypes);
@@ -26,6 +26,16 @@ const email = plainString()
     atMost(254),
     rule((v) => (v === '' || isEmailAddress(v) ? undefined : 'must be a valid email address'), { patterns: [optionalEmailPattern] }),
   );
+
+/** An account of the partner's own: IBANs on bank statements name the partner (bank reconciliation). */
+export const bankAccount = z.object({
+  /** Stored in its electronic form: spaces removed, upper case. */
+  iban: ibanField,
+  bic: bicField.nullable().optional(),
+  name: optionalText(140),
+});
+export const bankAccountRecord = z.object({ iban: z.string(), bic: z.string().nullable(), name: z.string().nullable() });
+export type BankAccountRecord = z.infer<typeof bankAccountRecord>;
 
 /** Writable partner fields (spec 2.5), all optional; create makes two of them required. */
 const partnerFields = {
@@ -49,6 +59,12 @@ const partnerFields = {
   payment_terms: optionalText(500, 'multiline'),
   contact_person: optionalText(200),
   notes: optionalText(5000, 'multiline'),
+  /** The partner's Peppol participant id, its electronic address (BT-49) on Peppol documents; null or "" clears it. */
+  peppol_id: clearable(peppolIdField),
+  /** The partner's own accounts, the whole list (an edit replaces it; `[]` clears it). */
+  bank_accounts: z.array(bankAccount).max(20).optional(),
+  /** Whether reminders (dunning) skip this partner's overdue invoices. */
+  dunning_blocked: z.boolean().optional(),
 };
 
 export const createPartnerRequest = z.object({
@@ -108,6 +124,12 @@ export const partnerRecord = z.object({
   payment_terms: z.string().nullable(),
   contact_person: z.string().nullable(),
   notes: z.string().nullable(),
+  /** The Peppol participant id (`0208:0123456749`); null while none is set (an event from before the field reads as none). */
+  peppol_id: z.string().nullable().default(null),
+  /** The partner's own accounts, IBAN and BIC in electronic form (docs/partners.md "Bank accounts and dunning block"). */
+  bank_accounts: z.array(bankAccountRecord),
+  /** Whether reminders skip the partner's invoices. */
+  dunning_blocked: z.boolean(),
   /** Increases by one with every change (create, edit, delete), so read models keep the newest record. */
   version: z.number().int(),
   created_at: z.string(),

@@ -1,0 +1,115 @@
+import { step, type ExampleStep, type Scene } from './scene';
+
+/** The organization sets up its profile and its partners: a customer made, read, listed and edited. */
+export function organizationChapter({ today, writer, reader, organization, acmeCreated, acme }: Scene): ExampleStep[] {
+  return [
+    step(
+      'partners.organization.set',
+      {
+        ...writer,
+        legal_name: 'Northwind Trading Ltd',
+        address_line1: '12 Harbour Street',
+        city: 'Dublin',
+        postal_code: 'D02 X285',
+        country: 'IE',
+        vat_id: 'IE9876543W',
+        email: 'accounts@northwind.example',
+        iban: 'IE29 AIBK 9311 5212 3456 78',
+        bic: 'AIBKIE2D',
+        default_currency: 'EUR',
+        peppol_id: '9935:IE9876543W',
+      },
+      {
+        message: 'Organization profile updated successfully',
+        organization,
+      },
+    ),
+    step(
+      'partners.organization.get',
+      { ...reader },
+      {
+        message: 'Organization profile retrieved successfully',
+        organization,
+      },
+    ),
+    step(
+      'partners.partner.create',
+      {
+        ...writer,
+        action: 'create',
+        partnername: 'Acme Supplies',
+        partner_type: 'customer',
+        email: 'billing@acme.example',
+        phone: '+353 21 555 0100',
+        address_line1: '1 Main Street',
+        city: 'Cork',
+        postal_code: 'T12 AB34',
+        country: 'IE',
+        tax_number: 'IE1234567T',
+        credit_limit: 5000,
+        currency: 'EUR',
+        payment_terms: '30 days',
+        peppol_id: '9935:IE1234567T',
+        bank_accounts: [{ iban: 'IE64 IRCE 9205 0112 3456 78', bic: 'IRCEIE2D', name: 'Acme Supplies Ltd' }],
+      },
+      {
+        message: 'Partner created successfully',
+        partner: acmeCreated,
+      },
+    ),
+    step(
+      'partners.partner.edit',
+      { ...writer, action: 'edit', partner_id: 1, display_name: 'Acme', contact_person: 'Mary Byrne' },
+      {
+        message: 'Partner updated successfully',
+        partner: acme,
+      },
+    ),
+    step(
+      'partners.partner.list',
+      { ...reader, partner_type: 'customer', search: 'acme' },
+      {
+        message: 'Partners retrieved successfully',
+        partners: [acme],
+        pagination: { page_number: 1, page_size: 25, total_items: 1, total_pages: 1, has_next: false, has_previous: false },
+      },
+    ),
+    step(
+      'partners.partner.create',
+      { ...writer, action: 'create', partnername: 'Old Supplier Co', partner_type: 'vendor' },
+      {
+        message: 'Partner created successfully',
+        partner: {
+          id: 2,
+          orgid: 1,
+          partnername: 'Old Supplier Co',
+          display_name: 'Old Supplier Co',
+          partner_type: 'vendor',
+          email: null,
+          phone: null,
+          address: null,
+          address_line1: null,
+          address_line2: null,
+          city: null,
+          postal_code: null,
+          region: null,
+          country: null,
+          tax_number: null,
+          credit_limit: 0,
+          balance: 0,
+          committed: 0,
+          currency: null,
+          payment_terms: null,
+          contact_person: null,
+          notes: null,
+          peppol_id: null,
+          version: 1,
+          created_at: `${today}T20:42:55`,
+          updated_at: `${today}T20:42:55`,
+          bank_accounts: [],
+          dunning_blocked: false,
+        },
+      },
+    ),
+  ];
+}
