@@ -1,0 +1,201 @@
+import type { invoicing } from '@bo/contracts';
+import type { ReceivedInvoice } from '@bo/documents';
+import type { Knex } from '@bo/runtime';
+
+type InboundRecord = invoicing.InboundRecord;
+
+/** A row of `inbound_documents` (migration 035). */
+export interface InboundRow {
+  id: number;
+  org_id: number;
+  status: InboundRecord['status'];
+  syntax: InboundRecord['syntax'];
+  original: Buffer;
+  sha256: string;
+  content_type: string;
+  filename: string | null;
+  supplier_key: string | null;
+  partner_id: number | null;
+  invoice_number: string | null;
+  issue_date: string | null;
+  summary: InboundSummary;
+  validation: InboundRecord['validation'];
+  review_reasons: string[];
+  rejection_reason: string | null;
+  invoice_id: number | null;
+  received_at: Date;
+}
+
+/** What the reply shows of the reading, kept as read. */
+export interface InboundSummary {
+  customization_id: string | null;
+  /** What paying the bill needs (absent on imports stored before it was kept). */
+  payment?: InboundRecord['payment'];
+  currency: string | null;
+  seller: { name: string | null; vat_id: string | null; endpoint_id: string | null };
+  totals: InboundRecord['totals'];
+}
+
+/** Every column but the original's bytes, which only `get` with `format: "original"` reads. */
+const COLUMNS = [
+  'id',
+  'org_id',
+  'status',
+  'syntax',
+  'sha256',
+  'content_type',
+  'filename',
+  'supplier_key',
+  'partner_id',
+  'invoice_number',
+  'summary',
+  'validation',
+  'review_reasons',
+  'rejection_reason',
+  'invoice_id',
+  'received_at',
+];
+/** The issue date as its text, never through a JavaScript Date and a time zone. */
+export const columns = (db: Knex) => [...COLUMNS, db.raw(`to_char(issue_date, 'YYYY-MM-DD') as issue_date`)];
+
+export async function inboundBySha(db: Knex, orgId: number, sha256: string): Promise<InboundRow | undefined> {
+  return (await db('inbound_documents').select(columns(db)).where({ org_id: orgId, sha256 }).first()) as InboundRow | undefined;
+}
+
+export async function inboundById(db: Knex, orgId: number, id: number, opts: { original?: boolean; lock?: boolean } = {}) {
+  const q = db('inbound_documents')
+    .select(opts.original ? [...columns(db), 'original'] : columns(db))
+    .where({ org_id: orgId, id });
+  if (opts.lock) void q.forUpdate();
+  return (await q.first()) as InboundRow | undefined;
+}
+
+/** The columns of a new import: an `inbound_documents` row without its id, its clock and a rejection (which comes later). */
+export type NewInbound = Omit<InboundRow, 'id' | 'rejection_reason' | 'received_at'>;
+
+/** Stores a new import; its row as `inboundById` reads it. The unique indexes (bytes, supplier's number) may refuse it. */
+export async function insertInbound(db: Knex, row: NewInbound): Promise<InboundRow> {
+  const [made] = await db('inbound_documents')
+    .insert({
+      ...row,
+      summary: JSON.stringify(row.summary),
+      validation: JSON.stringify(row.validation),
+      review_reasons: JSON.stringify(row.review_reasons),
+    })
+    .returning<Array<{ id: number }>>('id');
+  return (await inboundById(db, row.org_id, made!.id))!;
+}
+
+/** Imports of the organization newest first, filtered by status, supplier and the day they were received. */
+export function inboundFiltered(
+  db: Knex,
+  orgId: number,
+  f: { status?: InboundRecord['status']; partner?: number; date_from?: string; date_to?: string },
+) {
+  const q = db('inbound_documents').where({ org_id: orgId });
+  if (f.status !== undefined) void q.where({ status: f.status });
+  if (f.partner !== undefined) void q.where({ partner_id: f.partner });
+  if (f.date_from !== undefined) void q.where('received_at', '>=', `${f.date_from}T00:00:00Z`);
+  if (f.date_to !== undefined) void q.whereRaw(`received_at < (?::date + 1)::timestamptz`, [f.date_to]);
+  return q.select(columns(db));
+}
+
+/** The import closed by hand: its reason kept, its supplier key given up. */
+export async function markRejected(db: Knex, id: number, reason: string): Promise<void> {
+  await db('inbound_documents')
+    .where({ id })
+    .update({ status: 'rejected', rejection_reason: reason, supplier_key: null, updated_at: db.fn.now() });
+}
+
+export async function inboundDuplicate(db: Knex, orgId: number, supplierKey: string, number: string, issueDate: string) {
+  return (await db('inbound_documents')
+    .select(columns(db))
+    .where({ org_id: orgId, supplier_key: supplierKey, invoice_number: number, issue_date: issueDate })
+    .first()) as InboundRow | undefined;
+}
+
+const NO_PAYMENT: InboundRecord['payment'] = {
+  due_date: null,
+  terms: null,
+  means_code: null,
+  iban: null,
+  bic: null,
+  account_name: null,
+  reference: null,
+};
+
+/** What the document says about paying it (BT-9, BT-20, BG-16), kept with the import beside its bill. */
+export function paymentOf(invoice: ReceivedInvoice): InboundRecord['payment'] {
+  const p = invoice.payment;
+  return {
+    due_date: invoice.due_date ?? null,
+    terms: invoice.payment_terms ?? null,
+    means_code: p.means_code ?? null,
+    iban: p.iban ?? null,
+    bic: p.bic ?? null,
+    account_name: p.account_name ?? null,
+    reference: p.reference ?? null,
+  };
+}
+
+const day = (d: string | Date | null): string | null =>
+  d === null ? null : typeof d === 'string' ? d.slice(0, 10) : d.toISOString().slice(0, 10);
+
+export function toInboundRecord(row: InboundRow): InboundRecord {
+  return {
+    id: row.id,
+    status: row.status,
+    syntax: row.syntax,
+    customization_id: row.summary.customization_id,
+    invoice_number: row.invoice_number,
+    issue_date: day(row.issue_date),
+    currency: row.summary.currency,
+    seller: { ...row.summary.seller, partner_id: row.partner_id },
+    totals: row.summary.totals,
+    payment: row.summary.payment ?? NO_PAYMENT,
+    validation: row.validation,
+    invoice_id: row.invoice_id,
+    sha256: row.sha256.trim(),
+    review_reasons: row.review_reasons,
+    filename: row.filename,
+    rejection_reason: row.rejection_reason,
+    // The clock's date-time as the other records show it (UTC, to the second).
+    received_at: new Date(row.received_at).toISOString().slice(0, 19),
+  };
+}
+
+/** Whether an unknown supplier is created as a vendor (`inbound_create_partners`); false until set. */
+export async function createsPartners(db: Knex, orgId: number): Promise<boolean> {
+  const row = (await db('inbound_settings').select('create_partners').where({ org_id: orgId }).first()) as
+    { create_partners: boolean } | undefined;
+  return row?.create_partners ?? false;
+}
+
+/** Sets whether an unknown supplier is created as a vendor. */
+export async function storeInboundSettings(db: Knex, orgId: number, createPartners: boolean): Promise<void> {
+  await db('inbound_settings')
+    .insert({ org_id: orgId, create_partners: createPartners })
+    .onConflict('org_id')
+    .merge({ create_partners: createPartners, updated_at: db.fn.now() });
+}
+
+/** Teaches the supplier's product mapping: each key (seller item id, GTIN) names the product chosen for it. */
+export async function rememberProductMapping(
+  db: Knex,
+  orgId: number,
+  partnerId: number,
+  mapping: ReadonlyArray<{ key: string; product: number }>,
+): Promise<void> {
+  if (!mapping.length) return;
+  await db('inbound_product_map')
+    .insert(mapping.map((m) => ({ org_id: orgId, partner_id: partnerId, product_key: m.key, product_id: m.product })))
+    .onConflict(['org_id', 'partner_id', 'product_key'])
+    .merge(['product_id']);
+}
+
+/** The import made its bill: its supplier and bill named, nothing left to review. */
+export async function markBillCreated(db: Knex, id: number, partnerId: number, invoiceId: number): Promise<void> {
+  await db('inbound_documents')
+    .where({ id })
+    .update({ status: 'bill_created', partner_id: partnerId, invoice_id: invoiceId, review_reasons: '[]', updated_at: db.fn.now() });
+}
