@@ -1,0 +1,395 @@
+import { createHash } from 'node:crypto';
+import type { invoicing, Pagination } from '@bo/contracts';
+import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
+import { notFound, paginationOf, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { dueOfDocument } from '../domain/cash';
+import type { MatchContext, MatchLine, MatchRule, OpenDocument } from './matching';
+import type { ParsedStatement, ParsedStatementLine } from './statement';
+
+export interface StatementRow {
+  id: number;
+  org_id: number;
+  journal: string;
+  iban: string;
+  statement_id: string;
+  sequence: string | null;
+  format: 'camt053' | 'mt940' | 'csv';
+  currency: string;
+  opening_balance: string;
+  closing_balance: string;
+  statement_date: string | Date | null;
+  line_count: number;
+  created_at: string | Date;
+}
+
+export interface LineRow {
+  id: number;
+  org_id: number;
+  statement_id: number;
+  iban: string;
+  natural_key: string;
+  amount: string;
+  currency: string;
+  booking_date: string | Date;
+  value_date: string | Date | null;
+  bank_reference: string | null;
+  end_to_end_id: string | null;
+  structured_reference: string | null;
+  remittance_text: string | null;
+  counterparty_name: string | null;
+  counterparty_iban: string | null;
+  status: invoicing.BankLineStatus;
+}
+
+export interface ReconciliationRow {
+  id: number;
+  line_id: number;
+  payment_id: number | null;
+  made_payment: boolean;
+  journal_entry_id: number | null;
+  status: 'active' | 'undone';
+}
+
+/**
+ * A line's natural key within its account: the bank's own reference of the entry when it gives
+ * one, else a digest of everything the line says. Two lines with the same key are one booking seen
+ * twice (a repeated line, overlapping statements): the second is not stored.
+ */
+export function naturalKey(line: ParsedStatementLine): string {
+  if (line.bank_reference) return `ref:${line.bank_reference}`.slice(0, 200);
+  const said = [
+    line.booking_date,
+    dec(line.amount).toFixed(),
+    line.currency,
+    line.end_to_end_id,
+    line.structured_reference,
+    line.remittance_text,
+    line.counterparty_name,
+    line.counterparty_iban,
+  ].join('\u0000');
+  return `sha256:${createHash('sha256').update(said).digest('hex')}`;
+}
+
+export function statementRecord(row: StatementRow): invoicing.BankStatementRecord {
+  return {
+    id: row.id,
+    journal: row.journal,
+    iban: row.iban,
+    statement_id: row.statement_id,
+    sequence: row.sequence,
+    format: row.format,
+    currency: row.currency,
+    opening_balance: toNumber(row.opening_balance),
+    closing_balance: toNumber(row.closing_balance),
+    statement_date: formatDate(row.statement_date),
+    line_count: row.line_count,
+    created_at: formatDateTime(row.created_at) ?? '',
+  };
+}
+
+export function lineRecord(
+  row: LineRow,
+  rec: Pick<ReconciliationRow, 'payment_id' | 'journal_entry_id'> | undefined,
+): invoicing.BankLineRecord {
+  return {
+    id: row.id,
+    statement: row.statement_id,
+    amount: toNumber(row.amount),
+    currency: row.currency,
+    booking_date: formatDate(row.booking_date) ?? '',
+    value_date: formatDate(row.value_date),
+    bank_reference: row.bank_reference,
+    end_to_end_id: row.end_to_end_id,
+    structured_reference: row.structured_reference,
+    remittance_text: row.remittance_text,
+    counterparty_name: row.counterparty_name,
+    counterparty_iban: row.counterparty_iban,
+    status: row.status,
+    payment_id: rec?.payment_id ?? null,
+    journal_entry_id: rec?.journal_entry_id ?? null,
+  };
+}
+
+export async function lineRecords(db: Knex, rows: LineRow[]): Promise<invoicing.BankLineRecord[]> {
+  const recs = rows.length
+    ? await db<ReconciliationRow>('bank_reconciliations')
+        .whereIn(
+          'line_id',
+          rows.map((r) => r.id),
+        )
+        .where({ status: 'active' })
+    : [];
+  const byLine = new Map(recs.map((r) => [r.line_id, r]));
+  return rows.map((r) => lineRecord(r, byLine.get(r.id)));
+}
+
+export async function findLine(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<LineRow> {
+  const q = db<LineRow>('bank_lines').where({ org_id: orgId, id });
+  if (opts.lock) void q.forUpdate();
+  const row = await q.first();
+  if (!row) throw notFound('Bank line', id);
+  return row;
+}
+
+export function matchLine(row: LineRow): MatchLine {
+  return {
+    amount: dec(row.amount),
+    currency: row.currency,
+    structured_reference: row.structured_reference,
+    remittance_text: row.remittance_text,
+    end_to_end_id: row.end_to_end_id,
+    counterparty_name: row.counterparty_name,
+    counterparty_iban: row.counterparty_iban,
+  };
+}
+
+/**
+ * What matching reads: the organization's open customer invoices and vendor bills with what they
+ * owe, its rules, and the partners known by IBAN (rules naming an IBAN and a partner, and the payers
+ * of lines reconciled with a payment before).
+ */
+export async function matchContext(db: Knex, orgId: number): Promise<MatchContext> {
+  const docs = await db('invoices')
+    .where({ org_id: orgId, invoicestatus: 'open' })
+    .whereIn('invoicetype', ['invoiceout', 'invoicein'])
+    .select(
+      'id',
+      'invoicenumber',
+      'invoicetype',
+      'partner_id',
+      'currency',
+      'invoicetotal',
+      'amount_paid',
+      'written_off_amount',
+      'payment_reference',
+      'invoicedatetime',
+    )
+    .orderBy('id');
+  const documents: OpenDocument[] = docs.map((d: Record<string, unknown>) => ({
+    id: d['id'] as number,
+    invoicenumber: (d['invoicenumber'] as string | null) ?? '',
+    invoicetype: d['invoicetype'] as string,
+    partner_id: d['partner_id'] as number,
+    currency: (d['currency'] as string | null) ?? '',
+    due: dueOfDocument(d as Parameters<typeof dueOfDocument>[0]),
+    date: formatDate(d['invoicedatetime'] as Date) ?? '',
+    payment_reference: (d['payment_reference'] as string | null) ?? null,
+  }));
+  const ruleRows = await db('bank_rules').where({ org_id: orgId }).orderBy('id');
+  const rules: MatchRule[] = ruleRows.map((r: Record<string, unknown>) => ({
+    id: r['id'] as number,
+    match_text: (r['match_text'] as string | null) ?? null,
+    match_iban: (r['match_iban'] as string | null) ?? null,
+    partner_id: (r['partner_id'] as number | null) ?? null,
+    account: (r['account'] as string | null) ?? null,
+  }));
+  const partnersByIban = new Map<string, number>();
+  const learned = await db('bank_lines as l')
+    .join('bank_reconciliations as r', 'r.line_id', 'l.id')
+    .join('payments as p', 'p.id', 'r.payment_id')
+    .where({ 'l.org_id': orgId, 'r.status': 'active' })
+    .whereNotNull('l.counterparty_iban')
+    .distinct('l.counterparty_iban', 'p.partner_id');
+  for (const l of learned as { counterparty_iban: string; partner_id: number }[]) partnersByIban.set(l.counterparty_iban, l.partner_id);
+  for (const r of rules) if (r.match_iban && r.partner_id !== null) partnersByIban.set(r.match_iban, r.partner_id);
+  return { documents, partnersByIban, rules };
+}
+
+/** Whether import reconciles what its references name (`bank_autoreconcile`); true until set. */
+export async function autoreconciles(db: Knex, orgId: number): Promise<boolean> {
+  const row = (await db('bank_settings').select('autoreconcile').where({ org_id: orgId }).first()) as
+    { autoreconcile: boolean } | undefined;
+  return row?.autoreconcile ?? true;
+}
+
+/** Sets whether import reconciles what its references name. */
+export async function storeBankSettings(db: Knex, orgId: number, autoreconcile: boolean): Promise<void> {
+  await db('bank_settings').insert({ org_id: orgId, autoreconcile }).onConflict('org_id').merge({ autoreconcile, updated_at: db.fn.now() });
+}
+
+/** Serializes the imports of one account until the transaction ends. */
+export async function lockAccount(db: Knex, orgId: number, iban: string): Promise<void> {
+  await db.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`bank_statements:${orgId}:${iban}`]);
+}
+
+/** A statement of the account imported before under the same statement id or electronic sequence number. */
+export async function sameStatement(
+  db: Knex,
+  orgId: number,
+  iban: string,
+  statementId: string,
+  sequence: string | null,
+): Promise<StatementRow | undefined> {
+  return db<StatementRow>('bank_statements')
+    .where({ org_id: orgId, iban })
+    .where((q) => {
+      void q.where({ statement_id: statementId });
+      if (sequence) void q.orWhere({ sequence });
+    })
+    .first();
+}
+
+/** The account's last statement imported: the next one opens where it closed. */
+export async function previousStatement(db: Knex, orgId: number, iban: string): Promise<StatementRow | undefined> {
+  return db<StatementRow>('bank_statements').where({ org_id: orgId, iban }).orderBy('id', 'desc').first();
+}
+
+export async function insertStatement(
+  db: Knex,
+  orgId: number,
+  row: { journal: string; iban: string; format: StatementRow['format']; statement: ParsedStatement },
+): Promise<StatementRow> {
+  const { statement } = row;
+  const [stored] = (await db('bank_statements')
+    .insert({
+      org_id: orgId,
+      journal: row.journal,
+      iban: row.iban,
+      statement_id: statement.statement_id.slice(0, 100),
+      sequence: statement.sequence?.slice(0, 40) ?? null,
+      format: row.format,
+      currency: statement.currency,
+      opening_balance: statement.opening_balance,
+      closing_balance: statement.closing_balance,
+      statement_date: statement.closing_date,
+      line_count: statement.lines.length,
+    })
+    .returning('*')) as StatementRow[];
+  return stored!;
+}
+
+export async function updateClosingBalance(db: Knex, id: number, closing: string): Promise<StatementRow> {
+  const [row] = (await db('bank_statements').where({ id }).update({ closing_balance: closing }).returning('*')) as StatementRow[];
+  return row!;
+}
+
+/**
+ * Stores a statement's lines, each once by its natural key within the account: a key seen before
+ * (from an earlier statement) is skipped. Answers the lines stored, in the order of their ids.
+ */
+export async function insertLines(
+  db: Knex,
+  orgId: number,
+  statement: StatementRow,
+  lines: ReadonlyArray<{ line: ParsedStatementLine; key: string }>,
+): Promise<LineRow[]> {
+  if (!lines.length) return [];
+  const rows = (await db('bank_lines')
+    .insert(
+      lines.map(({ line, key }) => ({
+        org_id: orgId,
+        statement_id: statement.id,
+        iban: statement.iban,
+        natural_key: key,
+        amount: line.amount,
+        currency: line.currency || statement.currency,
+        booking_date: line.booking_date,
+        value_date: line.value_date,
+        bank_reference: line.bank_reference?.slice(0, 200) ?? null,
+        end_to_end_id: line.end_to_end_id?.slice(0, 200) ?? null,
+        structured_reference: line.structured_reference?.slice(0, 200) ?? null,
+        remittance_text: line.remittance_text?.slice(0, 2000) ?? null,
+        counterparty_name: line.counterparty_name?.slice(0, 200) ?? null,
+        counterparty_iban: line.counterparty_iban?.slice(0, 40) ?? null,
+      })),
+    )
+    .onConflict(['org_id', 'iban', 'natural_key'])
+    .ignore()
+    .returning('*')) as LineRow[];
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+export async function setLineStatus(db: Knex, id: number, status: invoicing.BankLineStatus): Promise<void> {
+  await db('bank_lines').where({ id }).update({ status });
+}
+
+export async function listStatementPage(
+  db: Knex,
+  orgId: number,
+  req: PageRequest & { iban?: string },
+): Promise<{ statements: invoicing.BankStatementRecord[]; pagination: Pagination }> {
+  const filtered = db('bank_statements').where({ org_id: orgId });
+  if (req.iban !== undefined) void filtered.where({ iban: req.iban });
+  const { rows, total } = await selectPage<StatementRow>(filtered.select('*'), req, (page) => page.orderBy('id', 'desc'));
+  return { statements: rows.map(statementRecord), pagination: paginationOf(req, total) };
+}
+
+export async function listLinePage(
+  db: Knex,
+  orgId: number,
+  req: PageRequest & { statement?: number; status?: invoicing.BankLineStatus },
+): Promise<{ lines: invoicing.BankLineRecord[]; pagination: Pagination }> {
+  const filtered = db('bank_lines').where({ org_id: orgId });
+  if (req.statement !== undefined) void filtered.where({ statement_id: req.statement });
+  if (req.status !== undefined) void filtered.where({ status: req.status });
+  const { rows, total } = await selectPage<LineRow>(filtered.select('*'), req, (page) => page.orderBy('id'));
+  return { lines: await lineRecords(db, rows), pagination: paginationOf(req, total) };
+}
+
+interface RuleRow {
+  id: number;
+  name: string;
+  match_text: string | null;
+  match_iban: string | null;
+  partner_id: number | null;
+  account: string | null;
+}
+
+export async function listRules(db: Knex, orgId: number): Promise<invoicing.RulesReply['rules']> {
+  const rows = (await db('bank_rules').where({ org_id: orgId }).orderBy('id')) as RuleRow[];
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    match_text: r.match_text,
+    match_iban: r.match_iban,
+    partner: r.partner_id,
+    account: r.account,
+  }));
+}
+
+export async function insertRule(db: Knex, orgId: number, rule: Omit<RuleRow, 'id'>): Promise<void> {
+  await db('bank_rules').insert({ org_id: orgId, ...rule });
+}
+
+/** Deletes a rule of the organization; false when it has none by that id. */
+export async function deleteRule(db: Knex, orgId: number, id: number): Promise<boolean> {
+  return (await db('bank_rules').where({ org_id: orgId, id }).del()) > 0;
+}
+
+/**
+ * The bank accounts as a reconciliation reads them as of a day: per IBAN, its first statement
+ * (where the books start from) and its last one dated on or before the day.
+ */
+export async function statementsAsOf(db: Knex, orgId: number, asOf: string): Promise<Array<{ first: StatementRow; last: StatementRow }>> {
+  const rows = await db<StatementRow>('bank_statements').where({ org_id: orgId }).orderBy('id');
+  const byIban = new Map<string, { first: StatementRow; last?: StatementRow }>();
+  for (const row of rows) {
+    const account = byIban.get(row.iban) ?? { first: row };
+    byIban.set(row.iban, account);
+    const date = formatDate(row.statement_date);
+    if (date !== null && date <= asOf) account.last = row;
+  }
+  return [...byIban.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .flatMap(([, a]) => (a.last ? [{ first: a.first, last: a.last }] : []));
+}
+
+/** The lines of an account's statements up to one (by import order) that are not reconciled, by id. */
+export async function linesNotReconciled(db: Knex, orgId: number, iban: string, upToStatement: number): Promise<LineRow[]> {
+  return db<LineRow>('bank_lines')
+    .where({ org_id: orgId, iban })
+    .where('statement_id', '<=', upToStatement)
+    .whereIn('status', ['unmatched', 'suggested', 'ignored'])
+    .orderBy('id');
+}
+
+/** A journal account's balance (debits less credits) over the entries dated on or before a day, exact decimal. */
+export async function journalAccountBalance(db: Knex, orgId: number, account: string, asOf: string): Promise<string> {
+  const row = (await db('journal_lines as l')
+    .join('journal_entries as e', 'e.id', 'l.entry_id')
+    .where({ 'e.org_id': orgId, 'l.account': account })
+    .where('e.journaldate', '<=', asOf)
+    .select(db.raw('coalesce(sum(l.debit), 0) - coalesce(sum(l.credit), 0) as balance'))
+    .first()) as { balance: string | number };
+  return String(row.balance);
+}

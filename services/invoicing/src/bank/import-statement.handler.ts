@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { invoicing, organization } from '@bo/contracts';
+import { dec, formatDate, sum } from '@bo/kernel';
+import { AppError, handler, validationFailed, type Knex } from '@bo/runtime';
+import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
+import {
+  autoreconciles,
+  insertLines,
+  insertStatement,
+  lockAccount,
+  matchContext,
+  matchLine,
+  naturalKey,
+  previousStatement,
+  sameStatement,
+  setLineStatus,
+  statementRecord,
+  updateClosingBalance,
+} from './bank.repository';
+import { parseCamt053 } from './camt053';
+import { parseCsv } from './csv';
+import { decideImport, type ImportedLine } from './import-decision';
+import { parseMt940 } from './mt940';
+import { transferOfLine } from './payment-files';
+import { BANK_JOURNAL, reconcileLine } from './reconcile';
+import { normalizeIban, StatementError, type ParsedStatement } from './statement';
+
+const contentRefusal = (message: string) => validationFailed(message, [{ field: 'content_base64', message }]);
+
+function decodeContent(base64: string): string {
+  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(base64)) throw contentRefusal('content_base64: not base64');
+  return Buffer.from(base64, 'base64').toString('utf8');
+}
+
+/**
+ * Imports one bank statement of the organization's bank account (its profile's IBAN): the file is
+ * parsed (bounded, no entities), refused if it was imported before (409 `duplicate_statement`) or
+ * if its opening balance is not where the account's previous statement closed; its lines are
+ * stored once by their natural key; each line whose structured reference names an open document
+ * is reconciled at once (the organization's `bank_autoreconcile`, or the import's `autoreconcile`), every other one is marked suggested
+ * when it has candidates, else unmatched. Imports of one account are serialized.
+ */
+export const importStatementHandler = handler(invoicing.importStatement, {
+  gather: async (req, ctx) => {
+    const profile = await ctx.call(organization.getProfile, {}, { what: "the organization's bank account" });
+    return { iban: normalizeIban(profile.organization.iban ?? null) };
+  },
+  apply: async (req, ctx, { iban }) => {
+    const db = ctx.db;
+    const journalIban = normalizeIban(req.journal);
+    if (!iban || journalIban !== iban) {
+      const message = iban ? `must be the organization's bank account ${iban}` : 'the organization profile has no iban: set it first';
+      throw validationFailed(`journal ${req.journal}: ${message}`, [{ field: 'journal', message }]);
+    }
+    const statements = await parse(req, db, ctx.orgId);
+    if (statements.length !== 1) throw contentRefusal(`the file holds ${statements.length} statements; import one at a time`);
+    const statement = statements[0]!;
+    if (statement.iban && statement.iban !== iban) {
+      throw validationFailed(`The statement is of account ${statement.iban}, not ${iban}`, [
+        { field: 'journal', message: `the statement is of ${statement.iban}` },
+      ]);
+    }
+    await lockAccount(db, ctx.orgId, iban);
+    const same = await sameStatement(db, ctx.orgId, iban, statement.statement_id, statement.sequence);
+    if (same) {
+      throw new AppError(
+        409,
+        'duplicate_statement',
+        `Statement ${statement.statement_id} of ${iban} was imported before (statement ${same.id})`,
+      );
+    }
+    const previous = await previousStatement(db, ctx.orgId, iban);
+    if (previous && !dec(previous.closing_balance).eq(dec(statement.opening_balance))) {
+      const gap = dec(statement.opening_balance).minus(dec(previous.closing_balance));
+      throw contentRefusal(
+        `The statement opens at ${dec(statement.opening_balance).toFixed(2)} but the previous statement ${previous.statement_id} of ${iban} closed at ${dec(previous.closing_balance).toFixed(2)}: a gap of ${gap.toFixed(2)} (a statement missing between them?)`,
+      );
+    }
+    let stored = await insertStatement(db, ctx.orgId, { journal: BANK_JOURNAL, iban, format: req.format, statement });
+    const seen = new Set<string>();
+    const fresh = statement.lines
+      .map((l) => ({ line: l, key: naturalKey(l) }))
+      .filter(({ key }) => (seen.has(key) ? false : (seen.add(key), true)));
+    const rows = await insertLines(db, ctx.orgId, stored, fresh);
+    if (req.format === 'csv') {
+      // A CSV states no closing balance: it is the opening plus the lines stored (a repeated line is one booking).
+      const closing = dec(statement.opening_balance).plus(sum(rows.map((r) => dec(r.amount))));
+      stored = await updateClosingBalance(db, stored.id, closing.toFixed());
+    }
+    const autoreconcile = req.autoreconcile ?? (await autoreconciles(db, ctx.orgId));
+    const context = await matchContext(db, ctx.orgId);
+    const imported: ImportedLine[] = [];
+    for (const row of rows)
+      imported.push({ line: matchLine(row), date: formatDate(row.booking_date) ?? '', transfer: await transferOfLine(db, ctx.orgId, row) });
+    const decisions = decideImport(imported, context, autoreconcile);
+    const counts = { reconciled: 0, suggested: 0, unmatched: 0 };
+    for (const [i, row] of rows.entries()) {
+      const decision = decisions[i]!;
+      if (decision.kind === 'reconcile') {
+        await reconcileLine(ctx, row, {
+          kind: 'allocations',
+          partner: decision.partner,
+          allocations: [{ invoice_id: decision.invoice_id, amount: decision.amount.toFixed() }],
+        });
+        counts.reconciled++;
+      } else {
+        await setLineStatus(db, row.id, decision.status);
+        counts[decision.status]++;
+      }
+    }
+    return {
+      message: `Statement ${statement.statement_id} imported: ${rows.length} line(s), ${counts.reconciled} reconciled, ${counts.suggested} suggested, ${counts.unmatched} unmatched`,
+      statement: statementRecord(stored),
+      lines: rows.length,
+      duplicate_lines: statement.lines.length - rows.length,
+      ...counts,
+    };
+  },
+});
+
+async function parse(req: invoicing.ImportStatementRequest, db: Knex, orgId: number): Promise<ParsedStatement[]> {
+  const content = decodeContent(req.content_base64);
+  try {
+    if (req.format === 'camt053') return parseCamt053(content);
+    if (req.format === 'mt940') return parseMt940(content);
+    if (!req.mapping) throw validationFailed('mapping is required for csv', [{ field: 'mapping', message: 'required for csv' }]);
+    const currency = req.currency ?? (await accountingCurrency(db, orgId));
+    if (!currency)
+      throw validationFailed('currency is required: the organization has no accounting currency', [
+        { field: 'currency', message: 'required' },
+      ]);
+    const lines = parseCsv(content, req.mapping, currency);
+    // A CSV carries no balances: it continues the account's previous statement.
+    const previous = await previousStatement(db, orgId, normalizeIban(req.journal) ?? '');
+    const opening = dec(previous?.closing_balance ?? 0);
+    const dates = lines.map((l) => l.booking_date).sort();
+    return [
+      {
+        statement_id: req.statement_id ?? `csv-${createHash('sha256').update(content).digest('hex').slice(0, 24)}`,
+        sequence: null,
+        iban: null,
+        currency,
+        opening_balance: opening.toFixed(),
+        opening_date: dates[0] ?? null,
+        closing_balance: opening.plus(sum(lines.map((l) => dec(l.amount)))).toFixed(),
+        closing_date: dates[dates.length - 1] ?? null,
+        lines,
+      },
+    ];
+  } catch (err) {
+    if (err instanceof StatementError) throw contentRefusal(`content_base64: ${err.message}`);
+    throw err;
+  }
+}

@@ -1,0 +1,44 @@
+import { invoicing } from '@bo/contracts';
+import { dec } from '@bo/kernel';
+import { handler, validationFailed } from '@bo/runtime';
+import { levelsProblem } from './decide-dunning';
+import { levelRecord, loadLevels, loadSettings, lockDunningSettings, saveLevels } from './dunning.repository';
+
+/**
+ * Sets the organization's reminder levels and statutory interest rate (any of `levels`,
+ * `reference_rate`, `points` given replaces that part), or lists them.
+ */
+export const dunningLevelsHandler = handler(invoicing.dunningLevels, async (req, ctx) => {
+  const db = ctx.db;
+  const changing = req.levels !== undefined || req.reference_rate !== undefined || req.points !== undefined;
+  if (changing) {
+    // Sets of one organization take turns, each reading what the one before it stored.
+    await lockDunningSettings(db, ctx.orgId);
+    const levels =
+      req.levels?.map((l) => ({
+        level: l.level,
+        days_after_due: l.days_after_due,
+        fee: dec(l.fee).toFixed(),
+        interest: l.interest,
+        text: l.text,
+      })) ?? (await loadLevels(db, ctx.orgId));
+    const problem = levelsProblem(levels);
+    if (problem) throw validationFailed(problem.message, [problem]);
+    const before = await loadSettings(db, ctx.orgId);
+    const points = req.points !== undefined ? dec(req.points) : dec(before.points);
+    if (points.lt(8))
+      throw validationFailed(`points ${points.toFixed()} is below the statutory 8`, [
+        { field: 'points', message: 'must be at least 8 percentage points above the reference rate (Directive 2011/7/EU)' },
+      ]);
+    const reference = req.reference_rate !== undefined ? dec(req.reference_rate).toFixed() : before.reference_rate;
+    await saveLevels(db, ctx.orgId, levels, { reference_rate: reference, points: points.toFixed() });
+  }
+  const levels = await loadLevels(db, ctx.orgId);
+  const settings = await loadSettings(db, ctx.orgId);
+  return {
+    message: changing ? `${levels.length} reminder level(s) set` : `${levels.length} reminder level(s)`,
+    levels: levels.map(levelRecord),
+    reference_rate: settings.reference_rate === null ? null : Number(settings.reference_rate),
+    points: Number(settings.points),
+  };
+});

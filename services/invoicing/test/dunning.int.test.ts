@@ -1,0 +1,236 @@
+import type { RpcReply } from '@bo/contracts';
+import * as testing from '@bo/testkit';
+import { body, startWithFakePartners, type FakePartner } from './fixtures';
+
+// Reminders (docs/dunning.md) over real PostgreSQL and RabbitMQ: levels 1, 2 and 3 at three dates,
+// once each per invoice, with the interest and fees of the worked examples; a blocked partner gets
+// none; two runs racing on one date store and announce each letter once.
+const partnersTable: FakePartner[] = [
+  { org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0, record: { currency: 'EUR' } },
+  { org: 1, id: 11, partnername: 'Blocked GmbH', credit_limit: 0, balance: 0, record: { currency: 'EUR', dunning_blocked: true } },
+];
+const line = (price: number) => ({ product_id: 7, quantity: 1, price, tax_rate: 0, tax_included: false });
+const LEVELS = [
+  { level: 1, days_after_due: 7, fee: '0', interest: false, text: 'Friendly reminder' },
+  { level: 2, days_after_due: 21, fee: '5.00', interest: true, text: 'Second reminder' },
+  { level: 3, days_after_due: 35, fee: '10.00', interest: true, text: 'Final notice' },
+];
+
+describe('invoicing service: dunning', () => {
+  let svc: testing.TestService;
+  let events: Awaited<ReturnType<testing.TestService['collect']>>;
+  let a: number; // 1,000.00 due 2026-01-31
+  let d: number; // 300.00 due 2026-01-31, 100.00 paid: 200.00 due
+  let blocked: number; // 500.00 of the blocked partner
+
+  const call = (operation: string, payload: Record<string, unknown>) => svc.call(operation, { userid: '5', ...payload }, 1);
+  const run = (as_of: string, dry_run?: boolean) =>
+    call('invoicing.dunning.run', { action: 'run', as_of, ...(dry_run ? { dry_run } : {}) });
+  async function issued(partner: number, price: number): Promise<number> {
+    const inv = body(
+      await call('invoicing.invoice.create', {
+        invoicetype: 'invoiceout',
+        partner,
+        invoicedatetime: '2026-01-01T09:00:00',
+        invoicedue: '2026-01-31',
+        line_items: [line(price)],
+      }),
+    ).invoice;
+    body(await call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+    return inv.id as number;
+  }
+  async function refusedUnchanged(send: () => Promise<RpcReply>, field: string) {
+    const before = await testing.schemaSnapshot(svc.db, svc.schema);
+    const reply = (await send()) as { ok: boolean; status: number; errors?: Array<{ field: string }> };
+    expect(reply).toMatchObject({ ok: false, status: 400 });
+    expect(reply.errors?.map((e) => e.field)).toContain(field);
+    expect(await testing.schemaSnapshot(svc.db, svc.schema)).toEqual(before);
+  }
+  const brief = (letters: Array<Record<string, unknown>>) =>
+    letters.map((l) => ({
+      invoice_id: l.invoice_id,
+      level: l.level,
+      days_overdue: l.days_overdue,
+      interest: l.interest,
+      fee: l.fee,
+      total: l.total,
+    }));
+
+  beforeAll(async () => {
+    ({ svc } = await startWithFakePartners(partnersTable));
+    events = await svc.collect(['invoicing.dunning.sent']);
+    a = await issued(10, 1000);
+    d = await issued(10, 300);
+    blocked = await issued(11, 500);
+    body(
+      await call('invoicing.payment.create', {
+        action: 'create',
+        partner: 10,
+        amount: '100.00',
+        currency: 'EUR',
+        direction: 'in',
+        payment_date: '2026-01-15',
+        allocations: [{ invoice_id: d, amount: '100.00' }],
+      }),
+    );
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it('refuses levels with a gap and points below 8, changing nothing', async () => {
+    await refusedUnchanged(
+      () => call('invoicing.dunning.levels', { action: 'levels', levels: [LEVELS[0], { ...LEVELS[2], level: 3 }] }),
+      'levels',
+    );
+    await refusedUnchanged(
+      () => call('invoicing.dunning.levels', { action: 'levels', levels: LEVELS, reference_rate: '4.5', points: '7' }),
+      'points',
+    );
+    await refusedUnchanged(
+      () => call('invoicing.dunning.levels', { action: 'levels', levels: [LEVELS[0], { ...LEVELS[1], days_after_due: 7 }] }),
+      'levels',
+    );
+  });
+
+  it('sets the levels and the rate: 4.5 % reference + 8 points', async () => {
+    const set = body(await call('invoicing.dunning.levels', { action: 'levels', levels: LEVELS, reference_rate: '4.5' }));
+    expect(set).toMatchObject({ reference_rate: 4.5, points: 8 });
+    expect(set.levels.map((l: { level: number; fee: number }) => [l.level, l.fee])).toEqual([
+      [1, 0],
+      [2, 5],
+      [3, 10],
+    ]);
+    expect(body(await call('invoicing.dunning.levels', { action: 'levels' })).levels).toEqual(set.levels);
+  });
+
+  it('two level settings racing both take effect: the levels of one, the points of the other, neither refused', async () => {
+    // Another organization's levels, so the runs below keep theirs. A transaction of the test holds
+    // its level rows while the first set (new levels) and then the second (points only) wait behind
+    // it; the second read the levels and the rate before the first stored its own.
+    const org = 3;
+    const levelsOf = (payload: Record<string, unknown>) =>
+      svc.call('invoicing.dunning.levels', { userid: '5', action: 'levels', ...payload }, org);
+    body(await levelsOf({ levels: LEVELS, reference_rate: '4.5' }));
+    const holder = await svc.db.transaction();
+    await holder.raw('select 1 from dunning_levels where org_id = ? for update', [org]);
+    const waiting = (n: number) =>
+      testing.waitUntil(async () => {
+        const { rows } = await svc.db.raw<{ rows: Array<{ waiting: number }> }>(
+          `select count(*)::int as waiting from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and query ilike '%dunning_%'`,
+        );
+        return rows[0]!.waiting >= n;
+      });
+    const newLevels = levelsOf({ levels: LEVELS.slice(0, 2) });
+    await waiting(1);
+    const newPoints = levelsOf({ points: '9' });
+    await waiting(2);
+    await holder.commit();
+    const replies = await Promise.all([newLevels, newPoints]);
+
+    expect(replies.map((r) => r.ok)).toEqual([true, true]);
+    const now = body(await levelsOf({}));
+    expect(now).toMatchObject({ reference_rate: 4.5, points: 9 });
+    expect(now.levels.map((l: { level: number }) => l.level)).toEqual([1, 2]);
+  });
+
+  it('a dry run answers the letters and stores nothing', async () => {
+    const before = await testing.schemaSnapshot(svc.db, svc.schema);
+    const reply = body(await run('2026-02-07', true));
+    expect(reply.dry_run).toBe(true);
+    expect(reply.letters.map((l: { id: number | null; invoice_id: number }) => [l.id, l.invoice_id])).toEqual([
+      [null, a],
+      [null, d],
+    ]);
+    expect(await testing.schemaSnapshot(svc.db, svc.schema)).toEqual(before);
+  });
+
+  it('level 1 on 2026-02-07 (7 days): no fee, no interest; the blocked partner is skipped; a repeat sends nothing', async () => {
+    const first = body(await run('2026-02-07'));
+    expect(brief(first.letters)).toEqual([
+      { invoice_id: a, level: 1, days_overdue: 7, interest: 0, fee: 0, total: 1000 },
+      { invoice_id: d, level: 1, days_overdue: 7, interest: 0, fee: 0, total: 200 },
+    ]);
+    expect(first.skipped).toEqual([{ invoice_id: blocked, reason: 'partner_blocked' }]);
+    const again = body(await run('2026-02-07'));
+    expect(again.letters).toEqual([]);
+    expect(again.skipped).toEqual(
+      expect.arrayContaining([
+        { invoice_id: a, reason: 'not_yet_due' },
+        { invoice_id: d, reason: 'not_yet_due' },
+      ]),
+    );
+  });
+
+  it('level 2 on 2026-02-21 (21 days): two runs racing store and announce each letter once', async () => {
+    // A transaction of the test holds the key (a, level 2) until both runs wait on it inside their
+    // own transactions: both decided to send level 2, and only the unique key stands between them.
+    const holder = await svc.db.transaction();
+    await holder('dunning_letters').insert({
+      org_id: 1,
+      invoice_id: a,
+      partner_id: 10,
+      level: 2,
+      as_of: '2026-02-21',
+      due_date: '2026-01-31',
+      currency: 'EUR',
+      due_amount: '0',
+      days_overdue: 0,
+      fee: '0',
+      interest: '0',
+      total: '0',
+      text: 'held by the test',
+    });
+    const racing = Promise.all([run('2026-02-21'), run('2026-02-21')]);
+    await testing.waitUntil(async () => {
+      const { rows } = await svc.db.raw<{ rows: Array<{ waiting: number }> }>(
+        `select count(*)::int as waiting from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into%dunning_letters%'`,
+      );
+      return rows[0]!.waiting >= 2;
+    });
+    await holder.rollback();
+    const replies = await racing;
+    const letters = replies.flatMap((r) => body(r).letters as Array<Record<string, unknown>>);
+    // 1,000.00 × 12.5 % × 21 / 365 = 7.1917… → 7.19; 200.00 × 12.5 % × 21 / 365 = 1.4383… → 1.44.
+    expect(brief(letters).sort((x, y) => Number(x.invoice_id) - Number(y.invoice_id))).toEqual([
+      { invoice_id: a, level: 2, days_overdue: 21, interest: 7.19, fee: 5, total: 1012.19 },
+      { invoice_id: d, level: 2, days_overdue: 21, interest: 1.44, fee: 5, total: 206.44 },
+    ]);
+    expect(letters.every((l) => l.interest_rate === 12.5)).toBe(true);
+    const stored = await svc.db('dunning_letters').where({ org_id: 1, level: 2 });
+    expect(stored).toHaveLength(2);
+  });
+
+  it('level 3 on 2026-03-07 (35 days), then nothing more', async () => {
+    const third = body(await run('2026-03-07'));
+    // 1,000.00 × 12.5 % × 35 / 365 = 11.9863… → 11.99; 200.00 × 12.5 % × 35 / 365 = 2.3972… → 2.40.
+    expect(brief(third.letters)).toEqual([
+      { invoice_id: a, level: 3, days_overdue: 35, interest: 11.99, fee: 10, total: 1021.99 },
+      { invoice_id: d, level: 3, days_overdue: 35, interest: 2.4, fee: 10, total: 212.4 },
+    ]);
+    const later = body(await run('2026-04-30'));
+    expect(later.letters).toEqual([]);
+    expect(later.skipped).toEqual(
+      expect.arrayContaining([
+        { invoice_id: a, reason: 'last_level_sent' },
+        { invoice_id: d, reason: 'last_level_sent' },
+        { invoice_id: blocked, reason: 'partner_blocked' },
+      ]),
+    );
+  });
+
+  it('each letter was sent once: six letters, six events, listed by invoice', async () => {
+    await testing.waitUntil(() => events.length >= 6);
+    const sent = events.map((e) => `${String(e.data.invoice_id)}:${String(e.data.level)}`).sort();
+    expect(sent).toEqual([`${a}:1`, `${a}:2`, `${a}:3`, `${d}:1`, `${d}:2`, `${d}:3`].sort());
+    const listed = body(await call('invoicing.dunning.list', { action: 'list', invoice_id: a }));
+    expect(listed.letters.map((l: { level: number; as_of: string }) => [l.level, l.as_of])).toEqual([
+      [3, '2026-03-07'],
+      [2, '2026-02-21'],
+      [1, '2026-02-07'],
+    ]);
+    expect(listed.pagination.total_items).toBe(3);
+  });
+});
