@@ -3,8 +3,8 @@ import { dec, sum } from '@bo/kernel';
 import type { Knex } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import fc from 'fast-check';
-import { customerExposure, ownReceivable, type ExposureDocument } from '../src/domain/credit';
-import { committedDrafts, openDueByDocument } from '../src/invoice/credit-check';
+import { customerExposure, ownReceivable, type ExposureDocument } from '../src/domain/credit-limit';
+import { committedDrafts, openDueByDocument } from '../src/invoice/credit-limit-check';
 import { invoicingMigrations } from '../src/migrations';
 
 /**

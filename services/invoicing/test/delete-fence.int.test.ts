@@ -9,7 +9,7 @@ const partnersTable: FakePartner[] = [
 ];
 
 /**
- * The fence a partner delete sets (runtime read-models/partner-delete-fence.ts): asked for open
+ * The fence a partner delete sets (runtime read-model/partner-delete-fence.ts): asked for open
  * documents with fence_ms and having none, invoicing refuses new invoices for the partner while the
  * fence stands; once it has passed, the next create asks partners and lifts it or records the deletion.
  */

@@ -1,4 +1,6 @@
+import { holdOrganizationSettingsExclusively } from '@bo/billing';
 import * as testing from '@bo/testkit';
+import { storeBooks } from '../src/book/book.repository';
 import { findExchangeRate } from '../src/exchange-rate/exchange-rate.repository';
 import { setAccountingCurrency } from './books.fixtures';
 import { body, startWithFakePartners } from './fixtures';
@@ -122,6 +124,32 @@ describe('invoicing service: exchange rates', () => {
     const rows = (await stored()).filter((r) => r.currency === 'CAD');
     expect(rows).toHaveLength(1);
     expect(rates.map((r) => `${r}00000000`)).toContain(rows[0]!.rate);
+  });
+
+  it('a set while the books change their accounting currency is judged against the new one, not kept against the old', async () => {
+    // A change of the books (configure-books: the settings lock exclusive, then the row) held open by
+    // the test while a rate is set: the set must wait for it and store the rate against the new
+    // accounting currency, where findExchangeRate looks, not against the old one nothing reads.
+    const org = 3;
+    await setAccountingCurrency(svc, org, 'EUR');
+    const books = await svc.db.transaction();
+    await holdOrganizationSettingsExclusively(books, org);
+    await storeBooks(books, org, 'USD', null);
+    const reply = set('GBP', '2026-04-01', '1.25', org);
+    const settled = Symbol('settled');
+    const first = await Promise.race([
+      reply.then(() => settled),
+      testing.waitUntil(async () => {
+        const { rows } = await svc.db.raw<{ rows: unknown[] }>(
+          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory'`,
+        );
+        return rows.length > 0;
+      }),
+    ]);
+    await books.commit();
+    expect(first).not.toBe(settled);
+    expect(body(await reply).exchange_rate).toMatchObject({ currency: 'GBP', rate: 1.25, accounting_currency: 'USD' });
+    expect(await findExchangeRate(svc.db, org, 'GBP', '2026-04-01')).toMatchObject({ rate: '1.2500000000', accounting_currency: 'USD' });
   });
 
   it('a set redelivered with its operation key is applied once and answered the same', async () => {

@@ -25,9 +25,13 @@ export async function startWithFakePartners(partnersTable: FakePartner[], env: R
   const state = { balanceDelayMs: 0, profiles: new Map<number, organization.ProfileRecord>(), profileDown: false };
   await svc.client.serve(
     'partners',
-    ['partners.partner.get', 'partners.partner.balance', 'partners.document.parties'],
+    ['partners.partner.get', 'partners.partner.balance', 'partners.document.parties', 'partners.organization.get'],
     async (operation, payload, meta): Promise<RpcReply> => {
       calls.push(operation);
+      if (operation === 'partners.organization.get') {
+        const organization = state.profiles.get(meta.orgId) ?? testing.profileRecord(meta.orgId);
+        return { ok: true, status: 200, body: { message: 'Organization profile', organization } };
+      }
       const { partner_id, include_credit } = payload as { partner_id: number; include_credit?: boolean };
       const p = partnersTable.find((x) => x.org === meta.orgId && x.id === Number(partner_id));
       if (operation === 'partners.document.parties') {

@@ -1,3 +1,4 @@
+import { invoiceIdOfReference } from '@bo/kernel';
 import { OPERATION_KEYS } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners, taxIncludedLine, tenthsLine, type FakePartner } from './fixtures';
@@ -184,6 +185,25 @@ describe('invoicing service: invoices', () => {
     const again = await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id });
     expect(again).toMatchObject({ ok: false, code: 'invalid_state' });
     expect(await svc.db('journal_entries').where({ invoice_id: inv.id })).toHaveLength(1);
+  });
+
+  it('gives a customer invoice its payment reference at validation, found again by it, and a vendor bill none', async () => {
+    const inv = body(await create({ invoicedatetime: '2025-04-03T09:30:00', line_items: [specLine] })).invoice;
+    expect(inv.payment_reference).toBeNull();
+    const v = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+    const reference: string = v.invoice.payment_reference;
+    expect(reference).toMatch(/^RF[0-9]{2}[0-9]+$/);
+    expect(invoiceIdOfReference(reference)).toBe(inv.id);
+    expect((await stored(inv.id)).payment_reference).toBe(reference);
+    expect(body(await svc.call('invoicing.invoice.balances', { id: inv.id })).invoices[0].payment_reference).toBe(reference);
+    // Printed in groups of four, as a payer quotes it.
+    const printed = reference.replace(/(.{4})(?=.)/g, '$1 ');
+    const found = body(await svc.call('invoicing.invoice.list', { search_key: printed })).invoices;
+    expect(found.map((i: { id: number; payment_reference: string }) => [i.id, i.payment_reference])).toEqual([[inv.id, reference]]);
+
+    const bill = body(await create({ invoicetype: 'invoicein', invoicedatetime: '2025-04-03T09:30:00', line_items: [specLine] })).invoice;
+    const billed = body(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: bill.id }));
+    expect(billed.invoice.payment_reference).toBeNull();
   });
 
   it('takes lines on a proforma and validates it into an open invoice', async () => {

@@ -303,6 +303,21 @@ describe('invoicing service: cash application', () => {
     }
   });
 
+  // register_payment weighs what is due without the written-off share; that holds because a write-off
+  // always takes the whole rest and leaves the invoice written_off, a status that takes no payment.
+  it('refuses register_payment on a written-off invoice and changes nothing', async () => {
+    const a = await issued(100);
+    body(await call('invoicing.invoice.register_payment', { register_payment: true, id: a, amount: 40, payment_date: '2026-03-02' }));
+    body(await call('invoicing.invoice.write_off', { write_off: true, id: a, write_off_date: '2026-03-03' }));
+    await refusedUnchanged(
+      () => call('invoicing.invoice.register_payment', { register_payment: true, id: a, amount: 10, payment_date: '2026-03-04' }),
+      400,
+      'invalid_state',
+      null,
+    );
+    expect(await invoice(a)).toMatchObject({ amount_paid: '40.00', written_off_amount: '60.00', invoicestatus: 'written_off' });
+  });
+
   it('register_payment is a payment with one allocation, listed and voidable', async () => {
     const a = await issued(100);
     const reply = body(

@@ -1,14 +1,10 @@
 import { invoicing } from '@bo/contracts';
 import { handler, notFound } from '@bo/runtime';
-import { toExchangeRateRecord, type ExchangeRateRow } from './exchange-rate.repository';
+import { deleteExchangeRate, toExchangeRateRecord } from './exchange-rate.repository';
 
 /** Deletes the rate of a currency and day, by that natural key; the reply is the rate deleted. */
 export const deleteExchangeRateHandler = handler(invoicing.deleteExchangeRate, async (req, ctx) => {
-  const [row] = (await ctx
-    .db('exchange_rates')
-    .where({ org_id: ctx.orgId, currency: req.currency, rate_date: req.date })
-    .delete()
-    .returning('*')) as ExchangeRateRow[];
+  const row = await deleteExchangeRate(ctx.db, ctx.orgId, req.currency, req.date);
   if (!row) throw notFound('Exchange rate of', `${req.currency} on ${req.date}`);
   return { message: 'Exchange rate deleted successfully', exchange_rate: toExchangeRateRecord(row) };
 });

@@ -1,6 +1,7 @@
 import type { invoicing } from '@bo/contracts';
 import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import { organizationSettings, type Knex } from '@bo/runtime';
+import { selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { organizationSettings } from '@bo/billing';
 
 /** A row of `exchange_rates` (migration 014). */
 export interface ExchangeRateRow {
@@ -28,9 +29,11 @@ export interface ExchangeRate {
 /**
  * The organization's accounting currency: the currency its books (journal, VAT report) are kept in,
  * its profile's `default_currency` as this service's read model has it; null until it has one.
+ * `hold` reads it under the organization's settings lock, shared (organizationSettings), for a write
+ * that stores something against it: a change of the books under way is waited for, not read past.
  */
-export async function accountingCurrency(db: Knex, orgId: number): Promise<string | null> {
-  return (await organizationSettings(db, orgId))?.default_currency ?? null;
+export async function accountingCurrency(db: Knex, orgId: number, opts: { hold?: boolean } = {}): Promise<string | null> {
+  return (await organizationSettings(db, orgId, opts))?.default_currency ?? null;
 }
 
 /**
@@ -66,4 +69,45 @@ export function toExchangeRateRecord(row: ExchangeRateRow): invoicing.ExchangeRa
     created_at: formatDateTime(row.created_at) as string,
     updated_at: formatDateTime(row.updated_at) as string,
   };
+}
+
+/** Sets the rate of a currency and day, replacing one set before (one upsert: of two concurrent sets, the later commit's stays). */
+export async function upsertExchangeRate(
+  db: Knex,
+  row: { org_id: number; currency: string; rate_date: string; rate: string; accounting_currency: string },
+): Promise<ExchangeRateRow> {
+  const [stored] = (await db('exchange_rates')
+    .insert(row)
+    .onConflict(['org_id', 'currency', 'rate_date'])
+    .merge({ rate: row.rate, accounting_currency: row.accounting_currency, updated_at: db.fn.now() })
+    .returning('*')) as ExchangeRateRow[];
+  return stored as ExchangeRateRow;
+}
+
+/** Deletes the rate of a currency and day, answering it (undefined when there was none). */
+export async function deleteExchangeRate(db: Knex, orgId: number, currency: string, date: string): Promise<ExchangeRateRow | undefined> {
+  const [row] = (await db('exchange_rates')
+    .where({ org_id: orgId, currency, rate_date: date })
+    .delete()
+    .returning('*')) as ExchangeRateRow[];
+  return row;
+}
+
+/** A page of the organization's rates, by currency then newest day first, filtered by currency and days (both inclusive). */
+export async function pageOfExchangeRates(
+  db: Knex,
+  orgId: number,
+  filters: { currency?: string | undefined; date_from?: string | undefined; date_to?: string | undefined },
+  page: PageRequest,
+) {
+  const filtered = db('exchange_rates')
+    .where({ org_id: orgId })
+    .modify((q: Knex.QueryBuilder) => {
+      if (filters.currency) q.where({ currency: filters.currency });
+      if (filters.date_from) q.where('rate_date', '>=', filters.date_from);
+      if (filters.date_to) q.where('rate_date', '<=', filters.date_to);
+    });
+  return selectPage<ExchangeRateRow>(filtered.select('*'), page, (p) =>
+    p.orderBy([{ column: 'currency' }, { column: 'rate_date', order: 'desc' }, { column: 'id' }]),
+  );
 }

@@ -1,18 +1,11 @@
 import { invoicing } from '@bo/contracts';
 import { toNumber } from '@bo/kernel';
-import {
-  documentDefaults,
-  handler,
-  taxContextFor,
-  invalidState,
-  resolveCatalogLines,
-  toBreakdownRecord,
-  validationFailed,
-} from '@bo/runtime';
+import { handler, invalidState, validationFailed } from '@bo/runtime';
+import { documentDefaults, taxContextFor, resolveCatalogLines, toBreakdownRecord } from '@bo/billing';
 import { lineTotalProblem } from '../domain/line-limits';
 import { isEditable } from '../domain/status';
-import { toLineRecord, type LineRow } from './invoice.record';
-import { findInvoice, linesOf } from './invoice.repository';
+import { toLineRecord } from './invoice.record';
+import { findInvoice, insertLine, linesOf } from './invoice.repository';
 import { computeInvoice, lineColumns, storeTaxes } from './invoice.writer';
 
 const MAX_LINES = 500;
@@ -40,14 +33,11 @@ export const addLineHandler = handler(invoicing.addInvoiceLine, {
     const context = taxContextFor(policy, invoice.currency);
     const added = `line_items.${existing.length}.`;
     const doc = computeInvoice(invoice, [...existing, line], context, (f) => (f.startsWith(added) ? f.slice(added.length) : f));
-    const [stored] = (await ctx
-      .db('invoice_lines')
-      .insert(lineColumns(ctx.orgId, invoice.id, line, doc.lines[existing.length]!, doc.minor_unit))
-      .returning('*')) as LineRow[];
-    const { row } = await storeTaxes(ctx.db, invoice, [...existing, stored as LineRow], doc, context);
+    const stored = await insertLine(ctx.db, lineColumns(ctx.orgId, invoice.id, line, doc.lines[existing.length]!, doc.minor_unit));
+    const { row } = await storeTaxes(ctx.db, invoice, [...existing, stored], doc, context);
     return {
       message: 'Line item added successfully',
-      line_item: toLineRecord(stored as LineRow),
+      line_item: toLineRecord(stored),
       invoice: {
         id: row.id,
         subtotal: toNumber(row.subtotal),

@@ -1,20 +1,10 @@
 import { invoicing } from '@bo/contracts';
 import { parseDateTime } from '@bo/kernel';
-import {
-  AppError,
-  commitOnlyBefore,
-  handler,
-  isUniqueViolation,
-  organizationNow,
-  organizationToday,
-  requireLivePartner,
-  requirePartnerRole,
-  resolveCatalogLines,
-  type Knex,
-} from '@bo/runtime';
+import { AppError, commitOnlyBefore, handler, isUniqueViolation, type Knex } from '@bo/runtime';
+import { organizationNow, organizationToday, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/billing';
 import { lineField, newInvoiceFrom } from './create-input';
-import { toInvoiceRecord, type InvoiceRow } from './invoice.record';
-import { linesOf } from './invoice.repository';
+import { toInvoiceRecord } from './invoice.record';
+import { findConversionOf, linesOf } from './invoice.repository';
 import { insertInvoice } from './invoice.writer';
 
 /**
@@ -83,7 +73,7 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
 });
 
 async function existing(db: Knex, orgId: number, quotationId: number) {
-  const row = await db<InvoiceRow>('invoices').where({ org_id: orgId, converted_from_quotation_id: quotationId }).first();
+  const row = await findConversionOf(db, orgId, quotationId);
   if (!row) return undefined;
   const lines = (await linesOf(db, [row.id])).get(row.id) ?? [];
   return {

@@ -1,6 +1,7 @@
 import type { invoicing, RequestOf } from '@bo/contracts';
 import { parseDateTime } from '@bo/kernel';
-import { allowancesFromRequest, validationFailed, type ResolvedLine } from '@bo/runtime';
+import { validationFailed } from '@bo/runtime';
+import { allowancesFromRequest, type ResolvedLine } from '@bo/billing';
 import { isCreditNote } from '../domain/credit-note';
 import { lineTotalProblem } from '../domain/line-limits';
 import { runDate } from '../domain/recurrence';

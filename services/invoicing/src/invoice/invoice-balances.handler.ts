@@ -1,18 +1,9 @@
 import { invoicing, type RequestOf } from '@bo/contracts';
 import { formatDate, toNumber } from '@bo/kernel';
-import { handler, organizationToday, type Knex } from '@bo/runtime';
+import { handler, type Knex } from '@bo/runtime';
+import { organizationToday } from '@bo/billing';
 import { dueOf, statusOf, toLineRecord } from './invoice.record';
-import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
-
-interface EntryRow {
-  id: number;
-  org_id: number;
-  invoice_id: number;
-  kind: 'invoice' | 'payment';
-  journalname: string;
-  journaldate: string;
-  amount: string;
-}
+import { entriesOfInvoice, findInvoice, inSnapshot, linesOf, type InvoiceEntryRow } from './invoice.repository';
 
 export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, (req, ctx) =>
   // One snapshot, so amount_paid always equals the sum of the payjournals shown beside it.
@@ -21,8 +12,8 @@ export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, (req, c
 
 async function balancesView(db: Knex, req: RequestOf<typeof invoicing.invoiceBalances>, orgId: number) {
   const invoice = await findInvoice(db, orgId, req.id);
-  const entries = await db<EntryRow>('journal_entries').where({ org_id: orgId, invoice_id: invoice.id }).orderBy('id');
-  const asJournal = (e: EntryRow) => ({
+  const entries = await entriesOfInvoice(db, orgId, invoice.id);
+  const asJournal = (e: InvoiceEntryRow) => ({
     id: e.id,
     journalname: e.journalname,
     journaldate: formatDate(e.journaldate) as string,
@@ -31,6 +22,7 @@ async function balancesView(db: Knex, req: RequestOf<typeof invoicing.invoiceBal
   const record = {
     id: invoice.id,
     invoicenumber: invoice.invoicenumber,
+    payment_reference: invoice.payment_reference,
     invoicetype: invoice.invoicetype,
     invoicestatus: statusOf(invoice, await organizationToday(db, orgId)),
     invoicetotal: toNumber(invoice.invoicetotal),

@@ -1,10 +1,10 @@
 import type { invoicing } from '@bo/contracts';
 import { accountingCurrency, documentLines, type DocumentKind, type DocumentPartiesView, type RenderableDocument } from '@bo/documents';
 import { dec, formatDate, formatDateTime, sum, type TaxDocument } from '@bo/kernel';
-import { documentAccounting, storedDocumentTaxes } from '@bo/runtime';
+import { documentAccounting, storedDocumentTaxes, storedTaxContext } from '@bo/billing';
 import type { InvoiceRow, LineRow } from './invoice.record';
 import { isIssued } from './issued-snapshot';
-import { invoiceTaxInput, storedTaxContext } from './taxes';
+import { invoiceTaxInput } from './taxes';
 
 /** Invoice types as documents; who is the seller of each is decided with the parties (issued-snapshot.ts). */
 const kinds: Record<invoicing.InvoiceType, DocumentKind> = {
@@ -45,6 +45,7 @@ export function invoiceDocument({ invoice, lines, parties, credited, accounting 
   return {
     kind,
     number: invoice.invoicenumber,
+    payment_reference: invoice.payment_reference,
     draft: invoice.invoicestatus === 'draft',
     cancelled: invoice.invoicestatus === 'cancelled',
     issue_date: (formatDateTime(invoice.invoicedatetime) as string).slice(0, 10),

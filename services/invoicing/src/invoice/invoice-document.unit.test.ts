@@ -1,5 +1,5 @@
 import type { organization, partners } from '@bo/contracts';
-import type { DocumentParties } from '@bo/runtime';
+import type { DocumentParties } from '@bo/billing';
 import { invoiceDocument, type InvoiceDocumentInput } from './invoice-document';
 import type { InvoiceRow, LineRow } from './invoice.record';
 import { invoiceParties } from './issued-snapshot';
@@ -25,6 +25,7 @@ const profile = {
   rounding: 'line',
   cash_rounding: null,
   lock_date: null,
+  peppol_id: null,
   logo_png: Buffer.from('png').toString('base64'),
   logo_sha256: 'x',
   logo_bytes: 3,

@@ -1,13 +1,15 @@
 import type { invoicing } from '@bo/contracts';
 import type { DocumentPartiesView } from '@bo/documents';
 import { dec, formatDate, formatDateTime, lineFigures, toNumber, type StoredLine } from '@bo/kernel';
-import { documentTaxFields, type DocumentTaxRow, type StoredParties } from '@bo/runtime';
+import { documentTaxFields, type DocumentTaxRow, type StoredParties } from '@bo/billing';
 import { effectiveStatus, type StoredStatus } from '../domain/status';
 
 export interface InvoiceRow extends DocumentTaxRow {
   id: number;
   org_id: number;
   invoicenumber: string;
+  /** The ISO 11649 creditor reference of a customer invoice (kernel `invoicePaymentReference`), set at validation (migration 040). */
+  payment_reference: string | null;
   invoicetype: invoicing.InvoiceType;
   partner_id: number;
   invoicestatus: StoredStatus;
@@ -114,6 +116,7 @@ export function toInvoiceRecord(row: InvoiceRow, lines: LineRow[], today: string
     orgid: row.org_id,
     partner: String(row.partner_id),
     invoicenumber: row.invoicenumber,
+    payment_reference: row.payment_reference,
     invoicetype: row.invoicetype,
     userid: userIdOut(row.created_by),
     invoicestatus: statusOf(row, today),

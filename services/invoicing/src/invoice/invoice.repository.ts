@@ -1,4 +1,19 @@
-import { notFound, type Knex } from '@bo/runtime';
+import type { invoicing, RequestOf } from '@bo/contracts';
+import { parseCreditorReference } from '@bo/kernel';
+import {
+  duplicate,
+  isUniqueViolation,
+  likeContains,
+  nextNumberCtes,
+  notFound,
+  NumberRace,
+  pendingNumber,
+  selectPage,
+  type Knex,
+  type PageRequest,
+} from '@bo/runtime';
+import { addDays } from '../domain/recurrence';
+import type { NewInvoicePlan } from './decide-new-invoice';
 import type { InvoiceRow, LineRow } from './invoice.record';
 
 /** One invoice of the organization, optionally locked; another organization's invoice is not found. */
@@ -7,6 +22,33 @@ export async function findInvoice(db: Knex, orgId: number, id: number, opts: { l
   const row = await (opts.lock ? query.forUpdate() : query);
   if (!row) throw notFound('Invoice', id);
   return row;
+}
+
+/** One invoice of the organization, or undefined: another organization's is none. */
+export async function findInvoiceIfAny(db: Knex, orgId: number, id: number): Promise<InvoiceRow | undefined> {
+  return db<InvoiceRow>('invoices').where({ org_id: orgId, id }).first();
+}
+
+/** The invoice a quotation was converted into (`converted_from_quotation_id`), if it was. */
+export async function findConversionOf(db: Knex, orgId: number, quotationId: number): Promise<InvoiceRow | undefined> {
+  return db<InvoiceRow>('invoices').where({ org_id: orgId, converted_from_quotation_id: quotationId }).first();
+}
+
+/**
+ * The customer invoice of the organization a payment reference names (as typed or printed: spaces
+ * and lower case are fine), or null when the text is no valid creditor reference or names none of
+ * its invoices. Bank reconciliation matches statement lines by it.
+ */
+export async function findInvoiceByPaymentReference(
+  db: Knex,
+  orgId: number,
+  text: string,
+  opts: { lock?: boolean } = {},
+): Promise<InvoiceRow | null> {
+  const reference = parseCreditorReference(text);
+  if (reference === null) return null;
+  const query = db<InvoiceRow>('invoices').where({ org_id: orgId, payment_reference: reference }).first();
+  return (await (opts.lock ? query.forUpdate() : query)) ?? null;
 }
 
 /** One consistent view for a reply that reads several statements: totals with their payments, a page with its count. */
@@ -29,4 +71,219 @@ export async function isNumberTaken(db: Knex, orgId: number, invoicenumber: stri
 export async function countLines(db: Knex, invoiceId: number): Promise<number> {
   const rows = await db('invoice_lines').where({ invoice_id: invoiceId }).count<{ count: number }[]>({ count: '*' });
   return Number(rows[0]?.count ?? 0);
+}
+
+/** What storeNewInvoice answers: the invoice and its lines as stored, or why nothing was. */
+export type StoredNewInvoice =
+  { stored: true; row: InvoiceRow; lines: LineRow[]; numberTaken: boolean } | { stored: false; fenced: boolean; suppliedTaken: boolean };
+
+/**
+ * Stores a decided invoice in one statement: the partner's delete fence checked (when `fencedPartner`
+ * is given: partner_fenced takes its lock shared until the commit), a supplied number checked free,
+ * else the next number of the plan's series taken (nextNumberCtes: the counter stays locked until
+ * the commit, so the caller's next statement should be its last), the invoice and its lines
+ * inserted. Columns go in as JSON populated into the tables' row types, so the text of the statement
+ * depends only on which columns are given. When the series' next number was typed by hand into
+ * another invoice (`numberTaken`), the invoice is stored with a pending number for numberDocument.
+ */
+export async function storeNewInvoice(trx: Knex.Transaction, plan: NewInvoicePlan, fencedPartner?: number): Promise<StoredNewInvoice> {
+  const orgId = plan.header.org_id as number;
+  const header = { ...plan.header } as Record<string, unknown>;
+  // The document's JSON columns come as JSON text (documentTaxColumns); populated as JSON values.
+  for (const column of ['allowances_charges', 'tax_breakdown']) {
+    if (typeof header[column] === 'string') header[column] = JSON.parse(header[column]) as unknown;
+  }
+  const columns = Object.keys(header).map(quoted);
+  const lineColumns = Object.keys(plan.lines[0] ?? {}).map(quoted);
+  const next = nextNumberCtes(
+    orgId,
+    plan.series,
+    { table: 'invoices', column: 'invoicenumber' },
+    {
+      from: 'fence, held where ?::boolean and not fence.fenced and not held.taken',
+    },
+  );
+  const linesCte = lineColumns.length
+    ? `, lines as (
+         insert into invoice_lines (invoice_id, ${lineColumns.join(', ')})
+         select inv.id, ${lineColumns.map((c) => `l.${c}`).join(', ')}
+         from inv, jsonb_populate_recordset(null::invoice_lines, ?::jsonb) with ordinality as l
+         order by l.ordinality
+         returning *)`
+    : '';
+  const sql = `with fence as (select case when ?::boolean then partner_fenced(?::int, ?::int) else false end as fenced),
+      held as (select exists (select 1 from invoices where org_id = ? and invoicenumber = ?::text) as taken),
+      ${next.sql},
+      inv as (
+        insert into invoices (${columns.join(', ')}, invoicenumber)
+        select ${columns.map((c) => `r.${c}`).join(', ')}, coalesce(?::text, (select number from candidate where not taken), ?::text)
+        from jsonb_populate_record(null::invoices, ?::jsonb) r, fence, held
+        where not fence.fenced and not held.taken
+        returning *)${linesCte}
+    select fence.fenced, held.taken as supplied_taken, (select taken from candidate) as number_taken,
+           null as "~invoice", inv.*, null as "~line", ${lineColumns.length ? 'lines.*' : 'null as "~none"'}
+    from fence cross join held left join inv on true ${lineColumns.length ? 'left join lines on true order by lines.id' : ''}`;
+  const bindings: Knex.RawBinding[] = [
+    fencedPartner !== undefined,
+    orgId,
+    fencedPartner ?? 0,
+    orgId,
+    plan.supplied ?? null,
+    ...next.bindings.slice(0, 2),
+    plan.supplied === undefined,
+    ...next.bindings.slice(2),
+    plan.supplied ?? null,
+    pendingNumber(),
+    JSON.stringify(header),
+    ...(lineColumns.length ? [JSON.stringify(plan.lines)] : []),
+  ];
+  let result: { rows: unknown[][]; fields: Array<{ name: string }> };
+  try {
+    result = await trx.raw<typeof result>(sql, bindings).options({ rowMode: 'array' });
+  } catch (err) {
+    if (isUniqueViolation(err, 'invoices_org_number'))
+      throw plan.supplied === undefined ? new NumberRace(plan.series) : duplicateNumber(plan.supplied);
+    throw err;
+  }
+  const names = result.fields.map((f) => f.name);
+  const invoiceAt = names.indexOf('~invoice');
+  const lineAt = names.indexOf('~line');
+  const first = result.rows[0] as unknown[];
+  const pick = <T>(row: unknown[], from: number, to: number) =>
+    Object.fromEntries(names.slice(from, to).map((name, i) => [name, row[from + i]])) as T;
+  const row = pick<InvoiceRow>(first, invoiceAt + 1, lineAt);
+  if (row.id === null) return { stored: false, fenced: first[0] === true, suppliedTaken: first[1] === true };
+  return {
+    stored: true,
+    row,
+    lines: lineColumns.length ? result.rows.map((r) => pick<LineRow>(r, lineAt + 1, names.length)) : [],
+    numberTaken: first[2] === true,
+  };
+}
+
+/** A column's name quoted as an identifier (names come from the code's own row types). */
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export function duplicateNumber(invoicenumber: string) {
+  return duplicate(`Invoice number ${invoicenumber} already exists`, 'invoicenumber');
+}
+
+/** Stores one line of an invoice (its columns: invoice.writer.ts lineColumns); answers it as stored. */
+export async function insertLine(trx: Knex.Transaction, columns: Record<string, Knex.Value>): Promise<LineRow> {
+  const [row] = (await trx('invoice_lines').insert(columns).returning('*')) as LineRow[];
+  return row as LineRow;
+}
+
+/** Marks a locked invoice cancelled, stopping its recurrence when it is a running template; answers it as stored. */
+export async function markCancelled(trx: Knex.Transaction, invoiceId: number, opts: { stopRecurrence: boolean }): Promise<InvoiceRow> {
+  const [row] = (await trx('invoices')
+    .where({ id: invoiceId })
+    .update({
+      invoicestatus: 'cancelled',
+      cancelled_at: trx.fn.now(),
+      updated_at: trx.fn.now(),
+      ...(opts.stopRecurrence
+        ? { recurring_status: 'cancelled', recurring_next_run_date: null, recurring_cancellation_reason: 'invoice cancelled' }
+        : {}),
+    })
+    .returning('*')) as InvoiceRow[];
+  return row as InvoiceRow;
+}
+
+/** Adds a payment of `amount` to a locked invoice's paid amount, marking it paid when that pays it in full; answers it as stored. */
+export async function addPaid(
+  trx: Knex.Transaction,
+  invoiceId: number,
+  amount: string,
+  opts: { paidInFull: boolean },
+): Promise<InvoiceRow> {
+  const [row] = (await trx('invoices')
+    .where({ id: invoiceId })
+    .update({
+      amount_paid: trx.raw('amount_paid + ?::numeric', [amount]),
+      updated_at: trx.fn.now(),
+      ...(opts.paidInFull ? { invoicestatus: 'paid', paid_at: trx.fn.now() } : {}),
+    })
+    .returning('*')) as InvoiceRow[];
+  return row as InvoiceRow;
+}
+
+/** A journal entry of an invoice as its balances show it. */
+export interface InvoiceEntryRow {
+  id: number;
+  org_id: number;
+  invoice_id: number;
+  kind: 'invoice' | 'payment';
+  journalname: string;
+  journaldate: string;
+  amount: string;
+}
+
+/** The journal entries naming an invoice, in posting order. */
+export async function entriesOfInvoice(db: Knex, orgId: number, invoiceId: number): Promise<InvoiceEntryRow[]> {
+  return db<InvoiceEntryRow>('journal_entries').where({ org_id: orgId, invoice_id: invoiceId }).orderBy('id');
+}
+
+/** An invoice of a list, with its partner's names as the directory holds them. */
+export type InvoiceListRow = InvoiceRow & { p_partnername: string | null; p_display_name: string | null };
+
+/** What a list of invoices is filtered and sorted by (`invoicing.invoice.list`). */
+export type InvoiceListFilter = Pick<
+  RequestOf<typeof invoicing.listInvoices>,
+  'partner_ids' | 'status_filter' | 'date_from' | 'date_to' | 'amount_min' | 'amount_max' | 'search_key' | 'sort_by' | 'sort_order'
+>;
+
+const SORT_COLUMN = { number: 'i.invoicenumber', date: 'i.invoicedatetime', total: 'i.invoicetotal', due: 'i.invoicedue' } as const;
+
+/** A page of the organization's invoices under the filter, as `today` reads their status, and the total it pages through. */
+export async function invoicePage(
+  db: Knex,
+  orgId: number,
+  filter: InvoiceListFilter,
+  page: PageRequest,
+  today: string,
+): Promise<{ rows: InvoiceListRow[]; total: number }> {
+  const filtered = db('invoices as i')
+    .leftJoin('partner_directory as p', (j) => j.on('p.org_id', 'i.org_id').andOn('p.id', 'i.partner_id'))
+    .where('i.org_id', orgId)
+    .modify((q: Knex.QueryBuilder) => {
+      if (filter.partner_ids?.length) q.whereIn('i.partner_id', filter.partner_ids);
+      if (filter.status_filter) whereStatus(q, filter.status_filter, today);
+      if (filter.date_from) q.where('i.invoicedatetime', '>=', `${filter.date_from}T00:00:00Z`);
+      if (filter.date_to) q.where('i.invoicedatetime', '<', `${addDays(filter.date_to, 1)}T00:00:00Z`);
+      if (filter.amount_min !== undefined) q.where('i.invoicetotal', '>=', filter.amount_min);
+      if (filter.amount_max !== undefined) q.where('i.invoicetotal', '<=', filter.amount_max);
+      const search = filter.search_key?.trim();
+      if (search) {
+        const pattern = likeContains(search);
+        q.where((w) => {
+          for (const column of ['i.invoicenumber', 'i.sourcenumber', 'p.partnername', 'p.display_name'])
+            w.orWhereRaw(`?? ilike ? escape '\\'`, [column, pattern]);
+          // A payment reference is found as printed (groups of four) too.
+          w.orWhereRaw(`i.payment_reference ilike ? escape '\\'`, [likeContains(search.replace(/ /g, ''))]);
+        });
+      }
+    });
+  const direction = filter.sort_order ?? 'desc';
+  const sortColumn = SORT_COLUMN[filter.sort_by ?? 'date'];
+  return selectPage<InvoiceListRow>(
+    filtered.select('i.*', 'p.partnername as p_partnername', 'p.display_name as p_display_name'),
+    page,
+    (q) => q.orderByRaw(`?? ${direction} nulls last, i.id ${direction}`, [sortColumn]),
+  );
+}
+
+/** `overdue` is not stored: it is an open invoice whose due date has passed, so `open` excludes those. */
+function whereStatus(q: Knex.QueryBuilder, status: invoicing.InvoiceStatus, today: string): void {
+  if (status === 'overdue') {
+    q.where('i.invoicestatus', 'open').where('i.invoicedue', '<', today);
+  } else if (status === 'open') {
+    q.where('i.invoicestatus', 'open').where((w) => {
+      w.whereNull('i.invoicedue').orWhere('i.invoicedue', '>=', today);
+    });
+  } else {
+    q.where('i.invoicestatus', status);
+  }
 }

@@ -1,5 +1,6 @@
 import { organizationLogo, organizationParty, partnerParty, type DocumentPartiesView as IssuedParties, type Party } from '@bo/documents';
-import { freezeParties, frozenParties, storedParties, type DocumentParties, type Knex } from '@bo/runtime';
+import { type Knex } from '@bo/runtime';
+import { freezeParties, frozenParties, storedParties, type DocumentParties } from '@bo/billing';
 import type { InvoiceRow } from './invoice.record';
 
 /**

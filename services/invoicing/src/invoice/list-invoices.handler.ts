@@ -1,13 +1,9 @@
 import { invoicing, type RequestOf } from '@bo/contracts';
 import { dec, formatDateTime, toNumber } from '@bo/kernel';
-import { handler, likeContains, paginationOf, selectPage, organizationToday, validationFailed, type Knex } from '@bo/runtime';
-import { addDays } from '../domain/recurrence';
-import { dueOf, statusOf, toLineRecord, type InvoiceRow } from './invoice.record';
-import { inSnapshot, linesOf } from './invoice.repository';
-
-type ListRow = InvoiceRow & { p_partnername: string | null; p_display_name: string | null };
-
-const SORT_COLUMN = { number: 'i.invoicenumber', date: 'i.invoicedatetime', total: 'i.invoicetotal', due: 'i.invoicedue' } as const;
+import { handler, paginationOf, validationFailed, type Knex } from '@bo/runtime';
+import { organizationToday } from '@bo/billing';
+import { dueOf, statusOf, toLineRecord } from './invoice.record';
+import { inSnapshot, invoicePage, linesOf } from './invoice.repository';
 
 export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, ctx) => {
   if (req.date_from && req.date_to && req.date_from > req.date_to) {
@@ -24,32 +20,7 @@ export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, c
 
 async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>, orgId: number) {
   const now = await organizationToday(db, orgId);
-  const filtered = db('invoices as i')
-    .leftJoin('partner_directory as p', (j) => j.on('p.org_id', 'i.org_id').andOn('p.id', 'i.partner_id'))
-    .where('i.org_id', orgId)
-    .modify((q: Knex.QueryBuilder) => {
-      if (req.partner_ids?.length) q.whereIn('i.partner_id', req.partner_ids);
-      if (req.status_filter) whereStatus(q, req.status_filter, now);
-      if (req.date_from) q.where('i.invoicedatetime', '>=', `${req.date_from}T00:00:00Z`);
-      if (req.date_to) q.where('i.invoicedatetime', '<', `${addDays(req.date_to, 1)}T00:00:00Z`);
-      if (req.amount_min !== undefined) q.where('i.invoicetotal', '>=', req.amount_min);
-      if (req.amount_max !== undefined) q.where('i.invoicetotal', '<=', req.amount_max);
-      const search = req.search_key?.trim();
-      if (search) {
-        const pattern = likeContains(search);
-        q.where((w) => {
-          for (const column of ['i.invoicenumber', 'i.sourcenumber', 'p.partnername', 'p.display_name'])
-            w.orWhereRaw(`?? ilike ? escape '\\'`, [column, pattern]);
-        });
-      }
-    });
-  const direction = req.sort_order ?? 'desc';
-  const sortColumn = SORT_COLUMN[req.sort_by ?? 'date'];
-  const { rows, total } = await selectPage<ListRow>(
-    filtered.select('i.*', 'p.partnername as p_partnername', 'p.display_name as p_display_name'),
-    req,
-    (page) => page.orderByRaw(`?? ${direction} nulls last, i.id ${direction}`, [sortColumn]),
-  );
+  const { rows, total } = await invoicePage(db, orgId, req, req, now);
   const lines = req.include_items
     ? await linesOf(
         db,
@@ -60,6 +31,7 @@ async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>,
     id: r.id,
     orgid: r.org_id,
     invoicenumber: r.invoicenumber,
+    payment_reference: r.payment_reference,
     invoicetype: r.invoicetype,
     invoicestatus: statusOf(r, now),
     partner: { id: r.partner_id, partnername: r.p_partnername, display_name: r.p_display_name, imageUrl: null },
@@ -83,17 +55,4 @@ async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>,
     invoices,
     pagination: paginationOf(req, total),
   };
-}
-
-/** `overdue` is not stored: it is an open invoice whose due date has passed, so `open` excludes those. */
-function whereStatus(q: Knex.QueryBuilder, status: invoicing.InvoiceStatus, now: string): void {
-  if (status === 'overdue') {
-    q.where('i.invoicestatus', 'open').where('i.invoicedue', '<', now);
-  } else if (status === 'open') {
-    q.where('i.invoicestatus', 'open').where((w) => {
-      w.whereNull('i.invoicedue').orWhere('i.invoicedue', '>=', now);
-    });
-  } else {
-    q.where('i.invoicestatus', status);
-  }
 }

@@ -1,5 +1,6 @@
 import { formatDate } from '@bo/kernel';
-import { organizationSettings, organizationToday, validationFailed, type Knex } from '@bo/runtime';
+import { validationFailed, type Knex } from '@bo/runtime';
+import { organizationSettings, organizationToday } from '@bo/billing';
 import { lockDateRefusal } from '../domain/lock-date';
 
 /**

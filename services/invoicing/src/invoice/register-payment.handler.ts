@@ -1,17 +1,18 @@
 import { invoicing } from '@bo/contracts';
-import { amountText, dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import { handler, invalidState, recordEvent, validationFailed } from '@bo/runtime';
-import { accountsFor, DEFAULT_PAYMENT_JOURNAL, tradeMove } from '../domain/journal';
-import { minorUnitRefusal, paymentLines, settlementDirection } from '../domain/cash';
-import { paymentConversion } from '../payments/payment-rate';
-import { bookedDocuments, documentStep, postPayment } from '../payments/payment.repository';
-import { canTakePayment } from '../domain/status';
-import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
-import { findInvoice } from './invoice.repository';
+import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
+import { handler, recordEvent } from '@bo/runtime';
+import { tradeMove } from '../domain/journal';
+import { paymentConversion } from '../payment/payment-rate';
+import { bookedDocuments, postPayment } from '../payment/payment.repository';
+import { decideRegistration, registrationLines } from './decide-registration';
+import { dueOf, eventRef, statusOf } from './invoice.record';
+import { addPaid, findInvoice } from './invoice.repository';
 import { assertAfterLockDate, postingToday } from './lock-date';
-import { datedBeforeRefusal } from '../domain/dating';
-import { documentDated } from '../payments/dated';
 
+/**
+ * Load (the invoice under its lock) → decide (decide-registration.ts) → load the rate and what the
+ * invoice booked → the entry's lines → store.
+ */
 export const registerPaymentHandler = handler(invoicing.registerPayment, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
     const now = await postingToday(trx, ctx.orgId);
@@ -19,23 +20,13 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
     await assertAfterLockDate(trx, ctx.orgId, paymentDate, 'payment_date', 'a payment');
     // Locked so two payments racing cannot together pay more than is due.
     const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
-    const status = statusOf(invoice, now);
-    if (!canTakePayment(status)) {
-      throw invalidState(`A payment can only be registered on an open or overdue invoice; invoice ${invoice.invoicenumber} is ${status}`);
-    }
-    const unit = minorUnitRefusal('amount', req.amount, invoice.currency);
-    if (unit) throw validationFailed(unit.message, [{ field: unit.field, message: unit.message }]);
-    const early = datedBeforeRefusal('payment_date', formatDate(paymentDate) as string, 'a payment of it', [documentDated(invoice)]);
-    if (early) throw validationFailed(early.message, [{ field: early.field, message: early.message }]);
-    const due = dec(invoice.invoicetotal).minus(dec(invoice.amount_paid));
-    if (dec(req.amount).greaterThan(due)) {
-      const message = `Overpayment: amount ${amountText(req.amount)} exceeds the amount due ${amountText(due)} on invoice ${invoice.invoicenumber}`;
-      throw validationFailed(message, [{ field: 'amount', message }]);
-    }
-    const journal = req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL;
-    const accounts = accountsFor(invoice.invoicetype, invoice);
-    // One payment of one document: the bank at the payment's worth, the document cleared at its own
-    // (docs/invoicing.md "Payments in another currency").
+    const state = { invoice, today: now };
+    const registration = decideRegistration(state, {
+      amount: req.amount,
+      date: formatDate(paymentDate) as string,
+      journal: req.journal,
+    });
+    const { journal, paidInFull } = registration;
     const conversion = await paymentConversion(trx, ctx.orgId, {
       currency: invoice.currency,
       amount: req.amount,
@@ -44,14 +35,7 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       documents: [invoice],
     });
     const booked = await bookedDocuments(trx, [invoice], conversion.places);
-    // All of it settles the document: no credit is left on the trade account.
-    const lines = paymentLines(
-      settlementDirection(invoice.invoicetype),
-      conversion.accounting_amount,
-      journal,
-      [{ account: accounts.trade, amount: documentStep(invoice, booked, req.amount) }],
-      0,
-    );
+    const lines = registrationLines(state, registration, req.amount, conversion, booked);
     // A payment with one allocation (docs/invoicing.md, "Cash application"): listed, voided and
     // reported like any other, its events those register_payment always published.
     const payment = await postPayment(
@@ -69,7 +53,7 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
         org_id: ctx.orgId,
         invoice_id: invoice.id,
         partner_id: invoice.partner_id,
-        direction: settlementDirection(invoice.invoicetype),
+        direction: registration.direction,
         currency: invoice.currency,
         exchange_rate: conversion.exchange_rate,
         accounting_amount: conversion.accounting_amount,
@@ -89,17 +73,8 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       },
     );
     const { id: paymentId, journal_entry_id: journalEntryId } = payment;
-    const paidInFull = dec(req.amount).equals(due);
-    const [row] = (await trx('invoices')
-      .where({ id: invoice.id })
-      .update({
-        amount_paid: trx.raw('amount_paid + ?::numeric', [req.amount]),
-        updated_at: trx.fn.now(),
-        ...(paidInFull ? { invoicestatus: 'paid', paid_at: trx.fn.now() } : {}),
-      })
-      .returning('*')) as InvoiceRow[];
-    const updated = row as InvoiceRow;
-    await recordEvent(trx, invoicing.invoicePaymentRegistered.type, ctx.orgId, {
+    const updated = await addPaid(trx, invoice.id, req.amount, { paidInFull });
+    await recordEvent(trx, invoicing.invoicePaymentRegistered, ctx.orgId, {
       ...eventRef(updated),
       payment_id: paymentId,
       amount: toNumber(req.amount),
@@ -112,7 +87,7 @@ export const registerPaymentHandler = handler(invoicing.registerPayment, async (
       trade_delta: toNumber(tradeMove(lines)),
     });
     if (paidInFull)
-      await recordEvent(trx, invoicing.invoicePaid.type, ctx.orgId, {
+      await recordEvent(trx, invoicing.invoicePaid, ctx.orgId, {
         ...eventRef(updated),
         paid_at: formatDateTime(updated.paid_at) as string,
       });

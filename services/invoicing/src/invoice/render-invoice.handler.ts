@@ -1,10 +1,11 @@
 import { invoicing } from '@bo/contracts';
 import { EInvoiceRefused, refusalBody, renderDocument } from '@bo/documents';
 import { formatDate, formatDateTime } from '@bo/kernel';
-import { AppError, currentParties, handler, type HandlerContext, type Knex } from '@bo/runtime';
+import { AppError, handler, type HandlerContext, type Knex } from '@bo/runtime';
+import { currentParties } from '@bo/billing';
 import { accountingCurrency, findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import { invoiceDocument, type InvoiceDocumentInput } from './invoice-document';
-import { findInvoice, inSnapshot, linesOf } from './invoice.repository';
+import { findInvoice, findInvoiceIfAny, inSnapshot, linesOf } from './invoice.repository';
 import type { InvoiceRow } from './invoice.record';
 import { issuedFile, keepIssuedFile, type IssuedFile } from './issued-files';
 import { freezeIssuedParties, invoiceParties, isIssued, issuedParties, type IssuedParties } from './issued-snapshot';
@@ -36,7 +37,7 @@ export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req,
     const lines = (await linesOf(db, [invoice.id])).get(invoice.id) ?? [];
     // The preceding invoice (EN 16931 BG-3, BT-25/26) is the checked link alone, never the client's free text.
     const creditedId = invoice.credits_invoice_id;
-    const source = creditedId === null ? undefined : await db<InvoiceRow>('invoices').where({ org_id: ctx.orgId, id: creditedId }).first();
+    const source = creditedId === null ? undefined : await findInvoiceIfAny(db, ctx.orgId, creditedId);
     const credited = source
       ? { number: source.invoicenumber, issue_date: (formatDateTime(source.invoicedatetime) as string).slice(0, 10) }
       : null;

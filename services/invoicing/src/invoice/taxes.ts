@@ -1,8 +1,7 @@
 import { dec, type Dec, type TaxDocument, type TaxDocumentInput } from '@bo/kernel';
-import { documentTaxInput, validationFailed, type StoredAllowanceCharge, type TaxContext, type TaxedLine } from '@bo/runtime';
+import { validationFailed } from '@bo/runtime';
+import { documentTaxInput, type StoredAllowanceCharge, type TaxContext, type TaxedLine } from '@bo/billing';
 import type { InvoiceRow } from './invoice.record';
-
-export { storedTaxContext, taxParties } from '@bo/runtime';
 
 /**
  * An invoice's stored rows as the kernel's tax calculation reads them (docs/invoicing.md, "Taxes and

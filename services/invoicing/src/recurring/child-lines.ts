@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { caller, resolveCatalogLines, type BaseConfig, type Bus, type HandlerContext } from '@bo/runtime';
+import { caller, type BaseConfig, type Bus, type HandlerContext } from '@bo/runtime';
+import { resolveCatalogLines } from '@bo/billing';
 import type { LineRow } from '../invoice/invoice.record';
 import { lineField } from '../invoice/create-input';
 

@@ -11,6 +11,15 @@ export async function lockContract(trx: Knex.Transaction, orgId: number, id: num
   return row;
 }
 
+/** Writes a contract's recurring fields and answers its row as it now is. */
+export async function updateContract(trx: Knex.Transaction, id: number, changes: Partial<InvoiceRow>): Promise<InvoiceRow> {
+  const [row] = (await trx('invoices')
+    .where({ id })
+    .update({ ...changes, updated_at: trx.fn.now() })
+    .returning('*')) as InvoiceRow[];
+  return row as InvoiceRow;
+}
+
 export function contractReply(message: string, row: InvoiceRow) {
   return { message, invoice: { id: row.id, invoicenumber: row.invoicenumber, recurring: toRecurringRecord(row) } };
 }

@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { handler, invalidState, organizationToday, requireLivePartner } from '@bo/runtime';
+import { handler, invalidState } from '@bo/runtime';
+import { organizationToday, requireLivePartner } from '@bo/billing';
 import { generateTooEarly } from '../domain/recurrence';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice, linesOf } from '../invoice/invoice.repository';

@@ -1,7 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { handler, invalidState } from '@bo/runtime';
-import type { InvoiceRow } from '../invoice/invoice.record';
-import { contractReply, lockContract } from './contract';
+import { contractReply, lockContract, updateContract } from './contract';
 
 export const pauseRecurringHandler = handler(invoicing.pauseRecurring, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
@@ -10,10 +9,7 @@ export const pauseRecurringHandler = handler(invoicing.pauseRecurring, async (re
       throw invalidState(
         `Recurring contract ${contract.invoicenumber} is ${contract.recurring_status}; only an active contract can be paused`,
       );
-    const [row] = (await trx('invoices')
-      .where({ id: contract.id })
-      .update({ recurring_status: 'paused', updated_at: trx.fn.now() })
-      .returning('*')) as InvoiceRow[];
-    return contractReply('Recurring invoice paused successfully', row as InvoiceRow);
+    const row = await updateContract(trx, contract.id, { recurring_status: 'paused' });
+    return contractReply('Recurring invoice paused successfully', row);
   });
 });

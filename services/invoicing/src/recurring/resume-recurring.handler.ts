@@ -1,8 +1,8 @@
 import { invoicing } from '@bo/contracts';
-import { assertNotFenced, handler, invalidState, organizationToday } from '@bo/runtime';
+import { handler, invalidState } from '@bo/runtime';
+import { assertNotFenced, organizationToday } from '@bo/billing';
 import { firstRunIndexNotBefore, runDate } from '../domain/recurrence';
-import type { InvoiceRow } from '../invoice/invoice.record';
-import { contractReply, lockContract } from './contract';
+import { contractReply, lockContract, updateContract } from './contract';
 
 /** Periods that passed while paused are skipped, not caught up: the next run is the first date not in the past. */
 export const resumeRecurringHandler = handler(invoicing.resumeRecurring, async (req, ctx) => {
@@ -18,15 +18,11 @@ export const resumeRecurringHandler = handler(invoicing.resumeRecurring, async (
     const start = contract.recurring_start_date as string;
     const frequency = contract.recurring_frequency!;
     const index = firstRunIndexNotBefore(start, frequency, contract.recurring_next_index, await organizationToday(trx, ctx.orgId));
-    const [row] = (await trx('invoices')
-      .where({ id: contract.id })
-      .update({
-        recurring_status: 'active',
-        recurring_next_index: index,
-        recurring_next_run_date: runDate(start, frequency, index),
-        updated_at: trx.fn.now(),
-      })
-      .returning('*')) as InvoiceRow[];
-    return contractReply('Recurring invoice resumed successfully', row as InvoiceRow);
+    const row = await updateContract(trx, contract.id, {
+      recurring_status: 'active',
+      recurring_next_index: index,
+      recurring_next_run_date: runDate(start, frequency, index),
+    });
+    return contractReply('Recurring invoice resumed successfully', row);
   });
 });

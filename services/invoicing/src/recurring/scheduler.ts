@@ -1,5 +1,6 @@
 import type { BackgroundTask, BaseConfig, Bus, Knex, Logger, OutboxRelay } from '@bo/runtime';
-import { AppError, findPartner, organizationToday, organizationTodaySql, periodicTask, todayByZone, type TodayByZone } from '@bo/runtime';
+import { AppError, periodicTask } from '@bo/runtime';
+import { findPartner, organizationToday, organizationTodaySql, todayByZone, type TodayByZone } from '@bo/billing';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { linesOf } from '../invoice/invoice.repository';
 import { childLineCheck, type ChildLineCheck } from './child-lines';

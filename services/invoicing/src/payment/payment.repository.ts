@@ -1,0 +1,333 @@
+import type { invoicing } from '@bo/contracts';
+import { dec, type DecimalLike } from '@bo/kernel';
+import { notFound, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { accountsFor, tradeMove, type JournalLine } from '../domain/journal';
+import { allocationLines, statusAfterSettlement, unconverted, valueOfStep, type BookedValue } from '../domain/cash';
+import { entryCtes, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
+import type { InvoiceRow } from '../invoice/invoice.record';
+import { toPaymentRecord, type AllocationRow, type BookedAllocation, type PaymentRow, type RefundRow } from './payment.record';
+import { documentStep } from './payment-values';
+
+/** The SQL of payments, allocations, refunds, voids and write-offs (their rows and replies: payment.record.ts). */
+
+/**
+ * Posts a payment's journal entry and inserts the payment, each naming the other, in one statement,
+ * with the one allocation a `register_payment` makes (posted by that entry, which it names); answers the stored payment (its
+ * `journal_entry_id` the entry's). Both ids are drawn from their sequences first, so neither row is
+ * written twice. Every payment is written this way, so no entry is left naming none.
+ */
+export async function postPayment(
+  trx: Knex.Transaction,
+  entry: Omit<EntryHeader, 'payment_id'>,
+  lines: JournalLine[],
+  row: Record<string, Knex.Value>,
+  allocation?: { org_id: number; invoice_id: number; amount: DecimalLike; allocation_date: string; operation_key: string | null },
+): Promise<PaymentRow> {
+  const ctes = entryCtes(entry, lines, { id: '(select entry_id from ids)', payment_id: '(select payment_id from ids)' });
+  const payment = trx('payments')
+    .insert({ ...row, id: trx.raw('(select payment_id from ids)'), journal_entry_id: trx.raw('(select entry_id from ids)') })
+    .returning('*')
+    .toSQL();
+  const allocated = allocation
+    ? `, allocated as (insert into payment_allocations (payment_id, org_id, invoice_id, amount, allocation_date, operation_key, journal_entry_id)
+         select payment.id, ?::int, ?::int, ?::numeric, ?::date, ?, payment.journal_entry_id from payment)`
+    : '';
+  const { rows } = await trx.raw<{ rows: PaymentRow[] }>(
+    `with ids as (select nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as entry_id,
+                         nextval(pg_get_serial_sequence('payments', 'id'))::int as payment_id),
+          ${ctes.sql},
+          payment as (${payment.sql})${allocated}
+     select * from payment`,
+    [
+      ...ctes.bindings,
+      ...(payment.bindings as Knex.Value[]),
+      ...(allocation
+        ? [allocation.org_id, allocation.invoice_id, String(allocation.amount), allocation.allocation_date, allocation.operation_key]
+        : []),
+    ],
+  );
+  return rows[0] as PaymentRow;
+}
+
+export type CashEntryKind = 'payment' | 'allocation' | 'refund' | 'void' | 'write_off';
+
+/**
+ * Stores a cash entry (a payment, an allocation's transfer, a refund, a void, a write-off) and its
+ * lines: it may name a payment instead of one invoice. An unbalanced entry is a bug and never reaches
+ * the books. A payment's entry names `kind` `payment` and its one invoice where it has one, so the
+ * invoice's balances show it among its pay journals as before.
+ */
+export async function postCashEntry(
+  trx: Knex.Transaction,
+  entry: {
+    org_id: number;
+    invoice_id: number | null;
+    payment_id: number | null;
+    kind: CashEntryKind;
+    journalname: string;
+    journaldate: string;
+    reference: string;
+  },
+  lines: JournalLine[],
+): Promise<number> {
+  return postEntry(trx, entry, lines);
+}
+
+export async function findPayment(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<PaymentRow> {
+  const query = db<PaymentRow>('payments').where({ org_id: orgId, id }).first();
+  const row = await (opts.lock ? query.forUpdate() : query);
+  if (!row) throw notFound('Payment', id);
+  return row;
+}
+
+/**
+ * The organization's documents of these ids, locked in id order: every cash operation locks its
+ * payment first, then its documents in ascending id, so two of them never wait on each other in a
+ * circle. Another organization's ids are simply absent.
+ */
+export async function lockDocuments(trx: Knex.Transaction, orgId: number, ids: readonly number[]): Promise<Map<number, InvoiceRow>> {
+  const unique = [...new Set(ids)].sort((a, b) => a - b);
+  if (!unique.length) return new Map();
+  const rows = await trx<InvoiceRow>('invoices').where({ org_id: orgId }).whereIn('id', unique).orderBy('id').forUpdate();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/**
+ * Books allocations already judged (domain/cash.ts allocationRefusals) on documents locked by the
+ * caller: one row each under the operation's natural key, each document's paid amount and status,
+ * and, from a source whose credit sits on the books (`source.account`), an entry of its own (the
+ * credit used, the document cleared, the realized exchange difference). Each row names the entry
+ * that posted it, so the ledger replays it in posting order (ledger/ledger.ts); one booked from a
+ * source on the books answers its entry's trade move (`trade_delta`, for its event).
+ */
+export async function bookAllocations(
+  trx: Knex.Transaction,
+  args: {
+    orgId: number;
+    /**
+     * `account`: the trade account the credit sits on, `value` what it is worth and how much of it is
+     * used up already; `account` null when the payment's own entry (`postedBy`) posted each part to its
+     * document's account.
+     */
+    source: {
+      payment_id: number | null;
+      credit_note_id: number | null;
+      account: string | null;
+      postedBy?: number;
+      value?: { item: BookedValue; used: DecimalLike };
+      reference: string;
+    };
+    documents: ReadonlyMap<number, InvoiceRow>;
+    /** What each document booked in the accounting currency (`bookedDocuments`). */
+    booked: ReadonlyMap<number, BookedValue>;
+    requested: ReadonlyArray<{ invoice_id: number; amount: DecimalLike }>;
+    date: string;
+    journal: string;
+    operationKey: string | undefined;
+    /** A credit note's settlement of the invoice it credits, made by its validation: at most one per note. */
+    settlesCredited?: boolean;
+  },
+): Promise<BookedAllocation[]> {
+  const rows: BookedAllocation[] = [];
+  let seq = 0;
+  let used = dec(args.source.value?.used ?? 0);
+  for (const a of args.requested) {
+    const doc = args.documents.get(a.invoice_id) as InvoiceRow;
+    const amount = journalAmount(dec(a.amount));
+    const settles = doc.invoicetype === 'invoicein' ? 'invoicein' : 'invoiceout';
+    let lines: JournalLine[] = [];
+    if (args.source.account !== null) {
+      const sourceItem = args.source.value?.item ?? unconverted(amount);
+      const from = { account: args.source.account, value: valueOfStep(sourceItem, used, used.plus(amount)) };
+      used = used.plus(amount);
+      const to = { account: accountsFor(doc.invoicetype, doc).trade, value: documentStep(doc, args.booked, amount) };
+      lines = allocationLines(settles, from, to);
+    }
+    const journalEntryId = lines.length
+      ? await postCashEntry(
+          trx,
+          {
+            org_id: args.orgId,
+            invoice_id: doc.id,
+            payment_id: args.source.payment_id,
+            kind: 'allocation',
+            journalname: args.journal,
+            journaldate: args.date,
+            reference: `${args.source.reference} → ${doc.invoicenumber}`.slice(0, 64),
+          },
+          lines,
+        )
+      : (args.source.postedBy ?? null);
+    const [row] = (await trx('payment_allocations')
+      .insert({
+        org_id: args.orgId,
+        payment_id: args.source.payment_id,
+        credit_note_id: args.source.credit_note_id,
+        invoice_id: doc.id,
+        amount,
+        allocation_date: args.date,
+        journal_entry_id: journalEntryId,
+        operation_key: args.operationKey ?? null,
+        seq: seq++,
+        ...(args.settlesCredited ? { settles_credited: true } : {}),
+      })
+      .returning('*')) as AllocationRow[];
+    rows.push(args.source.account !== null ? { ...(row as AllocationRow), trade_delta: tradeMove(lines) } : (row as AllocationRow));
+    await settle(trx, doc, amount, args.documents);
+  }
+  return rows;
+}
+
+/**
+ * What each validated document booked in the accounting currency for its total: its entry's trade
+ * line (the amount due, converted at its rate). A document with no entry is worth its total; one
+ * whose entry has no trade line (a cent at a rate of 0.01 is worth 0.00, and zero lines are not
+ * posted) is worth 0. `places`: the accounting currency's decimals.
+ */
+export async function bookedDocuments(db: Knex, docs: Iterable<InvoiceRow>, places: number): Promise<Map<number, BookedValue>> {
+  const all = [...docs];
+  const booked = new Map<number, BookedValue>(all.map((d) => [d.id, { ...unconverted(d.invoicetotal), places }]));
+  // A document posted without converting (no exchange_rate: the accounting currency's own) booked its
+  // total as it is; only a converted one needs its entry read.
+  const list = all.filter((d) => d.exchange_rate !== null);
+  if (!list.length) return booked;
+  const rows = await db('journal_entries as e')
+    .leftJoin('journal_lines as l', (j) => {
+      j.on('l.entry_id', 'e.id').onIn('l.label', ['Receivable', 'Payable']);
+    })
+    .whereIn(
+      'e.invoice_id',
+      list.map((d) => d.id),
+    )
+    .where('e.kind', 'invoice')
+    .groupBy('e.invoice_id')
+    .select<Array<{ invoice_id: number; booked: string }>>('e.invoice_id', db.raw('coalesce(sum(l.debit + l.credit), 0) as booked'));
+  for (const r of rows) {
+    const doc = list.find((d) => d.id === r.invoice_id) as InvoiceRow;
+    booked.set(r.invoice_id, { amount: doc.invoicetotal, booked: r.booked, places });
+  }
+  return booked;
+}
+
+/** Moves a locked document's paid amount by `amount` (negative to undo) and its status with it; the map keeps the row current. */
+export async function settle(
+  trx: Knex.Transaction,
+  doc: InvoiceRow,
+  amount: DecimalLike,
+  documents?: ReadonlyMap<number, InvoiceRow>,
+): Promise<InvoiceRow> {
+  const paid = dec(doc.amount_paid).plus(dec(amount));
+  const status = statusAfterSettlement(doc, paid);
+  const [row] = (await trx('invoices')
+    .where({ id: doc.id })
+    .update({
+      amount_paid: journalAmount(paid),
+      invoicestatus: status,
+      paid_at: status === 'paid' ? (doc.paid_at ?? trx.fn.now()) : null,
+      updated_at: trx.fn.now(),
+    })
+    .returning('*')) as InvoiceRow[];
+  const updated = row as InvoiceRow;
+  (documents as Map<number, InvoiceRow> | undefined)?.set(updated.id, updated);
+  return updated;
+}
+
+/** Payment records with their allocations and refunds, in the order given. */
+export async function paymentRecords(db: Knex, rows: PaymentRow[]): Promise<invoicing.PaymentRecord[]> {
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.id);
+  const allocations = await db('payment_allocations as a')
+    .join('invoices as i', 'i.id', 'a.invoice_id')
+    .whereIn('a.payment_id', ids)
+    .select<Array<AllocationRow & { invoicenumber: string }>>('a.*', 'i.invoicenumber')
+    .orderBy('a.id');
+  const refunds = await db<RefundRow>('payment_refunds').whereIn('payment_id', ids).orderBy('id');
+  return rows.map((p) =>
+    toPaymentRecord(
+      p,
+      allocations.filter((a) => a.payment_id === p.id),
+      refunds.filter((r) => r.payment_id === p.id),
+    ),
+  );
+}
+
+/** A page of the organization's payments, newest first, under the filters given. */
+export async function paymentPage(
+  db: Knex,
+  orgId: number,
+  filter: { partner?: number; direction?: invoicing.PaymentDirection; status?: PaymentRow['status'] },
+  page: PageRequest,
+): Promise<{ rows: PaymentRow[]; total: number }> {
+  const filtered = db('payments').where({ org_id: orgId });
+  if (filter.partner !== undefined) void filtered.where({ partner_id: filter.partner });
+  if (filter.direction !== undefined) void filtered.where({ direction: filter.direction });
+  if (filter.status !== undefined) void filtered.where({ status: filter.status });
+  return selectPage<PaymentRow>(filtered.select('*'), page, (q) => q.orderBy('id', 'desc'));
+}
+
+/** Sets a locked payment's running totals (what it allocated, what it refunded); answers the row as stored. */
+export async function setPaymentTotals(
+  trx: Knex.Transaction,
+  paymentId: number,
+  totals: { allocated: string } | { refunded: string },
+): Promise<PaymentRow> {
+  const [row] = (await trx('payments').where({ id: paymentId }).update(totals).returning('*')) as PaymentRow[];
+  return row as PaymentRow;
+}
+
+/** Stores a refund; answers it as stored. */
+export async function insertRefund(trx: Knex.Transaction, row: Record<string, Knex.Value>): Promise<RefundRow> {
+  const [refund] = (await trx('payment_refunds').insert(row).returning('*')) as RefundRow[];
+  return refund as RefundRow;
+}
+
+/** A payment's allocations still standing, in the order they were made. */
+export async function activeAllocationsOf(db: Knex, paymentId: number): Promise<AllocationRow[]> {
+  return db<AllocationRow>('payment_allocations').where({ payment_id: paymentId, status: 'active' }).orderBy('id');
+}
+
+/** Marks a payment voided by its reversal entry, with the allocations it voided; answers the payment as stored. */
+export async function markPaymentVoided(
+  trx: Knex.Transaction,
+  paymentId: number,
+  allocationIds: readonly number[],
+  reversal: { journalEntryId: number; reason: string | null; date: string },
+): Promise<PaymentRow> {
+  if (allocationIds.length) {
+    await trx('payment_allocations')
+      .whereIn('id', [...allocationIds])
+      .update({ status: 'voided', voided_at: trx.fn.now() });
+  }
+  const [row] = (await trx('payments')
+    .where({ id: paymentId })
+    .update({
+      status: 'voided',
+      allocated: 0,
+      void_journal_entry_id: reversal.journalEntryId,
+      void_reason: reversal.reason,
+      void_date: reversal.date,
+      voided_at: trx.fn.now(),
+    })
+    .returning('*')) as PaymentRow[];
+  return row as PaymentRow;
+}
+
+/** Marks a locked invoice written off for `amount` by its entry; answers the invoice as stored. */
+export async function markWrittenOff(
+  trx: Knex.Transaction,
+  invoiceId: number,
+  writeOff: { amount: string; reason: string | null; journalEntryId: number },
+): Promise<InvoiceRow> {
+  const [row] = (await trx('invoices')
+    .where({ id: invoiceId })
+    .update({
+      invoicestatus: 'written_off',
+      written_off_amount: writeOff.amount,
+      written_off_at: trx.fn.now(),
+      write_off_reason: writeOff.reason,
+      write_off_journal_entry_id: writeOff.journalEntryId,
+      updated_at: trx.fn.now(),
+    })
+    .returning('*')) as InvoiceRow[];
+  return row as InvoiceRow;
+}
