@@ -108,6 +108,9 @@ describe('organization profile (partners service)', () => {
       [{ time_zone: '+02:00' }, 'time_zone', /IANA/],
       [{ iban: 'GB82 WEST 1234 5698 7654 33' }, 'iban', /IBAN/],
       [{ bic: 'DEUT' }, 'bic', /BIC/],
+      // The Peppol rules' EAS code list and their check of a Belgian enterprise number (PEPPOL-COMMON-R043).
+      [{ peppol_id: '9999:123' }, 'peppol_id', /Electronic Address Scheme/],
+      [{ peppol_id: '0208:0123456789' }, 'peppol_id', /PEPPOL-COMMON-R043/],
       [{ email: 'not an email' }, 'email', /email/],
       [{ logo_png: Buffer.from('GIF89a....').toString('base64') }, 'logo_png', /PNG/],
       [{ logo_png: Buffer.concat([PNG, Buffer.alloc(256 * 1024)]).toString('base64') }, 'logo_png', /at most 262144 bytes/],

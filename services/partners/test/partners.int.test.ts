@@ -54,6 +54,28 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     expect(row.deleted_at).not.toBeNull();
   });
 
+  it('answers an edit with the partner exactly as stored and as its event carries it: every field the edit writes', async () => {
+    const seen = await svc.collect(['partners.partner.updated']);
+    const p = await create({ partnername: 'Umbrella', email: 'x@umbrella.test', credit_limit: 100, currency: 'KWD' });
+    const edited = body(
+      await svc.call('partners.partner.edit', {
+        action: 'edit',
+        partner_id: p.id,
+        email: '',
+        display_name: '  ',
+        credit_limit: '250.125',
+        notes: 'Line one\nline two',
+        city: ' Kuwait City ',
+        bank_accounts: [{ iban: 'KW81CBKU0000000000001234560101', name: ' Main ' }],
+        dunning_blocked: true,
+      }),
+    ).partner;
+    expect(edited).toMatchObject({ email: null, display_name: 'Umbrella', credit_limit: 250.125, city: 'Kuwait City', version: 2 });
+    expect(body(await svc.call('partners.partner.get', { partner_id: p.id })).partner).toEqual(edited);
+    await waitFor(() => seen.some((e) => e.data['id'] === p.id));
+    expect(seen.find((e) => e.data['id'] === p.id)!.data).toEqual(edited);
+  });
+
   it("never shows another organization's partner", async () => {
     const p = await create({ partnername: 'Private' }, 2);
     for (const [op, extra] of [
@@ -215,8 +237,120 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     ]);
     expect(after.posted).toHaveLength(4);
     // Twelve events in three runs (a conversion then its validation, a cancellation then a late
-    // conversion, a payment posted twice), each a few statements.
-    expect(statements.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql)).length).toBeLessThanOrEqual(3 * 5);
+    // conversion, a payment posted twice), each a few statements: the partners it names, the
+    // commitments released and opened, the rows posted, the balances per currency moved, then the
+    // partners' figures weighed (loaded, then stored).
+    expect(statements.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql)).length).toBeLessThanOrEqual(3 * 7);
+  });
+
+  it('releases a commitment whose conversion commits while the validation waits on it (two ledger instances side by side)', async () => {
+    // Two instances of the ledger, one applying a conversion, the other the validation of the same
+    // invoice. The validation's statement waits on the conversion's uncommitted commitment; once that
+    // commits, the validation must release it, not leave it open because its snapshot predates it.
+    const org = 43;
+    const partner = (await create({ partnername: 'Race Co', credit_limit: 0 }, org)).id as number;
+    const e = (type: string, data: Record<string, unknown>): EventEnvelope => ({
+      id: randomUUID(),
+      type,
+      occurred_at: '2026-03-01T10:00:00',
+      org_id: org,
+      data,
+    });
+    const log = createLogger('test', 'silent');
+    const { release: commitConversion, held } = holdTransaction();
+    let converted!: () => void;
+    const conversionApplied = new Promise<void>((resolve) => (converted = resolve));
+    const conversion = svc.db.transaction(async (trx) => {
+      await ledgerConsumer.handleBatch!(trx, [e('sales.quotation.converted', convertedData(partner, 801, 77.7))], log);
+      converted();
+      await held;
+    });
+    await conversionApplied;
+    const validation = svc.db.transaction((trx) =>
+      ledgerConsumer.handleBatch!(trx, [e('invoicing.invoice.validated', validatedData(partner, 801, 'invoiceout', 77.7))], log),
+    );
+    await waitForLockWait(svc, 'commitments');
+    commitConversion();
+    await Promise.all([conversion, validation]);
+
+    expect(await svc.db('commitments').where({ org_id: org }).select('invoice_id', 'amount', 'status')).toEqual([
+      { invoice_id: 801, amount: '77.7', status: 'released' },
+    ]);
+    expect(await svc.db('partners').where({ org_id: org, id: partner }).select('balance', 'committed').first()).toEqual({
+      balance: '77.7',
+      committed: '0',
+    });
+  });
+
+  it("weighs a partner's figures with the balances another instance committed while this one waited for the partner", async () => {
+    // Two instances each apply a conversion of the same partner, in different currencies. The second
+    // waits for the first's lock on the partner; once the first commits, the second must weigh the
+    // partner's committed amount with the first's currency too, not from balances read before it waited.
+    const org = 44;
+    const partner = (await create({ partnername: 'Two Currencies Co', credit_limit: 0 }, org)).id as number;
+    const e = (data: Record<string, unknown>): EventEnvelope => ({
+      id: randomUUID(),
+      type: 'sales.quotation.converted',
+      occurred_at: '2026-03-01T10:00:00',
+      org_id: org,
+      data,
+    });
+    const log = createLogger('test', 'silent');
+    const { release, held } = holdTransaction();
+    let applied!: () => void;
+    const firstApplied = new Promise<void>((resolve) => (applied = resolve));
+    const first = svc.db.transaction(async (trx) => {
+      await ledgerConsumer.handleBatch!(trx, [e({ ...convertedData(partner, 811, 10), currency: 'USD' })], log);
+      applied();
+      await held;
+    });
+    await firstApplied;
+    const second = svc.db.transaction((trx) =>
+      ledgerConsumer.handleBatch!(trx, [e({ ...convertedData(partner, 812, 20), currency: 'GBP' })], log),
+    );
+    await waitForLockWait(svc, 'partner');
+    release();
+    await Promise.all([first, second]);
+
+    expect(await svc.db('partner_balances').where({ org_id: org }).select('currency', 'committed').orderBy('currency')).toEqual([
+      { currency: 'GBP', committed: '20' },
+      { currency: 'USD', committed: '10' },
+    ]);
+    expect(await svc.db('partners').where({ org_id: org, id: partner }).select('committed').first()).toEqual({ committed: '30' });
+  });
+
+  it("weighs an edit of the partner's currency with the balances a ledger batch committed while the edit waited for it", async () => {
+    // A ledger batch holds the partner's lock and adds a GBP conversion; an edit of the partner's
+    // currency waits for it. Once the batch commits, the edit must weigh the partner's figures with
+    // the GBP balance too, not with the balances as they stood before it waited.
+    const org = 45;
+    const partner = (await create({ partnername: 'Edit Race Co', credit_limit: 0, currency: 'GBP' }, org)).id as number;
+    const log = createLogger('test', 'silent');
+    const { release, held } = holdTransaction();
+    let applied!: () => void;
+    const batchApplied = new Promise<void>((resolve) => (applied = resolve));
+    const batch = svc.db.transaction(async (trx) => {
+      const event: EventEnvelope = {
+        id: randomUUID(),
+        type: 'sales.quotation.converted',
+        occurred_at: '2026-03-01T10:00:00',
+        org_id: org,
+        data: { ...convertedData(partner, 821, 20), currency: 'GBP' },
+      };
+      await ledgerConsumer.handleBatch!(trx, [event], log);
+      applied();
+      await held;
+    });
+    await batchApplied;
+    const edit = svc.call('partners.partner.edit', { action: 'edit', partner_id: partner, currency: 'USD' }, org);
+    await waitForLockWait(svc, 'partner');
+    release();
+    await batch;
+    const edited = body(await edit).partner;
+
+    // No USD document was ever posted, so GBP cannot be weighed into USD: it counts as it is.
+    expect(edited).toMatchObject({ currency: 'USD', committed: 20 });
+    expect(await svc.db('partners').where({ org_id: org, id: partner }).select('committed').first()).toEqual({ committed: '20' });
   });
 
   it('keeps a structured address beside the free-text one, and counts every change in version', async () => {
@@ -299,6 +433,48 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       expect(reply).toMatchObject({ ok: false, status: 400, code: 'validation_failed', errors: [{ field: 'country' }] });
     }
     expect(await svc.db('partners').where({ partnername: 'Nowhere' })).toHaveLength(0);
+  });
+
+  it('keeps the bank accounts a partner has, normalized, answers them on create, edit and get, and replaces them on edit', async () => {
+    const p = await create({
+      partnername: 'Paying Customer',
+      bank_accounts: [
+        { iban: 'de89 3704 0044 0532 0130 00', bic: 'cobadeffxxx', name: ' Paying Customer GmbH ' },
+        { iban: 'IE64IRCE92050112345678' },
+      ],
+    });
+    expect(p.bank_accounts).toEqual([
+      { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', name: 'Paying Customer GmbH' },
+      { iban: 'IE64IRCE92050112345678', bic: null, name: null },
+    ]);
+    expect(p.dunning_blocked).toBe(false);
+    const edited = body(
+      await svc.call('partners.partner.edit', {
+        action: 'edit',
+        partner_id: p.id,
+        bank_accounts: [{ iban: 'IE64IRCE92050112345678' }],
+        dunning_blocked: true,
+      }),
+    ).partner;
+    expect(edited).toMatchObject({ bank_accounts: [{ iban: 'IE64IRCE92050112345678', bic: null, name: null }], dunning_blocked: true });
+    // An edit that names neither keeps both.
+    body(await svc.call('partners.partner.edit', { action: 'edit', partner_id: p.id, phone: '1' }));
+    const got = body(await svc.call('partners.partner.get', { partner_id: p.id })).partner;
+    expect(got).toMatchObject({ bank_accounts: [{ iban: 'IE64IRCE92050112345678' }], dunning_blocked: true });
+    // The list answers the very record get does.
+    const listed = body(await svc.call('partners.partner.list', { search: 'Paying Customer' })).partners;
+    expect(listed).toEqual([got]);
+  });
+
+  it('refuses an IBAN whose checksum fails, naming its place in bank_accounts, and stores nothing', async () => {
+    const reply = await svc.call('partners.partner.create', {
+      action: 'create',
+      partner_type: 'customer',
+      partnername: 'Bad Account',
+      bank_accounts: [{ iban: 'IE64IRCE92050112345678' }, { iban: 'DE89370400440532013001' }],
+    });
+    expect(reply).toMatchObject({ ok: false, status: 400, code: 'validation_failed', errors: [{ field: 'bank_accounts.1.iban' }] });
+    expect(await svc.db('partners').where({ partnername: 'Bad Account' })).toHaveLength(0);
   });
 
   describe('deleting a partner', () => {
@@ -399,3 +575,20 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
 });
 
 const waitFor = (check: () => boolean | Promise<boolean>, timeoutMs?: number) => testing.waitUntil(check, { timeoutMs });
+
+/** A transaction kept open until `release` is called, so another can be made to wait on its locks. */
+const holdTransaction = () => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  return { release, held };
+};
+
+/** Until a statement of this database that names `table` waits on a lock another transaction holds. */
+const waitForLockWait = (svc: testing.TestService, table: string) =>
+  waitFor(async () => {
+    const { rows } = await svc.db.raw(
+      `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike ?`,
+      [`%${table}%`],
+    );
+    return rows.length > 0;
+  });

@@ -99,3 +99,37 @@ export function weighBalances(
       })),
   };
 }
+
+/** One partner's balances per currency, with its currency and its organization's accounting currency. */
+export interface PartnerBalances {
+  partner_id: number;
+  currency: string | null;
+  accounting: string | null;
+  rows: CurrencyBalanceRow[];
+}
+
+/** What a partner's own row keeps (`partners.balance`, `receivable`, `committed`): exact decimal text. */
+export interface RecordFigures {
+  partner_id: number;
+  balance: string;
+  receivable: string;
+  committed: string;
+}
+
+/**
+ * The figures a partner's record carries, which the list and every partner record answer: its
+ * balances weighed as the balance view weighs them (weighBalances), never the face amounts of
+ * different currencies added, so a EUR customer owing a 100 USD invoice booked at 0.90 has `balance`
+ * 90 in the list, the balance view and the journal alike.
+ */
+export function decideRecordFigures(partners: readonly PartnerBalances[]): RecordFigures[] {
+  return partners.map((p) => {
+    const weighed = weighBalances(p.rows, p.currency, p.accounting);
+    return {
+      partner_id: p.partner_id,
+      balance: weighed.balance.toFixed(),
+      receivable: weighed.receivable.toFixed(),
+      committed: weighed.committed.toFixed(),
+    };
+  });
+}

@@ -1,4 +1,4 @@
-import { weighBalances, type CurrencyBalanceRow } from './currency-balances';
+import { decideRecordFigures, weighBalances, type CurrencyBalanceRow } from './currency-balances';
 
 const row = (currency: string, balance: number, documents_total = 0, documents_accounting = 0, committed = 0): CurrencyBalanceRow => ({
   currency,
@@ -71,5 +71,46 @@ describe('a partner balance per currency, weighed in the partner’s', () => {
       '0',
     ]);
     expect(weighBalances([row('KWD', 66.123, 66.123, 0)], null, 'JPY').balance.toFixed()).toBe('0');
+  });
+});
+
+describe("a partner record's figures, as the list answers them", () => {
+  it('given a EUR organization and a customer with no currency owing a 100 USD invoice booked at 90.00, when weighed, then balance is 90', () => {
+    const usd = {
+      ...row('USD', 100, 100, 90),
+      booked_balance: '90',
+      booked_receivable: '90',
+      booked_face_balance: '100',
+      booked_face_receivable: '100',
+    };
+    expect(decideRecordFigures([{ partner_id: 7, currency: null, accounting: 'EUR', rows: [usd] }])).toEqual([
+      { partner_id: 7, balance: '90', receivable: '90', committed: '0' },
+    ]);
+  });
+
+  it('given a vendor bill of 200 USD booked at 180.00 and a 50 USD quotation committed, then the figures are the balance view’s', () => {
+    const bill = {
+      ...row('USD', -200, 200, 180),
+      receivable: 0,
+      booked_balance: '-180',
+      booked_receivable: '0',
+      booked_face_balance: '-200',
+      booked_face_receivable: '0',
+      committed: 50,
+    };
+    const partner = { partner_id: 3, currency: 'EUR', accounting: 'EUR', rows: [bill] };
+    const view = weighBalances(partner.rows, partner.currency, partner.accounting);
+    expect(decideRecordFigures([partner])).toEqual([
+      { partner_id: 3, balance: view.balance.toFixed(), receivable: view.receivable.toFixed(), committed: view.committed.toFixed() },
+    ]);
+    expect([view.balance.toFixed(), view.committed.toFixed()]).toEqual(['-180', '45']);
+  });
+
+  it('given a partner in USD, when weighed, then its USD counts at its face amount; with nothing posted every figure is 0', () => {
+    const usd = { ...row('USD', 100, 100, 90), booked_balance: '90', booked_face_balance: '100' };
+    expect(decideRecordFigures([{ partner_id: 1, currency: 'USD', accounting: 'EUR', rows: [usd] }])[0]?.balance).toBe('100');
+    expect(decideRecordFigures([{ partner_id: 2, currency: null, accounting: 'EUR', rows: [] }])).toEqual([
+      { partner_id: 2, balance: '0', receivable: '0', committed: '0' },
+    ]);
   });
 });

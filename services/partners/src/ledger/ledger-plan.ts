@@ -173,29 +173,6 @@ export function setBasedRuns(steps: readonly LedgerStep[]): LedgerStep[][] {
   return runs;
 }
 
-/** How much a partner's balance, receivable and committed amount move. */
-export interface PartnerMove {
-  partner_id: number;
-  balance: Dec;
-  receivable: Dec;
-  committed: Dec;
-}
-
-/** Sums moves per partner, in the order partners first appear. */
-export function sumMoves(
-  moves: ReadonlyArray<{ partner_id: number; balance?: string; receivable?: string; committed?: string }>,
-): PartnerMove[] {
-  const byPartner = new Map<number, PartnerMove>();
-  for (const m of moves) {
-    const sum = byPartner.get(m.partner_id) ?? { partner_id: m.partner_id, balance: dec(0), receivable: dec(0), committed: dec(0) };
-    if (m.balance !== undefined) sum.balance = sum.balance.plus(dec(m.balance));
-    if (m.receivable !== undefined) sum.receivable = sum.receivable.plus(dec(m.receivable));
-    if (m.committed !== undefined) sum.committed = sum.committed.plus(dec(m.committed));
-    byPartner.set(m.partner_id, sum);
-  }
-  return [...byPartner.values()];
-}
-
 /** How much one currency of a partner moves, and what documents posted in it came to (their rate). */
 export interface CurrencyMove {
   partner_id: number;

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@bo/contracts';
 import { cancelledData, convertedData, paymentData, validatedData } from '../../test/ledger-events';
 import { cashStep } from './cash-plan';
-import { ledgerStep, setBasedRuns, sumCurrencyMoves, sumMoves, type LedgerStep } from './ledger-plan';
+import { ledgerStep, setBasedRuns, sumCurrencyMoves, type LedgerStep } from './ledger-plan';
 
 const envelope = (type: string, data: Record<string, unknown>, org_id = 1): EventEnvelope => ({
   id: `${type}:${JSON.stringify(data)}:${org_id}`,
@@ -77,20 +77,6 @@ describe('the ledger applied as sets', () => {
     expect(shape(setBasedRuns([paid(1, 5), paid(1, 5)]))).toEqual([['payment_registered'], ['payment_registered']]);
     // The same invoice number in two organizations is two invoices.
     expect(shape(setBasedRuns([validated(1, 1), validated(1, 2)]))).toEqual([['validated', 'validated']]);
-  });
-
-  it('sums moves per partner exactly', () => {
-    const sums = sumMoves([
-      { partner_id: 2, balance: '0.1' },
-      { partner_id: 1, committed: '115' },
-      { partner_id: 2, balance: '0.2' },
-      { partner_id: 1, committed: '-115' },
-      { partner_id: 2, committed: '-0.3', balance: '-0.05' },
-    ]);
-    expect(sums.map((s) => [s.partner_id, s.balance.toFixed(), s.committed.toFixed()])).toEqual([
-      [2, '0.25', '-0.3'],
-      [1, '0', '0'],
-    ]);
   });
 
   it('sums moves per partner and currency, and the rate of the documents that tell their accounting worth', () => {

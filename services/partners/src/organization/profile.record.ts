@@ -24,6 +24,7 @@ export interface ProfileRow {
   cash_rounding: string | null;
   /** date, as the driver reads it. */
   lock_date: string | Date | null;
+  peppol_id: string | null;
   logo_png: Buffer | null;
   logo_sha256: string | null;
   updated_by: string | null;

@@ -3,6 +3,7 @@ import { invoicing, organization, type RequestOf } from '@bo/contracts';
 import { dec, documentMinorUnit, toNumber } from '@bo/kernel';
 import { handler, recordEvent, validationFailed } from '@bo/runtime';
 import { SET_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from './profile.record';
+import { ensureProfileRow, findProfile, updateProfile, type BooksAnswer } from './profile.repository';
 
 /**
  * Sets the fields given (null or "" clears one) and announces the whole profile, without the logo's
@@ -12,30 +13,29 @@ import { SET_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from '
  * The books' settings among them (`default_currency`, the accounting currency, and `lock_date`)
  * belong to invoicing, which keeps the journal: they are set there first (`invoicing.books.configure`,
  * with no transaction open here), and the profile stores them only once invoicing has, so a change
- * this answers already holds for every posting. Invoicing's refusal is the answer, and nothing
- * changes; so is a refusal of the profile's own, judged before invoicing is asked.
+ * this answers already holds for every posting. Invoicing answers the books as they then stand with
+ * their version; the profile stores that answer only if its version is newer than the one it holds,
+ * so two concurrent sets whose configures and stores interleave leave the profile saying what the
+ * books say. Invoicing's refusal is the answer, and nothing changes; so is a refusal of the
+ * profile's own, judged before invoicing is asked.
  */
 export const setProfileHandler = handler(organization.setProfile, {
-  gather: async (req, ctx) => {
+  gather: async (req, ctx): Promise<{ books?: BooksAnswer }> => {
     const books = booksChange(req);
     if (!books) return {};
-    const current = await ctx.db<ProfileRow>('organization_profiles').where({ org_id: ctx.orgId }).first();
+    const current = await findProfile(ctx.db, ctx.orgId);
     refuseCashRounding({ ...current, ...profileChanges(req) } as ProfileRow);
-    await ctx.call(invoicing.configureBooks, books, { what: "the organization's books" });
-    return {};
+    const configured = await ctx.call(invoicing.configureBooks, books, { what: "the organization's books" });
+    return { books: { ...configured.books, books_version: configured.books_version } };
   },
-  apply: async (req, ctx) => {
-    const changes = profileChanges(req);
-    await ctx.db('organization_profiles').insert({ org_id: ctx.orgId, version: 0 }).onConflict('org_id').ignore();
+  apply: async (req, ctx, facts: { books?: BooksAnswer }) => {
+    const { default_currency: _currency, lock_date: _lockDate, ...changes } = profileChanges(req);
+    await ensureProfileRow(ctx.db, ctx.orgId);
     // The update locks the row; a concurrent set waits and then adds one to the version it left.
-    const [row] = (await ctx
-      .db('organization_profiles')
-      .where({ org_id: ctx.orgId })
-      .update({ ...changes, version: ctx.db.raw('version + 1'), updated_by: req.userid ?? ctx.userId ?? null, updated_at: ctx.db.fn.now() })
-      .returning('*')) as ProfileRow[];
+    const row = await updateProfile(ctx.db, ctx.orgId, changes, req.userid ?? ctx.userId ?? null, facts.books);
     // Judged on the profile as it now stands: a currency change can break the cash rounding set before it.
-    refuseCashRounding(row!);
-    await recordEvent(ctx.db, organization.organizationUpdated.type, ctx.orgId, toProfileSummary(ctx.orgId, row));
+    refuseCashRounding(row);
+    await recordEvent(ctx.db, organization.organizationUpdated, ctx.orgId, toProfileSummary(ctx.orgId, row));
     return { message: 'Organization profile updated successfully', organization: toProfileRecord(ctx.orgId, row) };
   },
 });

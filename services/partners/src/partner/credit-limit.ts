@@ -1,5 +1,5 @@
 import { dec, finerThanCurrency } from '@bo/kernel';
-import { validationFailed, type Knex } from '@bo/runtime';
+import { validationFailed, type AppError, type Knex } from '@bo/runtime';
 
 /**
  * A credit limit is weighed against the partner's balance, which is kept in its documents' currency
@@ -13,13 +13,30 @@ export async function checkCreditLimit(
   limit: string | undefined,
   partnerCurrency: string | null | undefined,
 ): Promise<void> {
-  if (limit === undefined || dec(limit).decimalPlaces() <= 2) return;
+  if (!finerThanCents(limit)) return;
   const currency = partnerCurrency ?? (await organizationCurrency(db, orgId));
-  const message = finerThanCurrency('credit_limit', limit, currency, 2);
-  if (message) throw validationFailed(message, [{ field: 'credit_limit', message }]);
+  const refusal = creditLimitRefusal(limit, currency);
+  if (refusal) throw refusal;
 }
 
-async function organizationCurrency(db: Knex, orgId: number): Promise<string | null> {
+function finerThanCents(limit: string | undefined): boolean {
+  return limit !== undefined && dec(limit).decimalPlaces() > 2;
+}
+
+/** Whether judging the limit needs the organization's currency: finer than cents, of a partner without a currency of its own. */
+export function creditLimitNeedsCurrency(limit: string | undefined, partnerCurrency: string | null | undefined): boolean {
+  return finerThanCents(limit) && !partnerCurrency;
+}
+
+/** The refusal of a limit finer than the currency's minor unit (two decimals whatever the currency, or more where it has more); undefined if it fits. */
+export function creditLimitRefusal(limit: string | undefined, currency: string | null | undefined): AppError | undefined {
+  if (!finerThanCents(limit)) return undefined;
+  const message = finerThanCurrency('credit_limit', limit as string, currency ?? null, 2);
+  return message ? validationFailed(message, [{ field: 'credit_limit', message }]) : undefined;
+}
+
+/** The organization's default currency (its profile), null if it has none. */
+export async function organizationCurrency(db: Knex, orgId: number): Promise<string | null> {
   const profile = await db<{ org_id: number; default_currency: string | null }>('organization_profiles')
     .where({ org_id: orgId })
     .first('default_currency');

@@ -2,8 +2,8 @@ import { partners } from '@bo/contracts';
 import { AppError, commitOnlyBefore, handler, recordEvent, validationFailed, type BaseConfig } from '@bo/runtime';
 import { deleteBlockers } from './delete-blockers';
 import { askOpenDocuments } from './open-documents';
-import { toPartnerRecord, type PartnerRow } from './partner.record';
-import { balancesOf, findLivePartner } from './partner.repository';
+import { toPartnerRecord } from './partner.record';
+import { balancesOf, findLivePartner, markPartnerDeleted } from './partner.repository';
 
 /**
  * Soft delete: the partner leaves lists and lookups; its ledger and documents keep pointing at it.
@@ -28,17 +28,8 @@ export const deletePartnerHandler = handler(partners.deletePartner, {
   apply: async (req, ctx, { open, commitBy }) => {
     const current = await findLivePartner(ctx.db, ctx.orgId, req.partner_id, { lock: true });
     refuseIfBlocked(deleteBlockers(current.id, await balancesOf(ctx.db, current), open));
-    const [row] = await ctx
-      .db<PartnerRow>('partners')
-      .where({ id: current.id })
-      .update({
-        deleted_at: ctx.db.fn.now(),
-        version: ctx.db.raw('version + 1'),
-        updated_by: ctx.userId ?? null,
-        updated_at: ctx.db.fn.now(),
-      } as never)
-      .returning('*');
-    await recordEvent(ctx.db, partners.partnerDeleted.type, ctx.orgId, toPartnerRecord(row as PartnerRow));
+    const row = await markPartnerDeleted(ctx.db, current.id, ctx.userId ?? null);
+    await recordEvent(ctx.db, partners.partnerDeleted, ctx.orgId, toPartnerRecord(row));
     // The last step: the runtime's COMMIT follows at once, with the recorded reply.
     await commitOnlyBefore(
       ctx.db,

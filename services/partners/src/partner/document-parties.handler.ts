@@ -1,8 +1,9 @@
 import { partners } from '@bo/contracts';
 import { handler } from '@bo/runtime';
-import { toProfileRecord, type ProfileRow } from '../organization/profile.record';
-import { creditOf, toPartnerRecord, type PartnerRow } from './partner.record';
-import { weighedBalanceOf } from './partner.repository';
+import { toProfileRecord } from '../organization/profile.record';
+import { findProfile } from '../organization/profile.repository';
+import { creditOf, toPartnerRecord } from './partner.record';
+import { findLivePartnerIfAny, weighedBalanceOf } from './partner.repository';
 
 /**
  * One call for what issuing or rendering a document asks of this service: both parties, and the
@@ -10,10 +11,7 @@ import { weighedBalanceOf } from './partner.repository';
  * partner row as the party data.
  */
 export const documentPartiesHandler = handler(partners.documentParties, async (req, ctx) => {
-  const [profile, partner] = await Promise.all([
-    ctx.db<ProfileRow>('organization_profiles').where({ org_id: ctx.orgId }).first(),
-    ctx.db<PartnerRow>('partners').where({ org_id: ctx.orgId, id: req.partner_id }).whereNull('deleted_at').first(),
-  ]);
+  const [profile, partner] = await Promise.all([findProfile(ctx.db, ctx.orgId), findLivePartnerIfAny(ctx.db, ctx.orgId, req.partner_id)]);
   return {
     message: partner ? 'Document parties found' : 'The organization profile; the partner is not found',
     organization: toProfileRecord(ctx.orgId, profile),

@@ -2,24 +2,7 @@ import { partners, type RequestOf } from '@bo/contracts';
 import { dec, formatDate, toNumber } from '@bo/kernel';
 import { handler, type Knex } from '@bo/runtime';
 import { creditOf } from './partner.record';
-import { findLivePartner, weighedBalanceOf } from './partner.repository';
-
-interface TransactionRow {
-  id: number;
-  type: (typeof partners.partnerTransactionTypes)[number];
-  document_number: string;
-  date: string;
-  amount: string;
-  paid: string;
-}
-
-interface CommitmentRow {
-  invoice_id: number;
-  quotation_id: number | null;
-  quotation_number: string | null;
-  amount: string;
-  created_at: Date;
-}
+import { findLivePartner, openCommitmentsOf, transactionsOf, weighedBalanceOf } from './partner.repository';
 
 export const partnerBalanceHandler = handler(partners.partnerBalance, (req, ctx) =>
   // One snapshot for the partner, its balances and its transactions, so they always add up to each other.
@@ -47,18 +30,8 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
     balances: weighed.balances,
   };
   if (!req.include_transactions) return { message: 'Partner balance retrieved successfully', partner };
-  // A document's paid amount is the sum of the rows that settle it (payments, allocations and their
-  // voids, credit applied, refunds of a credit note, a write-off); any other row is paid in full by itself.
-  const rows = await db('partner_transactions as t')
-    .select('t.id', 't.type', 't.document_number', 't.date', 't.amount')
-    .select<TransactionRow[]>(
-      db.raw(
-        `case when t.source <> 'invoice' then t.amount else coalesce((select sum(p.amount) from partner_transactions p
-           where p.org_id = t.org_id and p.source <> 'invoice' and p.invoice_id = t.invoice_id), 0) end as paid`,
-      ),
-    )
-    .where({ 't.org_id': orgId, 't.partner_id': row.id })
-    .orderBy([{ column: 't.date' }, { column: 't.id' }]);
+  // A document's paid amount is the sum of the rows that settle it; any other row is paid in full by itself.
+  const rows = await transactionsOf(db, orgId, row.id);
   const posted = rows.map((t) => ({
     id: t.id,
     type: t.type,
@@ -70,10 +43,7 @@ async function balanceView(db: Knex, req: RequestOf<typeof partners.partnerBalan
   }));
   // What `committed` is made of: each open commitment (a converted quotation whose invoice is not
   // validated or cancelled yet), its id the quotation's and its number the quotation's.
-  const open = await db('commitments')
-    .where({ org_id: orgId, partner_id: row.id, status: 'open' })
-    .select<CommitmentRow[]>('invoice_id', 'quotation_id', 'quotation_number', 'amount', 'created_at')
-    .orderBy([{ column: 'created_at' }, { column: 'invoice_id' }]);
+  const open = await openCommitmentsOf(db, orgId, row.id);
   const commitments = open.map((c) => ({
     id: c.quotation_id ?? c.invoice_id,
     type: 'commitment' as const,

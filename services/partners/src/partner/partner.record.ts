@@ -28,6 +28,10 @@ export interface PartnerRow {
   payment_terms: string | null;
   contact_person: string | null;
   notes: string | null;
+  peppol_id: string | null;
+  /** The partner's own accounts (migration 011), as partners.BankAccountRecord. */
+  bank_accounts: partners.BankAccountRecord[];
+  dunning_blocked: boolean;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -62,12 +66,24 @@ export const partnerRecordFields: RecordFields<partners.PartnerRecord> = {
   payment_terms: ['payment_terms', 'value'],
   contact_person: ['contact_person', 'value'],
   notes: ['notes', 'value'],
+  peppol_id: ['peppol_id', 'value'],
+  bank_accounts: ['bank_accounts', 'value'],
+  dunning_blocked: ['dunning_blocked', 'value'],
   version: ['version', 'value'],
   created_at: ['created_at', 'datetime'],
   updated_at: ['updated_at', 'datetime'],
 };
 
 export const toPartnerRecord: (row: PartnerRow) => partners.PartnerRecord = recordMapper(partnerRecordFields);
+
+/**
+ * The bank accounts as stored: IBAN and BIC as the request's schema normalized them, absent parts
+ * null, keys in the record's order. The column is `json` (not jsonb), so PostgreSQL writes this text
+ * into the listed record as it is, byte for byte what the mapper answers.
+ */
+export function storedBankAccounts(accounts: ReadonlyArray<{ iban: string; bic?: string | null; name?: string | null }>): string {
+  return JSON.stringify(accounts.map((a) => ({ iban: a.iban, bic: a.bic || null, name: a.name?.trim() || null })));
+}
 
 /** What the credit check weighs: the partner's ledger figures, weighed and per currency, and its limit. */
 export function creditOf(row: PartnerRow, weighed: WeighedBalance): partners.PartnerCredit {

@@ -1,5 +1,9 @@
-import { notFound, type Knex } from '@bo/runtime';
+import type { partners } from '@bo/contracts';
+import { notFound, storeWithCommit, type Knex } from '@bo/runtime';
 import { weighBalances, type CurrencyBalanceRow, type WeighedBalance } from '../ledger/currency-balances';
+import { loadPartnerBalances } from '../ledger/currency-balances.repository';
+import type { NewPartnerRow } from './decide-create-partner';
+import type { EditPartnerState, PartnerEdit } from './decide-edit-partner';
 import type { PartnerRow } from './partner.record';
 
 /** A live partner of the organization, optionally locked for update; another org's partner is not found. */
@@ -12,20 +16,11 @@ export async function findLivePartner(db: Knex, orgId: number, partnerId: number
 
 /**
  * The partner's balances per currency and the organization's accounting currency, in one statement,
- * weighed in the partner's currency (weighBalances).
+ * weighed in the partner's currency (weighBalances): the currency given, when an edit is about to set it.
  */
 export async function weighedBalanceOf(db: Knex, row: Pick<PartnerRow, 'org_id' | 'id' | 'currency'>): Promise<WeighedBalance> {
-  const result: unknown = await db.raw(
-    `select a.default_currency as accounting, b.currency, b.balance, b.receivable, b.committed, b.documents_total, b.documents_accounting,
-            b.booked_balance, b.booked_receivable, b.booked_face_balance, b.booked_face_receivable
-       from (select ?::int as org_id) k
-       left join organization_profiles a on a.org_id = k.org_id
-       left join partner_balances b on b.org_id = k.org_id and b.partner_id = ?`,
-    [row.org_id, row.id],
-  );
-  const rows = (result as { rows: Array<CurrencyBalanceRow & { accounting: string | null; currency: string | null }> }).rows;
-  const buckets = rows.filter((r): r is CurrencyBalanceRow & { accounting: string | null } => r.currency !== null);
-  return weighBalances(buckets, row.currency, rows[0]?.accounting ?? null);
+  const [balances] = await loadPartnerBalances(db, [row.id]);
+  return weighBalances(balances?.rows ?? [], row.currency, balances?.accounting ?? null);
 }
 
 /** The partner's balance in each currency, as it is (partner_balances). */
@@ -34,4 +29,116 @@ export function balancesOf(db: Knex, row: Pick<PartnerRow, 'org_id' | 'id'>) {
     .where({ org_id: row.org_id, partner_id: row.id })
     .orderBy('currency')
     .select<Array<{ currency: string; balance: string }>>('currency', 'balance');
+}
+
+/** Inserts a new partner (decideCreatePartner's row) and answers it as stored. */
+export async function insertPartner(trx: Knex, row: NewPartnerRow): Promise<PartnerRow> {
+  const [stored] = await trx('partners').insert(row).returning<PartnerRow[]>('*');
+  return stored as PartnerRow;
+}
+
+/**
+ * An edit's load: the live partner, locked for update, the organization's currency, the partner's
+ * balances per currency (an edit of its currency weighs them again) and the transaction's time, in
+ * one statement. Its snapshot predates any wait for the lock: the partner row comes back as the last
+ * writer left it, its balances as they stood before. When the row locked is not the one the snapshot
+ * sees (another transaction, such as a ledger batch, wrote it while this waited), the load runs again
+ * under the lock it now holds, so the balances are those that batch committed (partners.int "weighs
+ * an edit of the partner's currency"). Only an edit that waited pays that second statement.
+ */
+export async function lockAndLoadPartner(trx: Knex, orgId: number, partnerId: number): Promise<EditPartnerState> {
+  const load = () =>
+    trx.raw(
+      `select p.*, now() as loaded_at, p.xmin::text is distinct from
+              (select s.xmin::text from partners s where s.org_id = p.org_id and s.id = p.id) as waited,
+            (select a.default_currency from organization_profiles a where a.org_id = p.org_id) as organization_currency,
+            (select coalesce(json_agg(json_build_object(
+                      'currency', b.currency, 'balance', b.balance::text, 'receivable', b.receivable::text,
+                      'committed', b.committed::text, 'documents_total', b.documents_total::text,
+                      'documents_accounting', b.documents_accounting::text, 'booked_balance', b.booked_balance::text,
+                      'booked_receivable', b.booked_receivable::text, 'booked_face_balance', b.booked_face_balance::text,
+                      'booked_face_receivable', b.booked_face_receivable::text) order by b.currency), '[]')
+               from partner_balances b where b.org_id = p.org_id and b.partner_id = p.id) as currency_balances
+       from partners p where p.org_id = ? and p.id = ? and p.deleted_at is null for update of p`,
+      [orgId, partnerId],
+    );
+  type Loaded = PartnerRow & {
+    loaded_at: Date;
+    waited: boolean;
+    organization_currency: string | null;
+    currency_balances: CurrencyBalanceRow[];
+  };
+  let row = ((await load()) as { rows: Loaded[] }).rows[0];
+  if (row?.waited) row = ((await load()) as { rows: Loaded[] }).rows[0];
+  if (!row) return { current: null, organizationCurrency: null, balances: [], now: new Date(0) };
+  const { loaded_at, waited: _waited, organization_currency, currency_balances, ...current } = row;
+  return { current, organizationCurrency: organization_currency, balances: currency_balances, now: loaded_at };
+}
+
+/** Writes an edit with the statement that commits (storeWithCommit): its updated_at is the transaction's time, as the load read it. */
+export async function storePartnerEdit(trx: Knex.Transaction, edit: PartnerEdit): Promise<void> {
+  const update = trx('partners')
+    .where({ org_id: edit.orgId, id: edit.id })
+    .update({ ...edit.changes, version: trx.raw('version + 1'), updated_at: trx.fn.now() } as never)
+    .toSQL();
+  await storeWithCommit(trx, [{ sql: update.sql, bindings: [...update.bindings] }]);
+}
+
+/** Soft-deletes a partner, adding one to its version, and returns its row as deleted. */
+export async function markPartnerDeleted(db: Knex, partnerId: number, userId: string | null): Promise<PartnerRow> {
+  const [row] = await db<PartnerRow>('partners')
+    .where({ id: partnerId })
+    .update({ deleted_at: db.fn.now(), version: db.raw('version + 1'), updated_by: userId, updated_at: db.fn.now() } as never)
+    .returning('*');
+  return row as PartnerRow;
+}
+
+/** A live partner of the organization, or undefined (no refusal: the caller answers without it). */
+export async function findLivePartnerIfAny(db: Knex, orgId: number, partnerId: number): Promise<PartnerRow | undefined> {
+  return db<PartnerRow>('partners').where({ org_id: orgId, id: partnerId }).whereNull('deleted_at').first();
+}
+
+/** A posted row of a partner's ledger with what settles it so far. */
+export interface TransactionRow {
+  id: number;
+  type: (typeof partners.partnerTransactionTypes)[number];
+  document_number: string;
+  date: string;
+  amount: string;
+  paid: string;
+}
+
+/**
+ * A partner's ledger rows by date, each with its paid amount: a document's is the sum of the rows
+ * that settle it (payments, allocations and their voids, credit applied, refunds of a credit note,
+ * a write-off); any other row is paid in full by itself.
+ */
+export async function transactionsOf(db: Knex, orgId: number, partnerId: number): Promise<TransactionRow[]> {
+  return db('partner_transactions as t')
+    .select('t.id', 't.type', 't.document_number', 't.date', 't.amount')
+    .select<TransactionRow[]>(
+      db.raw(
+        `case when t.source <> 'invoice' then t.amount else coalesce((select sum(p.amount) from partner_transactions p
+           where p.org_id = t.org_id and p.source <> 'invoice' and p.invoice_id = t.invoice_id), 0) end as paid`,
+      ),
+    )
+    .where({ 't.org_id': orgId, 't.partner_id': partnerId })
+    .orderBy([{ column: 't.date' }, { column: 't.id' }]);
+}
+
+/** An open commitment: a converted quotation whose invoice is not validated or cancelled yet. */
+export interface CommitmentRow {
+  invoice_id: number;
+  quotation_id: number | null;
+  quotation_number: string | null;
+  amount: string;
+  created_at: Date;
+}
+
+/** A partner's open commitments, oldest first. */
+export async function openCommitmentsOf(db: Knex, orgId: number, partnerId: number): Promise<CommitmentRow[]> {
+  return db('commitments')
+    .where({ org_id: orgId, partner_id: partnerId, status: 'open' })
+    .select<CommitmentRow[]>('invoice_id', 'quotation_id', 'quotation_number', 'amount', 'created_at')
+    .orderBy([{ column: 'created_at' }, { column: 'invoice_id' }]);
 }
