@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { createDb, createLogger, MemoryBus, metricsRegistry, migrate, type Knex } from '@bo/runtime';
 import * as testing from '@bo/testkit';
-import { createApiKey } from '../src/api-keys/api-keys';
+import { createApiKey } from '../src/api-key/api-keys';
 import { createGatewayApp } from '../src/http/app';
 import { trustedProxies } from '../src/http/client-address';
 import { gatewayMigrations } from '../src/migrations';

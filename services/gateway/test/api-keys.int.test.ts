@@ -1,6 +1,6 @@
 import { createDb, migrate, type Knex } from '@bo/runtime';
 import * as testing from '@bo/testkit';
-import { ApiKeyStore, createApiKey, NEW_KEYS_EVERY_MS, revokeApiKey } from '../src/api-keys/api-keys';
+import { ApiKeyStore, createApiKey, NEW_KEYS_EVERY_MS, revokeApiKey } from '../src/api-key/api-keys';
 import { gatewayMigrations } from '../src/migrations';
 
 /** The gateway's API keys: a snapshot of every live key, refreshed ahead of expiry, new keys looked for at a bounded rate, revocation still felt. */

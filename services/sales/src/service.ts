@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { organizationSettingsConsumer, partnerDirectoryConsumer, type ServiceDefinition } from '@bo/runtime';
+import { consumer } from '@bo/contracts';
+import { type ServiceDefinition } from '@bo/runtime';
+import { organizationSettingsConsumer, partnerDirectoryConsumer } from '@bo/billing';
 import { conversionRecovery } from './conversion/conversion-recovery';
 import { convertQuotationHandler } from './conversion/convert-quotation.handler';
 import { salesMigrations } from './migrations';
@@ -37,6 +39,6 @@ export const salesService: ServiceDefinition = {
     convertQuotationHandler,
     openQuotationsHandler,
   ],
-  subscriptions: [partnerDirectoryConsumer('sales.partner-directory'), organizationSettingsConsumer('sales.organization')],
+  subscriptions: [partnerDirectoryConsumer(consumer.salesPartnerDirectory), organizationSettingsConsumer(consumer.salesOrganization)],
   background: (deps) => [conversionRecovery(deps, settings.parse(deps.config).CONVERSION_RECOVERY_MS)],
 };

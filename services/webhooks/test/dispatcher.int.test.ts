@@ -7,7 +7,7 @@ import { createDb, createLogger, type Knex } from '@bo/runtime';
 import { createTestDatabase, eventually, migratedTemplate, serviceMigrations, testPostgresUrl, type TestDatabase } from '@bo/testkit';
 import { webhooksService } from '../src';
 import { Dispatcher } from '../src/delivery/dispatcher';
-import { secretBox } from '../src/keys/secrets';
+import { secretBox } from '../src/key/secrets';
 import { webhookSettingsSchema, type WebhookSettings } from '../src/settings';
 
 /** A receiver on 127.0.0.1 that answers 200, or holds every request open (`hang`) until it closes. */

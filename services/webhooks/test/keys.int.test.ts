@@ -3,7 +3,7 @@ import { integrations } from '@bo/contracts';
 import { OPERATION_KEYS, type BaseConfig } from '@bo/runtime';
 import { startTestService, type TestService } from '@bo/testkit';
 import { SecretBox, rekey, webhooksService } from '../src';
-import { secretReplySeal } from '../src/keys/secret-reply';
+import { secretReplySeal } from '../src/key/secret-reply';
 
 const k1 = { id: 'k1', text: 'the first key of thirty-two characters or more' };
 const k2 = { id: 'k2', text: 'the second key of thirty-two characters or more' };

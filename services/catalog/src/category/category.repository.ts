@@ -33,6 +33,40 @@ export async function findCategory(db: Knex, orgId: number, categoryId: string, 
   return row;
 }
 
+/** The fields a new category is stored with. */
+export interface NewCategory {
+  name: string;
+  code: string | null;
+  parent_id: number | null;
+  taxable: boolean;
+  default_account: string | null;
+}
+
+/** Stores a new category of the organization and returns its row. */
+export async function insertCategory(trx: Knex, orgId: number, category: NewCategory, userId: string | null): Promise<CategoryRow> {
+  const [row] = (await trx('categories')
+    .insert({ org_id: orgId, ...category, created_by: userId, updated_by: userId })
+    .returning('*')) as CategoryRow[];
+  return row as CategoryRow;
+}
+
+/** The parent of a category of the organization (null for a root or an unknown id). */
+export async function parentOfCategory(db: Knex, orgId: number, id: number): Promise<number | null> {
+  return (await db<CategoryRow>('categories').where({ org_id: orgId, id }).first('parent_id'))?.parent_id ?? null;
+}
+
+/** The fields of a category an edit may change. */
+export type CategoryChanges = Partial<Pick<CategoryRow, 'name' | 'code' | 'taxable' | 'default_account' | 'parent_id'>>;
+
+/** Applies changes to a category, stamping who and when, and returns its new row. */
+export async function updateCategory(trx: Knex, id: number, changes: CategoryChanges, userId: string | null): Promise<CategoryRow> {
+  const [row] = (await trx('categories')
+    .where({ id })
+    .update({ ...changes, updated_by: userId, updated_at: trx.fn.now() })
+    .returning('*')) as CategoryRow[];
+  return row as CategoryRow;
+}
+
 /**
  * Serializes changes to an organization's category tree: two edits that each look fine alone
  * (A under B, B under A) must not both commit.

@@ -1,6 +1,6 @@
 import { catalog } from '@bo/contracts';
 import { handler } from '@bo/runtime';
-import { blankToNull, findCategory, lockCategoryTree, toCategoryRecord, withUniqueCode, type CategoryRow } from './category.repository';
+import { blankToNull, findCategory, insertCategory, lockCategoryTree, toCategoryRecord, withUniqueCode } from './category.repository';
 
 export const createCategoryHandler = handler(catalog.createCategory, async (req, ctx) => {
   const code = blankToNull(req.code);
@@ -8,19 +8,19 @@ export const createCategoryHandler = handler(catalog.createCategory, async (req,
     ctx.db.transaction(async (trx) => {
       await lockCategoryTree(trx, ctx.orgId);
       const parent = req.parent_id ? await findCategory(trx, ctx.orgId, req.parent_id) : null;
-      const [row] = (await trx('categories')
-        .insert({
-          org_id: ctx.orgId,
+      const row = await insertCategory(
+        trx,
+        ctx.orgId,
+        {
           name: req.name,
           code,
           parent_id: parent?.id ?? null,
           taxable: req.taxable ?? true,
           default_account: blankToNull(req.default_account),
-          created_by: ctx.userId ?? null,
-          updated_by: ctx.userId ?? null,
-        })
-        .returning('*')) as CategoryRow[];
-      return { message: 'Category created successfully', category: toCategoryRecord(row as CategoryRow) };
+        },
+        ctx.userId ?? null,
+      );
+      return { message: 'Category created successfully', category: toCategoryRecord(row) };
     }),
   );
 });

@@ -1,7 +1,16 @@
 import { catalog } from '@bo/contracts';
 import { handler, validationFailed } from '@bo/runtime';
 import { wouldCreateCycle } from './category-tree';
-import { blankToNull, findCategory, lockCategoryTree, toCategoryRecord, withUniqueCode, type CategoryRow } from './category.repository';
+import {
+  blankToNull,
+  findCategory,
+  lockCategoryTree,
+  parentOfCategory,
+  toCategoryRecord,
+  updateCategory,
+  withUniqueCode,
+  type CategoryChanges,
+} from './category.repository';
 
 export const editCategoryHandler = handler(catalog.editCategory, async (req, ctx) => {
   const code = req.code === undefined ? undefined : blankToNull(req.code);
@@ -9,7 +18,7 @@ export const editCategoryHandler = handler(catalog.editCategory, async (req, ctx
     ctx.db.transaction(async (trx) => {
       await lockCategoryTree(trx, ctx.orgId);
       const current = await findCategory(trx, ctx.orgId, req.category_id, { lock: true });
-      const changes: Record<string, unknown> = {};
+      const changes: CategoryChanges = {};
       if (req.name !== undefined) changes.name = req.name;
       if (code !== undefined) changes.code = code;
       if (req.taxable !== undefined) changes.taxable = req.taxable;
@@ -17,19 +26,15 @@ export const editCategoryHandler = handler(catalog.editCategory, async (req, ctx
       if (req.parent_id === null) changes.parent_id = null;
       if (req.parent_id) {
         const parent = await findCategory(trx, ctx.orgId, req.parent_id);
-        const parentOf = async (id: number) =>
-          (await trx<CategoryRow>('categories').where({ org_id: ctx.orgId, id }).first('parent_id'))?.parent_id ?? null;
+        const parentOf = (id: number) => parentOfCategory(trx, ctx.orgId, id);
         if (await wouldCreateCycle(current.id, parent.id, parentOf)) {
           const message = `parent_id ${req.parent_id} would make category ${req.category_id} its own ancestor`;
           throw validationFailed(message, [{ field: 'parent_id', message }]);
         }
         changes.parent_id = parent.id;
       }
-      const [row] = (await trx('categories')
-        .where({ id: current.id })
-        .update({ ...changes, updated_by: ctx.userId ?? null, updated_at: trx.fn.now() })
-        .returning('*')) as CategoryRow[];
-      const { parent_id: _omitted, ...category } = toCategoryRecord(row as CategoryRow);
+      const row = await updateCategory(trx, current.id, changes, ctx.userId ?? null);
+      const { parent_id: _omitted, ...category } = toCategoryRecord(row);
       return { message: 'Category updated successfully', category };
     }),
   );

@@ -1,6 +1,6 @@
-import { catalog, invoicing, type EventEnvelope } from '@bo/contracts';
+import { catalog, consumer, type EventEnvelope } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
-import { recordEvent, type InboxHandlerDef, type Knex, type Logger } from '@bo/runtime';
+import { bindConsumer, recordEvent, type Knex, type Logger } from '@bo/runtime';
 import { parseStringId } from '../ids';
 import { ensureDefaultLocation, locationsQuery, type LocationJoinRow } from '../location/location.repository';
 import { carriesStock } from '../product/product-rules';
@@ -22,12 +22,10 @@ import { documentMoves, type ProductMove } from './document-moves';
  * cost that one statement per batch; a product row is never changed by a move, so the rows read
  * there stay true for every document of the batch.
  */
-export const documentStockConsumer: InboxHandlerDef = {
-  name: 'catalog.documents',
-  events: [invoicing.invoiceValidated.type],
-  async handleBatch(trx, events, log) {
+export const documentStockConsumer = bindConsumer(consumer.catalogDocuments).to({
+  async batch(trx, events, log) {
     const documents = events.map((event) => {
-      const data = invoicing.invoiceValidated.data.parse(event.data);
+      const data = event.data;
       const document: StockDocument = { type: data.invoicetype, id: data.invoice_id, number: data.invoicenumber };
       return { event, document, moves: documentMoves(data.invoicetype, data.lines ?? [], data.restock) };
     });
@@ -64,7 +62,7 @@ export const documentStockConsumer: InboxHandlerDef = {
       }
     }
   },
-};
+});
 
 /** The `org:document:product` keys of the batch's documents that already have their move. */
 async function movedAlready(
@@ -131,7 +129,7 @@ async function applyMove(
   });
   await recordStockAdjusted(trx, orgId, recorded);
   for (const line of recorded.lines.filter((l) => l.next.isNegative())) {
-    await recordEvent(trx, catalog.stockNegative.type, orgId, {
+    await recordEvent(trx, catalog.stockNegative, orgId, {
       product_id: product.id,
       sku: product.sku,
       location_id: String(line.locationId),

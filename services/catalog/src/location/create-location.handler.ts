@@ -1,16 +1,12 @@
 import { catalog } from '@bo/contracts';
 import { duplicate, handler, isUniqueViolation } from '@bo/runtime';
-import { ensureDefaultLocation, findWarehouse, toLocationRow, type LocationRecordRow } from './location.repository';
+import { ensureDefaultLocation, findWarehouse, insertLocation, toLocationRow } from './location.repository';
 
 export const createLocationHandler = handler(catalog.createLocation, async (req, ctx) => {
   await ensureDefaultLocation(ctx.db, ctx.orgId);
   const warehouse = await findWarehouse(ctx.db, ctx.orgId, req.warehouse_id);
   try {
-    const [inserted] = (await ctx
-      .db('locations')
-      .insert({ org_id: ctx.orgId, warehouse_id: warehouse.id, name: req.name, created_by: ctx.userId ?? null })
-      .returning('*')) as LocationRecordRow[];
-    const location = inserted as LocationRecordRow;
+    const location = await insertLocation(ctx.db, ctx.orgId, warehouse.id, req.name, ctx.userId ?? null);
     return {
       message: 'Location created successfully',
       location: toLocationRow({

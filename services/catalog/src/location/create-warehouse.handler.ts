@@ -1,21 +1,15 @@
 import { catalog } from '@bo/contracts';
 import { formatDateTime } from '@bo/kernel';
 import { duplicate, handler, isUniqueViolation } from '@bo/runtime';
-import { ensureDefaultLocation, MAIN_LOCATION_NAME, toLocationRow, type LocationRecordRow, type WarehouseRow } from './location.repository';
+import { ensureDefaultLocation, insertLocation, insertWarehouse, MAIN_LOCATION_NAME, toLocationRow } from './location.repository';
 
 export const createWarehouseHandler = handler(catalog.createWarehouse, async (req, ctx) => {
   // The default comes first, so a first call still leaves the organization with its default.
   await ensureDefaultLocation(ctx.db, ctx.orgId);
   try {
     return await ctx.db.transaction(async (trx) => {
-      const [warehouse] = (await trx('warehouses')
-        .insert({ org_id: ctx.orgId, name: req.name, address: req.address || null, created_by: ctx.userId ?? null })
-        .returning('*')) as WarehouseRow[];
-      const w = warehouse as WarehouseRow;
-      const [inserted] = (await trx('locations')
-        .insert({ org_id: ctx.orgId, warehouse_id: w.id, name: MAIN_LOCATION_NAME, created_by: ctx.userId ?? null })
-        .returning('*')) as LocationRecordRow[];
-      const location = inserted as LocationRecordRow;
+      const w = await insertWarehouse(trx, ctx.orgId, req.name, req.address || null, ctx.userId ?? null);
+      const location = await insertLocation(trx, ctx.orgId, w.id, MAIN_LOCATION_NAME, ctx.userId ?? null);
       return {
         message: 'Warehouse created successfully',
         warehouse: {

@@ -107,3 +107,34 @@ export async function mainLocationOf(db: Knex, orgId: number, warehouseId: numbe
   if (!row) throw notFound('Location in warehouse', warehouseId);
   return row;
 }
+
+/** Stores a new location in a warehouse of the organization and returns its row. */
+export async function insertLocation(
+  db: Knex,
+  orgId: number,
+  warehouseId: number,
+  name: string,
+  userId: string | null,
+): Promise<LocationRecordRow> {
+  const [row] = (await db('locations')
+    .insert({ org_id: orgId, warehouse_id: warehouseId, name, created_by: userId })
+    .returning('*')) as LocationRecordRow[];
+  return row as LocationRecordRow;
+}
+
+/** Stores a new (non-default) warehouse of the organization and returns its row. */
+export async function insertWarehouse(
+  db: Knex,
+  orgId: number,
+  name: string,
+  address: string | null,
+  userId: string | null,
+): Promise<WarehouseRow> {
+  const [row] = (await db('warehouses').insert({ org_id: orgId, name, address, created_by: userId }).returning('*')) as WarehouseRow[];
+  return row as WarehouseRow;
+}
+
+/** The organization's locations among the ids (none asked, no query). */
+export async function locationsAmong(db: Knex, orgId: number, ids: number[]): Promise<LocationJoinRow[]> {
+  return ids.length ? ((await locationsQuery(db, orgId).whereIn('l.id', ids)) as LocationJoinRow[]) : [];
+}

@@ -7,8 +7,8 @@ import { cleanSku } from '../sku/sku';
 import { recordStockAdjusted, recordStockMove } from '../stock/stock.ledger';
 import { resolvePlacement } from './placement';
 import { carriesStock, stockLevelsProblem, taxDefaultProblem } from './product-rules';
-import { toProductRecord, type ProductRow } from './product.record';
-import { loadProductView } from './product.repository';
+import { toProductRecord } from './product.record';
+import { insertProduct, loadProductView } from './product.repository';
 
 export const createProductHandler = handler(catalog.createProduct, async (req, ctx) => {
   const type = req.type ?? 'inventory';
@@ -26,9 +26,10 @@ export const createProductHandler = handler(catalog.createProduct, async (req, c
   return ctx.db.transaction(async (trx) => {
     const category = req.category_id ? await findCategory(trx, ctx.orgId, req.category_id) : null;
     const sku = cleanSku(req.sku);
-    const [row] = (await trx('products')
-      .insert({
-        org_id: ctx.orgId,
+    const product = await insertProduct(
+      trx,
+      ctx.orgId,
+      {
         name: req.name,
         description: req.description || null,
         price: req.price ?? '0',
@@ -44,11 +45,9 @@ export const createProductHandler = handler(catalog.createProduct, async (req, c
         uom: req.uom || null,
         min_stock_level: req.min_stock_level ?? null,
         max_stock_level: req.max_stock_level ?? null,
-        created_by: ctx.userId ?? null,
-        updated_by: ctx.userId ?? null,
-      })
-      .returning('*')) as ProductRow[];
-    const product = row as ProductRow;
+      },
+      ctx.userId ?? null,
+    );
     await claimSku(trx, ctx.orgId, sku, { kind: 'product', id: product.id });
     const move =
       initialStock !== null && location
@@ -63,7 +62,7 @@ export const createProductHandler = handler(catalog.createProduct, async (req, c
           })
         : null;
     const record = toProductRecord(await loadProductView(trx, ctx.orgId, product.id));
-    await recordEvent(trx, catalog.productCreated.type, ctx.orgId, record);
+    await recordEvent(trx, catalog.productCreated, ctx.orgId, record);
     if (move) await recordStockAdjusted(trx, ctx.orgId, move);
     return { message: 'Product created successfully', product: record };
   });

@@ -9,7 +9,7 @@ import { defaultLocationTarget } from '../stock/adjustment';
 import { recordStockAdjusted, recordStockMove, type RecordedMove } from '../stock/stock.ledger';
 import { carriesStock, stockLevelsProblem, taxDefaultProblem } from './product-rules';
 import { toProductRecord, type ProductRow } from './product.record';
-import { findLiveProduct, loadProductView, totalStock } from './product.repository';
+import { findLiveProduct, loadProductView, quantityAt, totalStock, updateProduct } from './product.repository';
 
 type EditRequest = catalog.EditProductRequestOf;
 
@@ -18,7 +18,7 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
   const defaultLocation = req.stock !== undefined ? await ensureDefaultLocation(ctx.db, ctx.orgId) : null;
   return ctx.db.transaction(async (trx) => {
     const current = await findLiveProduct(trx, ctx.orgId, req.product_id, { lock: true });
-    const changes: Partial<Record<keyof ProductRow | 'updated_by', unknown>> = {};
+    const changes: Partial<Record<keyof ProductRow, unknown>> = {};
     for (const field of ['name', 'price', 'cost', 'taxable', 'tax_rate', 'type'] as const) {
       if (req[field] !== undefined) changes[field] = req[field];
     }
@@ -52,18 +52,14 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
 
     // The fields change before the stock does, so the stock move's event names the product as edited
     // (its new SKU); a refusal below still rolls both back.
-    const [updated] = (await trx('products')
-      .where({ id: current.id })
-      .update({ ...changes, version: trx.raw('version + 1'), updated_by: ctx.userId ?? null, updated_at: trx.fn.now() } as never)
-      .returning('*')) as ProductRow[];
-    const product = updated as ProductRow;
+    const product = await updateProduct(trx, current.id, changes, ctx.userId ?? null);
     const move = req.stock !== undefined && defaultLocation ? await setTotalStock(trx, ctx, product, req, defaultLocation) : null;
     if (!carriesStock(product.type) && !dec(await totalStock(trx, product.id)).isZero()) {
       throw invalidState(`Product ${product.id} still holds stock; adjust it to 0 before making it a ${product.type} product`);
     }
 
     const record = toProductRecord(await loadProductView(trx, ctx.orgId, current.id));
-    await recordEvent(trx, catalog.productUpdated.type, ctx.orgId, record);
+    await recordEvent(trx, catalog.productUpdated, ctx.orgId, record);
     if (move) await recordStockAdjusted(trx, ctx.orgId, move);
     return { message: 'Product updated successfully', product: record };
   });
@@ -84,15 +80,10 @@ async function setTotalStock(
   }
   const total = await totalStock(trx, product.id);
   if (dec(total).equals(dec(requested))) return null;
-  // numeric comes back from pg as exact decimal text.
-  const atDefault = await trx('stock_quantities')
-    .where({ product_id: product.id, location_id: defaultLocation.location_id })
-    .first<{ quantity: string } | undefined>('quantity');
-  const target = defaultLocationTarget(requested, total, atDefault?.quantity ?? '0');
+  const atDefault = await quantityAt(trx, product.id, defaultLocation.location_id);
+  const target = defaultLocationTarget(requested, total, atDefault);
   if (target === null) {
-    const elsewhere = dec(total)
-      .minus(dec(atDefault?.quantity ?? '0'))
-      .toFixed();
+    const elsewhere = dec(total).minus(dec(atDefault)).toFixed();
     const message = `stock ${requested} is below the ${elsewhere} held outside the default location; use stock_adjustment for those locations`;
     throw validationFailed(message, [{ field: 'stock', message }]);
   }

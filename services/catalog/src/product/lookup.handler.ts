@@ -2,18 +2,8 @@ import { catalog } from '@bo/contracts';
 import { toNumber } from '@bo/kernel';
 import { handler } from '@bo/runtime';
 import { parseStringId } from '../ids';
-import { locationsQuery, toLocationRow, type LocationJoinRow } from '../location/location.repository';
-import type { ProductRow } from './product.record';
-
-interface VariantRow {
-  id: number;
-  parent_product_id: number;
-  variant_name: string;
-  price: string;
-  sku: string | null;
-  tax_rate: string | null;
-  tax_category: string | null;
-}
+import { locationsAmong, toLocationRow } from '../location/location.repository';
+import { liveProductsAmong, liveVariantsAmong } from './product.repository';
 
 /**
  * Internal: the live products, variants (of live products) and locations of the organization among
@@ -24,22 +14,9 @@ export const lookupHandler = handler(catalog.lookup, async (req, ctx) => {
   const productIds = req.product_ids ?? [];
   const variantIds = req.variant_ids ?? [];
   const locationIds = (req.location_ids ?? []).map(parseStringId).filter((id): id is number => id !== null);
-  const products: ProductRow[] = productIds.length
-    ? await ctx.db<ProductRow>('products').where('org_id', ctx.orgId).whereIn('id', productIds).whereNull('deleted_at')
-    : [];
-  const variants: VariantRow[] = variantIds.length
-    ? await ctx
-        .db('variants as v')
-        .join('products as p', (j) => j.on('p.id', 'v.parent_product_id').andOn('p.org_id', 'v.org_id'))
-        .where('v.org_id', ctx.orgId)
-        .whereIn('v.id', variantIds)
-        .whereNull('v.deleted_at')
-        .whereNull('p.deleted_at')
-        .select<VariantRow[]>('v.id', 'v.parent_product_id', 'v.variant_name', 'v.price', 'v.sku', 'v.tax_rate', 'v.tax_category')
-    : [];
-  const locations: LocationJoinRow[] = locationIds.length
-    ? ((await locationsQuery(ctx.db, ctx.orgId).whereIn('l.id', locationIds)) as LocationJoinRow[])
-    : [];
+  const products = await liveProductsAmong(ctx.db, ctx.orgId, productIds);
+  const variants = await liveVariantsAmong(ctx.db, ctx.orgId, variantIds);
+  const locations = await locationsAmong(ctx.db, ctx.orgId, locationIds);
   return {
     message: 'Catalog records found',
     products: products.map((p) => ({

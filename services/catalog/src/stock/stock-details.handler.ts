@@ -3,38 +3,18 @@ import { dec, formatDateTime, sum, toNumber } from '@bo/kernel';
 import { handler } from '@bo/runtime';
 import { findLiveProduct } from '../product/product.repository';
 import { loadMoves } from './stock-moves.handler';
+import { lastMoveAt, quantitiesByLocation } from './stock.repository';
 
 /** Moves stock details shows beside the quantities; the full history is `stock_moves`. */
 const RECENT_MOVES = 10;
-
-interface QuantityRow {
-  warehouse_id: number;
-  warehouse_name: string;
-  location_id: number;
-  location_name: string;
-  quantity: string;
-}
 
 export const stockDetailsHandler = handler(catalog.stockDetails, async (req, ctx) => {
   // Every read in one snapshot so the product, the total, the rows and the last move agree.
   return ctx.db.transaction(
     async (trx) => {
       const product = await findLiveProduct(trx, ctx.orgId, req.product_id);
-      const rows: QuantityRow[] = await trx('stock_quantities as q')
-        .join('locations as l', (j) => j.on('l.id', 'q.location_id').andOn('l.org_id', 'q.org_id'))
-        .join('warehouses as w', (j) => j.on('w.id', 'l.warehouse_id').andOn('w.org_id', 'l.org_id'))
-        .where({ 'q.org_id': ctx.orgId, 'q.product_id': product.id })
-        .select<QuantityRow[]>(
-          'w.id as warehouse_id',
-          'w.name as warehouse_name',
-          'l.id as location_id',
-          'l.name as location_name',
-          'q.quantity',
-        )
-        .orderBy([{ column: 'w.id' }, { column: 'l.id' }]);
-      const last = await trx('stock_moves')
-        .where({ org_id: ctx.orgId, product_id: product.id })
-        .max<{ at: Date | null }[]>({ at: 'created_at' });
+      const rows = await quantitiesByLocation(trx, ctx.orgId, product.id);
+      const last = await lastMoveAt(trx, ctx.orgId, product.id);
       const all = rows.map((r) => r.quantity);
       return {
         message: 'Stock details retrieved successfully',
@@ -55,7 +35,7 @@ export const stockDetailsHandler = handler(catalog.stockDetails, async (req, ctx
           })),
         min_stock_level: product.min_stock_level === null ? null : toNumber(product.min_stock_level),
         max_stock_level: product.max_stock_level === null ? null : toNumber(product.max_stock_level),
-        last_stock_check: formatDateTime(last[0]?.at ?? null),
+        last_stock_check: formatDateTime(last),
         recent_moves: await loadMoves(trx, ctx.orgId, product.id, RECENT_MOVES),
       };
     },

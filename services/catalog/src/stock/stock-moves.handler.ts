@@ -2,31 +2,7 @@ import { catalog, type ReplyOf, type RequestOf } from '@bo/contracts';
 import { formatDateTime, sum, toNumber } from '@bo/kernel';
 import { handler, pageWindow, paginationOf, type Knex } from '@bo/runtime';
 import { findLiveProduct } from '../product/product.repository';
-
-interface MoveRow {
-  id: number;
-  product_id: number;
-  source: (typeof catalog.stockMoveSources)[number];
-  adjustment_type: string;
-  reference: string | null;
-  notes: string | null;
-  created_by: string | null;
-  created_at: Date;
-  document_type: string | null;
-  document_id: number | null;
-  document_number: string | null;
-}
-
-interface LineRow {
-  move_id: number;
-  location_id: number;
-  location_name: string;
-  warehouse_id: number;
-  warehouse_name: string;
-  previous_stock: string;
-  new_stock: string;
-  change: string;
-}
+import { countMoves, linesOfMoves, pageOfMoves } from './stock.repository';
 
 export const stockMovesHandler = handler(catalog.stockMoves, async (req, ctx) =>
   // One snapshot: the page, its lines and the total count describe the same history.
@@ -37,12 +13,12 @@ async function readMoves(trx: Knex.Transaction, orgId: number, req: RequestOf<ty
   const product = await findLiveProduct(trx, orgId, req.product_id);
   const { size, offset } = pageWindow(req);
   const stockMoves = await loadMoves(trx, orgId, product.id, size, offset);
-  const counted = await trx('stock_moves').where({ org_id: orgId, product_id: product.id }).count<{ count: number }[]>({ count: '*' });
+  const total = await countMoves(trx, orgId, product.id);
   return {
     message: stockMoves.length ? 'Stock moves retrieved successfully' : 'No stock moves found',
     product_id: product.id,
     stock_moves: stockMoves,
-    pagination: paginationOf(req, Number(counted[0]?.count ?? 0)),
+    pagination: paginationOf(req, total),
   };
 }
 
@@ -50,33 +26,12 @@ type MoveRecord = ReplyOf<typeof catalog.stockMoves>['stock_moves'][number];
 
 /** A product's moves, newest first, with their lines and source document; stock details shows the latest ones too. */
 export async function loadMoves(trx: Knex, orgId: number, productId: number, size: number, offset = 0): Promise<MoveRecord[]> {
-  const rows: MoveRow[] = await trx('stock_moves')
-    .where({ org_id: orgId, product_id: productId })
-    .select<MoveRow[]>('*')
-    .orderBy('id', 'desc')
-    .limit(size)
-    .offset(offset);
-  const lines: LineRow[] = rows.length
-    ? await trx('stock_move_lines as m')
-        .join('locations as l', (j) => j.on('l.id', 'm.location_id').andOn('l.org_id', 'm.org_id'))
-        .join('warehouses as w', (j) => j.on('w.id', 'l.warehouse_id').andOn('w.org_id', 'l.org_id'))
-        .where('m.org_id', orgId)
-        .whereIn(
-          'm.move_id',
-          rows.map((r) => r.id),
-        )
-        .select<LineRow[]>(
-          'm.move_id',
-          'm.location_id',
-          'l.name as location_name',
-          'w.id as warehouse_id',
-          'w.name as warehouse_name',
-          'm.previous_stock',
-          'm.new_stock',
-          'm.change',
-        )
-        .orderBy('m.id')
-    : [];
+  const rows = await pageOfMoves(trx, orgId, productId, size, offset);
+  const lines = await linesOfMoves(
+    trx,
+    orgId,
+    rows.map((r) => r.id),
+  );
   return rows.map((m) => {
     const own = lines.filter((l) => Number(l.move_id) === Number(m.id));
     return {

@@ -107,5 +107,5 @@ export async function recordStockMove(trx: Knex.Transaction, input: StockMoveInp
 
 /** The outbox entry of a recorded move; see `recordStockMove`. */
 export async function recordStockAdjusted(trx: Knex.Transaction, orgId: number, move: RecordedMove): Promise<void> {
-  await recordEvent(trx, catalog.stockAdjusted.type, orgId, move.event);
+  await recordEvent(trx, catalog.stockAdjusted, orgId, move.event);
 }

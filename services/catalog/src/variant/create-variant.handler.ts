@@ -6,20 +6,7 @@ import { findLiveProduct } from '../product/product.repository';
 import { claimSku } from '../sku/sku.registry';
 import { cleanSku } from '../sku/sku';
 import { duplicateOptionName, optionsKey } from './options';
-
-interface VariantRow {
-  id: number;
-  parent_product_id: number;
-  variant_name: string;
-  options: Record<string, string>;
-  price: string;
-  cost: string;
-  sku: string | null;
-  barcode: string | null;
-  tax_rate: string | null;
-  tax_category: string | null;
-  created_at: Date;
-}
+import { insertVariant } from './variant.repository';
 
 export const createVariantHandler = handler(catalog.createVariant, async (req, ctx) => {
   const options = Object.fromEntries(Object.entries(req.options ?? {}).map(([k, v]) => [k.trim(), v.trim()]));
@@ -39,9 +26,10 @@ export const createVariantHandler = handler(catalog.createVariant, async (req, c
       // Locking the parent queues variant creation per product and keeps it from being deleted meanwhile.
       const parent = await findLiveProduct(trx, ctx.orgId, req.parent_product_id, { lock: true });
       const sku = cleanSku(req.sku);
-      const [row] = (await trx('variants')
-        .insert({
-          org_id: ctx.orgId,
+      const v = await insertVariant(
+        trx,
+        ctx.orgId,
+        {
           parent_product_id: parent.id,
           variant_name: req.variant_name,
           options: JSON.stringify(options),
@@ -53,10 +41,9 @@ export const createVariantHandler = handler(catalog.createVariant, async (req, c
           barcode: req.barcode?.trim() || null,
           tax_rate: req.tax_rate ?? null,
           tax_category: req.tax_category ?? null,
-          created_by: ctx.userId ?? null,
-        })
-        .returning('*')) as VariantRow[];
-      const v = row as VariantRow;
+        },
+        ctx.userId ?? null,
+      );
       await claimSku(trx, ctx.orgId, sku, { kind: 'variant', id: v.id });
       return {
         message: 'Variant created successfully',

@@ -9,12 +9,14 @@ import {
   orgIdField,
   parseWith,
   resolveOperation,
+  pathBodyLimit,
+  bodyLimitOf,
   userIdText,
   type Envelope,
   type Operation,
 } from '@bo/contracts';
 import { BusError, isDbUnavailable, parseRawReply, type Logger } from '@bo/runtime';
-import { ApiKeyStore } from '../api-keys/api-keys';
+import { ApiKeyStore } from '../api-key/api-keys';
 import type { GatewayAnswer } from '../forwarded-answer';
 import type { AnonymousLimiter } from '../rate-limit/anonymous';
 import type { GatewayDeps } from './deps';
@@ -38,8 +40,9 @@ export type OperationServer = (req: IncomingMessage, res: ServerResponse, path: 
  * (no key, a bad one, its organization over its limits) has its body left unread: node discards it.
  *
  * This runs on node's http objects, not through Express: Express's request pipeline (its
- * prototypes swapped onto every request and response, the router, res.send) cost about 75 µs per
- * request on this machine, a fifth of the gateway's CPU for a list. Express serves the other routes (routes.ts).
+ * prototypes swapped onto every request and response, the router, res.send) was a fifth of the
+ * gateway's CPU for a list (docs/performance.md, "Why the code is shaped so"). Express serves the
+ * other routes (routes.ts).
  */
 export function createOperationServer(deps: GatewayDeps, anonymous: AnonymousLimiter | undefined): OperationServer {
   const { db, bus, log, config } = deps;
@@ -49,23 +52,30 @@ export function createOperationServer(deps: GatewayDeps, anonymous: AnonymousLim
   // (Express's body reader is body-parser's, which needs no Express around it.) Its shape is checked
   // on the bytes before JSON.parse sees them, and the bytes are kept beside what JSON.parse made of
   // them: its numbers are checked as written (handlePost).
-  const readJson = express.json({ limit: config.BODY_LIMIT_BYTES, type: () => true, strict: true, verify: checkAndKeepBytes });
-  const readBody = (req: IncomingMessage, res: ServerResponse) => new Promise<unknown>((resolve) => readJson(req, res, resolve));
+  // A body is read up to its path's limit: BODY_LIMIT_BYTES, or more on a path whose operations
+  // carry files (Operation.maxBodyBytes); one reader per limit, made once.
+  const readers = new Map<number, ReturnType<typeof express.json>>();
+  const readerFor = (limit: number) => {
+    let reader = readers.get(limit);
+    if (!reader) readers.set(limit, (reader = express.json({ limit, type: () => true, strict: true, verify: checkAndKeepBytes })));
+    return reader;
+  };
+  const readBody = (req: IncomingMessage, res: ServerResponse, limit: number) =>
+    new Promise<unknown>((resolve) => readerFor(limit)(req, res, resolve));
 
   return (req, res, path, locals, client) => {
     void servePost(req, res, path, locals, client);
   };
 
   /** What a body the reader refused is answered with: the client's fault, unless it is not. */
-  function bodyRefusal(err: unknown, requestId: string): Envelope {
+  function bodyRefusal(err: unknown, requestId: string, limit: number): Envelope {
     if (err instanceof BodyShapeError) {
       const refusal = err.refusal;
       if (refusal.status === 413) return errorEnvelope(413, 'payload_too_large', refusal.message);
       return errorEnvelope(400, 'validation_failed', `Invalid request: ${refusal.error.message}`, { errors: [refusal.error] });
     }
     const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large')
-      return errorEnvelope(413, 'payload_too_large', `Request body exceeds ${config.BODY_LIMIT_BYTES} bytes`);
+    if (type === 'entity.too.large') return errorEnvelope(413, 'payload_too_large', `Request body exceeds ${limit} bytes`);
     if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
       return errorEnvelope(400, 'malformed_json', 'Request body is not valid JSON');
     }
@@ -154,7 +164,8 @@ export function createOperationServer(deps: GatewayDeps, anonymous: AnonymousLim
     const early = limits.admitPath(res, locals, keyOrg, path);
     if (early) return early;
 
-    const unread = await readBody(req, res);
+    const pathLimit = pathBodyLimit(path, config.BODY_LIMIT_BYTES);
+    const unread = await readBody(req, res, pathLimit);
     const body: unknown = unread ? undefined : req.body;
     const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
     // The key's organization pays for what its body asks, and for a request it then refuses (a body
@@ -163,7 +174,7 @@ export function createOperationServer(deps: GatewayDeps, anonymous: AnonymousLim
     const resolution = fields ? resolveOperation(path, fields) : undefined;
     const limited = await limits.admitOperation(res, locals, resolution?.kind === 'operation' ? resolution.operation : undefined);
     if (limited) return limited;
-    if (unread) return bodyRefusal(unread, requestId);
+    if (unread) return bodyRefusal(unread, requestId, pathLimit);
     if (!fields || !resolution) return errorEnvelope(400, 'validation_failed', 'Request body must be a JSON object');
 
     const org = parseWith(orgIdField, fields['org_id']);
@@ -175,6 +186,10 @@ export function createOperationServer(deps: GatewayDeps, anonymous: AnonymousLim
     if (resolution.kind === 'unknown_path') return errorEnvelope(404, 'not_found', `No operation at ${path}`);
     if (resolution.kind === 'unknown_action') return errorEnvelope(400, 'unknown_action', resolution.message);
     const op = resolution.operation;
+    // The path's limit is its largest operation's: a body that names another is held to that one's.
+    const opLimit = bodyLimitOf(op, config.BODY_LIMIT_BYTES);
+    if (opLimit < pathLimit && ((req as WithBytes).jsonBytes?.length ?? 0) > opLimit)
+      return errorEnvelope(413, 'payload_too_large', `Request body exceeds ${opLimit} bytes`);
 
     const parsed = parseWith(op.request, fields);
     if (!parsed.ok) return errorEnvelope(400, 'validation_failed', parsed.message, { errors: parsed.errors });

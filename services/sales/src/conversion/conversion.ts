@@ -195,7 +195,7 @@ export async function complete(trx: Knex.Transaction, attempt: Attempt, invoice:
       updated_by: driver.actor,
       updated_at: trx.fn.now(),
     });
-  await recordEvent(trx, sales.quotationConverted.type, q.org_id, {
+  await recordEvent(trx, sales.quotationConverted, q.org_id, {
     quotation_id: q.id,
     quotation_number: q.quotation_number,
     quotation_type: q.quotation_type,

@@ -1,5 +1,6 @@
 import { sales } from '@bo/contracts';
-import { handler, invalidState, organizationToday } from '@bo/runtime';
+import { handler, invalidState } from '@bo/runtime';
+import { organizationToday } from '@bo/billing';
 import { actor } from '../actor';
 import { checkConvert } from '../quotation/quotation-status';
 import { conversionUnfinished, enforce, findQuotation, statusOf } from '../quotation/quotation.repository';

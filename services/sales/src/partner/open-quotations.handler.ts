@@ -1,6 +1,7 @@
 import { sales } from '@bo/contracts';
-import { countOpenUnderFence, handler, organizationToday, type Knex } from '@bo/runtime';
-import { CONVERTIBLE, EFFECTIVE_STATUS_SQL } from '../quotation/quotation.repository';
+import { handler } from '@bo/runtime';
+import { countOpenUnderFence, organizationToday } from '@bo/billing';
+import { openQuotationsOf } from '../quotation/quotation.repository';
 
 const LISTED = 20;
 
@@ -12,31 +13,19 @@ const LISTED = 20;
 export const openQuotationsHandler = handler(sales.partnerOpenQuotations, async (req, ctx) => {
   const now = await organizationToday(ctx.db, ctx.orgId);
   // With fence_ms (a delete about to commit) and none open, new quotations for it wait for the delete's outcome.
-  return countOpenUnderFence(ctx.db, ctx.orgId, req.partner_id, req.fence_ms, (db) => openQuotations(db, ctx.orgId, req.partner_id, now));
+  return countOpenUnderFence(ctx.db, ctx.orgId, req.partner_id, req.fence_ms, async (db) => {
+    const { rows, total } = await openQuotationsOf(db, ctx.orgId, req.partner_id, now, LISTED);
+    return {
+      message: total ? `Partner ${req.partner_id} has ${total} open quotation(s)` : `Partner ${req.partner_id} has no open quotations`,
+      open_documents: total,
+      active_contracts: 0,
+      documents: rows.map((r) => ({
+        kind: 'quotation' as const,
+        id: r.id,
+        number: r.quotation_number,
+        type: r.quotation_type,
+        status: r.status,
+      })),
+    };
+  });
 });
-
-async function openQuotations(db: Knex, orgId: number, partnerId: number, now: string) {
-  const open = db('quotations as q')
-    .where({ 'q.org_id': orgId, 'q.partner_id': partnerId })
-    .whereIn('q.status', CONVERTIBLE)
-    .where((w) => {
-      void w.whereRaw(`${EFFECTIVE_STATUS_SQL} <> 'expired'`, [now]).orWhereNotNull('q.conversion_attempted_at');
-    });
-  const [rows, counted] = await Promise.all([
-    open.clone().select('q.id', 'q.quotation_number', 'q.quotation_type', 'q.status').orderBy('q.id').limit(LISTED),
-    open.clone().count<{ count: string }[]>({ count: '*' }),
-  ]);
-  const total = Number(counted[0]?.count ?? 0);
-  return {
-    message: total ? `Partner ${partnerId} has ${total} open quotation(s)` : `Partner ${partnerId} has no open quotations`,
-    open_documents: total,
-    active_contracts: 0,
-    documents: (rows as Array<{ id: number; quotation_number: string; quotation_type: string; status: string }>).map((r) => ({
-      kind: 'quotation' as const,
-      id: r.id,
-      number: r.quotation_number,
-      type: r.quotation_type,
-      status: r.status,
-    })),
-  };
-}

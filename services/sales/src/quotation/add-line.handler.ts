@@ -1,20 +1,11 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import { toNumber } from '@bo/kernel';
-import {
-  documentDefaults,
-  handler,
-  invalidState,
-  resolveCatalogLines,
-  organizationToday,
-  taxContextFor,
-  toBreakdownRecord,
-  validationFailed,
-  type TaxContext,
-} from '@bo/runtime';
+import { handler, invalidState, validationFailed } from '@bo/runtime';
+import { documentDefaults, resolveCatalogLines, organizationToday, taxContextFor, toBreakdownRecord, type TaxContext } from '@bo/billing';
 import { documentTooLarge, lineTooLarge, MAX_LINE_TOTAL, priceLine } from './quotation-lines';
 import { checkAddLine } from './quotation-status';
-import { conversionUnfinished, enforce, findQuotation, linesOf, statusOf } from './quotation.repository';
+import { conversionUnfinished, enforce, findQuotation, insertLines, linesOf, statusOf } from './quotation.repository';
 import { lineRow, toLineRecord, type LineRow } from './quotation.record';
 import { computeQuotation, storeQuotationTaxes } from './taxes';
 
@@ -58,10 +49,7 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, {
       throw validationFailed('The quotation total would be too large', [
         { field: 'quantity', message: 'this line makes the quotation total too large' },
       ]);
-    const [stored] = (await ctx
-      .db('quotation_lines')
-      .insert(lineRow(ctx.orgId, q.id, line, doc.lines[existing.length]!, doc.minor_unit))
-      .returning('*')) as LineRow[];
+    const [stored] = await insertLines(ctx.db, [lineRow(ctx.orgId, q.id, line, doc.lines[existing.length]!, doc.minor_unit)]);
     const row = await storeQuotationTaxes(ctx.db, q, [...existing, stored as LineRow], doc, context, {
       line_count: q.line_count + 1,
       updated_by: actor(req, ctx),

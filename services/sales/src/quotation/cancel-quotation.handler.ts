@@ -1,8 +1,9 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
-import { handler, organizationToday } from '@bo/runtime';
+import { handler } from '@bo/runtime';
+import { organizationToday } from '@bo/billing';
 import { checkCancel } from './quotation-status';
-import { conversionUnfinished, enforce, findQuotation, statusOf } from './quotation.repository';
+import { conversionUnfinished, enforce, findQuotation, markCancelled, statusOf } from './quotation.repository';
 
 export const cancelQuotationHandler = handler(sales.cancelQuotation, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
@@ -11,9 +12,7 @@ export const cancelQuotationHandler = handler(sales.cancelQuotation, async (req,
     // refused itself: never both, and never an invoice left behind for a cancelled quotation.
     const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
     enforce(checkCancel(statusOf(q, await organizationToday(trx, ctx.orgId)), conversionUnfinished(q)), q);
-    await trx('quotations')
-      .where({ id: q.id })
-      .update({ status: 'cancelled', cancelled_at: trx.fn.now(), updated_by: actor(req, ctx), updated_at: trx.fn.now() });
+    await markCancelled(trx, q.id, actor(req, ctx));
     return { message: `Quotation ${q.quotation_number} cancelled successfully` };
   });
 });

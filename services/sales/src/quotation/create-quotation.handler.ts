@@ -1,24 +1,19 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import { parseDateTime } from '@bo/kernel';
+import { duplicate, handler, isUniqueViolation, numberDocument, pendingNumber, validationFailed } from '@bo/runtime';
 import {
   allowancesFromRequest,
   assertNotFenced,
   currentParties,
   documentDefaults,
-  duplicate,
   exchangeRateProblem,
-  handler,
-  isUniqueViolation,
-  numberDocument,
-  pendingNumber,
   organizationToday,
   requireLivePartner,
   requirePartnerRole,
   resolveCatalogLines,
   taxContextFor,
-  validationFailed,
-} from '@bo/runtime';
+} from '@bo/billing';
 import {
   documentTooLarge,
   documentTotals,
@@ -30,7 +25,8 @@ import {
 } from './quotation-lines';
 import { freezeQuotationParties } from './issued-snapshot';
 import { quotationParties } from './quotation-document';
-import { lineRow, toQuotationRecord, type LineRow, type QuotationRow } from './quotation.record';
+import { lineRow, toQuotationRecord } from './quotation.record';
+import { insertLines, insertQuotation } from './quotation.repository';
 import { computeQuotation, quotationTaxColumns, taxParties } from './taxes';
 
 const PREFIX: Record<sales.QuotationType, string> = { quotation: 'QUO-', proforma: 'PRO-', estimate: 'EST-' };
@@ -72,38 +68,31 @@ export const createQuotationHandler = handler(sales.createQuotation, {
       : null;
     const context = taxContextFor(defaults, currency, sentParties ? taxParties(sentParties) : null);
     const doc = computeQuotation({ currency, allowances_charges: allowances }, lines, context);
-    const [row] = (await ctx
-      .db('quotations')
-      .insert({
-        org_id: ctx.orgId,
-        quotation_number: supplied ?? pendingNumber(),
-        quotation_type: req.quotation_type,
-        status: req.quotation_status ?? 'draft',
-        currency: doc.currency,
-        exchange_rate: req.exchange_rate ?? null,
-        partner_id: req.partner,
-        quotation_date: parseDateTime(req.quotation_date),
-        valid_until: req.valid_until,
-        comments: req.comments || null,
-        quotation_reference: req.quotation_reference || null,
-        ...quotationTaxColumns(doc, { allowances_charges: allowances }, context),
-        line_count: lines.length,
-        created_by: actor(req, ctx),
-        updated_by: actor(req, ctx),
-      })
-      .returning('*')
-      .catch((err: unknown) => {
-        if (supplied && isUniqueViolation(err, UNIQUE_NUMBER))
-          throw duplicate(`Quotation number ${supplied} already exists`, 'quotation_number');
-        throw err;
-      })) as QuotationRow[];
-    let quotation = row as QuotationRow;
-    const stored = lines.length
-      ? ((await ctx
-          .db('quotation_lines')
-          .insert(lines.map((l, i) => lineRow(ctx.orgId, quotation.id, l, doc.lines[i]!, doc.minor_unit)))
-          .returning('*')) as LineRow[])
-      : [];
+    let quotation = await insertQuotation(ctx.db, {
+      org_id: ctx.orgId,
+      quotation_number: supplied ?? pendingNumber(),
+      quotation_type: req.quotation_type,
+      status: req.quotation_status ?? 'draft',
+      currency: doc.currency,
+      exchange_rate: req.exchange_rate ?? null,
+      partner_id: req.partner,
+      quotation_date: parseDateTime(req.quotation_date),
+      valid_until: req.valid_until,
+      comments: req.comments || null,
+      quotation_reference: req.quotation_reference || null,
+      ...quotationTaxColumns(doc, { allowances_charges: allowances }, context),
+      line_count: lines.length,
+      created_by: actor(req, ctx),
+      updated_by: actor(req, ctx),
+    }).catch((err: unknown) => {
+      if (supplied && isUniqueViolation(err, UNIQUE_NUMBER))
+        throw duplicate(`Quotation number ${supplied} already exists`, 'quotation_number');
+      throw err;
+    });
+    const stored = await insertLines(
+      ctx.db,
+      lines.map((l, i) => lineRow(ctx.orgId, quotation.id, l, doc.lines[i]!, doc.minor_unit)),
+    );
     if (parties && sentParties) {
       const frozen = sentParties;
       await freezeQuotationParties(ctx.db, quotation, frozen, defaults.accounting_currency);

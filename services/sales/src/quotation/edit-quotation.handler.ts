@@ -1,27 +1,23 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
+import { duplicate, handler, isUniqueViolation, validationFailed, type Knex } from '@bo/runtime';
 import {
   allowancesFromRequest,
   currentParties,
   documentDefaults,
   documentTaxFields,
-  duplicate,
   exchangeRateProblem,
-  handler,
-  isUniqueViolation,
   organizationTaxPolicy,
   organizationToday,
   taxContextFor,
-  validationFailed,
-  type Knex,
   type TaxContext,
-} from '@bo/runtime';
+} from '@bo/billing';
 import { freezeQuotationParties } from './issued-snapshot';
 import { quotationParties } from './quotation-document';
 import { validUntilBeforeDate } from './quotation-lines';
 import { checkAddLine, checkHeaderEdit, checkStatusMove, effectiveStatus } from './quotation-status';
-import { conversionUnfinished, enforce, findQuotation, linesOf, statusOf } from './quotation.repository';
+import { conversionUnfinished, enforce, findQuotation, linesOf, statusOf, updateQuotation } from './quotation.repository';
 import type { QuotationRow } from './quotation.record';
 import { computeQuotation, storeQuotationTaxes, taxParties } from './taxes';
 
@@ -92,13 +88,7 @@ export const editQuotationHandler = handler(sales.editQuotation, {
             frozen ? taxParties(frozen) : null,
             update,
           )
-        : ((
-            await ctx
-              .db('quotations')
-              .where({ id: q.id })
-              .update({ ...update, updated_at: ctx.db.fn.now() })
-              .returning('*')
-          )[0] as QuotationRow),
+        : await updateQuotation(ctx.db, q.id, update),
     );
     const updated = row;
     return {

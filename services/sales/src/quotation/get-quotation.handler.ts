@@ -1,5 +1,6 @@
 import { sales } from '@bo/contracts';
-import { handler, organizationToday } from '@bo/runtime';
+import { handler } from '@bo/runtime';
+import { organizationToday } from '@bo/billing';
 import { findQuotation, linesOf } from './quotation.repository';
 import { toQuotationRecord } from './quotation.record';
 

@@ -1,5 +1,6 @@
 import type { DocumentPartiesView } from '@bo/documents';
-import { currentParties, freezeParties, frozenParties, type HandlerContext, type Knex } from '@bo/runtime';
+import { type HandlerContext, type Knex } from '@bo/runtime';
+import { currentParties, freezeParties, frozenParties } from '@bo/billing';
 import { quotationParties } from './quotation-document';
 import type { QuotationRow } from './quotation.record';
 

@@ -10,7 +10,7 @@ import {
   type RenderableDocument,
 } from '@bo/documents';
 import { formatDate, formatDateTime } from '@bo/kernel';
-import { documentAccounting, storedDocumentTaxes, type DocumentParties } from '@bo/runtime';
+import { documentAccounting, storedDocumentTaxes, type DocumentParties } from '@bo/billing';
 import type { LineRow, QuotationRow } from './quotation.record';
 import { quotationTaxInput, storedTaxContext } from './taxes';
 

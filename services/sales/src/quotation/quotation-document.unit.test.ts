@@ -1,5 +1,5 @@
 import type { organization } from '@bo/contracts';
-import type { DocumentParties } from '@bo/runtime';
+import type { DocumentParties } from '@bo/billing';
 import { quotationDocument as documentOf, quotationParties } from './quotation-document';
 import type { LineRow, QuotationRow } from './quotation.record';
 

@@ -1,5 +1,5 @@
 import { computeLine, dec, sumLines, type Dec, type EnteredLine, type LineAmounts, type LineTaxes } from '@bo/kernel';
-import { lineAmountColumns, type ResolvedLine } from '@bo/runtime';
+import { lineAmountColumns, type ResolvedLine } from '@bo/billing';
 
 /**
  * Largest line and document totals accepted. JSON carries amounts as binary doubles, which keep

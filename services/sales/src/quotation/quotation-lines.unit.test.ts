@@ -1,5 +1,5 @@
 import { dec, decideDocumentTaxes, toNumber } from '@bo/kernel';
-import type { ResolvedLine } from '@bo/runtime';
+import type { ResolvedLine } from '@bo/billing';
 import { documentTooLarge, documentTotals, lineTooLarge, priceLine, quotationLineAmounts, validUntilBeforeDate } from './quotation-lines';
 
 const line = (over: Partial<ResolvedLine> = {}): ResolvedLine => ({

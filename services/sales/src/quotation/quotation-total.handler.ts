@@ -1,6 +1,7 @@
 import { sales } from '@bo/contracts';
 import { toNumber } from '@bo/kernel';
-import { handler, toBreakdownRecord } from '@bo/runtime';
+import { handler } from '@bo/runtime';
+import { toBreakdownRecord } from '@bo/billing';
 import { findQuotation } from './quotation.repository';
 
 /** The stored totals are kept up to date under the row lock by create and add_line. */

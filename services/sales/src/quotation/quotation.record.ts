@@ -1,7 +1,7 @@
 import type { ReplyOf, sales } from '@bo/contracts';
 import type { DocumentPartiesView } from '@bo/documents';
 import { formatDate, formatDateTime, lineFigures, toNumber, type LineTaxes } from '@bo/kernel';
-import { documentTaxFields, type DocumentTaxRow, type StoredParties } from '@bo/runtime';
+import { documentTaxFields, type DocumentTaxRow, type StoredParties } from '@bo/billing';
 import { quotationLineAmounts, type PricedLine } from './quotation-lines';
 import { effectiveStatus, type StoredStatus } from './quotation-status';
 

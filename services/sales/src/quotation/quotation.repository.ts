@@ -1,8 +1,8 @@
 import { formatDate } from '@bo/kernel';
-import { AppError, invalidState, type Knex } from '@bo/runtime';
+import { AppError, invalidState, likeContains, selectPage, type Knex, type PageRequest } from '@bo/runtime';
 import type { Verdict } from './quotation-status';
 import { effectiveStatus, type QuotationStatus, type StoredStatus } from './quotation-status';
-import type { LineRow, QuotationRow } from './quotation.record';
+import type { LineRow, ListRow, QuotationRow } from './quotation.record';
 
 /** A quotation of the organization, optionally locked for update; another org's quotation is not found. */
 export async function findQuotation(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<QuotationRow> {
@@ -45,3 +45,81 @@ export function enforce(verdict: Verdict, row: QuotationRow): void {
 
 /** SQL for the status a reader sees (one binding: today): draft and sent quotations past valid_until read as expired. */
 export const EFFECTIVE_STATUS_SQL = `(case when q.status in ('draft','sent') and q.valid_until < ?::date then 'expired' else q.status end)`;
+
+/** Marks the quotation cancelled by `actor`. */
+export async function markCancelled(db: Knex, id: number, actor: string | null): Promise<void> {
+  await db('quotations')
+    .where({ id })
+    .update({ status: 'cancelled', cancelled_at: db.fn.now(), updated_by: actor, updated_at: db.fn.now() });
+}
+
+/** Writes `changes` to the quotation and answers it as it now is. */
+export async function updateQuotation(db: Knex, id: number, changes: Partial<QuotationRow>): Promise<QuotationRow> {
+  const [row] = (await db('quotations')
+    .where({ id })
+    .update({ ...changes, updated_at: db.fn.now() })
+    .returning('*')) as QuotationRow[];
+  return row as QuotationRow;
+}
+
+/** A new quotation, as stored (a clash on its number throws the unique violation for the caller to name). */
+export async function insertQuotation(db: Knex, row: Record<string, unknown>): Promise<QuotationRow> {
+  const [stored] = (await db('quotations').insert(row).returning('*')) as QuotationRow[];
+  return stored as QuotationRow;
+}
+
+/** Lines of a quotation, as stored, in the order given. */
+export async function insertLines(db: Knex, rows: readonly Record<string, unknown>[]): Promise<LineRow[]> {
+  return rows.length ? ((await db('quotation_lines').insert(rows).returning('*')) as LineRow[]) : [];
+}
+
+export interface QuotationFilters {
+  status?: QuotationStatus | undefined;
+  quotation_type?: string | undefined;
+  search_key?: string | undefined;
+}
+
+/**
+ * A page of the organization's quotations, newest first, with the partner's names, and the total in
+ * the same statement (pagination never disagrees with the rows). The status filter is the one
+ * readers see, so expired quotations are found as expired only.
+ */
+export async function pageOfQuotations(db: Knex, orgId: number, filters: QuotationFilters, today: string, page: PageRequest) {
+  const filtered = db('quotations as q')
+    .leftJoin('partner_directory as p', (j) => j.on('p.org_id', 'q.org_id').andOn('p.id', 'q.partner_id'))
+    .where('q.org_id', orgId)
+    .modify((query) => {
+      if (filters.status) query.whereRaw(`${EFFECTIVE_STATUS_SQL} = ?`, [today, filters.status]);
+      if (filters.quotation_type) query.where('q.quotation_type', filters.quotation_type);
+      const search = filters.search_key?.trim();
+      if (search) {
+        const pattern = likeContains(search);
+        query.where((w) => {
+          for (const column of ['q.quotation_number', 'p.partnername', 'p.display_name'])
+            w.orWhereRaw(`?? ilike ? escape '\\'`, [column, pattern]);
+        });
+      }
+    });
+  return selectPage<ListRow>(filtered.select('q.*', 'p.partnername', 'p.display_name'), page, (p) => p.orderBy('q.id', 'desc'));
+}
+
+/**
+ * The partner's open quotations (the first `listed`, by id) and how many there are: draft, sent or
+ * accepted and not expired, or frozen by a conversion that has not ended.
+ */
+export async function openQuotationsOf(db: Knex, orgId: number, partnerId: number, today: string, listed: number) {
+  const open = db('quotations as q')
+    .where({ 'q.org_id': orgId, 'q.partner_id': partnerId })
+    .whereIn('q.status', CONVERTIBLE)
+    .where((w) => {
+      void w.whereRaw(`${EFFECTIVE_STATUS_SQL} <> 'expired'`, [today]).orWhereNotNull('q.conversion_attempted_at');
+    });
+  const [rows, counted] = await Promise.all([
+    open.clone().select('q.id', 'q.quotation_number', 'q.quotation_type', 'q.status').orderBy('q.id').limit(listed),
+    open.clone().count<{ count: string }[]>({ count: '*' }),
+  ]);
+  return {
+    rows: rows as Array<{ id: number; quotation_number: string; quotation_type: string; status: string }>,
+    total: Number(counted[0]?.count ?? 0),
+  };
+}

@@ -1,6 +1,7 @@
 import { sales } from '@bo/contracts';
 import { renderDocument } from '@bo/documents';
-import { handler, organizationTaxPolicy } from '@bo/runtime';
+import { handler } from '@bo/runtime';
+import { organizationTaxPolicy } from '@bo/billing';
 import { freezeQuotationParties, isIssued, issuedParties, partiesNow } from './issued-snapshot';
 import { quotationDocument } from './quotation-document';
 import { findQuotation, linesOf } from './quotation.repository';

@@ -1,18 +1,18 @@
 import { sum, type LineTaxes, type TaxDocument, type TaxDocumentInput } from '@bo/kernel';
+import { type Knex } from '@bo/runtime';
 import {
   computeDocumentTaxes,
   documentTaxColumns,
   documentTaxInput,
   lineAmountsUnchanged,
   type FieldNaming,
-  type Knex,
   type TaxContext,
   type TaxedLine,
-} from '@bo/runtime';
+} from '@bo/billing';
 import { quotationLineAmounts } from './quotation-lines';
 import type { LineRow, QuotationRow } from './quotation.record';
 
-export { storedTaxContext, taxParties } from '@bo/runtime';
+export { storedTaxContext, taxParties } from '@bo/billing';
 
 /**
  * A quotation's stored rows as the kernel's tax calculation reads them (docs/invoicing.md, "Taxes

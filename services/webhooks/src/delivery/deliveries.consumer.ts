@@ -1,6 +1,7 @@
-import type { InboxHandlerDef } from '@bo/runtime';
+import { consumer } from '@bo/contracts';
+import { bindConsumer } from '@bo/runtime';
 import { matchesAnySql } from '../domain/patterns';
-import { currentRoutes, deliverableTypes, DELIVERIES_CONSUMER } from './routes';
+import { currentRoutes } from './routes';
 import { wakeDispatchers } from './wake';
 
 /**
@@ -12,11 +13,9 @@ import { wakeDispatchers } from './wake';
  * were queued. It is routed (routes.ts): only the types some enabled endpoint wants reach it. Each
  * row keeps the trace its event arrived in (not the batch's), which every attempt's span continues.
  */
-export const deliveriesConsumer: InboxHandlerDef = {
-  name: DELIVERIES_CONSUMER,
-  events: deliverableTypes,
+export const deliveriesConsumer = bindConsumer(consumer.webhooksDeliveries).to({
   routes: currentRoutes,
-  statement(events, _log, traces) {
+  forward(events, _log, traces) {
     const rows = events.map((event, i) => ({
       i,
       org_id: event.org_id,
@@ -40,4 +39,4 @@ export const deliveriesConsumer: InboxHandlerDef = {
   applied(rowCount) {
     if (rowCount > 0) wakeDispatchers();
   },
-};
+});

@@ -15,7 +15,7 @@ import {
 import { nextAttemptDelay } from '../domain/retry';
 import { webhookHeaders } from '../domain/signature';
 import type { EndpointRow } from '../endpoint/endpoint.record';
-import { secretBox } from '../keys/secrets';
+import { secretBox } from '../key/secrets';
 import type { WebhookSettings } from '../settings';
 import type { DeliveryRow } from './delivery.record';
 import { countAttempt, watchBacklog, type AttemptOutcome } from './metrics';
@@ -316,7 +316,7 @@ export class Dispatcher implements BackgroundTask {
         .update({ status: 'disabled', disabled_reason: reason, disabled_at: now, version: ep.version + 1, updated_at: now })
         .returning('*')) as EndpointRow[];
       if (!off) return;
-      await recordEvent(trx, integrations.endpointDisabled.type, off.org_id, {
+      await recordEvent(trx, integrations.endpointDisabled, off.org_id, {
         endpoint_id: off.id,
         url: off.url,
         reason,

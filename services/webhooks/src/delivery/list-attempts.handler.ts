@@ -1,17 +1,9 @@
 import { integrations } from '@bo/contracts';
 import { formatDateTime } from '@bo/kernel';
-import { handler, notFound, paginationOf, selectPage } from '@bo/runtime';
-import { findEndpoint } from '../endpoint/endpoint.record';
-import { deliveryRecord, type DeliveryRow } from './delivery.record';
-
-interface AttemptRow {
-  attempt: number;
-  at: Date;
-  http_status: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
-}
+import { handler, notFound, paginationOf } from '@bo/runtime';
+import { findEndpoint } from '../endpoint/endpoint.repository';
+import { deliveryRecord } from './delivery.record';
+import { findDelivery, pageOfAttempts } from './delivery.repository';
 
 /**
  * A delivery's attempts, newest first; a delivery of another endpoint or organization is not found.
@@ -21,11 +13,9 @@ export const listAttemptsHandler = handler(integrations.listAttempts, async (req
   const endpoint = await findEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
   const { delivery, rows, total } = await ctx.db.transaction(
     async (trx) => {
-      const delivery = (await trx('deliveries').where({ id: req.delivery_id, endpoint_id: endpoint.id, org_id: ctx.orgId }).first()) as
-        DeliveryRow | undefined;
+      const delivery = await findDelivery(trx, ctx.orgId, endpoint.id, req.delivery_id);
       if (!delivery) throw notFound('Webhook delivery', req.delivery_id);
-      const query = trx('delivery_attempts').where({ delivery_id: delivery.id }).select('*');
-      return { delivery, ...(await selectPage<AttemptRow>(query, req, (page) => page.orderBy('attempt', 'desc').orderBy('id', 'desc'))) };
+      return { delivery, ...(await pageOfAttempts(trx, delivery.id, req)) };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );

@@ -1,14 +1,13 @@
 import { integrations } from '@bo/contracts';
-import { handler, paginationOf, selectPage } from '@bo/runtime';
-import { findEndpoint } from '../endpoint/endpoint.record';
-import { deliveryRecord, type DeliveryRow } from './delivery.record';
+import { handler, paginationOf } from '@bo/runtime';
+import { findEndpoint } from '../endpoint/endpoint.repository';
+import { deliveryRecord } from './delivery.record';
+import { pageOfDeliveries } from './delivery.repository';
 
 /** The endpoint's log, newest first; another organization's endpoint is not found. */
 export const listDeliveriesHandler = handler(integrations.listDeliveries, async (req, ctx) => {
   const endpoint = await findEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
-  const query = ctx.db('deliveries').where({ endpoint_id: endpoint.id, org_id: ctx.orgId }).select('*');
-  if (req.status) query.where({ status: req.status });
-  const { rows, total } = await selectPage<DeliveryRow>(query, req, (page) => page.orderBy('id', 'desc'));
+  const { rows, total } = await pageOfDeliveries(ctx.db, ctx.orgId, endpoint.id, req.status, req);
   return {
     message: 'Webhook deliveries retrieved successfully',
     deliveries: rows.map(deliveryRecord),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { consumers } from '@bo/contracts';
+import { consumer } from '@bo/contracts';
 import { AppError, BusError, type EventRoutes, type Knex, type Logger, periodicTask, type BackgroundTask } from '@bo/runtime';
 import { matches } from '../domain/patterns';
 
@@ -25,10 +25,10 @@ import { matches } from '../domain/patterns';
  * lease ends, which the writer waits for. Disabling or deleting an endpoint unroutes nothing at
  * once; the next reconcile does (every WEBHOOKS_ROUTES_RECONCILE_MS, one minute by default, and at start).
  */
-export const DELIVERIES_CONSUMER = 'webhooks.deliveries';
+export const DELIVERIES_CONSUMER = consumer.webhooksDeliveries.name;
 
 /** The types the consumer takes, which are the ones it can be routed. */
-export const deliverableTypes: readonly string[] = consumers.find((c) => c.name === DELIVERIES_CONSUMER)?.events ?? [];
+export const deliverableTypes: readonly string[] = consumer.webhooksDeliveries.events;
 
 /** How long a claim keeps its types wanted: far longer than a write takes, which commits only with it live. */
 const CLAIM_TTL_MS = 5 * 60_000;

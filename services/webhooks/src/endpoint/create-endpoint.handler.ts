@@ -4,9 +4,10 @@ import { routeBeforeWrite, settleClaim } from '../delivery/routes';
 import { newSigningSecret } from '../domain/signature';
 import { webhookSettings } from '../settings';
 import { checkEndpointInput } from './endpoint-input';
-import { endpointRecord, type EndpointRow } from './endpoint.record';
-import { secretReplySeal } from '../keys/secret-reply';
-import { secretBox } from '../keys/secrets';
+import { endpointRecord } from './endpoint.record';
+import { insertEndpoint } from './endpoint.repository';
+import { secretReplySeal } from '../key/secret-reply';
+import { secretBox } from '../key/secrets';
 
 /**
  * The target is checked (a DNS lookup) and the event types routed to the webhooks consumer before
@@ -22,17 +23,14 @@ export const createEndpointHandler: BoundHandler = {
     async apply(req, ctx, claim) {
       await settleClaim(ctx.db, claim);
       const secret = newSigningSecret();
-      const [row] = (await ctx
-        .db('endpoints')
-        .insert({
-          org_id: ctx.orgId,
-          url: req.url,
-          description: req.description ?? null,
-          events: JSON.stringify(req.events),
-          secret: secretBox(webhookSettings(ctx.config)).seal(secret),
-        })
-        .returning('*')) as EndpointRow[];
-      return { message: 'Webhook endpoint created successfully', endpoint: endpointRecord(row as EndpointRow), secret };
+      const row = await insertEndpoint(ctx.db, {
+        org_id: ctx.orgId,
+        url: req.url,
+        description: req.description ?? null,
+        events: req.events,
+        secret: secretBox(webhookSettings(ctx.config)).seal(secret),
+      });
+      return { message: 'Webhook endpoint created successfully', endpoint: endpointRecord(row), secret };
     },
   }),
   seal: secretReplySeal,

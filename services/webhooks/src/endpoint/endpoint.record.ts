@@ -1,6 +1,5 @@
 import type { integrations } from '@bo/contracts';
 import { formatDateTime } from '@bo/kernel';
-import { notFound, type Knex } from '@bo/runtime';
 
 export interface EndpointRow {
   id: number;
@@ -37,18 +36,4 @@ export function endpointRecord(row: EndpointRow, now: Date = new Date()): integr
     created_at: formatDateTime(row.created_at) as string,
     updated_at: formatDateTime(row.updated_at) as string,
   };
-}
-
-/** The organization's live endpoint, locked for an update; another organization's is not found. */
-export async function lockEndpoint(trx: Knex.Transaction, orgId: number, id: number): Promise<EndpointRow> {
-  const row = (await trx('endpoints').where({ id, org_id: orgId }).whereNull('deleted_at').forUpdate().first()) as EndpointRow | undefined;
-  if (!row) throw notFound('Webhook endpoint', id);
-  return row;
-}
-
-/** The organization's live endpoint, read. */
-export async function findEndpoint(db: Knex, orgId: number, id: number): Promise<EndpointRow> {
-  const row = (await db('endpoints').where({ id, org_id: orgId }).whereNull('deleted_at').first()) as EndpointRow | undefined;
-  if (!row) throw notFound('Webhook endpoint', id);
-  return row;
 }

@@ -1,13 +1,10 @@
 import { integrations } from '@bo/contracts';
-import { handler, paginationOf, selectPage } from '@bo/runtime';
-import { endpointRecord, type EndpointRow } from './endpoint.record';
+import { handler, paginationOf } from '@bo/runtime';
+import { endpointRecord } from './endpoint.record';
+import { pageOfEndpoints } from './endpoint.repository';
 
 export const listEndpointsHandler = handler(integrations.listEndpoints, async (req, ctx) => {
-  const { rows, total } = await selectPage<EndpointRow>(
-    ctx.db('endpoints').where({ org_id: ctx.orgId }).whereNull('deleted_at').select('*'),
-    req,
-    (page) => page.orderBy('id'),
-  );
+  const { rows, total } = await pageOfEndpoints(ctx.db, ctx.orgId, req);
   const now = new Date();
   return {
     message: 'Webhook endpoints retrieved successfully',

@@ -2,9 +2,10 @@ import { integrations } from '@bo/contracts';
 import { handler, type BoundHandler } from '@bo/runtime';
 import { newSigningSecret } from '../domain/signature';
 import { webhookSettings } from '../settings';
-import { endpointRecord, lockEndpoint, type EndpointRow } from './endpoint.record';
-import { secretReplySeal } from '../keys/secret-reply';
-import { secretBox } from '../keys/secrets';
+import { endpointRecord } from './endpoint.record';
+import { lockEndpoint, updateEndpoint } from './endpoint.repository';
+import { secretReplySeal } from '../key/secret-reply';
+import { secretBox } from '../key/secrets';
 
 /**
  * A new secret signs from now on; the one it replaces keeps signing beside it (a second `v1,`
@@ -16,18 +17,12 @@ export const rotateSecretHandler: BoundHandler = {
     const settings = webhookSettings(ctx.config);
     const row = await lockEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
     const secret = newSigningSecret();
-    const [updated] = (await ctx
-      .db('endpoints')
-      .where({ id: row.id })
-      .update({
-        secret: secretBox(settings).seal(secret),
-        previous_secret: row.secret,
-        previous_secret_expires_at: new Date(Date.now() + settings.WEBHOOKS_ROTATION_OVERLAP_MS),
-        version: row.version + 1,
-        updated_at: ctx.db.fn.now(),
-      })
-      .returning('*')) as EndpointRow[];
-    return { message: 'Webhook signing secret rotated successfully', endpoint: endpointRecord(updated as EndpointRow), secret };
+    const updated = await updateEndpoint(ctx.db, row, {
+      secret: secretBox(settings).seal(secret),
+      previous_secret: row.secret,
+      previous_secret_expires_at: new Date(Date.now() + settings.WEBHOOKS_ROTATION_OVERLAP_MS),
+    });
+    return { message: 'Webhook signing secret rotated successfully', endpoint: endpointRecord(updated), secret };
   }),
   seal: secretReplySeal,
 };

@@ -3,7 +3,8 @@ import { AppError, handler } from '@bo/runtime';
 import { routeBeforeWrite, routedTypes, settleClaim } from '../delivery/routes';
 import { webhookSettings } from '../settings';
 import { checkEndpointInput } from './endpoint-input';
-import { endpointRecord, findEndpoint, lockEndpoint, type EndpointRow } from './endpoint.record';
+import { endpointRecord, type EndpointRow } from './endpoint.record';
+import { findEndpoint, lockEndpoint, updateEndpoint } from './endpoint.repository';
 
 type Change = { events?: readonly string[]; status?: 'enabled' | 'disabled' };
 
@@ -42,12 +43,8 @@ export const updateEndpointHandler = handler(integrations.updateEndpoint, {
     if (req.status === 'enabled' && row.status !== 'enabled')
       Object.assign(changes, { status: 'enabled', disabled_reason: null, disabled_at: null, failing_since: null });
     if (req.status === 'disabled' && row.status !== 'disabled')
-      Object.assign(changes, { status: 'disabled', disabled_reason: 'manual', disabled_at: ctx.db.fn.now() });
-    const [updated] = (await ctx
-      .db('endpoints')
-      .where({ id: row.id })
-      .update({ ...changes, version: row.version + 1, updated_at: ctx.db.fn.now() })
-      .returning('*')) as EndpointRow[];
-    return { message: 'Webhook endpoint updated successfully', endpoint: endpointRecord(updated as EndpointRow) };
+      Object.assign(changes, { status: 'disabled', disabled_reason: 'manual', disabled_at: new Date() });
+    const updated = await updateEndpoint(ctx.db, row, changes);
+    return { message: 'Webhook endpoint updated successfully', endpoint: endpointRecord(updated) };
   },
 });
