@@ -44,7 +44,9 @@ describe('the API reference examples, played on a new database', () => {
   };
   beforeAll(async () => {
     dns = await new FakeDns({ [WEBHOOK_HOST]: ['203.0.113.10'] }).start();
-    sys = await startTestSystem({ env: { WEBHOOKS_DNS_SERVERS: dns.server } });
+    // The story imports a received e-invoice: the rules are warmed at start, and a cold first run may
+    // outlast the default RPC wait on a loaded machine.
+    sys = await startTestSystem({ env: { WEBHOOKS_DNS_SERVERS: dns.server, EINVOICE_RULES_WARM: 'on', RPC_TIMEOUT_MS: '60000' } });
     served = (await (await fetch(`${sys.url}/openapi.json`)).json()) as typeof served;
   }, 60_000);
   afterAll(async () => {

@@ -332,7 +332,7 @@ describe('documents through the gateway', () => {
     expect(res.statusCode).toBe(400);
     expect(res.body).toMatchObject({
       code: 'validation_failed',
-      errors: [{ field: 'format', message: 'format must be one of "pdf", "ubl", "cii", "facturx"' }],
+      errors: [{ field: 'format', message: 'format must be one of "pdf", "ubl", "cii", "facturx", "peppol"' }],
     });
     expect(await refusal(render(inv.id, 'pdf', 2))).toMatchObject({ status: 400, code: 'not_found' });
   });

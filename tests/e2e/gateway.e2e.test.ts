@@ -156,6 +156,27 @@ describe('gateway: envelope, HTTP rules and auth', () => {
     expect(await partnerCount()).toBe(before);
   });
 
+  it('reads a larger body where an operation carries a file, and holds every other operation of that path to the limit', async () => {
+    // BODY_LIMIT_BYTES is 4096 here; importing an e-invoice states 28.1 MB (Operation.maxBodyBytes).
+    const send = (path: string, body: Record<string, unknown>) =>
+      fetch(`${sys.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${sys.keys[1]}` },
+        body: JSON.stringify({ org_id: '1', ...body }),
+      });
+    const file = Buffer.alloc(30_000, 'x').toString('base64');
+    // Read, checked and forwarded: invoicing is not running here, so the answer is its absence, not the size.
+    const imported = await send('/invoicing/inbound', { action: 'import', content_base64: file });
+    expect([imported.status, ((await imported.json()) as any).body.code]).toEqual([503, 'service_unavailable']);
+    // The same path, an operation that carries no file: the gateway's limit, named.
+    const listed = await send('/invoicing/inbound', { action: 'list', notes: file });
+    const refused = (await listed.json()) as any;
+    expect([listed.status, refused.body.code, refused.body.message]).toEqual([413, 'payload_too_large', 'Request body exceeds 4096 bytes']);
+    // Another path keeps the gateway's limit too.
+    const partner = await send('/crm/editpatner', { ...createBody('Big'), notes: file });
+    expect(partner.status).toBe(413);
+  });
+
   it('replays a write sent again with the same Idempotency-Key and refuses the key with another body', async () => {
     const before = await partnerCount();
     const key = { idempotencyKey: 'create-once-1' };

@@ -11,9 +11,12 @@ import { startTestSystem, type ApiResponse, type TestSystem } from '../support/s
  * with and without allocations, allocations, refunds, voids, write-offs and lock dates — each in an
  * organization of its own whose accounting currency is one of JPY, EUR, KWD. After every step the
  * views of money are held against each other, not against a formula of their own: the journal
- * balances; the customer's balance (partners), aged total, statement closing balance and the
- * journal's receivable lines agree to the minor unit; every open amount, in the document's currency,
- * is its total less what settled it; no cash leaves beyond what came in. At the end of a sequence the
+ * balances; for the customer and for a vendor alike, the partner's balance (the partners list and
+ * its balance view), its aged total (receivables, payables), its statement's closing balance (its
+ * side) and the journal's trade lines (receivable, payable) agree to the minor unit; every open
+ * amount, in the document's currency, is its total less what settled it; no cash leaves beyond what
+ * came in. The vendor side has its bills, vendor credit notes and payments out, allocated, refunded
+ * and voided as the customer's are (write-offs are a customer's bad debt only). At the end of a sequence the
  * VAT report's output tax is the sum of the issued documents' VAT in the accounting currency as their
  * e-invoices state it (BT-111, or BT-110 in the accounting currency itself), and a sample of the
  * e-invoices passes the official EN 16931 rules.
@@ -28,6 +31,7 @@ const PARALLEL = 4;
 const EINVOICES = Number(process.env.PROPERTY_EINVOICES ?? 60);
 
 const RECEIVABLE = '1200 Accounts Receivable';
+const PAYABLE = '2000 Accounts Payable';
 const CURRENCIES = ['EUR', 'JPY', 'KWD'] as const;
 type Currency = (typeof CURRENCIES)[number];
 const places = (c: string) => minorUnit(c) ?? 2;
@@ -37,6 +41,8 @@ const fixed = (v: DecimalLike, c: string) => dec(v).toFixed(places(c));
 type Step =
   | {
       kind: 'invoice';
+      /** A vendor's bill (invoicein) instead of a customer invoice. */
+      vendor: boolean;
       currency: Currency;
       rate: number;
       lines: Array<{ quantity: number; units: number; tax: 0 | 7 | 19 | 20; included: boolean }>;
@@ -44,7 +50,7 @@ type Step =
       chargeUnits: number | null;
     }
   | { kind: 'credit'; pick: number; fraction: number; rate: number }
-  | { kind: 'pay'; pick: number; fraction: number; allocate: boolean; rate: number }
+  | { kind: 'pay'; vendor: boolean; pick: number; fraction: number; allocate: boolean; rate: number }
   | { kind: 'allocate'; pick: number; target: number; fraction: number }
   | { kind: 'refund'; pick: number; fraction: number; rate: number }
   | { kind: 'void'; pick: number }
@@ -64,6 +70,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     weight: 4,
     arbitrary: fc.record({
       kind: fc.constant('invoice' as const),
+      vendor: fc.boolean(),
       currency: fc.constantFrom(...CURRENCIES),
       rate: rateArb,
       lines: fc.array(
@@ -84,6 +91,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     weight: 4,
     arbitrary: fc.record({
       kind: fc.constant('pay' as const),
+      vendor: fc.boolean(),
       pick: fc.nat(),
       fraction: fractionArb,
       allocate: fc.boolean(),
@@ -108,9 +116,11 @@ const FIRST_DAY = dayOf(0);
 /** Far enough after every step that each report reads all of them. */
 const HORIZON = dayOf(40);
 
+type Side = 'customer' | 'vendor';
 interface Doc {
   id: number;
-  invoicetype: 'invoiceout' | 'creditout';
+  side: Side;
+  invoicetype: 'invoiceout' | 'creditout' | 'invoicein' | 'creditin';
   currency: string;
   total: Dec;
   due: Dec;
@@ -120,6 +130,7 @@ interface Doc {
 }
 interface Cash {
   id: number;
+  side: Side;
   currency: string;
   unallocated: Dec;
   status: string;
@@ -132,16 +143,15 @@ describe('one ledger: every view of money agrees, a property through the API', (
   let nextOrg = 100;
   const sampledEInvoices: Array<EInvoice & { label: string }> = [];
   let issued = 0;
-  /** Steps carried out (not skipped for want of a target, not refused), by kind: the run must have tried each. */
-  const carriedOut: Record<Step['kind'], number> = {
-    invoice: 0,
-    credit: 0,
-    pay: 0,
-    allocate: 0,
-    refund: 0,
-    void: 0,
-    write_off: 0,
-    lock: 0,
+  /** Steps carried out (not skipped for want of a target, not refused), by kind and side: the run must have tried each. */
+  const carriedOut: Record<string, number> = Object.fromEntries(
+    [...['invoice', 'credit', 'pay', 'allocate', 'refund', 'void'].flatMap((kind) => [kind, `${kind} (vendor)`]), 'write_off', 'lock'].map(
+      (kind) => [kind, 0],
+    ),
+  );
+  const carried = (kind: Step['kind'], side: Side = 'customer') => {
+    const key = side === 'vendor' ? `${kind} (vendor)` : kind;
+    carriedOut[key] = (carriedOut[key] ?? 0) + 1;
   };
 
   beforeAll(async () => {
@@ -173,7 +183,16 @@ describe('one ledger: every view of money agrees, a property through the API', (
     }
     expect(done).toBe(RUNS);
     console.log(`one-ledger property: steps carried out ${JSON.stringify(carriedOut)}`);
-    if (RUNS >= 50) for (const [kind, n] of Object.entries(carriedOut)) expect([kind, n > 0]).toEqual([kind, true]);
+    // Every kind of step was carried out; in a CI run (default 300) or more, each on both sides too, but
+    // an allocation, which needs credit left and a document of its side and currency open (a few in a
+    // run), on one side at least.
+    const byKind = new Map<string, number>();
+    for (const [kind, n] of Object.entries(carriedOut))
+      byKind.set(kind.replace(' (vendor)', ''), (byKind.get(kind.replace(' (vendor)', '')) ?? 0) + n);
+    if (RUNS >= 50) for (const [kind, n] of byKind) expect([kind, n > 0]).toEqual([kind, true]);
+    if (RUNS >= 300)
+      for (const [kind, n] of Object.entries(carriedOut).filter(([k]) => !k.startsWith('allocate')))
+        expect([kind, n > 0]).toEqual([kind, true]);
     expect(issued).toBeGreaterThan(0);
     // The rules run synchronously in this process, which also runs the services: checked once no request is in flight.
     const failures = await einvoiceFailuresOfMany(sampledEInvoices);
@@ -218,6 +237,9 @@ describe('one ledger: every view of money agrees, a property through the API', (
         email: 'ap@buyer.test',
       })
     ).partner.id as number;
+    const vendor = (await ok('/crm/editpatner', { action: 'create', partnername: `Supplier ${org}`, partner_type: 'vendor' })).partner
+      .id as number;
+    const partnerOf = (side: Side) => (side === 'customer' ? customer : vendor);
     const product = (await ok('/inventory/editproduct', { name: 'Consulting', type: 'service' })).product.id as number;
     // Invoicing sees the organization's settings and the partner by their events.
     await sys.eventsSettled();
@@ -227,15 +249,17 @@ describe('one ledger: every view of money agrees, a property through the API', (
     const rateFor = (currency: string, micro: number) => (currency === acct ? {} : { exchange_rate: (micro / 1e6).toFixed(6) });
 
     async function refresh(): Promise<void> {
-      const { invoices } = await ok('/invoicing/listinvoices', { partner_ids: [customer], page_size: 100 });
+      const { invoices } = await ok('/invoicing/listinvoices', { partner_ids: [customer, vendor], page_size: 100 });
       for (const inv of invoices as Array<Record<string, any>>) {
         const doc = docs.find((d) => d.id === inv.id);
         if (doc) Object.assign(doc, { due: dec(inv.due_amount), status: inv.invoicestatus });
       }
-      const { payments } = await ok('/invoicing/payments', { action: 'list', partner: customer, page_size: 100 });
-      for (const p of payments as Array<Record<string, any>>) {
-        const c = cash.find((x) => x.id === p.id);
-        if (c) Object.assign(c, { unallocated: dec(p.unallocated), status: p.status, refunds: p.refunds.length });
+      for (const partner of [customer, vendor]) {
+        const { payments } = await ok('/invoicing/payments', { action: 'list', partner, page_size: 100 });
+        for (const p of payments as Array<Record<string, any>>) {
+          const c = cash.find((x) => x.id === p.id);
+          if (c) Object.assign(c, { unallocated: dec(p.unallocated), status: p.status, refunds: p.refunds.length });
+        }
       }
     }
     const pick = <T>(items: T[], n: number): T | undefined => (items.length === 0 ? undefined : items[n % items.length]);
@@ -244,16 +268,18 @@ describe('one ledger: every view of money agrees, a property through the API', (
       const amount = of.times(fraction).div(1000).toDecimalPlaces(places(currency), Dec.ROUND_DOWN);
       return amount.lt(unit) ? unit : amount;
     };
-    /** What can be allocated or refunded: payments with money left, and credit notes with credit left. */
+    /** What can be allocated or refunded, on either side: payments with money left, and credit notes with credit left. */
     const creditSources = () => [
       ...cash
         .filter((c) => c.status === 'posted' && c.unallocated.gt(0))
-        .map((c) => ({ payment_id: c.id, currency: c.currency, left: c.unallocated })),
+        .map((c) => ({ payment_id: c.id, side: c.side, currency: c.currency, left: c.unallocated })),
       ...docs
-        .filter((d) => d.invoicetype === 'creditout' && d.due.gt(0))
-        .map((d) => ({ credit_note_id: d.id, currency: d.currency, left: d.due })),
+        .filter((d) => (d.invoicetype === 'creditout' || d.invoicetype === 'creditin') && d.due.gt(0))
+        .map((d) => ({ credit_note_id: d.id, side: d.side, currency: d.currency, left: d.due })),
     ];
-    const openInvoices = () => docs.filter((d) => d.invoicetype === 'invoiceout' && d.due.gt(0) && ['open', 'overdue'].includes(d.status));
+    const isInvoice = (d: Doc) => d.invoicetype === 'invoiceout' || d.invoicetype === 'invoicein';
+    const openInvoices = (side: Side) =>
+      docs.filter((d) => d.side === side && isInvoice(d) && d.due.gt(0) && ['open', 'overdue'].includes(d.status));
 
     for (const [n, s] of sequence.steps.entries()) {
       const day = dayOf(n + 1);
@@ -293,9 +319,10 @@ describe('one ledger: every view of money agrees, a property through the API', (
                 ]
               : []),
           ];
+          const side: Side = s.vendor ? 'vendor' : 'customer';
           const { invoice } = await ok('/invoicing/invoice/new', {
-            invoicetype: 'invoiceout',
-            partner: customer,
+            invoicetype: s.vendor ? 'invoicein' : 'invoiceout',
+            partner: partnerOf(side),
             currency: s.currency,
             ...rateFor(s.currency, s.rate),
             invoicedatetime: `${day}T10:00:00`,
@@ -305,7 +332,8 @@ describe('one ledger: every view of money agrees, a property through the API', (
           await ok('/invoicing/invoice/new', { validate_invoice: true, id: invoice.id });
           docs.push({
             id: invoice.id,
-            invoicetype: 'invoiceout',
+            side,
+            invoicetype: s.vendor ? 'invoicein' : 'invoiceout',
             currency: s.currency,
             total: dec(invoice.invoicetotal),
             due: dec(invoice.invoicetotal),
@@ -313,20 +341,21 @@ describe('one ledger: every view of money agrees, a property through the API', (
             lines: invoice.line_items,
             rate: invoice.exchange_rate === null ? null : String(invoice.exchange_rate),
           });
-          carriedOut.invoice++;
+          carried('invoice', side);
           break;
         }
         case 'credit': {
           const of = pick(
-            docs.filter((d) => d.invoicetype === 'invoiceout' && ['open', 'overdue', 'paid'].includes(d.status)),
+            docs.filter((d) => isInvoice(d) && ['open', 'overdue', 'paid'].includes(d.status)),
             s.pick,
           );
           if (!of) break;
           const line = of.lines[0]!;
           const quantity = Math.max(0.01, Math.floor(Number(line.quantity) * s.fraction) / 1000);
+          const noteType = of.side === 'vendor' ? ('creditin' as const) : ('creditout' as const);
           const { invoice: note } = await ok('/invoicing/invoice/new', {
-            invoicetype: 'creditout',
-            partner: customer,
+            invoicetype: noteType,
+            partner: partnerOf(of.side),
             currency: of.currency,
             ...rateFor(of.currency, s.rate),
             invoicedatetime: `${day}T10:00:00`,
@@ -345,7 +374,7 @@ describe('one ledger: every view of money agrees, a property through the API', (
             ],
           });
           const credited = sum(
-            docs.filter((d) => d.invoicetype === 'creditout' && (d as Doc & { of?: number }).of === of.id).map((d) => d.total),
+            docs.filter((d) => d.invoicetype === noteType && (d as Doc & { of?: number }).of === of.id).map((d) => d.total),
           );
           const fits = credited.plus(note.invoicetotal).lte(of.total);
           const r = await post('/invoicing/invoice/new', { validate_invoice: true, id: note.id });
@@ -358,7 +387,8 @@ describe('one ledger: every view of money agrees, a property through the API', (
             Object.assign(
               {
                 id: note.id,
-                invoicetype: 'creditout' as const,
+                side: of.side,
+                invoicetype: noteType,
                 currency: of.currency,
                 total: dec(note.invoicetotal),
                 due: dec(note.invoicetotal),
@@ -369,51 +399,57 @@ describe('one ledger: every view of money agrees, a property through the API', (
               { of: of.id },
             ),
           );
-          carriedOut.credit++;
+          carried('credit', of.side);
           break;
         }
         case 'pay': {
-          const target = pick(openInvoices(), s.pick);
+          const side: Side = s.vendor ? 'vendor' : 'customer';
+          const target = pick(openInvoices(side), s.pick);
           const currency = target?.currency ?? acct;
           const amount = part(target?.due ?? dec(100), s.fraction, currency);
           const { payment } = await ok('/invoicing/payments', {
             action: 'create',
-            partner: customer,
-            direction: 'in',
+            partner: partnerOf(side),
+            direction: s.vendor ? 'out' : 'in',
             amount: amount.toFixed(places(currency)),
             currency,
             ...rateFor(currency, s.rate),
             payment_date: day,
             ...(target && s.allocate ? { allocations: [{ invoice_id: target.id, amount: amount.toFixed(places(currency)) }] } : {}),
           });
-          cash.push({ id: payment.id, currency, unallocated: dec(payment.unallocated), status: payment.status, refunds: 0 });
-          carriedOut.pay++;
+          cash.push({ id: payment.id, side, currency, unallocated: dec(payment.unallocated), status: payment.status, refunds: 0 });
+          carried('pay', side);
           break;
         }
         case 'allocate': {
-          const source = pick(creditSources(), s.pick);
+          // Among the sources that have a document to settle (its partner's, in its currency), so that
+          // allocations happen on both sides at all.
+          const source = pick(
+            creditSources().filter((c) => openInvoices(c.side).some((d) => d.currency === c.currency)),
+            s.pick,
+          );
           const target =
             source &&
             pick(
-              openInvoices().filter((d) => d.currency === source.currency),
+              openInvoices(source.side).filter((d) => d.currency === source.currency),
               s.target,
             );
           if (!source || !target) break;
           const most = Dec.min(source.left, target.due);
-          const { left: _left, currency, ...named } = source;
+          const { left: _left, currency, side: _side, ...named } = source;
           await ok('/invoicing/payments', {
             action: 'allocate',
             ...named,
             allocation_date: day,
             allocations: [{ invoice_id: target.id, amount: part(most, s.fraction, currency).toFixed(places(currency)) }],
           });
-          carriedOut.allocate++;
+          carried('allocate', source.side);
           break;
         }
         case 'refund': {
           const source = pick(creditSources(), s.pick);
           if (!source) break;
-          const { left, currency, ...named } = source;
+          const { left, currency, side: _side, ...named } = source;
           await ok('/invoicing/payments', {
             action: 'refund',
             ...named,
@@ -421,7 +457,7 @@ describe('one ledger: every view of money agrees, a property through the API', (
             amount: part(left, s.fraction, currency).toFixed(places(currency)),
             ...rateFor(currency, s.rate),
           });
-          carriedOut.refund++;
+          carried('refund', source.side);
           break;
         }
         case 'void': {
@@ -439,15 +475,15 @@ describe('one ledger: every view of money agrees, a property through the API', (
           if (payment.refunds > 0 || settlesWrittenOff) expect([r.statusCode, r.body.code]).toEqual([400, 'invalid_state']);
           else {
             expect([r.statusCode, r.body.code]).toEqual([200, undefined]);
-            carriedOut.void++;
+            carried('void', payment.side);
           }
           break;
         }
         case 'write_off': {
-          const target = pick(openInvoices(), s.pick);
+          const target = pick(openInvoices('customer'), s.pick);
           if (!target) break;
           await ok('/invoicing/invoice/new', { write_off: true, id: target.id, write_off_date: day });
-          carriedOut.write_off++;
+          carried('write_off');
           break;
         }
         case 'lock': {
@@ -465,7 +501,7 @@ describe('one ledger: every view of money agrees, a property through the API', (
           });
           expect([r.statusCode, (r.body.errors ?? []).map((e: { field: string }) => e.field)]).toEqual([400, ['payment_date']]);
           expect(await db('journal_entries').where({ org_id: org }).count<{ count: string }[]>({ count: '*' })).toEqual(entries);
-          carriedOut.lock++;
+          carried('lock');
           break;
         }
       }
@@ -474,7 +510,7 @@ describe('one ledger: every view of money agrees, a property through the API', (
     }
     await vatAgrees();
 
-    /** Every view of the customer's money tells the journal's figure; every open amount is its total less what settled it. */
+    /** Every view of each partner's money tells the journal's figure; every open amount is its total less what settled it. */
     async function agree(when: string): Promise<void> {
       const unbalanced = await db.raw(
         `select e.id from journal_entries e join journal_lines l on l.entry_id = e.id where e.org_id = ?
@@ -482,46 +518,63 @@ describe('one ledger: every view of money agrees, a property through the API', (
         [org],
       );
       expect({ when, unbalanced: unbalanced.rows }).toEqual({ when, unbalanced: [] });
+      await sys.eventsSettled();
+      const { partners: listed } = await ok('/crm/partners', {});
+      for (const side of ['customer', 'vendor'] as const) await sideAgrees(when, side, listed as Array<Record<string, any>>);
+      for (const note of docs.filter((d) => !isInvoice(d))) expect(note.due.gte(0) && note.due.lte(note.total)).toBe(true);
+    }
 
+    /**
+     * One side of the books: the partner's trade lines in the journal (debit − credit: what a customer
+     * owes, minus what is owed to a vendor), its balance in the list and the balance view (the same
+     * sign), its aged total and its statement's closing balance (what it owes, what is owed to it).
+     */
+    async function sideAgrees(when: string, side: Side, listed: Array<Record<string, any>>): Promise<void> {
+      const partner = partnerOf(side);
+      const sign = side === 'customer' ? 1 : -1;
       const { rows } = await db.raw(
-        `select coalesce(sum(l.debit - l.credit), 0)::text as receivable from journal_lines l join journal_entries e on e.id = l.entry_id
+        `select coalesce(sum(l.debit - l.credit), 0)::text as moved from journal_lines l join journal_entries e on e.id = l.entry_id
           where e.org_id = ? and l.account = ?
             and (e.invoice_id in (select id from invoices where partner_id = ?) or e.payment_id in (select id from payments where partner_id = ?))`,
-        [org, RECEIVABLE, customer, customer],
+        [org, side === 'customer' ? RECEIVABLE : PAYABLE, partner, partner],
       );
-      const journal = fixed(rows[0].receivable, acct);
-      const aged = await ok('/invoicing/reports', { report: 'aged_receivables', as_of: HORIZON });
-      const row = (aged.partners as Array<Record<string, any>>).find((p) => p.partner === customer);
-      const statement = await ok('/invoicing/reports', { report: 'statement', partner: customer, date_from: FIRST_DAY, date_to: HORIZON });
-      await sys.eventsSettled();
-      const view = await ok('/crm/partners', { partner_id: customer });
+      const journal = fixed(rows[0].moved, acct);
+      const aged = await ok('/invoicing/reports', { report: side === 'customer' ? 'aged_receivables' : 'aged_payables', as_of: HORIZON });
+      const row = (aged.partners as Array<Record<string, any>>).find((p) => p.partner === partner);
+      const statement = await ok('/invoicing/reports', { report: 'statement', partner, side, date_from: FIRST_DAY, date_to: HORIZON });
+      const view = await ok('/crm/partners', { partner_id: partner });
+      const inList = listed.find((p) => p.id === partner);
       expect({
         when,
-        aged: fixed(row?.total ?? 0, acct),
-        statement: fixed(statement.closing_balance, acct),
+        side,
+        aged: fixed(dec(row?.total ?? 0).times(sign), acct),
+        statement: fixed(dec(statement.closing_balance).times(sign), acct),
         balance: fixed(view.partner.balance, acct),
+        list: fixed(inList?.balance, acct),
       }).toEqual({
         when,
+        side,
         aged: journal,
         statement: journal,
         balance: journal,
+        list: journal,
       });
       const lastLine = (statement.lines as Array<{ balance: number }>).at(-1);
-      expect(fixed(lastLine?.balance ?? statement.opening_balance, acct)).toBe(journal);
+      expect(fixed(dec(lastLine?.balance ?? statement.opening_balance).times(sign), acct)).toBe(journal);
 
       // Open amounts in each document's currency: total less active allocations and what was written off.
-      for (const doc of docs.filter((d) => d.invoicetype === 'invoiceout')) {
+      for (const doc of docs.filter((d) => d.side === side && isInvoice(d))) {
         const settled = await db('payment_allocations')
           .where({ invoice_id: doc.id, status: 'active' })
           .sum<{ s: string }[]>({ s: 'amount' });
         const written = await db('invoices').where({ id: doc.id }).first('written_off_amount');
         const expected = doc.total.minus(settled[0]?.s ?? 0).minus(written?.written_off_amount ?? 0);
-        const listed = (row?.documents as Array<Record<string, any>> | undefined)?.find((d) => d.invoice_id === doc.id);
+        const open = (row?.documents as Array<Record<string, any>> | undefined)?.find((d) => d.invoice_id === doc.id);
         expect({
           when,
           doc: doc.id,
           due: fixed(doc.due, doc.currency),
-          aged: fixed(listed?.open_amount_currency ?? 0, doc.currency),
+          aged: fixed(open?.open_amount_currency ?? 0, doc.currency),
         }).toEqual({
           when,
           doc: doc.id,
@@ -529,22 +582,23 @@ describe('one ledger: every view of money agrees, a property through the API', (
           aged: fixed(expected, doc.currency),
         });
       }
-      // No cash leaves beyond what came in: what a payment settled and paid back never exceeds it.
-      const { payments } = await ok('/invoicing/payments', { action: 'list', partner: customer, page_size: 100 });
+      // No cash leaves beyond what came in (or went out): what a payment settled and paid back never exceeds it.
+      const { payments } = await ok('/invoicing/payments', { action: 'list', partner, page_size: 100 });
       for (const p of payments as Array<Record<string, any>>) {
         expect(dec(p.unallocated).gte(0)).toBe(true);
         if (p.status === 'posted')
           expect(fixed(dec(p.allocated).plus(p.refunded).plus(p.unallocated), p.currency)).toBe(fixed(p.amount, p.currency));
       }
-      for (const note of docs.filter((d) => d.invoicetype === 'creditout')) expect(note.due.gte(0) && note.due.lte(note.total)).toBe(true);
     }
 
     /** The VAT report's output tax is the issued documents' VAT in the accounting currency, as their e-invoices (or PDFs) state it. */
     async function vatAgrees(): Promise<void> {
-      if (docs.length === 0) return;
+      // Output tax: the customer's documents (bills and vendor credit notes are input tax).
+      const sales = docs.filter((d) => d.side === 'customer');
+      if (sales.length === 0) return;
       const report = await ok('/invoicing/reports', { report: 'vat', date_from: FIRST_DAY, date_to: HORIZON });
       const stated: Dec[] = [];
-      for (const doc of docs) {
+      for (const doc of sales) {
         const vat = await statedVat(doc);
         stated.push(doc.invoicetype === 'creditout' ? vat.neg() : vat);
       }

@@ -48,6 +48,7 @@ describe('organization profile through the gateway', () => {
       rounding: 'line',
       cash_rounding: null,
       lock_date: null,
+      peppol_id: null,
       logo_png: null,
       logo_sha256: null,
       logo_bytes: null,
@@ -76,6 +77,7 @@ describe('organization profile through the gateway', () => {
       rounding: 'document' as const,
       cash_rounding: 0.05,
       lock_date: '2025-12-31',
+      peppol_id: ' 0009:30326504500012 ',
       logo_png: PNG.toString('base64'),
     };
     const first = await set(fields, 1, 'profile-1');
@@ -86,6 +88,7 @@ describe('organization profile through the gateway', () => {
       country: 'FR',
       default_currency: 'EUR',
       iban: 'FR1420041010050500013M02606',
+      peppol_id: '0009:30326504500012',
       logo_sha256: createHash('sha256').update(PNG).digest('hex'),
       logo_bytes: PNG.length,
       updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
@@ -119,6 +122,8 @@ describe('organization profile through the gateway', () => {
       [{ time_zone: 'GMT+2' }, 'time_zone'],
       [{ iban: 'FR14 2004 1010 0505 0001 3M02 607' }, 'iban'],
       [{ bic: 'BNPA1234' }, 'bic'],
+      [{ peppol_id: '0208:0123456789' }, 'peppol_id'],
+      [{ peppol_id: 'EM:compta@widgets.test' }, 'peppol_id'],
       [{ email: 'compta@' }, 'email'],
       [{ legal_name: 'x'.repeat(201) }, 'legal_name'],
       [{ logo_png: Buffer.from('<svg/>').toString('base64') }, 'logo_png'],

@@ -100,13 +100,14 @@ describe('races between services', () => {
 
   it('a create that passed its checks before a delete asked is counted: the delete is refused and the document stays', async () => {
     const partner = await newPartner('Created First');
-    // The invoice waits to be written, inside its transaction, past its partner checks.
-    const held = await hold('lock table invoicing.invoices in share mode');
+    // The invoice waits to be recorded, inside its transaction, past its partner checks: its store
+    // checks the fence, numbers and writes it in one statement, then its event waits on the outbox.
+    const held = await hold('lock table invoicing.outbox in share mode');
     const creating = invoiceFor(partner).then(
       (r) => r,
       (err: unknown) => err,
     );
-    await eventually(async () => expect(await waitingOn('invoicing.invoices')).toHaveLength(1));
+    await eventually(async () => expect(await waitingOn('invoicing.outbox')).toHaveLength(1));
     // The delete asks invoicing, which must wait for that create before it can answer.
     const deleting = refusal(once().partners.partner.delete({ org_id: '1', userid: 'u1', partner_id: partner }));
     await eventually(async () => expect(await waitingOnFence()).toBe(1));

@@ -1,7 +1,7 @@
 /**
  * Arrows between workspaces point one way, read from what each workspace's shipped sources import:
  *
- *   kernel <- contracts <- runtime, documents, client <- services <- apps <- tools
+ *   kernel <- contracts <- runtime, documents, client <- billing <- services <- apps <- tools
  *                         runtime <- test kit <- tests and tools only
  *
  * A source imports only workspaces of a layer below its own: the kernel imports none, a library never
@@ -18,7 +18,13 @@ const root = join(__dirname, '..', '..');
 const TESTKIT = '@bo/testkit';
 
 /** The libraries in packages/, lowest first; a new one must be placed here. */
-const libraryLayers: string[][] = [['@bo/kernel'], ['@bo/contracts'], ['@bo/runtime', '@bo/documents', '@bo/client'], [TESTKIT]];
+const libraryLayers: string[][] = [
+  ['@bo/kernel'],
+  ['@bo/contracts'],
+  ['@bo/runtime', '@bo/documents', '@bo/client'],
+  ['@bo/billing'],
+  [TESTKIT],
+];
 const groupLayer = { services: libraryLayers.length, apps: libraryLayers.length + 1, tools: libraryLayers.length + 2 } as const;
 
 interface Workspace {

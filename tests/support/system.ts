@@ -82,7 +82,14 @@ export async function startTestSystem(
     port: 0,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     services: opts.services,
-    env: { EVENT_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '200', API_KEY_CACHE_MS: '0', ...UNLIMITED_ENOUGH, ...opts.env },
+    env: {
+      EVENT_RETRY_BASE_MS: '50',
+      OUTBOX_POLL_MS: '200',
+      API_KEY_CACHE_MS: '0',
+      EINVOICE_RULES_WARM: 'off',
+      ...UNLIMITED_ENOUGH,
+      ...opts.env,
+    },
   });
   await system.start();
   const keys = { 1: await system.createApiKey(1), 2: await system.createApiKey(2) };

@@ -10,6 +10,8 @@ export interface FuzzRequest {
   headers?: Record<string, string>;
   /** What made it, for the report. */
   label: string;
+  /** The operation's own body limit where it states one (`x-max-body-bytes`). */
+  maxBodyBytes?: number;
 }
 
 export interface FuzzResult {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { calendarDateTimePattern } from '@bo/contracts';
+import { documentFormats } from '../../../packages/contracts/src/json-schema.fixtures';
 import { dereference } from '../../../packages/contracts/src/openapi.fixtures';
 import { makePng } from '../../support/png';
 
@@ -834,8 +835,10 @@ function conformingString(name: string, schema: JsonSchema, pools: Pools): fc.Ar
   const specific = patternsOf(schema).filter((p) => !isTextPattern(p));
   // The most telling pattern makes the value (a date's, a code's); the others and the lengths filter it.
   const anchored = specific.find((p) => p.startsWith('^'));
+  // A format the document defines in words (a Peppol id's scheme check) keeps only the values it admits.
+  const admits = schema.format && documentFormats[schema.format];
   const base = anchored
-    ? fc.stringMatching(new RegExp(anchored, 'u'))
+    ? fc.stringMatching(new RegExp(anchored, 'u')).filter((s) => !admits || admits(s))
     : fc.oneof(
         { weight: 4, arbitrary: word },
         { weight: 1, arbitrary: unicodeText },
@@ -900,6 +903,7 @@ export function violationsOf(schema: JsonSchema): unknown[] {
         '2024-01-01T24:00:00',
       );
     if (b.format === 'iban') out.push('FR7630006000011234567890188', 'XX00 1234 5678 9012 3', 'FR76');
+    if (b.format === 'peppol-id') out.push('0151:12345678901', '0208:0123456789', '0088:1234567890123', '0192:123456789');
     if (patternsOf(b).length) out.push('a\u0001b', 'a\u0000', '\uD800x', 'x\uFFFF', '#!?', '@', '   ', 'a b@c', 'zz', 'ZZZZ9999');
     if (b.enum) out.push('not-one-of-them', '');
     if (b.minProperties) out.push({});

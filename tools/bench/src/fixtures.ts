@@ -29,6 +29,14 @@ function useLineProducts(ids: readonly number[]): void {
   invoiceTail = `","line_items":${JSON.stringify(LINES)}}`;
 }
 
+/** The VAT id the bench organization issues its e-invoices under, and the vendor the import finds by it. */
+const EINVOICE_SELLER_VAT = 'IE6388047V';
+/** A UBL document around its number (BT-1): head + number + tail. */
+export interface EInvoiceTemplate {
+  head: string;
+  tail: string;
+}
+
 const INVOICE_ID = /"invoice":\{"id":(\d+)/;
 /** The invoice id of a create-invoice reply, read without parsing the whole envelope. */
 export function invoiceIdOf(body: string): number | undefined {
@@ -44,6 +52,7 @@ export class Fixtures {
   private partnersP?: Promise<number[]>;
   private productsP?: Promise<{ ids: number[]; location: string }>;
   private linesP?: Promise<void>;
+  private einvoiceP?: Promise<EInvoiceTemplate>;
   /** Draft invoices not used yet, one validation each; the create-invoice scenario's replies feed it too. */
   readonly drafts: number[] = [];
   /** Invoices the validate scenario opened, for payments. */
@@ -112,6 +121,84 @@ export class Fixtures {
       return { ids, location };
     })();
     return this.productsP;
+  }
+
+  /**
+   * A 20-line UBL invoice as this organization issues it, split around its number (BT-1), and the
+   * supplier it names known in the same organization as a vendor (by its VAT id), its products mapped
+   * by one accepted import: each import of it with a new number then makes a bill.
+   */
+  einvoiceTemplate(): Promise<EInvoiceTemplate> {
+    this.einvoiceP ??= (async () => {
+      await this.api.ok('/organization/setprofile', {
+        org_id: ORG_ID,
+        userid: 'bench',
+        legal_name: 'Bench Ltd',
+        address_line1: '1 Main Street',
+        city: 'Dublin',
+        postal_code: 'D02 X285',
+        country: 'IE',
+        vat_id: EINVOICE_SELLER_VAT,
+        email: 'billing@bench.test',
+      });
+      const ok = <T>(path: string, body: Record<string, unknown>) => this.api.ok<T>(path, { org_id: ORG_ID, userid: 'bench', ...body });
+      const customer = await ok<{ partner: { id: number } }>('/crm/editpatner', {
+        action: 'create',
+        partnername: 'Bench Buyer GmbH',
+        partner_type: 'customer',
+        country: 'DE',
+        city: 'Berlin',
+        address_line1: 'Strasse 1',
+        tax_number: 'DE136695976',
+        email: 'ap@buyer.test',
+        currency: CURRENCY,
+      });
+      const product = await ok<{ product: { id: number } }>('/inventory/editproduct', {
+        name: 'Bench import',
+        type: 'service',
+        sku: 'BENCH-IMPORT',
+      });
+      const lines = Array.from({ length: 20 }, (_, i) => ({
+        product_id: String(product.product.id),
+        quantity: i + 1,
+        price: 10 + i * 1.25,
+        tax_rate: 20,
+        tax_included: false,
+      }));
+      const issued = await ok<{ invoice: { id: number } }>('/invoicing/invoice/new', {
+        invoicetype: 'invoiceout',
+        partner: String(customer.partner.id),
+        line_items: lines,
+      });
+      await this.validate(issued.invoice.id);
+      const file = await ok<{ content_base64: string }>('/invoicing/getinvoice', { id: issued.invoice.id, format: 'ubl' });
+      const xml = Buffer.from(file.content_base64, 'base64').toString('utf8');
+      await ok('/crm/editpatner', {
+        action: 'create',
+        partnername: 'Bench Ltd',
+        partner_type: 'vendor',
+        tax_number: EINVOICE_SELLER_VAT,
+        currency: CURRENCY,
+      });
+      const first = await ok<{ inbound: { id: number; status: string } }>('/invoicing/inbound', {
+        action: 'import',
+        content_base64: file.content_base64,
+      });
+      if (first.inbound.status === 'needs_review') {
+        await ok('/invoicing/inbound', {
+          action: 'accept',
+          id: first.inbound.id,
+          line_products: lines.map((_, i) => ({ line: String(i + 1), product_id: product.product.id })),
+        });
+      }
+      const number = /<cbc:ID>([^<]+)<\/cbc:ID>/.exec(xml);
+      if (!number) throw new Error('seeding: the rendered UBL has no cbc:ID');
+      return {
+        head: xml.slice(0, number.index + '<cbc:ID>'.length),
+        tail: xml.slice(number.index + number[0].length - '</cbc:ID>'.length),
+      };
+    })();
+    return this.einvoiceP;
   }
 
   async createInvoice(partnerId: number): Promise<number> {

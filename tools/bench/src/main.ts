@@ -7,6 +7,7 @@ import { log, measure, stackContext, type CeilingSample } from './measure';
 import { parseOptions, UsageError, type BenchOptions } from './options';
 import { attachRatios, evaluateTargets, formatReport, writeJson, type Report } from './report';
 import type { ScenarioResult } from './result';
+import { REPORTS_AT_SCALE, formatReportsAtScale, measureReportsAtScale, type ReportsAtScale } from './reports-at-scale';
 import { combineRounds, type Round } from './rounds';
 import { IDEMPOTENCY_COST, createScenarios, scenarioNames } from './scenarios';
 import { startCeilingStandIn, startFloorStandIn, type StandIn } from './stand-ins';
@@ -21,7 +22,7 @@ import { launchSystem } from './system';
 export async function main(argv: readonly string[]): Promise<void> {
   let opts: BenchOptions;
   try {
-    opts = parseOptions(argv, [...scenarioNames, IDEMPOTENCY_COST]);
+    opts = parseOptions(argv, [...scenarioNames, IDEMPOTENCY_COST, REPORTS_AT_SCALE]);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error((err as Error).message);
@@ -42,7 +43,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   ];
   const started = new Date();
   log(
-    `${opts.rounds > 1 ? `${opts.rounds} rounds of ` : ''}modes ${opts.modes.join(', ')}; scenarios ${[...names, ...(selected(IDEMPOTENCY_COST) ? [IDEMPOTENCY_COST] : [])].join(', ')}; ${opts.seconds} s at 32 connections, ${opts.secondsAt1} s at 1`,
+    `${opts.rounds > 1 ? `${opts.rounds} rounds of ` : ''}modes ${opts.modes.join(', ')}; scenarios ${[...names, ...[IDEMPOTENCY_COST, REPORTS_AT_SCALE].filter(selected)].join(', ')}; ${opts.seconds} s at 32 connections, ${opts.secondsAt1} s at 1`,
   );
 
   const cleanups = new Set<() => Promise<void>>();
@@ -56,6 +57,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const samples = new Map<string, CeilingSample>();
   const rounds: Round[] = [];
   let idempotency: IdempotencyCost[] = [];
+  let reportsAtScale: ReportsAtScale | undefined;
 
   if (opts.alternate !== undefined) {
     rounds.push(...(await measureAlternating({ opts, names, runs, cleanups, slices: opts.alternate })));
@@ -70,9 +72,11 @@ export async function main(argv: readonly string[]): Promise<void> {
         label: (mode) => (opts.rounds > 1 ? `round ${round}/${opts.rounds}: ${mode}` : mode),
         // The idempotency cost is a comparison within itself (it alternates its halves): the first round's is enough.
         idempotencyCost: round === 1 && selected(IDEMPOTENCY_COST),
+        reportsAtScale: round === 1 && selected(REPORTS_AT_SCALE),
       });
       rounds.push(measured.round);
       if (measured.idempotency) idempotency = measured.idempotency;
+      if (measured.reportsAtScale) reportsAtScale = measured.reportsAtScale;
     }
   }
 
@@ -96,11 +100,13 @@ export async function main(argv: readonly string[]): Promise<void> {
     },
     ...combined,
     idempotency,
+    ...(reportsAtScale ? { reportsAtScale } : {}),
     ...(opts.rounds > 1 ? { rounds } : {}),
     ...(baseline ? { baseline } : {}),
   };
   const targets = evaluateTargets(report);
   console.log(formatReport(report, targets));
+  if (reportsAtScale) console.log(formatReportsAtScale(reportsAtScale));
   if (opts.json) {
     writeJson(opts.json, report, targets);
     log(`results written to ${opts.json}`);
@@ -117,18 +123,21 @@ interface RoundContext {
   cleanups: Set<() => Promise<void>>;
   label: (mode: string) => string;
   idempotencyCost: boolean;
+  /** The reports over a million journal lines (reports-at-scale.ts), last in the RabbitMQ mode: its load grows the database. */
+  reportsAtScale: boolean;
 }
 
 /**
  * One round: every mode in turn, each on a fresh system, with the ceiling and the floor right after
  * the first mode (the same machine moment); each run's ratios are taken within the round.
  */
-async function measureRound(r: RoundContext): Promise<{ round: Round; idempotency?: IdempotencyCost[] }> {
+async function measureRound(r: RoundContext): Promise<{ round: Round; idempotency?: IdempotencyCost[]; reportsAtScale?: ReportsAtScale }> {
   const { opts, names, runs, samples, cleanups, label } = r;
   const results: ScenarioResult[] = [];
   let ceiling: ScenarioResult[] = [];
   let floor: ScenarioResult[] = [];
   let idempotency: IdempotencyCost[] | undefined;
+  let reportsAtScale: ReportsAtScale | undefined;
   for (const [index, mode] of opts.modes.entries()) {
     log(`${label(mode)}: starting the system`);
     const sys = await launchSystem(mode, opts);
@@ -162,6 +171,9 @@ async function measureRound(r: RoundContext): Promise<{ round: Round; idempotenc
         );
         idempotency = await measureIdempotencyCost({ amqpUrl: opts.amqpUrl, busPrefix: sys.busPrefix, runs });
       }
+      if (mode === 'rabbitmq' && r.reportsAtScale) {
+        reportsAtScale = await measureReportsAtScale(new Fixtures(new Api(sys.base, sys.token)), sys.databaseUrl);
+      }
     } finally {
       log(`${label(mode)}: stopping the system`);
       await sys.stop();
@@ -176,7 +188,7 @@ async function measureRound(r: RoundContext): Promise<{ round: Round; idempotenc
   }
   attachRatios(floor, ceiling);
   attachRatios(results, ceiling, floor);
-  return { round: { ceiling, floor, results }, ...(idempotency ? { idempotency } : {}) };
+  return { round: { ceiling, floor, results }, ...(idempotency ? { idempotency } : {}), ...(reportsAtScale ? { reportsAtScale } : {}) };
 }
 
 /** Each scenario on a stand-in (ceiling or floor) at each run's connections, then stops the stand-in. */

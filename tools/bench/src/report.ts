@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { IdempotencyCost } from './idempotency';
+import type { ReportsAtScale } from './reports-at-scale';
 import type { Mode } from './options';
 import type { LagResult } from './lag';
 import type { LoadResult } from './load';
@@ -30,6 +31,8 @@ export interface Report {
   floor: ScenarioResult[];
   results: ScenarioResult[];
   idempotency: IdempotencyCost[];
+  /** The reports over a million journal lines (`reports-at-scale`, RabbitMQ mode, first round). */
+  reportsAtScale?: ReportsAtScale;
   rounds?: Round[];
   /** With `--baseline`: the checkout compared with, and the comparison per scenario and connections. */
   baseline?: { dir: string; rows: BaselineComparison[] };
@@ -381,6 +384,7 @@ export function writeJson(file: string, report: Report, targets: readonly Target
       with: roundBus(c.with),
       ratio: { rps: roundOpt(c.ratio.rps, 3), p50: roundOpt(c.ratio.p50, 3), p99: roundOpt(c.ratio.p99, 3) },
     })),
+    ...(report.reportsAtScale ? { reportsAtScale: report.reportsAtScale } : {}),
     targets: targets.map((t) => ({
       target: t.target,
       ...Object.fromEntries(

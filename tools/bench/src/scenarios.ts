@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CURRENCY, Fixtures, LINES, ORG_ID, invoiceIdOf, invoiceRequest } from './fixtures';
+import { CURRENCY, Fixtures, LINES, ORG_ID, invoiceIdOf, invoiceRequest, type EInvoiceTemplate } from './fixtures';
 import { LagProbe } from './lag';
 import type { Context, Step } from './load';
 
@@ -52,6 +52,7 @@ export const scenarioNames = [
   'create-payment',
   'quotation-convert',
   'stock-adjustment',
+  'import-einvoice',
 ] as const;
 export const IDEMPOTENCY_COST = 'idempotency-cost';
 
@@ -304,6 +305,27 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     },
   };
 
+  let einvoice: EInvoiceTemplate | undefined;
+  let imported = 0;
+  const importEInvoice: Scenario = {
+    name: 'import-einvoice',
+    title: 'import a 20-line UBL e-invoice (read, official rules, supplier and products matched, bill made)',
+    ceiling: 'import-einvoice',
+    prepare: async () => void (einvoice = await f.einvoiceTemplate()),
+    steps: () => [
+      {
+        name: 'import',
+        path: '/invoicing/inbound',
+        // Each request a new document: its number (BT-1) made unique, so neither the bytes nor the number repeat.
+        body: () => {
+          const t = einvoice as EInvoiceTemplate;
+          const xml = `${t.head}BENCH-${process.pid}-${Date.now()}-${imported++}${t.tail}`;
+          return `{"org_id":"${ORG_ID}","userid":"bench","action":"import","content_base64":"${Buffer.from(xml).toString('base64')}"}`;
+        },
+      },
+    ],
+  };
+
   return [
     listPartners,
     getInvoice,
@@ -315,6 +337,7 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
     createPayment,
     quotationConvert,
     stockAdjustment,
+    importEInvoice,
   ];
 }
 

@@ -1,4 +1,5 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -6,19 +7,33 @@ import { repoRoot } from '@bo/launcher';
 import { Api } from './api';
 import { CURRENCY, Fixtures, ORG_ID } from './fixtures';
 import { createPartnerBody } from './scenarios';
+import type { CountedStatement, StatementCount as ClientCount } from './statements-counter';
+import { countedWrites, measureWrites, settledOf } from './statements-writes';
 import { launchSystem } from './system';
 
 /**
  * `npm run bench:statements`: the SQL statements each write costs the whole system (gateway,
  * services, their consumers and outbox publishers), counted from PostgreSQL's own log. Throughput on
  * a shared 2-core machine swings ±30 %; what a request costs in round trips does not, so this is
- * how a change to a write path is bisected. It needs a local PostgreSQL it may reconfigure
- * (`ALTER SYSTEM SET log_statement = 'all'` for the run, reset after) and whose log file it can read.
+ * how a change to a write path is bisected.
+ *
+ * Two ways of counting:
+ * - `--count client`: in node-postgres's client of every process of the system (statements-preload.js,
+ *   statements-counter.ts), over the writes and ceilings the budget test checks (statements-writes.ts),
+ *   each request settled before the next. It changes no server setting, so it runs on a server
+ *   shared with others.
+ * - `--count log` (the default): from PostgreSQL's own log. It needs a local PostgreSQL it may
+ *   reconfigure (`ALTER SYSTEM SET log_statement = 'all'` for the run, reset after), whose log file it
+ *   can read, and that nothing else uses meanwhile: every statement of the database is counted.
  */
-export const STATEMENTS_USAGE = `usage: npm run bench:statements -- [--subject DIR] [--requests N] [--log FILE] [--json FILE]
+export const STATEMENTS_USAGE = `usage: npm run bench:statements -- [--count client|log] [--subject DIR] [--requests N] [--only a,b] [--shapes] [--log FILE] [--json FILE]
+  --count client  count in each process's PostgreSQL client (no server setting changed), with the budgets
+  --count log     count from PostgreSQL's server log (the default; reconfigures the server for the run)
   --subject DIR   a built checkout of another commit to measure instead of this one
   --requests N    requests per write, sent one at a time (default 40)
-  --log FILE      PostgreSQL's server log (default: the one pg_current_logfile() names, else Debian's)`;
+  --only a,b      (client) only these writes: create-partner, create-invoice, validate-invoice, ...
+  --shapes        (client) print each write's statements
+  --log FILE      (log) PostgreSQL's server log (default: the one pg_current_logfile() names, else Debian's)`;
 
 interface Phase {
   name: string;
@@ -36,16 +51,33 @@ export interface StatementCount {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function countStatements(argv: readonly string[]): Promise<Record<string, StatementCount>> {
+export type StatementsResult =
+  { count: 'log'; writes: Record<string, StatementCount> } | { count: 'client'; writes: Record<string, ClientCount>; shapes: boolean };
+
+export async function countStatements(argv: readonly string[]): Promise<StatementsResult> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { subject: { type: 'string' }, requests: { type: 'string' }, log: { type: 'string' }, json: { type: 'string' } },
+    options: {
+      count: { type: 'string' },
+      subject: { type: 'string' },
+      requests: { type: 'string' },
+      only: { type: 'string' },
+      shapes: { type: 'boolean' },
+      log: { type: 'string' },
+      json: { type: 'string' },
+    },
     strict: true,
   });
   const requests = Number(values.requests ?? 40);
   if (!Number.isInteger(requests) || requests < 1 || requests > 10_000) throw new Error(STATEMENTS_USAGE);
+  if (values.count !== undefined && values.count !== 'client' && values.count !== 'log') throw new Error(STATEMENTS_USAGE);
   const pgUrl = process.env['BENCH_DATABASE_URL'] ?? process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const amqpUrl = process.env['BENCH_AMQP_URL'] ?? process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
+  if (values.count === 'client') {
+    const writes = await countInClients({ pgUrl, amqpUrl, requests, subject: values.subject, only: values.only?.split(',') });
+    if (values.json) writeFileSync(values.json, JSON.stringify(writes, null, 1));
+    return { count: 'client', writes, shapes: values.shapes === true };
+  }
   const admin = new pg.Client({ connectionString: pgUrl });
   await admin.connect();
   const log = values.log ?? (await serverLog(admin));
@@ -127,7 +159,76 @@ export async function countStatements(argv: readonly string[]): Promise<Record<s
     phases.map((p) => [p.name, countIn(text.subarray(p.start, p.end).toString('utf8'), database, p.requests)]),
   );
   if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 1));
-  return result;
+  return { count: 'log', writes: result };
+}
+
+/**
+ * The writes of statements-writes.ts counted in the clients of the system's processes: each is
+ * started with statements-preload.js, which appends every statement to a file, and a window is a
+ * stretch of that file.
+ */
+async function countInClients(opts: {
+  pgUrl: string;
+  amqpUrl: string;
+  requests: number;
+  subject?: string;
+  only?: string[];
+}): Promise<Record<string, ClientCount>> {
+  const dir = mkdtempSync(join(tmpdir(), 'bo-statements-'));
+  const file = join(dir, 'statements.jsonl');
+  writeFileSync(file, '');
+  const preload = join(__dirname, 'statements-preload.js');
+  const saved = { options: process.env['NODE_OPTIONS'], file: process.env['BO_STATEMENTS_FILE'] };
+  process.env['NODE_OPTIONS'] = `${saved.options ?? ''} --require ${preload}`.trim();
+  process.env['BO_STATEMENTS_FILE'] = file;
+  // The system's timers stay quiet through the run (their polls are told apart anyway: isIdlePoll).
+  const quiet = {
+    API_KEY_CACHE_MS: '600000',
+    OUTBOX_POLL_MS: '60000',
+    RETENTION_INTERVAL_MS: '3600000',
+    RECURRING_INTERVAL_MS: '3600000',
+    CONVERSION_RECOVERY_MS: '3600000',
+    WEBHOOKS_POLL_MS: '60000',
+    WEBHOOKS_ROUTES_RECONCILE_MS: '3600000',
+  };
+  const before = Object.fromEntries(Object.keys(quiet).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, quiet);
+  let system: Awaited<ReturnType<typeof launchSystem>> | undefined;
+  try {
+    system = await launchSystem('rabbitmq', { pgUrl: opts.pgUrl, amqpUrl: opts.amqpUrl }, opts.subject ?? repoRoot);
+  } finally {
+    restore('NODE_OPTIONS', saved.options);
+    restore('BO_STATEMENTS_FILE', saved.file);
+    for (const [k, v] of Object.entries(before)) restore(k, v);
+  }
+  const settled = settledOf(system.databaseUrl);
+  try {
+    const f = new Fixtures(new Api(system.base, system.token));
+    return await measureWrites(countedWrites(f), {
+      requests: opts.requests,
+      settle: settled.settle,
+      only: opts.only,
+      window: () => {
+        const from = statSync(file).size;
+        return () => {
+          const text = readFileSync(file).subarray(from).toString('utf8');
+          return text
+            .split('\n')
+            .filter((line) => line.length > 0)
+            .map((line) => JSON.parse(line) as CountedStatement);
+        };
+      },
+    });
+  } finally {
+    await settled.end();
+    await system.stop();
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function restore(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
 }
 
 /** The statements of `database` in a stretch of the server's log (log_line_prefix with `%d`, Debian's default). */

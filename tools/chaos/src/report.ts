@@ -1,4 +1,4 @@
-import type { CheckResult } from './checks';
+import type { CheckResult } from './check';
 import type { WorkState } from './drain';
 import type { FaultRecord } from './faults';
 

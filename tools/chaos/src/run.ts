@@ -7,7 +7,7 @@ import { createDb } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { freePort } from '@bo/launcher';
 import { BrokerInspector } from './broker';
-import { replayChecks, runChecks, stateChecks, type CheckContext } from './checks';
+import { replayChecks, runChecks, stateChecks, type CheckContext } from './check';
 import { CarefulClient, describeAttempts } from './client';
 import { createRunDatabase } from './database';
 import { waitDrained } from './drain';
@@ -115,6 +115,9 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     WEBHOOKS_TIMEOUT_MS: '3000',
     WEBHOOKS_POLL_MS: '250',
     WEBHOOKS_RETRY_SCHEDULE_MS: '100,200,400,800,1600,3200,5000,5000,5000,5000,5000,5000',
+    // The load receives no e-invoice; compiling the official rules costs seconds of CPU at each of
+    // the many (re)starts a run makes, on a machine the faults already load.
+    EINVOICE_RULES_WARM: 'off',
   };
   if (cluster && pgbouncer) {
     // Every durable queue replicated over the cluster; statements unnamed for PgBouncer 1.18.

@@ -39,7 +39,9 @@ const PARTNER_JSON = [
     `coalesce(to_json(new.${c})::text, 'null')`,
   ]),
   ...['credit_limit', 'balance', 'committed'].map((c) => [c, `trim_scale(new.${c})::text`]),
-  ...['currency', 'payment_terms', 'contact_person', 'notes'].map((c) => [c, `coalesce(to_json(new.${c})::text, 'null')`]),
+  ...['currency', 'payment_terms', 'contact_person', 'notes', 'peppol_id'].map((c) => [c, `coalesce(to_json(new.${c})::text, 'null')`]),
+  ['bank_accounts', 'new.bank_accounts::text'],
+  ['dunning_blocked', 'new.dunning_blocked::text'],
   ['version', 'new.version::text'],
   ...['created_at', 'updated_at'].map((c) => [c, `to_json(date_trunc('second', new.${c} at time zone 'UTC'))::text`]),
 ]
@@ -61,6 +63,7 @@ create table partners.partners (
   address text, address_line1 varchar(200), address_line2 varchar(200), city varchar(100), postal_code varchar(20), region varchar(100),
   country varchar(2), tax_number varchar(50), credit_limit numeric(18,2) not null default 0, balance numeric(18,2) not null default 0,
   committed numeric(18,2) not null default 0, currency varchar(3), payment_terms text, contact_person varchar(200), notes text,
+  peppol_id varchar(64), bank_accounts json not null default '[]', dunning_blocked boolean not null default false,
   version integer not null default 1, created_by varchar(64), updated_by varchar(64),
   created_at timestamptz not null default now(), updated_at timestamptz not null default now(), deleted_at timestamptz
 );

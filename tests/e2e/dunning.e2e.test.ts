@@ -1,0 +1,108 @@
+import { ok, invoicingSuite } from '../support/invoicing';
+
+/**
+ * Reminders through the gateway (docs/dunning.md): levels set, runs at three dates send levels 1, 2
+ * and 3 once each, with the worked examples' interest (4.5 % + 8 points, actual/365) and fees; a
+ * partner with `dunning_blocked` gets none; a run repeated, or two at once, sends nothing more; each
+ * letter is one `invoicing.dunning.sent` event in the outbox.
+ */
+describe('dunning, end to end', () => {
+  const suite = invoicingSuite('Consulting');
+  const dunning = (body: Record<string, unknown>) => suite.post('/invoicing/dunning', body);
+  let customer: number;
+  let blockedCustomer: number;
+  let invoice: number;
+  let blockedInvoice: number;
+
+  async function issued(partner: number, price: string): Promise<number> {
+    const inv = (
+      await ok(
+        suite.post('/invoicing/invoice/new', {
+          invoicetype: 'invoiceout',
+          partner,
+          invoicedatetime: '2026-01-01T09:00:00',
+          invoicedue: '2026-01-31',
+          line_items: [{ product_id: suite.product, quantity: 1, price, tax_rate: 0, tax_included: false }],
+        }),
+      )
+    ).body.invoice;
+    await ok(suite.post('/invoicing/invoice/new', { validate_invoice: true, id: inv.id }));
+    return inv.id as number;
+  }
+
+  beforeAll(async () => {
+    const partner = async (partnername: string, extra: Record<string, unknown> = {}) =>
+      (await ok(suite.post('/crm/editpatner', { action: 'create', partnername, partner_type: 'customer', currency: 'EUR', ...extra }))).body
+        .partner.id as number;
+    customer = await partner('Late Payer Ltd');
+    blockedCustomer = await partner('Protected Ltd', { dunning_blocked: true });
+    invoice = await issued(customer, '1000.00');
+    blockedInvoice = await issued(blockedCustomer, '500.00');
+    await ok(
+      dunning({
+        action: 'levels',
+        reference_rate: '4.5',
+        levels: [
+          { level: 1, days_after_due: 7, fee: '0', interest: false, text: 'Reminder' },
+          { level: 2, days_after_due: 21, fee: '5.00', interest: true, text: 'Second reminder' },
+          { level: 3, days_after_due: 35, fee: '10.00', interest: true, text: 'Final notice' },
+        ],
+      }),
+    );
+  }, 120_000);
+
+  const run = async (as_of: string) => (await ok(dunning({ action: 'run', as_of }))).body;
+  const figures = (letters: Array<Record<string, unknown>>) =>
+    letters.map((l) => [l.invoice_id, l.level, l.days_overdue, l.interest_rate, l.interest, l.fee, l.total]);
+
+  it('sends level 1, 2 and 3 at three dates, once each, with the hand-computed interest and fees', async () => {
+    const first = await run('2026-02-07');
+    expect(figures(first.letters)).toEqual([[invoice, 1, 7, null, 0, 0, 1000]]);
+    expect(first.skipped).toEqual([{ invoice_id: blockedInvoice, reason: 'partner_blocked' }]);
+    expect((await run('2026-02-07')).letters).toEqual([]);
+
+    // Two runs at once: each letter goes out once between them. 1,000.00 × 12.5 % × 21 / 365 = 7.19.
+    const [a, b] = await Promise.all([dunning({ action: 'run', as_of: '2026-02-21' }), dunning({ action: 'run', as_of: '2026-02-21' })]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect(figures([...a.body.letters, ...b.body.letters])).toEqual([[invoice, 2, 21, 12.5, 7.19, 5, 1012.19]]);
+
+    // 1,000.00 × 12.5 % × 35 / 365 = 11.99.
+    expect(figures((await run('2026-03-07')).letters)).toEqual([[invoice, 3, 35, 12.5, 11.99, 10, 1021.99]]);
+    const after = await run('2026-06-30');
+    expect(after.letters).toEqual([]);
+    expect(after.skipped).toEqual(
+      expect.arrayContaining([
+        { invoice_id: invoice, reason: 'last_level_sent' },
+        { invoice_id: blockedInvoice, reason: 'partner_blocked' },
+      ]),
+    );
+  });
+
+  it('lists the letters, and each is one invoicing.dunning.sent event', async () => {
+    const listed = (await ok(dunning({ action: 'list', invoice_id: invoice }))).body;
+    expect(listed.letters.map((l: { level: number; as_of: string; text: string }) => [l.level, l.as_of, l.text])).toEqual([
+      [3, '2026-03-07', 'Final notice'],
+      [2, '2026-02-21', 'Second reminder'],
+      [1, '2026-02-07', 'Reminder'],
+    ]);
+    const sent = await suite
+      .invoicingDb('outbox')
+      .where({ type: 'invoicing.dunning.sent', org_id: 1 })
+      .select<Array<{ envelope: { data: { id: number; level: number; invoice_id: number } } }>>('envelope');
+    expect(sent.map((r) => [r.envelope.data.invoice_id, r.envelope.data.level]).sort()).toEqual([
+      [invoice, 1],
+      [invoice, 2],
+      [invoice, 3],
+    ]);
+  });
+
+  it('refuses levels out of order, naming the field and changing nothing', async () => {
+    await suite.unchangedBy(
+      () => dunning({ action: 'levels', levels: [{ level: 2, days_after_due: 7, fee: '0', interest: false, text: 'x' }] }),
+      (r) => {
+        expect(r.statusCode).toBe(400);
+        expect(r.body.errors.map((e: { field: string }) => e.field)).toContain('levels');
+      },
+    );
+  });
+});
