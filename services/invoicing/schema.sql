@@ -636,6 +636,9 @@ CREATE TABLE invoicing.invoices (
     version_xact xid8,
     accounting_currency character varying(3),
     payment_reference text,
+    dunning_disputed boolean DEFAULT false NOT NULL,
+    dunning_dispute_reason text,
+    dunning_disputed_at timestamp with time zone,
     CONSTRAINT invoices_paid_check CHECK (((amount_paid >= (0)::numeric) AND (written_off_amount >= (0)::numeric) AND ((amount_paid + written_off_amount) <= invoicetotal))),
     CONSTRAINT invoices_status_check CHECK (((invoicestatus)::text = ANY ((ARRAY['draft'::character varying, 'proforma'::character varying, 'open'::character varying, 'paid'::character varying, 'cancelled'::character varying, 'written_off'::character varying])::text[]))),
     CONSTRAINT invoices_type_check CHECK (((invoicetype)::text = ANY ((ARRAY['invoiceout'::character varying, 'creditout'::character varying, 'invoicein'::character varying, 'creditin'::character varying])::text[])))

@@ -1,10 +1,12 @@
 import { ok, invoicingSuite } from '../support/invoicing';
+import { pdfText } from '../support/pdf';
 
 /**
  * Reminders through the gateway (docs/dunning.md): levels set, runs at three dates send levels 1, 2
  * and 3 once each, with the worked examples' interest (4.5 % + 8 points, actual/365) and fees; a
  * partner with `dunning_blocked` gets none; a run repeated, or two at once, sends nothing more; each
- * letter is one `invoicing.dunning.sent` event in the outbox.
+ * letter is one `invoicing.dunning.sent` event in the outbox and reads back as a PDF addressed to its
+ * customer; a disputed invoice gets no letter until the mark is cleared.
  */
 describe('dunning, end to end', () => {
   const suite = invoicingSuite('Consulting');
@@ -104,5 +106,32 @@ describe('dunning, end to end', () => {
         expect(r.body.errors.map((e: { field: string }) => e.field)).toContain('levels');
       },
     );
+  });
+  it('answers a letter as the PDF its customer receives, with the partner as the partners service has it', async () => {
+    const [third] = (await ok(dunning({ action: 'list', invoice_id: invoice, level: 3 }))).body.letters;
+    const file = (await ok(dunning({ action: 'get', id: third.id, format: 'pdf' }))).body;
+    expect(file).toMatchObject({ id: third.id, format: 'pdf', content_type: 'application/pdf' });
+    const text = pdfText(Buffer.from(file.content_base64, 'base64'));
+    for (const expected of [
+      'Third payment reminder',
+      'Late Payer Ltd',
+      third.invoicenumber,
+      'Final notice',
+      '€11.99',
+      '€10.00',
+      '€1,021.99',
+    ])
+      expect([expected, text.includes(expected)]).toEqual([expected, true]);
+  });
+
+  it('skips a disputed invoice until the mark is cleared', async () => {
+    const contested = await issued(customer, '300.00');
+    const marked = (await ok(dunning({ action: 'dispute', invoice_id: contested, disputed: true, reason: 'Wrong quantity' }))).body;
+    expect(marked).toMatchObject({ invoice_id: contested, disputed: true, reason: 'Wrong quantity' });
+    const skipped = await run('2026-02-07');
+    expect(skipped.letters).toEqual([]);
+    expect(skipped.skipped).toEqual(expect.arrayContaining([{ invoice_id: contested, reason: 'disputed' }]));
+    await ok(dunning({ action: 'dispute', invoice_id: contested, disputed: false }));
+    expect(figures((await run('2026-02-07')).letters)).toEqual([[contested, 1, 7, null, 0, 0, 300]]);
   });
 });

@@ -27,10 +27,11 @@ export function exampleStory(today: string = new Date().toISOString().slice(0, 1
     ...catalogChapter(scene),
     ...quotationsChapter(scene),
     ...invoicesChapter(scene),
+    // While INV-00002 is open with 53.32 due: reminders for it, before the cash chapter settles it.
+    ...dunningSteps(today, scene.writer, scene.reader),
     ...recurringChapter(scene),
     ...cashChapter(scene),
     ...webhookSteps(today, scene.writer, scene.reader),
     ...bankSteps(today, scene.writer, scene.reader),
-    ...dunningSteps(today, scene.writer, scene.reader),
   ];
 }

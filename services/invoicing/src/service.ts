@@ -12,7 +12,9 @@ import { paymentFileHandler } from './bank/payment-file.handler';
 import { reconcileBankLineHandler } from './bank/reconcile-line.handler';
 import { suggestBankLineHandler } from './bank/suggest.handler';
 import { unreconcileBankLineHandler } from './bank/unreconcile-line.handler';
+import { dunningDisputeHandler } from './dunning/dispute-invoice.handler';
 import { dunningLevelsHandler } from './dunning/dunning-levels.handler';
+import { dunningGetHandler } from './dunning/get-dunning.handler';
 import { dunningListHandler } from './dunning/list-dunning.handler';
 import { dunningRunHandler } from './dunning/run-dunning.handler';
 import { configureBooksHandler } from './book/configure-books.handler';
@@ -106,6 +108,8 @@ export const invoicingService: ServiceDefinition = {
     dunningLevelsHandler,
     dunningRunHandler,
     dunningListHandler,
+    dunningGetHandler,
+    dunningDisputeHandler,
     importInboundHandler,
     listInboundHandler,
     getInboundHandler,

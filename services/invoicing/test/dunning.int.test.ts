@@ -1,5 +1,6 @@
 import type { RpcReply } from '@bo/contracts';
 import * as testing from '@bo/testkit';
+import { pdfText } from '../../../tests/support/pdf';
 import { body, startWithFakePartners, type FakePartner } from './fixtures';
 
 // Reminders (docs/dunning.md) over real PostgreSQL and RabbitMQ: levels 1, 2 and 3 at three dates,
@@ -8,6 +9,14 @@ import { body, startWithFakePartners, type FakePartner } from './fixtures';
 const partnersTable: FakePartner[] = [
   { org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0, record: { currency: 'EUR' } },
   { org: 1, id: 11, partnername: 'Blocked GmbH', credit_limit: 0, balance: 0, record: { currency: 'EUR', dunning_blocked: true } },
+  {
+    org: 4,
+    id: 20,
+    partnername: 'Contesting SARL',
+    credit_limit: 0,
+    balance: 0,
+    record: { currency: 'EUR', address_line1: '2 Rue Neuve', city: 'Lyon', postal_code: '69001', country: 'FR' },
+  },
 ];
 const line = (price: number) => ({ product_id: 7, quantity: 1, price, tax_rate: 0, tax_included: false });
 const LEVELS = [
@@ -18,6 +27,7 @@ const LEVELS = [
 
 describe('invoicing service: dunning', () => {
   let svc: testing.TestService;
+  let state: Awaited<ReturnType<typeof startWithFakePartners>>['state'];
   let events: Awaited<ReturnType<testing.TestService['collect']>>;
   let a: number; // 1,000.00 due 2026-01-31
   let d: number; // 300.00 due 2026-01-31, 100.00 paid: 200.00 due
@@ -57,7 +67,7 @@ describe('invoicing service: dunning', () => {
     }));
 
   beforeAll(async () => {
-    ({ svc } = await startWithFakePartners(partnersTable));
+    ({ svc, state } = await startWithFakePartners(partnersTable));
     events = await svc.collect(['invoicing.dunning.sent']);
     a = await issued(10, 1000);
     d = await issued(10, 300);
@@ -232,5 +242,100 @@ describe('invoicing service: dunning', () => {
       [1, '2026-02-07'],
     ]);
     expect(listed.pagination.total_items).toBe(3);
+  });
+  describe('disputed invoices and one letter (organization 4)', () => {
+    const org = 4;
+    const call4 = (operation: string, payload: Record<string, unknown>) => svc.call(operation, { userid: '5', ...payload }, org);
+    let contested: number; // 800.00 due 2026-01-31
+    let bill: number; // a vendor bill: no reminders
+
+    beforeAll(async () => {
+      state.profiles.set(org, {
+        ...testing.profileRecord(org),
+        legal_name: 'Reminding Ltd',
+        address_line1: '1 Quay Street',
+        city: 'Dublin',
+        country: 'IE',
+        iban: 'IE29AIBK93115212345678',
+      });
+      body(await call4('invoicing.dunning.levels', { action: 'levels', levels: LEVELS, reference_rate: '4.5' }));
+      const create = async (invoicetype: string, price: number) => {
+        const inv = body(
+          await call4('invoicing.invoice.create', {
+            invoicetype,
+            partner: 20,
+            invoicedatetime: '2026-01-01T09:00:00',
+            invoicedue: '2026-01-31',
+            line_items: [line(price)],
+          }),
+        ).invoice;
+        body(await call4('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+        return inv.id as number;
+      };
+      contested = await create('invoiceout', 800);
+      bill = await create('invoicein', 50);
+    });
+
+    it('refuses to mark an unknown invoice or a vendor bill, changing nothing', async () => {
+      const unknown = (await call4('invoicing.dunning.dispute', { action: 'dispute', invoice_id: 999_999, disputed: true })) as {
+        ok: boolean;
+        code?: string;
+      };
+      expect(unknown).toMatchObject({ ok: false, code: 'not_found' });
+      await refusedUnchanged(
+        () => call4('invoicing.dunning.dispute', { action: 'dispute', invoice_id: bill, disputed: true }),
+        'invoice_id',
+      );
+    });
+
+    it('skips a disputed invoice as disputed, keeps the first time it was marked, and sends its letter once cleared', async () => {
+      const marked = body(
+        await call4('invoicing.dunning.dispute', { action: 'dispute', invoice_id: contested, disputed: true, reason: 'Goods damaged' }),
+      );
+      expect(marked).toMatchObject({ invoice_id: contested, disputed: true, reason: 'Goods damaged' });
+      expect(marked.disputed_at).toEqual(expect.any(String));
+      // Marked again without a reason: the first time and reason stay.
+      const again = body(await call4('invoicing.dunning.dispute', { action: 'dispute', invoice_id: contested, disputed: true }));
+      expect(again).toMatchObject({ disputed: true, reason: 'Goods damaged', disputed_at: marked.disputed_at });
+
+      const skipped = body(await call4('invoicing.dunning.run', { action: 'run', as_of: '2026-02-07' }));
+      expect(skipped.letters).toEqual([]);
+      expect(skipped.skipped).toEqual([{ invoice_id: contested, reason: 'disputed' }]);
+
+      const cleared = body(await call4('invoicing.dunning.dispute', { action: 'dispute', invoice_id: contested, disputed: false }));
+      expect(cleared).toMatchObject({ disputed: false, reason: null, disputed_at: null });
+      const sent = body(await call4('invoicing.dunning.run', { action: 'run', as_of: '2026-02-07' }));
+      expect(brief(sent.letters)).toEqual([{ invoice_id: contested, level: 1, days_overdue: 7, interest: 0, fee: 0, total: 800 }]);
+    });
+
+    it('answers one letter as its record, as a PDF the customer can read, and another organization’s letter as not found', async () => {
+      const second = body(await call4('invoicing.dunning.run', { action: 'run', as_of: '2026-02-21' })).letters[0];
+      const got = body(await call4('invoicing.dunning.get', { action: 'get', id: second.id }));
+      expect(got.letter).toEqual(second);
+      const listed = body(await call4('invoicing.dunning.list', { action: 'list', invoice_id: contested })).letters;
+      expect(listed[0]).toEqual(got.letter);
+
+      const file = body(await call4('invoicing.dunning.get', { action: 'get', id: second.id, format: 'pdf' }));
+      expect(file).toMatchObject({ id: second.id, format: 'pdf', content_type: 'application/pdf' });
+      expect(file.filename).toMatch(/^reminder-.+-level-2\.pdf$/);
+      const text = pdfText(Buffer.from(file.content_base64, 'base64'));
+      // 800.00 × 12.5 % × 21 / 365 = 5.7534… → 5.75; fee 5.00; total 810.75.
+      for (const expected of [
+        'Reminding Ltd',
+        'Contesting SARL',
+        '69001 Lyon',
+        'Second payment reminder',
+        second.invoicenumber,
+        'Second reminder',
+        '€5.75',
+        '€5.00',
+        '€810.75',
+        'IBAN IE29AIBK93115212345678',
+      ])
+        expect([expected, text.includes(expected)]).toEqual([expected, true]);
+
+      const elsewhere = (await call('invoicing.dunning.get', { action: 'get', id: second.id })) as { ok: boolean; code?: string };
+      expect(elsewhere).toMatchObject({ ok: false, code: 'not_found' });
+    });
   });
 });

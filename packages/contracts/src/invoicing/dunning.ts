@@ -98,6 +98,45 @@ export const dunningListRequest = z.object({
 });
 export const dunningListReply = z.object({ message: z.string(), letters: z.array(dunningLetterRecord), pagination: paginationSchema });
 
+export const dunningLetterFormats = ['json', 'pdf'] as const;
+
+export const dunningGetRequest = z.object({
+  ...baseRequest,
+  action: z.literal('get'),
+  id: intId,
+  /** `json` (default): the letter's record; `pdf`: the letter as the customer receives it. */
+  format: z.enum(dunningLetterFormats).optional(),
+});
+export const dunningGetReply = z.object({ message: z.string(), letter: dunningLetterRecord.extend({ id: z.number().int() }) });
+export const dunningLetterFileReply = z.object({
+  message: z.string(),
+  id: z.number().int(),
+  format: z.literal('pdf'),
+  filename: z.string(),
+  content_type: z.literal('application/pdf'),
+  content_base64: z.string(),
+});
+
+export const dunningDisputeRequest = z.object({
+  ...baseRequest,
+  action: z.literal('dispute'),
+  /** A customer invoice. */
+  invoice_id: intId,
+  /** true: the customer contests it, and no run sends it a letter until it is false again. */
+  disputed: booleanField,
+  /** Why, kept with the flag while it is set (cleared with it). */
+  reason: text(500, 'multiline').optional(),
+});
+export const dunningDisputeReply = z.object({
+  message: z.string(),
+  invoice_id: z.number().int(),
+  invoicenumber: z.string(),
+  disputed: z.boolean(),
+  reason: z.string().nullable(),
+  /** When the flag was set (UTC, YYYY-MM-DDTHH:MM:SS); null when cleared. */
+  disputed_at: z.string().nullable(),
+});
+
 export const dunningLevels = defineOperation({
   name: 'invoicing.dunning.levels',
   service: 'invoicing',
@@ -133,13 +172,35 @@ export const dunningList = defineOperation({
   reply: dunningListReply,
 });
 
+export const dunningGet = defineOperation({
+  name: 'invoicing.dunning.get',
+  service: 'invoicing',
+  summary: 'One reminder letter, as its record or as the PDF the customer receives',
+  paths: [DUNNING_PATH],
+  select: { action: 'get' },
+  write: false,
+  request: dunningGetRequest,
+  reply: z.union([dunningGetReply, dunningLetterFileReply]),
+});
+export const dunningDispute = defineOperation({
+  name: 'invoicing.dunning.dispute',
+  service: 'invoicing',
+  summary: 'Mark a customer invoice disputed (no reminders while it is) or clear the mark',
+  paths: [DUNNING_PATH],
+  select: { action: 'dispute' },
+  write: true,
+  request: dunningDisputeRequest,
+  reply: dunningDisputeReply,
+  rules: [{ field: 'invoice_id', rule: 'a customer invoice (invoiceout) of the organization' }],
+});
+
 export const dunningSent = defineEvent({
   type: 'invoicing.dunning.sent',
   summary: 'A reminder letter of a level was sent for an overdue customer invoice',
   data: dunningLetterRecord.extend({ id: z.number().int() }),
 });
 
-export const dunningOperations = [dunningLevels, dunningRun, dunningList];
+export const dunningOperations = [dunningLevels, dunningRun, dunningList, dunningGet, dunningDispute];
 export const dunningEvents = [dunningSent];
 
 export type DunningLetterRecord = z.infer<typeof dunningLetterRecord>;

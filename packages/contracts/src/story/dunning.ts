@@ -1,8 +1,10 @@
-import { step, type ExampleStep } from './scene';
+import { addDays, step, type ExampleStep } from './scene';
 
 /**
- * Reminders (docs/dunning.md): three levels and the statutory rate set, a dry run and the letters
- * sent. No invoice of the story is overdue today (they fall due in 14 days), so none gets a letter.
+ * Reminders (docs/dunning.md): three levels and the statutory rate set, a dry run today (no invoice
+ * of the story is overdue: they fall due in 14 days), then the customer contests INV-00002 and a run
+ * three weeks on skips it as disputed; cleared, the next run sends its first letter, read back
+ * as the letter's record.
  */
 export function dunningSteps(today: string, writer: { org_id: '1'; userid: '1' }, reader: { org_id: '1' }): ExampleStep[] {
   const levels = [
@@ -10,6 +12,25 @@ export function dunningSteps(today: string, writer: { org_id: '1'; userid: '1' }
     { level: 2, days_after_due: 21, fee: 5, interest: true, text: 'Second reminder, with a fee and statutory interest.' },
     { level: 3, days_after_due: 35, fee: 10, interest: true, text: 'Final notice before collection.' },
   ];
+  const in14 = addDays(today, 14);
+  const in21 = addDays(today, 21);
+  const letter = {
+    id: 1,
+    invoice_id: 2,
+    invoicenumber: 'INV-00002',
+    partner: 1,
+    level: 1,
+    as_of: in21,
+    due_date: in14,
+    currency: 'EUR',
+    due_amount: 53.32,
+    days_overdue: 7,
+    fee: 0,
+    interest_rate: null,
+    interest: 0,
+    total: 53.32,
+    text: levels[0]!.text,
+  };
   return [
     step(
       'invoicing.dunning.levels',
@@ -30,5 +51,46 @@ export function dunningSteps(today: string, writer: { org_id: '1'; userid: '1' }
         pagination: { page_number: 1, page_size: 25, total_items: 0, total_pages: 0, has_next: false, has_previous: false },
       },
     ),
+    step(
+      'invoicing.dunning.dispute',
+      { ...writer, action: 'dispute', invoice_id: 2, disputed: true, reason: 'The customer says two of the four items arrived damaged' },
+      {
+        message: 'Invoice INV-00002 marked disputed',
+        invoice_id: 2,
+        invoicenumber: 'INV-00002',
+        disputed: true,
+        reason: 'The customer says two of the four items arrived damaged',
+        disputed_at: `${today}T09:00:00`,
+      },
+    ),
+    step(
+      'invoicing.dunning.run',
+      { ...writer, action: 'run', as_of: in21 },
+      {
+        message: `0 reminder letter(s) sent as of ${in21}`,
+        as_of: in21,
+        dry_run: false,
+        letters: [],
+        skipped: [{ invoice_id: 2, reason: 'disputed' }],
+      },
+    ),
+    step(
+      'invoicing.dunning.dispute',
+      { ...writer, action: 'dispute', invoice_id: 2, disputed: false },
+      {
+        message: 'Invoice INV-00002 no longer disputed',
+        invoice_id: 2,
+        invoicenumber: 'INV-00002',
+        disputed: false,
+        reason: null,
+        disputed_at: null,
+      },
+    ),
+    step(
+      'invoicing.dunning.run',
+      { ...writer, action: 'run', as_of: in21 },
+      { message: `1 reminder letter(s) sent as of ${in21}`, as_of: in21, dry_run: false, letters: [letter], skipped: [] },
+    ),
+    step('invoicing.dunning.get', { ...reader, action: 'get', id: 1 }, { message: 'Letter retrieved successfully', letter }),
   ];
 }

@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { unpacked, type PdfJob, type PdfJobResult } from './pool';
+import { renderLetterPdf } from './render-letter';
 import { renderPdf } from './render-pdf';
 import { renderStatementPdf } from './render-statement';
 
@@ -16,7 +17,9 @@ async function draw(job: PdfJob): Promise<PdfJobResult> {
             { ...job.doc, logo_png: job.doc.logo_png ? Buffer.from(job.doc.logo_png) : job.doc.logo_png },
             { warn: (m) => warnings.push(m) },
           )
-        : await renderStatementPdf(job.statement);
+        : job.kind === 'statement'
+          ? await renderStatementPdf(job.statement)
+          : await renderLetterPdf(job.letter);
     return { id: job.id, pdf, warnings };
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err), warnings };

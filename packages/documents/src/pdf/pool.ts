@@ -5,9 +5,13 @@ import { Worker } from 'node:worker_threads';
 import { Dec } from '@bo/kernel';
 import type { RenderableDocument, RenderOptions } from '../model';
 import { renderPdf } from './render-pdf';
+import { renderLetterPdf, type ReminderLetterDocument } from './render-letter';
 import { renderStatementPdf, type StatementDocument } from './render-statement';
 
-type PdfTask = { kind: 'document'; doc: RenderableDocument } | { kind: 'statement'; statement: StatementDocument };
+type PdfTask =
+  | { kind: 'document'; doc: RenderableDocument }
+  | { kind: 'statement'; statement: StatementDocument }
+  | { kind: 'letter'; letter: ReminderLetterDocument };
 export type PdfJob = PdfTask & { id: number };
 export type PdfJobResult = { id: number; warnings: string[] } & ({ pdf: Uint8Array } | { error: string });
 
@@ -142,4 +146,11 @@ export async function drawStatementPdf(statement: StatementDocument): Promise<Bu
   const p = thePool();
   if (!p) return renderStatementPdf(statement);
   return outcome(await p.run({ kind: 'statement', statement }), {});
+}
+
+/** A reminder letter as a PDF, drawn on a PDF thread (renderLetterPdf's bytes). */
+export async function drawLetterPdf(letter: ReminderLetterDocument): Promise<Buffer> {
+  const p = thePool();
+  if (!p) return renderLetterPdf(letter);
+  return outcome(await p.run({ kind: 'letter', letter }), {});
 }

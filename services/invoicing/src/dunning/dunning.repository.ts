@@ -96,9 +96,10 @@ export async function overdueInvoices(
       due_date: string;
       due_amount: string;
       last_level: number;
+      disputed: boolean;
     }>;
   }>(
-    `select i.id, i.partner_id, i.invoicenumber, coalesce(i.currency, '') as currency,
+    `select i.id, i.partner_id, i.invoicenumber, coalesce(i.currency, '') as currency, i.dunning_disputed as disputed,
             to_char(i.invoicedue, 'YYYY-MM-DD') as due_date,
             (i.invoicetotal - i.amount_paid - i.written_off_amount)::text as due_amount,
             coalesce((select max(l.level) from dunning_letters l where l.org_id = i.org_id and l.invoice_id = i.id), 0)::int as last_level
@@ -117,7 +118,7 @@ export async function overdueInvoices(
       currency: r.currency,
       due_date: r.due_date,
       due_amount: r.due_amount,
-      disputed: false,
+      disputed: r.disputed,
       partner_blocked: partners?.get(r.partner_id)?.blocked ?? false,
       last_level: r.last_level,
     }));
@@ -194,4 +195,55 @@ export async function pageOfLetters(
   return selectPage<LetterRow & { invoicenumber: string }>(filtered.select('l.*', 'i.invoicenumber'), page, (p) =>
     p.orderBy('l.id', 'desc'),
   );
+}
+
+type LetterWithInvoice = LetterRow & { invoicenumber: string; payment_reference: string | null };
+
+/** One letter of the organization with its invoice's number and payment reference; undefined when it has none of that id. */
+export async function findLetter(db: Knex, orgId: number, id: number): Promise<LetterWithInvoice | undefined> {
+  const { rows } = await db.raw<{ rows: LetterWithInvoice[] }>(
+    `select l.*, i.invoicenumber, i.payment_reference
+       from dunning_letters l join invoices i on i.org_id = l.org_id and i.id = l.invoice_id
+      where l.org_id = ? and l.id = ?`,
+    [orgId, id],
+  );
+  return rows[0];
+}
+
+export interface DisputeRow {
+  /** The invoice's type; null when the organization has no invoice of that id. */
+  invoicetype: string | null;
+  /** The rest are null unless the invoice is a customer invoice, which the statement then updated. */
+  invoicenumber: string | null;
+  dunning_disputed: boolean | null;
+  dunning_dispute_reason: string | null;
+  dunning_disputed_at: Date | null;
+}
+
+/**
+ * Sets or clears a customer invoice's dispute mark in one statement, and says what it found: a
+ * mark already set keeps the time it was first set (and its reason unless a new one is given);
+ * cleared, the reason and time go with it. Another type of invoice is found and left unchanged.
+ */
+export async function setDispute(
+  db: Knex,
+  orgId: number,
+  invoiceId: number,
+  disputed: boolean,
+  reason: string | null,
+): Promise<DisputeRow> {
+  const { rows } = await db.raw<{ rows: DisputeRow[] }>(
+    `with target as (select id, invoicetype from invoices where org_id = ? and id = ?),
+          marked as (
+            update invoices i
+               set dunning_disputed = ?::boolean,
+                   dunning_dispute_reason = case when ?::boolean then coalesce(?::text, case when i.dunning_disputed then i.dunning_dispute_reason end) end,
+                   dunning_disputed_at = case when ?::boolean then case when i.dunning_disputed then i.dunning_disputed_at else now() end end
+              from target t
+             where i.org_id = ? and i.id = t.id and t.invoicetype = 'invoiceout'
+         returning i.invoicenumber, i.dunning_disputed, i.dunning_dispute_reason, i.dunning_disputed_at)
+     select t.invoicetype, m.* from (select 1) one left join target t on true left join marked m on true`,
+    [orgId, invoiceId, disputed, disputed, reason, disputed, orgId],
+  );
+  return rows[0]!;
 }
