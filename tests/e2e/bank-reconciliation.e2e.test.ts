@@ -144,6 +144,14 @@ describe('bank reconciliation, end to end', () => {
   }
 
   let camtStatuses: Record<string, string> = {};
+  let lastClosing = '';
+
+  /** The bank_reconciliation report's one account of the organization, as of today. */
+  async function reconciliation(org: 1 | 2): Promise<Record<string, unknown>> {
+    const report = (await ok(post(org, '/invoicing/reports', { report: 'bank_reconciliation' }))).body;
+    expect(report.accounts).toHaveLength(1);
+    return report.accounts[0];
+  }
 
   it('imports a 200-line camt.053, reconciles the exact references, suggests the rest with reasons, and balances after reconciling by hand', async () => {
     const setup = await setUp(1, 1);
@@ -204,6 +212,16 @@ describe('bank reconciliation, end to end', () => {
         .plus(statement.opening)
         .toFixed(2),
     ).toBe(statement.closing);
+    // The report says the same: nothing between the statement and the books.
+    expect(await reconciliation(1)).toMatchObject({
+      iban: IBAN,
+      statement_balance: Number(statement.closing),
+      opening_balance: Number(statement.opening),
+      difference: 0,
+      open_lines: [],
+      open_total: 0,
+      unexplained: 0,
+    });
 
     // The same statement again: 409, nothing changes.
     const before = await tableCounts(1);
@@ -228,6 +246,14 @@ describe('bank reconciliation, end to end', () => {
         .plus(statement.opening)
         .toFixed(2),
     ).toBe(dec(statement.closing).minus(setup.invoices[0]!.total).toFixed(2));
+    // The report names the line that explains the difference.
+    expect(await reconciliation(1)).toMatchObject({
+      difference: Number(setup.invoices[0]!.total),
+      open_lines: [{ id: exact.id, amount: Number(setup.invoices[0]!.total), status: 'unmatched' }],
+      open_total: Number(setup.invoices[0]!.total),
+      unexplained: 0,
+    });
+    lastClosing = statement.closing;
 
     camtStatuses = Object.fromEntries(Object.entries(statementStatusesAfterImport(statement)));
   }, 600_000);
@@ -285,4 +311,48 @@ describe('bank reconciliation, end to end', () => {
       opening = statement.closing;
     }
   }, 600_000);
+  it('with bank_autoreconcile off, exact references are only suggested; the report counts them open', async () => {
+    expect((await ok(bank(1, { action: 'settings' }))).body.settings).toEqual({ bank_autoreconcile: true });
+    expect((await ok(bank(1, { action: 'settings', bank_autoreconcile: false }))).body.settings).toEqual({ bank_autoreconcile: false });
+    const customer = (
+      await ok(post(1, '/crm/editpatner', { action: 'create', partnername: 'Careful Payer', partner_type: 'customer', currency: 'EUR' }))
+    ).body.partner.id as number;
+    const invoices: Array<{ id: number; number: string }> = [];
+    for (const price of ['40.00', '60.50']) {
+      const inv = (
+        await ok(
+          post(1, '/invoicing/invoice/new', {
+            invoicetype: 'invoiceout',
+            partner: customer,
+            line_items: [{ product_id: products[1], quantity: 1, price, tax_rate: 0, tax_included: false }],
+          }),
+        )
+      ).body.invoice;
+      await ok(post(1, '/invoicing/invoice/new', { validate_invoice: true, id: inv.id }));
+      invoices.push({ id: inv.id, number: inv.invoicenumber });
+    }
+    const date = new Date().toISOString().slice(0, 10);
+    const lines = [
+      { amount: '40.00', booking_date: date, bank_reference: 'OFF-0', structured_reference: creditorReference(invoices[0]!.number) },
+      { amount: '60.50', booking_date: date, bank_reference: 'OFF-1', structured_reference: creditorReference(invoices[1]!.number) },
+    ];
+    const closing = dec(lastClosing).plus('100.50').toFixed(2);
+    const xml = camt053({ id: 'STMT-OFF', sequence: 2, iban: IBAN, currency: 'EUR', opening: lastClosing, closing, date, lines });
+    const imported = (await ok(bank(1, { action: 'import_statement', format: 'camt053', journal: IBAN, content_base64: b64(xml) }))).body;
+    expect(imported).toMatchObject({ lines: 2, reconciled: 0, suggested: 2, unmatched: 0 });
+    const statuses = await db('invoices')
+      .whereIn(
+        'id',
+        invoices.map((i) => i.id),
+      )
+      .pluck('invoicestatus');
+    expect(statuses).toEqual(['open', 'open']);
+
+    const report = await reconciliation(1);
+    expect(report).toMatchObject({ statement_balance: Number(closing), unexplained: 0 });
+    const open = report.open_lines as Array<{ amount: number; status: string }>;
+    expect(open.filter((l) => l.status === 'suggested').map((l) => l.amount)).toEqual([40, 60.5]);
+    expect(report.open_total).toBe(Number(dec(report.difference as number).toFixed(2)));
+    await ok(bank(1, { action: 'settings', bank_autoreconcile: true }));
+  }, 120_000);
 });
