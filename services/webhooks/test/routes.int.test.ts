@@ -61,12 +61,14 @@ describe('webhook routes', () => {
     const set = gate();
     routes.holdSet = set.wait;
     // The reconcile reads what is wanted (nothing) and is held before it sets the routes.
-    const reconciled = reconcileRoutes(db, routes, 2000);
+    // Its broker call may wait as long as the test holds it: on a loaded machine the steps below take
+    // seconds, and a reconcile whose call timed out would let the write go on, which is another test.
+    const reconciled = reconcileRoutes(db, routes, 30_000);
     let reconcileDone = false;
     void reconciled.then(() => (reconcileDone = true));
     await eventually(() => expect(routes.setCalled).toBe(true));
     // The write claims and routes its types, then waits for the lease.
-    const written = routeBeforeWrite(db, routes, ['catalog.*'], 2000);
+    const written = routeBeforeWrite(db, routes, ['catalog.*'], 30_000);
     let seenWhenDone: { bound: Set<string>; reconcileDone: boolean } | undefined;
     void written.then(() => (seenWhenDone = { bound: new Set(routes.bound), reconcileDone }));
     await eventually(async () => {
