@@ -16,6 +16,9 @@ import {
 import { createTestDatabase, testAmqpUrl, uniqueName } from './infra';
 import { migratedTemplate, serviceMigrations } from './template';
 
+/** How long a test's call waits for its reply. */
+const CALL_TIMEOUT_MS = 20_000;
+
 export interface TestService {
   /** The bus prefix of this test's queues and exchanges. */
   prefix: string;
@@ -74,7 +77,14 @@ export async function startTestService(def: ServiceDefinition, env: Record<strin
     running,
     call: (operation, payload, orgId = 1, meta = {}) => {
       const userId = userIdText(payload['userid']);
-      return client.request(operation, { org_id: String(orgId), ...payload }, { orgId, userId, requestId: randomUUID(), ...meta }, 5000);
+      // Long enough for a PDF drawn on a 2-core machine that runs the whole suite beside it (over 5 s
+      // seen), short of jest's 30 s per test, so a call that never answers still fails as itself.
+      return client.request(
+        operation,
+        { org_id: String(orgId), ...payload },
+        { orgId, userId, requestId: randomUUID(), ...meta },
+        CALL_TIMEOUT_MS,
+      );
     },
     async publish(type, orgId, data, id = randomUUID()) {
       const event = { id, type, occurred_at: new Date().toISOString().slice(0, 19), org_id: orgId, data };

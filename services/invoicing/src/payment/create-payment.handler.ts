@@ -10,8 +10,8 @@ import { accountsFor, DEFAULT_PAYMENT_JOURNAL, tradeMove } from '../domain/journ
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
 import { paymentConversion } from './payment-rate';
-import { bookAllocations, bookedDocuments, lockDocuments, paymentRecords, postPayment } from './payment.repository';
-import { settledView } from './payment.record';
+import { bookAllocations, bookedDocuments, lockDocuments, postPayment } from './payment.repository';
+import { settledView, toPaymentRecord } from './payment.record';
 import { allocationEvents } from './payment.events';
 import { refuse } from './payment-refusals';
 import { documentStep, paymentValue } from './payment-values';
@@ -140,12 +140,16 @@ export async function recordPayment(
     trade_delta: toNumber(tradeMove(lines)),
     allocations: allocationEvents(booked, documents),
   });
-  const [record] = await paymentRecords(db, [payment]);
+  // A new payment's record is what was just written: its allocations, no refunds.
+  const allocationsWritten = [...booked]
+    .sort((a, b) => a.id - b.id)
+    .map((a) => ({ ...a, invoicenumber: (documents.get(a.invoice_id) as InvoiceRow).invoicenumber }));
+  const record = toPaymentRecord(payment, allocationsWritten, []);
   return {
     message: booked.length
       ? `Payment recorded and allocated to ${booked.length} document(s)`
       : 'Payment recorded; unallocated, it is the partner’s credit',
-    payment: record as invoicing.PaymentRecord,
+    payment: record,
     invoices: [...new Set(requested.map((a) => a.invoice_id))].map((id) => settledView(documents.get(id) as InvoiceRow, today)),
   };
 }

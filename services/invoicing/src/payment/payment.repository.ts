@@ -128,11 +128,14 @@ export async function bookAllocations(
     settlesCredited?: boolean;
   },
 ): Promise<BookedAllocation[]> {
-  const rows: BookedAllocation[] = [];
-  let seq = 0;
+  // Planned in order against the documents as each allocation leaves them (a second allocation to the
+  // same document steps on from the first's paid amount), then stored: the entries of a source on the
+  // books one by one, the allocation rows in one insert, each document's paid amount and status in one update.
   let used = dec(args.source.value?.used ?? 0);
-  for (const a of args.requested) {
-    const doc = args.documents.get(a.invoice_id) as InvoiceRow;
+  const current = new Map<number, InvoiceRow>();
+  const planned: Array<{ row: Record<string, unknown>; lines: JournalLine[] | null }> = [];
+  for (const [seq, a] of args.requested.entries()) {
+    const doc = current.get(a.invoice_id) ?? (args.documents.get(a.invoice_id) as InvoiceRow);
     const amount = journalAmount(dec(a.amount));
     const settles = doc.invoicetype === 'invoicein' ? 'invoicein' : 'invoiceout';
     let lines: JournalLine[] = [];
@@ -158,8 +161,8 @@ export async function bookAllocations(
           lines,
         )
       : (args.source.postedBy ?? null);
-    const [row] = (await trx('payment_allocations')
-      .insert({
+    planned.push({
+      row: {
         org_id: args.orgId,
         payment_id: args.source.payment_id,
         credit_note_id: args.source.credit_note_id,
@@ -168,14 +171,42 @@ export async function bookAllocations(
         allocation_date: args.date,
         journal_entry_id: journalEntryId,
         operation_key: args.operationKey ?? null,
-        seq: seq++,
+        seq,
         ...(args.settlesCredited ? { settles_credited: true } : {}),
-      })
-      .returning('*')) as AllocationRow[];
-    rows.push(args.source.account !== null ? { ...(row as AllocationRow), trade_delta: tradeMove(lines) } : (row as AllocationRow));
-    await settle(trx, doc, amount, args.documents);
+      },
+      lines: args.source.account !== null ? lines : null,
+    });
+    const paid = dec(doc.amount_paid).plus(dec(amount));
+    current.set(doc.id, { ...doc, amount_paid: journalAmount(paid), invoicestatus: statusAfterSettlement(doc, paid) });
   }
-  return rows;
+  if (!planned.length) return [];
+  const inserted = (await trx('payment_allocations')
+    .insert(planned.map((p) => p.row))
+    .returning('*')) as Array<AllocationRow & { seq: number }>;
+  const bySeq = new Map<number, AllocationRow>(inserted.map((r) => [Number(r.seq), r]));
+  await settleAll(trx, [...current.values()], args.documents);
+  return planned.map((p, seq) => {
+    const row = bySeq.get(seq) as AllocationRow;
+    return p.lines !== null ? { ...row, trade_delta: tradeMove(p.lines) } : row;
+  });
+}
+
+/**
+ * Stores each locked document's paid amount and status as planned (`amount_paid`, `invoicestatus`
+ * already moved), in one statement; a document paid now keeps the first time it was paid. The map
+ * gets the rows as stored.
+ */
+async function settleAll(trx: Knex.Transaction, planned: InvoiceRow[], documents: ReadonlyMap<number, InvoiceRow>): Promise<void> {
+  const { rows } = await trx.raw<{ rows: InvoiceRow[] }>(
+    `update invoices i
+        set amount_paid = v.amount_paid, invoicestatus = v.status,
+            paid_at = case when v.status = 'paid' then coalesce(i.paid_at, now()) end, updated_at = now()
+       from unnest(?::int[], ?::numeric[], ?::text[]) as v(id, amount_paid, status)
+      where i.id = v.id
+  returning i.*`,
+    [planned.map((d) => d.id), planned.map((d) => String(d.amount_paid)), planned.map((d) => d.invoicestatus)],
+  );
+  for (const row of rows) (documents as Map<number, InvoiceRow>).set(row.id, row);
 }
 
 /**
