@@ -466,6 +466,7 @@ CREATE TABLE invoicing.inbound_documents (
     invoice_id integer,
     received_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    notes jsonb DEFAULT '[]'::jsonb NOT NULL,
     CONSTRAINT inbound_documents_status_check CHECK (((status)::text = ANY ((ARRAY['bill_created'::character varying, 'needs_review'::character varying, 'rejected'::character varying])::text[]))),
     CONSTRAINT inbound_documents_syntax_check CHECK (((syntax)::text = ANY ((ARRAY['ubl'::character varying, 'cii'::character varying, 'facturx'::character varying])::text[])))
 );
@@ -550,7 +551,8 @@ CREATE TABLE invoicing.invoice_lines (
     tax_exemption_reason text,
     tax_exemption_code character varying(40),
     reverse_charge_rate numeric(9,4),
-    stocked numeric
+    stocked numeric,
+    stated_tax numeric(20,4)
 );
 
 --

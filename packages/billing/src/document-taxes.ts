@@ -37,6 +37,8 @@ export interface StoredAllowanceCharge {
   tax_exemption_reason: string | null;
   tax_exemption_code: string | null;
   reverse_charge_rate: string | null;
+  /** The VAT the row carries as its document states it (a vendor bill made by import, the kernel's stated_tax); absent: computed. */
+  stated_tax?: string | null;
   /** The calculation's: the amount (BT-92 / BT-99), the base a percent was taken of, the category, and the VAT the row moves. */
   computed?: { amount: string; base_amount: string | null; tax_category: string; tax: string };
 }
@@ -81,6 +83,7 @@ export function kernelAllowances(stored: readonly StoredAllowanceCharge[]): Kern
     tax_rate: a.tax_rate,
     tax_exemption_reason: a.tax_exemption_reason,
     tax_exemption_code: a.tax_exemption_code,
+    ...(a.stated_tax ? { stated_tax: a.stated_tax } : {}),
   }));
 }
 
@@ -103,6 +106,8 @@ export interface TaxedLine {
   tax_exemption_reason?: string | null;
   tax_exemption_code?: string | null;
   reverse_charge_rate?: string | null;
+  /** The VAT as the line's document states it (a vendor bill made by import, invoicing 056); absent or null: computed. */
+  stated_tax?: string | null;
 }
 
 /** A document's stored rows as the kernel's calculation reads them (each service names its own: invoiceTaxInput, quotationTaxInput). */
@@ -125,6 +130,7 @@ export function documentTaxInput(
       tax_category: l.tax_category ?? null,
       tax_exemption_reason: l.tax_exemption_reason ?? null,
       tax_exemption_code: l.tax_exemption_code ?? null,
+      ...(l.stated_tax !== null && l.stated_tax !== undefined ? { stated_tax: l.stated_tax } : {}),
     })),
     allowances_charges: kernelAllowances(doc.allowances_charges),
   };

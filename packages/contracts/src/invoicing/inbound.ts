@@ -122,6 +122,12 @@ export const inboundRecord = z.object({
   invoice_id: z.number().int().nullable(),
   sha256: z.string(),
   review_reasons: z.array(z.string()),
+  /**
+   * What the bill carries as the document states it beyond its own calculation: a VAT category
+   * (BT-117) the supplier rounded otherwise, kept with the figure the bill's lines compute
+   * (docs/inbound.md, "The sender's VAT kept"). Empty when the bill computes every figure itself.
+   */
+  notes: z.array(z.string()),
   filename: z.string().nullable(),
   /** Why it was rejected by hand (`reject`), else null. */
   rejection_reason: z.string().nullable(),

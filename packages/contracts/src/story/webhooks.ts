@@ -47,6 +47,7 @@ export function webhookSteps(today: string, writer: { org_id: '1'; userid: '1' }
       'line 2: no product mapped for "Parker Pen" (no seller item id or standard id)',
       'line 3: no product mapped for "American Cookies" (no seller item id or standard id)',
     ],
+    notes: [],
     filename: 'TOSL110.xml',
     rejection_reason: null,
     received_at: `${today}T09:00:00`,

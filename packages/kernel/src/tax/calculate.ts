@@ -1,4 +1,4 @@
-import { computeLine, dec, Dec, roundTo, sum } from '../money';
+import { computeLine, dec, Dec, roundTo, sum, type DecimalLike } from '../money';
 import { allocate } from './allocate';
 import { CATEGORY_RULES, defaultCategory, isVatCategory, type VatCategory } from './categories';
 import { minorUnit } from './currencies';
@@ -250,6 +250,30 @@ export function calculateDocumentTaxes(input: TaxDocumentInput): TaxDocument {
       out.tax = out.charge ? t : t.neg();
       out.gross = out.amount.plus(out.tax);
     });
+
+    // Rows that state their VAT (a vendor bill made by import keeping its supplier's BT-117,
+    // docs/inbound.md) take it as stated, and the category's VAT is what its rows add up to;
+    // decideDocumentTaxes admits only a figure the rows' rounding can explain (statedTaxErrors).
+    const stated = (value: DecimalLike | null | undefined) => (value === null || value === undefined ? null : dec(value));
+    if ([...g.lines.map((i) => mine(i).stated_tax), ...g.allowancesCharges.map((k) => acs[k]?.stated_tax)].some((t) => stated(t))) {
+      for (const i of g.lines) {
+        const l = line(i);
+        l.tax = stated(mine(i).stated_tax) ?? l.tax;
+        l.gross = l.net.plus(l.tax);
+      }
+      for (const k of g.allowancesCharges) {
+        const out = acOut[k] as AllowanceChargeTaxes;
+        out.tax = stated((acs[k] as AllowanceChargeInput).stated_tax) ?? out.tax;
+        out.gross = out.amount.plus(out.tax);
+      }
+      taxAmount = sum([
+        ...g.lines.map((i) => line(i).tax),
+        ...g.allowancesCharges.map((k) => {
+          const out = acOut[k] as AllowanceChargeTaxes;
+          return out.charge ? out.tax : out.tax.neg();
+        }),
+      ]);
+    }
 
     const items = [
       ...g.lines.map((i) => input.lines[i] as TaxLineInput),

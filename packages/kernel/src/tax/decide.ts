@@ -1,6 +1,6 @@
 import { Dec, dec, type DecimalLike } from '../money';
 import { ALLOWANCE_REASON_CODES, CHARGE_REASON_CODES } from './allowance-reasons';
-import { calculateDocumentTaxes, categoryOf, documentMinorUnit, groupKey, text } from './calculate';
+import { calculateDocumentTaxes, categoryOf, documentMinorUnit, groupKey, text, withinVatTolerance } from './calculate';
 import { CATEGORY_RULES, VAT_CATEGORIES, isVatCategory, type VatCategory } from './categories';
 import { isoCurrency } from './currencies';
 import {
@@ -267,6 +267,85 @@ function amountErrors(doc: TaxDocument): TaxFieldError[] {
   return errors;
 }
 
+/** Whether a row states its VAT (stated_tax). */
+const states = (row: { stated_tax?: DecimalLike | null }) => given(row.stated_tax);
+
+/**
+ * Stated VAT (TaxLineInput.stated_tax) before any arithmetic: an amount in the currency's minor
+ * unit, on a tax-exclusive line, and given for every row of its category and rate or for none, so a
+ * category's VAT is either the one stated or the one computed.
+ */
+function statedTaxShapeErrors(input: TaxDocumentInput): TaxFieldError[] {
+  const acs = input.allowances_charges ?? [];
+  if (!input.lines.some(states) && !acs.some(states)) return [];
+  const errors: TaxFieldError[] = [];
+  const places = documentMinorUnit(input.currency) ?? 2;
+  const rows = [
+    ...input.lines.map((row, i) => ({ field: `line_items.${i}`, row, inclusive: row.tax_included })),
+    ...acs.map((row, k) => ({ field: `allowances_charges.${k}`, row, inclusive: false })),
+  ];
+  const byGroup = new Map<string, typeof rows>();
+  for (const r of rows) {
+    const stated = number(r.row.stated_tax);
+    if (stated === false || (stated && stated.decimalPlaces() > places)) {
+      errors.push({ field: `${r.field}.stated_tax`, message: `stated_tax is an amount with at most ${places} decimals` });
+    }
+    if (stated && r.inclusive) {
+      errors.push({ field: `${r.field}.stated_tax`, message: 'stated_tax goes with a tax-exclusive price (tax_included false)' });
+    }
+    const key = groupKey(categoryOf({ tax_category: r.row.tax_category, tax_rate: r.row.tax_rate }), dec(r.row.tax_rate));
+    byGroup.set(key, [...(byGroup.get(key) ?? []), r]);
+  }
+  for (const [key, members] of byGroup) {
+    const first = members.find((m) => states(m.row));
+    const missing = members.find((m) => !states(m.row));
+    if (first && missing) {
+      errors.push({
+        field: `${missing.field}.stated_tax`,
+        message: `the VAT of ${key} % is stated row by row (${first.field}.stated_tax): every row of that category and rate states it`,
+      });
+    }
+  }
+  return errors;
+}
+
+/**
+ * A category's stated VAT against the one its rows compute under the document's policy: admitted
+ * when the difference is what rounding alone gives, at most one minor unit per row of the category
+ * (each row rounded on its own, from a net rounded or not), and within EN 16931's tolerance of its
+ * base times its rate (BR-CO-17, withinVatTolerance). Anything more is no rounding: refused.
+ */
+function statedTaxAmountErrors(input: TaxDocumentInput, doc: TaxDocument): TaxFieldError[] {
+  const acs = input.allowances_charges ?? [];
+  if (!input.lines.some(states) && !acs.some(states)) return [];
+  const computed = calculateDocumentTaxes({
+    ...input,
+    lines: input.lines.map((l) => ({ ...l, stated_tax: null })),
+    allowances_charges: acs.map((a) => ({ ...a, stated_tax: null })),
+  });
+  const unit = new Dec(10).pow(-doc.minor_unit);
+  const errors: TaxFieldError[] = [];
+  doc.breakdown.forEach((b, n) => {
+    const own = computed.breakdown[n];
+    if (!own || own.tax_amount.equals(b.tax_amount)) return;
+    const key = groupKey(b.tax_category, b.tax_rate);
+    const lineAt = doc.lines.findIndex((l) => groupKey(l.tax_category, l.tax_rate) === key);
+    const acAt = doc.allowances_charges.findIndex((a) => groupKey(a.tax_category, a.tax_rate) === key);
+    const field = lineAt >= 0 ? `line_items.${lineAt}.stated_tax` : `allowances_charges.${acAt}.stated_tax`;
+    const rows =
+      doc.lines.filter((l) => groupKey(l.tax_category, l.tax_rate) === key).length +
+      doc.allowances_charges.filter((a) => groupKey(a.tax_category, a.tax_rate) === key).length;
+    const difference = b.tax_amount.minus(own.tax_amount);
+    if (difference.abs().gt(unit.times(rows)) || !withinVatTolerance(b.tax_amount, b.taxable_amount, b.tax_rate)) {
+      errors.push({
+        field,
+        message: `the VAT stated for ${key} % is ${b.tax_amount.toFixed(doc.minor_unit)}, its ${rows} row(s) compute ${own.tax_amount.toFixed(doc.minor_unit)}: more than their rounding explains (one ${unit.toFixed()} per row)`,
+      });
+    }
+  });
+  return errors;
+}
+
 /** Every refusal EN 16931 and this model have for a document's taxes, each naming its field; none when it is fine. */
 export function validateDocumentTaxes(input: TaxDocumentInput): TaxFieldError[] {
   const decision = decideDocumentTaxes(input);
@@ -276,8 +355,9 @@ export function validateDocumentTaxes(input: TaxDocumentInput): TaxFieldError[] 
 /** The document's taxes, or why not: refusals named by field, as the API answers them with a 400. Never throws. */
 export function decideDocumentTaxes(input: TaxDocumentInput): TaxDecision {
   const errors = staticErrors(input);
+  if (errors.length === 0) errors.push(...statedTaxShapeErrors(input));
   if (errors.length > 0) return { ok: false, errors };
   const document = calculateDocumentTaxes(input);
-  const late = amountErrors(document);
+  const late = [...amountErrors(document), ...statedTaxAmountErrors(input, document)];
   return late.length > 0 ? { ok: false, errors: late } : { ok: true, document };
 }

@@ -30,6 +30,11 @@ export interface TaxLineInput {
   tax_exemption_reason?: string | null;
   /** BT-121: the VATEX code of that reason. */
   tax_exemption_code?: string | null;
+  /**
+   * The VAT the line carries as its document states it, instead of the one computed (statedTaxes):
+   * a vendor bill made by import, whose supplier's VAT per category (BT-117) is kept.
+   */
+  stated_tax?: DecimalLike | null;
 }
 
 /** A document-level allowance (BG-20, `charge: false`) or charge (BG-21, `charge: true`); amounts before VAT. */
@@ -50,6 +55,8 @@ export interface AllowanceChargeInput {
   /** For a category that needs a reason when no line of it gives one (an exempt charge on a document without exempt lines). */
   tax_exemption_reason?: string | null;
   tax_exemption_code?: string | null;
+  /** The VAT the row takes off (an allowance) or adds (a charge) as its document states it, as `tax` reads it (TaxLineInput.stated_tax). */
+  stated_tax?: DecimalLike | null;
 }
 
 /** The parties' VAT identifiers (BT-31, BT-48), as the document will state them. */

@@ -51,7 +51,7 @@ export const acceptInboundHandler = handler(invoicing.acceptInbound, {
     if (row.status !== 'needs_review') throw notReviewable(row.id, row.status);
     await rememberProductMapping(ctx.db, ctx.orgId, bill.partnerId, mapping);
     const { id: invoiceId } = await makeBill(ctx, bill);
-    await markBillCreated(ctx.db, row.id, bill.partnerId, invoiceId);
+    await markBillCreated(ctx.db, row.id, bill.partnerId, invoiceId, bill.notes);
     const stored = (await inboundById(ctx.db, ctx.orgId, row.id))!;
     await recordEvent(ctx.db, invoicing.inboundBillCreated, ctx.orgId, {
       inbound_id: stored.id,

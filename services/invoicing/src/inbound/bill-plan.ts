@@ -14,15 +14,7 @@ import {
 import { lineField, newInvoiceFrom } from '../invoice/create-input';
 import { checkedCreditNoteLink } from '../invoice/credit-note-link';
 import { insertInvoice } from '../invoice/invoice.writer';
-import {
-  billTotals,
-  decideImport,
-  productKeys,
-  totalDifferences,
-  type BillAllowanceCharge,
-  type BillLine,
-  type SupplierMatch,
-} from './import-plan';
+import { billTotals, decideImport, keepStatedVat, productKeys, totalDifferences, type KeptVat, type SupplierMatch } from './import-plan';
 
 /** The bill an import makes, in the columns and lines the invoice creation's own writer (insertInvoice) takes. */
 export interface BillFacts {
@@ -30,6 +22,8 @@ export interface BillFacts {
   lines: Array<ResolvedLine<LineItemInput>>;
   values: ReturnType<typeof newInvoiceFrom>;
   defaults: Awaited<ReturnType<typeof documentDefaults>>;
+  /** What the bill carries as the document states it beyond its own calculation (keepStatedVat's notes). */
+  notes: string[];
 }
 
 export interface BillPlan {
@@ -84,11 +78,19 @@ export async function planBill(
   if (decision.kind !== 'bill' || typeof decision.partner !== 'object') return { status: 'needs_review', reasons, partnerId };
   const billPartner = decision.partner.partner_id;
   const defaults = await documentDefaults(ctx.db, ctx.orgId, billPartner);
-  const computed = billTotals(invoice.currency ?? '', defaults.rounding, decision.lines, decision.allowances_charges);
+  const currency = invoice.currency ?? '';
+  const computed = billTotals(currency, defaults.rounding, decision.lines, decision.allowances_charges);
+  let kept: KeptVat = { lines: decision.lines, allowances_charges: decision.allowances_charges, notes: [] };
   if ('reasons' in computed) reasons.push(...computed.reasons);
-  else reasons.push(...totalDifferences(invoice.totals, computed.totals));
+  else {
+    // The sender's VAT where its rounding alone sets it apart: carried, and compared again.
+    kept = keepStatedVat(invoice, computed.document, decision.lines, decision.allowances_charges);
+    const carried = kept.notes.length > 0 ? billTotals(currency, defaults.rounding, kept.lines, kept.allowances_charges) : computed;
+    if ('reasons' in carried) reasons.push(...carried.reasons);
+    else reasons.push(...totalDifferences(invoice.totals, carried.totals));
+  }
   if (reasons.length > 0) return { status: 'needs_review', reasons, partnerId };
-  const bill = await billFacts(ctx, userid, invoice, billPartner, decision.lines, decision.allowances_charges, defaults);
+  const bill = await billFacts(ctx, userid, invoice, billPartner, kept, defaults);
   if ('reasons' in bill) return { status: 'needs_review', reasons: bill.reasons, partnerId };
   return { status: 'bill_created', reasons: [], partnerId, bill };
 }
@@ -106,11 +108,11 @@ async function billFacts(
   userid: string | undefined,
   invoice: ReceivedInvoice,
   partnerId: number,
-  planned: readonly BillLine[],
-  allowances: readonly BillAllowanceCharge[],
+  kept: KeptVat,
   defaults: Awaited<ReturnType<typeof documentDefaults>>,
 ): Promise<BillFacts | { reasons: string[] }> {
-  const lineItems = planned.map(({ unit: _unit, ...l }) => l) as unknown as LineItemInput[];
+  const planned = kept.lines;
+  const lineItems = planned.map(({ unit: _unit, stated_tax: _stated, ...l }) => l) as unknown as LineItemInput[];
   let resolved: Array<ResolvedLine<LineItemInput>>;
   try {
     resolved = await resolveCatalogLines(ctx, lineItems, lineField);
@@ -119,7 +121,12 @@ async function billFacts(
     if (err instanceof AppError && err.status === 400) return { reasons: [`products: ${err.message}`] };
     throw err;
   }
-  const lines = resolved.map((l, i) => (planned[i]?.unit ? { ...l, uom: planned[i].unit } : l));
+  // The document's unit and, where the bill keeps the sender's VAT, the line's share of it.
+  const lines = resolved.map((l, i) => ({
+    ...l,
+    ...(planned[i]?.unit ? { uom: planned[i].unit } : {}),
+    ...(planned[i]?.stated_tax ? { stated_tax: planned[i].stated_tax } : {}),
+  }));
   const now = nowIn(defaults.time_zone);
   const credit = invoice.kind === 'credit_note';
   const invoicetype = credit ? 'creditin' : 'invoicein';
@@ -133,15 +140,26 @@ async function billFacts(
     invoicereference: invoice.number,
     invoiceterms: invoice.payment_terms?.slice(0, 2000) ?? undefined,
     currency: invoice.currency,
-    allowances_charges: allowances,
+    allowances_charges: kept.allowances_charges.map(({ stated_tax: _stated, ...a }) => a),
     ...(preceding ? { sourcenumber: preceding.slice(0, 64) } : {}),
     ...(credited ? { sourcetype: 'invoice', sourceid: String(credited) } : {}),
     userid,
   };
   const values = newInvoiceFrom(request as never, lines, ctx.userId, parseDateTime(now.dateTime));
   requirePartnerRole(await requireLivePartner(ctx, partnerId), invoicetype);
+  // A kept VAT of an allowance or charge travels in its stored JSON, which the request's form does not carry.
+  const allowances_charges = values.allowances_charges?.map((a, k) => {
+    const stated = kept.allowances_charges[k]?.stated_tax;
+    return stated ? { ...a, stated_tax: stated } : a;
+  });
   const link = await checkedCreditNoteLink(ctx.db, ctx.orgId, values);
-  return { partnerId, lines, values: { ...values, credits_invoice_id: link?.id ?? null }, defaults };
+  return {
+    partnerId,
+    lines,
+    values: { ...values, allowances_charges, credits_invoice_id: link?.id ?? null },
+    defaults,
+    notes: kept.notes,
+  };
 }
 
 /**

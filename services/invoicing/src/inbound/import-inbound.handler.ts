@@ -142,6 +142,7 @@ export const importInboundHandler = handler(invoicing.importInbound, {
         summary,
         validation,
         review_reasons: facts.reasons,
+        notes: made ? (facts.bill?.notes ?? []) : [],
         invoice_id: invoiceId,
       }),
     );

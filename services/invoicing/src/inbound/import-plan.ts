@@ -1,5 +1,5 @@
 import type { ReceivedInvoice, ReceivedLine, RuleFinding } from '@bo/documents';
-import { dec, decideDocumentTaxes, type Dec, type RoundingPolicy } from '@bo/kernel';
+import { dec, decideDocumentTaxes, type Dec, type RoundingPolicy, type TaxDocument } from '@bo/kernel';
 
 /**
  * The pure decisions of an e-invoice import (issue 44): which supplier the document names, which
@@ -80,6 +80,8 @@ export interface BillLine {
   tax_included: false;
   /** BT-130 */
   unit?: string;
+  /** The line's share of the document's VAT for its category when the bill keeps it (keepStatedVat). */
+  stated_tax?: string;
 }
 
 export interface BillAllowanceCharge {
@@ -91,6 +93,8 @@ export interface BillAllowanceCharge {
   tax_rate: string;
   tax_exemption_reason?: string;
   tax_exemption_code?: string;
+  /** The row's VAT when the bill keeps its category's as the document states it (keepStatedVat). */
+  stated_tax?: string;
 }
 
 const num = (text: string | undefined): Dec | undefined => {
@@ -270,19 +274,21 @@ export function decideImport(f: ImportFacts): ImportDecision {
 
 /**
  * The totals the bill computes from its planned lines and allowances, by the kernel's tax rules (the
- * same decideDocumentTaxes the invoice creation runs) under the organization's rounding policy; the
- * kernel's refusal (a rate that does not fit its category, …) comes back as reasons.
+ * same decideDocumentTaxes the invoice creation runs) under the organization's rounding policy, and
+ * the calculation itself; the kernel's refusal (a rate that does not fit its category, …) comes back
+ * as reasons.
  */
 export function billTotals(
   currency: string,
   rounding: RoundingPolicy,
   lines: readonly BillLine[],
   allowancesCharges: readonly BillAllowanceCharge[],
-): { totals: ComputedTotals } | { reasons: string[] } {
+): { totals: ComputedTotals; document: TaxDocument } | { reasons: string[] } {
   const decision = decideDocumentTaxes({ currency, rounding, lines, allowances_charges: allowancesCharges, parties: null });
   if (!decision.ok) return { reasons: decision.errors.map((e) => `${e.field}: ${e.message}`) };
   const t = decision.document.totals;
   return {
+    document: decision.document,
     totals: {
       line_extension: t.line_net_total.toFixed(),
       tax_exclusive: t.tax_exclusive_amount.toFixed(),
@@ -290,6 +296,78 @@ export function billTotals(
       tax_inclusive: t.tax_inclusive_amount.toFixed(),
     },
   };
+}
+
+/** What keepStatedVat decides: the rows with the VAT they state, and a note per category kept. */
+export interface KeptVat {
+  lines: BillLine[];
+  allowances_charges: BillAllowanceCharge[];
+  notes: string[];
+}
+
+/**
+ * The sender's VAT per category (BT-117) where the bill's own calculation (`computed`, its rows under
+ * the organization's policy) gives another figure by rounding alone: at most one minor unit per row
+ * of the category, which is what rounding each row on its own (from a net rounded or not) can make of
+ * it. EN 16931 admits such a figure (BR-CO-17), and it is what the supplier will be paid: the bill
+ * carries it, each row stating its VAT (the computed one, the difference shared one unit at a time
+ * over the lines and charges whose rounding moved their VAT furthest the other way), and a note names both figures. A category
+ * further apart is left as computed: the totals then differ and the import is held for review.
+ */
+export function keepStatedVat(
+  invoice: Pick<ReceivedInvoice, 'vat_breakdown'>,
+  computed: TaxDocument,
+  lines: readonly BillLine[],
+  allowancesCharges: readonly BillAllowanceCharge[],
+): KeptVat {
+  const kept: KeptVat = { lines: [...lines], allowances_charges: [...allowancesCharges], notes: [] };
+  const places = computed.minor_unit;
+  const unit = dec(10).pow(-places);
+  const sameGroup = (row: { tax_category: string; tax_rate: Dec }, b: TaxDocument['breakdown'][number]) =>
+    row.tax_category === b.tax_category && row.tax_rate.eq(b.tax_rate);
+  for (const b of computed.breakdown) {
+    const statedRow = invoice.vat_breakdown.find((v) => v.category === b.tax_category && (num(v.rate ?? '0') ?? dec(-1)).eq(b.tax_rate));
+    const stated = statedRow ? num(statedRow.tax_amount) : undefined;
+    if (!stated || stated.eq(b.tax_amount)) continue;
+    const lineRows = computed.lines.flatMap((l, i) => (sameGroup(l, b) ? [i] : []));
+    const acRows = computed.allowances_charges.flatMap((a, k) => (sameGroup(a, b) ? [k] : []));
+    const difference = stated.minus(b.tax_amount);
+    const units = difference.div(unit);
+    if (!units.isInteger() || units.abs().gt(lineRows.length + acRows.length)) continue;
+    // The difference, one unit per row, to the lines and charges whose computed VAT its rounding took
+    // furthest from their net × rate in the difference's direction (the earlier on a tie).
+    const rate = b.tax_rate.div(100);
+    const toward = difference.isNegative() ? -1 : 1;
+    const receiving = [
+      ...lineRows.map((i) => ({ kind: 'line' as const, at: i, net: computed.lines[i]!.net, tax: computed.lines[i]!.tax })),
+      ...acRows
+        .filter((k) => computed.allowances_charges[k]!.charge)
+        .map((k) => ({
+          kind: 'ac' as const,
+          at: k,
+          net: computed.allowances_charges[k]!.amount,
+          tax: computed.allowances_charges[k]!.tax,
+        })),
+    ]
+      .map((r) => ({ ...r, lost: r.net.times(rate).minus(r.tax).times(toward) }))
+      .sort((x, y) => y.lost.comparedTo(x.lost))
+      .slice(0, units.abs().toNumber());
+    const step = difference.isNegative() ? unit.neg() : unit;
+    const extra = (kind: 'line' | 'ac', at: number) => (receiving.some((r) => r.kind === kind && r.at === at) ? step : dec(0));
+    for (const i of lineRows) {
+      kept.lines[i] = { ...kept.lines[i]!, stated_tax: computed.lines[i]!.tax.plus(extra('line', i)).toFixed(places) };
+    }
+    for (const k of acRows) {
+      kept.allowances_charges[k] = {
+        ...kept.allowances_charges[k]!,
+        stated_tax: computed.allowances_charges[k]!.tax.plus(extra('ac', k)).toFixed(places),
+      };
+    }
+    kept.notes.push(
+      `VAT ${b.tax_category} ${b.tax_rate.toFixed()} %: the bill carries ${stated.toFixed(places)} as the document states it (BT-117); its lines compute ${b.tax_amount.toFixed(places)} (difference ${difference.toFixed(places)}, the supplier's rounding)`,
+    );
+  }
+  return kept;
 }
 
 /**

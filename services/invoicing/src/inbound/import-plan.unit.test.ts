@@ -1,7 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEInvoice, type ReceivedInvoice, type ReceivedLine } from '@bo/documents';
-import { acceptChoices, billLines, billTotals, decideImport, matchSupplier, totalDifferences, type ImportFacts } from './import-plan';
+import {
+  acceptChoices,
+  billLines,
+  billTotals,
+  decideImport,
+  keepStatedVat,
+  matchSupplier,
+  totalDifferences,
+  type BillLine,
+  type ImportFacts,
+} from './import-plan';
 
 const line = (over: Partial<ReceivedLine> = {}): ReceivedLine => ({
   id: '1',
@@ -219,7 +229,59 @@ describe('decideImport over every official example', () => {
       });
       if (matching.has(file)) expect(differences.some((d) => d.length === 0)).toBe(true);
       for (const d of differences.flat()) expect(d).toMatch(/^(\w+ \(BT-\d+\): the bill computes .* \(difference -?[\d.]+\)|[\w.]+: .+)$/);
+      // With the sender's VAT kept where its rounding alone sets it apart, the totals hold under both policies.
+      if (matching.has(file)) {
+        for (const policy of ['line', 'document'] as const) {
+          const computed = billTotals(invoice.currency!, policy, decision.lines, decision.allowances_charges);
+          if (!('totals' in computed)) throw new Error(computed.reasons.join('; '));
+          const kept = keepStatedVat(invoice, computed.document, decision.lines, decision.allowances_charges);
+          const carried = billTotals(invoice.currency!, policy, kept.lines, kept.allowances_charges);
+          expect([policy, 'totals' in carried ? totalDifferences(invoice.totals, carried.totals) : carried.reasons]).toEqual([policy, []]);
+        }
+      }
     }
+  });
+});
+
+describe('keepStatedVat: the sender’s VAT per category, where its rounding alone sets it apart', () => {
+  // Three lines of 0.63 at 20 %: a sender rounding each line's VAT (0.125 → 0.13) states 0.39, the
+  // bill rounding by document computes 1.89 × 20 % = 0.38.
+  const threeLines = invoice({
+    lines: ['1', '2', '3'].map((id) => line({ id, quantity: '1', net_price: '0.63', net_amount: '0.63', vat_rate: '20' })),
+    totals: { line_extension: '1.89', tax_exclusive: '1.89', tax: '0.39', tax_inclusive: '2.28', payable: '2.28' },
+    vat_breakdown: [{ taxable_amount: '1.89', tax_amount: '0.39', category: 'S', rate: '20' }],
+  });
+  const planned = (inv: ReceivedInvoice) => billLines(inv, () => '42').lines;
+  const computedBy = (inv: ReceivedInvoice, lines: BillLine[]) => {
+    const c = billTotals('EUR', 'document', lines, []);
+    if (!('document' in c)) throw new Error(c.reasons.join('; '));
+    return c;
+  };
+
+  // The bill's rows by document: 0.13, 0.13, 0.12 (0.38 shared); the cent goes to the row its rounding took down most.
+  test('given a category a cent apart, when kept, then its rows state the document’s VAT, the totals hold, and a note names both figures', () => {
+    const lines = planned(threeLines);
+    expect(totalDifferences(threeLines.totals, computedBy(threeLines, lines).totals)).toHaveLength(2);
+    const kept = keepStatedVat(threeLines, computedBy(threeLines, lines).document, lines, []);
+    expect(kept.lines.map((l) => l.stated_tax)).toEqual(['0.13', '0.13', '0.13']);
+    expect(totalDifferences(threeLines.totals, computedBy(threeLines, kept.lines).totals)).toEqual([]);
+    expect(kept.notes).toEqual([
+      "VAT S 20 %: the bill carries 0.39 as the document states it (BT-117); its lines compute 0.38 (difference 0.01, the supplier's rounding)",
+    ]);
+  });
+
+  test('given the same VAT as computed, when kept, then nothing is stated and there is no note', () => {
+    const inv = invoice();
+    const lines = planned(inv);
+    const kept = keepStatedVat(inv, computedBy(inv, lines).document, lines, []);
+    expect([kept.lines.map((l) => l.stated_tax), kept.notes]).toEqual([[undefined], []]);
+  });
+
+  test('given a category further apart than one cent per row, when kept, then it stays computed and the totals name the difference', () => {
+    const far = { ...threeLines, vat_breakdown: [{ taxable_amount: '1.89', tax_amount: '0.42', category: 'S', rate: '20' }] };
+    const lines = planned(far);
+    const kept = keepStatedVat(far, computedBy(far, lines).document, lines, []);
+    expect([kept.lines.map((l) => l.stated_tax), kept.notes]).toEqual([[undefined, undefined, undefined], []]);
   });
 });
 

@@ -21,6 +21,8 @@ export interface InboundRow {
   summary: InboundSummary;
   validation: InboundRecord['validation'];
   review_reasons: string[];
+  /** What the bill carries as the document states it beyond its own calculation (migration 057). */
+  notes: string[];
   rejection_reason: string | null;
   invoice_id: number | null;
   received_at: Date;
@@ -51,6 +53,7 @@ const COLUMNS = [
   'summary',
   'validation',
   'review_reasons',
+  'notes',
   'rejection_reason',
   'invoice_id',
   'received_at',
@@ -81,6 +84,7 @@ export async function insertInbound(db: Knex, row: NewInbound): Promise<InboundR
       summary: JSON.stringify(row.summary),
       validation: JSON.stringify(row.validation),
       review_reasons: JSON.stringify(row.review_reasons),
+      notes: JSON.stringify(row.notes),
     })
     .returning<Array<{ id: number }>>('id');
   return (await inboundById(db, row.org_id, made!.id))!;
@@ -157,6 +161,7 @@ export function toInboundRecord(row: InboundRow): InboundRecord {
     invoice_id: row.invoice_id,
     sha256: row.sha256.trim(),
     review_reasons: row.review_reasons,
+    notes: row.notes,
     filename: row.filename,
     rejection_reason: row.rejection_reason,
     // The clock's date-time as the other records show it (UTC, to the second).
@@ -193,9 +198,16 @@ export async function rememberProductMapping(
     .merge(['product_id']);
 }
 
-/** The import made its bill: its supplier and bill named, nothing left to review. */
-export async function markBillCreated(db: Knex, id: number, partnerId: number, invoiceId: number): Promise<void> {
+/** The import made its bill: its supplier, bill and notes named, nothing left to review. */
+export async function markBillCreated(db: Knex, id: number, partnerId: number, invoiceId: number, notes: readonly string[]): Promise<void> {
   await db('inbound_documents')
     .where({ id })
-    .update({ status: 'bill_created', partner_id: partnerId, invoice_id: invoiceId, review_reasons: '[]', updated_at: db.fn.now() });
+    .update({
+      status: 'bill_created',
+      partner_id: partnerId,
+      invoice_id: invoiceId,
+      review_reasons: '[]',
+      notes: JSON.stringify(notes),
+      updated_at: db.fn.now(),
+    });
 }

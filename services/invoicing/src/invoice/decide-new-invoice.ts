@@ -19,7 +19,11 @@ import type { InvoiceRow } from './invoice.record';
  * parent. Its texts and discount may be absent; lineColumns stores them as null and 0.
  */
 export type LineValues = Omit<EnteredLine, 'product_name' | 'description' | 'discount'> &
-  Partial<Pick<EnteredLine, 'product_name' | 'description'>> & { discount?: string | null };
+  Partial<Pick<EnteredLine, 'product_name' | 'description'>> & {
+    discount?: string | null;
+    /** Only a bill made by import states it (its supplier's VAT kept, TaxedLine.stated_tax). */
+    stated_tax?: string | null;
+  };
 
 /** Header columns a new invoice takes from its request (or from its recurring parent); its taxes are computed from its lines and allowances. */
 export type NewInvoice = Pick<InvoiceRow, 'invoicetype' | 'partner_id' | 'invoicestatus'> &
@@ -74,6 +78,7 @@ export function lineColumns(orgId: number, invoiceId: number, line: LineValues, 
     tax_exemption_reason: line.tax_exemption_reason ?? null,
     tax_exemption_code: line.tax_exemption_code ?? null,
     reverse_charge_rate: line.reverse_charge_rate ?? null,
+    stated_tax: line.stated_tax ?? null,
     ...lineAmountColumns(taxes, places),
   };
 }

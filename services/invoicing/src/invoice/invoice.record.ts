@@ -67,6 +67,8 @@ export interface LineRow extends StoredLine {
   tax_exemption_reason: string | null;
   tax_exemption_code: string | null;
   reverse_charge_rate: string | null;
+  /** The VAT as the line's document states it (a bill made by import, migration 056); null: computed. */
+  stated_tax: string | null;
   org_id: number;
   invoice_id: number;
   /** False only for lines made before lines were checked against the catalog (migration 007): they move no stock. */

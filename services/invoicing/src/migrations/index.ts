@@ -36,6 +36,8 @@ import { migration as m048PaymentFiles } from './048_payment_files';
 import { migration as m049InboundSettings } from './049_inbound_settings';
 import { migration as m052BankSettings } from './052_bank_settings';
 import { migration as m055BooksVersion } from './055_books_version';
+import { migration as m056LineStatedTax } from './056_line_stated_tax';
+import { migration as m057InboundNotes } from './057_inbound_notes';
 import { migration as m058InvoiceDunningDispute } from './058_invoice_dunning_dispute';
 
 /**
@@ -82,5 +84,7 @@ export const invoicingMigrations: Migration[] = [
   m049InboundSettings,
   m052BankSettings,
   m055BooksVersion,
+  m056LineStatedTax,
+  m057InboundNotes,
   m058InvoiceDunningDispute,
 ];
