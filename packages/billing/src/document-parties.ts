@@ -51,20 +51,27 @@ export async function createDocumentLogos(trx: Knex.Transaction, schema: string)
   });
 }
 
+/** What the document's row keeps of its parties (the logo named by its content), and the logo to store under that name, if any. */
+export function partiesToStore<T extends { logo_png?: Uint8Array | null }>(
+  parties: T,
+): { kept: StoredParties<T>; logo: { sha256: string; png: Buffer } | null } {
+  const { logo_png: logo, ...rest } = parties;
+  if (!logo || logo.length === 0) return { kept: { ...rest, logo_sha256: null }, logo: null };
+  const sha256 = createHash('sha256').update(logo).digest('hex');
+  return { kept: { ...rest, logo_sha256: sha256 }, logo: { sha256, png: Buffer.from(logo) } };
+}
+
 /** Stores the parties' logo by its content (once per organization and content) and answers what to keep in the document's row. */
 export async function storedParties<T extends { logo_png?: Uint8Array | null }>(
   trx: Knex.Transaction,
   orgId: number,
   parties: T,
 ): Promise<StoredParties<T>> {
-  const { logo_png: logo, ...rest } = parties;
-  if (!logo || logo.length === 0) return { ...rest, logo_sha256: null };
-  const sha256 = createHash('sha256').update(logo).digest('hex');
-  await trx('document_logos')
-    .insert({ org_id: orgId, sha256, png: Buffer.from(logo) })
-    .onConflict(['org_id', 'sha256'])
-    .ignore();
-  return { ...rest, logo_sha256: sha256 };
+  const { kept, logo } = partiesToStore(parties);
+  if (logo) {
+    await trx('document_logos').insert({ org_id: orgId, sha256: logo.sha256, png: logo.png }).onConflict(['org_id', 'sha256']).ignore();
+  }
+  return kept;
 }
 
 /** The frozen parties with their logo's bytes back; null when the document froze none. */

@@ -20,7 +20,7 @@ export const STATEMENT_BUDGETS = {
   'create-partner': { title: 'create partner', budget: 3, ceiling: 8 },
   'update-partner': { title: 'update partner', budget: 3, ceiling: 8 },
   'create-invoice': { title: 'create invoice', budget: 4, ceiling: 8 },
-  'validate-invoice': { title: 'validate invoice, with its consumers', budget: 8, ceiling: 27 },
+  'validate-invoice': { title: 'validate invoice, with its consumers', budget: 8, ceiling: 23 },
   'register-payment': { title: 'register payment', budget: 5, ceiling: 16 },
   'create-payment': { title: 'create payment, 3 allocations', budget: 6, ceiling: 18 },
   'stock-adjustment': { title: 'stock adjustment', budget: 4, ceiling: 7 },

@@ -15,42 +15,73 @@ export interface CreditDocument {
   today: string;
 }
 
+/** What the credit check weighs besides the partners service's view, read under the partner's credit lock (loadCreditExposure). */
+export interface CreditExposure {
+  /** What is due on each of the partner's open documents. */
+  open: Array<Pick<InvoiceRow, 'invoicetype' | 'currency' | 'exchange_rate'> & { due: string }>;
+  /** The partner's committed drafts but the one being validated. */
+  committed: Array<Pick<InvoiceRow, 'invoicetotal' | 'currency' | 'exchange_rate'>>;
+  /** The organization's rate of each currency the figures need, on or before the document's day. */
+  tableRates: Map<string, string>;
+}
+
+/** The currency the credit limit is stated in, and the one each figure counts in (an organization with no accounting currency has no rates). */
+function creditCurrencies(credit: partners.PartnerCredit, accountingCurrency: string | null) {
+  const accounting = accountingCurrency ?? NO_CURRENCY;
+  const limitCurrency = credit.currency ?? accounting;
+  const currencyOf = (c: string | null) => (accountingCurrency === null ? limitCurrency : (c ?? accounting));
+  return { accounting, limitCurrency, currencyOf };
+}
+
 /**
- * Refuses a sale whose credit exposure (balance + committed of other documents + its total) would
- * pass the partner's credit limit, every figure weighed in the limit's currency at its document's
- * rate (decideCreditLimit). The partner's row in
- * `partner_credit_locks` is locked until the caller commits, so checks for one partner run one at a
- * time; and what this service has posted counts at once (see decideCreditLimit), so a sale validated a
- * moment ago is counted even before the partners ledger has applied its event. The partners
- * service's view is asked before the transaction: it lags the events anyway, and this service's
- * own postings, read under the lock, cover what it has not seen yet.
+ * Loads what the credit check weighs (CreditExposure) for a sale to a partner with a credit limit;
+ * null for one without (nothing to weigh: a partner in another currency without one needs no rate).
+ * The partner's row in `partner_credit_locks` is locked first, until the caller commits, so checks
+ * for one partner run one at a time; and what this service has posted counts at once (see
+ * decideCreditLimit), so a sale validated a moment ago is counted even before the partners ledger has
+ * applied its event. The partners service's view is asked before the transaction: it lags the
+ * events anyway, and this service's own postings, read under the lock, cover what it has not seen yet.
  */
-export async function assertWithinCreditLimit(
+export async function loadCreditExposure(
   trx: Knex.Transaction,
-  invoice: InvoiceRow,
+  invoice: Pick<InvoiceRow, 'org_id' | 'partner_id' | 'id'>,
   credit: partners.PartnerCredit,
-  doc: CreditDocument,
-): Promise<void> {
-  // No limit, nothing to weigh: a partner in another currency without one needs no rate.
-  if (!hasCreditLimit(credit.credit_limit)) return;
+  doc: Pick<CreditDocument, 'accounting' | 'today'>,
+): Promise<CreditExposure | null> {
+  if (!hasCreditLimit(credit.credit_limit)) return null;
   // An upsert takes the row lock whether or not the row was there; nothing else ever locks it, and
   // the invoice is always locked first, so this cannot deadlock.
   await trx.raw(
     'insert into partner_credit_locks (org_id, partner_id) values (?, ?) on conflict (org_id, partner_id) do update set partner_id = excluded.partner_id',
     [invoice.org_id, invoice.partner_id],
   );
-  const accounting = doc.accounting ?? NO_CURRENCY;
-  const limitCurrency = credit.currency ?? accounting;
-  // An organization that never named its accounting currency has no rates: its amounts count as they are.
-  const currencyOf = (c: string | null) => (doc.accounting === null ? limitCurrency : (c ?? accounting));
+  const { accounting, limitCurrency, currencyOf } = creditCurrencies(credit, doc.accounting);
   const open = await openDueByDocument(trx, invoice.org_id, invoice.partner_id);
   const committed = await committedDrafts(trx, invoice.org_id, invoice.partner_id, invoice.id);
+  const partnersCurrencies = credit.balances ? credit.balances.map((b) => currencyOf(b.currency)) : [limitCurrency];
+  const needed = new Set([limitCurrency, ...partnersCurrencies, ...committed.map((d) => currencyOf(d.currency))]);
+  needed.delete(accounting);
+  return { open, committed, tableRates: await organizationRates(trx, invoice.org_id, [...needed], doc.today) };
+}
+
+/**
+ * Refuses a sale whose credit exposure (balance + committed of other documents + its total) would
+ * pass the partner's credit limit, every figure weighed in the limit's currency at its document's
+ * rate (decideCreditLimit); null when it fits or the partner has no limit (`exposure` null). Pure:
+ * the figures are loadCreditExposure's.
+ */
+export function creditLimitRefusal(
+  invoice: Pick<InvoiceRow, 'partner_id' | 'invoicetotal'>,
+  credit: partners.PartnerCredit,
+  doc: CreditDocument,
+  exposure: CreditExposure | null,
+): AppError | null {
+  if (!exposure || !hasCreditLimit(credit.credit_limit)) return null;
+  const { accounting, limitCurrency, currencyOf } = creditCurrencies(credit, doc.accounting);
+  const { open, committed, tableRates } = exposure;
   const partnersReceivable = credit.balances
     ? credit.balances.map((b) => Money.of(b.receivable, currencyOf(b.currency)))
     : [Money.of(credit.receivable, limitCurrency)];
-  const needed = new Set([limitCurrency, ...partnersReceivable.map((m) => m.currency), ...committed.map((d) => currencyOf(d.currency))]);
-  needed.delete(accounting);
-  const tableRates = await organizationRates(trx, invoice.org_id, [...needed], doc.today);
   const amount = (value: DecimalLike, currency: string | null, rate: DecimalLike | null) => {
     const money = Money.of(value, currencyOf(currency));
     return { money, rate: rate ?? tableRates.get(money.currency) ?? null };
@@ -74,12 +105,12 @@ export async function assertWithinCreditLimit(
   } catch (err) {
     if (!(err instanceof MissingRate)) throw err;
     const message = `The credit limit is in ${limitCurrency}: ${err.message}; set a rate on or before ${doc.today} (/invoicing/exchangerates) or send override_credit_limit: true`;
-    throw validationFailed(message, [{ field: 'exchange_rate', message }]);
+    return validationFailed(message, [{ field: 'exchange_rate', message }]);
   }
-  if (decision.allowed) return;
+  if (decision.allowed) return null;
   const own = Money.of(invoice.invoicetotal, currencyOf(doc.currency));
   const asIssued = own.currency === limitCurrency ? '' : ` (${own.toString()} at ${dec(doc.rate ?? 1).toFixed()})`;
-  throw new AppError(
+  return new AppError(
     400,
     'credit_limit_exceeded',
     `Credit limit exceeded for partner ${invoice.partner_id}: balance ${decision.balance.toString()} + committed ${decision.committed.toString()} ` +

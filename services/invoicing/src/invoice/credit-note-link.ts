@@ -53,25 +53,60 @@ export function creditedCurrency(note: { currency?: string | null }, credited: C
 }
 
 /**
- * A credit note never takes its invoice's validated credit notes past the invoice's total, compared
- * in the invoice's one currency; refused with what is still creditable. Judged with the invoice
- * locked (lockCreditedInvoice).
+ * What validation judges a credit note by against the invoice it credits (creditableRefusal,
+ * restockRefusal), read with that invoice locked (lockCreditedInvoice): its other validated credit
+ * notes, what it stocked per product, and what those notes returned.
  */
-export async function assertCreditable(trx: Knex.Transaction, note: InvoiceRow, invoice: InvoiceRow): Promise<void> {
-  const validated = await trx<InvoiceRow>('invoices')
+export interface CreditedFacts {
+  invoice: InvoiceRow;
+  validatedNotes: Array<Pick<InvoiceRow, 'invoicenumber' | 'invoicetotal' | 'currency'>>;
+  delivered: Array<{ product_id: string; quantity: string }>;
+  returned: Array<{ product_id: string; quantity: string }>;
+}
+
+/** Loads CreditedFacts of the locked invoice `invoice` for the note `noteId`; what it returned and delivered only for a note that returns goods. */
+export async function loadCreditedFacts(
+  trx: Knex.Transaction,
+  note: Pick<InvoiceRow, 'id' | 'restock'>,
+  invoice: InvoiceRow,
+): Promise<CreditedFacts> {
+  const validatedNotes = await trx<InvoiceRow>('invoices')
     .where({ credits_invoice_id: invoice.id })
     .whereIn('invoicestatus', ['open', 'paid'])
     .whereNot('id', note.id)
     .select<Array<Pick<InvoiceRow, 'invoicenumber' | 'invoicetotal' | 'currency'>>>('invoicenumber', 'invoicetotal', 'currency');
+  if (!note.restock) return { invoice, validatedNotes, delivered: [], returned: [] };
+  const stocked = (query: Knex.QueryBuilder) =>
+    query.whereNotNull('l.stocked').select<Array<{ product_id: string; quantity: string }>>('l.product_id', 'l.stocked as quantity');
+  const delivered = await stocked(trx('invoice_lines as l').where('l.invoice_id', invoice.id));
+  const returned = await stocked(
+    trx('invoice_lines as l')
+      .join('invoices as n', 'n.id', 'l.invoice_id')
+      .where('n.credits_invoice_id', invoice.id)
+      .whereIn('n.invoicestatus', ['open', 'paid'])
+      .whereNot('n.id', note.id),
+  );
+  return { invoice, validatedNotes, delivered, returned };
+}
+
+/**
+ * A credit note never takes its invoice's validated credit notes past the invoice's total, compared
+ * in the invoice's one currency: the refusal, with what is still creditable, or null.
+ */
+export function creditableRefusal(
+  note: Pick<InvoiceRow, 'invoicenumber' | 'invoicetotal' | 'currency'>,
+  credited: Pick<CreditedFacts, 'invoice' | 'validatedNotes'>,
+): AppError | null {
+  const { invoice, validatedNotes: validated } = credited;
   const room = creditRoom(
     { amount: invoice.invoicetotal, currency: invoice.currency },
     validated.map((v) => ({ amount: v.invoicetotal, currency: v.currency })),
     { amount: note.invoicetotal, currency: note.currency },
   );
-  if (room.fits) return;
+  if (room.fits) return null;
   if ('foreign' in room) {
     const others = validated.filter((v) => v.currency !== invoice.currency).map((v) => `${v.invoicenumber} (${v.currency})`);
-    throw invalidState(
+    return invalidState(
       `Credit note ${note.invoicenumber} cannot be judged against invoice ${invoice.invoicenumber} (${invoice.currency}): ` +
         `it is credited in another currency by ${others.join(', ')}`,
     );
@@ -80,7 +115,7 @@ export async function assertCreditable(trx: Knex.Transaction, note: InvoiceRow, 
     `Credit note ${note.invoicenumber} (${amountText(note.invoicetotal)}) would credit invoice ${invoice.invoicenumber} ` +
     `beyond its total ${amountText(invoice.invoicetotal)}: ` +
     `${amountText(room.credited)} is credited already, ${amountText(room.left)} is still creditable`;
-  throw new AppError(400, 'credit_exceeds_invoice', message, [{ field: 'invoicetotal', message }]);
+  return new AppError(400, 'credit_exceeds_invoice', message, [{ field: 'invoicetotal', message }]);
 }
 
 /**
@@ -119,41 +154,19 @@ export async function productsNotStocked(
 
 /**
  * A credit note that returns goods (`restock`) returns at most what the invoice it credits stocked,
- * per product, less what its validated credit notes returned (domain/restock.ts); a 400 naming each
- * line's `quantity` otherwise. Products catalog keeps no stock of (`notStocked`) are not capped.
- * Judged with the invoice locked (lockCreditedInvoice).
+ * per product, less what its validated credit notes returned (domain/restock.ts): the refusal naming
+ * each line's `quantity`, or null. Products catalog keeps no stock of (`notStocked`) are not capped.
  */
-export async function assertRestockable(
-  trx: Knex.Transaction,
-  note: InvoiceRow,
+export function restockRefusal(
+  note: Pick<InvoiceRow, 'invoicetype' | 'restock'>,
   lines: readonly LineRow[],
-  invoice: InvoiceRow,
+  credited: CreditedFacts,
   notStocked: ReadonlySet<string>,
-) {
+): AppError | null {
   const returning = lines
     .map((l, index) => ({ product_id: l.product_id, quantity: stockedQuantity(note, l), index }))
     .filter((l) => l.quantity.greaterThan(0) && !notStocked.has(l.product_id));
-  if (!returning.length) return;
-  const stocked = (query: Knex.QueryBuilder) =>
-    query.whereNotNull('l.stocked').select<Array<{ product_id: string; quantity: string }>>('l.product_id', 'l.stocked as quantity');
-  const delivered = await stocked(trx('invoice_lines as l').where('l.invoice_id', invoice.id));
-  const returned = await stocked(
-    trx('invoice_lines as l')
-      .join('invoices as n', 'n.id', 'l.invoice_id')
-      .where('n.credits_invoice_id', invoice.id)
-      .whereIn('n.invoicestatus', ['open', 'paid'])
-      .whereNot('n.id', note.id),
-  );
-  const problems = restockProblems(invoice.invoicenumber, returning, delivered, returned);
-  if (problems.length) throw validationFailed(problems.map((p) => p.message).join('; '), problems);
-}
-
-/** Stores what validating the document moves in stock for each of its lines (`stocked`, domain/restock.ts). */
-export async function storeStocked(trx: Knex.Transaction, doc: Pick<InvoiceRow, 'invoicetype' | 'restock'>, lines: readonly LineRow[]) {
-  if (!lines.length) return;
-  const values = lines.map(() => '(?::int, ?::numeric)').join(', ');
-  await trx.raw(
-    `update invoice_lines l set stocked = v.stocked from (values ${values}) as v(id, stocked) where l.id = v.id`,
-    lines.flatMap((l) => [l.id, stockedQuantity(doc, l).toFixed()]),
-  );
+  if (!returning.length) return null;
+  const problems = restockProblems(credited.invoice.invoicenumber, returning, credited.delivered, credited.returned);
+  return problems.length ? validationFailed(problems.map((p) => p.message).join('; '), problems) : null;
 }

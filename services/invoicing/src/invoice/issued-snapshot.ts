@@ -1,6 +1,6 @@
 import { organizationLogo, organizationParty, partnerParty, type DocumentPartiesView as IssuedParties, type Party } from '@bo/documents';
 import { type Knex } from '@bo/runtime';
-import { freezeParties, frozenParties, storedParties, type DocumentParties } from '@bo/billing';
+import { freezeParties, frozenParties, type DocumentParties } from '@bo/billing';
 import type { InvoiceRow } from './invoice.record';
 
 /**
@@ -43,23 +43,6 @@ export function invoiceParties(invoice: PartiesOf, parties: DocumentParties, par
 /** A validated invoice, written off since or not: its parties are frozen. Drafts and proformas are not issued; a cancelled invoice never was. */
 export function isIssued(invoice: Pick<InvoiceRow, 'invoicestatus'>): boolean {
   return invoice.invoicestatus === 'open' || invoice.invoicestatus === 'paid' || invoice.invoicestatus === 'written_off';
-}
-
-/**
- * The columns that freeze the parties, the currency and the organization's accounting currency (its
- * VAT total is stated in it too, BT-6, BT-111), for validation to write with the new status.
- */
-export async function issuedColumns(
-  trx: Knex.Transaction,
-  invoice: Pick<InvoiceRow, 'org_id'>,
-  parties: IssuedParties,
-  accountingCurrency: string | null,
-): Promise<{ issued_parties: string; currency: string | null; accounting_currency: string | null }> {
-  return {
-    issued_parties: JSON.stringify(await storedParties(trx, invoice.org_id, parties)),
-    currency: parties.currency || null,
-    accounting_currency: accountingCurrency,
-  };
 }
 
 /**
