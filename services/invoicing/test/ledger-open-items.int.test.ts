@@ -227,8 +227,9 @@ describe('invoicing: aged balances and statements from the open items equal the 
         arbitrary: fc.record({
           op: fc.constant('credit' as const),
           partner: fc.constantFrom(0, 1),
-          // A credit note of an invoice (it settles that invoice first), or one standing alone.
+          // A credit note of an invoice (it settles that invoice first), often of its whole total, or one standing alone.
           doc: fc.option(fc.nat(), { nil: undefined }),
+          whole: fc.boolean(),
           day: dayOf,
           amount: minor(100, 20_000),
           currency,
@@ -268,7 +269,7 @@ describe('invoicing: aged balances and statements from the open items equal the 
         const date = (d: number) => addDays(start, d);
         // Each item with its day: what settles or reverses it is dated on or after it (a random day
         // before is moved to its day), as the rules require, so most steps apply.
-        type Held = { id: number; partner: number; day: number; currency: Currency };
+        type Held = { id: number; partner: number; day: number; currency: Currency; total: number };
         const docs: Held[] = [];
         const pays: Held[] = [];
         const notes: Held[] = [];
@@ -294,7 +295,13 @@ describe('invoicing: aged balances and statements from the open items equal the 
               line_items: [line(amountOf(s.currency, s.amount))],
             });
             if (created && (await attempt('invoicing.invoice.validate', { validate_invoice: true, id: created.invoice.id })))
-              docs.push({ id: created.invoice.id as number, partner: partners[s.partner], day: s.day, currency: s.currency });
+              docs.push({
+                id: created.invoice.id as number,
+                partner: partners[s.partner],
+                day: s.day,
+                currency: s.currency,
+                total: amountOf(s.currency, s.amount),
+              });
           } else if (s.op === 'pay') {
             const partner = partners[s.partner];
             const own = docs.filter((d) => d.partner === partner);
@@ -313,7 +320,7 @@ describe('invoicing: aged balances and statements from the open items equal the 
               exchange_rate: rateOf(cur, s.rate),
               allocations,
             });
-            if (paid) pays.push({ id: paid.payment.id as number, partner, day, currency: cur });
+            if (paid) pays.push({ id: paid.payment.id as number, partner, day, currency: cur, total: amountOf(cur, s.amount) });
           } else if (s.op === 'allocate' && pays.length) {
             const pay = pick(pays, s.pay);
             const own = docs.filter((d) => d.partner === pay.partner && d.currency === pay.currency);
@@ -331,6 +338,7 @@ describe('invoicing: aged balances and statements from the open items equal the 
             const credited = s.doc !== undefined && own.length ? pick(own, s.doc) : undefined;
             const cur = credited?.currency ?? s.currency;
             const day = Math.max(s.day, credited?.day ?? 0);
+            const total = credited && s.whole ? credited.total : amountOf(cur, s.amount);
             const created = await attempt('invoicing.invoice.create', {
               invoicetype: 'creditout',
               partner,
@@ -338,10 +346,10 @@ describe('invoicing: aged balances and statements from the open items equal the 
               currency: cur,
               exchange_rate: rateOf(cur, s.rate),
               invoicedatetime: `${date(day)}T09:00:00`,
-              line_items: [line(amountOf(cur, s.amount))],
+              line_items: [line(total)],
             });
             if (created && (await attempt('invoicing.invoice.validate', { validate_invoice: true, id: created.invoice.id })))
-              notes.push({ id: created.invoice.id as number, partner, day, currency: cur });
+              notes.push({ id: created.invoice.id as number, partner, day, currency: cur, total });
           } else if (s.op === 'apply' && notes.length) {
             const note = pick(notes, s.note);
             const own = docs.filter((d) => d.partner === note.partner && d.currency === note.currency);
