@@ -69,6 +69,18 @@ CREATE FUNCTION invoicing.partner_fenced(org integer, partner integer) RETURNS b
      $$;
 
 --
+-- Name: payment_allocations_partner(); Type: FUNCTION; Schema: invoicing; Owner: -
+--
+
+CREATE FUNCTION invoicing.payment_allocations_partner() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+         begin
+           select i.partner_id into new.partner_id from "invoicing".invoices i where i.id = new.invoice_id;
+           return new;
+         end $$;
+
+--
 -- Name: require_key_free(boolean); Type: FUNCTION; Schema: invoicing; Owner: -
 --
 
@@ -836,6 +848,7 @@ CREATE TABLE invoicing.payment_allocations (
     created_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     voided_at timestamp with time zone,
     settles_credited boolean DEFAULT false NOT NULL,
+    partner_id integer NOT NULL,
     CONSTRAINT payment_allocations_amount_check CHECK ((amount > (0)::numeric)),
     CONSTRAINT payment_allocations_source_check CHECK (((payment_id IS NULL) <> (credit_note_id IS NULL))),
     CONSTRAINT payment_allocations_status_check CHECK (((status)::text = ANY ((ARRAY['active'::character varying, 'voided'::character varying])::text[])))
@@ -1572,6 +1585,12 @@ CREATE UNIQUE INDEX invoices_org_number ON invoicing.invoices USING btree (org_i
 CREATE INDEX invoices_org_partner_date ON invoicing.invoices USING btree (org_id, partner_id, invoicedatetime);
 
 --
+-- Name: invoices_org_partner_written_off; Type: INDEX; Schema: invoicing; Owner: -
+--
+
+CREATE INDEX invoices_org_partner_written_off ON invoicing.invoices USING btree (org_id, partner_id) WHERE (write_off_journal_entry_id IS NOT NULL);
+
+--
 -- Name: invoices_org_payment_reference; Type: INDEX; Schema: invoicing; Owner: -
 --
 
@@ -1662,6 +1681,12 @@ CREATE INDEX payment_allocations_org_date ON invoicing.payment_allocations USING
 CREATE UNIQUE INDEX payment_allocations_org_operation ON invoicing.payment_allocations USING btree (org_id, operation_key, seq) WHERE (operation_key IS NOT NULL);
 
 --
+-- Name: payment_allocations_org_partner_date; Type: INDEX; Schema: invoicing; Owner: -
+--
+
+CREATE INDEX payment_allocations_org_partner_date ON invoicing.payment_allocations USING btree (org_id, partner_id, allocation_date);
+
+--
 -- Name: payment_allocations_payment_id_index; Type: INDEX; Schema: invoicing; Owner: -
 --
 
@@ -1704,6 +1729,12 @@ CREATE INDEX payment_refunds_org_date ON invoicing.payment_refunds USING btree (
 CREATE UNIQUE INDEX payment_refunds_org_operation ON invoicing.payment_refunds USING btree (org_id, operation_key) WHERE (operation_key IS NOT NULL);
 
 --
+-- Name: payment_refunds_org_partner_date; Type: INDEX; Schema: invoicing; Owner: -
+--
+
+CREATE INDEX payment_refunds_org_partner_date ON invoicing.payment_refunds USING btree (org_id, partner_id, refund_date);
+
+--
 -- Name: payment_refunds_payment_id_index; Type: INDEX; Schema: invoicing; Owner: -
 --
 
@@ -1734,6 +1765,12 @@ CREATE UNIQUE INDEX payments_org_operation ON invoicing.payments USING btree (or
 CREATE INDEX payments_org_partner ON invoicing.payments USING btree (org_id, partner_id, id DESC);
 
 --
+-- Name: payments_org_partner_voided; Type: INDEX; Schema: invoicing; Owner: -
+--
+
+CREATE INDEX payments_org_partner_voided ON invoicing.payments USING btree (org_id, partner_id) WHERE ((status)::text = 'voided'::text);
+
+--
 -- Name: payments_org_voided; Type: INDEX; Schema: invoicing; Owner: -
 --
 
@@ -1756,6 +1793,12 @@ CREATE TRIGGER invoices_version BEFORE INSERT OR UPDATE ON invoicing.invoices FO
 --
 
 CREATE TRIGGER journal_lines_vat_daily_totals AFTER INSERT ON invoicing.journal_lines REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION invoicing.vat_daily_totals_add();
+
+--
+-- Name: payment_allocations payment_allocations_partner; Type: TRIGGER; Schema: invoicing; Owner: -
+--
+
+CREATE TRIGGER payment_allocations_partner BEFORE INSERT OR UPDATE OF invoice_id ON invoicing.payment_allocations FOR EACH ROW EXECUTE FUNCTION invoicing.payment_allocations_partner();
 
 --
 -- Name: bank_lines bank_lines_statement_id_foreign; Type: FK CONSTRAINT; Schema: invoicing; Owner: -

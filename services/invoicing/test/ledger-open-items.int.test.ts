@@ -160,7 +160,7 @@ describe('invoicing: aged balances and statements from the open items equal the 
     const now = await loadHistory(svc.db, 1, { openOn: '2026-03-31' });
     expect(now.documents.map((doc) => doc.id).sort((x, y) => x - y)).toEqual([b, c].sort((x, y) => x - y));
   });
-  it('property: after random sequences with back-dated postings across month ends, the aged and statement reports equal the full replay and the journal (seed printed)', async () => {
+  it('property: after random sequences in 0-, 2- and 3-decimal currencies with back-dated postings across month ends, credit notes, refunds, voids and write-offs, the aged and statement reports equal the full replay and the journal (seed printed)', async () => {
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2_147_483_647);
     const numRuns = Number(process.env.PROPERTY_RUNS ?? 10);
     console.log(`reports against the full replay: FC_SEED=${seed} PROPERTY_RUNS=${numRuns}`);
@@ -172,8 +172,21 @@ describe('invoicing: aged balances and statements from the open items equal the 
     // Days of a quarter, often on a month's first or last day; steps come in any date order, so a
     // posting lands before (back-dated into) a month that already has later ones.
     const dayOf = fc.oneof(fc.integer({ min: 0, max: 89 }), fc.constantFrom(0, 30, 31, 58, 59, 89));
-    const rate = fc.integer({ min: 8_000, max: 12_000 }).map((n) => (n / 10_000).toFixed(4));
-    const cents = (min: number, max: number) => fc.integer({ min, max }).map((c) => c / 100);
+    // Documents and cash in USD, JPY and KWD (2, 0 and 3 decimals) in EUR books, at rates of up to 6
+    // decimals: an amount is drawn in minor units of its currency, a rate as a fraction of its range.
+    const currencies = ['USD', 'JPY', 'KWD'] as const;
+    type Currency = (typeof currencies)[number];
+    const currency = fc.constantFrom(...currencies);
+    const RATES: Record<Currency, [number, number]> = { USD: [0.8, 1.2], JPY: [0.005, 0.008], KWD: [2.5, 3.2] };
+    const rate = fc.integer({ min: 0, max: 1_000_000 });
+    const rateOf = (c: Currency, n: number) => {
+      const [lo, hi] = RATES[c];
+      return (lo + ((hi - lo) * n) / 1_000_000).toFixed(6);
+    };
+    const minor = (min: number, max: number) => fc.integer({ min, max });
+    // Minor units of USD; JPY and KWD amounts of about the same worth.
+    const amountOf = (c: Currency, n: number) =>
+      c === 'USD' ? n / 100 : c === 'JPY' ? Math.max(1, Math.round(n * 1.5)) : Math.max(1, Math.round(n * 3)) / 1000;
     const step = fc.oneof(
       {
         weight: 3,
@@ -181,7 +194,8 @@ describe('invoicing: aged balances and statements from the open items equal the 
           op: fc.constant('issue' as const),
           partner: fc.constantFrom(0, 1),
           day: dayOf,
-          amount: cents(1_000, 50_000),
+          amount: minor(1_000, 50_000),
+          currency,
           rate,
         }),
       },
@@ -191,10 +205,11 @@ describe('invoicing: aged balances and statements from the open items equal the 
           op: fc.constant('pay' as const),
           partner: fc.constantFrom(0, 1),
           day: dayOf,
-          amount: cents(500, 30_000),
+          amount: minor(500, 30_000),
+          currency,
           rate,
           doc: fc.option(fc.nat(), { nil: undefined }),
-          allocated: cents(100, 10_000),
+          allocated: minor(100, 10_000),
         }),
       },
       {
@@ -204,12 +219,40 @@ describe('invoicing: aged balances and statements from the open items equal the 
           pay: fc.nat(),
           doc: fc.nat(),
           day: dayOf,
-          amount: cents(1, 2_000),
+          amount: minor(1, 2_000),
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          op: fc.constant('credit' as const),
+          partner: fc.constantFrom(0, 1),
+          // A credit note of an invoice (it settles that invoice first), often of its whole total, or one standing alone.
+          doc: fc.option(fc.nat(), { nil: undefined }),
+          whole: fc.boolean(),
+          day: dayOf,
+          amount: minor(100, 20_000),
+          currency,
+          rate,
         }),
       },
       {
         weight: 1,
-        arbitrary: fc.record({ op: fc.constant('refund' as const), pay: fc.nat(), day: dayOf, amount: cents(100, 5_000), rate }),
+        arbitrary: fc.record({ op: fc.constant('apply' as const), note: fc.nat(), doc: fc.nat(), day: dayOf, amount: minor(1, 5_000) }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          op: fc.constant('refund' as const),
+          pay: fc.nat(),
+          day: dayOf,
+          amount: minor(100, 5_000),
+          rate,
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({ op: fc.constant('refund_note' as const), note: fc.nat(), day: dayOf, amount: minor(100, 5_000), rate }),
       },
       { weight: 1, arbitrary: fc.record({ op: fc.constant('void' as const), pay: fc.nat(), day: dayOf }) },
       { weight: 1, arbitrary: fc.record({ op: fc.constant('write_off' as const), doc: fc.nat(), day: dayOf }) },
@@ -226,14 +269,17 @@ describe('invoicing: aged balances and statements from the open items equal the 
         const date = (d: number) => addDays(start, d);
         // Each item with its day: what settles or reverses it is dated on or after it (a random day
         // before is moved to its day), as the rules require, so most steps apply.
-        const docs: Array<{ id: number; partner: number; day: number }> = [];
-        const pays: Array<{ id: number; partner: number; day: number }> = [];
+        type Held = { id: number; partner: number; day: number; currency: Currency; total: number };
+        const docs: Held[] = [];
+        const pays: Held[] = [];
+        const notes: Held[] = [];
         const pick = <T>(list: T[], i: number) => list[i % list.length] as T;
         // A refusal (a date before what it settles, more than is open) is part of the sequence: a clear 4xx, never a 500.
         const attempt = async (operation: string, payload: Record<string, unknown>) => {
           const reply = await svc.call(operation, { userid: '5', ...payload }, org);
           if (!reply.ok) expect({ operation, payload, below500: reply.status < 500 }).toEqual({ operation, payload, below500: true });
-          const outcome = `${operation} ${reply.ok ? 'ok' : reply.code}`;
+          const what = payload.invoicetype === 'creditout' || payload.credit_note_id ? `${operation} (credit note)` : operation;
+          const outcome = `${what} ${reply.ok ? 'ok' : reply.code}`;
           outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
           return reply.ok ? body(reply) : undefined;
         };
@@ -242,50 +288,96 @@ describe('invoicing: aged balances and statements from the open items equal the 
             const created = await attempt('invoicing.invoice.create', {
               invoicetype: 'invoiceout',
               partner: partners[s.partner],
-              currency: 'USD',
-              exchange_rate: s.rate,
+              currency: s.currency,
+              exchange_rate: rateOf(s.currency, s.rate),
               invoicedatetime: `${date(s.day)}T09:00:00`,
               invoicedue: date(Math.min(s.day + 14, 89)),
-              line_items: [line(s.amount)],
+              line_items: [line(amountOf(s.currency, s.amount))],
             });
             if (created && (await attempt('invoicing.invoice.validate', { validate_invoice: true, id: created.invoice.id })))
-              docs.push({ id: created.invoice.id as number, partner: partners[s.partner], day: s.day });
+              docs.push({
+                id: created.invoice.id as number,
+                partner: partners[s.partner],
+                day: s.day,
+                currency: s.currency,
+                total: amountOf(s.currency, s.amount),
+              });
           } else if (s.op === 'pay') {
             const partner = partners[s.partner];
             const own = docs.filter((d) => d.partner === partner);
             const settles = s.doc !== undefined && own.length ? pick(own, s.doc) : undefined;
             const day = Math.max(s.day, settles?.day ?? 0);
-            const allocations = settles ? [{ invoice_id: settles.id, amount: Math.min(s.allocated, s.amount) }] : [];
+            // Cash that settles a document comes in the document's currency.
+            const cur = settles?.currency ?? s.currency;
+            const allocations = settles ? [{ invoice_id: settles.id, amount: amountOf(cur, Math.min(s.allocated, s.amount)) }] : [];
             const paid = await attempt('invoicing.payment.create', {
               action: 'create',
               partner,
-              amount: s.amount,
-              currency: 'USD',
+              amount: amountOf(cur, s.amount),
+              currency: cur,
               direction: 'in',
               payment_date: date(day),
-              exchange_rate: s.rate,
+              exchange_rate: rateOf(cur, s.rate),
               allocations,
             });
-            if (paid) pays.push({ id: paid.payment.id as number, partner, day });
+            if (paid) pays.push({ id: paid.payment.id as number, partner, day, currency: cur, total: amountOf(cur, s.amount) });
           } else if (s.op === 'allocate' && pays.length) {
             const pay = pick(pays, s.pay);
-            const own = docs.filter((d) => d.partner === pay.partner);
+            const own = docs.filter((d) => d.partner === pay.partner && d.currency === pay.currency);
             const doc = own.length ? pick(own, s.doc) : undefined;
             if (doc)
               await attempt('invoicing.payment.allocate', {
                 action: 'allocate',
                 payment_id: pay.id,
                 allocation_date: date(Math.max(s.day, pay.day, doc.day)),
-                allocations: [{ invoice_id: doc.id, amount: s.amount }],
+                allocations: [{ invoice_id: doc.id, amount: amountOf(pay.currency, s.amount) }],
               });
+          } else if (s.op === 'credit') {
+            const partner = partners[s.partner];
+            const own = docs.filter((d) => d.partner === partner);
+            const credited = s.doc !== undefined && own.length ? pick(own, s.doc) : undefined;
+            const cur = credited?.currency ?? s.currency;
+            const day = Math.max(s.day, credited?.day ?? 0);
+            const total = credited && s.whole ? credited.total : amountOf(cur, s.amount);
+            const created = await attempt('invoicing.invoice.create', {
+              invoicetype: 'creditout',
+              partner,
+              ...(credited ? { sourcetype: 'invoice', sourceid: String(credited.id) } : {}),
+              currency: cur,
+              exchange_rate: rateOf(cur, s.rate),
+              invoicedatetime: `${date(day)}T09:00:00`,
+              line_items: [line(total)],
+            });
+            if (created && (await attempt('invoicing.invoice.validate', { validate_invoice: true, id: created.invoice.id })))
+              notes.push({ id: created.invoice.id as number, partner, day, currency: cur, total });
+          } else if (s.op === 'apply' && notes.length) {
+            const note = pick(notes, s.note);
+            const own = docs.filter((d) => d.partner === note.partner && d.currency === note.currency);
+            const doc = own.length ? pick(own, s.doc) : undefined;
+            if (doc)
+              await attempt('invoicing.payment.allocate', {
+                action: 'allocate',
+                credit_note_id: note.id,
+                allocation_date: date(Math.max(s.day, note.day, doc.day)),
+                allocations: [{ invoice_id: doc.id, amount: amountOf(note.currency, s.amount) }],
+              });
+          } else if (s.op === 'refund_note' && notes.length) {
+            const note = pick(notes, s.note);
+            await attempt('invoicing.payment.refund', {
+              action: 'refund',
+              credit_note_id: note.id,
+              amount: amountOf(note.currency, s.amount),
+              refund_date: date(Math.max(s.day, note.day)),
+              exchange_rate: rateOf(note.currency, s.rate),
+            });
           } else if (s.op === 'refund' && pays.length) {
             const pay = pick(pays, s.pay);
             await attempt('invoicing.payment.refund', {
               action: 'refund',
               payment_id: pay.id,
-              amount: s.amount,
+              amount: amountOf(pay.currency, s.amount),
               refund_date: date(Math.max(s.day, pay.day)),
-              exchange_rate: s.rate,
+              exchange_rate: rateOf(pay.currency, s.rate),
             });
           } else if (s.op === 'void' && pays.length) {
             const pay = pick(pays, s.pay);
@@ -300,6 +392,16 @@ describe('invoicing: aged balances and statements from the open items equal the 
         // Month ends and starts, the day before the quarter, its last day and random days.
         const days = [-1, 0, 30, 31, 58, 59, 89, ...check.days].map(date);
         for (const asOf of days) {
+          // A statement's candidates, found from the partner's postings by date, are the organization's open items of the partner.
+          const history = await loadHistory(svc.db, org, { openOn: asOf });
+          for (const partner of partners) {
+            const own = await loadHistory(svc.db, org, { partner, openOn: asOf });
+            const ids = (h: typeof history) =>
+              [...h.documents.map((x) => `d${x.id}:${x.partner_id}`), ...h.payments.map((x) => `p${x.id}:${x.partner_id}`)]
+                .filter((key) => key.endsWith(`:${partner}`))
+                .sort();
+            expect({ asOf, partner, items: ids(own) }).toEqual({ asOf, partner, items: ids(history) });
+          }
           const expected = agedBalances(full, 'customer', asOf, names);
           const reply = body(await svc.call('invoicing.report.run', { report: 'aged_receivables', as_of: asOf }, org));
           expect({ asOf, partners: reply.partners, totals: reply.totals }).toEqual({ asOf, ...expected });

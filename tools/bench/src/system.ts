@@ -86,6 +86,8 @@ export async function launchSystem(
     await balancer?.close();
     await stopChild(child);
     if (overBus) await deleteTopology(opts.amqpUrl, systemTopology(busPrefix)).catch(() => undefined);
+    // BENCH_KEEP_DATABASE=1 leaves the database for EXPLAIN after the run (drop it by hand).
+    if (process.env.BENCH_KEEP_DATABASE === '1') return void process.stderr.write(`bench: kept database ${dbName}\n`);
     const drop = new pg.Client({ connectionString: opts.pgUrl });
     await drop.connect();
     try {

@@ -89,46 +89,45 @@ export interface HistoryScope {
 
 /**
  * The same candidates as the organization's (the items open now, or posted or touched after `day`),
- * found from the partner's own documents and payments first (indexes on (org, partner)), each tested
- * by the postings that name it (indexes on the document or payment id), so a statement reads what the
- * partner has, not what the whole organization did since `day`. An allocation, a void's allocations
- * and a refund always name items of one partner, so nothing of the partner is left out.
- *
- * Every probe by id is `= any(array(select …))`, not `in (select …)` nor `exists (…)`: PostgreSQL
- * turns those into a hash join over the whole table (all of the organization's allocations and
- * journal entries, at 201,000 lines 33,000 rows each) once the ids are more than a few hundred, so
- * a report read the whole history after all; an array of ids is probed through the id's index.
+ * found from the partner's postings dated after `day` (allocations and refunds carry their partner:
+ * migration 050), its open items and the few of its documents written off and payments voided, each
+ * by an index on (org, partner): a statement reads what the partner did in and after its period, not
+ * everything the partner ever had. An allocation, a void's allocations and a refund always name items
+ * of one partner, so nothing of the partner is left out. Dates run forward (nothing settles an item
+ * before its own date), so an item posted after `day` is touched after it, or open, or settled by
+ * nothing (a zero total): those are found by their date (a day early whatever the time zone), and
+ * kept by their entry's. Every probe by id is `= any(array(select …))`, not `in (select …)` nor
+ * `exists (…)`: PostgreSQL turns those into a hash join over the whole table once the ids are more
+ * than a few hundred; an array of ids is probed through the id's index.
  */
 function partnerCandidates(values: Knex.Value[], orgId: number, partner: number, day: string): string {
   const bind = (v: Knex.Value) => (values.push(v), '?');
-  return `p_docs as materialized (
-       select id, invoicestatus from invoices where org_id = ${bind(orgId)} and partner_id = ${bind(partner)}
-     ),
-     p_pays as materialized (
-       select id, status, amount, allocated, refunded, void_date, voided_at from payments
-        where org_id = ${bind(orgId)} and partner_id = ${bind(partner)}
-     ),
-     cand_docs as (
-       select id from p_docs where invoicestatus = 'open'
-       union select invoice_id from payment_allocations
-              where invoice_id = any(array(select id from p_docs)) and allocation_date > ${bind(day)}
-       union select credit_note_id from payment_allocations
-              where credit_note_id = any(array(select id from p_docs)) and allocation_date > ${bind(day)}
-       union select credit_note_id from payment_refunds
-              where credit_note_id = any(array(select id from p_docs)) and refund_date > ${bind(day)}
+  const mine = () => `org_id = ${bind(orgId)} and partner_id = ${bind(partner)}`;
+  return `cand_docs as (
+       select id from invoices where ${mine()} and invoicestatus = 'open'
        union select invoice_id from journal_entries
-              where invoice_id = any(array(select id from p_docs)) and kind in ('write_off', 'invoice') and journaldate > ${bind(day)}
-       union select a.invoice_id from p_pays p join payment_allocations a on a.payment_id = p.id
-              where p.status = 'voided' and coalesce(p.void_date, p.voided_at::date) > ${bind(day)}
+              where invoice_id = any(array(select id from invoices where ${mine()} and invoicedatetime >= ${bind(day)}::date - 1))
+                and kind = 'invoice' and journaldate > ${bind(day)}
+       union select invoice_id from payment_allocations where ${mine()} and allocation_date > ${bind(day)}
+       union select credit_note_id from payment_allocations
+              where ${mine()} and allocation_date > ${bind(day)} and credit_note_id is not null
+       union select credit_note_id from payment_refunds
+              where ${mine()} and refund_date > ${bind(day)} and credit_note_id is not null
+       union select i.id from invoices i join journal_entries w on w.id = i.write_off_journal_entry_id
+              where i.org_id = ${bind(orgId)} and i.partner_id = ${bind(partner)}
+                and i.write_off_journal_entry_id is not null and w.journaldate > ${bind(day)}
+       union select a.invoice_id from payments p join payment_allocations a on a.payment_id = p.id
+              where p.org_id = ${bind(orgId)} and p.partner_id = ${bind(partner)}
+                and p.status = 'voided' and coalesce(p.void_date, p.voided_at::date) > ${bind(day)}
      ),
      cand_pays as (
-       select id from p_pays
-        where (status = 'posted' and amount > allocated + refunded)
-           or (status = 'voided' and coalesce(void_date, voided_at::date) > ${bind(day)})
+       select id from payments where ${mine()} and status = 'posted' and amount > allocated + refunded
+       union select id from payments
+              where ${mine()} and status = 'voided' and coalesce(void_date, voided_at::date) > ${bind(day)}
        union select payment_id from payment_allocations
-              where payment_id = any(array(select id from p_pays)) and allocation_date > ${bind(day)}
+              where ${mine()} and allocation_date > ${bind(day)} and payment_id is not null
        union select payment_id from payment_refunds
-              where payment_id = any(array(select id from p_pays)) and refund_date > ${bind(day)}
+              where ${mine()} and refund_date > ${bind(day)} and payment_id is not null
      ),`;
 }
 

@@ -23,7 +23,9 @@ const zeroFigures = (): Figures => ({
 });
 const figuresOut = (f: Figures) => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, toNumber(v)])) as Record<keyof Figures, number>;
 
-const byKey = (a: ItemKey, b: ItemKey) => a.charAt(0).localeCompare(b.charAt(0)) || Number(a.slice(1)) - Number(b.slice(1));
+/** ISO dates and item keys' letters compare by code unit: `localeCompare` asks ICU, many times slower, for the same order. */
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byKey = (a: ItemKey, b: ItemKey) => byCode(a.charAt(0), b.charAt(0)) || Number(a.slice(1)) - Number(b.slice(1));
 
 /**
  * Aged balances of one side as of a day: per partner (by id) and in total, the documents that raise
@@ -136,7 +138,7 @@ export function statementOf(
 ): { opening_balance: number; lines: invoicing.StatementLine[]; closing_balance: number } {
   const mine = ledger.movements
     .filter((m) => m.partner_id === partner && m.side === side)
-    .sort((a, b) => a.date.localeCompare(b.date) || RANK[a.kind] - RANK[b.kind] || a.seq - b.seq || a.id - b.id);
+    .sort((a, b) => byCode(a.date, b.date) || RANK[a.kind] - RANK[b.kind] || a.seq - b.seq || a.id - b.id);
   // What the partner's items on this side stood at: the sum of their changes before the period (a
   // history of the items open by then, history.ts `openOn`, holds every item that adds anything).
   const opening = sum(

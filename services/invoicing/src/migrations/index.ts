@@ -34,6 +34,7 @@ import { migration as m046InvoicesOrgPartnerDate } from './046_invoices_org_part
 import { migration as m047Dunning } from './047_dunning';
 import { migration as m048PaymentFiles } from './048_payment_files';
 import { migration as m049InboundSettings } from './049_inbound_settings';
+import { migration as m050PartnerPostingsByDate } from './050_partner_postings_by_date';
 import { migration as m052BankSettings } from './052_bank_settings';
 import { migration as m055BooksVersion } from './055_books_version';
 import { migration as m056LineStatedTax } from './056_line_stated_tax';
@@ -82,6 +83,7 @@ export const invoicingMigrations: Migration[] = [
   m047Dunning,
   m048PaymentFiles,
   m049InboundSettings,
+  m050PartnerPostingsByDate,
   m052BankSettings,
   m055BooksVersion,
   m056LineStatedTax,
