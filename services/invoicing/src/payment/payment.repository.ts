@@ -135,7 +135,8 @@ export async function bookAllocations(
   const current = new Map<number, InvoiceRow>();
   const planned: Array<{ row: Record<string, unknown>; lines: JournalLine[] | null }> = [];
   for (const [seq, a] of args.requested.entries()) {
-    const doc = current.get(a.invoice_id) ?? (args.documents.get(a.invoice_id) as InvoiceRow);
+    // The caller locked every requested document: it is in the map.
+    const doc = (current.get(a.invoice_id) ?? args.documents.get(a.invoice_id)) as InvoiceRow;
     const amount = journalAmount(dec(a.amount));
     const settles = doc.invoicetype === 'invoicein' ? 'invoicein' : 'invoiceout';
     let lines: JournalLine[] = [];
