@@ -134,4 +134,24 @@ describe('dunning, end to end', () => {
     await ok(dunning({ action: 'dispute', invoice_id: contested, disputed: false }));
     expect(figures((await run('2026-02-07')).letters)).toEqual([[contested, 1, 7, null, 0, 0, 300]]);
   });
+  it('refuses to mark a vendor bill disputed, naming invoice_id and changing nothing', async () => {
+    const vendor = (await ok(suite.post('/crm/editpatner', { action: 'create', partnername: 'Supplier Ltd', partner_type: 'vendor' }))).body
+      .partner.id as number;
+    const bill = (
+      await ok(
+        suite.post('/invoicing/invoice/new', {
+          invoicetype: 'invoicein',
+          partner: vendor,
+          line_items: [{ product_id: suite.product, quantity: 1, price: '10.00', tax_rate: 0, tax_included: false }],
+        }),
+      )
+    ).body.invoice.id as number;
+    await suite.unchangedBy(
+      () => dunning({ action: 'dispute', invoice_id: bill, disputed: true }),
+      (r) => {
+        expect(r.statusCode).toBe(400);
+        expect(r.body.errors.map((e: { field: string }) => e.field)).toContain('invoice_id');
+      },
+    );
+  });
 });
