@@ -1,13 +1,17 @@
 import PDFDocument from 'pdfkit';
+import type { Party } from '../model';
 import { loadFonts } from './fonts';
 import { formatter } from './format';
+import { addressLines } from './render-pdf';
 
 /** A reminder letter as the renderer draws it (`action: "get"`, `format: "pdf"` on /invoicing/dunning, docs/dunning.md). */
 export interface ReminderLetterDocument {
-  /** Who writes: the organization's name and address lines, and where to pay. */
-  sender: { name: string; address: string[]; vat_id: string | null; iban: string | null; bic: string | null; email: string | null };
-  /** Who receives it: the customer's name and address lines. */
-  recipient: { name: string; address: string[] };
+  /** Who writes: the organization, as its documents print it. */
+  sender: Party;
+  /** Where to pay: the organization's account. */
+  pay_to: { iban: string | null; bic: string | null };
+  /** Who receives it: the customer, as its documents print it. */
+  recipient: Party;
   letter: {
     id: number;
     invoicenumber: string;
@@ -70,12 +74,12 @@ export function renderLetterPdf(d: ReminderLetterDocument): Promise<Buffer> {
 
   doc.font('bold').fontSize(10).fillColor('black').text(d.sender.name, MARGIN, MARGIN, { width: CONTENT });
   doc.font('regular').fontSize(8.5).fillColor(GREY);
-  for (const line of d.sender.address) doc.text(line, { width: CONTENT });
+  for (const line of addressLines(d.sender)) doc.text(line, { width: CONTENT });
   if (d.sender.vat_id) doc.text(`VAT ${d.sender.vat_id}`, { width: CONTENT });
 
   doc.moveDown(2).font('regular').fontSize(10).fillColor('black');
   doc.text(d.recipient.name, { width: CONTENT / 2 });
-  for (const line of d.recipient.address) doc.text(line, { width: CONTENT / 2 });
+  for (const line of addressLines(d.recipient)) doc.text(line, { width: CONTENT / 2 });
 
   doc.moveDown(1.5).text(f.date(l.as_of), { width: CONTENT, align: 'right' });
   doc.moveDown(1).font('bold').fontSize(16).text(title, { width: CONTENT });
@@ -115,7 +119,7 @@ export function renderLetterPdf(d: ReminderLetterDocument): Promise<Buffer> {
   doc.text(f.money(String(l.total)), MARGIN + CONTENT - 140, y, { width: 140, align: 'right' });
 
   const pay: string[] = [];
-  if (d.sender.iban) pay.push(`IBAN ${d.sender.iban}${d.sender.bic ? ` · BIC ${d.sender.bic}` : ''}`);
+  if (d.pay_to.iban) pay.push(`IBAN ${d.pay_to.iban}${d.pay_to.bic ? ` · BIC ${d.pay_to.bic}` : ''}`);
   pay.push(`Reference ${d.payment_reference ?? l.invoicenumber}`);
   doc.moveDown(2).font('regular').fontSize(9).fillColor(GREY).text('Please pay to', MARGIN, doc.y, { width: CONTENT });
   doc.fillColor('black');

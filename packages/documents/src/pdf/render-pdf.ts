@@ -32,7 +32,8 @@ type ColumnKey = (typeof columns)[number]['key'];
 type Doc = PDFKit.PDFDocument;
 type Warn = NonNullable<RenderOptions['warn']>;
 
-function addressLines(p: Party): string[] {
+/** A party's address as printed: street lines, postal code and city, region and country. */
+export function addressLines(p: Party): string[] {
   const cityLine = [p.postal_code, p.city].filter((v) => v && v.trim()).join(' ');
   return [
     ...(p.address_lines ?? []).filter((l): l is string => !!l && l.trim() !== ''),

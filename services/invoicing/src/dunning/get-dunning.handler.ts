@@ -1,26 +1,10 @@
 import { invoicing } from '@bo/contracts';
-import { drawLetterPdf, type ReminderLetterDocument } from '@bo/documents';
+import { drawLetterPdf, organizationParty, partnerParty, type ReminderLetterDocument } from '@bo/documents';
 import { currentParties } from '@bo/billing';
 import { handler, notFound } from '@bo/runtime';
 import { findLetter, letterRecord } from './dunning.repository';
 
 type Parties = Awaited<ReturnType<typeof currentParties>>;
-
-/** Address lines of a party: the structured ones where set, else the free-text address. */
-function addressLines(p: {
-  address_line1?: string | null;
-  address_line2?: string | null;
-  postal_code?: string | null;
-  city?: string | null;
-  country?: string | null;
-  address?: string | null;
-}): string[] {
-  const structured = [p.address_line1, p.address_line2, [p.postal_code, p.city].filter(Boolean).join(' '), p.country].filter(
-    (x): x is string => Boolean(x),
-  );
-  if (structured.length) return structured;
-  return (p.address ?? '').split('\n').filter((x) => x.trim() !== '');
-}
 
 function letterDocument(
   letter: ReminderLetterDocument['letter'] & { partner: number },
@@ -29,19 +13,11 @@ function letterDocument(
 ): ReminderLetterDocument {
   const org = parties.records.organization;
   const partner = parties.records.partner;
+  const sender = organizationParty(org);
   return {
-    sender: {
-      name: org.legal_name ?? org.trading_name ?? `Organization ${org.org_id}`,
-      address: addressLines(org),
-      vat_id: org.vat_id,
-      iban: org.iban,
-      bic: org.bic,
-      email: org.email,
-    },
-    recipient: {
-      name: partner?.display_name || partner?.partnername || parties.partnerName || `Partner ${letter.partner}`,
-      address: partner ? addressLines(partner) : [],
-    },
+    sender: { ...sender, name: sender.name || `Organization ${org.org_id}` },
+    pay_to: { iban: org.iban, bic: org.bic },
+    recipient: partner ? partnerParty(partner) : { name: parties.partnerName ?? `Partner ${letter.partner}` },
     letter,
     payment_reference: paymentReference,
   };
