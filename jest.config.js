@@ -39,16 +39,19 @@ const common = {
   moduleNameMapper: Object.fromEntries(Object.entries(workspaces).map(([name, dir]) => [`^@bo/${name}$`, `<rootDir>/${dir}/src`])),
 };
 
+/** Compiles the official e-invoice rules before a tier that may run them starts its tests (once per clone: they are cached). */
+const einvoiceRules = '<rootDir>/tests/support/jest/einvoice-rules.ts';
+
 /** The tiers, by file suffix. */
 const tiers = {
   unit: {
     testMatch: ['**/*.unit.test.ts', '<rootDir>/tests/repo/**/*.test.ts'],
     setupFilesAfterEnv: ['<rootDir>/tests/support/jest/no-network.js'],
   },
-  int: { testMatch: ['**/*.int.test.ts'] },
-  e2e: { testMatch: ['**/*.e2e.test.ts'] },
-  fuzz: { testMatch: ['**/*.fuzz.test.ts'] },
-  chaos: { testMatch: ['**/*.chaos.test.ts'] },
+  int: { testMatch: ['**/*.int.test.ts'], globalSetup: einvoiceRules },
+  e2e: { testMatch: ['**/*.e2e.test.ts'], globalSetup: einvoiceRules },
+  fuzz: { testMatch: ['**/*.fuzz.test.ts'], globalSetup: einvoiceRules },
+  chaos: { testMatch: ['**/*.chaos.test.ts'], globalSetup: einvoiceRules },
 };
 
 module.exports = {

@@ -4,7 +4,8 @@ import { eventually, refusal, startTestSystem, type TestSystem } from '../suppor
 
 const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
-const RPC_TIMEOUT_MS = 3000;
+/** Long enough that a delete's fence request outlives a loaded machine's queueing (it expires with its caller's timeout). */
+const RPC_TIMEOUT_MS = 5000;
 
 /**
  * Races between services, each forced into its worst interleaving by a lock the test holds (no
@@ -94,9 +95,16 @@ describe('races between services', () => {
     quotations: await db('sales.quotations').where({ org_id: 1, partner_id: partner }).pluck('quotation_number'),
   });
   const deletedAt = async (partner: number) => (await db('partners.partners').where({ id: partner }).first()).deleted_at as Date | null;
-  /** Backends waiting for a partner's fence lock (an advisory lock). */
-  const waitingOnFence = async () =>
-    (await db.raw<{ rows: unknown[] }>(`select pid from pg_locks where locktype = 'advisory' and not granted`)).rows.length;
+  /** Backends waiting for invoicing's fence lock on this partner (its advisory lock, by key: other advisory waiters do not count). */
+  const waitingOnFence = async (partner: number) =>
+    (
+      await db.raw<{ rows: unknown[] }>(
+        `select pid from pg_locks
+          where locktype = 'advisory' and not granted and objsubid = 1
+            and ((classid::int8 << 32) | objid::int8) = hashtextextended('partner_delete_fence:invoicing:1:' || ?::int, 0)`,
+        [partner],
+      )
+    ).rows.length;
 
   it('a create that passed its checks before a delete asked is counted: the delete is refused and the document stays', async () => {
     const partner = await newPartner('Created First');
@@ -110,7 +118,7 @@ describe('races between services', () => {
     await eventually(async () => expect(await waitingOn('invoicing.outbox')).toHaveLength(1));
     // The delete asks invoicing, which must wait for that create before it can answer.
     const deleting = refusal(once().partners.partner.delete({ org_id: '1', userid: 'u1', partner_id: partner }));
-    await eventually(async () => expect(await waitingOnFence()).toBe(1));
+    await eventually(async () => expect(await waitingOnFence(partner)).toBe(1));
     await held.commit();
 
     const created = await creating;
@@ -151,38 +159,45 @@ describe('races between services', () => {
     expect(await documentsOf(partner)).toEqual({ invoices: [], quotations: [] });
   });
 
-  it('a conversion whose invoicing is slowed past 2 × the RPC timeout ends consistent: the late invoice is never made once the quotation was unfrozen', async () => {
-    const q = await quotation(120);
-    // Invoicing cannot write an invoice while the test holds this lock: the first attempt waits inside its transaction.
-    const held = await hold('lock table invoicing.invoices in share mode');
-    const first = await refusal(
-      once().sales.quotation.convert({ org_id: '1', userid: 'u1', quotation_id: q.id, invoicetype: 'invoiceout' }),
-    );
-    expect(first).toMatchObject({ status: 504, code: 'outcome_unknown' });
-    let stuck: number[] = [];
-    await eventually(async () => {
-      stuck = await waitingOn('invoicing.invoices');
-      expect(stuck).toHaveLength(1);
-    });
+  it(
+    'a conversion whose invoicing is slowed past 2 × the RPC timeout ends consistent: the late invoice is never made once the quotation was unfrozen',
+    async () => {
+      const q = await quotation(120);
+      // Invoicing cannot write an invoice while the test holds this lock: the first attempt waits inside its transaction.
+      const held = await hold('lock table invoicing.invoices in share mode');
+      const first = await refusal(
+        once().sales.quotation.convert({ org_id: '1', userid: 'u1', quotation_id: q.id, invoicetype: 'invoiceout' }),
+      );
+      expect(first).toMatchObject({ status: 504, code: 'outcome_unknown' });
+      let stuck: number[] = [];
+      await eventually(async () => {
+        stuck = await waitingOn('invoicing.invoices');
+        expect(stuck).toHaveLength(1);
+      });
 
-    // The product goes: the recovery's attempt, 3 × the timeout later, is refused by invoicing (400
-    // not_found, nothing made by it) and unfreezes the quotation while the first attempt still waits.
-    await sys.client.catalog.product.delete({ org_id: '1', userid: 'u1', product_id: product, delete: true });
-    await eventually(
-      async () =>
-        expect(await db('sales.quotations').where({ id: q.id }).first()).toMatchObject({ conversion_attempted_at: null, status: 'draft' }),
-      { timeoutMs: 20 * RPC_TIMEOUT_MS },
-    );
-    // Only now is the first attempt let go, long past 2 × the timeout.
-    expect(await waitingOn('invoicing.invoices')).toEqual(stuck);
-    await held.commit();
-    await eventually(async () => expect(await inTransaction(stuck[0]!)).toBe(false));
+      // The product goes: the recovery's attempt, 3 × the timeout later, is refused by invoicing (400
+      // not_found, nothing made by it) and unfreezes the quotation while the first attempt still waits.
+      await sys.client.catalog.product.delete({ org_id: '1', userid: 'u1', product_id: product, delete: true });
+      await eventually(
+        async () =>
+          expect(await db('sales.quotations').where({ id: q.id }).first()).toMatchObject({
+            conversion_attempted_at: null,
+            status: 'draft',
+          }),
+        { timeoutMs: 20 * RPC_TIMEOUT_MS },
+      );
+      // Only now is the first attempt let go, long past 2 × the timeout.
+      expect(await waitingOn('invoicing.invoices')).toEqual(stuck);
+      await held.commit();
+      await eventually(async () => expect(await inTransaction(stuck[0]!)).toBe(false));
 
-    // No invoice behind the open quotation: the first attempt's deadline had passed, so it rolled back.
-    expect(await db('invoicing.invoices').where({ org_id: 1, sourcetype: 'quotation', sourceid: String(q.id) })).toEqual([]);
-    const now = (await sys.client.sales.quotation.get({ org_id: '1', quotation_id: q.id })).quotation;
-    expect(now).toMatchObject({ quotation_status: 'draft', invoice_id: null, invoicenumber: null });
-    // Unfrozen indeed: it takes an edit.
-    await sys.client.sales.quotation.edit({ org_id: '1', userid: 'u1', quotation_id: q.id, comments: 'still open' });
-  });
+      // No invoice behind the open quotation: the first attempt's deadline had passed, so it rolled back.
+      expect(await db('invoicing.invoices').where({ org_id: 1, sourcetype: 'quotation', sourceid: String(q.id) })).toEqual([]);
+      const now = (await sys.client.sales.quotation.get({ org_id: '1', quotation_id: q.id })).quotation;
+      expect(now).toMatchObject({ quotation_status: 'draft', invoice_id: null, invoicenumber: null });
+      // Unfrozen indeed: it takes an edit.
+      await sys.client.sales.quotation.edit({ org_id: '1', userid: 'u1', quotation_id: q.id, comments: 'still open' });
+    },
+    30 * RPC_TIMEOUT_MS,
+  );
 });
