@@ -98,7 +98,8 @@ export function field(value: unknown, ...path: string[]): unknown {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const backoff = (attempt: number) => Math.min(200 * 2 ** (attempt - 1), 4000) * (0.5 + Math.random());
-const retryable = (s: AttemptStatus) => s === 'network' || s === 'timeout' || (typeof s === 'number' && s >= 500);
+/** Whether an answer may be asked again: no answer, or a 5xx. */
+export const retryable = (s: AttemptStatus) => s === 'network' || s === 'timeout' || (typeof s === 'number' && s >= 500);
 
 export class CarefulClient {
   readonly writes: WriteRecord[] = [];

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { CarefulClient } from './client';
+import { retryable, type CarefulClient } from './client';
 
 /** What the receiver saw of one webhook-id. */
 export interface Received {
@@ -64,13 +64,15 @@ export class WebhookReceiver {
 
   /** An endpoint for every event of the organization, its secret kept to verify with. */
   async subscribe(client: CarefulClient, org: number, url: string): Promise<void> {
-    const answer = await client.post(org, '/integrations/webhooks', {
-      org_id: String(org),
-      action: 'create',
-      url: `${url}?org=${org}`,
-      events: ['*'],
-      description: 'chaos receiver',
-    });
+    // Asked again, under one Idempotency-Key, while the answer is a retryable one: the webhooks
+    // service answers 503 when RabbitMQ is slow to bind the routes, which a fault may well cause.
+    const key = `chaos-webhook-endpoint-${org}-${Date.now()}`;
+    const body = { org_id: String(org), action: 'create', url: `${url}?org=${org}`, events: ['*'], description: 'chaos receiver' };
+    let answer = await client.post(org, '/integrations/webhooks', body, key);
+    for (let attempt = 1; attempt < 8 && retryable(answer.status); attempt += 1) {
+      await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+      answer = await client.post(org, '/integrations/webhooks', body, key);
+    }
     const secret = (answer.body as { secret?: unknown } | undefined)?.secret;
     if (answer.status !== 200 || typeof secret !== 'string')
       throw new Error(`webhook endpoint not created: ${answer.status} ${JSON.stringify(answer.body)}`);
