@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import pg from 'pg';
+import { vatInAccountingCurrency } from '@bo/kernel';
 import { eventually, startTestSystem, type TestSystem } from '../support/system';
 
 /**
@@ -62,6 +63,7 @@ type Generated = typeof documentArb extends fc.Arbitrary<infer T> ? T : never;
 const cents = (n: number) => Math.round(n * 100);
 
 interface StoredTaxes {
+  exchange_rate: string | null;
   tax_breakdown: Array<{
     tax_category: string;
     tax_rate: string;
@@ -182,7 +184,7 @@ describe('round trip: what one organization issues, the other imports as the sam
     await db.connect();
     try {
       const { rows } = await db.query<StoredTaxes & { id: number }>(
-        'select id, tax_breakdown, allowances_charges from invoicing.invoices where id = any($1::int[])',
+        'select id, exchange_rate, tax_breakdown, allowances_charges from invoicing.invoices where id = any($1::int[])',
         [ids],
       );
       return new Map(rows.map((r) => [r.id, r]));
@@ -271,6 +273,17 @@ describe('round trip: what one organization issues, the other imports as the sam
           r.exemption_reason,
         ]);
     expect(breakdown(billId)).toEqual(breakdown(sentId));
+    // A USD document states its VAT in EUR too (BT-111): the bill takes the rate that figure
+    // implies, at which its journal posts the issuer's EUR VAT to the cent. Without VAT there is
+    // nothing to imply a rate from: the bill takes the organization's when it is validated.
+    const eurVat = (id: number) => {
+      const { exchange_rate, tax_breakdown } = stored.get(id)!;
+      return exchange_rate === null ? null : vatInAccountingCurrency(tax_breakdown, exchange_rate, 'EUR').tax_total.toFixed(2);
+    };
+    const taxed = stored.get(sentId)!.tax_breakdown.some((r) => Number(r.tax_amount) !== 0);
+    if (issued.currency === 'USD' && taxed)
+      expect([eurVat(billId), stored.get(billId)!.exchange_rate]).toEqual([eurVat(sentId), expect.any(String)]);
+    else expect(stored.get(billId)!.exchange_rate).toBeNull();
     const acs = (id: number) =>
       stored
         .get(id)!

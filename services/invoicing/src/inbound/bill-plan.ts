@@ -14,7 +14,16 @@ import {
 import { lineField, newInvoiceFrom } from '../invoice/create-input';
 import { checkedCreditNoteLink } from '../invoice/credit-note-link';
 import { insertInvoice } from '../invoice/invoice.writer';
-import { billTotals, decideImport, keepStatedVat, productKeys, totalDifferences, type KeptVat, type SupplierMatch } from './import-plan';
+import {
+  billTotals,
+  decideImport,
+  impliedExchangeRate,
+  keepStatedVat,
+  productKeys,
+  totalDifferences,
+  type KeptVat,
+  type SupplierMatch,
+} from './import-plan';
 
 /** The bill an import makes, in the columns and lines the invoice creation's own writer (insertInvoice) takes. */
 export interface BillFacts {
@@ -81,16 +90,28 @@ export async function planBill(
   const currency = invoice.currency ?? '';
   const computed = billTotals(currency, defaults.rounding, decision.lines, decision.allowances_charges);
   let kept: KeptVat = { lines: decision.lines, allowances_charges: decision.allowances_charges, notes: [] };
+  let exchangeRate: string | undefined;
   if ('reasons' in computed) reasons.push(...computed.reasons);
   else {
     // The sender's VAT where its rounding alone sets it apart: carried, and compared again.
     kept = keepStatedVat(invoice, computed.document, decision.lines, decision.allowances_charges);
     const carried = kept.notes.length > 0 ? billTotals(currency, defaults.rounding, kept.lines, kept.allowances_charges) : computed;
     if ('reasons' in carried) reasons.push(...carried.reasons);
-    else reasons.push(...totalDifferences(invoice.totals, carried.totals));
+    else {
+      reasons.push(...totalDifferences(invoice.totals, carried.totals));
+      // The VAT in the books' currency as the document states it (BT-111), by the rate it implies.
+      const implied = impliedExchangeRate(
+        invoice.totals.tax_accounting,
+        currency,
+        defaults.accounting_currency,
+        carried.document.breakdown,
+      );
+      reasons.push(...implied.reasons);
+      exchangeRate = implied.rate;
+    }
   }
   if (reasons.length > 0) return { status: 'needs_review', reasons, partnerId };
-  const bill = await billFacts(ctx, userid, invoice, billPartner, kept, defaults);
+  const bill = await billFacts(ctx, userid, invoice, billPartner, kept, defaults, exchangeRate);
   if ('reasons' in bill) return { status: 'needs_review', reasons: bill.reasons, partnerId };
   return { status: 'bill_created', reasons: [], partnerId, bill };
 }
@@ -110,6 +131,7 @@ async function billFacts(
   partnerId: number,
   kept: KeptVat,
   defaults: Awaited<ReturnType<typeof documentDefaults>>,
+  exchangeRate: string | undefined,
 ): Promise<BillFacts | { reasons: string[] }> {
   const planned = kept.lines;
   const lineItems = planned.map(({ unit: _unit, stated_tax: _stated, ...l }) => l) as unknown as LineItemInput[];
@@ -140,6 +162,7 @@ async function billFacts(
     invoicereference: invoice.number,
     invoiceterms: invoice.payment_terms?.slice(0, 2000) ?? undefined,
     currency: invoice.currency,
+    ...(exchangeRate ? { exchange_rate: Number(exchangeRate) } : {}),
     allowances_charges: kept.allowances_charges.map(({ stated_tax: _stated, ...a }) => a),
     ...(preceding ? { sourcenumber: preceding.slice(0, 64) } : {}),
     ...(credited ? { sourcetype: 'invoice', sourceid: String(credited) } : {}),

@@ -1,5 +1,14 @@
 import type { ReceivedInvoice, ReceivedLine, RuleFinding } from '@bo/documents';
-import { dec, decideDocumentTaxes, type Dec, type RoundingPolicy, type TaxDocument } from '@bo/kernel';
+import {
+  dec,
+  decideDocumentTaxes,
+  roundTo,
+  vatInAccountingCurrency,
+  type CategoryTax,
+  type Dec,
+  type RoundingPolicy,
+  type TaxDocument,
+} from '@bo/kernel';
 
 /**
  * The pure decisions of an e-invoice import (issue 44): which supplier the document names, which
@@ -187,6 +196,56 @@ export interface ComputedTotals {
   tax_exclusive: string;
   tax: string;
   tax_inclusive: string;
+}
+
+/** The decimals of an exchange rate the bill stores (numeric(18, 10)). */
+const RATE_PLACES = 10;
+
+/**
+ * The exchange rate a foreign-currency document's VAT in the accounting currency (BT-111) implies,
+ * for the bill to post that VAT as stated: the rate at which the journal's conversion (each
+ * category's VAT × rate, rounded to the accounting currency's minor unit, then summed:
+ * vatInAccountingCurrency) gives BT-111 exactly. The shortest such rate near BT-111 ÷ BT-110 is
+ * chosen (0.92 rather than 0.9200000417), else any found by bisection. Nothing is implied where the
+ * document states no BT-111, states it in another currency than the books', is in the books'
+ * currency, or has no VAT to divide by: the bill then takes the organization's rate when it is
+ * validated, as any bill does. A BT-111 no rate reproduces is a review reason naming it: the VAT
+ * the supplier reported to its tax office is never silently posted otherwise.
+ */
+export function impliedExchangeRate(
+  stated: ReceivedInvoice['totals']['tax_accounting'],
+  documentCurrency: string,
+  accountingCurrency: string | null,
+  breakdown: readonly CategoryTax[],
+): { rate?: string; reasons: string[] } {
+  const books = accountingCurrency?.trim().toUpperCase();
+  if (!stated || !books || documentCurrency.trim().toUpperCase() === books) return { reasons: [] };
+  if (stated.currency.trim().toUpperCase() !== books) return { reasons: [] };
+  const taxTotal = breakdown.reduce((s, b) => s.plus(dec(b.tax_amount)), dec(0));
+  const target = dec(stated.amount);
+  if (taxTotal.isZero() || !target.gt(0)) return { reasons: [] };
+  const gives = (r: Dec) => vatInAccountingCurrency(breakdown, r, books).tax_total;
+  const implied = target.div(taxTotal);
+  for (let places = 2; places <= RATE_PLACES; places++) {
+    const r = roundTo(implied, places);
+    if (r.gt(0) && gives(r).eq(target)) return { rate: r.toFixed(), reasons: [] };
+  }
+  // The converted VAT never falls as the rate rises: bisect for a rate that gives it.
+  let [lo, hi] = [dec(0), implied.times(2)];
+  const step = dec(10).pow(-RATE_PLACES);
+  while (hi.minus(lo).gt(step)) {
+    const mid = roundTo(lo.plus(hi).div(2), RATE_PLACES);
+    const got = gives(mid.gt(0) ? mid : step);
+    if (got.eq(target)) return { rate: mid.toFixed(), reasons: [] };
+    if (got.lt(target)) lo = mid;
+    else hi = mid;
+  }
+  const near = roundTo(implied, RATE_PLACES);
+  return {
+    reasons: [
+      `BT-111: the document states ${target.toFixed()} ${books} of VAT, which no one exchange rate gives category by category (${near.toFixed()} gives ${gives(near).toFixed()})`,
+    ],
+  };
 }
 
 /**

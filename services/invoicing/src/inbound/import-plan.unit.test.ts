@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEInvoice, type ReceivedInvoice, type ReceivedLine } from '@bo/documents';
+import { dec } from '@bo/kernel';
 import {
   acceptChoices,
   billLines,
   billTotals,
   decideImport,
+  impliedExchangeRate,
   keepStatedVat,
   matchSupplier,
   totalDifferences,
@@ -332,5 +334,44 @@ describe('acceptChoices: the reviewer’s choices, checked against the document'
     const decision = decideImport(facts({ invoice: twoLines, productFor: (l) => (l.id === '2' ? '11' : undefined) }));
     expect(decision.kind).toBe('needs_review');
     if (decision.kind === 'needs_review') expect(decision.reasons).toEqual(['line 1: no product mapped for seller:P-1']);
+  });
+});
+
+describe('impliedExchangeRate: the rate at which the bill posts the VAT in the books’ currency the document states (BT-111)', () => {
+  const usd = [
+    { tax_category: 'S', tax_rate: '20', tax_amount: '12.35' },
+    { tax_category: 'S', tax_rate: '10', tax_amount: '7.65' },
+  ];
+  it('given BT-111 of a USD document in EUR books, the shortest rate that gives it category by category', () => {
+    // 12.35 × 0.923 = 11.399… → 11.40; 7.65 × 0.923 = 7.061… → 7.06: 18.46.
+    expect(impliedExchangeRate({ amount: '18.46', currency: 'EUR' }, 'USD', 'EUR', usd)).toEqual({ rate: '0.923', reasons: [] });
+    // 18.47 ÷ 20.00 = 0.9235 gives 11.41 + 7.06 = 18.47 at four places.
+    expect(impliedExchangeRate({ amount: '18.47', currency: 'EUR' }, 'USD', 'EUR', usd)).toEqual({ rate: '0.9235', reasons: [] });
+  });
+  it('given a large VAT, a rate with as many places as it needs, which gives it to the cent', () => {
+    const big = [{ tax_category: 'S', tax_rate: '19', tax_amount: '123456.78' }];
+    const found = impliedExchangeRate({ amount: '113999.99', currency: 'EUR' }, 'USD', 'EUR', big);
+    expect(found.reasons).toEqual([]);
+    expect(dec(big[0]!.tax_amount).times(found.rate!).toDecimalPlaces(2, 4).toFixed(2)).toBe('113999.99');
+  });
+  it('gives nothing where there is nothing to imply: no BT-111, BT-111 in another currency, the books’ own currency, no VAT', () => {
+    expect(impliedExchangeRate(undefined, 'USD', 'EUR', usd)).toEqual({ reasons: [] });
+    expect(impliedExchangeRate({ amount: '15.00', currency: 'GBP' }, 'USD', 'EUR', usd)).toEqual({ reasons: [] });
+    expect(impliedExchangeRate({ amount: '20.00', currency: 'EUR' }, 'EUR', 'EUR', usd)).toEqual({ reasons: [] });
+    expect(impliedExchangeRate({ amount: '18.46', currency: 'EUR' }, 'USD', null, usd)).toEqual({ reasons: [] });
+    expect(
+      impliedExchangeRate({ amount: '0.00', currency: 'EUR' }, 'USD', 'EUR', [{ tax_category: 'E', tax_rate: '0', tax_amount: '0' }]),
+    ).toEqual({
+      reasons: [],
+    });
+  });
+  it('names a BT-111 no one rate gives as a review reason: two equal categories move together, by two cents', () => {
+    const twins = [
+      { tax_category: 'S', tax_rate: '20', tax_amount: '0.05' },
+      { tax_category: 'S', tax_rate: '10', tax_amount: '0.05' },
+    ];
+    expect(impliedExchangeRate({ amount: '0.01', currency: 'EUR' }, 'USD', 'EUR', twins)).toEqual({
+      reasons: ['BT-111: the document states 0.01 EUR of VAT, which no one exchange rate gives category by category (0.1 gives 0.02)'],
+    });
   });
 });
