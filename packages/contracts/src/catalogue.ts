@@ -129,6 +129,11 @@ export function bodyLimitOf(op: Pick<Operation, 'maxBodyBytes'>, defaultLimit: n
   return Math.max(defaultLimit, op.maxBodyBytes ?? 0);
 }
 
+/** How long the gateway waits for `op`'s answer: what it states (Operation.timeoutMs), else (or when it is longer) `configured`. */
+export function rpcTimeoutOf(op: Pick<Operation, 'timeoutMs'>, configured: number): number {
+  return Math.max(configured, op.timeoutMs ?? 0);
+}
+
 export function resolveCandidates(path: string): readonly Operation[] {
   return candidatesByPath.get(normalizePath(path)) ?? [];
 }

@@ -73,11 +73,12 @@ function requestComponent(op: Operation): JsonSchema {
     // A request is an object, whether its schema says so itself or through its alternatives (a report's).
     type: 'object',
     ...schema,
-    description: `${op.summary}. Costs ${operationCost(op)} against the organization's rate and concurrency limits (\`x-cost\`).${op.maxBodyBytes ? ` Carries a file: its body may be up to ${op.maxBodyBytes} bytes (\`x-max-body-bytes\`).` : ''}${rules}`,
+    description: `${op.summary}. Costs ${operationCost(op)} against the organization's rate and concurrency limits (\`x-cost\`).${op.maxBodyBytes ? ` Carries a file: its body may be up to ${op.maxBodyBytes} bytes (\`x-max-body-bytes\`).` : ''}${op.timeoutMs ? ` Its work is long by nature: the gateway waits up to ${op.timeoutMs / 1000} s for its answer (\`x-timeout-ms\`).` : ''}${rules}`,
     maxProperties: requestShapeLimits.maxObjectKeys,
     'x-selector': op.select,
     'x-cost': operationCost(op),
     ...(op.maxBodyBytes ? { 'x-max-body-bytes': op.maxBodyBytes } : {}),
+    ...(op.timeoutMs ? { 'x-timeout-ms': op.timeoutMs } : {}),
     ...(op.rules?.length ? { 'x-rules': op.rules } : {}),
   };
 }

@@ -52,6 +52,13 @@ export interface Operation<Req extends z.ZodType = z.ZodType, Res extends z.ZodT
    * gateway's BODY_LIMIT_BYTES, as for every other request.
    */
   maxBodyBytes?: number;
+  /**
+   * How long the gateway waits for this operation's answer, at least, where its work is long by
+   * nature (an e-invoice run through the official rules, queued behind others on the rules' thread):
+   * the gateway waits this or its RPC_TIMEOUT_MS, whichever is longer (rpcTimeoutOf). Absent: the
+   * gateway's RPC_TIMEOUT_MS, as for every other request.
+   */
+  timeoutMs?: number;
 }
 
 /** A plain read (a list, a get). */

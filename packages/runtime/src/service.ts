@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Operation, ReplyOf, RequestOf, RpcReply, ServiceName } from '@bo/contracts';
-import { operationCost, parseWith } from '@bo/contracts';
+import { operationCost, parseWith, rpcTimeoutOf } from '@bo/contracts';
 import type { Bus, RequestMeta } from './bus/types';
 import { caller, type Call } from './call';
 import { baseConfigSchema, type BaseConfig } from './config';
@@ -244,7 +244,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
    * another request with the key, arriving while it runs is answered 409 and does nothing, and one
    * arriving after it is answered its record. Its reply replaces the row in the transaction of its
    * effect; a failure that records nothing gives the key back (releaseClaim), and a process that dies
-   * leaves it held until its lease (twice RPC_TIMEOUT_MS) is over.
+   * leaves it held until its lease (twice the gateway's wait for it, rpcTimeoutOf) is over.
    */
   const runWrite = async (
     h: BoundHandler,
@@ -255,7 +255,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
   ): Promise<RpcReply> => {
     let claim: string | undefined;
     if (key && h.gather && !h.readOnlyGather) {
-      const taken = await claimKey(db, key, 2 * config.RPC_TIMEOUT_MS);
+      const taken = await claimKey(db, key, 2 * rpcTimeoutOf(h.operation, config.RPC_TIMEOUT_MS));
       if ('held' in taken) return replayed(h, taken.held, key);
       claim = taken.token;
     }

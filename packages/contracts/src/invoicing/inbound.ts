@@ -172,6 +172,9 @@ export const importInbound = defineOperation({
   reply: importInboundReply,
   // 20 MB of file is 28 MB of base64 (content_base64's bound), and the body's other fields.
   maxBodyBytes: 28_100_000,
+  // The official rules take a third of a second for a small invoice and seconds for a large one, one
+  // at a time per rules thread: imports arriving together wait their turn rather than time out.
+  timeoutMs: 60_000,
   rules: [
     {
       field: 'content_base64',

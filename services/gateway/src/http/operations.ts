@@ -11,6 +11,7 @@ import {
   resolveOperation,
   pathBodyLimit,
   bodyLimitOf,
+  rpcTimeoutOf,
   userIdText,
   type Envelope,
   type Operation,
@@ -235,7 +236,7 @@ export function createOperationServer(deps: GatewayDeps, anonymous: AnonymousLim
   ): Promise<GatewayAnswer> {
     const userId = userIdText(body['userid']);
     try {
-      const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, ...keys }, config.RPC_TIMEOUT_MS);
+      const raw = await bus.requestRaw(op.name, body, { orgId, userId, requestId, ...keys }, rpcTimeoutOf(op, config.RPC_TIMEOUT_MS));
       // The service's body is forwarded as it arrived: parsing it only to serialize it again is the gateway's largest cost.
       if (raw.ok) return { statusCode: raw.status, forwarded: raw.content };
       const reply = parseRawReply(raw);
