@@ -14,6 +14,8 @@ export interface Step {
   headers?: (context: Context) => Record<string, string>;
   /** Sees each reply (status, raw HTTP body); used to collect ids and to time follow-ups. */
   onReply?: (status: number, body: string, context: Context) => void;
+  /** How long a reply may take before it counts as a timeout (default 10 s): an operation that states a longer wait of its own (timeoutMs) is given it. */
+  timeoutSeconds?: number;
 }
 
 /** A request and reply of a step as they travelled, for the ceiling to imitate. */
@@ -108,7 +110,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${spec.token}` },
         connections: spec.connections,
         ...(spec.amount !== undefined ? { amount: spec.amount } : { duration: spec.seconds ?? 10 }),
-        timeout: 10,
+        timeout: Math.max(10, ...spec.steps.map((st) => st.timeoutSeconds ?? 0)),
         requests,
       },
       (err, result) => {

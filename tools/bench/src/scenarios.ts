@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { invoicing } from '@bo/contracts';
 import { CURRENCY, Fixtures, LINES, ORG_ID, invoiceIdOf, invoiceRequest, type EInvoiceTemplate } from './fixtures';
 import { LagProbe } from './lag';
 import type { Context, Step } from './load';
@@ -316,6 +317,8 @@ export function createScenarios(f: Fixtures, databaseUrl: string): Scenario[] {
       {
         name: 'import',
         path: '/invoicing/inbound',
+        // Imports queue for the rules' thread: the wait the operation states (60 s), not the default 10 s.
+        timeoutSeconds: (invoicing.importInbound.timeoutMs ?? 10_000) / 1000,
         // Each request a new document: its number (BT-1) made unique, so neither the bytes nor the number repeat.
         body: () => {
           const t = einvoice as EInvoiceTemplate;
