@@ -182,7 +182,7 @@ export const dunningLevels = defineOperation({
     { field: 'points', rule: 'at least 8 (Directive 2011/7/EU)' },
     {
       field: 'fee_tax',
-      rule: 'the category\'s EN 16931 rules: S a rate above 0 and no exemption; E and O a rate of 0 and an exemption_reason or exemption_code of the category',
+      rule: "the category's EN 16931 rules: S a rate above 0 and no exemption; E and O a rate of 0 and an exemption_reason or exemption_code of the category",
     },
   ],
 });

@@ -89,6 +89,8 @@ describe('checkFeeTax', () => {
     expect(refusedFields(feeTaxFromRequest({ category: 'E', rate: '7', exemption_reason: 'x' }))).toEqual(['fee_tax.rate']);
     expect(refusedFields(feeTaxFromRequest({ category: 'S', rate: '0' }))).toEqual(['fee_tax.rate']);
     expect(refusedFields(feeTaxFromRequest({ category: 'S', rate: '19', exemption_reason: 'x' }))).toEqual(['fee_tax.exemption_reason']);
-    expect(refusedFields(feeTaxFromRequest({ category: 'E', rate: '0', exemption_code: 'VATEX-EU-O' }))).toEqual(['fee_tax.exemption_code']);
+    expect(refusedFields(feeTaxFromRequest({ category: 'E', rate: '0', exemption_code: 'VATEX-EU-O' }))).toEqual([
+      'fee_tax.exemption_code',
+    ]);
   });
 });
