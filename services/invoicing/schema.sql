@@ -333,7 +333,8 @@ CREATE TABLE invoicing.dunning_letters (
     interest numeric(18,4) NOT NULL,
     total numeric(18,4) NOT NULL,
     text text NOT NULL,
-    created_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL
+    created_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    fee_invoice_id integer
 );
 
 --
@@ -374,7 +375,9 @@ CREATE TABLE invoicing.dunning_levels (
 CREATE TABLE invoicing.dunning_settings (
     org_id integer NOT NULL,
     reference_rate numeric(9,4),
-    points numeric(9,4) DEFAULT '8'::numeric NOT NULL
+    points numeric(9,4) DEFAULT '8'::numeric NOT NULL,
+    post_fees boolean DEFAULT false NOT NULL,
+    fee_tax jsonb
 );
 
 --
@@ -1507,6 +1510,12 @@ CREATE INDEX bank_rules_org_id_index ON invoicing.bank_rules USING btree (org_id
 CREATE INDEX bank_statements_org_id_iban_id_index ON invoicing.bank_statements USING btree (org_id, iban, id);
 
 --
+-- Name: dunning_letters_fee_invoice; Type: INDEX; Schema: invoicing; Owner: -
+--
+
+CREATE UNIQUE INDEX dunning_letters_fee_invoice ON invoicing.dunning_letters USING btree (org_id, fee_invoice_id) WHERE (fee_invoice_id IS NOT NULL);
+
+--
 -- Name: dunning_letters_org_id_partner_id_id_index; Type: INDEX; Schema: invoicing; Owner: -
 --
 
@@ -1827,6 +1836,13 @@ ALTER TABLE ONLY invoicing.bank_reconciliations
 
 ALTER TABLE ONLY invoicing.bank_reconciliations
     ADD CONSTRAINT bank_reconciliations_payment_id_foreign FOREIGN KEY (payment_id) REFERENCES invoicing.payments(id);
+
+--
+-- Name: dunning_letters dunning_letters_fee_invoice_id_fkey; Type: FK CONSTRAINT; Schema: invoicing; Owner: -
+--
+
+ALTER TABLE ONLY invoicing.dunning_letters
+    ADD CONSTRAINT dunning_letters_fee_invoice_id_fkey FOREIGN KEY (fee_invoice_id) REFERENCES invoicing.invoices(id);
 
 --
 -- Name: dunning_letters dunning_letters_invoice_id_foreign; Type: FK CONSTRAINT; Schema: invoicing; Owner: -

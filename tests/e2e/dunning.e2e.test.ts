@@ -1,12 +1,14 @@
 import { ok, invoicingSuite } from '../support/invoicing';
 import { pdfText } from '../support/pdf';
+import { eventually } from '../support/system';
 
 /**
  * Reminders through the gateway (docs/dunning.md): levels set, runs at three dates send levels 1, 2
  * and 3 once each, with the worked examples' interest (4.5 % + 8 points, actual/365) and fees; a
  * partner with `dunning_blocked` gets none; a run repeated, or two at once, sends nothing more; each
  * letter is one `invoicing.dunning.sent` event in the outbox and reads back as a PDF addressed to its
- * customer; a disputed invoice gets no letter until the mark is cleared.
+ * customer; a disputed invoice gets no letter until the mark is cleared; with `post_fees` a letter's
+ * fee is a validated customer invoice of its own, in the partner's balance and aged receivables.
  */
 describe('dunning, end to end', () => {
   const suite = invoicingSuite('Consulting');
@@ -153,5 +155,42 @@ describe('dunning, end to end', () => {
         expect(r.body.errors.map((e: { field: string }) => e.field)).toContain('invoice_id');
       },
     );
+  });
+
+  it('with post_fees, a letter’s fee is a validated invoice of its own: in the partner’s balance and aged receivables', async () => {
+    const payer = (
+      await ok(suite.post('/crm/editpatner', { action: 'create', partnername: 'Fee Payer Ltd', partner_type: 'customer', currency: 'EUR' }))
+    ).body.partner.id as number;
+    const reminded = await issued(payer, '200.00');
+    const set = (await ok(dunning({ action: 'levels', post_fees: true }))).body;
+    expect(set).toMatchObject({ post_fees: true, fee_tax: { category: 'E', rate: 0 } });
+    const mine = (letters: Array<Record<string, any>>) => letters.filter((l) => l.invoice_id === reminded);
+    expect(mine((await run('2026-02-07')).letters).map((l) => [l.level, l.fee_invoice_id])).toEqual([[1, null]]);
+
+    const [letter] = mine((await run('2026-02-21')).letters);
+    expect(letter).toMatchObject({ level: 2, fee: 5, fee_invoice_id: expect.any(Number) });
+    const fee = letter!.fee_invoice_id as number;
+    const [posted] = (await ok(suite.post('/invoicing/getinvoice', { id: fee, include_items: true }))).body.invoices;
+    expect(posted).toMatchObject({ invoicetype: 'invoiceout', invoicetotal: 5, due_amount: 5 });
+    expect(posted.line_items.map((l: { product_name: string }) => l.product_name)).toEqual([
+      `Reminder fee: ${letter!.invoicenumber}, level 2`,
+    ]);
+    expect((await ok(dunning({ action: 'get', id: letter!.id }))).body.letter.fee_invoice_id).toBe(fee);
+    // The run repeated: nothing more.
+    expect(mine((await run('2026-02-21')).letters)).toEqual([]);
+    expect(
+      await suite.invoicingDb('invoices').where({ org_id: 1, partner_id: payer, sourcetype: 'dunning_letter' }).count('* as n').first(),
+    ).toEqual({ n: 1 });
+
+    await eventually(async () => {
+      const { partner } = (await ok(suite.post('/crm/partners', { partner_id: payer }))).body;
+      expect(partner.balance).toBe(205);
+    });
+    const aged = (await ok(suite.post('/invoicing/reports', { report: 'aged_receivables', as_of: '2026-02-21' }))).body;
+    const row = aged.partners.find((p: { partner: number }) => p.partner === payer);
+    expect(row.documents.map((d: { invoice_id: number; open_amount: number }) => [d.invoice_id, d.open_amount])).toEqual([
+      [reminded, 200],
+      [fee, 5],
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import type { RpcReply } from '@bo/contracts';
 import * as testing from '@bo/testkit';
+import { einvoiceFailures, prepareRules } from '../../../tests/support/einvoice';
 import { pdfText } from '../../../tests/support/pdf';
 import { body, startWithFakePartners, type FakePartner } from './fixtures';
 
@@ -16,6 +17,22 @@ const partnersTable: FakePartner[] = [
     credit_limit: 0,
     balance: 0,
     record: { currency: 'EUR', address_line1: '2 Rue Neuve', city: 'Lyon', postal_code: '69001', country: 'FR' },
+  },
+  {
+    org: 5,
+    id: 30,
+    partnername: 'Slow Payer BV',
+    credit_limit: 100,
+    balance: 0,
+    record: {
+      currency: 'EUR',
+      address_line1: 'Kade 4',
+      city: 'Rotterdam',
+      postal_code: '3011 AA',
+      country: 'NL',
+      tax_number: 'NL123456789B01',
+      email: 'ap@slowpayer.test',
+    },
   },
 ];
 const line = (price: number) => ({ product_id: 7, quantity: 1, price, tax_rate: 0, tax_included: false });
@@ -67,6 +84,7 @@ describe('invoicing service: dunning', () => {
     }));
 
   beforeAll(async () => {
+    prepareRules();
     ({ svc, state } = await startWithFakePartners(partnersTable));
     events = await svc.collect(['invoicing.dunning.sent']);
     a = await issued(10, 1000);
@@ -243,6 +261,194 @@ describe('invoicing service: dunning', () => {
     ]);
     expect(listed.pagination.total_items).toBe(3);
   });
+
+  it('with post_fees off (the default) the fees are stated on the letters only: no invoice is made', async () => {
+    expect(body(await call('invoicing.dunning.levels', { action: 'levels' })).post_fees).toBe(false);
+    const letters = await svc.db('dunning_letters').where({ org_id: 1 }).where('fee', '>', 0);
+    expect(letters).toHaveLength(4);
+    expect(letters.every((l: { fee_invoice_id: number | null }) => l.fee_invoice_id === null)).toBe(true);
+    expect(await svc.db('invoices').where({ org_id: 1, sourcetype: 'dunning_letter' })).toEqual([]);
+    expect(events.every((e) => e.data.fee_invoice_id === null)).toBe(true);
+  });
+
+  describe('post_fees: each fee a validated customer invoice of its own (organization 5)', () => {
+    const org = 5;
+    const call5 = (operation: string, payload: Record<string, unknown>) => svc.call(operation, { userid: '5', ...payload }, org);
+    const run5 = (as_of: string) => call5('invoicing.dunning.run', { action: 'run', as_of });
+    const report = (payload: Record<string, unknown>) => call5('invoicing.report.run', payload).then(body);
+    const feeInvoices = () => svc.db('invoices').where({ org_id: org, sourcetype: 'dunning_letter' }).orderBy('id');
+    let reminded: number; // 1,000.00 due 2026-01-31
+    let feeInvoice: number;
+
+    beforeAll(async () => {
+      state.profiles.set(org, {
+        ...testing.profileRecord(org),
+        legal_name: 'Fees Ltd',
+        address_line1: '1 Quay Street',
+        city: 'Dublin',
+        postal_code: 'D02 X285',
+        country: 'IE',
+        vat_id: 'IE6388047V',
+        email: 'billing@fees.test',
+        iban: 'IE29AIBK93115212345678',
+      });
+      const inv = body(
+        await call5('invoicing.invoice.create', {
+          invoicetype: 'invoiceout',
+          partner: 30,
+          invoicedatetime: '2026-01-01T09:00:00',
+          invoicedue: '2026-01-31',
+          line_items: [line(1000)],
+        }),
+      ).invoice;
+      body(await call5('invoicing.invoice.validate', { validate_invoice: true, id: inv.id, override_credit_limit: true }));
+      reminded = inv.id as number;
+    });
+
+    it('refuses a fee tax the EN 16931 rules refuse, naming the field and changing nothing', async () => {
+      await refusedUnchanged(
+        () => call5('invoicing.dunning.levels', { action: 'levels', post_fees: true, fee_tax: { category: 'E', rate: '0' } }),
+        'fee_tax.exemption_reason',
+      );
+      await refusedUnchanged(
+        () => call5('invoicing.dunning.levels', { action: 'levels', post_fees: true, fee_tax: { category: 'S', rate: '0' } }),
+        'fee_tax.rate',
+      );
+    });
+
+    it('sets post_fees with the levels, and shows it with the default fee tax', async () => {
+      const set = body(
+        await call5('invoicing.dunning.levels', { action: 'levels', levels: LEVELS, reference_rate: '4.5', post_fees: true }),
+      );
+      expect(set).toMatchObject({
+        post_fees: true,
+        fee_tax: { category: 'E', rate: 0, exemption_reason: expect.stringContaining('outside the scope of VAT'), exemption_code: null },
+      });
+      // A set of the rate alone keeps post_fees.
+      expect(body(await call5('invoicing.dunning.levels', { action: 'levels', points: '8' })).post_fees).toBe(true);
+    });
+
+    it('level 1 has no fee: no invoice', async () => {
+      const first = body(await run5('2026-02-07'));
+      expect(first.letters.map((l: { level: number; fee_invoice_id: number | null }) => [l.level, l.fee_invoice_id])).toEqual([[1, null]]);
+      expect(await feeInvoices()).toEqual([]);
+    });
+
+    it('level 2: two runs racing make one letter and one fee invoice, open, its total the fee, kept on the letter', async () => {
+      // A transaction of the test holds the key (reminded, level 2) until both runs wait on it.
+      const holder = await svc.db.transaction();
+      await holder('dunning_letters').insert({
+        org_id: org,
+        invoice_id: reminded,
+        partner_id: 30,
+        level: 2,
+        as_of: '2026-02-21',
+        due_date: '2026-01-31',
+        currency: 'EUR',
+        due_amount: '0',
+        days_overdue: 0,
+        fee: '0',
+        interest: '0',
+        total: '0',
+        text: 'held by the test',
+      });
+      const racing = Promise.all([run5('2026-02-21'), run5('2026-02-21')]);
+      await testing.waitUntil(async () => {
+        const { rows } = await svc.db.raw<{ rows: Array<{ waiting: number }> }>(
+          `select count(*)::int as waiting from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into%dunning_letters%'`,
+        );
+        return rows[0]!.waiting >= 2;
+      });
+      await holder.rollback();
+      const letters = (await racing).flatMap((r) => body(r).letters as Array<Record<string, any>>);
+      expect(letters.map((l) => [l.invoice_id, l.level, l.fee])).toEqual([[reminded, 2, 5]]);
+      const made = await feeInvoices();
+      expect(made).toHaveLength(1);
+      feeInvoice = made[0].id as number;
+      expect(letters[0]!.fee_invoice_id).toBe(feeInvoice);
+
+      const [fee] = body(await call5('invoicing.invoice.balances', { id: feeInvoice, include_items: true })).invoices;
+      // Issued and unpaid, due on the letter's date (so overdue by today's clock).
+      expect(fee).toMatchObject({ invoicetype: 'invoiceout', invoicestatus: 'overdue', invoicetotal: 5, due_amount: 5 });
+      expect(made[0]).toMatchObject({ invoicestatus: 'open', partner_id: 30, currency: 'EUR' });
+      expect(await svc.db('invoices').where({ id: feeInvoice }).first(svc.db.raw('invoicedue::text as due'))).toEqual({
+        due: '2026-02-21',
+      });
+      expect(fee.line_items.map((l: Record<string, unknown>) => [l.product_name, l.total, l.tax_category])).toEqual([
+        ['Reminder fee: ' + String(letters[0]!.invoicenumber) + ', level 2', 5, 'E'],
+      ]);
+      // Posted: receivable debited, the fee account credited, on the letter's date.
+      const { rows: journal } = await svc.db.raw<{ rows: Array<Record<string, string>> }>(
+        `select e.journaldate::text as day, l.account, l.debit::numeric(18,2)::text as debit, l.credit::numeric(18,2)::text as credit
+           from journal_entries e join journal_lines l on l.entry_id = e.id where e.org_id = ? and e.invoice_id = ? order by l.id`,
+        [org, feeInvoice],
+      );
+      expect(journal).toEqual([
+        { day: '2026-02-21', account: '1200 Accounts Receivable', debit: '5.00', credit: '0.00' },
+        { day: '2026-02-21', account: '4750 Reminder Fees', debit: '0.00', credit: '5.00' },
+      ]);
+    });
+
+    it('a repeated run makes no second fee invoice', async () => {
+      expect(body(await run5('2026-02-21')).letters).toEqual([]);
+      expect(await feeInvoices()).toHaveLength(1);
+    });
+
+    it('the letter shows its fee invoice in the list, the get and the event', async () => {
+      const [letter] = body(await call5('invoicing.dunning.list', { action: 'list', invoice_id: reminded, level: 2 })).letters;
+      expect(letter.fee_invoice_id).toBe(feeInvoice);
+      expect(body(await call5('invoicing.dunning.get', { action: 'get', id: letter.id })).letter.fee_invoice_id).toBe(feeInvoice);
+      await testing.waitUntil(() => events.some((e) => e.data.id === letter.id));
+      expect(events.filter((e) => e.data.id === letter.id).map((e) => e.data.fee_invoice_id)).toEqual([feeInvoice]);
+    });
+
+    it('the fee reaches the aged receivables, the statement and the VAT report', async () => {
+      const aged = await report({ report: 'aged_receivables', as_of: '2026-02-21' });
+      const row = aged.partners.find((p: { partner: number }) => p.partner === 30);
+      expect(row.total).toBe(1005);
+      expect(row.documents.map((d: { invoice_id: number; open_amount: number }) => [d.invoice_id, d.open_amount])).toEqual(
+        expect.arrayContaining([
+          [reminded, 1000],
+          [feeInvoice, 5],
+        ]),
+      );
+      const statement = await report({ report: 'statement', partner: 30, date_from: '2026-01-01', date_to: '2026-02-28' });
+      expect(statement.lines.map((l: { kind: string; invoice_id: number; debit: number }) => [l.kind, l.invoice_id, l.debit])).toEqual([
+        ['invoice', reminded, 1000],
+        ['invoice', feeInvoice, 5],
+      ]);
+      expect(statement.closing_balance).toBe(1005);
+      const vat = await report({ report: 'vat', date_from: '2026-02-01', date_to: '2026-02-28' });
+      expect(vat.rows).toEqual([{ direction: 'sales', tax_category: 'E', tax_rate: 0, base: 5, tax: 0 }]);
+    });
+
+    it('the fee invoice as UBL and CII passes the EN 16931 rules beside the seller’s VAT id', async () => {
+      for (const format of ['ubl', 'cii'] as const) {
+        const file = body(await call5('invoicing.invoice.render', { id: feeInvoice, format }));
+        const xml = Buffer.from(file.content_base64 as string, 'base64').toString('utf8');
+        expect(xml).toContain('IE6388047V');
+        expect([format, await einvoiceFailures(format, xml)]).toEqual([format, '']);
+        if (format === 'ubl') {
+          // Why not O ("not subject to VAT"): the same document in O beside the seller's VAT id fails BR-O-02.
+          const asO = xml.replace(/<cbc:ID>E<\/cbc:ID>/g, '<cbc:ID>O</cbc:ID>').replace(/<cbc:Percent>0(\.0+)?<\/cbc:Percent>/g, '');
+          expect(await einvoiceFailures('ubl', asO)).toContain('BR-O-02');
+        }
+      }
+    }, 120_000);
+
+    it('the fee invoice gets no letters of its own; level 3 posts its fee once more', async () => {
+      const third = body(await run5('2026-03-21'));
+      expect(third.letters.map((l: { invoice_id: number; level: number; fee: number }) => [l.invoice_id, l.level, l.fee])).toEqual([
+        [reminded, 3, 10],
+      ]);
+      expect(third.skipped).toEqual([]);
+      const made = await feeInvoices();
+      expect(made.map((i: { invoicetotal: string }) => Number(i.invoicetotal))).toEqual([5, 10]);
+      expect(third.letters[0].fee_invoice_id).toBe(made[1].id);
+    });
+  });
+
   describe('disputed invoices and one letter (organization 4)', () => {
     const org = 4;
     const call4 = (operation: string, payload: Record<string, unknown>) => svc.call(operation, { userid: '5', ...payload }, org);

@@ -23,6 +23,29 @@ export const dunningLevelInput = z.object({
   text: text(2000, 'multiline'),
 });
 
+/**
+ * The VAT a posted fee is invoiced with (docs/dunning.md "The fee's VAT"). A late-payment fee is
+ * compensation, not the price of a supply: `E` with an exemption reason by default, which passes
+ * EN 16931 beside the seller's VAT id; `O` only for an organization without a VAT id (BR-O-02); `S`
+ * with its rate where the fee is taxed.
+ */
+export const feeTaxCategories = ['E', 'O', 'S'] as const;
+export const feeTaxInput = z.object({
+  category: z.enum(feeTaxCategories),
+  /** Percent: above 0 for S, 0 for E and O. */
+  rate: percentage(),
+  /** BT-120, printed on the fee invoice; E and O need it or `exemption_code`, S takes neither. */
+  exemption_reason: text(500).optional(),
+  /** BT-121, a VATEX code of the category (`VATEX-EU-O` for O). */
+  exemption_code: text(40).optional(),
+});
+export const feeTaxRecord = z.object({
+  category: z.enum(feeTaxCategories),
+  rate: z.number(),
+  exemption_reason: z.string().nullable(),
+  exemption_code: z.string().nullable(),
+});
+
 export const dunningLevelRecord = z.object({
   level: z.number().int(),
   days_after_due: z.number().int(),
@@ -40,12 +63,18 @@ export const dunningLevelsRequest = z.object({
   reference_rate: percentage().optional(),
   /** Percentage points above the reference rate, at least 8 (default 8); with `levels`. */
   points: percentage().optional(),
+  /** true: each letter's fee above 0 becomes a validated customer invoice of its own, posted to the journal (default false). */
+  post_fees: booleanField.optional(),
+  /** The VAT of a posted fee; replaces the whole setting (default: E, 0 %, outside the scope of VAT). */
+  fee_tax: feeTaxInput.optional(),
 });
 export const dunningLevelsReply = z.object({
   message: z.string(),
   levels: z.array(dunningLevelRecord),
   reference_rate: z.number().nullable(),
   points: z.number(),
+  post_fees: z.boolean(),
+  fee_tax: feeTaxRecord,
 });
 
 export const dunningLetterRecord = z.object({
@@ -69,6 +98,8 @@ export const dunningLetterRecord = z.object({
   interest: z.number(),
   total: z.number(),
   text: z.string(),
+  /** The customer invoice the fee was posted as (`post_fees`); null when no fee was posted (none, post_fees off, a dry run). */
+  fee_invoice_id: z.number().int().nullable(),
 });
 
 export const dunningRunRequest = z.object({
@@ -149,6 +180,10 @@ export const dunningLevels = defineOperation({
   rules: [
     { field: 'levels', rule: 'numbered 1 to n without gaps, days_after_due strictly increasing from level to level' },
     { field: 'points', rule: 'at least 8 (Directive 2011/7/EU)' },
+    {
+      field: 'fee_tax',
+      rule: "the category's EN 16931 rules: S a rate above 0 and no exemption; E and O a rate of 0 and an exemption_reason or exemption_code of the category",
+    },
   ],
 });
 export const dunningRun = defineOperation({
@@ -160,6 +195,12 @@ export const dunningRun = defineOperation({
   write: true,
   request: dunningRunRequest,
   reply: dunningRunReply,
+  rules: [
+    {
+      field: 'lock_date',
+      rule: "with post_fees, as_of after the organization's lock_date: each fee invoice is posted on it, and a refusal of one refuses the run",
+    },
+  ],
 });
 export const dunningList = defineOperation({
   name: 'invoicing.dunning.list',
@@ -205,3 +246,4 @@ export const dunningEvents = [dunningSent];
 
 export type DunningLetterRecord = z.infer<typeof dunningLetterRecord>;
 export type DunningLevelRecord = z.infer<typeof dunningLevelRecord>;
+export type FeeTaxRecord = z.infer<typeof feeTaxRecord>;

@@ -1,7 +1,7 @@
 import { addDays, step, type ExampleStep } from './scene';
 
 /**
- * Reminders (docs/dunning.md): three levels and the statutory rate set, a dry run today (no invoice
+ * Reminders (docs/dunning.md): three levels, the statutory rate and fee posting set, a dry run today (no invoice
  * of the story is overdue: they fall due in 14 days), then the customer contests INV-00002 and a run
  * three weeks on skips it as disputed; cleared, the next run sends its first letter, read back
  * as the letter's record.
@@ -30,12 +30,27 @@ export function dunningSteps(today: string, writer: { org_id: '1'; userid: '1' }
     interest: 0,
     total: 53.32,
     text: levels[0]!.text,
+    // Level 1 charges no fee: nothing to post.
+    fee_invoice_id: null,
+  };
+  const feeTax = {
+    category: 'E' as const,
+    rate: 0,
+    exemption_reason: 'Late-payment fee: compensation for late payment, not a supply; outside the scope of VAT',
+    exemption_code: null,
   };
   return [
     step(
       'invoicing.dunning.levels',
-      { ...writer, action: 'levels', levels: levels.map((l) => ({ ...l, fee: l.fee.toFixed(2) })), reference_rate: '4.5', points: '8' },
-      { message: '3 reminder level(s) set', levels, reference_rate: 4.5, points: 8 },
+      {
+        ...writer,
+        action: 'levels',
+        levels: levels.map((l) => ({ ...l, fee: l.fee.toFixed(2) })),
+        reference_rate: '4.5',
+        points: '8',
+        post_fees: true,
+      },
+      { message: '3 reminder level(s) set', levels, reference_rate: 4.5, points: 8, post_fees: true, fee_tax: feeTax },
     ),
     step(
       'invoicing.dunning.run',

@@ -1,5 +1,6 @@
 import { dec, documentMinorUnit, roundTo, type Dec } from '@bo/kernel';
 import { addDays, daysBetween } from '../domain/recurrence';
+import type { FeeInvoicePlan, FeeTax } from './fee-invoice';
 
 /**
  * Reminders (dunning) as a pure decision: the organization's levels, its interest setting and its
@@ -50,6 +51,16 @@ export interface OverdueInvoice {
   partner_blocked: boolean;
   /** The highest level already sent for the invoice, 0 for none. */
   last_level: number;
+  /** Its receivable account (`tradeaccount`), which a posted fee debits too; null: the default. */
+  tradeaccount: string | null;
+  /** The rate it was posted at when it is in another currency than the books, which a posted fee keeps; else null. */
+  exchange_rate: string | null;
+}
+
+/** Whether a letter's fee is posted as an invoice of its own (`post_fees`), and with which VAT. */
+export interface FeePosting {
+  post: boolean;
+  tax: FeeTax;
 }
 
 export interface DunningLetterPlan {
@@ -69,6 +80,8 @@ export interface DunningLetterPlan {
   /** due_amount + fee + interest. */
   total: string;
   text: string;
+  /** The fee as an invoice of its own: with `post_fees` on and a fee above 0, else null. */
+  fee_invoice: FeeInvoicePlan | null;
 }
 
 export type SkipReason = 'disputed' | 'partner_blocked' | 'last_level_sent' | 'not_yet_due';
@@ -95,13 +108,15 @@ export function statutoryInterest(amount: string, ratePercent: Dec, days: number
  * For each invoice overdue on `asOf` with something left to pay: the next level after the last one
  * sent, once `asOf` reaches its day (due date + days_after_due). Only the next level, never a jump:
  * a run after a long pause sends level 1 first. Disputed invoices and blocked partners get none.
- * Letters are ordered by partner, then invoice.
+ * Letters are ordered by partner, then invoice. With `fees.post`, a letter with a fee above 0 carries
+ * the fee invoice to make with it.
  */
 export function decideDunning(input: {
   asOf: string;
   levels: readonly DunningLevel[];
   interest: InterestSetting | null;
   invoices: readonly OverdueInvoice[];
+  fees?: FeePosting;
 }): DunningDecision {
   const byLevel = new Map(input.levels.map((l) => [l.level, l]));
   const rate = input.interest ? dec(input.interest.reference_rate).plus(dec(input.interest.points)) : null;
@@ -146,6 +161,20 @@ export function decideDunning(input: {
       interest: interest.toFixed(places),
       total: dec(invoice.due_amount).plus(fee).plus(interest).toFixed(places),
       text: next.text,
+      fee_invoice:
+        input.fees?.post && fee.gt(0)
+          ? {
+              partner_id: invoice.partner_id,
+              currency: invoice.currency,
+              as_of: input.asOf,
+              tradeaccount: invoice.tradeaccount,
+              exchange_rate: invoice.exchange_rate,
+              invoicenumber: invoice.invoicenumber,
+              level: next.level,
+              fee: fee.toFixed(places),
+              tax: input.fees.tax,
+            }
+          : null,
     });
   }
   return { letters, skipped };

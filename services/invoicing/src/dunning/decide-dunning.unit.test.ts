@@ -1,5 +1,6 @@
 import { dec } from '@bo/kernel';
 import { decideDunning, levelsProblem, statutoryInterest, type DunningLevel, type OverdueInvoice } from './decide-dunning';
+import { DEFAULT_FEE_TAX } from './fee-invoice';
 
 const levels: DunningLevel[] = [
   { level: 1, days_after_due: 7, fee: '0', interest: false, text: 'Friendly reminder' },
@@ -18,6 +19,8 @@ const invoice = (over: Partial<OverdueInvoice> = {}): OverdueInvoice => ({
   disputed: false,
   partner_blocked: false,
   last_level: 0,
+  tradeaccount: null,
+  exchange_rate: null,
   ...over,
 });
 const decide = (asOf: string, invoices: OverdueInvoice[]) => decideDunning({ asOf, levels, interest, invoices });
@@ -90,6 +93,47 @@ describe('decideDunning', () => {
       [1, 8, '7.19', '5.00', '1012.19'],
       [2, 9, '719', '5', '100724'],
     ]);
+  });
+});
+
+describe('decideDunning with post_fees', () => {
+  const posting = { post: true, tax: DEFAULT_FEE_TAX };
+
+  it('given post_fees on, when a letter has a fee, then it carries the fee invoice: the partner, currency, receivable and rate of the reminded invoice, dated as_of', () => {
+    const { letters } = decideDunning({
+      asOf: '2026-02-21',
+      levels,
+      interest,
+      invoices: [invoice({ last_level: 1, tradeaccount: '1210 EU', currency: 'USD', exchange_rate: '0.9' })],
+      fees: posting,
+    });
+    expect(letters[0]?.fee_invoice).toEqual({
+      partner_id: 3,
+      currency: 'USD',
+      as_of: '2026-02-21',
+      tradeaccount: '1210 EU',
+      exchange_rate: '0.9',
+      invoicenumber: 'INV-00007',
+      level: 2,
+      fee: '5.00',
+      tax: DEFAULT_FEE_TAX,
+    });
+  });
+
+  it('given post_fees on, when the letter charges no fee, then nothing is posted', () => {
+    const { letters } = decideDunning({ asOf: '2026-02-07', levels, interest, invoices: [invoice()], fees: posting });
+    expect(letters.map((l) => [l.level, l.fee, l.fee_invoice])).toEqual([[1, '0.00', null]]);
+  });
+
+  it('given post_fees off, when the letter has a fee, then it is stated on the letter only', () => {
+    const { letters } = decideDunning({
+      asOf: '2026-02-21',
+      levels,
+      interest,
+      invoices: [invoice({ last_level: 1 })],
+      fees: { post: false, tax: DEFAULT_FEE_TAX },
+    });
+    expect(letters.map((l) => [l.level, l.fee, l.fee_invoice])).toEqual([[2, '5.00', null]]);
   });
 });
 

@@ -2,15 +2,18 @@ import { invoicing } from '@bo/contracts';
 import { dec } from '@bo/kernel';
 import { handler, validationFailed } from '@bo/runtime';
 import { levelsProblem } from './decide-dunning';
-import { levelRecord, loadLevels, loadSettings, lockDunningSettings, saveLevels } from './dunning.repository';
+import { feesOf, levelRecord, loadLevels, loadSettings, lockDunningSettings, saveLevels } from './dunning.repository';
+import { checkFeeTax, feeTaxFromRequest, feeTaxRecord } from './fee-invoice';
 
 /**
- * Sets the organization's reminder levels and statutory interest rate (any of `levels`,
- * `reference_rate`, `points` given replaces that part), or lists them.
+ * Sets the organization's reminder levels, statutory interest rate and fee posting (any of `levels`,
+ * `reference_rate`, `points`, `post_fees`, `fee_tax` given replaces that part), or lists them.
  */
 export const dunningLevelsHandler = handler(invoicing.dunningLevels, async (req, ctx) => {
   const db = ctx.db;
-  const changing = req.levels !== undefined || req.reference_rate !== undefined || req.points !== undefined;
+  const changing = [req.levels, req.reference_rate, req.points, req.post_fees, req.fee_tax].some((v) => v !== undefined);
+  const feeTax = req.fee_tax === undefined ? undefined : feeTaxFromRequest(req.fee_tax);
+  if (feeTax) checkFeeTax(feeTax);
   if (changing) {
     // Sets of one organization take turns, each reading what the one before it stored.
     await lockDunningSettings(db, ctx.orgId);
@@ -31,7 +34,12 @@ export const dunningLevelsHandler = handler(invoicing.dunningLevels, async (req,
         { field: 'points', message: 'must be at least 8 percentage points above the reference rate (Directive 2011/7/EU)' },
       ]);
     const reference = req.reference_rate !== undefined ? dec(req.reference_rate).toFixed() : before.reference_rate;
-    await saveLevels(db, ctx.orgId, levels, { reference_rate: reference, points: points.toFixed() });
+    await saveLevels(db, ctx.orgId, levels, {
+      reference_rate: reference,
+      points: points.toFixed(),
+      post_fees: req.post_fees ?? before.post_fees,
+      fee_tax: feeTax ?? before.fee_tax,
+    });
   }
   const levels = await loadLevels(db, ctx.orgId);
   const settings = await loadSettings(db, ctx.orgId);
@@ -40,5 +48,7 @@ export const dunningLevelsHandler = handler(invoicing.dunningLevels, async (req,
     levels: levels.map(levelRecord),
     reference_rate: settings.reference_rate === null ? null : Number(settings.reference_rate),
     points: Number(settings.points),
+    post_fees: settings.post_fees,
+    fee_tax: feeTaxRecord(feesOf(settings).tax),
   };
 });

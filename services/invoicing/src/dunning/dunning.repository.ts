@@ -1,7 +1,8 @@
 import type { invoicing } from '@bo/contracts';
 import { formatDate, toNumber } from '@bo/kernel';
 import { selectPage, type Knex, type PageRequest } from '@bo/runtime';
-import type { DunningLetterPlan, DunningLevel, InterestSetting, OverdueInvoice } from './decide-dunning';
+import type { DunningLetterPlan, DunningLevel, FeePosting, InterestSetting, OverdueInvoice } from './decide-dunning';
+import { feeTaxOf, type FeeTax } from './fee-invoice';
 
 interface LevelRow {
   level: number;
@@ -27,11 +28,15 @@ export interface LetterRow {
   interest: string;
   total: string;
   text: string;
+  fee_invoice_id: number | null;
 }
 
 export interface DunningSettings {
   reference_rate: string | null;
   points: string;
+  post_fees: boolean;
+  /** Null: the default (DEFAULT_FEE_TAX). */
+  fee_tax: FeeTax | null;
 }
 
 export async function loadLevels(db: Knex, orgId: number): Promise<DunningLevel[]> {
@@ -41,8 +46,11 @@ export async function loadLevels(db: Knex, orgId: number): Promise<DunningLevel[
 
 export async function loadSettings(db: Knex, orgId: number): Promise<DunningSettings> {
   const row = (await db('dunning_settings').where({ org_id: orgId }).first()) as DunningSettings | undefined;
-  return row ?? { reference_rate: null, points: '8' };
+  return row ?? { reference_rate: null, points: '8', post_fees: false, fee_tax: null };
 }
+
+/** Whether a run posts its letters' fees, and with which VAT. */
+export const feesOf = (s: DunningSettings): FeePosting => ({ post: s.post_fees, tax: feeTaxOf(s.fee_tax) });
 
 /** The interest a run charges: none without a reference rate. */
 export const interestOf = (s: DunningSettings): InterestSetting | null =>
@@ -64,7 +72,7 @@ export async function saveLevels(db: Knex, orgId: number, levels: readonly Dunni
   await db('dunning_levels').where({ org_id: orgId }).del();
   if (levels.length) await db('dunning_levels').insert(levels.map((l) => ({ org_id: orgId, ...l })));
   await db('dunning_settings')
-    .insert({ org_id: orgId, ...settings })
+    .insert({ org_id: orgId, ...settings, fee_tax: settings.fee_tax === null ? null : JSON.stringify(settings.fee_tax) })
     .onConflict('org_id')
     .merge();
 }
@@ -97,15 +105,21 @@ export async function overdueInvoices(
       due_amount: string;
       last_level: number;
       disputed: boolean;
+      tradeaccount: string | null;
+      exchange_rate: string | null;
     }>;
   }>(
     `select i.id, i.partner_id, i.invoicenumber, coalesce(i.currency, '') as currency, i.dunning_disputed as disputed,
+            i.tradeaccount,
+            case when i.currency is distinct from i.accounting_currency then i.exchange_rate::text end as exchange_rate,
             to_char(i.invoicedue, 'YYYY-MM-DD') as due_date,
             (i.invoicetotal - i.amount_paid - i.written_off_amount)::text as due_amount,
             coalesce((select max(l.level) from dunning_letters l where l.org_id = i.org_id and l.invoice_id = i.id), 0)::int as last_level
        from invoices i
       where i.org_id = ? and i.invoicetype = 'invoiceout' and i.invoicestatus = 'open'
         and i.invoicedue < ?::date and i.invoicetotal - i.amount_paid - i.written_off_amount > 0
+        -- A posted fee is claimed by the letter that made it: no reminders, and no fees, of its own.
+        and not exists (select 1 from dunning_letters f where f.org_id = i.org_id and f.fee_invoice_id = i.id)
       order by i.partner_id, i.id`,
     [orgId, asOf],
   );
@@ -121,6 +135,8 @@ export async function overdueInvoices(
       disputed: r.disputed,
       partner_blocked: partners?.get(r.partner_id)?.blocked ?? false,
       last_level: r.last_level,
+      tradeaccount: r.tradeaccount,
+      exchange_rate: r.exchange_rate,
     }));
 }
 
@@ -152,6 +168,11 @@ export async function insertLetter(db: Knex, orgId: number, asOf: string, plan: 
   return row;
 }
 
+/** Keeps the fee invoice a stored letter's fee was posted as. */
+export async function setFeeInvoice(db: Knex, orgId: number, letterId: number, invoiceId: number): Promise<void> {
+  await db('dunning_letters').where({ org_id: orgId, id: letterId }).update({ fee_invoice_id: invoiceId });
+}
+
 export function letterRecord(
   row: Omit<LetterRow, 'org_id' | 'id'> & { id: number | null },
   invoicenumber: string,
@@ -172,11 +193,12 @@ export function letterRecord(
     interest: toNumber(row.interest),
     total: toNumber(row.total),
     text: row.text,
+    fee_invoice_id: row.fee_invoice_id,
   };
 }
 
 export function planRecord(plan: DunningLetterPlan, asOf: string): invoicing.DunningLetterRecord {
-  return letterRecord({ ...plan, id: null, as_of: asOf }, plan.invoicenumber);
+  return letterRecord({ ...plan, id: null, as_of: asOf, fee_invoice_id: null }, plan.invoicenumber);
 }
 
 /** A page of the organization's letters, newest first, by invoice, partner or level, with each invoice's number. */

@@ -1,18 +1,34 @@
 import { invoicing, partners as partnerContracts } from '@bo/contracts';
-import { organizationToday } from '@bo/billing';
-import { CallError, handler, recordEvent } from '@bo/runtime';
-import { decideDunning } from './decide-dunning';
-import { insertLetter, interestOf, letterRecord, loadLevels, loadSettings, overdueInvoices, planRecord } from './dunning.repository';
+import { parseDateTime } from '@bo/kernel';
+import { assertNotFenced, organizationToday } from '@bo/billing';
+import { AppError, CallError, handler, recordEvent, type ApplyContext, type HandlerContext } from '@bo/runtime';
+import { insertInvoice } from '../invoice/invoice.writer';
+import { postInvoice, validationFacts, type ValidationFacts } from '../invoice/validate-invoice.handler';
+import { decideDunning, type DunningLetterPlan } from './decide-dunning';
+import {
+  feesOf,
+  insertLetter,
+  interestOf,
+  letterRecord,
+  loadLevels,
+  loadSettings,
+  overdueInvoices,
+  planRecord,
+  setFeeInvoice,
+} from './dunning.repository';
+import { feeInvoice, type FeeInvoicePlan } from './fee-invoice';
 
 /**
  * A reminder run on `as_of`: load the overdue customer invoices, their last level and the
  * organization's levels, decide the letters (decideDunning), store each under its natural key
  * (organization, invoice, level). A letter another run holds already (a repeat, or a twin on another
  * replica) is not stored again and not sent again: only the run whose insert took it records
- * `invoicing.dunning.sent`. `dry_run` answers the letters and stores nothing.
+ * `invoicing.dunning.sent` and, with `post_fees`, makes and posts its fee invoice. `dry_run` answers
+ * the letters and stores nothing.
  */
 export const dunningRunHandler = handler(invoicing.dunningRun, {
-  // Whether each partner with an overdue invoice is `dunning_blocked` is the partners service's to say.
+  // Whether each partner with an overdue invoice is `dunning_blocked` is the partners service's to
+  // say; with `post_fees`, what validating a fee invoice asks of it too, per partner with a fee due.
   gather: async (req, ctx) => {
     const asOf = req.as_of ?? (await organizationToday(ctx.db, ctx.orgId));
     const overdue = await overdueInvoices(ctx.db, ctx.orgId, asOf);
@@ -27,19 +43,36 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
         else throw err;
       }
     }
-    return { asOf, partners: blocked };
+    const settings = await loadSettings(ctx.db, ctx.orgId);
+    const fees: Array<[number, ValidationFacts]> = [];
+    if (settings.post_fees && !req.dry_run) {
+      const decision = decideDunning({
+        asOf,
+        levels: await loadLevels(ctx.db, ctx.orgId),
+        interest: null,
+        invoices: overdue.map((i) => ({ ...i, partner_blocked: blocked.some(([id, p]) => id === i.partner_id && p.blocked) })),
+        fees: feesOf(settings),
+      });
+      for (const id of [...new Set(decision.letters.filter((l) => l.fee_invoice).map((l) => l.partner_id))]) {
+        fees.push([id, await feeValidationFacts(ctx, id, asOf)]);
+      }
+    }
+    return { asOf, partners: blocked, fees };
   },
-  apply: async (req, ctx, { asOf, partners }) => {
+  apply: async (req, ctx, { asOf, partners, fees }) => {
     const db = ctx.db;
     // Invoices of partners the gather did not look up (overdue only since) wait for the next run.
     const invoices = await overdueInvoices(db, ctx.orgId, asOf, new Map(partners));
+    const settings = await loadSettings(db, ctx.orgId);
     const decision = decideDunning({
       asOf,
       levels: await loadLevels(db, ctx.orgId),
-      interest: interestOf(await loadSettings(db, ctx.orgId)),
+      interest: interestOf(settings),
       invoices,
+      fees: feesOf(settings),
     });
     const dryRun = req.dry_run ?? false;
+    const feeFacts = new Map(fees);
     const letters: invoicing.DunningLetterRecord[] = [];
     for (const plan of decision.letters) {
       if (dryRun) {
@@ -48,7 +81,8 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
       }
       const row = await insertLetter(db, ctx.orgId, asOf, plan);
       if (!row) continue;
-      const record = { ...letterRecord(row, plan.invoicenumber), id: row.id };
+      const feeInvoiceId = plan.fee_invoice ? await postFee(ctx, plan, plan.fee_invoice, row.id, feeFacts) : null;
+      const record = { ...letterRecord({ ...row, fee_invoice_id: feeInvoiceId }, plan.invoicenumber), id: row.id };
       await recordEvent(db, invoicing.dunningSent, ctx.orgId, record);
       letters.push(record);
     }
@@ -61,3 +95,42 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
     };
   },
 });
+
+/**
+ * What validating a partner's fee invoice asks elsewhere (validationFacts, as the validate operation
+ * asks it), dated `asOf`. A fee follows from a debt already owed, not a new sale: the partner's
+ * credit limit is not checked against it.
+ */
+function feeValidationFacts(ctx: HandlerContext, partnerId: number, asOf: string): Promise<ValidationFacts> {
+  const draft = {
+    invoicetype: 'invoiceout' as const,
+    partner_id: partnerId,
+    invoicedatetime: parseDateTime(`${asOf}T00:00:00`),
+    credits_invoice_id: null,
+    restock: true,
+  };
+  return validationFacts(ctx, draft, { productIds: [] }, true);
+}
+
+/**
+ * Makes the letter's fee invoice by the invoice creation's own writer and posts it by the validate
+ * operation's own code, in the run's transaction (a refusal of either refuses the run), and keeps
+ * its id on the letter. A letter whose partner the gather asked nothing for (post_fees turned on,
+ * or the invoice fell overdue, since) has the run gathered again.
+ */
+async function postFee(
+  ctx: ApplyContext,
+  letter: DunningLetterPlan,
+  plan: FeeInvoicePlan,
+  letterId: number,
+  facts: ReadonlyMap<number, ValidationFacts>,
+): Promise<number> {
+  const partnerFacts = facts.get(plan.partner_id);
+  if (!partnerFacts) throw new AppError(503, 'service_unavailable', 'The reminder settings changed meanwhile; retry').asStale();
+  const { values, lines } = feeInvoice(plan, letterId);
+  await assertNotFenced(ctx.db, ctx.orgId, plan.partner_id);
+  const made = await insertInvoice(ctx.db, ctx.orgId, values, lines);
+  await postInvoice(ctx, made.row.id, partnerFacts, `the fee invoice of ${letter.invoicenumber}, level ${letter.level}`);
+  await setFeeInvoice(ctx.db, ctx.orgId, letterId, made.row.id);
+  return made.row.id;
+}

@@ -23,6 +23,8 @@ export type LineValues = Omit<EnteredLine, 'product_name' | 'description' | 'dis
     discount?: string | null;
     /** Only a bill made by import states it (its supplier's VAT kept, TaxedLine.stated_tax). */
     stated_tax?: string | null;
+    /** false for a line that names no catalog product (a reminder's fee): it moves no stock. Default true. */
+    catalog_checked?: boolean;
   };
 
 /** Header columns a new invoice takes from its request (or from its recurring parent); its taxes are computed from its lines and allowances. */
@@ -79,6 +81,7 @@ export function lineColumns(orgId: number, invoiceId: number, line: LineValues, 
     tax_exemption_code: line.tax_exemption_code ?? null,
     reverse_charge_rate: line.reverse_charge_rate ?? null,
     stated_tax: line.stated_tax ?? null,
+    catalog_checked: line.catalog_checked ?? true,
     ...lineAmountColumns(taxes, places),
   };
 }

@@ -40,6 +40,7 @@ import { migration as m055BooksVersion } from './055_books_version';
 import { migration as m056LineStatedTax } from './056_line_stated_tax';
 import { migration as m057InboundNotes } from './057_inbound_notes';
 import { migration as m058InvoiceDunningDispute } from './058_invoice_dunning_dispute';
+import { migration as m059DunningFees } from './059_dunning_fees';
 
 /**
  * The schema's migrations in the order they apply, one file each, named as schema_migrations records
@@ -89,4 +90,5 @@ export const invoicingMigrations: Migration[] = [
   m056LineStatedTax,
   m057InboundNotes,
   m058InvoiceDunningDispute,
+  m059DunningFees,
 ];
