@@ -248,6 +248,28 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     ).toHaveLength(events.length);
   });
 
+  it('applies an event delivered twice in one batch, and again in a later one, once', async () => {
+    const org = 46;
+    const partner = (await create({ partnername: 'Twice Co', credit_limit: 0 }, org)).id as number;
+    const event: EventEnvelope = {
+      id: randomUUID(),
+      type: 'invoicing.invoice.validated',
+      occurred_at: '2026-03-01T10:00:00',
+      org_id: org,
+      data: validatedData(partner, 831, 'invoiceout', 42.5),
+    };
+    const log = createLogger('test', 'silent');
+    await applyInboxBatch(ledgerConsumer, svc.db, [event, event], log);
+    const again = await testing.statementsIn(svc.db, (trx) => applyInboxBatch(ledgerConsumer, trx, [event], log));
+
+    expect(await svc.db('partners').where({ org_id: org, id: partner }).select('balance').first()).toEqual({ balance: '42.5' });
+    expect(await svc.db('partner_transactions').where({ org_id: org })).toHaveLength(1);
+    expect(await svc.db('inbox').where({ event_id: event.id })).toHaveLength(1);
+    // Found in the inbox by the load: nothing is decided, and only the bus's pending delivery is cleared.
+    expect(again).toHaveLength(2);
+    expect(again[1]).toMatch(/^with pending as \(delete from event_deliveries/);
+  });
+
   it('releases a commitment whose conversion commits while the validation waits on it (two ledger instances side by side)', async () => {
     // Two instances of the ledger, one applying a conversion, the other the validation of the same
     // invoice. The validation's statement waits on the conversion's uncommitted commitment; once that
