@@ -20,6 +20,20 @@ CREATE FUNCTION catalog.refuse_ledger_rewrite() RETURNS trigger
        end $$;
 
 --
+-- Name: require_as_planned(boolean); Type: FUNCTION; Schema: catalog; Owner: -
+--
+
+CREATE FUNCTION catalog.require_as_planned(as_planned boolean) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+         begin
+           if not as_planned then
+             raise exception 'what a consumer decided on changed before its store' using errcode = '40001';
+           end if;
+           return as_planned;
+         end $$;
+
+--
 -- Name: require_key_free(boolean); Type: FUNCTION; Schema: catalog; Owner: -
 --
 

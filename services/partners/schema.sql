@@ -21,6 +21,20 @@ CREATE FUNCTION partners.partners_record_json() RETURNS trigger
          end $$;
 
 --
+-- Name: require_as_planned(boolean); Type: FUNCTION; Schema: partners; Owner: -
+--
+
+CREATE FUNCTION partners.require_as_planned(as_planned boolean) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+         begin
+           if not as_planned then
+             raise exception 'what a consumer decided on changed before its store' using errcode = '40001';
+           end if;
+           return as_planned;
+         end $$;
+
+--
 -- Name: require_key_free(boolean); Type: FUNCTION; Schema: partners; Owner: -
 --
 

@@ -1,7 +1,7 @@
 import type { ConsumerDef, EventDef, EventEnvelope, EventOf } from '@bo/contracts';
 import type { z } from 'zod';
 import type { Knex, SqlStatement } from './db';
-import type { InboxHandlerDef } from './inbox';
+import type { InboxHandlerDef, PlannedStore } from './inbox';
 import type { Logger } from './logger';
 import type { TraceContext } from './observability/tracing';
 
@@ -46,6 +46,15 @@ export interface ConsumerEffect<E extends EventDef, R extends z.ZodType | undefi
    * their type (webhooks), whose data is the publisher's contract and not its own.
    */
   forward?: (events: EventEnvelope[], log: Logger, traces: ReadonlyArray<TraceContext | undefined>) => SqlStatement | undefined;
+  /**
+   * Load → decide → store, a statement each (InboxHandlerDef `load` and `store`): `load` reads the
+   * batch's state as one row, `store` decides on it for the events not applied before and answers
+   * the writes, or `in transaction` to leave the batch to `batch`, its one other way then.
+   */
+  plan?: {
+    load(events: Array<Received<E, R>>): SqlStatement;
+    store(events: Array<Received<E, R>>, loaded: Record<string, unknown>, log: Logger): PlannedStore | 'in transaction';
+  };
   /** After `statement` or `forward` committed, with the number of rows its effect wrote. */
   applied?: (rowCount: number) => void;
 }
@@ -96,9 +105,28 @@ function bind<E extends EventDef, R extends z.ZodType | undefined>(
       const parsed = parse(event, log);
       return parsed ? [parsed] : [];
     });
-  const ways = [effect.on, effect.batch, effect.statement, effect.forward].filter((w) => w !== undefined).length;
-  if (ways !== 1) throw new Error(`${contract.name}: give its effect one way (on, batch, statement or forward), not ${ways}`);
+  const ways = [effect.on, effect.plan ? undefined : effect.batch, effect.statement, effect.forward, effect.plan].filter(
+    (w) => w !== undefined,
+  ).length;
+  if (ways !== 1) throw new Error(`${contract.name}: give its effect one way (on, batch, statement, forward or plan), not ${ways}`);
   const base = { name: contract.name, events: contract.events, ...(effect.routes ? { routes: effect.routes } : {}) };
+  const { plan } = effect;
+  if (plan) {
+    const batch = effect.batch;
+    return {
+      ...base,
+      load: (events, log) => plan.load(parsedAll(events, log)),
+      store: (events, loaded, log) => plan.store(parsedAll(events, log), loaded, log),
+      ...(batch
+        ? {
+            async handleBatch(trx: Knex.Transaction, events: EventEnvelope[], log: Logger) {
+              const parsed = parsedAll(events, log);
+              if (parsed.length) await batch(trx, parsed, log);
+            },
+          }
+        : {}),
+    };
+  }
   if (effect.on) {
     const on = effect.on as unknown as Record<string, (trx: Knex.Transaction, event: Event, log: Logger) => Promise<void>>;
     return {

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@bo/contracts';
 import type { DeliveryStore, PendingDelivery, Subscription } from './bus/types';
-import type { Knex, SqlStatement } from './db';
+import type { Knex, Migration, SqlStatement } from './db';
 import type { Logger } from './logger';
 import { Batched } from './batched';
 import { retryTransientConflicts } from './db-errors';
@@ -28,6 +28,7 @@ export type InboxHandlerDef = {
       handle(trx: Knex.Transaction, event: EventEnvelope, log: Logger): Promise<void>;
       handleBatch?: never;
       statement?: never;
+      load?: never;
     }
   | {
       /**
@@ -36,6 +37,27 @@ export type InboxHandlerDef = {
        * applying them one by one in that order.
        */
       handleBatch(trx: Knex.Transaction, events: EventEnvelope[], log: Logger): Promise<void>;
+      handle?: never;
+      statement?: never;
+      load?: never;
+    }
+  | {
+      /**
+       * Load → decide → store, one statement each way and no transaction: the state the batch's
+       * decision needs as one read of one row (`load`, given every event of the batch, in delivery
+       * order; the runtime adds which of them the inbox holds already), then `store`, given the events
+       * not applied before (at least one, in delivery order, ids distinct) and that row, decides and
+       * answers the writes (PlannedStore), which run with the inbox rows of those events as one
+       * statement. Each write states how many rows it must affect: should another instance or
+       * another write have changed what the load saw (a row the plan updates, a natural key it
+       * inserts, an event's inbox row), a count differs, the statement fails whole and the batch is
+       * loaded and decided again. `store` answers `in transaction` for a batch it will not plan (an
+       * effect whose state one statement cannot hold still): `handleBatch` then applies the batch
+       * in the inbox transaction.
+       */
+      load(events: EventEnvelope[], log: Logger): SqlStatement;
+      store(events: EventEnvelope[], loaded: Record<string, unknown>, log: Logger): PlannedStore | 'in transaction';
+      handleBatch?(trx: Knex.Transaction, events: EventEnvelope[], log: Logger): Promise<void>;
       handle?: never;
       statement?: never;
     }
@@ -54,8 +76,48 @@ export type InboxHandlerDef = {
       applied?(rowCount: number): void;
       handle?: never;
       handleBatch?: never;
+      load?: never;
     }
 );
+
+/**
+ * A consumer's store (InboxHandlerDef `store`): its writes, each an INSERT, UPDATE or DELETE with a
+ * RETURNING clause that must return exactly `rows` rows, run as data-modifying CTEs of one statement
+ * with the batch's inbox rows. Writes of one statement see one snapshot: none reads what another writes.
+ */
+export interface PlannedStore {
+  writes: ReadonlyArray<SqlStatement & { rows: number }>;
+  /** Called once the statement committed. */
+  stored?(): void;
+}
+
+/**
+ * The function that fails a planned store whose counts differ from its plan (asPlannedCheckMigration),
+ * with SQLSTATE 40001: a serialization failure, which runs the batch again from its load.
+ */
+export const AS_PLANNED_CHECK = 'require_as_planned';
+
+/**
+ * The migration a service whose consumers store as planned (InboxHandlerDef `load`) runs once,
+ * under the name and number of its own list: it makes AS_PLANNED_CHECK in the service's schema.
+ */
+export function asPlannedCheckMigration(name: string): Migration {
+  return {
+    name,
+    async up(trx, schema) {
+      await trx.raw(
+        `create function ??.${AS_PLANNED_CHECK}(as_planned boolean) returns boolean language plpgsql as $$
+         begin
+           if not as_planned then
+             raise exception 'what a consumer decided on changed before its store' using errcode = '40001';
+           end if;
+           return as_planned;
+         end $$`,
+        [schema],
+      );
+    },
+  };
+}
 
 /**
  * Wraps a handler so each event id takes effect once: the inbox row and the effect commit together,
@@ -77,6 +139,16 @@ export function inboxSubscription(def: InboxHandlerDef, db: Knex, log: Logger): 
     store: deliveryStore(db, def.name),
     handler: (event) => batches.apply(event),
   };
+}
+
+/**
+ * Applies one batch as the consumer's inbox applies it (its statements, the inbox rows, a conflict
+ * run again), on `db`, a pool or a transaction: for tests that hold one instance's work open while
+ * another applies its own.
+ */
+export async function applyInboxBatch(def: InboxHandlerDef, db: Knex, events: EventEnvelope[], log: Logger): Promise<void> {
+  const batches = new InboxBatches(def, db, log);
+  await retryTransientConflicts(() => batches.applyAll(events));
 }
 
 /** The most events one transaction applies (the RabbitMQ consumer has at most its prefetch unacked). */
@@ -125,8 +197,12 @@ class InboxBatches {
   }
 
   /** The inbox rows of all and the effect of each one not applied before, in order, committed together. */
-  private async applyAll(events: EventEnvelope[]): Promise<void> {
+  async applyAll(events: EventEnvelope[]): Promise<void> {
     const { def } = this;
+    if (def.load) {
+      await this.applyPlanned(def, events);
+      return;
+    }
     const { pending, recorded } = this.inboxRows(events);
     if (def.statement) {
       const effect = def.statement(
@@ -142,6 +218,19 @@ class InboxBatches {
       if (effect && def.applied) def.applied((result as { rowCount: number | null }).rowCount ?? 0);
       return;
     }
+    await this.inTransaction(events, async (trx, fresh) => {
+      if (def.handleBatch) await def.handleBatch(trx, fresh, this.log.child({ consumer: def.name }));
+      else for (const event of fresh) await def.handle(trx, event, this.eventLog(event));
+    });
+  }
+
+  private eventLog(event: EventEnvelope): Logger {
+    return this.log.child({ consumer: this.def.name, event_id: event.id, type: event.type });
+  }
+
+  /** The inbox rows of all and `apply` of those not applied before (if any), in order, in one transaction. */
+  private async inTransaction(events: EventEnvelope[], apply: (trx: Knex.Transaction, fresh: EventEnvelope[]) => Promise<void>) {
+    const { pending, recorded } = this.inboxRows(events);
     // Events the effects record go out once this commits (recordEvent); nothing else is owed here.
     await inTransaction(this.db, async (trx) => {
       const inserted: unknown = await trx.raw(`with ${pending.sql} ${recorded.sql} returning event_id`, [
@@ -149,19 +238,64 @@ class InboxBatches {
         ...recorded.bindings,
       ]);
       const freshIds = new Set((inserted as { rows: Array<{ event_id: string }> }).rows.map((r) => r.event_id));
-      const eventLog = (event: EventEnvelope) => this.log.child({ consumer: def.name, event_id: event.id, type: event.type });
       // A twin delivered in the same batch finds the id taken by the first.
       const fresh = events.filter((event) => {
         if (freshIds.delete(event.id)) return true;
-        eventLog(event).info('duplicate event ignored');
+        this.eventLog(event).info('duplicate event ignored');
         return false;
       });
-      if (def.handleBatch) {
-        if (fresh.length) await def.handleBatch(trx, fresh, this.log.child({ consumer: def.name }));
-      } else {
-        for (const event of fresh) await def.handle(trx, event, eventLog(event));
-      }
+      if (fresh.length) await apply(trx, fresh);
     });
+  }
+
+  /**
+   * Load → decide → store (InboxHandlerDef `load`): one read of the consumer's state and of the
+   * events the inbox holds, then one statement for the events' inbox rows and the consumer's writes,
+   * each held to its count by AS_PLANNED_CHECK; a batch its consumer will not plan runs in the inbox
+   * transaction instead.
+   */
+  private async applyPlanned(def: Extract<InboxHandlerDef, { load: unknown }>, events: EventEnvelope[]): Promise<void> {
+    const ids = events.map((e) => e.id);
+    const log = this.log.child({ consumer: def.name });
+    const load = def.load(events, log);
+    const result: unknown = await this.db.raw(
+      `select l.*, array(select i.event_id::text from inbox i where i.consumer = ? and i.event_id = any(?::uuid[])) as inbox_held
+         from (${load.sql}) as l`,
+      [def.name, ids, ...load.bindings],
+    );
+    const rows = (result as { rows: Array<Record<string, unknown> & { inbox_held: string[] }> }).rows;
+    if (rows.length !== 1) throw new Error(`${def.name}: its load answered ${rows.length} rows, not one`);
+    const { inbox_held: held, ...loaded } = rows[0]!;
+    const seen = new Set(held);
+    const fresh = events.filter((event) => {
+      if (!seen.has(event.id)) {
+        seen.add(event.id);
+        return true;
+      }
+      this.log.child({ consumer: def.name, event_id: event.id, type: event.type }).info('duplicate event ignored');
+      return false;
+    });
+    const pending = this.inboxRows(events).pending;
+    if (!fresh.length) {
+      await this.db.raw(`with ${pending.sql} select 1`, pending.bindings);
+      return;
+    }
+    const store = def.store(fresh, loaded, log);
+    if (store === 'in transaction') {
+      if (!def.handleBatch) throw new Error(`${def.name}: a batch left to a transaction needs handleBatch`);
+      const handleBatch = def.handleBatch.bind(def);
+      await this.inTransaction(events, (trx, batch) => handleBatch(trx, batch, log));
+      return;
+    }
+    const { recorded } = this.inboxRows(fresh);
+    const writes = store.writes.map((w, i) => ({ ...w, name: `planned${i + 1}` }));
+    const counts = [`(select count(*) from recorded) = ?`, ...writes.map((w) => `(select count(*) from ${w.name}) = ?`)];
+    await this.db.raw(
+      `with ${pending.sql}, recorded as (${recorded.sql} returning 1)${writes.map((w) => `, ${w.name} as (${w.sql})`).join('')}
+       select ${AS_PLANNED_CHECK}(${counts.join(' and ')})`,
+      [...pending.bindings, ...recorded.bindings, ...writes.flatMap((w) => w.bindings), fresh.length, ...writes.map((w) => w.rows)],
+    );
+    store.stored?.();
   }
 
   /**

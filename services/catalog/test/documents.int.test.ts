@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { invoicing } from '@bo/contracts';
-import { createLogger, purgeExpired } from '@bo/runtime';
+import { applyInboxBatch, createLogger, purgeExpired } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { catalogService } from '../src';
 import { documentStockConsumer } from '../src/document/document-stock.consumer';
@@ -209,17 +209,28 @@ describe('catalog stock following validated documents (integration)', () => {
       validated('creditout', [{ product_id: fee.id, quantity: 3 }]),
     ].map(envelope);
     const apply = (events: typeof batch) =>
-      testing.statementsIn(svc.db, (trx) => documentStockConsumer.handleBatch!(trx, events, createLogger('test', 'silent')));
+      testing.statementsIn(svc.db, (trx) => applyInboxBatch(documentStockConsumer, trx, events, createLogger('test', 'silent')));
     const statements = await apply(batch);
     expect(await quantities(goods.id)).toEqual({ [defaultLoc]: 5, [north]: 2 });
     expect(await svc.db('stock_moves').where({ product_id: fee.id })).toEqual([]);
-    // One lock for the four documents' products; a service-only batch costs nothing more.
+    // One lock for the four documents' products.
     expect(statements.filter((sql) => sql.includes('"products"') && /for update/i.test(sql))).toHaveLength(1);
+    // A batch that moves no stock is its load and its inbox rows: two statements, no transaction.
     const serviceOnly = [
       validated('invoiceout', [{ product_id: fee.id, quantity: 1 }]),
       validated('creditout', [{ product_id: fee.id, quantity: 1 }]),
     ].map(envelope);
-    expect((await apply(serviceOnly)).filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql))).toHaveLength(1);
+    const serviceStatements = await testing.statementsIn(svc.db, (trx) =>
+      applyInboxBatch(documentStockConsumer, trx, serviceOnly, createLogger('test', 'silent')),
+    );
+    expect(serviceStatements).toHaveLength(2);
+    expect(serviceStatements.some((sql) => /^(begin|commit|savepoint)/i.test(sql))).toBe(false);
+    expect(
+      await svc.db('inbox').whereIn(
+        'event_id',
+        [...batch, ...serviceOnly].map((e) => e.id),
+      ),
+    ).toHaveLength(6);
   });
 
   it('moves a document named twice in one batch once', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@bo/contracts';
-import { createLogger } from '@bo/runtime';
+import { applyInboxBatch, createLogger } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { ledgerConsumer } from '../src/ledger/ledger.consumer';
 import { partnersService } from '../src/service';
@@ -211,8 +211,8 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     const log = createLogger('test', 'silent');
     const [batched, oneByOne] = [41, 42];
     const events = await story(batched);
-    const statements = await testing.statementsIn(svc.db, (trx) => ledgerConsumer.handleBatch!(trx, events, log));
-    for (const event of await story(oneByOne)) await svc.db.transaction((trx) => ledgerConsumer.handleBatch!(trx, [event], log));
+    const statements = await testing.statementsIn(svc.db, (trx) => applyInboxBatch(ledgerConsumer, trx, events, log));
+    for (const event of await story(oneByOne)) await applyInboxBatch(ledgerConsumer, svc.db, [event], log);
 
     const state = async (org: number) => ({
       partner: await svc.db('partners').where({ org_id: org }).select('balance', 'committed').first(),
@@ -236,11 +236,38 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       [507, 'released'],
     ]);
     expect(after.posted).toHaveLength(4);
-    // Twelve events in three runs (a conversion then its validation, a cancellation then a late
-    // conversion, a payment posted twice), each a few statements: the partners it names, the
-    // commitments released and opened, the rows posted, the balances per currency moved, then the
-    // partners' figures weighed (loaded, then stored).
-    expect(statements.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql)).length).toBeLessThanOrEqual(3 * 7);
+    // Twelve events (a conversion then its validation, a cancellation then a late conversion, a
+    // payment posted twice) in two statements: the load of all they name, and the store of every
+    // effect with their inbox rows.
+    expect(statements.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql))).toHaveLength(2);
+    expect(
+      await svc.db('inbox').whereIn(
+        'event_id',
+        events.map((e) => e.id),
+      ),
+    ).toHaveLength(events.length);
+  });
+
+  it('applies an event delivered twice in one batch, and again in a later one, once', async () => {
+    const org = 46;
+    const partner = (await create({ partnername: 'Twice Co', credit_limit: 0 }, org)).id as number;
+    const event: EventEnvelope = {
+      id: randomUUID(),
+      type: 'invoicing.invoice.validated',
+      occurred_at: '2026-03-01T10:00:00',
+      org_id: org,
+      data: validatedData(partner, 831, 'invoiceout', 42.5),
+    };
+    const log = createLogger('test', 'silent');
+    await applyInboxBatch(ledgerConsumer, svc.db, [event, event], log);
+    const again = await testing.statementsIn(svc.db, (trx) => applyInboxBatch(ledgerConsumer, trx, [event], log));
+
+    expect(await svc.db('partners').where({ org_id: org, id: partner }).select('balance').first()).toEqual({ balance: '42.5' });
+    expect(await svc.db('partner_transactions').where({ org_id: org })).toHaveLength(1);
+    expect(await svc.db('inbox').where({ event_id: event.id })).toHaveLength(1);
+    // Found in the inbox by the load: nothing is decided, and only the bus's pending delivery is cleared.
+    expect(again).toHaveLength(2);
+    expect(again[1]).toMatch(/^with pending as \(delete from event_deliveries/);
   });
 
   it('releases a commitment whose conversion commits while the validation waits on it (two ledger instances side by side)', async () => {
@@ -261,13 +288,16 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     let converted!: () => void;
     const conversionApplied = new Promise<void>((resolve) => (converted = resolve));
     const conversion = svc.db.transaction(async (trx) => {
-      await ledgerConsumer.handleBatch!(trx, [e('sales.quotation.converted', convertedData(partner, 801, 77.7))], log);
+      await applyInboxBatch(ledgerConsumer, trx, [e('sales.quotation.converted', convertedData(partner, 801, 77.7))], log);
       converted();
       await held;
     });
     await conversionApplied;
-    const validation = svc.db.transaction((trx) =>
-      ledgerConsumer.handleBatch!(trx, [e('invoicing.invoice.validated', validatedData(partner, 801, 'invoiceout', 77.7))], log),
+    const validation = applyInboxBatch(
+      ledgerConsumer,
+      svc.db,
+      [e('invoicing.invoice.validated', validatedData(partner, 801, 'invoiceout', 77.7))],
+      log,
     );
     await waitForLockWait(svc, 'commitments');
     commitConversion();
@@ -300,14 +330,12 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     let applied!: () => void;
     const firstApplied = new Promise<void>((resolve) => (applied = resolve));
     const first = svc.db.transaction(async (trx) => {
-      await ledgerConsumer.handleBatch!(trx, [e({ ...convertedData(partner, 811, 10), currency: 'USD' })], log);
+      await applyInboxBatch(ledgerConsumer, trx, [e({ ...convertedData(partner, 811, 10), currency: 'USD' })], log);
       applied();
       await held;
     });
     await firstApplied;
-    const second = svc.db.transaction((trx) =>
-      ledgerConsumer.handleBatch!(trx, [e({ ...convertedData(partner, 812, 20), currency: 'GBP' })], log),
-    );
+    const second = applyInboxBatch(ledgerConsumer, svc.db, [e({ ...convertedData(partner, 812, 20), currency: 'GBP' })], log);
     await waitForLockWait(svc, 'partner');
     release();
     await Promise.all([first, second]);
@@ -337,7 +365,7 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
         org_id: org,
         data: { ...convertedData(partner, 821, 20), currency: 'GBP' },
       };
-      await ledgerConsumer.handleBatch!(trx, [event], log);
+      await applyInboxBatch(ledgerConsumer, trx, [event], log);
       applied();
       await held;
     });

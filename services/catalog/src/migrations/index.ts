@@ -5,6 +5,7 @@ import { migration as m003DocumentMoves } from './003_document_moves';
 import { migration as m004StockMovesNaturalKey } from './004_stock_moves_natural_key';
 import { migration as m005TaxDefaults } from './005_tax_defaults';
 import { migration as m006ProductVersion } from './006_product_version';
+import { migration as m007InboxAsPlannedCheck } from './007_inbox_as_planned_check';
 
 /**
  * The schema's migrations in the order they apply, one file each, named as schema_migrations records
@@ -19,4 +20,5 @@ export const catalogMigrations: Migration[] = [
   m004StockMovesNaturalKey,
   m005TaxDefaults,
   m006ProductVersion,
+  m007InboxAsPlannedCheck,
 ];

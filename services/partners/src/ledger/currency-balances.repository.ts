@@ -1,5 +1,5 @@
 import type { Knex } from '@bo/runtime';
-import { type CurrencyBalanceRow, type PartnerBalances, type RecordFigures } from './currency-balances';
+import { type CurrencyBalanceRow, type PartnerBalances } from './currency-balances';
 
 /** A partner as its balances are weighed: its id, organization and currency. */
 export interface WeighedPartner {
@@ -46,19 +46,4 @@ export function groupBalances(rows: readonly BalanceRow[]): PartnerBalances[] {
     byPartner.set(r.partner_id, p);
   }
   return [...byPartner.values()];
-}
-
-/**
- * The partners' own `balance`, `receivable` and `committed` set to their weighed figures
- * (decideRecordFigures), one statement for all of them, in id order.
- */
-export async function storeRecordFigures(db: Knex, figures: readonly RecordFigures[]): Promise<void> {
-  if (!figures.length) return;
-  const sorted = [...figures].sort((a, b) => a.partner_id - b.partner_id);
-  await db.raw(
-    `update partners p set balance = f.balance, receivable = f.receivable, committed = f.committed, updated_at = now()
-       from unnest(?::int[], ?::numeric[], ?::numeric[], ?::numeric[]) as f(id, balance, receivable, committed)
-      where p.id = f.id`,
-    [sorted.map((f) => f.partner_id), sorted.map((f) => f.balance), sorted.map((f) => f.receivable), sorted.map((f) => f.committed)],
-  );
 }

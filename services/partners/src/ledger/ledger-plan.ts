@@ -143,36 +143,6 @@ export function partnerOf(step: LedgerStep): number | undefined {
   return step.posts?.partner_id ?? step.also?.[0]?.partner_id ?? step.commits?.partner_id;
 }
 
-/**
- * Splits steps, in order, into runs that may be applied as sets: within a run no two steps touch the
- * same invoice's commitment or post the same source, so the statements of a run (release, commit,
- * post) commute, and every balance move is an addition. A conversion and the validation of its
- * invoice in one batch therefore still apply in their order: committed, then released.
- */
-export function setBasedRuns(steps: readonly LedgerStep[]): LedgerStep[][] {
-  const runs: LedgerStep[][] = [];
-  let run: LedgerStep[] = [];
-  let touched = new Set<string>();
-  for (const step of steps) {
-    const org = step.event.org_id;
-    const keys = [
-      ...(step.releases !== undefined ? [`commitment:${org}:${step.releases}`] : []),
-      ...(step.commits ? [`commitment:${org}:${step.commits.invoice_id}`] : []),
-      ...(step.posts ? [`posted:${org}:${step.posts.source}:${step.posts.source_id}`] : []),
-      ...(step.also ?? []).map((row) => `posted:${org}:${row.source}:${row.source_id}`),
-    ];
-    if (keys.some((k) => touched.has(k))) {
-      runs.push(run);
-      run = [];
-      touched = new Set();
-    }
-    run.push(step);
-    for (const k of keys) touched.add(k);
-  }
-  if (run.length) runs.push(run);
-  return runs;
-}
-
 /** How much one currency of a partner moves, and what documents posted in it came to (their rate). */
 export interface CurrencyMove {
   partner_id: number;

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@bo/contracts';
 import { cancelledData, convertedData, paymentData, validatedData } from '../../test/ledger-events';
 import { cashStep } from './cash-plan';
-import { ledgerStep, setBasedRuns, sumCurrencyMoves, type LedgerStep } from './ledger-plan';
+import { ledgerStep, sumCurrencyMoves } from './ledger-plan';
 
 const envelope = (type: string, data: Record<string, unknown>, org_id = 1): EventEnvelope => ({
   id: `${type}:${JSON.stringify(data)}:${org_id}`,
@@ -15,7 +15,6 @@ const cancelled = (invoiceId: number) => ledgerStep(envelope('invoicing.invoice.
 const paid = (invoiceId: number, paymentId: number) =>
   ledgerStep(envelope('invoicing.invoice.payment_registered', paymentData(7, invoiceId, paymentId, 40.05)));
 const converted = (invoiceId: number) => ledgerStep(envelope('sales.quotation.converted', convertedData(7, invoiceId)));
-const shape = (runs: LedgerStep[][]) => runs.map((run) => run.map((s) => s.event.type.split('.').pop()));
 
 describe('the ledger applied as sets', () => {
   it('reads what each event asks: a validation releases and posts, a payment posts, a conversion commits', () => {
@@ -59,24 +58,6 @@ describe('the ledger applied as sets', () => {
 
   it('refuses an event whose data it cannot read, so the inbox retries and then dead-letters it', () => {
     expect(() => ledgerStep(envelope('invoicing.invoice.validated', { invoice_id: 'not a number' }))).toThrow();
-  });
-
-  it('keeps independent events in one run', () => {
-    expect(shape(setBasedRuns([validated(1), validated(2), paid(1, 1), paid(1, 2), converted(3), cancelled(4)]))).toEqual([
-      ['validated', 'validated', 'payment_registered', 'payment_registered', 'converted', 'cancelled'],
-    ]);
-  });
-
-  it('starts a new run where an event touches a commitment or a source the run touched, so such pairs apply in their order', () => {
-    expect(shape(setBasedRuns([converted(1), validated(2), validated(1), cancelled(3), converted(3)]))).toEqual([
-      ['converted', 'validated'],
-      ['validated', 'cancelled'],
-      ['converted'],
-    ]);
-    // The same payment twice (published again under another id) posts once, in its own run.
-    expect(shape(setBasedRuns([paid(1, 5), paid(1, 5)]))).toEqual([['payment_registered'], ['payment_registered']]);
-    // The same invoice number in two organizations is two invoices.
-    expect(shape(setBasedRuns([validated(1, 1), validated(1, 2)]))).toEqual([['validated', 'validated']]);
   });
 
   it('sums moves per partner and currency, and the rate of the documents that tell their accounting worth', () => {

@@ -13,6 +13,7 @@ import { migration as m010PeppolIds } from './010_peppol_ids';
 import { migration as m011PartnerBankAccountsAndDunningBlock } from './011_partner_bank_accounts_and_dunning_block';
 import { migration as m012PartnerFiguresWeighed } from './012_partner_figures_weighed';
 import { migration as m013ProfileBooksVersion } from './013_profile_books_version';
+import { migration as m014InboxAsPlannedCheck } from './014_inbox_as_planned_check';
 
 /**
  * The schema's migrations in the order they apply, one file each, named as schema_migrations records
@@ -34,6 +35,7 @@ export const partnersMigrations: Migration[] = [
   m011PartnerBankAccountsAndDunningBlock,
   m012PartnerFiguresWeighed,
   m013ProfileBooksVersion,
+  m014InboxAsPlannedCheck,
   // Each partner's record as a list answers it, kept by PostgreSQL (repeatable: renamed, and so
   // rebuilt, whenever the record's fields change). Keep it last.
   storedRecordMigration('partners', partnerRecordFields),
