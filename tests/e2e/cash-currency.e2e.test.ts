@@ -116,6 +116,56 @@ describe('payments in another currency, end to end', () => {
     expect(await receivableOf(acme)).toBe('0.00');
   });
 
+  it('clears an invoice at what its validation booked when the payment waited for that validation to commit', async () => {
+    const initech = await customer('Initech USA');
+    // A draft of 100.00 USD at 0.90, held locked here so its validation and then the payment queue behind.
+    const draft = (
+      await ok(
+        post('/invoicing/invoice/new', {
+          invoicetype: 'invoiceout',
+          partner: initech,
+          currency: 'USD',
+          exchange_rate: '0.9',
+          invoicedatetime: '2026-05-04T10:00:00',
+          line_items: [{ product_id: suite.product, quantity: 1, price: 100, tax_rate: 0, tax_included: false }],
+        }),
+      )
+    ).body.invoice.id;
+    const waiting = async () => {
+      const { rows } = await suite.invoicingDb.raw(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
+      return rows[0].n as number;
+    };
+    const hold = await suite.invoicingDb.transaction();
+    let validated!: Promise<ApiResponse>;
+    let paid!: Promise<ApiResponse>;
+    try {
+      await hold.raw('select id from invoices where id = ? for update', [draft]);
+      validated = post('/invoicing/invoice/new', { validate_invoice: true, id: draft });
+      await eventually(async () => expect(await waiting()).toBe(1));
+      paid = post('/invoicing/invoice/new', {
+        register_payment: true,
+        id: draft,
+        amount: 100,
+        payment_date: '2026-05-21',
+        exchange_rate: 0.85,
+      });
+      await eventually(async () => expect(await waiting()).toBe(2));
+    } finally {
+      await hold.rollback();
+    }
+    await ok(validated);
+    const payment = (await ok(paid)).body.payment;
+    // The receivable the validation booked (90.00 EUR) is cleared, not the 100.00 the draft was worth unconverted.
+    expect(await linesOf(payment.journal_entry_id)).toEqual([
+      ['Bank', '85.00', '0.00'],
+      [RECEIVABLE, '0.00', '90.00'],
+      [LOSSES, '5.00', '0.00'],
+    ]);
+    expect(await receivableOf(initech)).toBe('0.00');
+  });
+
   it("takes the rate table's rate on the payment date, and clears credit allocated later at the invoice's rate", async () => {
     const globex = await customer('Globex USA');
     await ok(post('/invoicing/exchangerates', { action: 'set', currency: 'USD', date: '2026-06-01', rate: '0.8' }));

@@ -19,10 +19,10 @@ export const STATEMENT_BUDGETS = {
   'update-partner': { title: 'update partner', budget: 3, ceiling: 8 },
   'create-invoice': { title: 'create invoice', budget: 4, ceiling: 8 },
   'validate-invoice': { title: 'validate invoice, with its consumers', budget: 8, ceiling: 15 },
-  'register-payment': { title: 'register payment', budget: 5, ceiling: 16 },
-  'create-payment': { title: 'create payment, 3 allocations', budget: 6, ceiling: 18 },
+  'register-payment': { title: 'register payment', budget: 5, ceiling: 8 },
+  'create-payment': { title: 'create payment, 3 allocations', budget: 6, ceiling: 13 },
   'stock-adjustment': { title: 'stock adjustment', budget: 4, ceiling: 7 },
-  'quotation-convert': { title: 'convert a quotation to an invoice', budget: 8, ceiling: 31 },
+  'quotation-convert': { title: 'convert a quotation to an invoice', budget: 8, ceiling: 25 },
 } as const;
 
 export type WriteName = keyof typeof STATEMENT_BUDGETS;

@@ -192,24 +192,6 @@ export async function markCancelled(trx: Knex.Transaction, invoiceId: number, op
   return row as InvoiceRow;
 }
 
-/** Adds a payment of `amount` to a locked invoice's paid amount, marking it paid when that pays it in full; answers it as stored. */
-export async function addPaid(
-  trx: Knex.Transaction,
-  invoiceId: number,
-  amount: string,
-  opts: { paidInFull: boolean },
-): Promise<InvoiceRow> {
-  const [row] = (await trx('invoices')
-    .where({ id: invoiceId })
-    .update({
-      amount_paid: trx.raw('amount_paid + ?::numeric', [amount]),
-      updated_at: trx.fn.now(),
-      ...(opts.paidInFull ? { invoicestatus: 'paid', paid_at: trx.fn.now() } : {}),
-    })
-    .returning('*')) as InvoiceRow[];
-  return row as InvoiceRow;
-}
-
 /** A journal entry of an invoice as its balances show it. */
 export interface InvoiceEntryRow {
   id: number;

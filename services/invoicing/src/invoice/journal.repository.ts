@@ -1,5 +1,5 @@
 import { amountText, sum, type Dec } from '@bo/kernel';
-import type { Knex } from '@bo/runtime';
+import type { Knex, StorePart } from '@bo/runtime';
 import { isBalanced, type JournalLine } from '../domain/journal';
 
 /** An amount as the journal stores it: as exact as it came (the accounting currency may have three or four decimals). */
@@ -22,44 +22,64 @@ export interface EntryHeader {
  * The common table expressions that store a journal entry (`entry`, returning its id) and its
  * lines (`posted`), for a statement to go on from. `drawn` names SQL for ids drawn beforehand in the
  * same statement (the entry's own, its payment's), so an entry and the payment it belongs to can name
- * each other as they go in. An unbalanced entry is a bug and never reaches the books.
+ * each other as they go in.
  */
 export function entryCtes(
   entry: EntryHeader,
   lines: JournalLine[],
   drawn: { id: string; payment_id: string } | null = null,
 ): { sql: string; bindings: Knex.Value[] } {
-  if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);
-  const header: Record<string, Knex.Value | undefined> = { ...entry, amount: journalAmount(sum(lines.map((l) => l.debit))) };
+  const header = entryHeader(entry, lines);
   if (drawn) delete header['payment_id'];
   const columns = Object.keys(header).filter((c) => header[c] !== undefined);
   const drawnColumns = drawn ? ['id', 'payment_id'] : [];
-  const values = lines.map(() => '(?, ?, ?::numeric, ?::numeric, ?, ?::numeric, ?::numeric)').join(', ');
   return {
     sql: `entry as (insert into journal_entries (${[...drawnColumns, ...columns].map(() => '??').join(', ')}) values (${[
       ...(drawn ? [drawn.id, drawn.payment_id] : []),
       ...columns.map(() => '?'),
-    ].join(', ')}) returning id)${
-      lines.length
-        ? `, posted as (insert into journal_lines (entry_id, account, label, debit, credit, tax_category, tax_rate, tax_base)
-             select entry.id, l.* from entry, (values ${values}) as l(account, label, debit, credit, tax_category, tax_rate, tax_base))`
-        : ''
-    }`,
-    bindings: [
-      ...drawnColumns,
-      ...columns,
-      ...columns.map((c) => header[c] as Knex.Value),
-      ...lines.flatMap((l) => [
-        l.account,
-        l.label,
-        journalAmount(l.debit),
-        journalAmount(l.credit),
-        l.tax_category ?? null,
-        l.tax_rate?.toFixed() ?? null,
-        l.tax_base ? journalAmount(l.tax_base) : null,
-      ]),
-    ],
+    ].join(', ')}) returning id)${lines.length ? `, posted as (${linesInsert('entry.id', 'entry, ', lines)})` : ''}`,
+    bindings: [...drawnColumns, ...columns, ...columns.map((c) => header[c] as Knex.Value), ...lineBindings(lines)],
   };
+}
+
+/**
+ * A journal entry and its lines as parts of a store (storeWithCommit) under the id its load drew
+ * (`id`): the entry, and its lines naming it, as two writes that read nothing of each other.
+ */
+export function entryParts(id: number, entry: EntryHeader, lines: JournalLine[]): StorePart[] {
+  const header: Record<string, Knex.Value | undefined> = { id, ...entryHeader(entry, lines) };
+  const columns = Object.keys(header).filter((c) => header[c] !== undefined);
+  return [
+    {
+      sql: `insert into journal_entries (${columns.map(() => '??').join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+      bindings: [...columns, ...columns.map((c) => header[c] as Knex.Value)],
+    },
+    ...(lines.length ? [{ sql: linesInsert('?::int', '', lines), bindings: [id, ...lineBindings(lines)] }] : []),
+  ];
+}
+
+/** An entry's header with its amount (what it debits): an unbalanced entry is a bug and never reaches the books. */
+function entryHeader(entry: EntryHeader, lines: JournalLine[]): Record<string, Knex.Value | undefined> {
+  if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);
+  return { ...entry, amount: journalAmount(sum(lines.map((l) => l.debit))) };
+}
+
+function linesInsert(entryId: string, from: string, lines: JournalLine[]): string {
+  const values = lines.map(() => '(?, ?, ?::numeric, ?::numeric, ?, ?::numeric, ?::numeric)').join(', ');
+  return `insert into journal_lines (entry_id, account, label, debit, credit, tax_category, tax_rate, tax_base)
+             select ${entryId}, l.* from ${from}(values ${values}) as l(account, label, debit, credit, tax_category, tax_rate, tax_base)`;
+}
+
+function lineBindings(lines: JournalLine[]): Knex.Value[] {
+  return lines.flatMap((l) => [
+    l.account,
+    l.label,
+    journalAmount(l.debit),
+    journalAmount(l.credit),
+    l.tax_category ?? null,
+    l.tax_rate?.toFixed() ?? null,
+    l.tax_base ? journalAmount(l.tax_base) : null,
+  ]);
 }
 
 /**

@@ -9,7 +9,7 @@ import { entryCtes } from './journal.repository';
  * A row as JSON with its numeric columns as their exact text, as node-postgres reads a numeric;
  * `ints` are the integer columns, which stay numbers.
  */
-function exactJson(alias: string, ints: readonly string[]): string {
+export function exactJson(alias: string, ints: readonly string[]): string {
   const kept = ints.map((c) => `'${c}'`).join(', ');
   return `(select jsonb_object_agg(e.k, case when jsonb_typeof(e.v) = 'number' and e.k not in (${kept}) then to_jsonb(e.v #>> '{}') else e.v end)
              from jsonb_each(to_jsonb(${alias})) as e(k, v))`;

@@ -18,18 +18,26 @@ export interface PaymentConversion {
  * settles share, so a payment of one foreign invoice realizes no difference when nobody says the rate
  * moved; with none of these it is refused on `exchange_rate`.
  */
-export async function paymentConversion(
-  db: Knex,
-  orgId: number,
-  payment: {
-    currency: string | null;
-    amount: DecimalLike;
-    date: string;
-    given: DecimalLike | undefined;
-    documents: ReadonlyArray<{ currency: string | null; exchange_rate: string | null }>;
-  },
-): Promise<PaymentConversion> {
-  const { accounting, places, rate: stated } = await cashRate(db, orgId, { ...payment, what: 'the payment' });
+export async function paymentConversion(db: Knex, orgId: number, payment: PaymentToConvert): Promise<PaymentConversion> {
+  const accounting = await accountingCurrency(db, orgId);
+  return conversionOf(accounting, payment, await tableRate(db, orgId, accounting, payment));
+}
+
+/** What a payment's conversion decides on besides the accounting currency and the rate table. */
+export interface PaymentToConvert {
+  currency: string | null;
+  amount: DecimalLike;
+  date: string;
+  given: DecimalLike | undefined;
+  documents: ReadonlyArray<{ currency: string | null; exchange_rate: string | null }>;
+}
+
+/**
+ * The payment's conversion (paymentConversion) once the accounting currency and, where it is asked
+ * for (needsTableRate), the rate table's rate on the payment date are known: pure.
+ */
+export function conversionOf(accounting: string | null, payment: PaymentToConvert, table: string | undefined): PaymentConversion {
+  const { places, rate: stated } = rateOf(accounting, { ...payment, what: 'the payment' }, table);
   if (stated === null) return { exchange_rate: null, accounting_amount: dec(payment.amount).toFixed(), places };
   const rate = stated ?? sharedRate(payment.currency as string, payment.documents);
   if (rate === undefined) {
@@ -53,17 +61,49 @@ export async function cashRate(
   cash: { currency: string | null; date: string; given: DecimalLike | undefined; what: string },
 ): Promise<{ accounting: string | null; places: number; rate: string | null | undefined }> {
   const accounting = await accountingCurrency(db, orgId);
+  return { accounting, ...rateOf(accounting, cash, await tableRate(db, orgId, accounting, cash)) };
+}
+
+/** Whether cash in `currency` takes the rate table's rate: foreign to the books, and given no rate of its own. */
+export function needsTableRate(accounting: string | null, cash: { currency: string | null; given: DecimalLike | undefined }): boolean {
+  return !postedAsItIs(accounting, cash.currency) && cash.given === undefined;
+}
+
+/** The rate table's rate of `rates` (any order) on `date`: the latest on or before it. */
+export function rateOn(rates: ReadonlyArray<{ date: string; rate: string }>, date: string): string | undefined {
+  let found: { date: string; rate: string } | undefined;
+  for (const r of rates) if (r.date <= date && (!found || r.date > found.date)) found = r;
+  return found?.rate;
+}
+
+/** cashRate once the accounting currency and the table's rate (where needsTableRate asks for it) are known. */
+function rateOf(
+  accounting: string | null,
+  cash: { currency: string | null; given: DecimalLike | undefined; what: string },
+  table: string | undefined,
+): { places: number; rate: string | null | undefined } {
   const places = placesOf(accounting);
-  if (accounting === null || cash.currency === null || cash.currency === accounting) {
+  if (postedAsItIs(accounting, cash.currency)) {
     if (cash.given !== undefined && accounting !== null && cash.currency === accounting && !dec(cash.given).equals(1)) {
       refuseRate(`${cash.what} is in ${accounting}, the accounting currency: its rate is 1`);
     }
-    return { accounting, places, rate: null };
+    return { places, rate: null };
   }
-  const rate =
-    (cash.given !== undefined ? dec(cash.given).toFixed() : undefined) ??
-    (await findExchangeRate(db, orgId, cash.currency, cash.date))?.rate;
-  return { accounting, places, rate };
+  return { places, rate: cash.given !== undefined ? dec(cash.given).toFixed() : table };
+}
+
+function postedAsItIs(accounting: string | null, currency: string | null): boolean {
+  return accounting === null || currency === null || currency === accounting;
+}
+
+async function tableRate(
+  db: Knex,
+  orgId: number,
+  accounting: string | null,
+  cash: { currency: string | null; date: string; given: DecimalLike | undefined },
+): Promise<string | undefined> {
+  if (!needsTableRate(accounting, cash)) return undefined;
+  return (await findExchangeRate(db, orgId, cash.currency as string, cash.date))?.rate;
 }
 
 /** `amount` of a foreign currency at `rate`, in the accounting currency rounded to its `places`. */

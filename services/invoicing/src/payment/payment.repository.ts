@@ -1,9 +1,9 @@
 import type { invoicing } from '@bo/contracts';
 import { dec, type DecimalLike } from '@bo/kernel';
-import { notFound, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { notFound, selectPage, type Knex, type PageRequest, type StorePart } from '@bo/runtime';
 import { accountsFor, tradeMove, type JournalLine } from '../domain/journal';
 import { allocationLines, statusAfterSettlement, unconverted, valueOfStep, type BookedValue } from '../domain/cash';
-import { entryCtes, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
+import { entryCtes, entryParts, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { toPaymentRecord, type AllocationRow, type BookedAllocation, type PaymentRow, type RefundRow } from './payment.record';
 import { documentStep } from './payment-values';
@@ -11,42 +11,78 @@ import { documentStep } from './payment-values';
 /** The SQL of payments, allocations, refunds, voids and write-offs (their rows and replies: payment.record.ts). */
 
 /**
- * Posts a payment's journal entry and inserts the payment, each naming the other, in one statement,
- * with the one allocation a `register_payment` makes (posted by that entry, which it names); answers the stored payment (its
- * `journal_entry_id` the entry's). Both ids are drawn from their sequences first, so neither row is
- * written twice. Every payment is written this way, so no entry is left naming none.
+ * Posts a payment's journal entry and inserts the payment, each naming the other, in one statement;
+ * answers the stored payment (its `journal_entry_id` the entry's). Both ids are drawn from their
+ * sequences first, so neither row is written twice. Every payment is written this way or, by a write
+ * whose load drew the ids, as paymentParts, so no entry is left naming none.
  */
 export async function postPayment(
   trx: Knex.Transaction,
   entry: Omit<EntryHeader, 'payment_id'>,
   lines: JournalLine[],
   row: Record<string, Knex.Value>,
-  allocation?: { org_id: number; invoice_id: number; amount: DecimalLike; allocation_date: string; operation_key: string | null },
 ): Promise<PaymentRow> {
   const ctes = entryCtes(entry, lines, { id: '(select entry_id from ids)', payment_id: '(select payment_id from ids)' });
   const payment = trx('payments')
     .insert({ ...row, id: trx.raw('(select payment_id from ids)'), journal_entry_id: trx.raw('(select entry_id from ids)') })
     .returning('*')
     .toSQL();
-  const allocated = allocation
-    ? `, allocated as (insert into payment_allocations (payment_id, org_id, invoice_id, amount, allocation_date, operation_key, journal_entry_id)
-         select payment.id, ?::int, ?::int, ?::numeric, ?::date, ?, payment.journal_entry_id from payment)`
-    : '';
   const { rows } = await trx.raw<{ rows: PaymentRow[] }>(
     `with ids as (select nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as entry_id,
                          nextval(pg_get_serial_sequence('payments', 'id'))::int as payment_id),
           ${ctes.sql},
-          payment as (${payment.sql})${allocated}
+          payment as (${payment.sql})
      select * from payment`,
-    [
-      ...ctes.bindings,
-      ...(payment.bindings as Knex.Value[]),
-      ...(allocation
-        ? [allocation.org_id, allocation.invoice_id, String(allocation.amount), allocation.allocation_date, allocation.operation_key]
-        : []),
-    ],
+    [...ctes.bindings, ...(payment.bindings as Knex.Value[])],
   );
   return rows[0] as PaymentRow;
+}
+
+/**
+ * A payment as parts of a store (storeWithCommit) under the ids its load drew: its entry and lines,
+ * the payment naming the entry, and the allocations that entry posts. What postPayment writes, for a
+ * write that stores with its commit.
+ */
+export function paymentParts(
+  ids: { entryId: number; paymentId: number },
+  entry: Omit<EntryHeader, 'payment_id'>,
+  lines: JournalLine[],
+  row: Record<string, Knex.Value>,
+  allocations: ReadonlyArray<{
+    org_id: number;
+    invoice_id: number;
+    amount: DecimalLike;
+    allocation_date: string;
+    operation_key: string | null;
+  }>,
+): StorePart[] {
+  const payment: Record<string, Knex.Value> = { ...row, id: ids.paymentId, journal_entry_id: ids.entryId };
+  const columns = Object.keys(payment);
+  return [
+    ...entryParts(ids.entryId, { ...entry, payment_id: ids.paymentId }, lines),
+    {
+      sql: `insert into payments (${columns.map(() => '??').join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+      bindings: [...columns, ...columns.map((c) => payment[c] as Knex.Value)],
+    },
+    ...(allocations.length
+      ? [
+          {
+            sql: `insert into payment_allocations (payment_id, org_id, invoice_id, amount, allocation_date, operation_key, journal_entry_id)
+                  select ?::int, a.org_id, a.invoice_id, a.amount, a.allocation_date, a.operation_key, ?::int
+                    from unnest(?::int[], ?::int[], ?::numeric[], ?::date[], ?::text[]) as a(org_id, invoice_id, amount, allocation_date, operation_key)`,
+            bindings: [
+              ids.paymentId,
+              ids.entryId,
+              allocations.map((a) => a.org_id),
+              allocations.map((a) => a.invoice_id),
+              allocations.map((a) => String(a.amount)),
+              allocations.map((a) => a.allocation_date),
+              allocations.map((a) => a.operation_key) as string[],
+            ],
+          },
+        ]
+      : []),
+  ];
 }
 
 export type CashEntryKind = 'payment' | 'allocation' | 'refund' | 'void' | 'write_off';
@@ -198,16 +234,24 @@ export async function bookAllocations(
  * gets the rows as stored.
  */
 async function settleAll(trx: Knex.Transaction, planned: InvoiceRow[], documents: ReadonlyMap<number, InvoiceRow>): Promise<void> {
-  const { rows } = await trx.raw<{ rows: InvoiceRow[] }>(
-    `update invoices i
-        set amount_paid = v.amount_paid, invoicestatus = v.status,
-            paid_at = case when v.status = 'paid' then coalesce(i.paid_at, now()) end, updated_at = now()
-       from unnest(?::int[], ?::numeric[], ?::text[]) as v(id, amount_paid, status)
-      where i.id = v.id
-  returning i.*`,
-    [planned.map((d) => d.id), planned.map((d) => String(d.amount_paid)), planned.map((d) => d.invoicestatus)],
-  );
+  const update = settlementPart(planned);
+  const { rows } = await trx.raw<{ rows: InvoiceRow[] }>(`${update.sql} returning i.*`, update.bindings);
   for (const row of rows) (documents as Map<number, InvoiceRow>).set(row.id, row);
+}
+
+/**
+ * The update that stores each locked document's paid amount and status as planned (`amount_paid`,
+ * `invoicestatus` already moved); a document paid now keeps the first time it was paid.
+ */
+export function settlementPart(planned: ReadonlyArray<Pick<InvoiceRow, 'id' | 'amount_paid' | 'invoicestatus'>>): StorePart {
+  return {
+    sql: `update invoices i
+             set amount_paid = v.amount_paid, invoicestatus = v.status,
+                 paid_at = case when v.status = 'paid' then coalesce(i.paid_at, now()) end, updated_at = now()
+            from unnest(?::int[], ?::numeric[], ?::text[]) as v(id, amount_paid, status)
+           where i.id = v.id`,
+    bindings: [planned.map((d) => d.id), planned.map((d) => String(d.amount_paid)), planned.map((d) => d.invoicestatus)],
+  };
 }
 
 /**
@@ -218,27 +262,34 @@ async function settleAll(trx: Knex.Transaction, planned: InvoiceRow[], documents
  */
 export async function bookedDocuments(db: Knex, docs: Iterable<InvoiceRow>, places: number): Promise<Map<number, BookedValue>> {
   const all = [...docs];
-  const booked = new Map<number, BookedValue>(all.map((d) => [d.id, { ...unconverted(d.invoicetotal), places }]));
   // A document posted without converting (no exchange_rate: the accounting currency's own) booked its
   // total as it is; only a converted one needs its entry read.
-  const list = all.filter((d) => d.exchange_rate !== null);
-  if (!list.length) return booked;
-  const rows = await db('journal_entries as e')
-    .leftJoin('journal_lines as l', (j) => {
-      j.on('l.entry_id', 'e.id').onIn('l.label', ['Receivable', 'Payable']);
-    })
-    .whereIn(
-      'e.invoice_id',
-      list.map((d) => d.id),
-    )
-    .where('e.kind', 'invoice')
-    .groupBy('e.invoice_id')
-    .select<Array<{ invoice_id: number; booked: string }>>('e.invoice_id', db.raw('coalesce(sum(l.debit + l.credit), 0) as booked'));
-  for (const r of rows) {
-    const doc = list.find((d) => d.id === r.invoice_id) as InvoiceRow;
-    booked.set(r.invoice_id, { amount: doc.invoicetotal, booked: r.booked, places });
-  }
-  return booked;
+  const ids = all.filter((d) => d.exchange_rate !== null).map((d) => d.id);
+  const { rows } = ids.length
+    ? await db.raw<{ rows: Array<{ invoice_id: number; booked: string }> }>(bookedQuery('e.invoice_id = any(?::int[])'), [ids])
+    : { rows: [] };
+  const found = new Map(rows.map((r) => [r.invoice_id, r.booked]));
+  return new Map(all.map((d) => [d.id, bookedValue(d, found.get(d.id), places)]));
+}
+
+/** What the documents `where` names (over entries `e`) booked (bookedDocuments): `invoice_id`, `booked` as text, a row for each document with an entry. */
+export function bookedQuery(where: string): string {
+  return `select e.invoice_id, coalesce(sum(l.debit + l.credit), 0)::text as booked
+            from journal_entries e
+            left join journal_lines l on l.entry_id = e.id and l.label in ('Receivable', 'Payable')
+           where e.kind = 'invoice' and ${where}
+           group by e.invoice_id`;
+}
+
+/** A document's booked value from its entry's reading (bookedQuery; undefined or null: no entry), pure. */
+export function bookedValue(
+  doc: Pick<InvoiceRow, 'invoicetotal' | 'exchange_rate'>,
+  booked: string | null | undefined,
+  places: number,
+): BookedValue {
+  return doc.exchange_rate === null || booked == null
+    ? { ...unconverted(doc.invoicetotal), places }
+    : { amount: doc.invoicetotal, booked, places };
 }
 
 /** Moves a locked document's paid amount by `amount` (negative to undo) and its status with it; the map keeps the row current. */

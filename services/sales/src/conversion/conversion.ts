@@ -1,6 +1,6 @@
 import { sales, type ReplyOf } from '@bo/contracts';
 import { dec, formatDateTime, toNumber, type VatCategory } from '@bo/kernel';
-import { AppError, invalidState, recordEvent, type BaseConfig, type Call, type Knex, type Logger } from '@bo/runtime';
+import { AppError, invalidState, recordEvent, storeWithCommit, type BaseConfig, type Call, type Knex, type Logger } from '@bo/runtime';
 import { CONVERTIBLE, findQuotation, linesOf } from '../quotation/quotation.repository';
 import type { LineRow, QuotationRow } from '../quotation/quotation.record';
 import { invoiceForSource, type SourceInvoice, type SourceInvoiceRequest } from './invoicing-client';
@@ -172,7 +172,8 @@ export async function askInvoicing(deps: ConversionDeps, call: Call, attempt: At
 
 /**
  * Step 3, in the caller's transaction (a convert's: the runtime records its reply in it): converted,
- * with the invoice and the event.
+ * with the invoice and the event. The quotation is locked by a statement of its own, then its update,
+ * the event's outbox row and the recorded reply go as the one statement that commits.
  */
 export async function complete(trx: Knex.Transaction, attempt: Attempt, invoice: SourceInvoice): Promise<ConvertReply> {
   const { driver } = attempt;
@@ -182,19 +183,16 @@ export async function complete(trx: Knex.Transaction, attempt: Attempt, invoice:
   if (!CONVERTIBLE.includes(q.status)) throw new Error(`quotation ${q.id} is ${q.status}, yet invoicing made invoice ${invoice.id} for it`);
   const view = invoiceView(invoice);
   const convertedAt = new Date();
-  await trx('quotations')
-    .where({ id: q.id })
-    .update({
-      status: 'converted',
-      invoice_id: view.id,
-      invoicenumber: view.invoicenumber,
-      invoicetype: view.invoicetype,
-      converted_at: convertedAt,
-      converted_invoice: JSON.stringify(view),
-      conversion_lease_until: trx.fn.now(),
-      updated_by: driver.actor,
-      updated_at: trx.fn.now(),
-    });
+  // Nothing reads the quotation after this: its update goes with the statement that commits.
+  await storeWithCommit(trx, [
+    {
+      sql: `update quotations
+               set status = 'converted', invoice_id = ?, invoicenumber = ?, invoicetype = ?, converted_at = ?, converted_invoice = ?,
+                   conversion_lease_until = now(), updated_by = ?, updated_at = now()
+             where id = ?`,
+      bindings: [view.id, view.invoicenumber, view.invoicetype, convertedAt, JSON.stringify(view), driver.actor, q.id],
+    },
+  ]);
   await recordEvent(trx, sales.quotationConverted, q.org_id, {
     quotation_id: q.id,
     quotation_number: q.quotation_number,
