@@ -6,6 +6,10 @@ const today = new Date().toISOString().slice(0, 10);
 const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 /** Long enough that a delete's fence request outlives a loaded machine's queueing (it expires with its caller's timeout). */
 const RPC_TIMEOUT_MS = 5000;
+/** The statements each race holds up, as pg_stat_activity shows them. */
+const OUTBOX_INSERT = 'insert into ("?\\w+"?\\.)?"?outbox"?[\\s(]';
+const PARTNER_DELETE = 'update ("?\\w+"?\\.)?"?partners"? set .*deleted_at';
+const INVOICE_INSERT = 'insert into ("?\\w+"?\\.)?"?invoices"?[\\s(]';
 
 /**
  * Races between services, each forced into its worst interleaving by a lock the test holds (no
@@ -42,10 +46,18 @@ describe('races between services', () => {
     await sys?.stop();
   });
 
-  /** The backends waiting for a lock on `table` (schema-qualified). */
-  const waitingOn = async (table: string): Promise<number[]> =>
+  /**
+   * The backends waiting for a lock on `table` (schema-qualified) while running a statement that
+   * matches `statement` (a regular expression): the step under test, not a background writer (an
+   * outbox relay's poll, a consumer's store) that meets the same table lock.
+   */
+  const waitingOn = async (table: string, statement: string): Promise<number[]> =>
     (
-      await db.raw<{ rows: Array<{ pid: number }> }>(`select pid from pg_locks where not granted and relation = ?::regclass`, [table])
+      await db.raw<{ rows: Array<{ pid: number }> }>(
+        `select l.pid from pg_locks l join pg_stat_activity a on a.pid = l.pid
+          where not l.granted and l.relation = ?::regclass and a.query ~* ?`,
+        [table, statement],
+      )
     ).rows.map((r) => r.pid);
   /** Whether a backend is still inside a transaction (it may also have gone: its session ended). */
   const inTransaction = async (pid: number): Promise<boolean> =>
@@ -115,7 +127,7 @@ describe('races between services', () => {
       (r) => r,
       (err: unknown) => err,
     );
-    await eventually(async () => expect(await waitingOn('invoicing.outbox')).toHaveLength(1));
+    await eventually(async () => expect(await waitingOn('invoicing.outbox', OUTBOX_INSERT)).toHaveLength(1));
     // The delete asks invoicing, which must wait for that create before it can answer.
     const deleting = refusal(once().partners.partner.delete({ org_id: '1', userid: 'u1', partner_id: partner }));
     await eventually(async () => expect(await waitingOnFence(partner)).toBe(1));
@@ -139,7 +151,7 @@ describe('races between services', () => {
     // The delete has asked both services (each fenced the partner) and waits to write its row.
     const held = await hold('lock table partners.partners in share mode');
     const deleting = once().partners.partner.delete({ org_id: '1', userid: 'u1', partner_id: partner });
-    await eventually(async () => expect(await waitingOn('partners.partners')).toHaveLength(1));
+    await eventually(async () => expect(await waitingOn('partners.partners', PARTNER_DELETE)).toHaveLength(1));
 
     for (const create of [invoiceFor(partner), quotationFor(partner)]) {
       expect(await refusal(create)).toMatchObject({
@@ -171,7 +183,7 @@ describe('races between services', () => {
       expect(first).toMatchObject({ status: 504, code: 'outcome_unknown' });
       let stuck: number[] = [];
       await eventually(async () => {
-        stuck = await waitingOn('invoicing.invoices');
+        stuck = await waitingOn('invoicing.invoices', INVOICE_INSERT);
         expect(stuck).toHaveLength(1);
       });
 
@@ -187,7 +199,7 @@ describe('races between services', () => {
         { timeoutMs: 20 * RPC_TIMEOUT_MS },
       );
       // Only now is the first attempt let go, long past 2 × the timeout.
-      expect(await waitingOn('invoicing.invoices')).toEqual(stuck);
+      expect(await waitingOn('invoicing.invoices', INVOICE_INSERT)).toEqual(stuck);
       await held.commit();
       await eventually(async () => expect(await inTransaction(stuck[0]!)).toBe(false));
 
