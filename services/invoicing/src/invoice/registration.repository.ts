@@ -3,7 +3,7 @@ import { keepSettingsRead, type OrganizationSettings } from '@bo/billing';
 import { bookedQuery, paymentParts, settlementPart } from '../payment/payment.repository';
 import type { PaymentRegistrationPlan, PaymentRegistrationState } from './decide-registration';
 import type { InvoiceRow } from './invoice.record';
-import { exactJson } from './validation.repository';
+import { SETTINGS_THEN_INVOICE_LOCKED, exactJson } from './validation.repository';
 
 /**
  * Everything registering a payment decides on, in one statement: the organization's settings read
@@ -23,12 +23,7 @@ export async function loadRegistration(
   rateDates: { from: string; to: string },
 ): Promise<PaymentRegistrationState> {
   const { rows } = await trx.raw<{ rows: LoadedRow[] }>(
-    `with held as materialized (select * from organization_settings_held(?::int)),
-          locked as materialized (
-            select i.*, i.xmin::text as locked_version, (select s.xmin::text from invoices s where s.id = i.id) as seen_version
-              from invoices i
-             where i.org_id = ? and i.id = ? and (select count(*) from held) >= 0
-               for update of i)
+    `${SETTINGS_THEN_INVOICE_LOCKED}
      select (select ${exactJson('h', ['org_id', 'version', 'books_version'])} from held h) as settings_held,
             case when locked.id is not null then nextval(pg_get_serial_sequence('journal_entries', 'id'))::int end as drawn_entry_id,
             case when locked.id is not null then nextval(pg_get_serial_sequence('payments', 'id'))::int end as drawn_payment_id,

@@ -16,6 +16,19 @@ export function exactJson(alias: string, ints: readonly string[]): string {
 }
 
 /**
+ * The CTEs a posting's load begins with (bindings: org, org, invoice id): `held`, the organization's
+ * settings read under its settings lock, shared, taken before any other lock; then `locked`, the
+ * invoice locked, with `locked_version` and `seen_version` (its xmin as locked and as the statement's
+ * snapshot saw it), which differ when the lock was waited for and a commit meanwhile changed the row.
+ */
+export const SETTINGS_THEN_INVOICE_LOCKED = `with held as materialized (select * from organization_settings_held(?::int)),
+          locked as materialized (
+            select i.*, i.xmin::text as locked_version, (select s.xmin::text from invoices s where s.id = i.id) as seen_version
+              from invoices i
+             where i.org_id = ? and i.id = ? and (select count(*) from held) >= 0
+               for update of i)`;
+
+/**
  * The draft a validation decides on, in one statement: the organization's settings read held (its
  * settings lock taken shared first, as every posting takes it before any other lock), then the
  * invoice locked, with its lines. The lines are read in the statement's snapshot, which predates a
@@ -27,12 +40,7 @@ export async function loadDraft(trx: Knex.Transaction, orgId: number, id: number
   const { rows } = await trx.raw<{
     rows: Array<InvoiceRow & { settings_held: OrganizationSettings | null; draft_lines: LineRow[]; waited: boolean }>;
   }>(
-    `with held as materialized (select * from organization_settings_held(?::int)),
-          locked as materialized (
-            select i.*, i.xmin::text as locked_version, (select s.xmin::text from invoices s where s.id = i.id) as seen_version
-              from invoices i
-             where i.org_id = ? and i.id = ? and (select count(*) from held) >= 0
-               for update of i)
+    `${SETTINGS_THEN_INVOICE_LOCKED}
      select (select ${exactJson('h', ['org_id', 'version', 'books_version'])} from held h) as settings_held,
             locked.*, locked.locked_version is distinct from locked.seen_version as waited,
             coalesce((select jsonb_agg(${exactJson('l', ['id', 'org_id', 'invoice_id'])} order by l.id)
