@@ -40,6 +40,19 @@ describe('API reference page at /docs, in a real browser', () => {
     await browser?.close();
     await sys?.stop();
   });
+  // A page left open keeps its expanded schemas rendering and slows the next test's page on a loaded machine.
+  afterEach(async () => {
+    for (const page of (await browser?.pages()) ?? []) await page.close();
+  });
+
+  /** Opens /docs and waits for the operations to render: the rendered list is the condition, not an idle network. */
+  async function openDocs(): Promise<Page> {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(`${sys.url}/docs`, { waitUntil: 'load', timeout: 90_000 });
+    await page.waitForSelector('.opblock-summary-path', { timeout: 60_000 });
+    return page;
+  }
 
   it('renders the operations of all four domains from /openapi.json, loading nothing from outside the gateway', async () => {
     const page = await browser.newPage();
@@ -58,9 +71,10 @@ describe('API reference page at /docs, in a real browser', () => {
       if (request.url().startsWith(sys.url)) failed.push(request.url());
     });
 
-    const response = await page.goto(`${sys.url}/docs`, { waitUntil: 'networkidle0' });
+    // Idle network, so every request the page makes has been made (and recorded) before the checks below.
+    const response = await page.goto(`${sys.url}/docs`, { waitUntil: 'networkidle0', timeout: 90_000 });
     expect(response?.status()).toBe(200);
-    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    await page.waitForSelector('.opblock-summary-path', { timeout: 60_000 });
 
     const shown = await page.$$eval('.opblock-summary-path', (els) =>
       els.map((el) => (el.getAttribute('data-path') ?? el.textContent ?? '').replace(/\u200b/g, '').trim()),
@@ -81,10 +95,7 @@ describe('API reference page at /docs, in a real browser', () => {
   it('shows an operation that shares its path once, at its canonical path, among the alternatives of that path', async () => {
     const adjust = operationsByName.get('catalog.stock.adjust')!;
     const home = `#operations-catalog-${adjust.paths[0]!.replace(/\W+/g, '_').replace(/^_/, '')}`;
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 900 });
-    await page.goto(`${sys.url}/docs`, { waitUntil: 'networkidle0' });
-    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    const page = await openDocs();
     // Collapsed, no path's line tells it: its path has several operations and lists their names.
     const lines = await page.$$eval(
       '.opblock-summary',
@@ -167,10 +178,7 @@ describe('API reference page at /docs, in a real browser', () => {
     const alternatives = resolveCandidates(path)
       .map((op) => op.name)
       .sort();
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 900 });
-    await page.goto(`${sys.url}/docs`, { waitUntil: 'networkidle0' });
-    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    const page = await openDocs();
     await page.click(`${home} .opblock-summary-control`);
     await page.waitForSelector(`${home} .opblock-section-request-body`, { timeout: 20_000 });
     // Each operation whose canonical path this is offers its example (catalog.stock.adjust offers its own at its own path).
