@@ -16,7 +16,9 @@ import { startTestSystem, type ApiResponse, type TestSystem } from '../support/s
  * side) and the journal's trade lines (receivable, payable) agree to the minor unit; every open
  * amount, in the document's currency, is its total less what settled it; no cash leaves beyond what
  * came in. The vendor side has its bills, vendor credit notes and payments out, allocated, refunded
- * and voided as the customer's are (write-offs are a customer's bad debt only). At the end of a sequence the
+ * and voided as the customer's are (write-offs are a customer's bad debt only). Reminders run with
+ * `post_fees`, so a letter's fee is a customer invoice of its own (taxed or exempt), settled, credited and
+ * written off like any other. At the end of a sequence the
  * VAT report's output tax is the sum of the issued documents' VAT in the accounting currency as their
  * e-invoices state it (BT-111, or BT-110 in the accounting currency itself), and a sample of the
  * e-invoices passes the official EN 16931 rules.
@@ -55,7 +57,9 @@ type Step =
   | { kind: 'refund'; pick: number; fraction: number; rate: number }
   | { kind: 'void'; pick: number }
   | { kind: 'write_off'; pick: number }
-  | { kind: 'lock' };
+  | { kind: 'lock' }
+  /** A dunning run on the step's day; the first sets the levels: a fee (in each invoice's currency) at both, VAT on it or not. */
+  | { kind: 'remind'; fee: '2' | '5' | '7.5' | '12.25'; taxed: boolean };
 
 interface Sequence {
   accounting: Currency;
@@ -103,6 +107,10 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('void' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('write_off' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('lock' as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('remind' as const), fee: fc.constantFrom('2', '5', '7.5', '12.25'), taxed: fc.boolean() }),
+  },
 );
 const sequenceArb: fc.Arbitrary<Sequence> = fc.record({
   accounting: fc.constantFrom(...CURRENCIES),
@@ -145,9 +153,12 @@ describe('one ledger: every view of money agrees, a property through the API', (
   let issued = 0;
   /** Steps carried out (not skipped for want of a target, not refused), by kind and side: the run must have tried each. */
   const carriedOut: Record<string, number> = Object.fromEntries(
-    [...['invoice', 'credit', 'pay', 'allocate', 'refund', 'void'].flatMap((kind) => [kind, `${kind} (vendor)`]), 'write_off', 'lock'].map(
-      (kind) => [kind, 0],
-    ),
+    [
+      ...['invoice', 'credit', 'pay', 'allocate', 'refund', 'void'].flatMap((kind) => [kind, `${kind} (vendor)`]),
+      'write_off',
+      'lock',
+      'remind',
+    ].map((kind) => [kind, 0]),
   );
   const carried = (kind: Step['kind'], side: Side = 'customer') => {
     const key = side === 'vendor' ? `${kind} (vendor)` : kind;
@@ -246,6 +257,7 @@ describe('one ledger: every view of money agrees, a property through the API', (
 
     const docs: Doc[] = [];
     const cash: Cash[] = [];
+    let levelsSet = false;
     const rateFor = (currency: string, micro: number) => (currency === acct ? {} : { exchange_rate: (micro / 1e6).toFixed(6) });
 
     async function refresh(): Promise<void> {
@@ -326,6 +338,8 @@ describe('one ledger: every view of money agrees, a property through the API', (
             currency: s.currency,
             ...rateFor(s.currency, s.rate),
             invoicedatetime: `${day}T10:00:00`,
+            // Due at the next step: a reminder run a step or two later finds it overdue.
+            invoicedue: dayOf(n + 2),
             line_items,
             allowances_charges,
           });
@@ -370,6 +384,8 @@ describe('one ledger: every view of money agrees, a property through the API', (
                 tax_rate: line.tax_rate,
                 tax_category: line.tax_category,
                 tax_included: line.tax_included,
+                // A fee invoice's exempt line names its exemption; its credit note's line does too.
+                ...(line.tax_exemption_reason ? { tax_exemption_reason: line.tax_exemption_reason } : {}),
               },
             ],
           });
@@ -484,6 +500,44 @@ describe('one ledger: every view of money agrees, a property through the API', (
           if (!target) break;
           await ok('/invoicing/invoice/new', { write_off: true, id: target.id, write_off_date: day });
           carried('write_off');
+          break;
+        }
+        case 'remind': {
+          if (!levelsSet) {
+            await ok('/invoicing/dunning', {
+              action: 'levels',
+              levels: [
+                { level: 1, days_after_due: 1, fee: s.fee, interest: false, text: 'Reminder' },
+                { level: 2, days_after_due: 4, fee: s.fee, interest: false, text: 'Second reminder' },
+              ],
+              post_fees: true,
+              ...(s.taxed ? { fee_tax: { category: 'S', rate: 19 } } : {}),
+            });
+            levelsSet = true;
+          }
+          const { letters } = await ok('/invoicing/dunning', { action: 'run', as_of: day });
+          for (const letter of letters as Array<Record<string, any>>) {
+            if (letter.fee_invoice_id === null) continue;
+            const [fee] = (await ok('/invoicing/getinvoice', { id: letter.fee_invoice_id, include_items: true })).invoices;
+            // In the reminded invoice's currency, at its rate; the letter's fee is what the fee invoice asks.
+            const reminded = docs.find((d) => d.id === letter.invoice_id)!;
+            expect([letter.currency, fixed(fee.invoicetotal, letter.currency)]).toEqual([
+              reminded.currency,
+              fixed(letter.fee, letter.currency),
+            ]);
+            docs.push({
+              id: fee.id,
+              side: 'customer',
+              invoicetype: 'invoiceout',
+              currency: reminded.currency,
+              total: dec(fee.invoicetotal),
+              due: dec(fee.due_amount),
+              status: fee.invoicestatus,
+              lines: fee.line_items,
+              rate: reminded.rate,
+            });
+            carried('remind');
+          }
           break;
         }
         case 'lock': {
