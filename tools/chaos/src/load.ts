@@ -4,8 +4,9 @@ import { field, type CarefulClient, type WriteRecord } from './client';
 /**
  * The write mix: partners, products and stock, invoices, credit notes and vendor bills with lines,
  * validations and payments, payments allocated across several invoices of a customer, quotations
- * converted (and their invoices validated) or cancelled, and recurring contracts the scheduler makes
- * children for. Each scenario is a short chain a worker
+ * converted (and their invoices validated) or cancelled, recurring contracts the scheduler makes
+ * children for, and reminder runs over invoices overdue since before the run (each letter's fee an
+ * invoice of its own, posted in the run's transaction). Each scenario is a short chain a worker
  * runs step after step; a step whose outcome is not a 2xx ends its chain.
  *
  * Every record a write creates carries the write's Idempotency-Key in a text field (a marker the
@@ -29,6 +30,8 @@ export const OPS = {
   quotationAddLine: 'sales.quotation.add_line',
   quotationConvert: 'sales.quotation.convert',
   quotationCancel: 'sales.quotation.cancel',
+  dunningLevels: 'invoicing.dunning.levels',
+  dunningRun: 'invoicing.dunning.run',
 } as const;
 type OpName = keyof typeof OPS;
 
@@ -44,6 +47,17 @@ function stringAt(reply: Record<string, unknown>, ...path: string[]): string {
   if (typeof value !== 'string') throw new Error(`2xx reply without a string at ${path.join('.')}: ${JSON.stringify(reply).slice(0, 300)}`);
   return value;
 }
+
+/**
+ * The reminder levels every organization has, fees posted: an invoice the load made overdue (dated
+ * OVERDUE.daysBack ago, due OVERDUE.dueDaysBack ago) gets level 1, then 2, then 3, one per run.
+ */
+export const DUNNING_LEVELS = [
+  { level: 1, days_after_due: 0, fee: 5, interest: false, text: 'Chaos reminder' },
+  { level: 2, days_after_due: 10, fee: 7.5, interest: false, text: 'Chaos second reminder' },
+  { level: 3, days_after_due: 20, fee: 0, interest: false, text: 'Chaos final notice' },
+] as const;
+const OVERDUE = { daysBack: 45, dueDaysBack: 40 } as const;
 
 /** The recurring contracts the load makes: daily, started two days ago, three children each. */
 // Started three days ago: the parent bills that day, its three children the days after, today's the last.
@@ -155,6 +169,7 @@ export class Load {
       await this.createPartner(w, 'both');
       for (let i = 0; i < 3; i++) await this.createProduct(w);
       await this.createRecurring(w);
+      await this.step('dunningLevels', w.org, () => ({ action: 'levels', levels: DUNNING_LEVELS, post_fees: true }));
     }
   }
 
@@ -204,6 +219,7 @@ export class Load {
       ['quotation converted', 2.5, (w, l) => this.convertScenario(w, l)],
       ['quotation cancelled', 0.8, (w, l) => this.cancelScenario(w, l)],
       ['recurring', 0.4, (w, l) => this.recurringScenario(w, l)],
+      ['reminders', 0.4, (w, l) => this.remindersScenario(w, l)],
     ];
     const total = scenarios.reduce((s, [, weight]) => s + weight, 0);
     const worker = async () => {
@@ -403,6 +419,33 @@ export class Load {
   private async cancelScenario(w: OrgWorld, l: LoadLimits): Promise<void> {
     const id = await this.quotation(w, l);
     await this.step('quotationCancel', w.org, () => ({ action: 'cancel_quotation', quotation_id: id }), { quotationId: id }, l);
+  }
+
+  /**
+   * An invoice overdue for weeks, validated, then reminder runs of its organization (each sends every
+   * overdue invoice's next level, and posts its fee): a run repeated, retried or killed half-way
+   * must leave each level's letter once per invoice and each fee invoiced and posted once.
+   */
+  private async remindersScenario(w: OrgWorld, l: LoadLimits): Promise<void> {
+    const partner = this.pick(w.customers);
+    const created = await this.step(
+      'invoiceCreate',
+      w.org,
+      (key) => ({
+        invoicetype: 'invoiceout',
+        partner: String(partner),
+        invoicereference: key,
+        invoicedatetime: `${daysFromNow(-OVERDUE.daysBack)}T09:00:00`,
+        invoicedue: daysFromNow(-OVERDUE.dueDaysBack),
+        line_items: [this.line(w, 'to be reminded')],
+      }),
+      { partnerId: partner },
+      l,
+    );
+    const invoiceId = numberAt(created, 'invoice', 'id');
+    await this.step('invoiceValidate', w.org, () => ({ validate_invoice: true, id: invoiceId }), { invoiceId }, l);
+    const runs = 1 + Math.floor(this.random() * 3);
+    for (let i = 0; i < runs; i++) await this.step('dunningRun', w.org, () => ({ action: 'run' }), {}, l);
   }
 
   private async recurringScenario(w: OrgWorld, l: LoadLimits): Promise<void> {

@@ -1,5 +1,6 @@
 import { allocationsCheck } from './allocations';
 import { conversionsCheck, numbersCheck, recurringCheck } from './documents';
+import { dunningCheck } from './dunning';
 import { keysCheck } from './keys';
 import { ledgerCheck } from './ledger';
 import { stockCheck } from './stock';
@@ -21,6 +22,7 @@ export const stateChecks: Check[] = [
   numbersCheck,
   conversionsCheck,
   recurringCheck,
+  dunningCheck,
   stockCheck,
   eventsCheck,
   webhooksCheck,
