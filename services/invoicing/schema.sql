@@ -829,7 +829,8 @@ CREATE TABLE invoicing.partner_directory (
     deleted_at timestamp with time zone,
     partner_type character varying(16),
     currency character varying(3),
-    version integer DEFAULT 0 NOT NULL
+    version integer DEFAULT 0 NOT NULL,
+    ibans text[] DEFAULT '{}'::text[] NOT NULL
 );
 
 --

@@ -194,7 +194,8 @@ CREATE TABLE sales.partner_directory (
     currency character varying(3),
     partner_type character varying(16),
     version integer DEFAULT 0 NOT NULL,
-    deleted_at timestamp with time zone
+    deleted_at timestamp with time zone,
+    ibans text[] DEFAULT '{}'::text[] NOT NULL
 );
 
 --

@@ -355,4 +355,49 @@ describe('bank reconciliation, end to end', () => {
     expect(report.open_total).toBe(Number(dec(report.difference as number).toFixed(2)));
     await ok(bank(1, { action: 'settings', bank_autoreconcile: true }));
   }, 120_000);
+
+  it('suggests an invoice of the partner whose own bank account paid, by its IBAN, though the line names no number or reference', async () => {
+    // A valid IBAN (mod 97), written with spaces as a person types it; the partner stores it normalized.
+    const payerIban = 'GB82 WEST 1234 5698 7654 32';
+    const customer = (
+      await ok(
+        post(1, '/crm/editpatner', {
+          action: 'create',
+          partnername: 'Pays From Its Own Account',
+          partner_type: 'customer',
+          currency: 'EUR',
+          bank_accounts: [{ iban: payerIban, name: 'Pays From Its Own Account' }],
+        }),
+      )
+    ).body.partner.id as number;
+    const inv = (
+      await ok(
+        post(1, '/invoicing/invoice/new', {
+          invoicetype: 'invoiceout',
+          partner: customer,
+          line_items: [{ product_id: products[1], quantity: 1, price: '77.70', tax_rate: 0, tax_included: false }],
+        }),
+      )
+    ).body.invoice;
+    await ok(post(1, '/invoicing/invoice/new', { validate_invoice: true, id: inv.id }));
+    await sys.eventsSettled();
+
+    const previous = await db('bank_statements').where({ org_id: 1, iban: IBAN }).orderBy('id', 'desc').first('closing_balance');
+    const opening = dec(previous.closing_balance).toFixed(2);
+    const date = new Date().toISOString().slice(0, 10);
+    const lines = [{ amount: '77.70', booking_date: date, bank_reference: 'OWN-0', text: 'Thank you', iban: payerIban.replace(/\s/g, '') }];
+    const closing = dec(opening).plus('77.70').toFixed(2);
+    const xml = camt053({ id: 'STMT-OWN', sequence: 3, iban: IBAN, currency: 'EUR', opening, closing, date, lines });
+    const imported = (await ok(bank(1, { action: 'import_statement', format: 'camt053', journal: IBAN, content_base64: b64(xml) }))).body;
+    expect(imported).toMatchObject({ lines: 1, reconciled: 0, suggested: 1, unmatched: 0 });
+    const [line] = (await ok(bank(1, { action: 'lines', status: 'suggested', page_size: 100 }))).body.lines.filter(
+      (l: { bank_reference: string }) => l.bank_reference === 'OWN-0',
+    );
+    const { candidates } = (await ok(bank(1, { action: 'suggest', line_id: line.id }))).body;
+    expect(candidates[0]).toMatchObject({
+      invoice_id: inv.id,
+      partner: customer,
+      reasons: expect.arrayContaining(['partner_iban', 'amount']),
+    });
+  }, 120_000);
 });

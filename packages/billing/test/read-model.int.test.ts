@@ -38,6 +38,7 @@ describe('shared read models', () => {
             t.string('display_name', 200).notNullable();
             t.string('partner_type', 16);
             t.string('currency', 3);
+            t.specificType('ibans', 'text[]').notNullable().defaultTo('{}');
             t.integer('version').notNullable();
             t.timestamp('deleted_at', { useTz: true });
             t.primary(['org_id', 'id']);
@@ -90,6 +91,14 @@ describe('shared read models', () => {
     // A lower version still changes nothing after it.
     await rememberPartner(db, record(2, 'Second edit again'));
     expect(await findPartner(db, 1, 5)).toMatchObject({ partnername: 'Third edit, as answered', version: 3 });
+  });
+
+  it("keeps the partner's own IBANs as partners stores them, once each, and none from a record without bank accounts", async () => {
+    const accounts = [{ iban: 'GB82 WEST 1234 5698 7654 32' }, { iban: 'gb82west12345698765432' }, { iban: 'DE89370400440532013000' }];
+    await rememberPartner(db, { ...record(1, 'Payer'), id: 6, bank_accounts: accounts });
+    expect((await findPartner(db, 1, 6))?.ibans).toEqual(['GB82WEST12345698765432', 'DE89370400440532013000']);
+    await rememberPartner(db, { ...record(2, 'Payer, accounts removed'), id: 6 });
+    expect((await findPartner(db, 1, 6))?.ibans).toEqual([]);
   });
 
   it('keeps a deletion final, even when an older edit arrives after it', async () => {

@@ -1,4 +1,4 @@
-import { partners, type consumer } from '@bo/contracts';
+import { normalizeIban, partners, type consumer } from '@bo/contracts';
 import { z } from 'zod';
 import {
   CallError,
@@ -28,6 +28,8 @@ export interface DirectoryPartner {
   /** Null only in rows kept before types were (they are asked of the partners service again). */
   partner_type: (typeof partners.partnerTypes)[number] | null;
   currency: string | null;
+  /** The partner's own IBANs (its `bank_accounts`), normalized: a bank line from one names the partner. */
+  ibans: string[];
   deleted_at: Date | null;
   version: number;
 }
@@ -41,7 +43,10 @@ const DIRECTORY: VersionedTable = { table: 'partner_directory', key: ['org_id', 
  */
 const keptRecord = partners.partnerRecord
   .pick({ id: true, orgid: true, partnername: true, display_name: true, partner_type: true, currency: true })
-  .extend({ version: z.number().int().min(0).default(0) });
+  .extend({
+    version: z.number().int().min(0).default(0),
+    bank_accounts: z.array(z.object({ iban: z.string() })).default([]),
+  });
 type KeptRecord = z.input<typeof keptRecord>;
 
 /** Applies a partner record: the newest version wins, and a deletion is final, so order does not matter. */
@@ -57,6 +62,8 @@ function directoryRow(record: KeptRecord, deleted: boolean): Record<string, Knex
     display_name: record.display_name,
     partner_type: record.partner_type,
     currency: record.currency,
+    // A PostgreSQL array literal: a list binding would be spread into several values. IBANs are letters and digits only.
+    ibans: `{${[...new Set((record.bank_accounts ?? []).map((account) => normalizeIban(account.iban)))].join(',')}}`,
     deleted_at: deleted ? new Date() : null,
   };
 }

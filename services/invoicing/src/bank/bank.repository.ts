@@ -3,7 +3,7 @@ import type { invoicing, Pagination } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
 import { notFound, paginationOf, selectPage, type Knex, type PageRequest } from '@bo/runtime';
 import { dueOfDocument } from '../domain/cash';
-import type { MatchContext, MatchLine, MatchRule, OpenDocument } from './matching';
+import { partnersByIbanOf, type MatchContext, type MatchLine, type MatchRule, type OpenDocument } from './matching';
 import type { ParsedStatement, ParsedStatementLine } from './statement';
 
 export interface StatementRow {
@@ -145,8 +145,8 @@ export function matchLine(row: LineRow): MatchLine {
 
 /**
  * What matching reads: the organization's open customer invoices and vendor bills with what they
- * owe, its rules, and the partners known by IBAN (rules naming an IBAN and a partner, and the payers
- * of lines reconciled with a payment before).
+ * owe, its rules, and the partners known by IBAN (partnersByIbanOf: the payers of lines reconciled
+ * with a payment before, the partners' own bank accounts, rules naming an IBAN and a partner).
  */
 export async function matchContext(db: Knex, orgId: number): Promise<MatchContext> {
   const docs = await db('invoices')
@@ -183,15 +183,22 @@ export async function matchContext(db: Knex, orgId: number): Promise<MatchContex
     partner_id: (r['partner_id'] as number | null) ?? null,
     account: (r['account'] as string | null) ?? null,
   }));
-  const partnersByIban = new Map<string, number>();
-  const learned = await db('bank_lines as l')
-    .join('bank_reconciliations as r', 'r.line_id', 'l.id')
-    .join('payments as p', 'p.id', 'r.payment_id')
-    .where({ 'l.org_id': orgId, 'r.status': 'active' })
-    .whereNotNull('l.counterparty_iban')
-    .distinct('l.counterparty_iban', 'p.partner_id');
-  for (const l of learned as { counterparty_iban: string; partner_id: number }[]) partnersByIban.set(l.counterparty_iban, l.partner_id);
-  for (const r of rules) if (r.match_iban && r.partner_id !== null) partnersByIban.set(r.match_iban, r.partner_id);
+  const learned = (
+    await db.raw<{ rows: Array<{ iban: string; partner_id: number }> }>(
+      `select distinct l.counterparty_iban as iban, p.partner_id from bank_lines l
+         join bank_reconciliations r on r.line_id = l.id join payments p on p.id = r.payment_id
+        where l.org_id = ? and r.status = 'active' and l.counterparty_iban is not null`,
+      [orgId],
+    )
+  ).rows;
+  const own = (
+    await db.raw<{ rows: Array<{ iban: string; partner_id: number }> }>(
+      `select distinct unnest(ibans) as iban, id as partner_id from partner_directory
+        where org_id = ? and deleted_at is null and cardinality(ibans) > 0`,
+      [orgId],
+    )
+  ).rows;
+  const partnersByIban = partnersByIbanOf(learned, own, rules);
   return { documents, partnersByIban, rules };
 }
 

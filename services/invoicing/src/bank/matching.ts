@@ -101,6 +101,29 @@ export interface MatchContext {
   rules: readonly MatchRule[];
 }
 
+/**
+ * Which partner each known IBAN names, weakest source first so a stronger one overrides it: the
+ * payers of lines reconciled before, then the partners' own bank accounts, then rules naming an
+ * IBAN and a partner. An IBAN two live partners both list names neither (a factoring company, a
+ * shared group account): it proves nothing about which one paid.
+ */
+export function partnersByIbanOf(
+  learned: ReadonlyArray<{ iban: string; partner_id: number }>,
+  own: ReadonlyArray<{ iban: string; partner_id: number }>,
+  rules: readonly MatchRule[],
+): Map<string, number> {
+  const byIban = new Map<string, number>();
+  for (const l of learned) byIban.set(l.iban, l.partner_id);
+  const owners = new Map<string, Set<number>>();
+  for (const o of own) owners.set(o.iban, (owners.get(o.iban) ?? new Set()).add(o.partner_id));
+  for (const [iban, partners] of owners) {
+    if (partners.size === 1) byIban.set(iban, [...partners][0]!);
+    else byIban.delete(iban);
+  }
+  for (const r of rules) if (r.match_iban && r.partner_id !== null) byIban.set(r.match_iban, r.partner_id);
+  return byIban;
+}
+
 function ruleApplies(rule: MatchRule, line: MatchLine): boolean {
   if (rule.match_iban && rule.match_iban !== line.counterparty_iban) return false;
   if (rule.match_text) {

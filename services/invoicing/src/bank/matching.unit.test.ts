@@ -1,5 +1,13 @@
 import { dec } from '@bo/kernel';
-import { automaticMatch, candidatesFor, creditorReferenceOf, type MatchContext, type MatchLine, type OpenDocument } from './matching';
+import {
+  automaticMatch,
+  candidatesFor,
+  creditorReferenceOf,
+  partnersByIbanOf,
+  type MatchContext,
+  type MatchLine,
+  type OpenDocument,
+} from './matching';
 import { isValidCreditorReference } from '@bo/kernel';
 import { paymentAmountOf } from './reconcile';
 
@@ -75,5 +83,36 @@ describe('bank matching', () => {
   it('a fee sits between the payment and the line: added to money in, taken from money out', () => {
     expect(paymentAmountOf(dec('98'), dec('2')).toFixed()).toBe('100');
     expect(paymentAmountOf(dec('-102'), dec('2')).toFixed()).toBe('100');
+  });
+
+  it('given a payer learned as one partner, a partner listing the IBAN as its own, and a rule, then the rule wins, then the own account', () => {
+    const rule = { id: 1, match_text: null, match_iban: 'DE02', partner_id: 9, account: null };
+    const known = partnersByIbanOf(
+      [
+        { iban: 'DE01', partner_id: 5 },
+        { iban: 'DE02', partner_id: 5 },
+        { iban: 'DE03', partner_id: 5 },
+      ],
+      [
+        { iban: 'DE01', partner_id: 7 },
+        { iban: 'DE02', partner_id: 7 },
+      ],
+      [rule],
+    );
+    expect(Object.fromEntries(known)).toEqual({ DE01: 7, DE02: 9, DE03: 5 });
+  });
+
+  it('given an IBAN two partners both list as their own, then it names neither, and a payment from it matches no partner by IBAN', () => {
+    const known = partnersByIbanOf(
+      [{ iban: 'DE01', partner_id: 7 }],
+      [
+        { iban: 'DE01', partner_id: 7 },
+        { iban: 'DE01', partner_id: 8 },
+      ],
+      [],
+    );
+    expect(known.has('DE01')).toBe(false);
+    const [candidate] = candidatesFor(line({ counterparty_iban: 'DE01', remittance_text: 'INV-00001' }), ctx({ partnersByIban: known }));
+    expect(candidate?.reasons).not.toContain('partner_iban');
   });
 });

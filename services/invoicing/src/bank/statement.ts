@@ -1,4 +1,5 @@
 import { dec } from '@bo/kernel';
+import { normalizeIban as normalizeStoredIban } from '@bo/contracts';
 
 /**
  * A bank statement as the parsers read it, whatever the format: amounts are exact decimal strings,
@@ -58,9 +59,9 @@ export function checkDate(raw: string, where: string): string {
   return value;
 }
 
+/** An IBAN as a statement or a request states it, in the form it is stored in (the contracts' rule); null when there is none. */
 export function normalizeIban(raw: string | null | undefined): string | null {
-  const value = raw?.replace(/\s+/g, '').toUpperCase();
-  return value ? value : null;
+  return raw ? normalizeStoredIban(raw) || null : null;
 }
 
 export function checkLineCount(count: number): void {

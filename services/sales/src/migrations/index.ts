@@ -10,6 +10,7 @@ import { migration as m007ExposureByReceivable } from './007_exposure_by_receiva
 import { migration as m008PartnerFenceCheck } from './008_partner_fence_check';
 import { migration as m009DocumentTaxes } from './009_document_taxes';
 import { migration as m010IssuedAccountingCurrency } from './010_issued_accounting_currency';
+import { migration as m011PartnerDirectoryIbans } from './011_partner_directory_ibans';
 
 /**
  * The schema's migrations in the order they apply, one file each, named as schema_migrations records
@@ -29,4 +30,5 @@ export const salesMigrations: Migration[] = [
   m008PartnerFenceCheck,
   m009DocumentTaxes,
   m010IssuedAccountingCurrency,
+  m011PartnerDirectoryIbans,
 ];
