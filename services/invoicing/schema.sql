@@ -377,7 +377,8 @@ CREATE TABLE invoicing.dunning_settings (
     reference_rate numeric(9,4),
     points numeric(9,4) DEFAULT '8'::numeric NOT NULL,
     post_fees boolean DEFAULT false NOT NULL,
-    fee_tax jsonb
+    fee_tax jsonb,
+    fee_account character varying(100) DEFAULT '4750 Reminder Fees'::character varying NOT NULL
 );
 
 --

@@ -35,6 +35,18 @@ describe('vendor payment files, end to end', () => {
     return Object.fromEntries(rows.map((r) => [r.invoice_id, r.status]));
   };
   const invoiceStatus = async (id: number) => ((await db('invoices').where({ id }).first()) as { invoicestatus: string }).invoicestatus;
+  /** `payment_state` as the API answers it: the get (`/invoicing/getinvoice`) and the list's record agree. */
+  const paymentState = async (id: number) => {
+    const got = (await ok(post('/invoicing/getinvoice', { id }))).body.invoices[0].payment_state as string;
+    const listed = (await ok(post('/invoicing/listinvoices', { page_size: 100 }))).body.invoices as { id: number; payment_state: string }[];
+    expect(listed.find((i) => i.id === id)?.payment_state).toBe(got);
+    return got;
+  };
+  /** The ids the list answers under a `payment_state` filter. */
+  const listedIn = async (state: string) =>
+    ((await ok(post('/invoicing/listinvoices', { payment_state: state, page_size: 100 }))).body.invoices as { id: number }[])
+      .map((i) => i.id)
+      .sort((a, b) => a - b);
 
   beforeAll(async () => {
     sys = await startTestSystem({ services: ['partners', 'catalog', 'invoicing'] });
@@ -101,6 +113,19 @@ describe('vendor payment files, end to end', () => {
       [bills[1]!.id, 'in_payment'],
     ]);
     expect(await fileStatuses()).toEqual({ [bills[0]!.id]: 'in_payment', [bills[1]!.id]: 'in_payment' });
+    // The invoice records say so beside their status, which stays `open`; the bill not in the file is not paid.
+    expect(await paymentState(bills[0]!.id)).toBe('in_payment');
+    expect(await paymentState(bills[1]!.id)).toBe('in_payment');
+    expect(await paymentState(bills[2]!.id)).toBe('not_paid');
+    expect(await invoiceStatus(bills[0]!.id)).toBe('open');
+    expect(await listedIn('in_payment')).toEqual([bills[0]!.id, bills[1]!.id]);
+    expect(await listedIn('not_paid')).toEqual([bills[2]!.id]);
+  });
+
+  it('refuses a payment_state filter it does not know, naming the field', async () => {
+    const reply = await post('/invoicing/listinvoices', { payment_state: 'pending' });
+    expect(reply.statusCode).toBe(400);
+    expect(reply.body.errors.map((e: { field: string }) => e.field)).toEqual(['payment_state']);
   });
 
   it('refuses a bill already in a payment file, or no bill, naming the field and changing nothing', async () => {
@@ -133,6 +158,10 @@ describe('vendor payment files, end to end', () => {
     expect(await invoiceStatus(bills[1]!.id)).toBe('paid');
     expect(await invoiceStatus(bills[2]!.id)).toBe('open');
     expect(await fileStatuses()).toEqual({ [bills[0]!.id]: 'paid', [bills[1]!.id]: 'paid' });
+    expect(await paymentState(bills[0]!.id)).toBe('paid');
+    expect(await paymentState(bills[1]!.id)).toBe('paid');
+    expect(await listedIn('in_payment')).toEqual([]);
+    expect(await listedIn('paid')).toEqual([bills[0]!.id, bills[1]!.id]);
     // The same statement again changes nothing.
     expect((await bank({ action: 'import_statement', format: 'camt053', journal: IBAN, content_base64: b64(xml) })).statusCode).toBe(409);
 
@@ -142,9 +171,12 @@ describe('vendor payment files, end to end', () => {
     await ok(bank({ action: 'unreconcile', line_id: first!.id }));
     expect(await invoiceStatus(bill.invoice_id)).toBe('open');
     expect((await fileStatuses())[bill.invoice_id]).toBe('in_payment');
+    expect(await paymentState(bill.invoice_id)).toBe('in_payment');
+    expect(await listedIn('in_payment')).toEqual([bill.invoice_id]);
     await ok(bank({ action: 'reconcile', line_id: first!.id, allocations: [{ invoice_id: bill.invoice_id, amount: bill.amount }] }));
     expect(await invoiceStatus(bill.invoice_id)).toBe('paid');
     expect((await fileStatuses())[bill.invoice_id]).toBe('paid');
+    expect(await paymentState(bill.invoice_id)).toBe('paid');
     const allocated = await db('payment_allocations as a')
       .join('payments as p', 'p.id', 'a.payment_id')
       .where({ 'a.invoice_id': bill.invoice_id, 'a.status': 'active', 'p.status': 'posted' })

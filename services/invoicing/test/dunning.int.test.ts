@@ -2,6 +2,7 @@ import type { RpcReply } from '@bo/contracts';
 import * as testing from '@bo/testkit';
 import { einvoiceFailures, prepareRules } from '../../../tests/support/einvoice';
 import { pdfText } from '../../../tests/support/pdf';
+import { setAccountingCurrency } from './books.fixtures';
 import { body, startWithFakePartners, type FakePartner } from './fixtures';
 
 // Reminders (docs/dunning.md) over real PostgreSQL and RabbitMQ: levels 1, 2 and 3 at three dates,
@@ -18,6 +19,7 @@ const partnersTable: FakePartner[] = [
     balance: 0,
     record: { currency: 'EUR', address_line1: '2 Rue Neuve', city: 'Lyon', postal_code: '69001', country: 'FR' },
   },
+  { org: 6, id: 40, partnername: 'Dollar Buyer Inc', credit_limit: 0, balance: 0, record: { currency: 'USD' } },
   {
     org: 5,
     id: 30,
@@ -446,6 +448,100 @@ describe('invoicing service: dunning', () => {
       const made = await feeInvoices();
       expect(made.map((i: { invoicetotal: string }) => Number(i.invoicetotal))).toEqual([5, 10]);
       expect(third.letters[0].fee_invoice_id).toBe(made[1].id);
+    });
+  });
+
+  describe('the fee account, a fee in another currency, and the lock date (organization 6, books in EUR)', () => {
+    const org = 6;
+    const call6 = (operation: string, payload: Record<string, unknown>) => svc.call(operation, { userid: '5', ...payload }, org);
+    const levels6 = (payload: Record<string, unknown>) => call6('invoicing.dunning.levels', { action: 'levels', ...payload });
+    const run6 = (as_of: string) => call6('invoicing.dunning.run', { action: 'run', as_of });
+    const feeInvoices = () => svc.db('invoices').where({ org_id: org, sourcetype: 'dunning_letter' }).orderBy('id');
+    const journalOf = async (invoiceId: number) =>
+      (
+        await svc.db.raw<{ rows: Array<Record<string, string>> }>(
+          `select e.journaldate::text as day, l.account, l.debit::numeric(18,2)::text as debit, l.credit::numeric(18,2)::text as credit
+             from journal_entries e join journal_lines l on l.entry_id = e.id where e.org_id = ? and e.invoice_id = ? order by l.id`,
+          [org, invoiceId],
+        )
+      ).rows;
+    let reminded: number; // 1,000.00 USD at 0.9 EUR per USD, due 2026-01-31
+
+    beforeAll(async () => {
+      await setAccountingCurrency(svc, org, 'EUR');
+      const inv = body(
+        await call6('invoicing.invoice.create', {
+          invoicetype: 'invoiceout',
+          partner: 40,
+          currency: 'USD',
+          exchange_rate: '0.9',
+          invoicedatetime: '2026-01-01T09:00:00',
+          invoicedue: '2026-01-31',
+          line_items: [line(1000)],
+        }),
+      ).invoice;
+      body(await call6('invoicing.invoice.validate', { validate_invoice: true, id: inv.id }));
+      reminded = inv.id as number;
+    });
+
+    it('refuses a blank fee_account or one the journal keeps for itself, naming the field and changing nothing', async () => {
+      await refusedUnchanged(() => levels6({ levels: LEVELS, post_fees: true, fee_account: '   ' }), 'fee_account');
+      await refusedUnchanged(() => levels6({ levels: LEVELS, post_fees: true, fee_account: '1200 Accounts Receivable' }), 'fee_account');
+      await refusedUnchanged(() => levels6({ fee_account: 'Bank' }), 'fee_account');
+    });
+
+    it('answers 4750 Reminder Fees until set; a set keeps it unless it names another', async () => {
+      expect(body(await levels6({})).fee_account).toBe('4750 Reminder Fees');
+      const set = body(await levels6({ levels: LEVELS, post_fees: true, fee_account: ' 8400 Late Payment Fees ' }));
+      expect(set).toMatchObject({ post_fees: true, fee_account: '8400 Late Payment Fees' });
+      expect(body(await levels6({ points: '9' })).fee_account).toBe('8400 Late Payment Fees');
+    });
+
+    it('posts a USD fee to the chosen account at the reminded invoice’s rate: 5.00 USD × 0.9 = 4.50 EUR', async () => {
+      expect(body(await run6('2026-02-07')).letters.map((l: { level: number }) => l.level)).toEqual([1]);
+      const second = body(await run6('2026-02-21'));
+      expect(
+        second.letters.map((l: { invoice_id: number; level: number; fee: number; currency: string }) => [
+          l.invoice_id,
+          l.level,
+          l.fee,
+          l.currency,
+        ]),
+      ).toEqual([[reminded, 2, 5, 'USD']]);
+      const [fee] = await feeInvoices();
+      expect(fee).toMatchObject({
+        id: second.letters[0].fee_invoice_id,
+        currency: 'USD',
+        invoicestatus: 'open',
+        chartofaccounts: '8400 Late Payment Fees',
+      });
+      expect(Number(fee.invoicetotal)).toBe(5);
+      expect(Number(fee.exchange_rate)).toBe(0.9);
+      expect(await journalOf(fee.id)).toEqual([
+        { day: '2026-02-21', account: '1200 Accounts Receivable', debit: '4.50', credit: '0.00' },
+        { day: '2026-02-21', account: '8400 Late Payment Fees', debit: '0.00', credit: '4.50' },
+      ]);
+    });
+
+    it('refuses a run whose fee would post on or before the lock date, naming as_of and storing nothing; after it, the fee posts', async () => {
+      const configured = await svc.call('invoicing.books.configure', { lock_date: '2026-03-31' }, org);
+      expect(configured.ok).toBe(true);
+      await refusedUnchanged(() => run6('2026-03-07'), 'as_of');
+      const refused = (await run6('2026-03-31')) as { ok: boolean; status: number; message?: string };
+      expect(refused).toMatchObject({ ok: false, status: 400 });
+      expect(refused.message).toMatch(
+        /the books are locked up to 2026-03-31: the fee invoice of INV-\d+, level 3 dated 2026-03-31 cannot be posted/,
+      );
+      // A dry run posts nothing, so the lock date does not stand in its way.
+      expect(body(await call6('invoicing.dunning.run', { action: 'run', as_of: '2026-03-07', dry_run: true })).letters).toHaveLength(1);
+      const third = body(await run6('2026-04-01'));
+      expect(third.letters.map((l: { level: number; fee: number }) => [l.level, l.fee])).toEqual([[3, 10]]);
+      const made = await feeInvoices();
+      expect(made).toHaveLength(2);
+      expect(await journalOf(made[1].id)).toEqual([
+        { day: '2026-04-01', account: '1200 Accounts Receivable', debit: '9.00', credit: '0.00' },
+        { day: '2026-04-01', account: '8400 Late Payment Fees', debit: '0.00', credit: '9.00' },
+      ]);
     });
   });
 

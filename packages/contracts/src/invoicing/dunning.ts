@@ -67,6 +67,8 @@ export const dunningLevelsRequest = z.object({
   post_fees: booleanField.optional(),
   /** The VAT of a posted fee; replaces the whole setting (default: E, 0 %, outside the scope of VAT). */
   fee_tax: feeTaxInput.optional(),
+  /** The income account posted fees are credited to (default `4750 Reminder Fees`); not one the journal keeps for receivables, payables, VAT, rounding or the bank. */
+  fee_account: text(100).optional(),
 });
 export const dunningLevelsReply = z.object({
   message: z.string(),
@@ -75,6 +77,7 @@ export const dunningLevelsReply = z.object({
   points: z.number(),
   post_fees: z.boolean(),
   fee_tax: feeTaxRecord,
+  fee_account: z.string(),
 });
 
 export const dunningLetterRecord = z.object({
@@ -183,6 +186,10 @@ export const dunningLevels = defineOperation({
     {
       field: 'fee_tax',
       rule: "the category's EN 16931 rules: S a rate above 0 and no exemption; E and O a rate of 0 and an exemption_reason or exemption_code of the category",
+    },
+    {
+      field: 'fee_account',
+      rule: 'an income account: not blank, not one the journal keeps (1200 Accounts Receivable, 2000 Accounts Payable, 2200 Tax Payable, 1400 Tax Receivable, 7600 Rounding Differences, Bank)',
     },
   ],
 });

@@ -20,6 +20,13 @@ import { documentTaxInput, documentTaxRecord, lineItemInput, lineRecordFields, t
 export const invoiceTypes = ['invoiceout', 'creditout', 'invoicein', 'creditin'] as const;
 /** `written_off`: what was due was written off as a bad debt (docs/invoicing.md, "Cash application"). */
 export const invoiceStatuses = ['draft', 'proforma', 'open', 'paid', 'cancelled', 'overdue', 'written_off'] as const;
+/**
+ * Where paying a document stands, beside its `invoicestatus` (docs/invoicing.md "Payment state"):
+ * `in_payment` while it is a transfer of a payment file not yet booked by the bank (docs/bank.md),
+ * `partial` with something paid and something due, `written_off` once written off as a bad debt.
+ */
+export const paymentStates = ['not_paid', 'partial', 'in_payment', 'paid', 'written_off'] as const;
+export type PaymentState = (typeof paymentStates)[number];
 /** Statuses an invoice may be created in (docs/design.md section 4). */
 export const creatableStatuses = ['draft', 'proforma'] as const;
 export const recurringFrequencies = ['daily', 'weekly', 'monthly', 'quarterly', 'yearly'] as const;
@@ -159,6 +166,7 @@ export const listInvoicesRequest = z.object({
   // Ids as strings or numbers (spec 4.4 sends strings), bounded like every id so a huge one is a 400, not a database error.
   partner_ids: z.array(intId).max(500, 'must have at most 500 ids').optional(),
   status_filter: z.enum(invoiceStatuses).optional(),
+  payment_state: z.enum(paymentStates).optional(),
   date_from: dateField.optional(),
   date_to: dateField.optional(),
   amount_min: money().optional(),
@@ -203,6 +211,8 @@ const invoiceAmounts = {
   invoicetotal: z.number(),
   amount_paid: z.number(),
   due_amount: z.number(),
+  /** Where paying it stands (paymentStates), read with the record. */
+  payment_state: z.enum(paymentStates),
 };
 
 /** The invoice as create answers it (spec 2.7), plus the amounts paid and due. */
@@ -346,6 +356,7 @@ export const balancesReply = z.object({
   invoices: z.array(
     settledDocument.extend({
       payment_reference: paymentReferenceField,
+      payment_state: z.enum(paymentStates),
       journals: z.array(journalRef),
       payjournals: z.array(journalRef),
       line_items: z.array(invoiceLineRecord).optional(),

@@ -49,8 +49,17 @@ export function dunningSteps(today: string, writer: { org_id: '1'; userid: '1' }
         reference_rate: '4.5',
         points: '8',
         post_fees: true,
+        fee_account: '4751 Late Payment Fees',
       },
-      { message: '3 reminder level(s) set', levels, reference_rate: 4.5, points: 8, post_fees: true, fee_tax: feeTax },
+      {
+        message: '3 reminder level(s) set',
+        levels,
+        reference_rate: 4.5,
+        points: 8,
+        post_fees: true,
+        fee_tax: feeTax,
+        fee_account: '4751 Late Payment Fees',
+      },
     ),
     step(
       'invoicing.dunning.run',

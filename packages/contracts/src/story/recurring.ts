@@ -28,6 +28,7 @@ export function recurringChapter({ today, in7, in14, writer, recurringParent }: 
           invoicetotal: 49.2,
           amount_paid: 0,
           due_amount: 49.2,
+          payment_state: 'not_paid',
           sourceid: null,
           sourcenumber: null,
           sourcetype: null,

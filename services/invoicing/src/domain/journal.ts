@@ -40,6 +40,8 @@ const SALES_SIDE: ReadonlySet<InvoiceType> = new Set(['invoiceout', 'creditout']
 export const TAX_PAYABLE = '2200 Tax Payable';
 export const TAX_RECEIVABLE = '1400 Tax Receivable';
 export const ROUNDING_ACCOUNT = '7600 Rounding Differences';
+export const RECEIVABLE_ACCOUNT = '1200 Accounts Receivable';
+export const PAYABLE_ACCOUNT = '2000 Accounts Payable';
 
 /** Defaults an accountant would expect from a fresh chart of accounts, when the invoice names none. */
 export function accountsFor(
@@ -48,7 +50,7 @@ export function accountsFor(
 ): InvoiceAccounts {
   const sales = SALES_SIDE.has(type);
   return {
-    trade: given.tradeaccount || (sales ? '1200 Accounts Receivable' : '2000 Accounts Payable'),
+    trade: given.tradeaccount || (sales ? RECEIVABLE_ACCOUNT : PAYABLE_ACCOUNT),
     counterpart: given.chartofaccounts || (sales ? '4000 Sales Revenue' : '5000 Purchases'),
     tax: sales ? TAX_PAYABLE : TAX_RECEIVABLE,
     selfAssessedOutput: TAX_PAYABLE,

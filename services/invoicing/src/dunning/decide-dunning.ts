@@ -57,10 +57,11 @@ export interface OverdueInvoice {
   exchange_rate: string | null;
 }
 
-/** Whether a letter's fee is posted as an invoice of its own (`post_fees`), and with which VAT. */
+/** Whether a letter's fee is posted as an invoice of its own (`post_fees`), with which VAT, to which income account (`fee_account`). */
 export interface FeePosting {
   post: boolean;
   tax: FeeTax;
+  account: string;
 }
 
 export interface DunningLetterPlan {
@@ -173,6 +174,7 @@ export function decideDunning(input: {
               level: next.level,
               fee: fee.toFixed(places),
               tax: input.fees.tax,
+              account: input.fees.account,
             }
           : null,
     });

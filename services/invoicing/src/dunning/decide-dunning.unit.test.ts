@@ -1,6 +1,6 @@
 import { dec } from '@bo/kernel';
 import { decideDunning, levelsProblem, statutoryInterest, type DunningLevel, type OverdueInvoice } from './decide-dunning';
-import { DEFAULT_FEE_TAX } from './fee-invoice';
+import { DEFAULT_FEE_TAX, FEE_ACCOUNT } from './fee-invoice';
 
 const levels: DunningLevel[] = [
   { level: 1, days_after_due: 7, fee: '0', interest: false, text: 'Friendly reminder' },
@@ -97,9 +97,9 @@ describe('decideDunning', () => {
 });
 
 describe('decideDunning with post_fees', () => {
-  const posting = { post: true, tax: DEFAULT_FEE_TAX };
+  const posting = { post: true, tax: DEFAULT_FEE_TAX, account: '8400 Late Fees' };
 
-  it('given post_fees on, when a letter has a fee, then it carries the fee invoice: the partner, currency, receivable and rate of the reminded invoice, dated as_of', () => {
+  it('given post_fees on, when a letter has a fee, then it carries the fee invoice: the partner, currency, receivable and rate of the reminded invoice, dated as_of, to the organization’s fee account', () => {
     const { letters } = decideDunning({
       asOf: '2026-02-21',
       levels,
@@ -117,6 +117,7 @@ describe('decideDunning with post_fees', () => {
       level: 2,
       fee: '5.00',
       tax: DEFAULT_FEE_TAX,
+      account: '8400 Late Fees',
     });
   });
 
@@ -131,7 +132,7 @@ describe('decideDunning with post_fees', () => {
       levels,
       interest,
       invoices: [invoice({ last_level: 1 })],
-      fees: { post: false, tax: DEFAULT_FEE_TAX },
+      fees: { post: false, tax: DEFAULT_FEE_TAX, account: FEE_ACCOUNT },
     });
     expect(letters.map((l) => [l.level, l.fee, l.fee_invoice])).toEqual([[2, '5.00', null]]);
   });

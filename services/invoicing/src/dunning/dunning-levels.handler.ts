@@ -3,17 +3,20 @@ import { dec } from '@bo/kernel';
 import { handler, validationFailed } from '@bo/runtime';
 import { levelsProblem } from './decide-dunning';
 import { feesOf, levelRecord, loadLevels, loadSettings, lockDunningSettings, saveLevels } from './dunning.repository';
-import { checkFeeTax, feeTaxFromRequest, feeTaxRecord } from './fee-invoice';
+import { checkFeeTax, feeAccountProblem, feeTaxFromRequest, feeTaxRecord } from './fee-invoice';
 
 /**
  * Sets the organization's reminder levels, statutory interest rate and fee posting (any of `levels`,
- * `reference_rate`, `points`, `post_fees`, `fee_tax` given replaces that part), or lists them.
+ * `reference_rate`, `points`, `post_fees`, `fee_tax`, `fee_account` given replaces that part), or lists them.
  */
 export const dunningLevelsHandler = handler(invoicing.dunningLevels, async (req, ctx) => {
   const db = ctx.db;
-  const changing = [req.levels, req.reference_rate, req.points, req.post_fees, req.fee_tax].some((v) => v !== undefined);
+  const changing = [req.levels, req.reference_rate, req.points, req.post_fees, req.fee_tax, req.fee_account].some((v) => v !== undefined);
   const feeTax = req.fee_tax === undefined ? undefined : feeTaxFromRequest(req.fee_tax);
   if (feeTax) checkFeeTax(feeTax);
+  const feeAccount = req.fee_account?.trim();
+  const accountProblem = feeAccount === undefined ? null : feeAccountProblem(feeAccount);
+  if (accountProblem) throw validationFailed(`fee_account ${accountProblem}`, [{ field: 'fee_account', message: accountProblem }]);
   if (changing) {
     // Sets of one organization take turns, each reading what the one before it stored.
     await lockDunningSettings(db, ctx.orgId);
@@ -39,6 +42,7 @@ export const dunningLevelsHandler = handler(invoicing.dunningLevels, async (req,
       points: points.toFixed(),
       post_fees: req.post_fees ?? before.post_fees,
       fee_tax: feeTax ?? before.fee_tax,
+      fee_account: feeAccount ?? before.fee_account,
     });
   }
   const levels = await loadLevels(db, ctx.orgId);
@@ -50,5 +54,6 @@ export const dunningLevelsHandler = handler(invoicing.dunningLevels, async (req,
     points: Number(settings.points),
     post_fees: settings.post_fees,
     fee_tax: feeTaxRecord(feesOf(settings).tax),
+    fee_account: settings.fee_account,
   };
 });

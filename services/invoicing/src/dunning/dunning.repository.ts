@@ -2,7 +2,7 @@ import type { invoicing } from '@bo/contracts';
 import { formatDate, toNumber } from '@bo/kernel';
 import { selectPage, type Knex, type PageRequest } from '@bo/runtime';
 import type { DunningLetterPlan, DunningLevel, FeePosting, InterestSetting, OverdueInvoice } from './decide-dunning';
-import { feeTaxOf, type FeeTax } from './fee-invoice';
+import { FEE_ACCOUNT, feeTaxOf, type FeeTax } from './fee-invoice';
 
 interface LevelRow {
   level: number;
@@ -37,6 +37,8 @@ export interface DunningSettings {
   post_fees: boolean;
   /** Null: the default (DEFAULT_FEE_TAX). */
   fee_tax: FeeTax | null;
+  /** The income account posted fees are credited to (FEE_ACCOUNT until set). */
+  fee_account: string;
 }
 
 export async function loadLevels(db: Knex, orgId: number): Promise<DunningLevel[]> {
@@ -46,11 +48,11 @@ export async function loadLevels(db: Knex, orgId: number): Promise<DunningLevel[
 
 export async function loadSettings(db: Knex, orgId: number): Promise<DunningSettings> {
   const row = (await db('dunning_settings').where({ org_id: orgId }).first()) as DunningSettings | undefined;
-  return row ?? { reference_rate: null, points: '8', post_fees: false, fee_tax: null };
+  return row ?? { reference_rate: null, points: '8', post_fees: false, fee_tax: null, fee_account: FEE_ACCOUNT };
 }
 
-/** Whether a run posts its letters' fees, and with which VAT. */
-export const feesOf = (s: DunningSettings): FeePosting => ({ post: s.post_fees, tax: feeTaxOf(s.fee_tax) });
+/** Whether a run posts its letters' fees, with which VAT, to which account. */
+export const feesOf = (s: DunningSettings): FeePosting => ({ post: s.post_fees, tax: feeTaxOf(s.fee_tax), account: s.fee_account });
 
 /** The interest a run charges: none without a reference rate. */
 export const interestOf = (s: DunningSettings): InterestSetting | null =>

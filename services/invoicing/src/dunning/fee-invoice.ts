@@ -1,6 +1,14 @@
 import type { invoicing } from '@bo/contracts';
 import { dec, parseDateTime, toNumber } from '@bo/kernel';
 import { computeDocumentTaxes } from '@bo/billing';
+import {
+  DEFAULT_PAYMENT_JOURNAL,
+  PAYABLE_ACCOUNT,
+  RECEIVABLE_ACCOUNT,
+  ROUNDING_ACCOUNT,
+  TAX_PAYABLE,
+  TAX_RECEIVABLE,
+} from '../domain/journal';
 import type { LineValues, NewInvoice } from '../invoice/decide-new-invoice';
 
 /**
@@ -31,8 +39,31 @@ export const DEFAULT_FEE_TAX: FeeTax = {
   exemption_code: null,
 };
 
-/** The income account a posted fee is credited to; its receivable is the reminded invoice's. */
+/** The income account a posted fee is credited to unless the organization sets its `fee_account`; its receivable is the reminded invoice's. */
 export const FEE_ACCOUNT = '4750 Reminder Fees';
+
+/**
+ * The accounts the journal's own postings keep (domain/journal.ts): receivables and payables, the
+ * VAT accounts, rounding, the bank. Accounts are named freely (there is no chart table: an invoice's
+ * `chartofaccounts` takes any name), but a fee credited to one of these would move the partner's
+ * balance, the VAT report or the bank reconciliation as if it were a payment, tax or cash.
+ */
+const KEPT_ACCOUNTS: ReadonlySet<string> = new Set([
+  RECEIVABLE_ACCOUNT,
+  PAYABLE_ACCOUNT,
+  TAX_PAYABLE,
+  TAX_RECEIVABLE,
+  ROUNDING_ACCOUNT,
+  DEFAULT_PAYMENT_JOURNAL,
+]);
+
+/** Why an income account cannot take posted fees (`fee_account`), or null when it can. */
+export function feeAccountProblem(account: string): string | null {
+  if (!account.trim()) return 'must name an income account, e.g. "4750 Reminder Fees"';
+  if (KEPT_ACCOUNTS.has(account.trim()))
+    return `${account.trim()} is kept by the journal's own postings (receivables, payables, VAT, rounding, bank): name an income account`;
+  return null;
+}
 
 /** The fee invoice's `sourcetype`: its `sourceid` is the letter's id, its `sourcenumber` the reminded invoice's number. */
 export const FEE_SOURCE = 'dunning_letter';
@@ -57,6 +88,8 @@ export interface FeeInvoicePlan {
   /** The fee as the letter states it, decimal text: the fee invoice's total. */
   fee: string;
   tax: FeeTax;
+  /** The income account the fee is credited to (`fee_account`). */
+  account: string;
 }
 
 /** "Reminder fee: INV-00002, level 2". */
@@ -65,7 +98,7 @@ export const feeLineName = (invoicenumber: string, level: number) => `Reminder f
 /**
  * The fee invoice of a stored letter: a customer invoice (`invoiceout`) to the reminded invoice's
  * partner in its currency, dated and due on the letter's date, its receivable the reminded
- * invoice's, its income FEE_ACCOUNT, with one line for the fee. The fee is the amount the letter
+ * invoice's, its income the organization's `fee_account`, with one line for the fee. The fee is the amount the letter
  * states and the customer pays, so the line's price includes whatever VAT `fee_tax` charges.
  */
 export function feeInvoice(plan: FeeInvoicePlan, letterId: number): { values: NewInvoice; lines: LineValues[] } {
@@ -77,7 +110,7 @@ export function feeInvoice(plan: FeeInvoicePlan, letterId: number): { values: Ne
     invoicedue: plan.as_of,
     currency: plan.currency,
     exchange_rate: plan.exchange_rate,
-    chartofaccounts: FEE_ACCOUNT,
+    chartofaccounts: plan.account,
     tradeaccount: plan.tradeaccount,
     sourcetype: FEE_SOURCE,
     sourceid: String(letterId),

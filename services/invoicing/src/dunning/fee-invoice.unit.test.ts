@@ -1,7 +1,16 @@
 import { AppError } from '@bo/runtime';
 import { computeDocumentTaxes } from '@bo/billing';
 import { accountsFor } from '../domain/journal';
-import { checkFeeTax, DEFAULT_FEE_TAX, FEE_ACCOUNT, feeInvoice, feeTaxFromRequest, type FeeInvoicePlan, type FeeTax } from './fee-invoice';
+import {
+  checkFeeTax,
+  DEFAULT_FEE_TAX,
+  FEE_ACCOUNT,
+  feeAccountProblem,
+  feeInvoice,
+  feeTaxFromRequest,
+  type FeeInvoicePlan,
+  type FeeTax,
+} from './fee-invoice';
 
 const plan = (over: Partial<FeeInvoicePlan> = {}): FeeInvoicePlan => ({
   partner_id: 3,
@@ -13,6 +22,7 @@ const plan = (over: Partial<FeeInvoicePlan> = {}): FeeInvoicePlan => ({
   level: 2,
   fee: '5.00',
   tax: DEFAULT_FEE_TAX,
+  account: FEE_ACCOUNT,
   ...over,
 });
 const totalOf = (made: ReturnType<typeof feeInvoice>) =>
@@ -74,6 +84,30 @@ describe('feeInvoice', () => {
   it('books the fee to the fee account against the reminded invoice’s receivable', () => {
     const { values } = feeInvoice(plan({ tradeaccount: '1210 EU' }), 41);
     expect(accountsFor(values.invoicetype, values)).toMatchObject({ trade: '1210 EU', counterpart: FEE_ACCOUNT });
+  });
+
+  it('given the organization’s fee_account, then the fee is income of that account', () => {
+    const { values } = feeInvoice(plan({ account: '8400 Mahngebühren' }), 41);
+    expect(accountsFor(values.invoicetype, values)).toMatchObject({ trade: '1200 Accounts Receivable', counterpart: '8400 Mahngebühren' });
+  });
+});
+
+describe('feeAccountProblem', () => {
+  it('given an income account of any name, then it takes the fees', () => {
+    expect([FEE_ACCOUNT, '8400 Mahngebühren', '4000 Sales Revenue'].map(feeAccountProblem)).toEqual([null, null, null]);
+  });
+
+  it('given a blank name or an account the journal keeps for itself, then it is refused with the reason', () => {
+    expect(feeAccountProblem('  ')).toMatch(/must name an income account/);
+    for (const kept of [
+      '1200 Accounts Receivable',
+      '2000 Accounts Payable',
+      '2200 Tax Payable',
+      '1400 Tax Receivable',
+      '7600 Rounding Differences',
+      'Bank',
+    ])
+      expect(feeAccountProblem(kept)).toMatch(/kept by the journal/);
   });
 });
 

@@ -130,7 +130,8 @@ async function postFee(
   const { values, lines } = feeInvoice(plan, letterId);
   await assertNotFenced(ctx.db, ctx.orgId, plan.partner_id);
   const made = await insertInvoice(ctx.db, ctx.orgId, values, lines);
-  await postInvoice(ctx, made.row.id, partnerFacts, `the fee invoice of ${letter.invoicenumber}, level ${letter.level}`);
+  // Dated the run's as_of: a lock date on or after it refuses the run naming as_of.
+  await postInvoice(ctx, made.row.id, partnerFacts, `the fee invoice of ${letter.invoicenumber}, level ${letter.level}`, 'as_of');
   await setFeeInvoice(ctx.db, ctx.orgId, letterId, made.row.id);
   return made.row.id;
 }

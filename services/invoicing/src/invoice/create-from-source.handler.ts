@@ -3,7 +3,7 @@ import { parseDateTime } from '@bo/kernel';
 import { AppError, commitOnlyBefore, handler, isUniqueViolation, type Knex } from '@bo/runtime';
 import { organizationNow, organizationToday, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/billing';
 import { lineField, newInvoiceFrom } from './create-input';
-import { toInvoiceRecord } from './invoice.record';
+import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord } from './invoice.record';
 import { findConversionOf, linesOf } from './invoice.repository';
 import { insertInvoice } from './invoice.writer';
 
@@ -61,7 +61,11 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
           );
         return made;
       });
-      return { message: 'Invoice created successfully', created: true, invoice: toInvoiceRecord(created.row, created.lines, facts.today) };
+      return {
+        message: 'Invoice created successfully',
+        created: true,
+        invoice: toInvoiceRecord(created.row, created.lines, facts.today, NEW_DOCUMENT_PAYMENT_STATE),
+      };
     } catch (err) {
       // The loser of a race rolled back its invoice (its number returns to the series) and reads the winner's.
       if (!isUniqueViolation(err, 'invoices_org_converted_quotation')) throw err;
@@ -79,6 +83,6 @@ async function existing(db: Knex, orgId: number, quotationId: number) {
   return {
     message: 'Invoice already exists for this source',
     created: false,
-    invoice: toInvoiceRecord(row, lines, await organizationToday(db, orgId)),
+    invoice: toInvoiceRecord(row, lines, await organizationToday(db, orgId), row.payment_state),
   };
 }

@@ -4,7 +4,7 @@ import { documentPartyAndDefaults, nowIn, resolveCatalogLines } from '@bo/billin
 import { lineField } from './create-input';
 import { checkedCreditNoteLink } from './credit-note-link';
 import { decideCreateInvoice } from './decide-create-invoice';
-import { toInvoiceRecord } from './invoice.record';
+import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord } from './invoice.record';
 import { storeInvoicePlan } from './invoice.writer';
 
 /**
@@ -32,7 +32,7 @@ export const createInvoiceHandler = handler(invoicing.createInvoice, {
   apply: async (req, ctx, state) => {
     const plan = decideCreateInvoice(req, state, ctx);
     const created = await storeInvoicePlan(ctx.db, plan, { fencedPartner: req.partner });
-    const invoice = toInvoiceRecord(created.row, created.lines, state.now.date);
+    const invoice = toInvoiceRecord(created.row, created.lines, state.now.date, NEW_DOCUMENT_PAYMENT_STATE);
     return {
       message: invoice.recurring.enabled ? 'Recurring invoice created successfully' : 'Invoice created successfully',
       invoice,

@@ -39,6 +39,12 @@ export interface ValidationDraft {
   today: string;
   /** How the invoice is refused by name: `invoice INV-1`, `bill B-7`. */
   named: string;
+  /**
+   * The request's field that dates the posting, which a lock-date refusal names: a reminder run's
+   * `as_of` dates its fee invoices. Absent, the date is the invoice's own, no field of the request,
+   * and the refusal names `lock_date`.
+   */
+  dateField?: string;
 }
 
 /**
@@ -107,8 +113,7 @@ export function needsTableRate(invoice: Pick<InvoiceRow, 'exchange_rate'>, curre
  */
 export function draftRefusal(draft: ValidationDraft, invoiceDate: string) {
   const { invoice } = draft;
-  // The date is the invoice's own, no field of this request: the refusal names `lock_date`.
-  const locked = lockDateRefusal(draft.lockDate, invoiceDate, 'lock_date', draft.named);
+  const locked = lockDateRefusal(draft.lockDate, invoiceDate, draft.dateField ?? 'lock_date', draft.named);
   if (locked) return validationFailed(locked.message, [{ field: locked.field, message: locked.message }]);
   if (invoice.invoicestatus !== 'draft' && invoice.invoicestatus !== 'proforma') {
     return invalidState(

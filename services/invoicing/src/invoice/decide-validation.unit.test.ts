@@ -172,6 +172,21 @@ describe('deciding a validation', () => {
       );
     });
 
+    it('given books locked up to the date a request field dated it (a reminder run’s as_of), when validated, then it is refused on that field', () => {
+      let thrown: unknown;
+      try {
+        decideValidation(given({ lockDate: '2026-11-20', dateField: 'as_of', named: 'the fee invoice of INV-00004, level 2' }));
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toMatchObject({
+        code: 'validation_failed',
+        errors: [
+          { field: 'as_of', message: expect.stringContaining('the fee invoice of INV-00004, level 2 dated 2026-11-20 cannot be posted') },
+        ],
+      });
+    });
+
     it('given the lock date refused and the invoice open as well, when validated, then the lock date is named first', () => {
       expect(() => decideValidation(given({ lockDate: '2026-11-30', invoice: draft({ invoicestatus: 'open' }) }))).toThrow(
         refusal('validation_failed', 'the books are locked'),

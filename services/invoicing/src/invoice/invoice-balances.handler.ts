@@ -3,7 +3,7 @@ import { formatDate, toNumber } from '@bo/kernel';
 import { handler, type Knex } from '@bo/runtime';
 import { organizationToday } from '@bo/billing';
 import { dueOf, statusOf, toLineRecord } from './invoice.record';
-import { entriesOfInvoice, findInvoice, inSnapshot, linesOf, type InvoiceEntryRow } from './invoice.repository';
+import { entriesOfInvoice, inSnapshot, linesOf, readInvoice, type InvoiceEntryRow } from './invoice.repository';
 
 export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, (req, ctx) =>
   // One snapshot, so amount_paid always equals the sum of the payjournals shown beside it.
@@ -11,7 +11,7 @@ export const invoiceBalancesHandler = handler(invoicing.invoiceBalances, (req, c
 );
 
 async function balancesView(db: Knex, req: RequestOf<typeof invoicing.invoiceBalances>, orgId: number) {
-  const invoice = await findInvoice(db, orgId, req.id);
+  const invoice = await readInvoice(db, orgId, req.id);
   const entries = await entriesOfInvoice(db, orgId, invoice.id);
   const asJournal = (e: InvoiceEntryRow) => ({
     id: e.id,
@@ -23,6 +23,7 @@ async function balancesView(db: Knex, req: RequestOf<typeof invoicing.invoiceBal
     id: invoice.id,
     invoicenumber: invoice.invoicenumber,
     payment_reference: invoice.payment_reference,
+    payment_state: invoice.payment_state,
     invoicetype: invoice.invoicetype,
     invoicestatus: statusOf(invoice, await organizationToday(db, orgId)),
     invoicetotal: toNumber(invoice.invoicetotal),

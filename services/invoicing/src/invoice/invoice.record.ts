@@ -112,7 +112,20 @@ function userIdOut(id: string | null): number | string | null {
   return /^\d{1,9}$/.test(id) ? Number(id) : id;
 }
 
-export function toInvoiceRecord(row: InvoiceRow, lines: LineRow[], today: string): invoicing.InvoiceRecord {
+/**
+ * The payment state of a document its own write just made (a draft, a proforma, a converted or a
+ * generated invoice): nothing is paid on it and no payment file names it yet. Every read derives it
+ * (paymentStateSql).
+ */
+export const NEW_DOCUMENT_PAYMENT_STATE: invoicing.PaymentState = 'not_paid';
+
+/** The invoice record of a row and its lines; `paymentState` as its read derived it (paymentStateSql), or of a document just made. */
+export function toInvoiceRecord(
+  row: InvoiceRow,
+  lines: LineRow[],
+  today: string,
+  paymentState: invoicing.PaymentState,
+): invoicing.InvoiceRecord {
   return {
     id: row.id,
     orgid: row.org_id,
@@ -132,6 +145,7 @@ export function toInvoiceRecord(row: InvoiceRow, lines: LineRow[], today: string
     invoicetotal: toNumber(row.invoicetotal),
     amount_paid: toNumber(row.amount_paid),
     due_amount: dueOf(row),
+    payment_state: paymentState,
     sourceid: row.sourceid,
     sourcenumber: row.sourcenumber,
     sourcetype: row.sourcetype,

@@ -16,6 +16,35 @@ import { addDays } from '../domain/recurrence';
 import type { NewInvoicePlan } from './decide-new-invoice';
 import type { InvoiceRow, LineRow } from './invoice.record';
 
+/**
+ * Where paying an invoice stands (`payment_state`, docs/invoicing.md "Payment state"), the one copy
+ * of the rule, read in the statement that reads the invoice (`alias` names it): written off, paid
+ * (its status), else `in_payment` while a transfer of an open payment file names it (the partial
+ * unique index `payment_file_bills_open` answers that), else `partial` when something is paid, else
+ * `not_paid`. A transfer ahead of what was paid wins over `partial`: the rest is on its way.
+ */
+export function paymentStateSql(alias: string): string {
+  return `case when ${alias}.invoicestatus = 'written_off' then 'written_off'
+    when ${alias}.invoicestatus = 'paid' then 'paid'
+    when exists (select 1 from payment_file_bills pfb
+                  where pfb.org_id = ${alias}.org_id and pfb.invoice_id = ${alias}.id and pfb.status = 'in_payment') then 'in_payment'
+    when ${alias}.amount_paid <> 0 then 'partial'
+    else 'not_paid' end`;
+}
+
+/** An invoice as a read answers it: its row and where paying it stands. */
+export type InvoiceReadRow = InvoiceRow & { payment_state: invoicing.PaymentState };
+
+/** One invoice of the organization with its payment state, for a read; another organization's is not found. */
+export async function readInvoice(db: Knex, orgId: number, id: number): Promise<InvoiceReadRow> {
+  const row = (await db('invoices as i')
+    .where({ 'i.org_id': orgId, 'i.id': id })
+    .select('i.*', db.raw(`${paymentStateSql('i')} as payment_state`))
+    .first()) as InvoiceReadRow | undefined;
+  if (!row) throw notFound('Invoice', id);
+  return row;
+}
+
 /** One invoice of the organization, optionally locked; another organization's invoice is not found. */
 export async function findInvoice(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<InvoiceRow> {
   const query = db<InvoiceRow>('invoices').where({ org_id: orgId, id }).first();
@@ -29,9 +58,12 @@ export async function findInvoiceIfAny(db: Knex, orgId: number, id: number): Pro
   return db<InvoiceRow>('invoices').where({ org_id: orgId, id }).first();
 }
 
-/** The invoice a quotation was converted into (`converted_from_quotation_id`), if it was. */
-export async function findConversionOf(db: Knex, orgId: number, quotationId: number): Promise<InvoiceRow | undefined> {
-  return db<InvoiceRow>('invoices').where({ org_id: orgId, converted_from_quotation_id: quotationId }).first();
+/** The invoice a quotation was converted into (`converted_from_quotation_id`), if it was, with its payment state. */
+export async function findConversionOf(db: Knex, orgId: number, quotationId: number): Promise<InvoiceReadRow | undefined> {
+  return (await db('invoices as i')
+    .where({ 'i.org_id': orgId, 'i.converted_from_quotation_id': quotationId })
+    .select('i.*', db.raw(`${paymentStateSql('i')} as payment_state`))
+    .first()) as InvoiceReadRow | undefined;
 }
 
 /**
@@ -209,12 +241,21 @@ export async function entriesOfInvoice(db: Knex, orgId: number, invoiceId: numbe
 }
 
 /** An invoice of a list, with its partner's names as the directory holds them. */
-export type InvoiceListRow = InvoiceRow & { p_partnername: string | null; p_display_name: string | null };
+export type InvoiceListRow = InvoiceReadRow & { p_partnername: string | null; p_display_name: string | null };
 
 /** What a list of invoices is filtered and sorted by (`invoicing.invoice.list`). */
 export type InvoiceListFilter = Pick<
   RequestOf<typeof invoicing.listInvoices>,
-  'partner_ids' | 'status_filter' | 'date_from' | 'date_to' | 'amount_min' | 'amount_max' | 'search_key' | 'sort_by' | 'sort_order'
+  | 'partner_ids'
+  | 'status_filter'
+  | 'payment_state'
+  | 'date_from'
+  | 'date_to'
+  | 'amount_min'
+  | 'amount_max'
+  | 'search_key'
+  | 'sort_by'
+  | 'sort_order'
 >;
 
 const SORT_COLUMN = { number: 'i.invoicenumber', date: 'i.invoicedatetime', total: 'i.invoicetotal', due: 'i.invoicedue' } as const;
@@ -233,6 +274,7 @@ export async function invoicePage(
     .modify((q: Knex.QueryBuilder) => {
       if (filter.partner_ids?.length) q.whereIn('i.partner_id', filter.partner_ids);
       if (filter.status_filter) whereStatus(q, filter.status_filter, today);
+      if (filter.payment_state) q.whereRaw(`(${paymentStateSql('i')}) = ?`, [filter.payment_state]);
       if (filter.date_from) q.where('i.invoicedatetime', '>=', `${filter.date_from}T00:00:00Z`);
       if (filter.date_to) q.where('i.invoicedatetime', '<', `${addDays(filter.date_to, 1)}T00:00:00Z`);
       if (filter.amount_min !== undefined) q.where('i.invoicetotal', '>=', filter.amount_min);
@@ -251,7 +293,12 @@ export async function invoicePage(
   const direction = filter.sort_order ?? 'desc';
   const sortColumn = SORT_COLUMN[filter.sort_by ?? 'date'];
   return selectPage<InvoiceListRow>(
-    filtered.select('i.*', 'p.partnername as p_partnername', 'p.display_name as p_display_name'),
+    filtered.select(
+      'i.*',
+      db.raw(`${paymentStateSql('i')} as payment_state`),
+      'p.partnername as p_partnername',
+      'p.display_name as p_display_name',
+    ),
     page,
     (q) => q.orderByRaw(`?? ${direction} nulls last, i.id ${direction}`, [sortColumn]),
   );

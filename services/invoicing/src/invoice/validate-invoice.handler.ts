@@ -63,14 +63,15 @@ export async function validationFacts(
 /**
  * Validates (posts) a draft or proforma with what validationFacts gathered, in the caller's
  * transaction: the validate operation, and an import with `validate: true` right after it stored its
- * bill. `named` is the invoice as the lock date's refusal names it. Load → decide → store: the
+ * bill, a reminder run right after it made a fee invoice. `named` is the invoice as the lock date's
+ * refusal names it, `dateField` the request's field that dated it, if one did (ValidationDraft). Load → decide → store: the
  * settings held, the draft locked with its lines, and only for the drafts that need them the
  * credited invoice, the organization's rate and the partner's credit exposure (loadValidation);
  * decideValidation; then one statement for the posting (storeValidation), the events, and a credit
  * note's settlement of its invoice. The posted invoice as the validate operation answers it.
  */
-export async function postInvoice(ctx: ApplyContext, id: number, facts: ValidationFacts, named: string) {
-  const state = await loadValidation(ctx.db, ctx.orgId, id, facts, named);
+export async function postInvoice(ctx: ApplyContext, id: number, facts: ValidationFacts, named: string, dateField?: string) {
+  const state = await loadValidation(ctx.db, ctx.orgId, id, facts, named, dateField);
   const effects = decideValidation(state);
   const { row: posted, journalEntryId } = await storeValidation(ctx.db, state.invoice, effects);
   await recordEvent(ctx.db, invoicing.invoiceValidated, ctx.orgId, {
@@ -130,11 +131,19 @@ async function loadValidation(
   id: number,
   facts: ValidationFacts,
   named: string,
+  dateField?: string,
 ): Promise<ValidationState> {
   const { invoice, lines } = await loadDraft(trx, orgId, id);
   // Read with the draft (loadDraft): no statement of their own.
   const settings = await organizationSettings(trx, orgId);
-  const draft = { invoice, lines, lockDate: formatDate(settings?.lock_date ?? null), today: await organizationToday(trx, orgId), named };
+  const draft = {
+    invoice,
+    lines,
+    lockDate: formatDate(settings?.lock_date ?? null),
+    today: await organizationToday(trx, orgId),
+    named,
+    ...(dateField ? { dateField } : {}),
+  };
   const policy = await organizationTaxPolicy(trx, orgId);
   const state: ValidationState = { ...draft, facts, policy, credited: null, tableRate: null, exposure: null };
   if (draftRefusal(draft, facts.invoiceDate)) return state;

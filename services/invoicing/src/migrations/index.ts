@@ -41,6 +41,7 @@ import { migration as m056LineStatedTax } from './056_line_stated_tax';
 import { migration as m057InboundNotes } from './057_inbound_notes';
 import { migration as m058InvoiceDunningDispute } from './058_invoice_dunning_dispute';
 import { migration as m059DunningFees } from './059_dunning_fees';
+import { migration as m060DunningFeeAccount } from './060_dunning_fee_account';
 import { migration as m063PartnerDirectoryIbans } from './063_partner_directory_ibans';
 
 /**
@@ -92,5 +93,6 @@ export const invoicingMigrations: Migration[] = [
   m057InboundNotes,
   m058InvoiceDunningDispute,
   m059DunningFees,
+  m060DunningFeeAccount,
   m063PartnerDirectoryIbans,
 ];

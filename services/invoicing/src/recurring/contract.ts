@@ -1,6 +1,6 @@
 import { invalidState, type Knex } from '@bo/runtime';
 import { addDays, daysBetween, runDate } from '../domain/recurrence';
-import { toInvoiceRecord, toRecurringRecord, type InvoiceRow } from '../invoice/invoice.record';
+import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord, toRecurringRecord, type InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice, linesOf } from '../invoice/invoice.repository';
 import { insertInvoice } from '../invoice/invoice.writer';
 
@@ -74,5 +74,5 @@ export async function makeNextChild(trx: Knex.Transaction, parent: InvoiceRow, t
       updated_at: trx.fn.now(),
     })
     .returning('*')) as InvoiceRow[];
-  return { parent: updated as InvoiceRow, child: toInvoiceRecord(child.row, child.lines, todayDate) };
+  return { parent: updated as InvoiceRow, child: toInvoiceRecord(child.row, child.lines, todayDate, NEW_DOCUMENT_PAYMENT_STATE) };
 }
