@@ -170,7 +170,11 @@ export interface OrganizationTaxPolicy {
 
 /** The organization's tax policy as this service's read model knows it (`line`, no cash rounding, no currency when unseen). */
 export async function organizationTaxPolicy(db: Knex, orgId: number): Promise<OrganizationTaxPolicy> {
-  const row = await organizationSettings(db, orgId);
+  return taxPolicyOf(await organizationSettings(db, orgId));
+}
+
+/** The tax policy of a settings row read already (undefined: the profile unseen, so `line`, no cash rounding, no currency). */
+export function taxPolicyOf(row: OrganizationSettings | undefined): OrganizationTaxPolicy {
   return {
     rounding: row?.rounding ?? DEFAULT_ROUNDING,
     cash_rounding: row?.cash_rounding ?? null,
@@ -183,7 +187,11 @@ export async function organizationTaxPolicy(db: Knex, orgId: number): Promise<Or
  * was set by a process with newer time zone data) counts as UTC rather than failing every request.
  */
 export async function organizationTimeZone(db: Knex, orgId: number): Promise<string | null> {
-  const row = await organizationSettings(db, orgId);
+  return timeZoneOf(await organizationSettings(db, orgId));
+}
+
+/** The time zone of a settings row read already: null for UTC, for an unseen profile, or for a zone this runtime does not know. */
+export function timeZoneOf(row: OrganizationSettings | undefined): string | null {
   return row?.time_zone && isTimeZone(row.time_zone) ? row.time_zone : null;
 }
 
@@ -220,6 +228,11 @@ export function nowIn(zone: string | null, instant: Date = currentTime()): Local
 /** The organization's today (`YYYY-MM-DD`, its time zone, UTC when unset). */
 export async function organizationToday(db: Knex, orgId: number, instant: Date = currentTime()): Promise<string> {
   return (await organizationNow(db, orgId, instant)).date;
+}
+
+/** Today (`YYYY-MM-DD`) of the organization whose settings row was read already (UTC when it has no known zone). */
+export function todayOf(row: OrganizationSettings | undefined, instant: Date = currentTime()): string {
+  return nowIn(timeZoneOf(row), instant).date;
 }
 
 /** Today of every organization at one instant: `zones` maps each zone in use to its date, `utc` is the date of organizations on none. */
