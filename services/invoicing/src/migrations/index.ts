@@ -41,6 +41,7 @@ import { migration as m056LineStatedTax } from './056_line_stated_tax';
 import { migration as m057InboundNotes } from './057_inbound_notes';
 import { migration as m058InvoiceDunningDispute } from './058_invoice_dunning_dispute';
 import { migration as m059DunningFees } from './059_dunning_fees';
+import { migration as m061PaymentsOrgPartnerDate } from './061_payments_org_partner_date';
 
 /**
  * The schema's migrations in the order they apply, one file each, named as schema_migrations records
@@ -91,4 +92,5 @@ export const invoicingMigrations: Migration[] = [
   m057InboundNotes,
   m058InvoiceDunningDispute,
   m059DunningFees,
+  m061PaymentsOrgPartnerDate,
 ];
