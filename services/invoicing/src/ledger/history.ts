@@ -141,10 +141,10 @@ function partnerRows(orgId: number, partner: number, day: string): ScopeRows {
   const pays = new Sql();
   // The payments that settled one of its documents come with them: a void of theirs reopened it.
   pays.text = `cand_pay_ids as (select id from cand_pays union select payment_id from doc_allocs),
-     pay_range as (
-       select ${PAY_COLUMNS} from payments p
-        where ${mine(pays, 'p')} and p.payment_date >= ${after(pays)}::date - 1 and p.id in (select id from cand_pay_ids)
+     pay_dated as materialized (
+       select ${PAY_COLUMNS} from payments p where ${mine(pays, 'p')} and p.payment_date >= ${after(pays)}::date - 1
      ),
+     pay_range as (select * from pay_dated where id in (select id from cand_pay_ids)),
      pay_rows as (
        select * from pay_range
        union all select ${PAY_COLUMNS} from payments p
@@ -277,7 +277,8 @@ export async function loadHistory(db: Knex, orgId: number, scope: HistoryScope =
      ),
      doc_allocs as (
        select ${ALLOC_COLUMNS} from payment_allocations a
-        where a.invoice_id = any(array(select id from docs)) or a.credit_note_id = any(array(select id from docs))
+        where a.invoice_id = any(array(select id from docs))
+           or a.credit_note_id = any(array(select id from docs where invoicetype in ('creditout', 'creditin')))
      ),
      ${pays.text}
      alloc_rows as (
@@ -311,7 +312,8 @@ export async function loadHistory(db: Knex, orgId: number, scope: HistoryScope =
        select r.id, r.payment_id, r.credit_note_id, r.amount::text as amount, r.accounting_amount::text as accounting_amount,
               r.refund_date::text as date, r.journal_entry_id as seq
          from payment_refunds r
-        where r.payment_id = any(array(select id from pay_rows)) or r.credit_note_id = any(array(select id from docs))
+        where r.payment_id = any(array(select id from pay_rows))
+           or r.credit_note_id = any(array(select id from docs where invoicetype in ('creditout', 'creditin')))
      )
      select json_build_object(
        'documents', coalesce((select json_agg(docs) from docs), '[]'),
