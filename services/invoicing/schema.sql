@@ -1776,6 +1776,12 @@ CREATE UNIQUE INDEX payments_org_operation ON invoicing.payments USING btree (or
 CREATE INDEX payments_org_partner ON invoicing.payments USING btree (org_id, partner_id, id DESC);
 
 --
+-- Name: payments_org_partner_date; Type: INDEX; Schema: invoicing; Owner: -
+--
+
+CREATE INDEX payments_org_partner_date ON invoicing.payments USING btree (org_id, partner_id, payment_date);
+
+--
 -- Name: payments_org_partner_voided; Type: INDEX; Schema: invoicing; Owner: -
 --
 

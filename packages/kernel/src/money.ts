@@ -7,7 +7,8 @@ export type Dec = Decimal;
 export type DecimalLike = Decimal | string | number;
 
 export function dec(value: DecimalLike | null | undefined): Decimal {
-  return new Dec(value ?? 0);
+  // A Dec is immutable: it is its own value, not copied (a ledger replay reads each amount many times).
+  return value instanceof Dec ? value : new Dec(value ?? 0);
 }
 
 export function round2(value: DecimalLike): Decimal {

@@ -143,6 +143,7 @@ export class Ledger {
   }
 
   private addDocument(d: LedgerDocument, places: number): Item {
+    const amount = dec(d.total);
     const item: Item = {
       key: `d${d.id}`,
       kind: 'document',
@@ -152,8 +153,9 @@ export class Ledger {
       sign: CREDIT_TYPES.has(d.invoicetype) ? -1 : 1,
       date: d.date,
       currency: d.currency,
-      amount: dec(d.total),
-      worth: { amount: d.total, booked: d.booked, places },
+      amount,
+      // Parsed once: every settlement values a share of it (valueOfStep).
+      worth: { amount, booked: dec(d.booked), places },
       document: d,
     };
     this.items.set(item.key, item);
@@ -162,6 +164,7 @@ export class Ledger {
 
   private addPayment(p: LedgerPayment, places: number): Item {
     const side = ledgerSide(p.direction, p.settled_type ?? undefined);
+    const amount = dec(p.amount);
     const item: Item = {
       key: `p${p.id}`,
       kind: 'payment',
@@ -171,8 +174,8 @@ export class Ledger {
       sign: paymentSign(side, p.direction),
       date: p.date,
       currency: p.currency,
-      amount: dec(p.amount),
-      worth: { amount: p.amount, booked: p.accounting_amount, places },
+      amount,
+      worth: { amount, booked: dec(p.accounting_amount), places },
       payment: p,
     };
     this.items.set(item.key, item);

@@ -42,6 +42,7 @@ import { migration as m057InboundNotes } from './057_inbound_notes';
 import { migration as m058InvoiceDunningDispute } from './058_invoice_dunning_dispute';
 import { migration as m059DunningFees } from './059_dunning_fees';
 import { migration as m060DunningFeeAccount } from './060_dunning_fee_account';
+import { migration as m061PaymentsOrgPartnerDate } from './061_payments_org_partner_date';
 import { migration as m063PartnerDirectoryIbans } from './063_partner_directory_ibans';
 
 /**
@@ -94,5 +95,6 @@ export const invoicingMigrations: Migration[] = [
   m058InvoiceDunningDispute,
   m059DunningFees,
   m060DunningFeeAccount,
+  m061PaymentsOrgPartnerDate,
   m063PartnerDirectoryIbans,
 ];
