@@ -8,7 +8,9 @@ export type DecimalLike = Decimal | string | number;
 
 export function dec(value: DecimalLike | null | undefined): Decimal {
   // A Dec is immutable: it is its own value, not copied (a ledger replay reads each amount many times).
-  return value instanceof Dec ? value : new Dec(value ?? 0);
+  // Every decimal.js clone shares one prototype, so `instanceof` alone would let another clone's
+  // precision through: the instance's own constructor tells them apart.
+  return value instanceof Dec && value.constructor === Dec ? value : new Dec(value ?? 0);
 }
 
 export function round2(value: DecimalLike): Decimal {

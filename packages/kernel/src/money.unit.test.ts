@@ -1,4 +1,5 @@
-import { amountText, computeLine, round2, sumLines, toNumber } from './money';
+import Decimal from 'decimal.js';
+import { amountText, computeLine, dec, Dec, round2, sumLines, toNumber } from './money';
 
 const amounts = (l: ReturnType<typeof computeLine>) => ({
   subtotal: l.subtotal.toFixed(2),
@@ -55,6 +56,30 @@ describe('amounts as text', () => {
       '10.005',
       '-7.004',
       '1.2345',
+    ]);
+  });
+});
+
+describe('dec', () => {
+  it('given a Dec, answers that Dec: it is immutable and needs no copy', () => {
+    const amount = new Dec('1234.5678');
+    expect(dec(amount)).toBe(amount);
+  });
+
+  it("given another decimal.js clone's value, answers a Dec with the kernel's precision", () => {
+    // decimal.js defaults to 20 significant digits; the kernel's Dec keeps 50.
+    const other = new Decimal('1');
+    const third = dec(other).div(3);
+    expect(dec(other)).not.toBe(other);
+    expect(third.toFixed(40)).toBe(`0.${'3'.repeat(40)}`);
+  });
+
+  it('given text, a number or nothing, parses it (nothing is 0)', () => {
+    expect([dec('10.005').toFixed(), dec(2.5).toFixed(), dec(null).toFixed(), dec(undefined).toFixed()]).toEqual([
+      '10.005',
+      '2.5',
+      '0',
+      '0',
     ]);
   });
 });
