@@ -92,20 +92,29 @@ export class AmqpConnection {
     if (!coalesceWrites(conn)) this.opts.log.warn('amqplib internals changed: each frame set is written on its own');
     conn.on('error', (err: Error) => this.opts.log.warn({ err: err.message }, 'RabbitMQ connection error'));
     conn.on('close', () => this.onConnectionLost(conn));
+    // A connection lost while it is being set up fails the set-up: a step awaiting the broker on it
+    // (a declaration, a consumer) may otherwise never settle, and the reconnect that runs this would
+    // wait for ever with no consumer restored (seen in the cluster chaos: a node restarting answered
+    // 541 INTERNAL_ERROR mid-registration).
+    const lost = new Promise<never>((_, reject) =>
+      conn.once('close', () => reject(new BusError('unavailable', 'RabbitMQ connection closed while it was being set up'))),
+    );
+    lost.catch(() => undefined);
+    const settled = <T>(step: Promise<T>): Promise<T> => Promise.race([step, lost]);
     try {
       // A reconnect that ends after close() must not leave a connection open behind it.
       if (this.closing) throw new BusError('unavailable', 'bus closed');
-      const confirm = await conn.createConfirmChannel();
+      const confirm = await settled(conn.createConfirmChannel());
       this.watchChannel(confirm, conn);
       const rpc = rpcExchangeName(this.opts.prefix);
       const events = eventsExchangeName(this.opts.prefix);
-      await confirm.assertExchange(rpc, 'direct', { durable: true });
-      await confirm.assertExchange(events, 'topic', { durable: true });
+      await settled(confirm.assertExchange(rpc, 'direct', { durable: true }));
+      await settled(confirm.assertExchange(events, 'topic', { durable: true }));
       this.declared.exchanges.add(rpc).add(events);
       this.conn = conn;
       this.confirm = confirm;
       // The ones registered from here on run at once (the connection is set), so none runs twice.
-      for (const register of [...this.registrations]) await register();
+      for (const register of [...this.registrations]) await settled(register());
     } catch (err) {
       // A half set-up connection is dropped (its close is then no loss to react to); the caller retries.
       if (this.conn === conn) this.conn = this.confirm = undefined;
