@@ -20,6 +20,20 @@ CREATE FUNCTION catalog.refuse_ledger_rewrite() RETURNS trigger
        end $$;
 
 --
+-- Name: require_as_decided(boolean); Type: FUNCTION; Schema: catalog; Owner: -
+--
+
+CREATE FUNCTION catalog.require_as_decided(as_decided boolean) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+         begin
+           if not coalesce(as_decided, false) then
+             raise exception 'what a one-statement write decided on was not there' using errcode = 'BO412';
+           end if;
+           return as_decided;
+         end $$;
+
+--
 -- Name: require_as_planned(boolean); Type: FUNCTION; Schema: catalog; Owner: -
 --
 

@@ -81,6 +81,20 @@ CREATE FUNCTION invoicing.payment_allocations_partner() RETURNS trigger
          end $$;
 
 --
+-- Name: require_as_decided(boolean); Type: FUNCTION; Schema: invoicing; Owner: -
+--
+
+CREATE FUNCTION invoicing.require_as_decided(as_decided boolean) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+         begin
+           if not coalesce(as_decided, false) then
+             raise exception 'what a one-statement write decided on was not there' using errcode = 'BO412';
+           end if;
+           return as_decided;
+         end $$;
+
+--
 -- Name: require_key_free(boolean); Type: FUNCTION; Schema: invoicing; Owner: -
 --
 

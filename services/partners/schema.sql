@@ -21,6 +21,20 @@ CREATE FUNCTION partners.partners_record_json() RETURNS trigger
          end $$;
 
 --
+-- Name: require_as_decided(boolean); Type: FUNCTION; Schema: partners; Owner: -
+--
+
+CREATE FUNCTION partners.require_as_decided(as_decided boolean) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+         begin
+           if not coalesce(as_decided, false) then
+             raise exception 'what a one-statement write decided on was not there' using errcode = 'BO412';
+           end if;
+           return as_decided;
+         end $$;
+
+--
 -- Name: require_as_planned(boolean); Type: FUNCTION; Schema: partners; Owner: -
 --
 

@@ -9,6 +9,20 @@
 CREATE SCHEMA webhooks;
 
 --
+-- Name: require_as_decided(boolean); Type: FUNCTION; Schema: webhooks; Owner: -
+--
+
+CREATE FUNCTION webhooks.require_as_decided(as_decided boolean) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+         begin
+           if not coalesce(as_decided, false) then
+             raise exception 'what a one-statement write decided on was not there' using errcode = 'BO412';
+           end if;
+           return as_decided;
+         end $$;
+
+--
 -- Name: require_key_free(boolean); Type: FUNCTION; Schema: webhooks; Owner: -
 --
 

@@ -1,5 +1,6 @@
 import { catalog, type FieldError, type LineItemInput } from '@bo/contracts';
 import { CallError, AppError, type HandlerContext } from '@bo/runtime';
+import { catalogLineRefusals } from './billing-refusals';
 
 /** A line's catalog snapshot: what the document keeps whatever the catalog does later. */
 export interface LineSnapshot {
@@ -97,9 +98,8 @@ export async function resolveCatalogLines<L extends CatalogLine>(
     };
     return { ...line, ...snapshot };
   });
-  if (errors.some((e) => !e.field.endsWith('tax_rate')))
-    throw new AppError(400, 'not_found', `Unknown catalog records: ${errors.map((e) => e.message).join('; ')}`, errors);
-  if (errors.length) throw new AppError(400, 'validation_failed', `Invalid request: ${errors.map((e) => e.message).join('; ')}`, errors);
+  if (errors.some((e) => !e.field.endsWith('tax_rate'))) throw catalogLineRefusals.unknownCatalogRecords(errors);
+  if (errors.length) throw catalogLineRefusals.linesWithoutTaxRate(errors);
   return resolved;
 }
 
@@ -124,8 +124,7 @@ async function lookup(
     if (!(err instanceof CallError)) throw err;
     // A 400 says what of the lines catalog refuses (an id of the wrong form, too many ids): the
     // caller's request is refused the same way, with catalog's errors.
-    if (err.failure === 'refused' && err.status === 400)
-      throw new AppError(400, err.code, `The catalog refused the lines: ${err.message}`, err.errors);
+    if (err.failure === 'refused' && err.status === 400) throw catalogLineRefusals.catalogRefusedLines(err.code, err.message, err.errors);
     // Anything else is no verdict on the lines. The lookup writes nothing and nothing here was
     // written yet, so even a time-out leaves the request safe to retry: 503, never recorded.
     const why =

@@ -33,6 +33,7 @@ describe('resolveCatalogLines when catalog refuses the lookup', () => {
       transient: false,
     });
     expect(err.message).toContain('Invalid request');
+    expect(err).toMatchObject({ refusal: 'catalogLines.catalogRefusedLines' });
   });
 
   it('answers any other refusal as a transient 503: nothing was written and a retry may succeed', async () => {

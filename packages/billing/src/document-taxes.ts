@@ -13,8 +13,9 @@ import {
   type TaxDocumentInput,
   type TaxParties,
 } from '@bo/kernel';
-import { type Knex, invalidState, validationFailed } from '@bo/runtime';
-import { keepSettingsRead, settingsReadIn, type OrganizationSettings } from './read-model/organization-settings';
+import type { Knex } from '@bo/runtime';
+import { documentTaxRefusals } from './billing-refusals';
+import { settingsReading, type OrganizationSettings, type SettingsReading } from './read-model/organization-settings';
 
 /**
  * The taxes of a quotation or an invoice, shared by sales and invoicing (docs/invoicing.md, "Taxes
@@ -164,9 +165,7 @@ export function storedTaxContext(
 export function storedDocumentTaxes(input: TaxDocumentInput, what: string): TaxDocument {
   const decision = decideDocumentTaxes(input);
   if (decision.ok) return decision.document;
-  throw invalidState(
-    `${what} cannot be rendered: its stored taxes are refused by the rules now (${decision.errors.map((e) => `${e.field}: ${e.message}`).join('; ')})`,
-  );
+  throw documentTaxRefusals.storedTaxesRefusedNow(what, decision.errors.map((e) => `${e.field}: ${e.message}`).join('; '));
 }
 
 /**
@@ -204,12 +203,12 @@ export function decideTaxes(input: TaxDocumentInput, naming: FieldNaming = (f) =
     const t = decision.document.totals;
     if ([t.payable_amount, t.tax_exclusive_amount, t.line_net_total].some((a) => a.abs().gte(MAX_DOCUMENT_AMOUNT))) {
       const message = `the document's amounts reach ${MAX_DOCUMENT_AMOUNT}: too large to book`;
-      throw validationFailed(message, [{ field: 'allowances_charges', message }]);
+      throw documentTaxRefusals.amountsTooLarge(message);
     }
     return decision.document;
   }
   const errors = decision.errors.map((e) => ({ field: naming(e.field), message: `${naming(e.field)}: ${e.message}` }));
-  throw validationFailed(`The document's taxes are refused: ${errors.map((e) => e.message).join('; ')}`, errors);
+  throw documentTaxRefusals.taxesRefused(errors);
 }
 
 /** Amount columns (numeric(20, 4)) hold less than 10^16; a document stays well below. */
@@ -348,30 +347,29 @@ export function documentTaxFields(row: DocumentTaxRow) {
 }
 
 /**
- * The currency a new document takes when it names none, read from this service's read models in
- * one query with the organization's tax policy: the partner's currency, else the organization's.
+ * The currency a new document takes when it names none, from this service's read models, with the
+ * organization's tax policy: the partner's currency, else the organization's. Given the settings the
+ * handler read already, it reads the partner's currency alone; else the settings with it, in one
+ * statement, and answers that reading too (`settings`) for the handler to pass on.
  */
-export async function documentDefaults(db: Knex, orgId: number, partnerId: number): Promise<ReturnType<typeof defaultsOf>> {
+export async function documentDefaults(
+  db: Knex,
+  orgId: number,
+  partnerId: number,
+  known?: SettingsReading,
+): Promise<ReturnType<typeof defaultsOf> & { settings: SettingsReading }> {
   const partnerCurrency = 'select currency from partner_directory where org_id = ? and id = ?';
-  const known = settingsReadIn(db, orgId);
-  let settings: OrganizationSettings | undefined;
-  let partner_currency: string | null | undefined;
   if (known) {
-    settings = known.row;
     const { rows } = await db.raw<{ rows: Array<{ currency: string | null }> }>(partnerCurrency, [orgId, partnerId]);
-    partner_currency = rows[0]?.currency;
-  } else {
-    // The settings with the partner's currency in one round trip, kept for the rest of the transaction.
-    const { rows } = await db.raw<{ rows: Array<OrganizationSettings & { partner_currency: string | null }> }>(
-      `select (${partnerCurrency}) as partner_currency, s.* from (select 1) one left join organization_settings s on s.org_id = ?`,
-      [orgId, partnerId, orgId],
-    );
-    const { partner_currency: found, ...row } = rows[0] as OrganizationSettings & { partner_currency: string | null };
-    partner_currency = found;
-    settings = row.org_id == null ? undefined : row;
-    keepSettingsRead(db, orgId, settings);
+    return { ...defaultsOf(known.row, rows[0]?.currency), settings: known };
   }
-  return defaultsOf(settings, partner_currency);
+  const { rows } = await db.raw<{ rows: Array<OrganizationSettings & { partner_currency: string | null }> }>(
+    `select (${partnerCurrency}) as partner_currency, s.* from (select 1) one left join organization_settings s on s.org_id = ?`,
+    [orgId, partnerId, orgId],
+  );
+  const { partner_currency, ...row } = rows[0] as OrganizationSettings & { partner_currency: string | null };
+  const settings = settingsReading(row.org_id == null ? undefined : row);
+  return { ...defaultsOf(settings.row, partner_currency), settings };
 }
 
 /** A new document's defaults from the organization's settings and its partner's currency: see documentDefaults. */
@@ -390,7 +388,7 @@ export function defaultsOf(
 }
 
 /** What documentDefaults answers. */
-export type DocumentDefaults = Awaited<ReturnType<typeof documentDefaults>>;
+export type DocumentDefaults = ReturnType<typeof defaultsOf>;
 
 /**
  * The tax context of a document computed now: the organization's rounding policy, and its cash
@@ -441,5 +439,5 @@ export function checkReverseChargeRates(
   ]
     .filter(({ row }) => row.reverse_charge_rate !== null && row.reverse_charge_rate !== undefined && row.tax_category !== 'AE')
     .map(({ field }) => ({ field, message: `${field}: reverse_charge_rate goes with tax_category AE (reverse charge) only` }));
-  if (errors.length) throw validationFailed(errors.map((e) => e.message).join('; '), errors);
+  if (errors.length) throw documentTaxRefusals.reverseChargeRateOutsideAe(errors);
 }

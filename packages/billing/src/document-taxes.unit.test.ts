@@ -167,6 +167,7 @@ describe('the calculation and its refusals', () => {
       checkReverseChargeRates([{ tax_category: 'S', reverse_charge_rate: '19' }], [{ tax_category: null, reverse_charge_rate: '7' }]),
     );
     expect(err.errors?.map((e) => e.field)).toEqual(['line_items.0.reverse_charge_rate', 'allowances_charges.0.reverse_charge_rate']);
+    expect(err).toMatchObject({ refusal: 'documentTaxes.reverseChargeRateOutsideAe', code: 'validation_failed' });
   });
 
   test("storedDocumentTaxes: a stored document's taxes; one the rules refuse now is a 400 invalid_state naming them", () => {

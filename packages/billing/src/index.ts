@@ -7,3 +7,4 @@ export * from './read-model/partner-delete-fence';
 export * from './read-model/partner-directory';
 export * from './read-model/partner-roles';
 export * from './document-party';
+export * from './billing-refusals';

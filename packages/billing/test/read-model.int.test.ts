@@ -2,11 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { consumer as consumers, type EventEnvelope } from '@bo/contracts';
 import { createDb, migrate, type Knex, createLogger } from '@bo/runtime';
 import {
-  organizationSettings,
   organizationSettingsMigration,
-  organizationTaxPolicy,
-  organizationToday,
   organizationTodaySql,
+  readSettings,
   rememberOrganization,
   addOrganizationCurrency,
   addOrganizationLockDate,
@@ -152,9 +150,9 @@ describe('shared read models', () => {
     await rememberOrganization(db, profile(2, 'Pacific/Auckland'));
     await rememberOrganization(db, profile(1, 'Pacific/Honolulu'));
     await rememberOrganization(db, { ...profile(1, 'Pacific/Honolulu'), org_id: 2 });
-    expect(await organizationToday(db, 1, instant)).toBe('2026-03-11');
-    expect(await organizationToday(db, 2, new Date('2026-03-11T09:30:00Z'))).toBe('2026-03-10');
-    expect(await organizationToday(db, 3, instant)).toBe('2026-03-10');
+    expect((await readSettings(db, 1)).today(instant)).toBe('2026-03-11');
+    expect((await readSettings(db, 2)).today(new Date('2026-03-11T09:30:00Z'))).toBe('2026-03-10');
+    expect((await readSettings(db, 3)).today(instant)).toBe('2026-03-10');
 
     const byZone = await todayByZone(db, instant);
     expect(byZone.utc).toBe('2026-03-10');
@@ -176,13 +174,13 @@ describe('shared read models', () => {
 
     // A zone this runtime does not know reads as UTC instead of failing.
     await rememberOrganization(db, { ...profile(1, 'Mars/Olympus_Mons'), org_id: 4 });
-    expect(await organizationToday(db, 4, instant)).toBe('2026-03-10');
+    expect((await readSettings(db, 4)).today(instant)).toBe('2026-03-10');
     expect([...(await todayByZone(db, instant)).zones.keys()].sort()).toEqual(['Pacific/Auckland', 'Pacific/Honolulu']);
 
     await rememberOrganization(db, profile(3, null));
-    expect(await organizationToday(db, 1, instant)).toBe('2026-03-10');
+    expect((await readSettings(db, 1)).today(instant)).toBe('2026-03-10');
   });
-  it('reads the settings once per transaction, held when asked, and every call outside one', async () => {
+  it('reads the settings in one statement, held when asked, and a reading answers every setting', async () => {
     const profile = {
       org_id: 7,
       version: 1,
@@ -194,38 +192,36 @@ describe('shared read models', () => {
     await rememberOrganization(db, profile as Parameters<typeof rememberOrganization>[1]);
     const settingsReads = (statements: string[]) => statements.filter((s) => /organization_settings/.test(s));
     const locked = await statementsIn(db, async (trx) => {
-      await organizationSettings(trx, 7, { hold: true });
-      expect(await organizationToday(trx, 7, new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-11');
-      expect(await organizationTaxPolicy(trx, 7)).toEqual({ rounding: 'document', cash_rounding: '0.0500', accounting_currency: 'EUR' });
-      await organizationSettings(trx, 7, { hold: true });
-      expect((await documentDefaults(trx, 7, 99)).currency).toBe('EUR');
+      const settings = await readSettings(trx, 7, { hold: true });
+      expect(settings.held).toBe(true);
+      expect(settings.today(new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-11');
+      expect(settings.taxPolicy).toEqual({ rounding: 'document', cash_rounding: '0.0500', accounting_currency: 'EUR' });
+      // Given the reading, documentDefaults reads the partner's currency alone.
+      expect((await documentDefaults(trx, 7, 99, settings)).currency).toBe('EUR');
     });
     expect(settingsReads(locked)).toHaveLength(1);
     expect(locked[0]).toMatch(/organization_settings_held/);
-    // Read plainly first, a later held read reads again (once), so the lock is really taken.
-    const upgraded = await statementsIn(db, async (trx) => {
-      await organizationToday(trx, 7);
-      await organizationSettings(trx, 7, { hold: true });
-      await organizationSettings(trx, 7, { hold: true });
-      await organizationTaxPolicy(trx, 7);
-    });
-    expect(settingsReads(upgraded)).toHaveLength(2);
-    // documentDefaults reads the settings with the partner's currency and leaves them to the rest.
+    expect(locked).toHaveLength(2);
+    // documentDefaults reads the settings with the partner's currency, and answers that reading for the rest.
     const together = await statementsIn(db, async (trx) => {
-      expect(await documentDefaults(trx, 7, 5)).toMatchObject({ currency: 'EUR', rounding: 'document', time_zone: 'Europe/Paris' });
-      await organizationToday(trx, 7);
+      const defaults = await documentDefaults(trx, 7, 5);
+      expect(defaults).toMatchObject({ currency: 'EUR', rounding: 'document', time_zone: 'Europe/Paris' });
+      expect(defaults.settings.held).toBe(false);
+      expect(defaults.settings.today(new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-11');
     });
     expect(together).toHaveLength(1);
     // An organization whose profile was never seen reads once too, and has the defaults.
     const unseen = await statementsIn(db, async (trx) => {
-      expect(await organizationTaxPolicy(trx, 8)).toEqual({ rounding: 'line', cash_rounding: null, accounting_currency: null });
-      await organizationToday(trx, 8);
+      const settings = await readSettings(trx, 8);
+      expect(settings.row).toBeUndefined();
+      expect(settings.taxPolicy).toEqual({ rounding: 'line', cash_rounding: null, accounting_currency: null });
+      settings.today();
     });
     expect(unseen).toHaveLength(1);
-    // Outside a transaction nothing is kept: a change is seen at once.
-    await organizationToday(db, 7);
+    // Every read reads: a change is seen at once.
+    await readSettings(db, 7);
     await rememberOrganization(db, { ...profile, version: 2, time_zone: 'Pacific/Honolulu' } as Parameters<typeof rememberOrganization>[1]);
-    expect(await organizationToday(db, 7, new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-10');
+    expect((await readSettings(db, 7)).today(new Date('2026-03-10T23:30:00Z'))).toBe('2026-03-10');
   });
 
   it('holds a change of the books back while a posting holds the settings, and a posting after it waits for it and reads it', async () => {
@@ -250,7 +246,7 @@ describe('shared read models', () => {
 
     // A posting holds the settings: the change waits until it commits.
     const posting = await db.transaction();
-    expect((await organizationSettings(posting, 9, { hold: true }))?.lock_date).toBeTruthy();
+    expect((await readSettings(posting, 9, { hold: true })).row?.lock_date).toBeTruthy();
     const applying = db.transaction((trx) => setLockDate(trx, '2026-02-28'));
     await aSessionWaits();
     expect(await lockDateOf()).toMatch(/2026-01-31/);
@@ -261,7 +257,7 @@ describe('shared read models', () => {
     // A change being made: a posting waits for it, then reads the new one (its read is newer than its wait).
     const lockTrx = await db.transaction();
     await setLockDate(lockTrx, '2026-03-31');
-    const later = db.transaction(async (trx) => (await organizationSettings(trx, 9, { hold: true }))?.lock_date);
+    const later = db.transaction(async (trx) => (await readSettings(trx, 9, { hold: true })).row?.lock_date);
     await aSessionWaits();
     await lockTrx.commit();
     expect(String(await later)).toMatch(/2026-03-31/);

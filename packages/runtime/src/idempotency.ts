@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { RpcReply } from '@bo/contracts';
-import type { Knex } from './db';
+import type { Knex, SqlStatement } from './db';
 import { takeDeferredWrites } from './outbox';
 import { COMMIT_AHEAD, WITH_BEGIN } from './prepared';
 
@@ -156,16 +156,10 @@ export async function recordReply(
   // What the transaction still waits to write (the events' outbox rows, parts handed over with
   // storeWithCommit) goes in the same statement: one round trip, and nothing of it without the record.
   const writes = takeDeferredWrites(db);
+  const recorded = recordedInsert(k, reply.status, { sql: '?', bindings: [JSON.stringify(reply)] }, opts.claim);
   const statement = db.raw(
-    `with ${writes ? `${writes.sql}, ` : ''}recorded as (
-       insert into ${OPERATION_KEYS} as record (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ?)
-       on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
-         status = excluded.status, reply = excluded.reply, created_at = now(), claim = null, lease_until = null
-       where record.claim = ?::uuid or record.created_at <= now() - make_interval(hours => ?)
-         or (record.claim is not null and record.lease_until <= now())
-       returning key)
-     select ${RECORDED_CHECK}(count(*)) from recorded`,
-    [...(writes?.bindings ?? []), k.orgId, k.key, k.operation, k.hash, reply.status, JSON.stringify(reply), opts.claim ?? null, k.ttlHours],
+    `with ${writes ? `${writes.sql}, ` : ''}recorded as (${recorded.sql}) select ${RECORDED_CHECK}(count(*)) from recorded`,
+    [...(writes?.bindings ?? []), ...recorded.bindings],
   );
   try {
     await (opts.commit ? statement.options(COMMIT_AHEAD) : statement);
@@ -174,6 +168,23 @@ export async function recordReply(
     if ((err as { code?: string }).code === ALREADY_RECORDED_SQLSTATE) return false;
     throw err;
   }
+}
+
+/**
+ * The insert of a key's record (a CTE body returning the key, or nothing when a live record of the
+ * key is there: a twin's, another request's, or a claim not this one's), the reply's JSON text given
+ * by SQL (`replyText`) so a statement may still fill in what it draws (one-statement.ts).
+ */
+export function recordedInsert(k: OperationKey, status: number, replyText: SqlStatement, claim: string | undefined): SqlStatement {
+  return {
+    sql: `insert into ${OPERATION_KEYS} as record (org_id, key, operation, request_hash, status, reply) values (?, ?, ?, ?, ?, ${replyText.sql})
+       on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
+         status = excluded.status, reply = excluded.reply, created_at = now(), claim = null, lease_until = null
+       where record.claim = ?::uuid or record.created_at <= now() - make_interval(hours => ?)
+         or (record.claim is not null and record.lease_until <= now())
+       returning key`,
+    bindings: [k.orgId, k.key, k.operation, k.hash, status, ...replyText.bindings, claim ?? null, k.ttlHours],
+  };
 }
 
 /** The function that fails the hold on a key a twin holds (runtime migration 008), and its SQLSTATE. */
@@ -192,7 +203,7 @@ export const KEY_IN_USE_SQLSTATE = 'BO423';
  * keys running at once sharing one is vanishingly unlikely, and that would only be a 409.
  */
 export async function holdKey(trx: Knex.Transaction, k: OperationKey): Promise<void> {
-  const lock = createHash('sha256').update(`operation key\0${k.orgId}\0${k.key}`).digest().readBigInt64BE(0);
+  const lock = keyLockOf(k);
   // A two-step write holds its key by a row in progress (claimKey) instead: that holds it too. The
   // statement goes out with BEGIN, which takes no bindings: the organization (an integer) and the
   // key (a string literal, its quotes doubled) are written into it, as the lock's number is.
@@ -204,6 +215,24 @@ export async function holdKey(trx: Knex.Transaction, k: OperationKey): Promise<v
          select 1 from ${OPERATION_KEYS} where org_id = ${org} and key = ${key} and claim is not null and lease_until > now()))`,
     )
     .options(WITH_BEGIN);
+}
+
+/** The number of the advisory lock that holds a key while a command with it runs (holdKey, and a one-statement write's `held`). */
+export function keyLockOf(k: Pick<OperationKey, 'orgId' | 'key'>): bigint {
+  return createHash('sha256').update(`operation key\0${k.orgId}\0${k.key}`).digest().readBigInt64BE(0);
+}
+
+/**
+ * The key's hold as a CTE body answering one row (`free`), for a write that is one statement
+ * (one-statement.ts): it fails with KEY_IN_USE_SQLSTATE, as holdKey's does, while a twin runs or a
+ * claim holds the key, and otherwise holds it to the statement's end.
+ */
+export function keyHeldSql(k: OperationKey): SqlStatement {
+  return {
+    sql: `select ${KEY_FREE_CHECK}(pg_try_advisory_xact_lock(?::bigint) and not exists (
+            select 1 from ${OPERATION_KEYS} where org_id = ? and key = ? and claim is not null and lease_until > now())) as free`,
+    bindings: [keyLockOf(k).toString(), k.orgId, k.key],
+  };
 }
 
 /** Whether a transaction failed because a twin of its command held the key (holdKey). */

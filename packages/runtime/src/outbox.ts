@@ -32,23 +32,14 @@ export async function recordEvent<E extends EventDef>(
   orgId: number,
   data: z.input<E['data']>,
 ): Promise<EventEnvelope<z.input<E['data']>>> {
-  const type = event.type;
-  const envelope = { id: randomUUID(), type, occurred_at: formatDateTime(new Date()) as string, org_id: orgId, data };
+  const envelope = newEnvelope(event, orgId, data);
   const trace = currentTraceContext();
   const relay = relays.get(configOf(trx));
   const committed = (trx as Partial<Knex.Transaction>).executionPromise;
   // Not from inside a savepoint: it may still be rolled back while the transaction commits.
   const whole = committed && !trx.parentTransaction ? committed : undefined;
   const direct = relay && whole ? relay : undefined;
-  const row: OutboxRow = {
-    event_id: envelope.id,
-    type,
-    org_id: orgId,
-    envelope,
-    traceparent: trace?.traceparent ?? null,
-    tracestate: trace?.tracestate ?? null,
-    claimed: !!direct,
-  };
+  const row = outboxRowOf(envelope as EventEnvelope, trace, !!direct);
   const later = whole && deferred.get(whole);
   if (later) later.rows.push(row);
   else {
@@ -58,6 +49,24 @@ export async function recordEvent<E extends EventDef>(
   if (direct) direct.publishOnCommit(trx, { envelope: envelope as EventEnvelope, trace });
   else if (relay && committed) relay.kickOnCommit(rootOf(trx));
   return envelope;
+}
+
+/** A new event's envelope: a fresh id, now as its time. */
+function newEnvelope<D>(event: EventDef, orgId: number, data: D) {
+  return { id: randomUUID(), type: event.type, occurred_at: formatDateTime(new Date()) as string, org_id: orgId, data };
+}
+
+/** The outbox row of an envelope, in the trace it was recorded in; `claimed` when its writer publishes it after the commit. */
+function outboxRowOf(envelope: EventEnvelope, trace: TraceContext | undefined, claimed: boolean): OutboxRow {
+  return {
+    event_id: envelope.id,
+    type: envelope.type,
+    org_id: envelope.org_id,
+    envelope,
+    traceparent: trace?.traceparent ?? null,
+    tracestate: trace?.tracestate ?? null,
+    claimed,
+  };
 }
 
 /** An outbox row as recorded; `claimed` when its writer publishes it after the commit. */
@@ -112,6 +121,26 @@ export async function storeWithCommit(trx: Knex.Transaction, parts: readonly Sto
     later.parts.push(...parts);
     return;
   }
+  await storeAtOnce(trx, parts);
+}
+
+/**
+ * When a store is written: `with commit` (storeWithCommit), or `at once` (storeAtOnce) for a write
+ * whose caller goes on, in the same transaction, to read or name what it stored.
+ */
+export type StoreMoment = 'with commit' | 'at once';
+
+/** Writes the parts at the moment the caller says (StoreMoment). */
+export async function storeAt(trx: Knex.Transaction, parts: readonly StorePart[], moment: StoreMoment): Promise<void> {
+  await (moment === 'with commit' ? storeWithCommit(trx, parts) : storeAtOnce(trx, parts));
+}
+
+/**
+ * Writes the parts now, as one statement: for a store whose rows the transaction's later statements
+ * name or read (a foreign key to them, a check of what they changed), which storeWithCommit would
+ * write only after those.
+ */
+export async function storeAtOnce(trx: Knex.Transaction, parts: readonly StorePart[]): Promise<void> {
   const now = withParts(parts, undefined);
   if (now) await trx.raw(`with ${now.sql} select 1`, now.bindings);
 }
@@ -151,16 +180,44 @@ export async function flushDeferredEvents(trx: Knex.Transaction): Promise<void> 
   if (writes) await trx.raw(`with ${writes.sql} select 1`, writes.bindings);
 }
 
+/**
+ * The events of a write that is one statement with no transaction of its own (one-statement.ts): their
+ * outbox rows, claimed for the writer's direct publication (publishStatementEvents), and their
+ * envelopes. What the statement makes is filled into the rows' JSON in SQL and into the envelopes in
+ * memory, the same way.
+ */
+export function statementEvents(events: ReadonlyArray<{ event: EventDef; orgId: number; data: Record<string, unknown> }>): {
+  rows: OutboxRow[];
+  envelopes: EventEnvelope[];
+  trace: TraceContext | undefined;
+} {
+  const trace = currentTraceContext();
+  const envelopes: EventEnvelope[] = events.map(({ event, orgId, data }) => newEnvelope(event, orgId, data));
+  return { rows: envelopes.map((envelope) => outboxRowOf(envelope, trace, true)), envelopes, trace };
+}
+
+/** Publishes the events a one-statement write stored, now that it committed (the relay's poll takes any this fails). */
+export function publishStatementEvents(db: Knex, envelopes: readonly EventEnvelope[], trace: TraceContext | undefined): void {
+  const relay = relays.get(configOf(db));
+  if (!relay) return;
+  if (envelopes.length) relay.publishCommitted(envelopes.map((envelope) => ({ envelope, trace })));
+}
+
 /** One statement inserting the rows in order (it also serves as a CTE of a larger statement). */
 function outboxInsert(rows: OutboxRow[]): SqlStatement {
+  return outboxInsertFrom('?', [JSON.stringify(rows)]);
+}
+
+/** The outbox insert of rows given as JSON text by SQL (`rowsSql`, with its bindings), in their order. */
+export function outboxInsertFrom(rowsSql: string, bindings: readonly Knex.RawBinding[]): SqlStatement {
   return {
     sql: `insert into outbox (event_id, type, org_id, envelope, traceparent, tracestate, claimed_until)
           select e.event_id, e.type, e.org_id, e.envelope, e.traceparent, e.tracestate,
                  case when e.claimed then clock_timestamp() + make_interval(secs => ?) end
-          from rows from (jsonb_to_recordset(?::jsonb) as (event_id uuid, type text, org_id int, envelope jsonb, traceparent text, tracestate text, claimed boolean))
+          from rows from (jsonb_to_recordset((${rowsSql})::jsonb) as (event_id uuid, type text, org_id int, envelope jsonb, traceparent text, tracestate text, claimed boolean))
                with ordinality as e(event_id, type, org_id, envelope, traceparent, tracestate, claimed, ord)
           order by e.ord`,
-    bindings: [DIRECT_CLAIM_MS / 1000, JSON.stringify(rows)],
+    bindings: [DIRECT_CLAIM_MS / 1000, ...bindings],
   };
 }
 
@@ -229,6 +286,11 @@ export class OutboxRelay {
       () => this.publishNow(events),
       () => undefined,
     );
+  }
+
+  /** Publishes events whose rows committed already, claimed for this process (a one-statement write's). */
+  publishCommitted(events: Pending[]): void {
+    this.publishNow(events);
   }
 
   /** Polls once the transaction commits (its events were recorded where a direct publication is not safe). */

@@ -12,6 +12,18 @@ export function installTypeParsers(): void {
   pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 }
 
+/**
+ * SQL for a row as JSON whose numeric columns are their exact text, as these parsers read a numeric
+ * (`to_jsonb` would write them as JSON numbers, which JavaScript reads inexactly); `ints`, the
+ * integer columns, stay numbers. For a row read inside a larger statement's JSON (a load's
+ * settings, a document's lines).
+ */
+export function exactJson(alias: string, ints: readonly string[]): string {
+  const kept = ints.map((c) => `'${c}'`).join(', ');
+  return `(select jsonb_object_agg(e.k, case when jsonb_typeof(e.v) = 'number' and e.k not in (${kept}) then to_jsonb(e.v #>> '{}') else e.v end)
+             from jsonb_each(to_jsonb(${alias})) as e(k, v))`;
+}
+
 /** node-pg's own reader, kept for the shapes the fast path leaves to it (BC, infinity, years before 100 or after 9999). */
 const generalParse = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date | number | string;
 

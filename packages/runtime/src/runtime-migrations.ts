@@ -1,4 +1,5 @@
 import { withLockTimeout, type Migration } from './db';
+import { AS_DECIDED_CHECK, NOT_AS_DECIDED_SQLSTATE } from './one-statement';
 import {
   ALREADY_RECORDED_SQLSTATE,
   KEY_FREE_CHECK,
@@ -199,6 +200,23 @@ export const runtimeMigrations: Migration[] = [
       // token and its lease; the reply replaces it. Made by whichever service migrates first.
       await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`migrate:${OPERATION_KEYS}`]);
       await trx.raw(`alter table ${OPERATION_KEYS} add column if not exists claim uuid, add column if not exists lease_until timestamptz`);
+    },
+  },
+  {
+    name: '011_runtime_one_statement_as_decided',
+    async up(trx, schema) {
+      // Fails a one-statement write whose decision did not stand (one-statement.ts `expects`), so
+      // nothing of it stays and the runtime runs the write the usual way.
+      await trx.raw(
+        `create function ??.${AS_DECIDED_CHECK}(as_decided boolean) returns boolean language plpgsql as $$
+         begin
+           if not coalesce(as_decided, false) then
+             raise exception 'what a one-statement write decided on was not there' using errcode = '${NOT_AS_DECIDED_SQLSTATE}';
+           end if;
+           return as_decided;
+         end $$`,
+        [schema],
+      );
     },
   },
 ];

@@ -28,6 +28,7 @@ import { plainBody, type Serializable } from './json-text';
 import type { Logger } from './logger';
 import { observeService } from './observability/observe-service';
 import { OutboxRelay } from './outbox';
+import { NotAsDecided, storeAlone, type OneStatementWrite } from './one-statement';
 import { inTransaction, withFlatTransactions } from './transaction';
 import { periodicTask, type BackgroundTask } from './periodic';
 import { purgeExpired, retentionWindows } from './retention';
@@ -121,6 +122,19 @@ export interface BoundHandler {
   compensate?: (failure: unknown, request: unknown, ctx: HandlerContext, facts: unknown) => Promise<void>;
   /** Its gather only reads: the key is held by the transaction, not claimed before gather (GatherApply.readOnlyGather). */
   readOnlyGather?: boolean;
+  /** The write as one statement when it decides on nothing stored (AloneOrApply); undefined: `run` it in a transaction. */
+  alone?: (request: unknown, ctx: ContextBase) => OneStatementWrite | undefined;
+}
+
+/**
+ * A write that, as a rule, decides on nothing stored: `alone` decides it in memory from the request
+ * (no database at hand) and answers it as one statement (OneStatementWrite, one-statement.ts), or
+ * undefined when this request needs what is stored after all; `apply` then runs it in the runtime's
+ * transaction as any write runs. Both must answer the same for the same request and state.
+ */
+export interface AloneOrApply<O extends Operation> {
+  alone: (request: RequestOf<O>, ctx: ContextBase) => OneStatementWrite | undefined;
+  apply: (request: RequestOf<O>, ctx: ApplyContext) => HandlerReply<O>;
 }
 
 /**
@@ -136,13 +150,15 @@ export function handler<O extends Operation>(
   run: (request: RequestOf<O>, ctx: PlainContext<O>) => HandlerReply<O>,
 ): BoundHandler;
 export function handler<O extends Operation & { write: true }, F>(operation: O, steps: GatherApply<O, F>): BoundHandler;
+export function handler<O extends Operation & { write: true }>(operation: O, steps: AloneOrApply<O>): BoundHandler;
 export function handler<O extends Operation, F>(
   operation: O,
-  def: ((request: RequestOf<O>, ctx: PlainContext<O>) => HandlerReply<O>) | GatherApply<O, F>,
+  def: ((request: RequestOf<O>, ctx: PlainContext<O>) => HandlerReply<O>) | GatherApply<O, F> | AloneOrApply<O>,
 ): BoundHandler {
   type Run = BoundHandler['run'];
   if (typeof def === 'function') return { operation, run: def as unknown as Run };
   if (!operation.write) throw new Error(`${operation.name} is a read: it calls other services directly, with no gather step`);
+  if ('alone' in def) return { operation, run: def.apply as unknown as Run, alone: def.alone as BoundHandler['alone'] };
   if (def.readOnlyGather && def.compensate) throw new Error(`${operation.name}: a gather that only reads has nothing to compensate`);
   return {
     operation,
@@ -270,6 +286,20 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
         }
       }
       async function gatherAndApply(): Promise<RpcReply> {
+        const alone = h.alone?.(request, ctx);
+        if (alone) {
+          // Checked once the statement filled in what it makes (FILLED_IN).
+          const reply: RpcReply = { ok: true, status: 200, body: alone.reply };
+          try {
+            const answered = await retryTransientConflicts(() =>
+              storeAlone(db, alone, key && { key, reply: sealed(h, reply), claim }, reply),
+            );
+            return okReply(h, (answered as Extract<RpcReply, { ok: true }>).body);
+          } catch (err) {
+            // What it decided on was not there (a row gone): the usual way finds out what to answer.
+            if (!(err instanceof NotAsDecided)) throw err;
+          }
+        }
         const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
         return await retryTransientConflicts(() =>
           inTransaction(db, async (trx) => {

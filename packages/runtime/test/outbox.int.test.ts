@@ -7,7 +7,7 @@ import { createDb, migrate, type Knex } from '../src/db';
 import { runtimeMigrations } from '../src/runtime-migrations';
 import { createLogger } from '../src/logger';
 import { OPERATION_KEYS, recordReply } from '../src/idempotency';
-import { OutboxRelay, recordEvent, storeWithCommit } from '../src/outbox';
+import { OutboxRelay, recordEvent, storeAtOnce, storeWithCommit } from '../src/outbox';
 import { inTransaction } from '../src/transaction';
 import { createTestDatabase, testAmqpUrl, uniqueName, type TestDatabase, waitUntil } from '@bo/testkit';
 
@@ -233,6 +233,25 @@ describe('outbox: events published by their writer right after the commit', () =
       throw new Error('abort');
     }).catch(() => undefined);
     expect((await db('store_parts').whereIn('id', [10, 11, 12, 13]).orderBy('id')).map((r: { id: number }) => r.id)).toEqual([10, 11, 12]);
+  });
+
+  it('writes the parts stored at once now, as one statement, even in a transaction the runtime opened: the statements after them see their rows', async () => {
+    await db.raw('create table if not exists store_parts (id int primary key, label text not null)');
+    const part = (id: number) => ({ sql: 'insert into store_parts (id, label) values (?, ?)', bindings: [id, 'now'] });
+    const before = statements.length;
+    await inTransaction(db, async (trx) => {
+      await storeAtOnce(trx, [part(20), part(21)]);
+      expect(await trx('store_parts').whereIn('id', [20, 21])).toHaveLength(2);
+      await recordEvent(trx, anyEvent('stored.at_once'), 1, {});
+    });
+    const writes = statements.slice(before).filter((s) => /insert into store_parts/.test(s));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).not.toMatch(/insert into outbox/i);
+    await inTransaction(db, async (trx) => {
+      await storeAtOnce(trx, [part(22)]);
+      throw new Error('abort');
+    }).catch(() => undefined);
+    expect((await db('store_parts').whereIn('id', [20, 21, 22]).orderBy('id')).map((r: { id: number }) => r.id)).toEqual([20, 21]);
   });
 
   it("does not poll a row while its writer's claim runs, and takes it once the claim ran out", async () => {

@@ -1,5 +1,5 @@
 import { organization, type consumer } from '@bo/contracts';
-import { bindConsumer, type Knex, type Migration, type InboxHandlerDef, keepNewest } from '@bo/runtime';
+import { bindConsumer, exactJson, type Knex, type Migration, type InboxHandlerDef, keepNewest } from '@bo/runtime';
 import { currentTime, DEFAULT_ROUNDING, localDate, localDateTime, isTimeZone, type RoundingPolicy } from '@bo/kernel';
 
 /**
@@ -73,7 +73,7 @@ export async function addOrganizationLockDate(trx: Knex.Transaction, schema: str
 
 /**
  * The organization's settings lock: an advisory lock per schema and organization. A posting holds it
- * shared (`organizationSettings` with `hold`), a change of the books' settings exclusive
+ * shared (`readSettings` with `hold`), a change of the books' settings exclusive
  * (`holdOrganizationSettingsExclusively`). A row lock (FOR SHARE) would do the same, but each posting
  * would write the one row every posting of the organization reads: a WAL record and a dirty page each
  * time, and a new multixact for every posting that joins others under way, which only vacuum ever
@@ -88,6 +88,20 @@ const settingsLockKey = (org: string) => `hashtextextended('organization_setting
  * committed meanwhile; a PL/pgSQL function's next statement takes a new one. Add it to the
  * migrations of a service whose postings hold their settings (invoicing).
  */
+/**
+ * The `held` CTE a posting's load begins with (binding: the organization): its settings read under
+ * the settings lock, shared, taken before any other lock of the statement (a later CTE that locks
+ * rows refers to `held` first, so it is evaluated first).
+ */
+export const HELD_SETTINGS_CTE = 'held as materialized (select * from organization_settings_held(?::int))';
+
+/**
+ * SQL for the settings row of a load's `held` CTE (HELD_SETTINGS_CTE) as exact JSON, for
+ * settingsReading: a load that holds the settings and locks what it posts on reads both in one
+ * statement.
+ */
+export const HELD_SETTINGS_JSON = `(select ${exactJson('h', ['org_id', 'version', 'books_version'])} from held h)`;
+
 export async function createOrganizationSettingsHold(trx: Knex.Transaction, schema: string): Promise<void> {
   await trx.raw(
     `create or replace function ??.organization_settings_held(org integer) returns setof ??.organization_settings
@@ -121,43 +135,53 @@ export async function rememberOrganization(
   );
 }
 
-/** Settings read in a transaction, by transaction and organization: `locked` once read held. */
-const readInTransaction = new WeakMap<Knex, Map<number, { row: OrganizationSettings | undefined; locked: boolean }>>();
+/**
+ * The organization's settings as one transaction read them: its row (undefined when this service has
+ * not seen the profile) and whether it was read held, under the organization's settings lock, shared
+ * (`organization_settings_held`), which a posting needs so that a change of the books' settings waits
+ * for it and it decides on the row unchanged to its end. A handler reads it once (readSettings, or
+ * with its load statement, then settingsReading) and passes it to whatever needs a setting: there is
+ * no other copy, so nothing reads the row twice or reads one left over from before the settings lock
+ * was taken exclusive (holdOrganizationSettingsExclusively).
+ */
+export interface SettingsReading {
+  readonly row: OrganizationSettings | undefined;
+  readonly held: boolean;
+  /** taxPolicyOf the row. */
+  readonly taxPolicy: OrganizationTaxPolicy;
+  /** timeZoneOf the row: null for UTC. */
+  readonly timeZone: string | null;
+  /** The organization's today at `instant` (default now), in its time zone. */
+  today(instant?: Date): string;
+  /** The organization's clock reading at `instant` (default now). */
+  now(instant?: Date): LocalNow;
+}
+
+/** The reading of a settings row read already, alone or with a load's other rows (null or undefined: the profile unseen). */
+export function settingsReading(row: OrganizationSettings | null | undefined, options: { held?: boolean } = {}): SettingsReading {
+  const found = row ?? undefined;
+  const timeZone = timeZoneOf(found);
+  return {
+    row: found,
+    held: options.held === true,
+    taxPolicy: taxPolicyOf(found),
+    timeZone,
+    today: (instant = currentTime()) => nowIn(timeZone, instant).date,
+    now: (instant = currentTime()) => nowIn(timeZone, instant),
+  };
+}
 
 /**
- * The organization's settings row as this service's read model has it (undefined when it has not
- * seen the profile). Within a transaction the row is read once and what follows in it reuses that
- * reading (a posting asks for the lock date, today, the accounting currency and the rounding, and
- * pays one round trip); `hold` reads it under the organization's settings lock, shared, once per
- * transaction (`organization_settings_held`), so a change of the books' settings waits for the
- * postings under way, and a posting that read the row so holds it unchanged to its end. Outside a
- * transaction every call reads.
+ * Reads the organization's settings row as this service's read model has it, in one statement;
+ * `hold` reads it under the organization's settings lock, shared (`organization_settings_held`),
+ * which lasts to the end of the transaction. Every call reads: read once per handler and pass the
+ * reading on.
  */
-export async function organizationSettings(
-  db: Knex,
-  orgId: number,
-  options: { hold?: boolean } = {},
-): Promise<OrganizationSettings | undefined> {
-  const known = settingsReadIn(db, orgId);
-  if (known && (known.locked || !options.hold)) return known.row;
+export async function readSettings(db: Knex, orgId: number, options: { hold?: boolean } = {}): Promise<SettingsReading> {
   const row = options.hold
     ? (await db.raw<{ rows: OrganizationSettings[] }>('select * from organization_settings_held(?::int)', [orgId])).rows[0]
     : await db<OrganizationSettings>('organization_settings').where({ org_id: orgId }).first<OrganizationSettings | undefined>();
-  keepSettingsRead(db, orgId, row, options.hold === true);
-  return row;
-}
-
-/** The settings this transaction read already (organizationSettings), for a query that would read them with something else. */
-export function settingsReadIn(db: Knex, orgId: number): { row: OrganizationSettings | undefined; locked: boolean } | undefined {
-  return readInTransaction.get(db)?.get(orgId);
-}
-
-/** Keeps a reading of the settings for the rest of the transaction (organizationSettings); outside one, nothing. */
-export function keepSettingsRead(db: Knex, orgId: number, row: OrganizationSettings | undefined, locked = false): void {
-  if ((db as { isTransaction?: boolean }).isTransaction !== true) return;
-  const byOrg = readInTransaction.get(db) ?? new Map<number, { row: OrganizationSettings | undefined; locked: boolean }>();
-  byOrg.set(orgId, { row, locked });
-  readInTransaction.set(db, byOrg);
+  return settingsReading(row, { held: options.hold === true });
 }
 
 /** What a document's taxes take from its organization: the rounding policy, cash rounding, and the accounting currency. */
@@ -168,11 +192,6 @@ export interface OrganizationTaxPolicy {
   accounting_currency: string | null;
 }
 
-/** The organization's tax policy as this service's read model knows it (`line`, no cash rounding, no currency when unseen). */
-export async function organizationTaxPolicy(db: Knex, orgId: number): Promise<OrganizationTaxPolicy> {
-  return taxPolicyOf(await organizationSettings(db, orgId));
-}
-
 /** The tax policy of a settings row read already (undefined: the profile unseen, so `line`, no cash rounding, no currency). */
 export function taxPolicyOf(row: OrganizationSettings | undefined): OrganizationTaxPolicy {
   return {
@@ -180,14 +199,6 @@ export function taxPolicyOf(row: OrganizationSettings | undefined): Organization
     cash_rounding: row?.cash_rounding ?? null,
     accounting_currency: row?.default_currency ?? null,
   };
-}
-
-/**
- * The organization's time zone, null for UTC. A zone this runtime's Intl does not know (the profile
- * was set by a process with newer time zone data) counts as UTC rather than failing every request.
- */
-export async function organizationTimeZone(db: Knex, orgId: number): Promise<string | null> {
-  return timeZoneOf(await organizationSettings(db, orgId));
 }
 
 /** The time zone of a settings row read already: null for UTC, for an unseen profile, or for a zone this runtime does not know. */
@@ -215,19 +226,10 @@ export interface LocalNow {
   dateTime: string;
 }
 
-export async function organizationNow(db: Knex, orgId: number, instant: Date = currentTime()): Promise<LocalNow> {
-  return nowIn(await organizationTimeZone(db, orgId), instant);
-}
-
 /** The clock reading in a time zone read already (null: UTC; a zone this runtime does not know counts as UTC). */
 export function nowIn(zone: string | null, instant: Date = currentTime()): LocalNow {
   const known = zone && isTimeZone(zone) ? zone : null;
   return { instant, date: localDate(instant, known), dateTime: localDateTime(instant, known) };
-}
-
-/** The organization's today (`YYYY-MM-DD`, its time zone, UTC when unset). */
-export async function organizationToday(db: Knex, orgId: number, instant: Date = currentTime()): Promise<string> {
-  return (await organizationNow(db, orgId, instant)).date;
 }
 
 /** Today (`YYYY-MM-DD`) of the organization whose settings row was read already (UTC when it has no known zone). */
@@ -265,12 +267,12 @@ export function organizationTodaySql(orgIdColumn: string, today: Omit<TodayByZon
 /**
  * Takes the organization's settings lock exclusive for the rest of the transaction, waiting for the
  * postings that hold it shared to commit; a posting that starts after it waits for this transaction
- * and then reads what it wrote. Statements after it read a snapshot newer than the wait, and the
- * settings this transaction read before are forgotten, so what it decides on is the row as it now is.
+ * and then reads what it wrote. Statements after it read a snapshot newer than the wait: a reading
+ * the transaction made before it (readSettings) may be older than the row now is, so whatever
+ * decides after the lock reads the row again, after it (readSettings, or its own load statement).
  */
 export async function holdOrganizationSettingsExclusively(db: Knex, orgId: number): Promise<void> {
   await db.raw(`select pg_advisory_xact_lock(${settingsLockKey('?::int')})`, [orgId]);
-  readInTransaction.get(db)?.delete(orgId);
 }
 
 /**

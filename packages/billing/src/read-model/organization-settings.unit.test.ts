@@ -1,4 +1,4 @@
-import { taxPolicyOf, timeZoneOf, todayOf, nowIn, type OrganizationSettings } from './organization-settings';
+import { settingsReading, taxPolicyOf, timeZoneOf, todayOf, nowIn, type OrganizationSettings } from './organization-settings';
 
 const settings = (over: Partial<OrganizationSettings> = {}): OrganizationSettings => ({
   org_id: 1,
@@ -51,5 +51,37 @@ describe('todayOf', () => {
   it('agrees with nowIn of its zone', () => {
     const row = settings({ time_zone: 'America/Los_Angeles' });
     expect(todayOf(row, instant)).toBe(nowIn('America/Los_Angeles', instant).date);
+  });
+});
+
+describe('settingsReading', () => {
+  const instant = new Date('2026-03-10T23:30:00Z');
+
+  it('given a row, answers its tax policy, zone, today and now, and keeps the row', () => {
+    const row = settings({ time_zone: 'Europe/Paris', rounding: 'document', cash_rounding: '0.0500', default_currency: 'EUR' });
+    const reading = settingsReading(row, { held: true });
+    expect(reading.row).toBe(row);
+    expect(reading.held).toBe(true);
+    expect(reading.taxPolicy).toEqual(taxPolicyOf(row));
+    expect(reading.timeZone).toBe('Europe/Paris');
+    expect(reading.today(instant)).toBe('2026-03-11');
+    expect(reading.now(instant)).toEqual(nowIn('Europe/Paris', instant));
+  });
+
+  it('given no row (null from a load statement, or undefined), answers the defaults of an unseen profile, not held unless told', () => {
+    for (const row of [null, undefined]) {
+      const reading = settingsReading(row);
+      expect(reading.row).toBeUndefined();
+      expect(reading.held).toBe(false);
+      expect(reading.taxPolicy).toEqual({ rounding: 'line', cash_rounding: null, accounting_currency: null });
+      expect(reading.timeZone).toBeNull();
+      expect(reading.today(instant)).toBe('2026-03-10');
+    }
+  });
+
+  it('given a zone this runtime does not know, reads its clock in UTC, as todayOf does', () => {
+    const row = settings({ time_zone: 'Mars/Olympus_Mons' });
+    expect(settingsReading(row).today(instant)).toBe(todayOf(row, instant));
+    expect(settingsReading(row).now(instant).dateTime).toBe('2026-03-10T23:30:00');
   });
 });

@@ -2,7 +2,6 @@ import { normalizeIban, partners, type consumer } from '@bo/contracts';
 import { z } from 'zod';
 import {
   CallError,
-  AppError,
   bindConsumer,
   type Knex,
   type InboxHandlerDef,
@@ -13,6 +12,7 @@ import {
   type VersionedTable,
 } from '@bo/runtime';
 import { liftPassedFence, partnerBeingDeleted } from './partner-delete-fence';
+import { documentPartnerRefusals } from '../billing-refusals';
 
 /**
  * The partner read model sales and invoicing keep (names for lists and search, type for the role
@@ -105,11 +105,6 @@ async function findPartnerAndFence(db: Knex, orgId: number, partnerId: number): 
 
 export type LivePartner = DirectoryPartner & { partner_type: NonNullable<DirectoryPartner['partner_type']> };
 
-function partnerNotFound(partnerId: number, field: string): AppError {
-  const message = `Partner ${partnerId} not found`;
-  return new AppError(400, 'not_found', message, [{ field, message }]);
-}
-
 /**
  * A live partner of the organization: from the read model, else (not seen yet, or kept without its
  * type) asked of the partners service and remembered. Unknown, deleted or another organization's:
@@ -123,7 +118,7 @@ export async function requireLivePartner(
   read?: PartnerAndFence,
 ): Promise<LivePartner> {
   const { known, fence } = read ?? (await findPartnerAndFence(ctx.db, ctx.orgId, partnerId));
-  if (known?.deleted_at) throw partnerNotFound(partnerId, field);
+  if (known?.deleted_at) throw documentPartnerRefusals.partnerNotFound(partnerId, field);
   // A delete of this partner is under way (partner-delete-fence.ts): wait for its outcome.
   if (fence === 'standing') throw partnerBeingDeleted(partnerId);
   if (known?.partner_type && !fence) return known as LivePartner;
@@ -136,13 +131,13 @@ export async function requireLivePartner(
         .where({ org_id: ctx.orgId, id: partnerId })
         .whereNull('deleted_at')
         .update({ deleted_at: new Date() });
-    throw partnerNotFound(partnerId, field);
+    throw documentPartnerRefusals.partnerNotFound(partnerId, field);
   }
   await rememberPartner(ctx.db, record);
   if (fence) await liftPassedFence(ctx.db, ctx.orgId, partnerId);
   const stored = await findPartner(ctx.db, ctx.orgId, partnerId);
   // A delete event may have landed between the answer and the write.
-  if (!stored?.partner_type || stored.deleted_at) throw partnerNotFound(partnerId, field);
+  if (!stored?.partner_type || stored.deleted_at) throw documentPartnerRefusals.partnerNotFound(partnerId, field);
   return stored as LivePartner;
 }
 

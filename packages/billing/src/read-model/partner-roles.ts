@@ -1,5 +1,5 @@
 import type { invoicing, partners, sales } from '@bo/contracts';
-import { validationFailed } from '@bo/runtime';
+import { documentPartnerRefusals } from '../billing-refusals';
 
 type PartnerType = (typeof partners.partnerTypes)[number];
 export type DocumentKind = sales.QuotationType | (typeof invoicing.invoiceTypes)[number];
@@ -38,5 +38,5 @@ export function partnerRoleProblem(partnerId: number, partnerType: PartnerType, 
 /** Refuses, as a 400 naming `field`, a partner whose type does not fit the document. */
 export function requirePartnerRole(partner: { id: number; partner_type: PartnerType }, kind: DocumentKind, field = 'partner'): void {
   const problem = partnerRoleProblem(partner.id, partner.partner_type, kind);
-  if (problem) throw validationFailed(`${field}: ${problem}`, [{ field, message: `${field}: ${problem}` }]);
+  if (problem) throw documentPartnerRefusals.partnerRoleMismatch(field, problem);
 }

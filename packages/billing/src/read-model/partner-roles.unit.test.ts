@@ -26,7 +26,12 @@ describe('partner roles on documents', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(AppError);
-    expect(caught).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'partner' }] });
+    expect(caught).toMatchObject({
+      refusal: 'documentPartner.partnerRoleMismatch',
+      status: 400,
+      code: 'validation_failed',
+      errors: [{ field: 'partner' }],
+    });
     expect((caught as AppError).message).toBe('partner: partner 7 is a customer; a vendor bill (invoicein) needs a vendor or both partner');
   });
 });
