@@ -3,6 +3,7 @@ import type { EventEnvelope } from '@bo/contracts';
 import { applyInboxBatch, createLogger } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { ledgerConsumer } from '../src/ledger/ledger.consumer';
+import { makePng } from '../../../tests/support/png';
 import { partnersService } from '../src/service';
 import { cancelledData, convertedData, paymentData, validatedData } from './ledger-events';
 import { fakeDocumentServices } from './fake-documents';
@@ -594,6 +595,51 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
     const listed = body(await svc.call('partners.partner.list', {}, org)).partners;
     expect(listed).toEqual([await one(edited.id), await one(kept.id)]);
     expect(listed).toMatchObject([{ notes: 'now "noted"', phone: '+44 1', committed: 60.5, version: 2 }, { balance: 123.45 }]);
+  });
+
+  it("answers a document's parties as get answers each, and the credit as the balance view weighs it, whichever is missing", async () => {
+    const org = 8;
+    const parties = async (partner_id: number, include_credit?: boolean) =>
+      body(await svc.call('partners.document.parties', { partner_id, ...(include_credit === undefined ? {} : { include_credit }) }, org));
+    const profile = async () => body(await svc.call('partners.organization.get', {}, org)).organization;
+
+    // Neither the profile nor the partner exists yet.
+    expect(await parties(999_999, true)).toEqual({
+      message: 'The organization profile; the partner is not found',
+      organization: await profile(),
+      partner: null,
+      credit: null,
+    });
+
+    const png = makePng({ width: 3, height: 2 });
+    body(
+      await svc.call(
+        'partners.organization.set',
+        { legal_name: 'Parties GmbH', time_zone: 'Europe/Berlin', logo_png: png.toString('base64') },
+        org,
+      ),
+    );
+    const partner = await create({ partnername: 'Parties Customer', credit_limit: '1000.5', currency: 'EUR' }, org);
+    await svc.publish('invoicing.invoice.validated', org, validatedData(partner.id, 8001, 'invoiceout', 200.25));
+    const get = async () => body(await svc.call('partners.partner.get', { partner_id: partner.id }, org)).partner;
+    await waitFor(async () => (await get()).balance === 200.25);
+
+    const answered = await parties(partner.id, true);
+    const balance = body(await svc.call('partners.partner.balance', { partner_id: partner.id }, org)).partner;
+    expect(answered.organization).toEqual(await profile());
+    expect(answered.organization).toMatchObject({ legal_name: 'Parties GmbH', logo_png: png.toString('base64'), logo_bytes: png.length });
+    expect(answered.partner).toEqual(await get());
+    expect(answered.credit).toMatchObject({ balance: balance.balance, credit_limit: 1000.5, available_credit: 800.25, currency: 'EUR' });
+    expect((await parties(partner.id)).credit).toBeNull();
+
+    // Another organization's partner, and a deleted one, are not found; the profile still is.
+    expect(body(await svc.call('partners.document.parties', { partner_id: partner.id, include_credit: true }, org + 1))).toMatchObject({
+      partner: null,
+      credit: null,
+    });
+    const gone = await create({ partnername: 'Gone' }, org);
+    body(await svc.call('partners.partner.delete', { action: 'delete', partner_id: gone.id }, org));
+    expect(await parties(gone.id, true)).toMatchObject({ organization: await profile(), partner: null, credit: null });
   });
 
   it('dead-letters an event it can never apply, after its retries', async () => {

@@ -31,6 +31,41 @@ export interface ProfileRow {
   updated_at: Date;
 }
 
+/**
+ * Every column of ProfileRow, for a statement that reads the profile beside another table's row
+ * under names of its own (prefixed), keeping the driver's types (bytes, numerics as text, dates).
+ */
+export const PROFILE_COLUMNS = [
+  'org_id',
+  'version',
+  'legal_name',
+  'trading_name',
+  'address_line1',
+  'address_line2',
+  'city',
+  'postal_code',
+  'country',
+  'vat_id',
+  'company_id',
+  'email',
+  'phone',
+  'iban',
+  'bic',
+  'default_currency',
+  'time_zone',
+  'rounding',
+  'cash_rounding',
+  'lock_date',
+  'peppol_id',
+  'logo_png',
+  'logo_sha256',
+  'updated_by',
+  'updated_at',
+] as const satisfies readonly (keyof ProfileRow)[];
+// Fails to compile when ProfileRow gains a column the list leaves out.
+const _everyProfileColumn: Record<Exclude<keyof ProfileRow, (typeof PROFILE_COLUMNS)[number]>, never> = {};
+void _everyProfileColumn;
+
 /** The fields a set copies as given (the logo is stored as bytes). */
 export const SET_FIELDS = organization.profileFieldNames.filter((f) => f !== 'logo_png');
 /** The text fields, answered as stored. */

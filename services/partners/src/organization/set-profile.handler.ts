@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { invoicing, organization, type RequestOf } from '@bo/contracts';
 import { dec, documentMinorUnit, toNumber } from '@bo/kernel';
-import { handler, recordEvent, validationFailed } from '@bo/runtime';
+import { handler, recordEvent } from '@bo/runtime';
+import { profileRefusals } from './profile-refusals';
 import { SET_FIELDS, toProfileRecord, toProfileSummary, type ProfileRow } from './profile.record';
 import { ensureProfileRow, findProfile, updateProfile, type BooksAnswer } from './profile.repository';
 
@@ -65,7 +66,7 @@ function booksChange(req: SetProfileRequest): { default_currency?: string | null
 
 function refuseCashRounding(row: ProfileRow): void {
   const problem = cashRoundingProblem(row);
-  if (problem) throw validationFailed(problem, [{ field: 'cash_rounding', message: problem }]);
+  if (problem) throw profileRefusals.cashRoundingTooFine(problem);
 }
 
 /** A cash rounding finer than its currency's smallest amount (0.001 in EUR, 0.5 in JPY); null when fine. */

@@ -1,5 +1,6 @@
 import { dec, finerThanCurrency } from '@bo/kernel';
-import { validationFailed, type AppError, type Knex } from '@bo/runtime';
+import type { Knex } from '@bo/runtime';
+import { partnerRefusals } from './partner-refusals';
 
 /**
  * A credit limit is weighed against the partner's balance, which is kept in its documents' currency
@@ -29,10 +30,13 @@ export function creditLimitNeedsCurrency(limit: string | undefined, partnerCurre
 }
 
 /** The refusal of a limit finer than the currency's minor unit (two decimals whatever the currency, or more where it has more); undefined if it fits. */
-export function creditLimitRefusal(limit: string | undefined, currency: string | null | undefined): AppError | undefined {
+export function creditLimitRefusal(
+  limit: string | undefined,
+  currency: string | null | undefined,
+): ReturnType<typeof partnerRefusals.creditLimitTooFine> | undefined {
   if (!finerThanCents(limit)) return undefined;
   const message = finerThanCurrency('credit_limit', limit as string, currency ?? null, 2);
-  return message ? validationFailed(message, [{ field: 'credit_limit', message }]) : undefined;
+  return message ? partnerRefusals.creditLimitTooFine(message) : undefined;
 }
 
 /** The organization's default currency (its profile), null if it has none. */

@@ -65,6 +65,32 @@ export function decideCreatePartner(
   };
 }
 
+/**
+ * The row as the table stores an insert of `row` at `now` under `id`: its balances 0, version 1,
+ * an address part not given null. What a one-statement create answers without reading it back.
+ */
+export function asStoredPartner(row: NewPartnerRow, id: number, now: Date): PartnerRow {
+  const { created_by: _created, updated_by: _updated, bank_accounts, ...fields } = row;
+  return {
+    address_line1: null,
+    address_line2: null,
+    city: null,
+    postal_code: null,
+    region: null,
+    country: null,
+    ...fields,
+    id,
+    balance: '0',
+    receivable: '0',
+    committed: '0',
+    version: 1,
+    bank_accounts: JSON.parse(bank_accounts) as PartnerRow['bank_accounts'],
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+}
+
 /** The reply, and the `partners.partner.created` event's record, from the row as stored. */
 export function partnerCreated(row: PartnerRow): { message: string; partner: partners.PartnerRecord } {
   return { message: 'Partner created successfully', partner: toPartnerRecord(row) };

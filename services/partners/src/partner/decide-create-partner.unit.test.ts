@@ -1,5 +1,6 @@
 import { parseWith, partners } from '@bo/contracts';
 import {
+  asStoredPartner,
   createPartnerNeedsOrganizationCurrency,
   decideCreatePartner,
   partnerCreated,
@@ -56,7 +57,11 @@ describe('deciding a new partner', () => {
     expect(createPartnerNeedsOrganizationCurrency(req)).toBe(true);
     expect(decideCreatePartner(req, ctx, { organizationCurrency: 'KWD' }).credit_limit).toBe('10.125');
     expect(() => decideCreatePartner(req, ctx, { organizationCurrency: 'EUR' })).toThrow(
-      expect.objectContaining({ code: 'validation_failed', errors: [expect.objectContaining({ field: 'credit_limit' })] }),
+      expect.objectContaining({
+        refusal: 'partners.creditLimitTooFine',
+        code: 'validation_failed',
+        errors: [expect.objectContaining({ field: 'credit_limit' })],
+      }),
     );
   });
 
@@ -64,7 +69,9 @@ describe('deciding a new partner', () => {
     const req = request({ credit_limit: '10.125', currency: 'BHD' });
     expect(createPartnerNeedsOrganizationCurrency(req)).toBe(false);
     expect(decideCreatePartner(req, ctx, noLoad).currency).toBe('BHD');
-    expect(() => decideCreatePartner(request({ credit_limit: '10.125', currency: 'USD' }), ctx, noLoad)).toThrow(/credit_limit/);
+    expect(() => decideCreatePartner(request({ credit_limit: '10.125', currency: 'USD' }), ctx, noLoad)).toThrow(
+      expect.objectContaining({ refusal: 'partners.creditLimitTooFine', message: expect.stringMatching(/credit_limit/) }),
+    );
   });
 
   it('given the stored row, then the reply and the event carry the partner record', () => {
@@ -89,5 +96,30 @@ describe('deciding a new partner', () => {
     const created = partnerCreated(stored);
     expect(created.message).toBe('Partner created successfully');
     expect(created.partner).toMatchObject({ id: 12, orgid: 7, partnername: 'Acme', credit_limit: 100, balance: 0, version: 1 });
+  });
+
+  it('given a decided row, when taken as stored, then it reads as the table keeps an insert: no balance, version 1, the address parts not given null', () => {
+    const now = new Date('2026-11-28T10:00:00.123Z');
+    const row = decideCreatePartner(request({ city: 'Graz', bank_accounts: [{ iban: 'AT611904300234573201' }] }), ctx, noLoad);
+    const stored = asStoredPartner(row, 41, now);
+    expect(stored).toMatchObject({
+      id: 41,
+      org_id: 7,
+      balance: '0',
+      receivable: '0',
+      committed: '0',
+      version: 1,
+      city: 'Graz',
+      country: null,
+    });
+    expect(stored).toMatchObject({ created_at: now, updated_at: now, deleted_at: null });
+    expect(stored.bank_accounts).toEqual([{ iban: 'AT611904300234573201', bic: null, name: null }]);
+    expect(stored).not.toHaveProperty('created_by');
+    expect(partnerCreated(stored).partner).toMatchObject({
+      id: 41,
+      balance: 0,
+      created_at: '2026-11-28T10:00:00',
+      bank_accounts: stored.bank_accounts,
+    });
   });
 });

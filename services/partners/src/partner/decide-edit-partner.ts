@@ -1,7 +1,7 @@
 import type { partners, RequestOf } from '@bo/contracts';
-import { notFound } from '@bo/runtime';
 import { weighBalances, type CurrencyBalanceRow } from '../ledger/currency-balances';
 import { creditLimitRefusal } from './credit-limit';
+import { partnerRefusals } from './partner-refusals';
 import { storedBankAccounts, structuredAddress, toPartnerRecord, type PartnerRow } from './partner.record';
 
 export type EditPartnerRequest = RequestOf<typeof partners.editPartner>;
@@ -54,13 +54,11 @@ export function decideEditPartner(
   ctx: { orgId: number; userId?: string | null },
 ): PartnerEdit {
   const current = state.current;
-  if (!current) throw notFound('Partner', req.partner_id);
+  if (!current) throw partnerRefusals.partnerNotFound(req.partner_id);
   const currency = req.currency !== undefined ? req.currency : current.currency;
   const refusal = creditLimitRefusal(req.credit_limit, currency ?? state.organizationCurrency);
   if (refusal) throw refusal;
-  const changes: PartnerChanges = { updated_by: ctx.userId ?? null };
-  for (const field of COPIED) if (req[field] !== undefined) changes[field] = req[field];
-  if (req.email !== undefined) changes.email = req.email || null;
+  const changes = requestedChanges(req, ctx);
   if (req.currency !== undefined) changes.currency = req.currency;
   if (req.currency !== undefined && req.currency !== current.currency) {
     // The record's figures are its balances weighed in its currency (decideRecordFigures): weighed again in the new one.
@@ -71,10 +69,7 @@ export function decideEditPartner(
       committed: weighed.committed.toFixed(),
     });
   }
-  Object.assign(changes, structuredAddress(req));
-  if (req.bank_accounts !== undefined) changes.bank_accounts = storedBankAccounts(req.bank_accounts);
-  if (req.dunning_blocked !== undefined) changes.dunning_blocked = req.dunning_blocked;
-  if (req.display_name !== undefined) changes.display_name = req.display_name.trim() || (req.partnername ?? current.partnername);
+  if (req.display_name !== undefined && !req.display_name.trim()) changes.display_name = req.partnername ?? current.partnername;
   const { updated_by: _by, ...fields } = changes;
   const after = {
     ...current,
@@ -86,4 +81,32 @@ export function decideEditPartner(
     updated_at: state.now,
   } as PartnerRow;
   return { id: current.id, orgId: current.org_id, changes, partner: toPartnerRecord(after) };
+}
+
+/**
+ * The columns an edit writes that the request alone decides: the fields given, an empty e-mail as
+ * none, the structured address trimmed, the bank accounts as stored, a display name trimmed (a blank
+ * one falls back to the name, which decideEditPartner settles).
+ */
+function requestedChanges(req: EditPartnerRequest, ctx: { userId?: string | null }): PartnerChanges {
+  const changes: PartnerChanges = { updated_by: ctx.userId ?? null };
+  for (const field of COPIED) if (req[field] !== undefined) changes[field] = req[field];
+  if (req.email !== undefined) changes.email = req.email || null;
+  Object.assign(changes, structuredAddress(req));
+  if (req.bank_accounts !== undefined) changes.bank_accounts = storedBankAccounts(req.bank_accounts);
+  if (req.dunning_blocked !== undefined) changes.dunning_blocked = req.dunning_blocked;
+  if (req.display_name !== undefined) changes.display_name = req.display_name.trim();
+  return changes;
+}
+
+/**
+ * The columns of an edit the request alone decides (a one-statement edit), or undefined when the
+ * partner as it is decides too: a credit limit (the currency its balance is kept in judges it), a
+ * currency (the partner's balances are weighed again in it), a blank display name (the name it falls
+ * back to).
+ */
+export function decideEditAlone(req: EditPartnerRequest, ctx: { userId?: string | null }): PartnerChanges | undefined {
+  if (req.credit_limit !== undefined || req.currency !== undefined) return undefined;
+  if (req.display_name !== undefined && !req.display_name.trim()) return undefined;
+  return requestedChanges(req, ctx);
 }

@@ -1,5 +1,5 @@
 import { parseWith, partners } from '@bo/contracts';
-import { decideEditPartner, type EditPartnerRequest, type EditPartnerState } from './decide-edit-partner';
+import { decideEditAlone, decideEditPartner, type EditPartnerRequest, type EditPartnerState } from './decide-edit-partner';
 import type { PartnerRow } from './partner.record';
 
 const current: PartnerRow = {
@@ -82,18 +82,19 @@ describe('deciding a partner edit', () => {
   });
 
   it('given a limit finer than cents, then the currency the balance will be kept in judges it: the new one, the kept one, else the organization’s', () => {
-    expect(() => decideEditPartner(state, request({ credit_limit: '10.125' }), ctx)).toThrow(/credit_limit/);
+    const tooFine = expect.objectContaining({ refusal: 'partners.creditLimitTooFine', message: expect.stringMatching(/credit_limit/) });
+    expect(() => decideEditPartner(state, request({ credit_limit: '10.125' }), ctx)).toThrow(tooFine);
     expect(
       decideEditPartner({ ...state, organizationCurrency: 'KWD' }, request({ credit_limit: '10.125' }), ctx).partner.credit_limit,
     ).toBe(10.125);
     expect(decideEditPartner(state, request({ credit_limit: '10.125', currency: 'BHD' }), ctx).changes).toMatchObject({ currency: 'BHD' });
     const kwdPartner = { ...state, current: { ...current, currency: 'KWD' } };
-    expect(() => decideEditPartner(kwdPartner, request({ credit_limit: '10.125', currency: 'USD' }), ctx)).toThrow(/credit_limit/);
+    expect(() => decideEditPartner(kwdPartner, request({ credit_limit: '10.125', currency: 'USD' }), ctx)).toThrow(tooFine);
   });
 
   it('given no such partner, then it is not found', () => {
     expect(() => decideEditPartner({ ...state, current: null }, request({ phone: '1' }), ctx)).toThrow(
-      expect.objectContaining({ code: 'not_found' }),
+      expect.objectContaining({ refusal: 'partners.partnerNotFound', code: 'not_found', message: 'Partner 12 not found' }),
     );
   });
 
@@ -107,5 +108,22 @@ describe('deciding a partner edit', () => {
   it('given a partner, when its currency is sent unchanged, then its figures stay as they are', () => {
     const edit = decideEditPartner({ ...state, current: { ...current, currency: 'EUR' } }, request({ currency: 'EUR' }), ctx);
     expect(edit.changes).toEqual({ currency: 'EUR', updated_by: 'u2' });
+  });
+
+  it('given an edit of plain fields, when decided alone, then the request decides it; given a limit, a currency or a blank display name, then the partner must be read', () => {
+    expect(decideEditAlone(request({ phone: '1', email: '', display_name: ' Shown ' }), ctx)).toEqual({
+      updated_by: 'u2',
+      phone: '1',
+      email: null,
+      display_name: 'Shown',
+    });
+    expect(decideEditAlone(request({ credit_limit: '10' }), ctx)).toBeUndefined();
+    expect(decideEditAlone(request({ currency: 'EUR' }), ctx)).toBeUndefined();
+    expect(decideEditAlone(request({ display_name: '  ' }), ctx)).toBeUndefined();
+  });
+
+  it('given an edit the request alone decides, then the transaction path decides the same columns', () => {
+    const req = request({ phone: '1', notes: 'n', city: ' Graz ', dunning_blocked: true });
+    expect(decideEditPartner(state, req, ctx).changes).toEqual(decideEditAlone(req, ctx));
   });
 });

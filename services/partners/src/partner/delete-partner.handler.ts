@@ -1,8 +1,9 @@
 import { partners } from '@bo/contracts';
-import { AppError, commitOnlyBefore, handler, recordEvent, validationFailed, type BaseConfig } from '@bo/runtime';
+import { AppError, commitOnlyBefore, handler, recordEvent, type BaseConfig } from '@bo/runtime';
 import { deleteBlockers } from './delete-blockers';
 import { askOpenDocuments } from './open-documents';
 import { toPartnerRecord } from './partner.record';
+import { partnerRefusals } from './partner-refusals';
 import { balancesOf, findLivePartner, markPartnerDeleted } from './partner.repository';
 
 /**
@@ -55,5 +56,5 @@ export function deleteFence(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>): { fence
 }
 
 function refuseIfBlocked(blocked: string | undefined): void {
-  if (blocked) throw validationFailed(blocked, [{ field: 'partner_id', message: blocked }]);
+  if (blocked) throw partnerRefusals.deleteBlocked(blocked);
 }

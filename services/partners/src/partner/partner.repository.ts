@@ -1,16 +1,18 @@
 import type { partners } from '@bo/contracts';
-import { notFound, storeWithCommit, type Knex } from '@bo/runtime';
+import { storeWithCommit, type Knex, type OneStatementWrite, type StorePart } from '@bo/runtime';
 import { weighBalances, type CurrencyBalanceRow, type WeighedBalance } from '../ledger/currency-balances';
 import { loadPartnerBalances } from '../ledger/currency-balances.repository';
 import type { NewPartnerRow } from './decide-create-partner';
-import type { EditPartnerState, PartnerEdit } from './decide-edit-partner';
+import type { EditPartnerState, PartnerChanges, PartnerEdit } from './decide-edit-partner';
+import { PROFILE_COLUMNS, type ProfileRow } from '../organization/profile.record';
 import type { PartnerRow } from './partner.record';
+import { partnerRefusals } from './partner-refusals';
 
 /** A live partner of the organization, optionally locked for update; another org's partner is not found. */
 export async function findLivePartner(db: Knex, orgId: number, partnerId: number, opts: { lock?: boolean } = {}): Promise<PartnerRow> {
   const query = db<PartnerRow>('partners').where({ org_id: orgId, id: partnerId }).whereNull('deleted_at').first();
   const row = await (opts.lock ? query.forUpdate() : query);
-  if (!row) throw notFound('Partner', partnerId);
+  if (!row) throw partnerRefusals.partnerNotFound(partnerId);
   return row;
 }
 
@@ -37,6 +39,74 @@ export async function insertPartner(trx: Knex, row: NewPartnerRow): Promise<Part
   return stored as PartnerRow;
 }
 
+/** The balances per currency of the partner `p` of a statement, as CurrencyBalanceRow values in JSON (decimals as text). */
+const CURRENCY_BALANCES_OF_P = `(select coalesce(json_agg(json_build_object(
+      'currency', b.currency, 'balance', b.balance::text, 'receivable', b.receivable::text,
+      'committed', b.committed::text, 'documents_total', b.documents_total::text,
+      'documents_accounting', b.documents_accounting::text, 'booked_balance', b.booked_balance::text,
+      'booked_receivable', b.booked_receivable::text, 'booked_face_balance', b.booked_face_balance::text,
+      'booked_face_receivable', b.booked_face_receivable::text) order by b.currency), '[]')
+   from partner_balances b where b.org_id = p.org_id and b.partner_id = p.id)`;
+
+/** What a document asks of this service (documentParties), as stored. */
+export interface DocumentPartiesState {
+  profile: ProfileRow | undefined;
+  partner: PartnerRow | undefined;
+  /** The partner's balances per currency, when asked for and the partner is found. */
+  balances: CurrencyBalanceRow[] | null;
+}
+
+/** The profile's columns under names of their own, beside the partner's (`p.*`). */
+const PROFILE_AS = PROFILE_COLUMNS.map((c) => `o.${c} as "profile.${c}"`).join(', ');
+
+/**
+ * The organization's profile, the live partner and, when `withBalances`, its balances per currency,
+ * in one statement: each is there or not on its own (an organization that never set its profile, a
+ * partner of another organization or deleted).
+ */
+export async function loadDocumentParties(
+  db: Knex,
+  orgId: number,
+  partnerId: number,
+  withBalances: boolean,
+): Promise<DocumentPartiesState> {
+  const { rows } = await db.raw<{ rows: Array<Record<string, unknown>> }>(
+    `select p.*, o.org_id is not null as "profile.found", ${PROFILE_AS},
+            case when ?::boolean and p.id is not null then ${CURRENCY_BALANCES_OF_P} end as "partner.balances"
+       from (select 1) one
+       left join partners p on p.org_id = ? and p.id = ? and p.deleted_at is null
+       left join organization_profiles o on o.org_id = ?`,
+    [withBalances, orgId, partnerId, orgId],
+  );
+  const row = rows[0] ?? {};
+  const partner: Record<string, unknown> = {};
+  const profile: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) {
+    if (name.startsWith('profile.')) profile[name.slice('profile.'.length)] = value;
+    else if (name !== 'partner.balances') partner[name] = value;
+  }
+  const found = profile.found === true;
+  delete profile.found;
+  return {
+    profile: found ? (profile as unknown as ProfileRow) : undefined,
+    partner: partner.id == null ? undefined : (partner as unknown as PartnerRow),
+    balances: (row['partner.balances'] as CurrencyBalanceRow[] | null | undefined) ?? null,
+  };
+}
+
+/**
+ * The insert of a new partner as a part of a one-statement write (storeAlone): its id the one the
+ * statement draws, its times the ones its reply tells (asStoredPartner).
+ */
+export function insertPartnerPart(row: NewPartnerRow, now: Date): StorePart {
+  const columns = Object.keys(row) as Array<keyof NewPartnerRow>;
+  return {
+    sql: `insert into partners (id, created_at, updated_at, ${columns.join(', ')})
+          values ((select id from drawn), ?, ?, ${columns.map(() => '?').join(', ')})`,
+    bindings: [now, now, ...columns.map((c) => row[c] ?? null)],
+  };
+}
+
 /**
  * An edit's load: the live partner, locked for update, the organization's currency, the partner's
  * balances per currency (an edit of its currency weighs them again) and the transaction's time, in
@@ -52,13 +122,7 @@ export async function lockAndLoadPartner(trx: Knex, orgId: number, partnerId: nu
       `select p.*, now() as loaded_at, p.xmin::text is distinct from
               (select s.xmin::text from partners s where s.org_id = p.org_id and s.id = p.id) as waited,
             (select a.default_currency from organization_profiles a where a.org_id = p.org_id) as organization_currency,
-            (select coalesce(json_agg(json_build_object(
-                      'currency', b.currency, 'balance', b.balance::text, 'receivable', b.receivable::text,
-                      'committed', b.committed::text, 'documents_total', b.documents_total::text,
-                      'documents_accounting', b.documents_accounting::text, 'booked_balance', b.booked_balance::text,
-                      'booked_receivable', b.booked_receivable::text, 'booked_face_balance', b.booked_face_balance::text,
-                      'booked_face_receivable', b.booked_face_receivable::text) order by b.currency), '[]')
-               from partner_balances b where b.org_id = p.org_id and b.partner_id = p.id) as currency_balances
+            ${CURRENCY_BALANCES_OF_P} as currency_balances
        from partners p where p.org_id = ? and p.id = ? and p.deleted_at is null for update of p`,
       [orgId, partnerId],
     );
@@ -84,6 +148,35 @@ export async function storePartnerEdit(trx: Knex.Transaction, edit: PartnerEdit)
   await storeWithCommit(trx, [{ sql: update.sql, bindings: [...update.bindings] }]);
 }
 
+/**
+ * The store of an edit decided from the request alone, as a one-statement write (storeAlone): the
+ * live partner's update, which must find it (else the usual way answers), and the record PostgreSQL
+ * keeps for it (record_json, the trigger's) filled in as the reply's `partner` and the event's `data`.
+ */
+export function partnerEditAlone(
+  orgId: number,
+  partnerId: number,
+  changes: PartnerChanges,
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const columns = Object.keys(changes) as Array<keyof PartnerChanges>;
+  const record = '(select record_json from store1)';
+  return {
+    parts: [
+      {
+        sql: `update partners set ${columns.map((c) => `${c} = ?`).join(', ')}, version = version + 1, updated_at = now()
+               where org_id = ? and id = ? and deleted_at is null
+               returning record_json`,
+        bindings: [...columns.map((c) => (changes[c] ?? null) as Knex.RawBinding), orgId, partnerId],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+    fills: [
+      { key: 'partner', sql: record },
+      { key: 'data', sql: record },
+    ],
+  };
+}
+
 /** Soft-deletes a partner, adding one to its version, and returns its row as deleted. */
 export async function markPartnerDeleted(db: Knex, partnerId: number, userId: string | null): Promise<PartnerRow> {
   const [row] = await db<PartnerRow>('partners')
@@ -91,11 +184,6 @@ export async function markPartnerDeleted(db: Knex, partnerId: number, userId: st
     .update({ deleted_at: db.fn.now(), version: db.raw('version + 1'), updated_by: userId, updated_at: db.fn.now() } as never)
     .returning('*');
   return row as PartnerRow;
-}
-
-/** A live partner of the organization, or undefined (no refusal: the caller answers without it). */
-export async function findLivePartnerIfAny(db: Knex, orgId: number, partnerId: number): Promise<PartnerRow | undefined> {
-  return db<PartnerRow>('partners').where({ org_id: orgId, id: partnerId }).whereNull('deleted_at').first();
 }
 
 /** A posted row of a partner's ledger with what settles it so far. */
