@@ -186,7 +186,7 @@ describe('catalog stock following validated documents (integration)', () => {
     expect(await moveCount(data.invoicenumber)).toBe(1);
   });
 
-  it('applies a batch of documents as their events one by one would, locking their products in one statement', async () => {
+  it('applies a batch of documents as their events one by one would: one lock, one load and one store for all its moves', async () => {
     const goods = await product({ stock: 10 });
     const fee = await product({ name: 'Support', type: 'service' });
     const envelope = (data: ReturnType<typeof validated>) => ({
@@ -213,8 +213,13 @@ describe('catalog stock following validated documents (integration)', () => {
     const statements = await apply(batch);
     expect(await quantities(goods.id)).toEqual({ [defaultLoc]: 5, [north]: 2 });
     expect(await svc.db('stock_moves').where({ product_id: fee.id })).toEqual([]);
-    // One lock for the four documents' products.
-    expect(statements.filter((sql) => sql.includes('"products"') && /for update/i.test(sql))).toHaveLength(1);
+    // One lock for the four documents' products, one read of what the moves are decided on, and one
+    // statement for every move, line and quantity: nothing runs per document, product or location.
+    expect(statements.filter((sql) => /from "?products"?\b/i.test(sql) && /for update/i.test(sql))).toHaveLength(1);
+    expect(statements.filter((sql) => /stock_quantities/.test(sql))).toHaveLength(2);
+    const stores = statements.filter((sql) => /insert into stock_moves/.test(sql));
+    expect(stores).toHaveLength(1);
+    expect(stores[0]).toMatch(/insert into stock_move_lines[\s\S]*insert into stock_quantities/);
     // A batch that moves no stock is its load and its inbox rows: two statements, no transaction.
     const serviceOnly = [
       validated('invoiceout', [{ product_id: fee.id, quantity: 1 }]),

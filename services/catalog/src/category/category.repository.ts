@@ -1,6 +1,7 @@
 import type { catalog } from '@bo/contracts';
-import { duplicate, isUniqueViolation, notFound, type Knex } from '@bo/runtime';
+import { isUniqueViolation, type Knex } from '@bo/runtime';
 import { parseStringId } from '../ids';
+import { categoryRefusals } from './category-refusals';
 
 export interface CategoryRow {
   id: number;
@@ -26,10 +27,10 @@ export function toCategoryRecord(row: CategoryRow): catalog.CategoryRecord {
 /** A category of the organization, optionally locked; another organization's is not found. */
 export async function findCategory(db: Knex, orgId: number, categoryId: string, opts: { lock?: boolean } = {}): Promise<CategoryRow> {
   const id = parseStringId(categoryId);
-  if (id === null) throw notFound('Category', categoryId);
+  if (id === null) throw categoryRefusals.categoryNotFound(categoryId);
   const query = db<CategoryRow>('categories').where({ org_id: orgId, id }).first();
   const row = await (opts.lock ? query.forUpdate() : query);
-  if (!row) throw notFound('Category', categoryId);
+  if (!row) throw categoryRefusals.categoryNotFound(categoryId);
   return row;
 }
 
@@ -80,7 +81,7 @@ export async function withUniqueCode<T>(code: string | null | undefined, run: ()
   try {
     return await run();
   } catch (err) {
-    if (isUniqueViolation(err, 'categories_org_code')) throw duplicate(`Category code ${code} already exists`, 'code');
+    if (isUniqueViolation(err, 'categories_org_code')) throw categoryRefusals.codeTaken(code);
     throw err;
   }
 }

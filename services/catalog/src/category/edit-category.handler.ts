@@ -1,5 +1,5 @@
 import { catalog } from '@bo/contracts';
-import { handler, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
 import { wouldCreateCycle } from './category-tree';
 import {
   blankToNull,
@@ -11,6 +11,7 @@ import {
   withUniqueCode,
   type CategoryChanges,
 } from './category.repository';
+import { categoryRefusals } from './category-refusals';
 
 export const editCategoryHandler = handler(catalog.editCategory, async (req, ctx) => {
   const code = req.code === undefined ? undefined : blankToNull(req.code);
@@ -27,10 +28,7 @@ export const editCategoryHandler = handler(catalog.editCategory, async (req, ctx
       if (req.parent_id) {
         const parent = await findCategory(trx, ctx.orgId, req.parent_id);
         const parentOf = (id: number) => parentOfCategory(trx, ctx.orgId, id);
-        if (await wouldCreateCycle(current.id, parent.id, parentOf)) {
-          const message = `parent_id ${req.parent_id} would make category ${req.category_id} its own ancestor`;
-          throw validationFailed(message, [{ field: 'parent_id', message }]);
-        }
+        if (await wouldCreateCycle(current.id, parent.id, parentOf)) throw categoryRefusals.parentCycle(req.parent_id, req.category_id);
         changes.parent_id = parent.id;
       }
       const row = await updateCategory(trx, current.id, changes, ctx.userId ?? null);

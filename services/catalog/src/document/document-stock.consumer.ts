@@ -1,13 +1,10 @@
 import { catalog, consumer, type EventOf, type invoicing } from '@bo/contracts';
-import { dec, toNumber } from '@bo/kernel';
-import { bindConsumer, recordEvent, type Knex, type Logger, type SqlStatement } from '@bo/runtime';
+import { bindConsumer, recordEvent, storeWithCommit, type Knex, type Logger, type SqlStatement } from '@bo/runtime';
 import { parseStringId } from '../ids';
-import { ensureDefaultLocation, locationsQuery, type LocationJoinRow } from '../location/location.repository';
-import { carriesStock } from '../product/product-rules';
-import type { ProductRow } from '../product/product.record';
-import { recordStockAdjusted, recordStockMove, type StockDocument } from '../stock/stock.ledger';
+import { ensureDefaultLocation, type LocationJoinRow } from '../location/location.repository';
 import { decideDocumentStock, type DocumentStockState, type DocumentToMove, type Unmoved } from './decide-document-stock';
-import { documentMoves, type ProductMove } from './document-moves';
+import { documentMoves } from './document-moves';
+import { defaultsMissing, planDocumentMoves, type DocumentMovesPlan, type DocumentMovesState } from './plan-document-moves';
 
 /**
  * Stock follows validated invoices (docs/design.md): each `invoicing.invoice.validated` becomes one
@@ -21,9 +18,12 @@ import { documentMoves, type ProductMove } from './document-moves';
  * documents name and of their moves made already. A batch that moves no stock, the common case
  * (services, products moved already, unknown ones), is then stored as its inbox rows alone: two
  * statements, no transaction. A batch with inventory products to move is applied in the inbox
- * transaction (`batch`): it locks every product it names in one statement, in id order (the order
- * every stock change takes its locks in), before any move; a product row is never changed by a move,
- * so the rows read there stay true for every document of the batch.
+ * transaction (`batch`) as load → decide → store: every product it names locked in one statement,
+ * in id order (the order every stock change takes its locks in), and what the moves are decided on
+ * read right behind it (lockAndLoadMoves); planDocumentMoves decides every move of the batch in
+ * memory, each from the quantities the batch's earlier moves left; one statement then writes the
+ * moves, their lines and the quantities with the events and the inbox rows (storeMoves). However
+ * many documents, products and locations, the batch costs the same statements.
  */
 export const documentStockConsumer = bindConsumer(consumer.catalogDocuments).to({
   plan: {
@@ -37,32 +37,16 @@ export const documentStockConsumer = bindConsumer(consumer.catalogDocuments).to(
   },
   async batch(trx, events, log) {
     const documents = toMove(events);
-    const products = await lockProducts(
-      trx,
-      documents.flatMap(({ orgId, moves }) => moves.map((m) => [orgId, m.productId] as const)),
-    );
-    // Only documents that would move stock are looked up, so service products still cost one statement.
-    const stocked = (orgId: number, productId: number) => {
-      const product = products.get(`${orgId}:${productId}`);
-      return product !== undefined && carriesStock(product.type);
-    };
-    const moved = await movedAlready(
-      trx,
-      documents.filter(({ orgId, moves }) => moves.some((m) => stocked(orgId, m.productId))),
-    );
-    for (const { eventId, orgId, document, moves } of documents) {
-      for (const move of moves) {
-        const product = products.get(`${orgId}:${move.productId}`);
-        if (moved.has(`${orgId}:${document.id}:${move.productId}`)) {
-          reportUnmoved(log, { eventId, document, productId: move.productId, why: 'moved already' });
-        } else if (!product) {
-          reportUnmoved(log, { eventId, document, productId: move.productId, why: 'unknown product' });
-        } else if (carriesStock(product.type)) {
-          await applyMove(trx, orgId, document, product, move, log);
-          moved.add(`${orgId}:${document.id}:${move.productId}`);
-        }
-      }
-    }
+    const state = await lockAndLoadMoves(trx, documents);
+    for (const orgId of defaultsMissing(documents, state)) state.defaults.set(orgId, await ensureDefaultLocation(trx, orgId));
+    const plan = planDocumentMoves(documents, state);
+    for (const u of plan.unmoved) reportUnmoved(log, u);
+    for (const { eventId, locationId } of plan.unknownLocations)
+      log.warn(
+        { event_id: eventId, location_id: locationId },
+        'validated document names a location this organization does not have; the default location is used',
+      );
+    await storeMoves(trx, plan);
   },
 });
 
@@ -99,89 +83,145 @@ function loadDocumentStock(documents: readonly DocumentToMove[]): SqlStatement {
   };
 }
 
-/** The `org:document:product` keys of the batch's documents that already have their move. */
-async function movedAlready(trx: Knex.Transaction, documents: readonly DocumentToMove[]): Promise<Set<string>> {
-  if (!documents.length) return new Set();
-  const rows = await trx('stock_moves')
-    .whereNotNull('document_id')
-    .whereIn(
-      ['org_id', 'document_id'],
-      documents.map(({ orgId, document }) => [orgId, document.id]),
-    )
-    .select<Array<{ org_id: number; document_id: number; product_id: number }>>('org_id', 'document_id', 'product_id');
-  return new Set(rows.map((r) => `${r.org_id}:${r.document_id}:${r.product_id}`));
-}
-
-/** The named products (a deleted one still had its goods moved), locked in id order, by `org:id`. */
-async function lockProducts(trx: Knex.Transaction, named: ReadonlyArray<readonly [number, number]>): Promise<Map<string, ProductRow>> {
-  if (!named.length) return new Map();
-  const rows = await trx<ProductRow>('products')
-    .whereIn(
-      ['org_id', 'id'],
-      named.map(([org, id]) => [org, id]),
-    )
-    .orderBy('id')
-    .forUpdate();
-  return new Map(rows.map((p) => [`${p.org_id}:${p.id}`, p]));
-}
-
-async function applyMove(
+/**
+ * Locks every product the batch names (a deleted one still had its goods moved), in id order (the
+ * order every stock change takes its locks in), then reads what planDocumentMoves decides on: two
+ * statements sent in one write, the lock first, so the read's snapshot, taken once the lock is held,
+ * has every earlier move of those products in it. One id is drawn per product a document names.
+ */
+async function lockAndLoadMoves(
   trx: Knex.Transaction,
-  orgId: number,
-  document: StockDocument,
-  product: ProductRow,
-  move: ProductMove,
-  log: Logger,
-): Promise<void> {
-  const changes = new Map<number, { location: LocationJoinRow; change: ReturnType<typeof dec> }>();
-  for (const [locationId, change] of move.changes) {
-    const location = await locationFor(trx, orgId, locationId, log);
-    const prior = changes.get(location.location_id);
-    changes.set(location.location_id, { location, change: prior ? prior.change.plus(change) : change });
-  }
-  const current: Array<{ location_id: number; quantity: string }> = await trx('stock_quantities')
-    .where({ product_id: product.id })
-    .whereIn('location_id', [...changes.keys()])
-    .select('location_id', 'quantity');
-  const held = new Map(current.map((r) => [Number(r.location_id), r.quantity]));
-  const recorded = await recordStockMove(trx, {
-    orgId,
-    product,
-    source: 'document',
-    adjustmentType: document.type,
-    reference: document.number,
-    document,
-    targets: [...changes.values()].map(({ location, change }) => ({
-      location,
-      quantity: dec(held.get(location.location_id) ?? '0')
-        .plus(change)
-        .toFixed(),
-    })),
-  });
-  await recordStockAdjusted(trx, orgId, recorded);
-  for (const line of recorded.lines.filter((l) => l.next.isNegative())) {
-    await recordEvent(trx, catalog.stockNegative, orgId, {
-      product_id: product.id,
-      sku: product.sku,
-      location_id: String(line.locationId),
-      warehouse_id: String(changes.get(line.locationId)?.location.warehouse_id),
-      quantity: toNumber(line.next),
-      stock_move_id: recorded.moveId,
-      document,
-    } satisfies catalog.StockNegativeData);
-  }
+  documents: readonly DocumentToMove[],
+): Promise<DocumentMovesState & { defaults: Map<number, LocationJoinRow> }> {
+  const named = documents.flatMap(({ orgId, moves }) => moves.map((m) => [orgId, m.productId] as const));
+  const namedLocations = documents.flatMap(({ orgId, moves }) =>
+    moves.flatMap((m) =>
+      [...m.changes.keys()].flatMap((l) => {
+        const id = l === null ? null : parseStringId(l);
+        return id === null ? [] : [[orgId, id] as const];
+      }),
+    ),
+  );
+  const orgIds = [...new Set(documents.map((d) => d.orgId))];
+  const lock = trx.raw('select id from products where (org_id, id) in (select * from unnest(?::int[], ?::int[])) order by id for update', [
+    named.map(([org]) => org),
+    named.map(([, id]) => id),
+  ]);
+  const load = trx.raw(
+    `select (select coalesce(json_agg(json_build_object('org_id', p.org_id, 'id', p.id, 'type', p.type, 'sku', p.sku)), '[]')
+               from products p where (p.org_id, p.id) in (select * from unnest(?::int[], ?::int[]))) as products,
+            (select coalesce(json_agg(json_build_object('org_id', m.org_id, 'document_id', m.document_id, 'product_id', m.product_id)), '[]')
+               from stock_moves m
+              where m.document_id is not null and (m.org_id, m.document_id) in (select * from unnest(?::int[], ?::int[]))) as moved,
+            (select coalesce(json_agg(json_build_object('org_id', l.org_id, 'location_id', l.id, 'location_name', l.name, 'is_default', l.is_default,
+                                                        'warehouse_id', w.id, 'warehouse_name', w.name, 'named', (l.org_id, l.id) in (select * from unnest(?::int[], ?::int[])))), '[]')
+               from locations l join warehouses w on w.id = l.warehouse_id and w.org_id = l.org_id
+              where (l.org_id, l.id) in (select * from unnest(?::int[], ?::int[])) or (l.org_id = any(?::int[]) and l.is_default)) as locations,
+            (select coalesce(json_agg(json_build_object('product_id', q.product_id, 'location_id', q.location_id, 'quantity', q.quantity::text)), '[]')
+               from stock_quantities q where q.product_id = any(?::int[])) as quantities,
+            array(select nextval(pg_get_serial_sequence('stock_moves', 'id'))::text from generate_series(1, ?)) as move_ids,
+            now() as now`,
+    [
+      named.map(([org]) => org),
+      named.map(([, id]) => id),
+      documents.map((d) => d.orgId),
+      documents.map((d) => d.document.id),
+      namedLocations.map(([org]) => org),
+      namedLocations.map(([, id]) => id),
+      namedLocations.map(([org]) => org),
+      namedLocations.map(([, id]) => id),
+      orgIds,
+      [...new Set(named.map(([, id]) => id))],
+      named.length,
+    ],
+  );
+  // The lock's failure is the one to answer: the read behind it fails only because the transaction is aborted.
+  const [locked, loaded] = await Promise.allSettled([lock, load]);
+  if (locked.status === 'rejected') throw locked.reason;
+  if (loaded.status === 'rejected') throw loaded.reason;
+  const row = (loaded.value as { rows: LoadedMoves[] }).rows[0] as LoadedMoves;
+  const defaults = new Map<number, LocationJoinRow>();
+  for (const l of row.locations) if (l.is_default) defaults.set(l.org_id, l);
+  return {
+    products: row.products,
+    moved: row.moved,
+    locations: row.locations.filter((l) => l.named),
+    defaults,
+    quantities: row.quantities,
+    moveIds: row.move_ids,
+    now: row.now,
+  };
 }
 
-/** The line's location, or the organization's default one when it names none (or one gone since). */
-async function locationFor(trx: Knex.Transaction, orgId: number, locationId: string | null, log: Logger): Promise<LocationJoinRow> {
-  const id = locationId === null ? null : parseStringId(locationId);
-  if (id !== null) {
-    const row = (await locationsQuery(trx, orgId).where('l.id', id).first()) as LocationJoinRow | undefined;
-    if (row) return row;
-    log.warn(
-      { location_id: locationId },
-      'validated document names a location this organization does not have; the default location is used',
-    );
+interface LoadedMoves {
+  products: DocumentMovesState['products'];
+  moved: DocumentMovesState['moved'];
+  locations: Array<LocationJoinRow & { org_id: number; named: boolean }>;
+  quantities: DocumentMovesState['quantities'];
+  move_ids: string[];
+  now: Date;
+}
+
+/**
+ * Writes the plan with the statement that commits the batch (storeWithCommit): its moves, their
+ * lines and the quantities they leave, beside the events' outbox rows and the inbox's. Three writes
+ * that read nothing of each other: each move's id was drawn by the load.
+ */
+async function storeMoves(trx: Knex.Transaction, plan: DocumentMovesPlan): Promise<void> {
+  if (plan.moves.length === 0) return;
+  const moves = JSON.stringify(
+    plan.moves.map((m) => ({
+      id: m.id,
+      org_id: m.org_id,
+      product_id: m.product_id,
+      document_type: m.document.type,
+      document_id: m.document.id,
+      document_number: m.document.number,
+    })),
+  );
+  const lines = JSON.stringify(
+    plan.lines.map((l) => ({
+      move_id: l.move_id,
+      org_id: l.org_id,
+      product_id: l.product_id,
+      location_id: l.location_id,
+      previous_stock: l.previous.toFixed(),
+      new_stock: l.next.toFixed(),
+      change: l.change.toFixed(),
+    })),
+  );
+  const quantities = JSON.stringify(
+    plan.quantities.map((q) => ({
+      org_id: q.org_id,
+      product_id: q.product_id,
+      location_id: q.location_id,
+      quantity: q.quantity.toFixed(),
+    })),
+  );
+  await storeWithCommit(trx, [
+    {
+      // As recordStockMove writes a document's move: its type as the adjustment type, its number as the reference.
+      sql: `insert into stock_moves (id, org_id, product_id, source, adjustment_type, reference, notes, created_by, document_type, document_id, document_number)
+            select m.id, m.org_id, m.product_id, 'document', m.document_type, m.document_number, null, null, m.document_type, m.document_id, m.document_number
+              from jsonb_to_recordset(?::jsonb) as m(id bigint, org_id int, product_id int, document_type text, document_id int, document_number text)`,
+      bindings: [moves],
+    },
+    {
+      sql: `insert into stock_move_lines (move_id, org_id, product_id, location_id, previous_stock, new_stock, change)
+            select l.move_id, l.org_id, l.product_id, l.location_id, l.previous_stock, l.new_stock, l.change
+              from jsonb_to_recordset(?::jsonb) as l(move_id bigint, org_id int, product_id int, location_id int, previous_stock numeric, new_stock numeric, change numeric)`,
+      bindings: [lines],
+    },
+    {
+      sql: `insert into stock_quantities (org_id, product_id, location_id, quantity)
+            select q.org_id, q.product_id, q.location_id, q.quantity
+              from jsonb_to_recordset(?::jsonb) as q(org_id int, product_id int, location_id int, quantity numeric)
+            on conflict (product_id, location_id) do update set quantity = excluded.quantity, updated_at = now()`,
+      bindings: [quantities],
+    },
+  ]);
+  for (const event of plan.events) {
+    if (event.type === 'adjusted') await recordEvent(trx, catalog.stockAdjusted, event.orgId, event.data);
+    else await recordEvent(trx, catalog.stockNegative, event.orgId, event.data);
   }
-  return ensureDefaultLocation(trx, orgId);
 }

@@ -1,6 +1,7 @@
 import { catalog } from '@bo/contracts';
-import { duplicate, handler, isUniqueViolation } from '@bo/runtime';
+import { handler, isUniqueViolation } from '@bo/runtime';
 import { ensureDefaultLocation, findWarehouse, insertLocation, toLocationRow } from './location.repository';
+import { locationRefusals } from './location-refusals';
 
 export const createLocationHandler = handler(catalog.createLocation, async (req, ctx) => {
   await ensureDefaultLocation(ctx.db, ctx.orgId);
@@ -18,8 +19,7 @@ export const createLocationHandler = handler(catalog.createLocation, async (req,
       }),
     };
   } catch (err) {
-    if (isUniqueViolation(err, 'locations_warehouse_name'))
-      throw duplicate(`Location ${req.name} already exists in warehouse ${warehouse.name}`, 'name');
+    if (isUniqueViolation(err, 'locations_warehouse_name')) throw locationRefusals.locationNameTaken(req.name, warehouse.name);
     throw err;
   }
 });

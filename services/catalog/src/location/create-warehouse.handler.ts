@@ -1,7 +1,8 @@
 import { catalog } from '@bo/contracts';
 import { formatDateTime } from '@bo/kernel';
-import { duplicate, handler, isUniqueViolation } from '@bo/runtime';
+import { handler, isUniqueViolation } from '@bo/runtime';
 import { ensureDefaultLocation, insertLocation, insertWarehouse, MAIN_LOCATION_NAME, toLocationRow } from './location.repository';
+import { locationRefusals } from './location-refusals';
 
 export const createWarehouseHandler = handler(catalog.createWarehouse, async (req, ctx) => {
   // The default comes first, so a first call still leaves the organization with its default.
@@ -29,7 +30,7 @@ export const createWarehouseHandler = handler(catalog.createWarehouse, async (re
       };
     });
   } catch (err) {
-    if (isUniqueViolation(err, 'warehouses_org_name')) throw duplicate(`Warehouse ${req.name} already exists`, 'name');
+    if (isUniqueViolation(err, 'warehouses_org_name')) throw locationRefusals.warehouseNameTaken(req.name);
     throw err;
   }
 });

@@ -1,6 +1,7 @@
 import type { catalog } from '@bo/contracts';
-import { notFound, type Knex } from '@bo/runtime';
+import { type Knex } from '@bo/runtime';
 import { parseStringId } from '../ids';
+import { locationRefusals } from './location-refusals';
 
 export const DEFAULT_WAREHOUSE_NAME = 'Main Warehouse';
 export const DEFAULT_LOCATION_NAME = 'Stock';
@@ -78,7 +79,7 @@ async function findDefaultLocation(db: Knex, orgId: number): Promise<LocationJoi
 export async function findLocation(db: Knex, orgId: number, locationId: string): Promise<LocationJoinRow> {
   const id = parseStringId(locationId);
   const row = id === null ? undefined : ((await locationsQuery(db, orgId).where('l.id', id).first()) as LocationJoinRow | undefined);
-  if (!row) throw notFound('Location', locationId);
+  if (!row) throw locationRefusals.locationNotFound(locationId);
   return row;
 }
 
@@ -94,7 +95,7 @@ export interface WarehouseRow {
 export async function findWarehouse(db: Knex, orgId: number, warehouseId: string): Promise<WarehouseRow> {
   const id = parseStringId(warehouseId);
   const row = id === null ? undefined : await db<WarehouseRow>('warehouses').where({ org_id: orgId, id }).first();
-  if (!row) throw notFound('Warehouse', warehouseId);
+  if (!row) throw locationRefusals.warehouseNotFound(warehouseId);
   return row;
 }
 
@@ -104,7 +105,7 @@ export async function mainLocationOf(db: Knex, orgId: number, warehouseId: numbe
     .where('l.warehouse_id', warehouseId)
     .orderBy([{ column: 'l.is_default', order: 'desc' }, { column: 'l.id' }])
     .first()) as LocationJoinRow | undefined;
-  if (!row) throw notFound('Location in warehouse', warehouseId);
+  if (!row) throw locationRefusals.warehouseWithoutLocation(warehouseId);
   return row;
 }
 

@@ -1,6 +1,7 @@
 import { catalog } from '@bo/contracts';
 import { dec } from '@bo/kernel';
-import { handler, recordEvent, validationFailed } from '@bo/runtime';
+import { handler, recordEvent } from '@bo/runtime';
+import { productRefusals } from './product-refusals';
 import { findCategory } from '../category/category.repository';
 import { claimSku } from '../sku/sku.registry';
 import { cleanSku } from '../sku/sku';
@@ -13,14 +14,11 @@ import { insertProduct, loadProductView } from './product.repository';
 export const createProductHandler = handler(catalog.createProduct, async (req, ctx) => {
   const type = req.type ?? 'inventory';
   const initialStock = req.stock !== undefined && !dec(req.stock).isZero() ? req.stock : null;
-  if (initialStock !== null && !carriesStock(type)) {
-    const message = `stock can only be given to inventory products, not to a ${type} product`;
-    throw validationFailed(message, [{ field: 'stock', message }]);
-  }
+  if (initialStock !== null && !carriesStock(type)) throw productRefusals.stockOnStocklessProduct(type);
   const levels = stockLevelsProblem(req.min_stock_level, req.max_stock_level);
-  if (levels) throw validationFailed(levels, [{ field: 'min_stock_level', message: levels }]);
+  if (levels) throw productRefusals.stockLevels(levels);
   const tax = taxDefaultProblem(req.tax_rate ?? '0', req.tax_category);
-  if (tax) throw validationFailed(tax, [{ field: 'tax_category', message: tax }]);
+  if (tax) throw productRefusals.taxDefault(tax, 'tax_category');
   const location = await resolvePlacement(ctx.db, ctx.orgId, req, initialStock !== null);
 
   return ctx.db.transaction(async (trx) => {

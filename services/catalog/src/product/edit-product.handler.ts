@@ -1,6 +1,7 @@
 import { catalog } from '@bo/contracts';
 import { dec } from '@bo/kernel';
-import { handler, invalidState, recordEvent, validationFailed, type Knex } from '@bo/runtime';
+import { handler, recordEvent, type Knex } from '@bo/runtime';
+import { productRefusals } from './product-refusals';
 import { findCategory } from '../category/category.repository';
 import { ensureDefaultLocation, type LocationJoinRow } from '../location/location.repository';
 import { moveSku } from '../sku/sku.registry';
@@ -32,7 +33,7 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
       req.tax_rate ?? current.tax_rate,
       req.tax_category === undefined ? current.tax_category : req.tax_category,
     );
-    if (tax) throw validationFailed(tax, [{ field: req.tax_category === undefined ? 'tax_rate' : 'tax_category', message: tax }]);
+    if (tax) throw productRefusals.taxDefault(tax, req.tax_category === undefined ? 'tax_rate' : 'tax_category');
 
     if (req.min_stock_level !== undefined) changes.min_stock_level = req.min_stock_level;
     if (req.max_stock_level !== undefined) changes.max_stock_level = req.max_stock_level;
@@ -40,7 +41,7 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
       req.min_stock_level === undefined ? current.min_stock_level : req.min_stock_level,
       req.max_stock_level === undefined ? current.max_stock_level : req.max_stock_level,
     );
-    if (levels) throw validationFailed(levels, [{ field: 'min_stock_level', message: levels }]);
+    if (levels) throw productRefusals.stockLevels(levels);
 
     if (req.sku !== undefined) {
       const sku = cleanSku(req.sku);
@@ -55,7 +56,7 @@ export const editProductHandler = handler(catalog.editProduct, async (req, ctx) 
     const product = await updateProduct(trx, current.id, changes, ctx.userId ?? null);
     const move = req.stock !== undefined && defaultLocation ? await setTotalStock(trx, ctx, product, req, defaultLocation) : null;
     if (!carriesStock(product.type) && !dec(await totalStock(trx, product.id)).isZero()) {
-      throw invalidState(`Product ${product.id} still holds stock; adjust it to 0 before making it a ${product.type} product`);
+      throw productRefusals.stockStillHeld(product.id, product.type);
     }
 
     const record = toProductRecord(await loadProductView(trx, ctx.orgId, current.id));
@@ -74,18 +75,13 @@ async function setTotalStock(
   defaultLocation: LocationJoinRow,
 ): Promise<RecordedMove | null> {
   const requested = req.stock as string;
-  if (!carriesStock(product.type) && !dec(requested).isZero()) {
-    const message = `stock can only be given to inventory products, not to a ${product.type} product`;
-    throw validationFailed(message, [{ field: 'stock', message }]);
-  }
+  if (!carriesStock(product.type) && !dec(requested).isZero()) throw productRefusals.stockOnStocklessProduct(product.type);
   const total = await totalStock(trx, product.id);
   if (dec(total).equals(dec(requested))) return null;
   const atDefault = await quantityAt(trx, product.id, defaultLocation.location_id);
   const target = defaultLocationTarget(requested, total, atDefault);
   if (target === null) {
-    const elsewhere = dec(total).minus(dec(atDefault)).toFixed();
-    const message = `stock ${requested} is below the ${elsewhere} held outside the default location; use stock_adjustment for those locations`;
-    throw validationFailed(message, [{ field: 'stock', message }]);
+    throw productRefusals.stockBelowOtherLocations(requested, dec(total).minus(dec(atDefault)).toFixed());
   }
   return recordStockMove(trx, {
     orgId: ctx.orgId,

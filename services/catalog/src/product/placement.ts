@@ -1,4 +1,5 @@
-import { validationFailed, type Knex } from '@bo/runtime';
+import type { Knex } from '@bo/runtime';
+import { productRefusals } from './product-refusals';
 import { ensureDefaultLocation, findLocation, findWarehouse, mainLocationOf, type LocationJoinRow } from '../location/location.repository';
 
 /**
@@ -16,10 +17,7 @@ export async function resolvePlacement(
     const location = await findLocation(db, orgId, req.location_id);
     if (req.warehouse_id !== undefined) {
       const warehouse = await findWarehouse(db, orgId, req.warehouse_id);
-      if (warehouse.id !== location.warehouse_id) {
-        const message = `location_id ${req.location_id} is not in warehouse ${req.warehouse_id}`;
-        throw validationFailed(message, [{ field: 'location_id', message }]);
-      }
+      if (warehouse.id !== location.warehouse_id) throw productRefusals.locationOutsideWarehouse(req.location_id, req.warehouse_id);
     }
     return location;
   }

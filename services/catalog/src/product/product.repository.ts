@@ -1,6 +1,7 @@
 import type { catalog } from '@bo/contracts';
-import { likeContains, notFound, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { likeContains, selectPage, type Knex, type PageRequest } from '@bo/runtime';
 import type { ProductRow, ProductView } from './product.record';
+import { productRefusals } from './product-refusals';
 
 /** Products with their category name and total stock; callers add filters and order. */
 export function productViews(db: Knex, orgId: number) {
@@ -25,13 +26,13 @@ export function productViews(db: Knex, orgId: number) {
 export async function findLiveProduct(db: Knex, orgId: number, productId: number, opts: { lock?: boolean } = {}): Promise<ProductRow> {
   const query = db<ProductRow>('products').where({ org_id: orgId, id: productId }).whereNull('deleted_at').first();
   const row = await (opts.lock ? query.forUpdate() : query);
-  if (!row) throw notFound('Product', productId);
+  if (!row) throw productRefusals.productNotFound(productId);
   return row;
 }
 
 export async function loadProductView(db: Knex, orgId: number, productId: number): Promise<ProductView> {
   const row = (await productViews(db, orgId).where('p.id', productId).first()) as ProductView | undefined;
-  if (!row) throw notFound('Product', productId);
+  if (!row) throw productRefusals.productNotFound(productId);
   return row;
 }
 

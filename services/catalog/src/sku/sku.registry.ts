@@ -1,5 +1,6 @@
-import { duplicate, isUniqueViolation, type Knex } from '@bo/runtime';
+import { isUniqueViolation, type Knex } from '@bo/runtime';
 import { skuKey } from './sku';
+import { skuRefusals } from './sku-refusals';
 
 export type SkuOwner = { kind: 'product' | 'variant'; id: number };
 
@@ -16,7 +17,7 @@ export async function claimSku(trx: Knex.Transaction, orgId: number, sku: string
       await sp('skus').insert({ org_id: orgId, sku_key: key, owner_kind: owner.kind, owner_id: owner.id });
     });
   } catch (err) {
-    if (isUniqueViolation(err, 'skus_pkey')) throw duplicate(`SKU ${sku?.trim()} already exists`, 'sku');
+    if (isUniqueViolation(err, 'skus_pkey')) throw skuRefusals.skuTaken(sku?.trim() ?? '');
     throw err;
   }
 }

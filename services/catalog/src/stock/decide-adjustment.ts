@@ -1,9 +1,9 @@
 import type { catalog } from '@bo/contracts';
 import { dec, formatDateTime, toNumber } from '@bo/kernel';
-import { invalidState, notFound } from '@bo/runtime';
 import { parseStringId } from '../ids';
 import { carriesStock } from '../product/product-rules';
 import { computeAdjustment, type AdjustmentLine } from './adjustment';
+import { stockRefusals } from './stock-refusals';
 
 /** What a stock adjustment decides on, read under the product's lock (lockAndLoadAdjustment). */
 export interface AdjustmentState {
@@ -65,15 +65,13 @@ export function decideAdjustment(
   ctx: { orgId: number; productId: number; userId?: string | null },
 ): StockAdjustmentPlan {
   const product = state.product;
-  if (!product) throw notFound('Product', ctx.productId);
-  if (!carriesStock(product.type)) {
-    throw invalidState(`Product ${product.id} is a ${product.type} product; only inventory products carry stock`);
-  }
+  if (!product) throw stockRefusals.productNotFound(ctx.productId);
+  if (!carriesStock(product.type)) throw stockRefusals.productCarriesNoStock(product.id, product.type);
   const known = new Map(state.locations.map((l) => [l.locationId, l]));
   const targets: Array<[number, string]> = [];
   for (const [key, quantity] of Object.entries(req.qty_locations)) {
     const id = parseStringId(key);
-    if (id === null || !known.has(id)) throw notFound('Location', key);
+    if (id === null || !known.has(id)) throw stockRefusals.locationNotFound(key);
     targets.push([id, quantity]);
   }
   const current = new Map(state.locations.map((l) => [l.locationId, l.quantity]));

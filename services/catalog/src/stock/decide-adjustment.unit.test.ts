@@ -52,18 +52,28 @@ describe('deciding a stock adjustment', () => {
 
   it('given no such product, when adjusted, then it is not found', () => {
     expect(() => decideAdjustment({ ...stocked, product: null, total: '0', locations: [] }, { qty_locations: { '1': '1' } }, ctx)).toThrow(
-      expect.objectContaining({ code: 'not_found' }),
+      expect.objectContaining({ refusal: 'stock.productNotFound', code: 'not_found', message: 'Product 42 not found' }),
     );
   });
 
   it('given a service product, when adjusted, then it is refused as carrying no stock', () => {
     const state = { ...stocked, product: { id: 42, type: 'service', sku: null } };
-    expect(() => decideAdjustment(state, { qty_locations: { '1': '1' } }, ctx)).toThrow(/only inventory products carry stock/);
+    expect(() => decideAdjustment(state, { qty_locations: { '1': '1' } }, ctx)).toThrow(
+      expect.objectContaining({
+        refusal: 'stock.productCarriesNoStock',
+        code: 'invalid_state',
+        message: expect.stringMatching(/only inventory products carry stock/),
+      }),
+    );
   });
 
   it('given a location of another organization or none, when named, then it is not found by the name given', () => {
-    expect(() => decideAdjustment(stocked, { qty_locations: { '1': '1', '99': '1' } }, ctx)).toThrow(/99/);
-    expect(() => decideAdjustment(stocked, { qty_locations: { abc: '1' } }, ctx)).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(() => decideAdjustment(stocked, { qty_locations: { '1': '1', '99': '1' } }, ctx)).toThrow(
+      expect.objectContaining({ refusal: 'stock.locationNotFound', message: 'Location 99 not found' }),
+    );
+    expect(() => decideAdjustment(stocked, { qty_locations: { abc: '1' } }, ctx)).toThrow(
+      expect.objectContaining({ refusal: 'stock.locationNotFound', code: 'not_found', message: 'Location abc not found' }),
+    );
     expect(requestedLocationIds({ qty_locations: { abc: '1', '2': '1', '01': '1' } })).toEqual([2]);
   });
 

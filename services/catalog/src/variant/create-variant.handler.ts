@@ -1,26 +1,21 @@
 import { catalog } from '@bo/contracts';
 import { formatDateTime, toNumber } from '@bo/kernel';
-import { duplicate, handler, isUniqueViolation, validationFailed } from '@bo/runtime';
+import { handler, isUniqueViolation } from '@bo/runtime';
 import { taxDefaultProblem } from '../product/product-rules';
 import { findLiveProduct } from '../product/product.repository';
 import { claimSku } from '../sku/sku.registry';
 import { cleanSku } from '../sku/sku';
 import { duplicateOptionName, optionsKey } from './options';
 import { insertVariant } from './variant.repository';
+import { variantRefusals } from './variant-refusals';
 
 export const createVariantHandler = handler(catalog.createVariant, async (req, ctx) => {
   const options = Object.fromEntries(Object.entries(req.options ?? {}).map(([k, v]) => [k.trim(), v.trim()]));
   const clash = duplicateOptionName(req.options ?? {});
-  if (clash !== null) {
-    const message = `options names "${clash}" twice (names compare without case)`;
-    throw validationFailed(message, [{ field: 'options', message }]);
-  }
-  if (req.tax_category !== undefined && req.tax_rate === undefined) {
-    const message = "tax_category goes with tax_rate: a variant names both, or takes its product's";
-    throw validationFailed(message, [{ field: 'tax_category', message }]);
-  }
+  if (clash !== null) throw variantRefusals.optionNamedTwice(clash);
+  if (req.tax_category !== undefined && req.tax_rate === undefined) throw variantRefusals.taxCategoryWithoutRate();
   const tax = taxDefaultProblem(req.tax_rate, req.tax_category);
-  if (tax) throw validationFailed(tax, [{ field: 'tax_category', message: tax }]);
+  if (tax) throw variantRefusals.taxDefault(tax);
   try {
     return await ctx.db.transaction(async (trx) => {
       // Locking the parent queues variant creation per product and keeps it from being deleted meanwhile.
@@ -63,9 +58,7 @@ export const createVariantHandler = handler(catalog.createVariant, async (req, c
       };
     });
   } catch (err) {
-    if (isUniqueViolation(err, 'variants_parent_options')) {
-      throw duplicate(`Product ${req.parent_product_id} already has a variant with options ${JSON.stringify(options)}`, 'options');
-    }
+    if (isUniqueViolation(err, 'variants_parent_options')) throw variantRefusals.optionsTaken(req.parent_product_id, options);
     throw err;
   }
 });
