@@ -105,6 +105,7 @@ describe('webhook secrets at rest', () => {
       expect.objectContaining({
         status: 400,
         code: 'invalid_state',
+        refusal: 'key.recordedSecretUnreadable',
         message: expect.stringContaining('rotate_secret gives the endpoint a new one'),
       }),
     );

@@ -1,9 +1,10 @@
 import { sales, type ReplyOf } from '@bo/contracts';
 import { dec, formatDateTime, toNumber, type VatCategory } from '@bo/kernel';
-import { AppError, invalidState, recordEvent, storeWithCommit, type BaseConfig, type Call, type Knex, type Logger } from '@bo/runtime';
-import { CONVERTIBLE, findQuotation, linesOf } from '../quotation/quotation.repository';
+import { AppError, exactJson, recordEvent, storeWithCommit, type BaseConfig, type Call, type Knex, type Logger } from '@bo/runtime';
+import { CONVERTIBLE, findQuotation } from '../quotation/quotation.repository';
 import type { LineRow, QuotationRow } from '../quotation/quotation.record';
 import { invoiceForSource, type SourceInvoice, type SourceInvoiceRequest } from './invoicing-client';
+import { conversionRefusals } from './conversion-refusals';
 
 /**
  * The conversion saga (docs/architecture.md, "Sagas"): a quotation of sales becomes
@@ -78,14 +79,14 @@ export async function checkNotHeldByAnother(trx: Knex.Transaction, q: QuotationR
   if (q.conversion_lease_until === null) return;
   if (operationKey !== undefined && operationKey === q.convert_key) return;
   const { rows } = await trx.raw<{ rows: Array<{ held: boolean }> }>('select ?::timestamptz > now() as held', [q.conversion_lease_until]);
-  if (rows[0]?.held) {
-    throw invalidState(
-      `Quotation ${q.quotation_number} is already being converted to an invoice by another request; a quotation converts once`,
-    ).asTransient();
-  }
+  if (rows[0]?.held) throw conversionRefusals.heldByAnotherRequest(q.quotation_number).asTransient();
 }
 
-/** Step 1, inside the caller's transaction that locked `q`: freezes it if open and takes the lease. */
+/** The quotation's lines in id order as exact JSON (numerics as their text), beside its row in a RETURNING clause. */
+const FROZEN_LINES = `coalesce((select jsonb_agg(${exactJson('l', ['id', 'org_id', 'quotation_id'])} order by l.id)
+                               from quotation_lines l where l.quotation_id = quotations.id), '[]') as frozen_lines`;
+
+/** Step 1, inside the caller's transaction that locked `q`: freezes it if open and takes the lease; answers the lines with it. */
 export async function claimAttempt(
   trx: Knex.Transaction,
   q: QuotationRow,
@@ -96,7 +97,8 @@ export async function claimAttempt(
   const froze = q.conversion_attempted_at === null;
   const earlierSettled =
     froze || q.conversion_lease_until === null || q.conversion_lease_until.getTime() < Date.now() - config.RPC_TIMEOUT_MS;
-  const [row] = (await trx('quotations')
+  type Frozen = QuotationRow & { frozen_lines: LineRow[] };
+  const [row] = await trx<Frozen>('quotations')
     .where({ id: q.id })
     .update({
       conversion_attempted_at: froze ? trx.fn.now() : q.conversion_attempted_at,
@@ -107,9 +109,9 @@ export async function claimAttempt(
       conversion_attempts: q.conversion_attempts + 1,
       conversion_lease_until: trx.raw('now() + make_interval(secs => ?)', [conversionTiming(config).leaseMs / 1000]),
     })
-    .returning('*')) as QuotationRow[];
-  const frozen = row as QuotationRow;
-  const lines = await linesOf(trx, q.id);
+    // The lines come back with the frozen row: the quotation's lock is held, and every change of its lines takes it first.
+    .returning(['*', trx.raw(FROZEN_LINES)]);
+  const { frozen_lines: lines, ...frozen } = row as Frozen;
   const request = sourceRequest(frozen.org_id, driver.actor ?? undefined, frozen, lines, frozen.convert_invoicetype ?? invoicetype);
   return { quotation: frozen, froze, earlierSettled, number: frozen.conversion_attempts, request, driver };
 }
@@ -121,7 +123,7 @@ export async function claimAttempt(
 export function answerConverted(q: QuotationRow, driver: Driver): ConvertReply {
   if (driver.operationKey !== undefined && driver.operationKey === q.convert_key && q.converted_invoice)
     return convertedReply(q, q.converted_invoice);
-  throw invalidState(`Quotation ${q.quotation_number} is already converted to invoice ${q.invoicenumber}; a quotation converts once`);
+  throw conversionRefusals.alreadyConverted(q.quotation_number, q.invoicenumber);
 }
 
 /**

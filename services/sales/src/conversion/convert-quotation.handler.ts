@@ -1,9 +1,8 @@
 import { sales } from '@bo/contracts';
-import { handler, invalidState } from '@bo/runtime';
-import { organizationToday } from '@bo/billing';
+import { handler } from '@bo/runtime';
 import { actor } from '../actor';
 import { checkConvert } from '../quotation/quotation-status';
-import { conversionUnfinished, enforce, findQuotation, statusOf } from '../quotation/quotation.repository';
+import { conversionUnfinished, enforce, lockQuotationWithToday, statusOf } from '../quotation/quotation.repository';
 import {
   answerConverted,
   askInvoicing,
@@ -16,6 +15,7 @@ import {
   type Driver,
 } from './conversion';
 import type { SourceInvoice } from './invoicing-client';
+import { conversionRefusals } from './conversion-refusals';
 
 /**
  * Converts once, all or nothing from the client's view, and never holds the quotation's row lock
@@ -28,19 +28,16 @@ export const convertQuotationHandler = handler(sales.convertQuotation, {
   gather: async (req, ctx): Promise<{ answer: ConvertReply } | { attempt: Attempt; invoice: SourceInvoice }> => {
     const driver: Driver = { operationKey: ctx.operationKey, actor: actor(req, ctx) };
     const claimed = await ctx.db.transaction(async (trx): Promise<{ answer: ConvertReply } | { attempt: Attempt }> => {
-      const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
+      const { quotation: q, today } = await lockQuotationWithToday(trx, ctx.orgId, req.quotation_id);
       if (q.status === 'converted') return { answer: answerConverted(q, driver) };
       if (conversionUnfinished(q)) {
         // Resumed whatever the calendar says since: a quotation that expired while frozen may hold an invoice.
         await checkNotHeldByAnother(trx, q, ctx.operationKey);
-        if (q.convert_invoicetype !== null && q.convert_invoicetype !== req.invoicetype) {
-          throw invalidState(
-            `Quotation ${q.quotation_number} is being converted to an invoice of type ${q.convert_invoicetype}; convert it with that invoicetype to finish the conversion, which also completes by itself shortly`,
-          ).asTransient();
-        }
+        if (q.convert_invoicetype !== null && q.convert_invoicetype !== req.invoicetype)
+          throw conversionRefusals.otherInvoiceTypeUnderWay(q.quotation_number, q.convert_invoicetype).asTransient();
       } else {
-        enforce(checkConvert(statusOf(q, await organizationToday(trx, ctx.orgId))), q);
-        if (q.line_count === 0) throw invalidState(`Quotation ${q.quotation_number} has no lines; add a line before converting it`);
+        enforce(checkConvert(statusOf(q, today)), q);
+        if (q.line_count === 0) throw conversionRefusals.quotationWithoutLines(q.quotation_number);
       }
       return { attempt: await claimAttempt(trx, q, req.invoicetype, driver, ctx.config) };
     });

@@ -1,6 +1,6 @@
 import { sales } from '@bo/contracts';
 import { handler } from '@bo/runtime';
-import { countOpenUnderFence, organizationToday } from '@bo/billing';
+import { countOpenUnderFence, readSettings } from '@bo/billing';
 import { openQuotationsOf } from '../quotation/quotation.repository';
 
 const LISTED = 20;
@@ -11,7 +11,7 @@ const LISTED = 20;
  * conversion that has not ended (it may already have made an invoice).
  */
 export const openQuotationsHandler = handler(sales.partnerOpenQuotations, async (req, ctx) => {
-  const now = await organizationToday(ctx.db, ctx.orgId);
+  const now = (await readSettings(ctx.db, ctx.orgId)).today();
   // With fence_ms (a delete about to commit) and none open, new quotations for it wait for the delete's outcome.
   return countOpenUnderFence(ctx.db, ctx.orgId, req.partner_id, req.fence_ms, async (db) => {
     const { rows, total } = await openQuotationsOf(db, ctx.orgId, req.partner_id, now, LISTED);

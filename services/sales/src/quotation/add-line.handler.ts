@@ -1,12 +1,13 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import { toNumber } from '@bo/kernel';
-import { handler, invalidState, validationFailed } from '@bo/runtime';
-import { documentDefaults, resolveCatalogLines, organizationToday, taxContextFor, toBreakdownRecord, type TaxContext } from '@bo/billing';
+import { handler } from '@bo/runtime';
+import { documentDefaults, readSettings, resolveCatalogLines, type TaxContext, taxContextFor, toBreakdownRecord } from '@bo/billing';
 import { documentTooLarge, lineTooLarge, MAX_LINE_TOTAL, priceLine } from './quotation-lines';
 import { checkAddLine } from './quotation-status';
 import { conversionUnfinished, enforce, findQuotation, insertLines, linesOf, statusOf } from './quotation.repository';
 import { lineRow, toLineRecord, type LineRow } from './quotation.record';
+import { quotationRefusals } from './quotation-refusals';
 import { computeQuotation, storeQuotationTaxes } from './taxes';
 
 /** Asks catalog about the line first, with no transaction open: no row lock is held meanwhile. */
@@ -15,22 +16,19 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, {
     const { quotation_id: _id, org_id: _org, userid: _user, action: _action, ...input } = req;
     const [resolved] = await resolveCatalogLines(ctx, [input], (_i, field) => field);
     const line = priceLine(resolved!);
-    if (lineTooLarge(line.amounts)) {
-      const message = `line total must be less than ${MAX_LINE_TOTAL.toFixed()}`;
-      throw validationFailed(message, [{ field: 'quantity', message }]);
-    }
+    if (lineTooLarge(line.amounts)) throw quotationRefusals.lineTotalTooLarge(MAX_LINE_TOTAL.toFixed());
     return line;
   },
   apply: async (req, ctx, line) => {
     // The row lock serializes lines, edits and conversion of this quotation, so totals never lose a line.
     const q = await findQuotation(ctx.db, ctx.orgId, req.quotation_id, { lock: true });
-    enforce(checkAddLine(statusOf(q, await organizationToday(ctx.db, ctx.orgId)), conversionUnfinished(q)), q);
-    if (q.line_count >= sales.MAX_QUOTATION_LINES)
-      throw invalidState(`Quotation ${q.quotation_number} already has ${sales.MAX_QUOTATION_LINES} lines, the most a quotation can hold`);
+    const settings = await readSettings(ctx.db, ctx.orgId);
+    enforce(checkAddLine(statusOf(q, settings.today()), conversionUnfinished(q)), q);
+    if (q.line_count >= sales.MAX_QUOTATION_LINES) throw quotationRefusals.tooManyLines(q.quotation_number, sales.MAX_QUOTATION_LINES);
     // The whole quotation is computed again: its VAT is rounded per category, not per line. A sent
     // quotation keeps the policy it was sent with.
     const existing = await linesOf(ctx.db, q.id);
-    const policy = await documentDefaults(ctx.db, ctx.orgId, q.partner_id);
+    const policy = await documentDefaults(ctx.db, ctx.orgId, q.partner_id, settings);
     const context: TaxContext =
       q.status === 'draft' || q.rounding === null
         ? taxContextFor(policy, q.currency)
@@ -46,9 +44,7 @@ export const addQuotationLineHandler = handler(sales.addQuotationLine, {
         total: totals.payable_amount,
       })
     )
-      throw validationFailed('The quotation total would be too large', [
-        { field: 'quantity', message: 'this line makes the quotation total too large' },
-      ]);
+      throw quotationRefusals.lineMakesTotalTooLarge();
     const [stored] = await insertLines(ctx.db, [lineRow(ctx.orgId, q.id, line, doc.lines[existing.length]!, doc.minor_unit)]);
     const row = await storeQuotationTaxes(ctx.db, q, [...existing, stored as LineRow], doc, context, {
       line_count: q.line_count + 1,

@@ -1,7 +1,7 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import { handler } from '@bo/runtime';
-import { organizationToday } from '@bo/billing';
+import { readSettings } from '@bo/billing';
 import { checkCancel } from './quotation-status';
 import { conversionUnfinished, enforce, findQuotation, markCancelled, statusOf } from './quotation.repository';
 
@@ -11,7 +11,7 @@ export const cancelQuotationHandler = handler(sales.cancelQuotation, async (req,
     // so a cancel either comes first and the conversion is refused, or finds it frozen and is
     // refused itself: never both, and never an invoice left behind for a cancelled quotation.
     const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
-    enforce(checkCancel(statusOf(q, await organizationToday(trx, ctx.orgId)), conversionUnfinished(q)), q);
+    enforce(checkCancel(statusOf(q, (await readSettings(trx, ctx.orgId)).today()), conversionUnfinished(q)), q);
     await markCancelled(trx, q.id, actor(req, ctx));
     return { message: `Quotation ${q.quotation_number} cancelled successfully` };
   });

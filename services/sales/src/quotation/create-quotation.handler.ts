@@ -1,14 +1,14 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import { parseDateTime } from '@bo/kernel';
-import { duplicate, handler, isUniqueViolation, numberDocument, pendingNumber, validationFailed } from '@bo/runtime';
+import { handler, isUniqueViolation, numberDocument, pendingNumber } from '@bo/runtime';
 import {
   allowancesFromRequest,
   assertNotFenced,
   currentParties,
   documentDefaults,
   exchangeRateProblem,
-  organizationToday,
+  readSettings,
   requireLivePartner,
   requirePartnerRole,
   resolveCatalogLines,
@@ -26,6 +26,7 @@ import {
 import { freezeQuotationParties } from './issued-snapshot';
 import { quotationParties } from './quotation-document';
 import { lineRow, toQuotationRecord } from './quotation.record';
+import { quotationRefusals } from './quotation-refusals';
 import { insertLines, insertQuotation } from './quotation.repository';
 import { computeQuotation, quotationTaxColumns, taxParties } from './taxes';
 
@@ -39,10 +40,8 @@ const UNIQUE_NUMBER = 'quotations_org_number_unique';
  */
 export const createQuotationHandler = handler(sales.createQuotation, {
   gather: async (req, ctx) => {
-    if (validUntilBeforeDate(req.quotation_date, req.valid_until)) {
-      const message = `valid_until ${req.valid_until} is before the quotation date ${req.quotation_date.slice(0, 10)}`;
-      throw validationFailed(message, [{ field: 'valid_until', message }]);
-    }
+    if (validUntilBeforeDate(req.quotation_date, req.valid_until))
+      throw quotationRefusals.validUntilBeforeQuotationDate(req.valid_until, req.quotation_date.slice(0, 10));
     const resolved = await resolveCatalogLines(ctx, req.line_items ?? [], (i, field) => `line_items.${i}.${field}`);
     const lines = resolved.map(priceLine);
     checkSizes(lines);
@@ -50,7 +49,7 @@ export const createQuotationHandler = handler(sales.createQuotation, {
     // A quotation made as sent is issued at once: its parties are frozen with it.
     const parties = req.quotation_status === 'sent' ? await currentParties(ctx, req.partner) : null;
     // Dated before the transaction: the series' counter, taken last, is locked until the commit.
-    const today = await organizationToday(ctx.db, ctx.orgId);
+    const today = (await readSettings(ctx.db, ctx.orgId)).today();
     return { lines, parties, today };
   },
   apply: async (req, ctx, { lines, parties, today }) => {
@@ -61,7 +60,7 @@ export const createQuotationHandler = handler(sales.createQuotation, {
     const defaults = await documentDefaults(ctx.db, ctx.orgId, req.partner);
     const currency = req.currency ?? defaults.currency;
     const rateProblem = exchangeRateProblem(currency, req.exchange_rate, defaults.accounting_currency);
-    if (rateProblem) throw validationFailed(rateProblem, [{ field: 'exchange_rate', message: rateProblem }]);
+    if (rateProblem) throw quotationRefusals.exchangeRateRefused(rateProblem);
     const allowances = allowancesFromRequest(req.allowances_charges);
     const sentParties = parties
       ? quotationParties({ quotation_type: req.quotation_type, partner_id: req.partner, currency }, parties.records, parties.partnerName)
@@ -85,8 +84,7 @@ export const createQuotationHandler = handler(sales.createQuotation, {
       created_by: actor(req, ctx),
       updated_by: actor(req, ctx),
     }).catch((err: unknown) => {
-      if (supplied && isUniqueViolation(err, UNIQUE_NUMBER))
-        throw duplicate(`Quotation number ${supplied} already exists`, 'quotation_number');
+      if (supplied && isUniqueViolation(err, UNIQUE_NUMBER)) throw quotationRefusals.quotationNumberTaken(supplied);
       throw err;
     });
     const stored = await insertLines(
@@ -115,15 +113,7 @@ export const createQuotationHandler = handler(sales.createQuotation, {
 });
 
 function checkSizes(lines: PricedLine[]): void {
-  const errors = lines.flatMap((l, i) =>
-    lineTooLarge(l.amounts)
-      ? [{ field: `line_items.${i}`, message: `line_items.${i} total must be less than ${MAX_LINE_TOTAL.toFixed()}` }]
-      : [],
-  );
-  if (errors.length) throw validationFailed(`Invalid request: ${errors.map((e) => e.message).join('; ')}`, errors);
-  if (documentTooLarge(documentTotals(lines.map((l) => l.amounts)))) {
-    throw validationFailed('The quotation total is too large', [
-      { field: 'line_items', message: 'line_items add up to a quotation total that is too large' },
-    ]);
-  }
+  const tooLarge = lines.flatMap((l, i) => (lineTooLarge(l.amounts) ? [i] : []));
+  if (tooLarge.length) throw quotationRefusals.lineItemTotalsTooLarge(tooLarge, MAX_LINE_TOTAL.toFixed());
+  if (documentTooLarge(documentTotals(lines.map((l) => l.amounts)))) throw quotationRefusals.quotationTotalTooLarge();
 }

@@ -1,17 +1,17 @@
 import { sales } from '@bo/contracts';
 import { actor } from '../actor';
 import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import { duplicate, handler, isUniqueViolation, validationFailed, type Knex } from '@bo/runtime';
+import { handler, isUniqueViolation, type Knex } from '@bo/runtime';
 import {
   allowancesFromRequest,
   currentParties,
   documentDefaults,
   documentTaxFields,
   exchangeRateProblem,
-  organizationTaxPolicy,
-  organizationToday,
-  taxContextFor,
+  readSettings,
+  type SettingsReading,
   type TaxContext,
+  taxContextFor,
 } from '@bo/billing';
 import { freezeQuotationParties } from './issued-snapshot';
 import { quotationParties } from './quotation-document';
@@ -19,6 +19,7 @@ import { validUntilBeforeDate } from './quotation-lines';
 import { checkAddLine, checkHeaderEdit, checkStatusMove, effectiveStatus } from './quotation-status';
 import { conversionUnfinished, enforce, findQuotation, linesOf, statusOf, updateQuotation } from './quotation.repository';
 import type { QuotationRow } from './quotation.record';
+import { quotationRefusals } from './quotation-refusals';
 import { computeQuotation, storeQuotationTaxes, taxParties } from './taxes';
 
 /**
@@ -36,7 +37,8 @@ export const editQuotationHandler = handler(sales.editQuotation, {
   apply: async (req, ctx, { parties }) => {
     const number = req.quotation_number?.trim() || undefined;
     const q = await findQuotation(ctx.db, ctx.orgId, req.quotation_id, { lock: true });
-    const now = await organizationToday(ctx.db, ctx.orgId);
+    const settings = await readSettings(ctx.db, ctx.orgId);
+    const now = settings.today();
     const current = statusOf(q, now);
     const headerChange =
       number !== undefined || req.valid_until !== undefined || req.comments !== undefined || req.quotation_reference !== undefined;
@@ -48,10 +50,8 @@ export const editQuotationHandler = handler(sales.editQuotation, {
     // Allowances, charges and the exchange rate change the amounts: only while lines may be added.
     const taxChange = req.allowances_charges !== undefined || req.exchange_rate !== undefined;
     if (taxChange) enforce(checkAddLine(current, conversionUnfinished(q)), q);
-    if (req.valid_until !== undefined && validUntilBeforeDate(formatDateTime(q.quotation_date) as string, req.valid_until)) {
-      const message = `valid_until ${req.valid_until} is before the quotation date ${formatDate(q.quotation_date)}`;
-      throw validationFailed(message, [{ field: 'valid_until', message }]);
-    }
+    if (req.valid_until !== undefined && validUntilBeforeDate(formatDateTime(q.quotation_date) as string, req.valid_until))
+      throw quotationRefusals.validUntilBeforeQuotationDate(req.valid_until, String(formatDate(q.quotation_date)));
     const changes: Partial<QuotationRow> = {};
     if (number !== undefined) changes.quotation_number = number;
     if (req.valid_until !== undefined) changes.valid_until = req.valid_until;
@@ -61,18 +61,14 @@ export const editQuotationHandler = handler(sales.editQuotation, {
       changes.status = req.quotation_status as QuotationRow['status'];
     const sending = changes.status === 'sent' && q.status === 'draft';
     const frozen = sending && parties ? quotationParties(q, parties.records, parties.partnerName) : null;
-    if (frozen) await freezeQuotationParties(ctx.db, q, frozen, (await organizationTaxPolicy(ctx.db, ctx.orgId)).accounting_currency);
+    if (frozen) await freezeQuotationParties(ctx.db, q, frozen, settings.taxPolicy.accounting_currency);
     if (changes.status === 'draft') {
       changes.issued_parties = null;
       changes.accounting_currency = null;
     }
     if (req.exchange_rate !== undefined) {
-      const problem = exchangeRateProblem(
-        q.currency,
-        req.exchange_rate,
-        (await documentDefaults(ctx.db, ctx.orgId, q.partner_id)).accounting_currency,
-      );
-      if (problem) throw validationFailed(problem, [{ field: 'exchange_rate', message: problem }]);
+      const problem = exchangeRateProblem(q.currency, req.exchange_rate, settings.taxPolicy.accounting_currency);
+      if (problem) throw quotationRefusals.exchangeRateRefused(problem);
       changes.exchange_rate = req.exchange_rate;
     }
     const update = { ...changes, updated_by: actor(req, ctx) };
@@ -83,6 +79,7 @@ export const editQuotationHandler = handler(sales.editQuotation, {
           await recompute(
             ctx.db,
             ctx.orgId,
+            settings,
             frozen ? { ...q, currency: frozen.currency || q.currency } : q,
             req.allowances_charges,
             frozen ? taxParties(frozen) : null,
@@ -114,8 +111,7 @@ async function unique(number: string | undefined, run: () => Promise<QuotationRo
   try {
     return await run();
   } catch (err) {
-    if (isUniqueViolation(err, 'quotations_org_number_unique'))
-      throw duplicate(`Quotation number ${number} already exists`, 'quotation_number');
+    if (isUniqueViolation(err, 'quotations_org_number_unique')) throw quotationRefusals.quotationNumberTaken(number);
     throw err;
   }
 }
@@ -123,12 +119,13 @@ async function unique(number: string | undefined, run: () => Promise<QuotationRo
 async function recompute(
   db: Knex.Transaction,
   orgId: number,
+  settings: SettingsReading,
   q: QuotationRow,
   asked: Parameters<typeof allowancesFromRequest>[0] | undefined,
   parties: TaxContext['parties'],
   update: Record<string, unknown>,
 ): Promise<QuotationRow> {
-  const policy = await documentDefaults(db, orgId, q.partner_id);
+  const policy = await documentDefaults(db, orgId, q.partner_id, settings);
   const context = taxContextFor(policy, q.currency, parties);
   const withAllowances = asked === undefined ? q : { ...q, allowances_charges: allowancesFromRequest(asked) };
   const lines = await linesOf(db, q.id);

@@ -1,6 +1,6 @@
 import { sales } from '@bo/contracts';
 import { handler } from '@bo/runtime';
-import { organizationToday } from '@bo/billing';
+import { readSettings } from '@bo/billing';
 import { findQuotation, linesOf } from './quotation.repository';
 import { toQuotationRecord } from './quotation.record';
 
@@ -12,7 +12,7 @@ export const getQuotationHandler = handler(sales.getQuotation, (req, ctx) =>
       const q = await findQuotation(trx, ctx.orgId, req.quotation_id);
       return {
         message: 'Quotation retrieved successfully',
-        quotation: toQuotationRecord(q, await linesOf(trx, q.id), await organizationToday(trx, ctx.orgId)),
+        quotation: toQuotationRecord(q, await linesOf(trx, q.id), (await readSettings(trx, ctx.orgId)).today()),
       };
     },
     { isolationLevel: 'repeatable read', readOnly: true },

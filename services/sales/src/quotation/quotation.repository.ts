@@ -1,5 +1,7 @@
 import { formatDate } from '@bo/kernel';
-import { AppError, invalidState, likeContains, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { nowIn } from '@bo/billing';
+import { likeContains, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { quotationRefusals } from './quotation-refusals';
 import type { Verdict } from './quotation-status';
 import { effectiveStatus, type QuotationStatus, type StoredStatus } from './quotation-status';
 import type { LineRow, ListRow, QuotationRow } from './quotation.record';
@@ -8,11 +10,25 @@ import type { LineRow, ListRow, QuotationRow } from './quotation.record';
 export async function findQuotation(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<QuotationRow> {
   const query = db<QuotationRow>('quotations').where({ org_id: orgId, id }).first();
   const row = await (opts.lock ? query.forUpdate() : query);
-  if (!row) {
-    const message = `Quotation ${id} not found`;
-    throw new AppError(400, 'not_found', message, [{ field: 'quotation_id', message }]);
-  }
+  if (!row) throw quotationRefusals.quotationNotFound(id);
   return row;
+}
+
+/**
+ * findQuotation locked, with today in the organization's time zone, in one statement (a conversion's
+ * claim decides on both). The zone is read in the statement's snapshot, taken before any wait for
+ * the lock: a change of zone committed meanwhile counts from the next request.
+ */
+export async function lockQuotationWithToday(trx: Knex, orgId: number, id: number): Promise<{ quotation: QuotationRow; today: string }> {
+  const { rows } = await trx.raw<{ rows: Array<QuotationRow & { organization_time_zone: string | null }> }>(
+    `select q.*, (select s.time_zone from organization_settings s where s.org_id = q.org_id) as organization_time_zone
+       from quotations q where q.org_id = ? and q.id = ? for update of q`,
+    [orgId, id],
+  );
+  const found = rows[0];
+  if (!found) throw quotationRefusals.quotationNotFound(id);
+  const { organization_time_zone: zone, ...quotation } = found;
+  return { quotation, today: nowIn(zone).date };
 }
 
 export async function linesOf(db: Knex, quotationId: number): Promise<LineRow[]> {
@@ -38,7 +54,7 @@ export function conversionUnfinished(row: QuotationRow): boolean {
 /** Turns a refusal of the state machine into a 400 that names the quotation and its current status. */
 export function enforce(verdict: Verdict, row: QuotationRow): void {
   if (verdict.ok) return;
-  const refusal = invalidState(`Quotation ${row.quotation_number}: ${verdict.message}`);
+  const refusal = quotationRefusals.refusedInStatus(row.quotation_number, verdict.message);
   // Not the key's settled answer: once the conversion ends, the same request may go through or be refused otherwise.
   throw verdict.untilConversionEnds ? refusal.asTransient() : refusal;
 }

@@ -1,7 +1,7 @@
 import { sales } from '@bo/contracts';
 import { renderDocument } from '@bo/documents';
 import { handler } from '@bo/runtime';
-import { organizationTaxPolicy } from '@bo/billing';
+import { readSettings } from '@bo/billing';
 import { freezeQuotationParties, isIssued, issuedParties, partiesNow } from './issued-snapshot';
 import { quotationDocument } from './quotation-document';
 import { findQuotation, linesOf } from './quotation.repository';
@@ -25,7 +25,7 @@ export const renderQuotationHandler = handler(sales.renderQuotation, async (req,
   let held = frozen && { parties: frozen, accounting_currency: q.accounting_currency };
   if (!held) {
     const now = await partiesNow(ctx, q);
-    const { accounting_currency } = await organizationTaxPolicy(ctx.db, ctx.orgId);
+    const { accounting_currency } = (await readSettings(ctx.db, ctx.orgId)).taxPolicy;
     held = isIssued(q)
       ? await ctx.db.transaction((trx) => freezeQuotationParties(trx, q, now, accounting_currency))
       : { parties: now, accounting_currency };

@@ -1,7 +1,8 @@
 import { integrations } from '@bo/contracts';
 import { formatDateTime } from '@bo/kernel';
-import { handler, notFound, paginationOf } from '@bo/runtime';
+import { handler, paginationOf } from '@bo/runtime';
 import { findEndpoint } from '../endpoint/endpoint.repository';
+import { deliveryRefusals } from './delivery-refusals';
 import { deliveryRecord } from './delivery.record';
 import { findDelivery, pageOfAttempts } from './delivery.repository';
 
@@ -14,7 +15,7 @@ export const listAttemptsHandler = handler(integrations.listAttempts, async (req
   const { delivery, rows, total } = await ctx.db.transaction(
     async (trx) => {
       const delivery = await findDelivery(trx, ctx.orgId, endpoint.id, req.delivery_id);
-      if (!delivery) throw notFound('Webhook delivery', req.delivery_id);
+      if (!delivery) throw deliveryRefusals.deliveryNotFound(req.delivery_id);
       return { delivery, ...(await pageOfAttempts(trx, delivery.id, req)) };
     },
     { isolationLevel: 'repeatable read', readOnly: true },

@@ -1,6 +1,7 @@
 import { integrations } from '@bo/contracts';
-import { handler, notFound, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
 import { lockEndpoint } from '../endpoint/endpoint.repository';
+import { deliveryRefusals } from './delivery-refusals';
 import { requeueDelivery, requeueFailedSince } from './delivery.repository';
 import { wakeAfterCommit } from './wake';
 
@@ -9,13 +10,11 @@ export const redeliverHandler = handler(integrations.redeliver, async (req, ctx)
   let count: number;
   if (req.delivery_id !== undefined) {
     count = await requeueDelivery(ctx.db, endpoint.id, req.delivery_id);
-    if (count === 0) throw notFound('Webhook delivery', req.delivery_id);
+    if (count === 0) throw deliveryRefusals.deliveryNotFound(req.delivery_id);
   } else if (req.since !== undefined) {
     count = await requeueFailedSince(ctx.db, endpoint.id, new Date(`${req.since}Z`));
   } else {
-    throw validationFailed('Give delivery_id (one delivery) or since (every failed one since then)', [
-      { field: 'delivery_id', message: 'delivery_id or since is required' },
-    ]);
+    throw deliveryRefusals.deliveryIdOrSinceRequired();
   }
   if (count > 0) wakeAfterCommit(ctx.db);
   return { message: `${count} webhook deliveries queued again`, redelivered: count };

@@ -1,8 +1,9 @@
 import { events } from '@bo/contracts';
-import { AppError, validationFailed } from '@bo/runtime';
+import { AppError } from '@bo/runtime';
 import { patternProblems } from '../domain/patterns';
 import { resolveTarget, settingsResolver, type Resolver } from '../delivery/target';
 import { webhookSettings } from '../settings';
+import { endpointRefusals } from './endpoint-refusals';
 
 /**
  * The rules beyond an endpoint's schema: each of `events` names some event type, and the URL is
@@ -20,17 +21,13 @@ export async function checkEndpointInput(
       input.events,
       events.map((e) => e.type),
     );
-    if (problems.length)
-      throw validationFailed(
-        'Some events name no event type',
-        problems.map((p) => ({ field: `events.${p.index}`, message: p.message })),
-      );
+    if (problems.length) throw endpointRefusals.eventsNameNoType(problems);
   }
   if (input.url !== undefined) {
     const target = await resolveTarget(new URL(input.url), webhookSettings(config), resolve);
     if (target.ok) return;
     if (target.lookup === 'unanswered')
       throw new AppError(503, 'service_unavailable', `The host of url could not be looked up now (${target.problem}); retry`).asTransient();
-    throw validationFailed(`url ${target.problem}`, [{ field: 'url', message: target.problem }]);
+    throw endpointRefusals.urlRefused(target.problem);
   }
 }

@@ -1,4 +1,5 @@
-import { notFound, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { endpointRefusals } from './endpoint-refusals';
 import type { EndpointRow } from './endpoint.record';
 
 /** The SQL of endpoints: the handlers decide, these read and write. */
@@ -6,14 +7,14 @@ import type { EndpointRow } from './endpoint.record';
 /** The organization's live endpoint, locked for an update; another organization's is not found. */
 export async function lockEndpoint(trx: Knex.Transaction, orgId: number, id: number): Promise<EndpointRow> {
   const row = (await trx('endpoints').where({ id, org_id: orgId }).whereNull('deleted_at').forUpdate().first()) as EndpointRow | undefined;
-  if (!row) throw notFound('Webhook endpoint', id);
+  if (!row) throw endpointRefusals.endpointNotFound(id);
   return row;
 }
 
 /** The organization's live endpoint, read. */
 export async function findEndpoint(db: Knex, orgId: number, id: number): Promise<EndpointRow> {
   const row = (await db('endpoints').where({ id, org_id: orgId }).whereNull('deleted_at').first()) as EndpointRow | undefined;
-  if (!row) throw notFound('Webhook endpoint', id);
+  if (!row) throw endpointRefusals.endpointNotFound(id);
   return row;
 }
 

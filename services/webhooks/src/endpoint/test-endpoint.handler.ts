@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { integrations } from '@bo/contracts';
 import { formatDateTime } from '@bo/kernel';
-import { currentTraceContext, handler, invalidState } from '@bo/runtime';
+import { currentTraceContext, handler } from '@bo/runtime';
 import { deliveryRecord } from '../delivery/delivery.record';
 import { insertDelivery } from '../delivery/delivery.repository';
 import { wakeAfterCommit } from '../delivery/wake';
+import { endpointRefusals } from './endpoint-refusals';
 import { lockEndpoint } from './endpoint.repository';
 
 /** A `webhook.ping` queued like any delivery (whatever the endpoint's events), sent at once by the dispatcher. */
 export const testEndpointHandler = handler(integrations.testEndpoint, async (req, ctx) => {
   const endpoint = await lockEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
-  if (endpoint.status !== 'enabled')
-    throw invalidState(`Webhook endpoint ${endpoint.id} is disabled; enable it (update with status "enabled") first`);
+  if (endpoint.status !== 'enabled') throw endpointRefusals.endpointDisabled(endpoint.id);
   const id = randomUUID();
   const now = new Date();
   const trace = currentTraceContext();

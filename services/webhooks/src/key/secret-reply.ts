@@ -1,5 +1,6 @@
-import { AppError, type ReplySeal } from '@bo/runtime';
+import { type ReplySeal } from '@bo/runtime';
 import { webhookSettings } from '../settings';
+import { keyRefusals } from './key-refusals';
 import { secretBox } from './secrets';
 
 /**
@@ -17,11 +18,7 @@ export const secretReplySeal: ReplySeal = {
     try {
       return { ...body, secret: secretBox(webhookSettings(config)).open(secret) };
     } catch {
-      throw new AppError(
-        400,
-        'invalid_state',
-        'This request was answered before, but the secret of that answer can no longer be read (the key that sealed it is no longer in WEBHOOKS_SECRET_KEYS): rotate_secret gives the endpoint a new one',
-      );
+      throw keyRefusals.recordedSecretUnreadable();
     }
   },
 };
