@@ -1,4 +1,4 @@
-import { invoiceIdOfReference } from '@bo/kernel';
+import { formatDate, formatDateTime, invoiceIdOfReference } from '@bo/kernel';
 import { OPERATION_KEYS } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners, taxIncludedLine, tenthsLine, type FakePartner } from './fixtures';
@@ -181,6 +181,25 @@ describe('invoicing service: invoices', () => {
       invoicetotal: 258.75,
       journal_entry_id: entry.id,
       invoicedatetime: '2025-04-02T09:30:00',
+    });
+    // The event and the reply tell the posted invoice as stored (the store writes it with the commit, unread).
+    const row = await stored(inv.id);
+    expect(eventsOf('invoicing.invoice.validated', inv.id)[0]!.data).toMatchObject({
+      version: row.version,
+      validated_at: formatDateTime(row.validated_at),
+      invoicedue: formatDate(row.invoicedue),
+      subtotal: Number(row.subtotal),
+      tax_amount: Number(row.tax_amount),
+      accounting_total: Number(row.invoicetotal),
+    });
+    expect(v.invoice).toEqual({
+      id: row.id,
+      invoicenumber: row.invoicenumber,
+      payment_reference: row.payment_reference,
+      invoicestatus: row.invoicestatus,
+      journal_entry_id: entry.id,
+      invoicetotal: Number(row.invoicetotal),
+      due_amount: Number(row.invoicetotal),
     });
     const again = await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: inv.id });
     expect(again).toMatchObject({ ok: false, code: 'invalid_state' });

@@ -1,5 +1,6 @@
 import type { RpcReply } from '@bo/contracts';
 import * as testing from '@bo/testkit';
+import { setAccountingCurrency } from './books.fixtures';
 import { body, startWithFakePartners, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [
@@ -7,6 +8,7 @@ const partnersTable: FakePartner[] = [
   { org: 1, id: 11, partnername: 'Globex', credit_limit: 0, balance: 0, record: { currency: 'EUR' } },
   { org: 1, id: 12, partnername: 'Dollar Inc', credit_limit: 0, balance: 0, record: { currency: 'USD' } },
   { org: 2, id: 20, partnername: 'Initech', credit_limit: 0, balance: 0, record: { currency: 'EUR' } },
+  { org: 3, id: 30, partnername: 'Dollar GmbH', credit_limit: 0, balance: 0, record: { currency: 'USD' } },
 ];
 /** 100.00 net, no tax: totals are round. */
 const line = (price: number) => ({ product_id: 7, quantity: 1, price, tax_rate: 0, tax_included: false });
@@ -350,5 +352,59 @@ describe('invoicing service: cash application', () => {
     });
     expect(twins.again).toEqual(twins.first);
     expect((await invoice(a)).amount_paid).toBe('100.00');
+  });
+
+  it('payments racing for one invoice’s whole due settle it once: one allocates, the others are refused and write nothing', async () => {
+    const a = await issued(100);
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, (_, n) => pay({ amount: 100, reference: `RACE-${n}`, allocations: [{ invoice_id: a, amount: 100 }] })),
+    );
+    const made = replies.filter((r) => r.ok);
+    expect(made).toHaveLength(1);
+    // Each loser waited for the invoice's lock and found it paid.
+    for (const r of replies.filter((x) => !x.ok)) expect(r).toMatchObject({ ok: false, status: 400, code: 'invalid_state' });
+    expect(await invoice(a)).toMatchObject({ amount_paid: '100.00', invoicestatus: 'paid' });
+    expect(await svc.db('payment_allocations').where({ invoice_id: a })).toHaveLength(1);
+    expect(await svc.db('payments').where('reference', 'like', 'RACE-%')).toHaveLength(1);
+    await journalBalances();
+  });
+
+  it('a payment that waited for a document’s lock clears it at what its entry booked as the lock left it, not as its snapshot saw', async () => {
+    await setAccountingCurrency(svc, 3, 'EUR');
+    const dollars = await issued(100, { partner: 30, currency: 'USD', exchange_rate: 0.8 }, 3);
+    const entry = await svc.db('journal_entries').where({ invoice_id: dollars, kind: 'invoice' }).first();
+    const booked = () => svc.db('journal_lines').where({ entry_id: entry.id }).orderBy('id');
+    expect((await booked()).map((l) => [l.debit, l.credit])).toEqual([
+      ['80.00', '0.00'],
+      ['0.00', '80.00'],
+    ]);
+    // A writer holding the document's lock, whose commit leaves its entry booking 90.00 (as a validation committing meanwhile writes it).
+    const writer = await svc.db.transaction();
+    await writer('invoices').where({ id: dollars }).update({ updated_at: writer.fn.now() });
+    await writer('journal_lines').where({ entry_id: entry.id }).where('debit', '>', 0).update({ debit: '90.00' });
+    await writer('journal_lines').where({ entry_id: entry.id }).where('credit', '>', 0).update({ credit: '90.00' });
+    const reply = pay(
+      { partner: 30, currency: 'USD', exchange_rate: 0.8, amount: 100, allocations: [{ invoice_id: dollars, amount: 100 }] },
+      3,
+    );
+    const settled = Symbol('settled');
+    const first = await Promise.race([
+      reply.then(() => settled),
+      testing.waitUntil(async () => {
+        const { rows } = await svc.db.raw<{ rows: unknown[] }>(
+          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%organization_settings_held%'`,
+        );
+        return rows.length > 0;
+      }),
+    ]);
+    await writer.commit();
+    expect(first).not.toBe(settled);
+    const payment = body(await reply).payment;
+    const lines = await svc.db('journal_lines').where({ entry_id: payment.journal_entry_id }).orderBy('id');
+    // The bank at the payment's 80.00, the receivable cleared at the 90.00 booked, the 10.00 between them a realized loss.
+    expect(lines.find((l) => l.account === 'Bank')).toMatchObject({ debit: '80.00', credit: '0.00' });
+    expect(lines.find((l) => /Receivable/.test(l.account))).toMatchObject({ debit: '0.00', credit: '90.00' });
+    expect((await invoice(dollars)).invoicestatus).toBe('paid');
+    await journalBalances();
   });
 });

@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { handler, notFound, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
+import { bankRefusals } from './bank-refusals';
 import { deleteRule, insertRule, listRules } from './bank.repository';
 import { normalizeIban } from './statement';
 
@@ -8,12 +9,8 @@ export const bankRulesHandler = handler(invoicing.bankRules, async (req, ctx) =>
   const db = ctx.db;
   const action = req.rule_action ?? 'list';
   if (action === 'create') {
-    if (!req.match_text && !req.match_iban)
-      throw validationFailed('match_text or match_iban is required', [
-        { field: 'match_text', message: 'match_text or match_iban is required' },
-      ]);
-    if (req.partner === undefined && !req.account)
-      throw validationFailed('partner or account is required', [{ field: 'partner', message: 'partner or account is required' }]);
+    if (!req.match_text && !req.match_iban) throw bankRefusals.ruleMatchRequired();
+    if (req.partner === undefined && !req.account) throw bankRefusals.ruleTargetRequired();
     await insertRule(db, ctx.orgId, {
       name: req.name ?? req.match_text ?? req.match_iban ?? 'rule',
       match_text: req.match_text ?? null,
@@ -24,8 +21,8 @@ export const bankRulesHandler = handler(invoicing.bankRules, async (req, ctx) =>
     return { message: 'Rule created', rules: await listRules(db, ctx.orgId) };
   }
   if (action === 'delete') {
-    if (req.rule_id === undefined) throw validationFailed('rule_id is required', [{ field: 'rule_id', message: 'required to delete' }]);
-    if (!(await deleteRule(db, ctx.orgId, req.rule_id))) throw notFound('Rule', req.rule_id);
+    if (req.rule_id === undefined) throw bankRefusals.ruleIdRequired();
+    if (!(await deleteRule(db, ctx.orgId, req.rule_id))) throw bankRefusals.ruleNotFound(req.rule_id);
     return { message: `Rule ${req.rule_id} deleted`, rules: await listRules(db, ctx.orgId) };
   }
   return { message: 'Rules retrieved', rules: await listRules(db, ctx.orgId) };

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { invoicing, Pagination } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import { notFound, paginationOf, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { paginationOf, selectPage, type Knex, type PageRequest } from '@bo/runtime';
 import { dueOfDocument } from '../domain/cash';
 import { partnersByIbanOf, type MatchContext, type MatchLine, type MatchRule, type OpenDocument } from './matching';
 import type { ParsedStatement, ParsedStatementLine } from './statement';
+import { bankRefusals } from './bank-refusals';
 
 export interface StatementRow {
   id: number;
@@ -127,7 +128,7 @@ export async function findLine(db: Knex, orgId: number, id: number, opts: { lock
   const q = db<LineRow>('bank_lines').where({ org_id: orgId, id });
   if (opts.lock) void q.forUpdate();
   const row = await q.first();
-  if (!row) throw notFound('Bank line', id);
+  if (!row) throw bankRefusals.bankLineNotFound(id);
   return row;
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { invoicing, organization } from '@bo/contracts';
 import { dec, formatDate, sum } from '@bo/kernel';
-import { AppError, handler, validationFailed, type Knex } from '@bo/runtime';
+import { AppError, handler, type Knex } from '@bo/runtime';
 import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
 import {
   autoreconciles,
@@ -17,6 +17,7 @@ import {
   statementRecord,
   updateClosingBalance,
 } from './bank.repository';
+import { bankRefusals } from './bank-refusals';
 import { parseCamt053 } from './camt053';
 import { parseCsv } from './csv';
 import { decideImport, type ImportedLine } from './import-decision';
@@ -25,10 +26,8 @@ import { transferOfLine } from './payment-files';
 import { BANK_JOURNAL, reconcileLine } from './reconcile';
 import { normalizeIban, StatementError, type ParsedStatement } from './statement';
 
-const contentRefusal = (message: string) => validationFailed(message, [{ field: 'content_base64', message }]);
-
 function decodeContent(base64: string): string {
-  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(base64)) throw contentRefusal('content_base64: not base64');
+  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(base64)) throw bankRefusals.contentNotBase64();
   return Buffer.from(base64, 'base64').toString('utf8');
 }
 
@@ -48,18 +47,11 @@ export const importStatementHandler = handler(invoicing.importStatement, {
   apply: async (req, ctx, { iban }) => {
     const db = ctx.db;
     const journalIban = normalizeIban(req.journal);
-    if (!iban || journalIban !== iban) {
-      const message = iban ? `must be the organization's bank account ${iban}` : 'the organization profile has no iban: set it first';
-      throw validationFailed(`journal ${req.journal}: ${message}`, [{ field: 'journal', message }]);
-    }
+    if (!iban || journalIban !== iban) throw bankRefusals.journalNotOrganizationAccount(req.journal, iban);
     const statements = await parse(req, db, ctx.orgId);
-    if (statements.length !== 1) throw contentRefusal(`the file holds ${statements.length} statements; import one at a time`);
+    if (statements.length !== 1) throw bankRefusals.notOneStatement(statements.length);
     const statement = statements[0]!;
-    if (statement.iban && statement.iban !== iban) {
-      throw validationFailed(`The statement is of account ${statement.iban}, not ${iban}`, [
-        { field: 'journal', message: `the statement is of ${statement.iban}` },
-      ]);
-    }
+    if (statement.iban && statement.iban !== iban) throw bankRefusals.statementOfOtherAccount(statement.iban, iban);
     await lockAccount(db, ctx.orgId, iban);
     const same = await sameStatement(db, ctx.orgId, iban, statement.statement_id, statement.sequence);
     if (same) {
@@ -72,8 +64,12 @@ export const importStatementHandler = handler(invoicing.importStatement, {
     const previous = await previousStatement(db, ctx.orgId, iban);
     if (previous && !dec(previous.closing_balance).eq(dec(statement.opening_balance))) {
       const gap = dec(statement.opening_balance).minus(dec(previous.closing_balance));
-      throw contentRefusal(
-        `The statement opens at ${dec(statement.opening_balance).toFixed(2)} but the previous statement ${previous.statement_id} of ${iban} closed at ${dec(previous.closing_balance).toFixed(2)}: a gap of ${gap.toFixed(2)} (a statement missing between them?)`,
+      throw bankRefusals.openingBalanceGap(
+        dec(statement.opening_balance).toFixed(2),
+        previous.statement_id,
+        iban,
+        dec(previous.closing_balance).toFixed(2),
+        gap.toFixed(2),
       );
     }
     let stored = await insertStatement(db, ctx.orgId, { journal: BANK_JOURNAL, iban, format: req.format, statement });
@@ -123,12 +119,9 @@ async function parse(req: invoicing.ImportStatementRequest, db: Knex, orgId: num
   try {
     if (req.format === 'camt053') return parseCamt053(content);
     if (req.format === 'mt940') return parseMt940(content);
-    if (!req.mapping) throw validationFailed('mapping is required for csv', [{ field: 'mapping', message: 'required for csv' }]);
+    if (!req.mapping) throw bankRefusals.csvMappingRequired();
     const currency = req.currency ?? (await accountingCurrency(db, orgId));
-    if (!currency)
-      throw validationFailed('currency is required: the organization has no accounting currency', [
-        { field: 'currency', message: 'required' },
-      ]);
+    if (!currency) throw bankRefusals.csvCurrencyRequired();
     const lines = parseCsv(content, req.mapping, currency);
     // A CSV carries no balances: it continues the account's previous statement.
     const previous = await previousStatement(db, orgId, normalizeIban(req.journal) ?? '');
@@ -148,7 +141,7 @@ async function parse(req: invoicing.ImportStatementRequest, db: Knex, orgId: num
       },
     ];
   } catch (err) {
-    if (err instanceof StatementError) throw contentRefusal(`content_base64: ${err.message}`);
+    if (err instanceof StatementError) throw bankRefusals.statementUnreadable(err.message);
     throw err;
   }
 }

@@ -1,7 +1,8 @@
 import { invoicing, organization, partners as partnerContracts } from '@bo/contracts';
 import { formatDateTime, sum } from '@bo/kernel';
-import { organizationToday } from '@bo/billing';
-import { handler, validationFailed } from '@bo/runtime';
+import { readSettings } from '@bo/billing';
+import { handler } from '@bo/runtime';
+import { bankRefusals } from './bank-refusals';
 import { dueOfDocument } from '../domain/cash';
 import { lockDocuments } from '../payment/payment.repository';
 import { renderPain001 } from './pain001';
@@ -17,8 +18,6 @@ import {
 } from './payment-files';
 import { normalizeIban } from './statement';
 
-const refuse = (field: string, message: string) => validationFailed(message, [{ field, message }]);
-
 /**
  * Pays vendor bills: a pain.001.001.09 credit-transfer file (EPC SEPA profile) from the
  * organization's bank account (its profile's IBAN) to each bill's vendor (the first IBAN of the
@@ -29,7 +28,7 @@ const refuse = (field: string, message: string) => validationFailed(message, [{ 
 export const paymentFileHandler = handler(invoicing.paymentFile, {
   // The organization's account and the vendors' IBANs are the organization and partners services' to say.
   gather: async (req, ctx) => {
-    if ((req.bills === undefined) === (req.due_by === undefined)) throw refuse('bills', 'give bills or due_by');
+    if ((req.bills === undefined) === (req.due_by === undefined)) throw bankRefusals.billsOrDueByRequired();
     const profile = (await ctx.call(organization.getProfile, {}, { what: "the organization's bank account" })).organization;
     const ids = req.bills ? [...new Set(req.bills)] : await billsDueBy(ctx.db, ctx.orgId, req.due_by!);
     const partnerIds = await partnersOfDocuments(ctx.db, ctx.orgId, ids);
@@ -46,7 +45,7 @@ export const paymentFileHandler = handler(invoicing.paymentFile, {
       ids,
       vendors,
       debtor: { name: profile.legal_name ?? 'Organization', iban: normalizeIban(profile.iban ?? null), bic: profile.bic ?? null },
-      executionDate: req.execution_date ?? (await organizationToday(ctx.db, ctx.orgId)),
+      executionDate: req.execution_date ?? (await readSettings(ctx.db, ctx.orgId)).today(),
     };
   },
   apply: async (req, ctx, { ids, vendors, debtor, executionDate }) => {
@@ -59,7 +58,7 @@ export const paymentFileHandler = handler(invoicing.paymentFile, {
         bills: [],
         content_base64: null,
       };
-    if (!debtor.iban) throw refuse(field, 'the organization profile has no iban: set it first');
+    if (!debtor.iban) throw bankRefusals.noOrganizationIban(field);
     const byVendor = new Map(vendors);
     const bills = await lockDocuments(db, ctx.orgId, ids);
     const taken = await billsInPayment(db, ctx.orgId, ids);
@@ -74,7 +73,7 @@ export const paymentFileHandler = handler(invoicing.paymentFile, {
       else if (taken.has(id)) problems.push(`${bill.invoicenumber} is already in payment file ${taken.get(id)!.file_id}`);
       else if (!byVendor.get(bill.partner_id)?.iban) problems.push(`the vendor of ${bill.invoicenumber} has no IBAN in its bank_accounts`);
     }
-    if (problems.length) throw refuse(field, problems.join('; '));
+    if (problems.length) throw bankRefusals.billsNotPayable(field, problems);
     const chosen = ids.map((id) => bills.get(id)!);
     const total = sum(chosen.map((b) => dueOfDocument(b)));
     const file = await insertPaymentFile(db, {

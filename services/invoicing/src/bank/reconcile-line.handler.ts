@@ -1,12 +1,11 @@
 import { invoicing } from '@bo/contracts';
 import { dec } from '@bo/kernel';
-import { handler, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
 import { requireLivePartner } from '@bo/billing';
 import { lockDocuments } from '../payment/payment.repository';
+import { bankRefusals } from './bank-refusals';
 import { findLine, lineRecords } from './bank.repository';
 import { reconcileLine, type ReconcileChoice } from './reconcile';
-
-const refuse = (field: string, message: string) => validationFailed(message, [{ field, message }]);
 
 /**
  * Reconciles a line by hand: a payment of its money allocated to the documents named (or the
@@ -25,10 +24,9 @@ export const reconcileBankLineHandler = handler(invoicing.reconcileBankLine, {
       req.payment_id,
       req.account,
     ].filter((v) => v !== undefined);
-    if (chosen.length !== 1) throw refuse('allocations', 'give exactly one of allocations, partner, payment_id or account');
-    if (req.fee !== undefined && !req.fee_account) throw refuse('fee_account', 'required with fee');
-    if (req.fee !== undefined && (req.payment_id !== undefined || req.account !== undefined))
-      throw refuse('fee', 'only with allocations or partner');
+    if (chosen.length !== 1) throw bankRefusals.oneReconcileChoiceRequired();
+    if (req.fee !== undefined && !req.fee_account) throw bankRefusals.feeAccountRequired();
+    if (req.fee !== undefined && (req.payment_id !== undefined || req.account !== undefined)) throw bankRefusals.feeWithoutPayment();
     const line = await findLine(db, ctx.orgId, req.line_id, { lock: true });
     const fee = req.fee !== undefined ? { amount: dec(req.fee).toFixed(), account: req.fee_account! } : undefined;
     let choice: ReconcileChoice;
@@ -40,8 +38,8 @@ export const reconcileBankLineHandler = handler(invoicing.reconcileBankLine, {
       );
       const partners = new Set([...documents.values()].map((d) => d.partner_id));
       const partner = req.partner ?? [...partners][0];
-      if (partner === undefined) throw refuse('allocations', 'must name documents of the organization');
-      if (partners.size > 1) throw refuse('allocations', 'must name documents of one partner');
+      if (partner === undefined) throw bankRefusals.allocationsOfNoDocument();
+      if (partners.size > 1) throw bankRefusals.allocationsOfSeveralPartners();
       choice = {
         kind: 'allocations',
         partner,

@@ -1,11 +1,12 @@
 import { dec, formatDate, type Dec } from '@bo/kernel';
-import { invalidState, validationFailed, type ApplyContext, type Knex } from '@bo/runtime';
+import { type ApplyContext, type Knex } from '@bo/runtime';
 import { cr, dr, DEFAULT_PAYMENT_JOURNAL, type JournalLine } from '../domain/journal';
 import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
 import { postEntry } from '../invoice/journal.repository';
 import { recordPayment } from '../payment/create-payment.handler';
 import { findPayment } from '../payment/payment.repository';
 import { voidPayment } from '../payment/void-payment.handler';
+import { bankRefusals } from './bank-refusals';
 import type { LineRow, ReconciliationRow } from './bank.repository';
 import { reopenPaidBills, settlePaidBills } from './payment-files';
 
@@ -51,12 +52,8 @@ async function postBankEntry(db: Knex.Transaction, orgId: number, line: LineRow,
 
 async function requireBookCurrency(db: Knex, orgId: number, line: LineRow, field: string): Promise<void> {
   const accounting = await accountingCurrency(db, orgId);
-  if (accounting !== null && accounting !== line.currency) {
-    throw validationFailed(
-      `Line ${line.id} is in ${line.currency}; an account posting takes lines in the accounting currency ${accounting}`,
-      [{ field, message: `the line is in ${line.currency}, not the accounting currency ${accounting}` }],
-    );
-  }
+  if (accounting !== null && accounting !== line.currency)
+    throw bankRefusals.lineNotInAccountingCurrency(line.id, line.currency, accounting, field);
 }
 
 /**
@@ -67,8 +64,8 @@ async function requireBookCurrency(db: Knex, orgId: number, line: LineRow, field
  */
 export async function reconcileLine(ctx: Ctx, line: LineRow, choice: ReconcileChoice): Promise<ReconciliationRow> {
   const db = ctx.db;
-  if (line.status === 'reconciled') throw invalidState(`Bank line ${line.id} is already reconciled`);
-  if (line.status === 'ignored') throw invalidState(`Bank line ${line.id} is ignored; unreconcile it first`);
+  if (line.status === 'reconciled') throw bankRefusals.lineAlreadyReconciled(line.id);
+  if (line.status === 'ignored') throw bankRefusals.lineIgnored(line.id);
   const amount = dec(line.amount);
   const date = formatDate(line.booking_date) ?? '';
   const [rec] = (await db('bank_reconciliations').insert({ org_id: ctx.orgId, line_id: line.id }).returning('*')) as ReconciliationRow[];
@@ -76,10 +73,7 @@ export async function reconcileLine(ctx: Ctx, line: LineRow, choice: ReconcileCh
   if (choice.kind === 'allocations' || choice.kind === 'credit') {
     const fee = dec(choice.fee?.amount ?? 0);
     const paid = paymentAmountOf(amount, fee);
-    if (paid.lte(0))
-      throw validationFailed(`The fee ${fee.toFixed()} leaves no payment of line ${line.id}`, [
-        { field: 'fee', message: 'must be less than the line amount' },
-      ]);
+    if (paid.lte(0)) throw bankRefusals.feeLeavesNoPayment(fee.toFixed(), line.id);
     const reply = await recordPayment(
       { db, orgId: ctx.orgId, userId: ctx.userId, operationKey: `bank-reconciliation:${rec!.id}` },
       {
@@ -93,6 +87,7 @@ export async function reconcileLine(ctx: Ctx, line: LineRow, choice: ReconcileCh
         journal: BANK_JOURNAL,
         allocations: choice.kind === 'allocations' ? choice.allocations : undefined,
       },
+      'at once',
     );
     update.payment_id = reply.payment.id;
     update.made_payment = true;
@@ -113,14 +108,11 @@ export async function reconcileLine(ctx: Ctx, line: LineRow, choice: ReconcileCh
   } else if (choice.kind === 'payment') {
     const payment = await findPayment(db, ctx.orgId, choice.payment_id, { lock: true });
     const direction = amount.isNegative() ? 'out' : 'in';
-    if (payment.status !== 'posted') throw invalidState(`Payment ${payment.id} is ${payment.status}`);
-    if (payment.direction !== direction || !dec(payment.amount).eq(amount.abs()) || payment.currency !== line.currency) {
-      throw validationFailed(`Payment ${payment.id} is not ${direction} ${amount.abs().toFixed()} ${line.currency}`, [
-        { field: 'payment_id', message: `must be a posted payment ${direction} of ${amount.abs().toFixed()} ${line.currency}` },
-      ]);
-    }
+    if (payment.status !== 'posted') throw bankRefusals.paymentNotPosted(payment.id, payment.status);
+    if (payment.direction !== direction || !dec(payment.amount).eq(amount.abs()) || payment.currency !== line.currency)
+      throw bankRefusals.paymentDoesNotMatchLine(payment.id, direction, amount.abs().toFixed(), line.currency);
     const taken = await db<ReconciliationRow>('bank_reconciliations').where({ payment_id: payment.id, status: 'active' }).first();
-    if (taken) throw invalidState(`Payment ${payment.id} is already reconciled with bank line ${String(taken.line_id)}`);
+    if (taken) throw bankRefusals.paymentAlreadyReconciled(payment.id, String(taken.line_id));
     update.payment_id = payment.id;
   } else {
     await requireBookCurrency(db, ctx.orgId, line, 'account');
@@ -148,7 +140,7 @@ export async function unreconcileLine(ctx: Ctx, line: LineRow): Promise<void> {
     return;
   }
   const rec = await db<ReconciliationRow>('bank_reconciliations').where({ line_id: line.id, status: 'active' }).first();
-  if (line.status !== 'reconciled' || !rec) throw invalidState(`Bank line ${line.id} is not reconciled`);
+  if (line.status !== 'reconciled' || !rec) throw bankRefusals.lineNotReconciled(line.id);
   if (rec.made_payment && rec.payment_id !== null) {
     await voidPayment(ctx, { payment_id: rec.payment_id, reason: `Bank line ${line.id} unreconciled` });
   }

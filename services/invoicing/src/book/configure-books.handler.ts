@@ -1,7 +1,8 @@
 import { invoicing } from '@bo/contracts';
-import { handler, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
 import { holdOrganizationSettingsExclusively } from '@bo/billing';
 import { decideBooksChange } from '../domain/books';
+import { bookRefusals } from './book-refusals';
 import { loadBooks, storeBooks } from './book.repository';
 
 /**
@@ -17,9 +18,7 @@ export const configureBooksHandler = handler(invoicing.configureBooks, async (re
   await holdOrganizationSettingsExclusively(ctx.db, ctx.orgId);
   const current = await loadBooks(ctx.db, ctx.orgId);
   const decision = decideBooksChange(current, { accountingCurrency: req.default_currency, lockDate: req.lock_date });
-  if (decision.kind === 'refused') {
-    throw validationFailed(decision.refusal.message, [{ field: decision.refusal.field, message: decision.refusal.message }]);
-  }
+  if (decision.kind === 'refused') throw bookRefusals.booksChangeRefused(decision.refusal);
   const { accountingCurrency, lockDate } = decision.books;
   // The profile's event fills the row's other settings whenever it arrives (its version decides them, not these).
   // Read and written under the exclusive lock, so the version answered is the one these settings stand at.

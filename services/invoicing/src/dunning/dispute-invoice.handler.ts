@@ -1,6 +1,8 @@
 import { invoicing } from '@bo/contracts';
 import { formatDateTime } from '@bo/kernel';
-import { handler, notFound, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
+import { invoiceRefusals } from '../invoice/invoice-refusals';
+import { dunningRefusals } from './dunning-refusals';
 import { setDispute } from './dunning.repository';
 
 /**
@@ -10,11 +12,8 @@ import { setDispute } from './dunning.repository';
  */
 export const dunningDisputeHandler = handler(invoicing.dunningDispute, async (req, ctx) => {
   const row = await setDispute(ctx.db, ctx.orgId, req.invoice_id, req.disputed, req.reason ?? null);
-  if (row.invoicetype === null) throw notFound('Invoice', req.invoice_id);
-  if (row.invoicenumber === null) {
-    const message = `invoice ${req.invoice_id} is a ${row.invoicetype}: only customer invoices (invoiceout) get reminders`;
-    throw validationFailed(message, [{ field: 'invoice_id', message }]);
-  }
+  if (row.invoicetype === null) throw invoiceRefusals.invoiceNotFound(req.invoice_id);
+  if (row.invoicenumber === null) throw dunningRefusals.disputeOfNonCustomerInvoice(req.invoice_id, row.invoicetype);
   return {
     message: row.dunning_disputed ? `Invoice ${row.invoicenumber} marked disputed` : `Invoice ${row.invoicenumber} no longer disputed`,
     invoice_id: req.invoice_id,

@@ -1,7 +1,8 @@
 import { invoicing } from '@bo/contracts';
 import { dec } from '@bo/kernel';
-import { handler, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
 import { levelsProblem } from './decide-dunning';
+import { dunningRefusals } from './dunning-refusals';
 import { feesOf, levelRecord, loadLevels, loadSettings, lockDunningSettings, saveLevels } from './dunning.repository';
 import { checkFeeTax, feeAccountProblem, feeTaxFromRequest, feeTaxRecord } from './fee-invoice';
 
@@ -16,7 +17,7 @@ export const dunningLevelsHandler = handler(invoicing.dunningLevels, async (req,
   if (feeTax) checkFeeTax(feeTax);
   const feeAccount = req.fee_account?.trim();
   const accountProblem = feeAccount === undefined ? null : feeAccountProblem(feeAccount);
-  if (accountProblem) throw validationFailed(`fee_account ${accountProblem}`, [{ field: 'fee_account', message: accountProblem }]);
+  if (accountProblem) throw dunningRefusals.feeAccountRefused(accountProblem);
   if (changing) {
     // Sets of one organization take turns, each reading what the one before it stored.
     await lockDunningSettings(db, ctx.orgId);
@@ -29,13 +30,10 @@ export const dunningLevelsHandler = handler(invoicing.dunningLevels, async (req,
         text: l.text,
       })) ?? (await loadLevels(db, ctx.orgId));
     const problem = levelsProblem(levels);
-    if (problem) throw validationFailed(problem.message, [problem]);
+    if (problem) throw dunningRefusals.levelsRefused(problem);
     const before = await loadSettings(db, ctx.orgId);
     const points = req.points !== undefined ? dec(req.points) : dec(before.points);
-    if (points.lt(8))
-      throw validationFailed(`points ${points.toFixed()} is below the statutory 8`, [
-        { field: 'points', message: 'must be at least 8 percentage points above the reference rate (Directive 2011/7/EU)' },
-      ]);
+    if (points.lt(8)) throw dunningRefusals.pointsBelowStatutory(points.toFixed());
     const reference = req.reference_rate !== undefined ? dec(req.reference_rate).toFixed() : before.reference_rate;
     await saveLevels(db, ctx.orgId, levels, {
       reference_rate: reference,

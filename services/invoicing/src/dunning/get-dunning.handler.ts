@@ -1,7 +1,8 @@
 import { invoicing } from '@bo/contracts';
 import { drawLetterPdf, organizationParty, partnerParty, type ReminderLetterDocument } from '@bo/documents';
 import { currentParties } from '@bo/billing';
-import { handler, notFound } from '@bo/runtime';
+import { handler } from '@bo/runtime';
+import { dunningRefusals } from './dunning-refusals';
 import { findLetter, letterRecord } from './dunning.repository';
 
 type Parties = Awaited<ReturnType<typeof currentParties>>;
@@ -29,7 +30,7 @@ function letterDocument(
  */
 export const dunningGetHandler = handler(invoicing.dunningGet, async (req, ctx) => {
   const row = await findLetter(ctx.db, ctx.orgId, req.id);
-  if (!row) throw notFound('Letter', req.id);
+  if (!row) throw dunningRefusals.letterNotFound(req.id);
   const letter = { ...letterRecord(row, row.invoicenumber), id: row.id };
   if (req.format !== 'pdf') return { message: 'Letter retrieved successfully', letter };
   const pdf = await drawLetterPdf(letterDocument(letter, row.payment_reference, await currentParties(ctx, row.partner_id)));

@@ -1,6 +1,6 @@
 import { invoicing, partners as partnerContracts } from '@bo/contracts';
 import { parseDateTime } from '@bo/kernel';
-import { assertNotFenced, organizationToday } from '@bo/billing';
+import { assertNotFenced, readSettings } from '@bo/billing';
 import { AppError, CallError, handler, recordEvent, type ApplyContext, type HandlerContext } from '@bo/runtime';
 import { insertInvoice } from '../invoice/invoice.writer';
 import { postInvoice, validationFacts, type ValidationFacts } from '../invoice/validate-invoice.handler';
@@ -30,7 +30,7 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
   // Whether each partner with an overdue invoice is `dunning_blocked` is the partners service's to
   // say; with `post_fees`, what validating a fee invoice asks of it too, per partner with a fee due.
   gather: async (req, ctx) => {
-    const asOf = req.as_of ?? (await organizationToday(ctx.db, ctx.orgId));
+    const asOf = req.as_of ?? (await readSettings(ctx.db, ctx.orgId)).today();
     const overdue = await overdueInvoices(ctx.db, ctx.orgId, asOf);
     const blocked: Array<[number, { blocked: boolean }]> = [];
     for (const id of [...new Set(overdue.map((i) => i.partner_id))]) {
@@ -131,7 +131,9 @@ async function postFee(
   await assertNotFenced(ctx.db, ctx.orgId, plan.partner_id);
   const made = await insertInvoice(ctx.db, ctx.orgId, values, lines);
   // Dated the run's as_of: a lock date on or after it refuses the run naming as_of.
-  await postInvoice(ctx, made.row.id, partnerFacts, `the fee invoice of ${letter.invoicenumber}, level ${letter.level}`, 'as_of');
+  await postInvoice(ctx, made.row.id, partnerFacts, `the fee invoice of ${letter.invoicenumber}, level ${letter.level}`, {
+    dateField: 'as_of',
+  });
   await setFeeInvoice(ctx.db, ctx.orgId, letterId, made.row.id);
   return made.row.id;
 }

@@ -1,7 +1,7 @@
 import type { invoicing } from '@bo/contracts';
 import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
 import { selectPage, type Knex, type PageRequest } from '@bo/runtime';
-import { organizationSettings } from '@bo/billing';
+import { readSettings } from '@bo/billing';
 
 /** A row of `exchange_rates` (migration 014). */
 export interface ExchangeRateRow {
@@ -29,11 +29,12 @@ export interface ExchangeRate {
 /**
  * The organization's accounting currency: the currency its books (journal, VAT report) are kept in,
  * its profile's `default_currency` as this service's read model has it; null until it has one.
- * `hold` reads it under the organization's settings lock, shared (organizationSettings), for a write
- * that stores something against it: a change of the books under way is waited for, not read past.
+ * `hold` reads it under the organization's settings lock, shared (readSettings), for a write that
+ * stores something against it: a change of the books under way is waited for, not read past. For a
+ * handler needing only this setting; one needing others reads its settings once (readSettings).
  */
 export async function accountingCurrency(db: Knex, orgId: number, opts: { hold?: boolean } = {}): Promise<string | null> {
-  return (await organizationSettings(db, orgId, opts))?.default_currency ?? null;
+  return (await readSettings(db, orgId, opts)).taxPolicy.accounting_currency;
 }
 
 /**

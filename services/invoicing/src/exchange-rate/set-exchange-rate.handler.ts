@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { handler, invalidState, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
+import { exchangeRateRefusals } from './exchange-rate-refusals';
 import { accountingCurrency, toExchangeRateRecord, upsertExchangeRate } from './exchange-rate.repository';
 
 /**
@@ -10,15 +11,8 @@ import { accountingCurrency, toExchangeRateRecord, upsertExchangeRate } from './
  */
 export const setExchangeRateHandler = handler(invoicing.setExchangeRate, async (req, ctx) => {
   const accounting = await accountingCurrency(ctx.db, ctx.orgId, { hold: true });
-  if (!accounting) {
-    throw invalidState(
-      'The organization has no accounting currency yet: set default_currency in its profile (/organization/setprofile) before its exchange rates',
-    );
-  }
-  if (req.currency === accounting) {
-    const message = `${req.currency} is the organization's accounting currency: its rate is 1`;
-    throw validationFailed(message, [{ field: 'currency', message }]);
-  }
+  if (!accounting) throw exchangeRateRefusals.noAccountingCurrency();
+  if (req.currency === accounting) throw exchangeRateRefusals.rateOfAccountingCurrency(req.currency);
   const row = await upsertExchangeRate(ctx.db, {
     org_id: ctx.orgId,
     currency: req.currency,

@@ -1,9 +1,9 @@
 import { invoicing } from '@bo/contracts';
 import { readEInvoice } from '@bo/documents';
-import type { FieldError } from '@bo/contracts';
-import { handler, invalidState, notFound, recordEvent, validationFailed } from '@bo/runtime';
+import { handler, recordEvent } from '@bo/runtime';
 import { makeBill, planBill } from './bill-plan';
 import { acceptChoices, productKeys } from './import-plan';
+import { inboundRefusals } from './inbound-refusals';
 import { inboundById, markBillCreated, rememberProductMapping, toInboundRecord } from './inbound.repository';
 
 /**
@@ -15,19 +15,13 @@ import { inboundById, markBillCreated, rememberProductMapping, toInboundRecord }
 export const acceptInboundHandler = handler(invoicing.acceptInbound, {
   gather: async (req, ctx) => {
     const row = await inboundById(ctx.db, ctx.orgId, req.id, { original: true });
-    if (!row) throw notFound('Import', req.id);
-    if (row.status !== 'needs_review') throw notReviewable(row.id, row.status);
+    if (!row) throw inboundRefusals.importNotFound(req.id);
+    if (row.status !== 'needs_review') throw inboundRefusals.acceptOfUnreviewableImport(row.id, row.status);
     const { invoice } = await readEInvoice(row.original);
     const choices = acceptChoices(invoice, { partner: req.partner, stored: row.partner_id, line_products: req.line_products });
-    if ('errors' in choices) throw validationFailed(choices.errors.map((e) => e.message).join('; '), choices.errors);
+    if ('errors' in choices) throw inboundRefusals.choicesRefused(choices.errors);
     const plan = await planBill(ctx, req.userid, invoice, row.validation.fatal, choices.supplier, { chosen: choices.chosen });
-    if (!plan.bill) {
-      const errors: FieldError[] = plan.reasons.map((r) => ({
-        field: r.startsWith('supplier') ? 'partner' : /^(line|products)/.test(r) ? 'line_products' : 'id',
-        message: r,
-      }));
-      throw validationFailed(`The bill still cannot be made: ${plan.reasons.join('; ')}`, errors);
-    }
+    if (!plan.bill) throw inboundRefusals.billStillCannotBeMade(plan.reasons);
     // One product per key: lines sharing a seller item id (or GTIN) are mapped once, and must agree.
     const byKey = new Map<string, number>();
     for (const line of invoice.lines) {
@@ -35,10 +29,7 @@ export const acceptInboundHandler = handler(invoicing.acceptInbound, {
       if (product === undefined) continue;
       for (const key of productKeys(line)) {
         const earlier = byKey.get(key);
-        if (earlier !== undefined && earlier !== Number(product)) {
-          const message = `line_products: the lines with ${key} were given two products (${earlier} and ${product}); the supplier's mapping keeps one`;
-          throw validationFailed(message, [{ field: 'line_products', message }]);
-        }
+        if (earlier !== undefined && earlier !== Number(product)) throw inboundRefusals.twoProductsForOneKey(key, earlier, product);
         byKey.set(key, Number(product));
       }
     }
@@ -47,8 +38,8 @@ export const acceptInboundHandler = handler(invoicing.acceptInbound, {
   },
   apply: async (req, ctx, { bill, mapping }) => {
     const row = await inboundById(ctx.db, ctx.orgId, req.id, { lock: true });
-    if (!row) throw notFound('Import', req.id);
-    if (row.status !== 'needs_review') throw notReviewable(row.id, row.status);
+    if (!row) throw inboundRefusals.importNotFound(req.id);
+    if (row.status !== 'needs_review') throw inboundRefusals.acceptOfUnreviewableImport(row.id, row.status);
     await rememberProductMapping(ctx.db, ctx.orgId, bill.partnerId, mapping);
     const { id: invoiceId } = await makeBill(ctx, bill);
     await markBillCreated(ctx.db, row.id, bill.partnerId, invoiceId, bill.notes);
@@ -66,5 +57,3 @@ export const acceptInboundHandler = handler(invoicing.acceptInbound, {
     return { message: 'Bill created', inbound: toInboundRecord(stored) };
   },
 });
-
-const notReviewable = (id: number, status: string) => invalidState(`Import ${id} is ${status}; only an import held for review is accepted`);

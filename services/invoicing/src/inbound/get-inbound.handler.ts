@@ -1,12 +1,13 @@
 import { invoicing } from '@bo/contracts';
-import { handler, notFound } from '@bo/runtime';
+import { handler } from '@bo/runtime';
+import { inboundRefusals } from './inbound-refusals';
 import { inboundById, toInboundRecord } from './inbound.repository';
 
 /** One import; with `format: "original"` the file as it was received, byte for byte. */
 export const getInboundHandler = handler(invoicing.getInbound, async (req, ctx) => {
   const original = req.format === 'original';
   const row = await inboundById(ctx.db, ctx.orgId, req.id, { original });
-  if (!row) throw notFound('Import', req.id);
+  if (!row) throw inboundRefusals.importNotFound(req.id);
   const inbound = toInboundRecord(row);
   if (!original) return { message: 'Import retrieved successfully', inbound };
   return {

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { invoicing, partners } from '@bo/contracts';
 import { readEInvoice, validateEInvoice, XmlRefused, type ReadEInvoice, type ReceivedParty, type ValidationReport } from '@bo/documents';
-import { AppError, CallError, handler, isUniqueViolation, recordEvent, validationFailed, type HandlerContext } from '@bo/runtime';
+import { AppError, CallError, handler, isUniqueViolation, recordEvent, type HandlerContext } from '@bo/runtime';
 import { postInvoice, validationFacts } from '../invoice/validate-invoice.handler';
 import { makeBill, planBill } from './bill-plan';
+import { inboundRefusals } from './inbound-refusals';
 import { endpointKey, matchSupplier, normalId, type SupplierCandidate } from './import-plan';
 import {
   createsPartners,
@@ -28,7 +29,7 @@ const PARTNER_PAGE = 100;
 export const importInboundHandler = handler(invoicing.importInbound, {
   gather: async (req, ctx) => {
     const bytes = Buffer.from(req.content_base64, 'base64');
-    if (bytes.length === 0) throw validationFailed(`${FIELD} holds no bytes`, [{ field: FIELD, message: `${FIELD} holds no bytes` }]);
+    if (bytes.length === 0) throw inboundRefusals.contentEmpty();
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const earlier = await inboundBySha(ctx.db, ctx.orgId, sha256);
     if (earlier) return { earlier };
@@ -36,10 +37,7 @@ export const importInboundHandler = handler(invoicing.importInbound, {
     try {
       read = await readEInvoice(bytes);
     } catch (err) {
-      if (err instanceof XmlRefused) {
-        const message = `${FIELD}: ${err.message} (${err.reason})`;
-        throw validationFailed(message, [{ field: FIELD, message }]);
-      }
+      if (err instanceof XmlRefused) throw inboundRefusals.contentUnreadable(err.message, err.reason);
       throw err;
     }
     const invoice = read.invoice;

@@ -1,12 +1,11 @@
 import { invoicing } from '@bo/contracts';
-import { handler, paginationOf, selectPage, validationFailed } from '@bo/runtime';
+import { handler, paginationOf, selectPage } from '@bo/runtime';
+import { inboundRefusals } from './inbound-refusals';
 import { inboundFiltered, toInboundRecord, type InboundRow } from './inbound.repository';
 
 /** Imports newest first, filtered by status, supplier and the day they were received. */
 export const listInboundHandler = handler(invoicing.listInbound, async (req, ctx) => {
-  if (req.date_from && req.date_to && req.date_from > req.date_to) {
-    throw validationFailed('date_from must not be after date_to', [{ field: 'date_from', message: 'date_from is after date_to' }]);
-  }
+  if (req.date_from && req.date_to && req.date_from > req.date_to) throw inboundRefusals.receivedRangeReversed();
   const { rows, total } = await selectPage<InboundRow>(inboundFiltered(ctx.db, ctx.orgId, req), req, (page) => page.orderBy('id', 'desc'));
   return {
     message: rows.length ? 'Imports retrieved successfully' : 'No imports found',

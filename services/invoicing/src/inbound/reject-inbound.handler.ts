@@ -1,5 +1,6 @@
 import { invoicing } from '@bo/contracts';
-import { handler, invalidState, notFound, recordEvent } from '@bo/runtime';
+import { handler, recordEvent } from '@bo/runtime';
+import { inboundRefusals } from './inbound-refusals';
 import { inboundById, markRejected, toInboundRecord } from './inbound.repository';
 
 /**
@@ -8,9 +9,8 @@ import { inboundById, markRejected, toInboundRecord } from './inbound.repository
  */
 export const rejectInboundHandler = handler(invoicing.rejectInbound, async (req, ctx) => {
   const row = await inboundById(ctx.db, ctx.orgId, req.id, { lock: true });
-  if (!row) throw notFound('Import', req.id);
-  if (row.status !== 'needs_review')
-    throw invalidState(`Import ${row.id} is ${row.status}; only an import held for review is rejected by hand`);
+  if (!row) throw inboundRefusals.importNotFound(req.id);
+  if (row.status !== 'needs_review') throw inboundRefusals.rejectOfUnreviewableImport(row.id, row.status);
   await markRejected(ctx.db, row.id, req.reason);
   const stored = (await inboundById(ctx.db, ctx.orgId, row.id))!;
   await recordEvent(ctx.db, invoicing.inboundRejected, ctx.orgId, {

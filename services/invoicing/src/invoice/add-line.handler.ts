@@ -1,12 +1,13 @@
 import { invoicing } from '@bo/contracts';
 import { toNumber } from '@bo/kernel';
-import { handler, invalidState, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
 import { documentDefaults, taxContextFor, resolveCatalogLines, toBreakdownRecord } from '@bo/billing';
 import { lineTotalProblem } from '../domain/line-limits';
 import { isEditable } from '../domain/status';
 import { toLineRecord } from './invoice.record';
 import { findInvoice, insertLine, linesOf } from './invoice.repository';
 import { computeInvoice, lineColumns, storeTaxes } from './invoice.writer';
+import { invoiceRefusals } from './invoice-refusals';
 
 const MAX_LINES = 500;
 
@@ -15,19 +16,15 @@ export const addLineHandler = handler(invoicing.addInvoiceLine, {
   gather: async (req, ctx) => {
     const [line] = await resolveCatalogLines(ctx, [req], (_i, field) => field);
     const tooLarge = lineTotalProblem(line!);
-    if (tooLarge) throw validationFailed(tooLarge, [{ field: 'quantity', message: tooLarge }]);
+    if (tooLarge) throw invoiceRefusals.lineTotalTooLarge(tooLarge);
     return line!;
   },
   apply: async (req, ctx, line) => {
     // The lock serializes line adds with validation, so a posted invoice never gains a line.
     const invoice = await findInvoice(ctx.db, ctx.orgId, req.invoice_id, { lock: true });
-    if (!isEditable(invoice.invoicestatus)) {
-      throw invalidState(
-        `Lines can only be added to draft or proforma invoices; invoice ${invoice.invoicenumber} is ${invoice.invoicestatus}`,
-      );
-    }
+    if (!isEditable(invoice.invoicestatus)) throw invoiceRefusals.lineAddedToIssued(invoice.invoicenumber, invoice.invoicestatus);
     const existing = (await linesOf(ctx.db, [invoice.id])).get(invoice.id) ?? [];
-    if (existing.length >= MAX_LINES) throw invalidState(`Invoice ${invoice.invoicenumber} already has the maximum of ${MAX_LINES} lines`);
+    if (existing.length >= MAX_LINES) throw invoiceRefusals.tooManyLines(invoice.invoicenumber, MAX_LINES);
     // The whole document is computed again: its VAT is rounded per category, not per line.
     const policy = await documentDefaults(ctx.db, ctx.orgId, invoice.partner_id);
     const context = taxContextFor(policy, invoice.currency);

@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { handler, recordEvent } from '@bo/runtime';
-import { organizationToday } from '@bo/billing';
+import { readSettings } from '@bo/billing';
 import { cancellationReply, cancelledEvent, decideCancellation } from './decide-cancellation';
 import { findInvoice, markCancelled } from './invoice.repository';
 
@@ -8,7 +8,7 @@ import { findInvoice, markCancelled } from './invoice.repository';
 export const cancelInvoiceHandler = handler(invoicing.cancelInvoice, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {
     const invoice = await findInvoice(trx, ctx.orgId, req.id, { lock: true });
-    const cancellation = decideCancellation(invoice, await organizationToday(trx, ctx.orgId));
+    const cancellation = decideCancellation(invoice, (await readSettings(trx, ctx.orgId)).today());
     const cancelled = await markCancelled(trx, invoice.id, cancellation);
     await recordEvent(trx, invoicing.invoiceCancelled, ctx.orgId, cancelledEvent(cancelled));
     return cancellationReply(cancelled);

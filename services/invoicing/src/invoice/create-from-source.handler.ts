@@ -1,10 +1,10 @@
 import { invoicing } from '@bo/contracts';
 import { parseDateTime } from '@bo/kernel';
 import { AppError, commitOnlyBefore, handler, isUniqueViolation, type Knex } from '@bo/runtime';
-import { organizationNow, organizationToday, requireLivePartner, requirePartnerRole, resolveCatalogLines } from '@bo/billing';
+import { documentPartyOf, nowIn, readDocumentParty, readSettings, requirePartnerRole, resolveCatalogLines } from '@bo/billing';
 import { lineField, newInvoiceFrom } from './create-input';
 import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord } from './invoice.record';
-import { findConversionOf, linesOf } from './invoice.repository';
+import { conversionIdOf, findConversionOf, linesOf } from './invoice.repository';
 import { insertInvoice } from './invoice.writer';
 
 /**
@@ -16,17 +16,22 @@ import { insertInvoice } from './invoice.writer';
  */
 export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource, {
   gather: async (req, ctx) => {
-    const first = await existing(ctx.db, ctx.orgId, Number(req.sourceid));
+    // Whether the quotation was converted already, read with the partner and the books' settings.
+    const quotationId = Number(req.sourceid);
+    const reading = await readDocumentParty(ctx, req.partner, conversionIdOf(ctx.orgId, quotationId));
+    const first = reading.beside === null ? undefined : await existing(ctx.db, ctx.orgId, quotationId);
     if (first) return { first };
     // Catalog confirms the products, variants and locations still exist; the invoice shows exactly what
     // the customer accepted: the quotation's price and its snapshot (name, description, SKU, unit,
     // nulls included), not the catalog as it is now. Only a sender without snapshots takes the catalog's.
     const checked = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
     const lines = checked.map(({ snapshot, ...line }) => (snapshot ? { ...line, ...snapshot } : line));
-    const now = await organizationNow(ctx.db, ctx.orgId);
+    // The invoice is dated now in the organization's time zone.
+    const { partner, defaults } = await documentPartyOf(ctx, req.partner, reading);
+    const now = nowIn(defaults.time_zone);
     const values = newInvoiceFrom(req, lines, ctx.userId, parseDateTime(now.dateTime));
-    requirePartnerRole(await requireLivePartner(ctx, req.partner), req.invoicetype);
-    return { lines, values, today: now.date };
+    requirePartnerRole(partner, req.invoicetype);
+    return { lines, values, defaults, today: now.date };
   },
   apply: async (req, ctx, facts) => {
     if (facts.first) return facts.first;
@@ -45,6 +50,8 @@ export const createFromSourceHandler = handler(invoicing.createInvoiceFromSource
             ...(req.currency ? { currency: req.currency } : {}),
           },
           facts.lines,
+          // Read with the partner, outside the transaction, as a new invoice's are (create-invoice.handler.ts).
+          facts.defaults,
         );
         // The caller (a conversion) treats this request as having made nothing once commit_before
         // passed. The last step: the runtime's COMMIT follows at once.
@@ -83,6 +90,6 @@ async function existing(db: Knex, orgId: number, quotationId: number) {
   return {
     message: 'Invoice already exists for this source',
     created: false,
-    invoice: toInvoiceRecord(row, lines, await organizationToday(db, orgId), row.payment_state),
+    invoice: toInvoiceRecord(row, lines, (await readSettings(db, orgId)).today(), row.payment_state),
   };
 }

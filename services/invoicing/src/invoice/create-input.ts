@@ -1,11 +1,11 @@
 import type { invoicing, RequestOf } from '@bo/contracts';
 import { parseDateTime } from '@bo/kernel';
-import { validationFailed } from '@bo/runtime';
 import { allowancesFromRequest, type ResolvedLine } from '@bo/billing';
 import { isCreditNote } from '../domain/credit-note';
 import { lineTotalProblem } from '../domain/line-limits';
 import { runDate } from '../domain/recurrence';
 import type { NewInvoice } from './invoice.writer';
+import { invoiceRefusals } from './invoice-refusals';
 
 type CreateRequest = RequestOf<typeof invoicing.createInvoice> | RequestOf<typeof invoicing.createInvoiceFromSource>;
 
@@ -28,20 +28,17 @@ export function newInvoiceFrom(req: CreateRequest, lines: readonly ResolvedLine[
   const invoicedatetime = req.invoicedatetime ? parseDateTime(req.invoicedatetime) : now;
   const invoiceDate = invoicedatetime.toISOString().slice(0, 10);
   if (req.invoicedue && req.invoicedue < invoiceDate) {
-    throw validationFailed('invoicedue must not be before the invoice date', [
-      { field: 'invoicedue', message: `invoicedue ${req.invoicedue} is before the invoice date ${invoiceDate}` },
-    ]);
+    throw invoiceRefusals.dueBeforeInvoiceDate(req.invoicedue, invoiceDate);
   }
   const tooLarge = lines.flatMap((line, i) => {
     const problem = lineTotalProblem(line);
     const field = `line_items.${i}.quantity`;
     return problem ? [{ field, message: `${field}: ${problem}` }] : [];
   });
-  if (tooLarge.length) throw validationFailed(tooLarge.map((e) => e.message).join('; '), tooLarge);
+  if (tooLarge.length) throw invoiceRefusals.lineTotalsTooLarge(tooLarge);
   const restock = 'restock' in req ? req.restock : undefined;
   if (restock === false && !isCreditNote(req.invoicetype)) {
-    const message = `restock: false is a credit note's choice; an ${req.invoicetype} always moves its goods`;
-    throw validationFailed(message, [{ field: 'restock', message }]);
+    throw invoiceRefusals.restockOnlyOnCreditNote(req.invoicetype);
   }
   const values: NewInvoice = {
     invoicetype: req.invoicetype,
@@ -67,13 +64,11 @@ export function newInvoiceFrom(req: CreateRequest, lines: readonly ResolvedLine[
   };
   const recurring = 'recurring' in req ? req.recurring : undefined;
   if (recurring?.enabled) {
-    if (!recurring.frequency)
-      throw validationFailed(RECURRING_FREQUENCY_REQUIRED, [{ field: 'recurring.frequency', message: RECURRING_FREQUENCY_REQUIRED }]);
+    if (!recurring.frequency) throw invoiceRefusals.recurringFrequencyRequired(RECURRING_FREQUENCY_REQUIRED);
     const start = recurring.start_date ?? invoiceDate;
     const earliest = new Date(now.getTime() - MAX_BACKDATED_DAYS * 86_400_000).toISOString().slice(0, 10);
     if (start < earliest) {
-      const message = `invalid recurring configuration: start_date ${start} is more than a year in the past (earliest ${earliest})`;
-      throw validationFailed(message, [{ field: 'recurring.start_date', message }]);
+      throw invoiceRefusals.recurringStartTooEarly(start, earliest);
     }
     // The parent invoice bills the first period (from start_date); the first child the one after,
     // so no period is billed twice.

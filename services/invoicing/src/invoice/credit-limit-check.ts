@@ -1,9 +1,10 @@
 import { invoicing, type partners } from '@bo/contracts';
 import { dec, MissingRate, Money, NO_CURRENCY, type DecimalLike } from '@bo/kernel';
-import { AppError, validationFailed, type Knex } from '@bo/runtime';
+import { type AppError, type Knex } from '@bo/runtime';
 import { decideCreditLimit, hasCreditLimit, type CreditDecision } from '../domain/credit-limit';
 import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import type { InvoiceRow } from './invoice.record';
+import { invoiceRefusals } from './invoice-refusals';
 
 /** The document being validated as the credit check weighs it: its currency and the rate it posts at. */
 export interface CreditDocument {
@@ -104,15 +105,12 @@ export function creditLimitRefusal(
     );
   } catch (err) {
     if (!(err instanceof MissingRate)) throw err;
-    const message = `The credit limit is in ${limitCurrency}: ${err.message}; set a rate on or before ${doc.today} (/invoicing/exchangerates) or send override_credit_limit: true`;
-    return validationFailed(message, [{ field: 'exchange_rate', message }]);
+    return invoiceRefusals.creditLimitRateMissing(limitCurrency, err.message, doc.today);
   }
   if (decision.allowed) return null;
   const own = Money.of(invoice.invoicetotal, currencyOf(doc.currency));
   const asIssued = own.currency === limitCurrency ? '' : ` (${own.toString()} at ${dec(doc.rate ?? 1).toFixed()})`;
-  return new AppError(
-    400,
-    'credit_limit_exceeded',
+  return invoiceRefusals.creditLimitExceeded(
     `Credit limit exceeded for partner ${invoice.partner_id}: balance ${decision.balance.toString()} + committed ${decision.committed.toString()} ` +
       `+ this invoice ${decision.document.toString()}${asIssued} = ${decision.exposure.toString()}, ${decision.over.toString()} above the credit limit ${Money.of(credit.credit_limit, limitCurrency).toString()}; ` +
       `send override_credit_limit: true to validate anyway`,

@@ -1,10 +1,11 @@
 import { amountText } from '@bo/kernel';
 import { catalog } from '@bo/contracts';
-import { AppError, invalidState, validationFailed, type HandlerContext, type Knex } from '@bo/runtime';
+import { type AppError, type HandlerContext, type Knex } from '@bo/runtime';
 import { claimedCreditedInvoice, creditLinkProblem, creditNoteCurrency, creditRoom, isCreditNote } from '../domain/credit-note';
 import { restockProblems, stockedQuantity } from '../domain/restock';
 import type { InvoiceRow, LineRow } from './invoice.record';
 import { linesOf } from './invoice.repository';
+import { invoiceRefusals } from './invoice-refusals';
 
 /** The invoice a credit note credits, as create and validation judge the note against it. */
 export type CreditedInvoice = Pick<InvoiceRow, 'id' | 'invoicenumber' | 'currency'>;
@@ -23,20 +24,11 @@ export async function checkedCreditNoteLink(
 ): Promise<CreditedInvoice | null> {
   const claim = claimedCreditedInvoice(note);
   if (claim.kind === 'none' || !isCreditNote(note.invoicetype)) return null;
-  if (claim.kind === 'bad') {
-    const message = `sourceid must be the id of the invoice this credit note credits; "${note.sourceid}" is no invoice id`;
-    throw validationFailed(message, [{ field: 'sourceid', message }]);
-  }
+  if (claim.kind === 'bad') throw invoiceRefusals.creditedInvoiceIdInvalid(note.sourceid);
   const credited = await db<InvoiceRow>('invoices').where({ org_id: orgId, id: claim.id }).first();
-  if (!credited) {
-    const message = `Invoice ${claim.id} not found: a credit note credits an invoice of the organization`;
-    throw new AppError(400, 'not_found', message, [{ field: 'sourceid', message }]);
-  }
+  if (!credited) throw invoiceRefusals.creditedInvoiceNotFound(claim.id);
   const problem = creditLinkProblem({ invoicetype: note.invoicetype, partner_id: note.partner_id }, credited);
-  if (problem) {
-    const message = `Credit note cannot credit invoice ${claim.id}: ${problem.message}`;
-    throw new AppError(400, problem.code, message, [{ field: 'sourceid', message }]);
-  }
+  if (problem) throw invoiceRefusals.creditNoteLinkRefused(claim.id, problem);
   return { id: credited.id, invoicenumber: credited.invoicenumber, currency: credited.currency };
 }
 
@@ -48,8 +40,7 @@ export async function checkedCreditNoteLink(
 export function creditedCurrency(note: { currency?: string | null }, credited: CreditedInvoice): string | null {
   const decided = creditNoteCurrency({ currency: note.currency ?? null }, credited);
   if ('currency' in decided) return decided.currency;
-  const message = `currency: ${decided.problem}`;
-  throw validationFailed(message, [{ field: 'currency', message }]);
+  throw invoiceRefusals.creditNoteCurrencyRefused(decided.problem);
 }
 
 /**
@@ -106,16 +97,16 @@ export function creditableRefusal(
   if (room.fits) return null;
   if ('foreign' in room) {
     const others = validated.filter((v) => v.currency !== invoice.currency).map((v) => `${v.invoicenumber} (${v.currency})`);
-    return invalidState(
-      `Credit note ${note.invoicenumber} cannot be judged against invoice ${invoice.invoicenumber} (${invoice.currency}): ` +
-        `it is credited in another currency by ${others.join(', ')}`,
-    );
+    return invoiceRefusals.creditNoteCurrenciesMixed(note.invoicenumber, invoice.invoicenumber, invoice.currency, others);
   }
-  const message =
-    `Credit note ${note.invoicenumber} (${amountText(note.invoicetotal)}) would credit invoice ${invoice.invoicenumber} ` +
-    `beyond its total ${amountText(invoice.invoicetotal)}: ` +
-    `${amountText(room.credited)} is credited already, ${amountText(room.left)} is still creditable`;
-  return new AppError(400, 'credit_exceeds_invoice', message, [{ field: 'invoicetotal', message }]);
+  return invoiceRefusals.creditNoteExceedsInvoice(
+    note.invoicenumber,
+    amountText(note.invoicetotal),
+    invoice.invoicenumber,
+    amountText(invoice.invoicetotal),
+    amountText(room.credited),
+    amountText(room.left),
+  );
 }
 
 /**
@@ -168,5 +159,5 @@ export function restockRefusal(
     .filter((l) => l.quantity.greaterThan(0) && !notStocked.has(l.product_id));
   if (!returning.length) return null;
   const problems = restockProblems(credited.invoice.invoicenumber, returning, credited.delivered, credited.returned);
-  return problems.length ? validationFailed(problems.map((p) => p.message).join('; '), problems) : null;
+  return problems.length ? invoiceRefusals.restockRefused(problems) : null;
 }

@@ -17,13 +17,15 @@ import type { InvoiceRow } from './invoice.record';
  * accounting currency, both documents' paid amounts and statuses, `invoicing.payment.allocated` for
  * the partner ledger), in the validation's transaction. Once: the note was a draft under its lock, and
  * `settles_credited` admits one such allocation per note. `note`: the note as just posted (its entry
- * is in the books); `invoice`: the credited invoice, locked. Answers the note as settled.
+ * is in the books); `invoice`: the credited invoice, locked; `accounting`: the accounting currency
+ * of the settings the validation read held. Answers the note as settled.
  */
 export async function settleCreditedInvoice(
   trx: Knex.Transaction,
   ctx: { orgId: number },
   note: InvoiceRow,
   invoice: InvoiceRow,
+  accounting: string | null,
 ): Promise<{ note: InvoiceRow; allocation: AllocationRow | null }> {
   const decided = creditSettlement(
     { ...note, date: formatDate(note.invoicedatetime) as string },
@@ -31,7 +33,7 @@ export async function settleCreditedInvoice(
   );
   if (!decided) return { note, allocation: null };
   const documents = new Map([[invoice.id, invoice]]);
-  const worths = await bookedDocuments(trx, [invoice, note], await accountingPlaces(trx, ctx.orgId));
+  const worths = await bookedDocuments(trx, [invoice, note], accountingPlaces(accounting));
   const [allocation] = await bookAllocations(trx, {
     orgId: ctx.orgId,
     source: {

@@ -1,7 +1,7 @@
 import { formatDateTime } from '@bo/kernel';
-import { invalidState } from '@bo/runtime';
 import { cancelRefusal } from '../domain/status';
 import { eventRef, statusOf, type InvoiceRow } from './invoice.record';
+import { invoiceRefusals } from './invoice-refusals';
 
 /** What cancelling an invoice decides on: the invoice as locked, and the organization's day. */
 export type CancellationState = Pick<
@@ -17,7 +17,7 @@ export interface Cancellation {
 /** Whether the invoice may be cancelled on `today` (only a draft or proforma may), and what its cancellation stops. */
 export function decideCancellation(invoice: CancellationState, today: string): Cancellation {
   const refusal = cancelRefusal(statusOf(invoice, today));
-  if (refusal) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be cancelled: ${refusal}`);
+  if (refusal) throw invoiceRefusals.cancellationRefused(invoice.invoicenumber, refusal);
   return {
     stopRecurrence: invoice.recurring_enabled && (invoice.recurring_status === 'active' || invoice.recurring_status === 'paused'),
   };

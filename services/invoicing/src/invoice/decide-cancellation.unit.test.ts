@@ -38,6 +38,7 @@ describe('deciding a cancellation', () => {
   ] as const)('given an invoice %s, when cancelled, then it is refused as an invalid state', (status, reason) => {
     expect(() => decideCancellation({ ...draft, invoicestatus: status }, today)).toThrow(
       expect.objectContaining({
+        refusal: 'invoice.cancellationRefused',
         code: 'invalid_state',
         message: expect.stringContaining(`Invoice INV-0007 cannot be cancelled: ${reason}`),
       }),

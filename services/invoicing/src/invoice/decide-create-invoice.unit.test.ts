@@ -98,7 +98,11 @@ describe('deciding a new invoice', () => {
   it('given a due date before the invoice date, when decided, then it is refused naming invoicedue', () => {
     const req = request({ invoicedatetime: '2026-11-28T09:00:00', invoicedue: '2026-11-27' });
     expect(() => decideCreateInvoice(req, given(req), ctx)).toThrow(
-      expect.objectContaining({ code: 'validation_failed', errors: [expect.objectContaining({ field: 'invoicedue' })] }),
+      expect.objectContaining({
+        refusal: 'invoice.dueBeforeInvoiceDate',
+        code: 'validation_failed',
+        errors: [expect.objectContaining({ field: 'invoicedue' })],
+      }),
     );
   });
 

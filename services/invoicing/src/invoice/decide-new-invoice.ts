@@ -1,5 +1,4 @@
 import type { EnteredLine, LineTaxes, TaxDocument } from '@bo/kernel';
-import { validationFailed } from '@bo/runtime';
 import {
   computeDocumentTaxes,
   documentTaxColumns,
@@ -13,6 +12,7 @@ import {
 } from '@bo/billing';
 import { NUMBER_PREFIX } from '../domain/numbering';
 import type { InvoiceRow } from './invoice.record';
+import { invoiceRefusals } from './invoice-refusals';
 
 /**
  * A line to store: checked against the catalog first (create, add line, conversion) or copied from a
@@ -129,7 +129,7 @@ export function decideNewInvoice(
   const rateProblem = exchangeRateProblem(currency, header.exchange_rate, defaults.accounting_currency);
   const carried = header.converted_from_quotation_id != null || header.parent_id != null;
   if (rateProblem && carried) header.exchange_rate = null;
-  else if (rateProblem) throw validationFailed(rateProblem, [{ field: 'exchange_rate', message: rateProblem }]);
+  else if (rateProblem) throw invoiceRefusals.exchangeRateRefused(rateProblem);
   const allowances = asked ?? [];
   const context = taxContextFor(defaults, currency);
   const doc = computeInvoice({ currency, allowances_charges: allowances }, lines, context);

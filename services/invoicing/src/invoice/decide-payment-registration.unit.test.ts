@@ -1,34 +1,13 @@
 import { decidePaymentRegistration, rateWindow, type PaymentRegistrationState, type RegisterPaymentRequest } from './decide-registration';
 import type { InvoiceRow } from './invoice.record';
+import { openInvoiceRow } from './invoice-row.fixtures';
 
 /**
  * Registering a payment on one invoice, as the handler decides it from what its load read
  * (register-payment.handler.ts): an open customer invoice INV-0007 of 121.00 EUR dated 1 November,
  * 21.00 of it paid, at version 3, in an organization on UTC that books in EUR.
  */
-const invoice = {
-  id: 7,
-  org_id: 1,
-  invoicenumber: 'INV-0007',
-  invoicetype: 'invoiceout',
-  invoicestatus: 'open',
-  partner_id: 40,
-  invoicedatetime: new Date('2026-11-01T09:00:00Z'),
-  invoicedue: '2026-12-01',
-  invoicetotal: '121.00',
-  amount_paid: '21.00',
-  written_off_amount: '0.00',
-  currency: 'EUR',
-  exchange_rate: null,
-  tradeaccount: null,
-  chartofaccounts: null,
-  invoicejournal: null,
-  sourceid: null,
-  sourcenumber: null,
-  sourcetype: null,
-  paid_at: null,
-  version: 3,
-} as unknown as InvoiceRow;
+const invoice = openInvoiceRow();
 
 const now = new Date('2026-11-28T10:00:00.123Z');
 const given: PaymentRegistrationState = {
@@ -84,13 +63,17 @@ describe('registering a payment on an invoice', () => {
   it('given books locked up to 30 November, when a payment is dated then, then payment_date is refused before the invoice is looked for', () => {
     const locked = { ...given, settings: { ...given.settings!, lock_date: '2026-11-30' }, invoice: null };
     expect(() => decidePaymentRegistration(locked, pay('1', { payment_date: '2026-11-30' }), ctx)).toThrow(
-      expect.objectContaining({ code: 'validation_failed', errors: [expect.objectContaining({ field: 'payment_date' })] }),
+      expect.objectContaining({
+        refusal: 'invoice.lockDatePassed',
+        code: 'validation_failed',
+        errors: [expect.objectContaining({ field: 'payment_date' })],
+      }),
     );
   });
 
   it('given no invoice of that id, when paid, then it is not found', () => {
     expect(() => decidePaymentRegistration({ ...given, invoice: null }, pay('1'), ctx)).toThrow(
-      expect.objectContaining({ code: 'not_found' }),
+      expect.objectContaining({ refusal: 'invoice.invoiceNotFound', code: 'not_found' }),
     );
   });
 

@@ -1,19 +1,19 @@
 import type { EventDataOf, invoicing, ReplyOf, RequestOf } from '@bo/contracts';
-import { amountText, dec, formatDate, formatDateTime, localDate, toNumber, type DecimalLike } from '@bo/kernel';
-import { invalidState, notFound, validationFailed } from '@bo/runtime';
-import { nowIn, type OrganizationSettings } from '@bo/billing';
+import { amountText, dec, formatDateTime, localDate, toNumber, type DecimalLike } from '@bo/kernel';
+import type { OrganizationSettings } from '@bo/billing';
 import { dueOfDocument, minorUnitRefusal, paymentLines, settlementDirection, type BookedValue } from '../domain/cash';
 import { datedBeforeRefusal } from '../domain/dating';
-import { lockDateRefusal } from '../domain/lock-date';
 import { accountsFor, DEFAULT_PAYMENT_JOURNAL, tradeMove, type JournalLine } from '../domain/journal';
 import { canTakePayment } from '../domain/status';
-import { documentDated } from '../payment/dated';
+import { documentDated, paymentDay } from '../payment/dated';
 import { conversionOf, needsTableRate, rateOn, type PaymentConversion } from '../payment/payment-rate';
 import { documentStep } from '../payment/payment-values';
 import { bookedValue } from '../payment/payment.repository';
 import type { EntryHeader } from './journal.repository';
 import { journalAmount } from './journal.repository';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
+import { invoiceRefusals } from './invoice-refusals';
+import { paymentRefusals } from '../payment/payment-refusals';
 
 /**
  * Registering a payment on one invoice, load → decide → store (register-payment.handler.ts): what the
@@ -78,12 +78,9 @@ export function decidePaymentRegistration(
   req: RegisterPaymentRequest,
   ctx: { orgId: number; operationKey: string | null; userId: string | null; instant: Date },
 ): PaymentRegistrationPlan {
-  const today = nowIn(state.settings?.time_zone ?? null, ctx.instant).date;
-  const paymentDate = req.payment_date ?? today;
-  const locked = lockDateRefusal(formatDate(state.settings?.lock_date ?? null), paymentDate, 'payment_date', 'a payment');
-  if (locked) throw validationFailed(locked.message, [{ field: locked.field, message: locked.message }]);
+  const { today, paymentDate } = paymentDay(state.settings, req.payment_date, ctx.instant);
   const invoice = state.invoice;
-  if (!invoice) throw notFound('Invoice', req.id);
+  if (!invoice) throw invoiceRefusals.invoiceNotFound(req.id);
   const registration = decideRegistration({ invoice, today }, { amount: req.amount, date: paymentDate, journal: req.journal });
   const { journal, paidInFull } = registration;
   const accounting = state.settings?.default_currency ?? null;
@@ -213,19 +210,14 @@ export interface Registration {
 export function decideRegistration(state: RegistrationState, req: { amount: DecimalLike; date: string; journal?: string }): Registration {
   const { invoice } = state;
   const status = statusOf(invoice, state.today);
-  if (!canTakePayment(status)) {
-    throw invalidState(`A payment can only be registered on an open or overdue invoice; invoice ${invoice.invoicenumber} is ${status}`);
-  }
+  if (!canTakePayment(status)) throw invoiceRefusals.paymentOnUnpayableInvoice(invoice.invoicenumber, status);
   const unit = minorUnitRefusal('amount', req.amount, invoice.currency);
-  if (unit) throw validationFailed(unit.message, [{ field: unit.field, message: unit.message }]);
+  if (unit) throw paymentRefusals.amountFinerThanCurrency(unit);
   const early = datedBeforeRefusal('payment_date', req.date, 'a payment of it', [documentDated(invoice)]);
-  if (early) throw validationFailed(early.message, [{ field: early.field, message: early.message }]);
+  if (early) throw paymentRefusals.datedBeforeEarlier(early);
   // What is due as dunning and the write-off weigh it: the total less what is paid and written off.
   const due = dueOfDocument(invoice);
-  if (dec(req.amount).greaterThan(due)) {
-    const message = `Overpayment: amount ${amountText(req.amount)} exceeds the amount due ${amountText(due)} on invoice ${invoice.invoicenumber}`;
-    throw validationFailed(message, [{ field: 'amount', message }]);
-  }
+  if (dec(req.amount).greaterThan(due)) throw invoiceRefusals.overpayment(amountText(req.amount), amountText(due), invoice.invoicenumber);
   return {
     journal: req.journal?.trim() || DEFAULT_PAYMENT_JOURNAL,
     direction: settlementDirection(invoice.invoicetype),

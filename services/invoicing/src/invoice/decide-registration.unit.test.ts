@@ -42,26 +42,39 @@ describe('deciding a payment registration', () => {
     'given an invoice %s, when paid, then it is refused as an invalid state',
     (status) => {
       expect(() => decideRegistration({ ...open, invoice: { ...open.invoice, invoicestatus: status } }, on('1'))).toThrow(
-        expect.objectContaining({ code: 'invalid_state', message: expect.stringContaining(`invoice INV-0007 is ${status}`) }),
+        expect.objectContaining({
+          refusal: 'invoice.paymentOnUnpayableInvoice',
+          code: 'invalid_state',
+          message: expect.stringContaining(`invoice INV-0007 is ${status}`),
+        }),
       );
     },
   );
 
   it('given a EUR invoice, when paid in tenths of a cent, then amount is refused', () => {
     expect(() => decideRegistration(open, on('1.234'))).toThrow(
-      expect.objectContaining({ code: 'validation_failed', errors: [expect.objectContaining({ field: 'amount' })] }),
+      expect.objectContaining({
+        refusal: 'payment.amountFinerThanCurrency',
+        code: 'validation_failed',
+        errors: [expect.objectContaining({ field: 'amount' })],
+      }),
     );
   });
 
   it('given an invoice of 1 November, when paid on 31 October, then payment_date is refused', () => {
     expect(() => decideRegistration(open, on('1', { date: '2026-10-31' }))).toThrow(
-      expect.objectContaining({ code: 'validation_failed', errors: [expect.objectContaining({ field: 'payment_date' })] }),
+      expect.objectContaining({
+        refusal: 'payment.datedBeforeEarlier',
+        code: 'validation_failed',
+        errors: [expect.objectContaining({ field: 'payment_date' })],
+      }),
     );
   });
 
   it('given 100.00 due, when 100.01 is paid, then amount is refused as an overpayment', () => {
     expect(() => decideRegistration(open, on('100.01'))).toThrow(
       expect.objectContaining({
+        refusal: 'invoice.overpayment',
         code: 'validation_failed',
         errors: [{ field: 'amount', message: expect.stringContaining('Overpayment: amount 100.01 exceeds the amount due 100.00') }],
       }),

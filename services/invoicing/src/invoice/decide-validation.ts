@@ -1,9 +1,9 @@
 import type { partners } from '@bo/contracts';
 import { dec, formatDate, invoicePaymentReference, Money, toNumber, type Dec, type LineTaxes, type TaxDocument } from '@bo/kernel';
-import { invalidState, validationFailed } from '@bo/runtime';
 import {
   documentTaxColumns,
   lineAmountColumns,
+  partiesToStore,
   taxContextFor,
   taxParties,
   type DocumentParties,
@@ -19,6 +19,7 @@ import { computeInvoice } from './invoice.writer';
 import { invoiceParties, type IssuedParties } from './issued-snapshot';
 import type { EntryHeader } from './journal.repository';
 import { selfAssessed } from './taxes';
+import { invoiceRefusals } from './invoice-refusals';
 
 /** What validating a draft asks of other services before its transaction (validationFacts). */
 export interface ValidationFacts {
@@ -114,13 +115,11 @@ export function needsTableRate(invoice: Pick<InvoiceRow, 'exchange_rate'>, curre
 export function draftRefusal(draft: ValidationDraft, invoiceDate: string) {
   const { invoice } = draft;
   const locked = lockDateRefusal(draft.lockDate, invoiceDate, draft.dateField ?? 'lock_date', draft.named);
-  if (locked) return validationFailed(locked.message, [{ field: locked.field, message: locked.message }]);
+  if (locked) return invoiceRefusals.lockDatePassed(locked);
   if (invoice.invoicestatus !== 'draft' && invoice.invoicestatus !== 'proforma') {
-    return invalidState(
-      `Invoice ${invoice.invoicenumber} cannot be validated: it is ${statusOf(invoice, draft.today)}; only draft or proforma invoices can be validated`,
-    );
+    return invoiceRefusals.validationOfIssued(invoice.invoicenumber, statusOf(invoice, draft.today));
   }
-  if (draft.lines.length === 0) return invalidState(`Invoice ${invoice.invoicenumber} cannot be validated: it has no lines`);
+  if (draft.lines.length === 0) return invoiceRefusals.validationWithoutLines(invoice.invoicenumber);
   return null;
 }
 
@@ -239,9 +238,7 @@ function conversionOf(
   if (currency === null || accounting === null || currency === accounting) return null;
   if (invoice.exchange_rate !== null) return { rate: invoice.exchange_rate, currency: accounting, taken: false };
   if (tableRate === null) {
-    const day = formatDate(invoice.invoicedatetime) as string;
-    const message = `the invoice is in ${currency} and the organization books in ${accounting}: give exchange_rate (${accounting} per 1 ${currency}), or set a rate for ${currency} on or before ${day} (/invoicing/exchangerates)`;
-    throw validationFailed(message, [{ field: 'exchange_rate', message }]);
+    throw invoiceRefusals.exchangeRateMissing(currency, accounting, formatDate(invoice.invoicedatetime) as string);
   }
   return { rate: tableRate, currency: accounting, taken: true };
 }
@@ -250,4 +247,31 @@ function conversionOf(
 function accountingTotal(payable: Dec, currency: string | null, conversion: Conversion | null, accounting: string | null): Dec {
   if (!conversion || currency === null || accounting === null) return payable;
   return Money.of(payable, currency).convert(conversion.rate, accounting).amount;
+}
+
+/**
+ * What a validation's load draws besides what it decides on: the id of the journal entry it posts,
+ * the transaction's timestamp (what the store's `now()` writes), and the version the invoice takes
+ * from this transaction's change (the trigger counts one per transaction: migration 017).
+ */
+export interface ValidationDrawn {
+  entryId: number;
+  now: Date;
+  version: number;
+}
+
+/**
+ * The invoice as a validation leaves it (storeValidation), pure: its issued columns, stamped at the
+ * transaction's time, at the version the transaction gives it.
+ */
+export function postedInvoice(invoice: InvoiceRow, effects: ValidationEffects, drawn: ValidationDrawn): InvoiceRow {
+  return {
+    ...invoice,
+    ...(effects.invoice as Partial<InvoiceRow>),
+    issued_parties: partiesToStore(effects.issuedParties).kept,
+    validated_at: drawn.now,
+    paid_at: effects.settled ? drawn.now : invoice.paid_at,
+    updated_at: drawn.now,
+    version: drawn.version,
+  };
 }

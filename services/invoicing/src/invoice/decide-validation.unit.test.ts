@@ -1,7 +1,7 @@
 import type { organization, partners } from '@bo/contracts';
 import type { CreditExposure } from './credit-limit-check';
 import type { CreditedFacts } from './credit-note-link';
-import { decideValidation, needsTableRate, validationCurrency, type ValidationState } from './decide-validation';
+import { decideValidation, needsTableRate, postedInvoice, validationCurrency, type ValidationState } from './decide-validation';
 import type { InvoiceRow, LineRow } from './invoice.record';
 
 const profile = {
@@ -165,6 +165,20 @@ describe('deciding a validation', () => {
     expect(effects.settled).toBe(true);
   });
 
+  it('given a decided validation, when the invoice is told as posted, then it has its issued columns, the transaction’s time and the version the load drew', () => {
+    const now = new Date('2026-11-28T10:00:00.123Z');
+    const state = given();
+    const posted = postedInvoice(state.invoice, decideValidation(state), { entryId: 900, now, version: 4 });
+    expect(posted).toMatchObject({ id: 5, invoicenumber: 'INV-00005', invoicestatus: 'open', invoicetotal: '120.00', subtotal: '100.00' });
+    expect(posted).toMatchObject({ validated_at: now, updated_at: now, version: 4, paid_at: undefined });
+    expect(posted.issued_parties).toMatchObject({ seller: { name: 'Seller Ltd' }, buyer: { name: 'Buyer Inc' } });
+    const free = given({ lines: [line({ price: '0' })] });
+    expect(postedInvoice(free.invoice, decideValidation(free), { entryId: 901, now, version: 2 })).toMatchObject({
+      invoicestatus: 'paid',
+      paid_at: now,
+    });
+  });
+
   describe('refusals', () => {
     it('given books locked up to the invoice date, when validated, then it is refused on lock_date', () => {
       expect(() => decideValidation(given({ lockDate: '2026-11-20' }))).toThrow(
@@ -180,6 +194,7 @@ describe('deciding a validation', () => {
         thrown = err;
       }
       expect(thrown).toMatchObject({
+        refusal: 'invoice.lockDatePassed',
         code: 'validation_failed',
         errors: [
           { field: 'as_of', message: expect.stringContaining('the fee invoice of INV-00004, level 2 dated 2026-11-20 cannot be posted') },

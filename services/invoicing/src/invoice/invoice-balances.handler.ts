@@ -1,7 +1,7 @@
 import { invoicing, type RequestOf } from '@bo/contracts';
 import { formatDate, toNumber } from '@bo/kernel';
 import { handler, type Knex } from '@bo/runtime';
-import { organizationToday } from '@bo/billing';
+import { readSettings } from '@bo/billing';
 import { dueOf, statusOf, toLineRecord } from './invoice.record';
 import { entriesOfInvoice, inSnapshot, linesOf, readInvoice, type InvoiceEntryRow } from './invoice.repository';
 
@@ -25,7 +25,7 @@ async function balancesView(db: Knex, req: RequestOf<typeof invoicing.invoiceBal
     payment_reference: invoice.payment_reference,
     payment_state: invoice.payment_state,
     invoicetype: invoice.invoicetype,
-    invoicestatus: statusOf(invoice, await organizationToday(db, orgId)),
+    invoicestatus: statusOf(invoice, (await readSettings(db, orgId)).today()),
     invoicetotal: toNumber(invoice.invoicetotal),
     amount_paid: toNumber(invoice.amount_paid),
     due_amount: dueOf(invoice),

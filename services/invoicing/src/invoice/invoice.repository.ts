@@ -1,11 +1,9 @@
 import type { invoicing, RequestOf } from '@bo/contracts';
 import { parseCreditorReference } from '@bo/kernel';
 import {
-  duplicate,
   isUniqueViolation,
   likeContains,
   nextNumberCtes,
-  notFound,
   NumberRace,
   pendingNumber,
   selectPage,
@@ -15,6 +13,7 @@ import {
 import { addDays } from '../domain/recurrence';
 import type { NewInvoicePlan } from './decide-new-invoice';
 import type { InvoiceRow, LineRow } from './invoice.record';
+import { invoiceRefusals } from './invoice-refusals';
 
 /**
  * Where paying an invoice stands (`payment_state`, docs/invoicing.md "Payment state"), the one copy
@@ -41,7 +40,7 @@ export async function readInvoice(db: Knex, orgId: number, id: number): Promise<
     .where({ 'i.org_id': orgId, 'i.id': id })
     .select('i.*', db.raw(`${paymentStateSql('i')} as payment_state`))
     .first()) as InvoiceReadRow | undefined;
-  if (!row) throw notFound('Invoice', id);
+  if (!row) throw invoiceRefusals.invoiceNotFound(id);
   return row;
 }
 
@@ -49,7 +48,7 @@ export async function readInvoice(db: Knex, orgId: number, id: number): Promise<
 export async function findInvoice(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<InvoiceRow> {
   const query = db<InvoiceRow>('invoices').where({ org_id: orgId, id }).first();
   const row = await (opts.lock ? query.forUpdate() : query);
-  if (!row) throw notFound('Invoice', id);
+  if (!row) throw invoiceRefusals.invoiceNotFound(id);
   return row;
 }
 
@@ -59,6 +58,14 @@ export async function findInvoiceIfAny(db: Knex, orgId: number, id: number): Pro
 }
 
 /** The invoice a quotation was converted into (`converted_from_quotation_id`), if it was, with its payment state. */
+/** SQL of the id of the invoice the quotation was converted to (null: none), for a read that takes it beside its own (readDocumentParty). */
+export function conversionIdOf(orgId: number, quotationId: number): { sql: string; bindings: Knex.RawBinding[] } {
+  return {
+    sql: '(select i.id from invoices i where i.org_id = ?::int and i.converted_from_quotation_id = ?::int)',
+    bindings: [orgId, quotationId],
+  };
+}
+
 export async function findConversionOf(db: Knex, orgId: number, quotationId: number): Promise<InvoiceReadRow | undefined> {
   return (await db('invoices as i')
     .where({ 'i.org_id': orgId, 'i.converted_from_quotation_id': quotationId })
@@ -199,7 +206,7 @@ function quoted(name: string): string {
 }
 
 export function duplicateNumber(invoicenumber: string) {
-  return duplicate(`Invoice number ${invoicenumber} already exists`, 'invoicenumber');
+  return invoiceRefusals.invoiceNumberTaken(invoicenumber);
 }
 
 /** Stores one line of an invoice (its columns: invoice.writer.ts lineColumns); answers it as stored. */

@@ -20,25 +20,16 @@ export interface EntryHeader {
 
 /**
  * The common table expressions that store a journal entry (`entry`, returning its id) and its
- * lines (`posted`), for a statement to go on from. `drawn` names SQL for ids drawn beforehand in the
- * same statement (the entry's own, its payment's), so an entry and the payment it belongs to can name
- * each other as they go in.
+ * lines (`posted`), for a statement to go on from.
  */
-export function entryCtes(
-  entry: EntryHeader,
-  lines: JournalLine[],
-  drawn: { id: string; payment_id: string } | null = null,
-): { sql: string; bindings: Knex.Value[] } {
+export function entryCtes(entry: EntryHeader, lines: JournalLine[]): { sql: string; bindings: Knex.Value[] } {
   const header = entryHeader(entry, lines);
-  if (drawn) delete header['payment_id'];
   const columns = Object.keys(header).filter((c) => header[c] !== undefined);
-  const drawnColumns = drawn ? ['id', 'payment_id'] : [];
   return {
-    sql: `entry as (insert into journal_entries (${[...drawnColumns, ...columns].map(() => '??').join(', ')}) values (${[
-      ...(drawn ? [drawn.id, drawn.payment_id] : []),
-      ...columns.map(() => '?'),
-    ].join(', ')}) returning id)${lines.length ? `, posted as (${linesInsert('entry.id', 'entry, ', lines)})` : ''}`,
-    bindings: [...drawnColumns, ...columns, ...columns.map((c) => header[c] as Knex.Value), ...lineBindings(lines)],
+    sql: `entry as (insert into journal_entries (${columns.map(() => '??').join(', ')}) values (${columns.map(() => '?').join(', ')}) returning id)${
+      lines.length ? `, posted as (${linesInsert('entry.id', 'entry, ', lines)})` : ''
+    }`,
+    bindings: [...columns, ...columns.map((c) => header[c] as Knex.Value), ...lineBindings(lines)],
   };
 }
 

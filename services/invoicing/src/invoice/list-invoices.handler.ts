@@ -1,25 +1,22 @@
 import { invoicing, type RequestOf } from '@bo/contracts';
 import { dec, formatDateTime, toNumber } from '@bo/kernel';
-import { handler, paginationOf, validationFailed, type Knex } from '@bo/runtime';
-import { organizationToday } from '@bo/billing';
+import { handler, paginationOf, type Knex } from '@bo/runtime';
+import { reportRefusals } from '../report/report-refusals';
+import { readSettings } from '@bo/billing';
 import { dueOf, statusOf, toLineRecord } from './invoice.record';
 import { inSnapshot, invoicePage, linesOf } from './invoice.repository';
+import { invoiceRefusals } from './invoice-refusals';
 
 export const listInvoicesHandler = handler(invoicing.listInvoices, async (req, ctx) => {
-  if (req.date_from && req.date_to && req.date_from > req.date_to) {
-    throw validationFailed('date_from must not be after date_to', [{ field: 'date_from', message: 'date_from must not be after date_to' }]);
-  }
-  if (req.amount_min !== undefined && req.amount_max !== undefined && dec(req.amount_min).greaterThan(dec(req.amount_max))) {
-    throw validationFailed('amount_min must not be more than amount_max', [
-      { field: 'amount_min', message: 'amount_min must not be more than amount_max' },
-    ]);
-  }
+  if (req.date_from && req.date_to && req.date_from > req.date_to) throw reportRefusals.dateFromAfterDateTo();
+  if (req.amount_min !== undefined && req.amount_max !== undefined && dec(req.amount_min).greaterThan(dec(req.amount_max)))
+    throw invoiceRefusals.amountRangeReversed();
   // One snapshot, so the page, its total_items and its lines agree.
   return inSnapshot(ctx.db, (db) => listPage(db, req, ctx.orgId));
 });
 
 async function listPage(db: Knex, req: RequestOf<typeof invoicing.listInvoices>, orgId: number) {
-  const now = await organizationToday(db, orgId);
+  const now = (await readSettings(db, orgId)).today();
   const { rows, total } = await invoicePage(db, orgId, req, req, now);
   const lines = req.include_items
     ? await linesOf(

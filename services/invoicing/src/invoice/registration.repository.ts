@@ -1,9 +1,9 @@
 import { storeWithCommit, type Knex } from '@bo/runtime';
-import { keepSettingsRead, type OrganizationSettings } from '@bo/billing';
-import { bookedQuery, paymentParts, settlementPart } from '../payment/payment.repository';
+import { HELD_SETTINGS_JSON, type OrganizationSettings } from '@bo/billing';
+import { bookedQuery, paymentParts, ratesInWindowQuery, settlementPart } from '../payment/payment.repository';
 import type { PaymentRegistrationPlan, PaymentRegistrationState } from './decide-registration';
 import type { InvoiceRow } from './invoice.record';
-import { SETTINGS_THEN_INVOICE_LOCKED, exactJson } from './validation.repository';
+import { SETTINGS_THEN_INVOICE_LOCKED } from './validation.repository';
 
 /**
  * Everything registering a payment decides on, in one statement: the organization's settings read
@@ -13,8 +13,8 @@ import { SETTINGS_THEN_INVOICE_LOCKED, exactJson } from './validation.repository
  * transaction's timestamp, which the store's `now()` writes too. The invoice's own row is the one
  * locked, however long the lock took; what its entry booked is read in the statement's snapshot,
  * taken before that wait, so when the locked row is newer than the one the snapshot sees (its
- * validation committed meanwhile) it is read again. The settings stay read for the rest of the
- * transaction (keepSettingsRead).
+ * validation committed meanwhile) it is read again. The settings read held are the registration's
+ * only reading of them (`settings`).
  */
 export async function loadRegistration(
   trx: Knex.Transaction,
@@ -24,20 +24,13 @@ export async function loadRegistration(
 ): Promise<PaymentRegistrationState> {
   const { rows } = await trx.raw<{ rows: LoadedRow[] }>(
     `${SETTINGS_THEN_INVOICE_LOCKED}
-     select (select ${exactJson('h', ['org_id', 'version', 'books_version'])} from held h) as settings_held,
+     select ${HELD_SETTINGS_JSON} as settings_held,
             case when locked.id is not null then nextval(pg_get_serial_sequence('journal_entries', 'id'))::int end as drawn_entry_id,
             case when locked.id is not null then nextval(pg_get_serial_sequence('payments', 'id'))::int end as drawn_payment_id,
             now() as loaded_at,
             locked.locked_version is distinct from locked.seen_version as waited,
             (select b.booked from (${bookedQuery('e.invoice_id = locked.id')}) b where locked.exchange_rate is not null) as entry_booked,
-            (select coalesce(jsonb_agg(jsonb_build_object('date', r.rate_date, 'rate', r.rate::text)), '[]')
-               from exchange_rates r join held h on r.accounting_currency = h.default_currency
-              where r.org_id = locked.org_id and r.currency = locked.currency and r.currency <> h.default_currency
-                and r.rate_date <= ?::date
-                and r.rate_date >= coalesce((select max(x.rate_date) from exchange_rates x
-                                              where x.org_id = r.org_id and x.currency = r.currency
-                                                and x.accounting_currency = r.accounting_currency and x.rate_date <= ?::date),
-                                            '-infinity'::date)) as table_rates,
+            ${ratesInWindowQuery('locked.org_id', 'locked.currency')} as table_rates,
             locked.*
        from (select 1) as one left join locked on true`,
     [orgId, orgId, id, rateDates.to, rateDates.from],
@@ -54,7 +47,6 @@ export async function loadRegistration(
     seen_version: _seen,
     ...invoice
   } = rows[0] as LoadedRow;
-  keepSettingsRead(trx, orgId, settings ?? undefined, true);
   if (invoice.id === null) return { settings, invoice: null, booked: null, rates, ids: { entryId: 0, paymentId: 0 }, now };
   const current =
     waited && invoice.exchange_rate !== null

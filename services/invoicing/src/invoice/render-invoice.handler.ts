@@ -1,7 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import { EInvoiceRefused, refusalBody, renderDocument } from '@bo/documents';
 import { formatDate, formatDateTime } from '@bo/kernel';
-import { AppError, handler, type HandlerContext, type Knex } from '@bo/runtime';
+import { handler, type HandlerContext, type Knex } from '@bo/runtime';
 import { currentParties } from '@bo/billing';
 import { accountingCurrency, findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import { invoiceDocument, type InvoiceDocumentInput } from './invoice-document';
@@ -9,6 +9,7 @@ import { findInvoice, findInvoiceIfAny, inSnapshot, linesOf } from './invoice.re
 import type { InvoiceRow } from './invoice.record';
 import { issuedFile, keepIssuedFile, type IssuedFile } from './issued-files';
 import { freezeIssuedParties, invoiceParties, isIssued, issuedParties, type IssuedParties } from './issued-snapshot';
+import { invoiceRefusals } from './invoice-refusals';
 
 /**
  * `/invoicing/getinvoice` with a `format`: the invoice as a file (docs/documents.md). The invoice is
@@ -61,7 +62,7 @@ export const renderInvoiceHandler = handler(invoicing.renderInvoice, async (req,
       isIssued(invoice) && err.missing.length > 0
         ? `An e-invoice needs ${(body.errors ?? []).map((e) => e.field).join(', ')}, which were not set when it was validated: an issued invoice keeps the parties it was validated with, so credit it and issue a new one once they are set`
         : body.message;
-    throw new AppError(400, body.code, `Invoice ${invoice.invoicenumber}: ${message}`, body.errors);
+    throw invoiceRefusals.eInvoiceRefused(invoice.invoicenumber, body, message);
   }
 });
 

@@ -1,7 +1,7 @@
 import { dec, type Dec, type TaxDocument, type TaxDocumentInput } from '@bo/kernel';
-import { validationFailed } from '@bo/runtime';
 import { documentTaxInput, type StoredAllowanceCharge, type TaxContext, type TaxedLine } from '@bo/billing';
 import type { InvoiceRow } from './invoice.record';
+import { invoiceRefusals } from './invoice-refusals';
 
 /**
  * An invoice's stored rows as the kernel's tax calculation reads them (docs/invoicing.md, "Taxes and
@@ -60,6 +60,6 @@ export function selfAssessed(
     if (a.tax_category === 'AE')
       add(allowances[k]?.reverse_charge_rate, a.charge ? a.amount : a.amount.neg(), `allowances_charges.${k}.reverse_charge_rate`);
   });
-  if (errors.length) throw validationFailed(errors.map((e) => e.message).join('; '), errors);
+  if (errors.length) throw invoiceRefusals.reverseChargeRatesRefused(errors);
   return [...byRate.values()];
 }

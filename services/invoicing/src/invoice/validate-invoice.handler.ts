@@ -1,7 +1,7 @@
 import { invoicing } from '@bo/contracts';
 import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import { handler, notFound, recordEvent, type ApplyContext, type HandlerContext, type Knex } from '@bo/runtime';
-import { currentParties, organizationSettings, organizationTaxPolicy, organizationToday } from '@bo/billing';
+import { handler, recordEvent, type ApplyContext, type HandlerContext, type Knex, type StoreMoment } from '@bo/runtime';
+import { currentParties } from '@bo/billing';
 import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import { loadCreditExposure } from './credit-limit-check';
 import { loadCreditedFacts, lockCreditedInvoice, productsNotStocked } from './credit-note-link';
@@ -10,13 +10,16 @@ import {
   decideValidation,
   draftRefusal,
   needsTableRate,
+  postedInvoice,
   validationCurrency,
+  type ValidationDrawn,
   type ValidationFacts,
   type ValidationState,
 } from './decide-validation';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { findInvoice } from './invoice.repository';
 import { loadDraft, storeValidation } from './validation.repository';
+import { invoiceRefusals } from './invoice-refusals';
 
 export type { ValidationFacts } from './decide-validation';
 
@@ -36,7 +39,7 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
   // own is written before.
   readOnlyGather: true,
   apply: async (req, ctx, facts) => {
-    const invoice = await postInvoice(ctx, req.id, facts, `invoice ${facts.number}`);
+    const invoice = await postInvoice(ctx, req.id, facts, `invoice ${facts.number}`, { store: 'with commit' });
     return { message: `Invoice ${invoice.invoicenumber} validated successfully`, invoice };
   },
 });
@@ -55,7 +58,7 @@ export async function validationFacts(
 ): Promise<ValidationFacts> {
   const checksCredit = needsCreditCheck(draft.invoicetype, overrideCreditLimit);
   const parties = await currentParties(ctx, draft.partner_id, { credit: checksCredit });
-  if (checksCredit && !parties.credit) throw notFound('Partner', draft.partner_id);
+  if (checksCredit && !parties.credit) throw invoiceRefusals.partnerNotFound(draft.partner_id);
   const notStocked = [...(await productsNotStocked(ctx, draft, catalogLines))];
   return { checksCredit, parties, notStocked, invoiceDate: formatDate(draft.invoicedatetime) as string };
 }
@@ -68,12 +71,24 @@ export async function validationFacts(
  * settings held, the draft locked with its lines, and only for the drafts that need them the
  * credited invoice, the organization's rate and the partner's credit exposure (loadValidation);
  * decideValidation; then one statement for the posting (storeValidation), the events, and a credit
- * note's settlement of its invoice. The posted invoice as the validate operation answers it.
+ * note's settlement of its invoice. The posting goes with the statement that commits when the caller
+ * says nothing more in its transaction reads it (`store: 'with commit'`, the validate operation) and
+ * the draft is no credit note, whose settlement reads it; else it is written at once. The posted
+ * invoice as the validate operation answers it.
  */
-export async function postInvoice(ctx: ApplyContext, id: number, facts: ValidationFacts, named: string, dateField?: string) {
-  const state = await loadValidation(ctx.db, ctx.orgId, id, facts, named, dateField);
+export async function postInvoice(
+  ctx: ApplyContext,
+  id: number,
+  facts: ValidationFacts,
+  named: string,
+  opts: { dateField?: string; store?: StoreMoment } = {},
+) {
+  const { state, drawn } = await loadValidation(ctx.db, ctx.orgId, id, facts, named, opts.dateField);
   const effects = decideValidation(state);
-  const { row: posted, journalEntryId } = await storeValidation(ctx.db, state.invoice, effects);
+  const store = opts.store === 'with commit' && !state.credited ? 'with commit' : 'at once';
+  await storeValidation(ctx.db, state.invoice, effects, drawn.entryId, store);
+  const posted = postedInvoice(state.invoice, effects, drawn);
+  const journalEntryId = drawn.entryId;
   await recordEvent(ctx.db, invoicing.invoiceValidated, ctx.orgId, {
     ...eventRef(posted),
     journal_entry_id: journalEntryId,
@@ -105,7 +120,9 @@ export async function postInvoice(ctx: ApplyContext, id: number, facts: Validati
     });
   // A credit note settles the invoice it credits first; only the rest is credit. After the note's
   // own event, so the partner ledger reads the note before the allocation that uses it.
-  const answered = state.credited ? (await settleCreditedInvoice(ctx.db, ctx, posted, state.credited.invoice)).note : posted;
+  const answered = state.credited
+    ? (await settleCreditedInvoice(ctx.db, ctx, posted, state.credited.invoice, state.policy.accounting_currency)).note
+    : posted;
   return {
     id: posted.id,
     invoicenumber: posted.invoicenumber,
@@ -132,21 +149,20 @@ async function loadValidation(
   facts: ValidationFacts,
   named: string,
   dateField?: string,
-): Promise<ValidationState> {
-  const { invoice, lines } = await loadDraft(trx, orgId, id);
-  // Read with the draft (loadDraft): no statement of their own.
-  const settings = await organizationSettings(trx, orgId);
+): Promise<{ state: ValidationState; drawn: ValidationDrawn }> {
+  // The settings are read held with the draft (loadDraft): no statement of their own.
+  const { settings, invoice, lines, drawn } = await loadDraft(trx, orgId, id);
   const draft = {
     invoice,
     lines,
-    lockDate: formatDate(settings?.lock_date ?? null),
-    today: await organizationToday(trx, orgId),
+    lockDate: formatDate(settings.row?.lock_date ?? null),
+    today: settings.today(),
     named,
     ...(dateField ? { dateField } : {}),
   };
-  const policy = await organizationTaxPolicy(trx, orgId);
+  const policy = settings.taxPolicy;
   const state: ValidationState = { ...draft, facts, policy, credited: null, tableRate: null, exposure: null };
-  if (draftRefusal(draft, facts.invoiceDate)) return state;
+  if (draftRefusal(draft, facts.invoiceDate)) return { state, drawn };
   const creditedInvoice = await lockCreditedInvoice(trx, invoice);
   if (creditedInvoice) state.credited = await loadCreditedFacts(trx, invoice, creditedInvoice);
   const currency = validationCurrency(invoice, state.credited, facts.parties);
@@ -159,7 +175,7 @@ async function loadValidation(
       today: facts.invoiceDate,
     });
   }
-  return state;
+  return { state, drawn };
 }
 
 /** Only a sale is checked against the partner's credit, and only unless the caller overrides it. */

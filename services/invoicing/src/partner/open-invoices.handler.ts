@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { handler } from '@bo/runtime';
-import { countOpenUnderFence, organizationToday } from '@bo/billing';
+import { countOpenUnderFence, readSettings } from '@bo/billing';
 import { statusOf } from '../invoice/invoice.record';
 import { openDocumentsOf } from './open-documents.repository';
 
@@ -11,7 +11,7 @@ const LISTED = 20;
  * proforma, or posted with something still due) and recurring contracts still billing it (active).
  */
 export const openInvoicesHandler = handler(invoicing.partnerOpenInvoices, async (req, ctx) => {
-  const today = await organizationToday(ctx.db, ctx.orgId);
+  const today = (await readSettings(ctx.db, ctx.orgId)).today();
   // With fence_ms (a delete about to commit) and none open, new invoices for it wait for the delete's outcome.
   return countOpenUnderFence(ctx.db, ctx.orgId, req.partner_id, req.fence_ms, async (db) => {
     const { openRows, openCount, contractRows, contractCount } = await openDocumentsOf(db, ctx.orgId, req.partner_id, LISTED);

@@ -29,7 +29,7 @@ import { journalAmount } from '../invoice/journal.repository';
  */
 export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (req, ctx) => {
   const db = ctx.db;
-  const { today, date } = await openCustomerCreditApplication(db, ctx.orgId, req, {
+  const { settings, today, date } = await openCustomerCreditApplication(db, ctx.orgId, req, {
     field: 'allocation_date',
     value: req.allocation_date,
     what: 'an allocation',
@@ -73,7 +73,7 @@ export const allocatePaymentHandler = handler(invoicing.allocatePayment, async (
 
   // The credit is used up at its source's worth, each document cleared at its own (docs/invoicing.md
   // "Payments in another currency").
-  const places = await accountingPlaces(db, ctx.orgId);
+  const places = accountingPlaces(settings.taxPolicy.accounting_currency);
   const worths = await bookedDocuments(db, [...documents.values(), ...(note ? [note] : [])], places);
   const value = payment
     ? { item: paymentValue(payment, places), used: dec(payment.allocated).plus(dec(payment.refunded)) }

@@ -1,5 +1,4 @@
 import { toNumber } from '@bo/kernel';
-import { invalidState } from '@bo/runtime';
 import { dueOfDocument, writeOffLines, writeOffRefusal, type BookedValue, type SettleableDocument } from '../domain/cash';
 import { datedBeforeRefusal } from '../domain/dating';
 import { accountsFor, tradeMove, type JournalLine } from '../domain/journal';
@@ -7,7 +6,7 @@ import type { InvoiceRow } from '../invoice/invoice.record';
 import { journalAmount } from '../invoice/journal.repository';
 import { documentDated } from './dated';
 import { settledView } from './payment.record';
-import { refuseField } from './payment-refusals';
+import { paymentRefusals } from './payment-refusals';
 import { documentStep } from './payment-values';
 
 /** What writing off an invoice decides on, read under the invoice's lock (write-off-invoice.handler.ts). */
@@ -35,9 +34,9 @@ export interface WriteOff {
 export function decideWriteOff(state: WriteOffState, date: string): WriteOff {
   const { invoice } = state;
   const refusal = writeOffRefusal(invoice, state.today);
-  if (refusal) throw invalidState(`Invoice ${invoice.invoicenumber} cannot be written off: ${refusal}`);
+  if (refusal) throw paymentRefusals.writeOffRefused(invoice.invoicenumber, refusal);
   const early = datedBeforeRefusal('write_off_date', date, 'a write-off', [documentDated(invoice)]);
-  if (early) refuseField(early.field, early.message);
+  if (early) throw paymentRefusals.datedBeforeEarlier(early);
   const amount = journalAmount(dueOfDocument(invoice));
   const accounts = accountsFor(invoice.invoicetype, invoice);
   return {

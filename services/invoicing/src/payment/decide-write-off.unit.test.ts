@@ -74,13 +74,14 @@ describe('deciding a write-off', () => {
     ['an invoice with nothing due', { amount_paid: '121.00' }, 'nothing is due'],
   ])('given %s, when written off, then it is refused as an invalid state', (_, change, reason) => {
     expect(() => decideWriteOff({ ...open, invoice: { ...open.invoice, ...change } }, '2026-11-28')).toThrow(
-      expect.objectContaining({ code: 'invalid_state', message: expect.stringContaining(reason) }),
+      expect.objectContaining({ refusal: 'payment.writeOffRefused', code: 'invalid_state', message: expect.stringContaining(reason) }),
     );
   });
 
   it('given a date before the invoice, when written off, then write_off_date is refused', () => {
     expect(() => decideWriteOff(open, '2026-10-31')).toThrow(
       expect.objectContaining({
+        refusal: 'payment.datedBeforeEarlier',
         code: 'validation_failed',
         errors: [{ field: 'write_off_date', message: expect.stringContaining('date it on or after 2026-11-01') }],
       }),

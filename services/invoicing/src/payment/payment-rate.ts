@@ -1,6 +1,8 @@
 import { dec, minorUnit, roundTo, type DecimalLike } from '@bo/kernel';
-import { validationFailed, type Knex } from '@bo/runtime';
-import { accountingCurrency, findExchangeRate } from '../exchange-rate/exchange-rate.repository';
+import { type Knex } from '@bo/runtime';
+import { paymentRefusals } from './payment-refusals';
+import type { SettingsReading } from '@bo/billing';
+import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 
 /** How a payment is posted: the rate (null: as it is) and its amount's worth in the accounting currency. */
 export interface PaymentConversion {
@@ -16,10 +18,16 @@ export interface PaymentConversion {
  * given other than 1 is refused, as on a document). Otherwise: the rate given, else the rate table's
  * for its currency on the payment date (the latest on or before it), else the rate the documents it
  * settles share, so a payment of one foreign invoice realizes no difference when nobody says the rate
- * moved; with none of these it is refused on `exchange_rate`.
+ * moved; with none of these it is refused on `exchange_rate`. The accounting currency is the one of
+ * the settings the posting read held.
  */
-export async function paymentConversion(db: Knex, orgId: number, payment: PaymentToConvert): Promise<PaymentConversion> {
-  const accounting = await accountingCurrency(db, orgId);
+export async function paymentConversion(
+  db: Knex,
+  orgId: number,
+  settings: SettingsReading,
+  payment: PaymentToConvert,
+): Promise<PaymentConversion> {
+  const accounting = settings.taxPolicy.accounting_currency;
   return conversionOf(accounting, payment, await tableRate(db, orgId, accounting, payment));
 }
 
@@ -58,9 +66,10 @@ export function conversionOf(accounting: string | null, payment: PaymentToConver
 export async function cashRate(
   db: Knex,
   orgId: number,
+  settings: SettingsReading,
   cash: { currency: string | null; date: string; given: DecimalLike | undefined; what: string },
 ): Promise<{ accounting: string | null; places: number; rate: string | null | undefined }> {
-  const accounting = await accountingCurrency(db, orgId);
+  const accounting = settings.taxPolicy.accounting_currency;
   return { accounting, ...rateOf(accounting, cash, await tableRate(db, orgId, accounting, cash)) };
 }
 
@@ -112,8 +121,8 @@ export function atRate(amount: DecimalLike, rate: DecimalLike, places: number): 
 }
 
 /** The decimals amounts of the accounting currency are rounded to (2 while the organization has none on record). */
-export async function accountingPlaces(db: Knex, orgId: number): Promise<number> {
-  return placesOf(await accountingCurrency(db, orgId));
+export function accountingPlaces(accounting: string | null): number {
+  return placesOf(accounting);
 }
 
 function placesOf(accounting: string | null): number {
@@ -129,5 +138,5 @@ function sharedRate(currency: string, documents: ReadonlyArray<{ currency: strin
 }
 
 function refuseRate(message: string): never {
-  throw validationFailed(message, [{ field: 'exchange_rate', message }]);
+  throw paymentRefusals.paymentRateRefused(message);
 }

@@ -1,47 +1,20 @@
 import type { invoicing } from '@bo/contracts';
 import { dec, type DecimalLike } from '@bo/kernel';
-import { notFound, selectPage, type Knex, type PageRequest, type StorePart } from '@bo/runtime';
+import { selectPage, type Knex, type PageRequest, type StorePart } from '@bo/runtime';
 import { accountsFor, tradeMove, type JournalLine } from '../domain/journal';
 import { allocationLines, statusAfterSettlement, unconverted, valueOfStep, type BookedValue } from '../domain/cash';
-import { entryCtes, entryParts, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
+import { entryParts, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { toPaymentRecord, type AllocationRow, type BookedAllocation, type PaymentRow, type RefundRow } from './payment.record';
 import { documentStep } from './payment-values';
+import { paymentRefusals } from './payment-refusals';
 
 /** The SQL of payments, allocations, refunds, voids and write-offs (their rows and replies: payment.record.ts). */
 
 /**
- * Posts a payment's journal entry and inserts the payment, each naming the other, in one statement;
- * answers the stored payment (its `journal_entry_id` the entry's). Both ids are drawn from their
- * sequences first, so neither row is written twice. Every payment is written this way or, by a write
- * whose load drew the ids, as paymentParts, so no entry is left naming none.
- */
-export async function postPayment(
-  trx: Knex.Transaction,
-  entry: Omit<EntryHeader, 'payment_id'>,
-  lines: JournalLine[],
-  row: Record<string, Knex.Value>,
-): Promise<PaymentRow> {
-  const ctes = entryCtes(entry, lines, { id: '(select entry_id from ids)', payment_id: '(select payment_id from ids)' });
-  const payment = trx('payments')
-    .insert({ ...row, id: trx.raw('(select payment_id from ids)'), journal_entry_id: trx.raw('(select entry_id from ids)') })
-    .returning('*')
-    .toSQL();
-  const { rows } = await trx.raw<{ rows: PaymentRow[] }>(
-    `with ids as (select nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as entry_id,
-                         nextval(pg_get_serial_sequence('payments', 'id'))::int as payment_id),
-          ${ctes.sql},
-          payment as (${payment.sql})
-     select * from payment`,
-    [...ctes.bindings, ...(payment.bindings as Knex.Value[])],
-  );
-  return rows[0] as PaymentRow;
-}
-
-/**
  * A payment as parts of a store (storeWithCommit) under the ids its load drew: its entry and lines,
- * the payment naming the entry, and the allocations that entry posts. What postPayment writes, for a
- * write that stores with its commit.
+ * the payment naming the entry, and the allocations that entry posts. Every payment is written this
+ * way, so no entry is left naming none and no payment naming no entry.
  */
 export function paymentParts(
   ids: { entryId: number; paymentId: number },
@@ -49,6 +22,8 @@ export function paymentParts(
   lines: JournalLine[],
   row: Record<string, Knex.Value>,
   allocations: ReadonlyArray<{
+    /** Drawn by the load when the reply names it; else drawn by the insert. */
+    id?: number;
     org_id: number;
     invoice_id: number;
     amount: DecimalLike;
@@ -67,12 +42,16 @@ export function paymentParts(
     ...(allocations.length
       ? [
           {
-            sql: `insert into payment_allocations (payment_id, org_id, invoice_id, amount, allocation_date, operation_key, journal_entry_id)
-                  select ?::int, a.org_id, a.invoice_id, a.amount, a.allocation_date, a.operation_key, ?::int
-                    from unnest(?::int[], ?::int[], ?::numeric[], ?::date[], ?::text[]) as a(org_id, invoice_id, amount, allocation_date, operation_key)`,
+            // `seq`: each allocation's place in the request, from 0.
+            sql: `insert into payment_allocations (id, payment_id, org_id, invoice_id, amount, allocation_date, operation_key, journal_entry_id, seq)
+                  select coalesce(a.id, nextval(pg_get_serial_sequence('payment_allocations', 'id'))::int), ?::int, a.org_id, a.invoice_id,
+                         a.amount, a.allocation_date, a.operation_key, ?::int, a.seq - 1
+                    from unnest(?::int[], ?::int[], ?::int[], ?::numeric[], ?::date[], ?::text[])
+                         with ordinality as a(id, org_id, invoice_id, amount, allocation_date, operation_key, seq)`,
             bindings: [
               ids.paymentId,
               ids.entryId,
+              allocations.map((a) => a.id ?? null) as number[],
               allocations.map((a) => a.org_id),
               allocations.map((a) => a.invoice_id),
               allocations.map((a) => String(a.amount)),
@@ -112,7 +91,7 @@ export async function postCashEntry(
 export async function findPayment(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<PaymentRow> {
   const query = db<PaymentRow>('payments').where({ org_id: orgId, id }).first();
   const row = await (opts.lock ? query.forUpdate() : query);
-  if (!row) throw notFound('Payment', id);
+  if (!row) throw paymentRefusals.paymentNotFound(id);
   return row;
 }
 
@@ -279,6 +258,24 @@ export function bookedQuery(where: string): string {
             left join journal_lines l on l.entry_id = e.id and l.label in ('Receivable', 'Payable')
            where e.kind = 'invoice' and ${where}
            group by e.invoice_id`;
+}
+
+/**
+ * SQL of the rate table's rates of a currency against the accounting currency of the load's `held`
+ * settings, as JSON `[{ date, rate }]`, over the dates a payment may fall on (decide-registration.ts
+ * `rateWindow`): every rate up to the window's last day from the one in force on its first. `org`
+ * and `currency` are SQL of the organization and the currency; bindings: the window's last day, then
+ * its first.
+ */
+export function ratesInWindowQuery(org: string, currency: string): string {
+  return `(select coalesce(jsonb_agg(jsonb_build_object('date', r.rate_date, 'rate', r.rate::text)), '[]')
+             from exchange_rates r join held h on r.accounting_currency = h.default_currency
+            where r.org_id = ${org} and r.currency = ${currency} and r.currency <> h.default_currency
+              and r.rate_date <= ?::date
+              and r.rate_date >= coalesce((select max(x.rate_date) from exchange_rates x
+                                            where x.org_id = r.org_id and x.currency = r.currency
+                                              and x.accounting_currency = r.accounting_currency and x.rate_date <= ?::date),
+                                          '-infinity'::date))`;
 }
 
 /** A document's booked value from its entry's reading (bookedQuery; undefined or null: no entry), pure. */

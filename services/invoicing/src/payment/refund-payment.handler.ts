@@ -18,7 +18,7 @@ import {
   settle,
 } from './payment.repository';
 import { refundRecord, settledView, type PaymentRow } from './payment.record';
-import { refuseField } from './payment-refusals';
+import { paymentRefusals } from './payment-refusals';
 import { creditNoteUnallocated, paymentValue, settledShare, sourceAccount } from './payment-values';
 import { journalAmount } from '../invoice/journal.repository';
 
@@ -29,7 +29,7 @@ import { journalAmount } from '../invoice/journal.repository';
  */
 export const refundPaymentHandler = handler(invoicing.refundPayment, async (req, ctx) => {
   const db = ctx.db;
-  const { today, date } = await openCustomerCreditApplication(db, ctx.orgId, req, {
+  const { settings, today, date } = await openCustomerCreditApplication(db, ctx.orgId, req, {
     field: 'refund_date',
     value: req.refund_date,
     what: 'a refund',
@@ -44,16 +44,16 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
     note = creditNoteSource((await lockDocuments(db, ctx.orgId, [id])).get(id), id, today);
   }
   const unit = minorUnitRefusal('amount', req.amount, payment ? payment.currency : (note as InvoiceRow).currency);
-  if (unit) refuseField(unit.field, unit.message);
+  if (unit) throw paymentRefusals.amountFinerThanCurrency(unit);
   const early = datedBeforeRefusal('refund_date', date, 'a refund', [payment ? paymentDated(payment) : documentDated(note as InvoiceRow)]);
-  if (early) refuseField(early.field, early.message);
+  if (early) throw paymentRefusals.datedBeforeEarlier(early);
   const available = payment ? unallocatedOf(payment) : creditNoteUnallocated(note as InvoiceRow);
-  if (dec(req.amount).greaterThan(available)) {
-    refuseField(
-      'amount',
-      `${amountText(req.amount)} exceeds the ${amountText(available)} unallocated credit of ${payment ? `payment ${payment.id}` : note?.invoicenumber}`,
+  if (dec(req.amount).greaterThan(available))
+    throw paymentRefusals.refundExceedsCustomerCredit(
+      amountText(req.amount),
+      amountText(available),
+      payment ? `payment ${payment.id}` : note?.invoicenumber,
     );
-  }
   // A payment received is refunded out; a credit note refunds the way its document type settles (register_payment's rule).
   const direction = payment ? (payment.direction === 'in' ? 'out' : 'in') : settlementDirection((note as InvoiceRow).invoicetype);
   const account = payment
@@ -64,7 +64,7 @@ export const refundPaymentHandler = handler(invoicing.refundPayment, async (req,
   // source booked, valued as allocation values it); the money paid out is worth the refund day's rate,
   // and the difference is realized (docs/invoicing.md "Payments in another currency").
   const currency = payment ? payment.currency : (note as InvoiceRow).currency;
-  const { places, rate } = await cashRate(db, ctx.orgId, { currency, date, given: req.exchange_rate, what: 'the refund' });
+  const { places, rate } = await cashRate(db, ctx.orgId, settings, { currency, date, given: req.exchange_rate, what: 'the refund' });
   const [item, used] = payment
     ? [paymentValue(payment, places), dec(payment.allocated).plus(dec(payment.refunded))]
     : [(await bookedDocuments(db, [note as InvoiceRow], places)).get((note as InvoiceRow).id)!, settledShare(note as InvoiceRow)];

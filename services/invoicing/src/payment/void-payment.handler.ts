@@ -1,13 +1,14 @@
 import { invoicing } from '@bo/contracts';
 import { dec, toNumber } from '@bo/kernel';
-import { handler, invalidState, recordEvent, type ApplyContext } from '@bo/runtime';
+import { handler, recordEvent, type ApplyContext } from '@bo/runtime';
 import type { ReplyOf, RequestOf } from '@bo/contracts';
+import { readSettings } from '@bo/billing';
 import { datedBeforeRefusal } from '../domain/dating';
 import { allocationDated, paymentDated } from './dated';
 import { ledgerSide, valueOfShare, valueOfStep, voidLines } from '../domain/cash';
 import { accountsFor, tradeMove } from '../domain/journal';
 import type { InvoiceRow } from '../invoice/invoice.record';
-import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
+import { assertAfterLockDate } from '../invoice/lock-date';
 import { accountingPlaces } from './payment-rate';
 import {
   activeAllocationsOf,
@@ -21,7 +22,7 @@ import {
 } from './payment.repository';
 import { settledView } from './payment.record';
 import { allocationEvents } from './payment.events';
-import { refuseField } from './payment-refusals';
+import { paymentRefusals } from './payment-refusals';
 import { paymentValue, settledShare } from './payment-values';
 
 /**
@@ -38,30 +39,31 @@ export async function voidPayment(
   req: Omit<RequestOf<typeof invoicing.voidPayment>, 'org_id' | 'action'>,
 ): Promise<ReplyOf<typeof invoicing.voidPayment>> {
   const db = ctx.db;
-  const today = await postingToday(db, ctx.orgId);
+  // Held first, before the payment's lock, as every posting takes it.
+  const settings = await readSettings(db, ctx.orgId, { hold: true });
+  const today = settings.today();
   const date = req.void_date ?? today;
-  await assertAfterLockDate(db, ctx.orgId, date, 'void_date', 'a void');
+  assertAfterLockDate(settings, date, 'void_date', 'a void');
   const payment = await findPayment(db, ctx.orgId, req.payment_id, { lock: true });
-  if (payment.status === 'voided') throw invalidState(`Payment ${payment.id} is already voided`);
-  if (Number(payment.refunded) > 0)
-    throw invalidState(`Payment ${payment.id} has refunds of ${payment.refunded}; a refunded payment cannot be voided`);
+  if (payment.status === 'voided') throw paymentRefusals.paymentAlreadyVoided(payment.id);
+  if (Number(payment.refunded) > 0) throw paymentRefusals.refundedPaymentVoided(payment.id, payment.refunded);
   const allocations = await activeAllocationsOf(db, payment.id);
   const early = datedBeforeRefusal('void_date', date, 'a void', [paymentDated(payment), ...allocations.map(allocationDated)]);
-  if (early) refuseField(early.field, early.message);
+  if (early) throw paymentRefusals.datedBeforeEarlier(early);
   const documents = await lockDocuments(
     db,
     ctx.orgId,
     allocations.map((a) => a.invoice_id),
   );
   const writtenOff = [...documents.values()].filter((d) => d.invoicestatus === 'written_off');
-  if (writtenOff.length) {
-    throw invalidState(
-      `Payment ${payment.id} settles ${writtenOff.map((d) => d.invoicenumber).join(', ')}, written off since; it cannot be voided`,
+  if (writtenOff.length)
+    throw paymentRefusals.paymentSettlesWrittenOff(
+      payment.id,
+      writtenOff.map((d) => d.invoicenumber),
     );
-  }
   // What the payment still stands for, valued as it was booked: each document's clearing undone at the
   // document's worth (from what is settled now, back), the credit left at the payment's.
-  const places = await accountingPlaces(db, ctx.orgId);
+  const places = accountingPlaces(settings.taxPolicy.accounting_currency);
   const booked = await bookedDocuments(db, documents.values(), places);
   const shares = new Map([...documents.values()].map((d) => [d.id, settledShare(d)]));
   const parts = allocations.map((a) => {

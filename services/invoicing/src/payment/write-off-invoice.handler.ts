@@ -1,7 +1,8 @@
 import { invoicing } from '@bo/contracts';
 import { handler, recordEvent } from '@bo/runtime';
+import { readSettings } from '@bo/billing';
 import { findInvoice } from '../invoice/invoice.repository';
-import { assertAfterLockDate, postingToday } from '../invoice/lock-date';
+import { assertAfterLockDate } from '../invoice/lock-date';
 import { decideWriteOff, writeOffReply, writtenOffEvent } from './decide-write-off';
 import { accountingPlaces } from './payment-rate';
 import { bookedDocuments, markWrittenOff, postCashEntry } from './payment.repository';
@@ -14,11 +15,13 @@ import { bookedDocuments, markWrittenOff, postCashEntry } from './payment.reposi
  */
 export const writeOffInvoiceHandler = handler(invoicing.writeOffInvoice, async (req, ctx) => {
   const db = ctx.db;
-  const today = await postingToday(db, ctx.orgId);
+  // Held first, before the invoice's lock, as every posting takes it.
+  const settings = await readSettings(db, ctx.orgId, { hold: true });
+  const today = settings.today();
   const date = req.write_off_date ?? today;
-  await assertAfterLockDate(db, ctx.orgId, date, 'write_off_date', 'a write-off');
+  assertAfterLockDate(settings, date, 'write_off_date', 'a write-off');
   const invoice = await findInvoice(db, ctx.orgId, req.id, { lock: true });
-  const booked = await bookedDocuments(db, [invoice], await accountingPlaces(db, ctx.orgId));
+  const booked = await bookedDocuments(db, [invoice], accountingPlaces(settings.taxPolicy.accounting_currency));
   const writeOff = decideWriteOff({ invoice, today, booked }, date);
   const journalEntryId = await postCashEntry(db, { org_id: ctx.orgId, ...writeOff.entry }, writeOff.lines);
   const updated = await markWrittenOff(db, invoice.id, { amount: writeOff.amount, reason: req.reason ?? null, journalEntryId });

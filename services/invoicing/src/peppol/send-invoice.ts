@@ -3,6 +3,7 @@ import { isIssued } from '../invoice/issued-snapshot';
 import { issuedFile } from '../invoice/issued-files';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import type { PeppolTransmission, PeppolTransport } from './transport';
+import { peppolRefusals } from './peppol-refusals';
 
 const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 const unescape = (s: string) => s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => entities[e]!);
@@ -30,18 +31,9 @@ export async function sendInvoiceByPeppol(
   const invoice = await db<InvoiceRow>('invoices').where({ org_id: orgId, id: invoiceId }).first();
   if (!invoice) throw new AppError(404, 'not_found', `Invoice ${invoiceId} not found`);
   if (!isIssued(invoice) || (invoice.invoicetype !== 'invoiceout' && invoice.invoicetype !== 'creditout'))
-    throw new AppError(
-      400,
-      'invalid_state',
-      `Invoice ${invoice.invoicenumber}: only an issued invoice or credit note of the organization is sent by Peppol`,
-    );
+    throw peppolRefusals.notSendable(invoice.invoicenumber);
   const file = await issuedFile(db, invoice, 'peppol');
-  if (!file)
-    throw new AppError(
-      400,
-      'invalid_state',
-      `Invoice ${invoice.invoicenumber}: its Peppol document was not issued yet; render it first (getinvoice with format "peppol")`,
-    );
+  if (!file) throw peppolRefusals.peppolDocumentNotIssued(invoice.invoicenumber);
   const xml = file.content.toString('utf8');
   return transport.send({
     org_id: orgId,

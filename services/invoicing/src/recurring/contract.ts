@@ -1,13 +1,14 @@
-import { invalidState, type Knex } from '@bo/runtime';
+import { type Knex } from '@bo/runtime';
 import { addDays, daysBetween, runDate } from '../domain/recurrence';
 import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord, toRecurringRecord, type InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice, linesOf } from '../invoice/invoice.repository';
 import { insertInvoice } from '../invoice/invoice.writer';
+import { recurringRefusals } from './recurring-refusals';
 
 /** A recurring parent of the organization, locked; an ordinary invoice is refused. */
 export async function lockContract(trx: Knex.Transaction, orgId: number, id: number): Promise<InvoiceRow> {
   const row = await findInvoice(trx, orgId, id, { lock: true });
-  if (!row.recurring_enabled) throw invalidState(`Invoice ${row.invoicenumber} is not a recurring contract`);
+  if (!row.recurring_enabled) throw recurringRefusals.notRecurringContract(row.invoicenumber);
   return row;
 }
 

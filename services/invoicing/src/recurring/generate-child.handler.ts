@@ -1,11 +1,12 @@
 import { invoicing } from '@bo/contracts';
-import { handler, invalidState } from '@bo/runtime';
-import { organizationToday, requireLivePartner } from '@bo/billing';
+import { handler } from '@bo/runtime';
+import { readSettings, requireLivePartner } from '@bo/billing';
 import { generateTooEarly } from '../domain/recurrence';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice, linesOf } from '../invoice/invoice.repository';
 import { checkChildLines } from './child-lines';
 import { contractReply, lockContract, makeNextChild } from './contract';
+import { recurringRefusals } from './recurring-refusals';
 
 /**
  * Makes the child of the next run date now, at most one period ahead of the schedule; the scheduler
@@ -22,12 +23,9 @@ export const generateChildHandler = handler(invoicing.generateChildInvoice, {
   },
   apply: async (req, ctx) => {
     const contract = await lockContract(ctx.db, ctx.orgId, req.id);
-    if (contract.recurring_status !== 'active' || !contract.recurring_next_run_date) {
-      throw invalidState(
-        `Recurring contract ${contract.invoicenumber} is ${contract.recurring_status}; only an active contract makes child invoices`,
-      );
-    }
-    const today = await organizationToday(ctx.db, ctx.orgId);
+    if (contract.recurring_status !== 'active' || !contract.recurring_next_run_date)
+      throw recurringRefusals.childOfInactiveContract(contract.invoicenumber, contract.recurring_status);
+    const today = (await readSettings(ctx.db, ctx.orgId)).today();
     assertNotTooEarly(contract, today);
     const { parent, child } = await makeNextChild(ctx.db, contract, today);
     return { ...contractReply(`Child invoice ${child.invoicenumber} generated successfully`, parent), child };
@@ -42,8 +40,5 @@ function assertNotTooEarly(contract: InvoiceRow, todayDate: string): void {
     todayDate,
   );
   if (from === null) return;
-  throw invalidState(
-    `Recurring contract ${contract.invoicenumber}: the next child (from ${contract.recurring_next_run_date}) may be generated from ${from} on; ` +
-      'a child invoice can be generated at most one period ahead of the schedule',
-  );
+  throw recurringRefusals.childTooEarly(contract.invoicenumber, contract.recurring_next_run_date, from);
 }

@@ -1,6 +1,6 @@
 import type { BackgroundTask, BaseConfig, Bus, Knex, Logger, OutboxRelay } from '@bo/runtime';
 import { AppError, periodicTask } from '@bo/runtime';
-import { findPartner, organizationToday, organizationTodaySql, todayByZone, type TodayByZone } from '@bo/billing';
+import { findPartner, organizationTodaySql, readSettings, todayByZone, type TodayByZone } from '@bo/billing';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { linesOf } from '../invoice/invoice.repository';
 import { childLineCheck, type ChildLineCheck } from './child-lines';
@@ -74,7 +74,7 @@ export async function runDueContracts(db: Knex, log: Logger, today: string | Tod
       const { child } = await makeNextChild(
         trx,
         parent,
-        typeof today === 'string' ? today : await organizationToday(trx, parent.org_id, today.instant),
+        typeof today === 'string' ? today : (await readSettings(trx, parent.org_id)).today(today.instant),
       );
       log.info({ parent_id: parent.id, child_id: child.id, run_date: parent.recurring_next_run_date }, 'recurring child invoice made');
       return true;

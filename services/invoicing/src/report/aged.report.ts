@@ -1,8 +1,7 @@
 import type { invoicing } from '@bo/contracts';
 import { minorUnit } from '@bo/kernel';
 import { type Knex } from '@bo/runtime';
-import { organizationToday } from '@bo/billing';
-import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
+import { readSettings } from '@bo/billing';
 import { loadHistory } from '../ledger/history';
 import { Ledger } from '../ledger/ledger';
 import { agedBalances } from '../ledger/views';
@@ -27,8 +26,9 @@ export const accountingPlaces = (currency: string | null) => (currency ? (minorU
  */
 export async function agedReport(db: Knex, orgId: number, req: invoicing.AgedReportRequest): Promise<invoicing.AgedReportReply> {
   return reportSnapshot(db, async (trx) => {
-    const asOf = req.as_of ?? (await organizationToday(trx, orgId));
-    const currency = await accountingCurrency(trx, orgId);
+    const settings = await readSettings(trx, orgId);
+    const asOf = req.as_of ?? settings.today();
+    const currency = settings.taxPolicy.accounting_currency;
     const ledger = new Ledger(await loadHistory(trx, orgId, { openOn: asOf }), accountingPlaces(currency));
     const side = req.report === 'aged_receivables' ? 'customer' : 'vendor';
     const { partners, totals } = agedBalances(ledger, side, asOf, await partnerNames(trx, orgId));

@@ -1,8 +1,7 @@
 import type { invoicing } from '@bo/contracts';
-import { organizationToday } from '@bo/billing';
+import { readSettings } from '@bo/billing';
 import { type Knex } from '@bo/runtime';
 import { journalAccountBalance, linesNotReconciled, statementsAsOf } from '../bank/bank.repository';
-import { accountingCurrency } from '../exchange-rate/exchange-rate.repository';
 import { reconcileBankAccount } from './bank-reconciliation';
 import { reportSnapshot } from './snapshot';
 
@@ -17,8 +16,9 @@ export async function bankReconciliationReport(
   req: invoicing.BankReconciliationReportRequest,
 ): Promise<invoicing.BankReconciliationReportReply> {
   return reportSnapshot(db, async (trx) => {
-    const asOf = req.as_of ?? (await organizationToday(trx, orgId));
-    const bookCurrency = await accountingCurrency(trx, orgId);
+    const settings = await readSettings(trx, orgId);
+    const asOf = req.as_of ?? settings.today();
+    const bookCurrency = settings.taxPolicy.accounting_currency;
     const accounts: invoicing.BankReconciliationAccount[] = [];
     for (const { first, last } of await statementsAsOf(trx, orgId, asOf)) {
       accounts.push(

@@ -1,8 +1,9 @@
 import { invoicing } from '@bo/contracts';
-import { handler, validationFailed } from '@bo/runtime';
+import { handler } from '@bo/runtime';
 import { agedReport } from './aged.report';
 import { bankReconciliationReport } from './bank-reconciliation.report';
 import { periodProblem } from './period';
+import { reportRefusals } from './report-refusals';
 import { statementReport } from './statement.report';
 import { vatReport } from './vat.report';
 
@@ -16,7 +17,7 @@ export const runReportHandler = handler(invoicing.runReport, async (req: ReportR
   if (isAged(req)) return agedReport(ctx.db, ctx.orgId, req);
   if (req.report === 'bank_reconciliation') return bankReconciliationReport(ctx.db, ctx.orgId, req);
   const problem = periodProblem(req.date_from, req.date_to);
-  if (problem) throw validationFailed(problem.message, [problem]);
+  if (problem) throw reportRefusals.periodRefused(problem);
   if (req.report === 'statement') return statementReport(ctx, req);
   return vatReport(ctx.db, ctx.orgId, req);
 });

@@ -1,0 +1,118 @@
+import { storeAt, type Knex, type StoreMoment } from '@bo/runtime';
+import { HELD_SETTINGS_CTE, HELD_SETTINGS_JSON, type OrganizationSettings } from '@bo/billing';
+import type { InvoiceRow } from '../invoice/invoice.record';
+import type { NewPaymentPlan, NewPaymentState } from './decide-new-payment';
+import { bookedQuery, paymentParts, ratesInWindowQuery, settlementPart } from './payment.repository';
+
+/**
+ * Everything a new payment decides on, in one statement: the organization's settings read held (its
+ * settings lock taken shared first, as every posting takes it before any other lock), then the
+ * documents it names locked in id order (as lockDocuments locks them), each with what its entry
+ * booked and the version this transaction's change gives it; the rate table's rates of the payment's
+ * currency in `rateDates` (decide-registration.ts `rateWindow`); the ids of the entry, the payment and
+ * each allocation drawn; and the transaction's timestamp, which the store's `now()` writes too. A
+ * locked row is read as it stands once its lock is held; what its entry booked is read in the
+ * statement's snapshot, taken before that wait, so for a document whose locked row is newer than the
+ * one the snapshot sees (its validation committed meanwhile) it is read again.
+ */
+export async function loadNewPayment(
+  trx: Knex.Transaction,
+  orgId: number,
+  req: { currency: string | null; allocations?: ReadonlyArray<{ invoice_id: number }> },
+  rateDates: { from: string; to: string },
+): Promise<NewPaymentState> {
+  const requested = req.allocations ?? [];
+  const ids = [...new Set(requested.map((a) => a.invoice_id))].sort((a, b) => a - b);
+  const { rows } = await trx.raw<{ rows: LoadedRow[] }>(
+    `with ${HELD_SETTINGS_CTE},
+          locked as materialized (
+            select i.*, i.xmin::text as locked_version, (select s.xmin::text from invoices s where s.id = i.id) as seen_version,
+                   case when i.version_xact is distinct from pg_current_xact_id() then i.version + 1 else i.version end as next_version
+              from invoices i
+             where i.org_id = ? and i.id = any(?::int[]) and (select count(*) from held) >= 0
+             order by i.id
+               for update of i),
+          drawn as materialized (
+            select nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as entry_id,
+                   nextval(pg_get_serial_sequence('payments', 'id'))::int as payment_id,
+                   array(select nextval(pg_get_serial_sequence('payment_allocations', 'id'))::int
+                           from generate_series(1, ?::int) n order by n) as allocation_ids
+             where (select count(*) from locked) >= 0)
+     select ${HELD_SETTINGS_JSON} as settings_held,
+            d.entry_id as drawn_entry_id, d.payment_id as drawn_payment_id, d.allocation_ids as drawn_allocation_ids,
+            now() as loaded_at,
+            ${ratesInWindowQuery('?::int', '?::text')} as table_rates,
+            locked.locked_version is distinct from locked.seen_version as waited,
+            (select b.booked from (${bookedQuery('e.invoice_id = locked.id')}) b where locked.exchange_rate is not null) as entry_booked,
+            locked.*
+       from drawn d left join locked on true
+      order by locked.id`,
+    [orgId, orgId, ids, requested.length, orgId, req.currency, rateDates.to, rateDates.from],
+  );
+  const first = rows[0] as LoadedRow;
+  const documents = new Map<number, InvoiceRow & { next_version: number }>();
+  const booked = new Map<number, string | null>();
+  const stale: number[] = [];
+  for (const row of rows) {
+    const {
+      settings_held: _settings,
+      drawn_entry_id: _entry,
+      drawn_payment_id: _payment,
+      drawn_allocation_ids: _allocations,
+      loaded_at: _now,
+      table_rates: _rates,
+      waited,
+      entry_booked: entryBooked,
+      locked_version: _locked,
+      seen_version: _seen,
+      ...doc
+    } = row;
+    if (doc.id === null) continue;
+    documents.set(doc.id, doc);
+    booked.set(doc.id, entryBooked);
+    if (waited && doc.exchange_rate !== null) stale.push(doc.id);
+  }
+  if (stale.length) {
+    const { rows: current } = await trx.raw<{ rows: Array<{ invoice_id: number; booked: string }> }>(
+      bookedQuery('e.invoice_id = any(?::int[])'),
+      [stale],
+    );
+    for (const id of stale) booked.set(id, current.find((r) => r.invoice_id === id)?.booked ?? null);
+  }
+  return {
+    settings: first.settings_held,
+    documents,
+    booked,
+    rates: first.table_rates,
+    ids: { entryId: first.drawn_entry_id, paymentId: first.drawn_payment_id, allocationIds: first.drawn_allocation_ids },
+    now: first.loaded_at,
+  };
+}
+
+type LoadedRow = (
+  | (InvoiceRow & { next_version: number; locked_version: string; seen_version: string })
+  | { [K in keyof InvoiceRow | 'next_version' | 'locked_version' | 'seen_version']: null }
+) & {
+  settings_held: OrganizationSettings | null;
+  drawn_entry_id: number;
+  drawn_payment_id: number;
+  drawn_allocation_ids: number[];
+  loaded_at: Date;
+  table_rates: Array<{ date: string; rate: string }>;
+  waited: boolean | null;
+  entry_booked: string | null;
+};
+
+/**
+ * Stores a decided payment: the payment, its entry and lines, its allocations under the ids the load
+ * drew, and each document's paid amount and status, as one statement. With the statement that commits
+ * (storeWithCommit, the events' outbox rows and the recorded reply joining them there), or at once
+ * when the caller goes on to write what names the payment (bank reconciliation).
+ */
+export async function storeNewPayment(trx: Knex.Transaction, plan: NewPaymentPlan, when: StoreMoment): Promise<void> {
+  const parts = [
+    ...paymentParts(plan.ids, plan.entry, plan.lines, plan.payment, plan.allocations),
+    ...(plan.documents.length ? [settlementPart(plan.documents)] : []),
+  ];
+  await storeAt(trx, parts, when);
+}
