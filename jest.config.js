@@ -58,5 +58,6 @@ module.exports = {
   projects: Object.entries(tiers).map(([displayName, tier]) => ({ ...common, displayName, ...tier })),
   testTimeout: 30_000,
   maxWorkers: 2,
+  testSequencer: '<rootDir>/tests/support/jest/sequencer.js',
   reporters: ['default', '<rootDir>/tests/support/summary-reporter.js'],
 };

@@ -198,12 +198,13 @@ export function faultPlan(mode: 'full' | 'short', fleet: Fleet): Fault[] {
 export async function runFaults(
   plan: readonly Fault[],
   ctx: FaultContext & { broker: BrokerInspector; gatewayUrl: string | readonly string[] },
-  window: { startedAt: number; spreadMs: number },
+  window: { startedAt: number; spreadMs: number; stopped?: () => boolean },
   log: (line: string) => void,
 ): Promise<FaultRecord[]> {
   const records: FaultRecord[] = [];
   const spacing = window.spreadMs / (plan.length + 1);
   for (const [i, fault] of plan.entries()) {
+    if (window.stopped?.()) break;
     const slot = window.startedAt + spacing * (i + 1);
     if (Date.now() < slot) await sleep(slot - Date.now());
     const at = Date.now() - window.startedAt;

@@ -19,6 +19,12 @@ export interface ChaosOptions {
   maxWrites: number;
   /** Workers sending load at once. */
   concurrency: number;
+  /**
+   * Each run stops where it is once this many seconds have passed since it began, tears down what it
+   * started and fails, naming the phase it was in: a slow or stuck run is a failed run with its
+   * report, not a process someone else has to kill. None by default.
+   */
+  deadlineSeconds?: number;
   /** Keep the database, the queues and the process logs of the run for inspection (a failed run keeps its logs anyway). */
   keep: boolean;
   /** Also write the report as JSON here. */
@@ -41,11 +47,12 @@ export interface ChaosOptions {
   commands: { postgresRestart: string; rabbitStop: string; rabbitStart: string };
 }
 
-const USAGE = `usage: npm run chaos -- [--short] [--cluster] [--runs N] [--seconds S] [--max-writes N] [--concurrency N] [--seed N] [--keep] [--json FILE]
+const USAGE = `usage: npm run chaos -- [--short] [--cluster] [--runs N] [--seconds S] [--max-writes N] [--concurrency N] [--seed N] [--deadline S] [--keep] [--json FILE]
   --short        proxy outages instead of real broker/database restarts, about 2 minutes (what npm test runs)
   --cluster      3-node RabbitMQ cluster (quorum queues), two replicas of everything, PgBouncer; with --short, shorter
   --runs N       repeat the whole run N times (default 1); exits non-zero if any run finds a violation
   --seconds S    minimum load duration per run (default 120, short 50)
+  --deadline S   a run still going S seconds after it began stops, tears down and fails, naming its phase
   --keep         keep the database, queues and process logs of each run (a failed run keeps its logs anyway)
   --json FILE    also write the reports as JSON
 environment: CHAOS_DATABASE_URL / CHAOS_AMQP_URL (else TEST_*, else local defaults), CHAOS_CLUSTER_PORT (--cluster, default 5682),
@@ -74,6 +81,7 @@ function fromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ChaosOptions
       'max-writes': { type: 'string' },
       concurrency: { type: 'string' },
       seed: { type: 'string' },
+      deadline: { type: 'string' },
       keep: { type: 'boolean', default: false },
       json: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -102,6 +110,7 @@ function fromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ChaosOptions
     maxWrites: int(values['max-writes'], short ? 4000 : 12000, 'max-writes'),
     concurrency: int(values.concurrency, short ? 6 : 8, 'concurrency'),
     seed: int(values.seed, Math.floor(Math.random() * 2 ** 31) + 1, 'seed'),
+    deadlineSeconds: values.deadline === undefined ? undefined : int(values.deadline, 0, 'deadline'),
     keep: values.keep === true,
     jsonReport: values.json,
     databaseUrl: env.CHAOS_DATABASE_URL ?? env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',

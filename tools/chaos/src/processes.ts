@@ -65,8 +65,9 @@ export class Fleet {
     return spec;
   }
 
+  /** Starts `name` unless it runs; after stopAll, nothing starts again (a fault still under way may ask). */
   start(name: string): void {
-    if (this.running.has(name)) return;
+    if (this.running.has(name) || this.stopping) return;
     const spec = this.spec(name);
     let log = this.logs.get(name);
     if (!log) {

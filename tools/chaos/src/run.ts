@@ -21,6 +21,15 @@ import type { RunReport } from './report';
 import { WebhookReceiver } from './webhooks';
 
 const ORGS = [1, 2];
+/** The phase that follows each one, by the names the report's phases record. */
+const NEXT_PHASE: Record<string, string> = {
+  startup: 'seed',
+  seed: 'load',
+  load: 'drain',
+  drain: 'replay',
+  replay: 'drain2',
+  drain2: 'checks',
+};
 /** Two instances of catalog, invoicing and webhooks (competing consumers, two schedulers, two dispatchers), one of the others. */
 const INSTANCES = [
   ['partners', 1],
@@ -55,9 +64,12 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
   const t0 = Date.now();
   const phases: Record<string, number> = {};
   let mark = Date.now();
+  /** The phase under way, for a run stopped by its deadline. */
+  let current = 'startup';
   const phase = (name: string) => {
     phases[name] = (Date.now() - mark) / 1000;
     mark = Date.now();
+    current = NEXT_PHASE[name] ?? 'teardown';
   };
   const id = `chaos_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const logDir = mkdtempSync(join(tmpdir(), `bo-${id}-`));
@@ -84,6 +96,8 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
       .startPgBouncer({ databaseUrl: db.urlVia(proxies.postgres.host, proxies.postgres.port), schemas: SCHEMAS, poolSize: 4 })
       .catch(async (err: unknown) => {
         await cluster?.stop().catch(() => undefined);
+        await Promise.all([proxies.postgres.close(), proxies.rabbitmq.close()]);
+        await db.drop().catch(() => undefined);
         throw err;
       });
   }
@@ -168,7 +182,21 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     logsKept: true,
     kept: options.keep,
   };
-  try {
+  // Past the deadline the run stops where it is: the race below gives up on the steps still under
+  // way (they end on their own, against a fleet that no longer starts anything) and the teardown runs.
+  let pastDeadline = false;
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    if (options.deadlineSeconds === undefined) return;
+    deadlineTimer = setTimeout(
+      () => {
+        pastDeadline = true;
+        reject(new Error(`the run passed its deadline of ${options.deadlineSeconds}s during its ${current} phase`));
+      },
+      Math.max(0, t0 + options.deadlineSeconds * 1000 - Date.now()),
+    );
+  });
+  const steps = async () => {
     fleet.startAll();
     const up = await waitReady(fleet, broker, gatewayUrls, 120_000);
     if (!up.ok) throw new Error(`the system did not start: ${up.missing.join('; ')}`);
@@ -187,11 +215,14 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
 
     const loadStart = Date.now();
     let faultsDone = false;
-    const shouldStop = () => client.writeCount >= options.maxWrites || (faultsDone && Date.now() - loadStart >= options.seconds * 1000);
+    const shouldStop = () =>
+      pastDeadline || client.writeCount >= options.maxWrites || (faultsDone && Date.now() - loadStart >= options.seconds * 1000);
     const faultCtx = { fleet, proxies, options, broker, gatewayUrl: gatewayUrls, cluster, pgbouncer };
     const plan = options.cluster ? clusterFaultPlan() : faultPlan(options.mode, fleet);
     const [faults] = await Promise.all([
-      runFaults(plan, faultCtx, { startedAt: loadStart, spreadMs: options.seconds * 1000 }, log).finally(() => (faultsDone = true)),
+      runFaults(plan, faultCtx, { startedAt: loadStart, spreadMs: options.seconds * 1000, stopped: () => pastDeadline }, log).finally(
+        () => (faultsDone = true),
+      ),
       load.run({ shouldStop, concurrency: options.concurrency, maxRecurring: 12 }),
     ]);
     report.faults = faults;
@@ -214,9 +245,15 @@ export async function runOnce(options: ChaosOptions, runNo: number, log: (line: 
     log('checking');
     report.checks = [...keyResults, ...(await runChecks(stateChecks, ctx))];
     phase('checks');
+  };
+  try {
+    const running = steps();
+    running.catch(() => undefined);
+    await Promise.race([running, deadline]);
   } catch (err) {
     report.error = (err as Error).stack ?? String(err);
   } finally {
+    clearTimeout(deadlineTimer);
     summarizeWrites(report, client);
     await fleet.stopAll().catch(() => undefined);
     await pgbouncer?.stop().catch((err: Error) => log(`could not stop pgbouncer: ${err.message}`));
