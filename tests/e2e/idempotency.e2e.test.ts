@@ -48,10 +48,14 @@ describe('Idempotency-Key through the gateway', () => {
     const name = `Twin ${randomUUID().slice(0, 8)}`;
     const key = randomUUID();
     const body = createBody(name);
-    // The first request stops inside its transaction: the test holds the table it writes.
+    // The first request stops while it holds its key, before its record: the test holds, uncommitted,
+    // a row of the key's record that the first one's insert must wait for.
     const table = await partnersDb.transaction();
     try {
-      await table.raw('lock table partners in exclusive mode');
+      await table.raw(
+        `insert into idempotency.operation_keys (org_id, key, operation, request_hash, status, reply) values (1, ?, 'held by the test', '', 0, '')`,
+        [key],
+      );
       const first = sys.client.partners.partner.create(body, { idempotencyKey: key });
       await eventually(async () => {
         const { rows } = await partnersDb.raw<{ rows: Array<{ n: number }> }>(
@@ -60,7 +64,7 @@ describe('Idempotency-Key through the gateway', () => {
         expect(rows[0]!.n).toBe(1);
       });
       expect(await refusedOnce(name, key)).toMatchObject({ status: 409, code: 'idempotency_conflict', idempotencyKey: key });
-      await table.commit();
+      await table.rollback();
       const created = await first;
       expect(created.partner.partnername).toBe(name);
       expect(await sys.client.partners.partner.create(body, { idempotencyKey: key })).toEqual(created);

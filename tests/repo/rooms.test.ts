@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { sourceFilesOf } from './import-graph';
+import { codeOnly } from './source-text';
 
 const root = join(__dirname, '..', '..');
 
@@ -37,16 +38,6 @@ const domainWords = [
   'vendor',
   'discount',
 ];
-
-/** The code of a TypeScript file without its comments and string literals (template literals included). */
-export function codeOnly(source: string): string {
-  return source
-    .replace(/\/\*[\s\S]*?\*\//g, ' ')
-    .replace(/`(?:\\[\s\S]|[^`\\])*`/g, '``')
-    .replace(/'(?:\\.|[^'\\\n])*'/g, "''")
-    .replace(/"(?:\\.|[^"\\\n])*"/g, '""')
-    .replace(/\/\/[^\n]*/g, ' ');
-}
 
 function domainWordsIn(code: string): string[] {
   const identifiers = code.match(/[A-Za-z_$][A-Za-z0-9_$]*/g) ?? [];
