@@ -26,11 +26,12 @@ import { launchSystem } from './system';
  *   reconfigure (`ALTER SYSTEM SET log_statement = 'all'` for the run, reset after), whose log file it
  *   can read, and that nothing else uses meanwhile: every statement of the database is counted.
  */
-export const STATEMENTS_USAGE = `usage: npm run bench:statements -- [--count client|log] [--subject DIR] [--requests N] [--only a,b] [--shapes] [--log FILE] [--json FILE]
+export const STATEMENTS_USAGE = `usage: npm run bench:statements -- [--count client|log] [--subject DIR] [--requests N] [--together N] [--only a,b] [--shapes] [--log FILE] [--json FILE]
   --count client  count in each process's PostgreSQL client (no server setting changed), with the budgets
   --count log     count from PostgreSQL's server log (the default; reconfigures the server for the run)
   --subject DIR   a built checkout of another commit to measure instead of this one
   --requests N    requests per write, sent one at a time (default 40)
+  --together N    (client) send them N at a time, each group settled before the next: batches share their work, as under load
   --only a,b      (client) only these writes: create-partner, create-invoice, validate-invoice, ...
   --shapes        (client) print each write's statements
   --log FILE      (log) PostgreSQL's server log (default: the one pg_current_logfile() names, else Debian's)`;
@@ -61,6 +62,7 @@ export async function countStatements(argv: readonly string[]): Promise<Statemen
       count: { type: 'string' },
       subject: { type: 'string' },
       requests: { type: 'string' },
+      together: { type: 'string' },
       only: { type: 'string' },
       shapes: { type: 'boolean' },
       log: { type: 'string' },
@@ -71,10 +73,13 @@ export async function countStatements(argv: readonly string[]): Promise<Statemen
   const requests = Number(values.requests ?? 40);
   if (!Number.isInteger(requests) || requests < 1 || requests > 10_000) throw new Error(STATEMENTS_USAGE);
   if (values.count !== undefined && values.count !== 'client' && values.count !== 'log') throw new Error(STATEMENTS_USAGE);
+  const together = Number(values.together ?? 1);
+  if (!Number.isInteger(together) || together < 1 || together > 64 || (together > 1 && values.count !== 'client'))
+    throw new Error(STATEMENTS_USAGE);
   const pgUrl = process.env['BENCH_DATABASE_URL'] ?? process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const amqpUrl = process.env['BENCH_AMQP_URL'] ?? process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
   if (values.count === 'client') {
-    const writes = await countInClients({ pgUrl, amqpUrl, requests, subject: values.subject, only: values.only?.split(',') });
+    const writes = await countInClients({ pgUrl, amqpUrl, requests, together, subject: values.subject, only: values.only?.split(',') });
     if (values.json) writeFileSync(values.json, JSON.stringify(writes, null, 1));
     return { count: 'client', writes, shapes: values.shapes === true };
   }
@@ -171,6 +176,7 @@ async function countInClients(opts: {
   pgUrl: string;
   amqpUrl: string;
   requests: number;
+  together: number;
   subject?: string;
   only?: string[];
 }): Promise<Record<string, ClientCount>> {
@@ -206,6 +212,7 @@ async function countInClients(opts: {
     const f = new Fixtures(new Api(system.base, system.token));
     return await measureWrites(countedWrites(f), {
       requests: opts.requests,
+      together: opts.together,
       settle: settled.settle,
       only: opts.only,
       window: () => {
