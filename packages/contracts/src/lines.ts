@@ -101,8 +101,13 @@ export const allowancesChargesRule: BusinessRule = {
  */
 export const lineTaxRule = (field: 'line_items' | 'tax_rate'): BusinessRule => ({
   field,
-  rule: 'a VAT category that agrees with tax_rate: S and L above 0 (L at 0 fails the CII rule BR-AF-05), M 0 or more, Z, E, AE, K, G, O at 0; E, AE, K, G, O with tax_exemption_reason or tax_exemption_code from the VATEX list (EN 16931)',
+  rule: 'a VAT category that agrees with tax_rate: S and L above 0 (L at 0 fails the CII rule BR-AF-05), M 0 or more, Z, E, AE, K, G, O at 0; E, AE, K, G, O with tax_exemption_reason or tax_exemption_code from the VATEX list; reverse_charge_rate on AE only (EN 16931)',
 });
+/** A line added on its own names its reverse-charge rate at the top of the body: stated there too. */
+export const reverseChargeRateRule: BusinessRule = {
+  field: 'reverse_charge_rate',
+  rule: 'only on a line in tax_category AE (reverse charge)',
+};
 /**
  * The VAT ids a category needs of the parties (BR-AE-02..04, BR-IC-02..04, BR-G-02, BR-AF-02,
  * BR-AG-02), checked when a document is issued (a quotation sent, an invoice validated): the parties

@@ -1,5 +1,5 @@
 import { cashAmountRule } from '../fields';
-import { allowancesChargesRule, exchangeRateRule, lineTaxRule, partyVatIdRules } from '../lines';
+import { allowancesChargesRule, exchangeRateRule, lineTaxRule, partyVatIdRules, reverseChargeRateRule } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
 import { lockDateRule } from './payments';
@@ -64,6 +64,7 @@ export const addInvoiceLine = defineOperation({
   rules: [
     { field: 'quantity', rule: 'the line total below its limit' },
     lineTaxRule('tax_rate'),
+    reverseChargeRateRule,
     { field: 'product_id', rule: 'a live catalog product of the organization' },
     { field: 'variant_id', rule: 'a variant of that product' },
     { field: 'location_id', rule: 'a location of the organization' },

@@ -1,4 +1,4 @@
-import { allowancesChargesRule, exchangeRateRule, lineTaxRule, partyVatIdRules } from '../lines';
+import { allowancesChargesRule, exchangeRateRule, lineTaxRule, partyVatIdRules, reverseChargeRateRule } from '../lines';
 import { defineOperation } from '../operation';
 import * as s from './schemas';
 import { renderQuotation } from './render';
@@ -41,6 +41,7 @@ export const addQuotationLine = defineOperation({
   rules: [
     { field: 'quantity', rule: 'the line total and the quotation total below their limits' },
     lineTaxRule('tax_rate'),
+    reverseChargeRateRule,
     { field: 'product_id', rule: 'a live catalog product of the organization' },
     { field: 'variant_id', rule: 'a variant of that product' },
     { field: 'location_id', rule: 'a location of the organization' },
