@@ -27,6 +27,9 @@ const QUIET = {
   // The API key is looked up once, then served from the gateway's cache for the whole run.
   API_KEY_CACHE_MS: '600000',
   OUTBOX_POLL_MS: '60000',
+  // A mark sent rides on its service's next store (outbox.ts, ridingMarks); a slow machine's request
+  // still finds it waiting, so no timer marks one alone inside a write's window.
+  OUTBOX_MARK_DELAY_MS: '2500',
   RETENTION_INTERVAL_MS: '3600000',
   RECURRING_INTERVAL_MS: '3600000',
   CONVERSION_RECOVERY_MS: '3600000',

@@ -85,6 +85,8 @@ export async function startTestSystem(
     env: {
       EVENT_RETRY_BASE_MS: '50',
       OUTBOX_POLL_MS: '200',
+      // Settling waits for events marked sent: marked soon, if no store carries the mark first.
+      OUTBOX_MARK_DELAY_MS: '100',
       API_KEY_CACHE_MS: '0',
       EINVOICE_RULES_WARM: 'off',
       ...UNLIMITED_ENOUGH,

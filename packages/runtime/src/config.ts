@@ -26,6 +26,11 @@ export const baseConfigSchema = z.object({
   EVENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
   EVENT_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600_000).default(1000),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /**
+   * How long a published event waits for a store statement of its service to carry its mark sent
+   * before the relay marks it alone (outbox.ts, ridingMarks): at most half the writer's claim.
+   */
+  OUTBOX_MARK_DELAY_MS: z.coerce.number().int().min(10).max(5_000).default(1000),
   /** How long a write's recorded reply answers a retry with the same Idempotency-Key (gateway and services). */
   IDEMPOTENCY_TTL_HOURS: z.coerce
     .number()

@@ -6,6 +6,7 @@ import { Batched } from './batched';
 import { retryTransientConflicts } from './db-errors';
 import { currentTraceContext, type TraceContext } from './observability/tracing';
 import { inTransaction } from './transaction';
+import { ridingMarks } from './outbox';
 
 /**
  * An event consumer of a service: its effect per event (`handle`), per batch (`handleBatch`) for a
@@ -290,11 +291,26 @@ class InboxBatches {
     const { recorded } = this.inboxRows(fresh);
     const writes = store.writes.map((w, i) => ({ ...w, name: `planned${i + 1}` }));
     const counts = [`(select count(*) from recorded) = ?`, ...writes.map((w) => `(select count(*) from ${w.name}) = ?`)];
-    await this.db.raw(
-      `with ${pending.sql}, recorded as (${recorded.sql} returning 1)${writes.map((w) => `, ${w.name} as (${w.sql})`).join('')}
-       select ${AS_PLANNED_CHECK}(${counts.join(' and ')})`,
-      [...pending.bindings, ...recorded.bindings, ...writes.flatMap((w) => w.bindings), fresh.length, ...writes.map((w) => w.rows)],
-    );
+    // Marks of this service's events published earlier ride along (outbox.ts, ridingMarks).
+    const marks = ridingMarks(this.db);
+    try {
+      await this.db.raw(
+        `with ${pending.sql}, recorded as (${recorded.sql} returning 1)${writes.map((w) => `, ${w.name} as (${w.sql})`).join('')}
+         ${marks ? `, ${marks.cte.sql}` : ''}
+         select ${AS_PLANNED_CHECK}(${counts.join(' and ')})`,
+        [
+          ...pending.bindings,
+          ...recorded.bindings,
+          ...writes.flatMap((w) => w.bindings),
+          ...(marks?.cte.bindings ?? []),
+          fresh.length,
+          ...writes.map((w) => w.rows),
+        ],
+      );
+    } catch (err) {
+      marks?.giveBack();
+      throw err;
+    }
     store.stored?.();
   }
 

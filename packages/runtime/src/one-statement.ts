@@ -2,7 +2,7 @@ import type { EventDef, RpcReply } from '@bo/contracts';
 import type { z } from 'zod';
 import type { Knex, SqlStatement } from './db';
 import { ALREADY_RECORDED_SQLSTATE, AlreadyRecorded, keyHeldSql, RECORDED_CHECK, recordedInsert, type OperationKey } from './idempotency';
-import { outboxInsertFrom, publishStatementEvents, statementEvents, type StorePart } from './outbox';
+import { outboxInsertFrom, publishStatementEvents, ridingMarks, statementEvents, type StorePart } from './outbox';
 
 /**
  * A write whose whole transaction is its store (docs/adding-an-operation.md): it decides on nothing
@@ -130,6 +130,9 @@ export async function storeAlone(
     );
     ctes.push({ sql: `recorded as (${insert.sql})`, bindings: insert.bindings });
   }
+  // Marks of events published earlier ride along; they go back to the relay if the statement fails.
+  const marks = ridingMarks(db);
+  if (marks) ctes.push(marks.cte);
   const outcome = [
     ...(write.expects ? [`${AS_DECIDED_CHECK}(${write.expects}) as as_decided`] : []),
     `json_build_array(${fills.map((f) => f.sql).join(', ')})::text as filled`,
@@ -148,6 +151,7 @@ export async function storeAlone(
     );
     filled = JSON.parse(row!.filled) as unknown[];
   } catch (err) {
+    marks?.giveBack();
     const code = (err as { code?: string }).code;
     if (code === ALREADY_RECORDED_SQLSTATE) throw new AlreadyRecorded();
     if (code === NOT_AS_DECIDED_SQLSTATE) throw new NotAsDecided();

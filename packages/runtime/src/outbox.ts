@@ -154,7 +154,12 @@ export function takeDeferredWrites(trx: Knex | Knex.Transaction): SqlStatement |
   const waiting = committed && deferred.get(committed);
   if (!waiting || (waiting.rows.length === 0 && waiting.parts.length === 0)) return undefined;
   deferred.set(committed, { rows: [], parts: [] });
-  return withParts(waiting.parts, waiting.rows.length > 0 ? outboxInsert(waiting.rows) : undefined);
+  const writes = withParts(waiting.parts, waiting.rows.length > 0 ? outboxInsert(waiting.rows) : undefined);
+  const marks = writes && ridingMarks(trx);
+  if (!marks) return writes;
+  // Whatever fails the transaction from here on rolls the marks back with it.
+  committed.then(undefined, marks.giveBack);
+  return { sql: `${writes.sql}, ${marks.cte.sql}`, bindings: [...writes.bindings, ...marks.cte.bindings] };
 }
 
 function withParts(parts: readonly StorePart[], events: SqlStatement | undefined): SqlStatement | undefined {
@@ -166,18 +171,25 @@ function withParts(parts: readonly StorePart[], events: SqlStatement | undefined
 
 /** Writes whatever the transaction still waits to write (its events, handed-over parts); run last in the transaction. */
 export async function flushDeferredEvents(trx: Knex.Transaction): Promise<void> {
-  const committed = (trx as Partial<Knex.Transaction>).executionPromise;
-  const waiting = committed && deferred.get(committed);
-  if (waiting && waiting.parts.length === 0) {
-    // Events alone: their insert as it always went, a statement of its own.
-    if (waiting.rows.length === 0) return;
-    deferred.set(committed, { rows: [], parts: [] });
-    const insert = outboxInsert(waiting.rows);
-    await trx.raw(insert.sql, insert.bindings);
-    return;
-  }
   const writes = takeDeferredWrites(trx);
   if (writes) await trx.raw(`with ${writes.sql} select 1`, writes.bindings);
+}
+
+const MARK_SENT_SQL = 'update outbox set published_at = now(), claimed_until = null where event_id = any(?::uuid[])';
+
+/**
+ * The marks of events this service published directly and has not marked sent yet, as a CTE
+ * (`marked as (…)`) riding on a store statement that is written anyway, so that marking costs no
+ * statement of its own while writes keep coming (the relay's timer marks what none took). The
+ * caller gives them back (`giveBack`) when the statement or its transaction fails: until marked, an
+ * event stays claimed by this process, and a claim that ran out is published again, which consumers
+ * absorb through their inbox.
+ */
+export function ridingMarks(db: Knex | Knex.Transaction): { cte: SqlStatement; giveBack: () => void } | undefined {
+  const relay = relays.get(configOf(db));
+  const ids = relay?.lendMarks();
+  if (!relay || !ids?.length) return undefined;
+  return { cte: { sql: `marked as (${MARK_SENT_SQL})`, bindings: [ids] }, giveBack: () => relay.returnMarks(ids) };
 }
 
 /**
@@ -228,8 +240,15 @@ interface Pending {
 
 const BATCH = 200;
 
-/** How long after its confirm a directly published event is marked sent, at most. */
-const MARK_DELAY_MS = 100;
+/**
+ * How long after its confirm a directly published event waits for a store statement to carry its
+ * mark (ridingMarks) before the relay marks it with a statement of its own (OUTBOX_MARK_DELAY_MS):
+ * far below the claim.
+ */
+const MARK_DELAY_MS = 1000;
+
+/** The most marks one statement carries. */
+const MARKS_PER_STATEMENT = 1000;
 
 /**
  * Publishes outbox rows and marks them sent once the broker confirmed them, holding no transaction
@@ -257,6 +276,7 @@ export class OutboxRelay {
     private readonly bus: Bus,
     private readonly log: Logger,
     private readonly pollMs = 1000,
+    private readonly markDelayMs = MARK_DELAY_MS,
   ) {}
 
   /** Starts polling and publishing events right after their commit. */
@@ -324,21 +344,32 @@ export class OutboxRelay {
     void work.finally(() => this.direct.delete(work));
   }
 
+  /** Hands the marks waiting to a store statement that carries them (ridingMarks). */
+  lendMarks(): string[] {
+    return this.marks.splice(0, MARKS_PER_STATEMENT);
+  }
+
+  /** Takes back marks whose statement did not commit: the timer marks them. */
+  returnMarks(ids: readonly string[]): void {
+    this.marks.push(...ids);
+    this.scheduleMarks();
+  }
+
   /** A little later, so the events of many transactions are marked by one statement (their claim covers the wait). */
   private scheduleMarks(): void {
     if (this.markTimer) return;
     this.markTimer = setTimeout(() => {
       this.markTimer = undefined;
       this.marker.run();
-    }, MARK_DELAY_MS);
+    }, this.markDelayMs);
   }
 
   /** Marks what was published directly, all that is waiting in one statement. */
   private async flushMarks(): Promise<void> {
     while (this.marks.length > 0) {
-      const ids = this.marks.splice(0, 1000);
+      const ids = this.marks.splice(0, MARKS_PER_STATEMENT);
       try {
-        await this.db.raw('update outbox set published_at = now(), claimed_until = null where event_id = any(?::uuid[])', [ids]);
+        await this.db.raw(MARK_SENT_SQL, [ids]);
       } catch (err) {
         // Still claimed: once the claim runs out the poll publishes them again, and consumers absorb the twins.
         this.log.warn({ err: (err as Error).message, events: ids.length }, 'published events could not be marked sent');

@@ -219,7 +219,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
   const observed = observeService(def.name, deps);
   const bus = observed.bus;
-  const relay = new OutboxRelay(db, bus, log, config.OUTBOX_POLL_MS);
+  const relay = new OutboxRelay(db, bus, log, config.OUTBOX_POLL_MS, config.OUTBOX_MARK_DELAY_MS);
 
   const byName = new Map(def.handlers.map((h) => [h.operation.name, h]));
   // Under test every reply is checked against its contract, so a handler cannot drift from it unseen.

@@ -276,6 +276,80 @@ describe('outbox: events published by their writer right after the commit', () =
   });
 });
 
+describe('outbox: marks sent ride on later store statements', () => {
+  let database: TestDatabase;
+  let db: Knex;
+  let bus: AmqpBus;
+  let relay: OutboxRelay;
+  const statements: Array<{ sql: string; bindings: unknown[] }> = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, 'svc', 4);
+    await migrate(db, 'svc', runtimeMigrations);
+    await db.raw('create table riders (id int primary key)');
+    bus = new AmqpBus({ url: await testAmqpUrl(), prefix: uniqueName('ob'), log });
+    await bus.connect();
+    db.on('query', (q: { sql: string; bindings?: unknown[] }) => statements.push({ sql: q.sql, bindings: q.bindings ?? [] }));
+    // No poll and no timer within the test: a mark can only ride on a store statement.
+    relay = new OutboxRelay(db, bus, log, 600_000, 600_000);
+    relay.start();
+  });
+  afterAll(async () => {
+    await relay.stop();
+    await bus.close();
+    await bus.destroyTopology();
+    await db.destroy();
+    await database.drop();
+  });
+
+  const row = async (id: string) => db('outbox').where({ event_id: id }).first();
+  let next = 0;
+  /** A write of the runtime's shape: a part stored with the commit, and an event; `fails` makes the part fail there. */
+  const write = (fails = false) =>
+    inTransaction(db, async (trx) => {
+      const id = fails ? 0 : ++next;
+      await storeWithCommit(trx, [{ sql: 'insert into riders (id) values (?)', bindings: [id] }]);
+      return recordEvent(trx, anyEvent('rider.written'), 1, { id });
+    });
+  /** Whether a statement sent carried the event's mark. */
+  const carried = (eventId: string, from: number) =>
+    statements
+      .slice(from)
+      .some((s) => /marked as \(update outbox set published_at/.test(s.sql) && JSON.stringify(s.bindings).includes(eventId));
+
+  it("marks an event sent in the next write's store statement, at that write's time", async () => {
+    const first = await write();
+    let rider: EventEnvelope | undefined;
+    await waitFor(async () => {
+      rider = await write();
+      return (await row(first.id)).published_at !== null;
+    });
+    const [marked, carrier] = [await row(first.id), await row(rider!.id)];
+    // now() is the transaction's start: the mark was written by the rider's own transaction.
+    expect(marked.published_at).toEqual(carrier.created_at);
+    expect(marked.claimed_until).toBeNull();
+  });
+
+  it('gives the marks back when the statement carrying them fails, and the next write marks them', async () => {
+    const first = await write();
+    await db.raw('insert into riders (id) values (0)');
+    const from = statements.length;
+    // Each failing write (its part meets the row of id 0) takes the marks waiting, until one took this event's.
+    await waitFor(async () => {
+      await expect(write(true)).rejects.toThrow(/riders_pkey/);
+      return carried(first.id, from);
+    });
+    expect((await row(first.id)).published_at).toBeNull();
+    let rider: EventEnvelope | undefined;
+    await waitFor(async () => {
+      rider = await write();
+      return (await row(first.id)).published_at !== null;
+    });
+    const [marked, carrier] = [await row(first.id), await row(rider!.id)];
+    expect(marked.published_at).toEqual(carrier.created_at);
+  });
+});
+
 describe('outbox relay: several instances', () => {
   let database: TestDatabase;
   let db: Knex;

@@ -52,6 +52,7 @@ export async function startTestService(def: ServiceDefinition, env: Record<strin
     BUS_PREFIX: prefix,
     EVENT_RETRY_BASE_MS: '50',
     OUTBOX_POLL_MS: '200',
+    OUTBOX_MARK_DELAY_MS: '100',
     ...env,
   });
   const log = createLogger(def.name, process.env.TEST_LOG_LEVEL ?? 'silent');
