@@ -49,6 +49,51 @@ export function entryParts(id: number, entry: EntryHeader, lines: JournalLine[])
   ];
 }
 
+/**
+ * Journal entries and their lines as CTEs of one statement, each entry under an id the statement
+ * draws: `drawn` (`seq`, `id`) names each entry by the `seq` it was given, for a later CTE to join
+ * on. Several entries cost one statement, where postEntry costs one each.
+ */
+export function drawnEntriesCtes(entries: ReadonlyArray<{ seq: number; entry: EntryHeader; lines: JournalLine[] }>): {
+  sql: string;
+  bindings: Knex.Value[];
+} {
+  const headers = entries.map(({ seq, entry, lines }) => ({ seq, ...entryHeader(entry, lines) }));
+  const lines = entries.flatMap(({ seq, lines }) =>
+    lines.map((l) => ({
+      seq,
+      account: l.account,
+      label: l.label,
+      debit: journalAmount(l.debit),
+      credit: journalAmount(l.credit),
+      tax_category: l.tax_category ?? null,
+      tax_rate: l.tax_rate?.toFixed() ?? null,
+      tax_base: l.tax_base ? journalAmount(l.tax_base) : null,
+    })),
+  );
+  return {
+    // Drawn in seq order, so the entries post in the order planned (the ledger replays by entry id).
+    sql: `drawn as materialized (
+            select s.seq, nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as id
+              from (select h.seq from jsonb_to_recordset(?::jsonb) as h(seq int) order by h.seq) s),
+          drawn_entries as (
+            insert into journal_entries (id, org_id, invoice_id, payment_id, kind, journalname, journaldate, reference, amount)
+            select d.id, h.org_id, h.invoice_id, h.payment_id, h.kind, h.journalname, h.journaldate, h.reference, h.amount
+              from jsonb_to_recordset(?::jsonb) as h(seq int, org_id int, invoice_id int, payment_id int, kind text, journalname text,
+                                                     journaldate date, reference text, amount numeric)
+              join drawn d on d.seq = h.seq),
+          drawn_lines as (
+            insert into journal_lines (entry_id, account, label, debit, credit, tax_category, tax_rate, tax_base)
+            select d.id, l.account, l.label, l.debit, l.credit, l.tax_category, l.tax_rate, l.tax_base
+              from rows from (jsonb_to_recordset(?::jsonb) as (seq int, account text, label text, debit numeric, credit numeric,
+                                                               tax_category text, tax_rate numeric, tax_base numeric))
+                   with ordinality as l(seq, account, label, debit, credit, tax_category, tax_rate, tax_base, ord)
+              join drawn d on d.seq = l.seq
+             order by d.seq, l.ord)`,
+    bindings: [JSON.stringify(headers.map(({ seq }) => ({ seq }))), JSON.stringify(headers), JSON.stringify(lines)],
+  };
+}
+
 /** An entry's header with its amount (what it debits): an unbalanced entry is a bug and never reaches the books. */
 function entryHeader(entry: EntryHeader, lines: JournalLine[]): Record<string, Knex.Value | undefined> {
   if (!isBalanced(lines)) throw new Error(`journal entry for ${entry.reference} does not balance`);

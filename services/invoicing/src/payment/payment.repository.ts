@@ -3,7 +3,7 @@ import { dec, type DecimalLike } from '@bo/kernel';
 import { selectPage, type Knex, type PageRequest, type StorePart } from '@bo/runtime';
 import { accountsFor, tradeMove, type JournalLine } from '../domain/journal';
 import { allocationLines, statusAfterSettlement, unconverted, valueOfStep, type BookedValue } from '../domain/cash';
-import { entryParts, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
+import { drawnEntriesCtes, entryParts, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { toPaymentRecord, type AllocationRow, type BookedAllocation, type PaymentRow, type RefundRow } from './payment.record';
 import { documentStep } from './payment-values';
@@ -145,10 +145,11 @@ export async function bookAllocations(
 ): Promise<BookedAllocation[]> {
   // Planned in order against the documents as each allocation leaves them (a second allocation to the
   // same document steps on from the first's paid amount), then stored: the entries of a source on the
-  // books one by one, the allocation rows in one insert, each document's paid amount and status in one update.
+  // books, their lines and the allocation rows in one statement, each document's paid amount and
+  // status in one update.
   let used = dec(args.source.value?.used ?? 0);
   const current = new Map<number, InvoiceRow>();
-  const planned: Array<{ row: Record<string, unknown>; lines: JournalLine[] | null }> = [];
+  const planned: Array<{ row: PlannedAllocation; entry: EntryHeader | null; lines: JournalLine[] | null }> = [];
   for (const [seq, a] of args.requested.entries()) {
     // The caller locked every requested document: it is in the map.
     const doc = (current.get(a.invoice_id) ?? args.documents.get(a.invoice_id)) as InvoiceRow;
@@ -162,21 +163,6 @@ export async function bookAllocations(
       const to = { account: accountsFor(doc.invoicetype, doc).trade, value: documentStep(doc, args.booked, amount) };
       lines = allocationLines(settles, from, to);
     }
-    const journalEntryId = lines.length
-      ? await postCashEntry(
-          trx,
-          {
-            org_id: args.orgId,
-            invoice_id: doc.id,
-            payment_id: args.source.payment_id,
-            kind: 'allocation',
-            journalname: args.journal,
-            journaldate: args.date,
-            reference: `${args.source.reference} → ${doc.invoicenumber}`.slice(0, 64),
-          },
-          lines,
-        )
-      : (args.source.postedBy ?? null);
     planned.push({
       row: {
         org_id: args.orgId,
@@ -185,26 +171,79 @@ export async function bookAllocations(
         invoice_id: doc.id,
         amount,
         allocation_date: args.date,
-        journal_entry_id: journalEntryId,
+        // Posted by its own entry (drawn with it), else by the source's.
+        journal_entry_id: lines.length ? null : (args.source.postedBy ?? null),
         operation_key: args.operationKey ?? null,
         seq,
-        ...(args.settlesCredited ? { settles_credited: true } : {}),
+        settles_credited: !!args.settlesCredited,
       },
+      entry: lines.length
+        ? {
+            org_id: args.orgId,
+            invoice_id: doc.id,
+            payment_id: args.source.payment_id,
+            kind: 'allocation' satisfies CashEntryKind,
+            journalname: args.journal,
+            journaldate: args.date,
+            reference: `${args.source.reference} → ${doc.invoicenumber}`.slice(0, 64),
+          }
+        : null,
       lines: args.source.account !== null ? lines : null,
     });
     const paid = dec(doc.amount_paid).plus(dec(amount));
     current.set(doc.id, { ...doc, amount_paid: journalAmount(paid), invoicestatus: statusAfterSettlement(doc, paid) });
   }
   if (!planned.length) return [];
-  const inserted = (await trx('payment_allocations')
-    .insert(planned.map((p) => p.row))
-    .returning('*')) as Array<AllocationRow & { seq: number }>;
+  const inserted = await insertAllocations(trx, planned);
   const bySeq = new Map<number, AllocationRow>(inserted.map((r) => [Number(r.seq), r]));
   await settleAll(trx, [...current.values()], args.documents);
   return planned.map((p, seq) => {
     const row = bySeq.get(seq) as AllocationRow;
     return p.lines !== null ? { ...row, trade_delta: tradeMove(p.lines) } : row;
   });
+}
+
+/** An allocation row as bookAllocations plans it; an allocation with an entry of its own gets its id drawn. */
+interface PlannedAllocation {
+  org_id: number;
+  payment_id: number | null;
+  credit_note_id: number | null;
+  invoice_id: number;
+  amount: string;
+  allocation_date: string;
+  journal_entry_id: number | null;
+  operation_key: string | null;
+  seq: number;
+  settles_credited: boolean;
+}
+
+/**
+ * Inserts the planned allocations and the entries that post them, in one statement: each entry
+ * under an id the statement draws, named by its allocation's `seq`, and every allocation naming its
+ * entry (or the source's). Answers the allocation rows as stored.
+ */
+async function insertAllocations(
+  trx: Knex.Transaction,
+  planned: ReadonlyArray<{ row: PlannedAllocation; entry: EntryHeader | null; lines: JournalLine[] | null }>,
+): Promise<Array<AllocationRow & { seq: number }>> {
+  const entries = planned.flatMap((p) => (p.entry && p.lines?.length ? [{ seq: p.row.seq, entry: p.entry, lines: p.lines }] : []));
+  const ctes = entries.length
+    ? drawnEntriesCtes(entries)
+    : { sql: 'drawn as (select null::int as seq, null::int as id where false)', bindings: [] };
+  const { rows } = await trx.raw<{ rows: Array<AllocationRow & { seq: number }> }>(
+    `with ${ctes.sql}
+     insert into payment_allocations (org_id, payment_id, credit_note_id, invoice_id, amount, allocation_date, journal_entry_id,
+                                      operation_key, seq, settles_credited)
+     select a.org_id, a.payment_id, a.credit_note_id, a.invoice_id, a.amount, a.allocation_date, coalesce(d.id, a.journal_entry_id),
+            a.operation_key, a.seq, a.settles_credited
+       from jsonb_to_recordset(?::jsonb) as a(org_id int, payment_id int, credit_note_id int, invoice_id int, amount numeric,
+                                              allocation_date date, journal_entry_id int, operation_key text, seq int, settles_credited boolean)
+       left join drawn d on d.seq = a.seq
+      order by a.seq
+     returning *`,
+    [...ctes.bindings, JSON.stringify(planned.map((p) => p.row))],
+  );
+  return rows;
 }
 
 /**
