@@ -269,6 +269,7 @@ CREATE TABLE catalog.products (
     deleted_at timestamp with time zone,
     tax_category character varying(2),
     version integer DEFAULT 1 NOT NULL,
+    stock_version bigint DEFAULT 0 NOT NULL,
     CONSTRAINT products_type_check CHECK (((type)::text = ANY ((ARRAY['inventory'::character varying, 'service'::character varying, 'consumable'::character varying])::text[])))
 );
 

@@ -122,18 +122,23 @@ export interface BoundHandler {
   compensate?: (failure: unknown, request: unknown, ctx: HandlerContext, facts: unknown) => Promise<void>;
   /** Its gather only reads: the key is held by the transaction, not claimed before gather (GatherApply.readOnlyGather). */
   readOnlyGather?: boolean;
-  /** The write as one statement when it decides on nothing stored (AloneOrApply); undefined: `run` it in a transaction. */
-  alone?: (request: unknown, ctx: ContextBase) => OneStatementWrite | undefined;
+  /** The write as one statement when it needs no lock to decide (AloneOrApply); undefined: `run` it in a transaction. */
+  alone?: (request: unknown, ctx: HandlerContext) => Alone;
 }
 
+/** What `alone` answers: the write as one statement, or undefined to run it the usual way. */
+type Alone = OneStatementWrite | undefined | Promise<OneStatementWrite | undefined>;
+
 /**
- * A write that, as a rule, decides on nothing stored: `alone` decides it in memory from the request
- * (no database at hand) and answers it as one statement (OneStatementWrite, one-statement.ts), or
- * undefined when this request needs what is stored after all; `apply` then runs it in the runtime's
- * transaction as any write runs. Both must answer the same for the same request and state.
+ * A write that, as a rule, needs no lock to decide: `alone` decides it, in memory from the request
+ * or from what it reads with no transaction (ctx.db, the pool), and answers it as one statement
+ * (OneStatementWrite, one-statement.ts) whose `expects` says what must still hold of what it read;
+ * or undefined when this request needs more after all (a refusal to judge under the locks, say).
+ * `apply` then runs it in the runtime's transaction as any write runs, as it does when `expects`
+ * did not hold. Both must answer the same for the same request and state.
  */
 export interface AloneOrApply<O extends Operation> {
-  alone: (request: RequestOf<O>, ctx: ContextBase) => OneStatementWrite | undefined;
+  alone: (request: RequestOf<O>, ctx: HandlerContext) => Alone;
   apply: (request: RequestOf<O>, ctx: ApplyContext) => HandlerReply<O>;
 }
 
@@ -286,7 +291,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
         }
       }
       async function gatherAndApply(): Promise<RpcReply> {
-        const alone = h.alone?.(request, ctx);
+        const alone = await h.alone?.(request, ctx);
         if (alone) {
           // Checked once the statement filled in what it makes (FILLED_IN).
           const reply: RpcReply = { ok: true, status: 200, body: alone.reply };

@@ -1,5 +1,8 @@
 import * as testing from '@bo/testkit';
+import { NotAsDecided, storeAlone } from '@bo/runtime';
 import { catalogService } from '../src';
+import { loadAdjustment, storeAdjustmentAlone } from '../src/stock/adjustment.repository';
+import { decideAdjustment } from '../src/stock/decide-adjustment';
 import { checkingReplies, expectOutboxToMatchContracts, defaultLocationId, ok, refusal, snapshot } from './helpers';
 
 describe('catalog stock (integration)', () => {
@@ -182,6 +185,41 @@ describe('catalog stock (integration)', () => {
     expect(page.pagination).toEqual({ page_number: 2, page_size: 3, total_items: 4, total_pages: 2, has_next: false, has_previous: true });
     const first = ok(await svc.call('catalog.stock.moves', { action: 'stock_moves', product_id: p.id, page_size: 3 }));
     expect(first.stock_moves.map((m: { lines: Array<{ new_stock: number }> }) => m.lines[0]?.new_stock)).toEqual([4, 3, 2]);
+  });
+
+  it('stores an adjustment decided on an unlocked read only while no move of the product committed since', async () => {
+    const p = await product({ stock: 4 });
+    const loc = Number(defaultLoc);
+    const decided = async (qty: string) => {
+      const state = await loadAdjustment(svc.db, 1, p.id, [loc]);
+      const plan = decideAdjustment(state, { qty_locations: { [defaultLoc]: qty } }, { orgId: 1, productId: p.id });
+      return { plan, write: { ...storeAdjustmentAlone(plan, state.versions!), events: [], reply: {} } };
+    };
+    const quantity = async () => Number((await svc.db('stock_quantities').where({ product_id: p.id, location_id: loc }).first()).quantity);
+
+    // Read at 4 and decided to 5; meanwhile an adjustment to 7 commits: the stale one writes nothing.
+    const stale = await decided('5');
+    ok(await adjust({ product_id: p.id, qty_locations: { [defaultLoc]: 7 } }));
+    await expect(storeAlone(svc.db, stale.write, undefined, { ok: true, status: 200, body: {} })).rejects.toBeInstanceOf(NotAsDecided);
+    expect(await quantity()).toBe(7);
+    expect(await svc.db('stock_moves').where({ id: stale.plan.move.id })).toEqual([]);
+
+    // A document's move bumps the version too.
+    const beforeDocument = await decided('6');
+    await svc.db('products').where({ id: p.id }).increment('stock_version', 1);
+    await expect(storeAlone(svc.db, beforeDocument.write, undefined, { ok: true, status: 200, body: {} })).rejects.toBeInstanceOf(
+      NotAsDecided,
+    );
+
+    // Read and stored with nothing in between: the move, its line and the quantity, at the time it was read.
+    const fresh = await decided('9');
+    await storeAlone(svc.db, fresh.write, undefined, { ok: true, status: 200, body: {} });
+    expect(await quantity()).toBe(9);
+    const move = await svc.db('stock_moves').where({ id: fresh.plan.move.id }).first();
+    expect(move.created_at).toEqual(fresh.plan.move.createdAt);
+    expect(await svc.db('stock_move_lines').where({ move_id: fresh.plan.move.id }).select('previous_stock', 'new_stock')).toEqual([
+      { previous_stock: '7.0000', new_stock: '9.0000' },
+    ]);
   });
 
   it('never loses an update: 30 concurrent adjustments leave the quantity equal to the sum of the moves', async () => {

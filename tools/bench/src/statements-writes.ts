@@ -21,7 +21,7 @@ export const STATEMENT_BUDGETS = {
   'validate-invoice': { title: 'validate invoice, with its consumers', budget: 8, ceiling: 11 },
   'register-payment': { title: 'register payment', budget: 5, ceiling: 7 },
   'create-payment': { title: 'create payment, 3 allocations', budget: 6, ceiling: 8 },
-  'stock-adjustment': { title: 'stock adjustment', budget: 4, ceiling: 6 },
+  'stock-adjustment': { title: 'stock adjustment', budget: 4, ceiling: 4 },
   'quotation-convert': { title: 'convert a quotation to an invoice', budget: 8, ceiling: 18 },
 } as const;
 

@@ -6,6 +6,7 @@ import { migration as m004StockMovesNaturalKey } from './004_stock_moves_natural
 import { migration as m005TaxDefaults } from './005_tax_defaults';
 import { migration as m006ProductVersion } from './006_product_version';
 import { migration as m007InboxAsPlannedCheck } from './007_inbox_as_planned_check';
+import { migration as m008ProductStockVersion } from './008_product_stock_version';
 
 /**
  * The schema's migrations in the order they apply, one file each, named as schema_migrations records
@@ -21,4 +22,5 @@ export const catalogMigrations: Migration[] = [
   m005TaxDefaults,
   m006ProductVersion,
   m007InboxAsPlannedCheck,
+  m008ProductStockVersion,
 ];

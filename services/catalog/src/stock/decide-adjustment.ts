@@ -16,6 +16,8 @@ export interface AdjustmentState {
   /** The id the move will have, drawn with the load, and the transaction's time it is made at. */
   moveId: number;
   now: Date;
+  /** The product's record and stock versions as read (null with no product): an optimistic store checks them. */
+  versions: { record: number; stock: string } | null;
 }
 
 /** The request's fields a decision reads. */

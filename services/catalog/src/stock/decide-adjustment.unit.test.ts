@@ -10,6 +10,7 @@ const stocked: AdjustmentState = {
   ],
   moveId: 900,
   now: new Date('2026-11-28T10:00:00Z'),
+  versions: { record: 1, stock: '4' },
 };
 const ctx = { orgId: 3, productId: 42, userId: 'u1' };
 
