@@ -362,6 +362,8 @@ export class OutboxRelay {
       this.markTimer = undefined;
       this.marker.run();
     }, this.markDelayMs);
+    // As the poll's: a process may exit with marks waiting (stop() marks them first); unmarked, they are published again later.
+    this.markTimer.unref();
   }
 
   /** Marks what was published directly, all that is waiting in one statement. */
