@@ -13,9 +13,10 @@ import { startTestSystem, type TestSystem } from '../support/system';
  * What is asserted is what does not swing with the machine: the flood is refused, it is served no
  * more than its cost allows, and every list of the other organization is answered. The lists' 90th
  * percentiles, quiet and loud, are printed for the issue's 2× and not asserted: a latency bound is a
- * timed test (docs/running.md), and on CI this file runs beside the chaos runs, where one loud
- * run measured a loud p90 of 181 ms, above the 80 ms it was held to. Measured alone here with the PDF thread
+ * timed test (docs/running.md), and on CI this file runs beside the chaos runs, where one run's
+ * loud p90 was 181 ms, above the 80 ms it was held to. Measured here with the PDF thread
  * (packages/documents src/pdf/pool.ts): 1.9 to 3.1 times with the machine's load average at 15 to 18.
+ * Each list's answer is asserted where it is sent (`lists`).
  */
 
 /** The organization's limits: a second's worth of reads is a cost of 10, one statement; 16 in flight. */
@@ -145,6 +146,5 @@ describe('fair share by cost', () => {
     // A statement costs ten reads: a bucket of 10 a second serves one a second, and one more per flood for its full bucket.
     expect(served).toBeGreaterThan(0);
     expect(served).toBeLessThanOrEqual(Math.ceil(flooded) + floods.length);
-    expect(quiet.length + loud.length).toBe(90);
   });
 });
