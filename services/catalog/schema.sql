@@ -9,6 +9,19 @@
 CREATE SCHEMA catalog;
 
 --
+-- Name: bump_stock_version(); Type: FUNCTION; Schema: catalog; Owner: -
+--
+
+CREATE FUNCTION catalog.bump_stock_version() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+       begin
+         update "catalog".products p set stock_version = p.stock_version + 1
+          where p.id in (select distinct m.product_id from moved m);
+         return null;
+       end $$;
+
+--
 -- Name: refuse_ledger_rewrite(); Type: FUNCTION; Schema: catalog; Owner: -
 --
 
@@ -762,6 +775,12 @@ CREATE TRIGGER stock_move_lines_append_only BEFORE DELETE OR UPDATE OR TRUNCATE 
 --
 
 CREATE TRIGGER stock_moves_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON catalog.stock_moves FOR EACH STATEMENT EXECUTE FUNCTION catalog.refuse_ledger_rewrite();
+
+--
+-- Name: stock_moves stock_moves_bump_stock_version; Type: TRIGGER; Schema: catalog; Owner: -
+--
+
+CREATE TRIGGER stock_moves_bump_stock_version AFTER INSERT ON catalog.stock_moves REFERENCING NEW TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION catalog.bump_stock_version();
 
 --
 -- Name: categories categories_parent_id_foreign; Type: FK CONSTRAINT; Schema: catalog; Owner: -

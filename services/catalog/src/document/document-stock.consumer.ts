@@ -103,13 +103,10 @@ async function lockAndLoadMoves(
     ),
   );
   const orgIds = [...new Set(documents.map((d) => d.orgId))];
-  // Locked in id order, and each one's stock version bumped: an adjustment decided on an unlocked
-  // read of one of them then finds its version moved and decides again (adjustment.repository.ts).
-  const lock = trx.raw(
-    `with locked as (select id from products where (org_id, id) in (select * from unnest(?::int[], ?::int[])) order by id for update)
-     update products p set stock_version = p.stock_version + 1 from locked where p.id = locked.id`,
-    [named.map(([org]) => org), named.map(([, id]) => id)],
-  );
+  const lock = trx.raw('select id from products where (org_id, id) in (select * from unnest(?::int[], ?::int[])) order by id for update', [
+    named.map(([org]) => org),
+    named.map(([, id]) => id),
+  ]);
   const load = trx.raw(
     `select (select coalesce(json_agg(json_build_object('org_id', p.org_id, 'id', p.id, 'type', p.type, 'sku', p.sku)), '[]')
                from products p where (p.org_id, p.id) in (select * from unnest(?::int[], ?::int[]))) as products,

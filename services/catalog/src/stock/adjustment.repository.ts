@@ -23,8 +23,7 @@ function adjustmentLoad(orgId: number, productId: number, locationIds: readonly 
 }
 
 /**
- * Locks the product and bumps its stock version, then reads everything a stock adjustment decides
- * on, as two statements that leave in one write (node-postgres pipelines them, after the
+ * Locks the product, then reads everything a stock adjustment decides on, as two statements that leave in one write (node-postgres pipelines them, after the
  * transaction's BEGIN): the lock first, so the read's snapshot, taken once the lock is held, has
  * every earlier move of the product in it. One statement could not do both: its snapshot would be
  * taken before it waited for the lock. The move's id is drawn here, so the decision can name it in
@@ -36,10 +35,7 @@ export async function lockAndLoadAdjustment(
   productId: number,
   locationIds: readonly number[],
 ): Promise<AdjustmentState> {
-  const lock = trx.raw('update products set stock_version = stock_version + 1 where org_id = ? and id = ? and deleted_at is null', [
-    orgId,
-    productId,
-  ]);
+  const lock = trx.raw('select 1 from products where org_id = ? and id = ? and deleted_at is null for update', [orgId, productId]);
   const read = adjustmentLoad(orgId, productId, locationIds);
   const load = trx.raw(read.sql, read.bindings);
   // The lock's failure is the one to answer (a twin holding the operation key fails the statements
@@ -97,8 +93,9 @@ export async function storeAdjustment(trx: Knex.Transaction, plan: StockAdjustme
  * The optimistic store of an adjustment decided on an unlocked read (loadAdjustment), as the parts
  * of one statement with no transaction of its own (one-statement.ts): the product's stock version
  * bumped only while the product and its stock are still at the versions read (`store1`; under its
- * row lock, so a move committing meanwhile makes it update nothing), then the move, its lines and
- * the quantities, each written only once that bump was. `expects` holds when it was: otherwise
+ * row lock, and every stock move bumps the version by a trigger (migration 008), so a move
+ * committing meanwhile makes it update nothing), then the move, its lines and the quantities, each
+ * written only once that bump was. `expects` holds when it was: otherwise
  * nothing of the statement stays and the runtime runs the adjustment under the product's lock.
  */
 export function storeAdjustmentAlone(

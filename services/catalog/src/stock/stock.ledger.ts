@@ -39,8 +39,6 @@ export interface RecordedMove {
 export async function recordStockMove(trx: Knex.Transaction, input: StockMoveInput): Promise<RecordedMove> {
   const { orgId, product } = input;
   const locationIds = input.targets.map((t) => t.location.location_id);
-  // A move of its stock: the product's stock version moves with it (migration 008).
-  await trx('products').where({ id: product.id }).increment('stock_version', 1);
   const currentRows = await trx('stock_quantities')
     .where({ product_id: product.id })
     .whereIn('location_id', locationIds)
