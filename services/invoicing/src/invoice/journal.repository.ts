@@ -59,18 +59,7 @@ export function drawnEntriesCtes(entries: ReadonlyArray<{ seq: number; entry: En
   bindings: Knex.Value[];
 } {
   const headers = entries.map(({ seq, entry, lines }) => ({ seq, ...entryHeader(entry, lines) }));
-  const lines = entries.flatMap(({ seq, lines }) =>
-    lines.map((l) => ({
-      seq,
-      account: l.account,
-      label: l.label,
-      debit: journalAmount(l.debit),
-      credit: journalAmount(l.credit),
-      tax_category: l.tax_category ?? null,
-      tax_rate: l.tax_rate?.toFixed() ?? null,
-      tax_base: l.tax_base ? journalAmount(l.tax_base) : null,
-    })),
-  );
+  const lines = entries.flatMap(({ seq, lines }) => lines.map((l) => ({ seq, ...lineColumns(l) })));
   return {
     // Drawn in seq order, so the entries post in the order planned (the ledger replays by entry id).
     sql: `drawn as materialized (
@@ -107,15 +96,20 @@ function linesInsert(entryId: string, from: string, lines: JournalLine[]): strin
 }
 
 function lineBindings(lines: JournalLine[]): Knex.Value[] {
-  return lines.flatMap((l) => [
-    l.account,
-    l.label,
-    journalAmount(l.debit),
-    journalAmount(l.credit),
-    l.tax_category ?? null,
-    l.tax_rate?.toFixed() ?? null,
-    l.tax_base ? journalAmount(l.tax_base) : null,
-  ]);
+  return lines.flatMap((l) => Object.values(lineColumns(l)));
+}
+
+/** A line's columns as journal_lines stores them, in its column order after `entry_id`. */
+function lineColumns(l: JournalLine) {
+  return {
+    account: l.account,
+    label: l.label,
+    debit: journalAmount(l.debit),
+    credit: journalAmount(l.credit),
+    tax_category: l.tax_category ?? null,
+    tax_rate: l.tax_rate?.toFixed() ?? null,
+    tax_base: l.tax_base ? journalAmount(l.tax_base) : null,
+  };
 }
 
 /**
