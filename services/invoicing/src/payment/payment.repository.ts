@@ -204,18 +204,10 @@ export async function bookAllocations(
 }
 
 /** An allocation row as bookAllocations plans it; an allocation with an entry of its own gets its id drawn. */
-interface PlannedAllocation {
-  org_id: number;
-  payment_id: number | null;
-  credit_note_id: number | null;
-  invoice_id: number;
-  amount: string;
-  allocation_date: string;
-  journal_entry_id: number | null;
-  operation_key: string | null;
-  seq: number;
-  settles_credited: boolean;
-}
+type PlannedAllocation = Pick<
+  AllocationRow,
+  'org_id' | 'payment_id' | 'credit_note_id' | 'invoice_id' | 'amount' | 'allocation_date' | 'journal_entry_id'
+> & { operation_key: string | null; seq: number; settles_credited: boolean };
 
 /**
  * Inserts the planned allocations and the entries that post them, in one statement: each entry
