@@ -1,6 +1,7 @@
 import type { EventDef, RpcReply } from '@bo/contracts';
 import type { z } from 'zod';
 import type { Knex, SqlStatement } from './db';
+import { AppError } from './errors';
 import { ALREADY_RECORDED_SQLSTATE, AlreadyRecorded, keyHeldSql, RECORDED_CHECK, recordedInsert, type OperationKey } from './idempotency';
 import { outboxInsertFrom, publishStatementEvents, ridingMarks, statementEvents, type StorePart } from './outbox';
 
@@ -61,6 +62,19 @@ export const FILLED_IN = Number.MIN_SAFE_INTEGER;
 /** FILLED_IN where a value of type T goes (a record its statement writes). */
 export function filledIn<T>(): T {
   return FILLED_IN as unknown as T;
+}
+
+/**
+ * What an optimistic `alone` decided on an unlocked read, or undefined when the decision refuses: a
+ * refusal is judged again the usual way (`apply`), under the locks, where it is recorded.
+ */
+export function unlessRefused<P>(decide: () => P): P | undefined {
+  try {
+    return decide();
+  } catch (err) {
+    if (err instanceof AppError) return undefined;
+    throw err;
+  }
 }
 
 /** The function that fails a one-statement write whose `expects` did not hold (runtime migration 011), and its SQLSTATE. */

@@ -99,6 +99,13 @@ export interface GatherApply<O extends Operation, F> {
    * insert finds the key and answers the record; no compensate goes with it.
    */
   readOnlyGather?: true;
+  /**
+   * The write as one statement after gather, as AloneOrApply's `alone` (decided on an unlocked read,
+   * stored only while what it read still holds), with the facts gather answered; undefined, or what
+   * it decided on gone by the store, and `apply` runs it the usual way. Not with `compensate`: a
+   * gather that took a step elsewhere has its write under apply's transaction.
+   */
+  alone?: (request: RequestOf<O>, ctx: HandlerContext, facts: F) => Alone;
 }
 
 /**
@@ -122,8 +129,8 @@ export interface BoundHandler {
   compensate?: (failure: unknown, request: unknown, ctx: HandlerContext, facts: unknown) => Promise<void>;
   /** Its gather only reads: the key is held by the transaction, not claimed before gather (GatherApply.readOnlyGather). */
   readOnlyGather?: boolean;
-  /** The write as one statement when it needs no lock to decide (AloneOrApply); undefined: `run` it in a transaction. */
-  alone?: (request: unknown, ctx: HandlerContext) => Alone;
+  /** The write as one statement when it needs no lock to decide (AloneOrApply, GatherApply.alone), after gather; undefined: `run` it in a transaction. */
+  alone?: (request: unknown, ctx: HandlerContext, facts: unknown) => Alone;
 }
 
 /** What `alone` answers: the write as one statement, or undefined to run it the usual way. */
@@ -163,14 +170,17 @@ export function handler<O extends Operation, F>(
   type Run = BoundHandler['run'];
   if (typeof def === 'function') return { operation, run: def as unknown as Run };
   if (!operation.write) throw new Error(`${operation.name} is a read: it calls other services directly, with no gather step`);
-  if ('alone' in def) return { operation, run: def.apply as unknown as Run, alone: def.alone as BoundHandler['alone'] };
+  if (!('gather' in def)) return { operation, run: def.apply as unknown as Run, alone: def.alone as BoundHandler['alone'] };
   if (def.readOnlyGather && def.compensate) throw new Error(`${operation.name}: a gather that only reads has nothing to compensate`);
+  if (def.alone && def.compensate)
+    throw new Error(`${operation.name}: a gather with a step to compensate writes under apply's transaction, not alone`);
   return {
     operation,
     gather: def.gather as BoundHandler['gather'],
     run: def.apply as unknown as Run,
     compensate: def.compensate as BoundHandler['compensate'],
     readOnlyGather: def.readOnlyGather === true,
+    ...(def.alone ? { alone: def.alone as BoundHandler['alone'] } : {}),
   };
 }
 
@@ -291,7 +301,8 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
         }
       }
       async function gatherAndApply(): Promise<RpcReply> {
-        const alone = await h.alone?.(request, ctx);
+        const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
+        const alone = await h.alone?.(request, ctx, facts);
         if (alone) {
           // Checked once the statement filled in what it makes (FILLED_IN).
           const reply: RpcReply = { ok: true, status: 200, body: alone.reply };
@@ -305,7 +316,6 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
             if (!(err instanceof NotAsDecided)) throw err;
           }
         }
-        const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
         return await retryTransientConflicts(() =>
           inTransaction(db, async (trx) => {
             if (key && claim === undefined) await holdKey(trx, key);

@@ -47,6 +47,22 @@ const bumpRead = defineOperation({
   reply: z.object({ message: z.string(), count: z.number() }),
 });
 
+/**
+ * The same count, by a handler whose gather only reads and whose write is one statement (`alone`)
+ * that inserts only while the count is the one it was told (`moved`: one more than gathered, so it
+ * finds the count moved and `apply` runs it).
+ */
+const bumpAlone = defineOperation({
+  name: 'partners.test.bumpAlone',
+  service: 'partners',
+  summary: 'test',
+  paths: [],
+  select: { default: true },
+  write: true,
+  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'moved']) }),
+  reply: z.object({ message: z.string(), count: z.number() }),
+});
+
 /** A gather step with `outcome: 'hold'` waits for this (a slow call to another service), so a test can send twins meanwhile. */
 let held: { reached: () => void; release: Promise<void> } | undefined;
 
@@ -100,6 +116,29 @@ const testService: ServiceDefinition = {
         }
         return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
       },
+      apply: async (_req, ctx, { before }) => {
+        await ctx.db('bumps').insert({});
+        const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
+        return { message: `bumped from ${before}`, count };
+      },
+      readOnlyGather: true,
+    }),
+    handler(bumpAlone, {
+      gather: async (_req, ctx) => {
+        gathered += 1;
+        return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
+      },
+      alone: (req, _ctx, { before }) => ({
+        parts: [
+          {
+            sql: 'insert into bumps select from (select count(*) as n from bumps) c where c.n = ? returning id',
+            bindings: [req.outcome === 'moved' ? before + 1 : before],
+          },
+        ],
+        expects: '(select count(*) from store1) = 1',
+        events: [],
+        reply: { message: `bumped alone from ${before}`, count: before + 1 },
+      }),
       apply: async (_req, ctx, { before }) => {
         await ctx.db('bumps').insert({});
         const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
@@ -462,6 +501,32 @@ describe('service host: replies recorded with their effect', () => {
         expect(await bumps()).toBe(before + 1);
         expect(await svc.db(OPERATION_KEYS).where({ key }).select('claim', 'status')).toEqual([{ claim: null, status: 200 }]);
       }
+    });
+  });
+
+  describe('a handler in two steps whose write is one statement after its gather', () => {
+    const sendAlone = (outcome: 'ok' | 'moved', operationKey: string) =>
+      svc.call('partners.test.bumpAlone', { outcome }, 1, { operationKey });
+
+    it('gathers once, then stores alone with the facts; a replay answers the record', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      const gatheredBefore = gathered;
+      const reply = await sendAlone('ok', key);
+      expect(reply).toMatchObject({ ok: true, body: { message: `bumped alone from ${before}`, count: before + 1 } });
+      expect(gathered).toBe(gatheredBefore + 1);
+      expect(await sendAlone('ok', key)).toEqual(reply);
+      expect(await bumps()).toBe(before + 1);
+      expect(await svc.db(OPERATION_KEYS).where({ key }).select('claim', 'status')).toEqual([{ claim: null, status: 200 }]);
+    });
+
+    it('runs apply with the same facts when what the statement checks moved, and writes once', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      const gatheredBefore = gathered;
+      expect(await sendAlone('moved', key)).toMatchObject({ ok: true, body: { message: `bumped from ${before}`, count: before + 1 } });
+      expect(gathered).toBe(gatheredBefore + 1);
+      expect(await bumps()).toBe(before + 1);
     });
   });
 

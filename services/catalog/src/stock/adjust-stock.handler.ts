@@ -1,7 +1,7 @@
 import { catalog } from '@bo/contracts';
-import { AppError, handler, recordEvent, statementEvent } from '@bo/runtime';
+import { handler, recordEvent, statementEvent, unlessRefused } from '@bo/runtime';
 import { loadAdjustment, lockAndLoadAdjustment, storeAdjustment, storeAdjustmentAlone } from './adjustment.repository';
-import { adjustedEvent, adjustmentReply, decideAdjustment, requestedLocationIds, type StockAdjustmentPlan } from './decide-adjustment';
+import { adjustedEvent, adjustmentReply, decideAdjustment, requestedLocationIds } from './decide-adjustment';
 
 /**
  * Load → decide → store, optimistic as a rule: the product's stock read with no lock (one
@@ -14,7 +14,7 @@ import { adjustedEvent, adjustmentReply, decideAdjustment, requestedLocationIds,
 export const adjustStockHandler = handler(catalog.adjustStock, {
   alone: async (req, ctx) => {
     const state = await loadAdjustment(ctx.db, ctx.orgId, req.product_id, requestedLocationIds(req));
-    const plan = decidedUnlocked(() => decideAdjustment(state, req, { orgId: ctx.orgId, productId: req.product_id, userId: ctx.userId }));
+    const plan = unlessRefused(() => decideAdjustment(state, req, { orgId: ctx.orgId, productId: req.product_id, userId: ctx.userId }));
     if (!plan || !state.versions) return undefined;
     return {
       ...storeAdjustmentAlone(plan, state.versions),
@@ -32,13 +32,3 @@ export const adjustStockHandler = handler(catalog.adjustStock, {
     });
   },
 });
-
-/** The plan, or undefined when the decision refuses: a refusal is judged again under the lock, where it is recorded. */
-function decidedUnlocked(decide: () => StockAdjustmentPlan): StockAdjustmentPlan | undefined {
-  try {
-    return decide();
-  } catch (err) {
-    if (err instanceof AppError) return undefined;
-    throw err;
-  }
-}
