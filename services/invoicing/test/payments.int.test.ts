@@ -1,5 +1,8 @@
 import type { RpcReply } from '@bo/contracts';
+import { NotAsDecided, storeAlone } from '@bo/runtime';
 import * as testing from '@bo/testkit';
+import { decidePaymentRegistration, rateWindow } from '../src/invoice/decide-registration';
+import { readRegistration, storeRegistrationAlone } from '../src/invoice/registration.repository';
 import { setAccountingCurrency } from './books.fixtures';
 import { body, startWithFakePartners, type FakePartner } from './fixtures';
 
@@ -330,6 +333,54 @@ describe('invoicing service: cash application', () => {
     expect(got.payment.allocations.map((x: any) => [x.invoice_id, x.amount])).toEqual([[a, 25]]);
     const voided = body(await call('invoicing.payment.void', { action: 'void', payment_id: reply.payment.id }));
     expect(voided.invoices[0]).toMatchObject({ id: a, amount_paid: 0, due_amount: 100 });
+  });
+
+  it('stores a registration decided on an unlocked read only while the invoice and the settings are as read', async () => {
+    const a = await issued(100);
+    const decided = async (amount: number) => {
+      const instant = new Date();
+      const { state, read } = await readRegistration(svc.db, 1, a, rateWindow('2026-03-03', instant));
+      const plan = decidePaymentRegistration(
+        state,
+        { id: a, amount, payment_date: '2026-03-03' },
+        { orgId: 1, operationKey: null, userId: '5', instant },
+      );
+      return {
+        plan,
+        store: () =>
+          storeAlone(svc.db, { ...storeRegistrationAlone(plan, read), events: [], reply: {} }, undefined, {
+            ok: true,
+            status: 200,
+            body: {},
+          }),
+      };
+    };
+    const paymentsOf = async () => (await svc.db('payment_allocations').where({ invoice_id: a })).length;
+
+    // Read at 100 due and decided to pay 70; meanwhile a payment of 40 commits: the stale store writes nothing.
+    const stale = await decided(70);
+    body(await call('invoicing.invoice.register_payment', { register_payment: true, id: a, amount: 40, payment_date: '2026-03-02' }));
+    await expect(stale.store()).rejects.toBeInstanceOf(NotAsDecided);
+    expect(await invoice(a)).toMatchObject({ amount_paid: '40.00' });
+    expect(await svc.db('payments').where({ id: stale.plan.ids.paymentId })).toEqual([]);
+    expect(await svc.db('journal_entries').where({ id: stale.plan.ids.entryId })).toEqual([]);
+
+    // The books' settings change meanwhile (a lock date is set, say): the store writes nothing either.
+    const beforeSettings = await decided(10);
+    body(await svc.call('invoicing.books.configure', { lock_date: '2026-01-01' }, 1));
+    await expect(beforeSettings.store()).rejects.toBeInstanceOf(NotAsDecided);
+    expect(await paymentsOf()).toBe(1);
+
+    // Read and stored with nothing in between: the payment, its entry and the invoice paid, at the time it was read.
+    const fresh = await decided(60);
+    await fresh.store();
+    const paid = await invoice(a);
+    expect(paid).toMatchObject({ amount_paid: '100.00', invoicestatus: 'paid', version: fresh.plan.invoice.version });
+    expect(paid.paid_at).toEqual(fresh.plan.invoice.paid_at);
+    expect(paid.updated_at).toEqual(fresh.plan.invoice.updated_at);
+    expect(await svc.db('payments').where({ id: fresh.plan.ids.paymentId, journal_entry_id: fresh.plan.ids.entryId })).toHaveLength(1);
+    expect(await paymentsOf()).toBe(2);
+    await journalBalances();
   });
 
   it('books a redelivered payment once', async () => {

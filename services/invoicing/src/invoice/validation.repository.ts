@@ -27,6 +27,35 @@ export const SETTINGS_THEN_INVOICE_LOCKED = `with ${HELD_SETTINGS_CTE},
                for update of i)`;
 
 /**
+ * The same CTEs read with no lock, for an optimistic posting (a write whose store checks what it
+ * read, one-statement.ts): `held`, the settings as they stand; `locked`, the invoice as it stands, its
+ * `locked_version` and `seen_version` both its xmin. READ_VERSIONS names what the store checks
+ * (postingGuard).
+ */
+export const SETTINGS_THEN_INVOICE_READ = `with held as materialized (select * from organization_settings where org_id = ?::int),
+          locked as materialized (
+            select i.*, i.xmin::text as locked_version, i.xmin::text as seen_version
+              from invoices i
+             where i.org_id = ? and i.id = ?)`;
+
+/** The settings' versions as a load's `held` read them (SETTINGS_THEN_INVOICE_READ), as postingGuard compares them: null when unseen. */
+export const READ_SETTINGS_VERSION = `(select h.version || '/' || h.books_version from held h)`;
+
+/**
+ * The guard an optimistic posting's store begins with, as its first part (`store1`): the
+ * organization's settings held (the settings lock taken shared, before any other lock the statement
+ * takes), and whether they are still at the versions the load read (READ_SETTINGS_VERSION). The
+ * store's update of each document it read then names `(select unchanged from store1)`, and its row's
+ * xmin as read, so it updates nothing when either moved; its `expects` counts the rows it updated.
+ */
+export function postingGuard(orgId: number, settingsVersion: string | null): StorePart {
+  return {
+    sql: `select (select h.version || '/' || h.books_version from organization_settings_held(?::int) h) is not distinct from ?::text as unchanged`,
+    bindings: [orgId, settingsVersion],
+  };
+}
+
+/**
  * The draft a validation decides on, in one statement: the organization's settings read held (its
  * settings lock taken shared first, as every posting takes it before any other lock), then the
  * invoice locked, with its lines, and what the store needs drawn (ValidationDrawn). The lines are

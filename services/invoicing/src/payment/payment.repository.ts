@@ -251,16 +251,32 @@ async function settleAll(trx: Knex.Transaction, planned: InvoiceRow[], documents
 
 /**
  * The update that stores each locked document's paid amount and status as planned (`amount_paid`,
- * `invoicestatus` already moved); a document paid now keeps the first time it was paid.
+ * `invoicestatus` already moved); a document paid now keeps the first time it was paid. `at`: the
+ * time written as paid and updated (the load's, as the reply tells it); without it, the
+ * transaction's. With `read` (an optimistic store, postingGuard): a document is updated only while
+ * its xmin is still the one read and the guard's `store1` found the settings unchanged; it answers
+ * the ids updated.
  */
-export function settlementPart(planned: ReadonlyArray<Pick<InvoiceRow, 'id' | 'amount_paid' | 'invoicestatus'>>): StorePart {
+export function settlementPart(
+  planned: ReadonlyArray<Pick<InvoiceRow, 'id' | 'amount_paid' | 'invoicestatus'>>,
+  options: { at?: Date; read?: ReadonlyMap<number, string> } = {},
+): StorePart {
+  const at = options.at ? '?::timestamptz' : 'now()';
+  const atBindings = options.at ? [options.at, options.at] : [];
+  const read = options.read;
   return {
     sql: `update invoices i
              set amount_paid = v.amount_paid, invoicestatus = v.status,
-                 paid_at = case when v.status = 'paid' then coalesce(i.paid_at, now()) end, updated_at = now()
-            from unnest(?::int[], ?::numeric[], ?::text[]) as v(id, amount_paid, status)
-           where i.id = v.id`,
-    bindings: [planned.map((d) => d.id), planned.map((d) => String(d.amount_paid)), planned.map((d) => d.invoicestatus)],
+                 paid_at = case when v.status = 'paid' then coalesce(i.paid_at, ${at}) end, updated_at = ${at}
+            from unnest(?::int[], ?::numeric[], ?::text[], ?::text[]) as v(id, amount_paid, status, read_version)
+           where i.id = v.id${read ? ' and i.xmin::text = v.read_version and (select unchanged from store1) returning i.id' : ''}`,
+    bindings: [
+      ...atBindings,
+      planned.map((d) => d.id),
+      planned.map((d) => String(d.amount_paid)),
+      planned.map((d) => d.invoicestatus),
+      planned.map((d) => read?.get(d.id) ?? null) as string[],
+    ],
   };
 }
 
