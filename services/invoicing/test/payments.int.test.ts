@@ -3,6 +3,8 @@ import { NotAsDecided, storeAlone } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { decidePaymentRegistration, rateWindow } from '../src/invoice/decide-registration';
 import { readRegistration, storeRegistrationAlone } from '../src/invoice/registration.repository';
+import { decideNewPayment } from '../src/payment/decide-new-payment';
+import { readNewPayment, storeNewPaymentAlone } from '../src/payment/new-payment.repository';
 import { setAccountingCurrency } from './books.fixtures';
 import { body, startWithFakePartners, type FakePartner } from './fixtures';
 
@@ -337,12 +339,12 @@ describe('invoicing service: cash application', () => {
 
   it('stores a registration decided on an unlocked read only while the invoice and the settings are as read', async () => {
     const a = await issued(100);
-    const decided = async (amount: number) => {
+    const decided = async (amount: string) => {
       const instant = new Date();
       const { state, read } = await readRegistration(svc.db, 1, a, rateWindow('2026-03-03', instant));
       const plan = decidePaymentRegistration(
         state,
-        { id: a, amount, payment_date: '2026-03-03' },
+        { id: a, amount, payment_date: '2026-03-03', journal: 'Bank' },
         { orgId: 1, operationKey: null, userId: '5', instant },
       );
       return {
@@ -358,7 +360,7 @@ describe('invoicing service: cash application', () => {
     const paymentsOf = async () => (await svc.db('payment_allocations').where({ invoice_id: a })).length;
 
     // Read at 100 due and decided to pay 70; meanwhile a payment of 40 commits: the stale store writes nothing.
-    const stale = await decided(70);
+    const stale = await decided('70');
     body(await call('invoicing.invoice.register_payment', { register_payment: true, id: a, amount: 40, payment_date: '2026-03-02' }));
     await expect(stale.store()).rejects.toBeInstanceOf(NotAsDecided);
     expect(await invoice(a)).toMatchObject({ amount_paid: '40.00' });
@@ -366,13 +368,13 @@ describe('invoicing service: cash application', () => {
     expect(await svc.db('journal_entries').where({ id: stale.plan.ids.entryId })).toEqual([]);
 
     // The books' settings change meanwhile (a lock date is set, say): the store writes nothing either.
-    const beforeSettings = await decided(10);
+    const beforeSettings = await decided('10');
     body(await svc.call('invoicing.books.configure', { lock_date: '2026-01-01' }, 1));
     await expect(beforeSettings.store()).rejects.toBeInstanceOf(NotAsDecided);
     expect(await paymentsOf()).toBe(1);
 
     // Read and stored with nothing in between: the payment, its entry and the invoice paid, at the time it was read.
-    const fresh = await decided(60);
+    const fresh = await decided('60');
     await fresh.store();
     const paid = await invoice(a);
     expect(paid).toMatchObject({ amount_paid: '100.00', invoicestatus: 'paid', version: fresh.plan.invoice.version });
@@ -380,6 +382,44 @@ describe('invoicing service: cash application', () => {
     expect(paid.updated_at).toEqual(fresh.plan.invoice.updated_at);
     expect(await svc.db('payments').where({ id: fresh.plan.ids.paymentId, journal_entry_id: fresh.plan.ids.entryId })).toHaveLength(1);
     expect(await paymentsOf()).toBe(2);
+    await journalBalances();
+  });
+
+  it('stores a payment decided on an unlocked read only while every document it settles is as read', async () => {
+    const [a, b] = [await issued(100), await issued(100)];
+    const asked = {
+      partner: 10,
+      amount: '80',
+      currency: 'EUR',
+      direction: 'in' as const,
+      payment_date: '2026-03-03',
+      method: undefined,
+      reference: undefined,
+      journal: undefined,
+      allocations: [
+        { invoice_id: a, amount: '30' },
+        { invoice_id: b, amount: '50' },
+      ],
+    };
+    const decided = async () => {
+      const instant = new Date();
+      const { state, read } = await readNewPayment(svc.db, 1, asked, rateWindow(asked.payment_date, instant));
+      const plan = decideNewPayment(state, asked, { orgId: 1, operationKey: null, userId: '5', instant });
+      const write = { ...storeNewPaymentAlone(plan, 1, read), events: [], reply: {} };
+      return { plan, store: () => storeAlone(svc.db, write, undefined, { ok: true, status: 200, body: {} }) };
+    };
+
+    // Decided on both; meanwhile a payment settles the second only: nothing of the stale one stays, not even on the first.
+    const stale = await decided();
+    body(await call('invoicing.invoice.register_payment', { register_payment: true, id: b, amount: 10, payment_date: '2026-03-02' }));
+    await expect(stale.store()).rejects.toBeInstanceOf(NotAsDecided);
+    expect([(await invoice(a)).amount_paid, (await invoice(b)).amount_paid]).toEqual(['0.00', '10.00']);
+    expect(await svc.db('payments').where({ id: stale.plan.ids.paymentId })).toEqual([]);
+
+    const fresh = await decided();
+    await fresh.store();
+    expect([(await invoice(a)).amount_paid, (await invoice(b)).amount_paid]).toEqual(['30.00', '60.00']);
+    expect(await svc.db('payment_allocations').where({ payment_id: fresh.plan.ids.paymentId })).toHaveLength(2);
     await journalBalances();
   });
 
