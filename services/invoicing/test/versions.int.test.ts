@@ -129,6 +129,35 @@ describe('invoicing service: invoice versions', () => {
     expect(versions).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
+  it('a validation that decided on a draft changed before its store commits decides again on the draft as changed', async () => {
+    const id = await draft(100);
+    // A writer holding the draft's row, whose commit doubles its line (as add_line or an edit of the draft commits it).
+    const writer = await svc.db.transaction();
+    await writer('invoices').where({ id }).update({ updated_at: writer.fn.now() });
+    await writer('invoice_lines').where({ invoice_id: id }).update({ price: 200 });
+    const reply = call('invoicing.invoice.validate', { validate_invoice: true, id });
+    const settled = Symbol('settled');
+    // The validation read the draft as committed (100), and its store now waits for the writer's lock.
+    const first = await Promise.race([
+      reply.then(() => settled),
+      testing.waitUntil(async () => {
+        const { rows } = await svc.db.raw<{ rows: unknown[] }>(
+          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%organization_settings_held%'`,
+        );
+        return rows.length > 0;
+      }),
+    ]);
+    await writer.commit();
+    expect(first).not.toBe(settled);
+    const posted = body(await reply).invoice;
+    expect(posted.invoicetotal).toBe(200);
+    const entry = await svc.db('journal_entries').where({ invoice_id: id, kind: 'invoice' });
+    expect(entry).toHaveLength(1);
+    const lines = await svc.db('journal_lines').where({ entry_id: entry[0].id });
+    expect(lines.reduce((sum, l) => sum + Number(l.debit), 0)).toBe(200);
+    expect(await version(id)).toBe(3);
+  });
+
   it('is the database’s: a write naming another version is counted all the same', async () => {
     const id = await draft();
     await svc.db('invoices').where({ id }).update({ version: 42, comments: 'by hand' });

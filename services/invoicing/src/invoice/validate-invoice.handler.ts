@@ -1,6 +1,15 @@
 import { invoicing } from '@bo/contracts';
 import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import { handler, recordEvent, type ApplyContext, type HandlerContext, type Knex, type StoreMoment } from '@bo/runtime';
+import {
+  handler,
+  recordEvent,
+  statementEvent,
+  unlessRefused,
+  type ApplyContext,
+  type HandlerContext,
+  type Knex,
+  type StoreMoment,
+} from '@bo/runtime';
 import { currentParties } from '@bo/billing';
 import { findExchangeRate } from '../exchange-rate/exchange-rate.repository';
 import { loadCreditExposure } from './credit-limit-check';
@@ -13,36 +22,91 @@ import {
   postedInvoice,
   validationCurrency,
   type ValidationDrawn,
+  type ValidationEffects,
   type ValidationFacts,
   type ValidationState,
 } from './decide-validation';
 import { dueOf, eventRef, statusOf, type InvoiceRow } from './invoice.record';
-import { findInvoice } from './invoice.repository';
-import { loadDraft, storeValidation } from './validation.repository';
+import { hasCreditLimit } from '../domain/credit-limit';
+import { loadDraft, readDraft, storeValidation, validationPartsAlone, type LoadedDraft } from './validation.repository';
 import { invoiceRefusals } from './invoice-refusals';
 
 export type { ValidationFacts } from './decide-validation';
 
 /**
- * The partner's credit and both parties' data (frozen with the invoice) are asked of the partners
- * service first, before any lock is taken or connection held, so a slow partners service cannot
- * stall other writes or drain the pool.
+ * The draft is read with no lock, and the partner's credit and both parties' data (frozen with the
+ * invoice) are asked of the partners service, before any lock is taken or connection held, so a
+ * slow partners service cannot stall other writes or drain the pool. Then decide
+ * (decide-validation.ts) → store, optimistic as a rule: on that read, stored as one statement
+ * (`alone`) that holds the settings and writes the invoice only while both are as read. What must be
+ * weighed under locks goes the usual way (`apply`, postInvoice): a credit note (it settles the
+ * invoice it credits), a sale to a partner with a credit limit (checks for one partner run one at a
+ * time), a draft moved meanwhile, a refusal.
  */
 export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
   gather: async (req, ctx) => {
     // Neither type nor partner of an invoice ever changes, so the unlocked read decides whether to ask.
-    const unlocked = await findInvoice(ctx.db, ctx.orgId, req.id);
-    const facts = await validationFacts(ctx, unlocked, { id: unlocked.id }, req.override_credit_limit);
-    return { ...facts, number: unlocked.invoicenumber };
+    const draft = await readDraft(ctx.db, ctx.orgId, req.id);
+    const facts = await validationFacts(ctx, draft.invoice, { id: draft.invoice.id }, req.override_credit_limit);
+    return { ...facts, number: draft.invoice.invoicenumber, draft };
   },
-  // It asks partners and catalog and reads: the transaction holds the operation key, no claim of its
-  // own is written before.
+  // It asks partners and catalog and reads: the store holds the operation key, no claim of its own
+  // is written before.
   readOnlyGather: true,
-  apply: async (req, ctx, facts) => {
-    const invoice = await postInvoice(ctx, req.id, facts, `invoice ${facts.number}`, { store: 'with commit' });
-    return { message: `Invoice ${invoice.invoicenumber} validated successfully`, invoice };
+  alone: async (_req, ctx, facts) => {
+    const { draft } = facts;
+    const state = await unlockedState(ctx, draft, facts, `invoice ${facts.number}`);
+    const effects = state && unlessRefused(() => decideValidation(state));
+    if (!state || !effects) return undefined;
+    const posted = postedInvoice(state.invoice, effects, draft.drawn);
+    const paid = effects.settled ? [statementEvent(invoicing.invoicePaid, ctx.orgId, paidEvent(posted))] : [];
+    return {
+      ...validationPartsAlone(state.invoice, effects, draft.drawn, draft.read),
+      events: [statementEvent(invoicing.invoiceValidated, ctx.orgId, validatedEvent(state, effects, posted, draft.drawn.entryId)), ...paid],
+      reply: validatedReply(postingReply(state, posted, posted, draft.drawn.entryId)),
+    };
   },
+  apply: async (req, ctx, facts) =>
+    validatedReply(await postInvoice(ctx, req.id, facts, `invoice ${facts.number}`, { store: 'with commit' })),
 });
+
+function validatedReply(invoice: ReturnType<typeof postingReply>) {
+  return { message: `Invoice ${invoice.invoicenumber} validated successfully`, invoice };
+}
+
+/**
+ * What decideValidation decides on, from the unlocked read; undefined for a draft that must be
+ * judged under locks (the handler's comment names them). A foreign draft with no rate of its own
+ * reads the organization's, with no lock, as the locked way reads it.
+ */
+async function unlockedState(
+  ctx: HandlerContext,
+  draft: LoadedDraft,
+  facts: ValidationFacts,
+  named: string,
+): Promise<ValidationState | undefined> {
+  const { invoice, lines, settings } = draft;
+  if (invoice.credits_invoice_id !== null) return undefined;
+  if (facts.checksCredit && (!facts.parties.credit || hasCreditLimit(facts.parties.credit.credit_limit))) return undefined;
+  const state: ValidationState = {
+    invoice,
+    lines,
+    lockDate: formatDate(settings.row?.lock_date ?? null),
+    today: settings.today(),
+    named,
+    facts,
+    policy: settings.taxPolicy,
+    credited: null,
+    tableRate: null,
+    exposure: null,
+  };
+  if (draftRefusal(state, facts.invoiceDate)) return undefined;
+  const currency = validationCurrency(invoice, null, facts.parties);
+  if (needsTableRate(invoice, currency, state.policy.accounting_currency)) {
+    state.tableRate = (await findExchangeRate(ctx.db, ctx.orgId, currency as string, facts.invoiceDate))?.rate ?? null;
+  }
+  return state;
+}
 
 /**
  * What validating a draft asks elsewhere: the partner's credit (a sale's, unless overridden), both
@@ -88,8 +152,19 @@ export async function postInvoice(
   const store = opts.store === 'with commit' && !state.credited ? 'with commit' : 'at once';
   await storeValidation(ctx.db, state.invoice, effects, drawn.entryId, store);
   const posted = postedInvoice(state.invoice, effects, drawn);
-  const journalEntryId = drawn.entryId;
-  await recordEvent(ctx.db, invoicing.invoiceValidated, ctx.orgId, {
+  await recordEvent(ctx.db, invoicing.invoiceValidated, ctx.orgId, validatedEvent(state, effects, posted, drawn.entryId));
+  if (effects.settled) await recordEvent(ctx.db, invoicing.invoicePaid, ctx.orgId, paidEvent(posted));
+  // A credit note settles the invoice it credits first; only the rest is credit. After the note's
+  // own event, so the partner ledger reads the note before the allocation that uses it.
+  const answered = state.credited
+    ? (await settleCreditedInvoice(ctx.db, ctx, posted, state.credited.invoice, state.policy.accounting_currency)).note
+    : posted;
+  return postingReply(state, posted, answered, drawn.entryId);
+}
+
+/** The validation's event: what catalog moves stock by and the partner ledger posts. */
+function validatedEvent(state: ValidationState, effects: ValidationEffects, posted: InvoiceRow, journalEntryId: number) {
+  return {
     ...eventRef(posted),
     journal_entry_id: journalEntryId,
     invoicedatetime: formatDateTime(posted.invoicedatetime) as string,
@@ -112,17 +187,16 @@ export async function postInvoice(
     currency: effects.currency,
     accounting_total: effects.accountingTotal,
     trade_delta: effects.tradeDelta,
-  });
-  if (effects.settled)
-    await recordEvent(ctx.db, invoicing.invoicePaid, ctx.orgId, {
-      ...eventRef(posted),
-      paid_at: formatDateTime(posted.paid_at) as string,
-    });
-  // A credit note settles the invoice it credits first; only the rest is credit. After the note's
-  // own event, so the partner ledger reads the note before the allocation that uses it.
-  const answered = state.credited
-    ? (await settleCreditedInvoice(ctx.db, ctx, posted, state.credited.invoice, state.policy.accounting_currency)).note
-    : posted;
+  };
+}
+
+/** A zero-total document is paid as it is posted. */
+function paidEvent(posted: InvoiceRow) {
+  return { ...eventRef(posted), paid_at: formatDateTime(posted.paid_at) as string };
+}
+
+/** The posted invoice as the validate operation answers it; `answered`: as a credit note's settlement left it. */
+function postingReply(state: ValidationState, posted: InvoiceRow, answered: InvoiceRow, journalEntryId: number) {
   return {
     id: posted.id,
     invoicenumber: posted.invoicenumber,

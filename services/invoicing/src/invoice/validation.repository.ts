@@ -64,39 +64,68 @@ export function postingGuard(orgId: number, settingsVersion: string | null): Sto
  * of a draft's lines updates the draft), they are read again. The settings come back as the
  * posting's reading (held), for everything it decides on.
  */
-export async function loadDraft(
-  trx: Knex.Transaction,
+export async function loadDraft(trx: Knex.Transaction, orgId: number, id: number): Promise<LoadedDraft> {
+  const nextVersion = 'case when locked.version_xact is distinct from pg_current_xact_id() then locked.version + 1 else locked.version end';
+  const { rows } = await trx.raw<{ rows: DraftRow[] }>(draftLoad(SETTINGS_THEN_INVOICE_LOCKED, nextVersion), [orgId, orgId, id]);
+  const { draft, waited } = draftOf(rows[0], id, { held: true });
+  if (!waited) return draft;
+  return { ...draft, lines: (await linesOf(trx, [draft.invoice.id])).get(draft.invoice.id) ?? [] };
+}
+
+/**
+ * The same, read with no lock and no transaction, for an optimistic validation (validationPartsAlone),
+ * with the versions its store checks: the settings' (READ_SETTINGS_VERSION) and the invoice's xmin.
+ * The version drawn is one more: the store is a transaction of its own. The settings come back not
+ * held: the store holds them, and stores only while they are as read.
+ */
+export async function readDraft(
+  db: Knex,
   orgId: number,
   id: number,
-): Promise<{ settings: SettingsReading; invoice: InvoiceRow; lines: LineRow[]; drawn: ValidationDrawn }> {
-  const { rows } = await trx.raw<{
-    rows: Array<
-      InvoiceRow & {
-        settings_held: OrganizationSettings | null;
-        draft_lines: LineRow[];
-        waited: boolean;
-        drawn_entry_id: number;
-        loaded_at: Date;
-        next_version: number;
-      }
-    >;
-  }>(
-    `${SETTINGS_THEN_INVOICE_LOCKED}
-     select ${HELD_SETTINGS_JSON} as settings_held,
+): Promise<LoadedDraft & { read: { settings: string | null; invoice: string } }> {
+  const { rows } = await db.raw<{ rows: DraftRow[] }>(draftLoad(SETTINGS_THEN_INVOICE_READ, 'locked.version + 1'), [orgId, orgId, id]);
+  const { draft } = draftOf(rows[0], id, { held: false });
+  const row = rows[0] as DraftRow;
+  return { ...draft, read: { settings: row.settings_version, invoice: row.locked_version } };
+}
+
+export interface LoadedDraft {
+  settings: SettingsReading;
+  invoice: InvoiceRow;
+  lines: LineRow[];
+  drawn: ValidationDrawn;
+}
+
+type DraftRow = InvoiceRow & {
+  settings_held: OrganizationSettings | null;
+  settings_version: string | null;
+  draft_lines: LineRow[];
+  waited: boolean;
+  drawn_entry_id: number;
+  loaded_at: Date;
+  next_version: number;
+  locked_version: string;
+  seen_version: string;
+};
+
+function draftLoad(head: string, nextVersion: string): string {
+  return `${head}
+     select ${HELD_SETTINGS_JSON} as settings_held, ${READ_SETTINGS_VERSION} as settings_version,
             locked.*, locked.locked_version is distinct from locked.seen_version as waited,
             coalesce((select jsonb_agg(${exactJson('l', ['id', 'org_id', 'invoice_id'])} order by l.id)
                         from invoice_lines l where l.invoice_id = locked.id), '[]') as draft_lines,
             nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as drawn_entry_id,
             now() as loaded_at,
-            case when locked.version_xact is distinct from pg_current_xact_id() then locked.version + 1 else locked.version end as next_version
-       from locked`,
-    [orgId, orgId, id],
-  );
-  const found = rows[0];
+            ${nextVersion} as next_version
+       from locked`;
+}
+
+function draftOf(found: DraftRow | undefined, id: number, reading: { held: boolean }): { draft: LoadedDraft; waited: boolean } {
   if (!found) throw invoiceRefusals.invoiceNotFound(id);
   const {
     settings_held: settings,
-    draft_lines: read,
+    settings_version: _version,
+    draft_lines: lines,
     waited,
     drawn_entry_id: entryId,
     loaded_at: now,
@@ -104,12 +133,8 @@ export async function loadDraft(
     locked_version: _l,
     seen_version: _s,
     ...invoice
-  } = found as typeof found & {
-    locked_version: string;
-    seen_version: string;
-  };
-  const lines = waited ? ((await linesOf(trx, [invoice.id])).get(invoice.id) ?? []) : read;
-  return { settings: settingsReading(settings, { held: true }), invoice, lines, drawn: { entryId, now, version } };
+  } = found;
+  return { draft: { settings: settingsReading(settings, reading), invoice, lines, drawn: { entryId, now, version } }, waited };
 }
 
 /**
@@ -128,16 +153,73 @@ export async function storeValidation(
   entryId: number,
   when: StoreMoment,
 ): Promise<void> {
-  const { kept, logo } = partiesToStore(effects.issuedParties);
+  await storeAt(trx, [invoiceUpdate(invoice, effects, null), ...validationParts(invoice, effects, entryId)], when);
+}
+
+/**
+ * The optimistic store of a validation decided on an unlocked read (readDraft), as the parts of one
+ * statement with no transaction of its own (one-statement.ts): the settings held and checked
+ * (postingGuard, `store1`), the invoice's issued columns written only while it is still the row read
+ * and stamped at the time it was read (`store2`), then the rest, the lines only once the invoice was
+ * (its lock taken first, as the locked way takes it). `expects` holds when the invoice was written:
+ * otherwise nothing of the statement stays and the runtime validates under the locks.
+ */
+export function validationPartsAlone(
+  invoice: Pick<InvoiceRow, 'id' | 'org_id'>,
+  effects: ValidationEffects,
+  drawn: ValidationDrawn,
+  read: { settings: string | null; invoice: string },
+): { parts: StorePart[]; expects: string } {
+  return {
+    parts: [
+      postingGuard(invoice.org_id, read.settings),
+      invoiceUpdate(invoice, effects, { at: drawn.now, xmin: read.invoice }),
+      ...validationParts(invoice, effects, drawn.entryId, 'store2'),
+    ],
+    expects: '(select count(*) from store2) = 1',
+  };
+}
+
+/**
+ * The invoice's issued columns and new status, stamped at `at` (else the transaction's now()); with
+ * `xmin`, written only while the row is the one read and the guard's `store1` found the settings
+ * unchanged, answering its id.
+ */
+function invoiceUpdate(invoice: Pick<InvoiceRow, 'id'>, effects: ValidationEffects, guarded: { at: Date; xmin: string } | null): StorePart {
+  const { kept } = partiesToStore(effects.issuedParties);
   const columns: Record<string, Knex.Value> = { ...effects.invoice, issued_parties: JSON.stringify(kept) };
   const names = Object.keys(columns);
-  const parts: StorePart[] = [
+  const at = guarded ? '?::timestamptz' : 'now()';
+  // validated_at, paid_at when settled, updated_at.
+  const stamps = effects.settled ? 3 : 2;
+  return {
+    sql: `update invoices set ${names.map(() => '?? = ?').join(', ')},
+                 validated_at = ${at}, ${effects.settled ? `paid_at = ${at}, ` : ''}updated_at = ${at}
+           where id = ?${guarded ? ' and xmin::text = ? and (select unchanged from store1) returning id' : ''}`,
+    bindings: [
+      ...names.flatMap((n) => [n, columns[n] as Knex.Value]),
+      ...(guarded ? Array.from({ length: stamps }, () => guarded.at) : []),
+      invoice.id,
+      ...(guarded ? [guarded.xmin] : []),
+    ],
+  };
+}
+
+/** The entry, the lines' issued figures and the logo; with `after`, the lines only once that part answered its row. */
+function validationParts(
+  invoice: Pick<InvoiceRow, 'id' | 'org_id'>,
+  effects: ValidationEffects,
+  entryId: number,
+  after?: string,
+): StorePart[] {
+  const { logo } = partiesToStore(effects.issuedParties);
+  return [
     ...entryParts(entryId, effects.entry.header, effects.entry.lines),
     {
       sql: `update invoice_lines l
                set tax_category = v.tax_category, subtotal = v.subtotal, tax_amount = v.tax_amount, total = v.total, stocked = v.stocked
               from (values ${effects.lines.map(() => '(?::int, ?, ?::numeric, ?::numeric, ?::numeric, ?::numeric)').join(', ')})
-                   as v(id, tax_category, subtotal, tax_amount, total, stocked)
+                   as v(id, tax_category, subtotal, tax_amount, total, stocked)${after ? `, ${after}` : ''}
              where l.id = v.id and l.invoice_id = ?`,
       bindings: [...effects.lines.flatMap((l) => [l.id, l.tax_category, l.subtotal, l.tax_amount, l.total, l.stocked]), invoice.id],
     },
@@ -149,12 +231,5 @@ export async function storeValidation(
           },
         ]
       : []),
-    {
-      sql: `update invoices set ${names.map(() => '?? = ?').join(', ')},
-                   validated_at = now(), ${effects.settled ? 'paid_at = now(), ' : ''}updated_at = now()
-             where id = ?`,
-      bindings: [...names.flatMap((n) => [n, columns[n] as Knex.Value]), invoice.id],
-    },
   ];
-  await storeAt(trx, parts, when);
 }
