@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Knex, SqlStatement } from './db';
 import { AppError } from './errors';
 import { ALREADY_RECORDED_SQLSTATE, AlreadyRecorded, keyHeldSql, RECORDED_CHECK, recordedInsert, type OperationKey } from './idempotency';
+import { isUniqueViolation } from './sequences';
 import { outboxInsertFrom, publishStatementEvents, ridingMarks, statementEvents, type StorePart } from './outbox';
 
 /**
@@ -81,7 +82,10 @@ export function unlessRefused<P>(decide: () => P): P | undefined {
 export const AS_DECIDED_CHECK = 'require_as_decided';
 export const NOT_AS_DECIDED_SQLSTATE = 'BO412';
 
-/** Raised when a one-statement write's `expects` did not hold: nothing of it stayed; run it the usual way. */
+/**
+ * Raised when a one-statement write's `expects` did not hold, or a unique index refused a row it
+ * wrote: nothing of it stayed; run it the usual way.
+ */
 export class NotAsDecided extends Error {
   constructor() {
     super('what a one-statement write decided on was not there');
@@ -169,6 +173,8 @@ export async function storeAlone(
     const code = (err as { code?: string }).code;
     if (code === ALREADY_RECORDED_SQLSTATE) throw new AlreadyRecorded();
     if (code === NOT_AS_DECIDED_SQLSTATE) throw new NotAsDecided();
+    // A unique index met a row the decision could not see (written meanwhile): the usual way answers it.
+    if (isUniqueViolation(err)) throw new NotAsDecided();
     throw err;
   }
   const fill = <T>(value: T): T => {

@@ -79,15 +79,40 @@ export function nextNumberCtes(
   numbered: NumberedTable,
   opts: { from?: string; width?: number } = {},
 ): { sql: string; bindings: Knex.RawBinding[] } {
+  const steps = nextNumberSteps(orgId, prefix, numbered, opts);
+  const candidate = steps.candidate('advanced');
   return {
-    sql: `advanced as (
-        insert into document_sequences as s (org_id, series, last_value) select ?, ?, 1 ${opts.from ? `from ${opts.from}` : ''}
+    sql: `advanced as (${steps.advance.sql}), candidate as (${candidate.sql})`,
+    bindings: [...steps.advance.bindings, ...candidate.bindings],
+  };
+}
+
+/**
+ * nextNumberCtes' two steps as SQL for a caller that names them itself (a one-statement write's
+ * parts): `advance` moves the counter on (answering `digits`), `candidate` reads the number and
+ * whether it is taken from the step its caller named `advanced`.
+ */
+export function nextNumberSteps(
+  orgId: number,
+  prefix: string,
+  numbered: NumberedTable,
+  opts: { from?: string; width?: number } = {},
+): {
+  advance: { sql: string; bindings: Knex.RawBinding[] };
+  candidate: (advanced: string) => { sql: string; bindings: Knex.RawBinding[] };
+} {
+  return {
+    advance: {
+      sql: `insert into document_sequences as s (org_id, series, last_value) select ?, ?, 1 ${opts.from ? `from ${opts.from}` : ''}
         on conflict (org_id, series) do update set last_value = s.last_value + 1
-        returning last_value::text as digits),
-      candidate as (
-        select f.number, exists (select 1 from ?? d where d.org_id = ? and d.?? = f.number) as taken
-        from (select ?::text || repeat('0', greatest(?::int - length(digits), 0)) || digits as number from advanced) f)`,
-    bindings: [orgId, prefix, numbered.table, orgId, numbered.column, prefix, opts.width ?? 5],
+        returning last_value::text as digits`,
+      bindings: [orgId, prefix],
+    },
+    candidate: (advanced) => ({
+      sql: `select f.number, exists (select 1 from ?? d where d.org_id = ? and d.?? = f.number) as taken
+        from (select ?::text || repeat('0', greatest(?::int - length(digits), 0)) || digits as number from ${advanced}) f`,
+      bindings: [numbered.table, orgId, numbered.column, prefix, opts.width ?? 5],
+    }),
   };
 }
 

@@ -17,7 +17,7 @@ import { OBSERVER_APP, tally, type CountedStatement, type StatementCount } from 
 export const STATEMENT_BUDGETS = {
   'create-partner': { title: 'create partner', budget: 3, ceiling: 3 },
   'update-partner': { title: 'update partner', budget: 3, ceiling: 3 },
-  'create-invoice': { title: 'create invoice', budget: 4, ceiling: 7 },
+  'create-invoice': { title: 'create invoice', budget: 4, ceiling: 4 },
   'validate-invoice': { title: 'validate invoice, with its consumers', budget: 8, ceiling: 8 },
   'register-payment': { title: 'register payment', budget: 5, ceiling: 5 },
   'create-payment': { title: 'create payment, 3 allocations', budget: 6, ceiling: 6 },

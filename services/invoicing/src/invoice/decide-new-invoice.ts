@@ -11,7 +11,7 @@ import {
   type TaxContext,
 } from '@bo/billing';
 import { NUMBER_PREFIX } from '../domain/numbering';
-import type { InvoiceRow } from './invoice.record';
+import type { InvoiceRow, LineRow } from './invoice.record';
 import { invoiceRefusals } from './invoice-refusals';
 
 /**
@@ -143,4 +143,79 @@ export function decideNewInvoice(
     supplied: supplied || undefined,
     series: NUMBER_PREFIX[values.invoicetype],
   };
+}
+
+/** What a create draws before its one-statement store (the optimistic create): the invoice's id, one id per line, and the time. */
+export interface NewInvoiceDrawn {
+  invoiceId: number;
+  lineIds: number[];
+  now: Date;
+}
+
+/**
+ * What a new invoice starts with where its plan says nothing: nothing paid, written off, issued or
+ * recurring yet, at version 1 (the schema's defaults for these columns, written out by the
+ * optimistic create, which gives every column).
+ */
+const NEW_INVOICE_STARTS = {
+  payment_reference: null,
+  invoicedue: null,
+  comments: null,
+  invoicereference: null,
+  invoiceterms: null,
+  amount_paid: '0.00',
+  written_off_amount: '0.00',
+  sourceid: null,
+  sourcenumber: null,
+  sourcetype: null,
+  converted_from_quotation_id: null,
+  credits_invoice_id: null,
+  restock: true,
+  chartofaccounts: null,
+  invoicejournal: null,
+  tradeaccount: null,
+  issued_parties: null,
+  accounting_currency: null,
+  created_by: null,
+  recurring_enabled: false,
+  recurring_frequency: null,
+  recurring_start_date: null,
+  recurring_next_run_date: null,
+  recurring_next_index: 0,
+  recurring_occurrences: 0,
+  recurring_generated: 0,
+  recurring_status: null,
+  recurring_cancellation_reason: null,
+  parent_id: null,
+  run_date: null,
+  validated_at: null,
+  cancelled_at: null,
+  paid_at: null,
+  exchange_rate: null,
+  version: 1,
+} satisfies Partial<InvoiceRow>;
+
+/**
+ * The invoice and its lines exactly as the optimistic create writes them, every column given, so
+ * what its reply and event tell is what is stored: the plan's columns over what a new invoice
+ * starts with, under the ids drawn, made at the time drawn. `invoicenumber`: the supplied one, or
+ * FILLED_IN for the one the store's series takes.
+ */
+export function newInvoiceRows(plan: NewInvoicePlan, drawn: NewInvoiceDrawn, invoicenumber: string): { row: InvoiceRow; lines: LineRow[] } {
+  const header = plan.header as Partial<Record<keyof InvoiceRow, unknown>>;
+  const row = {
+    ...NEW_INVOICE_STARTS,
+    ...header,
+    // documentTaxColumns gives them as JSON text; the row holds them as the database answers them.
+    allowances_charges: JSON.parse(header.allowances_charges as string) as InvoiceRow['allowances_charges'],
+    tax_breakdown: JSON.parse(header.tax_breakdown as string) as InvoiceRow['tax_breakdown'],
+    id: drawn.invoiceId,
+    invoicenumber,
+    created_at: drawn.now,
+    updated_at: drawn.now,
+  } as InvoiceRow;
+  const lines = plan.lines.map(
+    (l, i) => ({ ...l, id: drawn.lineIds[i] as number, invoice_id: drawn.invoiceId, created_at: drawn.now }) as LineRow,
+  );
+  return { row, lines };
 }

@@ -1,5 +1,5 @@
 import type { DocumentDefaults } from '@bo/billing';
-import { decideNewInvoice, type LineValues, type NewInvoice } from './decide-new-invoice';
+import { decideNewInvoice, newInvoiceRows, type LineValues, type NewInvoice } from './decide-new-invoice';
 
 /**
  * decideNewInvoice, given/when/then: the currency a new invoice takes, how an exchange rate that no
@@ -74,5 +74,47 @@ describe('deciding a new invoice', () => {
   it('given a rate on an invoice in another currency than the books’, when decided, then it is kept', () => {
     const plan = decideNewInvoice(7, invoice({ currency: 'USD', exchange_rate: '0.92' }), [line], EUR_BOOKS);
     expect(plan.header).toMatchObject({ currency: 'USD', exchange_rate: '0.92' });
+  });
+});
+
+describe('the rows an optimistic create writes', () => {
+  const drawn = { invoiceId: 501, lineIds: [9001, 9002], now: new Date('2026-11-29T09:00:01.250Z') };
+
+  it('given a plan and what was drawn, when made into rows, then every column is given: the plan’s over what a new invoice starts with', () => {
+    const plan = decideNewInvoice(7, invoice({ comments: 'hello' }), [line, { ...line, product_id: '2' }], EUR_BOOKS);
+    const { row, lines } = newInvoiceRows(plan, drawn, 'INV-00042');
+    expect(row).toMatchObject({
+      id: 501,
+      org_id: 7,
+      invoicenumber: 'INV-00042',
+      comments: 'hello',
+      amount_paid: '0.00',
+      written_off_amount: '0.00',
+      recurring_enabled: false,
+      issued_parties: null,
+      version: 1,
+      created_at: drawn.now,
+      updated_at: drawn.now,
+      tax_breakdown: [expect.objectContaining({ tax_category: 'S', tax_rate: '20' })],
+      allowances_charges: [],
+    });
+    expect(lines.map((l) => [l.id, l.invoice_id, l.product_id])).toEqual([
+      [9001, 501, '1'],
+      [9002, 501, '2'],
+    ]);
+  });
+
+  it('given a recurring plan, when made into rows, then its contract’s columns are the plan’s', () => {
+    const plan = decideNewInvoice(
+      7,
+      invoice({ recurring_enabled: true, recurring_frequency: 'monthly', recurring_next_index: 1 }),
+      [line],
+      EUR_BOOKS,
+    );
+    expect(newInvoiceRows(plan, drawn, 'INV-00043').row).toMatchObject({
+      recurring_enabled: true,
+      recurring_frequency: 'monthly',
+      recurring_next_index: 1,
+    });
   });
 });

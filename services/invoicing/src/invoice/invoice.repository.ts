@@ -4,11 +4,13 @@ import {
   isUniqueViolation,
   likeContains,
   nextNumberCtes,
+  nextNumberSteps,
   NumberRace,
   pendingNumber,
   selectPage,
   type Knex,
   type PageRequest,
+  type StorePart,
 } from '@bo/runtime';
 import { addDays } from '../domain/recurrence';
 import type { NewInvoicePlan } from './decide-new-invoice';
@@ -197,6 +199,67 @@ export async function storeNewInvoice(trx: Knex.Transaction, plan: NewInvoicePla
     row,
     lines: lineColumns.length ? result.rows.map((r) => pick<LineRow>(r, lineAt + 1, names.length)) : [],
     numberTaken: first[2] === true,
+  };
+}
+
+/**
+ * The optimistic create's store (one-statement.ts): the invoice and its lines as newInvoiceRows gives
+ * them, every column written, as parts of one statement with no transaction of its own. In order:
+ * the partner's delete fence checked (its lock taken shared), a supplied number looked for, and
+ * with no number supplied the series advanced and its number read (nextNumberSteps); then the
+ * invoice, only when no fence stands and the number is free, and its lines after it. `expects` holds
+ * when the invoice was written; otherwise (a fence, a number taken, by hand or meanwhile) nothing
+ * stays and the runtime creates it the usual way, which answers what it finds. The number the
+ * series took is filled in where the reply and the event carry `invoicenumber`.
+ */
+export function newInvoicePartsAlone(
+  plan: NewInvoicePlan,
+  stored: { row: InvoiceRow; lines: readonly LineRow[] },
+  fencedPartner: number,
+): { parts: StorePart[]; expects: string; fills?: Array<{ key: string; sql: string }> } {
+  const orgId = plan.header.org_id as number;
+  const supplied = plan.supplied ?? null;
+  const parts: StorePart[] = [
+    { sql: 'select partner_fenced(?::int, ?::int) as fenced', bindings: [orgId, fencedPartner] },
+    { sql: 'select exists (select 1 from invoices where org_id = ? and invoicenumber = ?::text) as taken', bindings: [orgId, supplied] },
+  ];
+  const free = 'not store1.fenced and not store2.taken';
+  let number: { sql: string; bindings: Knex.RawBinding[] } = { sql: '?::text', bindings: [supplied] };
+  if (supplied === null) {
+    const steps = nextNumberSteps(
+      orgId,
+      plan.series,
+      { table: 'invoices', column: 'invoicenumber' },
+      { from: `store1, store2 where ${free}` },
+    );
+    parts.push(steps.advance, steps.candidate('store3'));
+    number = { sql: '(select number from store4 where not taken)', bindings: [] };
+  }
+  const { invoicenumber: _number, ...row } = stored.row;
+  const columns = Object.keys(row).map(quoted);
+  const inv = `store${parts.length + 1}`;
+  parts.push({
+    sql: `insert into invoices (${columns.join(', ')}, invoicenumber)
+          select ${columns.map((c) => `r.${c}`).join(', ')}, n.number
+            from jsonb_populate_record(null::invoices, ?::jsonb) r, (select ${number.sql} as number) n, store1, store2
+           where ${free} and n.number is not null
+          returning invoicenumber`,
+    bindings: [JSON.stringify(row), ...number.bindings],
+  });
+  if (stored.lines.length) {
+    const lineColumns = Object.keys(stored.lines[0] as object).map(quoted);
+    parts.push({
+      sql: `insert into invoice_lines (${lineColumns.join(', ')})
+            select ${lineColumns.map((c) => `l.${c}`).join(', ')}
+              from ${inv}, jsonb_populate_recordset(null::invoice_lines, ?::jsonb) with ordinality as l
+             order by l.ordinality`,
+      bindings: [JSON.stringify(stored.lines)],
+    });
+  }
+  return {
+    parts,
+    expects: `(select count(*) from ${inv}) = 1`,
+    ...(supplied === null ? { fills: [{ key: 'invoicenumber', sql: `(select to_json(invoicenumber)::text from ${inv})` }] } : {}),
   };
 }
 

@@ -92,7 +92,13 @@ export async function storeInvoicePlan(
     const invoicenumber = await numberDocument(trx, orgId, plan.series, { table: 'invoices', column: 'invoicenumber', id: inserted.id });
     inserted = { ...inserted, invoicenumber };
   }
-  await recordEvent(trx, invoicing.invoiceCreated, orgId, {
+  await recordEvent(trx, invoicing.invoiceCreated, orgId, createdEvent(inserted));
+  return { row: inserted, lines: stored.lines };
+}
+
+/** What `invoicing.invoice.created` tells of the invoice as stored. */
+export function createdEvent(inserted: InvoiceRow) {
+  return {
     ...eventRef(inserted),
     invoicestatus: inserted.invoicestatus,
     invoicedatetime: formatDateTime(inserted.invoicedatetime) as string,
@@ -100,6 +106,5 @@ export async function storeInvoicePlan(
     tax_amount: toNumber(inserted.tax_amount),
     invoicedue: inserted.invoicedue,
     parent_id: inserted.parent_id,
-  });
-  return { row: inserted, lines: stored.lines };
+  };
 }
