@@ -225,13 +225,15 @@ export function keyLockOf(k: Pick<OperationKey, 'orgId' | 'key'>): bigint {
 /**
  * The key's hold as a CTE body answering one row (`free`), for a write that is one statement
  * (one-statement.ts): it fails with KEY_IN_USE_SQLSTATE, as holdKey's does, while a twin runs or a
- * claim holds the key, and otherwise holds it to the statement's end.
+ * claim holds the key, and otherwise holds it to the statement's end. `claim`: the write's own
+ * (claimKey), which holds the key for it, so it is no twin's.
  */
-export function keyHeldSql(k: OperationKey): SqlStatement {
+export function keyHeldSql(k: OperationKey, claim?: string): SqlStatement {
   return {
     sql: `select ${KEY_FREE_CHECK}(pg_try_advisory_xact_lock(?::bigint) and not exists (
-            select 1 from ${OPERATION_KEYS} where org_id = ? and key = ? and claim is not null and lease_until > now())) as free`,
-    bindings: [keyLockOf(k).toString(), k.orgId, k.key],
+            select 1 from ${OPERATION_KEYS} where org_id = ? and key = ? and claim is not null and claim is distinct from ?::uuid
+               and lease_until > now())) as free`,
+    bindings: [keyLockOf(k).toString(), k.orgId, k.key, claim ?? null],
   };
 }
 

@@ -124,7 +124,7 @@ export async function storeAlone(
   // before PostgreSQL runs the parts no query reads, so a twin arriving while this waits (for a lock
   // its parts need) is answered 409 at once, as a transaction's holdKey answers it.
   if (recorded) {
-    const held = keyHeldSql(recorded.key);
+    const held = keyHeldSql(recorded.key, recorded.claim);
     ctes.push({ sql: `held as (${held.sql})`, bindings: held.bindings });
   }
   if (write.draws)

@@ -102,8 +102,8 @@ export interface GatherApply<O extends Operation, F> {
   /**
    * The write as one statement after gather, as AloneOrApply's `alone` (decided on an unlocked read,
    * stored only while what it read still holds), with the facts gather answered; undefined, or what
-   * it decided on gone by the store, and `apply` runs it the usual way. Not with `compensate`: a
-   * gather that took a step elsewhere has its write under apply's transaction.
+   * it decided on gone by the store, and `apply` runs it the usual way. A failure of either that is
+   * no refusal runs `compensate`, as a failed transaction of apply's does.
    */
   alone?: (request: RequestOf<O>, ctx: HandlerContext, facts: F) => Alone;
 }
@@ -172,8 +172,6 @@ export function handler<O extends Operation, F>(
   if (!operation.write) throw new Error(`${operation.name} is a read: it calls other services directly, with no gather step`);
   if (!('gather' in def)) return { operation, run: def.apply as unknown as Run, alone: def.alone as BoundHandler['alone'] };
   if (def.readOnlyGather && def.compensate) throw new Error(`${operation.name}: a gather that only reads has nothing to compensate`);
-  if (def.alone && def.compensate)
-    throw new Error(`${operation.name}: a gather with a step to compensate writes under apply's transaction, not alone`);
   return {
     operation,
     gather: def.gather as BoundHandler['gather'],
@@ -302,6 +300,14 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
       }
       async function gatherAndApply(): Promise<RpcReply> {
         const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
+        try {
+          return await aloneOrApply(facts);
+        } catch (err) {
+          if (h.compensate && !settled(err)) await h.compensate(err, request, ctx, facts);
+          throw err;
+        }
+      }
+      async function aloneOrApply(facts: unknown): Promise<RpcReply> {
         const alone = await h.alone?.(request, ctx, facts);
         if (alone) {
           // Checked once the statement filled in what it makes (FILLED_IN).
@@ -325,10 +331,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
             if (key && !(await recordReply(trx, key, sealed(h, reply), { commit: true, claim }))) throw new AlreadyRecorded();
             return reply;
           }),
-        ).catch(async (err: unknown) => {
-          if (h.compensate && !settled(err)) await h.compensate(err, request, ctx, facts);
-          throw err;
-        });
+        );
       }
     } catch (err) {
       if (!key) throw err;

@@ -63,6 +63,18 @@ const bumpAlone = defineOperation({
   reply: z.object({ message: z.string(), count: z.number() }),
 });
 
+/** bumpAlone with a gather that may act elsewhere: its key is claimed before gather, and its one statement records over the claim. */
+const bumpAloneClaimed = defineOperation({
+  name: 'partners.test.bumpAloneClaimed',
+  service: 'partners',
+  summary: 'test',
+  paths: [],
+  select: { default: true },
+  write: true,
+  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'moved']) }),
+  reply: z.object({ message: z.string(), count: z.number() }),
+});
+
 /** A gather step with `outcome: 'hold'` waits for this (a slow call to another service), so a test can send twins meanwhile. */
 let held: { reached: () => void; release: Promise<void> } | undefined;
 
@@ -145,6 +157,28 @@ const testService: ServiceDefinition = {
         return { message: `bumped from ${before}`, count };
       },
       readOnlyGather: true,
+    }),
+    handler(bumpAloneClaimed, {
+      gather: async (_req, ctx) => {
+        gathered += 1;
+        return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
+      },
+      alone: (req, _ctx, { before }) => ({
+        parts: [
+          {
+            sql: 'insert into bumps select from (select count(*) as n from bumps) c where c.n = ? returning id',
+            bindings: [req.outcome === 'moved' ? before + 1 : before],
+          },
+        ],
+        expects: '(select count(*) from store1) = 1',
+        events: [],
+        reply: { message: `bumped alone from ${before}`, count: before + 1 },
+      }),
+      apply: async (_req, ctx, { before }) => {
+        await ctx.db('bumps').insert({});
+        const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
+        return { message: `bumped from ${before}`, count };
+      },
     }),
   ],
 };
@@ -517,6 +551,17 @@ describe('service host: replies recorded with their effect', () => {
       expect(gathered).toBe(gatheredBefore + 1);
       expect(await sendAlone('ok', key)).toEqual(reply);
       expect(await bumps()).toBe(before + 1);
+      expect(await svc.db(OPERATION_KEYS).where({ key }).select('claim', 'status')).toEqual([{ claim: null, status: 200 }]);
+    });
+
+    it('records over its own claim when its gather may act elsewhere, and a replay answers the record without gathering', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      const reply = await svc.call('partners.test.bumpAloneClaimed', { outcome: 'ok' }, 1, { operationKey: key });
+      expect(reply).toMatchObject({ ok: true, body: { message: `bumped alone from ${before}`, count: before + 1 } });
+      const gatheredBefore = gathered;
+      expect(await svc.call('partners.test.bumpAloneClaimed', { outcome: 'ok' }, 1, { operationKey: key })).toEqual(reply);
+      expect(gathered).toBe(gatheredBefore);
       expect(await svc.db(OPERATION_KEYS).where({ key }).select('claim', 'status')).toEqual([{ claim: null, status: 200 }]);
     });
 
