@@ -7,9 +7,9 @@ const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 /** Long enough that a delete's fence request outlives a loaded machine's queueing (it expires with its caller's timeout). */
 const RPC_TIMEOUT_MS = 5000;
 /** The statements each race holds up, as pg_stat_activity shows them. */
-const OUTBOX_INSERT = 'insert into ("?\\w+"?\\.)?"?outbox"?[\\s(]';
 const PARTNER_DELETE = 'update ("?\\w+"?\\.)?"?partners"? set .*deleted_at';
 const INVOICE_INSERT = 'insert into ("?\\w+"?\\.)?"?invoices"?[\\s(]';
+const SERIES_ADVANCE = 'insert into ("?\\w+"?\\.)?"?document_sequences"?[\\s(]';
 
 /**
  * Races between services, each forced into its worst interleaving by a lock the test holds (no
@@ -57,6 +57,14 @@ describe('races between services', () => {
         `select l.pid from pg_locks l join pg_stat_activity a on a.pid = l.pid
           where not l.granted and l.relation = ?::regclass and a.query ~* ?`,
         [table, statement],
+      )
+    ).rows.map((r) => r.pid);
+  /** The backends waiting for a row lock (another transaction's) while running a statement that matches `statement`. */
+  const waitingForRow = async (statement: string): Promise<number[]> =>
+    (
+      await db.raw<{ rows: Array<{ pid: number }> }>(
+        `select pid from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'transactionid' and query ~* ?`,
+        [statement],
       )
     ).rows.map((r) => r.pid);
   /** Whether a backend is still inside a transaction (it may also have gone: its session ended). */
@@ -120,14 +128,16 @@ describe('races between services', () => {
 
   it('a create that passed its checks before a delete asked is counted: the delete is refused and the document stays', async () => {
     const partner = await newPartner('Created First');
-    // The invoice waits to be recorded, inside its transaction, past its partner checks: its store
-    // checks the fence, numbers and writes it in one statement, then its event waits on the outbox.
-    const held = await hold('lock table invoicing.outbox in share mode');
+    // The invoice waits to be written, past its partner checks: its one statement checks the fence
+    // (taking its lock, shared, to the statement's end), then waits for the series' counter, which
+    // the test holds.
+    await db.raw(`insert into invoicing.document_sequences (org_id, series, last_value) values (1, 'INV-', 0) on conflict do nothing`);
+    const held = await hold(`select 1 from invoicing.document_sequences where org_id = 1 and series = 'INV-' for update`);
     const creating = invoiceFor(partner).then(
       (r) => r,
       (err: unknown) => err,
     );
-    await eventually(async () => expect(await waitingOn('invoicing.outbox', OUTBOX_INSERT)).toHaveLength(1));
+    await eventually(async () => expect(await waitingForRow(SERIES_ADVANCE)).toHaveLength(1));
     // The delete asks invoicing, which must wait for that create before it can answer.
     const deleting = refusal(once().partners.partner.delete({ org_id: '1', userid: 'u1', partner_id: partner }));
     await eventually(async () => expect(await waitingOnFence(partner)).toBe(1));

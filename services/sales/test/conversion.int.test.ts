@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sales } from '@bo/contracts';
-import { createLogger, type AmqpBus, type BaseConfig } from '@bo/runtime';
+import { createLogger, NotAsDecided, storeAlone, type AmqpBus, type BaseConfig } from '@bo/runtime';
 import * as testing from '@bo/testkit';
+import { claimAttempt, completionAlone } from '../src/conversion/conversion';
 import { recoverConversions } from '../src/conversion/conversion-recovery';
+import { readQuotationWithToday } from '../src/quotation/quotation.repository';
 import { salesService } from '../src/service';
 import {
   contractCall,
@@ -267,6 +269,40 @@ describe('converting quotations to invoices', () => {
     expect(invoicesFor(q.id)).toHaveLength(1);
     expect(bodies[0]!.invoice.id).toBe(invoicesFor(q.id)[0]!.id);
     expect(await eventsOf(q.id)).toBe(1);
+  });
+
+  it('claims on an unlocked read only while the quotation is the row read, and completes alone only while its attempt is the last', async () => {
+    const q = await createQuotation();
+    const config = { RPC_TIMEOUT_MS } as BaseConfig;
+    const driver = { actor: 'u7' };
+    // Read, then a line added meanwhile: the claim changes nothing, and the quotation is not frozen.
+    const stale = await readQuotationWithToday(svc.db, 1, q.id);
+    ok(await addLine(q.id));
+    expect(await claimAttempt(svc.db, stale.quotation, 'invoiceout', driver, config, stale.read)).toBeUndefined();
+    expect((await row(q.id)).conversion_attempted_at).toBeNull();
+
+    // Read afresh: claimed, with every line as it now stands.
+    const fresh = await readQuotationWithToday(svc.db, 1, q.id);
+    const first = (await claimAttempt(svc.db, fresh.quotation, 'invoiceout', driver, config, fresh.read))!;
+    expect(first.request.line_items).toHaveLength(3);
+    // Another attempt begins: the first's completion as one statement writes nothing.
+    const second = (await claimAttempt(svc.db, first.quotation, 'invoiceout', driver, config))!;
+    const invoice: sales.SourceInvoice = {
+      id: 9001,
+      orgid: 1,
+      invoicenumber: 'INV-09001',
+      invoicetype: 'invoiceout',
+      partner: '1',
+      invoicestatus: 'draft',
+      subtotal: 1,
+      tax_amount: 0,
+      invoicetotal: 1,
+    };
+    const answer = { ok: true as const, status: 200, body: {} };
+    await expect(storeAlone(svc.db, completionAlone(first, invoice), undefined, answer)).rejects.toBeInstanceOf(NotAsDecided);
+    expect((await row(q.id)).status).not.toBe('converted');
+    await storeAlone(svc.db, completionAlone(second, invoice), undefined, answer);
+    expect(await row(q.id)).toMatchObject({ status: 'converted', invoice_id: 9001, invoicenumber: 'INV-09001' });
   });
 
   it('lets one of several different conversions in parallel win; the rest are refused', async () => {

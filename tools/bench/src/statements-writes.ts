@@ -22,7 +22,7 @@ export const STATEMENT_BUDGETS = {
   'register-payment': { title: 'register payment', budget: 5, ceiling: 5 },
   'create-payment': { title: 'create payment, 3 allocations', budget: 6, ceiling: 6 },
   'stock-adjustment': { title: 'stock adjustment', budget: 4, ceiling: 4 },
-  'quotation-convert': { title: 'convert a quotation to an invoice', budget: 8, ceiling: 18 },
+  'quotation-convert': { title: 'convert a quotation to an invoice', budget: 8, ceiling: 9 },
 } as const;
 
 export type WriteName = keyof typeof STATEMENT_BUDGETS;

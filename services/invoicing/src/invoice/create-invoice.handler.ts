@@ -4,9 +4,9 @@ import { documentPartyOf, nowIn, readDocumentParty, resolveCatalogLines } from '
 import { lineField } from './create-input';
 import { checkedCreditNoteLink } from './credit-note-link';
 import { decideCreateInvoice } from './decide-create-invoice';
-import { newInvoiceRows, type NewInvoiceDrawn } from './decide-new-invoice';
+import { newInvoiceRows } from './decide-new-invoice';
 import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord } from './invoice.record';
-import { newInvoicePartsAlone } from './invoice.repository';
+import { newInvoiceDraws, newInvoiceDrawn, newInvoicePartsAlone } from './invoice.repository';
 import { createdEvent, storeInvoicePlan } from './invoice.writer';
 
 /**
@@ -23,13 +23,13 @@ export const createInvoiceHandler = handler(invoicing.createInvoice, {
     const lines = await resolveCatalogLines(ctx, req.line_items ?? [], lineField);
     // The partner, its currency and the books' settings in one read, with the ids drawn. Dates are
     // the organization's wall clock: a new invoice is dated now in its time zone.
-    const reading = await readDocumentParty(ctx, req.partner, drawsFor(lines.length));
+    const reading = await readDocumentParty(ctx, req.partner, newInvoiceDraws(lines.length));
     const { partner, defaults } = await documentPartyOf(ctx, req.partner, reading);
     // The client's source fields are free text: they link nothing, except that a credit note names
     // the invoice it credits by them, and that link is checked before it is kept.
     const note = { invoicetype: req.invoicetype, partner_id: req.partner, sourcetype: req.sourcetype, sourceid: req.sourceid };
     const credited = await checkedCreditNoteLink(ctx.db, ctx.orgId, note);
-    return { lines, defaults, now: nowIn(defaults.time_zone), partner, credited, drawn: drawnOf(reading.beside) };
+    return { lines, defaults, now: nowIn(defaults.time_zone), partner, credited, drawn: newInvoiceDrawn(reading.beside) };
   },
   // It asks catalog and reads (a partner unknown to the directory is fetched and kept there): the
   // store holds the operation key, no claim of its own is written before.
@@ -56,19 +56,4 @@ function createdReply(invoice: invoicing.InvoiceRecord) {
     message: invoice.recurring.enabled ? 'Recurring invoice created successfully' : 'Invoice created successfully',
     invoice,
   };
-}
-
-/** The ids a new invoice of `lines` lines takes, and the time it is made, drawn in the read of its partner. */
-function drawsFor(lines: number) {
-  return {
-    sql: `json_build_object('invoice_id', nextval(pg_get_serial_sequence('invoices', 'id')),
-                            'line_ids', array(select nextval(pg_get_serial_sequence('invoice_lines', 'id')) from generate_series(1, ?::int) n order by n),
-                            'now', now())`,
-    bindings: [lines],
-  };
-}
-
-function drawnOf(beside: unknown): NewInvoiceDrawn {
-  const drawn = beside as { invoice_id: number; line_ids: number[]; now: string };
-  return { invoiceId: drawn.invoice_id, lineIds: drawn.line_ids, now: new Date(drawn.now) };
 }

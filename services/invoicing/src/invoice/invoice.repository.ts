@@ -13,7 +13,7 @@ import {
   type StorePart,
 } from '@bo/runtime';
 import { addDays } from '../domain/recurrence';
-import type { NewInvoicePlan } from './decide-new-invoice';
+import type { NewInvoiceDrawn, NewInvoicePlan } from './decide-new-invoice';
 import type { InvoiceRow, LineRow } from './invoice.record';
 import { invoiceRefusals } from './invoice-refusals';
 
@@ -203,9 +203,33 @@ export async function storeNewInvoice(trx: Knex.Transaction, plan: NewInvoicePla
 }
 
 /**
+ * SQL of a scalar the read of a new invoice's partner carries (readDocumentParty's `beside`): the ids
+ * the invoice and its `lines` lines take, drawn from their sequences, and the time it is made, for
+ * the optimistic create (newInvoiceRows). `also`: the caller's own scalar, carried beside them.
+ */
+export function newInvoiceDraws(
+  lines: number,
+  also: { sql: string; bindings: Knex.RawBinding[] } = { sql: 'null', bindings: [] },
+): { sql: string; bindings: Knex.RawBinding[] } {
+  return {
+    sql: `json_build_object('invoice_id', nextval(pg_get_serial_sequence('invoices', 'id')),
+                            'line_ids', array(select nextval(pg_get_serial_sequence('invoice_lines', 'id')) from generate_series(1, ?::int) n order by n),
+                            'now', now(), 'also', ${also.sql})`,
+    bindings: [lines, ...also.bindings],
+  };
+}
+
+/** What newInvoiceDraws drew, as the read answered it; `also`: the caller's scalar. */
+export function newInvoiceDrawn(beside: unknown): NewInvoiceDrawn & { also: unknown } {
+  const drawn = beside as { invoice_id: number; line_ids: number[]; now: string; also: unknown };
+  return { invoiceId: drawn.invoice_id, lineIds: drawn.line_ids, now: new Date(drawn.now), also: drawn.also };
+}
+
+/**
  * The optimistic create's store (one-statement.ts): the invoice and its lines as newInvoiceRows gives
  * them, every column written, as parts of one statement with no transaction of its own. In order:
- * the partner's delete fence checked (its lock taken shared), a supplied number looked for, and
+ * the partner's delete fence checked (its lock taken shared; `fencedPartner` null: none checked, as
+ * a conversion's invoice checks none), a supplied number looked for, and
  * with no number supplied the series advanced and its number read (nextNumberSteps); then the
  * invoice, only when no fence stands and the number is free, and its lines after it. `expects` holds
  * when the invoice was written; otherwise (a fence, a number taken, by hand or meanwhile) nothing
@@ -215,12 +239,14 @@ export async function storeNewInvoice(trx: Knex.Transaction, plan: NewInvoicePla
 export function newInvoicePartsAlone(
   plan: NewInvoicePlan,
   stored: { row: InvoiceRow; lines: readonly LineRow[] },
-  fencedPartner: number,
+  fencedPartner: number | null,
 ): { parts: StorePart[]; expects: string; fills?: Array<{ key: string; sql: string }> } {
   const orgId = plan.header.org_id as number;
   const supplied = plan.supplied ?? null;
   const parts: StorePart[] = [
-    { sql: 'select partner_fenced(?::int, ?::int) as fenced', bindings: [orgId, fencedPartner] },
+    fencedPartner === null
+      ? { sql: 'select false as fenced', bindings: [] }
+      : { sql: 'select partner_fenced(?::int, ?::int) as fenced', bindings: [orgId, fencedPartner] },
     { sql: 'select exists (select 1 from invoices where org_id = ? and invoicenumber = ?::text) as taken', bindings: [orgId, supplied] },
   ];
   const free = 'not store1.fenced and not store2.taken';

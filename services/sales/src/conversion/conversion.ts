@@ -1,6 +1,18 @@
 import { sales, type ReplyOf } from '@bo/contracts';
 import { dec, formatDateTime, toNumber, type VatCategory } from '@bo/kernel';
-import { AppError, exactJson, recordEvent, storeWithCommit, type BaseConfig, type Call, type Knex, type Logger } from '@bo/runtime';
+import {
+  AppError,
+  exactJson,
+  recordEvent,
+  statementEvent,
+  storeWithCommit,
+  type BaseConfig,
+  type Call,
+  type Knex,
+  type Logger,
+  type OneStatementWrite,
+  type StorePart,
+} from '@bo/runtime';
 import { CONVERTIBLE, findQuotation } from '../quotation/quotation.repository';
 import type { LineRow, QuotationRow } from '../quotation/quotation.record';
 import { invoiceForSource, type SourceInvoice, type SourceInvoiceRequest } from './invoicing-client';
@@ -75,10 +87,10 @@ export function conversionTiming(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>): { 
  * that did not start it is refused rather than racing it, so parallel conversions of one quotation
  * get one success. The request that started it (its own key, e.g. a broker redelivery) may resume.
  */
-export async function checkNotHeldByAnother(trx: Knex.Transaction, q: QuotationRow, operationKey: string | undefined): Promise<void> {
+export async function checkNotHeldByAnother(db: Knex, q: QuotationRow, operationKey: string | undefined): Promise<void> {
   if (q.conversion_lease_until === null) return;
   if (operationKey !== undefined && operationKey === q.convert_key) return;
-  const { rows } = await trx.raw<{ rows: Array<{ held: boolean }> }>('select ?::timestamptz > now() as held', [q.conversion_lease_until]);
+  const { rows } = await db.raw<{ rows: Array<{ held: boolean }> }>('select ?::timestamptz > now() as held', [q.conversion_lease_until]);
   if (rows[0]?.held) throw conversionRefusals.heldByAnotherRequest(q.quotation_number).asTransient();
 }
 
@@ -86,31 +98,39 @@ export async function checkNotHeldByAnother(trx: Knex.Transaction, q: QuotationR
 const FROZEN_LINES = `coalesce((select jsonb_agg(${exactJson('l', ['id', 'org_id', 'quotation_id'])} order by l.id)
                                from quotation_lines l where l.quotation_id = quotations.id), '[]') as frozen_lines`;
 
-/** Step 1, inside the caller's transaction that locked `q`: freezes it if open and takes the lease; answers the lines with it. */
+/**
+ * Step 1, inside the caller's transaction that locked `q`: freezes it if open and takes the lease;
+ * answers the lines with it. With `read` (an optimistic claim on an unlocked read, `q` read with that
+ * xmin), it changes the quotation only while it is still that row, and answers undefined when it was
+ * not: every change of a quotation or its lines updates its row.
+ */
 export async function claimAttempt(
-  trx: Knex.Transaction,
+  db: Knex,
   q: QuotationRow,
   invoicetype: InvoiceType,
   driver: Driver,
   config: BaseConfig,
-): Promise<Attempt> {
+  read?: string,
+): Promise<Attempt | undefined> {
   const froze = q.conversion_attempted_at === null;
   const earlierSettled =
     froze || q.conversion_lease_until === null || q.conversion_lease_until.getTime() < Date.now() - config.RPC_TIMEOUT_MS;
   type Frozen = QuotationRow & { frozen_lines: LineRow[] };
-  const [row] = await trx<Frozen>('quotations')
-    .where({ id: q.id })
+  const claim = db<Frozen>('quotations').where({ id: q.id });
+  if (read !== undefined) claim.whereRaw('xmin::text = ?', [read]);
+  const [row] = await claim
     .update({
-      conversion_attempted_at: froze ? trx.fn.now() : q.conversion_attempted_at,
+      conversion_attempted_at: froze ? db.fn.now() : q.conversion_attempted_at,
       // Only the attempt that froze it is remembered: a later one resumes the same conversion.
       convert_key: froze ? (driver.operationKey ?? null) : q.convert_key,
       convert_invoicetype: q.convert_invoicetype ?? invoicetype,
       convert_user: froze ? driver.actor : (q.convert_user ?? driver.actor),
       conversion_attempts: q.conversion_attempts + 1,
-      conversion_lease_until: trx.raw('now() + make_interval(secs => ?)', [conversionTiming(config).leaseMs / 1000]),
+      conversion_lease_until: db.raw('now() + make_interval(secs => ?)', [conversionTiming(config).leaseMs / 1000]),
     })
     // The lines come back with the frozen row: the quotation's lock is held, and every change of its lines takes it first.
-    .returning(['*', trx.raw(FROZEN_LINES)]);
+    .returning(['*', db.raw(FROZEN_LINES)]);
+  if (!row) return undefined;
   const { frozen_lines: lines, ...frozen } = row as Frozen;
   const request = sourceRequest(frozen.org_id, driver.actor ?? undefined, frozen, lines, frozen.convert_invoicetype ?? invoicetype);
   return { quotation: frozen, froze, earlierSettled, number: frozen.conversion_attempts, request, driver };
@@ -183,19 +203,50 @@ export async function complete(trx: Knex.Transaction, attempt: Attempt, invoice:
   if (q.status === 'converted') return answerConverted(q, driver);
   // Frozen, it cannot have been cancelled; a quotation holding an invoice must never be.
   if (!CONVERTIBLE.includes(q.status)) throw new Error(`quotation ${q.id} is ${q.status}, yet invoicing made invoice ${invoice.id} for it`);
+  const completion = completionOf(q, driver, invoice);
+  // Nothing reads the quotation after this: its update goes with the statement that commits.
+  await storeWithCommit(trx, [completion.update]);
+  await recordEvent(trx, sales.quotationConverted, q.org_id, completion.event);
+  return completion.reply;
+}
+
+/**
+ * Step 3 as one statement (a convert's `alone`), on the quotation as the attempt froze it, which no
+ * write changes but a conversion's: converted only while no other attempt began since and none
+ * completed it (`expects`); otherwise nothing stays and `complete` runs under the lock.
+ */
+export function completionAlone(attempt: Attempt, invoice: SourceInvoice): OneStatementWrite {
+  const q = attempt.quotation;
+  const completion = completionOf(q, attempt.driver, invoice, { attempt: attempt.number });
+  return {
+    parts: [completion.update],
+    expects: '(select count(*) from store1) = 1',
+    events: [statementEvent(sales.quotationConverted, q.org_id, completion.event)],
+    reply: completion.reply,
+  };
+}
+
+/** The quotation's update to converted (with `guard`: only while it is at that attempt, and convertible), its event and the reply. */
+function completionOf(q: QuotationRow, driver: Driver, invoice: SourceInvoice, guard?: { attempt: number }) {
   const view = invoiceView(invoice);
   const convertedAt = new Date();
-  // Nothing reads the quotation after this: its update goes with the statement that commits.
-  await storeWithCommit(trx, [
-    {
-      sql: `update quotations
-               set status = 'converted', invoice_id = ?, invoicenumber = ?, invoicetype = ?, converted_at = ?, converted_invoice = ?,
-                   conversion_lease_until = now(), updated_by = ?, updated_at = now()
-             where id = ?`,
-      bindings: [view.id, view.invoicenumber, view.invoicetype, convertedAt, JSON.stringify(view), driver.actor, q.id],
-    },
-  ]);
-  await recordEvent(trx, sales.quotationConverted, q.org_id, {
+  const update: StorePart = {
+    sql: `update quotations
+             set status = 'converted', invoice_id = ?, invoicenumber = ?, invoicetype = ?, converted_at = ?, converted_invoice = ?,
+                 conversion_lease_until = now(), updated_by = ?, updated_at = now()
+           where id = ?${guard ? ' and conversion_attempts = ? and status = any(?::text[]) returning id' : ''}`,
+    bindings: [
+      view.id,
+      view.invoicenumber,
+      view.invoicetype,
+      convertedAt,
+      JSON.stringify(view),
+      driver.actor,
+      q.id,
+      ...(guard ? [guard.attempt, [...CONVERTIBLE]] : []),
+    ],
+  };
+  const event = {
     quotation_id: q.id,
     quotation_number: q.quotation_number,
     quotation_type: q.quotation_type,
@@ -208,8 +259,8 @@ export async function complete(trx: Knex.Transaction, attempt: Attempt, invoice:
     quotation_total: toNumber(q.total),
     currency: q.currency,
     converted_at: formatDateTime(convertedAt) as string,
-  } satisfies sales.QuotationConvertedData);
-  return convertedReply(q, view);
+  } satisfies sales.QuotationConvertedData;
+  return { update, event, reply: convertedReply(q, view) };
 }
 
 /**

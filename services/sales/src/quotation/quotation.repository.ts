@@ -20,15 +20,32 @@ export async function findQuotation(db: Knex, orgId: number, id: number, opts: {
  * the lock: a change of zone committed meanwhile counts from the next request.
  */
 export async function lockQuotationWithToday(trx: Knex, orgId: number, id: number): Promise<{ quotation: QuotationRow; today: string }> {
-  const { rows } = await trx.raw<{ rows: Array<QuotationRow & { organization_time_zone: string | null }> }>(
-    `select q.*, (select s.time_zone from organization_settings s where s.org_id = q.org_id) as organization_time_zone
-       from quotations q where q.org_id = ? and q.id = ? for update of q`,
+  const { quotation, today } = await quotationWithToday(trx, orgId, id, 'for update of q');
+  return { quotation, today };
+}
+
+/**
+ * The same with no lock, and the row's xmin as read (`read`), for an optimistic claim that changes
+ * the quotation only while it is still that row (conversion.ts claimAttempt).
+ */
+export async function readQuotationWithToday(
+  db: Knex,
+  orgId: number,
+  id: number,
+): Promise<{ quotation: QuotationRow; today: string; read: string }> {
+  return quotationWithToday(db, orgId, id, '');
+}
+
+async function quotationWithToday(db: Knex, orgId: number, id: number, lock: string) {
+  const { rows } = await db.raw<{ rows: Array<QuotationRow & { organization_time_zone: string | null; read_version: string }> }>(
+    `select q.*, q.xmin::text as read_version, (select s.time_zone from organization_settings s where s.org_id = q.org_id) as organization_time_zone
+       from quotations q where q.org_id = ? and q.id = ? ${lock}`,
     [orgId, id],
   );
   const found = rows[0];
   if (!found) throw quotationRefusals.quotationNotFound(id);
-  const { organization_time_zone: zone, ...quotation } = found;
-  return { quotation, today: nowIn(zone).date };
+  const { organization_time_zone: zone, read_version: read, ...quotation } = found;
+  return { quotation, today: nowIn(zone).date, read };
 }
 
 export async function linesOf(db: Knex, quotationId: number): Promise<LineRow[]> {
