@@ -311,6 +311,7 @@ class InboxBatches {
       marks?.giveBack();
       throw err;
     }
+    marks?.kept();
     store.stored?.();
   }
 

@@ -168,6 +168,7 @@ export async function storeAlone(
       ctes.flatMap((c) => c.bindings),
     );
     filled = JSON.parse(row!.filled) as unknown[];
+    marks?.kept();
   } catch (err) {
     marks?.giveBack();
     const code = (err as { code?: string }).code;

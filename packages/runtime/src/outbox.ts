@@ -158,7 +158,7 @@ export function takeDeferredWrites(trx: Knex | Knex.Transaction): SqlStatement |
   const marks = writes && ridingMarks(trx);
   if (!marks) return writes;
   // Whatever fails the transaction from here on rolls the marks back with it.
-  committed.then(undefined, marks.giveBack);
+  committed.then(marks.kept, marks.giveBack);
   return { sql: `${writes.sql}, ${marks.cte.sql}`, bindings: [...writes.bindings, ...marks.cte.bindings] };
 }
 
@@ -181,15 +181,21 @@ const MARK_SENT_SQL = 'update outbox set published_at = now(), claimed_until = n
  * The marks of events this service published directly and has not marked sent yet, as a CTE
  * (`marked as (…)`) riding on a store statement that is written anyway, so that marking costs no
  * statement of its own while writes keep coming (the relay's timer marks what none took). The
- * caller gives them back (`giveBack`) when the statement or its transaction fails: until marked, an
- * event stays claimed by this process, and a claim that ran out is published again, which consumers
- * absorb through their inbox.
+ * caller says how the statement ended: `kept` once it (or its transaction) committed, `giveBack`
+ * when it failed. Until then the relay still counts the marks as waiting, and its timer marks those
+ * lent longer than its delay itself (marking twice is harmless): a statement that is slow to end
+ * cannot keep an event unmarked past its claim, after which it would be published again (which
+ * consumers absorb through their inbox).
  */
-export function ridingMarks(db: Knex | Knex.Transaction): { cte: SqlStatement; giveBack: () => void } | undefined {
+export function ridingMarks(db: Knex | Knex.Transaction): { cte: SqlStatement; kept: () => void; giveBack: () => void } | undefined {
   const relay = relays.get(configOf(db));
   const ids = relay?.lendMarks();
   if (!relay || !ids?.length) return undefined;
-  return { cte: { sql: `marked as (${MARK_SENT_SQL})`, bindings: [ids] }, giveBack: () => relay.returnMarks(ids) };
+  return {
+    cte: { sql: `marked as (${MARK_SENT_SQL})`, bindings: [ids] },
+    kept: () => relay.keptMarks(ids),
+    giveBack: () => relay.returnMarks(ids),
+  };
 }
 
 /**
@@ -268,6 +274,8 @@ export class OutboxRelay {
   private readonly byTransaction = new WeakMap<Promise<unknown>, Pending[]>();
   private readonly kickAfter = new WeakSet<Promise<unknown>>();
   private marks: string[] = [];
+  /** Marks lent to a statement that has not ended yet, with when they were lent. */
+  private readonly lent = new Map<string, number>();
   private markTimer?: NodeJS.Timeout;
   private stopped = false;
 
@@ -344,20 +352,30 @@ export class OutboxRelay {
     void work.finally(() => this.direct.delete(work));
   }
 
-  /** Hands the marks waiting to a store statement that carries them (ridingMarks). */
+  /** Hands the marks waiting to a store statement that carries them (ridingMarks); the timer still counts them until that statement ends. */
   lendMarks(): string[] {
-    return this.marks.splice(0, MARKS_PER_STATEMENT);
+    const ids = this.marks.splice(0, MARKS_PER_STATEMENT);
+    const now = Date.now();
+    for (const id of ids) this.lent.set(id, now);
+    this.scheduleMarks();
+    return ids;
+  }
+
+  /** The statement that carried these marks committed: they are marked. */
+  keptMarks(ids: readonly string[]): void {
+    for (const id of ids) this.lent.delete(id);
   }
 
   /** Takes back marks whose statement did not commit: the timer marks them. */
   returnMarks(ids: readonly string[]): void {
-    this.marks.push(...ids);
+    const back = ids.filter((id) => this.lent.delete(id));
+    this.marks.push(...back);
     this.scheduleMarks();
   }
 
   /** A little later, so the events of many transactions are marked by one statement (their claim covers the wait). */
   private scheduleMarks(): void {
-    if (this.markTimer) return;
+    if (this.markTimer || (this.marks.length === 0 && this.lent.size === 0)) return;
     this.markTimer = setTimeout(() => {
       this.markTimer = undefined;
       this.marker.run();
@@ -366,8 +384,14 @@ export class OutboxRelay {
     this.markTimer.unref();
   }
 
-  /** Marks what was published directly, all that is waiting in one statement. */
+  /** Marks what was published directly, all that is waiting in one statement, and what a statement has carried longer than the delay. */
   private async flushMarks(): Promise<void> {
+    const overdue = Date.now() - this.markDelayMs;
+    for (const [id, at] of this.lent) {
+      if (at > overdue) continue;
+      this.lent.delete(id);
+      this.marks.push(id);
+    }
     while (this.marks.length > 0) {
       const ids = this.marks.splice(0, MARKS_PER_STATEMENT);
       try {
@@ -377,6 +401,8 @@ export class OutboxRelay {
         this.log.warn({ err: (err as Error).message, events: ids.length }, 'published events could not be marked sent');
       }
     }
+    // Lent marks not yet overdue are looked at again after the delay.
+    if (!this.stopped) this.scheduleMarks();
   }
 
   private async drain(): Promise<void> {

@@ -350,6 +350,58 @@ describe('outbox: marks sent ride on later store statements', () => {
   });
 });
 
+describe('outbox relay: marks lent to a statement that has not ended', () => {
+  let database: TestDatabase;
+  let db: Knex;
+  let bus: AmqpBus;
+  let relay: OutboxRelay;
+  const statements: string[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, 'svc', 4);
+    await migrate(db, 'svc', runtimeMigrations);
+    await db.raw('create table riders (id int primary key)');
+    bus = new AmqpBus({ url: await testAmqpUrl(), prefix: uniqueName('ob'), log });
+    await bus.connect();
+    db.on('query', (q: { sql: string; bindings?: unknown[] }) => statements.push(`${q.sql} ${JSON.stringify(q.bindings ?? [])}`));
+    // No poll within the test; the timer marks what waited 300 ms.
+    relay = new OutboxRelay(db, bus, log, 600_000, 300);
+    relay.start();
+  });
+  afterAll(async () => {
+    await relay.stop();
+    await bus.close();
+    await bus.destroyTopology();
+    await db.destroy();
+    await database.drop();
+  });
+
+  const row = async (id: string) => db('outbox').where({ event_id: id }).first();
+  const write = (id: number) =>
+    inTransaction(db, async (trx) => {
+      await storeWithCommit(trx, [{ sql: 'insert into riders (id) values (?)', bindings: [id] }]);
+      return recordEvent(trx, anyEvent('rider.written'), 1, { id });
+    });
+  /** The relay's marks waiting for a statement (its own state: when a write published its event is not seen from outside). */
+  const waiting = () => (relay as unknown as { marks: string[] }).marks;
+
+  it('marks them itself once they were lent longer than its delay, while the statement carrying them still waits', async () => {
+    const first = await write(1);
+    await waitFor(() => waiting().includes(first.id));
+    // A rider takes the mark with its last statement, which then waits for a lock the test holds.
+    const blocker = await db.transaction();
+    await blocker.raw('lock table riders in exclusive mode');
+    const from = statements.length;
+    const riding = write(2);
+    await waitFor(() => statements.slice(from).some((sql) => sql.includes('marked as (update outbox') && sql.includes(first.id)));
+    // The timer marks it while the rider still waits: a statement that is slow to end keeps no event unmarked past the claim.
+    await waitFor(async () => (await row(first.id)).published_at !== null);
+    expect(await Promise.race([riding.then(() => 'ended'), new Promise((resolve) => setImmediate(resolve, 'waiting'))])).toBe('waiting');
+    await blocker.commit();
+    await riding;
+  });
+});
+
 describe('outbox relay: several instances', () => {
   let database: TestDatabase;
   let db: Knex;
