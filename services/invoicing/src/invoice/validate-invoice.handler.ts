@@ -85,27 +85,38 @@ async function unlockedState(
   facts: ValidationFacts,
   named: string,
 ): Promise<ValidationState | undefined> {
-  const { invoice, lines, settings } = draft;
-  if (invoice.credits_invoice_id !== null) return undefined;
+  if (draft.invoice.credits_invoice_id !== null) return undefined;
   if (facts.checksCredit && (!facts.parties.credit || hasCreditLimit(facts.parties.credit.credit_limit))) return undefined;
-  const state: ValidationState = {
+  const state = draftState(draft, facts, named);
+  if (draftRefusal(state, facts.invoiceDate)) return undefined;
+  state.tableRate = await tableRateFor(ctx.db, state, null);
+  return state;
+}
+
+/** The state a validation starts from: the draft as loaded, what was asked elsewhere, the books' policy; nothing more loaded yet. */
+function draftState(loaded: LoadedDraft, facts: ValidationFacts, named: string, dateField?: string): ValidationState {
+  const { settings, invoice, lines } = loaded;
+  return {
     invoice,
     lines,
     lockDate: formatDate(settings.row?.lock_date ?? null),
     today: settings.today(),
     named,
+    ...(dateField ? { dateField } : {}),
     facts,
     policy: settings.taxPolicy,
     credited: null,
     tableRate: null,
     exposure: null,
   };
-  if (draftRefusal(state, facts.invoiceDate)) return undefined;
-  const currency = validationCurrency(invoice, null, facts.parties);
-  if (needsTableRate(invoice, currency, state.policy.accounting_currency)) {
-    state.tableRate = (await findExchangeRate(ctx.db, ctx.orgId, currency as string, facts.invoiceDate))?.rate ?? null;
-  }
-  return state;
+}
+
+/** The organization's rate for a foreign draft with none set aside (needsTableRate), else null. */
+async function tableRateFor(db: Knex, state: ValidationState, credited: ValidationState['credited']): Promise<string | null> {
+  const { invoice, facts, policy } = state;
+  const currency = validationCurrency(invoice, credited, facts.parties);
+  if (!needsTableRate(invoice, currency, policy.accounting_currency)) return null;
+  return (await findExchangeRate(db, invoice.org_id, currency as string, facts.invoiceDate))?.rate ?? null;
 }
 
 /**
@@ -225,27 +236,16 @@ async function loadValidation(
   dateField?: string,
 ): Promise<{ state: ValidationState; drawn: ValidationDrawn }> {
   // The settings are read held with the draft (loadDraft): no statement of their own.
-  const { settings, invoice, lines, drawn } = await loadDraft(trx, orgId, id);
-  const draft = {
-    invoice,
-    lines,
-    lockDate: formatDate(settings.row?.lock_date ?? null),
-    today: settings.today(),
-    named,
-    ...(dateField ? { dateField } : {}),
-  };
-  const policy = settings.taxPolicy;
-  const state: ValidationState = { ...draft, facts, policy, credited: null, tableRate: null, exposure: null };
-  if (draftRefusal(draft, facts.invoiceDate)) return { state, drawn };
-  const creditedInvoice = await lockCreditedInvoice(trx, invoice);
-  if (creditedInvoice) state.credited = await loadCreditedFacts(trx, invoice, creditedInvoice);
-  const currency = validationCurrency(invoice, state.credited, facts.parties);
-  if (needsTableRate(invoice, currency, policy.accounting_currency)) {
-    state.tableRate = (await findExchangeRate(trx, orgId, currency as string, facts.invoiceDate))?.rate ?? null;
-  }
+  const loaded = await loadDraft(trx, orgId, id);
+  const state = draftState(loaded, facts, named, dateField);
+  const drawn = loaded.drawn;
+  if (draftRefusal(state, facts.invoiceDate)) return { state, drawn };
+  const creditedInvoice = await lockCreditedInvoice(trx, state.invoice);
+  if (creditedInvoice) state.credited = await loadCreditedFacts(trx, state.invoice, creditedInvoice);
+  state.tableRate = await tableRateFor(trx, state, state.credited);
   if (facts.checksCredit && facts.parties.credit) {
-    state.exposure = await loadCreditExposure(trx, invoice, facts.parties.credit, {
-      accounting: policy.accounting_currency,
+    state.exposure = await loadCreditExposure(trx, state.invoice, facts.parties.credit, {
+      accounting: state.policy.accounting_currency,
       today: facts.invoiceDate,
     });
   }
