@@ -67,7 +67,10 @@ export const validateInvoiceHandler = handler(invoicing.validateInvoice, {
     };
   },
   apply: async (req, ctx, facts) =>
-    validatedReply(await postInvoice(ctx, req.id, facts, `invoice ${facts.number}`, { store: 'with commit' })),
+    // The entry's id drawn with the draft's read, which the one statement did not use.
+    validatedReply(
+      await postInvoice(ctx, req.id, facts, `invoice ${facts.number}`, { store: 'with commit', drawnEntryId: facts.draft.drawn.entryId }),
+    ),
 });
 
 function validatedReply(invoice: ReturnType<typeof postingReply>) {
@@ -156,9 +159,9 @@ export async function postInvoice(
   id: number,
   facts: ValidationFacts,
   named: string,
-  opts: { dateField?: string; store?: StoreMoment } = {},
+  opts: { dateField?: string; store?: StoreMoment; drawnEntryId?: number } = {},
 ) {
-  const { state, drawn } = await loadValidation(ctx.db, ctx.orgId, id, facts, named, opts.dateField);
+  const { state, drawn } = await loadValidation(ctx.db, ctx.orgId, id, facts, named, opts);
   const effects = decideValidation(state);
   const store = opts.store === 'with commit' && !state.credited ? 'with commit' : 'at once';
   await storeValidation(ctx.db, state.invoice, effects, drawn.entryId, store);
@@ -233,11 +236,11 @@ async function loadValidation(
   id: number,
   facts: ValidationFacts,
   named: string,
-  dateField?: string,
+  opts: { dateField?: string; drawnEntryId?: number },
 ): Promise<{ state: ValidationState; drawn: ValidationDrawn }> {
   // The settings are read held with the draft (loadDraft): no statement of their own.
-  const loaded = await loadDraft(trx, orgId, id);
-  const state = draftState(loaded, facts, named, dateField);
+  const loaded = await loadDraft(trx, orgId, id, opts.drawnEntryId);
+  const state = draftState(loaded, facts, named, opts.dateField);
   const drawn = loaded.drawn;
   if (draftRefusal(state, facts.invoiceDate)) return { state, drawn };
   const creditedInvoice = await lockCreditedInvoice(trx, state.invoice);

@@ -62,11 +62,17 @@ export function postingGuard(orgId: number, settingsVersion: string | null): Sto
  * read in the statement's snapshot, which predates a wait for the invoice's lock: when the locked row
  * is newer than the one the snapshot sees (a write of the draft committed meanwhile, and every write
  * of a draft's lines updates the draft), they are read again. The settings come back as the
- * posting's reading (held), for everything it decides on.
+ * posting's reading (held), for everything it decides on. `drawnEntryId`: an entry id drawn before
+ * and not used (an optimistic validation's that did not store), so ids follow one another as before.
  */
-export async function loadDraft(trx: Knex.Transaction, orgId: number, id: number): Promise<LoadedDraft> {
+export async function loadDraft(trx: Knex.Transaction, orgId: number, id: number, drawnEntryId?: number): Promise<LoadedDraft> {
   const nextVersion = 'case when locked.version_xact is distinct from pg_current_xact_id() then locked.version + 1 else locked.version end';
-  const { rows } = await trx.raw<{ rows: DraftRow[] }>(draftLoad(SETTINGS_THEN_INVOICE_LOCKED, nextVersion), [orgId, orgId, id]);
+  const { rows } = await trx.raw<{ rows: DraftRow[] }>(draftLoad(SETTINGS_THEN_INVOICE_LOCKED, nextVersion), [
+    orgId,
+    orgId,
+    id,
+    drawnEntryId ?? null,
+  ]);
   const { draft, waited } = draftOf(rows[0], id, { held: true });
   if (!waited) return draft;
   return { ...draft, lines: (await linesOf(trx, [draft.invoice.id])).get(draft.invoice.id) ?? [] };
@@ -83,7 +89,12 @@ export async function readDraft(
   orgId: number,
   id: number,
 ): Promise<LoadedDraft & { read: { settings: string | null; invoice: string } }> {
-  const { rows } = await db.raw<{ rows: DraftRow[] }>(draftLoad(SETTINGS_THEN_INVOICE_READ, 'locked.version + 1'), [orgId, orgId, id]);
+  const { rows } = await db.raw<{ rows: DraftRow[] }>(draftLoad(SETTINGS_THEN_INVOICE_READ, 'locked.version + 1'), [
+    orgId,
+    orgId,
+    id,
+    null,
+  ]);
   const { draft } = draftOf(rows[0], id, { held: false });
   const row = rows[0] as DraftRow;
   return { ...draft, read: { settings: row.settings_version, invoice: row.locked_version } };
@@ -114,7 +125,7 @@ function draftLoad(head: string, nextVersion: string): string {
             locked.*, locked.locked_version is distinct from locked.seen_version as waited,
             coalesce((select jsonb_agg(${exactJson('l', ['id', 'org_id', 'invoice_id'])} order by l.id)
                         from invoice_lines l where l.invoice_id = locked.id), '[]') as draft_lines,
-            nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as drawn_entry_id,
+            coalesce(?::int, nextval(pg_get_serial_sequence('journal_entries', 'id'))::int) as drawn_entry_id,
             now() as loaded_at,
             ${nextVersion} as next_version
        from locked`;
