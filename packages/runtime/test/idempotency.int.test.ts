@@ -5,7 +5,7 @@ import type { Knex } from '../src/db';
 import { AppError } from '../src/errors';
 import { KEY_IN_USE_REPLY, KEY_REUSED_REPLY, OPERATION_KEYS } from '../src/idempotency';
 import { eventually, startTestService, type TestService } from '@bo/testkit';
-import { handler, type ServiceDefinition } from '../src/service';
+import { handler, type ApplyContext, type HandlerContext, type ServiceDefinition } from '../src/service';
 
 /**
  * The recording rules of the service host, on a stand-in service whose one table counts effects:
@@ -84,6 +84,33 @@ let gathered = 0;
 /** How many more times the apply step of `outcome: 'stale'` finds its gathered facts out of date. */
 let staleLeft = 0;
 
+/**
+ * The steps of bumpAlone and bumpAloneClaimed: gather counts, the one statement inserts only while the
+ * count is the one it was told, apply inserts under the transaction.
+ */
+const aloneSteps = {
+  gather: async (_req: unknown, ctx: HandlerContext) => {
+    gathered += 1;
+    return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
+  },
+  alone: (req: { outcome: 'ok' | 'moved' }, _ctx: HandlerContext, { before }: { before: number }) => ({
+    parts: [
+      {
+        sql: 'insert into bumps select from (select count(*) as n from bumps) c where c.n = ? returning id',
+        bindings: [req.outcome === 'moved' ? before + 1 : before],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+    events: [],
+    reply: { message: `bumped alone from ${before}`, count: before + 1 },
+  }),
+  apply: async (_req: unknown, ctx: ApplyContext, { before }: { before: number }) => {
+    await ctx.db('bumps').insert({});
+    const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
+    return { message: `bumped from ${before}`, count };
+  },
+};
+
 const testService: ServiceDefinition = {
   name: 'partners',
   migrations: [
@@ -135,51 +162,8 @@ const testService: ServiceDefinition = {
       },
       readOnlyGather: true,
     }),
-    handler(bumpAlone, {
-      gather: async (_req, ctx) => {
-        gathered += 1;
-        return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
-      },
-      alone: (req, _ctx, { before }) => ({
-        parts: [
-          {
-            sql: 'insert into bumps select from (select count(*) as n from bumps) c where c.n = ? returning id',
-            bindings: [req.outcome === 'moved' ? before + 1 : before],
-          },
-        ],
-        expects: '(select count(*) from store1) = 1',
-        events: [],
-        reply: { message: `bumped alone from ${before}`, count: before + 1 },
-      }),
-      apply: async (_req, ctx, { before }) => {
-        await ctx.db('bumps').insert({});
-        const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
-        return { message: `bumped from ${before}`, count };
-      },
-      readOnlyGather: true,
-    }),
-    handler(bumpAloneClaimed, {
-      gather: async (_req, ctx) => {
-        gathered += 1;
-        return { before: Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n) };
-      },
-      alone: (req, _ctx, { before }) => ({
-        parts: [
-          {
-            sql: 'insert into bumps select from (select count(*) as n from bumps) c where c.n = ? returning id',
-            bindings: [req.outcome === 'moved' ? before + 1 : before],
-          },
-        ],
-        expects: '(select count(*) from store1) = 1',
-        events: [],
-        reply: { message: `bumped alone from ${before}`, count: before + 1 },
-      }),
-      apply: async (_req, ctx, { before }) => {
-        await ctx.db('bumps').insert({});
-        const count = Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
-        return { message: `bumped from ${before}`, count };
-      },
-    }),
+    handler(bumpAlone, { ...aloneSteps, readOnlyGather: true }),
+    handler(bumpAloneClaimed, aloneSteps),
   ],
 };
 

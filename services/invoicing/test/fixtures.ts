@@ -96,3 +96,21 @@ export const body = (reply: RpcReply): Record<string, any> => {
   if (!reply.ok) throw new Error(`expected success, got ${reply.status} ${reply.code}: ${reply.message}`);
   return reply.body;
 };
+
+/**
+ * Resolves true once a posting's statement (one that holds the organization's settings) waits for a
+ * row lock, false if `reply` settled first: a test holding a document's lock sees the write reach it.
+ */
+export async function postingWaitsForLock(svc: testing.TestService, reply: Promise<unknown>): Promise<boolean> {
+  const settled = Symbol('settled');
+  const first = await Promise.race([
+    reply.then(() => settled),
+    testing.waitUntil(async () => {
+      const { rows } = await svc.db.raw<{ rows: unknown[] }>(
+        `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%organization_settings_held%'`,
+      );
+      return rows.length > 0;
+    }),
+  ]);
+  return first !== settled;
+}

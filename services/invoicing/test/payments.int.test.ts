@@ -6,7 +6,7 @@ import { readRegistration, storeRegistrationAlone } from '../src/invoice/registr
 import { decideNewPayment } from '../src/payment/decide-new-payment';
 import { readNewPayment, storeNewPaymentAlone } from '../src/payment/new-payment.repository';
 import { setAccountingCurrency } from './books.fixtures';
-import { body, startWithFakePartners, type FakePartner } from './fixtures';
+import { body, postingWaitsForLock, startWithFakePartners, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [
   { org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0, record: { currency: 'EUR' } },
@@ -478,18 +478,9 @@ describe('invoicing service: cash application', () => {
       { partner: 30, currency: 'USD', exchange_rate: 0.8, amount: 100, allocations: [{ invoice_id: dollars, amount: 100 }] },
       3,
     );
-    const settled = Symbol('settled');
-    const first = await Promise.race([
-      reply.then(() => settled),
-      testing.waitUntil(async () => {
-        const { rows } = await svc.db.raw<{ rows: unknown[] }>(
-          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%organization_settings_held%'`,
-        );
-        return rows.length > 0;
-      }),
-    ]);
+    const waited = await postingWaitsForLock(svc, reply);
     await writer.commit();
-    expect(first).not.toBe(settled);
+    expect(waited).toBe(true);
     const payment = body(await reply).payment;
     const lines = await svc.db('journal_lines').where({ entry_id: payment.journal_entry_id }).orderBy('id');
     // The bank at the payment's 80.00, the receivable cleared at the 90.00 booked, the 10.00 between them a realized loss.

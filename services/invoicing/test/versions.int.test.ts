@@ -1,5 +1,5 @@
 import * as testing from '@bo/testkit';
-import { body, startWithFakePartners, type FakePartner } from './fixtures';
+import { body, postingWaitsForLock, startWithFakePartners, type FakePartner } from './fixtures';
 
 const partnersTable: FakePartner[] = [{ org: 1, id: 10, partnername: 'Acme', credit_limit: 0, balance: 0, record: { currency: 'EUR' } }];
 /** 100.00 net, no tax: totals are round. */
@@ -136,19 +136,10 @@ describe('invoicing service: invoice versions', () => {
     await writer('invoices').where({ id }).update({ updated_at: writer.fn.now() });
     await writer('invoice_lines').where({ invoice_id: id }).update({ price: 200 });
     const reply = call('invoicing.invoice.validate', { validate_invoice: true, id });
-    const settled = Symbol('settled');
     // The validation read the draft as committed (100), and its store now waits for the writer's lock.
-    const first = await Promise.race([
-      reply.then(() => settled),
-      testing.waitUntil(async () => {
-        const { rows } = await svc.db.raw<{ rows: unknown[] }>(
-          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%organization_settings_held%'`,
-        );
-        return rows.length > 0;
-      }),
-    ]);
+    const waited = await postingWaitsForLock(svc, reply);
     await writer.commit();
-    expect(first).not.toBe(settled);
+    expect(waited).toBe(true);
     const posted = body(await reply).invoice;
     expect(posted.invoicetotal).toBe(200);
     const entry = await svc.db('journal_entries').where({ invoice_id: id, kind: 'invoice' });
