@@ -110,21 +110,50 @@ export async function findRecorded(db: Knex, k: OperationKey): Promise<RecordedR
  *
  * Answers the token, or what holds the key: the live record of a command that took effect, or a
  * command still in progress.
+ *
+ * With `read` (a handler's readWithClaim: a select of this service's own tables), the claim's
+ * statement runs that read too and answers its rows beside the token: the gather's first read
+ * costs no round trip of its own. The read sees the statement's snapshot, taken before any wait for
+ * a twin's claim; what the gather decides on it must be checked where it is stored, as any read
+ * with no lock is.
  */
-export async function claimKey(db: Knex, k: OperationKey, leaseMs: number): Promise<{ token: string } | { held: RecordedReply }> {
+export async function claimKey(
+  db: Knex,
+  k: OperationKey,
+  leaseMs: number,
+  read?: ClaimRead,
+): Promise<{ token: string; read?: Array<Record<string, unknown>> } | { held: RecordedReply }> {
   const token = randomUUID();
-  const { rows } = await db.raw<{ rows: unknown[] }>(
-    `insert into ${OPERATION_KEYS} as record (org_id, key, operation, request_hash, status, reply, claim, lease_until)
+  const claim = `insert into ${OPERATION_KEYS} as record (org_id, key, operation, request_hash, status, reply, claim, lease_until)
      values (?, ?, ?, ?, 0, '', ?, now() + make_interval(secs => ?::float8 / 1000))
      on conflict (org_id, key) do update set operation = excluded.operation, request_hash = excluded.request_hash,
        status = 0, reply = '', claim = excluded.claim, lease_until = excluded.lease_until, created_at = now()
      where record.created_at <= now() - make_interval(hours => ?) or (record.claim is not null and record.lease_until <= now())
-     returning 1`,
-    [k.orgId, k.key, k.operation, k.hash, token, leaseMs, k.ttlHours],
-  );
-  if (rows.length === 1) return { token };
+     returning 1`;
+  const bindings = [k.orgId, k.key, k.operation, k.hash, token, leaseMs, k.ttlHours];
+  if (!read) {
+    const { rows } = await db.raw<{ rows: unknown[] }>(claim, bindings);
+    if (rows.length === 1) return { token };
+  } else {
+    // One row when the read finds none (its marker null), else one per row read, each telling the claim.
+    const { rows } = await db.raw<{ rows: Array<Record<string, unknown> & { bo_claimed: number; bo_read: boolean | null }> }>(
+      `with claimed as (${claim}), claim_read as (select true as bo_read, r.* from (${read.sql}) r)
+       select (select count(*) from claimed)::int as bo_claimed, claim_read.* from (select 1) one left join claim_read on true`,
+      [...bindings, ...read.bindings],
+    );
+    if (rows[0]?.bo_claimed === 1) {
+      const found = rows.filter((r) => r.bo_read).map(({ bo_claimed: _c, bo_read: _r, ...row }) => row);
+      return { token, read: found };
+    }
+  }
   // Held: by a record or a claim, here, or in the service's table from before OPERATION_KEYS.
   return { held: (await findRecorded(db, k)) ?? { inProgress: true } };
+}
+
+/** A select that a key's claim runs in its statement (GatherApply.readWithClaim), with knex's `?` placeholders. */
+export interface ClaimRead {
+  sql: string;
+  bindings: readonly Knex.RawBinding[];
 }
 
 /** Gives the key of a command that answered nothing to record (an outage, a transient refusal) back: a retry runs it afresh. */

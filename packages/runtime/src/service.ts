@@ -12,6 +12,7 @@ import { AppError } from './errors';
 import {
   AlreadyRecorded,
   claimKey,
+  type ClaimRead,
   findRecorded,
   releaseClaim,
   holdKey,
@@ -88,7 +89,8 @@ type HandlerReply<O extends Operation> = Promise<Serializable<ReplyOf<O>>>;
  *   answer to give instead (an AppError); if it returns, the failure is answered as it is.
  */
 export interface GatherApply<O extends Operation, F> {
-  gather: (request: RequestOf<O>, ctx: HandlerContext) => Promise<F>;
+  /** `claimed`: the rows of readWithClaim, on gather's first run of a request whose key was claimed; else undefined, and it reads. */
+  gather: (request: RequestOf<O>, ctx: HandlerContext, claimed?: ClaimedRows) => Promise<F>;
   apply: (request: RequestOf<O>, ctx: ApplyContext, facts: F) => HandlerReply<O>;
   compensate?: (failure: unknown, request: RequestOf<O>, ctx: HandlerContext, facts: F) => Promise<void>;
   /**
@@ -99,6 +101,14 @@ export interface GatherApply<O extends Operation, F> {
    * insert finds the key and answers the record; no compensate goes with it.
    */
   readOnlyGather?: true;
+  /**
+   * A select of this service's own tables that gather starts with, run by the statement that claims
+   * the key (claimKey) rather than as a statement of its own. Its rows come to gather as `claimed`
+   * on its first run, when the key was claimed; a gather run again (its facts stale, a conflict
+   * retried), or for a request with no key, reads for itself. The read takes no lock: whatever is
+   * decided on it is checked again where it is stored.
+   */
+  readWithClaim?: (request: RequestOf<O>, ctx: HandlerContext) => ClaimRead;
   /**
    * The write as one statement after gather, as AloneOrApply's `alone` (decided on an unlocked read,
    * stored only while what it read still holds), with the facts gather answered; undefined, or what
@@ -122,7 +132,9 @@ export interface BoundHandler {
   /** How the key's record keeps its reply, when that reply carries a secret. */
   seal?: ReplySeal;
   /** A write's step before its transaction; none for a handler needing nothing outside it. */
-  gather?: (request: unknown, ctx: HandlerContext) => Promise<unknown>;
+  gather?: (request: unknown, ctx: HandlerContext, claimed?: ClaimedRows) => Promise<unknown>;
+  /** What the key's claim reads for gather (GatherApply.readWithClaim). */
+  readWithClaim?: (request: unknown, ctx: HandlerContext) => ClaimRead;
   /** A read with the pool; a write in the runtime's transaction, with what `gather` answered. */
   run: (request: unknown, ctx: HandlerContext | ApplyContext, facts: unknown) => Promise<Record<string, unknown>>;
   /** After a write's transaction failed for no refusal: what gather took elsewhere is released. */
@@ -132,6 +144,9 @@ export interface BoundHandler {
   /** The write as one statement when it needs no lock to decide (AloneOrApply, GatherApply.alone), after gather; undefined: `run` it in a transaction. */
   alone?: (request: unknown, ctx: HandlerContext, facts: unknown) => Alone;
 }
+
+/** The rows a key's claim read for gather (GatherApply.readWithClaim), as node-postgres parsed them. */
+export type ClaimedRows = ReadonlyArray<Record<string, unknown>>;
 
 /** What `alone` answers: the write as one statement, or undefined to run it the usual way. */
 type Alone = OneStatementWrite | undefined | Promise<OneStatementWrite | undefined>;
@@ -172,12 +187,14 @@ export function handler<O extends Operation, F>(
   if (!operation.write) throw new Error(`${operation.name} is a read: it calls other services directly, with no gather step`);
   if (!('gather' in def)) return { operation, run: def.apply as unknown as Run, alone: def.alone as BoundHandler['alone'] };
   if (def.readOnlyGather && def.compensate) throw new Error(`${operation.name}: a gather that only reads has nothing to compensate`);
+  if (def.readOnlyGather && def.readWithClaim) throw new Error(`${operation.name}: a gather that only reads claims no key to read with`);
   return {
     operation,
     gather: def.gather as BoundHandler['gather'],
     run: def.apply as unknown as Run,
     compensate: def.compensate as BoundHandler['compensate'],
     readOnlyGather: def.readOnlyGather === true,
+    ...(def.readWithClaim ? { readWithClaim: def.readWithClaim as BoundHandler['readWithClaim'] } : {}),
     ...(def.alone ? { alone: def.alone as BoundHandler['alone'] } : {}),
   };
 }
@@ -283,10 +300,13 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
     key: OperationKey | undefined,
   ): Promise<RpcReply> => {
     let claim: string | undefined;
+    // What the claim read for gather: given to its first run only, since a run again must read afresh.
+    let claimed: ClaimedRows | undefined;
     if (key && h.gather && !h.readOnlyGather) {
-      const taken = await claimKey(db, key, 2 * rpcTimeoutOf(h.operation, config.RPC_TIMEOUT_MS));
+      const taken = await claimKey(db, key, 2 * rpcTimeoutOf(h.operation, config.RPC_TIMEOUT_MS), h.readWithClaim?.(request, ctx));
       if ('held' in taken) return replayed(h, taken.held, key);
       claim = taken.token;
+      claimed = taken.read;
     }
     try {
       // Facts gathered outside the transaction may go stale before it runs (AppError.asStale): gather again, twice at most.
@@ -299,7 +319,13 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
         }
       }
       async function gatherAndApply(): Promise<RpcReply> {
-        const facts = h.gather ? await retryTransientConflicts(() => h.gather!(request, ctx)) : undefined;
+        const facts = h.gather
+          ? await retryTransientConflicts(() => {
+              const read = claimed;
+              claimed = undefined;
+              return h.gather!(request, ctx, read);
+            })
+          : undefined;
         try {
           return await aloneOrApply(facts);
         } catch (err) {

@@ -75,6 +75,24 @@ const bumpAloneClaimed = defineOperation({
   reply: z.object({ message: z.string(), count: z.number() }),
 });
 
+/**
+ * The same count, by a handler whose key's claim reads the count for its gather (readWithClaim):
+ * `stale` finds its facts out of date once, `none` reads no row.
+ */
+const bumpClaimRead = defineOperation({
+  name: 'partners.test.bumpClaimRead',
+  service: 'partners',
+  summary: 'test',
+  paths: [],
+  select: { default: true },
+  write: true,
+  request: z.object({ org_id: z.unknown(), outcome: z.enum(['ok', 'stale', 'none']) }),
+  reply: z.object({ message: z.string(), count: z.number() }),
+});
+
+/** What each gather of bumpClaimRead was given by its key's claim (undefined: nothing, so it read for itself). */
+const claimedSeen: unknown[] = [];
+
 /** A gather step with `outcome: 'hold'` waits for this (a slow call to another service), so a test can send twins meanwhile. */
 let held: { reached: () => void; release: Promise<void> } | undefined;
 
@@ -163,6 +181,24 @@ const testService: ServiceDefinition = {
       readOnlyGather: true,
     }),
     handler(bumpAlone, { ...aloneSteps, readOnlyGather: true }),
+    handler(bumpClaimRead, {
+      // A binding after the claim's own: the read's are placed after them in the one statement.
+      readWithClaim: (req) => ({
+        sql: req.outcome === 'none' ? 'select id from bumps where id < ?' : 'select count(*)::int as n from bumps where id > ?',
+        bindings: [0],
+      }),
+      gather: async (_req, ctx, claimed) => {
+        gathered += 1;
+        claimedSeen.push(claimed);
+        const before = claimed ? Number(claimed[0]?.['n'] ?? 0) : Number((await ctx.db('bumps').count({ n: '*' }))[0]!.n);
+        return { before };
+      },
+      apply: async (req, ctx, { before }) => {
+        if (req.outcome === 'stale' && staleLeft-- > 0) throw new AppError(503, 'service_unavailable', 'changed meanwhile').asStale();
+        await ctx.db('bumps').insert({});
+        return { message: `bumped from ${before}`, count: before + 1 };
+      },
+    }),
     handler(bumpAloneClaimed, aloneSteps),
   ],
 };
@@ -556,6 +592,75 @@ describe('service host: replies recorded with their effect', () => {
       expect(await sendAlone('moved', key)).toMatchObject({ ok: true, body: { message: `bumped from ${before}`, count: before + 1 } });
       expect(gathered).toBe(gatheredBefore + 1);
       expect(await bumps()).toBe(before + 1);
+    });
+  });
+
+  describe("a handler in two steps whose key's claim reads for its gather", () => {
+    const sendClaimRead = (outcome: 'ok' | 'stale' | 'none', operationKey?: string) =>
+      svc.call('partners.test.bumpClaimRead', { outcome }, 1, operationKey ? { operationKey } : {});
+
+    /** The statements `body` sends on the service's pool, in order. */
+    async function statementsOf(body: () => Promise<unknown>): Promise<string[]> {
+      const sent: string[] = [];
+      const listen = (q: { sql: string }) => void sent.push(q.sql);
+      svc.db.on('query', listen);
+      try {
+        await body();
+      } finally {
+        svc.db.off('query', listen);
+      }
+      return sent;
+    }
+
+    it('gives gather the rows read by the one statement that claimed the key; a replay answers the record without either', async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      claimedSeen.length = 0;
+      let reply: RpcReply | undefined;
+      const sent = await statementsOf(async () => (reply = await sendClaimRead('ok', key)));
+      expect(reply).toMatchObject({ ok: true, body: { message: `bumped from ${before}`, count: before + 1 } });
+      expect(claimedSeen).toEqual([[{ n: before }]]);
+      // The claim and the read went as one statement; gather read nothing more of bumps.
+      const claimAndRead = sent.filter((sql) => sql.includes(`into ${OPERATION_KEYS}`) && sql.includes('from bumps'));
+      expect(claimAndRead).toHaveLength(1);
+      expect(sent.filter((sql) => sql.includes('count(*)') && sql.includes('bumps') && !sql.includes(OPERATION_KEYS))).toEqual([]);
+
+      const gatheredBefore = gathered;
+      expect(await sendClaimRead('ok', key)).toEqual(reply);
+      expect([gathered, claimedSeen.length, await bumps()]).toEqual([gatheredBefore, 1, before + 1]);
+    });
+
+    it('reads for itself when it gathers again, its first facts stale', async () => {
+      const before = await bumps();
+      claimedSeen.length = 0;
+      staleLeft = 1;
+      expect(await sendClaimRead('stale', randomUUID())).toMatchObject({ ok: true, body: { count: before + 1 } });
+      expect(claimedSeen).toEqual([[{ n: before }], undefined]);
+      staleLeft = 0;
+    });
+
+    it('gives an empty list when the read finds nothing, and nothing to a request with no key, which claims none', async () => {
+      claimedSeen.length = 0;
+      expect(await sendClaimRead('none', randomUUID())).toMatchObject({ ok: true });
+      expect(await sendClaimRead('ok')).toMatchObject({ ok: true });
+      expect(claimedSeen).toEqual([[], undefined]);
+    });
+
+    it('reads nothing for a request whose key another holds: it is answered 409 and gathers nothing', async () => {
+      const key = randomUUID();
+      await svc.db(OPERATION_KEYS).insert({
+        org_id: 1,
+        key,
+        operation: 'partners.test.bumpClaimRead',
+        request_hash: 'h',
+        status: 0,
+        reply: '',
+        claim: randomUUID(),
+        lease_until: svc.db.raw(`now() + interval '1 hour'`),
+      });
+      claimedSeen.length = 0;
+      expect(await sendClaimRead('ok', key)).toEqual(KEY_IN_USE_REPLY);
+      expect(claimedSeen).toEqual([]);
     });
   });
 

@@ -2,7 +2,15 @@ import { sales, type RequestOf } from '@bo/contracts';
 import { handler, type BaseConfig, type Knex } from '@bo/runtime';
 import { actor } from '../actor';
 import { checkConvert } from '../quotation/quotation-status';
-import { conversionUnfinished, enforce, lockQuotationWithToday, readQuotationWithToday, statusOf } from '../quotation/quotation.repository';
+import {
+  conversionUnfinished,
+  enforce,
+  lockQuotationWithToday,
+  quotationAsRead,
+  quotationWithTodayRead,
+  readQuotationWithToday,
+  statusOf,
+} from '../quotation/quotation.repository';
 import type { QuotationRow } from '../quotation/quotation.record';
 import {
   answerConverted,
@@ -27,11 +35,15 @@ import { conversionRefusals } from './conversion-refusals';
  * conversion, which gets its invoice (it may have been completed by another attempt).
  */
 export const convertQuotationHandler = handler(sales.convertQuotation, {
-  gather: async (req, ctx): Promise<{ answer: ConvertReply } | { attempt: Attempt; invoice: SourceInvoice }> => {
+  // The quotation is read by the statement that claims the key, so the claim costs no round trip of its own.
+  readWithClaim: (req, ctx) => quotationWithTodayRead(ctx.orgId, req.quotation_id),
+  gather: async (req, ctx, claimedRead): Promise<{ answer: ConvertReply } | { attempt: Attempt; invoice: SourceInvoice }> => {
     const driver: Driver = { operationKey: ctx.operationKey, actor: actor(req, ctx) };
     // Claimed on an unlocked read as a rule, changing the quotation only while it is the row read;
     // when it moved meanwhile, claimed again under its lock.
-    const { quotation, today, read } = await readQuotationWithToday(ctx.db, ctx.orgId, req.quotation_id);
+    const { quotation, today, read } = claimedRead
+      ? quotationAsRead(claimedRead, req.quotation_id)
+      : await readQuotationWithToday(ctx.db, ctx.orgId, req.quotation_id);
     const claimed =
       (await claim(ctx.db, quotation, today, req, driver, ctx.config, read)) ??
       (await ctx.db.transaction(async (trx) => {

@@ -1,6 +1,6 @@
 import { formatDate } from '@bo/kernel';
 import { nowIn } from '@bo/billing';
-import { likeContains, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { likeContains, selectPage, type ClaimedRows, type ClaimRead, type Knex, type PageRequest } from '@bo/runtime';
 import { quotationRefusals } from './quotation-refusals';
 import type { Verdict } from './quotation-status';
 import { effectiveStatus, type QuotationStatus, type StoredStatus } from './quotation-status';
@@ -28,24 +28,37 @@ export async function lockQuotationWithToday(trx: Knex, orgId: number, id: numbe
  * The same with no lock, and the row's xmin as read (`read`), for an optimistic claim that changes
  * the quotation only while it is still that row (conversion.ts claimAttempt).
  */
-export async function readQuotationWithToday(
-  db: Knex,
-  orgId: number,
-  id: number,
-): Promise<{ quotation: QuotationRow; today: string; read: string }> {
+export async function readQuotationWithToday(db: Knex, orgId: number, id: number): Promise<QuotationAsRead> {
   return quotationWithToday(db, orgId, id, '');
 }
 
-async function quotationWithToday(db: Knex, orgId: number, id: number, lock: string) {
-  const { rows } = await db.raw<{ rows: Array<QuotationRow & { organization_time_zone: string | null; read_version: string }> }>(
-    `select q.*, q.xmin::text as read_version, (select s.time_zone from organization_settings s where s.org_id = q.org_id) as organization_time_zone
+/** What readQuotationWithToday reads, as a select a key's claim may run for it (GatherApply.readWithClaim). */
+export function quotationWithTodayRead(orgId: number, id: number, lock = ''): ClaimRead {
+  return {
+    sql: `select q.*, q.xmin::text as read_version, (select s.time_zone from organization_settings s where s.org_id = q.org_id) as organization_time_zone
        from quotations q where q.org_id = ? and q.id = ? ${lock}`,
-    [orgId, id],
-  );
-  const found = rows[0];
+    bindings: [orgId, id],
+  };
+}
+
+/** The quotation of quotationWithTodayRead's rows; another org's, or none, is not found. */
+export function quotationAsRead(rows: ClaimedRows, id: number): QuotationAsRead {
+  const found = rows[0] as (QuotationRow & { organization_time_zone: string | null; read_version: string }) | undefined;
   if (!found) throw quotationRefusals.quotationNotFound(id);
   const { organization_time_zone: zone, read_version: read, ...quotation } = found;
   return { quotation, today: nowIn(zone).date, read };
+}
+
+interface QuotationAsRead {
+  quotation: QuotationRow;
+  today: string;
+  read: string;
+}
+
+async function quotationWithToday(db: Knex, orgId: number, id: number, lock: string): Promise<QuotationAsRead> {
+  const { sql, bindings } = quotationWithTodayRead(orgId, id, lock);
+  const { rows } = await db.raw<{ rows: ClaimedRows }>(sql, bindings);
+  return quotationAsRead(rows, id);
 }
 
 export async function linesOf(db: Knex, quotationId: number): Promise<LineRow[]> {
