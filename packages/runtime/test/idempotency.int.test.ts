@@ -264,7 +264,6 @@ describe('service host: replies recorded with their effect', () => {
   /** The advisory locks of this test's database (pg_locks shows the whole server's, and tests run side by side). */
   const ADVISORY = `from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`;
 
-  /** Starts a command that stops inside its transaction (the test holds the table), once it holds its key. */
   /**
    * Runs `body` while the first command under `key` holds it, waiting inside its transaction for a
    * table another transaction (`table`, which `body` commits) has locked; `before` is the bump count
@@ -583,6 +582,36 @@ describe('service host: replies recorded with their effect', () => {
       expect(await svc.call('partners.test.bumpAloneClaimed', { outcome: 'ok' }, 1, { operationKey: key })).toEqual(reply);
       expect(gathered).toBe(gatheredBefore);
       expect(await svc.db(OPERATION_KEYS).where({ key }).select('claim', 'status')).toEqual([{ claim: null, status: 200 }]);
+    });
+
+    it.each([
+      ['holds its key in the statement', 'partners.test.bumpAlone'],
+      ['claimed its key before gather', 'partners.test.bumpAloneClaimed'],
+    ])('leaves nothing when its statement dies waiting (it %s), and the retry writes once', async (_how, operation) => {
+      const key = randomUUID();
+      const before = await bumps();
+      const table = await svc.db.transaction();
+      try {
+        // Reads go on (gather counts); the statement's insert waits for the table.
+        await table.raw('lock table bumps in exclusive mode');
+        const first = svc.call(operation, { outcome: 'ok' }, 1, { operationKey: key });
+        const waiting = `from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into bumps select%'`;
+        await eventually(async () => {
+          const { rows } = await svc.db.raw<{ rows: Array<{ n: number }> }>(`select count(*)::int as n ${waiting}`);
+          expect(rows[0]!.n).toBe(1);
+        });
+        // Its backend dies, as with a crash or a cut connection.
+        await svc.db.raw(`select pg_terminate_backend(pid) ${waiting}`);
+        expect(await first).toMatchObject({ ok: false });
+        await table.commit();
+        expect(await bumps()).toBe(before);
+        const retried = await svc.call(operation, { outcome: 'ok' }, 1, { operationKey: key });
+        expect(retried).toMatchObject({ ok: true, body: { count: before + 1 } });
+        expect(await svc.call(operation, { outcome: 'ok' }, 1, { operationKey: key })).toEqual(retried);
+        expect(await bumps()).toBe(before + 1);
+      } finally {
+        if (!table.isCompleted()) await table.rollback();
+      }
     });
 
     it('runs apply with the same facts when what the statement checks moved, and writes once', async () => {
