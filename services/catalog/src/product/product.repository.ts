@@ -153,20 +153,24 @@ export interface LookupVariantRow {
   tax_category: string | null;
 }
 
-/** The organization's live products among the ids (none asked, no query). */
+/** The organization's live products among the ids (none asked, no query): plain SQL, one text whatever the number of ids. */
 export async function liveProductsAmong(db: Knex, orgId: number, ids: number[]): Promise<ProductRow[]> {
-  return ids.length ? await db<ProductRow>('products').where('org_id', orgId).whereIn('id', ids).whereNull('deleted_at') : [];
+  if (ids.length === 0) return [];
+  const { rows } = await db.raw<{ rows: ProductRow[] }>(
+    'select * from products where org_id = ? and id = any(?::int[]) and deleted_at is null',
+    [orgId, ids],
+  );
+  return rows;
 }
 
 /** The organization's live variants of live products among the ids (none asked, no query). */
 export async function liveVariantsAmong(db: Knex, orgId: number, ids: number[]): Promise<LookupVariantRow[]> {
-  return ids.length
-    ? await db('variants as v')
-        .join('products as p', (j) => j.on('p.id', 'v.parent_product_id').andOn('p.org_id', 'v.org_id'))
-        .where('v.org_id', orgId)
-        .whereIn('v.id', ids)
-        .whereNull('v.deleted_at')
-        .whereNull('p.deleted_at')
-        .select<LookupVariantRow[]>('v.id', 'v.parent_product_id', 'v.variant_name', 'v.price', 'v.sku', 'v.tax_rate', 'v.tax_category')
-    : [];
+  if (ids.length === 0) return [];
+  const { rows } = await db.raw<{ rows: LookupVariantRow[] }>(
+    `select v.id, v.parent_product_id, v.variant_name, v.price, v.sku, v.tax_rate, v.tax_category
+       from variants v join products p on p.id = v.parent_product_id and p.org_id = v.org_id
+      where v.org_id = ? and v.id = any(?::int[]) and v.deleted_at is null and p.deleted_at is null`,
+    [orgId, ids],
+  );
+  return rows;
 }
