@@ -3,8 +3,10 @@ import { sales } from '@bo/contracts';
 import { createLogger, NotAsDecided, storeAlone, type AmqpBus, type BaseConfig } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { claimAttempt, completionAlone } from '../src/conversion/conversion';
+import { freezeOf } from '../src/conversion/decide-claim';
 import { recoverConversions } from '../src/conversion/conversion-recovery';
 import { readQuotationWithToday } from '../src/quotation/quotation.repository';
+import type { QuotationRow } from '../src/quotation/quotation.record';
 import { salesService } from '../src/service';
 import {
   contractCall,
@@ -275,18 +277,20 @@ describe('converting quotations to invoices', () => {
     const q = await createQuotation();
     const config = { RPC_TIMEOUT_MS } as BaseConfig;
     const driver = { actor: 'u7' };
+    const clock = { nowMs: Date.now(), rpcTimeoutMs: RPC_TIMEOUT_MS };
+    const freeze = (quotation: QuotationRow) => freezeOf(quotation, 'invoiceout', driver, clock);
     // Read, then a line added meanwhile: the claim changes nothing, and the quotation is not frozen.
     const stale = await readQuotationWithToday(svc.db, 1, q.id);
     ok(await addLine(q.id));
-    expect(await claimAttempt(svc.db, stale.quotation, 'invoiceout', driver, config, stale.read)).toBeUndefined();
+    expect(await claimAttempt(svc.db, stale.quotation, freeze(stale.quotation), driver, config, stale.read)).toBeUndefined();
     expect((await row(q.id)).conversion_attempted_at).toBeNull();
 
     // Read afresh: claimed, with every line as it now stands.
     const fresh = await readQuotationWithToday(svc.db, 1, q.id);
-    const first = (await claimAttempt(svc.db, fresh.quotation, 'invoiceout', driver, config, fresh.read))!;
+    const first = (await claimAttempt(svc.db, fresh.quotation, freeze(fresh.quotation), driver, config, fresh.read))!;
     expect(first.request.line_items).toHaveLength(3);
     // Another attempt begins: the first's completion as one statement writes nothing.
-    const second = (await claimAttempt(svc.db, first.quotation, 'invoiceout', driver, config))!;
+    const second = (await claimAttempt(svc.db, first.quotation, freeze(first.quotation), driver, config))!;
     const invoice: sales.SourceInvoice = {
       id: 9001,
       orgid: 1,

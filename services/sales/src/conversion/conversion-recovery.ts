@@ -1,18 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, caller, isTransientConflict, periodicTask, type BackgroundTask, type Bus, type OutboxRelay } from '@bo/runtime';
-import { CONVERTIBLE } from '../quotation/quotation.repository';
+import { CONVERTIBLE } from '../quotation/quotation-rules';
 import type { QuotationRow } from '../quotation/quotation.record';
-import {
-  askInvoicing,
-  claimAttempt,
-  complete,
-  completionFailed,
-  conversionTiming,
-  type Attempt,
-  type ConversionDeps,
-  type ConvertReply,
-  type Driver,
-} from './conversion';
+import { askInvoicing, claimAttempt, complete, completionFailed, conversionTiming, type Attempt, type ConversionDeps } from './conversion';
+import { freezeOf, type ConvertReply, type Driver } from './decide-claim';
 
 /** Bounded so one pass cannot run forever; the next pass takes the rest. */
 const MAX_PER_PASS = 100;
@@ -42,7 +33,8 @@ export async function recoverConversions(deps: ConversionDeps & { bus: Bus }, sh
         .skipLocked();
       if (!q?.convert_invoicetype) return undefined;
       const driver: Driver = { actor: q.convert_user };
-      return claimAttempt(trx, q, q.convert_invoicetype, driver, deps.config);
+      const freeze = freezeOf(q, q.convert_invoicetype, driver, { nowMs: Date.now(), rpcTimeoutMs: deps.config.RPC_TIMEOUT_MS });
+      return claimAttempt(trx, q, freeze, driver, deps.config);
     });
     if (!attempt) break;
     const log = deps.log.child({ quotation_id: attempt.quotation.id, org_id: attempt.quotation.org_id });

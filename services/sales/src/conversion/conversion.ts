@@ -1,4 +1,4 @@
-import { sales, type ReplyOf } from '@bo/contracts';
+import { sales } from '@bo/contracts';
 import { dec, formatDateTime, toNumber, type VatCategory } from '@bo/kernel';
 import {
   AppError,
@@ -13,10 +13,11 @@ import {
   type OneStatementWrite,
   type StorePart,
 } from '@bo/runtime';
-import { CONVERTIBLE, findQuotation } from '../quotation/quotation.repository';
+import { findQuotation } from '../quotation/quotation.repository';
+import { CONVERTIBLE } from '../quotation/quotation-rules';
 import type { LineRow, QuotationRow } from '../quotation/quotation.record';
 import { invoiceForSource, type SourceInvoice, type SourceInvoiceRequest } from './invoicing-client';
-import { conversionRefusals } from './conversion-refusals';
+import { answerConverted, convertedReply, type ConvertReply, type Driver, type Freeze } from './decide-claim';
 
 /**
  * The conversion saga (docs/architecture.md, "Sagas"): a quotation of sales becomes
@@ -38,7 +39,6 @@ import { conversionRefusals } from './conversion-refusals';
  * 2 are its gather, step 3 its apply) and the recovery task both go through this module.
  */
 
-export type ConvertReply = ReplyOf<typeof sales.convertQuotation>;
 type InvoiceType = SourceInvoiceRequest['invoicetype'];
 
 export interface ConversionDeps {
@@ -47,26 +47,9 @@ export interface ConversionDeps {
   log: Logger;
 }
 
-/** Who drives an attempt: a client's convert command, or the recovery task. */
-export interface Driver {
-  /** The command's operation key; none for the recovery task. */
-  operationKey?: string;
-  actor: string | null;
-}
-
-/** An attempt that claimed the conversion: the quotation as frozen, and what invoicing is asked. */
-export interface Attempt {
+/** An attempt that claimed the conversion: the quotation as frozen, and what invoicing is asked (froze, earlierSettled: decide-claim.ts Freeze). */
+export interface Attempt extends Pick<Freeze, 'froze' | 'earlierSettled'> {
   quotation: QuotationRow;
-  /** This attempt froze the quotation (it was open before). */
-  froze: boolean;
-  /**
-   * No earlier attempt can still make an invoice: this one froze the quotation, or the last one
-   * ended more than an RPC timeout ago. Each request carries its `commit_before`, at most the
-   * attempt's lease end and never later than its timeout after it was sent (before the attempt
-   * ended), and invoicing commits before it or never, so a slow invoicing still inside an earlier
-   * request cannot make the invoice after this attempt unfroze the quotation on a refusal.
-   */
-  earlierSettled: boolean;
   /** Its number: it changes the row after the call only if no other attempt began since. */
   number: number;
   request: SourceInvoiceRequest;
@@ -82,68 +65,48 @@ export function conversionTiming(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>): { 
   return { leaseMs: config.RPC_TIMEOUT_MS, staleMs: 3 * config.RPC_TIMEOUT_MS };
 }
 
-/**
- * An attempt of another request (or of the recovery task) holds the conversion right now: a request
- * that did not start it is refused rather than racing it, so parallel conversions of one quotation
- * get one success. The request that started it (its own key, e.g. a broker redelivery) may resume.
- */
-export async function checkNotHeldByAnother(db: Knex, q: QuotationRow, operationKey: string | undefined): Promise<void> {
-  if (q.conversion_lease_until === null) return;
-  if (operationKey !== undefined && operationKey === q.convert_key) return;
-  const { rows } = await db.raw<{ rows: Array<{ held: boolean }> }>('select ?::timestamptz > now() as held', [q.conversion_lease_until]);
-  if (rows[0]?.held) throw conversionRefusals.heldByAnotherRequest(q.quotation_number).asTransient();
-}
-
 /** The quotation's lines in id order as exact JSON (numerics as their text), beside its row in a RETURNING clause. */
 const FROZEN_LINES = `coalesce((select jsonb_agg(${exactJson('l', ['id', 'org_id', 'quotation_id'])} order by l.id)
                                from quotation_lines l where l.quotation_id = quotations.id), '[]') as frozen_lines`;
 
 /**
- * Step 1, inside the caller's transaction that locked `q`: freezes it if open and takes the lease;
- * answers the lines with it. With `read` (an optimistic claim on an unlocked read, `q` read with that
- * xmin), it changes the quotation only while it is still that row, and answers undefined when it was
- * not: every change of a quotation or its lines updates its row.
+ * Step 1 stored, inside the caller's transaction that locked `q`: the attempt `freeze` decided
+ * (decide-claim.ts) is taken, and the quotation frozen if it was open; answers the lines with it.
+ * With `read` (an optimistic claim on an unlocked read, `q` read with that xmin), it changes the
+ * quotation only while it is still that row, and answers undefined when it was not: every change of
+ * a quotation or its lines updates its row.
  */
 export async function claimAttempt(
   db: Knex,
   q: QuotationRow,
-  invoicetype: InvoiceType,
+  freeze: Freeze,
   driver: Driver,
   config: BaseConfig,
   read?: string,
 ): Promise<Attempt | undefined> {
-  const froze = q.conversion_attempted_at === null;
-  const earlierSettled =
-    froze || q.conversion_lease_until === null || q.conversion_lease_until.getTime() < Date.now() - config.RPC_TIMEOUT_MS;
   type Frozen = QuotationRow & { frozen_lines: LineRow[] };
-  const claim = db<Frozen>('quotations').where({ id: q.id });
-  if (read !== undefined) claim.whereRaw('xmin::text = ?', [read]);
-  const [row] = await claim
-    .update({
-      conversion_attempted_at: froze ? db.fn.now() : q.conversion_attempted_at,
-      // Only the attempt that froze it is remembered: a later one resumes the same conversion.
-      convert_key: froze ? (driver.operationKey ?? null) : q.convert_key,
-      convert_invoicetype: q.convert_invoicetype ?? invoicetype,
-      convert_user: froze ? driver.actor : (q.convert_user ?? driver.actor),
-      conversion_attempts: q.conversion_attempts + 1,
-      conversion_lease_until: db.raw('now() + make_interval(secs => ?)', [conversionTiming(config).leaseMs / 1000]),
-    })
-    // The lines come back with the frozen row: the quotation's lock is held, and every change of its lines takes it first.
-    .returning(['*', db.raw(FROZEN_LINES)]);
+  const { rows } = await db.raw<{ rows: Frozen[] }>(
+    `update quotations set conversion_attempted_at = coalesce(conversion_attempted_at, now()), convert_key = ?, convert_invoicetype = ?,
+       convert_user = ?, conversion_attempts = ?, conversion_lease_until = now() + make_interval(secs => ?::float8)
+     where id = ?${read !== undefined ? ' and xmin::text = ?' : ''}
+     returning *, ${FROZEN_LINES}`,
+    [
+      freeze.convert_key,
+      freeze.convert_invoicetype,
+      freeze.convert_user,
+      freeze.conversion_attempts,
+      conversionTiming(config).leaseMs / 1000,
+      q.id,
+      ...(read !== undefined ? [read] : []),
+    ],
+  );
+  // The lines come back with the frozen row: the quotation's lock is held, and every change of its lines takes it first.
+  const row = rows[0];
   if (!row) return undefined;
-  const { frozen_lines: lines, ...frozen } = row as Frozen;
-  const request = sourceRequest(frozen.org_id, driver.actor ?? undefined, frozen, lines, frozen.convert_invoicetype ?? invoicetype);
+  const { frozen_lines: lines, ...frozen } = row;
+  const request = sourceRequest(frozen.org_id, driver.actor ?? undefined, frozen, lines, freeze.convert_invoicetype);
+  const { froze, earlierSettled } = freeze;
   return { quotation: frozen, froze, earlierSettled, number: frozen.conversion_attempts, request, driver };
-}
-
-/**
- * A converted quotation: the request that started the conversion gets its answer (the conversion
- * may have been completed by another attempt or the recovery task); any other is refused.
- */
-export function answerConverted(q: QuotationRow, driver: Driver): ConvertReply {
-  if (driver.operationKey !== undefined && driver.operationKey === q.convert_key && q.converted_invoice)
-    return convertedReply(q, q.converted_invoice);
-  throw conversionRefusals.alreadyConverted(q.quotation_number, q.invoicenumber);
 }
 
 /**
@@ -312,10 +275,6 @@ function pending(q: Pick<QuotationRow, 'quotation_number'>, status: 503 | 504, r
     `The conversion of quotation ${q.quotation_number} to an invoice is pending: ${reason}, so the invoice may or may not exist yet. ` +
       'Retrying is safe: it completes this conversion with the same invoice, never a second one; the conversion also completes by itself shortly',
   );
-}
-
-function convertedReply(q: QuotationRow, invoice: ConvertReply['invoice']): ConvertReply {
-  return { message: `Quotation ${q.quotation_number} converted to invoice ${invoice.invoicenumber}`, invoice };
 }
 
 const plain = (v: string) => dec(v).toFixed();

@@ -1,31 +1,11 @@
 import { sales, type RequestOf } from '@bo/contracts';
 import { handler, type BaseConfig, type Knex } from '@bo/runtime';
 import { actor } from '../actor';
-import { checkConvert } from '../quotation/quotation-status';
-import {
-  conversionUnfinished,
-  enforce,
-  lockQuotationWithToday,
-  quotationAsRead,
-  quotationWithTodayRead,
-  readQuotationWithToday,
-  statusOf,
-} from '../quotation/quotation.repository';
+import { lockQuotationWithToday, quotationAsRead, quotationWithTodayRead, readQuotationWithToday } from '../quotation/quotation.repository';
 import type { QuotationRow } from '../quotation/quotation.record';
-import {
-  answerConverted,
-  askInvoicing,
-  checkNotHeldByAnother,
-  claimAttempt,
-  complete,
-  completionAlone,
-  completionFailed,
-  type Attempt,
-  type ConvertReply,
-  type Driver,
-} from './conversion';
+import { askInvoicing, claimAttempt, complete, completionAlone, completionFailed, type Attempt } from './conversion';
+import { decideClaim, type ConvertReply, type Driver } from './decide-claim';
 import type { SourceInvoice } from './invoicing-client';
-import { conversionRefusals } from './conversion-refusals';
 
 /**
  * Converts once, all or nothing from the client's view, and never holds the quotation's row lock
@@ -41,15 +21,14 @@ export const convertQuotationHandler = handler(sales.convertQuotation, {
     const driver: Driver = { operationKey: ctx.operationKey, actor: actor(req, ctx) };
     // Claimed on an unlocked read as a rule, changing the quotation only while it is the row read;
     // when it moved meanwhile, claimed again under its lock.
-    const { quotation, today, read } = claimedRead
+    const asRead = claimedRead
       ? quotationAsRead(claimedRead, req.quotation_id)
       : await readQuotationWithToday(ctx.db, ctx.orgId, req.quotation_id);
     const claimed =
-      (await claim(ctx.db, quotation, today, req, driver, ctx.config, read)) ??
-      (await ctx.db.transaction(async (trx) => {
-        const { quotation: q, today: now } = await lockQuotationWithToday(trx, ctx.orgId, req.quotation_id);
-        return claim(trx, q, now, req, driver, ctx.config);
-      }));
+      (await claim(ctx.db, asRead, req, driver, ctx.config)) ??
+      (await ctx.db.transaction(async (trx) =>
+        claim(trx, await lockQuotationWithToday(trx, ctx.orgId, req.quotation_id), req, driver, ctx.config),
+      ));
     // Under the lock, with no read to check, a claim always answers.
     if (!claimed) throw new Error(`quotation ${req.quotation_id}: a claim under its lock answered nothing`);
     if ('answer' in claimed) return claimed;
@@ -67,28 +46,19 @@ export const convertQuotationHandler = handler(sales.convertQuotation, {
 type Claimed = { answer: ConvertReply } | { attempt: Attempt } | undefined;
 
 /**
- * Step 1 on the quotation as read: the answer of a converted one, a refusal, or the attempt claimed
- * (claimAttempt). With `read`, undefined when the quotation moved since it was read.
+ * Step 1: decided on the quotation as loaded (decideClaim), then the attempt stored (claimAttempt).
+ * With `read` (loaded with no lock), undefined when the quotation moved since it was read.
  */
 async function claim(
   db: Knex,
-  q: QuotationRow,
-  today: string,
+  loaded: { quotation: QuotationRow; today: string; leaseLive: boolean; read?: string },
   req: RequestOf<typeof sales.convertQuotation>,
   driver: Driver,
   config: BaseConfig,
-  read?: string,
 ): Promise<Claimed> {
-  if (q.status === 'converted') return { answer: answerConverted(q, driver) };
-  if (conversionUnfinished(q)) {
-    // Resumed whatever the calendar says since: a quotation that expired while frozen may hold an invoice.
-    await checkNotHeldByAnother(db, q, driver.operationKey);
-    if (q.convert_invoicetype !== null && q.convert_invoicetype !== req.invoicetype)
-      throw conversionRefusals.otherInvoiceTypeUnderWay(q.quotation_number, q.convert_invoicetype).asTransient();
-  } else {
-    enforce(checkConvert(statusOf(q, today)), q);
-    if (q.line_count === 0) throw conversionRefusals.quotationWithoutLines(q.quotation_number);
-  }
-  const attempt = await claimAttempt(db, q, req.invoicetype, driver, config, read);
+  const { quotation: q, today, leaseLive, read } = loaded;
+  const decided = decideClaim(q, { today, leaseLive, nowMs: Date.now(), rpcTimeoutMs: config.RPC_TIMEOUT_MS }, req.invoicetype, driver);
+  if ('answer' in decided) return decided;
+  const attempt = await claimAttempt(db, q, decided.claim, driver, config, read);
   return attempt && { attempt };
 }

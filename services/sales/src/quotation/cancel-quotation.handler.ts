@@ -3,7 +3,8 @@ import { actor } from '../actor';
 import { handler } from '@bo/runtime';
 import { readSettings } from '@bo/billing';
 import { checkCancel } from './quotation-status';
-import { conversionUnfinished, enforce, findQuotation, markCancelled, statusOf } from './quotation.repository';
+import { findQuotation, markCancelled } from './quotation.repository';
+import { conversionUnfinished, enforce, statusOf } from './quotation-rules';
 
 export const cancelQuotationHandler = handler(sales.cancelQuotation, async (req, ctx) => {
   return ctx.db.transaction(async (trx) => {

@@ -1,9 +1,8 @@
-import { formatDate } from '@bo/kernel';
 import { nowIn } from '@bo/billing';
 import { likeContains, selectPage, type ClaimedRows, type ClaimRead, type Knex, type PageRequest } from '@bo/runtime';
 import { quotationRefusals } from './quotation-refusals';
-import type { Verdict } from './quotation-status';
-import { effectiveStatus, type QuotationStatus, type StoredStatus } from './quotation-status';
+import type { QuotationStatus } from './quotation-status';
+import { CONVERTIBLE } from './quotation-rules';
 import type { LineRow, ListRow, QuotationRow } from './quotation.record';
 
 /** A quotation of the organization, optionally locked for update; another org's quotation is not found. */
@@ -19,9 +18,9 @@ export async function findQuotation(db: Knex, orgId: number, id: number, opts: {
  * claim decides on both). The zone is read in the statement's snapshot, taken before any wait for
  * the lock: a change of zone committed meanwhile counts from the next request.
  */
-export async function lockQuotationWithToday(trx: Knex, orgId: number, id: number): Promise<{ quotation: QuotationRow; today: string }> {
-  const { quotation, today } = await quotationWithToday(trx, orgId, id, 'for update of q');
-  return { quotation, today };
+export async function lockQuotationWithToday(trx: Knex, orgId: number, id: number): Promise<Omit<QuotationAsRead, 'read'>> {
+  const { quotation, today, leaseLive } = await quotationWithToday(trx, orgId, id, 'for update of q');
+  return { quotation, today, leaseLive };
 }
 
 /**
@@ -35,7 +34,8 @@ export async function readQuotationWithToday(db: Knex, orgId: number, id: number
 /** What readQuotationWithToday reads, as a select a key's claim may run for it (GatherApply.readWithClaim). */
 export function quotationWithTodayRead(orgId: number, id: number, lock = ''): ClaimRead {
   return {
-    sql: `select q.*, q.xmin::text as read_version, (select s.time_zone from organization_settings s where s.org_id = q.org_id) as organization_time_zone
+    sql: `select q.*, q.xmin::text as read_version, coalesce(q.conversion_lease_until > now(), false) as lease_live,
+              (select s.time_zone from organization_settings s where s.org_id = q.org_id) as organization_time_zone
        from quotations q where q.org_id = ? and q.id = ? ${lock}`,
     bindings: [orgId, id],
   };
@@ -43,16 +43,20 @@ export function quotationWithTodayRead(orgId: number, id: number, lock = ''): Cl
 
 /** The quotation of quotationWithTodayRead's rows; another org's, or none, is not found. */
 export function quotationAsRead(rows: ClaimedRows, id: number): QuotationAsRead {
-  const found = rows[0] as (QuotationRow & { organization_time_zone: string | null; read_version: string }) | undefined;
+  const found = rows[0] as
+    (QuotationRow & { organization_time_zone: string | null; read_version: string; lease_live: boolean }) | undefined;
   if (!found) throw quotationRefusals.quotationNotFound(id);
-  const { organization_time_zone: zone, read_version: read, ...quotation } = found;
-  return { quotation, today: nowIn(zone).date, read };
+  const { organization_time_zone: zone, read_version: read, lease_live: leaseLive, ...quotation } = found;
+  return { quotation, today: nowIn(zone).date, read, leaseLive };
 }
 
 interface QuotationAsRead {
   quotation: QuotationRow;
   today: string;
+  /** The row's xmin as read. */
   read: string;
+  /** A conversion's lease on it is still running, by the database's clock. */
+  leaseLive: boolean;
 }
 
 async function quotationWithToday(db: Knex, orgId: number, id: number, lock: string): Promise<QuotationAsRead> {
@@ -63,30 +67,6 @@ async function quotationWithToday(db: Knex, orgId: number, id: number, lock: str
 
 export async function linesOf(db: Knex, quotationId: number): Promise<LineRow[]> {
   return db<LineRow>('quotation_lines').where({ quotation_id: quotationId }).orderBy('id');
-}
-
-export function statusOf(row: QuotationRow, today: string): QuotationStatus {
-  return effectiveStatus(row.status, formatDate(row.valid_until) as string, today);
-}
-
-/** Stored statuses a conversion starts from; a frozen quotation keeps one of them until it ends. */
-export const CONVERTIBLE: readonly StoredStatus[] = ['draft', 'sent', 'accepted'];
-
-/**
- * A conversion began (the quotation is frozen) and has not ended: invoicing may have made the
- * invoice, so only that conversion completing, or invoicing refusing it, changes the quotation.
- * An older quotation converted or cancelled before conversions froze it may keep the mark: ended.
- */
-export function conversionUnfinished(row: QuotationRow): boolean {
-  return row.conversion_attempted_at !== null && CONVERTIBLE.includes(row.status);
-}
-
-/** Turns a refusal of the state machine into a 400 that names the quotation and its current status. */
-export function enforce(verdict: Verdict, row: QuotationRow): void {
-  if (verdict.ok) return;
-  const refusal = quotationRefusals.refusedInStatus(row.quotation_number, verdict.message);
-  // Not the key's settled answer: once the conversion ends, the same request may go through or be refused otherwise.
-  throw verdict.untilConversionEnds ? refusal.asTransient() : refusal;
 }
 
 /** SQL for the status a reader sees (one binding: today): draft and sent quotations past valid_until read as expired. */
