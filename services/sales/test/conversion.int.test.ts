@@ -5,7 +5,7 @@ import * as testing from '@bo/testkit';
 import { claimAttempt, completionAlone } from '../src/conversion/conversion';
 import { freezeOf } from '../src/conversion/decide-claim';
 import { recoverConversions } from '../src/conversion/conversion-recovery';
-import { readQuotationWithToday } from '../src/quotation/quotation.repository';
+import { cancellationAlone, readQuotationWithToday } from '../src/quotation/quotation.repository';
 import type { QuotationRow } from '../src/quotation/quotation.record';
 import { salesService } from '../src/service';
 import {
@@ -307,6 +307,32 @@ describe('converting quotations to invoices', () => {
     expect((await row(q.id)).status).not.toBe('converted');
     await storeAlone(svc.db, completionAlone(second, invoice), undefined, answer);
     expect(await row(q.id)).toMatchObject({ status: 'converted', invoice_id: 9001, invoicenumber: 'INV-09001' });
+  });
+
+  it('cancels on an unlocked read only while the quotation is the row read: a freeze meanwhile leaves the cancel to the lock, which refuses it', async () => {
+    const q = await createQuotation();
+    const config = { RPC_TIMEOUT_MS } as BaseConfig;
+    const driver = { actor: 'u7' };
+    const answer = { ok: true as const, status: 200, body: {} };
+    const cancelAlone = (id: number, read: string) => ({ ...cancellationAlone(id, 'u7', read), events: [], reply: { message: 'cancelled' } });
+    // Read for the cancel, then a conversion freezes it: the cancel's statement writes nothing.
+    const stale = await readQuotationWithToday(svc.db, 1, q.id);
+    const fresh = await readQuotationWithToday(svc.db, 1, q.id);
+    const clock = { nowMs: Date.now(), rpcTimeoutMs: RPC_TIMEOUT_MS };
+    expect(
+      await claimAttempt(svc.db, fresh.quotation, freezeOf(fresh.quotation, 'invoiceout', driver, clock), driver, config, fresh.read),
+    ).toBeDefined();
+    await expect(storeAlone(svc.db, cancelAlone(q.id, stale.read), undefined, answer)).rejects.toBeInstanceOf(NotAsDecided);
+    expect((await row(q.id)).status).not.toBe('cancelled');
+    // Through the service, the cancel finds it frozen and is refused until the conversion ends.
+    expect(await cancel(q.id)).toMatchObject({ ok: false, code: 'invalid_state' });
+    expect((await row(q.id)).status).not.toBe('cancelled');
+
+    // Read and stored with nothing between: cancelled by the one statement.
+    const other = await createQuotation();
+    const read = await readQuotationWithToday(svc.db, 1, other.id);
+    await storeAlone(svc.db, cancelAlone(other.id, read.read), undefined, answer);
+    expect(await row(other.id)).toMatchObject({ status: 'cancelled', updated_by: 'u7' });
   });
 
   it('lets one of several different conversions in parallel win; the rest are refused', async () => {

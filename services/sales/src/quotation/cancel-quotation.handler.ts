@@ -1,19 +1,36 @@
 import { sales } from '@bo/contracts';
-import { actor } from '../actor';
-import { handler } from '@bo/runtime';
+import { AppError, handler, unlessRefused } from '@bo/runtime';
 import { readSettings } from '@bo/billing';
-import { checkCancel } from './quotation-status';
-import { findQuotation, markCancelled } from './quotation.repository';
-import { conversionUnfinished, enforce, statusOf } from './quotation-rules';
+import { actor } from '../actor';
+import { cancellationAlone, findQuotation, markCancelled, readQuotationWithToday } from './quotation.repository';
+import { decideCancel } from './quotation-rules';
 
-export const cancelQuotationHandler = handler(sales.cancelQuotation, async (req, ctx) => {
-  return ctx.db.transaction(async (trx) => {
-    // A conversion freezes the quotation (under this lock) before it asks invoicing for the invoice,
-    // so a cancel either comes first and the conversion is refused, or finds it frozen and is
-    // refused itself: never both, and never an invoice left behind for a cancelled quotation.
-    const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
-    enforce(checkCancel(statusOf(q, (await readSettings(trx, ctx.orgId)).today()), conversionUnfinished(q)), q);
-    await markCancelled(trx, q.id, actor(req, ctx));
-    return { message: `Quotation ${q.quotation_number} cancelled successfully` };
-  });
+/**
+ * Load → decide → store, optimistic as a rule: the quotation read with no lock, the cancel decided
+ * (decideCancel), and its update as one statement, only while the quotation is the row read
+ * (`alone`). A conversion freezes the quotation before it asks invoicing for the invoice, and the
+ * freeze updates the row: a cancel either comes first and the conversion is refused, or finds it
+ * frozen and is refused itself, never both, and never an invoice left behind for a cancelled
+ * quotation. A refusal, or a quotation that moved since it was read, is judged again under the
+ * quotation's lock (`apply`).
+ */
+export const cancelQuotationHandler = handler(sales.cancelQuotation, {
+  alone: async (req, ctx) => {
+    // Not found is a refusal too: judged, and recorded, the locked way.
+    const loaded = await readQuotationWithToday(ctx.db, ctx.orgId, req.quotation_id).catch((err: unknown) => {
+      if (err instanceof AppError) return undefined;
+      throw err;
+    });
+    const reply = loaded && unlessRefused(() => decideCancel(loaded.quotation, loaded.today));
+    if (!loaded || !reply) return undefined;
+    return { ...cancellationAlone(loaded.quotation.id, actor(req, ctx), loaded.read), events: [], reply };
+  },
+  apply: async (req, ctx) => {
+    return ctx.db.transaction(async (trx) => {
+      const q = await findQuotation(trx, ctx.orgId, req.quotation_id, { lock: true });
+      const reply = decideCancel(q, (await readSettings(trx, ctx.orgId)).today());
+      await markCancelled(trx, q.id, actor(req, ctx));
+      return reply;
+    });
+  },
 });

@@ -1,6 +1,6 @@
 import { formatDate } from '@bo/kernel';
 import { quotationRefusals } from './quotation-refusals';
-import { effectiveStatus, type QuotationStatus, type StoredStatus, type Verdict } from './quotation-status';
+import { checkCancel, effectiveStatus, type QuotationStatus, type StoredStatus, type Verdict } from './quotation-status';
 import type { QuotationRow } from './quotation.record';
 
 // The rules of a stored quotation that every handler weighs before it changes one: pure, beside the
@@ -29,4 +29,13 @@ export function enforce(verdict: Verdict, row: QuotationRow): void {
   const refusal = quotationRefusals.refusedInStatus(row.quotation_number, verdict.message);
   // Not the key's settled answer: once the conversion ends, the same request may go through or be refused otherwise.
   throw verdict.untilConversionEnds ? refusal.asTransient() : refusal;
+}
+
+/**
+ * A cancel of `q` as it stands today, decided: its reply, or the refusal of its status. A quotation
+ * frozen by a conversion under way is refused until that conversion ends: it may hold an invoice.
+ */
+export function decideCancel(q: QuotationRow, today: string): { message: string } {
+  enforce(checkCancel(statusOf(q, today), conversionUnfinished(q)), q);
+  return { message: `Quotation ${q.quotation_number} cancelled successfully` };
 }

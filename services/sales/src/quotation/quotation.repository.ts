@@ -1,5 +1,5 @@
 import { nowIn } from '@bo/billing';
-import { likeContains, selectPage, type ClaimedRows, type ClaimRead, type Knex, type PageRequest } from '@bo/runtime';
+import { likeContains, selectPage, type ClaimedRows, type ClaimRead, type Knex, type OneStatementWrite, type PageRequest, type StorePart } from '@bo/runtime';
 import { quotationRefusals } from './quotation-refusals';
 import type { QuotationStatus } from './quotation-status';
 import { CONVERTIBLE } from './quotation-rules';
@@ -74,9 +74,26 @@ export const EFFECTIVE_STATUS_SQL = `(case when q.status in ('draft','sent') and
 
 /** Marks the quotation cancelled by `actor`. */
 export async function markCancelled(db: Knex, id: number, actor: string | null): Promise<void> {
-  await db('quotations')
-    .where({ id })
-    .update({ status: 'cancelled', cancelled_at: db.fn.now(), updated_by: actor, updated_at: db.fn.now() });
+  const { sql, bindings } = cancellation(id, actor);
+  await db.raw(sql, bindings);
+}
+
+/**
+ * The cancel's update; with `read` (the row's xmin as an unlocked read saw it), only while it is
+ * still that row, answering its id: every change of a quotation, a conversion's freeze included,
+ * updates its row.
+ */
+function cancellation(id: number, actor: string | null, read?: string): StorePart {
+  return {
+    sql: `update quotations set status = 'cancelled', cancelled_at = now(), updated_by = ?, updated_at = now()
+           where id = ?${read === undefined ? '' : ' and xmin::text = ? returning id'}`,
+    bindings: [actor, id, ...(read === undefined ? [] : [read])],
+  };
+}
+
+/** The cancel as one statement (a handler's `alone`): written only while the quotation is the row read, else nothing. */
+export function cancellationAlone(id: number, actor: string | null, read: string): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  return { parts: [cancellation(id, actor, read)], expects: '(select count(*) from store1) = 1' };
 }
 
 /** Writes `changes` to the quotation and answers it as it now is. */
