@@ -1,8 +1,11 @@
 import { today } from '@bo/kernel';
-import { createLogger, type BaseConfig } from '@bo/runtime';
+import { createLogger, NotAsDecided, storeAlone, type BaseConfig } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { runDate } from '../src/domain/recurrence';
+import { toRecurringRecord, type InvoiceRow } from '../src/invoice/invoice.record';
 import { childLineCheck } from '../src/recurring/child-lines';
+import { contractChangeAlone, readContract } from '../src/recurring/contract';
+import { decidePause } from '../src/recurring/decide-contract';
 import { recurringScheduler, runDueContracts as runDue } from '../src/recurring/scheduler';
 import { body, specLine, startWithFakePartners, tenthsLine } from './fixtures';
 
@@ -199,6 +202,29 @@ describe('invoicing service: recurring contracts', () => {
     });
     await runDueContracts(svc.db, log, '2999-12-31');
     expect(await childrenOf(parent.id)).toHaveLength(1);
+  });
+
+  it('pauses and cancels as one statement on an unlocked read, answering the contract as stored; a contract changed since goes the locked way', async () => {
+    const parent = body(await createContract({ frequency: 'monthly', start_date: '2100-01-31' })).invoice;
+    const stored = async () => toRecurringRecord((await svc.db('invoices').where({ id: parent.id }).first()) as InvoiceRow);
+
+    // Read, then the contract changes: the pause decided on the read writes nothing.
+    const read = (await readContract(svc.db, 1, parent.id))!;
+    await svc.db('invoices').where({ id: parent.id }).update({ updated_at: svc.db.fn.now() });
+    const answer = { ok: true as const, status: 200, body: {} };
+    const pauseAlone = { ...contractChangeAlone(parent.id, decidePause(read.row), read.read), events: [], reply: {} };
+    await expect(storeAlone(svc.db, pauseAlone, undefined, answer)).rejects.toBeInstanceOf(NotAsDecided);
+    expect((await stored()).status).toBe('active');
+
+    // Through the service: each reply is the contract as it was stored.
+    const paused = body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id }));
+    expect(paused.invoice.recurring).toEqual(await stored());
+    expect(paused.invoice.recurring.status).toBe('paused');
+    const cancelled = body(
+      await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id, cancellation_reason: '  moved away ' }),
+    );
+    expect(cancelled.invoice.recurring).toEqual(await stored());
+    expect(cancelled.invoice.recurring).toMatchObject({ status: 'cancelled', next_run_date: null, cancellation_reason: 'moved away' });
   });
 
   it('refuses contract operations on an ordinary invoice and on another organization', async () => {

@@ -1,18 +1,29 @@
 import { invoicing } from '@bo/contracts';
-import { handler } from '@bo/runtime';
-import { contractReply, lockContract, updateContract } from './contract';
-import { recurringRefusals } from './recurring-refusals';
+import { handler, unlessRefused } from '@bo/runtime';
+import { contractChangeAlone, contractReply, lockContract, readContract, updateContract } from './contract';
+import { decideContractCancel } from './decide-contract';
 
-export const cancelRecurringHandler = handler(invoicing.cancelRecurring, async (req, ctx) => {
-  return ctx.db.transaction(async (trx) => {
-    const contract = await lockContract(trx, ctx.orgId, req.id);
-    if (contract.recurring_status !== 'active' && contract.recurring_status !== 'paused')
-      throw recurringRefusals.contractAlreadyEnded(contract.invoicenumber, contract.recurring_status);
-    const row = await updateContract(trx, contract.id, {
-      recurring_status: 'cancelled',
-      recurring_next_run_date: null,
-      recurring_cancellation_reason: req.cancellation_reason?.trim() || null,
+const CANCELLED = 'Recurring contract cancelled successfully';
+
+/**
+ * Load → decide (decideContractCancel) → store, optimistic as a rule, as pause-recurring.handler.ts:
+ * one statement only while the contract is the row read, else judged under its lock.
+ */
+export const cancelRecurringHandler = handler(invoicing.cancelRecurring, {
+  alone: async (req, ctx) => {
+    const loaded = await readContract(ctx.db, ctx.orgId, req.id);
+    const changes = loaded && unlessRefused(() => decideContractCancel(loaded.row, req.cancellation_reason));
+    if (!loaded || !changes) return undefined;
+    return {
+      ...contractChangeAlone(loaded.row.id, changes, loaded.read),
+      events: [],
+      reply: contractReply(CANCELLED, { ...loaded.row, ...changes }),
+    };
+  },
+  apply: async (req, ctx) => {
+    return ctx.db.transaction(async (trx) => {
+      const contract = await lockContract(trx, ctx.orgId, req.id);
+      return contractReply(CANCELLED, await updateContract(trx, contract.id, decideContractCancel(contract, req.cancellation_reason)));
     });
-    return contractReply('Recurring contract cancelled successfully', row);
-  });
+  },
 });

@@ -1,4 +1,4 @@
-import { type Knex } from '@bo/runtime';
+import { type Knex, type OneStatementWrite } from '@bo/runtime';
 import { addDays, daysBetween, runDate } from '../domain/recurrence';
 import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord, toRecurringRecord, type InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice, linesOf } from '../invoice/invoice.repository';
@@ -10,6 +10,37 @@ export async function lockContract(trx: Knex.Transaction, orgId: number, id: num
   const row = await findInvoice(trx, orgId, id, { lock: true });
   if (!row.recurring_enabled) throw recurringRefusals.notRecurringContract(row.invoicenumber);
   return row;
+}
+
+/**
+ * A recurring parent of the organization read with no lock, with its row version (`read`, its
+ * xmin), for a change stored only while it is still that row (contractChangeAlone). Undefined when
+ * the read refuses (not found, not recurring): that is judged again under the lock.
+ */
+export async function readContract(db: Knex, orgId: number, id: number): Promise<{ row: InvoiceRow; read: string } | undefined> {
+  const { rows } = await db.raw<{ rows: Array<InvoiceRow & { read_version: string }> }>(
+    'select i.*, i.xmin::text as read_version from invoices i where i.org_id = ? and i.id = ?',
+    [orgId, id],
+  );
+  const found = rows[0];
+  if (!found?.recurring_enabled) return undefined;
+  const { read_version: read, ...row } = found;
+  return { row, read };
+}
+
+/** A contract's recurring fields written as one statement, only while it is the row read; else nothing. */
+export function contractChangeAlone(id: number, changes: Partial<InvoiceRow>, read: string): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  const columns = Object.keys(changes);
+  return {
+    parts: [
+      {
+        sql: `update invoices set ${columns.map((c) => `"${c}" = ?`).join(', ')}, updated_at = now()
+               where id = ? and xmin::text = ? returning id`,
+        bindings: [...columns.map((c) => (changes as Record<string, Knex.RawBinding | undefined>)[c] ?? null), id, read],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+  };
 }
 
 /** Writes a contract's recurring fields and answers its row as it now is. */
