@@ -314,7 +314,11 @@ describe('converting quotations to invoices', () => {
     const config = { RPC_TIMEOUT_MS } as BaseConfig;
     const driver = { actor: 'u7' };
     const answer = { ok: true as const, status: 200, body: {} };
-    const cancelAlone = (id: number, read: string) => ({ ...cancellationAlone(id, 'u7', read), events: [], reply: { message: 'cancelled' } });
+    const cancelAlone = (id: number, read: string) => ({
+      ...cancellationAlone(id, 'u7', read),
+      events: [],
+      reply: { message: 'cancelled' },
+    });
     // Read for the cancel, then a conversion freezes it: the cancel's statement writes nothing.
     const stale = await readQuotationWithToday(svc.db, 1, q.id);
     const fresh = await readQuotationWithToday(svc.db, 1, q.id);

@@ -1,5 +1,14 @@
 import { nowIn } from '@bo/billing';
-import { likeContains, selectPage, type ClaimedRows, type ClaimRead, type Knex, type OneStatementWrite, type PageRequest, type StorePart } from '@bo/runtime';
+import {
+  likeContains,
+  selectPage,
+  type ClaimedRows,
+  type ClaimRead,
+  type Knex,
+  type OneStatementWrite,
+  type PageRequest,
+  type StorePart,
+} from '@bo/runtime';
 import { quotationRefusals } from './quotation-refusals';
 import type { QuotationStatus } from './quotation-status';
 import { CONVERTIBLE } from './quotation-rules';
