@@ -225,6 +225,22 @@ describe('invoicing service: recurring contracts', () => {
     );
     expect(cancelled.invoice.recurring).toEqual(await stored());
     expect(cancelled.invoice.recurring).toMatchObject({ status: 'cancelled', next_run_date: null, cancellation_reason: 'moved away' });
+
+    // Refused once it ended, the locked way, and the row stays exactly as it was.
+    const before = await svc.db('invoices').where({ id: parent.id }).first();
+    expect(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id })).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+      message: expect.stringContaining('only an active contract can be paused'),
+    });
+    expect(
+      await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id, cancellation_reason: 'again' }),
+    ).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+      message: expect.stringContaining('is already cancelled'),
+    });
+    expect(await svc.db('invoices').where({ id: parent.id }).first()).toEqual(before);
   });
 
   it('refuses contract operations on an ordinary invoice and on another organization', async () => {

@@ -1,8 +1,9 @@
-import { type Knex, type OneStatementWrite } from '@bo/runtime';
+import { unlessRefused, type ApplyContext, type HandlerContext, type Knex, type OneStatementWrite } from '@bo/runtime';
 import { addDays, daysBetween, runDate } from '../domain/recurrence';
 import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord, toRecurringRecord, type InvoiceRow } from '../invoice/invoice.record';
 import { findInvoice, linesOf } from '../invoice/invoice.repository';
 import { insertInvoice } from '../invoice/invoice.writer';
+import type { ContractChanges } from './decide-contract';
 import { recurringRefusals } from './recurring-refusals';
 
 /** A recurring parent of the organization, locked; an ordinary invoice is refused. */
@@ -40,6 +41,33 @@ export function contractChangeAlone(id: number, changes: Partial<InvoiceRow>, re
       },
     ],
     expects: '(select count(*) from store1) = 1',
+  };
+}
+
+/**
+ * The steps of a write that changes only a contract's recurring fields (pause, cancel): load →
+ * decide → store, optimistic as a rule. The contract read with no lock and its change written as one
+ * statement only while it is the row read (`alone`, its reply the contract as the change leaves it);
+ * a refusal, or a contract changed meanwhile, judged under its lock (`apply`).
+ */
+export function contractChangeSteps<R extends { id: number }>(message: string, decide: (contract: InvoiceRow, req: R) => ContractChanges) {
+  return {
+    alone: async (req: R, ctx: HandlerContext) => {
+      const loaded = await readContract(ctx.db, ctx.orgId, req.id);
+      const changes = loaded && unlessRefused(() => decide(loaded.row, req));
+      if (!loaded || !changes) return undefined;
+      return {
+        ...contractChangeAlone(loaded.row.id, changes, loaded.read),
+        events: [],
+        reply: contractReply(message, { ...loaded.row, ...changes }),
+      };
+    },
+    apply: async (req: R, ctx: ApplyContext) => {
+      return ctx.db.transaction(async (trx) => {
+        const contract = await lockContract(trx, ctx.orgId, req.id);
+        return contractReply(message, await updateContract(trx, contract.id, decide(contract, req)));
+      });
+    },
   };
 }
 
