@@ -142,6 +142,17 @@ describe('organization profile (partners service)', () => {
     });
   });
 
+  it('judges the cash rounding of an organization that never set a profile against hundredths', async () => {
+    // No profile row and no currency given: the profile is all nulls, so the rounding needs 2 decimals at most.
+    const org = 14;
+    expect(body(await set({ cash_rounding: 0.05, lock_date: '2026-09-25' }, org)).organization).toMatchObject({
+      cash_rounding: 0.05,
+      default_currency: null,
+    });
+    expect(await set({ cash_rounding: 0.005 }, 15)).toMatchObject({ ok: false, status: 400, errors: [{ field: 'cash_rounding' }] });
+    expect(await get(15)).toMatchObject({ version: 0, cash_rounding: null });
+  });
+
   it("sets the books' currency and lock date in invoicing first, and stores nothing when invoicing refuses", async () => {
     const org = 11;
     const asked = books.calls.length;

@@ -24,8 +24,9 @@ export const setProfileHandler = handler(organization.setProfile, {
   gather: async (req, ctx): Promise<{ books?: BooksAnswer }> => {
     const books = booksChange(req);
     if (!books) return {};
+    // An organization that never set its profile has no row: its settings read as nulls.
     const current = await findProfile(ctx.db, ctx.orgId);
-    refuseCashRounding({ ...current, ...profileChanges(req) } as ProfileRow);
+    refuseCashRounding(roundingAfter(current, profileChanges(req)));
     const configured = await ctx.call(invoicing.configureBooks, books, { what: "the organization's books" });
     return { books: { ...configured.books, books_version: configured.books_version } };
   },
@@ -64,13 +65,25 @@ function booksChange(req: SetProfileRequest): { default_currency?: string | null
   };
 }
 
-function refuseCashRounding(row: ProfileRow): void {
+/** The two settings the cash rounding is judged on: a stored numeric reads as text, a requested one as a number. */
+interface RoundingSettings {
+  cash_rounding: string | number | null;
+  default_currency: string | null;
+}
+
+/** The rounding settings once `changes` apply to the stored profile, or to none (all nulls). */
+function roundingAfter(current: ProfileRow | undefined, changes: Partial<Record<keyof ProfileRow, unknown>>): RoundingSettings {
+  const after = (field: keyof RoundingSettings) => (changes[field] !== undefined ? changes[field] : current?.[field]) ?? null;
+  return { cash_rounding: after('cash_rounding') as string | number | null, default_currency: after('default_currency') as string | null };
+}
+
+function refuseCashRounding(row: RoundingSettings): void {
   const problem = cashRoundingProblem(row);
   if (problem) throw profileRefusals.cashRoundingTooFine(problem);
 }
 
 /** A cash rounding finer than its currency's smallest amount (0.001 in EUR, 0.5 in JPY); null when fine. */
-function cashRoundingProblem(row: ProfileRow): string | null {
+function cashRoundingProblem(row: RoundingSettings): string | null {
   if (row.cash_rounding == null) return null;
   const places = documentMinorUnit(row.default_currency);
   if (places === undefined) return null;
