@@ -5,7 +5,7 @@ import { runDate } from '../src/domain/recurrence';
 import { toRecurringRecord, type InvoiceRow } from '../src/invoice/invoice.record';
 import { childLineCheck } from '../src/recurring/child-lines';
 import { contractChangeAlone, readContract } from '../src/recurring/contract';
-import { decidePause } from '../src/recurring/decide-contract';
+import { decidePause, decideResume } from '../src/recurring/decide-contract';
 import { recurringScheduler, runDueContracts as runDue } from '../src/recurring/scheduler';
 import { body, specLine, startWithFakePartners, tenthsLine } from './fixtures';
 
@@ -204,7 +204,7 @@ describe('invoicing service: recurring contracts', () => {
     expect(await childrenOf(parent.id)).toHaveLength(1);
   });
 
-  it('pauses and cancels as one statement on an unlocked read, answering the contract as stored; a contract changed since goes the locked way', async () => {
+  it('pauses, resumes and cancels as one statement on an unlocked read, answering the contract as stored; a contract changed since goes the locked way', async () => {
     const parent = body(await createContract({ frequency: 'monthly', start_date: '2100-01-31' })).invoice;
     const stored = async () => toRecurringRecord((await svc.db('invoices').where({ id: parent.id }).first()) as InvoiceRow);
 
@@ -220,6 +220,28 @@ describe('invoicing service: recurring contracts', () => {
     const paused = body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id }));
     expect(paused.invoice.recurring).toEqual(await stored());
     expect(paused.invoice.recurring.status).toBe('paused');
+    const resumed = body(await svc.call('invoicing.recurring.resume', { resume_recurring: true, id: parent.id }));
+    expect(resumed.invoice.recurring).toEqual(await stored());
+    expect(resumed.invoice.recurring.status).toBe('active');
+    body(await svc.call('invoicing.recurring.pause', { pause_recurring: true, id: parent.id }));
+
+    // A resume decided on a read writes nothing once a delete of the partner fences it: the statement
+    // checks the fence, and the locked way then refuses (delete-fence.int.test.ts).
+    const paused2 = (await readContract(svc.db, 1, parent.id))!;
+    const fence = { org_id: 1, partner_id: paused2.row.partner_id };
+    await svc.db('partner_delete_fences').insert({ ...fence, fenced_until: svc.db.raw("now() + interval '1 minute'") });
+    const resumeAlone = {
+      ...contractChangeAlone(parent.id, decideResume(paused2.row, paused2.today), paused2.read, paused2.row.partner_id),
+      events: [],
+      reply: {},
+    };
+    await expect(storeAlone(svc.db, resumeAlone, undefined, answer)).rejects.toBeInstanceOf(NotAsDecided);
+    expect((await stored()).status).toBe('paused');
+    await svc.db('partner_delete_fences').where(fence).delete();
+    // With no fence, the same statement stores the resume.
+    await storeAlone(svc.db, resumeAlone, undefined, answer);
+    expect((await stored()).status).toBe('active');
+
     const cancelled = body(
       await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id, cancellation_reason: '  moved away ' }),
     );

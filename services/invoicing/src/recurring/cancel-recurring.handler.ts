@@ -6,7 +6,8 @@ import { decideContractCancel } from './decide-contract';
 /** Load → decide (decideContractCancel) → store, one statement as a rule (contractChangeSteps). */
 export const cancelRecurringHandler = handler(
   invoicing.cancelRecurring,
-  contractChangeSteps('Recurring contract cancelled successfully', (contract, req: { id: number; cancellation_reason?: string }) =>
-    decideContractCancel(contract, req.cancellation_reason),
-  ),
+  contractChangeSteps({
+    message: 'Recurring contract cancelled successfully',
+    decide: (contract, req: { id: number; cancellation_reason?: string }) => decideContractCancel(contract.row, req.cancellation_reason),
+  }),
 );

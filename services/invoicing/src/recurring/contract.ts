@@ -1,6 +1,8 @@
-import { unlessRefused, type ApplyContext, type HandlerContext, type Knex, type OneStatementWrite } from '@bo/runtime';
+import { AppError, unlessRefused, type ApplyContext, type HandlerContext, type Knex, type OneStatementWrite } from '@bo/runtime';
+import { assertNotFenced, nowIn } from '@bo/billing';
 import { addDays, daysBetween, runDate } from '../domain/recurrence';
 import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord, toRecurringRecord, type InvoiceRow } from '../invoice/invoice.record';
+import { invoiceRefusals } from '../invoice/invoice-refusals';
 import { findInvoice, linesOf } from '../invoice/invoice.repository';
 import { insertInvoice } from '../invoice/invoice.writer';
 import type { ContractChanges } from './decide-contract';
@@ -13,59 +15,109 @@ export async function lockContract(trx: Knex.Transaction, orgId: number, id: num
   return row;
 }
 
+/** A recurring parent as a change of it decides on it: the row, its version, and the organization's today. */
+export interface ContractAsRead {
+  row: InvoiceRow;
+  /** The row's xmin as read, for a change stored only while it is still that row (contractChangeAlone). */
+  read: string;
+  /** Today in the organization's time zone. */
+  today: string;
+}
+
 /**
- * A recurring parent of the organization read with no lock, with its row version (`read`, its
- * xmin), for a change stored only while it is still that row (contractChangeAlone). Undefined when
- * the read refuses (not found, not recurring): that is judged again under the lock.
+ * A recurring parent of the organization with its version and the organization's today, in one
+ * statement; `lock` takes the row's lock. Another organization's, or none, is not found; an ordinary
+ * invoice is refused.
  */
-export async function readContract(db: Knex, orgId: number, id: number): Promise<{ row: InvoiceRow; read: string } | undefined> {
-  const { rows } = await db.raw<{ rows: Array<InvoiceRow & { read_version: string }> }>(
-    'select i.*, i.xmin::text as read_version from invoices i where i.org_id = ? and i.id = ?',
+async function contractAsRead(db: Knex, orgId: number, id: number, lock: boolean): Promise<ContractAsRead> {
+  const { rows } = await db.raw<{ rows: Array<InvoiceRow & { read_version: string; organization_time_zone: string | null }> }>(
+    `select i.*, i.xmin::text as read_version,
+            (select s.time_zone from organization_settings s where s.org_id = i.org_id) as organization_time_zone
+       from invoices i where i.org_id = ? and i.id = ?${lock ? ' for update of i' : ''}`,
     [orgId, id],
   );
   const found = rows[0];
-  if (!found?.recurring_enabled) return undefined;
-  const { read_version: read, ...row } = found;
-  return { row, read };
+  if (!found) throw invoiceRefusals.invoiceNotFound(id);
+  const { read_version: read, organization_time_zone: zone, ...row } = found;
+  if (!row.recurring_enabled) throw recurringRefusals.notRecurringContract(row.invoicenumber);
+  return { row, read, today: nowIn(zone).date };
 }
 
-/** A contract's recurring fields written as one statement, only while it is the row read; else nothing. */
-export function contractChangeAlone(id: number, changes: Partial<InvoiceRow>, read: string): Pick<OneStatementWrite, 'parts' | 'expects'> {
+/**
+ * A recurring parent read with no lock (contractAsRead). Undefined when the read refuses (not found,
+ * not recurring): that is judged again, and recorded, under the lock.
+ */
+export async function readContract(db: Knex, orgId: number, id: number): Promise<ContractAsRead | undefined> {
+  return contractAsRead(db, orgId, id, false).catch((err: unknown) => {
+    if (err instanceof AppError) return undefined;
+    throw err;
+  });
+}
+
+/**
+ * A contract's recurring fields written as one statement, only while it is the row read and, when
+ * `fencedPartner` is given, while no delete of that partner stands (partner_fenced, its lock taken
+ * shared until the statement commits); else nothing.
+ */
+export function contractChangeAlone(
+  id: number,
+  changes: Partial<InvoiceRow>,
+  read: string,
+  fencedPartner?: number,
+): Pick<OneStatementWrite, 'parts' | 'expects'> {
   const columns = Object.keys(changes);
+  const values = columns.map((c) => (changes as Record<string, Knex.RawBinding | undefined>)[c] ?? null);
+  const assignments = `${columns.map((c) => `"${c}" = ?`).join(', ')}, updated_at = now()`;
   return {
     parts: [
-      {
-        sql: `update invoices set ${columns.map((c) => `"${c}" = ?`).join(', ')}, updated_at = now()
-               where id = ? and xmin::text = ? returning id`,
-        bindings: [...columns.map((c) => (changes as Record<string, Knex.RawBinding | undefined>)[c] ?? null), id, read],
-      },
+      fencedPartner === undefined
+        ? { sql: `update invoices set ${assignments} where id = ? and xmin::text = ? returning id`, bindings: [...values, id, read] }
+        : {
+            sql: `update invoices set ${assignments}
+                   where id = ? and xmin::text = ? and not (select partner_fenced(org_id, ?::int)) returning id`,
+            bindings: [...values, id, read, fencedPartner],
+          },
     ],
     expects: '(select count(*) from store1) = 1',
   };
 }
 
+/** How a write that changes only a contract's recurring fields decides, and what its store must also hold. */
+export interface ContractChange<R> {
+  message: string;
+  decide: (contract: ContractAsRead, req: R) => ContractChanges;
+  /** The change sets the contract billing its partner again: refused while a delete of the partner stands. */
+  fencesPartner?: boolean;
+}
+
 /**
- * The steps of a write that changes only a contract's recurring fields (pause, cancel): load →
- * decide → store, optimistic as a rule. The contract read with no lock and its change written as one
- * statement only while it is the row read (`alone`, its reply the contract as the change leaves it);
- * a refusal, or a contract changed meanwhile, judged under its lock (`apply`).
+ * The steps of a write that changes only a contract's recurring fields (pause, resume, cancel): load
+ * → decide → store, optimistic as a rule. The contract read with no lock and its change written as
+ * one statement only while it is the row read (`alone`, its reply the contract as the change leaves
+ * it); a refusal, or a contract changed meanwhile, or a partner fenced, judged under the contract's
+ * lock (`apply`).
  */
-export function contractChangeSteps<R extends { id: number }>(message: string, decide: (contract: InvoiceRow, req: R) => ContractChanges) {
+export function contractChangeSteps<R extends { id: number }>(change: ContractChange<R>) {
   return {
     alone: async (req: R, ctx: HandlerContext) => {
       const loaded = await readContract(ctx.db, ctx.orgId, req.id);
-      const changes = loaded && unlessRefused(() => decide(loaded.row, req));
+      const changes = loaded && unlessRefused(() => change.decide(loaded, req));
       if (!loaded || !changes) return undefined;
+      const fenced = change.fencesPartner ? loaded.row.partner_id : undefined;
       return {
-        ...contractChangeAlone(loaded.row.id, changes, loaded.read),
+        ...contractChangeAlone(loaded.row.id, changes, loaded.read, fenced),
         events: [],
-        reply: contractReply(message, { ...loaded.row, ...changes }),
+        reply: contractReply(change.message, { ...loaded.row, ...changes }),
       };
     },
     apply: async (req: R, ctx: ApplyContext) => {
       return ctx.db.transaction(async (trx) => {
-        const contract = await lockContract(trx, ctx.orgId, req.id);
-        return contractReply(message, await updateContract(trx, contract.id, decide(contract, req)));
+        const contract = await contractAsRead(trx, ctx.orgId, req.id, true);
+        const changes = change.decide(contract, req);
+        // A paused contract does not keep its partner from being deleted: a delete about to commit
+        // fences the partner, and the contract stays as it is until the partner-deleted event ends it.
+        if (change.fencesPartner) await assertNotFenced(trx, ctx.orgId, contract.row.partner_id);
+        return contractReply(change.message, await updateContract(trx, contract.row.id, changes));
       });
     },
   };

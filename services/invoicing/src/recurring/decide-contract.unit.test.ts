@@ -1,9 +1,10 @@
 import type { InvoiceRow } from '../invoice/invoice.record';
-import { decideContractCancel, decidePause } from './decide-contract';
+import { runDate } from '../domain/recurrence';
+import { decideContractCancel, decidePause, decideResume } from './decide-contract';
 
 const contract = (recurring_status: InvoiceRow['recurring_status']) => ({ invoicenumber: 'INV-00042', recurring_status });
 
-describe('deciding a pause or a cancel of a recurring contract', () => {
+describe('deciding a pause, a resume or a cancel of a recurring contract', () => {
   it('given an active contract, when paused, then only its status changes: its schedule stays to resume from', () => {
     expect(decidePause(contract('active'))).toEqual({ recurring_status: 'paused' });
   });
@@ -15,6 +16,38 @@ describe('deciding a pause or a cancel of a recurring contract', () => {
           refusal: 'recurring.pauseOfInactiveContract',
           message: `Recurring contract INV-00042 is ${status}; only an active contract can be paused`,
         }),
+      );
+  });
+
+  const monthly = (recurring_status: InvoiceRow['recurring_status'], recurring_next_index: number) => ({
+    ...contract(recurring_status),
+    recurring_start_date: '2026-01-31',
+    recurring_frequency: 'monthly' as const,
+    recurring_next_index,
+  });
+
+  it('given a paused contract whose next run is still ahead, when resumed, then it is active with that run unchanged', () => {
+    // Paused before its run of 2026-04-30 (index 3), resumed on 2026-04-10.
+    expect(decideResume(monthly('paused', 3), '2026-04-10')).toEqual({
+      recurring_status: 'active',
+      recurring_next_index: 3,
+      recurring_next_run_date: '2026-04-30',
+    });
+    // Resumed on the run's own day: today's run is not in the past.
+    expect(decideResume(monthly('paused', 3), '2026-04-30').recurring_next_run_date).toBe('2026-04-30');
+  });
+
+  it('given a contract paused over several runs, when resumed, then the runs missed are skipped, not caught up', () => {
+    // Due on 2026-02-28 (index 1), resumed on 2026-06-01: the first run not before today is 2026-06-30.
+    const resumed = decideResume(monthly('paused', 1), '2026-06-01');
+    expect(resumed).toEqual({ recurring_status: 'active', recurring_next_index: 5, recurring_next_run_date: '2026-06-30' });
+    expect(resumed.recurring_next_run_date).toBe(runDate('2026-01-31', 'monthly', 5));
+  });
+
+  it('given a contract that is not paused, when resumed, then it is refused naming its status', () => {
+    for (const status of ['active', 'cancelled', 'completed'] as const)
+      expect(() => decideResume(monthly(status, 1), '2026-06-01')).toThrow(
+        expect.objectContaining({ refusal: 'recurring.resumeOfUnpausedContract', message: expect.stringContaining(status) }),
       );
   });
 

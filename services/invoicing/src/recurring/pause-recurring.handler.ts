@@ -6,5 +6,5 @@ import { decidePause } from './decide-contract';
 /** Load → decide (decidePause) → store, one statement as a rule (contractChangeSteps). */
 export const pauseRecurringHandler = handler(
   invoicing.pauseRecurring,
-  contractChangeSteps('Recurring invoice paused successfully', (contract) => decidePause(contract)),
+  contractChangeSteps({ message: 'Recurring invoice paused successfully', decide: (contract) => decidePause(contract.row) }),
 );
