@@ -78,6 +78,19 @@ export function unlessRefused<P>(decide: () => P): P | undefined {
   }
 }
 
+/**
+ * What an optimistic `alone` loaded, or undefined when the load refuses (not found): that too is
+ * judged again the usual way, where it is recorded. Any other failure is thrown.
+ */
+export async function loadedUnlessRefused<T>(load: Promise<T>): Promise<T | undefined> {
+  try {
+    return await load;
+  } catch (err) {
+    if (err instanceof AppError) return undefined;
+    throw err;
+  }
+}
+
 /** The function that fails a one-statement write whose `expects` did not hold (runtime migration 011), and its SQLSTATE. */
 export const AS_DECIDED_CHECK = 'require_as_decided';
 export const NOT_AS_DECIDED_SQLSTATE = 'BO412';

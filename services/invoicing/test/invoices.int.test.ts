@@ -1,5 +1,7 @@
 import { formatDate, formatDateTime, invoiceIdOfReference } from '@bo/kernel';
-import { OPERATION_KEYS } from '@bo/runtime';
+import { NotAsDecided, OPERATION_KEYS, storeAlone } from '@bo/runtime';
+import { decideCancellation } from '../src/invoice/decide-cancellation';
+import { cancellationAlone, readInvoiceAsRead } from '../src/invoice/invoice.repository';
 import * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners, taxIncludedLine, tenthsLine, type FakePartner } from './fixtures';
 
@@ -382,6 +384,28 @@ describe('invoicing service: invoices', () => {
     expect(await svc.call('invoicing.invoice.validate', { validate_invoice: true, id: draft.id })).toMatchObject({
       ok: false,
       code: 'invalid_state',
+    });
+  });
+
+  it('cancels as one statement on an unlocked read, its event saying the version and time stored; a draft changed since goes the locked way', async () => {
+    const draft = body(await create({ line_items: [specLine] })).invoice;
+    // Read, then the draft changes (as an added line changes it): the cancellation decided on the read writes nothing.
+    const read = await readInvoiceAsRead(svc.db, 1, draft.id);
+    await svc.db('invoices').where({ id: draft.id }).update({ updated_at: svc.db.fn.now() });
+    const cancelAlone = { ...cancellationAlone(draft.id, decideCancellation(read.row, read.today), read.read), events: [], reply: {} };
+    await expect(storeAlone(svc.db, cancelAlone, undefined, { ok: true, status: 200, body: {} })).rejects.toBeInstanceOf(NotAsDecided);
+    expect((await stored(draft.id)).invoicestatus).toBe('draft');
+
+    // Through the service: the event carries what the statement stored, not what it read.
+    body(await svc.call('invoicing.invoice.cancel', { cancel_invoice: true, id: draft.id }));
+    await waitFor(() => eventsOf('invoicing.invoice.cancelled', draft.id).length === 1);
+    const row = await stored(draft.id);
+    expect(row.version).toBe(read.row.version + 2);
+    expect(eventsOf('invoicing.invoice.cancelled', draft.id)[0]!.data).toMatchObject({
+      invoice_id: draft.id,
+      invoicenumber: draft.invoicenumber,
+      version: row.version,
+      cancelled_at: formatDateTime(row.cancelled_at),
     });
   });
 

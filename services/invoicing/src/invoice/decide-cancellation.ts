@@ -1,9 +1,10 @@
 import { formatDateTime } from '@bo/kernel';
+import { filledIn } from '@bo/runtime';
 import { cancelRefusal } from '../domain/status';
 import { eventRef, statusOf, type InvoiceRow } from './invoice.record';
 import { invoiceRefusals } from './invoice-refusals';
 
-/** What cancelling an invoice decides on: the invoice as locked, and the organization's day. */
+/** What cancelling an invoice decides on: the invoice as read or locked, and the organization's day. */
 export type CancellationState = Pick<
   InvoiceRow,
   'invoicenumber' | 'invoicestatus' | 'invoicedue' | 'recurring_enabled' | 'recurring_status'
@@ -26,6 +27,11 @@ export function decideCancellation(invoice: CancellationState, today: string): C
 /** `invoicing.invoice.cancelled` of the invoice as stored. */
 export function cancelledEvent(cancelled: InvoiceRow) {
   return { ...eventRef(cancelled), cancelled_at: formatDateTime(cancelled.cancelled_at) as string };
+}
+
+/** The same of the invoice as read, its version and cancellation time left for the store to fill in (cancellationAlone). */
+export function cancelledEventToFill(read: InvoiceRow) {
+  return { ...eventRef(read), version: filledIn<number>(), cancelled_at: filledIn<string>() };
 }
 
 export function cancellationReply(cancelled: Pick<InvoiceRow, 'id' | 'invoicenumber'>) {

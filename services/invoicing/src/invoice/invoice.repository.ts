@@ -9,9 +9,11 @@ import {
   pendingNumber,
   selectPage,
   type Knex,
+  type OneStatementWrite,
   type PageRequest,
   type StorePart,
 } from '@bo/runtime';
+import { nowIn } from '@bo/billing';
 import { addDays } from '../domain/recurrence';
 import type { NewInvoiceDrawn, NewInvoicePlan } from './decide-new-invoice';
 import type { InvoiceRow, LineRow } from './invoice.record';
@@ -304,20 +306,79 @@ export async function insertLine(trx: Knex.Transaction, columns: Record<string, 
   return row as LineRow;
 }
 
+/** The columns a cancellation writes besides its time: the status, and a running template's recurrence stopped. */
+function cancellationColumns(opts: { stopRecurrence: boolean }): Partial<InvoiceRow> {
+  return {
+    invoicestatus: 'cancelled',
+    ...(opts.stopRecurrence
+      ? { recurring_status: 'cancelled', recurring_next_run_date: null, recurring_cancellation_reason: 'invoice cancelled' }
+      : {}),
+  };
+}
+
 /** Marks a locked invoice cancelled, stopping its recurrence when it is a running template; answers it as stored. */
 export async function markCancelled(trx: Knex.Transaction, invoiceId: number, opts: { stopRecurrence: boolean }): Promise<InvoiceRow> {
   const [row] = (await trx('invoices')
     .where({ id: invoiceId })
-    .update({
-      invoicestatus: 'cancelled',
-      cancelled_at: trx.fn.now(),
-      updated_at: trx.fn.now(),
-      ...(opts.stopRecurrence
-        ? { recurring_status: 'cancelled', recurring_next_run_date: null, recurring_cancellation_reason: 'invoice cancelled' }
-        : {}),
-    })
+    .update({ ...cancellationColumns(opts), cancelled_at: trx.fn.now(), updated_at: trx.fn.now() })
     .returning('*')) as InvoiceRow[];
   return row as InvoiceRow;
+}
+
+/**
+ * The cancellation markCancelled writes, as one statement that holds only while the invoice is the
+ * row read (`read`, its xmin); else nothing. The version the row's trigger gives it and the time it
+ * was cancelled, as formatDateTime writes them, are filled in where the event says `version` and
+ * `cancelled_at`.
+ */
+export function cancellationAlone(
+  invoiceId: number,
+  opts: { stopRecurrence: boolean },
+  read: string,
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const columns = cancellationColumns(opts) as Record<string, Knex.RawBinding>;
+  const names = Object.keys(columns);
+  return {
+    parts: [
+      {
+        sql: `update invoices set ${names.map((c) => `"${c}" = ?`).join(', ')}, cancelled_at = now(), updated_at = now()
+               where id = ? and xmin::text = ?
+               returning version, to_char(cancelled_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') as cancelled_at`,
+        bindings: [...names.map((c) => columns[c] ?? null), invoiceId, read],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+    fills: [
+      { key: 'version', sql: '(select version::text from store1)' },
+      { key: 'cancelled_at', sql: '(select to_json(cancelled_at)::text from store1)' },
+    ],
+  };
+}
+
+/** An invoice as a change decided on an unlocked read sees it: the row, its version, and the organization's today. */
+export interface InvoiceAsRead {
+  row: InvoiceRow;
+  /** The row's xmin as read, for a change stored only while it is still that row. */
+  read: string;
+  /** Today in the organization's time zone. */
+  today: string;
+}
+
+/**
+ * One invoice of the organization with its xmin and the organization's today, in one statement;
+ * `lock` takes the row's lock. Another organization's, or none, is not found.
+ */
+export async function readInvoiceAsRead(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<InvoiceAsRead> {
+  const { rows } = await db.raw<{ rows: Array<InvoiceRow & { read_version: string; organization_time_zone: string | null }> }>(
+    `select i.*, i.xmin::text as read_version,
+            (select s.time_zone from organization_settings s where s.org_id = i.org_id) as organization_time_zone
+       from invoices i where i.org_id = ? and i.id = ?${opts.lock ? ' for update of i' : ''}`,
+    [orgId, id],
+  );
+  const found = rows[0];
+  if (!found) throw invoiceRefusals.invoiceNotFound(id);
+  const { read_version: read, organization_time_zone: zone, ...row } = found;
+  return { row, read, today: nowIn(zone).date };
 }
 
 /** A journal entry of an invoice as its balances show it. */

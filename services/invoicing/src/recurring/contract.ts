@@ -1,9 +1,8 @@
-import { AppError, unlessRefused, type ApplyContext, type HandlerContext, type Knex, type OneStatementWrite } from '@bo/runtime';
-import { assertNotFenced, nowIn } from '@bo/billing';
+import { loadedUnlessRefused, unlessRefused, type ApplyContext, type HandlerContext, type Knex, type OneStatementWrite } from '@bo/runtime';
+import { assertNotFenced } from '@bo/billing';
 import { addDays, daysBetween, runDate } from '../domain/recurrence';
 import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord, toRecurringRecord, type InvoiceRow } from '../invoice/invoice.record';
-import { invoiceRefusals } from '../invoice/invoice-refusals';
-import { findInvoice, linesOf } from '../invoice/invoice.repository';
+import { findInvoice, linesOf, readInvoiceAsRead, type InvoiceAsRead } from '../invoice/invoice.repository';
 import { insertInvoice } from '../invoice/invoice.writer';
 import type { ContractChanges } from './decide-contract';
 import { recurringRefusals } from './recurring-refusals';
@@ -16,31 +15,13 @@ export async function lockContract(trx: Knex.Transaction, orgId: number, id: num
 }
 
 /** A recurring parent as a change of it decides on it: the row, its version, and the organization's today. */
-export interface ContractAsRead {
-  row: InvoiceRow;
-  /** The row's xmin as read, for a change stored only while it is still that row (contractChangeAlone). */
-  read: string;
-  /** Today in the organization's time zone. */
-  today: string;
-}
+export type ContractAsRead = InvoiceAsRead;
 
-/**
- * A recurring parent of the organization with its version and the organization's today, in one
- * statement; `lock` takes the row's lock. Another organization's, or none, is not found; an ordinary
- * invoice is refused.
- */
+/** A recurring parent of the organization as read (readInvoiceAsRead); an ordinary invoice is refused. */
 async function contractAsRead(db: Knex, orgId: number, id: number, lock: boolean): Promise<ContractAsRead> {
-  const { rows } = await db.raw<{ rows: Array<InvoiceRow & { read_version: string; organization_time_zone: string | null }> }>(
-    `select i.*, i.xmin::text as read_version,
-            (select s.time_zone from organization_settings s where s.org_id = i.org_id) as organization_time_zone
-       from invoices i where i.org_id = ? and i.id = ?${lock ? ' for update of i' : ''}`,
-    [orgId, id],
-  );
-  const found = rows[0];
-  if (!found) throw invoiceRefusals.invoiceNotFound(id);
-  const { read_version: read, organization_time_zone: zone, ...row } = found;
-  if (!row.recurring_enabled) throw recurringRefusals.notRecurringContract(row.invoicenumber);
-  return { row, read, today: nowIn(zone).date };
+  const loaded = await readInvoiceAsRead(db, orgId, id, { lock });
+  if (!loaded.row.recurring_enabled) throw recurringRefusals.notRecurringContract(loaded.row.invoicenumber);
+  return loaded;
 }
 
 /**
@@ -48,10 +29,7 @@ async function contractAsRead(db: Knex, orgId: number, id: number, lock: boolean
  * not recurring): that is judged again, and recorded, under the lock.
  */
 export async function readContract(db: Knex, orgId: number, id: number): Promise<ContractAsRead | undefined> {
-  return contractAsRead(db, orgId, id, false).catch((err: unknown) => {
-    if (err instanceof AppError) return undefined;
-    throw err;
-  });
+  return loadedUnlessRefused(contractAsRead(db, orgId, id, false));
 }
 
 /**

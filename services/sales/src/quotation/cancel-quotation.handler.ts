@@ -1,5 +1,5 @@
 import { sales } from '@bo/contracts';
-import { AppError, handler, unlessRefused } from '@bo/runtime';
+import { handler, loadedUnlessRefused, unlessRefused } from '@bo/runtime';
 import { readSettings } from '@bo/billing';
 import { actor } from '../actor';
 import { cancellationAlone, findQuotation, markCancelled, readQuotationWithToday } from './quotation.repository';
@@ -17,10 +17,7 @@ import { decideCancel } from './quotation-rules';
 export const cancelQuotationHandler = handler(sales.cancelQuotation, {
   alone: async (req, ctx) => {
     // Not found is a refusal too: judged, and recorded, the locked way.
-    const loaded = await readQuotationWithToday(ctx.db, ctx.orgId, req.quotation_id).catch((err: unknown) => {
-      if (err instanceof AppError) return undefined;
-      throw err;
-    });
+    const loaded = await loadedUnlessRefused(readQuotationWithToday(ctx.db, ctx.orgId, req.quotation_id));
     const reply = loaded && unlessRefused(() => decideCancel(loaded.quotation, loaded.today));
     if (!loaded || !reply) return undefined;
     return { ...cancellationAlone(loaded.quotation.id, actor(req, ctx), loaded.read), events: [], reply };
