@@ -11,6 +11,14 @@ export function formatDateTime(value: Date | string | null | undefined): string 
   )}:${twoDigits(date.getUTCSeconds())}`;
 }
 
+/**
+ * SQL of formatDateTime's text of a timestamptz `expression`, for a time a statement writes and its
+ * reply or event carries (a one-statement write fills it in): the same text for years 1000 to 9999.
+ */
+export function formatDateTimeSql(expression: string): string {
+  return `to_char((${expression}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')`;
+}
+
 function twoDigits(n: number): string {
   return n < 10 ? `0${n}` : `${n}`;
 }

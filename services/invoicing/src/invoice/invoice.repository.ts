@@ -1,5 +1,5 @@
 import type { invoicing, RequestOf } from '@bo/contracts';
-import { parseCreditorReference } from '@bo/kernel';
+import { formatDateTimeSql, parseCreditorReference } from '@bo/kernel';
 import {
   isUniqueViolation,
   likeContains,
@@ -343,7 +343,7 @@ export function cancellationAlone(
       {
         sql: `update invoices set ${names.map((c) => `"${c}" = ?`).join(', ')}, cancelled_at = now(), updated_at = now()
                where id = ? and xmin::text = ?
-               returning version, to_char(cancelled_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') as cancelled_at`,
+               returning version, ${formatDateTimeSql('cancelled_at')} as cancelled_at`,
         bindings: [...names.map((c) => columns[c] ?? null), invoiceId, read],
       },
     ],

@@ -1,4 +1,5 @@
-import { selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { formatDateTimeSql } from '@bo/kernel';
+import { selectPage, type Knex, type OneStatementWrite, type PageRequest } from '@bo/runtime';
 import { endpointRefusals } from './endpoint-refusals';
 import type { EndpointRow } from './endpoint.record';
 
@@ -16,6 +17,53 @@ export async function findEndpoint(db: Knex, orgId: number, id: number): Promise
   const row = (await db('endpoints').where({ id, org_id: orgId }).whereNull('deleted_at').first()) as EndpointRow | undefined;
   if (!row) throw endpointRefusals.endpointNotFound(id);
   return row;
+}
+
+/**
+ * The organization's live endpoint read with no lock, with its row version (`read`, its xmin), for a
+ * change stored only while it is still that row (endpointChangeAlone).
+ */
+export async function readEndpoint(db: Knex, orgId: number, id: number): Promise<{ row: EndpointRow; read: string }> {
+  const { rows } = await db.raw<{ rows: Array<EndpointRow & { read_version: string }> }>(
+    'select e.*, e.xmin::text as read_version from endpoints e where e.id = ? and e.org_id = ? and e.deleted_at is null',
+    [id, orgId],
+  );
+  const found = rows[0];
+  if (!found) throw endpointRefusals.endpointNotFound(id);
+  const { read_version: read, ...row } = found;
+  return { row, read };
+}
+
+/**
+ * updateEndpoint's write as one statement, only while the endpoint is the row read (`read`); else
+ * nothing. The time it was updated is filled in where the reply says `updated_at`.
+ */
+export function endpointChangeAlone(
+  row: Pick<EndpointRow, 'id' | 'version'>,
+  changes: object,
+  read: string,
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const values = changes as Record<string, unknown>;
+  const columns = Object.keys(values);
+  return {
+    parts: [
+      {
+        sql: `update endpoints set ${columns.map((c) => `"${c}" = ?`).join(', ')}, version = ?, updated_at = now()
+               where id = ? and xmin::text = ? returning ${formatDateTimeSql('updated_at')} as updated_at`,
+        bindings: [...columns.map((c) => (values[c] ?? null) as Knex.RawBinding), row.version + 1, row.id, read],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+    fills: [{ key: 'updated_at', sql: '(select to_json(updated_at)::text from store1)' }],
+  };
+}
+
+/** deleteEndpoint of the organization's live endpoint as one statement, which must find it; else nothing. */
+export function endpointDeleteAlone(orgId: number, id: number): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  return {
+    parts: [{ sql: 'delete from endpoints where id = ? and org_id = ? and deleted_at is null returning id', bindings: [id, orgId] }],
+    expects: '(select count(*) from store1) = 1',
+  };
 }
 
 /** A new endpoint of the organization, as stored. */

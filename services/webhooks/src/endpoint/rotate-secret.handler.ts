@@ -1,28 +1,47 @@
 import { integrations } from '@bo/contracts';
-import { handler, type BoundHandler } from '@bo/runtime';
+import { filledIn, handler, loadedUnlessRefused, type BaseConfig, type BoundHandler } from '@bo/runtime';
 import { newSigningSecret } from '../domain/signature';
 import { webhookSettings } from '../settings';
-import { endpointRecord } from './endpoint.record';
-import { lockEndpoint, updateEndpoint } from './endpoint.repository';
+import { decideRotation } from './decide-rotation';
+import { endpointRecord, type EndpointRow } from './endpoint.record';
+import { endpointChangeAlone, lockEndpoint, readEndpoint, updateEndpoint } from './endpoint.repository';
 import { secretReplySeal } from '../key/secret-reply';
 import { secretBox } from '../key/secrets';
 
+const MESSAGE = 'Webhook signing secret rotated successfully';
+
 /**
- * A new secret signs from now on; the one it replaces keeps signing beside it (a second `v1,`
- * signature) for WEBHOOKS_ROTATION_OVERLAP_MS, so a receiver can switch without losing a delivery.
- * A second rotation within the overlap drops the oldest secret.
+ * A new secret signs from now on; the one it replaces keeps signing beside it for
+ * WEBHOOKS_ROTATION_OVERLAP_MS (decideRotation). Load → decide → store, optimistic as a rule: the
+ * endpoint read with no lock, and the rotation stored as one statement only while it is the row read
+ * (`alone`); one changed meanwhile, or not found, goes the locked way (`apply`).
  */
 export const rotateSecretHandler: BoundHandler = {
-  ...handler(integrations.rotateSecret, async (req, ctx) => {
-    const settings = webhookSettings(ctx.config);
-    const row = await lockEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
-    const secret = newSigningSecret();
-    const updated = await updateEndpoint(ctx.db, row, {
-      secret: secretBox(settings).seal(secret),
-      previous_secret: row.secret,
-      previous_secret_expires_at: new Date(Date.now() + settings.WEBHOOKS_ROTATION_OVERLAP_MS),
-    });
-    return { message: 'Webhook signing secret rotated successfully', endpoint: endpointRecord(updated), secret };
+  ...handler(integrations.rotateSecret, {
+    alone: async (req, ctx) => {
+      const loaded = await loadedUnlessRefused(readEndpoint(ctx.db, ctx.orgId, req.endpoint_id));
+      if (!loaded) return undefined;
+      const { secret, rotation } = rotate(loaded.row, ctx.config);
+      const asStored = { ...loaded.row, ...rotation, version: loaded.row.version + 1 };
+      return {
+        ...endpointChangeAlone(loaded.row, rotation, loaded.read),
+        events: [],
+        // The row's updated_at is the statement's: filled in from it.
+        reply: { message: MESSAGE, endpoint: { ...endpointRecord(asStored), updated_at: filledIn<string>() }, secret },
+      };
+    },
+    apply: async (req, ctx) => {
+      const row = await lockEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
+      const { secret, rotation } = rotate(row, ctx.config);
+      return { message: MESSAGE, endpoint: endpointRecord(await updateEndpoint(ctx.db, row, { ...rotation })), secret };
+    },
   }),
   seal: secretReplySeal,
 };
+
+/** A new secret, in the clear for the reply, and the rotation that stores it sealed. */
+function rotate(row: EndpointRow, config: BaseConfig) {
+  const settings = webhookSettings(config);
+  const secret = newSigningSecret();
+  return { secret, rotation: decideRotation(row, secretBox(settings).seal(secret), new Date(), settings.WEBHOOKS_ROTATION_OVERLAP_MS) };
+}
