@@ -5,6 +5,8 @@ import { decidePaymentRegistration, rateWindow } from '../src/invoice/decide-reg
 import { readRegistration, storeRegistrationAlone } from '../src/invoice/registration.repository';
 import { decideNewPayment } from '../src/payment/decide-new-payment';
 import { readNewPayment, storeNewPaymentAlone } from '../src/payment/new-payment.repository';
+import { decideWriteOffPlan } from '../src/payment/decide-write-off';
+import { readWriteOff, storeWriteOffAlone } from '../src/payment/write-off.repository';
 import { setAccountingCurrency } from './books.fixtures';
 import { body, postingWaitsForLock, startWithFakePartners, type FakePartner } from './fixtures';
 
@@ -382,6 +384,45 @@ describe('invoicing service: cash application', () => {
     expect(paid.updated_at).toEqual(fresh.plan.invoice.updated_at);
     expect(await svc.db('payments').where({ id: fresh.plan.ids.paymentId, journal_entry_id: fresh.plan.ids.entryId })).toHaveLength(1);
     expect(await paymentsOf()).toBe(2);
+    await journalBalances();
+  });
+
+  it('stores a write-off decided on an unlocked read only while the invoice and the settings are as read', async () => {
+    const a = await issued(100);
+    const decided = async () => {
+      const { load, read } = await readWriteOff(svc.db, 1, a);
+      const plan = decideWriteOffPlan(load, { id: a, write_off_date: '2026-03-05', reason: 'gone' }, { orgId: 1, instant: new Date() });
+      const alone = { ...storeWriteOffAlone(plan, read), events: [], reply: {} };
+      return { plan, store: () => storeAlone(svc.db, alone, undefined, { ok: true, status: 200, body: {} }) };
+    };
+
+    // Read at 100 due; meanwhile a payment of 40 commits: the stale write-off of 100 writes nothing.
+    const stale = await decided();
+    expect(stale.plan.invoice.written_off_amount).toBe('100.00');
+    body(await call('invoicing.invoice.register_payment', { register_payment: true, id: a, amount: 40, payment_date: '2026-03-02' }));
+    await expect(stale.store()).rejects.toBeInstanceOf(NotAsDecided);
+    expect(await invoice(a)).toMatchObject({ invoicestatus: 'open', amount_paid: '40.00', written_off_amount: '0.00' });
+    expect(await svc.db('journal_entries').where({ id: stale.plan.entryId })).toEqual([]);
+
+    // The books' settings change meanwhile (a later lock date): nothing is written either.
+    const beforeSettings = await decided();
+    body(await svc.call('invoicing.books.configure', { lock_date: '2026-01-02' }, 1));
+    await expect(beforeSettings.store()).rejects.toBeInstanceOf(NotAsDecided);
+    expect((await invoice(a)).invoicestatus).toBe('open');
+
+    // Read and stored with nothing in between: the rest written off, at the time it was read, by its entry.
+    const fresh = await decided();
+    await fresh.store();
+    const stored = await invoice(a);
+    expect(stored).toMatchObject({
+      invoicestatus: 'written_off',
+      written_off_amount: '60.00',
+      write_off_reason: 'gone',
+      write_off_journal_entry_id: fresh.plan.entryId,
+      version: fresh.plan.invoice.version,
+    });
+    expect([stored.updated_at, stored.written_off_at]).toEqual([fresh.plan.invoice.updated_at, fresh.plan.invoice.updated_at]);
+    expect(await svc.db('journal_entries').where({ id: fresh.plan.entryId, invoice_id: a, kind: 'write_off' })).toHaveLength(1);
     await journalBalances();
   });
 

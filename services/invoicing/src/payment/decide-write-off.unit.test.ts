@@ -1,4 +1,5 @@
-import { decideWriteOff, type WriteOffState } from './decide-write-off';
+import { openInvoiceRow } from '../invoice/invoice-row.fixtures';
+import { decideWriteOff, decideWriteOffPlan, type WriteOffLoad, type WriteOffState } from './decide-write-off';
 
 /** An open customer invoice of 121.00 dated 1 November, 21.00 of it paid, posted as it is (no conversion). */
 const open: WriteOffState = {
@@ -92,5 +93,57 @@ describe('deciding a write-off', () => {
     expect(() => decideWriteOff({ ...open, invoice: { ...open.invoice, invoicestatus: 'paid' } }, '2026-10-31')).toThrow(
       expect.objectContaining({ code: 'invalid_state' }),
     );
+  });
+});
+
+describe('deciding a write-off on what its load read', () => {
+  /** INV-0007 as the load reads it, in an organization on EUR whose books are locked up to 31 October. */
+  const loaded: WriteOffLoad = {
+    settings: { lock_date: '2026-10-31', time_zone: 'Pacific/Auckland', default_currency: 'EUR' },
+    invoice: openInvoiceRow(),
+    booked: null,
+    entryId: 501,
+    now: new Date('2026-11-28T10:00:00Z'),
+  };
+  const ctx = { orgId: 1, instant: new Date('2026-11-28T12:00:00Z') };
+
+  it("given an open invoice, when written off with no date, then it is dated the organization's today and leaves the invoice one version on", () => {
+    // Noon UTC on 28 November is already 29 November in Auckland.
+    const plan = decideWriteOffPlan(loaded, { id: 7, reason: 'Customer insolvent' }, ctx);
+    expect(plan.entry).toMatchObject({ org_id: 1, invoice_id: 7, kind: 'write_off', journaldate: '2026-11-29' });
+    expect(plan.entryId).toBe(501);
+    expect(plan.invoice).toMatchObject({ invoicestatus: 'written_off', written_off_amount: '100.00', version: 4, updated_at: loaded.now });
+    expect(plan.event).toMatchObject({
+      invoice_id: 7,
+      amount: 100,
+      write_off_date: '2026-11-29',
+      reason: 'Customer insolvent',
+      journal_entry_id: 501,
+      trade_delta: -100,
+      version: 4,
+    });
+    expect(plan.reply.invoice).toMatchObject({ invoicestatus: 'written_off', written_off_amount: 100, journal_entry_id: 501 });
+  });
+
+  it('given a date on or before the lock date, when written off, then write_off_date is refused before anything else is judged', () => {
+    // Even with no invoice to write off: closed books answer first.
+    for (const load of [loaded, { ...loaded, invoice: null }])
+      expect(() => decideWriteOffPlan(load, { id: 7, write_off_date: '2026-10-31' }, ctx)).toThrow(
+        expect.objectContaining({ code: 'validation_failed', errors: [expect.objectContaining({ field: 'write_off_date' })] }),
+      );
+  });
+
+  it('given no invoice of that id, when written off, then it is not found', () => {
+    expect(() => decideWriteOffPlan({ ...loaded, invoice: null }, { id: 7 }, ctx)).toThrow(
+      expect.objectContaining({ code: 'not_found', message: 'Invoice 7 not found' }),
+    );
+  });
+
+  it('given an invoice booked at a rate, when written off, then the bad debt is what its entry booked for the rest', () => {
+    const plan = decideWriteOffPlan({ ...loaded, invoice: openInvoiceRow({ exchange_rate: '2' }), booked: '242.00' }, { id: 7 }, ctx);
+    expect(plan.lines.map((l) => [l.account, l.debit.toFixed(2), l.credit.toFixed(2)])).toEqual([
+      ['6800 Bad Debts', '200.00', '0.00'],
+      ['1200 Accounts Receivable', '0.00', '200.00'],
+    ]);
   });
 });

@@ -438,23 +438,3 @@ export async function markPaymentVoided(
     .returning('*')) as PaymentRow[];
   return row as PaymentRow;
 }
-
-/** Marks a locked invoice written off for `amount` by its entry; answers the invoice as stored. */
-export async function markWrittenOff(
-  trx: Knex.Transaction,
-  invoiceId: number,
-  writeOff: { amount: string; reason: string | null; journalEntryId: number },
-): Promise<InvoiceRow> {
-  const [row] = (await trx('invoices')
-    .where({ id: invoiceId })
-    .update({
-      invoicestatus: 'written_off',
-      written_off_amount: writeOff.amount,
-      written_off_at: trx.fn.now(),
-      write_off_reason: writeOff.reason,
-      write_off_journal_entry_id: writeOff.journalEntryId,
-      updated_at: trx.fn.now(),
-    })
-    .returning('*')) as InvoiceRow[];
-  return row as InvoiceRow;
-}
