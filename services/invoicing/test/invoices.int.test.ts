@@ -1,6 +1,11 @@
 import { formatDate, formatDateTime, invoiceIdOfReference } from '@bo/kernel';
 import { NotAsDecided, OPERATION_KEYS, storeAlone } from '@bo/runtime';
+import { toBreakdownRecord } from '@bo/billing';
+import { addLineAlone, loadAddLine } from '../src/invoice/line.repository';
+import { decideAddLine } from '../src/invoice/decide-add-line';
 import { decideCancellation } from '../src/invoice/decide-cancellation';
+import type { LineValues } from '../src/invoice/decide-new-invoice';
+import { toLineRecord } from '../src/invoice/invoice.record';
 import { cancellationAlone, readInvoiceAsRead } from '../src/invoice/invoice.repository';
 import * as testing from '@bo/testkit';
 import { body, specLine, startWithFakePartners, taxIncludedLine, tenthsLine, type FakePartner } from './fixtures';
@@ -354,6 +359,44 @@ describe('invoicing service: invoices', () => {
     } finally {
       partners.balanceDelayMs = 0;
     }
+  });
+
+  it('adds a line as one statement on an unlocked read, answering what it stored; a draft changed since goes the locked way', async () => {
+    const draft = body(await create({ line_items: [specLine] })).invoice;
+    const linesOf = () => svc.db('invoice_lines').where({ invoice_id: draft.id }).orderBy('id');
+    const line: LineValues = {
+      product_id: '9',
+      variant_id: null,
+      location_id: null,
+      sku: null,
+      uom: null,
+      quantity: '3',
+      price: '0.1',
+      tax_rate: '0',
+      tax_included: false,
+    };
+    // Read, then the draft changes: the line decided on the read is not added.
+    const loaded = await loadAddLine(svc.db, 1, draft.id);
+    await svc.db('invoices').where({ id: draft.id }).update({ updated_at: svc.db.fn.now() });
+    const alone = { ...addLineAlone(decideAddLine(loaded, line), loaded.read), events: [], reply: {} };
+    await expect(storeAlone(svc.db, alone, undefined, { ok: true, status: 200, body: {} })).rejects.toBeInstanceOf(NotAsDecided);
+    expect(await linesOf()).toHaveLength(1);
+
+    // Through the service: the line and the figures answered are the ones stored.
+    const added = body(await svc.call('invoicing.invoice.add_line', { invoice_id: draft.id, ...tenthsLine }));
+    const lines = await linesOf();
+    expect(lines).toHaveLength(2);
+    expect(added.line_item).toEqual(toLineRecord(lines[1]));
+    const row = await stored(draft.id);
+    expect(added.invoice).toEqual({
+      id: draft.id,
+      subtotal: Number(row.subtotal),
+      tax_amount: Number(row.tax_amount),
+      invoicetotal: Number(row.invoicetotal),
+      vat_total: Number(row.vat_total),
+      rounding_amount: Number(row.rounding_amount),
+      tax_breakdown: row.tax_breakdown.map(toBreakdownRecord),
+    });
   });
 
   it('cancels drafts and proformas only, saying why otherwise', async () => {

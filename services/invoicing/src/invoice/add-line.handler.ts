@@ -1,17 +1,19 @@
 import { invoicing } from '@bo/contracts';
-import { toNumber } from '@bo/kernel';
-import { handler } from '@bo/runtime';
-import { documentDefaults, taxContextFor, resolveCatalogLines, toBreakdownRecord } from '@bo/billing';
+import { filledIn, handler, loadedUnlessRefused, unlessRefused } from '@bo/runtime';
+import { resolveCatalogLines } from '@bo/billing';
 import { lineTotalProblem } from '../domain/line-limits';
-import { isEditable } from '../domain/status';
-import { toLineRecord } from './invoice.record';
-import { findInvoice, insertLine, linesOf } from './invoice.repository';
-import { computeInvoice, lineColumns, storeTaxes } from './invoice.writer';
+import { addLineReply, decideAddLine } from './decide-add-line';
+import { addLineAlone, loadAddLine, storeAddedLine } from './line.repository';
 import { invoiceRefusals } from './invoice-refusals';
 
-const MAX_LINES = 500;
-
-/** Asks catalog about the line first, with no transaction open: no row lock is held meanwhile. */
+/**
+ * Asks catalog about the line first, with no transaction open: no row lock is held meanwhile. Then
+ * load → decide (decideAddLine: the whole document computed again) → store, optimistic as a rule:
+ * the invoice, its lines and the settings read with no lock, and the line with the invoice's new
+ * figures stored as one statement only while the invoice is the row read (`alone`). A validation
+ * locks the invoice and changes it, so a posted invoice never gains a line: a line decided on the
+ * draft meanwhile validated, or a refusal, goes the locked way (`apply`).
+ */
 export const addLineHandler = handler(invoicing.addInvoiceLine, {
   gather: async (req, ctx) => {
     const [line] = await resolveCatalogLines(ctx, [req], (_i, field) => field);
@@ -19,31 +21,16 @@ export const addLineHandler = handler(invoicing.addInvoiceLine, {
     if (tooLarge) throw invoiceRefusals.lineTotalTooLarge(tooLarge);
     return line!;
   },
+  alone: async (req, ctx, line) => {
+    const loaded = await loadedUnlessRefused(loadAddLine(ctx.db, ctx.orgId, req.invoice_id));
+    const plan = loaded && unlessRefused(() => decideAddLine(loaded, line));
+    if (!loaded || !plan) return undefined;
+    return { ...addLineAlone(plan, loaded.read), events: [], reply: addLineReply(plan, filledIn<number>()) };
+  },
   apply: async (req, ctx, line) => {
-    // The lock serializes line adds with validation, so a posted invoice never gains a line.
-    const invoice = await findInvoice(ctx.db, ctx.orgId, req.invoice_id, { lock: true });
-    if (!isEditable(invoice.invoicestatus)) throw invoiceRefusals.lineAddedToIssued(invoice.invoicenumber, invoice.invoicestatus);
-    const existing = (await linesOf(ctx.db, [invoice.id])).get(invoice.id) ?? [];
-    if (existing.length >= MAX_LINES) throw invoiceRefusals.tooManyLines(invoice.invoicenumber, MAX_LINES);
-    // The whole document is computed again: its VAT is rounded per category, not per line.
-    const policy = await documentDefaults(ctx.db, ctx.orgId, invoice.partner_id);
-    const context = taxContextFor(policy, invoice.currency);
-    const added = `line_items.${existing.length}.`;
-    const doc = computeInvoice(invoice, [...existing, line], context, (f) => (f.startsWith(added) ? f.slice(added.length) : f));
-    const stored = await insertLine(ctx.db, lineColumns(ctx.orgId, invoice.id, line, doc.lines[existing.length]!, doc.minor_unit));
-    const { row } = await storeTaxes(ctx.db, invoice, [...existing, stored], doc, context);
-    return {
-      message: 'Line item added successfully',
-      line_item: toLineRecord(stored),
-      invoice: {
-        id: row.id,
-        subtotal: toNumber(row.subtotal),
-        tax_amount: toNumber(row.tax_amount),
-        invoicetotal: toNumber(row.invoicetotal),
-        vat_total: toNumber(row.vat_total),
-        rounding_amount: toNumber(row.rounding_amount),
-        tax_breakdown: row.tax_breakdown.map(toBreakdownRecord),
-      },
-    };
+    const loaded = await loadAddLine(ctx.db, ctx.orgId, req.invoice_id, { lock: true });
+    const plan = decideAddLine(loaded, line);
+    await storeAddedLine(ctx.db, plan, loaded.drawnLineId!);
+    return addLineReply(plan, loaded.drawnLineId!);
   },
 });

@@ -13,6 +13,7 @@ import {
 import { decideNewInvoice, type LineValues, type NewInvoice, type NewInvoicePlan } from './decide-new-invoice';
 import { eventRef, type InvoiceRow, type LineRow } from './invoice.record';
 import { duplicateNumber, storeNewInvoice } from './invoice.repository';
+import { lineAmountsPart } from './line.repository';
 
 export { computeInvoice, lineColumns, type LineValues, type NewInvoice } from './decide-new-invoice';
 
@@ -28,21 +29,15 @@ export async function storeTaxes(
   context: TaxContext,
   extra: Partial<Record<string, unknown>> = {},
 ): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
-  const changed: Array<{ line: LineRow; columns: ReturnType<typeof lineAmountColumns> }> = [];
+  const changed: Array<{ id: number; columns: ReturnType<typeof lineAmountColumns> }> = [];
   const updated = lines.map((line, i) => {
     const columns = lineAmountColumns(doc.lines[i] as LineTaxes, doc.minor_unit);
     const same = lineAmountsUnchanged(line, columns);
-    if (!same) changed.push({ line, columns });
+    if (!same) changed.push({ id: line.id, columns });
     return same ? line : { ...line, ...columns };
   });
-  if (changed.length) {
-    const values = changed.map(() => '(?::int, ?, ?::numeric, ?::numeric, ?::numeric)').join(', ');
-    await trx.raw(
-      `update invoice_lines l set tax_category = v.tax_category, subtotal = v.subtotal, tax_amount = v.tax_amount, total = v.total
-         from (values ${values}) as v(id, tax_category, subtotal, tax_amount, total) where l.id = v.id`,
-      changed.flatMap(({ line, columns }) => [line.id, columns.tax_category, columns.subtotal, columns.tax_amount, columns.total]),
-    );
-  }
+  const [amounts] = lineAmountsPart(changed);
+  if (amounts) await trx.raw(amounts.sql, amounts.bindings);
   const { total, ...columns } = documentTaxColumns(doc, invoice.allowances_charges, context);
   const [row] = await trx('invoices')
     .where({ id: invoice.id })
