@@ -5,7 +5,9 @@ import { decidePaymentRegistration, rateWindow } from '../src/invoice/decide-reg
 import { readRegistration, storeRegistrationAlone } from '../src/invoice/registration.repository';
 import { decideNewPayment } from '../src/payment/decide-new-payment';
 import { readNewPayment, storeNewPaymentAlone } from '../src/payment/new-payment.repository';
+import { decideVoid } from '../src/payment/decide-void';
 import { decideWriteOffPlan } from '../src/payment/decide-write-off';
+import { readVoid, storeVoidAlone } from '../src/payment/void.repository';
 import { readWriteOff, storeWriteOffAlone } from '../src/payment/write-off.repository';
 import { setAccountingCurrency } from './books.fixtures';
 import { body, postingWaitsForLock, startWithFakePartners, type FakePartner } from './fixtures';
@@ -423,6 +425,57 @@ describe('invoicing service: cash application', () => {
     });
     expect([stored.updated_at, stored.written_off_at]).toEqual([fresh.plan.invoice.updated_at, fresh.plan.invoice.updated_at]);
     expect(await svc.db('journal_entries').where({ id: fresh.plan.entryId, invoice_id: a, kind: 'write_off' })).toHaveLength(1);
+    await journalBalances();
+  });
+
+  it('stores a void decided on an unlocked read only while the payment and every document it settles are as read', async () => {
+    const [a, b] = [await issued(100), await issued(100)];
+    const p = body(
+      await pay({
+        amount: 150,
+        allocations: [
+          { invoice_id: a, amount: 100 },
+          { invoice_id: b, amount: 50 },
+        ],
+      }),
+    ).payment;
+    const decided = async () => {
+      const { state, read } = await readVoid(svc.db, 1, p.id);
+      const plan = decideVoid(state, { payment_id: p.id, void_date: '2026-03-20', reason: 'bounced' }, { orgId: 1, instant: new Date() });
+      const alone = { ...storeVoidAlone(plan, read), events: [], reply: {} };
+      return { plan, store: () => storeAlone(svc.db, alone, undefined, { ok: true, status: 200, body: {} }) };
+    };
+    const unchanged = async () => {
+      expect(await svc.db('payments').where({ id: p.id }).first()).toMatchObject({ status: 'posted' });
+      expect((await svc.db('payment_allocations').where({ payment_id: p.id, status: 'active' })).length).toBe(2);
+    };
+
+    // A document it settles changes meanwhile (here a payment of its rest): nothing is written.
+    const staleDocument = await decided();
+    body(await pay({ amount: 50, allocations: [{ invoice_id: b, amount: 50 }] }));
+    await expect(staleDocument.store()).rejects.toBeInstanceOf(NotAsDecided);
+    await unchanged();
+    expect(await svc.db('journal_entries').where({ id: staleDocument.plan.entryId })).toEqual([]);
+
+    // The payment itself changes meanwhile: nothing is written either.
+    const stalePayment = await decided();
+    await svc.db('payments').where({ id: p.id }).update({ reference: 'touched' });
+    await expect(stalePayment.store()).rejects.toBeInstanceOf(NotAsDecided);
+    await unchanged();
+
+    // Read and stored with nothing in between: what the plan says is what is stored.
+    const fresh = await decided();
+    await fresh.store();
+    expect(await svc.db('payments').where({ id: p.id }).first()).toMatchObject({
+      status: 'voided',
+      allocated: '0',
+      void_journal_entry_id: fresh.plan.entryId,
+      voided_at: fresh.plan.payment.voided_at,
+    });
+    for (const doc of fresh.plan.documents)
+      expect(await invoice(doc.id)).toMatchObject({ amount_paid: doc.amount_paid, invoicestatus: doc.invoicestatus, version: doc.version });
+    expect((await invoice(a)).amount_paid).toBe('0.00');
+    expect((await invoice(b)).amount_paid).toBe('50.00');
     await journalBalances();
   });
 
