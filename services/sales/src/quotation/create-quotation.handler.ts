@@ -1,42 +1,29 @@
 import { sales } from '@bo/contracts';
-import { actor } from '../actor';
-import { parseDateTime } from '@bo/kernel';
-import { handler, isUniqueViolation, numberDocument, pendingNumber } from '@bo/runtime';
+import { filledIn, handler, unlessRefused } from '@bo/runtime';
 import {
-  allowancesFromRequest,
   assertNotFenced,
   currentParties,
-  documentDefaults,
-  exchangeRateProblem,
-  readSettings,
-  requireLivePartner,
+  documentPartyOf,
+  nowIn,
+  readDocumentParty,
   requirePartnerRole,
   resolveCatalogLines,
-  taxContextFor,
 } from '@bo/billing';
-import {
-  documentTooLarge,
-  documentTotals,
-  lineTooLarge,
-  MAX_LINE_TOTAL,
-  priceLine,
-  validUntilBeforeDate,
-  type PricedLine,
-} from './quotation-lines';
-import { freezeQuotationParties } from './issued-snapshot';
-import { quotationParties } from './quotation-document';
-import { lineRow, toQuotationRecord } from './quotation.record';
+import { actor } from '../actor';
+import { decideCreateQuotation, quotationCreatedReply, refuseOversizedLines } from './decide-create-quotation';
+import { priceLine, validUntilBeforeDate } from './quotation-lines';
 import { quotationRefusals } from './quotation-refusals';
-import { insertLines, insertQuotation } from './quotation.repository';
-import { computeQuotation, quotationTaxColumns, taxParties } from './taxes';
-
-const PREFIX: Record<sales.QuotationType, string> = { quotation: 'QUO-', proforma: 'PRO-', estimate: 'EST-' };
-const UNIQUE_NUMBER = 'quotations_org_number_unique';
+import { newQuotationAlone, newQuotationDrawn, newQuotationDraws, storeNewQuotation } from './quotation.repository';
 
 /**
- * The partner and catalog checks that ask other services come first, with no transaction open: no
- * connection is held while a slow partners or catalog service answers. The partner's delete fence
- * is checked in the transaction.
+ * Load → decide → store. The load asks catalog for the lines, reads the partner with the
+ * organization's settings (one statement, which also draws the ids the quotation and its lines take
+ * and the time), and asks partners for the parties of a quotation created as sent, with no
+ * transaction open (`gather`); the decision (decideCreateQuotation) is pure. The store is one
+ * statement as a rule (`alone`): the partner's delete fence checked, the gapless number taken, the
+ * quotation and its lines written as decided, with the recorded reply. When a fence stands or the
+ * number is taken, or the request is refused, the usual way (`apply`) runs it in a transaction,
+ * which answers what it finds.
  */
 export const createQuotationHandler = handler(sales.createQuotation, {
   gather: async (req, ctx) => {
@@ -44,76 +31,31 @@ export const createQuotationHandler = handler(sales.createQuotation, {
       throw quotationRefusals.validUntilBeforeQuotationDate(req.valid_until, req.quotation_date.slice(0, 10));
     const resolved = await resolveCatalogLines(ctx, req.line_items ?? [], (i, field) => `line_items.${i}.${field}`);
     const lines = resolved.map(priceLine);
-    checkSizes(lines);
-    requirePartnerRole(await requireLivePartner(ctx, req.partner), req.quotation_type);
+    refuseOversizedLines(lines);
+    // The partner, its currency and the organization's settings in one read, with the ids drawn.
+    const reading = await readDocumentParty(ctx, req.partner, newQuotationDraws(lines.length));
+    const { partner, defaults } = await documentPartyOf(ctx, req.partner, reading);
+    requirePartnerRole(partner, req.quotation_type);
     // A quotation made as sent is issued at once: its parties are frozen with it.
     const parties = req.quotation_status === 'sent' ? await currentParties(ctx, req.partner) : null;
-    // Dated before the transaction: the series' counter, taken last, is locked until the commit.
-    const today = (await readSettings(ctx.db, ctx.orgId)).today();
-    return { lines, parties, today };
+    return { lines, defaults, parties, today: nowIn(defaults.time_zone).date, drawn: newQuotationDrawn(reading.beside) };
   },
-  apply: async (req, ctx, { lines, parties, today }) => {
-    const supplied = req.quotation_number?.trim() || undefined;
-    await assertNotFenced(ctx.db, ctx.orgId, req.partner);
-    // Its currency from creation on: given, else the partner's, else the organization's; its taxes
-    // with the organization's rounding policy, checked against the parties' VAT ids when it is sent.
-    const defaults = await documentDefaults(ctx.db, ctx.orgId, req.partner);
-    const currency = req.currency ?? defaults.currency;
-    const rateProblem = exchangeRateProblem(currency, req.exchange_rate, defaults.accounting_currency);
-    if (rateProblem) throw quotationRefusals.exchangeRateRefused(rateProblem);
-    const allowances = allowancesFromRequest(req.allowances_charges);
-    const sentParties = parties
-      ? quotationParties({ quotation_type: req.quotation_type, partner_id: req.partner, currency }, parties.records, parties.partnerName)
-      : null;
-    const context = taxContextFor(defaults, currency, sentParties ? taxParties(sentParties) : null);
-    const doc = computeQuotation({ currency, allowances_charges: allowances }, lines, context);
-    let quotation = await insertQuotation(ctx.db, {
-      org_id: ctx.orgId,
-      quotation_number: supplied ?? pendingNumber(),
-      quotation_type: req.quotation_type,
-      status: req.quotation_status ?? 'draft',
-      currency: doc.currency,
-      exchange_rate: req.exchange_rate ?? null,
-      partner_id: req.partner,
-      quotation_date: parseDateTime(req.quotation_date),
-      valid_until: req.valid_until,
-      comments: req.comments || null,
-      quotation_reference: req.quotation_reference || null,
-      ...quotationTaxColumns(doc, { allowances_charges: allowances }, context),
-      line_count: lines.length,
-      created_by: actor(req, ctx),
-      updated_by: actor(req, ctx),
-    }).catch((err: unknown) => {
-      if (supplied && isUniqueViolation(err, UNIQUE_NUMBER)) throw quotationRefusals.quotationNumberTaken(supplied);
-      throw err;
-    });
-    const stored = await insertLines(
-      ctx.db,
-      lines.map((l, i) => lineRow(ctx.orgId, quotation.id, l, doc.lines[i]!, doc.minor_unit)),
-    );
-    if (parties && sentParties) {
-      const frozen = sentParties;
-      await freezeQuotationParties(ctx.db, quotation, frozen, defaults.accounting_currency);
-      quotation = { ...quotation, currency: frozen.currency || null, accounting_currency: defaults.accounting_currency };
-    }
-    // Numbered last, so the counter is locked for this statement and the recorded reply's alone.
-    if (!supplied) {
-      const quotation_number = await numberDocument(ctx.db, ctx.orgId, PREFIX[req.quotation_type], {
-        table: 'quotations',
-        column: 'quotation_number',
-        id: quotation.id,
-      });
-      quotation = { ...quotation, quotation_number };
-    }
+  // It asks catalog and partners, and reads (a partner unknown to the directory is fetched and kept
+  // there): the store holds the operation key, no claim of its own is written before.
+  readOnlyGather: true,
+  alone: (req, ctx, state) => {
+    const created = unlessRefused(() => decideCreateQuotation(req, state, { orgId: ctx.orgId, actor: actor(req, ctx) }));
+    if (!created) return undefined;
     return {
-      message: 'Quotation created successfully',
-      quotation: toQuotationRecord(quotation, stored, today),
+      ...newQuotationAlone(created),
+      events: [],
+      reply: quotationCreatedReply(created, created.supplied ?? filledIn<string>(), state.today),
     };
   },
+  apply: async (req, ctx, state) => {
+    // The partner's delete fence first, as its lock (shared) must be held before anything is written.
+    await assertNotFenced(ctx.db, ctx.orgId, req.partner);
+    const created = decideCreateQuotation(req, state, { orgId: ctx.orgId, actor: actor(req, ctx) });
+    return quotationCreatedReply(created, await storeNewQuotation(ctx.db, created), state.today);
+  },
 });
-
-function checkSizes(lines: PricedLine[]): void {
-  const tooLarge = lines.flatMap((l, i) => (lineTooLarge(l.amounts) ? [i] : []));
-  if (tooLarge.length) throw quotationRefusals.lineItemTotalsTooLarge(tooLarge, MAX_LINE_TOTAL.toFixed());
-  if (documentTooLarge(documentTotals(lines.map((l) => l.amounts)))) throw quotationRefusals.quotationTotalTooLarge();
-}

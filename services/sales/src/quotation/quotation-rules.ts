@@ -1,10 +1,36 @@
 import { formatDate } from '@bo/kernel';
+import type { DocumentParties, OrganizationTaxPolicy } from '@bo/billing';
 import { quotationRefusals } from './quotation-refusals';
 import { checkCancel, effectiveStatus, type QuotationStatus, type StoredStatus, type Verdict } from './quotation-status';
-import type { QuotationRow } from './quotation.record';
+import type { LineRow, QuotationRow } from './quotation.record';
 
 // The rules of a stored quotation that every handler weighs before it changes one: pure, beside the
 // state machine (quotation-status.ts).
+
+/**
+ * A stored quotation as a change of it decides on, loaded in one statement (quotation.repository.ts
+ * loadQuotation): its row, its lines in id order (when the change needs them), the organization's
+ * tax policy and its today.
+ */
+export interface QuotationState {
+  quotation: QuotationRow;
+  /** Undefined when the load was not asked for them. */
+  lines: LineRow[] | undefined;
+  policy: OrganizationTaxPolicy;
+  today: string;
+}
+
+/**
+ * The parties of a quotation as the partners service holds them now (currentParties), asked when it
+ * is sent, so that they are frozen with it; null when it is not.
+ */
+export type PartiesNow = { records: DocumentParties; partnerName: string | null } | null;
+
+/** The state's lines, which the change needs: a load that left them out is a bug of its caller. */
+export function loadedLines(state: QuotationState): LineRow[] {
+  if (!state.lines) throw new Error(`quotation ${state.quotation.id}: its lines were not loaded for a change that needs them`);
+  return state.lines;
+}
 
 /** The status a reader sees today: a draft or sent quotation past its validity has expired. */
 export function statusOf(row: QuotationRow, today: string): QuotationStatus {

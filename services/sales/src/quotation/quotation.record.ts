@@ -37,6 +37,9 @@ export interface QuotationRow extends DocumentTaxRow {
   issued_parties: StoredParties<DocumentPartiesView> | null;
   /** The organization's accounting currency, frozen with the parties (migration 010); null beside frozen parties: it had none. */
   accounting_currency: string | null;
+  /** Who made it and who changed it last (actor.ts); null when a caller named nobody. */
+  created_by: string | null;
+  updated_by: string | null;
   created_at: Date;
   updated_at: Date;
 }

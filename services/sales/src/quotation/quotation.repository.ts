@@ -1,7 +1,13 @@
-import { nowIn } from '@bo/billing';
+import { nowIn, taxPolicyOf, todayOf, type OrganizationSettings } from '@bo/billing';
 import {
+  exactJson,
+  isUniqueViolation,
   likeContains,
+  nextNumberSteps,
+  numberDocument,
+  pendingNumber,
   selectPage,
+  storeAt,
   type ClaimedRows,
   type ClaimRead,
   type Knex,
@@ -11,8 +17,12 @@ import {
 } from '@bo/runtime';
 import { quotationRefusals } from './quotation-refusals';
 import type { QuotationStatus } from './quotation-status';
-import { CONVERTIBLE } from './quotation-rules';
+import { CONVERTIBLE, type QuotationState } from './quotation-rules';
 import type { LineRow, ListRow, QuotationRow } from './quotation.record';
+import type { LineAmountsChange } from './taxes';
+import type { LineAdded } from './decide-add-line';
+import type { QuotationEdit } from './decide-edit-quotation';
+import type { NewQuotation, NewQuotationDrawn } from './decide-create-quotation';
 
 /** A quotation of the organization, optionally locked for update; another org's quotation is not found. */
 export async function findQuotation(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<QuotationRow> {
@@ -74,6 +84,87 @@ async function quotationWithToday(db: Knex, orgId: number, id: number, lock: str
   return quotationAsRead(rows, id);
 }
 
+/** What a change of a quotation loads besides its row: its lines, and the id a line it adds takes. */
+export interface QuotationLoadOptions {
+  lines: boolean;
+  /** Draws the id of a line the change adds (`lineId`), from the lines' sequence. */
+  drawLineId?: boolean;
+}
+
+/** A quotation as loadQuotation read it: the state a change decides on, the row's xmin as read, and a drawn line id. */
+export interface QuotationLoaded extends QuotationState {
+  /** The row's xmin as read: a store decided on this read writes only while the row is still that one. */
+  read: string;
+  /** The id drawn for a line the change adds (QuotationLoadOptions.drawLineId); else 0. */
+  lineId: number;
+}
+
+type LoadedRow = QuotationRow & {
+  read_version: string;
+  settings: OrganizationSettings | null;
+  loaded_lines: LineRow[] | null;
+  line_id: number | null;
+};
+
+/**
+ * The select of a change's load (loadQuotation): the quotation, its xmin, the organization's settings
+ * row, and, as asked, its lines in id order (exact JSON: numerics as their text) and a drawn line id.
+ */
+function quotationLoad(orgId: number, id: number, opts: QuotationLoadOptions): { sql: string; bindings: Knex.RawBinding[] } {
+  const lines = `coalesce((select jsonb_agg(${exactJson('l', ['id', 'org_id', 'quotation_id'])} order by l.id)
+                            from quotation_lines l where l.quotation_id = q.id), '[]')`;
+  return {
+    sql: `select q.*, q.xmin::text as read_version,
+                 (select ${exactJson('s', ['org_id', 'version'])} from organization_settings s where s.org_id = q.org_id) as settings,
+                 ${opts.lines ? lines : 'null'} as loaded_lines,
+                 ${opts.drawLineId ? `nextval(pg_get_serial_sequence('quotation_lines', 'id'))::int` : 'null::int'} as line_id
+            from quotations q where q.org_id = ? and q.id = ?`,
+    bindings: [orgId, id],
+  };
+}
+
+function loadedOf(rows: readonly LoadedRow[], id: number): QuotationLoaded {
+  const found = rows[0];
+  if (!found) throw quotationRefusals.quotationNotFound(id);
+  const { read_version: read, settings, loaded_lines: lines, line_id: lineId, ...quotation } = found;
+  const row = settings ?? undefined;
+  return { quotation, lines: lines ?? undefined, policy: taxPolicyOf(row), today: todayOf(row), read, lineId: lineId ?? 0 };
+}
+
+/**
+ * Everything a change of a quotation decides on, in one statement with no lock (a handler's `alone`):
+ * what it stores then holds only while the quotation is still the row read (`read`), since every
+ * change of a quotation, of its lines, and a conversion's freeze update its row. Another
+ * organization's quotation, or none, is not found.
+ */
+export async function loadQuotation(db: Knex, orgId: number, id: number, opts: QuotationLoadOptions): Promise<QuotationLoaded> {
+  const { sql, bindings } = quotationLoad(orgId, id, opts);
+  const { rows } = await db.raw<{ rows: LoadedRow[] }>(sql, bindings);
+  return loadedOf(rows, id);
+}
+
+/**
+ * The same under the quotation's row lock, in the caller's transaction (a handler's `apply`): the
+ * lock goes out first and the load right behind it, so the load's snapshot is taken once the lock is
+ * held and sees every change committed before it (its lines too).
+ */
+export async function lockAndLoadQuotation(
+  trx: Knex.Transaction,
+  orgId: number,
+  id: number,
+  opts: QuotationLoadOptions,
+): Promise<QuotationLoaded> {
+  const lock = trx.raw('select 1 from quotations where org_id = ? and id = ? for update', [orgId, id]);
+  const { sql, bindings } = quotationLoad(orgId, id, opts);
+  const load = trx.raw<{ rows: LoadedRow[] }>(sql, bindings);
+  // The lock's failure is the one to answer (a twin holding the operation key fails the statements
+  // that went out with BEGIN): the load behind it fails only because the transaction is aborted.
+  const [locked, loaded] = await Promise.allSettled([lock, load]);
+  if (locked.status === 'rejected') throw locked.reason;
+  if (loaded.status === 'rejected') throw loaded.reason;
+  return loadedOf(loaded.value.rows, id);
+}
+
 export async function linesOf(db: Knex, quotationId: number): Promise<LineRow[]> {
   return db<LineRow>('quotation_lines').where({ quotation_id: quotationId }).orderBy('id');
 }
@@ -105,25 +196,240 @@ export function cancellationAlone(id: number, actor: string | null, read: string
   return { parts: [cancellation(id, actor, read)], expects: '(select count(*) from store1) = 1' };
 }
 
-/** Writes `changes` to the quotation and answers it as it now is. */
-export async function updateQuotation(db: Knex, id: number, changes: Partial<QuotationRow>): Promise<QuotationRow> {
-  const [row] = (await db('quotations')
-    .where({ id })
-    .update({ ...changes, updated_at: db.fn.now() })
-    .returning('*')) as QuotationRow[];
-  return row as QuotationRow;
+/** A column's name quoted as an identifier (names come from the code's own row types). */
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** A new quotation, as stored (a clash on its number throws the unique violation for the caller to name). */
-export async function insertQuotation(db: Knex, row: Record<string, unknown>): Promise<QuotationRow> {
-  const [stored] = (await db('quotations').insert(row).returning('*')) as QuotationRow[];
-  return stored as QuotationRow;
+/**
+ * The update of a change of the quotation: `columns` as its row holds them (JSON populated into the
+ * table's row type, so the statement's text depends only on which columns are given) and the time of
+ * the change, answering its id. With `read` (the row's xmin as an unlocked read saw it), only while
+ * it is still that row.
+ */
+function quotationUpdate(id: number, columns: Partial<QuotationRow>, read?: string): StorePart {
+  const names = Object.keys(columns).map(quoted);
+  return {
+    sql: `update quotations q set ${names.map((c) => `${c} = r.${c}`).join(', ')}, updated_at = now()
+            from jsonb_populate_record(null::quotations, ?::jsonb) r
+           where q.id = ?${read === undefined ? '' : ' and q.xmin::text = ?'}
+          returning q.id`,
+    bindings: [JSON.stringify(columns), id, ...(read === undefined ? [] : [read])],
+  };
 }
 
-/** Lines of a quotation, as stored, in the order given. */
-export async function insertLines(db: Knex, rows: readonly Record<string, unknown>[]): Promise<LineRow[]> {
-  return rows.length ? ((await db('quotation_lines').insert(rows).returning('*')) as LineRow[]) : [];
+/** The name of a store's first part, the quotation's update or insert, which its other parts read: they write only when it did. */
+const QUOTATION_PART = 'store1';
+
+/** Lines inserted as their rows give every column (their ids drawn), after the quotation's part (`after`). */
+function linesInsert(lines: readonly LineRow[], after = QUOTATION_PART): StorePart[] {
+  if (!lines.length) return [];
+  const names = Object.keys(lines[0] as LineRow).map(quoted);
+  return [
+    {
+      sql: `insert into quotation_lines (${names.join(', ')})
+            select ${names.map((c) => `l.${c}`).join(', ')}
+              from ${after}, jsonb_populate_recordset(null::quotation_lines, ?::jsonb) with ordinality as l
+             order by l.ordinality`,
+      bindings: [JSON.stringify(lines)],
+    },
+  ];
 }
+
+/** The stored lines whose amounts the computed quotation moved, after the quotation's part. */
+function lineAmountsUpdate(quotationId: number, changed: readonly LineAmountsChange[]): StorePart[] {
+  if (!changed.length) return [];
+  return [
+    {
+      sql: `update quotation_lines l set tax_category = v.tax_category, subtotal = v.subtotal, tax_amount = v.tax_amount, total = v.total
+              from ${QUOTATION_PART}, jsonb_populate_recordset(null::quotation_lines, ?::jsonb) v
+             where l.quotation_id = ? and l.id = v.id`,
+      bindings: [JSON.stringify(changed), quotationId],
+    },
+  ];
+}
+
+/** A logo frozen with a quotation's parties, kept once per organization and content, after the quotation's part. */
+function logoInsert(orgId: number, logo: FrozenLogo | null, after = QUOTATION_PART): StorePart[] {
+  if (!logo) return [];
+  return [
+    {
+      sql: `insert into document_logos (org_id, sha256, png) select ?::int, ?::text, ?::bytea from ${after}
+            on conflict (org_id, sha256) do nothing`,
+      bindings: [orgId, logo.sha256, logo.png],
+    },
+  ];
+}
+
+/** A logo as partiesToStore gives it: its content address and its bytes. */
+interface FrozenLogo {
+  sha256: string;
+  png: Buffer;
+}
+
+/** What must hold of a change stored alone: the quotation's part wrote its row (it was still the row read). */
+const QUOTATION_WRITTEN = `(select count(*) from ${QUOTATION_PART}) = 1`;
+
+/**
+ * A line added (decideAddLine) as one statement's parts: the quotation's totals, line count and
+ * author, then the new line and the lines whose amounts moved. With `read`, written only while the
+ * quotation is the row read.
+ */
+function lineAddedParts(added: LineAdded, read?: string): StorePart[] {
+  return [
+    quotationUpdate(added.quotationId, added.header, read),
+    ...linesInsert([added.line]),
+    ...lineAmountsUpdate(added.quotationId, added.changedLines),
+  ];
+}
+
+/** A line added as one statement (a handler's `alone`): stored only while the quotation is the row read, else nothing. */
+export function lineAddedAlone(added: LineAdded, read: string): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  return { parts: lineAddedParts(added, read), expects: QUOTATION_WRITTEN };
+}
+
+/** A line added, under the quotation's lock: stored by the statement that commits. */
+export async function storeLineAdded(trx: Knex.Transaction, added: LineAdded): Promise<void> {
+  await storeAt(trx, lineAddedParts(added), 'with commit');
+}
+
+/**
+ * An edit (decideEditQuotation) as one statement's parts: the quotation's changed columns, then the
+ * logo its frozen parties show and the lines whose amounts moved. With `read`, written only while
+ * the quotation is the row read.
+ */
+function quotationEditParts(edit: QuotationEdit, read?: string): StorePart[] {
+  return [
+    quotationUpdate(edit.quotationId, edit.header, read),
+    ...logoInsert(edit.orgId, edit.logo),
+    ...lineAmountsUpdate(edit.quotationId, edit.changedLines),
+  ];
+}
+
+/**
+ * An edit as one statement (a handler's `alone`): stored only while the quotation is the row read,
+ * else nothing; a number another quotation took meanwhile fails it whole (the unique index), and the
+ * locked way answers it.
+ */
+export function quotationEditAlone(edit: QuotationEdit, read: string): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  return { parts: quotationEditParts(edit, read), expects: QUOTATION_WRITTEN };
+}
+
+/**
+ * An edit, under the quotation's lock. A new number is stored at once, so that a clash with another
+ * quotation's is answered as the duplicate it is; any other edit goes with the statement that commits.
+ */
+export async function storeQuotationEdit(trx: Knex.Transaction, edit: QuotationEdit): Promise<void> {
+  const numbered = edit.header.quotation_number !== undefined;
+  try {
+    await storeAt(trx, quotationEditParts(edit), numbered ? 'at once' : 'with commit');
+  } catch (err) {
+    if (isUniqueViolation(err, UNIQUE_NUMBER)) throw quotationRefusals.quotationNumberTaken(edit.header.quotation_number);
+    throw err;
+  }
+}
+
+/**
+ * SQL of a scalar the read of a new quotation's partner carries (readDocumentParty's `beside`): the
+ * ids the quotation and its `lines` lines take, drawn from their sequences, and the time it is made,
+ * for the create's store (decideCreateQuotation writes them, so its reply is built before it).
+ */
+export function newQuotationDraws(lines: number): { sql: string; bindings: Knex.RawBinding[] } {
+  return {
+    sql: `json_build_object('quotation_id', nextval(pg_get_serial_sequence('quotations', 'id')),
+                            'line_ids', array(select nextval(pg_get_serial_sequence('quotation_lines', 'id')) from generate_series(1, ?::int) n order by n),
+                            'now', now())`,
+    bindings: [lines],
+  };
+}
+
+/** What newQuotationDraws drew, as the read answered it. */
+export function newQuotationDrawn(beside: unknown): NewQuotationDrawn {
+  const drawn = beside as { quotation_id: number; line_ids: number[]; now: string };
+  return { quotationId: drawn.quotation_id, lineIds: drawn.line_ids, now: new Date(drawn.now) };
+}
+
+/** The new quotation's insert under `number` (SQL of its text, with its bindings), answering its number; `where`: what it is written on. */
+function quotationInsert(created: NewQuotation, number: SqlText, from = '', where = 'true'): StorePart {
+  const { quotation_number: _number, ...row } = created.row;
+  const names = Object.keys(row).map(quoted);
+  return {
+    sql: `insert into quotations (${names.join(', ')}, quotation_number)
+          select ${names.map((c) => `r.${c}`).join(', ')}, n.number
+            from jsonb_populate_record(null::quotations, ?::jsonb) r, (select ${number.sql} as number) n${from}
+           where ${where} and n.number is not null
+          returning quotation_number`,
+    bindings: [JSON.stringify(row), ...number.bindings],
+  };
+}
+
+type SqlText = { sql: string; bindings: Knex.RawBinding[] };
+
+/**
+ * The create's store as one statement (a handler's `alone`), its parts in order: the partner's delete
+ * fence checked (partner_fenced takes its lock shared), a supplied number looked for, and with none
+ * supplied the series advanced and its next number read (nextNumberSteps); then the quotation, only
+ * when no fence stands and the number is free, and its lines and frozen logo after it. `expects`
+ * holds when the quotation was written; otherwise (a fence, a number taken, by hand or meanwhile)
+ * nothing stays and the runtime creates it the usual way, which answers what it finds. The number the
+ * series took is filled in where the reply carries `quotation_number`.
+ */
+export function newQuotationAlone(created: NewQuotation): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const orgId = created.row.org_id;
+  const supplied = created.supplied ?? null;
+  const parts: StorePart[] = [
+    { sql: 'select partner_fenced(?::int, ?::int) as fenced', bindings: [orgId, created.row.partner_id] },
+    {
+      sql: 'select exists (select 1 from quotations where org_id = ? and quotation_number = ?::text) as taken',
+      bindings: [orgId, supplied],
+    },
+  ];
+  const free = 'not store1.fenced and not store2.taken';
+  let number: SqlText = { sql: '?::text', bindings: [supplied] };
+  if (supplied === null) {
+    const steps = nextNumberSteps(orgId, created.series, NUMBERED, { from: `store1, store2 where ${free}` });
+    parts.push(steps.advance, steps.candidate('store3'));
+    number = { sql: '(select number from store4 where not taken)', bindings: [] };
+  }
+  const inserted = `store${parts.length + 1}`;
+  parts.push(quotationInsert(created, number, ', store1, store2', free));
+  parts.push(...linesInsert(created.lines, inserted), ...logoInsert(orgId, created.logo, inserted));
+  return {
+    parts,
+    expects: `(select count(*) from ${inserted}) = 1`,
+    ...(supplied === null
+      ? { fills: [{ key: 'quotation_number', sql: `(select to_json(quotation_number)::text from ${inserted})` }] }
+      : {}),
+  };
+}
+
+/** Where quotation numbers are kept: the series' numbers are looked for there. */
+const NUMBERED = { table: 'quotations', column: 'quotation_number' };
+
+/**
+ * The create, in the caller's transaction that checked the partner's fence: the quotation, its lines
+ * and its frozen logo in one statement (under the supplied number, else a pending one), then numbered
+ * (numberDocument: the series' counter stays locked until the commit, so it goes last). A supplied
+ * number another quotation has is refused as the duplicate it is. Answers its number.
+ */
+export async function storeNewQuotation(trx: Knex.Transaction, created: NewQuotation): Promise<string> {
+  const parts = [
+    quotationInsert(created, { sql: '?::text', bindings: [created.supplied ?? pendingNumber()] }),
+    ...linesInsert(created.lines),
+    ...logoInsert(created.row.org_id, created.logo),
+  ];
+  try {
+    await storeAt(trx, parts, 'at once');
+  } catch (err) {
+    if (created.supplied && isUniqueViolation(err, UNIQUE_NUMBER)) throw quotationRefusals.quotationNumberTaken(created.supplied);
+    throw err;
+  }
+  if (created.supplied) return created.supplied;
+  return numberDocument(trx, created.row.org_id, created.series, { ...NUMBERED, id: created.row.id });
+}
+
+/** The unique index of the organization's quotation numbers. */
+const UNIQUE_NUMBER = 'quotations_org_number_unique';
 
 export interface QuotationFilters {
   status?: QuotationStatus | undefined;

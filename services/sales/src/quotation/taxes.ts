@@ -1,5 +1,4 @@
 import { sum, type LineTaxes, type TaxDocument, type TaxDocumentInput } from '@bo/kernel';
-import { type Knex } from '@bo/runtime';
 import {
   computeDocumentTaxes,
   documentTaxColumns,
@@ -46,32 +45,35 @@ export function quotationTaxColumns(doc: TaxDocument, q: Pick<QuotationRow, 'all
 }
 
 /**
- * Stores a computed quotation's amounts: the lines whose figures changed (under `document` rounding a
- * line's share may move when another is added) and the header's totals, breakdown and policy.
+ * The quotation's tax columns as its row holds them (quotationTaxColumns, its JSON columns as values),
+ * for a store that writes them and a reply that tells them.
  */
-export async function storeQuotationTaxes(
-  trx: Knex.Transaction,
-  q: QuotationRow,
-  lines: readonly LineRow[],
-  doc: TaxDocument,
-  context: TaxContext,
-  extra: Record<string, unknown> = {},
-): Promise<QuotationRow> {
-  const changed = lines.flatMap((line, i) => {
-    const columns = quotationLineAmounts(doc.lines[i] as LineTaxes, doc.minor_unit);
+export function quotationTaxRow(doc: TaxDocument, q: Pick<QuotationRow, 'allowances_charges'>, context: TaxContext) {
+  const columns = quotationTaxColumns(doc, q, context);
+  return {
+    ...columns,
+    allowances_charges: JSON.parse(columns.allowances_charges) as QuotationRow['allowances_charges'],
+    tax_breakdown: JSON.parse(columns.tax_breakdown) as QuotationRow['tax_breakdown'],
+  } satisfies Partial<QuotationRow>;
+}
+
+/** A stored line's amounts as the quotation's calculation now gives them. */
+export interface LineAmountsChange {
+  id: number;
+  tax_category: string;
+  subtotal: string;
+  tax_amount: string;
+  total: string;
+}
+
+/**
+ * The stored lines whose amounts the computed quotation changes (under `document` rounding a line's
+ * share may move when another is added or an allowance changes), each with its new amounts; the
+ * lines are `doc`'s first ones, in its order.
+ */
+export function changedLineAmounts(lines: readonly LineRow[], doc: TaxDocument): LineAmountsChange[] {
+  return lines.flatMap((line, i) => {
+    const { discount_amount: _kept, ...columns } = quotationLineAmounts(doc.lines[i] as LineTaxes, doc.minor_unit);
     return lineAmountsUnchanged(line, columns) ? [] : [{ id: line.id, ...columns }];
   });
-  if (changed.length) {
-    const values = changed.map(() => '(?::int, ?, ?::numeric, ?::numeric, ?::numeric)').join(', ');
-    await trx.raw(
-      `update quotation_lines l set tax_category = v.tax_category, subtotal = v.subtotal, tax_amount = v.tax_amount, total = v.total
-         from (values ${values}) as v(id, tax_category, subtotal, tax_amount, total) where l.id = v.id`,
-      changed.flatMap((c) => [c.id, c.tax_category, c.subtotal, c.tax_amount, c.total]),
-    );
-  }
-  const [row] = (await trx('quotations')
-    .where({ id: q.id })
-    .update({ ...quotationTaxColumns(doc, q, context), ...extra, updated_at: trx.fn.now() })
-    .returning('*')) as QuotationRow[];
-  return row as QuotationRow;
 }
