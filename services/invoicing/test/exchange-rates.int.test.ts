@@ -1,7 +1,13 @@
 import { holdOrganizationSettingsExclusively } from '@bo/billing';
 import * as testing from '@bo/testkit';
 import { storeBooks } from '../src/book/book.repository';
-import { findExchangeRate } from '../src/exchange-rate/exchange-rate.repository';
+import { NotAsDecided, storeAlone } from '@bo/runtime';
+import {
+  exchangeRateDeleteAlone,
+  findExchangeRate,
+  readExchangeRate,
+  toExchangeRateRecord,
+} from '../src/exchange-rate/exchange-rate.repository';
 import { setAccountingCurrency } from './books.fixtures';
 import { body, startWithFakePartners } from './fixtures';
 
@@ -150,6 +156,25 @@ describe('invoicing service: exchange rates', () => {
     expect(first).not.toBe(settled);
     expect(body(await reply).exchange_rate).toMatchObject({ currency: 'GBP', rate: 1.25, accounting_currency: 'USD' });
     expect(await findExchangeRate(svc.db, org, 'GBP', '2026-04-01')).toMatchObject({ rate: '1.2500000000', accounting_currency: 'USD' });
+  });
+
+  it('sets and deletes as one statement, answering the row as stored; a rate set again since its read is not deleted', async () => {
+    const set1 = body(await set('CHF', '2026-05-04', '0.95')).exchange_rate;
+    const row = await svc.db('exchange_rates').where({ id: set1.id }).first();
+    expect(set1).toEqual(toExchangeRateRecord(row));
+    const again = body(await set('CHF', '2026-05-04', '0.96')).exchange_rate;
+    expect(again).toEqual(toExchangeRateRecord(await svc.db('exchange_rates').where({ id: set1.id }).first()));
+    expect(again.created_at).toBe(set1.created_at);
+
+    // Read, then set again: the delete decided on the read deletes nothing.
+    const read = (await readExchangeRate(svc.db, 1, 'CHF', '2026-05-04'))!;
+    body(await set('CHF', '2026-05-04', '0.97'));
+    const alone = { ...exchangeRateDeleteAlone(read.row.id, read.read), events: [], reply: {} };
+    await expect(storeAlone(svc.db, alone, undefined, { ok: true, status: 200, body: {} })).rejects.toBeInstanceOf(NotAsDecided);
+    expect((await stored()).find((r) => r.currency === 'CHF')?.rate).toBe('0.9700000000');
+    // Through the service: the rate as it was when deleted.
+    expect(body(await call('delete', { currency: 'CHF', date: '2026-05-04' })).exchange_rate).toMatchObject({ id: set1.id, rate: 0.97 });
+    expect((await stored()).find((r) => r.currency === 'CHF')).toBeUndefined();
   });
 
   it('a set redelivered with its operation key is applied once and answered the same', async () => {

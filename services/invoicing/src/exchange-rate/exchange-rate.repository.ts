@@ -1,6 +1,6 @@
 import type { invoicing } from '@bo/contracts';
-import { formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import { selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { formatDate, formatDateTime, formatDateTimeSql, toNumber } from '@bo/kernel';
+import { selectPage, type Knex, type OneStatementWrite, type PageRequest } from '@bo/runtime';
 import { readSettings } from '@bo/billing';
 
 /** A row of `exchange_rates` (migration 014). */
@@ -61,14 +61,85 @@ export async function findExchangeRate(db: Knex, orgId: number, currency: string
 }
 
 export function toExchangeRateRecord(row: ExchangeRateRow): invoicing.ExchangeRateRecord {
-  return {
+  return exchangeRateRecordOf(row, {
     id: row.id,
-    currency: row.currency,
-    date: formatDate(row.rate_date) as string,
-    rate: toNumber(row.rate),
-    accounting_currency: row.accounting_currency,
     created_at: formatDateTime(row.created_at) as string,
     updated_at: formatDateTime(row.updated_at) as string,
+  });
+}
+
+/** A rate as replies show it: what was set, and what its row's store made (its id and times, as formatDateTime writes them). */
+export function exchangeRateRecordOf(
+  rate: Pick<ExchangeRateRow, 'currency' | 'rate_date' | 'rate' | 'accounting_currency'>,
+  made: { id: number; created_at: string; updated_at: string },
+): invoicing.ExchangeRateRecord {
+  return {
+    id: made.id,
+    currency: rate.currency,
+    date: formatDate(rate.rate_date) as string,
+    rate: toNumber(rate.rate),
+    accounting_currency: rate.accounting_currency,
+    created_at: made.created_at,
+    updated_at: made.updated_at,
+  };
+}
+
+/**
+ * upsertExchangeRate as one statement (one-statement.ts), under the organization's settings lock,
+ * shared (organization_settings_held), and only while its accounting currency is still the one the
+ * rate was decided against; else nothing. The id and times of the row it writes (a new one, or the one
+ * it replaces) are filled in where the reply says `id`, `created_at` and `updated_at`.
+ */
+export function exchangeRateSetAlone(row: {
+  org_id: number;
+  currency: string;
+  rate_date: string;
+  rate: string;
+  accounting_currency: string;
+}): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  return {
+    parts: [
+      {
+        sql: `insert into exchange_rates (org_id, currency, rate_date, rate, accounting_currency)
+              select ?::int, ?::text, ?::date, ?::numeric, h.default_currency
+                from organization_settings_held(?::int) h where h.default_currency = ?::text
+              on conflict (org_id, currency, rate_date)
+              do update set rate = excluded.rate, accounting_currency = excluded.accounting_currency, updated_at = now()
+              returning id, ${formatDateTimeSql('created_at')} as created_at, ${formatDateTimeSql('updated_at')} as updated_at`,
+        bindings: [row.org_id, row.currency, row.rate_date, row.rate, row.org_id, row.accounting_currency],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+    fills: [
+      { key: 'id', sql: '(select id::text from store1)' },
+      { key: 'created_at', sql: '(select to_json(created_at)::text from store1)' },
+      { key: 'updated_at', sql: '(select to_json(updated_at)::text from store1)' },
+    ],
+  };
+}
+
+/** The organization's rate of a currency and day read with no lock, with its row version (`read`, its xmin); undefined when there is none. */
+export async function readExchangeRate(
+  db: Knex,
+  orgId: number,
+  currency: string,
+  date: string,
+): Promise<{ row: ExchangeRateRow; read: string } | undefined> {
+  const { rows } = await db.raw<{ rows: Array<ExchangeRateRow & { read_version: string }> }>(
+    'select r.*, r.xmin::text as read_version from exchange_rates r where r.org_id = ? and r.currency = ? and r.rate_date = ?::date',
+    [orgId, currency, date],
+  );
+  const found = rows[0];
+  if (!found) return undefined;
+  const { read_version: read, ...row } = found;
+  return { row, read };
+}
+
+/** The delete of a rate read (readExchangeRate) as one statement, only while it is the row read; else nothing. */
+export function exchangeRateDeleteAlone(id: number, read: string): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  return {
+    parts: [{ sql: 'delete from exchange_rates where id = ? and xmin::text = ? returning id', bindings: [id, read] }],
+    expects: '(select count(*) from store1) = 1',
   };
 }
 
