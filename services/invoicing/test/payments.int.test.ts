@@ -5,7 +5,9 @@ import { decidePaymentRegistration, rateWindow } from '../src/invoice/decide-reg
 import { readRegistration, storeRegistrationAlone } from '../src/invoice/registration.repository';
 import { decideNewPayment } from '../src/payment/decide-new-payment';
 import { readNewPayment, storeNewPaymentAlone } from '../src/payment/new-payment.repository';
+import { decideRefund } from '../src/payment/decide-refund';
 import { decideVoid } from '../src/payment/decide-void';
+import { readRefund, storeRefundAlone } from '../src/payment/refund.repository';
 import { decideWriteOffPlan } from '../src/payment/decide-write-off';
 import { readVoid, storeVoidAlone } from '../src/payment/void.repository';
 import { readWriteOff, storeWriteOffAlone } from '../src/payment/write-off.repository';
@@ -476,6 +478,41 @@ describe('invoicing service: cash application', () => {
       expect(await invoice(doc.id)).toMatchObject({ amount_paid: doc.amount_paid, invoicestatus: doc.invoicestatus, version: doc.version });
     expect((await invoice(a)).amount_paid).toBe('0.00');
     expect((await invoice(b)).amount_paid).toBe('50.00');
+    await journalBalances();
+  });
+
+  it('stores a refund decided on an unlocked read only while its payment and the settings are as read', async () => {
+    const p = body(await pay({ amount: 100 })).payment;
+    const decided = async (amount: string) => {
+      const instant = new Date();
+      const { state, read } = await readRefund(svc.db, 1, { payment_id: p.id }, rateWindow('2026-03-20', instant));
+      const plan = decideRefund(
+        state,
+        { payment_id: p.id, amount, refund_date: '2026-03-20' },
+        { orgId: 1, instant, operationKey: null, userId: '5' },
+      );
+      const alone = { ...storeRefundAlone(plan, read), events: [], reply: {} };
+      return { plan, store: () => storeAlone(svc.db, alone, undefined, { ok: true, status: 200, body: {} }) };
+    };
+    const refundsOf = async () => (await svc.db('payment_refunds').where({ payment_id: p.id })).length;
+
+    // Read with 100 of credit, decided to refund 70; meanwhile 40 of it is refunded: the stale refund writes nothing.
+    const stale = await decided('70');
+    body(await call('invoicing.payment.refund', { action: 'refund', payment_id: p.id, amount: 40, refund_date: '2026-03-19' }));
+    await expect(stale.store()).rejects.toBeInstanceOf(NotAsDecided);
+    expect(await svc.db('payments').where({ id: p.id }).first()).toMatchObject({ refunded: '40.00' });
+    expect(await refundsOf()).toBe(1);
+    expect(await svc.db('journal_entries').where({ id: stale.plan.entryId })).toEqual([]);
+
+    // Read and stored with nothing in between: the refund, its entry and the payment's total, as decided.
+    const fresh = await decided('60');
+    await fresh.store();
+    expect(await svc.db('payments').where({ id: p.id }).first()).toMatchObject({ refunded: '100.00' });
+    expect(await svc.db('payment_refunds').where({ id: fresh.plan.refund.id }).first()).toMatchObject({
+      amount: '60',
+      journal_entry_id: fresh.plan.entryId,
+    });
+    expect(await refundsOf()).toBe(2);
     await journalBalances();
   });
 

@@ -45,7 +45,7 @@ export interface PaymentToConvert {
  * for (needsTableRate), the rate table's rate on the payment date are known: pure.
  */
 export function conversionOf(accounting: string | null, payment: PaymentToConvert, table: string | undefined): PaymentConversion {
-  const { places, rate: stated } = rateOf(accounting, { ...payment, what: 'the payment' }, table);
+  const { places, rate: stated } = cashRateOf(accounting, { ...payment, what: 'the payment' }, table);
   if (stated === null) return { exchange_rate: null, accounting_amount: dec(payment.amount).toFixed(), places };
   const rate = stated ?? sharedRate(payment.currency as string, payment.documents);
   if (rate === undefined) {
@@ -70,7 +70,7 @@ export async function cashRate(
   cash: { currency: string | null; date: string; given: DecimalLike | undefined; what: string },
 ): Promise<{ accounting: string | null; places: number; rate: string | null | undefined }> {
   const accounting = settings.taxPolicy.accounting_currency;
-  return { accounting, ...rateOf(accounting, cash, await tableRate(db, orgId, accounting, cash)) };
+  return { accounting, ...cashRateOf(accounting, cash, await tableRate(db, orgId, accounting, cash)) };
 }
 
 /** Whether cash in `currency` takes the rate table's rate: foreign to the books, and given no rate of its own. */
@@ -85,8 +85,8 @@ export function rateOn(rates: ReadonlyArray<{ date: string; rate: string }>, dat
   return found?.rate;
 }
 
-/** cashRate once the accounting currency and the table's rate (where needsTableRate asks for it) are known. */
-function rateOf(
+/** cashRate once the accounting currency and the table's rate (where needsTableRate asks for it) are known: pure. */
+export function cashRateOf(
   accounting: string | null,
   cash: { currency: string | null; given: DecimalLike | undefined; what: string },
   table: string | undefined,

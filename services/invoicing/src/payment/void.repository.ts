@@ -8,9 +8,9 @@ import type { AllocationRow, PaymentRow, RefundRow } from './payment.record';
 import { bookedQuery, settlementPart } from './payment.repository';
 
 /** The integer columns of the rows the load reads as exact JSON (exactJson): the rest of their numbers are numerics, read as text. */
-const PAYMENT_INTS = ['id', 'org_id', 'invoice_id', 'partner_id', 'journal_entry_id', 'void_journal_entry_id'];
-const ALLOCATION_INTS = ['id', 'org_id', 'payment_id', 'credit_note_id', 'invoice_id', 'journal_entry_id', 'seq', 'partner_id'];
-const REFUND_INTS = ['id', 'org_id', 'partner_id', 'payment_id', 'credit_note_id', 'journal_entry_id'];
+export const PAYMENT_INTS = ['id', 'org_id', 'invoice_id', 'partner_id', 'journal_entry_id', 'void_journal_entry_id'];
+export const ALLOCATION_INTS = ['id', 'org_id', 'payment_id', 'credit_note_id', 'invoice_id', 'journal_entry_id', 'seq', 'partner_id'];
+export const REFUND_INTS = ['id', 'org_id', 'partner_id', 'payment_id', 'credit_note_id', 'journal_entry_id'];
 
 /**
  * Everything voiding a payment decides on, in one statement (VoidState). `locked`: the settings held
