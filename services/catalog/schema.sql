@@ -22,6 +22,19 @@ CREATE FUNCTION catalog.bump_stock_version() RETURNS trigger
        end $$;
 
 --
+-- Name: bump_variants_version(); Type: FUNCTION; Schema: catalog; Owner: -
+--
+
+CREATE FUNCTION catalog.bump_variants_version() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+       begin
+         update "catalog".products p set variants_version = p.variants_version + 1
+          where p.id in (select distinct v.parent_product_id from made v);
+         return null;
+       end $$;
+
+--
 -- Name: refuse_ledger_rewrite(); Type: FUNCTION; Schema: catalog; Owner: -
 --
 
@@ -283,6 +296,7 @@ CREATE TABLE catalog.products (
     tax_category character varying(2),
     version integer DEFAULT 1 NOT NULL,
     stock_version bigint DEFAULT 0 NOT NULL,
+    variants_version bigint DEFAULT 0 NOT NULL,
     CONSTRAINT products_type_check CHECK (((type)::text = ANY ((ARRAY['inventory'::character varying, 'service'::character varying, 'consumable'::character varying])::text[])))
 );
 
@@ -781,6 +795,12 @@ CREATE TRIGGER stock_moves_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON ca
 --
 
 CREATE TRIGGER stock_moves_bump_stock_version AFTER INSERT ON catalog.stock_moves REFERENCING NEW TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION catalog.bump_stock_version();
+
+--
+-- Name: variants variants_bump_variants_version; Type: TRIGGER; Schema: catalog; Owner: -
+--
+
+CREATE TRIGGER variants_bump_variants_version AFTER INSERT ON catalog.variants REFERENCING NEW TABLE AS made FOR EACH STATEMENT EXECUTE FUNCTION catalog.bump_variants_version();
 
 --
 -- Name: categories categories_parent_id_foreign; Type: FK CONSTRAINT; Schema: catalog; Owner: -

@@ -1,39 +1,46 @@
 import { catalog } from '@bo/contracts';
-import { handler } from '@bo/runtime';
-import { wouldCreateCycle } from './category-tree';
+import { filledIn, handler, unlessRefused } from '@bo/runtime';
 import {
-  blankToNull,
-  findCategory,
-  lockCategoryTree,
-  parentOfCategory,
+  categoryEditAlone,
+  lockAndReadCategoryTree,
+  readCategoryTree,
   toCategoryRecord,
   updateCategory,
   withUniqueCode,
-  type CategoryChanges,
 } from './category.repository';
-import { categoryRefusals } from './category-refusals';
+import { decideCategoryEdit, requestedCode, setsParent } from './decide-category';
 
-export const editCategoryHandler = handler(catalog.editCategory, async (req, ctx) => {
-  const code = req.code === undefined ? undefined : blankToNull(req.code);
-  return withUniqueCode(code, () =>
-    ctx.db.transaction(async (trx) => {
-      await lockCategoryTree(trx, ctx.orgId);
-      const current = await findCategory(trx, ctx.orgId, req.category_id, { lock: true });
-      const changes: CategoryChanges = {};
-      if (req.name !== undefined) changes.name = req.name;
-      if (code !== undefined) changes.code = code;
-      if (req.taxable !== undefined) changes.taxable = req.taxable;
-      if (req.default_account !== undefined) changes.default_account = blankToNull(req.default_account);
-      if (req.parent_id === null) changes.parent_id = null;
-      if (req.parent_id) {
-        const parent = await findCategory(trx, ctx.orgId, req.parent_id);
-        const parentOf = (id: number) => parentOfCategory(trx, ctx.orgId, id);
-        if (await wouldCreateCycle(current.id, parent.id, parentOf)) throw categoryRefusals.parentCycle(req.parent_id, req.category_id);
-        changes.parent_id = parent.id;
-      }
-      const row = await updateCategory(trx, current.id, changes, ctx.userId ?? null);
-      const { parent_id: _omitted, ...category } = toCategoryRecord(row);
-      return { message: 'Category updated successfully', category };
-    }),
-  );
+const MESSAGE = 'Category updated successfully';
+
+/**
+ * Load → decide → store, optimistic as a rule. An edit that sets no parent decides on nothing
+ * stored: its update is one statement (`alone`), which must find the category. One that hangs the
+ * category under a parent reads the line from that parent up to a root with no lock, refuses a loop
+ * on it (decideCategoryEdit), and stores only while every link of it is the row read, locking them
+ * for share meanwhile (categoryEditAlone): two edits that would close a loop together never both
+ * stand. The record is answered as the update wrote it. A refusal, a category not found, a code
+ * taken or a link changed since the read are judged again the usual way (`apply`): the tree's turn,
+ * the category's lock, then the line read under them.
+ */
+export const editCategoryHandler = handler(catalog.editCategory, {
+  alone: async (req, ctx) => {
+    const tree = setsParent(req) ? await readCategoryTree(ctx.db, ctx.orgId, req.category_id, req.parent_id) : null;
+    const edit = unlessRefused(() => decideCategoryEdit(req, tree));
+    if (!edit) return undefined;
+    return {
+      ...categoryEditAlone(ctx.orgId, edit, ctx.userId ?? null),
+      events: [],
+      reply: { message: MESSAGE, category: filledIn() },
+    };
+  },
+  apply: async (req, ctx) => {
+    return withUniqueCode(requestedCode(req), () =>
+      ctx.db.transaction(async (trx) => {
+        const tree = await lockAndReadCategoryTree(trx, ctx.orgId, req.category_id, setsParent(req) ? req.parent_id : null);
+        const edit = decideCategoryEdit(req, tree);
+        const { parent_id: _omitted, ...category } = toCategoryRecord(await updateCategory(trx, edit.id, edit.changes, ctx.userId ?? null));
+        return { message: MESSAGE, category };
+      }),
+    );
+  },
 });

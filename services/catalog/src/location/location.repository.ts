@@ -1,12 +1,12 @@
 import type { catalog } from '@bo/contracts';
-import { type Knex } from '@bo/runtime';
+import { formatDateTimeSql } from '@bo/kernel';
+import { type Knex, type OneStatementWrite } from '@bo/runtime';
 import { parseStringId } from '../ids';
+import { MAIN_LOCATION_NAME, type NewLocation, type NewWarehouse } from './decide-location';
 import { locationRefusals } from './location-refusals';
 
 export const DEFAULT_WAREHOUSE_NAME = 'Main Warehouse';
 export const DEFAULT_LOCATION_NAME = 'Stock';
-/** Every new warehouse gets a location of this name, so it can hold stock at once. */
-export const MAIN_LOCATION_NAME = 'Stock';
 
 export interface LocationJoinRow {
   location_id: number;
@@ -138,4 +138,71 @@ export async function insertWarehouse(
 /** The organization's locations among the ids (none asked, no query). */
 export async function locationsAmong(db: Knex, orgId: number, ids: number[]): Promise<LocationJoinRow[]> {
   return ids.length ? ((await locationsQuery(db, orgId).whereIn('l.id', ids)) as LocationJoinRow[]) : [];
+}
+
+/** The organization's default location is there (ensureDefaultLocation made it): SQL whose one binding is the organization's id. */
+const DEFAULTS_MADE = 'exists (select 1 from locations d where d.org_id = ?::int and d.is_default)';
+
+/**
+ * A new location's insert as a one-statement write (storeAlone). It writes only in a warehouse of
+ * the organization, once the organization has its default location, and under a name no location
+ * of the warehouse has (the unique index): else nothing, and the usual way makes the defaults or
+ * answers. Its id and its warehouse's name are filled in where the reply says `location_id` and
+ * `warehouse_name`.
+ */
+export function locationInsertAlone(
+  orgId: number,
+  location: NewLocation,
+  userId: string | null,
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  return {
+    parts: [
+      {
+        sql: `insert into locations (org_id, warehouse_id, name, created_by)
+              select w.org_id, w.id, ?, ? from warehouses w where w.org_id = ? and w.id = ? and ${DEFAULTS_MADE}
+              returning id, warehouse_id`,
+        bindings: [location.name, userId, orgId, location.warehouseId, orgId],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+    fills: [
+      { key: 'location_id', sql: '(select to_json(id::text)::text from store1)' },
+      { key: 'warehouse_name', sql: '(select to_json(w.name)::text from warehouses w join store1 s on s.warehouse_id = w.id)' },
+    ],
+  };
+}
+
+/**
+ * A new warehouse's insert and its main location's as a one-statement write (storeAlone). It writes
+ * only once the organization has its default location, and under a name no warehouse of the
+ * organization has (the unique index): else nothing, and the usual way makes the defaults or
+ * answers. The warehouse's id and time and its location's id are filled in where the reply says
+ * `id` and `warehouse_id`, `created_at` and `location_id`.
+ */
+export function warehouseInsertAlone(
+  orgId: number,
+  warehouse: NewWarehouse,
+  userId: string | null,
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const warehouseId = '(select to_json(id::text)::text from store1)';
+  return {
+    parts: [
+      {
+        sql: `insert into warehouses (org_id, name, address, created_by) select ?, ?, ?, ? where ${DEFAULTS_MADE}
+              returning id, created_at`,
+        bindings: [orgId, warehouse.name, warehouse.address, userId, orgId],
+      },
+      {
+        sql: 'insert into locations (org_id, warehouse_id, name, created_by) select ?, s.id, ?, ? from store1 s returning id',
+        bindings: [orgId, MAIN_LOCATION_NAME, userId],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1 and (select count(*) from store2) = 1',
+    fills: [
+      { key: 'id', sql: warehouseId },
+      { key: 'warehouse_id', sql: warehouseId },
+      { key: 'location_id', sql: '(select to_json(id::text)::text from store2)' },
+      { key: 'created_at', sql: `(select to_json(${formatDateTimeSql('created_at')})::text from store1)` },
+    ],
+  };
 }

@@ -7,6 +7,7 @@ import { migration as m005TaxDefaults } from './005_tax_defaults';
 import { migration as m006ProductVersion } from './006_product_version';
 import { migration as m007InboxAsPlannedCheck } from './007_inbox_as_planned_check';
 import { migration as m008ProductStockVersion } from './008_product_stock_version';
+import { migration as m009ProductVariantsVersion } from './009_product_variants_version';
 
 /**
  * The schema's migrations in the order they apply, one file each, named as schema_migrations records
@@ -23,4 +24,5 @@ export const catalogMigrations: Migration[] = [
   m006ProductVersion,
   m007InboxAsPlannedCheck,
   m008ProductStockVersion,
+  m009ProductVariantsVersion,
 ];

@@ -1,67 +1,62 @@
 import { catalog } from '@bo/contracts';
-import { dec } from '@bo/kernel';
-import { handler, recordEvent } from '@bo/runtime';
-import { productRefusals } from './product-refusals';
+import { filledIn, handler, recordEvent, statementEvent, unlessRefused } from '@bo/runtime';
 import { findCategory } from '../category/category.repository';
 import { claimSku } from '../sku/sku.registry';
-import { cleanSku } from '../sku/sku';
 import { recordStockAdjusted, recordStockMove } from '../stock/stock.ledger';
+import { decideNewProduct, decideNewProductAlone, newProductRecord } from './decide-new-product';
 import { resolvePlacement } from './placement';
-import { carriesStock, stockLevelsProblem, taxDefaultProblem } from './product-rules';
 import { toProductRecord } from './product.record';
-import { insertProduct, loadProductView } from './product.repository';
+import { insertProduct, loadProductView, productInsertAlone } from './product.repository';
 
-export const createProductHandler = handler(catalog.createProduct, async (req, ctx) => {
-  const type = req.type ?? 'inventory';
-  const initialStock = req.stock !== undefined && !dec(req.stock).isZero() ? req.stock : null;
-  if (initialStock !== null && !carriesStock(type)) throw productRefusals.stockOnStocklessProduct(type);
-  const levels = stockLevelsProblem(req.min_stock_level, req.max_stock_level);
-  if (levels) throw productRefusals.stockLevels(levels);
-  const tax = taxDefaultProblem(req.tax_rate ?? '0', req.tax_category);
-  if (tax) throw productRefusals.taxDefault(tax, 'tax_category');
-  const location = await resolvePlacement(ctx.db, ctx.orgId, req, initialStock !== null);
+const MESSAGE = 'Product created successfully';
 
-  return ctx.db.transaction(async (trx) => {
-    const category = req.category_id ? await findCategory(trx, ctx.orgId, req.category_id) : null;
-    const sku = cleanSku(req.sku);
-    const product = await insertProduct(
-      trx,
-      ctx.orgId,
-      {
-        name: req.name,
-        description: req.description || null,
-        price: req.price ?? '0',
-        cost: req.cost ?? '0',
-        category_id: category?.id ?? null,
-        sku,
-        barcode: req.barcode?.trim() || null,
-        image: req.image || null,
-        taxable: req.taxable ?? true,
-        tax_rate: req.tax_rate ?? '0',
-        tax_category: req.tax_category ?? null,
-        type,
-        uom: req.uom || null,
-        min_stock_level: req.min_stock_level ?? null,
-        max_stock_level: req.max_stock_level ?? null,
-      },
-      ctx.userId ?? null,
-    );
-    await claimSku(trx, ctx.orgId, sku, { kind: 'product', id: product.id });
-    const move =
-      initialStock !== null && location
-        ? await recordStockMove(trx, {
-            orgId: ctx.orgId,
-            product,
-            source: 'initial',
-            adjustmentType: 'initial',
-            reference: 'Initial stock',
-            userId: ctx.userId,
-            targets: [{ location, quantity: initialStock }],
-          })
-        : null;
-    const record = toProductRecord(await loadProductView(trx, ctx.orgId, product.id));
-    await recordEvent(trx, catalog.productCreated, ctx.orgId, record);
-    if (move) await recordStockAdjusted(trx, ctx.orgId, move);
-    return { message: 'Product created successfully', product: record };
-  });
+/**
+ * Decide → store. A new product with no stock to place and no location named decides on nothing
+ * stored: as a rule the product, its SKU, its event and the recorded reply are one statement with no
+ * transaction (`alone`), which writes only under a category of the organization and with a SKU no
+ * article holds, its id, times and category's name filled in from it. A refusal, a category not
+ * found, a SKU taken, or a product placed with initial stock goes the usual way (`apply`): the
+ * placement resolved, then the product, its SKU, its first stock move and their events.
+ */
+export const createProductHandler = handler(catalog.createProduct, {
+  alone: (req, ctx) => {
+    const product = unlessRefused(() => decideNewProductAlone(req));
+    if (!product) return undefined;
+    const record = newProductRecord(product, {
+      id: filledIn(),
+      categoryName: product.category_id === null ? null : filledIn(),
+      createdAt: filledIn(),
+      updatedAt: filledIn(),
+    });
+    return {
+      ...productInsertAlone(ctx.orgId, product, ctx.userId ?? null),
+      events: [statementEvent(catalog.productCreated, ctx.orgId, record)],
+      reply: { message: MESSAGE, product: record },
+    };
+  },
+  apply: async (req, ctx) => {
+    const plan = decideNewProduct(req);
+    const location = await resolvePlacement(ctx.db, ctx.orgId, req, plan.initialStock !== null);
+    return ctx.db.transaction(async (trx) => {
+      const category = plan.category === null ? null : await findCategory(trx, ctx.orgId, plan.category);
+      const product = await insertProduct(trx, ctx.orgId, { ...plan.product, category_id: category?.id ?? null }, ctx.userId ?? null);
+      await claimSku(trx, ctx.orgId, plan.product.sku, { kind: 'product', id: product.id });
+      const move =
+        plan.initialStock !== null && location
+          ? await recordStockMove(trx, {
+              orgId: ctx.orgId,
+              product,
+              source: 'initial',
+              adjustmentType: 'initial',
+              reference: 'Initial stock',
+              userId: ctx.userId,
+              targets: [{ location, quantity: plan.initialStock }],
+            })
+          : null;
+      const record = toProductRecord(await loadProductView(trx, ctx.orgId, product.id));
+      await recordEvent(trx, catalog.productCreated, ctx.orgId, record);
+      if (move) await recordStockAdjusted(trx, ctx.orgId, move);
+      return { message: MESSAGE, product: record };
+    });
+  },
 });

@@ -25,6 +25,9 @@ export interface ProductRow {
   version: number;
 }
 
+/** The fields a new product is stored with. */
+export type NewProduct = Omit<ProductRow, 'id' | 'org_id' | 'version' | 'deleted_at' | 'created_at' | 'updated_at'>;
+
 /** A product row read with its category's name and its stock summed over locations. */
 export interface ProductView extends ProductRow {
   category_name: string | null;

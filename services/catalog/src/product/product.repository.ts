@@ -1,6 +1,19 @@
 import type { catalog } from '@bo/contracts';
-import { likeContains, selectPage, type Knex, type PageRequest } from '@bo/runtime';
-import type { ProductRow, ProductView } from './product.record';
+import {
+  likeContains,
+  selectPage,
+  storeWithCommit,
+  type Knex,
+  type OneStatementWrite,
+  type PageRequest,
+  type StorePart,
+} from '@bo/runtime';
+import { formatDateTimeSql } from '@bo/kernel';
+import { parseStringId } from '../ids';
+import { claimSkuPart } from '../sku/sku.registry';
+import type { DeletionState, ProductDeletion } from './decide-deletion';
+import type { NamedCategory, ProductChanges, ProductEdit, ProductEditState } from './decide-product-edit';
+import type { NewProduct, ProductRow, ProductView } from './product.record';
 import { productRefusals } from './product-refusals';
 
 /** Products with their category name and total stock; callers add filters and order. */
@@ -41,15 +54,52 @@ export async function totalStock(db: Knex, productId: number): Promise<string> {
   return row[0]?.total ?? '0';
 }
 
-/** The fields a new product is stored with. */
-export type NewProduct = Omit<ProductRow, 'id' | 'org_id' | 'version' | 'deleted_at' | 'created_at' | 'updated_at'>;
-
 /** Stores a new product of the organization and returns its row. */
 export async function insertProduct(trx: Knex, orgId: number, product: NewProduct, userId: string | null): Promise<ProductRow> {
   const [row] = (await trx('products')
     .insert({ org_id: orgId, ...product, created_by: userId, updated_by: userId })
     .returning('*')) as ProductRow[];
   return row as ProductRow;
+}
+
+/**
+ * A new product as a one-statement write (storeAlone): its insert, under the category it names,
+ * which must be the organization's (the insert reads it), and its SKU claimed (no article may hold
+ * it: the primary key); else nothing, and the usual way answers. Its id, its times and its
+ * category's name are filled in where the reply and the event say `id`, `created_at`, `updated_at`
+ * and `category`.
+ */
+export function productInsertAlone(
+  orgId: number,
+  product: NewProduct,
+  userId: string | null,
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const columns = Object.keys(product) as Array<keyof NewProduct>;
+  const values = [orgId, ...columns.map((c) => product[c] as Knex.RawBinding), userId, userId];
+  const insert = `insert into products (org_id, ${columns.map((c) => `"${c}"`).join(', ')}, created_by, updated_by)`;
+  const placeholders = values.map(() => '?').join(', ');
+  const returning = 'returning id, category_id, created_at, updated_at';
+  const sku = claimSkuPart(orgId, product.sku, 'product', 'store1');
+  return {
+    parts: [
+      product.category_id === null
+        ? { sql: `${insert} values (${placeholders}) ${returning}`, bindings: values }
+        : {
+            sql: `${insert} select ${placeholders} from categories c where c.org_id = ? and c.id = ? ${returning}`,
+            bindings: [...values, orgId, product.category_id],
+          },
+      ...(sku ? [sku] : []),
+    ],
+    expects: '(select count(*) from store1) = 1',
+    fills: [
+      { key: 'id', sql: '(select id::text from store1)' },
+      { key: 'created_at', sql: `(select to_json(${formatDateTimeSql('created_at')})::text from store1)` },
+      { key: 'updated_at', sql: `(select to_json(${formatDateTimeSql('updated_at')})::text from store1)` },
+      ...(product.category_id === null
+        ? []
+        : [{ key: 'category', sql: '(select to_json(c.name)::text from store1 p join categories c on c.id = p.category_id)' }]),
+    ],
+  };
 }
 
 /** Applies an edit's changes to a product, bumping its version, and returns its new row. */
@@ -66,22 +116,169 @@ export async function updateProduct(
   return row as ProductRow;
 }
 
-/** The ids of a product's live variants. */
-export async function liveVariantIdsOf(trx: Knex, productId: number): Promise<number[]> {
-  const rows: Array<{ id: number }> = await trx('variants').where({ parent_product_id: productId }).whereNull('deleted_at').select('id');
-  return rows.map((v) => v.id);
+/**
+ * What an edit of a product decides on (ProductEditState), read with no lock in one statement: the
+ * live product with its category's name and its stock, its row version (`read`, its xmin) for an
+ * edit stored only while it is still that row (productEditAlone), and the category the request
+ * names (`categoryId`, none when undefined; one that is no id is not found).
+ */
+export async function readProductEdit(
+  db: Knex,
+  orgId: number,
+  productId: number,
+  categoryId: string | undefined,
+): Promise<{ state: ProductEditState; read: string | null }> {
+  type Row = ProductView & { read_version: string; named_category: NamedCategory };
+  const row = (await productViews(db, orgId)
+    .where('p.id', productId)
+    .select(
+      db.raw('p.xmin::text as read_version'),
+      db.raw(
+        `(select json_build_object('id', n.id, 'name', n.name) from categories n where n.org_id = p.org_id and n.id = ?) as named_category`,
+        [categoryId === undefined ? null : parseStringId(categoryId)],
+      ),
+    )
+    .first()) as Row | undefined;
+  const category = categoryId === undefined ? undefined : (row?.named_category ?? null);
+  if (!row) return { state: { product: null, category }, read: null };
+  const { read_version: read, named_category: _named, ...product } = row;
+  return { state: { product, category }, read };
 }
 
-/** Soft-deletes a product's live variants. */
-export async function markVariantsDeleted(trx: Knex, productId: number): Promise<void> {
-  await trx('variants').where({ parent_product_id: productId }).whereNull('deleted_at').update({ deleted_at: trx.fn.now() });
+/**
+ * An edit of a product's fields decided on an unlocked read (readProductEdit) as a one-statement
+ * write (storeAlone): the product updated with its next version only while it is the row read
+ * (`read`; every edit, every move of its stock and every variant made under it writes that row),
+ * else nothing and the usual way decides again under its lock. Its time of update is filled in
+ * where the reply and the event say `updated_at`.
+ */
+export function productEditAlone(
+  orgId: number,
+  edit: ProductEdit,
+  userId: string | null,
+  read: string,
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const columns = Object.keys(edit.changes) as Array<keyof ProductChanges>;
+  return {
+    parts: [
+      {
+        sql: `update products set ${columns.map((c) => `"${c}" = ?`).join(', ')}${columns.length ? ', ' : ''}version = version + 1, updated_by = ?, updated_at = now()
+               where org_id = ? and id = ? and deleted_at is null and xmin::text = ?
+               returning ${formatDateTimeSql('updated_at')} as updated_at`,
+        bindings: [...columns.map((c) => (edit.changes[c] ?? null) as Knex.RawBinding), userId, orgId, edit.productId, read],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+    fills: [{ key: 'updated_at', sql: '(select to_json(updated_at)::text from store1)' }],
+  };
 }
 
-/** Soft-deletes a product, bumping its version. */
-export async function markProductDeleted(trx: Knex, productId: number, userId: string | null): Promise<void> {
-  await trx('products')
-    .where({ id: productId })
-    .update({ deleted_at: trx.fn.now(), updated_by: userId, version: trx.raw('version + 1') });
+/** A product's live variants' ids, in SQL over the product `p` (an array, empty for none). */
+const LIVE_VARIANT_IDS_OF_P =
+  "(select coalesce(array_agg(v.id order by v.id), '{}') from variants v where v.parent_product_id = p.id and v.deleted_at is null)";
+
+type DeletionRow = ProductView & { read_version: string; variant_ids: number[] };
+
+function deletionStateOf(row: DeletionRow | undefined): { state: DeletionState; read: string | null } {
+  if (!row) return { state: { product: null, variantIds: [] }, read: null };
+  const { read_version: read, variant_ids: variantIds, ...product } = row;
+  return { state: { product, variantIds }, read };
+}
+
+/**
+ * What deleting a product decides on (DeletionState), read with no lock in one statement, with the
+ * product row's version (`read`, its xmin), for a delete stored only while it is still that row
+ * (productDeletionAlone).
+ */
+export async function readProductDeletion(
+  db: Knex,
+  orgId: number,
+  productId: number,
+): Promise<{ state: DeletionState; read: string | null }> {
+  const row = (await productViews(db, orgId)
+    .where('p.id', productId)
+    .select(db.raw('p.xmin::text as read_version'), db.raw(`${LIVE_VARIANT_IDS_OF_P} as variant_ids`))
+    .first()) as DeletionRow | undefined;
+  return deletionStateOf(row);
+}
+
+/**
+ * Locks the product, then reads what deleting it decides on, as two statements that leave in one
+ * write (node-postgres pipelines them): the lock first, so the read's snapshot, taken once the lock
+ * is held, has every variant made under the product before (a variant's create locks it too).
+ */
+export async function lockAndReadProductDeletion(trx: Knex.Transaction, orgId: number, productId: number): Promise<DeletionState> {
+  // Each is sent as it is made: the lock first.
+  const lock = trx
+    .raw('select 1 from products where org_id = ? and id = ? and deleted_at is null for update', [orgId, productId])
+    .then(() => null);
+  const read = productViews(trx, orgId)
+    .where('p.id', productId)
+    .select(trx.raw('p.xmin::text as read_version'), trx.raw(`${LIVE_VARIANT_IDS_OF_P} as variant_ids`))
+    .first()
+    .then((row) => row as DeletionRow | undefined);
+  // The lock's failure is the one to answer: the read behind it fails only because the transaction is aborted.
+  const [locked, loaded] = await Promise.allSettled([lock, read]);
+  if (locked.status === 'rejected') throw locked.reason;
+  if (loaded.status === 'rejected') throw loaded.reason;
+  return deletionStateOf(loaded.value).state;
+}
+
+/**
+ * The writes of a product's delete, as parts of one statement: the product marked deleted with its
+ * next version (`store1`), its variants decided on marked deleted (`store2`), and the SKUs of both
+ * freed (`store3`). With `read`, the product is updated only while it is the row read (its xmin),
+ * and the other parts write only once it was: every variant made under the product writes its row
+ * (migration 009), as does every edit and every move of its stock, so a delete decided before any
+ * of those writes nothing.
+ */
+function deletionParts(orgId: number, deletion: ProductDeletion, userId: string | null, read: string | null): StorePart[] {
+  const variantIds = [...deletion.variantIds];
+  const once = read === null ? '' : ' and exists (select 1 from store1)';
+  return [
+    {
+      sql: `update products set deleted_at = now(), updated_by = ?, version = version + 1
+             where org_id = ? and id = ? and deleted_at is null${read === null ? '' : ' and xmin::text = ?'} returning id`,
+      bindings: [userId, orgId, deletion.productId, ...(read === null ? [] : [read])],
+    },
+    {
+      sql: `update variants set deleted_at = now()
+             where org_id = ? and parent_product_id = ? and id = any(?::int[]) and deleted_at is null${once} returning id`,
+      bindings: [orgId, deletion.productId, variantIds],
+    },
+    {
+      sql: `delete from skus
+             where org_id = ? and ((owner_kind = 'product' and owner_id = ?) or (owner_kind = 'variant' and owner_id = any(?::int[])))${once}`,
+      bindings: [orgId, deletion.productId, variantIds],
+    },
+  ];
+}
+
+/** Writes a product's delete decided under its lock with the statement that commits the transaction (storeWithCommit). */
+export async function storeProductDeletion(
+  trx: Knex.Transaction,
+  orgId: number,
+  deletion: ProductDeletion,
+  userId: string | null,
+): Promise<void> {
+  await storeWithCommit(trx, deletionParts(orgId, deletion, userId, null));
+}
+
+/**
+ * A product's delete decided on an unlocked read (readProductDeletion) as a one-statement write
+ * (storeAlone): it writes only while the product is the row read (`read`), and every variant decided
+ * on is still live; else nothing, and the usual way decides again under the product's lock.
+ */
+export function productDeletionAlone(
+  orgId: number,
+  deletion: ProductDeletion,
+  userId: string | null,
+  read: string,
+): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  return {
+    parts: deletionParts(orgId, deletion, userId, read),
+    expects: `(select count(*) from store1) = 1 and (select count(*) from store2) = ${deletion.variantIds.length}`,
+  };
 }
 
 /** The quantity a product holds at one location (exact decimal text; '0' when it holds none). */

@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Knex } from '@bo/runtime';
+import { isUniqueViolation, type Knex, type StorePart } from '@bo/runtime';
 import { skuKey } from './sku';
 import { skuRefusals } from './sku-refusals';
 
@@ -20,6 +20,20 @@ export async function claimSku(trx: Knex.Transaction, orgId: number, sku: string
     if (isUniqueViolation(err, 'skus_pkey')) throw skuRefusals.skuTaken(sku?.trim() ?? '');
     throw err;
   }
+}
+
+/**
+ * claimSku as a part of a one-statement write (storeAlone), for the owner the CTE `ownerFrom` of
+ * that statement answers (its `id`): none for no SKU. A key held already, by a committed article
+ * or one in flight, fails the whole statement (the primary key), and the usual way answers it.
+ */
+export function claimSkuPart(orgId: number, sku: string | null, kind: SkuOwner['kind'], ownerFrom: string): StorePart | null {
+  const key = skuKey(sku);
+  if (key === null) return null;
+  return {
+    sql: `insert into skus (org_id, sku_key, owner_kind, owner_id) select ?, ?, ?, o.id from ${ownerFrom} o`,
+    bindings: [orgId, key, kind],
+  };
 }
 
 /** Frees whatever SKU the owner holds, so a deleted or renamed article no longer blocks it. */

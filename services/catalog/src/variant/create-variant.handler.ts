@@ -1,64 +1,42 @@
 import { catalog } from '@bo/contracts';
-import { formatDateTime, toNumber } from '@bo/kernel';
-import { handler, isUniqueViolation } from '@bo/runtime';
-import { taxDefaultProblem } from '../product/product-rules';
+import { filledIn, handler, isUniqueViolation, unlessRefused } from '@bo/runtime';
 import { findLiveProduct } from '../product/product.repository';
 import { claimSku } from '../sku/sku.registry';
-import { cleanSku } from '../sku/sku';
-import { duplicateOptionName, optionsKey } from './options';
-import { insertVariant } from './variant.repository';
+import { decideNewVariant } from './decide-variant';
+import { toVariantRecord } from './variant.record';
+import { insertVariant, variantInsertAlone } from './variant.repository';
 import { variantRefusals } from './variant-refusals';
 
-export const createVariantHandler = handler(catalog.createVariant, async (req, ctx) => {
-  const options = Object.fromEntries(Object.entries(req.options ?? {}).map(([k, v]) => [k.trim(), v.trim()]));
-  const clash = duplicateOptionName(req.options ?? {});
-  if (clash !== null) throw variantRefusals.optionNamedTwice(clash);
-  if (req.tax_category !== undefined && req.tax_rate === undefined) throw variantRefusals.taxCategoryWithoutRate();
-  const tax = taxDefaultProblem(req.tax_rate, req.tax_category);
-  if (tax) throw variantRefusals.taxDefault(tax);
-  try {
-    return await ctx.db.transaction(async (trx) => {
-      // Locking the parent queues variant creation per product and keeps it from being deleted meanwhile.
-      const parent = await findLiveProduct(trx, ctx.orgId, req.parent_product_id, { lock: true });
-      const sku = cleanSku(req.sku);
-      const v = await insertVariant(
-        trx,
-        ctx.orgId,
-        {
-          parent_product_id: parent.id,
-          variant_name: req.variant_name,
-          options: JSON.stringify(options),
-          options_key: optionsKey(options),
-          // A variant without its own price or cost sells and costs as its product does.
-          price: req.price ?? parent.price,
-          cost: req.cost ?? parent.cost,
-          sku,
-          barcode: req.barcode?.trim() || null,
-          tax_rate: req.tax_rate ?? null,
-          tax_category: req.tax_category ?? null,
-        },
-        ctx.userId ?? null,
-      );
-      await claimSku(trx, ctx.orgId, sku, { kind: 'variant', id: v.id });
-      return {
-        message: 'Variant created successfully',
-        variant: {
-          id: v.id,
-          parent_product_id: v.parent_product_id,
-          variant_name: v.variant_name,
-          options: v.options,
-          price: toNumber(v.price),
-          cost: toNumber(v.cost),
-          sku: v.sku,
-          barcode: v.barcode,
-          tax_rate: v.tax_rate === null ? null : toNumber(v.tax_rate),
-          tax_category: v.tax_category,
-          created_at: formatDateTime(v.created_at) as string,
-        },
-      };
-    });
-  } catch (err) {
-    if (isUniqueViolation(err, 'variants_parent_options')) throw variantRefusals.optionsTaken(req.parent_product_id, options);
-    throw err;
-  }
+const MESSAGE = 'Variant created successfully';
+
+/**
+ * Decide → store. A new variant decides on nothing stored but its product's price and cost, which
+ * it takes when it has none of its own: as a rule the variant, its SKU and the recorded reply are
+ * one statement with no transaction (`alone`), which locks the product as the usual way does
+ * (variants of one product queue up, and none is made under a product being deleted) and answers
+ * the variant as written. A product not found, options another variant of it has or a SKU taken
+ * write nothing there, and the usual way (`apply`) answers them: the product locked, the variant
+ * stored, its SKU claimed.
+ */
+export const createVariantHandler = handler(catalog.createVariant, {
+  alone: (req, ctx) => {
+    const variant = unlessRefused(() => decideNewVariant(req));
+    if (!variant) return undefined;
+    return { ...variantInsertAlone(ctx.orgId, variant, ctx.userId ?? null), events: [], reply: { message: MESSAGE, variant: filledIn() } };
+  },
+  apply: async (req, ctx) => {
+    const variant = decideNewVariant(req);
+    try {
+      return await ctx.db.transaction(async (trx) => {
+        // Locking the parent queues variant creation per product and keeps it from being deleted meanwhile.
+        const parent = await findLiveProduct(trx, ctx.orgId, req.parent_product_id, { lock: true });
+        const v = await insertVariant(trx, ctx.orgId, variant, parent, ctx.userId ?? null);
+        await claimSku(trx, ctx.orgId, variant.sku, { kind: 'variant', id: v.id });
+        return { message: MESSAGE, variant: toVariantRecord(v) };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'variants_parent_options')) throw variantRefusals.optionsTaken(req.parent_product_id, variant.options);
+      throw err;
+    }
+  },
 });
