@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as testing from '@bo/testkit';
 import { corruptRgbaPng, makePng, oversizedPng } from '../../../tests/support/png';
+import { NotAsDecided, storeAlone } from '@bo/runtime';
+import { decideProfileSet } from '../src/organization/decide-profile-set';
+import { profileSetAlone, readStoredProfile } from '../src/organization/profile.repository';
 import { partnersService } from '../src/service';
 
 type Reply = Awaited<ReturnType<testing.TestService['call']>>;
@@ -176,6 +179,29 @@ describe('organization profile (partners service)', () => {
     expect(await set({ lock_date: '2026-02-28', cash_rounding: 0.001 }, org)).toMatchObject({ errors: [{ field: 'cash_rounding' }] });
     expect(books.calls.length).toBe(callsBefore);
     expect(books.books.get(org)?.lock_date).toBe('2026-01-31');
+  });
+
+  it('sets as one statement on an unlocked read, answering and announcing the profile as stored; a set since the read writes nothing', async () => {
+    const org = 16;
+    body(await set({ legal_name: 'Before Ltd' }, org));
+    const read = (await readStoredProfile(svc.db, org))!;
+    body(await set({ trading_name: 'Meanwhile' }, org));
+    const alone = {
+      ...profileSetAlone(org, decideProfileSet(org, read, { org_id: org, city: 'Stale' } as never, undefined, null), read.read),
+      events: [],
+      reply: {},
+    };
+    await expect(storeAlone(svc.db, alone, undefined, { ok: true, status: 200, body: {} })).rejects.toBeInstanceOf(NotAsDecided);
+    expect(await get(org)).toMatchObject({ city: null, trading_name: 'Meanwhile', version: 2 });
+
+    // Through the service: the reply and the event are the profile as stored, its time the row's.
+    const seen = await svc.collect(['partners.organization.updated']);
+    const reply = body(await set({ city: 'Wellington' }, org)).organization;
+    expect(reply).toEqual(await get(org));
+    expect(reply).toMatchObject({ version: 3, city: 'Wellington', trading_name: 'Meanwhile' });
+    await waitFor(() => seen.some((e) => e.org_id === org));
+    const { logo_png: _bytes, ...summary } = reply;
+    expect(seen.find((e) => e.org_id === org)!.data).toEqual(summary);
   });
 
   it('keeps organizations apart', async () => {

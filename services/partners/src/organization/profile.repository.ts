@@ -1,4 +1,6 @@
-import type { Knex } from '@bo/runtime';
+import { formatDateTimeSql } from '@bo/kernel';
+import type { Knex, OneStatementWrite } from '@bo/runtime';
+import type { ProfileSet, StoredProfile } from './decide-profile-set';
 import type { ProfileRow } from './profile.record';
 
 /** The organization's profile row (undefined before its first set). */
@@ -11,40 +13,56 @@ export async function ensureProfileRow(db: Knex, orgId: number): Promise<void> {
   await db('organization_profiles').insert({ org_id: orgId, version: 0 }).onConflict('org_id').ignore();
 }
 
-/** The books' settings as invoicing answered a configure, at the books' version they stand at. */
-export interface BooksAnswer {
-  default_currency: string | null;
-  lock_date: string | null;
-  books_version: number;
+/** The profile as a set decides on it, with its row version (`read`, its xmin); undefined before the first set. `lock` takes the row's lock. */
+export async function readStoredProfile(
+  db: Knex,
+  orgId: number,
+  opts: { lock?: boolean } = {},
+): Promise<(StoredProfile & { read: string }) | undefined> {
+  const { rows } = await db.raw<{ rows: Array<ProfileRow & { books_version: string | number; read_version: string }> }>(
+    `select p.*, p.xmin::text as read_version from organization_profiles p where p.org_id = ?${opts.lock ? ' for update' : ''}`,
+    [orgId],
+  );
+  const found = rows[0];
+  if (!found) return undefined;
+  const { books_version: booksVersion, read_version: read, ...row } = found;
+  return { row, booksVersion: Number(booksVersion), read };
 }
 
 /**
- * Applies a set's changes to the profile, adding one to its version, and returns its new row. The
- * update locks the row: a concurrent set waits and then adds one to the version this one left.
- * The books' settings, when given, are stored only if their books' version is newer than the one the
- * profile holds, in the same statement: of two concurrent sets the profile keeps what invoicing's
- * books hold, whichever stores last.
+ * A set's columns written as one statement, an upsert: the row updated only while it is the one read
+ * (`read`), or, before the first set (`read` undefined), inserted unless a concurrent first set made
+ * it; else nothing. As an insert, it meets what an insert of the row meets first (ensureProfileRow's
+ * too), before any row lock. Its time is filled in where the reply and the event say `updated_at`.
  */
-export async function updateProfile(
-  db: Knex,
+export function profileSetAlone(
   orgId: number,
-  changes: Partial<Record<keyof ProfileRow, unknown>>,
-  updatedBy: string | null,
-  books?: BooksAnswer,
-): Promise<ProfileRow> {
-  const booksColumns = books
-    ? {
-        default_currency: db.raw(`case when books_version < ? then ?::text else default_currency end`, [
-          books.books_version,
-          books.default_currency,
-        ]),
-        lock_date: db.raw(`case when books_version < ? then ?::date else lock_date end`, [books.books_version, books.lock_date]),
-        books_version: db.raw('greatest(books_version, ?)', [books.books_version]),
-      }
-    : {};
+  set: ProfileSet,
+  read: string | undefined,
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const names = Object.keys(set.columns);
+  const values = names.map((c) => (set.columns as Record<string, unknown>)[c] as Knex.RawBinding);
+  return {
+    parts: [
+      {
+        sql: `insert into organization_profiles as p (org_id, ${names.map((c) => `"${c}"`).join(', ')}, updated_at)
+              values (?, ${names.map(() => '?').join(', ')}, now())
+              on conflict (org_id) do update set ${names.map((c) => `"${c}" = excluded."${c}"`).join(', ')}, updated_at = now()
+               where ${read === undefined ? 'false' : 'p.xmin::text = ?'}
+              returning ${formatDateTimeSql('p.updated_at')} as updated_at`,
+        bindings: [orgId, ...values, ...(read === undefined ? [] : [read])],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+    fills: [{ key: 'updated_at', sql: '(select to_json(updated_at)::text from store1)' }],
+  };
+}
+
+/** A set's columns written to the locked row; answers the row as stored. */
+export async function storeProfileSet(db: Knex, orgId: number, set: ProfileSet): Promise<ProfileRow> {
   const [row] = (await db('organization_profiles')
     .where({ org_id: orgId })
-    .update({ ...changes, ...booksColumns, version: db.raw('version + 1'), updated_by: updatedBy, updated_at: db.fn.now() })
+    .update({ ...set.columns, updated_at: db.fn.now() })
     .returning('*')) as ProfileRow[];
   return row as ProfileRow;
 }
