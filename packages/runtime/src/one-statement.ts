@@ -38,6 +38,12 @@ export interface OneStatementWrite {
   parts: readonly StorePart[];
   events: ReadonlyArray<StatementEvent>;
   reply: Record<string, unknown>;
+  /**
+   * Called once the statement has committed (it stood, and was this request's, not a twin's record):
+   * for work of this process its rows make ready now, as a transaction's commit hook would (a
+   * dispatcher woken for deliveries it queued).
+   */
+  afterCommit?: () => void;
 }
 
 /** An event of a one-statement write (statementEvent makes it, typed by its contract). */

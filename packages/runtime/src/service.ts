@@ -342,6 +342,7 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
             const answered = await retryTransientConflicts(() =>
               storeAlone(db, alone, key && { key, reply: sealed(h, reply), claim }, reply),
             );
+            alone.afterCommit?.();
             return okReply(h, (answered as Extract<RpcReply, { ok: true }>).body);
           } catch (err) {
             // What it decided on was not there (a row gone): the usual way finds out what to answer.

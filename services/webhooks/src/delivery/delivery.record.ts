@@ -24,6 +24,12 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
+/** The columns a delivery is queued with; the database makes the rest (id, created_at, defaults). */
+export type QueuedDelivery = Pick<
+  DeliveryRow,
+  'org_id' | 'endpoint_id' | 'event_id' | 'event_type' | 'payload' | 'next_attempt_at' | 'traceparent' | 'tracestate'
+>;
+
 export function deliveryRecord(row: DeliveryRow): integrations.DeliveryRecord {
   return {
     id: row.id,

@@ -64,7 +64,8 @@ const OPEN_ENDPOINTS = `busy as (
  * Between passes it sleeps until the next row it could claim falls due (rows of disabled endpoints,
  * and of endpoints or organizations at their cap, are not rows it could claim), or WEBHOOKS_POLL_MS
  * (what other instances free or queue), whichever is first; with every slot of the process taken it
- * sleeps until one frees. New deliveries and freed slots of this process wake it at once.
+ * sleeps until one frees. New deliveries and freed slots of this process wake it at once: a write's
+ * once its transaction commits, a one-statement write's once its statement has (its `afterCommit`).
  */
 export class Dispatcher implements BackgroundTask {
   private readonly inFlight = new Map<number, Promise<void>>();

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { consumer } from '@bo/contracts';
-import { AppError, BusError, type EventRoutes, type Knex, type Logger, periodicTask, type BackgroundTask } from '@bo/runtime';
+import {
+  AppError,
+  BusError,
+  type EventRoutes,
+  type Knex,
+  type Logger,
+  type OneStatementWrite,
+  periodicTask,
+  type SqlStatement,
+  type BackgroundTask,
+} from '@bo/runtime';
 import { matches } from '../domain/patterns';
 
 /**
@@ -127,11 +137,29 @@ export async function routeBeforeWrite(
 /** In the write's transaction: the claim is done with (its endpoint wants its types now), and still live well past the commit. */
 export async function settleClaim(trx: Knex.Transaction, claim: string | undefined): Promise<void> {
   if (claim === undefined) return;
-  const settled = await trx('route_claims')
-    .where({ id: claim })
-    .where('expires_at', '>', trx.raw(`now() + make_interval(secs => ?)`, [CLAIM_MARGIN_MS / 1000]))
-    .delete();
-  if (settled === 0) throw new AppError(503, 'service_unavailable', "Routing the endpoint's events took too long; retry").asTransient();
+  const settle = settleSql(claim);
+  const { rowCount } = await trx.raw<{ rowCount: number | null }>(settle.sql, settle.bindings);
+  if (!rowCount) throw new AppError(503, 'service_unavailable', "Routing the endpoint's events took too long; retry").asTransient();
+}
+
+/** The delete of a claim still live well past now (CLAIM_MARGIN_MS), answering its id. */
+function settleSql(claim: string): SqlStatement {
+  return {
+    sql: 'delete from route_claims where id = ? and expires_at > now() + make_interval(secs => ?) returning id',
+    bindings: [claim, CLAIM_MARGIN_MS / 1000],
+  };
+}
+
+/**
+ * An endpoint write stored as one statement (OneStatementWrite), with its claim settled by that
+ * statement (settleClaim as its last part): the endpoint commits with the claim's delete, and only
+ * while the claim is live well past the commit; else the statement writes nothing, and the write's
+ * locked way answers (settleClaim's retryable 503). No claim: the write as it is.
+ */
+export function settlingClaim<W extends Pick<OneStatementWrite, 'parts' | 'expects'>>(write: W, claim: string | undefined): W {
+  if (claim === undefined) return write;
+  const settled = `(select count(*) from store${write.parts.length + 1}) = 1`;
+  return { ...write, parts: [...write.parts, settleSql(claim)], expects: write.expects ? `${write.expects} and ${settled}` : settled };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { formatDateTimeSql } from '@bo/kernel';
-import { selectPage, type Knex, type OneStatementWrite, type PageRequest } from '@bo/runtime';
+import { selectPage, type ClaimedRows, type ClaimRead, type Knex, type OneStatementWrite, type PageRequest } from '@bo/runtime';
+import type { NewEndpoint } from './decide-new-endpoint';
 import { endpointRefusals } from './endpoint-refusals';
 import type { EndpointRow } from './endpoint.record';
 
@@ -23,20 +24,44 @@ export async function findEndpoint(db: Knex, orgId: number, id: number): Promise
  * The organization's live endpoint read with no lock, with its row version (`read`, its xmin), for a
  * change stored only while it is still that row (endpointChangeAlone).
  */
-export async function readEndpoint(db: Knex, orgId: number, id: number): Promise<{ row: EndpointRow; read: string }> {
-  const { rows } = await db.raw<{ rows: Array<EndpointRow & { read_version: string }> }>(
-    'select e.*, e.xmin::text as read_version from endpoints e where e.id = ? and e.org_id = ? and e.deleted_at is null',
-    [id, orgId],
-  );
-  const found = rows[0];
+export async function readEndpoint(db: Knex, orgId: number, id: number): Promise<EndpointAsRead> {
+  const read = endpointRead(orgId, id);
+  const { rows } = await db.raw<{ rows: ClaimedRows }>(read.sql, read.bindings);
+  return endpointAsRead(rows, id);
+}
+
+/** What readEndpoint reads, as a select a key's claim may run for it (GatherApply.readWithClaim). */
+export function endpointRead(orgId: number, id: number): ClaimRead {
+  return {
+    sql: 'select e.*, e.xmin::text as read_version from endpoints e where e.id = ? and e.org_id = ? and e.deleted_at is null',
+    bindings: [id, orgId],
+  };
+}
+
+/** The endpoint of endpointRead's rows, with its row version as read; none is not found. */
+export function endpointAsRead(rows: ClaimedRows, id: number): EndpointAsRead {
+  const found = rows[0] as (EndpointRow & { read_version: string }) | undefined;
   if (!found) throw endpointRefusals.endpointNotFound(id);
   const { read_version: read, ...row } = found;
   return { row, read };
 }
 
+/** An endpoint read with no lock, and its row version (xmin) as read. */
+export interface EndpointAsRead {
+  row: EndpointRow;
+  read: string;
+}
+
+/** A column's value as a statement binds it: the events, a JSON array, as its text (a JavaScript array would bind as a PostgreSQL one). */
+function columnValue(column: string, value: unknown): Knex.RawBinding {
+  if (column === 'events') return JSON.stringify(value);
+  return (value ?? null) as Knex.RawBinding;
+}
+
 /**
  * updateEndpoint's write as one statement, only while the endpoint is the row read (`read`); else
- * nothing. The time it was updated is filled in where the reply says `updated_at`.
+ * nothing. The time it was updated is filled in where the reply says `updated_at`. Its update is the
+ * statement's first part (`store1`).
  */
 export function endpointChangeAlone(
   row: Pick<EndpointRow, 'id' | 'version'>,
@@ -48,9 +73,9 @@ export function endpointChangeAlone(
   return {
     parts: [
       {
-        sql: `update endpoints set ${columns.map((c) => `"${c}" = ?`).join(', ')}, version = ?, updated_at = now()
+        sql: `update endpoints set ${[...columns.map((c) => `"${c}" = ?`), 'version = ?', 'updated_at = now()'].join(', ')}
                where id = ? and xmin::text = ? returning ${formatDateTimeSql('updated_at')} as updated_at`,
-        bindings: [...columns.map((c) => (values[c] ?? null) as Knex.RawBinding), row.version + 1, row.id, read],
+        bindings: [...columns.map((c) => columnValue(c, values[c])), row.version + 1, row.id, read],
       },
     ],
     expects: '(select count(*) from store1) = 1',
@@ -67,25 +92,40 @@ export function endpointDeleteAlone(orgId: number, id: number): Pick<OneStatemen
 }
 
 /** A new endpoint of the organization, as stored. */
-export async function insertEndpoint(
-  db: Knex,
-  row: Pick<EndpointRow, 'org_id' | 'url' | 'description' | 'secret'> & { events: readonly string[] },
-): Promise<EndpointRow> {
+export async function insertEndpoint(db: Knex, row: NewEndpoint): Promise<EndpointRow> {
   const [stored] = (await db('endpoints')
     .insert({ ...row, events: JSON.stringify(row.events) })
     .returning('*')) as EndpointRow[];
   return stored as EndpointRow;
 }
 
+/**
+ * insertEndpoint as one statement (its first part, `store1`), which decides on nothing stored. What
+ * the database makes is filled in where the reply says `id`, `created_at` and `updated_at`.
+ */
+export function endpointInsertAlone(row: NewEndpoint): Pick<OneStatementWrite, 'parts' | 'fills'> {
+  return {
+    parts: [
+      {
+        sql: `insert into endpoints (org_id, url, description, events, secret) values (?, ?, ?, ?::jsonb, ?)
+              returning id, ${formatDateTimeSql('created_at')} as created_at, ${formatDateTimeSql('updated_at')} as updated_at`,
+        bindings: [row.org_id, row.url, row.description, JSON.stringify(row.events), row.secret],
+      },
+    ],
+    fills: [
+      { key: 'id', sql: '(select id::text from store1)' },
+      { key: 'created_at', sql: '(select to_json(created_at)::text from store1)' },
+      { key: 'updated_at', sql: '(select to_json(updated_at)::text from store1)' },
+    ],
+  };
+}
+
 /** Writes `changes` to the endpoint with its next version, answering the row as it now is. */
-export async function updateEndpoint(
-  db: Knex,
-  row: Pick<EndpointRow, 'id' | 'version'>,
-  changes: Record<string, unknown>,
-): Promise<EndpointRow> {
+export async function updateEndpoint(db: Knex, row: Pick<EndpointRow, 'id' | 'version'>, changes: object): Promise<EndpointRow> {
+  const columns = Object.fromEntries(Object.entries(changes).map(([c, v]) => [c, columnValue(c, v)]));
   const [updated] = (await db('endpoints')
     .where({ id: row.id })
-    .update({ ...changes, version: row.version + 1, updated_at: db.fn.now() })
+    .update({ ...columns, version: row.version + 1, updated_at: db.fn.now() })
     .returning('*')) as EndpointRow[];
   return updated as EndpointRow;
 }

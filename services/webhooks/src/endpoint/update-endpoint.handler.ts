@@ -1,50 +1,54 @@
 import { integrations } from '@bo/contracts';
-import { AppError, handler } from '@bo/runtime';
-import { routeBeforeWrite, routedTypes, settleClaim } from '../delivery/routes';
+import { filledIn, handler, unlessRefused } from '@bo/runtime';
+import { routeBeforeWrite, routedTypes, settleClaim, settlingClaim } from '../delivery/routes';
 import { webhookSettings } from '../settings';
+import { decideEndpointUpdate, patternsRoutedBy, updatedEndpoint } from './decide-endpoint-update';
 import { checkEndpointInput } from './endpoint-input';
-import { endpointRecord, type EndpointRow } from './endpoint.record';
-import { findEndpoint, lockEndpoint, updateEndpoint } from './endpoint.repository';
+import { endpointRecord } from './endpoint.record';
+import { endpointAsRead, endpointChangeAlone, endpointRead, lockEndpoint, readEndpoint, updateEndpoint } from './endpoint.repository';
 
-type Change = { events?: readonly string[]; status?: 'enabled' | 'disabled' };
-
-/** The patterns an update makes an endpoint want routed anew: when it is enabled after it, and its events change or it was off. */
-function patternsRoutedBy(row: Pick<EndpointRow, 'status' | 'events'>, req: Change): readonly string[] | undefined {
-  const enabled = req.status === 'enabled' || (req.status === undefined && row.status === 'enabled');
-  if (!enabled || (req.events === undefined && row.status === 'enabled')) return undefined;
-  return req.events ?? row.events;
-}
+const MESSAGE = 'Webhook endpoint updated successfully';
 
 /**
  * Enabling an endpoint again clears why it was off and its failing streak: its pending deliveries
  * resume. An update that makes an enabled endpoint want types (new events, or enabled again) routes
- * them before its transaction (delivery/routes.ts), reading the endpoint first; one changed
- * meanwhile so that it wants more is gathered again (AppError.asStale), and a retryable 503 only if it keeps changing. Disabling routes nothing away at once (the
- * reconcile does).
+ * them before its write (delivery/routes.ts), on the endpoint as read first; one changed meanwhile so
+ * that it wants more is gathered again (AppError.asStale), and a retryable 503 only if it keeps
+ * changing. Disabling routes nothing away at once (the reconcile does).
+ *
+ * Load → decide → store, optimistic as a rule: the endpoint read with no lock (by the statement that
+ * claims the key, when there is one), the update decided on it (decideEndpointUpdate), and stored as
+ * one statement with the route claim's settling, only while the endpoint is the row read and the
+ * claim live (`alone`); one changed meanwhile goes the locked way (`apply`), which decides again.
  */
 export const updateEndpointHandler = handler(integrations.updateEndpoint, {
-  async gather(req, ctx) {
+  readWithClaim: (req, ctx) => endpointRead(ctx.orgId, req.endpoint_id),
+  async gather(req, ctx, claimed) {
     await checkEndpointInput(req, ctx.config);
-    const patterns = patternsRoutedBy(await findEndpoint(ctx.db, ctx.orgId, req.endpoint_id), req);
-    if (!patterns) return { routed: [] as string[] };
+    const loaded = claimed ? endpointAsRead(claimed, req.endpoint_id) : await readEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
+    const patterns = patternsRoutedBy(loaded.row, req);
+    if (!patterns) return { loaded, routed: [] as string[] };
     const claim = await routeBeforeWrite(ctx.db, ctx.routes, patterns, webhookSettings(ctx.config).WEBHOOKS_BROKER_TIMEOUT_MS);
-    return { claim, routed: routedTypes(patterns) };
+    return { loaded, claim, routed: routedTypes(patterns) };
+  },
+  alone: (req, _ctx, { loaded, claim, routed }) => {
+    const now = new Date();
+    const changes = unlessRefused(() => decideEndpointUpdate(loaded.row, req, routed, now));
+    if (!changes) return undefined;
+    return {
+      ...settlingClaim(endpointChangeAlone(loaded.row, changes, loaded.read), claim),
+      events: [],
+      // The row's updated_at is the statement's: filled in from it.
+      reply: {
+        message: MESSAGE,
+        endpoint: { ...endpointRecord(updatedEndpoint(loaded.row, changes), now), updated_at: filledIn<string>() },
+      },
+    };
   },
   async apply(req, ctx, { claim, routed }) {
     const row = await lockEndpoint(ctx.db, ctx.orgId, req.endpoint_id);
-    const patterns = patternsRoutedBy(row, req);
-    if (patterns && routedTypes(patterns).some((t) => !routed.includes(t)))
-      throw new AppError(503, 'service_unavailable', `Webhook endpoint ${row.id} changed meanwhile; retry`).asStale();
+    const changes = decideEndpointUpdate(row, req, routed, new Date());
     await settleClaim(ctx.db, claim);
-    const changes: Record<string, unknown> = {};
-    if (req.url !== undefined) changes['url'] = req.url;
-    if (req.events !== undefined) changes['events'] = JSON.stringify(req.events);
-    if (req.description !== undefined) changes['description'] = req.description?.trim() || null;
-    if (req.status === 'enabled' && row.status !== 'enabled')
-      Object.assign(changes, { status: 'enabled', disabled_reason: null, disabled_at: null, failing_since: null });
-    if (req.status === 'disabled' && row.status !== 'disabled')
-      Object.assign(changes, { status: 'disabled', disabled_reason: 'manual', disabled_at: new Date() });
-    const updated = await updateEndpoint(ctx.db, row, changes);
-    return { message: 'Webhook endpoint updated successfully', endpoint: endpointRecord(updated) };
+    return { message: MESSAGE, endpoint: endpointRecord(await updateEndpoint(ctx.db, row, changes)) };
   },
 });
