@@ -1,29 +1,28 @@
 import { invoicing } from '@bo/contracts';
-import { handler } from '@bo/runtime';
+import { filledIn, handler, unlessRefused } from '@bo/runtime';
 import { bankRefusals } from './bank-refusals';
-import { deleteRule, insertRule, listRules } from './bank.repository';
-import { normalizeIban } from './statement';
+import { bankRuleAlone, deleteRule, insertRule, listRules } from './bank.repository';
+import { decideBankRule } from './decide-bank-rule';
 
-/** Matching rules: a line whose text contains `match_text` (or whose payer's IBAN is `match_iban`) is suggested for the partner's open documents and/or the account. */
-export const bankRulesHandler = handler(invoicing.bankRules, async (req, ctx) => {
-  const db = ctx.db;
-  const action = req.rule_action ?? 'list';
-  if (action === 'create') {
-    if (!req.match_text && !req.match_iban) throw bankRefusals.ruleMatchRequired();
-    if (req.partner === undefined && !req.account) throw bankRefusals.ruleTargetRequired();
-    await insertRule(db, ctx.orgId, {
-      name: req.name ?? req.match_text ?? req.match_iban ?? 'rule',
-      match_text: req.match_text ?? null,
-      match_iban: normalizeIban(req.match_iban),
-      partner_id: req.partner ?? null,
-      account: req.account ?? null,
-    });
-    return { message: 'Rule created', rules: await listRules(db, ctx.orgId) };
-  }
-  if (action === 'delete') {
-    if (req.rule_id === undefined) throw bankRefusals.ruleIdRequired();
-    if (!(await deleteRule(db, ctx.orgId, req.rule_id))) throw bankRefusals.ruleNotFound(req.rule_id);
-    return { message: `Rule ${req.rule_id} deleted`, rules: await listRules(db, ctx.orgId) };
-  }
-  return { message: 'Rules retrieved', rules: await listRules(db, ctx.orgId) };
+/**
+ * Matching rules: a line whose text contains `match_text` (or whose payer's IBAN is `match_iban`) is
+ * suggested for the partner's open documents and/or the account.
+ *
+ * Decide (decideBankRule) → store, as one statement as a rule (`alone`): the rule created or deleted,
+ * and the rules as it leaves them read in the same statement and filled into the reply. A delete of
+ * a rule that is not there writes nothing (`expects`), and a request to refuse is not stored at all:
+ * both go the usual way (`apply`), which refuses them in the runtime's transaction.
+ */
+export const bankRulesHandler = handler(invoicing.bankRules, {
+  alone: (req, ctx) => {
+    const change = unlessRefused(() => decideBankRule(req));
+    if (!change) return undefined;
+    return { ...bankRuleAlone(ctx.orgId, change), events: [], reply: { message: change.message, rules: filledIn() } };
+  },
+  apply: async (req, ctx) => {
+    const change = decideBankRule(req);
+    if (change.kind === 'create') await insertRule(ctx.db, ctx.orgId, change.rule);
+    if (change.kind === 'delete' && !(await deleteRule(ctx.db, ctx.orgId, change.ruleId))) throw bankRefusals.ruleNotFound(change.ruleId);
+    return { message: change.message, rules: await listRules(ctx.db, ctx.orgId) };
+  },
 });

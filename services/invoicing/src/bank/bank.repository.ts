@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { invoicing, Pagination } from '@bo/contracts';
 import { dec, formatDate, formatDateTime, toNumber } from '@bo/kernel';
-import { paginationOf, selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { paginationOf, selectPage, type Knex, type OneStatementWrite, type PageRequest } from '@bo/runtime';
 import { dueOfDocument } from '../domain/cash';
 import { partnersByIbanOf, type MatchContext, type MatchLine, type MatchRule, type OpenDocument } from './matching';
 import type { ParsedStatement, ParsedStatementLine } from './statement';
 import { bankRefusals } from './bank-refusals';
+import type { BankRuleChange } from './decide-bank-rule';
 
 export interface StatementRow {
   id: number;
@@ -49,6 +50,15 @@ export interface ReconciliationRow {
   made_payment: boolean;
   journal_entry_id: number | null;
   status: 'active' | 'undone';
+}
+
+/** A line's active reconciliation, as the line's load reads it beside the line. */
+export type ActiveReconciliation = Pick<ReconciliationRow, 'id' | 'payment_id' | 'made_payment' | 'journal_entry_id'>;
+
+/** What setting a line aside or opening it again decides on: the line, and its active reconciliation (null: none). */
+export interface LineLoad {
+  line: LineRow;
+  reconciliation: ActiveReconciliation | null;
 }
 
 /**
@@ -132,6 +142,51 @@ export async function findLine(db: Knex, orgId: number, id: number, opts: { lock
   return row;
 }
 
+/**
+ * A line of the organization and its active reconciliation, in one statement (LineLoad), with the
+ * line's row version (`read`, its xmin). `locked`: the line locked first; when its lock was waited
+ * for (a commit changed it meanwhile), what the statement read beside it is as its snapshot, taken
+ * before the wait, saw it, so it is read again, holding the lock.
+ */
+function lineLoad(mode: 'read' | 'locked'): string {
+  return `select l.*, l.xmin::text as read_version,
+                 ${mode === 'locked' ? '(select s.xmin::text from bank_lines s where s.id = l.id)' : 'l.xmin::text'} as seen_version,
+                 (select json_build_object('id', r.id, 'payment_id', r.payment_id, 'made_payment', r.made_payment,
+                                           'journal_entry_id', r.journal_entry_id)
+                    from bank_reconciliations r where r.line_id = l.id and r.status = 'active') as reconciliation
+            from bank_lines l where l.org_id = ? and l.id = ?${mode === 'locked' ? ' for update of l' : ''}`;
+}
+
+type LoadedLine = LineRow & { read_version: string; seen_version: string; reconciliation: LineLoad['reconciliation'] };
+
+function loadOfLine(row: LoadedLine): { load: LineLoad; read: string } {
+  const { read_version: read, seen_version: _seen, reconciliation, ...line } = row;
+  return { load: { line, reconciliation }, read };
+}
+
+/** A line and its active reconciliation read with no lock, for an optimistic store (lineStatusAlone); undefined: no such line. */
+export async function readLine(db: Knex, orgId: number, id: number): Promise<{ load: LineLoad; read: string } | undefined> {
+  const { rows } = await db.raw<{ rows: LoadedLine[] }>(lineLoad('read'), [orgId, id]);
+  return rows[0] && loadOfLine(rows[0]);
+}
+
+/** A line locked, and its active reconciliation as it stands under the lock; undefined: no such line. */
+export async function loadLine(trx: Knex.Transaction, orgId: number, id: number): Promise<LineLoad | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const { rows } = await trx.raw<{ rows: LoadedLine[] }>(lineLoad('locked'), [orgId, id]);
+    const row = rows[0];
+    if (!row || row.read_version === row.seen_version || attempt === 3) return row && loadOfLine(row).load;
+  }
+}
+
+/** A line's status set as one statement (one-statement.ts), only while the line is the row read (its xmin `read`); else nothing. */
+export function lineStatusAlone(id: number, status: invoicing.BankLineStatus, read: string): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  return {
+    parts: [{ sql: 'update bank_lines set status = ? where id = ? and xmin::text = ? returning id', bindings: [status, id, read] }],
+    expects: '(select count(*) from store1) = 1',
+  };
+}
+
 export function matchLine(row: LineRow): MatchLine {
   return {
     amount: dec(row.amount),
@@ -213,6 +268,32 @@ export async function autoreconciles(db: Knex, orgId: number): Promise<boolean> 
 /** Sets whether import reconciles what its references name. */
 export async function storeBankSettings(db: Knex, orgId: number, autoreconcile: boolean): Promise<void> {
   await db('bank_settings').insert({ org_id: orgId, autoreconcile }).onConflict('org_id').merge({ autoreconcile, updated_at: db.fn.now() });
+}
+
+/**
+ * The bank settings' store as one statement (one-statement.ts): the setting given upserted, or, with
+ * none given, the settings read as they stand, filled in where the reply says `bank_autoreconcile`.
+ */
+export function bankSettingsAlone(orgId: number, autoreconcile: boolean | undefined): Pick<OneStatementWrite, 'parts' | 'fills'> {
+  if (autoreconcile !== undefined)
+    return {
+      parts: [
+        {
+          sql: `insert into bank_settings (org_id, autoreconcile) values (?, ?)
+                on conflict (org_id) do update set autoreconcile = excluded.autoreconcile, updated_at = now()`,
+          bindings: [orgId, autoreconcile],
+        },
+      ],
+    };
+  return {
+    parts: [
+      {
+        sql: 'select coalesce((select autoreconcile from bank_settings where org_id = ?::int), true) as autoreconcile',
+        bindings: [orgId],
+      },
+    ],
+    fills: [{ key: 'bank_autoreconcile', sql: '(select autoreconcile::text from store1)' }],
+  };
 }
 
 /** Serializes the imports of one account until the transaction ends. */
@@ -353,6 +434,52 @@ export async function listRules(db: Knex, orgId: number): Promise<invoicing.Rule
     partner: r.partner_id,
     account: r.account,
   }));
+}
+
+const RULE_COLUMNS = 'id, name, match_text, match_iban, partner_id, account';
+
+/** The rules of the parts named (each answering RULE_COLUMNS), as the JSON text of a reply's `rules`, by id. */
+function rulesOf(...parts: string[]): string {
+  return `(select coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'match_text', r.match_text, 'match_iban', r.match_iban,
+                                                    'partner', r.partner_id, 'account', r.account) order by r.id), '[]')::text
+             from (${parts.map((p) => `select ${RULE_COLUMNS} from ${p}`).join(' union all ')}) r)`;
+}
+
+/**
+ * A `bank.rules` change as one statement (one-statement.ts), the rules as it leaves them filled in
+ * where the reply says `rules`: a rule created (`store1`) beside the others (`store2`); a rule
+ * deleted (`store1`) and the others; or the rules only. `expects` holds for a delete when the rule
+ * was there to delete: otherwise nothing of the statement stays, and the usual way refuses it.
+ */
+export function bankRuleAlone(orgId: number, change: BankRuleChange): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const others = (except?: number) => ({
+    sql: `select ${RULE_COLUMNS} from bank_rules where org_id = ?${except === undefined ? '' : ' and id <> ?'}`,
+    bindings: except === undefined ? [orgId] : [orgId, except],
+  });
+  if (change.kind === 'create') {
+    const r = change.rule;
+    return {
+      parts: [
+        {
+          sql: `insert into bank_rules (org_id, name, match_text, match_iban, partner_id, account) values (?, ?, ?, ?, ?, ?)
+                returning ${RULE_COLUMNS}`,
+          bindings: [orgId, r.name, r.match_text, r.match_iban, r.partner_id, r.account],
+        },
+        others(),
+      ],
+      fills: [{ key: 'rules', sql: rulesOf('store1', 'store2') }],
+    };
+  }
+  if (change.kind === 'delete')
+    return {
+      parts: [
+        { sql: 'delete from bank_rules where org_id = ? and id = ? returning id', bindings: [orgId, change.ruleId] },
+        others(change.ruleId),
+      ],
+      expects: '(select count(*) from store1) = 1',
+      fills: [{ key: 'rules', sql: rulesOf('store2') }],
+    };
+  return { parts: [others()], fills: [{ key: 'rules', sql: rulesOf('store1') }] };
 }
 
 export async function insertRule(db: Knex, orgId: number, rule: Omit<RuleRow, 'id'>): Promise<void> {

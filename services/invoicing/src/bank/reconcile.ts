@@ -132,15 +132,17 @@ export async function reconcileLine(ctx: Ctx, line: LineRow, choice: ReconcileCh
   return done!;
 }
 
-/** Undoes a line's reconciliation: voids the payment it made (a linked one stays), reverses its own posting, and opens the line again. */
-export async function unreconcileLine(ctx: Ctx, line: LineRow): Promise<void> {
+/**
+ * Undoes a line's active reconciliation (decideUnreconcile's `undo`), the line locked by the caller:
+ * voids the payment it made (a linked one stays), reverses its own posting, puts the bills it paid
+ * back in payment, and opens the line again.
+ */
+export async function undoReconciliation(
+  ctx: Ctx,
+  line: LineRow,
+  rec: Pick<ReconciliationRow, 'id' | 'payment_id' | 'made_payment' | 'journal_entry_id'>,
+): Promise<void> {
   const db = ctx.db;
-  if (line.status === 'ignored') {
-    await db('bank_lines').where({ id: line.id }).update({ status: 'unmatched' });
-    return;
-  }
-  const rec = await db<ReconciliationRow>('bank_reconciliations').where({ line_id: line.id, status: 'active' }).first();
-  if (line.status !== 'reconciled' || !rec) throw bankRefusals.lineNotReconciled(line.id);
   if (rec.made_payment && rec.payment_id !== null) {
     await voidPayment(ctx, { payment_id: rec.payment_id, reason: `Bank line ${line.id} unreconciled` });
   }
