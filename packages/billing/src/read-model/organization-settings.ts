@@ -272,8 +272,14 @@ export function organizationTodaySql(orgIdColumn: string, today: Omit<TodayByZon
  * decides after the lock reads the row again, after it (readSettings, or its own load statement).
  */
 export async function holdOrganizationSettingsExclusively(db: Knex, orgId: number): Promise<void> {
-  await db.raw(`select pg_advisory_xact_lock(${settingsLockKey('?::int')})`, [orgId]);
+  await db.raw(SETTINGS_HELD_EXCLUSIVELY, [orgId]);
 }
+
+/**
+ * holdOrganizationSettingsExclusively's statement (binding: the organization), answering `held`: for
+ * a one-statement write to take the lock as its first part, before it writes the settings.
+ */
+export const SETTINGS_HELD_EXCLUSIVELY = `select pg_advisory_xact_lock(${settingsLockKey('?::int')}) as held`;
 
 /**
  * The consumer keeping a service's organization settings from `partners.organization.updated`,

@@ -1,6 +1,7 @@
 import type { invoicing } from '@bo/contracts';
-import { formatDate, toNumber } from '@bo/kernel';
-import { selectPage, type Knex, type PageRequest } from '@bo/runtime';
+import { formatDate, formatDateTime, formatDateTimeSql, toNumber } from '@bo/kernel';
+import { selectPage, type Knex, type OneStatementWrite, type PageRequest } from '@bo/runtime';
+import type { Dispute, DisputeState } from './decide-dispute';
 import type { DunningLetterPlan, DunningLevel, FeePosting, InterestSetting, OverdueInvoice } from './decide-dunning';
 import { FEE_ACCOUNT, feeTaxOf, type FeeTax } from './fee-invoice';
 
@@ -41,6 +42,12 @@ export interface DunningSettings {
   fee_account: string;
 }
 
+/** The organization's reminder setup: its levels (by level) and its interest and fee settings. */
+export interface DunningSetup {
+  levels: DunningLevel[];
+  settings: DunningSettings;
+}
+
 export async function loadLevels(db: Knex, orgId: number): Promise<DunningLevel[]> {
   const rows = (await db('dunning_levels').where({ org_id: orgId }).orderBy('level')) as LevelRow[];
   return rows.map((r) => ({ level: r.level, days_after_due: r.days_after_due, fee: r.fee, interest: r.interest, text: r.text }));
@@ -48,7 +55,7 @@ export async function loadLevels(db: Knex, orgId: number): Promise<DunningLevel[
 
 export async function loadSettings(db: Knex, orgId: number): Promise<DunningSettings> {
   const row = (await db('dunning_settings').where({ org_id: orgId }).first()) as DunningSettings | undefined;
-  return row ?? { reference_rate: null, points: '8', post_fees: false, fee_tax: null, fee_account: FEE_ACCOUNT };
+  return row ?? DEFAULT_SETTINGS;
 }
 
 /** Whether a run posts its letters' fees, with which VAT, to which account. */
@@ -69,6 +76,82 @@ export async function lockDunningSettings(db: Knex, orgId: number): Promise<void
   await db.raw('insert into dunning_settings (org_id) values (?) on conflict (org_id) do update set org_id = excluded.org_id', [orgId]);
 }
 
+const DEFAULT_SETTINGS: DunningSettings = { reference_rate: null, points: '8', post_fees: false, fee_tax: null, fee_account: FEE_ACCOUNT };
+
+/** The organization's settings row as JSON, its decimals as exact text (binding: the organization); null when it has none. */
+const SETTINGS_JSON = `(select row_to_json(s) from (select reference_rate::text as reference_rate, points::text as points, post_fees, fee_tax, fee_account
+                                                       from dunning_settings where org_id = ?) s)`;
+/** The organization's levels as a JSON array by level, fees as exact text (binding: the organization). */
+const LEVELS_JSON = `(select coalesce(json_agg(l order by l.level), '[]') from (select level, days_after_due, fee::text as fee, interest, text
+                                                                               from dunning_levels where org_id = ?) l)`;
+
+/**
+ * The organization's reminder setup in one statement, with its settings row's xmin (`read`, null
+ * when it has none yet): every change of the setup writes that row (saveLevels), so a store decided
+ * on the read holds only while it is still that row. Its decimals as exact text, as loadLevels and
+ * loadSettings read them.
+ */
+export async function readDunningSetup(db: Knex, orgId: number): Promise<{ setup: DunningSetup; read: string | null }> {
+  const { rows } = await db.raw<{ rows: Array<{ read: string | null; settings: DunningSettings | null; levels: DunningLevel[] }> }>(
+    `select (select s.xmin::text from dunning_settings s where s.org_id = ?) as read, ${SETTINGS_JSON} as settings, ${LEVELS_JSON} as levels`,
+    [orgId, orgId, orgId],
+  );
+  const row = rows[0]!;
+  return { setup: { levels: row.levels, settings: row.settings ?? DEFAULT_SETTINGS }, read: row.read };
+}
+
+/**
+ * A levels request decided on a read (readDunningSetup) as one statement (one-statement.ts), only
+ * while the settings row is still the one read (none: still none): the settings written (`store1`,
+ * which the other parts wait for, and write nothing without), the levels upserted and the others
+ * deleted. `store` null (a listing) writes nothing and checks the same.
+ */
+export function levelsAlone(orgId: number, store: DunningSetup | null, read: string | null): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  if (!store)
+    return {
+      parts: [
+        {
+          sql: 'select (select xmin::text from dunning_settings where org_id = ?) is not distinct from ?::text as unchanged',
+          bindings: [orgId, read],
+        },
+      ],
+      expects: '(select unchanged from store1)',
+    };
+  const s = store.settings;
+  const values = [s.reference_rate, s.points, s.post_fees, s.fee_tax === null ? null : JSON.stringify(s.fee_tax), s.fee_account];
+  const settings =
+    read === null
+      ? {
+          sql: `insert into dunning_settings (org_id, reference_rate, points, post_fees, fee_tax, fee_account)
+                values (?, ?::numeric, ?::numeric, ?::boolean, ?::jsonb, ?::text) on conflict (org_id) do nothing returning org_id`,
+          bindings: [orgId, ...values],
+        }
+      : {
+          sql: `update dunning_settings set reference_rate = ?::numeric, points = ?::numeric, post_fees = ?::boolean, fee_tax = ?::jsonb, fee_account = ?::text
+                 where org_id = ? and xmin::text = ? returning org_id`,
+          bindings: [...values, orgId, read],
+        };
+  return {
+    parts: [
+      settings,
+      {
+        sql: `insert into dunning_levels (org_id, level, days_after_due, fee, interest, text)
+              select ?, l.level, l.days_after_due, l.fee, l.interest, l.text
+                from jsonb_to_recordset(?::jsonb) as l(level int, days_after_due int, fee numeric, interest boolean, text text)
+               where exists (select 1 from store1)
+              on conflict (org_id, level) do update
+                 set days_after_due = excluded.days_after_due, fee = excluded.fee, interest = excluded.interest, text = excluded.text`,
+        bindings: [orgId, JSON.stringify(store.levels)],
+      },
+      {
+        sql: 'delete from dunning_levels where org_id = ? and level <> all(?::int[]) and exists (select 1 from store1)',
+        bindings: [orgId, store.levels.map((l) => l.level)],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+  };
+}
+
 /** Replaces the organization's levels and interest setting; the caller holds lockDunningSettings. */
 export async function saveLevels(db: Knex, orgId: number, levels: readonly DunningLevel[], settings: DunningSettings): Promise<void> {
   await db('dunning_levels').where({ org_id: orgId }).del();
@@ -87,31 +170,24 @@ export const levelRecord = (l: DunningLevel): invoicing.DunningLevelRecord => ({
   text: l.text,
 });
 
+interface OverdueRow {
+  id: number;
+  partner_id: number;
+  invoicenumber: string;
+  currency: string;
+  due_date: string;
+  due_amount: string;
+  last_level: number;
+  disputed: boolean;
+  tradeaccount: string | null;
+  exchange_rate: string | null;
+}
+
 /**
- * The customer invoices open with something to pay and due before `asOf`, each with the highest
- * level sent for it. `partners` narrows them to partners the run has looked up.
+ * The customer invoices open with something to pay and due before the day (bindings: the
+ * organization, the day), each with the highest level sent for it, by partner then invoice.
  */
-export async function overdueInvoices(
-  db: Knex,
-  orgId: number,
-  asOf: string,
-  partners?: ReadonlyMap<number, { blocked: boolean }>,
-): Promise<OverdueInvoice[]> {
-  const { rows } = await db.raw<{
-    rows: Array<{
-      id: number;
-      partner_id: number;
-      invoicenumber: string;
-      currency: string;
-      due_date: string;
-      due_amount: string;
-      last_level: number;
-      disputed: boolean;
-      tradeaccount: string | null;
-      exchange_rate: string | null;
-    }>;
-  }>(
-    `select i.id, i.partner_id, i.invoicenumber, coalesce(i.currency, '') as currency, i.dunning_disputed as disputed,
+const OVERDUE_SQL = `select i.id, i.partner_id, i.invoicenumber, coalesce(i.currency, '') as currency, i.dunning_disputed as disputed,
             i.tradeaccount,
             case when i.currency is distinct from i.accounting_currency then i.exchange_rate::text end as exchange_rate,
             to_char(i.invoicedue, 'YYYY-MM-DD') as due_date,
@@ -122,9 +198,10 @@ export async function overdueInvoices(
         and i.invoicedue < ?::date and i.invoicetotal - i.amount_paid - i.written_off_amount > 0
         -- A posted fee is claimed by the letter that made it: no reminders, and no fees, of its own.
         and not exists (select 1 from dunning_letters f where f.org_id = i.org_id and f.fee_invoice_id = i.id)
-      order by i.partner_id, i.id`,
-    [orgId, asOf],
-  );
+      order by i.partner_id, i.id`;
+
+/** The overdue rows as decideDunning takes them; `partners` narrows them to partners the run has looked up. */
+function toOverdue(rows: readonly OverdueRow[], partners?: ReadonlyMap<number, { blocked: boolean }>): OverdueInvoice[] {
   return rows
     .filter((r) => !partners || partners.has(r.partner_id))
     .map((r) => ({
@@ -140,6 +217,25 @@ export async function overdueInvoices(
       tradeaccount: r.tradeaccount,
       exchange_rate: r.exchange_rate,
     }));
+}
+
+/**
+ * What a reminder run decides on, in one statement: the overdue invoices (overdueInvoices, narrowed
+ * to `partners` when given) and the organization's reminder setup (its levels and settings).
+ */
+export async function loadDunningRun(
+  db: Knex,
+  orgId: number,
+  asOf: string,
+  partners?: ReadonlyMap<number, { blocked: boolean }>,
+): Promise<{ invoices: OverdueInvoice[]; setup: DunningSetup }> {
+  const { rows } = await db.raw<{ rows: Array<{ overdue: OverdueRow[]; settings: DunningSettings | null; levels: DunningLevel[] }> }>(
+    `select (select coalesce(json_agg(o order by o.partner_id, o.id), '[]') from (${OVERDUE_SQL}) o) as overdue,
+            ${SETTINGS_JSON} as settings, ${LEVELS_JSON} as levels`,
+    [orgId, asOf, orgId, orgId],
+  );
+  const row = rows[0]!;
+  return { invoices: toOverdue(row.overdue, partners), setup: { levels: row.levels, settings: row.settings ?? DEFAULT_SETTINGS } };
 }
 
 /**
@@ -234,40 +330,56 @@ export async function findLetter(db: Knex, orgId: number, id: number): Promise<L
   return rows[0];
 }
 
-export interface DisputeRow {
-  /** The invoice's type; null when the organization has no invoice of that id. */
-  invoicetype: string | null;
-  /** The rest are null unless the invoice is a customer invoice, which the statement then updated. */
-  invoicenumber: string | null;
-  dunning_disputed: boolean | null;
-  dunning_dispute_reason: string | null;
-  dunning_disputed_at: Date | null;
-}
-
 /**
- * Sets or clears a customer invoice's dispute mark in one statement, and says what it found: a
- * mark already set keeps the time it was first set (and its reason unless a new one is given);
- * cleared, the reason and time go with it. Another type of invoice is found and left unchanged.
+ * The invoice a dispute marks, as decideDispute judges it, with its xmin as read; `lock` takes the
+ * invoice's lock. Undefined when the organization has no invoice of that id.
  */
-export async function setDispute(
+export async function readDisputeTarget(
   db: Knex,
   orgId: number,
   invoiceId: number,
-  disputed: boolean,
-  reason: string | null,
-): Promise<DisputeRow> {
-  const { rows } = await db.raw<{ rows: DisputeRow[] }>(
-    `with target as (select id, invoicetype from invoices where org_id = ? and id = ?),
-          marked as (
-            update invoices i
-               set dunning_disputed = ?::boolean,
-                   dunning_dispute_reason = case when ?::boolean then coalesce(?::text, case when i.dunning_disputed then i.dunning_dispute_reason end) end,
-                   dunning_disputed_at = case when ?::boolean then case when i.dunning_disputed then i.dunning_disputed_at else now() end end
-              from target t
-             where i.org_id = ? and i.id = t.id and t.invoicetype = 'invoiceout'
-         returning i.invoicenumber, i.dunning_disputed, i.dunning_dispute_reason, i.dunning_disputed_at)
-     select t.invoicetype, m.* from (select 1) one left join target t on true left join marked m on true`,
-    [orgId, invoiceId, disputed, disputed, reason, disputed, orgId],
+  opts: { lock?: boolean } = {},
+): Promise<{ invoice: DisputeState; read: string } | undefined> {
+  const { rows } = await db.raw<{
+    rows: Array<Omit<DisputeState, 'dunning_disputed_at'> & { dunning_disputed_at: Date | null; read: string }>;
+  }>(
+    `select invoicetype, invoicenumber, dunning_disputed, dunning_dispute_reason, dunning_disputed_at, xmin::text as read
+       from invoices where org_id = ? and id = ?${opts.lock ? ' for update' : ''}`,
+    [orgId, invoiceId],
   );
-  return rows[0]!;
+  const found = rows[0];
+  if (!found) return undefined;
+  const { read, ...invoice } = found;
+  return { invoice: { ...invoice, dunning_disputed_at: formatDateTime(invoice.dunning_disputed_at) }, read };
+}
+
+/** The update of a decided dispute mark, only while the invoice is the row `read` when given; it answers the time the mark stands at. */
+function disputeUpdate(orgId: number, dispute: Dispute, read?: string) {
+  const at = dispute.disputedAt === null ? 'null' : dispute.disputedAt === 'now' ? 'now()' : 'dunning_disputed_at';
+  return {
+    sql: `update invoices set dunning_disputed = ?::boolean, dunning_dispute_reason = ?::text, dunning_disputed_at = ${at}
+           where org_id = ? and id = ?${read === undefined ? '' : ' and xmin::text = ?'}
+           returning ${formatDateTimeSql('dunning_disputed_at')} as disputed_at`,
+    bindings: [dispute.disputed, dispute.reason, orgId, dispute.invoice_id, ...(read === undefined ? [] : [read])],
+  };
+}
+
+/**
+ * A dispute decided on an unlocked read (readDisputeTarget) as one statement (one-statement.ts), only
+ * while the invoice is still the row read; the time a mark set now is filled in where the reply says
+ * `disputed_at`.
+ */
+export function disputeAlone(orgId: number, dispute: Dispute, read: string): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  return {
+    parts: [disputeUpdate(orgId, dispute, read)],
+    expects: '(select count(*) from store1) = 1',
+    fills: dispute.disputedAt === 'now' ? [{ key: 'disputed_at', sql: '(select to_json(disputed_at)::text from store1)' }] : [],
+  };
+}
+
+/** Stores a dispute decided on the invoice locked (readDisputeTarget); the time the mark stands at, as formatDateTime writes it. */
+export async function storeDispute(db: Knex, orgId: number, dispute: Dispute): Promise<string | null> {
+  const { sql, bindings } = disputeUpdate(orgId, dispute);
+  const { rows } = await db.raw<{ rows: Array<{ disputed_at: string | null }> }>(sql, bindings);
+  return rows[0]!.disputed_at;
 }

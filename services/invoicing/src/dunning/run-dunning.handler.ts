@@ -5,17 +5,7 @@ import { AppError, CallError, handler, recordEvent, type ApplyContext, type Hand
 import { insertInvoice } from '../invoice/invoice.writer';
 import { postInvoice, validationFacts, type ValidationFacts } from '../invoice/validate-invoice.handler';
 import { decideDunning, type DunningLetterPlan } from './decide-dunning';
-import {
-  feesOf,
-  insertLetter,
-  interestOf,
-  letterRecord,
-  loadLevels,
-  loadSettings,
-  overdueInvoices,
-  planRecord,
-  setFeeInvoice,
-} from './dunning.repository';
+import { feesOf, insertLetter, interestOf, letterRecord, loadDunningRun, planRecord, setFeeInvoice } from './dunning.repository';
 import { feeInvoice, type FeeInvoicePlan } from './fee-invoice';
 
 /**
@@ -31,7 +21,7 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
   // say; with `post_fees`, what validating a fee invoice asks of it too, per partner with a fee due.
   gather: async (req, ctx) => {
     const asOf = req.as_of ?? (await readSettings(ctx.db, ctx.orgId)).today();
-    const overdue = await overdueInvoices(ctx.db, ctx.orgId, asOf);
+    const { invoices: overdue, setup } = await loadDunningRun(ctx.db, ctx.orgId, asOf);
     const blocked: Array<[number, { blocked: boolean }]> = [];
     for (const id of [...new Set(overdue.map((i) => i.partner_id))]) {
       try {
@@ -43,15 +33,14 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
         else throw err;
       }
     }
-    const settings = await loadSettings(ctx.db, ctx.orgId);
     const fees: Array<[number, ValidationFacts]> = [];
-    if (settings.post_fees && !req.dry_run) {
+    if (setup.settings.post_fees && !req.dry_run) {
       const decision = decideDunning({
         asOf,
-        levels: await loadLevels(ctx.db, ctx.orgId),
+        levels: setup.levels,
         interest: null,
         invoices: overdue.map((i) => ({ ...i, partner_blocked: blocked.some(([id, p]) => id === i.partner_id && p.blocked) })),
-        fees: feesOf(settings),
+        fees: feesOf(setup.settings),
       });
       for (const id of [...new Set(decision.letters.filter((l) => l.fee_invoice).map((l) => l.partner_id))]) {
         fees.push([id, await feeValidationFacts(ctx, id, asOf)]);
@@ -61,15 +50,17 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
   },
   apply: async (req, ctx, { asOf, partners, fees }) => {
     const db = ctx.db;
-    // Invoices of partners the gather did not look up (overdue only since) wait for the next run.
-    const invoices = await overdueInvoices(db, ctx.orgId, asOf, new Map(partners));
-    const settings = await loadSettings(db, ctx.orgId);
+    // Load → decide (decideDunning) → store. Invoices of partners the gather did not look up (overdue
+    // only since) wait for the next run. The store stays in the transaction: each letter is stored
+    // under its natural key, and a fee invoice is made and posted by the invoice writer and the
+    // validate operation's code (a batch too composite for one statement).
+    const { invoices, setup } = await loadDunningRun(db, ctx.orgId, asOf, new Map(partners));
     const decision = decideDunning({
       asOf,
-      levels: await loadLevels(db, ctx.orgId),
-      interest: interestOf(settings),
+      levels: setup.levels,
+      interest: interestOf(setup.settings),
       invoices,
-      fees: feesOf(settings),
+      fees: feesOf(setup.settings),
     });
     const dryRun = req.dry_run ?? false;
     const feeFacts = new Map(fees);

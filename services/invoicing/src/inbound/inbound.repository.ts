@@ -1,6 +1,6 @@
 import type { invoicing } from '@bo/contracts';
 import type { ReceivedInvoice } from '@bo/documents';
-import type { Knex } from '@bo/runtime';
+import type { Knex, OneStatementWrite } from '@bo/runtime';
 
 type InboundRecord = invoicing.InboundRecord;
 
@@ -71,6 +71,44 @@ export async function inboundById(db: Knex, orgId: number, id: number, opts: { o
     .where({ org_id: orgId, id });
   if (opts.lock) void q.forUpdate();
   return (await q.first()) as InboundRow | undefined;
+}
+
+/** An import as a change decided on an unlocked read sees it: the row, and its xmin as read. */
+export interface InboundAsRead {
+  row: InboundRow;
+  /** The row's xmin as read, for a change stored only while it is still that row. */
+  read: string;
+}
+
+/** One import of the organization with its xmin, read with no lock; undefined when it has none of that id. */
+export async function readInboundAsRead(db: Knex, orgId: number, id: number): Promise<InboundAsRead | undefined> {
+  const found = (await db('inbound_documents')
+    .select([...columns(db), db.raw('xmin::text as read_version')])
+    .where({ org_id: orgId, id })
+    .first()) as (InboundRow & { read_version: string }) | undefined;
+  if (!found) return undefined;
+  const { read_version: read, ...row } = found;
+  return { row, read };
+}
+
+/**
+ * markRejected of an import read (readInboundAsRead) as one statement (one-statement.ts), only while
+ * it is still the row read; else nothing.
+ */
+export function rejectionAlone(
+  rejected: Pick<InboundRow, 'id' | 'org_id' | 'rejection_reason'>,
+  read: string,
+): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  return {
+    parts: [
+      {
+        sql: `update inbound_documents set status = 'rejected', rejection_reason = ?::text, supplier_key = null, updated_at = now()
+               where org_id = ? and id = ? and xmin::text = ? returning id`,
+        bindings: [rejected.rejection_reason, rejected.org_id, rejected.id, read],
+      },
+    ],
+    expects: '(select count(*) from store1) = 1',
+  };
 }
 
 /** The columns of a new import: an `inbound_documents` row without its id, its clock and a rejection (which comes later). */
@@ -182,6 +220,30 @@ export async function storeInboundSettings(db: Knex, orgId: number, createPartne
     .insert({ org_id: orgId, create_partners: createPartners })
     .onConflict('org_id')
     .merge({ create_partners: createPartners, updated_at: db.fn.now() });
+}
+
+/**
+ * A settings request as one statement (one-statement.ts): the change written (storeInboundSettings),
+ * or with none only read; `inbound_create_partners` in the reply filled in with the setting as the
+ * statement leaves it (false until set).
+ */
+export function inboundSettingsAlone(
+  orgId: number,
+  change: { createPartners: boolean | undefined },
+): Pick<OneStatementWrite, 'parts' | 'fills'> {
+  const part =
+    change.createPartners === undefined
+      ? { sql: 'select create_partners from inbound_settings where org_id = ?', bindings: [orgId] }
+      : {
+          sql: `insert into inbound_settings (org_id, create_partners) values (?, ?::boolean)
+                on conflict (org_id) do update set create_partners = excluded.create_partners, updated_at = now()
+                returning create_partners`,
+          bindings: [orgId, change.createPartners],
+        };
+  return {
+    parts: [part],
+    fills: [{ key: 'inbound_create_partners', sql: '(select coalesce((select create_partners from store1), false)::text)' }],
+  };
 }
 
 /** Teaches the supplier's product mapping: each key (seller item id, GTIN) names the product chosen for it. */

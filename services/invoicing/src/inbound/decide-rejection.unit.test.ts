@@ -1,0 +1,67 @@
+import { decideRejection } from './decide-rejection';
+import type { InboundRow } from './inbound.repository';
+
+/** An import held for review: its supplier known by key, no bill. */
+const held: InboundRow = {
+  id: 41,
+  org_id: 1,
+  status: 'needs_review',
+  syntax: 'ubl',
+  original: Buffer.from(''),
+  sha256: 'a'.repeat(64),
+  content_type: 'application/xml',
+  filename: 'bill.xml',
+  supplier_key: 'vat:NL809163160B01',
+  partner_id: null,
+  invoice_number: 'F-2026-7',
+  issue_date: '2026-11-02',
+  summary: {
+    customization_id: null,
+    currency: 'EUR',
+    seller: { name: 'Supplier BV', vat_id: 'NL809163160B01', endpoint_id: null },
+    totals: { line_extension: '100.00', tax_exclusive: '100.00', tax: '21.00', tax_inclusive: '121.00', payable: '121.00' },
+  },
+  validation: { fatal: [], warnings: [] },
+  review_reasons: ['supplier unknown'],
+  notes: [],
+  rejection_reason: null,
+  invoice_id: null,
+  received_at: new Date('2026-11-03T10:00:00Z'),
+};
+
+describe('deciding a reject of an import', () => {
+  it('given an import held for review, when rejected, then it is closed with its reason and gives up its supplier key', () => {
+    const rejection = decideRejection(held, { id: 41, reason: 'Not ours' });
+    expect(rejection.inbound).toMatchObject({ status: 'rejected', rejection_reason: 'Not ours', supplier_key: null, sha256: held.sha256 });
+    expect(rejection.reply).toMatchObject({
+      message: 'Import rejected',
+      inbound: { id: 41, status: 'rejected', rejection_reason: 'Not ours', invoice_number: 'F-2026-7', received_at: '2026-11-03T10:00:00' },
+    });
+    expect(rejection.event).toEqual({
+      inbound_id: 41,
+      status: 'rejected',
+      syntax: 'ubl',
+      invoice_number: 'F-2026-7',
+      issue_date: '2026-11-02',
+      partner_id: null,
+      invoice_id: null,
+      sha256: held.sha256,
+      reasons: ['Not ours'],
+    });
+  });
+
+  it('given no import of that id, when rejected, then it is not found', () => {
+    expect(() => decideRejection(undefined, { id: 41, reason: 'x' })).toThrow(
+      expect.objectContaining({ refusal: 'inbound.importNotFound', code: 'not_found', message: 'Import 41 not found' }),
+    );
+  });
+
+  it.each(['bill_created', 'rejected'] as const)('given an import %s, when rejected, then it is refused as an invalid state', (status) => {
+    expect(() => decideRejection({ ...held, status }, { id: 41, reason: 'x' })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_state',
+        message: `Import 41 is ${status}; only an import held for review is rejected by hand`,
+      }),
+    );
+  });
+});
