@@ -1,11 +1,12 @@
 import { today } from '@bo/kernel';
-import { createLogger, NotAsDecided, storeAlone, type BaseConfig } from '@bo/runtime';
+import { createLogger, filledIn, NotAsDecided, storeAlone, type BaseConfig } from '@bo/runtime';
+import { decideNewInvoice, newInvoiceRows } from '../src/invoice/decide-new-invoice';
 import * as testing from '@bo/testkit';
 import { runDate } from '../src/domain/recurrence';
 import { toRecurringRecord, type InvoiceRow } from '../src/invoice/invoice.record';
 import { childLineCheck } from '../src/recurring/child-lines';
-import { contractChangeAlone, readContract } from '../src/recurring/contract';
-import { decidePause, decideResume } from '../src/recurring/decide-contract';
+import { childAlone, contractChangeAlone, readContract, readNextChild } from '../src/recurring/contract';
+import { decideNextChild, decidePause, decideResume } from '../src/recurring/decide-contract';
 import { recurringScheduler, runDueContracts as runDue } from '../src/recurring/scheduler';
 import { body, specLine, startWithFakePartners, tenthsLine } from './fixtures';
 
@@ -323,6 +324,39 @@ describe('invoicing service: recurring contracts', () => {
       await task.stop();
     }
     expect((await childrenOf(parent.id)).map((c) => c.run_date)).toEqual([today()]);
+    body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id }));
+  });
+
+  it('generates by hand as one statement on an unlocked read, answering the child as stored; a contract moved since writes nothing', async () => {
+    const start = today();
+    const parent = body(
+      await createContract({ frequency: 'monthly', start_date: start }, { invoicedatetime: `${start}T00:00:00`, invoicedue: null }),
+    ).invoice;
+    // Read, then the scheduler's pass moves the contract on: the child decided on the read is not made.
+    const loaded = await readNextChild(svc.db, 1, parent.id);
+    const { values, contract } = decideNextChild(loaded.row);
+    const plan = decideNewInvoice(1, values, loaded.lines, loaded.defaults);
+    const stale = childAlone(
+      plan,
+      newInvoiceRows(plan, loaded.drawn, filledIn<string>()),
+      { id: parent.id, changes: contract, read: loaded.read },
+      (n) => n,
+    );
+    await svc.db('invoices').where({ id: parent.id }).update({ updated_at: svc.db.fn.now() });
+    await expect(
+      storeAlone(svc.db, { ...stale, events: [], reply: {} }, undefined, { ok: true, status: 200, body: {} }),
+    ).rejects.toBeInstanceOf(NotAsDecided);
+    expect(await childrenOf(parent.id)).toHaveLength(0);
+
+    // Through the service: the reply tells the child and the contract as stored, the number in its message.
+    const generated = body(await svc.call('invoicing.recurring.generate', { generate_child_invoice: true, id: parent.id }));
+    const [child] = await childrenOf(parent.id);
+    expect(generated.message).toBe(`Child invoice ${child.invoicenumber} generated successfully`);
+    expect(generated.child).toMatchObject({ id: child.id, invoicenumber: child.invoicenumber, invoicetotal: Number(child.invoicetotal) });
+    expect(generated.invoice.recurring).toEqual(
+      toRecurringRecord((await svc.db('invoices').where({ id: parent.id }).first()) as InvoiceRow),
+    );
+    expect(generated.invoice.recurring).toMatchObject({ generated_count: 1, next_run_date: runDate(start, 'monthly', 2) });
     body(await svc.call('invoicing.recurring.cancel', { cancel_recurring: true, id: parent.id }));
   });
 

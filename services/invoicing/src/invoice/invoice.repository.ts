@@ -236,13 +236,14 @@ export function newInvoiceDrawn(beside: unknown): NewInvoiceDrawn & { also: unkn
  * invoice, only when no fence stands and the number is free, and its lines after it. `expects` holds
  * when the invoice was written; otherwise (a fence, a number taken, by hand or meanwhile) nothing
  * stays and the runtime creates it the usual way, which answers what it finds. The number the
- * series took is filled in where the reply and the event carry `invoicenumber`.
+ * series took is filled in where the reply and the event carry `invoicenumber`. `inserted` names the
+ * invoice's part, for a caller whose own parts or fills read it.
  */
 export function newInvoicePartsAlone(
   plan: NewInvoicePlan,
   stored: { row: InvoiceRow; lines: readonly LineRow[] },
   fencedPartner: number | null,
-): { parts: StorePart[]; expects: string; fills?: Array<{ key: string; sql: string }> } {
+): { parts: StorePart[]; expects: string; fills?: Array<{ key: string; sql: string }>; inserted: string } {
   const orgId = plan.header.org_id as number;
   const supplied = plan.supplied ?? null;
   const parts: StorePart[] = [
@@ -288,6 +289,7 @@ export function newInvoicePartsAlone(
     parts,
     expects: `(select count(*) from ${inv}) = 1`,
     ...(supplied === null ? { fills: [{ key: 'invoicenumber', sql: `(select to_json(invoicenumber)::text from ${inv})` }] } : {}),
+    inserted: inv,
   };
 }
 

@@ -1,10 +1,19 @@
-import { loadedUnlessRefused, unlessRefused, type ApplyContext, type HandlerContext, type Knex, type OneStatementWrite } from '@bo/runtime';
-import { assertNotFenced } from '@bo/billing';
-import { addDays, daysBetween, runDate } from '../domain/recurrence';
-import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord, toRecurringRecord, type InvoiceRow } from '../invoice/invoice.record';
-import { findInvoice, linesOf, readInvoiceAsRead, type InvoiceAsRead } from '../invoice/invoice.repository';
+import {
+  exactJson,
+  loadedUnlessRefused,
+  unlessRefused,
+  type ApplyContext,
+  type HandlerContext,
+  type Knex,
+  type OneStatementWrite,
+} from '@bo/runtime';
+import { assertNotFenced, defaultsOf, settingsReading, type DocumentDefaults, type OrganizationSettings } from '@bo/billing';
+import type { NewInvoiceDrawn, NewInvoicePlan } from '../invoice/decide-new-invoice';
+import { invoiceRefusals } from '../invoice/invoice-refusals';
+import { NEW_DOCUMENT_PAYMENT_STATE, toInvoiceRecord, toRecurringRecord, type InvoiceRow, type LineRow } from '../invoice/invoice.record';
+import { findInvoice, linesOf, newInvoicePartsAlone, readInvoiceAsRead, type InvoiceAsRead } from '../invoice/invoice.repository';
 import { insertInvoice } from '../invoice/invoice.writer';
-import type { ContractChanges } from './decide-contract';
+import { decideNextChild, type ContractChanges } from './decide-contract';
 import { recurringRefusals } from './recurring-refusals';
 
 /** A recurring parent of the organization, locked; an ordinary invoice is refused. */
@@ -115,54 +124,97 @@ export function contractReply(message: string, row: InvoiceRow) {
 }
 
 /**
- * Makes the child for the contract's next run date and moves the contract on, in the caller's
- * transaction with the parent row locked. The unique (parent_id, run_date) index is the last word
- * if two makers ever got this far for the same date.
+ * Makes the child for the contract's next run date and moves the contract on (decideNextChild), in
+ * the caller's transaction with the parent row locked. The unique (parent_id, run_date) index is the
+ * last word if two makers ever got this far for the same date.
  */
 export async function makeNextChild(trx: Knex.Transaction, parent: InvoiceRow, todayDate: string) {
-  const runOn = parent.recurring_next_run_date as string;
-  const parentDate = parent.invoicedatetime.toISOString().slice(0, 10);
+  const { values, contract } = decideNextChild(parent);
   const parentLines = (await linesOf(trx, [parent.id])).get(parent.id) ?? [];
-  const child = await insertInvoice(
-    trx,
-    parent.org_id,
-    {
-      invoicetype: parent.invoicetype,
-      partner_id: parent.partner_id,
-      invoicestatus: 'draft',
-      invoicedatetime: new Date(`${runOn}T00:00:00Z`),
-      // The child keeps the parent's payment delay.
-      invoicedue: parent.invoicedue ? addDays(runOn, Math.max(0, daysBetween(parentDate, parent.invoicedue))) : null,
-      comments: parent.comments,
-      invoicereference: parent.invoicereference,
-      invoiceterms: parent.invoiceterms,
-      chartofaccounts: parent.chartofaccounts,
-      invoicejournal: parent.invoicejournal,
-      tradeaccount: parent.tradeaccount,
-      restock: parent.restock,
-      // The child bills in its contract's currency, whatever the partner's is now, at its exchange
-      // rate, with its allowances and charges; its taxes are computed with the organization's policy now.
-      ...(parent.currency ? { currency: parent.currency } : {}),
-      exchange_rate: parent.exchange_rate,
-      allowances_charges: parent.allowances_charges,
-      created_by: parent.created_by,
-      parent_id: parent.id,
-      run_date: runOn,
-    },
-    parentLines,
+  const child = await insertInvoice(trx, parent.org_id, values, parentLines);
+  const updated = await updateContract(trx, parent.id, contract);
+  return { parent: updated, child: toInvoiceRecord(child.row, child.lines, todayDate, NEW_DOCUMENT_PAYMENT_STATE) };
+}
+
+/** What a child made by hand decides on: the contract as read, its lines, the defaults of a new invoice of its partner, the ids and time drawn. */
+export interface NextChildLoad extends ContractAsRead {
+  lines: LineRow[];
+  defaults: DocumentDefaults;
+  drawn: NewInvoiceDrawn;
+}
+
+/**
+ * The contract with its version and the organization's today, its lines (exact JSON), the
+ * organization's settings and its partner's currency (a new invoice's defaults), and the ids the
+ * child and its lines take and the time, drawn: one statement with no lock. Another organization's
+ * invoice, or none, is not found; an ordinary invoice is refused.
+ */
+export async function readNextChild(db: Knex, orgId: number, id: number): Promise<NextChildLoad> {
+  const { rows } = await db.raw<{
+    rows: Array<
+      InvoiceRow & {
+        read_version: string;
+        settings: OrganizationSettings | null;
+        partner_currency: string | null;
+        parent_lines: LineRow[];
+        drawn: { invoice_id: number; line_ids: number[]; now: string };
+      }
+    >;
+  }>(
+    `select i.*, i.xmin::text as read_version,
+            (select ${exactJson('s', ['org_id', 'version', 'books_version'])} from organization_settings s where s.org_id = i.org_id) as settings,
+            (select p.currency from partner_directory p where p.org_id = i.org_id and p.id = i.partner_id) as partner_currency,
+            coalesce((select jsonb_agg(${exactJson('l', ['id', 'org_id', 'invoice_id'])} order by l.id)
+                        from invoice_lines l where l.invoice_id = i.id), '[]') as parent_lines,
+            json_build_object('invoice_id', nextval(pg_get_serial_sequence('invoices', 'id')),
+                              'line_ids', array(select nextval(pg_get_serial_sequence('invoice_lines', 'id'))
+                                                  from invoice_lines n where n.invoice_id = i.id order by n.id),
+                              'now', now()) as drawn
+       from invoices i where i.org_id = ? and i.id = ?`,
+    [orgId, id],
   );
-  const generated = parent.recurring_generated + 1;
-  const nextIndex = parent.recurring_next_index + 1;
-  const completed = parent.recurring_occurrences > 0 && generated >= parent.recurring_occurrences;
-  const [updated] = (await trx('invoices')
-    .where({ id: parent.id })
-    .update({
-      recurring_generated: generated,
-      recurring_next_index: nextIndex,
-      recurring_next_run_date: completed ? null : runDate(parent.recurring_start_date as string, parent.recurring_frequency!, nextIndex),
-      recurring_status: completed ? 'completed' : parent.recurring_status,
-      updated_at: trx.fn.now(),
-    })
-    .returning('*')) as InvoiceRow[];
-  return { parent: updated as InvoiceRow, child: toInvoiceRecord(child.row, child.lines, todayDate, NEW_DOCUMENT_PAYMENT_STATE) };
+  const found = rows[0];
+  if (!found) throw invoiceRefusals.invoiceNotFound(id);
+  const { read_version: read, settings, partner_currency: partnerCurrency, parent_lines: lines, drawn, ...row } = found;
+  if (!row.recurring_enabled) throw recurringRefusals.notRecurringContract(row.invoicenumber);
+  const reading = settingsReading(settings);
+  return {
+    row,
+    read,
+    today: reading.today(),
+    lines,
+    defaults: defaultsOf(reading.row, partnerCurrency),
+    drawn: { invoiceId: drawn.invoice_id, lineIds: drawn.line_ids, now: new Date(drawn.now) },
+  };
+}
+
+/**
+ * A child made by hand as one statement (one-statement.ts): the child stored as create invoice's
+ * optimistic store stores it (the series taken in the statement; newInvoicePartsAlone), then the
+ * contract moved on only while it is the row read. `expects` holds when both were written; a
+ * contract changed meanwhile (the scheduler made the run's child), or a number taken, leaves nothing,
+ * and the locked way answers. The child's number is filled in where the reply and the event carry
+ * `invoicenumber`, and the message telling it where the reply says `message`.
+ */
+export function childAlone(
+  plan: NewInvoicePlan,
+  child: { row: InvoiceRow; lines: readonly LineRow[] },
+  contract: { id: number; changes: ContractChanges; read: string },
+  message: (invoicenumber: string) => string,
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const stored = newInvoicePartsAlone(plan, child, null);
+  const moved = contractChangeAlone(contract.id, contract.changes, contract.read).parts[0]!;
+  const parts = [...stored.parts, moved];
+  // The message as SQL text around the number the statement took (or the one supplied).
+  const [before, after] = message('\u0000')
+    .split('\u0000')
+    .map((t) => `'${t.replaceAll("'", "''")}'`);
+  return {
+    parts,
+    expects: `${stored.expects} and (select count(*) from store${parts.length}) = 1`,
+    fills: [
+      ...(stored.fills ?? []),
+      { key: 'message', sql: `(select to_json(${before} || invoicenumber || ${after})::text from ${stored.inserted})` },
+    ],
+  };
 }

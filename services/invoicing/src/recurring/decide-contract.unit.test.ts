@@ -1,6 +1,7 @@
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { runDate } from '../domain/recurrence';
-import { decideContractCancel, decidePause, decideResume } from './decide-contract';
+import { openInvoiceRow } from '../invoice/invoice-row.fixtures';
+import { decideContractCancel, decideGeneration, decideNextChild, decidePause, decideResume } from './decide-contract';
 
 const contract = (recurring_status: InvoiceRow['recurring_status']) => ({ invoicenumber: 'INV-00042', recurring_status });
 
@@ -71,5 +72,60 @@ describe('deciding a pause, a resume or a cancel of a recurring contract', () =>
           message: `Recurring contract INV-00042 is already ${status}`,
         }),
       );
+  });
+});
+
+describe('deciding a child of a recurring contract', () => {
+  /** INV-0007 as a monthly contract from 31 January 2026, billed 1 November with 30 days to pay, its next run the fourth (30 April). */
+  const parent = openInvoiceRow({
+    invoicestatus: 'draft',
+    recurring_enabled: true,
+    recurring_status: 'active',
+    recurring_frequency: 'monthly',
+    recurring_start_date: '2026-01-31',
+    recurring_next_index: 3,
+    recurring_next_run_date: '2026-04-30',
+    recurring_generated: 2,
+    recurring_occurrences: 0,
+    currency: 'EUR',
+    allowances_charges: [],
+  });
+
+  it('given an active contract, when its next child is made, then it is a draft dated on the run, due as the parent was', () => {
+    const { values, contract } = decideNextChild(parent);
+    expect(values).toMatchObject({
+      invoicestatus: 'draft',
+      partner_id: 40,
+      invoicedatetime: new Date('2026-04-30T00:00:00Z'),
+      invoicedue: '2026-05-30',
+      parent_id: 7,
+      run_date: '2026-04-30',
+      currency: 'EUR',
+    });
+    expect(contract).toEqual({
+      recurring_generated: 3,
+      recurring_next_index: 4,
+      recurring_next_run_date: '2026-05-31',
+      recurring_status: 'active',
+    });
+  });
+
+  it('given a contract of three runs that made two, when the third is made, then the contract completes with no next run', () => {
+    expect(decideNextChild({ ...parent, recurring_occurrences: 3 }).contract).toEqual({
+      recurring_generated: 3,
+      recurring_next_index: 4,
+      recurring_next_run_date: null,
+      recurring_status: 'completed',
+    });
+  });
+
+  it('given a contract, when a child is asked by hand, then only an active one makes it, and not before the period before its run began', () => {
+    expect(() => decideGeneration(parent, '2026-03-31')).not.toThrow();
+    expect(() => decideGeneration(parent, '2026-03-30')).toThrow(
+      expect.objectContaining({ refusal: 'recurring.childTooEarly', message: expect.stringContaining('from 2026-03-31 on') }),
+    );
+    expect(() => decideGeneration({ ...parent, recurring_status: 'paused' }, '2026-04-30')).toThrow(
+      expect.objectContaining({ refusal: 'recurring.childOfInactiveContract' }),
+    );
   });
 });
