@@ -1,31 +1,9 @@
 import { openInvoiceRow } from '../invoice/invoice-row.fixtures';
 import { decideRefund, type RefundState } from './decide-refund';
-import type { PaymentRow } from './payment.record';
+import { postedPaymentRow } from './payment-row.fixtures';
 
 /** PAY-30: 100.00 EUR received on 5 November, 60.00 of it allocated: 40.00 of credit left. */
-const payment: PaymentRow = {
-  id: 30,
-  org_id: 1,
-  invoice_id: null,
-  partner_id: 40,
-  direction: 'in',
-  amount: '100.00',
-  currency: 'EUR',
-  payment_date: '2026-11-05',
-  method: null,
-  reference: null,
-  journal: 'Bank',
-  status: 'posted',
-  exchange_rate: null,
-  accounting_amount: '100.00',
-  allocated: '60.00',
-  refunded: '0.00',
-  journal_entry_id: 300,
-  void_journal_entry_id: null,
-  void_reason: null,
-  voided_at: null,
-  created_at: new Date('2026-11-05T09:00:00Z'),
-};
+const payment = postedPaymentRow({ allocated: '60.00' });
 
 const now = new Date('2026-11-28T10:00:00Z');
 const state: RefundState = {

@@ -1,12 +1,12 @@
 import { exactJson, storeAt, type Knex, type StoreMoment, type StorePart } from '@bo/runtime';
-import { HELD_SETTINGS_CTE, HELD_SETTINGS_JSON, type OrganizationSettings } from '@bo/billing';
+import { HELD_SETTINGS_JSON, type OrganizationSettings } from '@bo/billing';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { entryParts } from '../invoice/journal.repository';
 import { postingGuard, READ_SETTINGS_VERSION } from '../invoice/validation.repository';
 import type { RefundPlan, RefundState } from './decide-refund';
-import type { AllocationRow, PaymentRow, RefundRow } from './payment.record';
+import type { AllocationRow, RefundRow } from './payment.record';
 import { bookedQuery, ratesInWindowQuery, settlementPart } from './payment.repository';
-import { ALLOCATION_INTS, PAYMENT_INTS, REFUND_INTS } from './void.repository';
+import { ALLOCATION_INTS, cashLoadSql, PAYMENT_INTS, paymentOfJson, REFUND_INTS, type PaymentJson } from './cash-load';
 
 /**
  * Everything a refund decides on, in one statement (RefundState). `locked`: the settings held (their
@@ -15,14 +15,8 @@ import { ALLOCATION_INTS, PAYMENT_INTS, REFUND_INTS } from './void.repository';
  * versions an optimistic store checks. Bindings: refundBindings.
  */
 function refundLoad(mode: 'locked' | 'read'): string {
-  const lock = (alias: string) => (mode === 'locked' ? `for update of ${alias}` : '');
-  const seen = (table: string, alias: string) =>
-    mode === 'locked' ? `(select s.xmin::text from ${table} s where s.id = ${alias}.id)` : `${alias}.xmin::text`;
-  const nextVersion =
-    mode === 'locked'
-      ? 'case when i.version_xact is distinct from pg_current_xact_id() then i.version + 1 else i.version end'
-      : 'i.version + 1';
-  return `with ${mode === 'locked' ? HELD_SETTINGS_CTE : 'held as materialized (select * from organization_settings where org_id = ?::int)'},
+  const { settings, lock, seen, nextVersion } = cashLoadSql(mode);
+  return `with ${settings},
           pay as materialized (
             select p.*, p.xmin::text as locked_version, ${seen('payments', 'p')} as seen_version
               from payments p where p.org_id = ? and p.id = ?::int and (select count(*) from held) >= 0 ${lock('p')}),
@@ -61,7 +55,7 @@ type LoadedRow = (
 ) & {
   settings_held: OrganizationSettings | null;
   settings_version: string | null;
-  payment_json: (Omit<PaymentRow, 'created_at' | 'voided_at'> & { created_at: string; voided_at: string | null }) | null;
+  payment_json: PaymentJson | null;
   payment_version: string | null;
   waited: boolean;
   allocations: Array<AllocationRow & { invoicenumber: string }>;
@@ -91,12 +85,7 @@ function stateOf(row: LoadedRow): RefundState {
     seen_version: _seen,
     ...note
   } = row;
-  // Read as JSON, a payment's times come as text.
-  const payment = json && {
-    ...json,
-    created_at: new Date(json.created_at),
-    voided_at: json.voided_at === null ? null : new Date(json.voided_at),
-  };
+  const payment = json && paymentOfJson(json);
   return {
     settings,
     payment: payment && { row: payment, allocations, refunds },

@@ -1,16 +1,12 @@
 import { exactJson, storeAt, type Knex, type StoreMoment, type StorePart } from '@bo/runtime';
-import { HELD_SETTINGS_CTE, HELD_SETTINGS_JSON, type OrganizationSettings } from '@bo/billing';
+import { HELD_SETTINGS_JSON, type OrganizationSettings } from '@bo/billing';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { entryParts } from '../invoice/journal.repository';
 import { postingGuard, READ_SETTINGS_VERSION } from '../invoice/validation.repository';
 import type { VoidPlan, VoidState } from './decide-void';
-import type { AllocationRow, PaymentRow, RefundRow } from './payment.record';
+import type { AllocationRow, RefundRow } from './payment.record';
 import { bookedQuery, settlementPart } from './payment.repository';
-
-/** The integer columns of the rows the load reads as exact JSON (exactJson): the rest of their numbers are numerics, read as text. */
-export const PAYMENT_INTS = ['id', 'org_id', 'invoice_id', 'partner_id', 'journal_entry_id', 'void_journal_entry_id'];
-export const ALLOCATION_INTS = ['id', 'org_id', 'payment_id', 'credit_note_id', 'invoice_id', 'journal_entry_id', 'seq', 'partner_id'];
-export const REFUND_INTS = ['id', 'org_id', 'partner_id', 'payment_id', 'credit_note_id', 'journal_entry_id'];
+import { ALLOCATION_INTS, cashLoadSql, PAYMENT_INTS, paymentOfJson, REFUND_INTS, type PaymentJson } from './cash-load';
 
 /**
  * Everything voiding a payment decides on, in one statement (VoidState). `locked`: the settings held
@@ -20,14 +16,8 @@ export const REFUND_INTS = ['id', 'org_id', 'partner_id', 'payment_id', 'credit_
  * no lock, with the versions an optimistic store checks.
  */
 function voidLoad(mode: 'locked' | 'read'): string {
-  const lock = (alias: string) => (mode === 'locked' ? `for update of ${alias}` : '');
-  const seen = (table: string, alias: string) =>
-    mode === 'locked' ? `(select s.xmin::text from ${table} s where s.id = ${alias}.id)` : `${alias}.xmin::text`;
-  const nextVersion =
-    mode === 'locked'
-      ? 'case when i.version_xact is distinct from pg_current_xact_id() then i.version + 1 else i.version end'
-      : 'i.version + 1';
-  return `with ${mode === 'locked' ? HELD_SETTINGS_CTE : 'held as materialized (select * from organization_settings where org_id = ?::int)'},
+  const { settings, lock, seen, nextVersion } = cashLoadSql(mode);
+  return `with ${settings},
           pay as materialized (
             select p.*, p.xmin::text as locked_version, ${seen('payments', 'p')} as seen_version
               from payments p where p.org_id = ? and p.id = ? and (select count(*) from held) >= 0 ${lock('p')}),
@@ -62,7 +52,7 @@ type LoadedRow = (
 ) & {
   settings_held: OrganizationSettings | null;
   settings_version: string | null;
-  payment_json: PaymentRow | null;
+  payment_json: PaymentJson | null;
   payment_version: string | null;
   waited: boolean;
   allocations: Array<AllocationRow & { invoicenumber: string }>;
@@ -103,13 +93,7 @@ function stateOf(rows: LoadedRow[]): VoidState {
     documents.set(doc.id, doc);
     booked.set(doc.id, entryBooked);
   }
-  // Read as JSON, its times come as text.
-  const json = first.payment_json;
-  const payment = json && {
-    ...json,
-    created_at: new Date(json.created_at),
-    voided_at: json.voided_at === null ? null : new Date(json.voided_at),
-  };
+  const payment = first.payment_json && paymentOfJson(first.payment_json);
   return {
     settings: first.settings_held,
     payment,
