@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { organization, RequestOf } from '@bo/contracts';
 import { dec, documentMinorUnit, toNumber } from '@bo/kernel';
 import { profileRefusals } from './profile-refusals';
-import { SET_FIELDS, type ProfileRow } from './profile.record';
+import { PROFILE_COLUMNS, SET_FIELDS, type ProfileRow } from './profile.record';
 
 type SetProfileRequest = RequestOf<typeof organization.setProfile>;
 
@@ -78,35 +78,9 @@ export function decideProfileSet(
   return { columns, row };
 }
 
-/** The profile of an organization that never set one: all nulls, at version 0. */
+/** The profile of an organization that never set one: every column null, at version 0 (its time is the store's). */
 function emptyProfile(orgId: number): ProfileRow {
-  return {
-    org_id: orgId,
-    version: 0,
-    legal_name: null,
-    trading_name: null,
-    address_line1: null,
-    address_line2: null,
-    city: null,
-    postal_code: null,
-    country: null,
-    vat_id: null,
-    company_id: null,
-    email: null,
-    phone: null,
-    iban: null,
-    bic: null,
-    default_currency: null,
-    time_zone: null,
-    rounding: null,
-    cash_rounding: null,
-    lock_date: null,
-    peppol_id: null,
-    logo_png: null,
-    logo_sha256: null,
-    updated_by: null,
-    updated_at: new Date(0),
-  };
+  return { ...Object.fromEntries(PROFILE_COLUMNS.map((c) => [c, null])), org_id: orgId, version: 0 } as unknown as ProfileRow;
 }
 
 /** The two settings the cash rounding is judged on: a stored numeric reads as text, a requested one as a number. */
