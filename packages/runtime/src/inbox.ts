@@ -6,7 +6,8 @@ import { Batched } from './batched';
 import { retryTransientConflicts } from './db-errors';
 import { currentTraceContext, type TraceContext } from './observability/tracing';
 import { inTransaction } from './transaction';
-import { ridingMarks } from './outbox';
+import { outboxInsertFrom, publishStatementEvents, ridingMarks, statementEvents } from './outbox';
+import type { StatementEvent } from './one-statement';
 
 /**
  * An event consumer of a service: its effect per event (`handle`), per batch (`handleBatch`) for a
@@ -88,6 +89,8 @@ export type InboxHandlerDef = {
  */
 export interface PlannedStore {
   writes: ReadonlyArray<SqlStatement & { rows: number }>;
+  /** Events the batch announces: their outbox rows are written by the same statement, and published once it committed. */
+  events?: ReadonlyArray<StatementEvent>;
   /** Called once the statement committed. */
   stored?(): void;
 }
@@ -291,17 +294,20 @@ class InboxBatches {
     const { recorded } = this.inboxRows(fresh);
     const writes = store.writes.map((w, i) => ({ ...w, name: `planned${i + 1}` }));
     const counts = [`(select count(*) from recorded) = ?`, ...writes.map((w) => `(select count(*) from ${w.name}) = ?`)];
+    const announced = statementEvents(store.events ?? []);
+    const outbox = announced.rows.length ? outboxInsertFrom('?', [JSON.stringify(announced.rows)]) : undefined;
     // Marks of this service's events published earlier ride along (outbox.ts, ridingMarks).
     const marks = ridingMarks(this.db);
     try {
       await this.db.raw(
         `with ${pending.sql}, recorded as (${recorded.sql} returning 1)${writes.map((w) => `, ${w.name} as (${w.sql})`).join('')}
-         ${marks ? `, ${marks.cte.sql}` : ''}
+         ${outbox ? `, announced as (${outbox.sql})` : ''}${marks ? `, ${marks.cte.sql}` : ''}
          select ${AS_PLANNED_CHECK}(${counts.join(' and ')})`,
         [
           ...pending.bindings,
           ...recorded.bindings,
           ...writes.flatMap((w) => w.bindings),
+          ...(outbox?.bindings ?? []),
           ...(marks?.cte.bindings ?? []),
           fresh.length,
           ...writes.map((w) => w.rows),
@@ -312,6 +318,7 @@ class InboxBatches {
       throw err;
     }
     marks?.kept();
+    publishStatementEvents(this.db, announced.envelopes, announced.trace);
     store.stored?.();
   }
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@bo/contracts';
 import { createDb, migrate, type Knex } from '../src/db';
-import { inboxSubscription } from '../src/inbox';
+import { asPlannedCheckMigration, inboxSubscription } from '../src/inbox';
+import { statementEvent } from '../src/one-statement';
 import { createLogger } from '../src/logger';
 import { runtimeMigrations } from '../src/runtime-migrations';
 import { createTestDatabase, type TestDatabase } from '@bo/testkit';
+import { z } from 'zod';
 
 const log = createLogger('test', 'silent');
 
@@ -19,6 +21,7 @@ describe('inbox', () => {
     await migrate(db, 'svc', runtimeMigrations);
     await db.raw('create table svc.effects (event_id uuid not null, n int not null)');
     await db.raw('create table svc.tallies (id int primary key, n int not null check (n <> 13))');
+    await db.transaction((trx) => asPlannedCheckMigration('as planned').up(trx, 'svc'));
     db.on('query', (q: { sql: string }) => statements.push(q.sql));
   });
   beforeEach(async () => {
@@ -242,6 +245,55 @@ describe('inbox', () => {
       );
       await expect(sub.handler(event(1), { attempt: 1 })).rejects.toThrow('may not start with WITH');
       expect(await recorded('c.with')).toBe(0);
+    });
+  });
+  describe('a consumer that plans its store (load, then one statement)', () => {
+    const counted = { type: 'thing.counted', summary: 'A thing was counted.', data: z.object({ n: z.number() }) };
+    /** Stores each event's `n` as a tally and announces it; `rows`: the count its plan holds the insert to. */
+    const planned = (name: string, rows: (ns: number[]) => number) =>
+      inboxSubscription(
+        {
+          name,
+          events: ['thing.happened'],
+          load: () => ({ sql: 'select 1 as one', bindings: [] }),
+          store: (events) => {
+            const ns = events.map((e) => (e.data as { n: number }).n);
+            return {
+              writes: [
+                {
+                  sql: 'insert into tallies (id, n) select n, n from unnest(?::int[]) as n on conflict (id) do nothing returning 1',
+                  bindings: [ns],
+                  rows: rows(ns),
+                },
+              ],
+              events: events.map((e) => statementEvent(counted, e.org_id, { n: (e.data as { n: number }).n })),
+            };
+          },
+        },
+        db,
+        log,
+      );
+    const announced = async () =>
+      (await db('outbox').where({ type: 'thing.counted' })).map((r: { envelope: { data: { n: number } } }) => r.envelope.data.n);
+    const tallies = async () => (await db('tallies').orderBy('id')).map((r: { n: number }) => r.n);
+    beforeEach(() => db('outbox').delete());
+
+    it('writes the events it announces in the statement that stores its writes and inbox rows', async () => {
+      const sub = planned('c.planned', (ns) => ns.length);
+      await sub.handler(event(3), { attempt: 1 });
+      expect(await tallies()).toEqual([3]);
+      expect(await announced()).toEqual([3]);
+      expect(begins()).toBe(0);
+      expect(statements.filter((s) => /insert into outbox/i.test(s) && /insert into tallies/i.test(s))).toHaveLength(1);
+    });
+
+    it('leaves no event of a store whose counts were not as planned', async () => {
+      // A tally there already: the insert writes nothing, so its count differs from the plan's, each time.
+      await db('tallies').insert({ id: 9, n: 9 });
+      const sub = planned('c.planned-stale', (ns) => ns.length);
+      await expect(sub.handler(event(9), { attempt: 1 })).rejects.toThrow();
+      expect(await announced()).toEqual([]);
+      expect(await db('inbox').where({ consumer: 'c.planned-stale' })).toEqual([]);
     });
   });
 });

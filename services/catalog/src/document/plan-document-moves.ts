@@ -7,8 +7,9 @@ import { computeAdjustment } from '../stock/adjustment';
 import type { DocumentToMove, Unmoved } from './decide-document-stock';
 
 /**
- * What a batch's moves are decided on, read under the lock of every product the batch names
- * (document-stock.consumer.ts loadMoves): the products, the moves their documents made already, the
+ * What a batch's moves are decided on, read in one statement (document-stock.consumer.ts
+ * loadDocumentStock; its store then holds each product to the stock version read, or the read follows
+ * the products' locks): the products, the moves their documents made already, the
  * locations the lines name, each organization's default location, every quantity of the products,
  * ids drawn for the moves, and the transaction's time (the moves' created_at).
  */
