@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@bo/contracts';
-import { applyInboxBatch, createLogger } from '@bo/runtime';
+import { applyInboxBatch, createLogger, NotAsDecided, storeAlone } from '@bo/runtime';
 import * as testing from '@bo/testkit';
 import { ledgerConsumer } from '../src/ledger/ledger.consumer';
+import { toPartnerRecord } from '../src/partner/partner.record';
+import { partnerDeleteAlone, readDeleteTarget } from '../src/partner/partner.repository';
 import { makePng } from '../../../tests/support/png';
 import { partnersService } from '../src/service';
 import { cancelledData, convertedData, paymentData, validatedData } from './ledger-events';
@@ -573,6 +575,53 @@ describe('partners service over PostgreSQL and RabbitMQ', () => {
       documents.set('sales', 1, p.id, { open_documents: 0, active_contracts: 0, documents: [] });
       documents.set('invoicing', 1, p.id, { open_documents: 0, active_contracts: 0, documents: [] });
       body(await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id }));
+    });
+
+    it('stores a delete decided on an unlocked read only while the partner is as read and the fence stands', async () => {
+      const later = Date.now() + 60_000;
+      const moved = await create({ partnername: 'Moved Co' });
+      const read = (await readDeleteTarget(svc.db, 1, moved.id))!;
+      expect(read).toEqual({ version: expect.any(String), balances: [] });
+      // The ledger rewrote its figures meanwhile (every balance move does): the delete stores nothing.
+      await svc.db('partners').where({ id: moved.id }).update({ balance: '0' });
+      const write = (id: number, version: string, commitBy: number) => ({
+        ...partnerDeleteAlone(1, id, { version, userId: 'u1', commitBy }),
+        events: [],
+        reply: {},
+      });
+      const answer = { ok: true as const, status: 200, body: {} };
+      await expect(storeAlone(svc.db, write(moved.id, read.version, later), undefined, answer)).rejects.toBeInstanceOf(NotAsDecided);
+      // Past the fence the document services hold, it stores nothing either, whatever it read.
+      const late = await create({ partnername: 'Late Co' });
+      const lateRead = (await readDeleteTarget(svc.db, 1, late.id))!;
+      await expect(storeAlone(svc.db, write(late.id, lateRead.version, Date.now() - 1), undefined, answer)).rejects.toBeInstanceOf(
+        NotAsDecided,
+      );
+      expect(await svc.db('partners').whereIn('id', [moved.id, late.id]).whereNotNull('deleted_at')).toEqual([]);
+    });
+
+    it('deletes in one statement, its event the record as stored', async () => {
+      const seen = await svc.collect(['partners.partner.deleted']);
+      const p = await create({ partnername: 'Gone Co', phone: '1' });
+      const statements: string[] = [];
+      const count = (q: { sql: string }) => statements.push(q.sql);
+      svc.db.on('query', count);
+      try {
+        body(await svc.call('partners.partner.delete', { action: 'delete', partner_id: p.id }));
+      } finally {
+        svc.db.off('query', count);
+      }
+      const writes = statements.filter((sql) => /update\s+"?partners"?/i.test(sql));
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toMatch(/insert into outbox/);
+      expect(statements.some((sql) => /^(begin|commit)/i.test(sql))).toBe(false);
+      const row = await svc.db('partners').where({ id: p.id }).first();
+      expect(row).toMatchObject({ deleted_at: expect.any(Date), version: 2 });
+      await waitFor(() => seen.some((e) => e.data['id'] === p.id));
+      // What the record keeps, and what the locked way's event (toPartnerRecord of the row) carries.
+      const data = seen.find((e) => e.data['id'] === p.id)!.data;
+      expect(data).toEqual(JSON.parse(row.record_json));
+      expect(data).toEqual(toPartnerRecord(row));
     });
   });
 

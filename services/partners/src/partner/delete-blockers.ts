@@ -1,5 +1,6 @@
 import type { partners } from '@bo/contracts';
 import { amountText, dec, Money, type DecimalLike } from '@bo/kernel';
+import { partnerRefusals } from './partner-refusals';
 
 type OpenDocuments = partners.OpenDocumentsReply;
 
@@ -35,4 +36,19 @@ export function deleteBlockers(
     reasons.push(`it has ${contractCount} active recurring contract${contractCount === 1 ? '' : 's'}: ${names.join(', ')}${more}`);
   }
   return reasons.length ? `Partner ${partnerId} cannot be deleted: ${reasons.join('; ')}` : undefined;
+}
+
+/**
+ * A partner's delete decided on the partner as found (null: not there, or deleted already), its
+ * balances and what each document service answered: `delete`, or it throws the refusal.
+ */
+export function decidePartnerDelete(
+  partnerId: number,
+  found: { balances: ReadonlyArray<{ currency: string; balance: DecimalLike }> } | null,
+  answers: readonly OpenDocuments[],
+): 'delete' {
+  if (!found) throw partnerRefusals.partnerNotFound(partnerId);
+  const blocked = deleteBlockers(partnerId, found.balances, answers);
+  if (blocked) throw partnerRefusals.deleteBlocked(blocked);
+  return 'delete';
 }

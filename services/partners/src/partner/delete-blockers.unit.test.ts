@@ -1,4 +1,4 @@
-import { deleteBlockers } from './delete-blockers';
+import { decidePartnerDelete, deleteBlockers } from './delete-blockers';
 
 const none = { message: '', open_documents: 0, active_contracts: 0, documents: [] };
 const inEur = (balance: string) => [{ currency: 'EUR', balance }];
@@ -44,5 +44,25 @@ describe('partner delete blockers', () => {
     expect(deleteBlockers(9, inEur('0'), [sales, invoicing])).toBe(
       'Partner 9 cannot be deleted: it has 4 open documents: QUO-00001 (sent), INV-00004 (draft), INV-00005 (open) and 1 more; it has 1 active recurring contract: INV-00006 (active)',
     );
+  });
+});
+
+describe('partner delete decision', () => {
+  it('given a partner found with nothing owed and nothing open, then it is deleted', () => {
+    expect(decidePartnerDelete(3, { balances: inEur('0') }, [none, none])).toBe('delete');
+  });
+
+  it('given no such partner (or one deleted already), then it is not found', () => {
+    expect(() => decidePartnerDelete(3, null, [none])).toThrow(
+      expect.objectContaining({ refusal: 'partners.partnerNotFound', code: 'not_found', message: 'Partner 3 not found' }),
+    );
+  });
+
+  it('given a balance or an open document, then the delete is refused on partner_id, naming why', () => {
+    const blocked = (message: string | RegExp) =>
+      expect.objectContaining({ refusal: 'partners.deleteBlocked', code: 'validation_failed', message: expect.stringMatching(message) });
+    expect(() => decidePartnerDelete(3, { balances: inEur('5') }, [none])).toThrow(blocked('its balance is 5.00, not zero'));
+    const open = { ...none, open_documents: 1, documents: [{ kind: 'invoice' as const, number: 'INV-1', status: 'validated' }] };
+    expect(() => decidePartnerDelete(3, { balances: [] }, [open])).toThrow(blocked(/it has 1 open document: INV-1 \(validated\)/));
   });
 });

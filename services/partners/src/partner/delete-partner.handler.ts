@@ -1,10 +1,9 @@
 import { partners } from '@bo/contracts';
-import { AppError, commitOnlyBefore, handler, recordEvent, type BaseConfig } from '@bo/runtime';
-import { deleteBlockers } from './delete-blockers';
+import { AppError, commitOnlyBefore, filledIn, handler, recordEvent, statementEvent, unlessRefused, type BaseConfig } from '@bo/runtime';
+import { decidePartnerDelete } from './delete-blockers';
 import { askOpenDocuments } from './open-documents';
 import { toPartnerRecord } from './partner.record';
-import { partnerRefusals } from './partner-refusals';
-import { balancesOf, findLivePartner, markPartnerDeleted } from './partner.repository';
+import { balancesOf, findLivePartner, markPartnerDeleted, partnerDeleteAlone, readDeleteTarget } from './partner.repository';
 
 /**
  * Soft delete: the partner leaves lists and lookups; its ledger and documents keep pointing at it.
@@ -16,19 +15,32 @@ import { balancesOf, findLivePartner, markPartnerDeleted } from './partner.repos
  * with a fence (docs/partners.md "Delete rules"): each service that still has nothing open refuses
  * new documents for the partner until the fence passes, and the delete commits well before that or
  * not at all. A document created meanwhile is either counted (the delete is refused) or refused.
+ *
+ * Then, as a rule, read → decide (decidePartnerDelete) → store as one statement (`alone`): the
+ * partner marked deleted only while it is the row read and the fence still stands. When it moved
+ * meanwhile, or the request is to be refused, the usual way decides under the partner's lock (`apply`).
  */
 export const deletePartnerHandler = handler(partners.deletePartner, {
   gather: async (req, ctx) => {
     const before = await findLivePartner(ctx.db, ctx.orgId, req.partner_id);
-    refuseIfBlocked(deleteBlockers(before.id, await balancesOf(ctx.db, before), await askOpenDocuments(ctx, req.partner_id)));
+    decidePartnerDelete(before.id, { balances: await balancesOf(ctx.db, before) }, await askOpenDocuments(ctx, req.partner_id));
     const { fenceMs, commitWithinMs } = deleteFence(ctx.config);
     const asked = Date.now();
     const open = await askOpenDocuments(ctx, req.partner_id, fenceMs);
     return { open, commitBy: asked + commitWithinMs };
   },
+  alone: async (req, ctx, { open, commitBy }) => {
+    const read = await readDeleteTarget(ctx.db, ctx.orgId, req.partner_id);
+    if (unlessRefused(() => decidePartnerDelete(req.partner_id, read, open)) !== 'delete') return undefined;
+    return {
+      ...partnerDeleteAlone(ctx.orgId, req.partner_id, { version: read!.version, userId: ctx.userId ?? null, commitBy }),
+      events: [statementEvent(partners.partnerDeleted, ctx.orgId, filledIn())],
+      reply: { message: 'Partner deleted successfully' },
+    };
+  },
   apply: async (req, ctx, { open, commitBy }) => {
     const current = await findLivePartner(ctx.db, ctx.orgId, req.partner_id, { lock: true });
-    refuseIfBlocked(deleteBlockers(current.id, await balancesOf(ctx.db, current), open));
+    decidePartnerDelete(current.id, { balances: await balancesOf(ctx.db, current) }, open);
     const row = await markPartnerDeleted(ctx.db, current.id, ctx.userId ?? null);
     await recordEvent(ctx.db, partners.partnerDeleted, ctx.orgId, toPartnerRecord(row));
     // The last step: the runtime's COMMIT follows at once, with the recorded reply.
@@ -53,8 +65,4 @@ export const deletePartnerHandler = handler(partners.deletePartner, {
  */
 export function deleteFence(config: Pick<BaseConfig, 'RPC_TIMEOUT_MS'>): { fenceMs: number; commitWithinMs: number } {
   return { fenceMs: 4 * config.RPC_TIMEOUT_MS, commitWithinMs: 2 * config.RPC_TIMEOUT_MS };
-}
-
-function refuseIfBlocked(blocked: string | undefined): void {
-  if (blocked) throw partnerRefusals.deleteBlocked(blocked);
 }

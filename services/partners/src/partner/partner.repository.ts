@@ -177,6 +177,52 @@ export function partnerEditAlone(
   };
 }
 
+/**
+ * The live partner a delete decides on, read with no lock in one statement: its version as the store
+ * checks it (`xmin`: every move of its balances rewrites its figures, so changes it) and its balance
+ * in each currency; null when it is not there.
+ */
+export async function readDeleteTarget(
+  db: Knex,
+  orgId: number,
+  partnerId: number,
+): Promise<{ version: string; balances: Array<{ currency: string; balance: string }> } | null> {
+  const { rows } = await db.raw<{ rows: Array<{ version: string; balances: Array<{ currency: string; balance: string }> }> }>(
+    `select p.xmin::text as version,
+            coalesce((select json_agg(json_build_object('currency', b.currency, 'balance', b.balance::text) order by b.currency)
+                        from partner_balances b where b.org_id = p.org_id and b.partner_id = p.id), '[]') as balances
+       from partners p where p.org_id = ? and p.id = ? and p.deleted_at is null`,
+    [orgId, partnerId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * The store of a delete decided on an unlocked read (readDeleteTarget), as a one-statement write: the
+ * partner marked deleted only while it is the row read (a balance moved since fails it), and only
+ * while the fence the document services hold stands (`commitBy`, epoch milliseconds); the record
+ * PostgreSQL keeps for it filled in as the event's `data`. Otherwise nothing stays and the usual
+ * way decides under the partner's lock.
+ */
+export function partnerDeleteAlone(
+  orgId: number,
+  partnerId: number,
+  read: { version: string; userId: string | null; commitBy: number },
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  return {
+    parts: [
+      {
+        sql: `update partners set deleted_at = now(), version = version + 1, updated_by = ?, updated_at = now()
+               where org_id = ? and id = ? and deleted_at is null and xmin::text = ?
+               returning record_json`,
+        bindings: [read.userId, orgId, partnerId, read.version],
+      },
+    ],
+    expects: `(select count(*) from store1) = 1 and clock_timestamp() < to_timestamp(${Number(read.commitBy) / 1000})`,
+    fills: [{ key: 'data', sql: '(select record_json from store1)' }],
+  };
+}
+
 /** Soft-deletes a partner, adding one to its version, and returns its row as deleted. */
 export async function markPartnerDeleted(db: Knex, partnerId: number, userId: string | null): Promise<PartnerRow> {
   const [row] = await db<PartnerRow>('partners')
