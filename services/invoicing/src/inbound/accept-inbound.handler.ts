@@ -1,16 +1,26 @@
 import { invoicing } from '@bo/contracts';
 import { readEInvoice } from '@bo/documents';
-import { handler, recordEvent } from '@bo/runtime';
+import { filledIn, handler, recordEvent, statementEvent, unlessRefused } from '@bo/runtime';
+import { decideNewInvoice, newInvoiceRows } from '../invoice/decide-new-invoice';
+import { createdEvent } from '../invoice/invoice.writer';
 import { makeBill, planBill } from './bill-plan';
+import { decideAcceptance } from './decide-acceptance';
 import { acceptChoices, productKeys } from './import-plan';
 import { inboundRefusals } from './inbound-refusals';
-import { inboundById, markBillCreated, rememberProductMapping, toInboundRecord } from './inbound.repository';
+import { acceptanceAlone, inboundById, markBillCreated, readAcceptance, rememberProductMapping } from './inbound.repository';
 
 /**
  * Accept: an import held for review, decided again with the reviewer's choices (the supplier, a
  * product per line). What still does not hold is a 400 naming it, and nothing changes; else the bill
  * is made by the invoice creation's writer, and each chosen product is kept in the supplier's product
  * mapping under the line's seller item id and standard id, so the supplier's next document matches.
+ *
+ * The bill is planned in gather (it asks catalog and the partners). Then read → decide → store, as a
+ * rule as one statement (`alone`): the import read with no lock and the bill's ids drawn, the accept
+ * judged (decideAcceptance) and the bill decided as a create decides it (decideNewInvoice), and the
+ * bill, the mapping and the import's close stored together, the import only while it is the row read.
+ * A fence on the supplier, a number taken, an import changed meanwhile or a refusal is judged again
+ * under the import's lock (`apply`).
  */
 export const acceptInboundHandler = handler(invoicing.acceptInbound, {
   gather: async (req, ctx) => {
@@ -36,24 +46,29 @@ export const acceptInboundHandler = handler(invoicing.acceptInbound, {
     const mapping = [...byKey].map(([key, product]) => ({ key, product }));
     return { bill: plan.bill, mapping };
   },
+  alone: async (req, ctx, { bill, mapping }) => {
+    const loaded = await readAcceptance(ctx.db, ctx.orgId, req.id, bill.lines.length);
+    const accepted = loaded && unlessRefused(() => decideAcceptance(loaded.row, req.id, bill));
+    const plan = accepted && unlessRefused(() => decideNewInvoice(ctx.orgId, bill.values, bill.lines, bill.defaults));
+    if (!loaded || !accepted || !plan) return undefined;
+    const made = newInvoiceRows(plan, loaded.drawn, plan.supplied ?? filledIn<string>());
+    const acceptance = accepted(made.row.id);
+    return {
+      ...acceptanceAlone(plan, made, { inbound: acceptance.inbound, read: loaded.read, mapping }),
+      events: [
+        statementEvent(invoicing.invoiceCreated, ctx.orgId, createdEvent(made.row)),
+        statementEvent(invoicing.inboundBillCreated, ctx.orgId, acceptance.event),
+      ],
+      reply: acceptance.reply,
+    };
+  },
   apply: async (req, ctx, { bill, mapping }) => {
-    const row = await inboundById(ctx.db, ctx.orgId, req.id, { lock: true });
-    if (!row) throw inboundRefusals.importNotFound(req.id);
-    if (row.status !== 'needs_review') throw inboundRefusals.acceptOfUnreviewableImport(row.id, row.status);
+    const accepted = decideAcceptance(await inboundById(ctx.db, ctx.orgId, req.id, { lock: true }), req.id, bill);
     await rememberProductMapping(ctx.db, ctx.orgId, bill.partnerId, mapping);
     const { id: invoiceId } = await makeBill(ctx, bill);
-    await markBillCreated(ctx.db, row.id, bill.partnerId, invoiceId, bill.notes);
-    const stored = (await inboundById(ctx.db, ctx.orgId, row.id))!;
-    await recordEvent(ctx.db, invoicing.inboundBillCreated, ctx.orgId, {
-      inbound_id: stored.id,
-      status: stored.status,
-      syntax: stored.syntax,
-      invoice_number: stored.invoice_number,
-      issue_date: stored.issue_date,
-      partner_id: stored.partner_id,
-      invoice_id: stored.invoice_id,
-      sha256: stored.sha256.trim(),
-    });
-    return { message: 'Bill created', inbound: toInboundRecord(stored) };
+    const acceptance = accepted(invoiceId);
+    await markBillCreated(ctx.db, req.id, bill.partnerId, invoiceId, bill.notes);
+    await recordEvent(ctx.db, invoicing.inboundBillCreated, ctx.orgId, acceptance.event);
+    return acceptance.reply;
   },
 });

@@ -1,6 +1,9 @@
 import type { invoicing } from '@bo/contracts';
 import type { ReceivedInvoice } from '@bo/documents';
 import type { Knex, OneStatementWrite } from '@bo/runtime';
+import type { NewInvoiceDrawn, NewInvoicePlan } from '../invoice/decide-new-invoice';
+import type { InvoiceRow, LineRow } from '../invoice/invoice.record';
+import { newInvoiceDraws, newInvoiceDrawn, newInvoicePartsAlone } from '../invoice/invoice.repository';
 
 type InboundRecord = invoicing.InboundRecord;
 
@@ -258,6 +261,74 @@ export async function rememberProductMapping(
     .insert(mapping.map((m) => ({ org_id: orgId, partner_id: partnerId, product_key: m.key, product_id: m.product })))
     .onConflict(['org_id', 'partner_id', 'product_key'])
     .merge(['product_id']);
+}
+
+/**
+ * What an accept decides on, read with no lock in one statement: the import with its xmin as read,
+ * and the ids and time its bill of `lines` lines takes (newInvoiceDraws); undefined when the
+ * organization has no import of that id.
+ */
+export async function readAcceptance(
+  db: Knex,
+  orgId: number,
+  id: number,
+  lines: number,
+): Promise<(InboundAsRead & { drawn: NewInvoiceDrawn }) | undefined> {
+  const draws = newInvoiceDraws(lines);
+  const { rows } = await db.raw<{ rows: Array<InboundRow & { read_version: string; drawn: unknown }> }>(
+    `select ${COLUMNS.join(', ')}, to_char(issue_date, 'YYYY-MM-DD') as issue_date, xmin::text as read_version, ${draws.sql} as drawn
+       from inbound_documents where org_id = ? and id = ?`,
+    [...draws.bindings, orgId, id],
+  );
+  const found = rows[0];
+  if (!found) return undefined;
+  const { read_version: read, drawn, ...row } = found;
+  return { row, read, drawn: newInvoiceDrawn(drawn) };
+}
+
+/**
+ * An accept decided on an unlocked read (readAcceptance) as one statement (one-statement.ts): the
+ * bill as a create stores it (newInvoicePartsAlone: the supplier's delete fence checked, the number
+ * taken), then, once it was written, the reviewer's products kept in the supplier's mapping and the
+ * import closed, only while it is still the row read. `expects` holds when all of it was written;
+ * otherwise nothing stays and the usual way decides under the import's lock.
+ */
+export function acceptanceAlone(
+  plan: NewInvoicePlan,
+  bill: { row: InvoiceRow; lines: readonly LineRow[] },
+  accepted: { inbound: InboundRow; read: string; mapping: ReadonlyArray<{ key: string; product: number }> },
+): Pick<OneStatementWrite, 'parts' | 'expects' | 'fills'> {
+  const { inbound } = accepted;
+  const made = newInvoicePartsAlone(plan, bill, inbound.partner_id);
+  const parts = [...made.parts];
+  if (accepted.mapping.length)
+    parts.push({
+      sql: `insert into inbound_product_map (org_id, partner_id, product_key, product_id)
+            select ?::int, ?::int, m.key, m.product from ${made.inserted}, unnest(?::text[], ?::int[]) as m(key, product)
+            on conflict (org_id, partner_id, product_key) do update set product_id = excluded.product_id`,
+      bindings: [inbound.org_id, inbound.partner_id, accepted.mapping.map((m) => m.key), accepted.mapping.map((m) => m.product)],
+    });
+  parts.push({
+    sql: `update inbound_documents d set status = ?, partner_id = ?::int, invoice_id = ?::int, review_reasons = ?::jsonb, notes = ?::jsonb,
+                 updated_at = now()
+            from ${made.inserted}
+           where d.org_id = ? and d.id = ? and d.xmin::text = ? returning d.id`,
+    bindings: [
+      inbound.status,
+      inbound.partner_id,
+      inbound.invoice_id,
+      JSON.stringify(inbound.review_reasons),
+      JSON.stringify(inbound.notes),
+      inbound.org_id,
+      inbound.id,
+      accepted.read,
+    ],
+  });
+  return {
+    parts,
+    expects: `${made.expects} and (select count(*) from store${parts.length}) = 1`,
+    ...(made.fills ? { fills: made.fills } : {}),
+  };
 }
 
 /** The import made its bill: its supplier, bill and notes named, nothing left to review. */
