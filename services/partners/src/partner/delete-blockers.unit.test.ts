@@ -62,7 +62,11 @@ describe('partner delete decision', () => {
     const blocked = (message: string | RegExp) =>
       expect.objectContaining({ refusal: 'partners.deleteBlocked', code: 'validation_failed', message: expect.stringMatching(message) });
     expect(() => decidePartnerDelete(3, { balances: inEur('5') }, [none])).toThrow(blocked('its balance is 5.00, not zero'));
-    const open = { ...none, open_documents: 1, documents: [{ kind: 'invoice' as const, number: 'INV-1', status: 'validated' }] };
+    const open = {
+      ...none,
+      open_documents: 1,
+      documents: [{ kind: 'invoice' as const, id: 1, number: 'INV-1', type: 'invoiceout', status: 'validated' }],
+    };
     expect(() => decidePartnerDelete(3, { balances: [] }, [open])).toThrow(blocked(/it has 1 open document: INV-1 \(validated\)/));
   });
 });
