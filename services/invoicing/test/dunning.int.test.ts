@@ -213,10 +213,11 @@ describe('invoicing service: dunning', () => {
       text: 'held by the test',
     });
     const racing = Promise.all([run('2026-02-21'), run('2026-02-21')]);
+    // With no fee invoice to post, each run's insert is a part of its one statement (`with … insert into dunning_letters …`).
     await testing.waitUntil(async () => {
       const { rows } = await svc.db.raw<{ rows: Array<{ waiting: number }> }>(
         `select count(*)::int as waiting from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into%dunning_letters%'`,
+          where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into%dunning_letters%'`,
       );
       return rows[0]!.waiting >= 2;
     });

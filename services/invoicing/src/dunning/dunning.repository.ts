@@ -1,6 +1,6 @@
 import type { invoicing } from '@bo/contracts';
 import { formatDate, formatDateTime, formatDateTimeSql, toNumber } from '@bo/kernel';
-import { selectPage, type Knex, type OneStatementWrite, type PageRequest } from '@bo/runtime';
+import { selectPage, type Knex, type OneStatementWrite, type PageRequest, type StorePart } from '@bo/runtime';
 import type { Dispute, DisputeState } from './decide-dispute';
 import type { DunningLetterPlan, DunningLevel, FeePosting, InterestSetting, OverdueInvoice } from './decide-dunning';
 import { FEE_ACCOUNT, feeTaxOf, type FeeTax } from './fee-invoice';
@@ -107,16 +107,7 @@ export async function readDunningSetup(db: Knex, orgId: number): Promise<{ setup
  * deleted. `store` null (a listing) writes nothing and checks the same.
  */
 export function levelsAlone(orgId: number, store: DunningSetup | null, read: string | null): Pick<OneStatementWrite, 'parts' | 'expects'> {
-  if (!store)
-    return {
-      parts: [
-        {
-          sql: 'select (select xmin::text from dunning_settings where org_id = ?) is not distinct from ?::text as unchanged',
-          bindings: [orgId, read],
-        },
-      ],
-      expects: '(select unchanged from store1)',
-    };
+  if (!store) return { parts: [setupUnchanged(orgId, read)], expects: '(select unchanged from store1)' };
   const s = store.settings;
   const values = [s.reference_rate, s.points, s.post_fees, s.fee_tax === null ? null : JSON.stringify(s.fee_tax), s.fee_account];
   const settings =
@@ -152,6 +143,17 @@ export function levelsAlone(orgId: number, store: DunningSetup | null, read: str
   };
 }
 
+/**
+ * A part answering `unchanged`: whether the organization's settings row is still the one read
+ * (readDunningSetup's `read`; none: still none), so the levels and settings a decision took stand.
+ */
+function setupUnchanged(orgId: number, read: string | null): StorePart {
+  return {
+    sql: 'select (select xmin::text from dunning_settings where org_id = ?) is not distinct from ?::text as unchanged',
+    bindings: [orgId, read],
+  };
+}
+
 /** Replaces the organization's levels and interest setting; the caller holds lockDunningSettings. */
 export async function saveLevels(db: Knex, orgId: number, levels: readonly DunningLevel[], settings: DunningSettings): Promise<void> {
   await db('dunning_levels').where({ org_id: orgId }).del();
@@ -172,6 +174,8 @@ export const levelRecord = (l: DunningLevel): invoicing.DunningLevelRecord => ({
 
 interface OverdueRow {
   id: number;
+  /** The invoice's xmin as read. */
+  read: string;
   partner_id: number;
   invoicenumber: string;
   currency: string;
@@ -187,7 +191,7 @@ interface OverdueRow {
  * The customer invoices open with something to pay and due before the day (bindings: the
  * organization, the day), each with the highest level sent for it, by partner then invoice.
  */
-const OVERDUE_SQL = `select i.id, i.partner_id, i.invoicenumber, coalesce(i.currency, '') as currency, i.dunning_disputed as disputed,
+const OVERDUE_SQL = `select i.id, i.xmin::text as read, i.partner_id, i.invoicenumber, coalesce(i.currency, '') as currency, i.dunning_disputed as disputed,
             i.tradeaccount,
             case when i.currency is distinct from i.accounting_currency then i.exchange_rate::text end as exchange_rate,
             to_char(i.invoicedue, 'YYYY-MM-DD') as due_date,
@@ -236,6 +240,117 @@ export async function loadDunningRun(
   );
   const row = rows[0]!;
   return { invoices: toOverdue(row.overdue, partners), setup: { levels: row.levels, settings: row.settings ?? DEFAULT_SETTINGS } };
+}
+
+/** What a reminder run decides on as read with no lock (readDunningRun), and what a store decided on it checks. */
+export interface DunningRunAsRead {
+  invoices: OverdueInvoice[];
+  setup: DunningSetup;
+  /** Each invoice's xmin as read, by invoice: a letter decided on it is stored only while the invoice is still that row. */
+  reads: ReadonlyMap<number, string>;
+  /** The settings row's xmin as read (readDunningSetup's `read`), null when it has none. */
+  setupRead: string | null;
+  /** Ids drawn for the letters to store (empty unless asked, `draw`). */
+  drawn: number[];
+}
+
+/**
+ * loadDunningRun with no lock, in one statement, with what a store decided on it checks: each
+ * invoice's xmin and the settings row's. With `draw`, it draws a letter id for each invoice read
+ * whose next level exists and has come and that is not disputed: a bound of the letters
+ * decideDunning can decide (it decides them; a blocked partner's invoice wastes its id), so a run
+ * that sends nothing draws none.
+ */
+export async function readDunningRun(
+  db: Knex,
+  orgId: number,
+  asOf: string,
+  partners: ReadonlyMap<number, { blocked: boolean }>,
+  opts: { draw: boolean },
+): Promise<DunningRunAsRead> {
+  const { rows } = await db.raw<{
+    rows: Array<{ overdue: OverdueRow[]; settings: DunningSettings | null; levels: DunningLevel[]; read: string | null; drawn: number[] }>;
+  }>(
+    `with o as (${OVERDUE_SQL})
+     select (select coalesce(json_agg(o order by o.partner_id, o.id), '[]') from o) as overdue,
+            ${SETTINGS_JSON} as settings, ${LEVELS_JSON} as levels,
+            (select s.xmin::text from dunning_settings s where s.org_id = ?) as read,
+            array(select nextval(pg_get_serial_sequence('dunning_letters', 'id'))::int
+                    from o join dunning_levels v on v.org_id = ? and v.level = o.last_level + 1
+                   where ?::boolean and not o.disputed and o.due_date::date + v.days_after_due <= ?::date) as drawn`,
+    [orgId, asOf, orgId, orgId, orgId, orgId, opts.draw, asOf],
+  );
+  const row = rows[0]!;
+  return {
+    invoices: toOverdue(row.overdue, partners),
+    setup: { levels: row.levels, settings: row.settings ?? DEFAULT_SETTINGS },
+    reads: new Map(row.overdue.map((r) => [r.id, r.read])),
+    setupRead: row.read,
+    drawn: row.drawn,
+  };
+}
+
+/** A letter decided on a run's read, with the id drawn for it and its invoice's xmin as read. */
+export interface LetterToStore {
+  id: number;
+  plan: DunningLetterPlan;
+  read: string;
+}
+
+/**
+ * A run decided on an unlocked read (readDunningRun) as one statement (one-statement.ts), only while
+ * what it decided on stands: the settings row is the one read (`store1`: the levels and settings),
+ * and each letter's invoice is the row read (not paid, disputed, cancelled or changed since). Each
+ * letter is inserted under its natural key (organization, invoice, level) with its drawn id
+ * (`store2`); `expects` holds only when every one was, so a letter another run holds already (a
+ * repeat, a twin on another replica), or any of the checks failing, leaves nothing, and the locked
+ * way stores and announces what is left to send, letter by letter. With no letters (a dry run, or
+ * nothing due) it writes nothing and checks the settings alone.
+ */
+export function lettersAlone(
+  orgId: number,
+  asOf: string,
+  letters: readonly LetterToStore[],
+  setupRead: string | null,
+): Pick<OneStatementWrite, 'parts' | 'expects'> {
+  const unchanged = setupUnchanged(orgId, setupRead);
+  if (!letters.length) return { parts: [unchanged], expects: '(select unchanged from store1)' };
+  const rows = letters.map(({ id, plan, read }) => ({
+    id,
+    invoice_id: plan.invoice_id,
+    partner_id: plan.partner_id,
+    level: plan.level,
+    due_date: plan.due_date,
+    currency: plan.currency,
+    due_amount: plan.due_amount,
+    days_overdue: plan.days_overdue,
+    fee: plan.fee,
+    interest_rate: plan.interest_rate,
+    interest: plan.interest,
+    total: plan.total,
+    text: plan.text,
+    read,
+  }));
+  return {
+    parts: [
+      unchanged,
+      {
+        sql: `insert into dunning_letters (id, org_id, invoice_id, partner_id, level, as_of, due_date, currency, due_amount, days_overdue,
+                                           fee, interest_rate, interest, total, text)
+              select l.id, ?, l.invoice_id, l.partner_id, l.level, ?::date, l.due_date, l.currency, l.due_amount, l.days_overdue,
+                     l.fee, l.interest_rate, l.interest, l.total, l.text
+                from jsonb_to_recordset(?::jsonb) as l(id int, invoice_id int, partner_id int, level int, due_date date, currency text,
+                                                       due_amount numeric, days_overdue int, fee numeric, interest_rate numeric,
+                                                       interest numeric, total numeric, text text, read text)
+               where (select unchanged from store1)
+                 and exists (select 1 from invoices i where i.org_id = ? and i.id = l.invoice_id and i.xmin::text = l.read)
+              on conflict (org_id, invoice_id, level) do nothing
+              returning id`,
+        bindings: [orgId, asOf, JSON.stringify(rows), orgId],
+      },
+    ],
+    expects: `(select unchanged from store1) and (select count(*) from store2) = ${letters.length}`,
+  };
 }
 
 /**

@@ -1,11 +1,23 @@
 import { invoicing, partners as partnerContracts } from '@bo/contracts';
 import { parseDateTime } from '@bo/kernel';
 import { assertNotFenced, readSettings } from '@bo/billing';
-import { AppError, CallError, handler, recordEvent, type ApplyContext, type HandlerContext } from '@bo/runtime';
+import { AppError, CallError, handler, recordEvent, statementEvent, type ApplyContext, type HandlerContext } from '@bo/runtime';
 import { insertInvoice } from '../invoice/invoice.writer';
 import { postInvoice, validationFacts, type ValidationFacts } from '../invoice/validate-invoice.handler';
-import { decideDunning, type DunningLetterPlan } from './decide-dunning';
-import { feesOf, insertLetter, interestOf, letterRecord, loadDunningRun, planRecord, setFeeInvoice } from './dunning.repository';
+import { decideDunning, type DunningDecision, type DunningLetterPlan, type OverdueInvoice } from './decide-dunning';
+import { lettersToStore, runReply, storedRecords } from './decide-run';
+import {
+  feesOf,
+  insertLetter,
+  interestOf,
+  letterRecord,
+  lettersAlone,
+  loadDunningRun,
+  planRecord,
+  readDunningRun,
+  setFeeInvoice,
+  type DunningSetup,
+} from './dunning.repository';
 import { feeInvoice, type FeeInvoicePlan } from './fee-invoice';
 
 /**
@@ -15,6 +27,16 @@ import { feeInvoice, type FeeInvoicePlan } from './fee-invoice';
  * replica) is not stored again and not sent again: only the run whose insert took it records
  * `invoicing.dunning.sent` and, with `post_fees`, makes and posts its fee invoice. `dry_run` answers
  * the letters and stores nothing.
+ *
+ * Load → decide → store, optimistic as a rule (`alone`): the invoices, setup and letter ids read
+ * with no lock (readDunningRun, one statement), and the letters with their events stored as one
+ * statement (lettersAlone), only while the levels and settings and each letter's invoice are the rows
+ * read and every letter's key was free; the reply and the events are the letters that statement
+ * stored, all of them. A dry run answers on the read, its statement checking the setup only. A run
+ * that posts fee invoices (lettersToStore: a letter carrying one) goes the locked way (`apply`): the
+ * invoice writer makes each and validate's code posts it, too composite for one statement. So does a
+ * run whose read went stale, or whose letter another run took meanwhile: `apply` stores what is left
+ * to send letter by letter, each under its natural key.
  */
 export const dunningRunHandler = handler(invoicing.dunningRun, {
   // Whether each partner with an overdue invoice is `dunning_blocked` is the partners service's to
@@ -48,20 +70,34 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
     }
     return { asOf, partners: blocked, fees };
   },
+  alone: async (req, ctx, { asOf, partners, fees }) => {
+    // Fee invoices to post (the gather asked what validating them needs): the locked way, with no read here.
+    if (fees.length) return undefined;
+    // Invoices of partners the gather did not look up (overdue only since) wait for the next run.
+    const dryRun = req.dry_run ?? false;
+    const read = await readDunningRun(ctx.db, ctx.orgId, asOf, new Map(partners), { draw: !dryRun });
+    const decision = decideRun(asOf, read);
+    // A letter carrying a fee invoice (decideDunning with post_fees, a fee due) sends the run the
+    // locked way (lettersToStore): the invoice writer makes it and validate's code posts it, in the
+    // transaction, too composite for one statement.
+    const letters = dryRun ? [] : lettersToStore(decision, read.drawn, read.reads);
+    if (!letters) return undefined;
+    const stored = storedRecords(letters, asOf);
+    return {
+      ...lettersAlone(ctx.orgId, asOf, letters, read.setupRead),
+      events: stored.map((record) => statementEvent(invoicing.dunningSent, ctx.orgId, record)),
+      reply: runReply(asOf, dryRun, dryRun ? decision.letters.map((plan) => planRecord(plan, asOf)) : stored, decision.skipped),
+    };
+  },
   apply: async (req, ctx, { asOf, partners, fees }) => {
     const db = ctx.db;
-    // Load → decide (decideDunning) → store. Invoices of partners the gather did not look up (overdue
-    // only since) wait for the next run. The store stays in the transaction: each letter is stored
-    // under its natural key, and a fee invoice is made and posted by the invoice writer and the
-    // validate operation's code (a batch too composite for one statement).
-    const { invoices, setup } = await loadDunningRun(db, ctx.orgId, asOf, new Map(partners));
-    const decision = decideDunning({
-      asOf,
-      levels: setup.levels,
-      interest: interestOf(setup.settings),
-      invoices,
-      fees: feesOf(setup.settings),
-    });
+    // Load → decide (decideDunning) → store, the locked way: a run posting fee invoices, or one whose
+    // read went stale or whose letter another run took meanwhile (`alone` stored nothing). Invoices of
+    // partners the gather did not look up (overdue only since) wait for the next run. The store stays
+    // in the transaction: each letter is stored under its natural key, and a fee invoice is made and
+    // posted by the invoice writer and the validate operation's code (a batch too composite for one
+    // statement).
+    const decision = decideRun(asOf, await loadDunningRun(db, ctx.orgId, asOf, new Map(partners)));
     const dryRun = req.dry_run ?? false;
     const feeFacts = new Map(fees);
     const letters: invoicing.DunningLetterRecord[] = [];
@@ -77,15 +113,14 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
       await recordEvent(db, invoicing.dunningSent, ctx.orgId, record);
       letters.push(record);
     }
-    return {
-      message: `${letters.length} reminder letter(s) ${dryRun ? 'would be sent' : 'sent'} as of ${asOf}`,
-      as_of: asOf,
-      dry_run: dryRun,
-      letters,
-      skipped: decision.skipped,
-    };
+    return runReply(asOf, dryRun, letters, decision.skipped);
   },
 });
+
+/** The letters of a run on the invoices and setup loaded or read, with the setup's interest and fee posting. */
+function decideRun(asOf: string, { invoices, setup }: { invoices: OverdueInvoice[]; setup: DunningSetup }): DunningDecision {
+  return decideDunning({ asOf, levels: setup.levels, interest: interestOf(setup.settings), invoices, fees: feesOf(setup.settings) });
+}
 
 /**
  * What validating a partner's fee invoice asks elsewhere (validationFacts, as the validate operation
