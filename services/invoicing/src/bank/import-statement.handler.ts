@@ -93,11 +93,15 @@ export const importStatementHandler = handler(invoicing.importStatement, {
     for (const [i, row] of rows.entries()) {
       const decision = decisions[i]!;
       if (decision.kind === 'reconcile') {
-        await reconcileLine(ctx, row, {
-          kind: 'allocations',
-          partner: decision.partner,
-          allocations: [{ invoice_id: decision.invoice_id, amount: decision.amount.toFixed() }],
-        });
+        await reconcileLine(
+          ctx,
+          {
+            line_id: row.id,
+            partner: decision.partner,
+            allocations: [{ invoice_id: decision.invoice_id, amount: decision.amount.toFixed() }],
+          },
+          'at once',
+        );
         counts.reconciled++;
       } else {
         await setLineStatus(db, row.id, decision.status);
