@@ -1,6 +1,6 @@
 import { invoicing } from '@bo/contracts';
 import { currentTime } from '@bo/kernel';
-import { handler, recordEvent, statementEvent, unlessRefused, type ApplyContext, type StoreMoment } from '@bo/runtime';
+import { handler, recordEvent, statementEvent, unlessRefused, type ApplyContext } from '@bo/runtime';
 import { requireLivePartner, requirePartnerRole } from '@bo/billing';
 import type { ReplyOf } from '@bo/contracts';
 import { INVOICE_OF_DIRECTION } from '../domain/cash';
@@ -42,20 +42,15 @@ function payer(ctx: Pick<ApplyContext, 'orgId' | 'operationKey' | 'userId'>) {
   return { orgId: ctx.orgId, operationKey: ctx.operationKey ?? null, userId: ctx.userId ?? null };
 }
 
-/**
- * The payment's write, after the partner was checked. Bank reconciliation (bank/reconcile.ts) records
- * the payments of statement lines through it, storing `at once`: it goes on to write rows naming the
- * payment in the same transaction.
- */
-export async function recordPayment(
+/** The payment's write the locked way, after the partner was checked: load under the locks, decide, store with the commit. */
+async function recordPayment(
   ctx: Pick<ApplyContext, 'db' | 'orgId' | 'operationKey' | 'userId'>,
   req: NewPaymentRequest,
-  store: StoreMoment = 'with commit',
 ): Promise<ReplyOf<typeof invoicing.createPayment>> {
   const instant = currentTime();
   const state = await loadNewPayment(ctx.db, ctx.orgId, req, rateWindow(req.payment_date, instant));
   const plan = decideNewPayment(state, req, { ...payer(ctx), instant });
-  await storeNewPayment(ctx.db, plan, store);
+  await storeNewPayment(ctx.db, plan, 'with commit');
   await recordEvent(ctx.db, invoicing.paymentCreated, ctx.orgId, plan.event);
   return plan.reply;
 }
