@@ -1,12 +1,12 @@
 import type { invoicing } from '@bo/contracts';
 import { dec, type DecimalLike } from '@bo/kernel';
 import { selectPage, type Knex, type PageRequest, type StorePart } from '@bo/runtime';
-import { accountsFor, tradeMove, type JournalLine } from '../domain/journal';
-import { allocationLines, statusAfterSettlement, unconverted, valueOfStep, type BookedValue } from '../domain/cash';
+import { tradeMove, type JournalLine } from '../domain/journal';
+import { statusAfterSettlement, unconverted, type BookedValue } from '../domain/cash';
 import { drawnEntriesCtes, entryParts, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { toPaymentRecord, type AllocationRow, type BookedAllocation, type PaymentRow, type RefundRow } from './payment.record';
-import { documentStep } from './payment-values';
+import { planAllocations, type AllocationSource, type AllocationStep } from './plan-allocations';
 import { paymentRefusals } from './payment-refusals';
 
 /** The SQL of payments, allocations, refunds, voids and write-offs (their rows and replies: payment.record.ts). */
@@ -109,29 +109,18 @@ export async function lockDocuments(trx: Knex.Transaction, orgId: number, ids: r
 
 /**
  * Books allocations already judged (domain/cash.ts allocationRefusals) on documents locked by the
- * caller: one row each under the operation's natural key, each document's paid amount and status,
- * and, from a source whose credit sits on the books (`source.account`), an entry of its own (the
- * credit used, the document cleared, the realized exchange difference). Each row names the entry
- * that posted it, so the ledger replays it in posting order (ledger/ledger.ts); one booked from a
- * source on the books answers its entry's trade move (`trade_delta`, for its event).
+ * caller, as planAllocations plans them: one row each under the operation's natural key, each
+ * document's paid amount and status, and, from a source whose credit sits on the books
+ * (`source.account`), an entry of its own (the credit used, the document cleared, the realized
+ * exchange difference). Each row names the entry that posted it, so the ledger replays it in posting
+ * order (ledger/ledger.ts); one booked from a source on the books answers its entry's trade move
+ * (`trade_delta`, for its event).
  */
 export async function bookAllocations(
   trx: Knex.Transaction,
   args: {
     orgId: number;
-    /**
-     * `account`: the trade account the credit sits on, `value` what it is worth and how much of it is
-     * used up already; `account` null when the payment's own entry (`postedBy`) posted each part to its
-     * document's account.
-     */
-    source: {
-      payment_id: number | null;
-      credit_note_id: number | null;
-      account: string | null;
-      postedBy?: number;
-      value?: { item: BookedValue; used: DecimalLike };
-      reference: string;
-    };
+    source: AllocationSource;
     documents: ReadonlyMap<number, InvoiceRow>;
     /** What each document booked in the accounting currency (`bookedDocuments`). */
     booked: ReadonlyMap<number, BookedValue>;
@@ -143,71 +132,18 @@ export async function bookAllocations(
     settlesCredited?: boolean;
   },
 ): Promise<BookedAllocation[]> {
-  // Planned in order against the documents as each allocation leaves them (a second allocation to the
-  // same document steps on from the first's paid amount), then stored: the entries of a source on the
-  // books, their lines and the allocation rows in one statement, each document's paid amount and
-  // status in one update.
-  let used = dec(args.source.value?.used ?? 0);
-  const current = new Map<number, InvoiceRow>();
-  const planned: Array<{ row: PlannedAllocation; entry: EntryHeader | null; lines: JournalLine[] | null }> = [];
-  for (const [seq, a] of args.requested.entries()) {
-    // The caller locked every requested document: it is in the map.
-    const doc = (current.get(a.invoice_id) ?? args.documents.get(a.invoice_id)) as InvoiceRow;
-    const amount = journalAmount(dec(a.amount));
-    const settles = doc.invoicetype === 'invoicein' ? 'invoicein' : 'invoiceout';
-    let lines: JournalLine[] = [];
-    if (args.source.account !== null) {
-      const sourceItem = args.source.value?.item ?? unconverted(amount);
-      const from = { account: args.source.account, value: valueOfStep(sourceItem, used, used.plus(amount)) };
-      used = used.plus(amount);
-      const to = { account: accountsFor(doc.invoicetype, doc).trade, value: documentStep(doc, args.booked, amount) };
-      lines = allocationLines(settles, from, to);
-    }
-    planned.push({
-      row: {
-        org_id: args.orgId,
-        payment_id: args.source.payment_id,
-        credit_note_id: args.source.credit_note_id,
-        invoice_id: doc.id,
-        amount,
-        allocation_date: args.date,
-        // Posted by its own entry (drawn with it), else by the source's.
-        journal_entry_id: lines.length ? null : (args.source.postedBy ?? null),
-        operation_key: args.operationKey ?? null,
-        seq,
-        settles_credited: !!args.settlesCredited,
-      },
-      entry: lines.length
-        ? {
-            org_id: args.orgId,
-            invoice_id: doc.id,
-            payment_id: args.source.payment_id,
-            kind: 'allocation' satisfies CashEntryKind,
-            journalname: args.journal,
-            journaldate: args.date,
-            reference: `${args.source.reference} → ${doc.invoicenumber}`.slice(0, 64),
-          }
-        : null,
-      lines: args.source.account !== null ? lines : null,
-    });
-    const paid = dec(doc.amount_paid).plus(dec(amount));
-    current.set(doc.id, { ...doc, amount_paid: journalAmount(paid), invoicestatus: statusAfterSettlement(doc, paid) });
-  }
-  if (!planned.length) return [];
-  const inserted = await insertAllocations(trx, planned);
+  // Planned (planAllocations), then stored: the entries of a source on the books, their lines and the
+  // allocation rows in one statement, each document's paid amount and status in one update.
+  const { steps, settled } = planAllocations(args);
+  if (!steps.length) return [];
+  const inserted = await insertAllocations(trx, steps);
   const bySeq = new Map<number, AllocationRow>(inserted.map((r) => [Number(r.seq), r]));
-  await settleAll(trx, [...current.values()], args.documents);
-  return planned.map((p, seq) => {
+  await settleAll(trx, [...settled.values()], args.documents);
+  return steps.map((p, seq) => {
     const row = bySeq.get(seq) as AllocationRow;
     return p.lines !== null ? { ...row, trade_delta: tradeMove(p.lines) } : row;
   });
 }
-
-/** An allocation row as bookAllocations plans it; an allocation with an entry of its own gets its id drawn. */
-type PlannedAllocation = Pick<
-  AllocationRow,
-  'org_id' | 'payment_id' | 'credit_note_id' | 'invoice_id' | 'amount' | 'allocation_date' | 'journal_entry_id'
-> & { operation_key: string | null; seq: number; settles_credited: boolean };
 
 /**
  * Inserts the planned allocations and the entries that post them, in one statement: each entry
@@ -216,7 +152,7 @@ type PlannedAllocation = Pick<
  */
 async function insertAllocations(
   trx: Knex.Transaction,
-  planned: ReadonlyArray<{ row: PlannedAllocation; entry: EntryHeader | null; lines: JournalLine[] | null }>,
+  planned: readonly AllocationStep[],
 ): Promise<Array<AllocationRow & { seq: number }>> {
   const entries = planned.flatMap((p) => (p.entry && p.lines?.length ? [{ seq: p.row.seq, entry: p.entry, lines: p.lines }] : []));
   const ctes = entries.length
@@ -390,16 +326,6 @@ export async function paymentPage(
   if (filter.direction !== undefined) void filtered.where({ direction: filter.direction });
   if (filter.status !== undefined) void filtered.where({ status: filter.status });
   return selectPage<PaymentRow>(filtered.select('*'), page, (q) => q.orderBy('id', 'desc'));
-}
-
-/** Sets a locked payment's running totals (what it allocated, what it refunded); answers the row as stored. */
-export async function setPaymentTotals(
-  trx: Knex.Transaction,
-  paymentId: number,
-  totals: { allocated: string } | { refunded: string },
-): Promise<PaymentRow> {
-  const [row] = (await trx('payments').where({ id: paymentId }).update(totals).returning('*')) as PaymentRow[];
-  return row as PaymentRow;
 }
 
 /** Stores a refund; answers it as stored. */
