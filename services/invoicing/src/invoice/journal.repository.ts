@@ -113,8 +113,8 @@ function lineColumns(l: JournalLine) {
 }
 
 /**
- * Stores a journal entry and its lines, a document's or a cash entry's (payments/payment.repository.ts
- * postCashEntry, which may name a payment instead of an invoice), in one statement: an entry is
+ * Stores a journal entry and its lines, a document's or a cash entry's (which may name a payment
+ * instead of an invoice), in one statement: an entry is
  * posted by every validation and payment, and its lines need its id, which the statement hands them
  * itself instead of a round trip apart.
  */

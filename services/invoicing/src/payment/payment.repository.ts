@@ -3,7 +3,7 @@ import { dec, type DecimalLike } from '@bo/kernel';
 import { selectPage, type Knex, type PageRequest, type StorePart } from '@bo/runtime';
 import { tradeMove, type JournalLine } from '../domain/journal';
 import { statusAfterSettlement, unconverted, type BookedValue } from '../domain/cash';
-import { drawnEntriesCtes, entryParts, journalAmount, postEntry, type EntryHeader } from '../invoice/journal.repository';
+import { drawnEntriesCtes, entryParts, journalAmount, type EntryHeader } from '../invoice/journal.repository';
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { toPaymentRecord, type AllocationRow, type BookedAllocation, type PaymentRow, type RefundRow } from './payment.record';
 import { planAllocations, type AllocationSource, type AllocationStep } from './plan-allocations';
@@ -62,30 +62,6 @@ export function paymentParts(
         ]
       : []),
   ];
-}
-
-export type CashEntryKind = 'payment' | 'allocation' | 'refund' | 'void' | 'write_off';
-
-/**
- * Stores a cash entry (a payment, an allocation's transfer, a refund, a void, a write-off) and its
- * lines: it may name a payment instead of one invoice. An unbalanced entry is a bug and never reaches
- * the books. A payment's entry names `kind` `payment` and its one invoice where it has one, so the
- * invoice's balances show it among its pay journals as before.
- */
-export async function postCashEntry(
-  trx: Knex.Transaction,
-  entry: {
-    org_id: number;
-    invoice_id: number | null;
-    payment_id: number | null;
-    kind: CashEntryKind;
-    journalname: string;
-    journaldate: string;
-    reference: string;
-  },
-  lines: JournalLine[],
-): Promise<number> {
-  return postEntry(trx, entry, lines);
 }
 
 export async function findPayment(db: Knex, orgId: number, id: number, opts: { lock?: boolean } = {}): Promise<PaymentRow> {
@@ -326,41 +302,4 @@ export async function paymentPage(
   if (filter.direction !== undefined) void filtered.where({ direction: filter.direction });
   if (filter.status !== undefined) void filtered.where({ status: filter.status });
   return selectPage<PaymentRow>(filtered.select('*'), page, (q) => q.orderBy('id', 'desc'));
-}
-
-/** Stores a refund; answers it as stored. */
-export async function insertRefund(trx: Knex.Transaction, row: Record<string, Knex.Value>): Promise<RefundRow> {
-  const [refund] = (await trx('payment_refunds').insert(row).returning('*')) as RefundRow[];
-  return refund as RefundRow;
-}
-
-/** A payment's allocations still standing, in the order they were made. */
-export async function activeAllocationsOf(db: Knex, paymentId: number): Promise<AllocationRow[]> {
-  return db<AllocationRow>('payment_allocations').where({ payment_id: paymentId, status: 'active' }).orderBy('id');
-}
-
-/** Marks a payment voided by its reversal entry, with the allocations it voided; answers the payment as stored. */
-export async function markPaymentVoided(
-  trx: Knex.Transaction,
-  paymentId: number,
-  allocationIds: readonly number[],
-  reversal: { journalEntryId: number; reason: string | null; date: string },
-): Promise<PaymentRow> {
-  if (allocationIds.length) {
-    await trx('payment_allocations')
-      .whereIn('id', [...allocationIds])
-      .update({ status: 'voided', voided_at: trx.fn.now() });
-  }
-  const [row] = (await trx('payments')
-    .where({ id: paymentId })
-    .update({
-      status: 'voided',
-      allocated: 0,
-      void_journal_entry_id: reversal.journalEntryId,
-      void_reason: reversal.reason,
-      void_date: reversal.date,
-      voided_at: trx.fn.now(),
-    })
-    .returning('*')) as PaymentRow[];
-  return row as PaymentRow;
 }
