@@ -8,32 +8,34 @@ import { balancesOf, findLivePartner, markPartnerDeleted, partnerDeleteAlone, re
 /**
  * Soft delete: the partner leaves lists and lookups; its ledger and documents keep pointing at it.
  * Refused while it owes or is owed money, or sales or invoicing still hold open documents or active
- * contracts for it. Those two are asked with no transaction open; the balance is checked under the
- * row lock, so a payment landing meanwhile is seen.
+ * contracts for it. Those two are asked with no transaction open; the balance holds where the
+ * delete is stored (the partner's version, or its row lock), so a payment landing meanwhile is seen.
  *
  * Asked twice: first plainly, so the usual refusal leaves nothing behind; then, with nothing open,
  * with a fence (docs/partners.md "Delete rules"): each service that still has nothing open refuses
  * new documents for the partner until the fence passes, and the delete commits well before that or
  * not at all. A document created meanwhile is either counted (the delete is refused) or refused.
  *
- * Then, as a rule, read → decide (decidePartnerDelete) → store as one statement (`alone`): the
+ * The partner and its balances are read once, with no lock, before the services are asked; the delete
+ * is decided on them (decidePartnerDelete) and stored, as a rule, as one statement (`alone`): the
  * partner marked deleted only while it is the row read and the fence still stands. When it moved
  * meanwhile, or the request is to be refused, the usual way decides under the partner's lock (`apply`).
  */
 export const deletePartnerHandler = handler(partners.deletePartner, {
   gather: async (req, ctx) => {
-    const before = await findLivePartner(ctx.db, ctx.orgId, req.partner_id);
-    decidePartnerDelete(before.id, { balances: await balancesOf(ctx.db, before) }, await askOpenDocuments(ctx, req.partner_id));
+    const read = await readDeleteTarget(ctx.db, ctx.orgId, req.partner_id);
+    decidePartnerDelete(req.partner_id, read, await askOpenDocuments(ctx, req.partner_id));
     const { fenceMs, commitWithinMs } = deleteFence(ctx.config);
     const asked = Date.now();
     const open = await askOpenDocuments(ctx, req.partner_id, fenceMs);
-    return { open, commitBy: asked + commitWithinMs };
+    return { open, commitBy: asked + commitWithinMs, read: read! };
   },
-  alone: async (req, ctx, { open, commitBy }) => {
-    const read = await readDeleteTarget(ctx.db, ctx.orgId, req.partner_id);
+  // The partner as the gather read it, before the services were asked: any move of its balances
+  // since changes its version, and the store then writes nothing.
+  alone: (req, ctx, { open, commitBy, read }) => {
     if (unlessRefused(() => decidePartnerDelete(req.partner_id, read, open)) !== 'delete') return undefined;
     return {
-      ...partnerDeleteAlone(ctx.orgId, req.partner_id, { version: read!.version, userId: ctx.userId ?? null, commitBy }),
+      ...partnerDeleteAlone(ctx.orgId, req.partner_id, { version: read.version, userId: ctx.userId ?? null, commitBy }),
       events: [statementEvent(partners.partnerDeleted, ctx.orgId, filledIn())],
       reply: { message: 'Partner deleted successfully' },
     };
