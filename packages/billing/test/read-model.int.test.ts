@@ -283,7 +283,9 @@ describe('shared read models', () => {
         }),
       },
     };
-    await db.transaction((trx) => consumer.handle?.(trx, event, log));
+    // The consumer's one statement for the batch (the inbox runs it with the batch's inbox rows).
+    const upsert = consumer.statement!([event], log, [])!;
+    await db.raw(upsert.sql, upsert.bindings);
     const row = await db('organization_settings').where({ org_id: 10 }).first();
     expect([row?.time_zone, row?.default_currency, String(row?.lock_date)]).toEqual([
       'Europe/Paris',

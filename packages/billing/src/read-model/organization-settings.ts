@@ -1,5 +1,15 @@
 import { organization, type consumer } from '@bo/contracts';
-import { bindConsumer, exactJson, type Knex, type Migration, type InboxHandlerDef, keepNewest } from '@bo/runtime';
+import {
+  bindConsumer,
+  exactJson,
+  keepNewest,
+  keepNewestStatement,
+  type InboxHandlerDef,
+  type Knex,
+  type Migration,
+  type VersionedRow,
+  type VersionedTable,
+} from '@bo/runtime';
 import { currentTime, DEFAULT_ROUNDING, localDate, localDateTime, isTimeZone, type RoundingPolicy } from '@bo/kernel';
 
 /**
@@ -120,19 +130,21 @@ export async function rememberOrganization(
   profile: organization.ProfileSummary,
   options: OrganizationSettingsOptions = {},
 ): Promise<void> {
-  await keepNewest(
-    db,
-    { table: 'organization_settings', key: ['org_id'] },
-    {
-      org_id: profile.org_id,
-      time_zone: profile.time_zone,
-      ...(options.ownsBooks ? {} : { default_currency: profile.default_currency }),
-      // A profile event from before these fields (an older producer, a replay) has neither: the defaults.
-      rounding: profile.rounding ?? null,
-      cash_rounding: profile.cash_rounding == null ? null : String(profile.cash_rounding),
-    },
-    profile.version,
-  );
+  await keepNewest(db, SETTINGS_TABLE, settingsRowOf(profile, options), profile.version);
+}
+
+const SETTINGS_TABLE: VersionedTable = { table: 'organization_settings', key: ['org_id'] };
+
+/** The read model's row of a profile: what this service keeps of it. */
+function settingsRowOf(profile: organization.ProfileSummary, options: OrganizationSettingsOptions): Record<string, Knex.Value> {
+  return {
+    org_id: profile.org_id,
+    time_zone: profile.time_zone,
+    ...(options.ownsBooks ? {} : { default_currency: profile.default_currency }),
+    // A profile event from before these fields (an older producer, a replay) has neither: the defaults.
+    rounding: profile.rounding ?? null,
+    cash_rounding: profile.cash_rounding == null ? null : String(profile.cash_rounding),
+  };
 }
 
 /**
@@ -283,8 +295,10 @@ export const SETTINGS_HELD_EXCLUSIVELY = `select pg_advisory_xact_lock(${setting
 
 /**
  * The consumer keeping a service's organization settings from `partners.organization.updated`,
- * exactly once (inbox). An event it cannot read, or of another organization than it names, is logged
- * and left: the next profile update puts the row right.
+ * exactly once (inbox): a batch of events is one upsert keeping each organization's newest version,
+ * run with its inbox rows as one statement (an event applied twice leaves what it did once). An event
+ * it cannot read, or of another organization than it names, is logged and left: the next profile
+ * update puts the row right.
  */
 export function organizationSettingsConsumer(
   contract: typeof consumer.salesOrganization,
@@ -292,14 +306,16 @@ export function organizationSettingsConsumer(
 ): InboxHandlerDef {
   return bindConsumer(contract).to({
     malformed: 'skip',
-    on: {
-      [organization.organizationUpdated.type]: async (trx, event, log) => {
-        if (event.data.org_id !== event.org_id) {
-          log.error({ org_id: event.data.org_id }, 'organization event with an unexpected profile; ignored');
-          return;
-        }
-        await rememberOrganization(trx, event.data, options);
-      },
+    statement(events, log) {
+      const records: VersionedRow[] = [];
+      for (const event of events) {
+        if (event.data.org_id !== event.org_id)
+          log
+            .child({ event_id: event.id, type: event.type })
+            .error({ org_id: event.data.org_id }, 'organization event with an unexpected profile; ignored');
+        else records.push({ row: settingsRowOf(event.data, options), version: event.data.version });
+      }
+      return keepNewestStatement(SETTINGS_TABLE, records);
     },
   });
 }

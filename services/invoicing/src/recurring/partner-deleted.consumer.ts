@@ -3,28 +3,23 @@ import { bindConsumer } from '@bo/runtime';
 
 /**
  * A deleted partner is billed no more: its active or paused recurring contracts stop (cancelled,
- * with the reason), in the inbox transaction, so the scheduler never picks them again.
+ * with the reason), so the scheduler never picks them again. A batch of deletions is one update with
+ * its inbox rows, one statement: stopping a stopped contract again changes nothing.
  */
 // Only the id matters here, so a record older or newer than today's contract still stops them.
 export const recurringPartnersConsumer = bindConsumer(consumer.invoicingRecurringPartners).reading(
   partners.partnerRecord.pick({ id: true }),
   {
-    on: {
-      [partners.partnerDeleted.type]: async (trx, event, log) => {
-        const partner = event.data;
-        const stopped = await trx('invoices')
-          .where({ org_id: event.org_id, partner_id: partner.id, recurring_enabled: true })
-          .whereIn('recurring_status', ['active', 'paused'])
-          .update({
-            recurring_status: 'cancelled',
-            recurring_next_run_date: null,
-            recurring_cancellation_reason: `Partner ${partner.id} was deleted`,
-            updated_at: trx.fn.now(),
-          })
-          .returning('id');
-        if (stopped.length)
-          log.info({ partner_id: partner.id, contracts: stopped.length }, 'recurring contracts of a deleted partner stopped');
-      },
+    statement(deleted) {
+      return {
+        sql: `update invoices i
+                 set recurring_status = 'cancelled', recurring_next_run_date = null,
+                     recurring_cancellation_reason = 'Partner ' || d.partner_id || ' was deleted', updated_at = now()
+                from unnest(?::int[], ?::int[]) as d(org_id, partner_id)
+               where i.org_id = d.org_id and i.partner_id = d.partner_id and i.recurring_enabled
+                 and i.recurring_status in ('active', 'paused')`,
+        bindings: [deleted.map((e) => e.org_id), deleted.map((e) => e.data.id)],
+      };
     },
   },
 );
