@@ -38,6 +38,23 @@ function decodeContent(base64: string): string {
  * stored once by their natural key; each line whose structured reference names an open document
  * is reconciled at once (the organization's `bank_autoreconcile`, or the import's `autoreconcile`), every other one is marked suggested
  * when it has candidates, else unmatched. Imports of one account are serialized.
+ *
+ * Decided: an import stays a transaction (`apply` only), not one statement as a rule. What it decides
+ * on cannot all be held by one statement's guards:
+ * - The account's statements are a chain (each opens where the previous closed, none imported twice),
+ *   held by the account's advisory lock (lockAccount) taken before the previous statement is read. A
+ *   single statement's snapshot is taken before any lock it takes, and a statement another import
+ *   inserts meanwhile changes no row this one read, so no xmin check sees it: a guard could touch the
+ *   previous statement's row, but an account's first statement has none, and a row per account (or a
+ *   function that locks and reads afresh, as organization_settings_held does) is a migration.
+ * - The lines an import reconciles read what the line before settled: two lines paying one document
+ *   are decided one after the other, and one statement can neither decide the second on the first's
+ *   result nor update the document's row twice.
+ * - Each reconciled line is a payment decided on create-payment's own load (the line's day, its
+ *   documents, ids drawn per payment), so one statement would compose a renumbered
+ *   storeNewPaymentAlone per line, beside the statement, its lines and every line's status.
+ * Each line is reconciled the locked way (reconcileLine, decideReconcile: the same decision a reconcile
+ * by hand stores as one statement).
  */
 export const importStatementHandler = handler(invoicing.importStatement, {
   gather: async (req, ctx) => {

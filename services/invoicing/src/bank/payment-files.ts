@@ -92,11 +92,6 @@ export async function settlePaidBills(db: Knex, orgId: number, lineId: number, i
     .update({ status: 'paid', line_id: lineId });
 }
 
-/** A line unreconciled: the bills it had paid are in payment again (their transfer was made). */
-export async function reopenPaidBills(db: Knex, orgId: number, lineId: number): Promise<void> {
-  await db('payment_file_bills').where({ org_id: orgId, line_id: lineId, status: 'paid' }).update({ status: 'in_payment', line_id: null });
-}
-
 export function paymentFileBillRecord(row: PaymentFileBillRow, invoicenumber: string): invoicing.PaymentFileBillRecord {
   return {
     invoice_id: row.invoice_id,

@@ -1,21 +1,9 @@
-import { currentTime, dec, formatDate } from '@bo/kernel';
+import { currentTime } from '@bo/kernel';
 import { recordEvent, storeAt, type ApplyContext, type StoreMoment } from '@bo/runtime';
 import { invoicing } from '@bo/contracts';
-import { postEntry } from '../invoice/journal.repository';
 import { rateWindow } from '../invoice/decide-registration';
 import { loadNewPayment, storeNewPayment } from '../payment/new-payment.repository';
-import { voidPayment } from '../payment/void-payment.handler';
-import type { ReconciliationRow, LineRow } from './bank.repository';
-import {
-  BANK_JOURNAL,
-  decideReconcile,
-  lineDate,
-  postsEntry,
-  reconcileWayOf,
-  type ReconcileAsked,
-  type ReconcilePlan,
-} from './decide-reconcile';
-import { reopenPaidBills } from './payment-files';
+import { decideReconcile, lineDate, postsEntry, reconcileWayOf, type ReconcileAsked, type ReconcilePlan } from './decide-reconcile';
 import { loadReconcile, reconcileParts } from './reconcile.repository';
 
 export { BANK_JOURNAL, paymentAmountOf } from './decide-reconcile';
@@ -53,44 +41,4 @@ export async function reconcileLine(ctx: Ctx, req: ReconcileAsked, when: StoreMo
   }
   await storeAt(db, reconcileParts(plan), when);
   return plan;
-}
-
-/**
- * Undoes a line's active reconciliation (decideUnreconcile's `undo`), the line locked by the caller:
- * voids the payment it made (a linked one stays), reverses its own posting, puts the bills it paid
- * back in payment, and opens the line again.
- */
-export async function undoReconciliation(
-  ctx: Ctx,
-  line: LineRow,
-  rec: Pick<ReconciliationRow, 'id' | 'payment_id' | 'made_payment' | 'journal_entry_id'>,
-): Promise<void> {
-  const db = ctx.db;
-  if (rec.made_payment && rec.payment_id !== null) {
-    await voidPayment(ctx, { payment_id: rec.payment_id, reason: `Bank line ${line.id} unreconciled` });
-  }
-  if (rec.journal_entry_id !== null) {
-    const posted = (await db('journal_lines').where({ entry_id: rec.journal_entry_id }).orderBy('id')) as {
-      account: string;
-      debit: string;
-      credit: string;
-      label: string;
-    }[];
-    await postEntry(
-      db,
-      {
-        org_id: ctx.orgId,
-        invoice_id: null,
-        payment_id: null,
-        kind: 'bank',
-        journalname: BANK_JOURNAL,
-        journaldate: formatDate(line.booking_date) ?? '',
-        reference: `Undo bank line ${line.id}`,
-      },
-      posted.map((p) => ({ account: p.account, debit: dec(p.credit), credit: dec(p.debit), label: `Undo: ${p.label}`.slice(0, 100) })),
-    );
-  }
-  await reopenPaidBills(db, ctx.orgId, line.id);
-  await db('bank_reconciliations').where({ id: rec.id }).update({ status: 'undone', undone_at: db.fn.now() });
-  await db('bank_lines').where({ id: line.id }).update({ status: 'unmatched' });
 }

@@ -13,14 +13,15 @@ import { ALLOCATION_INTS, cashLoadSql, PAYMENT_INTS, paymentOfJson, REFUND_INTS,
  * (their lock taken shared first, as every posting takes it before any other), then the payment
  * locked, then the documents its active allocations settle, locked in id order (every cash operation
  * locks its payment first, then its documents in ascending id). `read`: all of it as it stands, with
- * no lock, with the versions an optimistic store checks.
+ * no lock, with the versions an optimistic store checks. `paymentId`: the payment's id as SQL, a
+ * binding unless a larger statement reads the void of a payment it names itself (bank unreconcile).
  */
-function voidLoad(mode: 'locked' | 'read'): string {
+export function voidLoad(mode: 'locked' | 'read', paymentId = '?'): string {
   const { settings, lock, seen, nextVersion } = cashLoadSql(mode);
   return `with ${settings},
           pay as materialized (
             select p.*, p.xmin::text as locked_version, ${seen('payments', 'p')} as seen_version
-              from payments p where p.org_id = ? and p.id = ? and (select count(*) from held) >= 0 ${lock('p')}),
+              from payments p where p.org_id = ? and p.id = ${paymentId} and (select count(*) from held) >= 0 ${lock('p')}),
           docs as materialized (
             select i.*, i.xmin::text as locked_version, ${seen('invoices', 'i')} as seen_version, ${nextVersion} as next_version
               from invoices i
@@ -46,7 +47,7 @@ function voidLoad(mode: 'locked' | 'read'): string {
       order by docs.id`;
 }
 
-type LoadedRow = (
+export type LoadedRow = (
   | (InvoiceRow & { next_version: number; locked_version: string; seen_version: string })
   | { [K in keyof InvoiceRow | 'next_version' | 'locked_version' | 'seen_version']: null }
 ) & {
@@ -69,7 +70,8 @@ export interface VoidRead {
   documents: ReadonlyMap<number, string>;
 }
 
-function stateOf(rows: LoadedRow[]): VoidState {
+/** The void's state as its load's rows (voidLoad) answer it. */
+export function stateOf(rows: LoadedRow[]): VoidState {
   const first = rows[0]!;
   const documents = new Map<number, InvoiceRow & { next_version: number }>();
   const booked = new Map<number, string | null>();
@@ -121,8 +123,13 @@ export async function loadVoid(trx: Knex.Transaction, orgId: number, paymentId: 
 /** The same, read with no lock and no transaction, for the optimistic store (storeVoidAlone), with the versions it checks. */
 export async function readVoid(db: Knex, orgId: number, paymentId: number): Promise<{ state: VoidState; read: VoidRead }> {
   const { rows } = await db.raw<{ rows: LoadedRow[] }>(voidLoad('read'), [orgId, orgId, paymentId]);
+  return { state: stateOf(rows), read: readOf(rows) };
+}
+
+/** The versions an optimistic void's store checks, as its read (voidLoad `read`) answered them. */
+export function readOf(rows: LoadedRow[]): VoidRead {
   const documents = new Map(rows.flatMap((r) => (r.id === null ? [] : [[r.id, r.locked_version] as const])));
-  return { state: stateOf(rows), read: { settings: rows[0]!.settings_version, payment: rows[0]!.payment_version, documents } };
+  return { settings: rows[0]!.settings_version, payment: rows[0]!.payment_version, documents };
 }
 
 /**
@@ -153,7 +160,7 @@ function voidParts(plan: VoidPlan, read?: VoidRead): StorePart[] {
   ];
 }
 
-/** Stores a decided void (voidParts): with the statement that commits, or at once when the caller goes on to write (bank reconciliation). */
+/** Stores a decided void (voidParts): with the statement that commits, or at once when the caller goes on to write. */
 export async function storeVoid(trx: Knex.Transaction, plan: VoidPlan, when: StoreMoment): Promise<void> {
   await storeAt(trx, voidParts(plan), when);
 }
