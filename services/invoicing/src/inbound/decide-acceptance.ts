@@ -1,6 +1,6 @@
 import type { EventDataOf, ReplyOf, invoicing } from '@bo/contracts';
 import { inboundRefusals } from './inbound-refusals';
-import { toInboundRecord, type InboundRow } from './inbound.repository';
+import { inboundEventOf, toInboundRecord, type InboundRow } from './inbound.repository';
 
 /** What an accept stores of the import and answers: the import as it leaves it, its event and the reply. */
 export interface Acceptance {
@@ -34,16 +34,7 @@ export function decideAcceptance(
     };
     return {
       inbound,
-      event: {
-        inbound_id: inbound.id,
-        status: inbound.status,
-        syntax: inbound.syntax,
-        invoice_number: inbound.invoice_number,
-        issue_date: inbound.issue_date,
-        partner_id: inbound.partner_id,
-        invoice_id: inbound.invoice_id,
-        sha256: inbound.sha256.trim(),
-      },
+      event: inboundEventOf(inbound),
       reply: { message: 'Bill created', inbound: toInboundRecord(inbound) },
     };
   };

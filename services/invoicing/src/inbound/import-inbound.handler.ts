@@ -9,6 +9,7 @@ import { endpointKey, matchSupplier, normalId, type SupplierCandidate } from './
 import {
   createsPartners,
   inboundBySha,
+  inboundEventOf,
   inboundDuplicate,
   insertInbound,
   paymentOf,
@@ -144,16 +145,7 @@ export const importInboundHandler = handler(invoicing.importInbound, {
         invoice_id: invoiceId,
       }),
     );
-    const data = {
-      inbound_id: stored.id,
-      status: stored.status,
-      syntax: stored.syntax,
-      invoice_number: stored.invoice_number,
-      issue_date: stored.issue_date,
-      partner_id: stored.partner_id,
-      invoice_id: stored.invoice_id,
-      sha256: facts.sha256,
-    };
+    const data = inboundEventOf(stored);
     await recordEvent(ctx.db, invoicing.inboundReceived, ctx.orgId, data);
     if (facts.status === 'bill_created') await recordEvent(ctx.db, invoicing.inboundBillCreated, ctx.orgId, data);
     else if (facts.status === 'needs_review')

@@ -1,4 +1,4 @@
-import type { invoicing } from '@bo/contracts';
+import type { EventDataOf, invoicing } from '@bo/contracts';
 import type { ReceivedInvoice } from '@bo/documents';
 import type { Knex, OneStatementWrite } from '@bo/runtime';
 import type { NewInvoiceDrawn, NewInvoicePlan } from '../invoice/decide-new-invoice';
@@ -185,6 +185,20 @@ export function paymentOf(invoice: ReceivedInvoice): InboundRecord['payment'] {
 
 const day = (d: string | Date | null): string | null =>
   d === null ? null : typeof d === 'string' ? d.slice(0, 10) : d.toISOString().slice(0, 10);
+
+/** What every `invoicing.inbound.*` event tells of an import as stored (inboundEventData). */
+export function inboundEventOf(row: InboundRow): EventDataOf<typeof invoicing.inboundReceived> {
+  return {
+    inbound_id: row.id,
+    status: row.status,
+    syntax: row.syntax,
+    invoice_number: row.invoice_number,
+    issue_date: row.issue_date,
+    partner_id: row.partner_id,
+    invoice_id: row.invoice_id,
+    sha256: row.sha256.trim(),
+  };
+}
 
 export function toInboundRecord(row: InboundRow): InboundRecord {
   return {
