@@ -1,26 +1,9 @@
 import { isRefusal } from '@bo/runtime';
-import type { LineRow } from './bank.repository';
+import { bankLine } from './bank-line.fixtures';
 import { decideIgnore, decideUnreconcile, type LineLoad } from './decide-line-status';
 
 /** Line 21 of statement 3: 12.50 EUR received on 2 March from Acme, quoting nothing. */
-const line: LineRow = {
-  id: 21,
-  org_id: 1,
-  statement_id: 3,
-  iban: 'DE89370400440532013000',
-  natural_key: 'ref:R-21',
-  amount: '12.50',
-  currency: 'EUR',
-  booking_date: '2026-03-02',
-  value_date: null,
-  bank_reference: 'R-21',
-  end_to_end_id: null,
-  structured_reference: null,
-  remittance_text: 'thanks',
-  counterparty_name: 'Acme',
-  counterparty_iban: null,
-  status: 'unmatched',
-};
+const line = bankLine({ amount: '12.50', booking_date: '2026-03-02' });
 const open: LineLoad = { line, reconciliation: null };
 const reconciled: LineLoad = {
   line: { ...line, status: 'reconciled' },

@@ -1,7 +1,7 @@
 import type { InvoiceRow } from '../invoice/invoice.record';
 import { openInvoiceRow } from '../invoice/invoice-row.fixtures';
 import type { NewPaymentState } from '../payment/decide-new-payment';
-import type { LineRow } from './bank.repository';
+import { bankLine } from './bank-line.fixtures';
 import { decideReconcile, reconcileWayOf, type LinkedPayment, type ReconcileAsked, type ReconcileLoad } from './decide-reconcile';
 
 /**
@@ -11,24 +11,7 @@ import { decideReconcile, reconcileWayOf, type LinkedPayment, type ReconcileAske
  * reconciliation 8, and entry 700 when the reconcile posts one; create-payment's load drew payment 55,
  * its entry 900 and allocations from 301.
  */
-const line: LineRow = {
-  id: 21,
-  org_id: 1,
-  statement_id: 3,
-  iban: 'DE89370400440532013000',
-  natural_key: 'ref:R-21',
-  amount: '100.00',
-  currency: 'EUR',
-  booking_date: '2026-11-02',
-  value_date: null,
-  bank_reference: 'R-21',
-  end_to_end_id: null,
-  structured_reference: 'RF180007',
-  remittance_text: 'INV-0007',
-  counterparty_name: 'Acme',
-  counterparty_iban: null,
-  status: 'suggested',
-};
+const line = bankLine({ structured_reference: 'RF180007', remittance_text: 'INV-0007', status: 'suggested' });
 const now = new Date('2026-11-28T10:00:00.123Z');
 const doc = (over: Partial<InvoiceRow>) => ({ ...openInvoiceRow(over), next_version: (over.version ?? 3) + 1 });
 const documents = new Map<number, InvoiceRow & { next_version: number }>([

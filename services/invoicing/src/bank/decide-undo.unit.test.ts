@@ -2,7 +2,7 @@ import { isRefusal } from '@bo/runtime';
 import { openInvoiceRow } from '../invoice/invoice-row.fixtures';
 import type { VoidState } from '../payment/decide-void';
 import { postedPaymentRow } from '../payment/payment-row.fixtures';
-import type { LineRow } from './bank.repository';
+import { bankLine } from './bank-line.fixtures';
 import { decideUndo, type UnreconcileLoad } from './decide-undo';
 
 /**
@@ -11,24 +11,7 @@ import { decideUndo, type UnreconcileLoad } from './decide-undo';
  * Its reconciliation 8 made PAY-30 (100.00, 60.00 of it allocated to INV-0007) and posted a bank fee
  * (entry 310); the load read it all on 28 November, the void's entry 500 and the reversal's 501 drawn.
  */
-const line: LineRow = {
-  id: 21,
-  org_id: 1,
-  statement_id: 3,
-  iban: 'DE89370400440532013000',
-  natural_key: 'ref:R-21',
-  amount: '100.00',
-  currency: 'EUR',
-  booking_date: '2026-11-05',
-  value_date: null,
-  bank_reference: 'R-21',
-  end_to_end_id: null,
-  structured_reference: null,
-  remittance_text: 'thanks',
-  counterparty_name: 'Acme',
-  counterparty_iban: null,
-  status: 'reconciled',
-};
+const line = bankLine({ booking_date: '2026-11-05', status: 'reconciled' });
 const now = new Date('2026-11-28T10:00:00Z');
 const ctx = { orgId: 1, instant: now };
 const voidState: VoidState = {
