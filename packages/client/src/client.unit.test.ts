@@ -1,6 +1,7 @@
-import { corsHeaders, operations } from '@bo/contracts';
+import { corsHeaders, operations, operationsByName } from '@bo/contracts';
 import { ApiError, createClient, NetworkError, type ClientOptions, type RetryNotice } from './index';
 import { methodPath } from './client';
+import { attemptWaitMs } from './transport';
 
 interface Sent {
   url: string;
@@ -270,6 +271,13 @@ describe('the typed client', () => {
     const error = await client.partners.partner.list({ org_id: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ attempts: 2, message: expect.stringMatching(/no answer within 20 ms/) });
+  });
+
+  it('waits for an operation of a long wait of its own longer than the gateway does, so the gateway answers first', () => {
+    expect(attemptWaitMs(operationsByName.get('partners.partner.list')!, 30_000)).toBe(30_000);
+    expect(attemptWaitMs(operationsByName.get('invoicing.inbound.import')!, 30_000)).toBe(70_000);
+    expect(attemptWaitMs(operationsByName.get('invoicing.invoice.render')!, 30_000)).toBe(40_000);
+    expect(attemptWaitMs(operationsByName.get('invoicing.invoice.render')!, 90_000)).toBe(90_000);
   });
 
   it('does not retry an attempt the caller aborted while it waited for the answer', async () => {

@@ -17,12 +17,21 @@ export interface ClientOptions {
    * How long one attempt may wait for its answer before it is given up (and retried, a write with its
    * key: its outcome is unknown). Above the gateway's own `RPC_TIMEOUT_MS` (5 s by default, after
    * which it answers 504), so a live gateway answers first; this ends attempts on a connection that
-   * went silent, which would otherwise wait for the OS (minutes). Default 30 s.
+   * went silent, which would otherwise wait for the OS (minutes). Default 30 s. An operation whose
+   * work is long by nature (`timeoutMs` in its contract: an e-invoice import, a render) is waited
+   * for 10 s longer than the gateway waits for it, if that is longer.
    */
   timeoutMs?: number;
 }
 
 export const defaultTimeoutMs = 30_000;
+/** How much longer than the gateway an attempt waits for an operation of a long wait of its own, so the gateway's 504 comes first. */
+const GATEWAY_ANSWERS_FIRST_MS = 10_000;
+
+/** How long one attempt at `op` waits for its answer (ClientOptions.timeoutMs). */
+export function attemptWaitMs(op: Pick<Operation, 'timeoutMs'>, timeoutMs: number): number {
+  return Math.max(timeoutMs, op.timeoutMs ? op.timeoutMs + GATEWAY_ANSWERS_FIRST_MS : 0);
+}
 
 export interface CallOptions {
   /** For writes: the key to send (made up per call when absent); reuse it to retry a call later. */
@@ -70,7 +79,8 @@ export class Transport {
       let outcome: AttemptOutcome;
       let failure: ApiError | NetworkError;
       // Per attempt, so a retry gets its full time; the answer's body is read under it too.
-      const timeout = AbortSignal.timeout(this.timeoutMs);
+      const waitMs = attemptWaitMs(op, this.timeoutMs);
+      const timeout = AbortSignal.timeout(waitMs);
       const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
       try {
         const res = await this.fetch(this.baseUrl + path, { ...init, signal });
@@ -92,7 +102,7 @@ export class Transport {
         // An abort is the caller's decision, not a failure to retry.
         if (options.signal?.aborted) throw err;
         outcome = { kind: 'network' };
-        const cause = timeout.aborted ? new Error(`no answer within ${this.timeoutMs} ms (timeoutMs)`, { cause: err }) : err;
+        const cause = timeout.aborted ? new Error(`no answer within ${waitMs} ms (timeoutMs)`, { cause: err }) : err;
         failure = new NetworkError(cause, trace);
       }
       const asked = outcome.kind === 'answer' ? outcome.retryAfterMs : undefined;

@@ -1,5 +1,5 @@
-import { knownPaths, operations, resolveCandidates, resolveOperation, type Resolution } from './catalogue';
-import { describeSelector, HEAVY_COST, operationCost, READ_COST, WRITE_COST } from './operation';
+import { knownPaths, operations, operationsByName, resolveCandidates, resolveOperation, rpcTimeoutOf, type Resolution } from './catalogue';
+import { describeSelector, HEAVY_COST, operationCost, READ_COST, RENDER_TIMEOUT_MS, WRITE_COST } from './operation';
 import { buildOpenApi } from './openapi';
 
 function opName(path: string, body: Record<string, unknown>): string {
@@ -79,6 +79,17 @@ describe('operation catalogue', () => {
     const doc = buildOpenApi() as { components: { schemas: Record<string, { 'x-cost'?: number }> } };
     expect(doc.components.schemas['invoicing.report.run.request']?.['x-cost']).toBe(HEAVY_COST);
     expect(doc.components.schemas['partners.partner.list.request']?.['x-cost']).toBe(READ_COST);
+  });
+
+  it('waits longer only where the work queues by nature: an e-invoice import on the rules, a render on the PDF threads', () => {
+    const waits = Object.fromEntries(operations.map((op) => [op.name, rpcTimeoutOf(op, 5000)]));
+    expect(Object.fromEntries(Object.entries(waits).filter(([, ms]) => ms !== 5000))).toEqual({
+      'invoicing.inbound.import': 60_000,
+      'invoicing.invoice.render': RENDER_TIMEOUT_MS,
+      'sales.quotation.render': RENDER_TIMEOUT_MS,
+    });
+    // A deployment that waits longer for everything waits that for a render too.
+    expect(rpcTimeoutOf(operationsByName.get('invoicing.invoice.render')!, 60_000)).toBe(60_000);
   });
 
   it('documents every known path in the OpenAPI document', () => {

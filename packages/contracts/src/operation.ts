@@ -67,6 +67,12 @@ export const READ_COST = 1;
 export const WRITE_COST = 2;
 /** A report over the books or a document rendered to a file: tens of milliseconds of a service's CPU and database. */
 export const HEAVY_COST = 10;
+/**
+ * How long the gateway waits for a document rendered to a file: a service draws PDFs on one or two
+ * threads, one at a time each, so a burst of renders (or the first, which starts its thread and
+ * loads the fonts) queues behind the others rather than times out at RPC_TIMEOUT_MS.
+ */
+export const RENDER_TIMEOUT_MS = 30_000;
 
 /** An operation's cost (Operation.cost). */
 export function operationCost(op: Pick<Operation, 'cost' | 'write'>): number {

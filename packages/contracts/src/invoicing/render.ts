@@ -1,6 +1,6 @@
 import { renderedDocumentReply, renderFormatField, renderFormats } from '../documents';
 import { baseRequest, intId } from '../fields';
-import { defineOperation, HEAVY_COST } from '../operation';
+import { defineOperation, HEAVY_COST, RENDER_TIMEOUT_MS } from '../operation';
 import { z } from 'zod';
 
 export const renderInvoiceRequest = z.object({ ...baseRequest, id: intId, format: renderFormatField(renderFormats) });
@@ -18,6 +18,7 @@ export const renderInvoice = defineOperation({
   select: { present: 'format' },
   write: false,
   cost: HEAVY_COST,
+  timeoutMs: RENDER_TIMEOUT_MS,
   request: renderInvoiceRequest,
   reply: renderedDocumentReply,
   rules: [

@@ -1,6 +1,6 @@
 import { renderedDocumentReply, renderFormatField } from '../documents';
 import { baseRequest, intId } from '../fields';
-import { defineOperation, HEAVY_COST } from '../operation';
+import { defineOperation, HEAVY_COST, RENDER_TIMEOUT_MS } from '../operation';
 import { z } from 'zod';
 
 export const renderQuotationRequest = z.object({ ...baseRequest, quotation_id: intId, format: renderFormatField(['pdf']) });
@@ -17,6 +17,7 @@ export const renderQuotation = defineOperation({
   select: { present: 'format' },
   write: false,
   cost: HEAVY_COST,
+  timeoutMs: RENDER_TIMEOUT_MS,
   request: renderQuotationRequest,
   reply: renderedDocumentReply,
 });
