@@ -1,6 +1,19 @@
 import type { ReplyOf, invoicing } from '@bo/contracts';
 import type { DunningDecision } from './decide-dunning';
-import { planRecord, type LetterToStore } from './dunning.repository';
+import { planRecord, type DunningRunAsRead, type LetterToStore } from './dunning.repository';
+
+/**
+ * The run as read, narrowed to the invoices of `partners` (each partner the run asked about), each
+ * marked as its partner's `blocked` says: what the partners service answered after the read.
+ */
+export function readWithPartners(read: DunningRunAsRead, partners: ReadonlyMap<number, { blocked: boolean }>): DunningRunAsRead {
+  return {
+    ...read,
+    invoices: read.invoices
+      .filter((i) => partners.has(i.partner_id))
+      .map((i) => ({ ...i, partner_blocked: partners.get(i.partner_id)!.blocked })),
+  };
+}
 
 /**
  * The letters of a run decided on an unlocked read (decideDunning on readDunningRun) that one

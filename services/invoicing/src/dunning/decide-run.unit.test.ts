@@ -1,5 +1,5 @@
 import { decideDunning, type DunningLevel, type OverdueInvoice } from './decide-dunning';
-import { lettersToStore, runReply, storedRecords } from './decide-run';
+import { lettersToStore, readWithPartners, runReply, storedRecords } from './decide-run';
 import { DEFAULT_FEE_TAX, FEE_ACCOUNT } from './fee-invoice';
 
 const levels: DunningLevel[] = [
@@ -90,5 +90,32 @@ describe('the letters a run stores as one statement', () => {
       skipped: [{ invoice_id: 9, reason: 'disputed' }],
     });
     expect(runReply('2026-02-21', true, [], []).message).toBe('0 reminder letter(s) would be sent as of 2026-02-21');
+  });
+});
+
+describe('a run read before the partners were asked (readWithPartners)', () => {
+  const read = {
+    invoices: [invoice(7, { partner_id: 3 }), invoice(8, { partner_id: 4 }), invoice(9, { partner_id: 5 })],
+    setup: { levels, settings: {} as never },
+    reads,
+    setupRead: '77',
+    drawn: [41, 42, 43],
+  };
+
+  it('marks each invoice as its partner answered, keeps the rest of the read, and leaves the partners not asked for the next run', () => {
+    const narrowed = readWithPartners(
+      read,
+      new Map([
+        [3, { blocked: true }],
+        [4, { blocked: false }],
+      ]),
+    );
+    expect(narrowed.invoices.map((i) => [i.invoice_id, i.partner_blocked])).toEqual([
+      [7, true],
+      [8, false],
+    ]);
+    expect(narrowed).toMatchObject({ reads, setupRead: '77', drawn: [41, 42, 43] });
+    // The blocked partner's invoice gets no letter; the other's does.
+    expect(decide('2026-02-10', narrowed.invoices).letters.map((l) => l.invoice_id)).toEqual([8]);
   });
 });

@@ -265,7 +265,7 @@ export async function readDunningRun(
   db: Knex,
   orgId: number,
   asOf: string,
-  partners: ReadonlyMap<number, { blocked: boolean }>,
+  partners: ReadonlyMap<number, { blocked: boolean }> | undefined,
   opts: { draw: boolean },
 ): Promise<DunningRunAsRead> {
   const { rows } = await db.raw<{

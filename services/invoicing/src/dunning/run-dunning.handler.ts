@@ -5,7 +5,7 @@ import { AppError, CallError, handler, recordEvent, statementEvent, type ApplyCo
 import { insertInvoice } from '../invoice/invoice.writer';
 import { postInvoice, validationFacts, type ValidationFacts } from '../invoice/validate-invoice.handler';
 import { decideDunning, type DunningDecision, type DunningLetterPlan, type OverdueInvoice } from './decide-dunning';
-import { lettersToStore, runReply, storedRecords } from './decide-run';
+import { lettersToStore, readWithPartners, runReply, storedRecords } from './decide-run';
 import {
   feesOf,
   insertLetter,
@@ -29,7 +29,8 @@ import { feeInvoice, type FeeInvoicePlan } from './fee-invoice';
  * the letters and stores nothing.
  *
  * Load → decide → store, optimistic as a rule (`alone`): the invoices, setup and letter ids read
- * with no lock (readDunningRun, one statement), and the letters with their events stored as one
+ * with no lock by the gather (readDunningRun, one statement) before it asks the partners service,
+ * and the letters with their events stored as one
  * statement (lettersAlone), only while the levels and settings and each letter's invoice are the rows
  * read and every letter's key was free; the reply and the events are the letters that statement
  * stored, all of them. A dry run answers on the read, its statement checking the setup only. A run
@@ -43,7 +44,9 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
   // say; with `post_fees`, what validating a fee invoice asks of it too, per partner with a fee due.
   gather: async (req, ctx) => {
     const asOf = req.as_of ?? (await readSettings(ctx.db, ctx.orgId)).today();
-    const { invoices: overdue, setup } = await loadDunningRun(ctx.db, ctx.orgId, asOf);
+    // Read with no lock, with what a store decided on it checks (`alone` decides on this read).
+    const read = await readDunningRun(ctx.db, ctx.orgId, asOf, undefined, { draw: !req.dry_run });
+    const { invoices: overdue, setup } = read;
     const blocked: Array<[number, { blocked: boolean }]> = [];
     for (const id of [...new Set(overdue.map((i) => i.partner_id))]) {
       try {
@@ -68,14 +71,16 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
         fees.push([id, await feeValidationFacts(ctx, id, asOf)]);
       }
     }
-    return { asOf, partners: blocked, fees };
+    return { asOf, partners: blocked, fees, read };
   },
-  alone: async (req, ctx, { asOf, partners, fees }) => {
-    // Fee invoices to post (the gather asked what validating them needs): the locked way, with no read here.
+  // It asks the partners service and reads: the store holds the operation key, no claim of its own is
+  // written before.
+  readOnlyGather: true,
+  alone: (req, ctx, { asOf, partners, fees, read: gathered }) => {
+    // Fee invoices to post (the gather asked what validating them needs): the locked way.
     if (fees.length) return undefined;
-    // Invoices of partners the gather did not look up (overdue only since) wait for the next run.
     const dryRun = req.dry_run ?? false;
-    const read = await readDunningRun(ctx.db, ctx.orgId, asOf, new Map(partners), { draw: !dryRun });
+    const read = readWithPartners(gathered, new Map(partners));
     const decision = decideRun(asOf, read);
     // A letter carrying a fee invoice (decideDunning with post_fees, a fee due) sends the run the
     // locked way (lettersToStore): the invoice writer makes it and validate's code posts it, in the
