@@ -87,8 +87,13 @@ describe('vendor payment files, end to end', () => {
 
   let transfers: { invoice_id: number; end_to_end_id: string; amount: number; status: string }[];
 
-  it('writes a pain.001 valid against the schema for the bills chosen, which are then in payment', async () => {
-    const reply = (await ok(bank({ action: 'payment_file', bills: [bills[0]!.id, bills[1]!.id], execution_date: '2026-12-01' }))).body;
+  it('writes a pain.001 valid against the schema for the bills chosen, which are then in payment; its key again answers the same file', async () => {
+    const request = { org_id: 1, userid: 'e2e', action: 'payment_file', bills: [bills[0]!.id, bills[1]!.id], execution_date: '2026-12-01' };
+    const reply = (await ok(sys.post('/invoicing/bank', request, { headers: { 'idempotency-key': 'pain-once' } }))).body;
+    // A retry with the key (the bills are in payment by now) answers the file it made, and makes none.
+    const replayed = await sys.post('/invoicing/bank', request, { headers: { 'idempotency-key': 'pain-once' } });
+    expect([replayed.statusCode, replayed.body]).toEqual([200, reply]);
+    expect(await db('payment_files').where({ org_id: 1 }).count('* as n').first()).toEqual({ n: 1 });
     expect(reply.payment_file).toMatchObject({
       transfers: 2,
       total: 167.5,

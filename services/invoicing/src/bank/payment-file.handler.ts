@@ -42,6 +42,9 @@ export const paymentFileHandler = handler(invoicing.paymentFile, {
       executionDate: req.execution_date ?? (await readSettings(ctx.db, ctx.orgId)).today(),
     };
   },
+  // It asks the organization and partners services and reads: the store holds the operation key, no
+  // claim of its own is written before.
+  readOnlyGather: true,
   alone: async (req, ctx, facts) => {
     const { load, read } = await readPaymentFile(ctx.db, ctx.orgId, facts.ids);
     const plan = unlessRefused(() => decidePaymentFile(req, facts, load, ctx.orgId));
