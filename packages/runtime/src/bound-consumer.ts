@@ -55,8 +55,8 @@ export interface ConsumerEffect<E extends EventDef, R extends z.ZodType | undefi
     load(events: Array<Received<E, R>>): SqlStatement;
     store(events: Array<Received<E, R>>, loaded: Record<string, unknown>, log: Logger): PlannedStore | 'in transaction';
   };
-  /** After `statement` or `forward` committed, with the number of rows its effect wrote. */
-  applied?: (rowCount: number) => void;
+  /** After `statement` or `forward` committed, with the number of rows its effect wrote and the batch's logger. */
+  applied?: (rowCount: number, log: Logger) => void;
 }
 
 /** A consumer's contract, to bind to its effect. */

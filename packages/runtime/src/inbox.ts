@@ -75,7 +75,7 @@ export type InboxHandlerDef = {
        */
       statement(events: EventEnvelope[], log: Logger, traces: ReadonlyArray<TraceContext | undefined>): SqlStatement | undefined;
       /** Called once the statement committed, with the number of rows its effect wrote. */
-      applied?(rowCount: number): void;
+      applied?(rowCount: number, log: Logger): void;
       handle?: never;
       handleBatch?: never;
       load?: never;
@@ -209,9 +209,10 @@ class InboxBatches {
     }
     const { pending, recorded } = this.inboxRows(events);
     if (def.statement) {
+      const log = this.log.child({ consumer: def.name });
       const effect = def.statement(
         events,
-        this.log.child({ consumer: def.name }),
+        log,
         events.map((e) => this.traces.get(e)),
       );
       if (effect && /^\s*with\b/i.test(effect.sql)) throw new Error(`${def.name}: a consumer's statement may not start with WITH`);
@@ -219,7 +220,7 @@ class InboxBatches {
         effect ? `with ${pending.sql}, recorded as (${recorded.sql}) ${effect.sql}` : `with ${pending.sql} ${recorded.sql}`,
         [...pending.bindings, ...recorded.bindings, ...(effect?.bindings ?? [])],
       );
-      if (effect && def.applied) def.applied((result as { rowCount: number | null }).rowCount ?? 0);
+      if (effect && def.applied) def.applied((result as { rowCount: number | null }).rowCount ?? 0, log);
       return;
     }
     await this.inTransaction(events, async (trx, fresh) => {

@@ -21,5 +21,8 @@ export const recurringPartnersConsumer = bindConsumer(consumer.invoicingRecurrin
         bindings: [deleted.map((e) => e.org_id), deleted.map((e) => e.data.id)],
       };
     },
+    applied(stopped, log) {
+      if (stopped > 0) log.info({ stopped }, 'recurring contracts of deleted partners stopped');
+    },
   },
 );
