@@ -1,12 +1,20 @@
 import { exactJson, storeAt, type Knex, type StoreMoment, type StorePart } from '@bo/runtime';
-import { HELD_SETTINGS_JSON, type OrganizationSettings } from '@bo/billing';
-import type { InvoiceRow } from '../invoice/invoice.record';
+import { HELD_SETTINGS_JSON } from '@bo/billing';
 import { entryParts } from '../invoice/journal.repository';
 import { postingGuard, READ_SETTINGS_VERSION } from '../invoice/validation.repository';
 import type { AllocationPlan, AllocationRequest, AllocationState } from './decide-allocation';
-import type { AllocationRow, RefundRow } from './payment.record';
 import { bookedQuery, settlementPart } from './payment.repository';
-import { ALLOCATION_INTS, cashLoadSql, PAYMENT_INTS, paymentOfJson, REFUND_INTS, type PaymentJson } from './cash-load';
+import {
+  ALLOCATION_INTS,
+  cashLoadSql,
+  PAYMENT_COLUMNS,
+  PAYMENT_INTS,
+  paymentOfJson,
+  REFUND_INTS,
+  splitDocuments,
+  type CashLoadRow,
+  type PaymentColumns,
+} from './cash-load';
 
 /**
  * Everything an allocation decides on, in one statement (AllocationState). `locked`: the settings
@@ -57,48 +65,13 @@ function allocationBindings(orgId: number, req: AllocationAsked): Knex.RawBindin
   return [orgId, orgId, req.payment_id ?? null, orgId, ids.sort((a, b) => a - b), req.allocations.length];
 }
 
-type LoadedRow = (
-  | (InvoiceRow & { next_version: number; locked_version: string; seen_version: string })
-  | { [K in keyof InvoiceRow | 'next_version' | 'locked_version' | 'seen_version']: null }
-) & {
-  settings_held: OrganizationSettings | null;
-  settings_version: string | null;
-  payment_json: PaymentJson | null;
-  payment_version: string | null;
-  waited: boolean;
-  allocations: Array<AllocationRow & { invoicenumber: string }>;
-  refunds: RefundRow[];
-  drawn_entry_ids: number[];
-  drawn_allocation_ids: number[];
-  loaded_at: Date;
-  entry_booked: string | null;
-};
+type LoadedRow = CashLoadRow<PaymentColumns & { drawn_entry_ids: number[]; drawn_allocation_ids: number[] }>;
+
+const HEAD = [...PAYMENT_COLUMNS, 'drawn_entry_ids', 'drawn_allocation_ids'] as const;
 
 function stateOf(rows: LoadedRow[]): AllocationState {
   const first = rows[0]!;
-  const documents = new Map<number, InvoiceRow & { next_version: number }>();
-  const booked = new Map<number, string | null>();
-  for (const row of rows) {
-    const {
-      settings_held: _settings,
-      settings_version: _version,
-      payment_json: _payment,
-      payment_version: _paymentVersion,
-      waited: _waited,
-      allocations: _allocations,
-      refunds: _refunds,
-      drawn_entry_ids: _entries,
-      drawn_allocation_ids: _allocationIds,
-      loaded_at: _now,
-      entry_booked: entryBooked,
-      locked_version: _locked,
-      seen_version: _seen,
-      ...doc
-    } = row;
-    if (doc.id === null) continue;
-    documents.set(doc.id, doc);
-    booked.set(doc.id, entryBooked);
-  }
+  const { documents, booked } = splitDocuments(rows, HEAD);
   const payment = first.payment_json && paymentOfJson(first.payment_json);
   return {
     settings: first.settings_held,

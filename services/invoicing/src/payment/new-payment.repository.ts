@@ -1,9 +1,9 @@
 import { storeAt, type Knex, type StoreMoment, type StorePart } from '@bo/runtime';
-import { HELD_SETTINGS_CTE, HELD_SETTINGS_JSON, type OrganizationSettings } from '@bo/billing';
-import type { InvoiceRow } from '../invoice/invoice.record';
+import { HELD_SETTINGS_CTE, HELD_SETTINGS_JSON } from '@bo/billing';
 import { postingGuard, READ_SETTINGS_VERSION } from '../invoice/validation.repository';
 import type { NewPaymentPlan, NewPaymentState } from './decide-new-payment';
 import { bookedQuery, paymentParts, ratesInWindowQuery, settlementPart } from './payment.repository';
+import { splitDocuments, type CashLoadRow } from './cash-load';
 
 /**
  * Everything a new payment decides on, in one statement: the organization's settings read held (its
@@ -102,29 +102,8 @@ function newPaymentLoad(mode: 'locked' | 'read'): string {
 /** The state the rows read, and the documents whose entry must be read again (their lock was waited for). */
 function stateOf(rows: LoadedRow[]): { state: NewPaymentState; stale: number[] } {
   const first = rows[0] as LoadedRow;
-  const documents = new Map<number, InvoiceRow & { next_version: number }>();
-  const booked = new Map<number, string | null>();
-  const stale: number[] = [];
-  for (const row of rows) {
-    const {
-      settings_held: _settings,
-      settings_version: _version,
-      drawn_entry_id: _entry,
-      drawn_payment_id: _payment,
-      drawn_allocation_ids: _allocations,
-      loaded_at: _now,
-      table_rates: _rates,
-      waited,
-      entry_booked: entryBooked,
-      locked_version: _locked,
-      seen_version: _seen,
-      ...doc
-    } = row;
-    if (doc.id === null) continue;
-    documents.set(doc.id, doc);
-    booked.set(doc.id, entryBooked);
-    if (waited && doc.exchange_rate !== null) stale.push(doc.id);
-  }
+  const { documents, booked } = splitDocuments(rows, HEAD);
+  const stale = rows.flatMap((row) => (row.id !== null && row.waited && row.exchange_rate !== null ? [row.id] : []));
   const state = {
     settings: first.settings_held,
     documents,
@@ -136,20 +115,15 @@ function stateOf(rows: LoadedRow[]): { state: NewPaymentState; stale: number[] }
   return { state, stale };
 }
 
-type LoadedRow = (
-  | (InvoiceRow & { next_version: number; locked_version: string; seen_version: string })
-  | { [K in keyof InvoiceRow | 'next_version' | 'locked_version' | 'seen_version']: null }
-) & {
-  settings_held: OrganizationSettings | null;
-  settings_version: string | null;
+type LoadedRow = CashLoadRow<{
   drawn_entry_id: number;
   drawn_payment_id: number;
   drawn_allocation_ids: number[];
-  loaded_at: Date;
   table_rates: Array<{ date: string; rate: string }>;
   waited: boolean | null;
-  entry_booked: string | null;
-};
+}>;
+
+const HEAD = ['drawn_entry_id', 'drawn_payment_id', 'drawn_allocation_ids', 'table_rates', 'waited'] as const;
 
 /**
  * Stores a decided payment: the payment, its entry and lines, its allocations under the ids the load

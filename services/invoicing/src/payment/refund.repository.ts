@@ -1,12 +1,10 @@
 import { exactJson, storeAt, type Knex, type StoreMoment, type StorePart } from '@bo/runtime';
-import { HELD_SETTINGS_JSON, type OrganizationSettings } from '@bo/billing';
-import type { InvoiceRow } from '../invoice/invoice.record';
+import { HELD_SETTINGS_JSON } from '@bo/billing';
 import { entryParts } from '../invoice/journal.repository';
 import { postingGuard, READ_SETTINGS_VERSION } from '../invoice/validation.repository';
 import type { RefundPlan, RefundState } from './decide-refund';
-import type { AllocationRow, RefundRow } from './payment.record';
 import { bookedQuery, ratesInWindowQuery, settlementPart } from './payment.repository';
-import { ALLOCATION_INTS, cashLoadSql, PAYMENT_INTS, paymentOfJson, REFUND_INTS, type PaymentJson } from './cash-load';
+import { ALLOCATION_INTS, cashLoadSql, PAYMENT_INTS, paymentOfJson, REFUND_INTS, type CashLoadRow, type PaymentColumns } from './cash-load';
 
 /**
  * Everything a refund decides on, in one statement (RefundState). `locked`: the settings held (their
@@ -49,23 +47,9 @@ function refundBindings(orgId: number, req: { payment_id?: number; credit_note_i
   return [orgId, orgId, req.payment_id ?? null, orgId, req.credit_note_id ?? null, orgId, rateDates.to, rateDates.from];
 }
 
-type LoadedRow = (
-  | (InvoiceRow & { next_version: number; locked_version: string; seen_version: string })
-  | { [K in keyof InvoiceRow | 'next_version' | 'locked_version' | 'seen_version']: null }
-) & {
-  settings_held: OrganizationSettings | null;
-  settings_version: string | null;
-  payment_json: PaymentJson | null;
-  payment_version: string | null;
-  waited: boolean;
-  allocations: Array<AllocationRow & { invoicenumber: string }>;
-  refunds: RefundRow[];
-  table_rates: Array<{ date: string; rate: string }>;
-  drawn_entry_id: number | null;
-  drawn_refund_id: number | null;
-  loaded_at: Date;
-  entry_booked: string | null;
-};
+type LoadedRow = CashLoadRow<
+  PaymentColumns & { table_rates: Array<{ date: string; rate: string }>; drawn_entry_id: number | null; drawn_refund_id: number | null }
+>;
 
 function stateOf(row: LoadedRow): RefundState {
   const {
