@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { ThreadPool } from '../thread-pool';
 
 /**
  * Validation of a received e-invoice by the official rules, at run time: the EN 16931 rules of its
@@ -20,10 +21,10 @@ import { Worker } from 'node:worker_threads';
  *   of the rules compiles anew. A lock file keeps two processes from compiling one set twice. The
  *   cache is never committed.
  * - **Off the event loop.** A transform is one synchronous stretch (a tenth of a second for a small
- *   invoice, seconds for a large one), so it runs on a worker thread (`EINVOICE_THREADS`, default 1),
- *   one job at a time per thread, queued in order; a job past `EINVOICE_RULES_TIMEOUT_MS` (default
- *   60 s) ends its thread and fails. Where the thread's built module is absent (tests run from
- *   sources) or with `EINVOICE_THREADS=0`, it runs in the calling thread.
+ *   invoice, seconds for a large one), so it runs on a pool of worker threads (../thread-pool.ts;
+ *   `EINVOICE_THREADS`, default 1); a job past `EINVOICE_RULES_TIMEOUT_MS` (default 60 s) ends its
+ *   thread and fails. Where the thread's built module is absent (tests run from sources) or with
+ *   `EINVOICE_THREADS=0`, it runs in the calling thread.
  * - **Only XML the safe parser accepted** (read/xml.ts: no DOCTYPE, bounded) is given to SaxonJS,
  *   whose own parser is not hardened: callers validate what `readEInvoice` has read.
  */
@@ -185,85 +186,8 @@ export async function runRules(job: RulesJob): Promise<RulesJobResult> {
   }
 }
 
-class RulesPool {
-  private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, { job: RulesJob; timer: NodeJS.Timeout }>();
-  private readonly queue: RulesJob[] = [];
-  private readonly waiting = new Map<number, { resolve: (r: RulesJobResult) => void; reject: (e: Error) => void }>();
-  private threads = 0;
-  private nextId = 1;
-
-  constructor(
-    private readonly script: string,
-    private readonly size: number,
-    private readonly timeoutMs: number,
-  ) {}
-
-  run(sef: string, xml: string): Promise<RulesJobResult> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.queue.push({ id, sef, xml });
-      this.pump();
-    });
-  }
-
-  private pump(): void {
-    while (this.queue.length > 0) {
-      const worker = this.idle.pop() ?? (this.threads < this.size ? this.spawn() : undefined);
-      if (!worker) return;
-      const job = this.queue.shift()!;
-      const timer = setTimeout(() => void worker.terminate(), this.timeoutMs);
-      this.busy.set(worker, { job, timer });
-      worker.ref();
-      worker.postMessage(job);
-    }
-  }
-
-  private spawn(): Worker {
-    this.threads++;
-    const worker = new Worker(this.script);
-    worker.on('message', (result: RulesJobResult) => {
-      const running = this.busy.get(worker);
-      if (running) clearTimeout(running.timer);
-      this.busy.delete(worker);
-      worker.unref();
-      this.idle.push(worker);
-      this.settle(result.id, (w) => w.resolve(result));
-      this.pump();
-    });
-    let gone = false;
-    const lost = (err: Error) => {
-      if (gone) return;
-      gone = true;
-      this.threads--;
-      const index = this.idle.indexOf(worker);
-      if (index >= 0) this.idle.splice(index, 1);
-      const running = this.busy.get(worker);
-      this.busy.delete(worker);
-      if (running) {
-        clearTimeout(running.timer);
-        this.settle(running.job.id, (w) => w.reject(err));
-      }
-      this.pump();
-    };
-    worker.on('error', lost);
-    worker.on('exit', (code) =>
-      lost(new Error(`the e-invoice rules thread stopped (exit code ${code}): more than ${this.timeoutMs} ms, or it failed`)),
-    );
-    return worker;
-  }
-
-  private settle(id: number, how: (w: { resolve: (r: RulesJobResult) => void; reject: (e: Error) => void }) => void): void {
-    const w = this.waiting.get(id);
-    if (!w) return;
-    this.waiting.delete(id);
-    how(w);
-  }
-}
-
-let pool: RulesPool | null | undefined;
-function thePool(): RulesPool | null {
+let pool: ThreadPool<Omit<RulesJob, 'id'>, RulesJobResult> | null | undefined;
+function thePool(): ThreadPool<Omit<RulesJob, 'id'>, RulesJobResult> | null {
   if (pool === undefined) {
     const configured = process.env.EINVOICE_THREADS;
     const size = configured !== undefined && configured !== '' ? Number(configured) : 1;
@@ -272,7 +196,15 @@ function thePool(): RulesPool | null {
     const script = [join(__dirname, 'validate-thread.js'), join(__dirname, '..', '..', 'dist', 'einvoice', 'validate-thread.js')].find(
       (p) => existsSync(p),
     );
-    pool = Number.isInteger(size) && size > 0 && script ? new RulesPool(script, size, timeout) : null;
+    pool =
+      Number.isInteger(size) && size > 0 && script
+        ? new ThreadPool({
+            spawn: () => new Worker(script),
+            size,
+            timeoutMs: timeout,
+            lost: (code) => `the e-invoice rules thread stopped (exit code ${code}): more than ${timeout} ms, or it failed`,
+          })
+        : null;
   }
   return pool;
 }
@@ -310,7 +242,7 @@ export async function validateEInvoice(syntax: 'ubl' | 'cii', xml: string, custo
   for (const set of sets) {
     const sef = await compiledRules(set);
     const p = thePool();
-    const result = p ? await p.run(sef, xml) : await runRules({ id: 0, sef, xml });
+    const result = p ? await p.run({ sef, xml }) : await runRules({ id: 0, sef, xml });
     if ('error' in result) throw new Error(`The ${set} rules failed to run: ${result.error}`);
     const found = svrlFindings(result.svrl);
     report.fatal.push(...found.fatal);

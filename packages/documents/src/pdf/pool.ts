@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Dec } from '@bo/kernel';
 import type { RenderableDocument, RenderOptions } from '../model';
+import { ThreadPool } from '../thread-pool';
 import { renderPdf } from './render-pdf';
 import { renderLetterPdf, type ReminderLetterDocument } from './render-letter';
 import { renderStatementPdf, type StatementDocument } from './render-statement';
@@ -38,84 +39,15 @@ export function unpacked(value: unknown): unknown {
  * PDFs are drawn off the event loop. PDFKit lays a page out in one synchronous stretch of 50 to
  * 300 ms on this hardware; on the service's own thread that stretch delays every other request the
  * process holds, another organization's included, however fairly they were admitted. So PDFs go to
- * a small pool of worker threads (`PDF_THREADS`, default one fewer than the cores, at least one, at
- * most two), one job per thread at a time, queued in order; the threads are unref'd, so an idle pool
- * keeps no process alive, and a thread that dies fails its job and is replaced.
+ * a small pool of worker threads (../thread-pool.ts: `PDF_THREADS`, default one fewer than the
+ * cores, at least one, at most two); a PDF has no time limit.
  *
  * The thread runs the built module (`dist/pdf/pdf-thread.js`). Where it is not built (a test run
  * from sources before `npm run build`), or with `PDF_THREADS=0`, PDFs are drawn in the calling thread,
  * to the same bytes.
  */
-class PdfPool {
-  private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, PdfJob>();
-  private readonly queue: PdfJob[] = [];
-  private readonly waiting = new Map<number, { resolve: (r: PdfJobResult) => void; reject: (e: Error) => void }>();
-  private threads = 0;
-  private nextId = 1;
-
-  constructor(
-    private readonly script: string,
-    private readonly size: number,
-  ) {}
-
-  run(job: PdfTask): Promise<PdfJobResult> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.queue.push(packed({ ...job, id }) as PdfJob);
-      this.pump();
-    });
-  }
-
-  private pump(): void {
-    while (this.queue.length > 0) {
-      const worker = this.idle.pop() ?? (this.threads < this.size ? this.spawn() : undefined);
-      if (!worker) return;
-      const job = this.queue.shift()!;
-      this.busy.set(worker, job);
-      worker.ref();
-      worker.postMessage(job);
-    }
-  }
-
-  private spawn(): Worker {
-    this.threads++;
-    const worker = new Worker(this.script);
-    worker.on('message', (result: PdfJobResult) => {
-      this.busy.delete(worker);
-      worker.unref();
-      this.idle.push(worker);
-      this.settle(result.id, (w) => w.resolve(result));
-      this.pump();
-    });
-    let gone = false;
-    const lost = (err: Error) => {
-      if (gone) return;
-      gone = true;
-      this.threads--;
-      const index = this.idle.indexOf(worker);
-      if (index >= 0) this.idle.splice(index, 1);
-      const job = this.busy.get(worker);
-      this.busy.delete(worker);
-      if (job) this.settle(job.id, (w) => w.reject(err));
-      this.pump();
-    };
-    worker.on('error', lost);
-    worker.on('exit', (code) => lost(new Error(`the PDF thread stopped (exit code ${code})`)));
-    return worker;
-  }
-
-  private settle(id: number, how: (w: { resolve: (r: PdfJobResult) => void; reject: (e: Error) => void }) => void): void {
-    const w = this.waiting.get(id);
-    if (!w) return;
-    this.waiting.delete(id);
-    how(w);
-  }
-}
-
-let pool: PdfPool | null | undefined;
-function thePool(): PdfPool | null {
+let pool: ThreadPool<PdfTask, PdfJobResult> | null | undefined;
+function thePool(): ThreadPool<PdfTask, PdfJobResult> | null {
   if (pool === undefined) {
     const configured = process.env.PDF_THREADS;
     const size = configured !== undefined && configured !== '' ? Number(configured) : Math.min(2, Math.max(1, availableParallelism() - 1));
@@ -123,7 +55,15 @@ function thePool(): PdfPool | null {
     const script = [join(__dirname, 'pdf-thread.js'), join(__dirname, '..', '..', 'dist', 'pdf', 'pdf-thread.js')].find((p) =>
       existsSync(p),
     );
-    pool = Number.isInteger(size) && size > 0 && script ? new PdfPool(script, size) : null;
+    pool =
+      Number.isInteger(size) && size > 0 && script
+        ? new ThreadPool<PdfTask, PdfJobResult>({
+            spawn: () => new Worker(script),
+            size,
+            lost: (code) => `the PDF thread stopped (exit code ${code})`,
+            encode: packed,
+          })
+        : null;
   }
   return pool;
 }
