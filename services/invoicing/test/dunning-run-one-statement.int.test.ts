@@ -2,7 +2,7 @@ import { NotAsDecided, statementEvent, storeAlone } from '@bo/runtime';
 import { invoicing } from '@bo/contracts';
 import * as testing from '@bo/testkit';
 import { decideDunning } from '../src/dunning/decide-dunning';
-import { lettersToStore, storedRecords } from '../src/dunning/decide-run';
+import { lettersToStore, readWithPartners, storedRecords } from '../src/dunning/decide-run';
 import { feesOf, interestOf, lettersAlone, readDunningRun } from '../src/dunning/dunning.repository';
 import { body, startWithFakePartners, type FakePartner } from './fixtures';
 
@@ -51,7 +51,7 @@ describe('invoicing service: a dunning run as one statement', () => {
 
   /** The run's one statement as `alone` decides it on a read taken now, to store later. */
   async function decidedNow(org: number, asOf: string) {
-    const read = await readDunningRun(svc.db, org, asOf, notBlocked, { draw: true });
+    const read = readWithPartners(await readDunningRun(svc.db, org, asOf, { draw: true }), notBlocked);
     const decision = decideDunning({
       asOf,
       levels: read.setup.levels,

@@ -261,13 +261,7 @@ export interface DunningRunAsRead {
  * decideDunning can decide (it decides them; a blocked partner's invoice wastes its id), so a run
  * that sends nothing draws none.
  */
-export async function readDunningRun(
-  db: Knex,
-  orgId: number,
-  asOf: string,
-  partners: ReadonlyMap<number, { blocked: boolean }> | undefined,
-  opts: { draw: boolean },
-): Promise<DunningRunAsRead> {
+export async function readDunningRun(db: Knex, orgId: number, asOf: string, opts: { draw: boolean }): Promise<DunningRunAsRead> {
   const { rows } = await db.raw<{
     rows: Array<{ overdue: OverdueRow[]; settings: DunningSettings | null; levels: DunningLevel[]; read: string | null; drawn: number[] }>;
   }>(
@@ -282,7 +276,7 @@ export async function readDunningRun(
   );
   const row = rows[0]!;
   return {
-    invoices: toOverdue(row.overdue, partners),
+    invoices: toOverdue(row.overdue),
     setup: { levels: row.levels, settings: row.settings ?? DEFAULT_SETTINGS },
     reads: new Map(row.overdue.map((r) => [r.id, r.read])),
     setupRead: row.read,

@@ -30,9 +30,9 @@ import { feeInvoice, type FeeInvoicePlan } from './fee-invoice';
  *
  * Load → decide → store, optimistic as a rule (`alone`): the invoices, setup and letter ids read
  * with no lock by the gather (readDunningRun, one statement) before it asks the partners service,
- * and the letters with their events stored as one
- * statement (lettersAlone), only while the levels and settings and each letter's invoice are the rows
- * read and every letter's key was free; the reply and the events are the letters that statement
+ * the partners' answers applied to that read (readWithPartners), and the letters with their events
+ * stored as one statement (lettersAlone), only while the levels and settings and each letter's
+ * invoice are the rows read and every letter's key was free; the reply and the events are the letters that statement
  * stored, all of them. A dry run answers on the read, its statement checking the setup only. A run
  * that posts fee invoices (lettersToStore: a letter carrying one) goes the locked way (`apply`): the
  * invoice writer makes each and validate's code posts it, too composite for one statement. So does a
@@ -45,7 +45,7 @@ export const dunningRunHandler = handler(invoicing.dunningRun, {
   gather: async (req, ctx) => {
     const asOf = req.as_of ?? (await readSettings(ctx.db, ctx.orgId)).today();
     // Read with no lock, with what a store decided on it checks (`alone` decides on this read).
-    const read = await readDunningRun(ctx.db, ctx.orgId, asOf, undefined, { draw: !req.dry_run });
+    const read = await readDunningRun(ctx.db, ctx.orgId, asOf, { draw: !req.dry_run });
     const { invoices: overdue, setup } = read;
     const blocked: Array<[number, { blocked: boolean }]> = [];
     for (const id of [...new Set(overdue.map((i) => i.partner_id))]) {
