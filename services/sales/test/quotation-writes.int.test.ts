@@ -164,6 +164,8 @@ describe('quotation writes as one statement', () => {
       const replies = await Promise.all(
         Array.from({ length: 8 }, (_, i) => addLine(q.id, { product_id: 20 + i, quantity: 1, price: '10.01', tax_rate: 10 })),
       );
+      // Every one answered, and what each answered is stored.
+      expect(replies.filter((r) => !r.ok)).toEqual([]);
       const { quotation, lines } = await stored(q.id);
       expect(lines).toHaveLength(9);
       expect(quotation).toMatchObject({ line_count: 9, total: '346.83' });
