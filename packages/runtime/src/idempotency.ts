@@ -271,6 +271,32 @@ export function isKeyInUse(err: unknown): boolean {
   return (err as { code?: string } | null)?.code === KEY_IN_USE_SQLSTATE;
 }
 
+/** How long, one after the other, a key found held right after the request's own statement failed is waited for (afterOwnStatement). */
+export const OWN_HOLD_WAITS_MS = [5, 10, 20, 40, 80] as const;
+
+/**
+ * Runs `locked` (a transaction that holds the request's key first, holdKey) right after the
+ * request's own one-statement write with that key failed (storeAlone). PostgreSQL sends a
+ * statement's error before it ends the statement's transaction, and the end is what releases the
+ * key's advisory lock; a backend put off the CPU between the two still holds the key when the
+ * fallback's transaction asks for it. So a key found held here is asked for again a few times,
+ * `OWN_HOLD_WAITS_MS` apart (155 ms in all), before it is taken for a twin's and answered 409.
+ */
+export async function afterOwnStatement<T>(
+  locked: () => Promise<T>,
+  pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+): Promise<T> {
+  for (const wait of OWN_HOLD_WAITS_MS) {
+    try {
+      return await locked();
+    } catch (err) {
+      if (!isKeyInUse(err)) throw err;
+      await pause(wait);
+    }
+  }
+  return locked();
+}
+
 /** The answer to a command whose twin is still running: retry later, when its record answers. */
 export const KEY_IN_USE_REPLY: RpcReply = {
   ok: false,

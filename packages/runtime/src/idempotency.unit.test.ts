@@ -1,4 +1,12 @@
-import { canonicalJson, KEY_REUSED_REPLY, replayOf, requestHash } from './idempotency';
+import {
+  afterOwnStatement,
+  canonicalJson,
+  KEY_IN_USE_SQLSTATE,
+  KEY_REUSED_REPLY,
+  OWN_HOLD_WAITS_MS,
+  replayOf,
+  requestHash,
+} from './idempotency';
 
 describe('idempotency request hash', () => {
   it('does not depend on key order', () => {
@@ -59,5 +67,46 @@ describe('the answer to a recorded key', () => {
     expect(replayOf({ operation: key.operation, hash: requestHash(key.operation, { a: 2 }), reply }, key)).toEqual(KEY_REUSED_REPLY);
     expect(replayOf({ operation: 'catalog.product.create', hash: key.hash, reply }, key)).toEqual(KEY_REUSED_REPLY);
     expect(KEY_REUSED_REPLY).toMatchObject({ ok: false, status: 422, code: 'idempotency_key_reused' });
+  });
+});
+
+describe("the fallback right after the request's own statement failed (afterOwnStatement)", () => {
+  const keyInUse = Object.assign(new Error('the key is held'), { code: KEY_IN_USE_SQLSTATE });
+  /** A transaction that finds the key held `held` times, then runs. */
+  const lockedAfter = (held: number) => {
+    let tries = 0;
+    return async () => {
+      if (tries++ < held) throw keyInUse;
+      return 'ran';
+    };
+  };
+
+  it('asks for the key again while the failed statement may still hold it, and runs once it is free', async () => {
+    const pauses: number[] = [];
+    const pause = async (ms: number) => void pauses.push(ms);
+    await expect(afterOwnStatement(lockedAfter(2), pause)).resolves.toBe('ran');
+    expect(pauses).toEqual([5, 10]);
+  });
+
+  it("takes a key held past every wait for a twin's: the key-in-use failure goes on, after 155 ms of waits", async () => {
+    const pauses: number[] = [];
+    const pause = async (ms: number) => void pauses.push(ms);
+    await expect(afterOwnStatement(lockedAfter(Infinity), pause)).rejects.toBe(keyInUse);
+    expect(pauses).toEqual([...OWN_HOLD_WAITS_MS]);
+    expect(pauses.reduce((a, b) => a + b, 0)).toBe(155);
+  });
+
+  it('waits for nothing else: any other failure goes on at once', async () => {
+    const pauses: number[] = [];
+    const refused = new Error('refused');
+    await expect(
+      afterOwnStatement(
+        async () => {
+          throw refused;
+        },
+        async (ms) => void pauses.push(ms),
+      ),
+    ).rejects.toBe(refused);
+    expect(pauses).toEqual([]);
   });
 });

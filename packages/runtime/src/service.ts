@@ -16,6 +16,7 @@ import {
   findRecorded,
   releaseClaim,
   holdKey,
+  afterOwnStatement,
   isKeyInUse,
   KEY_IN_USE_REPLY,
   recordReply,
@@ -349,16 +350,19 @@ export async function startService(def: ServiceDefinition, deps: ServiceDeps, op
             if (!(err instanceof NotAsDecided)) throw err;
           }
         }
-        return await retryTransientConflicts(() =>
-          inTransaction(db, async (trx) => {
-            if (key && claim === undefined) await holdKey(trx, key);
-            const reply = okReply(h, await h.run(request, applyContext(scope, trx), facts));
-            // The record is the transaction's last statement: its COMMIT goes out with it, saving the
-            // round trip that every lock the transaction holds (a number series, a partner's credit) waits on.
-            if (key && !(await recordReply(trx, key, sealed(h, reply), { commit: true, claim }))) throw new AlreadyRecorded();
-            return reply;
-          }),
-        );
+        const locked = () =>
+          retryTransientConflicts(() =>
+            inTransaction(db, async (trx) => {
+              if (key && claim === undefined) await holdKey(trx, key);
+              const reply = okReply(h, await h.run(request, applyContext(scope, trx), facts));
+              // The record is the transaction's last statement: its COMMIT goes out with it, saving the
+              // round trip that every lock the transaction holds (a number series, a partner's credit) waits on.
+              if (key && !(await recordReply(trx, key, sealed(h, reply), { commit: true, claim }))) throw new AlreadyRecorded();
+              return reply;
+            }),
+          );
+        // After its own statement held the key and failed, the key may look held for a moment longer.
+        return alone && key && claim === undefined ? await afterOwnStatement(locked) : await locked();
       }
     } catch (err) {
       if (!key) throw err;

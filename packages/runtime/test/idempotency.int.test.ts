@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineOperation, type RpcReply } from '@bo/contracts';
 import type { Knex } from '../src/db';
 import { AppError } from '../src/errors';
-import { KEY_IN_USE_REPLY, KEY_REUSED_REPLY, OPERATION_KEYS } from '../src/idempotency';
+import { KEY_IN_USE_REPLY, KEY_REUSED_REPLY, keyLockOf, OPERATION_KEYS } from '../src/idempotency';
 import { eventually, startTestService, type TestService } from '@bo/testkit';
 import { handler, type ApplyContext, type HandlerContext, type ServiceDefinition } from '../src/service';
 
@@ -612,6 +612,32 @@ describe('service host: replies recorded with their effect', () => {
       } finally {
         if (!table.isCompleted()) await table.rollback();
       }
+    });
+
+    it("answers its own request, not 409, when its failed statement's hold of the key outlives the error by a moment", async () => {
+      const key = randomUUID();
+      const before = await bumps();
+      // A connection of the pool set aside stands for the failed statement's backend: PostgreSQL sends
+      // a statement's error before it ends its transaction, whose end lets the key's lock go.
+      const ghost = (await svc.db.client.acquireConnection()) as { query(sql: string, values: unknown[]): Promise<unknown> };
+      const lock = keyLockOf({ orgId: 1, key }).toString();
+      let letGo: Promise<unknown> | undefined;
+      const holdOn = (_err: unknown, query: { sql?: string }) => {
+        if (!query.sql?.includes('insert into bumps select')) return;
+        svc.db.off('query-error', holdOn);
+        void ghost.query('select pg_advisory_lock($1::bigint)', [lock]);
+        letGo = new Promise((resolve) => setTimeout(resolve, 40)).then(() => ghost.query('select pg_advisory_unlock($1::bigint)', [lock]));
+      };
+      svc.db.on('query-error', holdOn);
+      try {
+        expect(await sendAlone('moved', key)).toMatchObject({ ok: true, body: { message: `bumped from ${before}`, count: before + 1 } });
+        expect(letGo).toBeDefined();
+        await letGo;
+      } finally {
+        svc.db.off('query-error', holdOn);
+        await svc.db.client.releaseConnection(ghost);
+      }
+      expect(await bumps()).toBe(before + 1);
     });
 
     it('runs apply with the same facts when what the statement checks moved, and writes once', async () => {
