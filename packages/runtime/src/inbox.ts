@@ -74,7 +74,7 @@ export type InboxHandlerDef = {
        * `traces[i]` is the one `events[i]` arrived in, for an effect that keeps each event's own.
        */
       statement(events: EventEnvelope[], log: Logger, traces: ReadonlyArray<TraceContext | undefined>): SqlStatement | undefined;
-      /** Called once the statement committed, with the number of rows its effect wrote. */
+      /** Called once the statement committed, with the number of rows its effect wrote and the batch's logger. */
       applied?(rowCount: number, log: Logger): void;
       handle?: never;
       handleBatch?: never;
