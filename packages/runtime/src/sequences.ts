@@ -18,6 +18,18 @@ export function pendingNumber(): string {
 }
 
 /**
+ * `count` rows numbered 1, 2, … (column `n`) as a FROM item, for a load that draws ids: what
+ * `generate_series(1, count)` gives, but planned once per connection. Of a prepared statement
+ * PostgreSQL plans each of the first five calls for their values, then keeps a generic plan unless
+ * those looked cheaper; it guesses a generate_series of a parameter at 1,000 rows, so every plan for
+ * the values looks cheaper and the statement is planned at every call (0.15 ms of create invoice's
+ * read). An array of `count` zeros unnested is guessed at 10 rows, near enough.
+ */
+export function numberedRows(count: string): string {
+  return `unnest(array_fill(0, array[${count}])) with ordinality as numbered(zero, n)`;
+}
+
+/**
  * Gives the document (inserted in this transaction with `pendingNumber()`) the next gapless number
  * of its organization's series (INV-, QUO- ...), and returns it. The counter row stays locked until
  * the transaction ends, so concurrent creates queue up and a rollback gives its number back.

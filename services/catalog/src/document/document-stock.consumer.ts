@@ -1,6 +1,7 @@
 import { catalog, consumer, type EventOf, type invoicing } from '@bo/contracts';
 import {
   bindConsumer,
+  numberedRows,
   recordEvent,
   statementEvent,
   storeWithCommit,
@@ -125,7 +126,7 @@ function loadDocumentStock(documents: readonly DocumentToMove[]): SqlStatement {
                    where (l.org_id, l.id) in (select * from unnest(?::int[], ?::int[])) or (l.org_id = any(?::int[]) and l.is_default)) as locations,
                  (select coalesce(json_agg(json_build_object('product_id', q.product_id, 'location_id', q.location_id, 'quantity', q.quantity::text)), '[]')
                     from stock_quantities q where q.product_id = any(?::int[])) as quantities,
-                 array(select nextval(pg_get_serial_sequence('stock_moves', 'id'))::text from generate_series(1, ?)) as move_ids,
+                 array(select nextval(pg_get_serial_sequence('stock_moves', 'id'))::text from ${numberedRows('?::int')} order by n) as move_ids,
                  now() as now`,
     bindings: [
       named.map(([org]) => org),

@@ -6,6 +6,7 @@ import {
   nextNumberCtes,
   nextNumberSteps,
   NumberRace,
+  numberedRows,
   pendingNumber,
   selectPage,
   type Knex,
@@ -215,7 +216,7 @@ export function newInvoiceDraws(
 ): { sql: string; bindings: Knex.RawBinding[] } {
   return {
     sql: `json_build_object('invoice_id', nextval(pg_get_serial_sequence('invoices', 'id')),
-                            'line_ids', array(select nextval(pg_get_serial_sequence('invoice_lines', 'id')) from generate_series(1, ?::int) n order by n),
+                            'line_ids', array(select nextval(pg_get_serial_sequence('invoice_lines', 'id')) from ${numberedRows('?::int')} order by n),
                             'now', now(), 'also', ${also.sql})`,
     bindings: [lines, ...also.bindings],
   };

@@ -1,4 +1,4 @@
-import { storeAt, type Knex, type StoreMoment, type StorePart } from '@bo/runtime';
+import { numberedRows, storeAt, type Knex, type StoreMoment, type StorePart } from '@bo/runtime';
 import { HELD_SETTINGS_CTE, HELD_SETTINGS_JSON } from '@bo/billing';
 import { postingGuard, READ_SETTINGS_VERSION } from '../invoice/validation.repository';
 import type { NewPaymentPlan, NewPaymentState } from './decide-new-payment';
@@ -86,7 +86,7 @@ function newPaymentLoad(mode: 'locked' | 'read'): string {
             select nextval(pg_get_serial_sequence('journal_entries', 'id'))::int as entry_id,
                    nextval(pg_get_serial_sequence('payments', 'id'))::int as payment_id,
                    array(select nextval(pg_get_serial_sequence('payment_allocations', 'id'))::int
-                           from generate_series(1, ?::int) n order by n) as allocation_ids
+                           from ${numberedRows('?::int')} order by n) as allocation_ids
              where (select count(*) from locked) >= 0)
      select ${HELD_SETTINGS_JSON} as settings_held, ${READ_SETTINGS_VERSION} as settings_version,
             d.entry_id as drawn_entry_id, d.payment_id as drawn_payment_id, d.allocation_ids as drawn_allocation_ids,

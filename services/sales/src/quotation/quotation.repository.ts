@@ -5,6 +5,7 @@ import {
   likeContains,
   nextNumberSteps,
   numberDocument,
+  numberedRows,
   pendingNumber,
   selectPage,
   storeAt,
@@ -337,7 +338,7 @@ export async function storeQuotationEdit(trx: Knex.Transaction, edit: QuotationE
 export function newQuotationDraws(lines: number): { sql: string; bindings: Knex.RawBinding[] } {
   return {
     sql: `json_build_object('quotation_id', nextval(pg_get_serial_sequence('quotations', 'id')),
-                            'line_ids', array(select nextval(pg_get_serial_sequence('quotation_lines', 'id')) from generate_series(1, ?::int) n order by n),
+                            'line_ids', array(select nextval(pg_get_serial_sequence('quotation_lines', 'id')) from ${numberedRows('?::int')} order by n),
                             'now', now())`,
     bindings: [lines],
   };
