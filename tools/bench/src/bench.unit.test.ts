@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { alternationRefusal, asRound, rotate } from './alternate';
 import { compareWithBaseline, formatBaseline } from './baseline';
+import { processLabel } from './cpu';
 import { invoiceIdOf, invoiceRequest } from './fixtures';
 import { amountRunSeconds } from './load';
 import { LAUNCHER_ENTRY, parseOptions, UsageError } from './options';
@@ -326,3 +327,15 @@ function scenarioRun(over: Partial<ScenarioResult>): ScenarioResult {
     ...over,
   };
 }
+
+describe('processLabel (BENCH_CPU_BY_PROCESS)', () => {
+  it('names a service by its folder, the bench by its file, the servers by their program', () => {
+    expect(processLabel(['/usr/bin/node', '--max-semi-space-size=32', '/repo/services/invoicing/dist/main.js'])).toBe('node invoicing');
+    expect(processLabel(['node', '/repo/apps/launcher/dist/start-system.js'])).toBe('node launcher');
+    expect(processLabel(['/opt/node', '/repo/tools/bench/dist/floor/worker.js'])).toBe('node floor/worker.js');
+    expect(processLabel(['postgres: 15/main: postgres bo_bench 127.0.0.1(5000) idle'])).toBe('postgres');
+    expect(processLabel(['/usr/lib/erlang/erts-12/bin/beam.smp', '-W', 'w'])).toBe('rabbitmq');
+    expect(processLabel(['/usr/bin/redis-server'])).toBe('redis-server');
+    expect(processLabel([])).toBe('kernel');
+  });
+});

@@ -131,3 +131,55 @@ export async function waitIdle(
   }
   return false;
 }
+
+/** A process's label for the breakdown: the service a node process runs, else its program's name. */
+export function processLabel(argv: readonly string[]): string {
+  const program = argv[0] ?? '';
+  if (argv.length === 0) return 'kernel';
+  if (program.startsWith('postgres')) return 'postgres';
+  if (program.includes('beam.smp') || program.endsWith('/erl')) return 'rabbitmq';
+  if (program === 'node' || program.endsWith('/node')) {
+    const script = argv.slice(1).find((a) => !a.startsWith('-')) ?? '';
+    // A service or app by its folder; the bench's own processes (load generator, stand-ins) by their file.
+    const service = /(?:services|apps)\/([^/]+)\//.exec(script);
+    return `node ${service?.[1] ?? script.split('/').slice(-2).join('/')}`;
+  }
+  return program.split('/').pop() ?? program;
+}
+
+function processArgv(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Diagnostics only (`BENCH_CPU_BY_PROCESS=1`): every process on the machine, its CPU over a window
+ * grouped by label, so a run can say which process a request's machine CPU went to.
+ */
+export function startProcessBreakdown(): () => Map<string, number> {
+  const perSecond = ticksPerSecond();
+  const snapshot = (): Map<number, { label: string; ticks: number }> => {
+    const out = new Map<number, { label: string; ticks: number }>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const pid = Number(entry);
+      const f = statFields(pid);
+      const argv = f && processArgv(pid);
+      const label = argv && processLabel(argv);
+      if (f && label) out.set(pid, { label, ticks: Number(f[11]) + Number(f[12]) });
+    }
+    return out;
+  };
+  const before = snapshot();
+  return () => {
+    const seconds = new Map<string, number>();
+    for (const [pid, now] of snapshot()) {
+      const delta = now.ticks - (before.get(pid)?.ticks ?? 0);
+      if (delta > 0) seconds.set(now.label, (seconds.get(now.label) ?? 0) + delta / perSecond);
+    }
+    return seconds;
+  };
+}

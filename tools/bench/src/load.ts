@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { startCpuMeter } from './cpu';
+import { startCpuMeter, startProcessBreakdown } from './cpu';
 
 /** Per-connection state autocannon hands to each step; it lives from a sequence's first step to its last. */
 export type Context = Record<string, unknown>;
@@ -97,6 +97,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
 
   const endCpu = spec.cpuRoots ? startCpuMeter(spec.cpuRoots) : undefined;
+  const endBreakdown = process.env['BENCH_CPU_BY_PROCESS'] === '1' ? startProcessBreakdown() : undefined;
   return new Promise((resolve, reject) => {
     let cap: NodeJS.Timeout | undefined;
     // Autocannon ends a run on its next 1 s sample tick, so its duration of a run of `amount` requests
@@ -116,6 +117,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       (err, result) => {
         if (cap) clearTimeout(cap);
         const cpu = endCpu?.();
+        if (endBreakdown && !err) logBreakdown(spec, endBreakdown(), result['2xx']);
         if (err) return reject(err instanceof Error ? err : new Error(String(err)));
         const ok = result['2xx'];
         const seconds = amountRunSeconds(result.duration, startedAt, lastReplyAt) ?? result.duration;
@@ -159,4 +161,16 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
 export function amountRunSeconds(autocannonSeconds: number, startedAt: number, lastReplyAt: number | undefined): number | undefined {
   if (lastReplyAt === undefined || lastReplyAt <= startedAt) return undefined;
   return Math.min(autocannonSeconds, (lastReplyAt - startedAt) / 1000);
+}
+
+/** Diagnostics: CPU ms per successful request of each process group, largest first, on stderr. */
+function logBreakdown(spec: LoadSpec, seconds: Map<string, number>, ok: number): void {
+  if (ok === 0) return;
+  const rows = [...seconds].sort((a, b) => b[1] - a[1]).filter(([, s]) => (s * 1000) / ok >= 0.005);
+  const total = rows.reduce((sum, [, s]) => sum + s, 0);
+  const name = spec.steps.map((s) => s.name).join('+');
+  process.stderr.write(
+    `cpu by process, ${name} at ${spec.connections} connections (${ok} ok), ms/request: total ${((total * 1000) / ok).toFixed(3)}\n` +
+      rows.map(([label, s]) => `  ${((s * 1000) / ok).toFixed(3)}  ${label}\n`).join(''),
+  );
 }
