@@ -1,6 +1,7 @@
 import { Api } from './api';
 import { Fixtures } from './fixtures';
-import { log, measure, stackContext, warmUp, type CeilingSample, type MeasuredStack } from './measure';
+import { log } from './log';
+import { measure, stackContext, warmUp, type CeilingSample, type MeasuredStack } from './measure';
 import type { BenchOptions } from './options';
 import { attachRatios } from './report';
 import type { ScenarioResult, StackName } from './result';

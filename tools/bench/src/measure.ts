@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { waitIdle } from './cpu';
+import { log } from './log';
 import { runLoad, type LoadResult, type Sample, type Step } from './load';
 import type { Scenario } from './scenarios';
 
@@ -23,7 +24,6 @@ export interface CeilingSample {
   steps: Array<{ name: string; sample: Sample }>;
 }
 
-export const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
 export interface MeasureContext {
   connections: number;

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { inParallel } from './api';
 import { ORG_ID, type Fixtures } from './fixtures';
-import { log } from './measure';
+import { log } from './log';
 import { percentile, round } from './stats';
 import { ORG } from './system';
 

@@ -5,7 +5,8 @@ import { startFloor } from './floor/launch';
 import { floorPath, floorScenario } from './floor/scenarios';
 import { FLOOR_SCENARIOS, SCENARIO_RPC } from './floor/shared';
 import type { Step } from './load';
-import { log, type CeilingSample } from './measure';
+import { log } from './log';
+import type { CeilingSample } from './measure';
 import type { BenchOptions } from './options';
 import type { Scenario } from './scenarios';
 

@@ -7,7 +7,7 @@ import { createApiKey } from '@bo/gateway';
 import { createDb, deleteTopology } from '@bo/runtime';
 import { freePort, SERVING_NODE_FLAGS, repoRoot, systemTopology } from '@bo/launcher';
 import { startBalancer, type Balancer } from './balancer';
-import { log } from './measure';
+import { log } from './log';
 import { LAUNCHER_ENTRY, type Mode } from './options';
 
 export const ORG = 1;
