@@ -24,7 +24,6 @@ export interface CeilingSample {
   steps: Array<{ name: string; sample: Sample }>;
 }
 
-
 export interface MeasureContext {
   connections: number;
   seconds: number;
