@@ -81,7 +81,13 @@ export async function measureAlternating(a: AlternateContext): Promise<Round[]> 
       stacks.push({ mode, base: sys.base, token: sys.token, pids: [sys.pid], databaseUrl: sys.databaseUrl, scenarios });
     }
     const standIns =
-      a.opts.baseline !== undefined ? [] : [await startCeilingStandIn(a.opts, samples), await startFloorStandIn(a.opts, samples, a.names)];
+      a.opts.baseline !== undefined
+        ? []
+        : [
+            await startCeilingStandIn(a.opts, samples),
+            await startFloorStandIn(a.opts, samples, a.names),
+            a.opts.floorRequired ? await startFloorStandIn(a.opts, samples, a.names, { required: true }) : undefined,
+          ];
     for (const standIn of standIns) {
       if (!standIn) continue;
       keep(standIn.stop);

@@ -62,6 +62,10 @@ describe('benchmark harness', () => {
     expect(parseOptions(['--modes', 'replicated'], names, {})).toMatchObject({ modes: ['replicated'], replicas: 2 });
     expect(parseOptions([], names, {}).replicas).toBe(1);
     for (const bad of ['0', '9', '1.5', 'x']) expect(() => parseOptions(['--replicas', bad], names, {})).toThrow(UsageError);
+    // --floor-required: a second floor beside the first, in the slices of one sitting only.
+    expect(parseOptions(['--alternate', '2', '--floor-required'], names, {})).toMatchObject({ floorRequired: true });
+    expect(parseOptions(['--alternate', '2'], names, {}).floorRequired).toBeUndefined();
+    expect(() => parseOptions(['--floor-required'], names, {})).toThrow(/--alternate N/);
   });
 
   it('reads --baseline DIR as a built checkout compared in alternating slices, refusing an unbuilt one or --rounds', () => {
@@ -253,9 +257,9 @@ describe('benchmark harness', () => {
     const run = (over: Partial<ScenarioResult>) =>
       scenarioRun({ scenario: 'create-partner', title: 'create partner', ceiling: 'create-partner', ...over });
     const ceiling = [run({ mode: 'ceiling', rps: 1000, p99: 20 }), run({ mode: 'ceiling', connections: 1, rps: 500, p50: 1 })];
-    const floor = [run({ mode: 'floor', rps: 400, p99: 120 }), run({ mode: 'floor', connections: 1, rps: 200, p50: 3 })];
+    const floor = [run({ mode: 'floor', rps: 400, p99: 120, cpu: cpu(1) }), run({ mode: 'floor', connections: 1, rps: 200, p50: 3 })];
     const results = [
-      run({ rps: 200, p99: 150 }),
+      run({ rps: 200, p99: 150, cpu: cpu(1.5) }),
       run({ connections: 1, rps: 100, p50: 5 }),
       // No floor of its own (the floor sends no Idempotency-Key): compared with the ceiling alone.
       run({ scenario: 'create-partner-key', title: 'create partner, Idempotency-Key', rps: 150 }),
@@ -263,7 +267,8 @@ describe('benchmark harness', () => {
     attachRatios(floor, ceiling);
     attachRatios(results, ceiling, floor);
     expect(floor[0]?.ratio).toEqual({ rps: 0.4, p99: 6 });
-    expect(results[0]?.ratio).toEqual({ rps: 0.2, p99: 7.5, floor: 0.5 });
+    // Machine CPU per request 3 ms against the floor's 2: 1.5 × its CPU.
+    expect(results[0]?.ratio).toEqual({ rps: 0.2, p99: 7.5, floor: 0.5, floorCpu: 1.5 });
     expect(results[1]?.ratio?.floor).toBe(0.5);
     expect(results[2]?.ratio).toEqual({ rps: 0.15, p99: 2 });
 
@@ -294,9 +299,18 @@ describe('benchmark harness', () => {
     const text = formatReport(report, targets);
     expect(text).toContain('## Floor:');
     expect(text).toContain('| create partner | 32 | 400 | 0.40 | 10.0 | 120.0 | 6.00 | 0 |');
-    expect(text).toContain('| scenario | conns | req/s | × ceiling | × floor | p50 ms |');
-    expect(text).toContain('| create partner | 32 | 200 | 0.20 | 0.50 | 10.0 |');
-    expect(text).toContain('| create partner, Idempotency-Key | 32 | 150 | 0.15 | — |');
+    expect(text).toContain('| scenario | conns | req/s | × ceiling | × floor | × floor CPU | p50 ms |');
+    expect(text).toContain('| create partner | 32 | 200 | 0.20 | 0.50 | 1.50 | 10.0 |');
+    expect(text).toContain('| create partner | 1 | 100 | 0.20 | 0.50 | — | 5.0 |');
+    expect(text).toContain('| create partner, Idempotency-Key | 32 | 150 | 0.15 | — | — |');
+    expect(text).not.toContain("Floor with the bar's requirements");
+    // The floor with the bar's requirements (--floor-required) gets a table of its own, against the floor.
+    const required = [run({ mode: 'floor-required', rps: 360, cpu: cpu(1.1) })];
+    attachRatios(required, ceiling, floor);
+    expect(required[0]?.ratio).toMatchObject({ floor: 0.9, floorCpu: 1.1 });
+    expect(formatReport({ ...report, results: [...results, ...required] }, targets)).toContain(
+      '| create partner | 32 | 360 | 0.90 | 10.0 | 40.0 | 0 | 1.10 | 2.20 | 1.10 |',
+    );
     // Without a floor the mode tables keep their columns.
     expect(formatReport({ ...report, floor: [] }, targets)).not.toContain('× floor');
   });

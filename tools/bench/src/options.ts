@@ -37,6 +37,12 @@ export interface BenchOptions {
    * earlier commits compare under today's bench (which they may predate).
    */
   subject?: string;
+  /**
+   * `--floor-required`: with `--alternate`, a second floor runs beside the first, doing also what the
+   * bar requires of every write and the floor leaves out (floor/worker.ts, `required`), so the report
+   * says what those requirements cost against the floor in one sitting.
+   */
+  floorRequired?: boolean;
   /** Instances of every service and of the gateway in the `replicated` mode. */
   replicas: number;
   /** Admin URL of PostgreSQL: the bench makes (and drops) a database per mode on it. */
@@ -44,10 +50,11 @@ export interface BenchOptions {
   amqpUrl: string;
 }
 
-export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|replicated,...] [--replicas N] [--rounds N | --alternate N] [--baseline DIR [--subject DIR]] [--json FILE]
+export const USAGE = `usage: npm run bench -- [--only <scenario,...>] [--modes rabbitmq|in-process|replicated,...] [--replicas N] [--rounds N | --alternate N] [--baseline DIR [--subject DIR]] [--floor-required] [--json FILE]
   --replicas N   also measure N instances of every service and of the gateway (mode replicated) beside one (mode rabbitmq)
   --baseline DIR: DIR is a built checkout of another commit; both systems run side by side in alternating slices (6 unless --alternate says)
   --subject DIR:  with --baseline, measure DIR's built checkout in place of this one (two earlier commits under today's bench)
+  --floor-required: with --alternate, also a floor doing what the bar requires of a write (validation, the key's record, exact decimals, outbox marked)
 environment: BENCH_SECONDS (default 10: each 32-connection run; 1-connection runs last half),
   BENCH_DATABASE_URL / BENCH_AMQP_URL (else TEST_DATABASE_URL / TEST_AMQP_URL, else local defaults)`;
 
@@ -64,6 +71,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
       baseline: { type: 'string' },
       subject: { type: 'string' },
       replicas: { type: 'string' },
+      'floor-required': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -102,6 +110,9 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
         `--subject ${values.subject}: no ${LAUNCHER_ENTRY} there; build that checkout first (npm install && npx turbo run build)`,
       );
   }
+  const floorRequired = values['floor-required'] === true;
+  if (floorRequired && (alternate === undefined || baseline !== undefined))
+    throw new UsageError('--floor-required runs beside the floor in alternating slices: give --alternate N (and no --baseline)');
   const slices = alternate ?? (baseline !== undefined ? DEFAULT_BASELINE_SLICES : undefined);
 
   const replicas = values.replicas === undefined ? 1 : Number(values.replicas);
@@ -130,6 +141,7 @@ export function parseOptions(argv: readonly string[], names: readonly string[], 
     ...(slices !== undefined ? { alternate: slices } : {}),
     ...(baseline !== undefined ? { baseline } : {}),
     ...(subject !== undefined ? { subject } : {}),
+    ...(floorRequired ? { floorRequired } : {}),
     modes: [...new Set(chosenModes)] as Mode[],
     only,
     json: values.json,

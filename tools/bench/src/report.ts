@@ -49,6 +49,9 @@ export function attachRatios(results: ScenarioResult[], ceiling: readonly Scenar
     const ratios: NonNullable<ScenarioResult['ratio']> = {};
     if (c) Object.assign(ratios, { rps: ratio(r.rps, c.rps), p99: ratio(r.p99, c.p99) });
     if (f) ratios.floor = ratio(r.rps, f.rps);
+    const cpu = r.cpu?.machineMsPerRequest;
+    const floorCpu = f?.cpu?.machineMsPerRequest;
+    if (cpu !== undefined && floorCpu !== undefined) ratios.floorCpu = ratio(cpu, floorCpu);
     if (c || f) r.ratio = ratios;
   }
 }
@@ -222,11 +225,13 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
     if (!rows.length) continue;
     out.push('', `## ${modeTitle(mode, s)} mode`, '');
     out.push(
-      `| scenario | conns | req/s | × ceiling |${floorColumn ? ' × floor |' : ''} p50 ms | p99 ms | p99 × ceiling | errors | system CPU ms/req | machine CPU ms/req | stolen cores |`,
-      `|---|---|---|---|${floorColumn ? '---|' : ''}---|---|---|---|---|---|---|`,
+      `| scenario | conns | req/s | × ceiling |${floorColumn ? ' × floor | × floor CPU |' : ''} p50 ms | p99 ms | p99 × ceiling | errors | system CPU ms/req | machine CPU ms/req | stolen cores |`,
+      `|---|---|---|---|${floorColumn ? '---|---|' : ''}---|---|---|---|---|---|---|`,
     );
     for (const r of rows) {
-      const floorCell = floorColumn ? ` ${r.ratio?.floor === undefined ? '—' : fmt(r.ratio.floor, 2)} |` : '';
+      const floorCell = floorColumn
+        ? ` ${r.ratio?.floor === undefined ? '—' : fmt(r.ratio.floor, 2)} | ${r.ratio?.floorCpu === undefined ? '—' : fmt(r.ratio.floorCpu, 2)} |`
+        : '';
       out.push(
         `| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.ratio?.rps, 2)} |${floorCell} ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.ratio?.p99, 2)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} | ${fmt(r.cpu?.stolenCores, 2)} |`,
       );
@@ -240,6 +245,8 @@ export function formatReport(report: Report, targets: readonly TargetRow[]): str
       );
     }
   }
+  const required = report.results.filter((r) => r.mode === 'floor-required');
+  if (required.length) out.push('', ...formatFloorRequired(required));
   if (report.baseline) out.push('', ...formatBaseline(report.baseline.rows, report.baseline.dir));
   if (report.idempotency.length) {
     out.push(
@@ -291,6 +298,26 @@ export function formatFloor(floor: readonly ScenarioResult[]): string[] {
   return out;
 }
 
+/**
+ * The floor with the bar's requirements (`--floor-required`) against the floor: what validating each
+ * body, recording the key with the reply, exact decimals and marking the outbox cost the design's
+ * minimum, in req/s and in the machine's CPU per request.
+ */
+export function formatFloorRequired(rows: readonly ScenarioResult[]): string[] {
+  const out = [
+    "## Floor with the bar's requirements: the floor, plus the contract's validation, the operation key recorded with the reply, exact decimals, the outbox marked",
+    '',
+    '| scenario | conns | req/s | × floor | p50 ms | p99 ms | errors | stand-in CPU ms/req | machine CPU ms/req | × floor CPU |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    out.push(
+      `| ${r.title} | ${r.connections} | ${fmt(r.rps)} | ${fmt(r.ratio?.floor, 2)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${errorsOf(r)} | ${fmt(r.cpu?.processMsPerRequest, 2)} | ${fmt(r.cpu?.machineMsPerRequest, 2)} | ${fmt(r.ratio?.floorCpu, 2)} |`,
+    );
+  }
+  return out;
+}
+
 /** A target's cell: met or not, what was measured, and the floor's own figure (out of reach when the floor misses the target too). */
 export function targetCell(v: TargetCell | undefined): string {
   if (!v) return 'not measured';
@@ -335,7 +362,7 @@ export function writeJson(file: string, report: Report, targets: readonly Target
     ratio: r.ratio && {
       rps: roundOpt(r.ratio.rps, 3),
       p99: roundOpt(r.ratio.p99, 3),
-      ...(r.mode === 'ceiling' || r.mode === 'floor' ? {} : { floor: roundOpt(r.ratio.floor, 3) }),
+      ...(r.mode === 'ceiling' || r.mode === 'floor' ? {} : { floor: roundOpt(r.ratio.floor, 3), floorCpu: roundOpt(r.ratio.floorCpu, 3) }),
     },
     cpu: r.cpu && {
       processMsPerRequest: round(r.cpu.processMsPerRequest, 3),

@@ -51,6 +51,7 @@ function fold(runs: ScenarioResult[]): ScenarioResult {
     rps: mid((r) => r.ratio?.rps),
     p99: mid((r) => r.ratio?.p99),
     floor: mid((r) => r.ratio?.floor),
+    floorCpu: mid((r) => r.ratio?.floorCpu),
   };
   const definedRatio = Object.fromEntries(Object.entries(ratio).filter(([, v]) => v !== undefined));
   return {

@@ -3,7 +3,7 @@ import type { CeilingRoute } from './ceiling/shared';
 import { LINES } from './fixtures';
 import { startFloor } from './floor/launch';
 import { floorPath, floorScenario } from './floor/scenarios';
-import { FLOOR_SCENARIOS, SCENARIO_RPC } from './floor/shared';
+import { FLOOR_SCENARIOS, SCENARIO_PATH, SCENARIO_RPC } from './floor/shared';
 import type { Step } from './load';
 import { log } from './log';
 import type { CeilingSample } from './measure';
@@ -12,7 +12,7 @@ import type { Scenario } from './scenarios';
 
 /** A running stand-in (ceiling or floor) and the scenarios it answers, each as its real counterpart sends it. */
 export interface StandIn {
-  mode: 'ceiling' | 'floor';
+  mode: 'ceiling' | 'floor' | 'floor-required';
   base: string;
   token: string;
   pids: number[];
@@ -41,12 +41,14 @@ export async function startCeilingStandIn(opts: BenchOptions, samples: ReadonlyM
  * The floor of each selected scenario that has one (undefined if none has): the ceiling plus the
  * minimum work the design asks of it (durable commits, outbox events with confirms, consumers with
  * their inbox rows, RPCs to the services owning what is checked), on a database of its own, with
- * the real requests and the real reply sizes.
+ * the real requests and the real reply sizes. `required`: the floor with what the bar requires of
+ * every write besides (FloorConfig.required), a stack of its own.
  */
 export async function startFloorStandIn(
   opts: BenchOptions,
   samples: ReadonlyMap<string, CeilingSample>,
   names: readonly string[],
+  { required = false }: { required?: boolean } = {},
 ): Promise<StandIn | undefined> {
   const chosen = FLOOR_SCENARIOS.filter((s) => names.includes(s) && samples.get(s)?.steps.length === 1);
   if (chosen.length === 0) return undefined;
@@ -55,12 +57,15 @@ export async function startFloorStandIn(
     path: floorPath(name, stepOf(name).name),
     routingKey: SCENARIO_RPC[name],
     reply: stepOf(name).sample.reply,
+    ...(required ? { validatedAs: SCENARIO_PATH[name] } : {}),
   }));
-  log("floor: starting the stand-in (a database of its own, four services, the ceiling's HTTP side)");
+  const mode = required ? 'floor-required' : 'floor';
+  log(`${mode}: starting the stand-in (a database of its own, four services, the ceiling's HTTP side)`);
   const standIn = await startFloor(
     opts,
     routes,
     LINES.map((l) => Number(l.product_id)),
+    { required },
   );
   const scenarios = chosen.map((name) => {
     const step = stepOf(name);
@@ -71,7 +76,7 @@ export async function startFloorStandIn(
     });
   });
   return {
-    mode: 'floor',
+    mode,
     base: standIn.base,
     token: standIn.token,
     pids: standIn.pids,

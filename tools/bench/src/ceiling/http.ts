@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { corsHeaders, userIdText } from '@bo/contracts';
+import { corsHeaders, parseWith, resolveOperation, userIdText } from '@bo/contracts';
 import { REPLY_TO, connectionUrl, exitWith, loadAmqplib, loadExpress, ready, receiveConfig, rpcRequestOptions } from './shared';
 
 const CORS_JSON = JSON.stringify(corsHeaders);
@@ -20,13 +20,14 @@ interface Pending {
  * each POST as the real bus client does (one connection with Nagle off, direct reply-to,
  * `mandatory`, an expiration equal to the timeout, a correlation id, the same headers) and wraps the
  * worker's reply in the envelope as the real gateway does, without parsing it. No routing catalogue,
- * no validation, no idempotency, no database.
+ * no validation, no idempotency, no database (except on a route `validatedAs` a contract: the floor
+ * with the bar's requirements).
  */
 async function main(): Promise<void> {
   const config = await receiveConfig();
   const express = loadExpress();
   const amqp = loadAmqplib();
-  const routes = new Map(config.routes.map((r) => [r.path, r.routingKey]));
+  const routes = new Map(config.routes.map((r) => [r.path, r]));
   const tokens = new Set([config.token]);
 
   const conn = await amqp.connect(connectionUrl(config.amqpUrl), {
@@ -64,8 +65,19 @@ async function main(): Promise<void> {
     if (!match || !tokens.has(match[1] as string)) {
       return respond(401, envelope(401, { message: 'Missing or unknown API key', code: 'unauthorized' }));
     }
-    const routingKey = routes.get(path);
-    if (!routingKey) return respond(404, envelope(404, { message: `No operation at ${path}`, code: 'not_found' }));
+    const route = routes.get(path);
+    if (!route) return respond(404, envelope(404, { message: `No operation at ${path}`, code: 'not_found' }));
+    const { routingKey } = route;
+    const headers: Record<string, unknown> = { 'x-org-id': 1, 'x-user-id': userIdText(body['userid']) };
+    if (route.validatedAs) {
+      // The floor with the bar's requirements: the body checked against the contract, as the gateway
+      // checks it, and an operation key made for the write to record, as the gateway makes one.
+      const resolution = resolveOperation(route.validatedAs, body);
+      if (resolution.kind !== 'operation') return respond(400, envelope(400, { message: 'Unknown operation', code: 'validation_failed' }));
+      const parsed = parseWith(resolution.operation.request, body);
+      if (!parsed.ok) return respond(400, envelope(400, { message: parsed.message, code: 'validation_failed', errors: parsed.errors }));
+      headers['x-operation-key'] = randomUUID();
+    }
     const correlationId = randomUUID();
     const timer = setTimeout(() => {
       if (settle(correlationId)) respond(504, envelope(504, { message: 'timeout', code: 'timeout' }));
@@ -75,7 +87,7 @@ async function main(): Promise<void> {
       config.exchange,
       routingKey,
       Buffer.from(JSON.stringify(body)),
-      rpcRequestOptions(routingKey, correlationId, config.timeoutMs, { 'x-org-id': 1, 'x-user-id': userIdText(body['userid']) }),
+      rpcRequestOptions(routingKey, correlationId, config.timeoutMs, headers),
     );
   };
 

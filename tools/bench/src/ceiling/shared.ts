@@ -45,6 +45,12 @@ export interface CeilingRoute {
   routingKey: string;
   /** The body the worker replies, as large as the real service's reply of that scenario step. */
   reply: string;
+  /**
+   * The real API path whose contract checks each body first, as the gateway does (a 400 naming the
+   * field), and which then gets an operation key as the gateway makes one: the floor with the bar's
+   * requirements only. Absent: neither.
+   */
+  validatedAs?: string;
 }
 
 /** Waits for the configuration the bench sends, and tells it when this process is ready. */

@@ -1,7 +1,8 @@
 import { LINES } from '../fixtures';
-import { documentAmounts, lineAmounts, partnerPageReply } from './format';
-import { CONSUMERS, FLOOR_SCENARIOS, RPC_OF, SCENARIO_RPC } from './shared';
-import { consumers } from '@bo/contracts';
+import { documentAmounts, exactDocumentAmounts, lineAmounts, partnerPageReply } from './format';
+import { CONSUMERS, FLOOR_SCENARIOS, RPC_OF, SCENARIO_PATH, SCENARIO_RPC } from './shared';
+import { CREATE_INVOICE, CREATE_PARTNER, VALIDATE_INVOICE, keyed } from './sql';
+import { consumers, resolveOperation } from '@bo/contracts';
 
 /** The floor's pure parts; nothing here starts a process or measures anything. */
 describe('benchmark floor', () => {
@@ -27,6 +28,36 @@ describe('benchmark floor', () => {
     expect(lineAmounts(LINES[2]!)).toEqual({ subtotal: 216, tax: 0, total: 216 });
     expect(documentAmounts(LINES)).toMatchObject({ subtotal: 415, tax: 29.85, total: 444.85 });
     expect(documentAmounts([])).toMatchObject({ lines: [], subtotal: 0, tax: 0, total: 0 });
+  });
+
+  it("computes the same lines in exact decimals for the floor with the bar's requirements, as text", () => {
+    expect(exactDocumentAmounts(LINES)).toEqual({
+      lines: [
+        { subtotal: '99.00', tax: '14.85', total: '113.85' },
+        { subtotal: '100.00', tax: '15.00', total: '115.00' },
+        { subtotal: '216.00', tax: '0.00', total: '216.00' },
+      ],
+      subtotal: '415.00',
+      tax: '29.85',
+      total: '444.85',
+    });
+    // Where floats drift: 0.1 + 0.2 of a price, and a half cent rounded up.
+    expect(exactDocumentAmounts([{ product_id: 1, quantity: 3, price: 0.1 }]).total).toBe('0.30');
+    expect(exactDocumentAmounts([{ product_id: 1, quantity: 1, price: 1.005 }]).total).toBe('1.01');
+  });
+
+  it("records each write's operation key with its reply in the write's own statement, after its parameters", () => {
+    const text = keyed(CREATE_INVOICE, 'invoicing', 9);
+    expect(text).toContain('ob as (\ninsert into invoicing.outbox');
+    expect(text).toContain('returning org_id, envelope::text as envelope');
+    expect(text).toContain('insert into invoicing.operation_keys (org_id, key, reply) select org_id, $10::uuid, $11 from ob');
+    expect(text.trimEnd().endsWith('select envelope from ob')).toBe(true);
+    expect(keyed(CREATE_PARTNER, 'partners', 9)).toContain('$10::uuid, $11');
+    expect(keyed(VALIDATE_INVOICE, 'invoicing', 3)).toContain('$4::uuid, $5');
+    expect(() => keyed(CREATE_INVOICE, 'partners', 9)).toThrow(/not a floor write/);
+    // Each write is checked against its real operation's contract.
+    for (const s of ['create-partner', 'create-invoice'] as const)
+      expect(resolveOperation(SCENARIO_PATH[s], {}).kind).not.toBe('unknown_path');
   });
 
   it('routes each floor scenario to a service that answers it, and consumes as the real consumers do', () => {

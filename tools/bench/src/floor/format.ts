@@ -1,3 +1,5 @@
+import { amountText, computeLine, sumLines, type LineAmounts as ExactLineAmounts } from '@bo/kernel';
+
 /**
  * The floor's pure parts: the list reply around the records PostgreSQL wrote, as the partners service answers it, and a
  * line's amounts as an invoice stores them. No database, no broker: unit-tested beside.
@@ -57,4 +59,27 @@ export function documentAmounts(lines: readonly LineInput[]): { lines: LineAmoun
   const amounts = lines.map(lineAmounts);
   const sum = (k: keyof LineAmounts) => cents(amounts.reduce((s, a) => s + a[k], 0));
   return { lines: amounts, subtotal: sum('subtotal'), tax: sum('tax'), total: sum('total') };
+}
+
+/**
+ * The same amounts in exact decimals, rounded half-up per line as the kernel's `line` policy does,
+ * as text: what the bar requires of money, for the floor with its requirements (`required`).
+ */
+export function exactDocumentAmounts(lines: readonly LineInput[]): {
+  lines: Array<{ subtotal: string; tax: string; total: string }>;
+  subtotal: string;
+  tax: string;
+  total: string;
+} {
+  const amounts = lines.map((l) =>
+    computeLine({
+      quantity: l.quantity,
+      price: l.price,
+      discount: l.discount ?? 0,
+      tax_rate: l.tax_rate ?? 0,
+      tax_included: l.tax_included ?? false,
+    }),
+  );
+  const text = (a: ExactLineAmounts) => ({ subtotal: amountText(a.subtotal), tax: amountText(a.tax_amount), total: amountText(a.total) });
+  return { lines: amounts.map(text), ...text(sumLines(amounts)) };
 }

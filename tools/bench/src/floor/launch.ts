@@ -36,10 +36,12 @@ export async function startFloor(
   opts: { pgUrl: string; amqpUrl: string },
   routes: CeilingRoute[],
   products: readonly number[],
+  { required = false }: { required?: boolean } = {},
 ): Promise<FloorStandIn> {
   const stamp = Date.now().toString(36);
-  const prefix = `bench_floor_${stamp}`;
-  const dbName = `bo_bench_${stamp}_floor`;
+  const kind = required ? 'floorreq' : 'floor';
+  const prefix = `bench_${kind}_${stamp}`;
+  const dbName = `bo_bench_${stamp}_${kind}`;
   await adminQuery(opts.pgUrl, `create database ${dbName}`);
   const url = new URL(opts.pgUrl);
   url.pathname = `/${dbName}`;
@@ -61,6 +63,7 @@ export async function startFloor(
     routes,
     // The least the design needs in front: node's http, as the gateway serves operations.
     front: 'node',
+    ...(required ? { required } : {}),
   };
   const children: ChildProcess[] = [];
   const seed = new pg.Pool({ connectionString: databaseUrl, max: 2 });

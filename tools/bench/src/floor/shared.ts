@@ -27,6 +27,14 @@ export const SCENARIO_RPC: Record<FloorScenario, string> = {
   'validate-invoice': RPC.validateInvoice,
 };
 
+/** The real API path of each scenario, whose contract checks the body where the bar's requirements are done (`required`). */
+export const SCENARIO_PATH: Record<FloorScenario, string> = {
+  'list-partners': '/crm/partners',
+  'create-partner': '/crm/editpatner',
+  'create-invoice': '/invoicing/invoice/new',
+  'validate-invoice': '/invoicing/invoice/new',
+};
+
 /** Which RPCs each service answers. */
 export const RPC_OF: Record<FloorRole, readonly string[]> = {
   partners: [RPC.listPartners, RPC.createPartner, RPC.partnerCredit],
@@ -62,6 +70,13 @@ export interface FloorConfig extends CeilingConfig {
   poolSize: number;
   /** Event consumers' prefetch (the services' 16). */
   eventPrefetch: number;
+  /**
+   * The floor with what the bar requires of every write and the floor itself leaves out
+   * (`--floor-required`): each write records its operation key with its reply in its statement,
+   * invoice amounts in exact decimals by the kernel's rounding, outbox rows marked published in
+   * batches; the HTTP side checks each body against the contract (CeilingRoute.validatedAs).
+   */
+  required?: boolean;
 }
 
 export const rpcQueue = (prefix: string, role: FloorRole) => `${prefix}.rpc.${role}`;

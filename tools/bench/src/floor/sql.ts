@@ -18,6 +18,43 @@ create table ${schema}.inbox (
 );
 create index on ${schema}.inbox (processed_at);`;
 
+/** The operation keys a service's writes record with their replies (used by the floor with the bar's requirements). */
+const operationKeys = (schema: string) => `
+create table ${schema}.operation_keys (
+  org_id integer not null, key uuid not null, reply text not null, created_at timestamptz not null default now(),
+  primary key (org_id, key)
+);`;
+
+/**
+ * A write's statement that also records its operation key with its reply, in the same statement, as
+ * the bar requires of every write (each effect once by a natural key; a replay answered the recorded
+ * reply): its outbox insert becomes a CTE and the key's row is written beside it. The key and the
+ * reply are two more parameters, after the statement's own `params`. A repeated key fails the
+ * statement on the key's primary key, and nothing of it stays.
+ */
+export function keyed(statement: string, schema: string, params: number): string {
+  const outbox = `\ninsert into ${schema}.outbox`;
+  const at = statement.lastIndexOf(outbox);
+  if (at < 0 || !statement.trimEnd().endsWith('returning envelope::text'))
+    throw new Error(`not a floor write of ${schema}: ${statement.slice(0, 60)}`);
+  const head = statement.slice(0, at);
+  const insert = statement
+    .slice(at + 1)
+    .trimEnd()
+    .replace(/returning envelope::text$/, 'returning org_id, envelope::text as envelope');
+  return `${head},
+ob as (
+${insert}
+), k as (
+  insert into ${schema}.operation_keys (org_id, key, reply) select org_id, $${params + 1}::uuid, $${params + 2} from ob
+)
+select envelope from ob`;
+}
+
+/** Marks published the outbox rows whose events the broker confirmed (params: event ids). */
+export const markPublished = (schema: string) =>
+  `update ${schema}.outbox set published_at = now() where event_id = any($1::uuid[]) and published_at is null`;
+
 const partnerDirectory = (schema: string) => `
 create table ${schema}.partner_directory (
   org_id integer not null, partner_id integer not null, partnername varchar(200) not null, display_name varchar(200) not null,
@@ -53,6 +90,8 @@ create schema partners;
 create schema invoicing;
 create schema catalog;
 create schema sales;
+${operationKeys('partners')}
+${operationKeys('invoicing')}
 ${outboxAndInbox('partners')}
 ${outboxAndInbox('invoicing')}
 ${outboxAndInbox('catalog')}

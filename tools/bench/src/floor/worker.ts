@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Pool, QueryResult, QueryResultRow } from 'pg';
 import { REPLY_TO, connectionUrl, exitWith, loadAmqplib, ready, receiveConfig, rpcRequestOptions } from '../ceiling/shared';
-import { documentAmounts, partnerPageReply, type LineInput } from './format';
+import { documentAmounts, exactDocumentAmounts, partnerPageReply, type LineInput } from './format';
 import { CONSUMERS, EVENT, RPC, RPC_OF, consumerQueue, loadPg, rpcQueue, type FloorConfig, type FloorRole } from './shared';
 import * as sql from './sql';
 
@@ -22,7 +22,8 @@ interface Envelope {
 type Call = (routingKey: string, body: Request, orgId: number) => Promise<{ status: number; body: string }>;
 
 interface Service {
-  rpc: Record<string, (req: Request, orgId: number) => Promise<Reply>>;
+  /** `key`: the operation key the HTTP side made (the floor with the bar's requirements only). */
+  rpc: Record<string, (req: Request, orgId: number, key: string | undefined) => Promise<Reply>>;
   events: Record<string, (event: Envelope) => Promise<unknown>>;
 }
 
@@ -49,6 +50,38 @@ interface Deps {
   call: Call;
   /** The real system's reply of each write, as the ceiling answers it (the floor does not format a write's reply). */
   reply: (routingKey: string) => string;
+  /** FloorConfig.required: what the bar requires of every write, done as directly as the rest. */
+  required: boolean;
+}
+
+/**
+ * A write: its statement as the floor runs it, or, given an operation key (required), the same
+ * statement recording the key with the reply (sql.keyed), the key and the reply two more parameters.
+ */
+function write(pool: Db, statement: { plain: string; keyed: string }, values: unknown[], key: string | undefined, reply: string) {
+  return key === undefined
+    ? pool.query<{ envelope: string }>(statement.plain, values)
+    : pool.query<{ envelope: string }>(statement.keyed, [...values, key, reply]);
+}
+const writeOf = (plain: string, schema: string, params: number) => ({ plain, keyed: sql.keyed(plain, schema, params) });
+const CREATE_PARTNER = writeOf(sql.CREATE_PARTNER, 'partners', 9);
+const CREATE_INVOICE = writeOf(sql.CREATE_INVOICE, 'invoicing', 9);
+const VALIDATE_INVOICE = writeOf(sql.VALIDATE_INVOICE, 'invoicing', 3);
+
+/**
+ * Marks confirmed events' outbox rows published, one statement per schema every 100 ms, as the real
+ * services mark their direct publications in batches.
+ */
+function publishedMarker(pool: Db): { mark: (schema: 'partners' | 'invoicing', eventId: string) => void; stop: () => void } {
+  const waiting = { partners: [] as string[], invoicing: [] as string[] };
+  const timer = setInterval(() => {
+    for (const schema of ['partners', 'invoicing'] as const) {
+      const ids = waiting[schema].splice(0);
+      if (ids.length)
+        void pool.query(sql.markPublished(schema), [ids]).catch((err: Error) => console.error(`floor: not marked: ${err.message}`));
+    }
+  }, 100);
+  return { mark: (schema, eventId) => void waiting[schema].push(eventId), stop: () => clearInterval(timer) };
 }
 
 const json = (status: number, body: unknown): Reply => ({ status, body: JSON.stringify(body) });
@@ -58,7 +91,8 @@ const refuse = (status: number, message: string) => json(status, { message });
  * A floor service: one Node process, one pg.Pool (size 10; named prepared statements), one AMQP connection. It answers its RPCs
  * (prefetch 32, manual acks, direct reply-to) with the minimum work the design asks of each, and
  * applies its consumers' events (prefetch 16, manual acks), each in one statement. No framework,
- * no validation, no idempotency record, no logging.
+ * no validation, no idempotency record, no logging; with `required`, the key's record, exact
+ * decimals and outbox marking, and nothing else.
  */
 async function main(): Promise<void> {
   const config = (await receiveConfig()) as FloorConfig;
@@ -74,8 +108,10 @@ async function main(): Promise<void> {
   await confirm.assertExchange(config.exchange, 'direct', { durable: true });
   await confirm.assertExchange(config.events, 'topic', { durable: true });
   const replies = new Map(config.routes.map((r) => [r.routingKey, r.reply]));
+  const db = prepared(pool);
+  const marker = config.required ? publishedMarker(db) : undefined;
   const deps: Deps = {
-    pool: prepared(pool),
+    pool: db,
     publish: (type, eventId, orgId, envelope) =>
       new Promise<void>((resolve, reject) => {
         confirm.publish(
@@ -90,11 +126,16 @@ async function main(): Promise<void> {
             timestamp: Math.floor(Date.now() / 1000),
             headers: { 'x-attempt': 1, 'x-org-id': orgId },
           },
-          (err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve()),
+          (err) => {
+            if (err) return reject(err instanceof Error ? err : new Error(String(err)));
+            marker?.mark(type.startsWith('partners.') ? 'partners' : 'invoicing', eventId);
+            resolve();
+          },
         );
       }),
     call: role === 'invoicing' ? await rpcClient(conn, config) : () => Promise.reject(new Error('no RPC client')),
     reply: (routingKey) => replies.get(routingKey) ?? '{"message":"ok"}',
+    required: config.required === true,
   };
   const service = SERVICES[role](deps);
   // Set when the bench stops the process: requests still in flight then are dropped, not answered.
@@ -133,7 +174,8 @@ async function main(): Promise<void> {
       try {
         const handler = service.rpc[msg.fields.routingKey];
         const orgId = Number(msg.properties.headers?.['x-org-id'] ?? 1);
-        reply = handler ? await handler(JSON.parse(msg.content.toString()) as Request, orgId) : refuse(404, 'unknown operation');
+        const key = msg.properties.headers?.['x-operation-key'] as string | undefined;
+        reply = handler ? await handler(JSON.parse(msg.content.toString()) as Request, orgId, key) : refuse(404, 'unknown operation');
       } catch (err) {
         reply = refuse(500, (err as Error).message);
       }
@@ -158,6 +200,7 @@ async function main(): Promise<void> {
 
   exitWith(async () => {
     closing = true;
+    marker?.stop();
     await conn.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
   });
@@ -240,21 +283,32 @@ const SERVICES: Record<FloorRole, (deps: Deps) => Service> = {
         const { rows } = await pool.query<{ total: string; records: string }>(sql.LIST_PARTNERS, [orgId, size]);
         return { status: 200, body: partnerPageReply(rows[0]!.records, Number(rows[0]!.total), size) };
       },
-      [RPC.createPartner]: async (req, orgId) => {
+      [RPC.createPartner]: async (req, orgId, key) => {
         const eventId = randomUUID();
-        const { rows } = await pool.query<{ envelope: string }>(sql.CREATE_PARTNER, [
-          orgId,
-          str(req['partnername']),
-          str(req['partner_type']) ?? 'customer',
-          str(req['email']),
-          str(req['phone']),
-          Number(req['credit_limit'] ?? 0),
-          str(req['currency']),
-          str(req['userid']),
-          eventId,
-        ]);
+        const answer = reply(RPC.createPartner);
+        const { rows } = await write(
+          pool,
+          CREATE_PARTNER,
+          [
+            orgId,
+            str(req['partnername']),
+            str(req['partner_type']) ?? 'customer',
+            str(req['email']),
+            str(req['phone']),
+            Number(req['credit_limit'] ?? 0),
+            str(req['currency']),
+            str(req['userid']),
+            eventId,
+          ],
+          key,
+          answer,
+        );
         const envelope = rows[0]!.envelope;
-        return { status: 200, body: reply(RPC.createPartner), after: () => publish(EVENT.partnerCreated, eventId, orgId, envelope) };
+        return {
+          status: 200,
+          body: answer,
+          after: () => publish(EVENT.partnerCreated, eventId, orgId, envelope),
+        };
       },
       [RPC.partnerCredit]: async (req, orgId) => {
         const { rows } = await pool.query<{ id: number; balance: string; committed: string; credit_limit: string }>(sql.PARTNER_CREDIT, [
@@ -285,9 +339,9 @@ const SERVICES: Record<FloorRole, (deps: Deps) => Service> = {
     },
   }),
 
-  invoicing: ({ pool, publish, call, reply }) => ({
+  invoicing: ({ pool, publish, call, reply, required }) => ({
     rpc: {
-      [RPC.createInvoice]: async (req, orgId) => {
+      [RPC.createInvoice]: async (req, orgId, key) => {
         const lines = (req['line_items'] ?? []) as LineInput[];
         const ids = [...new Set(lines.map((l) => Number(l.product_id)))];
         // The catalog owns the products: one RPC for all the lines name.
@@ -298,7 +352,7 @@ const SERVICES: Record<FloorRole, (deps: Deps) => Service> = {
         );
         const missing = ids.filter((id) => !found.has(id));
         if (missing.length) return refuse(400, `Unknown products ${missing.join(', ')}`);
-        const amounts = documentAmounts(lines);
+        const amounts = required ? exactDocumentAmounts(lines) : documentAmounts(lines);
         const rows = lines.map((l, i) => ({
           product_id: Number(l.product_id),
           product_name: l.product_name ?? found.get(Number(l.product_id))!.name,
@@ -310,26 +364,33 @@ const SERVICES: Record<FloorRole, (deps: Deps) => Service> = {
           ...amounts.lines[i],
         }));
         const eventId = randomUUID();
-        const result = await pool.query<{ envelope: string }>(sql.CREATE_INVOICE, [
-          orgId,
-          Number(req['partner']),
-          str(req['invoicetype']) ?? 'invoiceout',
-          amounts.subtotal,
-          amounts.tax,
-          amounts.total,
-          str(req['userid']),
-          JSON.stringify(rows),
-          eventId,
-        ]);
+        const answer = reply(RPC.createInvoice);
+        const result = await write(
+          pool,
+          CREATE_INVOICE,
+          [
+            orgId,
+            Number(req['partner']),
+            str(req['invoicetype']) ?? 'invoiceout',
+            amounts.subtotal,
+            amounts.tax,
+            amounts.total,
+            str(req['userid']),
+            JSON.stringify(rows),
+            eventId,
+          ],
+          key,
+          answer,
+        );
         const created = result.rows[0];
         if (!created) return refuse(400, `Partner ${String(req['partner'])} not found`);
         return {
           status: 200,
-          body: reply(RPC.createInvoice),
+          body: answer,
           after: () => publish(EVENT.invoiceCreated, eventId, orgId, created.envelope),
         };
       },
-      [RPC.validateInvoice]: async (req, orgId) => {
+      [RPC.validateInvoice]: async (req, orgId, key) => {
         const id = Number(req['id']);
         const found = await pool.query<{ partner_id: number; invoicetype: string; invoicestatus: string; invoicetotal: string }>(
           sql.INVOICE_FOR_VALIDATION,
@@ -347,12 +408,13 @@ const SERVICES: Record<FloorRole, (deps: Deps) => Service> = {
             return refuse(400, 'credit limit exceeded');
         }
         const eventId = randomUUID();
-        const result = await pool.query<{ envelope: string }>(sql.VALIDATE_INVOICE, [orgId, id, eventId]);
+        const answer = reply(RPC.validateInvoice);
+        const result = await write(pool, VALIDATE_INVOICE, [orgId, id, eventId], key, answer);
         const validated = result.rows[0];
         if (!validated) return refuse(400, `Invoice ${id} is not a draft any more`);
         return {
           status: 200,
-          body: reply(RPC.validateInvoice),
+          body: answer,
           after: () => publish(EVENT.invoiceValidated, eventId, orgId, validated.envelope),
         };
       },
