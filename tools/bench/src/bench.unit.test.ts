@@ -347,6 +347,9 @@ describe('processLabel (BENCH_CPU_BY_PROCESS)', () => {
     expect(processLabel(['/usr/bin/node', '--max-semi-space-size=32', '/repo/services/invoicing/dist/main.js'])).toBe('node invoicing');
     expect(processLabel(['node', '/repo/apps/launcher/dist/start-system.js'])).toBe('node launcher');
     expect(processLabel(['/opt/node', '/repo/tools/bench/dist/floor/worker.js'])).toBe('node floor/worker.js');
+    expect(processLabel(['/opt/node', '--max-semi-space-size=32', '/repo/tools/bench/dist/floor/worker.js', 'invoicing'])).toBe(
+      'node floor/worker.js invoicing',
+    );
     expect(processLabel(['postgres: 15/main: postgres bo_bench 127.0.0.1(5000) idle'])).toBe('postgres');
     expect(processLabel(['/usr/lib/erlang/erts-12/bin/beam.smp', '-W', 'w'])).toBe('rabbitmq');
     expect(processLabel(['/usr/bin/redis-server'])).toBe('redis-server');

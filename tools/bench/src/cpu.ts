@@ -139,10 +139,13 @@ export function processLabel(argv: readonly string[]): string {
   if (program.startsWith('postgres')) return 'postgres';
   if (program.includes('beam.smp') || program.endsWith('/erl')) return 'rabbitmq';
   if (program === 'node' || program.endsWith('/node')) {
-    const script = argv.slice(1).find((a) => !a.startsWith('-')) ?? '';
-    // A service or app by its folder; the bench's own processes (load generator, stand-ins) by their file.
+    const at = argv.findIndex((a, i) => i > 0 && !a.startsWith('-'));
+    const script = argv[at] ?? '';
+    // A service or app by its folder; the bench's own processes (load generator, stand-ins) by their
+    // file, and the floor's services by the role after it.
     const service = /(?:services|apps)\/([^/]+)\//.exec(script);
-    return `node ${service?.[1] ?? script.split('/').slice(-2).join('/')}`;
+    const role = argv[at + 1];
+    return `node ${service?.[1] ?? script.split('/').slice(-2).join('/')}${service || !role ? '' : ` ${role}`}`;
   }
   return program.split('/').pop() ?? program;
 }

@@ -50,7 +50,9 @@ export async function startCeiling(amqpUrl: string, routes: CeilingRoute[]): Pro
 /** Forks a stand-in process, hands it its configuration, and waits until it says it is ready. */
 export async function forkReady<C extends CeilingConfig>(file: string, config: C): Promise<ChildProcess> {
   const entry = `${basename(dirname(file))}/${basename(file)}`;
-  const child = fork(file, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [...SERVING_NODE_FLAGS] });
+  // The role in the command line too, so BENCH_CPU_BY_PROCESS tells the floor's services apart (cpu.ts).
+  const role = (config as { role?: string }).role;
+  const child = fork(file, role ? [role] : [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [...SERVING_NODE_FLAGS] });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
