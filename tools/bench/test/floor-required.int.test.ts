@@ -3,7 +3,7 @@ import * as testing from '@bo/testkit';
 import pg from 'pg';
 import { LINES } from '../src/fixtures';
 import { exactDocumentAmounts } from '../src/floor/format';
-import { CREATE_INVOICE, SCHEMA, SEED, keyed, markPublished } from '../src/floor/sql';
+import { CREATE_INVOICE, SCHEMA, SEED, keyed, markPublished, recordedReply } from '../src/floor/sql';
 
 /**
  * The floor with the bar's requirements (`--floor-required`) stands for the least a write must do
@@ -56,6 +56,10 @@ describe("the bench floor with the bar's requirements", () => {
     const before = { invoices: await count('invoicing.invoices'), outbox: await count('invoicing.outbox') };
     await expect(create(key, '{}')).rejects.toMatchObject({ code: '23505', constraint: 'operation_keys_pkey' });
     expect({ invoices: await count('invoicing.invoices'), outbox: await count('invoicing.outbox') }).toEqual(before);
+    // The replay is answered the first reply, as recorded.
+    expect((await pool.query(recordedReply('invoicing'), [1, key])).rows).toEqual([
+      { reply: '{"message":"Invoice created successfully"}' },
+    ]);
   });
 
   it('marks confirmed events published once', async () => {

@@ -51,6 +51,9 @@ ${insert}
 select envelope from ob`;
 }
 
+/** The reply recorded with an operation key (params: org, key). */
+export const recordedReply = (schema: string) => `select reply from ${schema}.operation_keys where org_id = $1 and key = $2::uuid`;
+
 /** Marks published the outbox rows whose events the broker confirmed (params: event ids). */
 export const markPublished = (schema: string) =>
   `update ${schema}.outbox set published_at = now() where event_id = any($1::uuid[]) and published_at is null`;

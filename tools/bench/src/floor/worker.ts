@@ -54,16 +54,36 @@ interface Deps {
   required: boolean;
 }
 
+/** A write whose operation key was recorded before: answered the reply recorded with it. */
+class Replayed extends Error {
+  constructor(readonly reply: string) {
+    super('replayed');
+  }
+}
+
 /**
  * A write: its statement as the floor runs it, or, given an operation key (required), the same
  * statement recording the key with the reply (sql.keyed), the key and the reply two more parameters.
+ * A key recorded before fails the statement on the key's primary key, and nothing of it stays; the
+ * request is then answered the recorded reply (Replayed).
  */
-function write(pool: Db, statement: { plain: string; keyed: string }, values: unknown[], key: string | undefined, reply: string) {
-  return key === undefined
-    ? pool.query<{ envelope: string }>(statement.plain, values)
-    : pool.query<{ envelope: string }>(statement.keyed, [...values, key, reply]);
+async function write(
+  pool: Db,
+  statement: { plain: string; keyed: string; schema: string },
+  values: unknown[],
+  key: string | undefined,
+  reply: string,
+) {
+  if (key === undefined) return pool.query<{ envelope: string }>(statement.plain, values);
+  try {
+    return await pool.query<{ envelope: string }>(statement.keyed, [...values, key, reply]);
+  } catch (err) {
+    if ((err as { constraint?: string }).constraint !== 'operation_keys_pkey') throw err;
+    const { rows } = await pool.query<{ reply: string }>(sql.recordedReply(statement.schema), [values[0], key]);
+    throw new Replayed(rows[0]?.reply ?? reply);
+  }
 }
-const writeOf = (plain: string, schema: string, params: number) => ({ plain, keyed: sql.keyed(plain, schema, params) });
+const writeOf = (plain: string, schema: string, params: number) => ({ plain, keyed: sql.keyed(plain, schema, params), schema });
 const CREATE_PARTNER = writeOf(sql.CREATE_PARTNER, 'partners', 9);
 const CREATE_INVOICE = writeOf(sql.CREATE_INVOICE, 'invoicing', 9);
 const VALIDATE_INVOICE = writeOf(sql.VALIDATE_INVOICE, 'invoicing', 3);
@@ -177,7 +197,7 @@ async function main(): Promise<void> {
         const key = msg.properties.headers?.['x-operation-key'] as string | undefined;
         reply = handler ? await handler(JSON.parse(msg.content.toString()) as Request, orgId, key) : refuse(404, 'unknown operation');
       } catch (err) {
-        reply = refuse(500, (err as Error).message);
+        reply = err instanceof Replayed ? { status: 200, body: err.reply } : refuse(500, (err as Error).message);
       }
       if (closing) return;
       const { replyTo, correlationId } = msg.properties as { replyTo?: string; correlationId?: string };
