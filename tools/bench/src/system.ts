@@ -35,6 +35,8 @@ export async function launchSystem(
   opts: { pgUrl: string; amqpUrl: string; replicas?: number },
   root: string = repoRoot,
 ): Promise<LaunchedSystem> {
+  // Before the database is made, so a failed compile leaves nothing behind.
+  await compileEInvoiceRules(root);
   const stamp = Date.now().toString(36);
   const overBus = mode !== 'in-process';
   const replicas = mode === 'replicated' ? (opts.replicas ?? 2) : 1;
@@ -74,7 +76,6 @@ export async function launchSystem(
     RATE_LIMIT_WRITES_PER_SECOND: '1000000',
     RATE_LIMIT_IN_FLIGHT: '100000',
   };
-  await compileEInvoiceRules(root);
   const child = spawn(process.execPath, [...SERVING_NODE_FLAGS, join(root, LAUNCHER_ENTRY)], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
