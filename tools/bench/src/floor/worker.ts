@@ -79,7 +79,9 @@ async function write(
     return await pool.query<{ envelope: string }>(statement.keyed, [...values, key, reply]);
   } catch (err) {
     if ((err as { constraint?: string }).constraint !== 'operation_keys_pkey') throw err;
-    const { rows } = await pool.query<{ reply: string }>(sql.recordedReply(statement.schema), [values[0], key]);
+    // Every floor write's first parameter is its organization (sql.ts), the key's first column.
+    const orgId = values[0];
+    const { rows } = await pool.query<{ reply: string }>(sql.recordedReply(statement.schema), [orgId, key]);
     throw new Replayed(rows[0]?.reply ?? reply);
   }
 }
